@@ -1,0 +1,56 @@
+"""toolwire: plain Python functions as tools, served over the Model Context Protocol.
+
+The public API is re-exported here and loaded on first use, so `import toolwire` stays cheap
+(the stdio start-up path pays only for what it touches).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0.dev0"
+
+if TYPE_CHECKING:
+    from .context import RunContextWrapper, ToolContext, Usage
+    from .errors import ModelBehaviorError, ToolTimeoutError, UserError
+    from .schema.problems import schema_problems
+    from .schema.strict import ensure_strict_json_schema
+    from .server import Server
+    from .tools.failure import default_tool_error_function
+    from .tools.function_tool import FunctionTool, function_tool
+    from .tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "RunContextWrapper": ".context",
+    "ToolContext": ".context",
+    "Usage": ".context",
+    "ModelBehaviorError": ".errors",
+    "ToolTimeoutError": ".errors",
+    "UserError": ".errors",
+    "schema_problems": ".schema.problems",
+    "ensure_strict_json_schema": ".schema.strict",
+    "Server": ".server",
+    "default_tool_error_function": ".tools.failure",
+    "FunctionTool": ".tools.function_tool",
+    "function_tool": ".tools.function_tool",
+    "ToolOutputFileContent": ".tools.outputs",
+    "ToolOutputImage": ".tools.outputs",
+    "ToolOutputText": ".tools.outputs",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolwire' has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

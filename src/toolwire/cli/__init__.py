@@ -1,0 +1,1 @@
+"""cli layer; see README.md#architecture."""

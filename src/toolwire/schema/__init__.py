@@ -1,0 +1,1 @@
+"""schema layer; see README.md#architecture."""

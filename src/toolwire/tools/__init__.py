@@ -1,0 +1,1 @@
+"""tools layer; see README.md#architecture."""

@@ -1,0 +1,1 @@
+"""transports layer; see README.md#architecture."""
