@@ -1,0 +1,214 @@
+"""Differential tests: `toolwire.function_tool` against `agents.function_tool` (openai-agents 0.24.0).
+
+For every hand-written sample in `_signatures.py` both decorators must agree on name,
+description, the *serialized* parameter schema (so key order counts) and strictness, or raise the
+equivalent exception with the same message; and `on_invoke_tool` must return the same value or
+raise the same exception for the same arguments, under the default failure function, under
+`failure_error_function=None` and under a custom one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from tests.schema._signatures import CASES, Case, agents_flavor
+
+if TYPE_CHECKING:
+    from tests.schema.conftest import Differential
+
+FAILURE_MODES = ("default", "none", "custom")
+
+# Arguments every successfully decorated case is invoked with, on top of its own `calls`.
+GENERIC_CALLS = {
+    "empty_string": "",
+    "invalid_json": "{not json",
+    "non_object_array": "[1, 2]",
+    "non_object_null": "null",
+    "non_object_string": '"x"',
+    "empty_object": "{}",
+}
+
+# Cases where the SDK names only the function; toolwire must also name the parameter, so its
+# message may extend the SDK's (the SDK text stays a prefix).
+CONTEXT_NOT_FIRST = {
+    "context_not_first_raises": ("ctx_second", "ctx"),
+    "tool_context_not_first_raises": ("tctx_third", "tc"),
+}
+
+
+def _sdk_decorates(case: Case) -> bool:
+    import agents
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            agents.function_tool(**case.options)(case.build(agents_flavor()))
+    except Exception:
+        return False
+    return True
+
+
+DECORATED = [case for case in CASES if _sdk_decorates(case)]
+INVOCATIONS = [
+    pytest.param(case, label, args, mode, id=f"{case.id}-{label}-{mode}")
+    for case in DECORATED
+    for label, args in {**GENERIC_CALLS, **case.calls}.items()
+    for mode in FAILURE_MODES
+]
+
+_PAIRS: dict[tuple[str, str], tuple[Any, Any]] = {}
+
+
+def _pair(diff: Differential, case: Case, mode: str) -> tuple[Any, Any]:
+    key = (case.id, mode)
+    if key not in _PAIRS:
+        _PAIRS[key] = diff.build_pair(case, mode)
+    return _PAIRS[key]
+
+
+def test_there_are_enough_hand_written_cases() -> None:
+    assert len(CASES) >= 60
+    assert len({case.id for case in CASES}) == len(CASES)
+    assert len(DECORATED) < len(CASES), "some cases must exercise decoration-time errors"
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.id not in CONTEXT_NOT_FIRST], ids=lambda c: c.id
+)
+def test_decoration_matches_sdk(diff: Differential, case: Case) -> None:
+    sdk_outcome, tw_outcome = diff.decorations(case)
+    if sdk_outcome[0] == "tool":
+        # Field by field first, so a failure says which part differs.
+        assert tw_outcome[0] == "tool", (
+            f"toolwire raised {tw_outcome[1:]}; the SDK built {sdk_outcome}"
+        )
+        assert tw_outcome[1] == sdk_outcome[1], "name"
+        assert tw_outcome[2] == sdk_outcome[2], "description"
+        assert json.loads(tw_outcome[3]) == json.loads(sdk_outcome[3]), "schema content"
+        assert tw_outcome[3] == sdk_outcome[3], "schema key order"
+        assert tw_outcome[4] == sdk_outcome[4], "strict_json_schema"
+    assert tw_outcome == sdk_outcome
+
+
+@pytest.mark.parametrize("case_id", sorted(CONTEXT_NOT_FIRST))
+@pytest.mark.parametrize("flavor", ["own", "sdk_classes"])
+def test_context_not_first_raises_user_error_naming_function_and_parameter(
+    diff: Differential, case_id: str, flavor: str
+) -> None:
+    case = next(c for c in CASES if c.id == case_id)
+    func_name, param = CONTEXT_NOT_FIRST[case_id]
+    sdk_outcome = diff.sdk.decoration_outcome(case.build(diff.sdk.flavor), case.options)
+    tw_flavor = diff.tw.flavor if flavor == "own" else diff.sdk.flavor
+    tw_outcome = diff.tw.decoration_outcome(case.build(tw_flavor), case.options)
+    assert sdk_outcome == (
+        "raised",
+        "sdk-equivalent.UserError",
+        f"RunContextWrapper/ToolContext param found at non-first position in function {func_name}",
+    )
+    assert tw_outcome[:2] == sdk_outcome[:2]
+    assert tw_outcome[2].startswith(sdk_outcome[2])
+    assert func_name in tw_outcome[2]
+    assert param in tw_outcome[2][len(sdk_outcome[2]) :], (
+        "toolwire's message must name the parameter"
+    )
+
+
+@pytest.mark.parametrize("case", [c for c in DECORATED if c.flavored], ids=lambda c: c.id)
+def test_toolwire_accepts_sdk_context_classes(diff: Differential, case: Case) -> None:
+    """A function written against `agents.RunContextWrapper` works unchanged with toolwire."""
+    sdk_outcome = diff.sdk.decoration_outcome(case.build(diff.sdk.flavor), case.options)
+    tw_outcome = diff.tw.decoration_outcome(case.build(diff.sdk.flavor), case.options)
+    assert tw_outcome == sdk_outcome
+    sdk_tool = diff.sdk.decorate(case.build(diff.sdk.flavor), case.options)
+    tw_tool = diff.tw.decorate(case.build(diff.sdk.flavor), case.options)
+    for args in case.calls.values():
+        assert diff.tw.invoke(tw_tool, args) == diff.sdk.invoke(sdk_tool, args)
+
+
+@pytest.mark.parametrize(("case", "label", "args", "mode"), INVOCATIONS)
+def test_invocation_matches_sdk(
+    diff: Differential, case: Case, label: str, args: str, mode: str
+) -> None:
+    sdk_result, tw_result = diff.invocations(_pair(diff, case, mode), args)
+    assert tw_result == sdk_result
+
+
+@pytest.mark.parametrize("mode", FAILURE_MODES)
+def test_decorator_without_parentheses_equals_with_empty_parentheses(
+    diff: Differential, mode: str
+) -> None:
+    case = next(c for c in CASES if c.id == "defaults_int_str")
+    target = case.build(diff.tw.flavor)
+    bare = diff.tw.function_tool(target)
+    called = diff.tw.function_tool()(target)
+    assert (bare.name, bare.description, json.dumps(bare.params_json_schema)) == (
+        called.name,
+        called.description,
+        json.dumps(called.params_json_schema),
+    )
+
+
+def test_function_tool_public_fields_in_sdk_order() -> None:
+    from agents import FunctionTool as SdkFunctionTool
+
+    from toolwire import FunctionTool
+
+    def public(cls: Any) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls) if not f.name.startswith("_")]
+
+    assert public(FunctionTool) == public(SdkFunctionTool)
+
+
+@pytest.mark.parametrize("mode", FAILURE_MODES)
+def test_failure_function_sees_equivalent_exception(diff: Differential, mode: str) -> None:
+    """The error handed to a failure function (or raised) has the equivalent class on both sides."""
+    case = next(c for c in CASES if c.id == "defaults_int_str")
+    sdk_tool, tw_tool = _pair(diff, case, mode)
+    seen: dict[str, Any] = {}
+
+    def spy(ctx: Any, error: Exception) -> str:
+        seen[type(ctx).__module__.split(".")[0]] = (
+            type(error).__module__,
+            type(error).__name__,
+            str(error),
+        )
+        return "spied"
+
+    sdk_spy = diff.sdk.decorate(case.build(diff.sdk.flavor), case.options, spy)
+    tw_spy = diff.tw.decorate(case.build(diff.tw.flavor), case.options, spy)
+    assert (
+        diff.sdk.invoke(sdk_spy, "{not json")
+        == diff.tw.invoke(tw_spy, "{not json")
+        == ("ok", ("builtins.str", "'spied'"))
+    )
+    assert seen == {
+        "agents": ("agents.exceptions", "ModelBehaviorError", "Invalid JSON input for tool add"),
+        "toolwire": ("toolwire.errors", "ModelBehaviorError", "Invalid JSON input for tool add"),
+    }
+    assert diff.tw.invoke(tw_tool, "{}") == diff.sdk.invoke(sdk_tool, "{}")
+
+
+def test_async_failure_function_and_none_result(diff: Differential) -> None:
+    """An awaitable result is awaited; a failure function that returns None re-raises."""
+    case = next(c for c in CASES if c.id == "raising_body")
+
+    async def async_failure(ctx: Any, error: Exception) -> str:
+        await asyncio.sleep(0)
+        return f"async: {error}"
+
+    def returns_none(ctx: Any, error: Exception) -> None:
+        return None
+
+    for failure, expected in (
+        (async_failure, ("ok", ("builtins.str", "'async: secret detail'"))),
+        (returns_none, ("raised", "builtins.RuntimeError", "secret detail")),
+    ):
+        sdk_tool = diff.sdk.decorate(case.build(diff.sdk.flavor), case.options, failure)
+        tw_tool = diff.tw.decorate(case.build(diff.tw.flavor), case.options, failure)
+        assert diff.sdk.invoke(sdk_tool, '{"a": 1}') == expected
+        assert diff.tw.invoke(tw_tool, '{"a": 1}') == expected
