@@ -142,13 +142,22 @@ class Differential:
 
 
 @pytest.fixture(scope="session")
-def diff() -> Differential:
+def sdk() -> Impl:
+    """openai-agents 0.24.0."""
     import agents
     from agents.tool_context import ToolContext
 
+    return Impl("agents", agents_flavor(), agents.function_tool, ToolContext)
+
+
+@pytest.fixture(scope="session")
+def tw() -> Impl:
+    """toolwire, through its public API."""
     import toolwire
 
-    return Differential(
-        Impl("agents", agents_flavor(), agents.function_tool, ToolContext),
-        Impl("toolwire", toolwire_flavor(), toolwire.function_tool, toolwire.ToolContext),
-    )
+    return Impl("toolwire", toolwire_flavor(), toolwire.function_tool, toolwire.ToolContext)
+
+
+@pytest.fixture(scope="session")
+def diff(sdk: Impl, tw: Impl) -> Differential:
+    return Differential(sdk, tw)

@@ -13,7 +13,7 @@ import asyncio
 import dataclasses
 import json
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pytest
 from tests.schema._signatures import CASES, Case, agents_flavor
@@ -212,3 +212,194 @@ def test_async_failure_function_and_none_result(diff: Differential) -> None:
         tw_tool = diff.tw.decorate(case.build(diff.tw.flavor), case.options, failure)
         assert diff.sdk.invoke(sdk_tool, '{"a": 1}') == expected
         assert diff.tw.invoke(tw_tool, '{"a": 1}') == expected
+
+
+# -- the SDK's documented surprises (agents-sdk.md §0), pinned literally on both sides -------
+
+DEFAULT_ERROR = "An error occurred while running the tool. Please try again."
+ADD_SCHEMA = (
+    '{"properties": {"a": {"title": "A", "type": "integer"}, "b": {"default": 2, "title": "B", "type": "integer"}, '
+    '"label": {"default": "sum", "title": "Label", "type": "string"}}, "required": ["a", "b", "label"], '
+    '"title": "add_args", "type": "object", "additionalProperties": false}'
+)
+
+
+@pytest.fixture(params=["agents", "toolwire"])
+def impl(request: pytest.FixtureRequest) -> Any:
+    return request.getfixturevalue("sdk" if request.param == "agents" else "tw")
+
+
+def _add(a: int, b: int = 2) -> int:
+    return a + b
+
+
+def _boom(a: int) -> int:
+    raise RuntimeError("secret detail")
+
+
+def test_default_error_text_is_fixed_and_hides_the_exception(impl: Any) -> None:
+    if impl.name == "agents":
+        from agents import default_tool_error_function
+    else:
+        from toolwire import default_tool_error_function
+    ctx = impl.context("add", "{}")
+    assert default_tool_error_function(ctx, RuntimeError("secret detail")) == DEFAULT_ERROR
+    add = impl.decorate(_add, {})
+    boom = impl.decorate(_boom, {})
+    for tool, args in (
+        (add, "{not json"),
+        (add, "{}"),
+        (add, '{"a": "x"}'),
+        (add, "[1]"),
+        (boom, '{"a": 1}'),
+    ):
+        assert impl.invoke(tool, args) == ("ok", ("builtins.str", repr(DEFAULT_ERROR)))
+
+
+def test_failure_function_none_raises_and_differs_from_unset(impl: Any) -> None:
+    if impl.name == "agents":
+        from agents import default_tool_error_function
+    else:
+        from toolwire import default_tool_error_function
+    raising = impl.decorate(_add, {"name_override": "add"}, None)
+    mbe = "sdk-equivalent.ModelBehaviorError"
+    assert impl.invoke(raising, "{not json") == ("raised", mbe, "Invalid JSON input for tool add")
+    assert impl.invoke(raising, "{}") == ("raised", mbe, "Invalid JSON input for tool add")
+    assert impl.invoke(raising, "") == ("raised", mbe, "Invalid JSON input for tool add")
+    assert impl.invoke(raising, '{"a": "x"}') == ("raised", mbe, "Invalid JSON input for tool add")
+    assert impl.invoke(raising, "[1,2]") == (
+        "raised",
+        mbe,
+        "Invalid JSON input for tool add: expected a JSON object",
+    )
+    assert impl.invoke(impl.decorate(_boom, {}, None), '{"a": 1}') == (
+        "raised",
+        "builtins.RuntimeError",
+        "secret detail",
+    )
+    explicit_default = impl.decorate(_add, {}, default_tool_error_function)
+    assert impl.invoke(explicit_default, "{}") == ("ok", ("builtins.str", repr(DEFAULT_ERROR)))
+
+
+def test_custom_failure_function_sees_redacted_message(impl: Any) -> None:
+    def custom(ctx: Any, error: Exception) -> str:
+        return f"custom: {type(error).__name__}: {error}"
+
+    tool = impl.decorate(_add, {"name_override": "add_custom"}, custom)
+    expected = "custom: ModelBehaviorError: Invalid JSON input for tool add_custom"
+    assert impl.invoke(tool, "{not json") == ("ok", ("builtins.str", repr(expected)))
+
+
+def test_strict_keeps_non_null_defaults_and_requires_everything(impl: Any) -> None:
+    def add(a: int, b: int = 2, label: str = "sum") -> str:
+        """Add two integers."""
+        return f"{label}={a + b}"
+
+    tool = impl.decorate(add, {})
+    assert (tool.name, tool.description, tool.strict_json_schema) == (
+        "add",
+        "Add two integers.",
+        True,
+    )
+    assert json.dumps(tool.params_json_schema) == ADD_SCHEMA
+
+
+def test_strict_strips_only_null_defaults(impl: Any) -> None:
+    def f(limit: int | None = None) -> Any:
+        return limit
+
+    strict = impl.decorate(f, {})
+    loose = impl.decorate(f, {"strict_mode": False})
+    assert strict.params_json_schema["properties"]["limit"] == {
+        "anyOf": [{"type": "integer"}, {"type": "null"}],
+        "title": "Limit",
+    }
+    assert strict.params_json_schema["required"] == ["limit"]
+    assert loose.params_json_schema["properties"]["limit"]["default"] is None
+    assert "required" not in loose.params_json_schema
+
+
+def test_strict_rejects_open_dicts(impl: Any) -> None:
+    def total(rows: list[dict[str, int]]) -> int:
+        return 0
+
+    with pytest.raises(Exception) as info:
+        impl.decorate(total, {})
+    assert exc_name(info.value) == "sdk-equivalent.UserError"
+    assert str(info.value).startswith("additionalProperties should not be set for object types.")
+    assert impl.decorate(total, {"strict_mode": False}).strict_json_schema is False
+
+
+def exc_name(error: BaseException) -> str:
+    module = type(error).__module__
+    prefix = "sdk-equivalent" if module in {"agents.exceptions", "toolwire.errors"} else module
+    return f"{prefix}.{type(error).__name__}"
+
+
+def test_on_invoke_tool_returns_raw_values_not_strings(impl: Any) -> None:
+    add = impl.decorate(_add, {})
+    ctx = impl.context("_add", '{"a": 1}')
+    result = asyncio.run(add.on_invoke_tool(ctx, '{"a": 1}'))
+    assert result == 3
+    assert type(result) is int
+
+    def nothing() -> None:
+        return None
+
+    assert (
+        asyncio.run(impl.decorate(nothing, {}).on_invoke_tool(impl.context("nothing", ""), ""))
+        is None
+    )
+
+
+def test_timeout_only_for_async_functions(impl: Any) -> None:
+    with pytest.raises(
+        ValueError,
+        match=r"^FunctionTool timeout_seconds is only supported for async @function_tool handlers\.$",
+    ):
+        impl.decorate(_add, {"timeout": 1})
+
+    async def slow(a: int) -> int:
+        return a
+
+    assert impl.decorate(slow, {"timeout": 1}).timeout_seconds == 1
+
+
+def test_lax_coercion_extra_keys_and_empty_string(impl: Any) -> None:
+    add = impl.decorate(_add, {})
+    assert impl.invoke(add, '{"a": "3"}') == ("ok", ("builtins.int", "5"))
+    assert impl.invoke(add, '{"a": 1, "zzz": 2}') == ("ok", ("builtins.int", "3"))
+
+    def optional(a: int = 1) -> int:
+        return a
+
+    assert impl.invoke(impl.decorate(optional, {}), "") == ("ok", ("builtins.int", "1"))
+
+
+def test_names_are_not_sanitized_and_titles_follow_the_override(impl: Any) -> None:
+    tool = impl.decorate(_add, {"name_override": "has space!"})
+    assert tool.name == "has space!"
+    assert tool.params_json_schema["title"] == "has space!_args"
+    assert tool.description == ""
+
+
+def test_docstring_beats_annotated_string(impl: Any) -> None:
+    def f(note: Annotated[str, "from annotated"], other: Annotated[str, "annotated other"]) -> str:
+        """Doc.
+
+        Args:
+            note: from docstring
+        """
+        return note
+
+    props = impl.decorate(f, {}).params_json_schema["properties"]
+    assert props["note"]["description"] == "from docstring"
+    assert props["other"]["description"] == "annotated other"
+
+
+def test_required_follows_additional_properties_when_pydantic_emits_none(impl: Any) -> None:
+    def e2(*items: int, flag: bool = False) -> Any:
+        return items
+
+    keys = list(impl.decorate(e2, {}).params_json_schema)
+    assert keys == ["properties", "title", "type", "additionalProperties", "required"]
