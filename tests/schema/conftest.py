@@ -121,6 +121,10 @@ class Differential:
     sdk: Impl
     tw: Impl
 
+    @staticmethod
+    def failure(mode: str) -> Any:
+        return failure_for(mode)
+
     def decorations(self, case: Case) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         return (
             self.sdk.decoration_outcome(case.build(self.sdk.flavor), case.options),
