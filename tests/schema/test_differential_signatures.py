@@ -403,3 +403,55 @@ def test_required_follows_additional_properties_when_pydantic_emits_none(impl: A
 
     keys = list(impl.decorate(e2, {}).params_json_schema)
     assert keys == ["properties", "title", "type", "additionalProperties", "required"]
+
+
+# -- every strict case again with strict_mode=False ------------------------------------------
+
+NONSTRICT_VARIANTS = [
+    dataclasses.replace(
+        case, id=f"{case.id}~nonstrict", options={**case.options, "strict_mode": False}
+    )
+    for case in CASES
+    if "strict_mode" not in case.options and case.id not in CONTEXT_NOT_FIRST
+]
+
+
+@pytest.mark.parametrize("case", NONSTRICT_VARIANTS, ids=lambda c: c.id)
+def test_nonstrict_variant_matches_sdk(diff: Differential, case: Case) -> None:
+    sdk_outcome, tw_outcome = diff.decorations(case)
+    assert tw_outcome == sdk_outcome
+    if sdk_outcome[0] == "tool":
+        sdk_tool, tw_tool = diff.build_pair(case, "none")
+        for args in case.calls.values():
+            assert diff.tw.invoke(tw_tool, args) == diff.sdk.invoke(sdk_tool, args), args
+
+
+def test_decorated_tool_option_fields_match_sdk(diff: Differential) -> None:
+    async def slow(a: int) -> int:
+        return a
+
+    def approve(ctx: Any, params: dict[str, Any], call_id: str) -> bool:
+        return True
+
+    def enabled(ctx: Any, agent: Any) -> bool:
+        return True
+
+    options: dict[str, Any] = {
+        "timeout": 2.5,
+        "timeout_behavior": "raise_exception",
+        "needs_approval": approve,
+        "is_enabled": enabled,
+        "defer_loading": True,
+    }
+    fields = [
+        "timeout_seconds",
+        "timeout_behavior",
+        "needs_approval",
+        "is_enabled",
+        "defer_loading",
+        "strict_json_schema",
+    ]
+    for opts in ({}, options):
+        sdk_tool = diff.sdk.decorate(slow, opts)
+        tw_tool = diff.tw.decorate(slow, opts)
+        assert [getattr(tw_tool, f) for f in fields] == [getattr(sdk_tool, f) for f in fields]
