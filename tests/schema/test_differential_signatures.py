@@ -455,3 +455,65 @@ def test_decorated_tool_option_fields_match_sdk(diff: Differential) -> None:
         sdk_tool = diff.sdk.decorate(slow, opts)
         tw_tool = diff.tw.decorate(slow, opts)
         assert [getattr(tw_tool, f) for f in fields] == [getattr(sdk_tool, f) for f in fields]
+
+
+# -- the schema layer on its own: function_schema and ensure_strict_json_schema ----------------
+
+_SCHEMA_OPTIONS = {"name_override", "description_override", "docstring_style", "use_docstring_info"}
+SCHEMA_CASES = [
+    c for c in CASES if callable(c.target) and hasattr(c.target, "__code__") and not c.flavored
+]
+
+
+def _schema_outcome(function_schema: Any, func: Any, options: dict[str, Any]) -> tuple[Any, ...]:
+    kwargs = {k: v for k, v in options.items() if k in _SCHEMA_OPTIONS}
+    kwargs["strict_json_schema"] = options.get("strict_mode", True)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            fs = function_schema(func, **kwargs)
+    except Exception as error:
+        return ("raised", exc_name(error), str(error))
+    return (
+        fs.name,
+        fs.description,
+        json.dumps(fs.params_json_schema),
+        fs.takes_context,
+        fs.strict_json_schema,
+        str(fs.signature),
+        repr(fs.return_annotation),
+    )
+
+
+@pytest.mark.parametrize("case", SCHEMA_CASES, ids=lambda c: c.id)
+def test_function_schema_matches_sdk(case: Case) -> None:
+    from agents.function_schema import function_schema as sdk_function_schema
+    from toolwire.schema.function_schema import function_schema
+
+    sdk = _schema_outcome(sdk_function_schema, case.target, case.options)
+    assert _schema_outcome(function_schema, case.target, case.options) == sdk
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.id not in CONTEXT_NOT_FIRST], ids=lambda c: c.id
+)
+def test_ensure_strict_json_schema_matches_sdk(diff: Differential, case: Case) -> None:
+    """Make each case's non-strict schema strict with both implementations."""
+    import copy
+
+    from agents.strict_schema import ensure_strict_json_schema as sdk_strict
+
+    from toolwire import ensure_strict_json_schema
+
+    options = {**case.options, "strict_mode": False}
+    try:
+        loose = diff.sdk.decorate(case.build(diff.sdk.flavor), options).params_json_schema
+    except Exception:
+        pytest.skip("the SDK cannot build even a non-strict schema for this case")
+    outcomes = []
+    for strict in (sdk_strict, ensure_strict_json_schema):
+        try:
+            outcomes.append(("ok", json.dumps(strict(copy.deepcopy(loose)))))
+        except Exception as error:
+            outcomes.append(("raised", exc_name(error), str(error)))
+    assert outcomes[1] == outcomes[0]
