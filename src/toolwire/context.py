@@ -77,14 +77,15 @@ class ToolContext(RunContextWrapper[TContext]):
         reporter: Where `report_progress` and `log` go; None drops them.
     """
 
-    tool_name: str
-    tool_call_id: str
-    tool_arguments: str
-    tool_call: Any | None
-    tool_namespace: str | None
-    agent: Any | None
-    run_config: Any | None
-    reporter: CallReporter | None
+    # Defaults only satisfy dataclass field ordering; __init__ below sets every field.
+    tool_name: str = ""
+    tool_call_id: str = ""
+    tool_arguments: str = ""
+    tool_call: Any | None = None
+    tool_namespace: str | None = None
+    agent: Any | None = None
+    run_config: Any | None = None
+    reporter: CallReporter | None = field(default=None, repr=False)
 
     def __init__(  # noqa: PLR0913 - the SDK's positional order is part of the contract
         self,
