@@ -488,6 +488,7 @@ def _schema_outcome(function_schema: Any, func: Any, options: dict[str, Any]) ->
 @pytest.mark.parametrize("case", SCHEMA_CASES, ids=lambda c: c.id)
 def test_function_schema_matches_sdk(case: Case) -> None:
     from agents.function_schema import function_schema as sdk_function_schema
+
     from toolwire.schema.function_schema import function_schema
 
     sdk = _schema_outcome(sdk_function_schema, case.target, case.options)
@@ -502,7 +503,7 @@ LOOSE_BUILDABLE = [
 
 
 @pytest.mark.parametrize("case", LOOSE_BUILDABLE, ids=lambda c: c.id)
-def test_ensure_strict_json_schema_matches_sdk(diff: Differential, case: Case) -> None:
+def test_ensure_strict_json_schema_matches_sdk(sdk: Any, case: Case) -> None:
     """Make each case's non-strict schema strict with both implementations."""
     import copy
 
@@ -511,7 +512,7 @@ def test_ensure_strict_json_schema_matches_sdk(diff: Differential, case: Case) -
     from toolwire import ensure_strict_json_schema
 
     options = {**case.options, "strict_mode": False}
-    loose = diff.sdk.decorate(case.build(diff.sdk.flavor), options).params_json_schema
+    loose = sdk.decorate(case.build(sdk.flavor), options).params_json_schema
     outcomes = []
     for strict in (sdk_strict, ensure_strict_json_schema):
         try:
