@@ -897,7 +897,7 @@ class LaterModel(BaseModel):
         "wrong": '{"when": "yesterday", "day": 1, "at": "x", "span": "y", "ident": "z", "blob": 1, "amount": "abc"}',
     },
 )
-def special(  # noqa: PLR0917
+def special(
     when: dt.datetime,
     day: dt.date,
     at: dt.time,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
-from tests.schema._signatures import Flavor
+from tests.schema._signatures import Flavor, toolwire_flavor
 from typing_extensions import TypedDict
 
 if TYPE_CHECKING:
@@ -390,3 +390,38 @@ def test_generated_docstrings_match_sdk(
             continue
         outcomes.append((tool.name, tool.description, json.dumps(tool.params_json_schema)))
     assert outcomes[1] == outcomes[0], f"docstring:\n{doc}"
+
+
+@SETTINGS
+@given(generated=generated_tools())
+def test_generated_function_schema_matches_sdk(sdk: Any, generated: Generated) -> None:
+    """The schema layer alone (`toolwire.schema.function_schema`), with each side's context classes."""
+    from agents.function_schema import function_schema as sdk_function_schema
+
+    from toolwire.schema.function_schema import function_schema
+
+    kwargs = {k: v for k, v in generated.options.items() if k != "strict_mode"}
+    kwargs["strict_json_schema"] = generated.options.get("strict_mode", True)
+    outcomes = []
+    for flavor, schema_fn in (
+        (sdk.flavor, sdk_function_schema),
+        (toolwire_flavor(), function_schema),
+    ):
+        func = compile_tool(generated, flavor)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                fs = schema_fn(func, **kwargs)
+        except Exception as error:
+            outcomes.append(("raised", _key(error), str(error)))
+            continue
+        outcomes.append(
+            (
+                fs.name,
+                fs.description,
+                json.dumps(fs.params_json_schema),
+                fs.takes_context,
+                [(p.name, p.kind) for p in fs.signature.parameters.values()],
+            )
+        )
+    assert outcomes[1] == outcomes[0], f"source:\n{generated.source}\noptions={kwargs}"
