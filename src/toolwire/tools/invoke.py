@@ -1,0 +1,78 @@
+"""Calling a `FunctionTool` from outside a model run: the outcome, and the SDK's timeouts."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ToolTimeoutError
+from ._invoker import handled_failure
+from .failure import default_tool_error_function, default_tool_timeout_error_message
+
+if TYPE_CHECKING:
+    from ..context import ToolContext
+    from .function_tool import FunctionTool
+
+__all__ = ["ToolOutcome", "invoke_function_tool", "invoke_tool"]
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What one call produced.
+
+    Args:
+        output: The tool's output, or the failure text when the call failed.
+        error: The exception behind a failed call; None when it succeeded.
+    """
+
+    output: Any
+    error: BaseException | None = None
+
+    @property
+    def is_error(self) -> bool:
+        """Whether the call failed (MCP's `isError`)."""
+        return self.error is not None
+
+
+async def invoke_tool(
+    tool: FunctionTool, ctx: ToolContext[Any], arguments_json: str
+) -> ToolOutcome:
+    """Run `tool.on_invoke_tool` and say whether it failed.
+
+    A decorated tool turns failures into its failure function's text; that text comes back as
+    `output` with `error` set. An exception that escapes `on_invoke_tool` (a hand-built tool,
+    or `failure_error_function=None`) is caught here too, and the model-facing text is the
+    default failure text, so nothing about the exception leaks.
+    """
+    slot: list[BaseException] = []
+    token = handled_failure.set(slot)
+    try:
+        output = await tool.on_invoke_tool(ctx, arguments_json)
+    except Exception as error:
+        return ToolOutcome(default_tool_error_function(ctx, error), error)
+    finally:
+        handled_failure.reset(token)
+    return ToolOutcome(output, slot[0] if slot else None)
+
+
+async def invoke_function_tool(tool: FunctionTool, ctx: ToolContext[Any], arguments: str) -> Any:
+    """Call a tool as the Agents SDK's runner does, timeouts included.
+
+    With `timeout_seconds` set: "error_as_result" returns the timeout text (or
+    `timeout_error_function`'s), "raise_exception" raises `ToolTimeoutError`.
+    """
+    timeout = tool.timeout_seconds
+    if timeout is None:
+        return await tool.on_invoke_tool(ctx, arguments)
+    try:
+        return await asyncio.wait_for(tool.on_invoke_tool(ctx, arguments), timeout)
+    except TimeoutError:
+        error = ToolTimeoutError(tool.name, timeout)
+        if tool.timeout_behavior == "raise_exception":
+            raise error from None
+        if tool.timeout_error_function is None:
+            return default_tool_timeout_error_message(tool_name=tool.name, timeout_seconds=timeout)
+        text = tool.timeout_error_function(ctx, error)
+        return await text if inspect.isawaitable(text) else text

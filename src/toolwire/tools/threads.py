@@ -1,0 +1,34 @@
+"""Where synchronous tool functions run: worker threads, bounded by a limiter the server sets."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    import anyio
+
+__all__ = ["run_sync", "sync_limiter"]
+
+T = TypeVar("T")
+
+sync_limiter: ContextVar[anyio.CapacityLimiter | None] = ContextVar(
+    "toolwire_sync_limiter", default=None
+)
+"""The limiter for sync tool threads; None means anyio's default (40 threads)."""
+
+
+async def run_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run `func` in a worker thread and wait for it.
+
+    Cancelling the waiting task abandons the thread (it runs to its end, its result is dropped)
+    and frees its limiter slot at once, so a stuck sync tool cannot starve later calls.
+    """
+    import anyio.to_thread
+
+    call = functools.partial(func, *args, **kwargs) if kwargs else func
+    return await anyio.to_thread.run_sync(
+        call, *(() if kwargs else args), abandon_on_cancel=True, limiter=sync_limiter.get()
+    )
