@@ -188,3 +188,70 @@ def generate_func_documentation(
         description=description,
         param_descriptions=param_descriptions or None,
     )
+
+
+_SKIPPED_SECTIONS = frozenset({"parameters", "other_parameters"})
+_SECTION_TITLES = {
+    "returns": "Returns",
+    "yields": "Yields",
+    "receives": "Receives",
+    "raises": "Raises",
+    "warns": "Warns",
+    "examples": "Examples",
+    "attributes": "Attributes",
+    "deprecated": "Deprecated",
+}
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"    {line}" if line else "" for line in text.splitlines())
+
+
+def _render_item(item: Any) -> str:
+    if isinstance(item, tuple):  # examples: (kind, text)
+        return str(item[1])
+    description = str(getattr(item, "description", "") or "")
+    label = getattr(item, "name", "") or ""
+    annotation = getattr(item, "annotation", None)
+    if not label and annotation is not None:
+        label = str(annotation)
+    return f"{label}: {description}" if label else description
+
+
+def _render_section(section: Any) -> str | None:
+    kind = str(getattr(section.kind, "value", section.kind))
+    if kind in _SKIPPED_SECTIONS:
+        return None
+    value = section.value
+    if kind == "text":
+        return str(value)
+    if kind == "admonition":
+        title = section.title or str(getattr(value, "annotation", "") or "Note").capitalize()
+        return f"{title}:\n{_indent(str(getattr(value, 'description', '') or ''))}"
+    title = section.title or _SECTION_TITLES.get(kind, kind.replace("_", " ").capitalize())
+    items = value if isinstance(value, list) else [value]
+    body = "\n".join(_render_item(item) for item in items)
+    return f"{title}:\n{_indent(body)}"
+
+
+def generate_lossless_description(
+    func: Callable[..., Any], style: DocstringStyle | None = None
+) -> str | None:
+    """The whole docstring as a description, less the parameter sections.
+
+    The SDK keeps only the first text block; this keeps Returns, Raises, Examples, notes and
+    free text after `Args:` too, so a model sees the tool's whole contract. Parameter
+    descriptions still go to the schema and are not repeated here.
+    """
+    doc = inspect.getdoc(func)
+    if not doc:
+        return None
+    resolved_style = style or _detect_docstring_style(doc)
+    if resolved_style == "google":
+        doc = _ensure_blank_line_before_google_sections(doc)
+    from griffe import Docstring
+
+    with _suppress_griffe_logging():
+        parsed = Docstring("\n" + doc, lineno=1, parser=resolved_style).parse()
+    parts = [text for text in (_render_section(section) for section in parsed) if text]
+    return "\n\n".join(parts) or None

@@ -16,7 +16,7 @@ from pydantic.fields import FieldInfo
 
 from ..context import RunContextWrapper, ToolContext
 from ..errors import ModelBehaviorError, UserError
-from .docstrings import DocstringStyle, generate_func_documentation
+from .docstrings import DocstringStyle, generate_func_documentation, generate_lossless_description
 from .strict import ensure_strict_json_schema
 
 
@@ -167,6 +167,8 @@ def function_schema(
     description_override: str | None = None,
     use_docstring_info: bool = True,
     strict_json_schema: bool = True,
+    *,
+    lossless_docstring: bool = False,
 ) -> FuncSchema:
     """
     Given a Python function, extracts a `FuncSchema` from it, capturing the name, description,
@@ -181,6 +183,8 @@ def function_schema(
             docstring.
         use_docstring_info: If True, uses the docstring to generate the description and parameter
             descriptions.
+        lossless_docstring: toolwire only: describe the tool with the whole docstring (Returns,
+            Raises, Examples, notes) instead of its first text block.
         strict_json_schema: Whether the JSON schema is in strict mode. If True, we'll ensure that
             the schema adheres to the "strict" standard the OpenAI API expects. We **strongly**
             recommend setting this to True, as it increases the likelihood of the LLM producing
@@ -194,6 +198,8 @@ def function_schema(
     # 1. Grab docstring info
     if use_docstring_info:
         doc_info = generate_func_documentation(func, docstring_style)
+        if lossless_docstring:
+            doc_info.description = generate_lossless_description(func, docstring_style)
         param_descs = dict(doc_info.param_descriptions or {})
     else:
         doc_info = None
