@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import Enum, IntEnum
-from typing import Annotated, Any, Literal, NotRequired, Optional, Union
+from typing import Annotated, Any, Generic, Literal, NotRequired, Optional, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, constr
 from typing_extensions import TypedDict
@@ -65,6 +65,7 @@ def toolwire_flavor() -> Flavor:
 
 
 CASES: list[Case] = []
+T = TypeVar("T")
 
 
 def case(
@@ -1133,4 +1134,98 @@ case(
 )(_FUTURE["future_tool"])
 case("future_annotations_context_first", flavored=True, calls={"valid": '{"a": 1}'})(
     lambda f: _compile_future(f)["future_ctx"]
+)
+
+
+# -- more callable shapes and option validation (added after probing the first implementation) --
+
+
+@case("google_typed_entries")
+def typed_doc(a: int, b: str = "x") -> Any:
+    """Typed google.
+
+    Args:
+        a (int): the a.
+        b (str, optional): the b. Defaults to "x".
+    """
+    return locals()
+
+
+case("empty_name_and_description_overrides", name_override="", description_override="")(typed_doc)
+
+
+class AsClass:
+    """A class used as the tool itself."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+
+case("class_itself", calls={"valid": '{"n": 2}'})(AsClass)
+
+
+class GenericCall(Generic[T]):
+    def __call__(self, x: int) -> int:
+        return x
+
+
+class InstanceAnnotations:
+    def __call__(self, x: int) -> int:
+        return x
+
+
+_with_annotations = InstanceAnnotations()
+_with_annotations.__annotations__ = {"x": int}
+
+
+class StaticCall:
+    @staticmethod
+    def __call__(x: int) -> int:
+        return x
+
+
+class DecoratedCall:
+    @functools.lru_cache  # noqa: B019 - a decorated __call__ on purpose
+    def __call__(self, x: int) -> int:
+        return x
+
+
+class Unbound:
+    def m(self, a: int) -> Any:
+        return a
+
+
+case("callable_generic_raises")(GenericCall())
+case("callable_instance_annotations_raises")(_with_annotations)
+case("callable_staticmethod_call_raises")(StaticCall())
+case("callable_decorated_call_raises")(DecoratedCall())
+case("unbound_method_self_is_a_param", calls={"valid": '{"self": 1, "a": 2}'})(Unbound.m)
+case("builtin_function", calls={"valid": '{"obj": [1, 2]}', "wrong": '{"obj": 3}'})(len)
+
+
+@case("callable_context_first", flavored=True, calls={"valid": '{"x": 1}'})
+def _ctx_call(f: Flavor) -> Any:
+    class CtxCall:
+        def __call__(self, ctx: f.RunContextWrapper, x: int) -> Any:
+            return {"ctx": ctx, "x": x}
+
+    return CtxCall()
+
+
+@case("callable_context_second_raises", flavored=True)
+def _ctx_call_second(f: Flavor) -> Any:
+    class CtxCallSecond:
+        def __call__(self, x: int, ctx: f.RunContextWrapper) -> int:
+            return x
+
+    return CtxCallSecond()
+
+
+case("timeout_bool_raises", timeout=True)(async_timed)
+case("timeout_negative_raises", timeout=-1)(async_timed)
+case("timeout_infinite_raises", timeout=float("inf"))(async_timed)
+case("allowed_callers_empty_raises", allowed_callers=[])(async_timed)
+case("allowed_callers_unknown_raises", allowed_callers=["robot"])(async_timed)
+case("output_type_and_schema_raise", output_type=dict, output_json_schema={"type": "object"})(
+    async_timed
 )

@@ -57,6 +57,9 @@ def canon(value: Any) -> Any:
         return (type(value).__name__, [canon(v) for v in value])
     if isinstance(value, (set, frozenset)):
         return (type(value).__name__, sorted(repr(canon(v)) for v in value))
+    if " at 0x" in repr(value) and hasattr(value, "__dict__"):
+        # A plain object: its identity differs between the two runs, its state must not.
+        return (f"{type(value).__module__}.{type(value).__qualname__}", canon(dict(vars(value))))
     return (f"{type(value).__module__}.{type(value).__qualname__}", repr(value))
 
 
