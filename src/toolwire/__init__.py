@@ -40,7 +40,23 @@ _EXPORTS: dict[str, str] = {
     "ToolOutputText": ".tools.outputs",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "FunctionTool",
+    "ModelBehaviorError",
+    "RunContextWrapper",
+    "Server",
+    "ToolContext",
+    "ToolOutputFileContent",
+    "ToolOutputImage",
+    "ToolOutputText",
+    "ToolTimeoutError",
+    "Usage",
+    "UserError",
+    "default_tool_error_function",
+    "ensure_strict_json_schema",
+    "function_tool",
+    "schema_problems",
+]
 
 
 def __getattr__(name: str) -> Any:

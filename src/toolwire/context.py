@@ -87,7 +87,7 @@ class ToolContext(RunContextWrapper[TContext]):
     run_config: Any | None = None
     reporter: CallReporter | None = field(default=None, repr=False)
 
-    def __init__(  # noqa: PLR0913 - the SDK's positional order is part of the contract
+    def __init__(
         self,
         context: TContext,
         usage: Usage | None = None,

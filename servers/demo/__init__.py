@@ -1,0 +1,1 @@
+"""The toolwire demo server: run it with `python -m servers.demo`."""

@@ -1,0 +1,222 @@
+"""`Server`: a registry of tools published over MCP, with decorators and `run()`."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, overload
+
+from .errors import UserError
+from .protocol.registry import RegisteredTool, infer_output_schema, normalize_annotations
+from .tools.function_tool import FunctionTool, function_tool
+
+if TYPE_CHECKING:
+    import anyio
+
+    from .protocol.session import ServerSession
+
+__all__ = ["Server"]
+
+logger = logging.getLogger("toolwire")
+
+_TRANSPORTS = ("stdio",)
+
+
+class Server:
+    """An MCP server publishing `FunctionTool`s.
+
+    Args:
+        name: The server's name, sent to clients as `serverInfo.name`.
+        version: The server's version (`serverInfo.version`).
+        instructions: Guidance for the model on how to use the tools.
+        tools: Tools to publish from the start (FunctionTools, agents tools or callables).
+        max_sync_workers: Threads that may run sync tools at once.
+        max_message_bytes: The largest message accepted on stdio.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        version: str | None = None,
+        instructions: str | None = None,
+        tools: Iterable[Any] = (),
+        max_sync_workers: int = 8,
+        max_message_bytes: int = 4 * 1024 * 1024,
+    ) -> None:
+        self.name = name
+        self.version = version
+        self.instructions = instructions
+        self.max_sync_workers = max_sync_workers
+        self.max_message_bytes = max_message_bytes
+        self._registry: dict[str, RegisteredTool] = {}
+        self._sessions: set[ServerSession] = set()
+        self._limiter: anyio.CapacityLimiter | None = None
+        for tool in tools:
+            self.add_tool(tool)
+
+    @property
+    def server_info(self) -> dict[str, Any]:
+        """`serverInfo` as MCP sends it."""
+        return {"name": self.name, "version": self.version or "0.0.0"}
+
+    @property
+    def tools(self) -> Mapping[str, RegisteredTool]:
+        """The published tools by name (read-only)."""
+        return MappingProxyType(self._registry)
+
+    @property
+    def sync_limiter(self) -> anyio.CapacityLimiter:
+        """Bounds the threads running sync tools (created on first use, in the event loop)."""
+        if self._limiter is None:
+            import anyio
+
+            self._limiter = anyio.CapacityLimiter(self.max_sync_workers)
+        return self._limiter
+
+    @overload
+    def tool(self, func: Callable[..., Any], /) -> FunctionTool: ...
+
+    @overload
+    def tool(
+        self,
+        func: None = None,
+        /,
+        *,
+        title: str | None = None,
+        annotations: Any = None,
+        meta: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        **function_tool_options: Any,
+    ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+
+    def tool(
+        self,
+        func: Callable[..., Any] | None = None,
+        /,
+        *,
+        title: str | None = None,
+        annotations: Any = None,
+        meta: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        **function_tool_options: Any,
+    ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
+        """Publish a function as a tool; works bare (`@server.tool`) or with options.
+
+        Args:
+            func: The function (when used bare).
+            title: A human-readable name shown by clients.
+            annotations: MCP hints: readOnlyHint, destructiveHint, idempotentHint,
+                openWorldHint (and title).
+            meta: `_meta` sent with the tool listing.
+            output_schema: The JSON schema of structured results; inferred from the return
+                annotation when omitted (non-object results are wrapped as {"result": ...}).
+            timeout: Seconds after which the call is answered with a timeout error, for sync
+                and async functions alike (a sync function's thread is abandoned).
+            **function_tool_options: Any option of `function_tool` (name_override, strict_mode,
+                failure_error_function, ...).
+
+        Returns:
+            The `FunctionTool`, so the decorated name stays usable.
+        """
+
+        def register(the_func: Callable[..., Any]) -> FunctionTool:
+            built = function_tool(the_func, **function_tool_options)
+            self._register(built, title, annotations, meta, output_schema, timeout)
+            return built
+
+        if func is not None:
+            return register(func)
+        return register
+
+    def add_tool(
+        self,
+        tool: Any,
+        *,
+        title: str | None = None,
+        annotations: Any = None,
+        meta: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> FunctionTool:
+        """Publish a toolwire `FunctionTool`, an `agents.FunctionTool`, or a plain callable.
+
+        Connected clients are told (`notifications/tools/list_changed`).
+        """
+        if isinstance(tool, FunctionTool):
+            built = tool
+        elif type(tool).__module__.startswith("agents.") and hasattr(tool, "on_invoke_tool"):
+            built = FunctionTool.from_agents(tool)
+        elif callable(tool):
+            built = function_tool(tool)
+        else:
+            raise TypeError(
+                f"add_tool() takes a FunctionTool, an agents.FunctionTool or a callable, "
+                f"not {type(tool).__name__}"
+            )
+        self._register(built, title, annotations, meta, output_schema, timeout)
+        return built
+
+    def remove_tool(self, name: str) -> None:
+        """Stop publishing a tool; connected clients are told."""
+        if name not in self._registry:
+            known = ", ".join(sorted(self._registry)) or "none"
+            raise KeyError(f"no tool named {name!r} (tools: {known})")
+        del self._registry[name]
+        self._notify_changed()
+
+    def _register(
+        self,
+        tool: FunctionTool,
+        title: str | None,
+        annotations: Any,
+        meta: dict[str, Any] | None,
+        output_schema: dict[str, Any] | None,
+        timeout: float | None,
+    ) -> None:
+        if tool.name in self._registry:
+            raise UserError(f"Server {self.name!r} already has a tool named {tool.name!r}")
+        if timeout is not None and (isinstance(timeout, bool) or not timeout > 0):
+            raise ValueError(f"timeout for tool {tool.name!r} must be a positive number")
+        wraps = False
+        if output_schema is None:
+            output_schema, wraps = infer_output_schema(tool.return_annotation)
+        elif output_schema.get("type") != "object":
+            raise UserError(f"output_schema of tool {tool.name!r} must have type 'object'")
+        self._registry[tool.name] = RegisteredTool(
+            tool=tool,
+            title=title,
+            annotations=normalize_annotations(annotations),
+            meta=meta,
+            output_schema=output_schema,
+            wraps_result=wraps,
+            timeout=timeout,
+        )
+        self._notify_changed()
+
+    def _notify_changed(self) -> None:
+        for session in list(self._sessions):
+            group = session._task_group
+            if group is not None:
+                try:
+                    group.start_soon(session.tools_changed)
+                except RuntimeError:  # called from outside the session's event loop
+                    logger.debug("tools changed outside the event loop; not notified")
+
+    def run(self, transport: str = "stdio", **options: Any) -> None:
+        """Serve until the client goes away (stdio: stdin EOF, SIGTERM/SIGINT, parent exit).
+
+        Args:
+            transport: "stdio" ("http" and "sse" arrive with the HTTP transports).
+            **options: Transport options (stdio: max_message_bytes).
+        """
+        if transport not in _TRANSPORTS:
+            raise ValueError(
+                f"unknown transport {transport!r}; available: {', '.join(_TRANSPORTS)}"
+            )
+        from .transports.stdio import run_stdio
+
+        run_stdio(self, **options)
