@@ -20,7 +20,7 @@ fi
 
 echo "== ruff"
 "$VENV/bin/ruff" check .
-"$VENV/bin/ruff" format --check .
+"$VENV/bin/ruff" format --check src tests servers
 echo "== mypy --strict"
 "$VENV/bin/mypy"
 echo "== pytest"

@@ -20,7 +20,7 @@ LogLevel = str  # one of the RFC 5424 names MCP uses: debug, info, notice, warni
 
 @dataclass
 class Usage:
-    """Token usage of the run so far (kept for parity with the Agents SDK; toolwire never counts)."""
+    """Token usage of the run so far (kept for parity with the Agents SDK; toolwire counts none)."""
 
     requests: int = 0
     input_tokens: int = 0
