@@ -1,0 +1,52 @@
+"""`import toolwire` and the stdio start-up path stay light: no heavy package is imported."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = {
+    "mcp",
+    "mcp_types",
+    "starlette",
+    "uvicorn",
+    "httpx",
+    "httpx2",
+    "openai",
+    "agents",
+    "fastmcp",
+}
+
+PROBE = """
+import json, sys
+import toolwire
+stage1 = sorted({m.split('.')[0] for m in sys.modules})
+from toolwire import Server, function_tool
+server = Server("probe")
+
+@server.tool
+def add(a: int, b: int = 2) -> int:
+    '''Add two integers.
+
+    Args:
+        a: first
+        b: second
+    '''
+    return a + b
+
+import toolwire.transports.stdio, toolwire.protocol.session, toolwire.cli
+stage2 = sorted({m.split('.')[0] for m in sys.modules})
+print(json.dumps([stage1, stage2]))
+"""
+
+
+def test_import_and_stdio_path_load_no_heavy_package() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    after_import, after_server = json.loads(out)
+    assert HEAVY.isdisjoint(after_import), HEAVY & set(after_import)
+    assert HEAVY.isdisjoint(after_server), HEAVY & set(after_server)
+    assert "pydantic" not in after_import  # `import toolwire` alone is nearly free
+    assert "griffe" not in after_import
