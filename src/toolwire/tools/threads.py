@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import functools
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -26,9 +28,18 @@ async def run_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     Cancelling the waiting task abandons the thread (it runs to its end, its result is dropped)
     and frees its limiter slot at once, so a stuck sync tool cannot starve later calls.
     """
+    call = functools.partial(func, *args, **kwargs)
+    limiter = sync_limiter.get()
+    if limiter is None:
+        # Outside a server (e.g. an Agents SDK run): what asyncio.to_thread does, minus its
+        # overhead; the SDK runs sync tools the same way.
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None:
+            context = contextvars.copy_context()
+            return await loop.run_in_executor(None, context.run, call)
     import anyio.to_thread
 
-    call = functools.partial(func, *args, **kwargs) if kwargs else func
-    return await anyio.to_thread.run_sync(
-        call, *(() if kwargs else args), abandon_on_cancel=True, limiter=sync_limiter.get()
-    )
+    return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=limiter)
