@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextvars
 import functools
 from collections.abc import Callable
@@ -30,16 +31,32 @@ async def run_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """
     call = functools.partial(func, *args, **kwargs)
     limiter = sync_limiter.get()
-    if limiter is None:
-        # Outside a server (e.g. an Agents SDK run): what asyncio.to_thread does, minus its
-        # overhead; the SDK runs sync tools the same way.
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        if loop is not None:
-            context = contextvars.copy_context()
-            return await loop.run_in_executor(None, context.run, call)
-    import anyio.to_thread
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+    if loop is None:  # another anyio backend (trio): let anyio do it
+        import anyio.to_thread
 
-    return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=limiter)
+        return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=limiter)
+    context = contextvars.copy_context()
+    if limiter is None:
+        # Outside a server (e.g. an Agents SDK run): what asyncio.to_thread does.
+        return await loop.run_in_executor(None, context.run, call)
+    # In a server: the limiter bounds concurrency; a cancelled call leaves its thread running
+    # (Python cannot stop it) but gives its slot back at once. The pool is larger than any
+    # sane limiter so abandoned threads do not starve new calls.
+    async with limiter:
+        return await loop.run_in_executor(_pool(), context.run, call)
+
+
+_POOL: concurrent.futures.ThreadPoolExecutor | None = None
+
+
+def _pool() -> concurrent.futures.ThreadPoolExecutor:
+    global _POOL  # noqa: PLW0603 - one pool per process, made on first use
+    if _POOL is None:
+        _POOL = concurrent.futures.ThreadPoolExecutor(
+            max_workers=64, thread_name_prefix="toolwire-sync"
+        )
+    return _POOL
