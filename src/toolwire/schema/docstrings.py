@@ -136,6 +136,76 @@ def _ensure_blank_line_before_google_sections(doc: str) -> str:
     return "\n".join(output)
 
 
+@dataclass(frozen=True)
+class _Section:
+    """A parsed docstring section, reduced to what toolwire reads (griffe-independent)."""
+
+    kind: str  # griffe's DocstringSectionKind value: "text", "parameters", "returns", ...
+    value: Any
+    title: str | None = None
+
+
+# A copy of griffe's google-style section/admonition line pattern (griffe 2.x,
+# `_RE_ADMONITION`). A docstring with no line matching it parses to one text section, which is
+# what `_plain_google_sections` computes without importing griffe.
+_RE_GOOGLE_SECTION_CANDIDATE = re.compile(
+    r"^(?P<type>[\w][\s\w-]*):(\s+(?P<title>[^\s].*))?\s*$", re.IGNORECASE
+)
+
+
+def _plain_google_sections(doc: str) -> list[_Section] | None:
+    """griffe's google parse of a docstring without any section, or None when it may have one.
+
+    griffe cleans the text (`inspect.cleandoc(value.rstrip())`), then keeps every line that is
+    not a section or admonition header as text and strips trailing newlines. Only lines matching
+    the header pattern can start anything else (code fences only protect such lines), so when
+    none matches, the result is that single text block. tests/schema/test_docstrings.py checks
+    this against griffe on hand-written and generated docstrings.
+    """
+    value = inspect.cleandoc(("\n" + doc).rstrip())
+    lines = value.split("\n")
+    if any(":" in line and _RE_GOOGLE_SECTION_CANDIDATE.match(line) for line in lines):
+        return None
+    if not any(lines):
+        return []
+    return [_Section("text", "\n".join(lines).rstrip("\n"))]
+
+
+def _parse_sections(doc: str, style: DocstringStyle | None) -> list[_Section]:
+    """The sections of a cleaned docstring, exactly as the SDK's griffe call sees them."""
+    # Resolve the style against the original docstring before any normalization.
+    resolved_style = style or _detect_docstring_style(doc)
+    if resolved_style == "google":
+        plain = _plain_google_sections(doc)
+        if plain is not None:
+            return plain
+        doc = _ensure_blank_line_before_google_sections(doc)
+
+    from griffe import Docstring  # deferred: most tools never need it, and it costs start-up time
+
+    with _suppress_griffe_logging():
+        # Griffe runs cleandoc again. A leading newline keeps the already-cleaned first
+        # line in its indentation calculation, preserving an initial Args: section's body.
+        parsed = Docstring("\n" + doc, lineno=1, parser=resolved_style).parse()
+    return [
+        _Section(str(section.kind.value), section.value, getattr(section, "title", None))
+        for section in parsed
+    ]
+
+
+def _param_descriptions(sections: list[_Section]) -> dict[str, str] | None:
+    param_descriptions: dict[str, str] = {
+        # Google and NumPy style docstrings write variadic parameters with their
+        # stars ("*args:", "**kwargs:") and griffe returns those names verbatim.
+        # Strip the stars so lookups by the signature parameter name succeed.
+        param.name.lstrip("*"): param.description
+        for section in sections
+        if section.kind == "parameters"
+        for param in section.value
+    }
+    return param_descriptions or None
+
+
 def generate_func_documentation(
     func: Callable[..., Any], style: DocstringStyle | None = None
 ) -> FuncDocumentation:
@@ -151,87 +221,37 @@ def generate_func_documentation(
         A FuncDocumentation object containing the function's name, description, and parameter
         descriptions.
     """
+    return document_function(func, style)
+
+
+def document_function(
+    func: Callable[..., Any], style: DocstringStyle | None = None, *, lossless: bool = False
+) -> FuncDocumentation:
+    """Like `generate_func_documentation`, optionally with the lossless description.
+
+    Args:
+        func: The function to extract documentation from.
+        style: The docstring style; auto-detected when None.
+        lossless: Describe the function with its whole docstring (Returns, Raises, Examples,
+            notes, free text after the parameters) rather than only its first text block.
+            Parameter descriptions go to `param_descriptions` either way.
+
+    Returns:
+        The function's name, description and parameter descriptions, parsing the docstring
+        once.
+    """
     name = func.__name__
     doc = inspect.getdoc(func)
     if not doc:
         return FuncDocumentation(name=name, description=None, param_descriptions=None)
-
-    # Resolve the style against the original docstring before any normalization.
-    resolved_style = style or _detect_docstring_style(doc)
-    if resolved_style == "google":
-        doc = _ensure_blank_line_before_google_sections(doc)
-
-    from griffe import Docstring, DocstringSectionKind
-
-    with _suppress_griffe_logging():
-        # Griffe runs cleandoc again. A leading newline keeps the already-cleaned first
-        # line in its indentation calculation, preserving an initial Args: section's body.
-        docstring = Docstring("\n" + doc, lineno=1, parser=resolved_style)
-        parsed = docstring.parse()
-
-    description: str | None = next(
-        (section.value for section in parsed if section.kind == DocstringSectionKind.text), None
-    )
-
-    param_descriptions: dict[str, str] = {
-        # Google and NumPy style docstrings write variadic parameters with their
-        # stars ("*args:", "**kwargs:") and griffe returns those names verbatim.
-        # Strip the stars so lookups by the signature parameter name succeed.
-        param.name.lstrip("*"): param.description
-        for section in parsed
-        if section.kind == DocstringSectionKind.parameters
-        for param in section.value
-    }
-
+    sections = _parse_sections(doc, style)
+    if lossless:
+        description = _lossless_description(sections)
+    else:
+        description = next((s.value for s in sections if s.kind == "text"), None)
     return FuncDocumentation(
-        name=func.__name__,
-        description=description,
-        param_descriptions=param_descriptions or None,
+        name=name, description=description, param_descriptions=_param_descriptions(sections)
     )
-
-
-_SKIPPED_SECTIONS = frozenset({"parameters", "other_parameters"})
-_SECTION_TITLES = {
-    "returns": "Returns",
-    "yields": "Yields",
-    "receives": "Receives",
-    "raises": "Raises",
-    "warns": "Warns",
-    "examples": "Examples",
-    "attributes": "Attributes",
-    "deprecated": "Deprecated",
-}
-
-
-def _indent(text: str) -> str:
-    return "\n".join(f"    {line}" if line else "" for line in text.splitlines())
-
-
-def _render_item(item: Any) -> str:
-    if isinstance(item, tuple):  # examples: (kind, text)
-        return str(item[1])
-    description = str(getattr(item, "description", "") or "")
-    label = getattr(item, "name", "") or ""
-    annotation = getattr(item, "annotation", None)
-    if not label and annotation is not None:
-        label = str(annotation)
-    return f"{label}: {description}" if label else description
-
-
-def _render_section(section: Any) -> str | None:
-    kind = str(getattr(section.kind, "value", section.kind))
-    if kind in _SKIPPED_SECTIONS:
-        return None
-    value = section.value
-    if kind == "text":
-        return str(value)
-    if kind == "admonition":
-        title = section.title or str(getattr(value, "annotation", "") or "Note").capitalize()
-        return f"{title}:\n{_indent(str(getattr(value, 'description', '') or ''))}"
-    title = section.title or _SECTION_TITLES.get(kind, kind.replace("_", " ").capitalize())
-    items = value if isinstance(value, list) else [value]
-    body = "\n".join(_render_item(item) for item in items)
-    return f"{title}:\n{_indent(body)}"
 
 
 def generate_lossless_description(
@@ -242,16 +262,54 @@ def generate_lossless_description(
     The SDK keeps only the first text block; this keeps Returns, Raises, Examples, notes and
     free text after `Args:` too, so a model sees the tool's whole contract. Parameter
     descriptions still go to the schema and are not repeated here.
-    """
-    doc = inspect.getdoc(func)
-    if not doc:
-        return None
-    resolved_style = style or _detect_docstring_style(doc)
-    if resolved_style == "google":
-        doc = _ensure_blank_line_before_google_sections(doc)
-    from griffe import Docstring
 
-    with _suppress_griffe_logging():
-        parsed = Docstring("\n" + doc, lineno=1, parser=resolved_style).parse()
-    parts = [text for text in (_render_section(section) for section in parsed) if text]
+    Args:
+        func: The function whose docstring to render.
+        style: The docstring style; auto-detected when None.
+
+    Returns:
+        Plain text with one paragraph per section, or None without a docstring.
+    """
+    return document_function(func, style, lossless=True).description
+
+
+# Only "parameters" feed the schema; everything else the SDK drops is kept, including
+# "Other Parameters", whose descriptions would otherwise be lost entirely.
+_SCHEMA_SECTIONS = frozenset({"parameters"})
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"    {line}" if line.strip() else "" for line in text.splitlines())
+
+
+def _render_item(item: Any) -> str:
+    if isinstance(item, tuple):  # an Examples entry: (kind, text)
+        return str(item[1])
+    description = str(getattr(item, "description", "") or "")
+    label = getattr(item, "name", "") or ""
+    annotation = getattr(item, "annotation", None)
+    if not label and annotation:
+        label = str(annotation)
+    return f"{label}: {description}" if label else description
+
+
+def _render_section(section: _Section) -> str | None:
+    if section.kind in _SCHEMA_SECTIONS:
+        return None
+    value = section.value
+    if section.kind == "text":
+        return str(value) if str(value).strip() else None
+    if section.kind == "admonition":
+        title = section.title or str(getattr(value, "annotation", "") or "Note").capitalize()
+        return f"{title}:\n{_indent(str(getattr(value, 'description', '') or ''))}"
+    title = section.title or " ".join(word.capitalize() for word in section.kind.split())
+    items = value if isinstance(value, list) else [value]
+    # Examples alternate prose and code blocks; a blank line keeps them apart.
+    separator = "\n\n" if section.kind == "examples" else "\n"
+    body = separator.join(_render_item(item) for item in items)
+    return f"{title}:\n{_indent(body)}"
+
+
+def _lossless_description(sections: list[_Section]) -> str | None:
+    parts = [text for text in (_render_section(section) for section in sections) if text]
     return "\n\n".join(parts) or None

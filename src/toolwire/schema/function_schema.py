@@ -16,8 +16,15 @@ from pydantic.fields import FieldInfo
 
 from ..context import RunContextWrapper, ToolContext
 from ..errors import ModelBehaviorError, UserError
-from .docstrings import DocstringStyle, generate_func_documentation, generate_lossless_description
+from .docstrings import DocstringStyle, document_function, generate_func_documentation
 from .strict import ensure_strict_json_schema
+
+__all__ = [
+    "DocstringStyle",
+    "FuncSchema",
+    "function_schema",
+    "generate_func_documentation",
+]
 
 
 @dataclass
@@ -128,10 +135,11 @@ def _is_context_type(annotation: Any) -> bool:
     """True for toolwire's contexts and the Agents SDK's (recognised without importing agents)."""
     if annotation is RunContextWrapper or annotation is ToolContext:
         return True
+    # Identity for ours, name for the SDK's: importing agents here would cost start-up time.
     return (
         isinstance(annotation, type)
-        and annotation.__qualname__ in _SDK_CONTEXT_NAMES
-        and annotation.__module__ in ("agents.run_context", "agents.tool_context")
+        and getattr(annotation, "__qualname__", None) in _SDK_CONTEXT_NAMES
+        and str(getattr(annotation, "__module__", "")).startswith("agents.")
     )
 
 
@@ -197,9 +205,7 @@ def function_schema(
 
     # 1. Grab docstring info
     if use_docstring_info:
-        doc_info = generate_func_documentation(func, docstring_style)
-        if lossless_docstring:
-            doc_info.description = generate_lossless_description(func, docstring_style)
+        doc_info = document_function(func, docstring_style, lossless=lossless_docstring)
         param_descs = dict(doc_info.param_descriptions or {})
     else:
         doc_info = None
