@@ -1,14 +1,27 @@
-"""`Server`: a registry of tools published over MCP, with decorators and `run()`."""
+"""`Server`: a registry of tools published over MCP, with decorators and `run()`.
+
+The protocol lives in `toolwire.protocol`; this module only collects tools and their MCP
+options (see `toolwire.protocol.registry` for how listings and output schemas are built).
+A server-side `timeout` applies to sync and async tools alike; a FunctionTool's own
+`timeout_seconds` is used when no server-side timeout is given.
+"""
 
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
 from .errors import UserError
-from .protocol.registry import RegisteredTool, infer_output_schema, normalize_annotations
+from .protocol.registry import (
+    RegisteredTool,
+    ToolRegistry,
+    infer_output_schema,
+    normalize_annotations,
+    normalize_output_schema,
+)
 from .tools.function_tool import FunctionTool, function_tool
 
 if TYPE_CHECKING:
@@ -50,9 +63,11 @@ class Server:
         self.instructions = instructions
         self.max_sync_workers = max_sync_workers
         self.max_message_bytes = max_message_bytes
-        self._registry: dict[str, RegisteredTool] = {}
+        self._registry = ToolRegistry()
+        self._registry.listeners.append(self._notify_changed)
         self._sessions: set[ServerSession] = set()
         self._limiter: anyio.CapacityLimiter | None = None
+        self._limiter_loop: object = None
         for tool in tools:
             self.add_tool(tool)
 
@@ -64,15 +79,22 @@ class Server:
     @property
     def tools(self) -> Mapping[str, RegisteredTool]:
         """The published tools by name (read-only)."""
-        return MappingProxyType(self._registry)
+        return MappingProxyType(self._registry._tools)
 
     @property
     def sync_limiter(self) -> anyio.CapacityLimiter:
-        """Bounds the threads running sync tools (created on first use, in the event loop)."""
-        if self._limiter is None:
+        """Bounds the threads running sync tools (one per event loop, made on first use)."""
+        import asyncio
+
+        try:
+            loop: object = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if self._limiter is None or self._limiter_loop is not loop:
             import anyio
 
             self._limiter = anyio.CapacityLimiter(self.max_sync_workers)
+            self._limiter_loop = loop
         return self._limiter
 
     @overload
@@ -144,29 +166,45 @@ class Server:
     ) -> FunctionTool:
         """Publish a toolwire `FunctionTool`, an `agents.FunctionTool`, or a plain callable.
 
-        Connected clients are told (`notifications/tools/list_changed`).
+        Connected handshake-era clients are told (`notifications/tools/list_changed`).
+
+        Args:
+            tool: The tool, or a function to wrap with `function_tool`.
+            title: A human-readable name shown by clients.
+            annotations: MCP hints (readOnlyHint, destructiveHint, idempotentHint,
+                openWorldHint, title).
+            meta: `_meta` sent with the tool listing.
+            output_schema: The JSON schema of structured results (see `Server.tool`).
+            timeout: Seconds after which the call is answered with a timeout error.
+
+        Returns:
+            The published `FunctionTool`.
+
+        Raises:
+            UserError: A tool with the same name is already published.
         """
+        module = type(tool).__module__
         if isinstance(tool, FunctionTool):
             built = tool
-        elif type(tool).__module__.startswith("agents.") and hasattr(tool, "on_invoke_tool"):
+        elif module == "agents" or module.startswith("agents."):
             built = FunctionTool.from_agents(tool)
         elif callable(tool):
             built = function_tool(tool)
         else:
             raise TypeError(
-                f"add_tool() takes a FunctionTool, an agents.FunctionTool or a callable, "
+                "add_tool() takes a FunctionTool, an agents.FunctionTool or a callable, "
                 f"not {type(tool).__name__}"
             )
         self._register(built, title, annotations, meta, output_schema, timeout)
         return built
 
     def remove_tool(self, name: str) -> None:
-        """Stop publishing a tool; connected clients are told."""
-        if name not in self._registry:
-            known = ", ".join(sorted(self._registry)) or "none"
-            raise KeyError(f"no tool named {name!r} (tools: {known})")
-        del self._registry[name]
-        self._notify_changed()
+        """Stop publishing a tool; connected handshake-era clients are told.
+
+        Raises:
+            KeyError: No tool has that name.
+        """
+        self._registry.remove(name)
 
     def _register(
         self,
@@ -179,32 +217,50 @@ class Server:
     ) -> None:
         if tool.name in self._registry:
             raise UserError(f"Server {self.name!r} already has a tool named {tool.name!r}")
-        if timeout is not None and (isinstance(timeout, bool) or not timeout > 0):
-            raise ValueError(f"timeout for tool {tool.name!r} must be a positive number")
-        wraps = False
-        if output_schema is None:
-            output_schema, wraps = infer_output_schema(tool.return_annotation)
-        elif output_schema.get("type") != "object":
-            raise UserError(f"output_schema of tool {tool.name!r} must have type 'object'")
-        self._registry[tool.name] = RegisteredTool(
-            tool=tool,
-            title=title,
-            annotations=normalize_annotations(annotations),
-            meta=meta,
-            output_schema=output_schema,
-            wraps_result=wraps,
-            timeout=timeout,
+        if tool.params_json_schema.get("type") != "object":
+            raise UserError(f"inputSchema of tool {tool.name!r} must have type 'object'")
+        if timeout is None:
+            timeout = tool.timeout_seconds
+        elif (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, int | float)
+            or not math.isfinite(timeout)
+            or timeout <= 0
+        ):
+            raise ValueError(f"timeout of tool {tool.name!r} must be a positive number of seconds")
+        if meta is not None and not isinstance(meta, dict):
+            raise UserError(f"meta of tool {tool.name!r} must be a dict")
+        schema: dict[str, Any] | None
+        if output_schema is not None:
+            schema, wraps = normalize_output_schema(output_schema)
+        elif tool.output_json_schema is not None:
+            schema, wraps = normalize_output_schema(tool.output_json_schema)
+        else:
+            schema, wraps = infer_output_schema(tool.return_annotation)
+        self._registry.add(
+            RegisteredTool(
+                tool=tool,
+                title=title,
+                annotations=normalize_annotations(annotations),
+                meta=dict(meta) if meta else None,
+                output_schema=schema,
+                wraps_result=wraps,
+                timeout=float(timeout) if timeout is not None else None,
+            )
         )
-        self._notify_changed()
+
+    def _attach(self, session: ServerSession) -> None:
+        self._sessions.add(session)
+
+    def _detach(self, session: ServerSession) -> None:
+        self._sessions.discard(session)
 
     def _notify_changed(self) -> None:
         for session in list(self._sessions):
-            group = session._task_group
-            if group is not None:
-                try:
-                    group.start_soon(session.tools_changed)
-                except RuntimeError:  # called from outside the session's event loop
-                    logger.debug("tools changed outside the event loop; not notified")
+            try:
+                session.start_soon(session.tools_changed)
+            except RuntimeError:  # not in the session's event loop, or already closed
+                logger.debug("tools changed outside the event loop; a session was not notified")
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until the client goes away (stdio: stdin EOF, SIGTERM/SIGINT, parent exit).

@@ -1,54 +1,115 @@
-"""Tool results -> MCP `CallToolResult` content, and MCP content -> ToolOutput* (for clients)."""
+"""Tool results <-> MCP content, both directions (the server uses one, a client adapter the other).
+
+Server direction (`call_result`), decisions:
+
+- `str` -> one text block. `None` -> no content blocks (an empty list is valid MCP).
+- `ToolOutputText` -> text block. `ToolOutputImage` with a `data:` URL -> image block (base64
+  `data` + `mimeType`); with an http(s) URL -> a `resource_link` (MCP image blocks carry bytes
+  and fetching the URL would put network I/O in the server), degraded to a text block holding
+  the URL before 2025-06-18 (which has no `resource_link`); with only a `file_id` -> text.
+- `ToolOutputFileContent` with `file_data` (a data URL or bare base64) -> embedded resource
+  with a `blob` (uri `file:///<filename>`); with `file_url` -> `resource_link` (text before
+  2025-06-18); with only `file_id` -> text. The dict forms (`{"type": "image", ...}`) count too.
+- A list/tuple made only of such outputs -> several blocks, in order.
+- dict / pydantic model / dataclass -> `structuredContent` plus a JSON text mirror.
+- A tool with an output schema sends `structuredContent` for every successful result,
+  `{"result": value}` when the schema wraps a non-object value.
+- Failures -> `isError: true` with the failure text as the only block, never structured.
+- Versions before 2025-06-18 know no `structuredContent`: the text mirror alone carries it.
+
+Client direction (`content_to_outputs`): text -> `ToolOutputText`; image -> `ToolOutputImage`
+with a data URL; audio and blob resources -> `ToolOutputFileContent` with a data URL; text
+resources -> `ToolOutputText`; `resource_link` -> `ToolOutputImage` (image mime types) or
+`ToolOutputFileContent(file_url=...)`; anything else -> its JSON as text.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from typing import Any
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, unquote, urlsplit
 
 from ..tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
-from .registry import RegisteredTool, to_jsonable
+from . import eras
 
+if TYPE_CHECKING:
+    from .registry import RegisteredTool
+
+__all__ = ["call_result", "content_to_outputs", "error_result", "output_block", "to_jsonable"]
+
+ToolOutput = ToolOutputText | ToolOutputImage | ToolOutputFileContent
 _OUTPUT_TYPES = (ToolOutputText, ToolOutputImage, ToolOutputFileContent)
+_DICT_TYPES: dict[str, type[ToolOutput]] = {
+    "text": ToolOutputText,
+    "image": ToolOutputImage,
+    "file": ToolOutputFileContent,
+}
 
 
-def _as_output(value: Any) -> ToolOutputText | ToolOutputImage | ToolOutputFileContent | None:
+def to_jsonable(value: Any) -> Any:
+    """Plain JSON data for a value (pydantic models, dataclasses, datetimes, ...)."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    from pydantic_core import to_jsonable_python
+
+    try:
+        return to_jsonable_python(value)
+    except Exception:
+        return str(value)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _as_output(value: Any) -> ToolOutput | None:
     if isinstance(value, _OUTPUT_TYPES):
         return value
-    if isinstance(value, dict) and value.get("type") in ("text", "image", "file"):
-        model: dict[str, type[ToolOutputText | ToolOutputImage | ToolOutputFileContent]] = {
-            "text": ToolOutputText,
-            "image": ToolOutputImage,
-            "file": ToolOutputFileContent,
-        }
-        try:
-            return model[value["type"]].model_validate(value)
-        except Exception:
-            return None
+    if isinstance(value, dict) and isinstance(value.get("type"), str):
+        model = _DICT_TYPES.get(value["type"])
+        if model is not None:
+            try:
+                return model.model_validate(value)
+            except Exception:
+                return None
     return None
 
 
 def _split_data_url(url: str) -> tuple[str, str] | None:
-    """("image/png", base64 data) for a base64 data URL."""
-    if not url.startswith("data:") or ";base64," not in url:
+    """(mime type, base64 data) of a base64 data URL, else None."""
+    if not url.startswith("data:"):
         return None
-    header, data = url[5:].split(",", 1)
-    return header.split(";", 1)[0] or "application/octet-stream", data
+    header, sep, data = url[5:].partition(",")
+    if not sep or not header.endswith(";base64"):
+        return None
+    return header[: -len(";base64")].split(";", 1)[0] or "application/octet-stream", data
 
 
-def output_block(
-    output: ToolOutputText | ToolOutputImage | ToolOutputFileContent,
-) -> dict[str, Any]:
-    """One MCP content block for one structured output."""
+def _link(uri: str, name: str, version: str, mime: str | None = None) -> dict[str, Any]:
+    if not eras.supports(version, "resource_link"):
+        return {"type": "text", "text": uri}
+    block: dict[str, Any] = {"type": "resource_link", "uri": uri, "name": name}
+    if mime:
+        block["mimeType"] = mime
+    return block
+
+
+def _name_of(uri: str, fallback: str) -> str:
+    path = urlsplit(uri).path.rstrip("/")
+    return unquote(path.rsplit("/", 1)[-1]) or fallback
+
+
+def output_block(output: ToolOutput, version: str = eras.LATEST_HANDSHAKE) -> dict[str, Any]:
+    """One MCP content block for one structured output, as `version` knows them."""
     if isinstance(output, ToolOutputText):
         return {"type": "text", "text": output.text}
     if isinstance(output, ToolOutputImage):
-        if output.image_url:
+        if output.image_url is not None:
             parts = _split_data_url(output.image_url)
             if parts is not None:
                 return {"type": "image", "data": parts[1], "mimeType": parts[0]}
-            return {"type": "resource_link", "uri": output.image_url, "name": "image"}
+            return _link(output.image_url, _name_of(output.image_url, "image"), version)
         return {"type": "text", "text": f"image file_id: {output.file_id}"}
     name = output.filename or "file"
     if output.file_data is not None:
@@ -56,68 +117,102 @@ def output_block(
         mime, data = parts if parts else ("application/octet-stream", output.file_data)
         return {
             "type": "resource",
-            "resource": {"uri": f"file:///{name}", "mimeType": mime, "blob": data},
+            "resource": {"uri": "file:///" + quote(name), "mimeType": mime, "blob": data},
         }
     if output.file_url is not None:
-        return {"type": "resource_link", "uri": output.file_url, "name": name}
+        return _link(output.file_url, output.filename or _name_of(output.file_url, "file"), version)
     return {"type": "text", "text": f"file_id: {output.file_id}"}
 
 
-def _text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+def _is_structured(value: Any) -> bool:
+    from pydantic import BaseModel
+
+    return isinstance(value, dict | BaseModel) or (
+        dataclasses.is_dataclass(value) and not isinstance(value, type)
+    )
 
 
-def call_result(entry: RegisteredTool, output: Any, is_error: bool) -> dict[str, Any]:
-    """The `tools/call` result for one outcome."""
-    if is_error:
-        return {"content": [{"type": "text", "text": str(output)}], "isError": True}
+def error_result(text: str) -> dict[str, Any]:
+    """An `isError` result carrying `text`."""
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def call_result(entry: RegisteredTool, output: Any, version: str) -> dict[str, Any]:
+    """The `tools/call` result of a successful call, shaped for `version`."""
+    structured_ok = eras.supports(version, "structuredContent")
+    blocks: list[dict[str, Any]] | None = None
+    if isinstance(output, str):
+        blocks = [{"type": "text", "text": output}]
+    else:
+        single = _as_output(output)
+        if single is not None:
+            blocks = [output_block(single, version)]
+        elif isinstance(output, list | tuple) and output:
+            outputs = [_as_output(item) for item in output]
+            if all(item is not None for item in outputs):
+                blocks = [output_block(item, version) for item in outputs if item is not None]
     if entry.output_schema is not None:
         data = to_jsonable(output)
-        structured = {"result": data} if entry.wraps_result else data
-        text = data if isinstance(data, str) else _text(data)
-        return {
-            "content": [{"type": "text", "text": text}],
-            "structuredContent": structured,
-            "isError": False,
-        }
-    if isinstance(output, str):
-        return {"content": [{"type": "text", "text": output}], "isError": False}
-    single = _as_output(output)
-    if single is not None:
-        return {"content": [output_block(single)], "isError": False}
-    if isinstance(output, list | tuple) and output:
-        outputs = [_as_output(item) for item in output]
-        if all(item is not None for item in outputs):
-            blocks = [output_block(item) for item in outputs if item is not None]
-            return {"content": blocks, "isError": False}
-    if isinstance(output, dict | BaseModel) or _is_dataclass_instance(output):
-        data = to_jsonable(output)
-        if isinstance(data, dict):
-            return {
-                "content": [{"type": "text", "text": _text(data)}],
-                "structuredContent": data,
-                "isError": False,
-            }
+        if blocks is None:
+            text = data if isinstance(data, str) else _dumps(data)
+            blocks = [{"type": "text", "text": text}]
+        result: dict[str, Any] = {"content": blocks}
+        if structured_ok:
+            result["structuredContent"] = {"result": data} if entry.wraps_result else data
+        result["isError"] = False
+        return result
+    if blocks is not None:
+        return {"content": blocks, "isError": False}
     if output is None:
         return {"content": [], "isError": False}
-    try:
-        text = output if isinstance(output, str) else _text(to_jsonable(output))
-    except Exception:
-        text = str(output)
+    data = to_jsonable(output)
+    if isinstance(data, dict) and _is_structured(output):
+        result = {"content": [{"type": "text", "text": _dumps(data)}]}
+        if structured_ok:
+            result["structuredContent"] = data
+        result["isError"] = False
+        return result
+    text = data if isinstance(data, str) else _dumps(data)
     return {"content": [{"type": "text", "text": text}], "isError": False}
 
 
-def _is_dataclass_instance(value: Any) -> bool:
-    import dataclasses
-
-    return dataclasses.is_dataclass(value) and not isinstance(value, type)
-
-
-def strip_version_fields(result: dict[str, Any], version: str) -> dict[str, Any]:
-    """Drop result fields an older protocol version does not know."""
-    if version < "2025-06-18" and "structuredContent" in result:
-        result = {k: v for k, v in result.items() if k != "structuredContent"}
-    if version < "2025-03-26":
-        blocks = [b for b in result["content"] if b.get("type") in ("text", "image", "resource")]
-        result = {**result, "content": blocks}
-    return result
+def content_to_outputs(content: list[dict[str, Any]]) -> list[ToolOutput]:
+    """MCP content blocks (wire dicts) -> toolwire outputs, for a client adapter."""
+    outputs: list[ToolOutput] = []
+    for block in content:
+        kind = block.get("type")
+        if kind == "text":
+            outputs.append(ToolOutputText(text=str(block.get("text", ""))))
+        elif kind == "image":
+            url = f"data:{block.get('mimeType', 'image/png')};base64,{block.get('data', '')}"
+            outputs.append(ToolOutputImage(image_url=url))
+        elif kind == "audio":
+            url = f"data:{block.get('mimeType', 'audio/wav')};base64,{block.get('data', '')}"
+            outputs.append(ToolOutputFileContent(file_data=url))
+        elif kind == "resource" and isinstance(block.get("resource"), dict):
+            resource = block["resource"]
+            uri = str(resource.get("uri", ""))
+            if "blob" in resource:
+                mime = resource.get("mimeType") or "application/octet-stream"
+                outputs.append(
+                    ToolOutputFileContent(
+                        file_data=f"data:{mime};base64,{resource['blob']}",
+                        filename=_name_of(uri, "file"),
+                    )
+                )
+            else:
+                outputs.append(ToolOutputText(text=str(resource.get("text", ""))))
+        elif kind == "resource_link" and isinstance(block.get("uri"), str):
+            mime = block.get("mimeType")
+            if isinstance(mime, str) and mime.startswith("image/"):
+                outputs.append(ToolOutputImage(image_url=block["uri"]))
+            else:
+                name = block.get("name")
+                outputs.append(
+                    ToolOutputFileContent(
+                        file_url=block["uri"], filename=name if isinstance(name, str) else None
+                    )
+                )
+        else:
+            outputs.append(ToolOutputText(text=_dumps(block)))
+    return outputs

@@ -1,4 +1,17 @@
-"""The two MCP protocol eras: the handshake era and the stateless 2026-07-28 era."""
+"""The two MCP protocol eras: versions, negotiation, features per version, the modern envelope.
+
+- Handshake era: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, negotiated by `initialize`
+  (a version the server does not know gets the latest one as a counter-offer, as the SDK's
+  `_negotiate_initialize` does).
+- Modern era: 2026-07-28, stateless; every request carries `params._meta` with the protocol
+  version and the client capabilities. The checks below follow the SDK's inbound ladder
+  (`mcp/shared/inbound.py` `classify_inbound_request`), messages and codes included.
+
+What each version knows (so a reply never carries a field its version lacks):
+annotations and audio arrived in 2025-03-26; `title`, `outputSchema`, `structuredContent`,
+`resource_link` content and a tool's `_meta` in 2025-06-18; `resultType`, `ttlMs`/`cacheScope`
+and the `serverInfo` stamp exist only in 2026-07-28.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +19,48 @@ from typing import Any
 
 from .jsonrpc import INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION, ProtocolError
 
+__all__ = [
+    "HANDSHAKE_VERSIONS",
+    "LATEST_HANDSHAKE",
+    "LOG_LEVELS",
+    "MODERN_VERSIONS",
+    "check_envelope",
+    "has_envelope",
+    "invalid_params",
+    "negotiate",
+    "supports",
+]
+
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MODERN_VERSIONS = ("2026-07-28",)
 LATEST_HANDSHAKE = HANDSHAKE_VERSIONS[-1]
+LATEST_MODERN = MODERN_VERSIONS[-1]
+ALL_VERSIONS = HANDSHAKE_VERSIONS + MODERN_VERSIONS
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
+# RFC 5424 severities, ascending, as MCP's LoggingLevel lists them.
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+_SINCE = {
+    "annotations": "2025-03-26",
+    "audio": "2025-03-26",
+    "title": "2025-06-18",
+    "outputSchema": "2025-06-18",
+    "structuredContent": "2025-06-18",
+    "resource_link": "2025-06-18",
+    "tool_meta": "2025-06-18",
+    "modern": "2026-07-28",
+}
+
+
+def supports(version: str, feature: str) -> bool:
+    """Whether `version` knows `feature` (one of the keys documented in the module docstring)."""
+    return version >= _SINCE[feature]  # ISO dates compare as strings
 
 
 def negotiate(requested: Any) -> str:
@@ -21,36 +68,88 @@ def negotiate(requested: Any) -> str:
     return requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE
 
 
-def is_enveloped(params: Any) -> bool:
-    """Whether a request carries the 2026-07-28 per-request envelope."""
-    if not isinstance(params, dict):
+def invalid_params(detail: str) -> ProtocolError:
+    """The SDK's surface-validation error (-32602 "Invalid request parameters"), with a reason."""
+    return ProtocolError(INVALID_PARAMS, "Invalid request parameters", detail)
+
+
+def has_envelope(params: dict[str, Any] | None) -> bool:
+    """Whether a request claims the modern era: its `_meta` carries the protocol-version key.
+
+    The key alone decides (as in the SDK), so a half-built envelope still routes modern and
+    gets the error naming what is missing.
+    """
+    if not params:
         return False
     meta = params.get("_meta")
     return isinstance(meta, dict) and META_VERSION in meta
 
 
-def check_envelope(params: Any) -> dict[str, Any]:
-    """Validate a modern request's `_meta` envelope; return it."""
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    if (
-        not isinstance(meta, dict)
-        or not isinstance(meta.get(META_VERSION), str)
-        or not isinstance(meta.get(META_CAPABILITIES), dict)
-    ):
+def check_envelope(params: dict[str, Any] | None) -> tuple[str, str | None]:
+    """Validate a modern request's envelope; return (protocol version, log level or None).
+
+    Raises:
+        ProtocolError: -32602 for a missing or malformed envelope, -32022 for a version this
+            server does not serve.
+    """
+    meta = params.get("_meta") if params else None
+    if not isinstance(meta, dict):
         raise ProtocolError(
             INVALID_PARAMS,
             "params._meta must be an object carrying the required "
-            f"'{META_VERSION}' and '{META_CAPABILITIES}' envelope keys",
+            f"{META_VERSION!r} and {META_CAPABILITIES!r} envelope keys",
         )
-    if meta[META_VERSION] not in MODERN_VERSIONS:
+    missing = [key for key in (META_VERSION, META_CAPABILITIES) if key not in meta]
+    if missing:
+        raise ProtocolError(
+            INVALID_PARAMS,
+            f"params._meta is missing the required envelope key(s): {', '.join(missing)}",
+        )
+    version = meta[META_VERSION]
+    if not isinstance(version, str):
+        raise ProtocolError(INVALID_PARAMS, "the protocol-version envelope value must be a string")
+    if version not in MODERN_VERSIONS:
         raise ProtocolError(
             UNSUPPORTED_PROTOCOL_VERSION,
             "Unsupported protocol version",
-            {"supported": list(MODERN_VERSIONS), "requested": meta[META_VERSION]},
+            {"supported": list(MODERN_VERSIONS), "requested": version},
         )
-    return meta
+    if not isinstance(meta[META_CAPABILITIES], dict):
+        raise invalid_params(f"params._meta[{META_CAPABILITIES!r}] must be an object")
+    info = meta.get(META_CLIENT_INFO)
+    if info is not None and not _is_implementation(info):
+        raise invalid_params(
+            f"params._meta[{META_CLIENT_INFO!r}] must be an object with string name and version"
+        )
+    level = meta.get(META_LOG_LEVEL)
+    if level is not None and level not in LOG_LEVELS:
+        raise invalid_params(
+            f"params._meta[{META_LOG_LEVEL!r}] must be one of {', '.join(LOG_LEVELS)}"
+        )
+    return version, level
 
 
-def at_least(version: str, minimum: str) -> bool:
-    """Whether `version` is `minimum` or newer (dates compare as strings)."""
-    return version >= minimum
+def _is_implementation(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("name"), str)
+        and isinstance(value.get("version"), str)
+    )
+
+
+def check_initialize(params: dict[str, Any] | None) -> str:
+    """Validate `initialize` params; return the requested version.
+
+    `protocolVersion` must be a string (as in the SDK); `capabilities` and `clientInfo` must
+    be objects when present. Unlike the SDK, a missing `clientInfo`/`capabilities` or a
+    `clientInfo` without `version` is tolerated: nothing here depends on them, and refusing
+    the handshake would only lock out a sloppy client.
+    """
+    params = params or {}
+    requested = params.get("protocolVersion")
+    if not isinstance(requested, str):
+        raise invalid_params("initialize: 'protocolVersion' must be a string")
+    for key in ("capabilities", "clientInfo"):
+        if key in params and not isinstance(params[key], dict):
+            raise invalid_params(f"initialize: {key!r} must be an object")
+    return requested

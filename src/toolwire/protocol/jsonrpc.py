@@ -1,9 +1,53 @@
-"""JSON-RPC 2.0 framing-agnostic helpers: error codes, encoding, message shapes."""
+"""JSON-RPC 2.0, framing-agnostic: decode one frame, classify it, encode replies.
+
+Decisions (kept in step with the tests in tests/protocol/):
+
+- A frame is UTF-8, always: it is decoded strictly before `json.loads` (which would otherwise
+  guess UTF-16/32 from the bytes). A leading UTF-8 BOM is tolerated. `NaN`/`Infinity` are not
+  JSON and are a parse error, as is a frame that is not valid UTF-8.
+- Ids are strings or integers of any size (echoed back exactly); null, floats, booleans,
+  arrays and objects are not ids, so such a message is an invalid request answered with
+  `id: null`.
+- Batches (JSON arrays) were allowed by MCP 2025-03-26 and removed later. The official SDK
+  silently drops them. toolwire answers instead: each request in the array gets
+  `-32600 "Batches are not supported"` with its own id (so a client waiting on it is not left
+  hanging); notifications and responses in it get nothing; and if the array is empty or
+  holds anything else (non-objects, bad ids) one more such error goes out with `id: null`.
+  Replies are separate frames rather than one array because every MCP client parses one
+  object per message.
+- Responses from the client (`result`/`error` with an id) are ignored: this server never
+  sends requests.
+- Encoding is compact (`separators=(",", ":")`, `ensure_ascii=False`). A string holding a
+  lone surrogate (legal in JSON text as an escape, not encodable as UTF-8) falls back to
+  ASCII escapes so the wire always stays valid UTF-8.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "UNSUPPORTED_PROTOCOL_VERSION",
+    "Invalid",
+    "Notification",
+    "ProtocolError",
+    "Request",
+    "classify",
+    "decode",
+    "encode",
+    "error_message",
+    "notification",
+    "result_message",
+    "result_message_raw",
+    "valid_id",
+]
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -16,7 +60,13 @@ RequestId = str | int
 
 
 class ProtocolError(Exception):
-    """A request that must be answered with a JSON-RPC error."""
+    """A request that must be answered with a JSON-RPC error.
+
+    Args:
+        code: The JSON-RPC error code.
+        message: The error message.
+        data: Optional `error.data`.
+    """
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
         super().__init__(message)
@@ -25,28 +75,163 @@ class ProtocolError(Exception):
         self.data = data
 
 
-def encode(message: dict[str, Any]) -> bytes:
-    """One message as compact UTF-8 JSON (no trailing newline)."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode(
-        "utf-8", "surrogatepass"
-    )
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A request: it gets exactly one reply (unless the client cancels it)."""
+
+    id: RequestId
+    method: str
+    params: dict[str, Any] | None
 
 
-def result_message(request_id: RequestId, result: dict[str, Any]) -> bytes:
-    return encode({"jsonrpc": "2.0", "id": request_id, "result": result})
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """A notification: never answered."""
+
+    method: str
+    params: dict[str, Any] | None
 
 
-def error_message(request_id: RequestId | None, code: int, message: str, data: Any = None) -> bytes:
-    error: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return encode({"jsonrpc": "2.0", "id": request_id, "error": error})
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """A message that cannot be served; `reply` is the error frame to send, or None."""
+
+    reply: bytes | None
 
 
-def notification(method: str, params: dict[str, Any]) -> bytes:
-    return encode({"jsonrpc": "2.0", "method": method, "params": params})
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def decode(frame: bytes) -> Any:
+    """Parse one frame as UTF-8 JSON.
+
+    Raises:
+        ValueError: The frame is not UTF-8 or not JSON (`UnicodeDecodeError` is a ValueError).
+    """
+    text = frame.decode("utf-8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return json.loads(text, parse_constant=_no_constants)
 
 
 def valid_id(value: Any) -> bool:
-    """JSON-RPC ids are strings or integers here (null, floats, bools and objects are refused)."""
+    """JSON-RPC ids here are strings or integers (never null, floats, booleans or objects)."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def classify(message: Any) -> Request | Notification | Invalid:
+    """Sort one decoded (non-batch) message into a request, a notification or an invalid one."""
+    if not isinstance(message, dict):
+        return Invalid(error_message(None, INVALID_REQUEST, "Invalid request: not an object"))
+    raw_id: Any = message.get("id")
+    has_id = "id" in message
+    if message.get("jsonrpc") != "2.0":
+        reply_id = raw_id if valid_id(raw_id) else None
+        if not has_id and isinstance(message.get("method"), str):
+            return Invalid(None)  # a malformed notification: nothing may be sent back
+        return Invalid(
+            error_message(reply_id, INVALID_REQUEST, "Invalid request: 'jsonrpc' must be \"2.0\"")
+        )
+    method = message.get("method")
+    if method is None and has_id and ("result" in message or "error" in message):
+        return Invalid(None)  # a response; this server sends no requests to match it with
+    if not has_id:
+        # A notification (or garbage without an id): JSON-RPC forbids replying to notifications.
+        if not isinstance(method, str):
+            return Invalid(None)
+        params = message.get("params")
+        return Notification(method, params if isinstance(params, dict) else None)
+    if not valid_id(raw_id):
+        return Invalid(
+            error_message(
+                None, INVALID_REQUEST, "Invalid request: 'id' must be a string or an integer"
+            )
+        )
+    if not isinstance(method, str):
+        return Invalid(
+            error_message(raw_id, INVALID_REQUEST, "Invalid request: 'method' must be a string")
+        )
+    params = message.get("params")
+    if params is not None and not isinstance(params, dict):
+        return Invalid(
+            error_message(raw_id, INVALID_PARAMS, "Invalid params: 'params' must be an object")
+        )
+    return Request(raw_id, method, params)
+
+
+def batch_replies(batch: list[Any]) -> list[bytes]:
+    """The error frames for a batch (see the module docstring)."""
+    text = "Batches are not supported"
+    replies = []
+    junk = not batch
+    for element in batch:
+        if not isinstance(element, dict):
+            junk = True
+            continue
+        element_id = element.get("id")
+        if "id" not in element or "method" not in element:
+            junk = junk or (not isinstance(element.get("method"), str) and "id" not in element)
+            continue  # a notification or a response: never answered
+        if valid_id(element_id):
+            replies.append(error_message(element_id, INVALID_REQUEST, text))
+        else:
+            junk = True
+    if junk:
+        replies.append(error_message(None, INVALID_REQUEST, text))
+    return replies
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as compact UTF-8 JSON (no trailing newline)."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escape it instead of emitting invalid UTF-8
+        return json.dumps(message, separators=(",", ":")).encode("ascii")
+
+
+def _id_bytes(request_id: RequestId | None) -> bytes:
+    if request_id is None:
+        return b"null"
+    if isinstance(request_id, int):
+        return str(request_id).encode("ascii")
+    return encode_value(request_id)
+
+
+def encode_value(value: Any) -> bytes:
+    """One JSON value, compact, always valid UTF-8."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, separators=(",", ":")).encode("ascii")
+
+
+def result_message(request_id: RequestId, result: dict[str, Any]) -> bytes:
+    """A success response."""
+    return result_message_raw(request_id, encode_value(result))
+
+
+def result_message_raw(request_id: RequestId, result_json: bytes) -> bytes:
+    """A success response around an already-encoded result (used for cached payloads)."""
+    return b'{"jsonrpc":"2.0","id":' + _id_bytes(request_id) + b',"result":' + result_json + b"}"
+
+
+def error_message(request_id: RequestId | None, code: int, message: str, data: Any = None) -> bytes:
+    """An error response (`data` omitted when None)."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return (
+        b'{"jsonrpc":"2.0","id":'
+        + _id_bytes(request_id)
+        + b',"error":'
+        + encode_value(error)
+        + b"}"
+    )
+
+
+def notification(method: str, params: dict[str, Any]) -> bytes:
+    """A notification frame."""
+    return encode({"jsonrpc": "2.0", "method": method, "params": params})

@@ -1,22 +1,51 @@
-"""A tool as the server publishes it: the FunctionTool plus its MCP options, and the
-per-era `tools/list` entry computed once."""
+"""The tools a server publishes: each FunctionTool with its MCP options, listed per version.
+
+Decisions:
+
+- `outputSchema`: an explicit `output_schema` wins, then the FunctionTool's own
+  `output_json_schema`, then one inferred from the return annotation with pydantic's
+  `TypeAdapter(annotation).json_schema(mode="serialization")`. No annotation, `None`, `Any`,
+  `str` and the `ToolOutput*` types (and lists/unions of them) get no output schema: their
+  results are content blocks, and a `{"result": "..."}` copy of a text would only double it.
+  A schema whose root is not an object (`int`, `list[str]`, unions, ...) is wrapped as
+  `{"type": "object", "properties": {"result": ...}, "required": ["result"]}`, as FastMCP
+  does, because handshake-era clients reject non-object output schemas; the results are then
+  sent as `structuredContent: {"result": value}`. A root `$ref` to an object definition
+  (pydantic's form for recursive models) is inlined so the root says `"type": "object"`.
+- `inputSchema` is the FunctionTool's `params_json_schema`; it must be object-rooted.
+- `annotations` take a dict (or any object with `model_dump`, e.g. mcp's `ToolAnnotations`)
+  with the MCP keys only. Before 2025-06-18 a tool `title` travels as `annotations.title`.
+- Listing entries are computed once per (tool, version); whole `tools/list` pages are cached
+  as encoded bytes per version by the handlers and dropped whenever the set changes.
+- `is_enabled=False` hides a tool from listing and calling. A callable `is_enabled` is asked
+  (with an empty run context and no agent) at every `tools/list` and `tools/call`.
+"""
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, get_args, get_origin
 
+from ..errors import UserError
 from ..tools.function_tool import FunctionTool
 from ..tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
-from .eras import at_least
+from . import eras
 
-_ANNOTATION_KEYS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+__all__ = [
+    "RegisteredTool",
+    "ToolRegistry",
+    "infer_output_schema",
+    "normalize_annotations",
+    "normalize_output_schema",
+]
+
+ANNOTATION_KEYS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 _CONTENT_TYPES = (ToolOutputText, ToolOutputImage, ToolOutputFileContent)
 
 
-@dataclass
+@dataclass(eq=False)
 class RegisteredTool:
     """One published tool.
 
@@ -41,10 +70,11 @@ class RegisteredTool:
 
     @property
     def name(self) -> str:
+        """The tool's name."""
         return self.tool.name
 
     def listing(self, version: str) -> dict[str, Any]:
-        """The `tools/list` entry for a protocol version (cached)."""
+        """The `tools/list` entry for a protocol version (computed once)."""
         cached = self._listing.get(version)
         if cached is None:
             cached = self._listing[version] = self._build_listing(version)
@@ -52,38 +82,106 @@ class RegisteredTool:
 
     def _build_listing(self, version: str) -> dict[str, Any]:
         entry: dict[str, Any] = {"name": self.tool.name}
-        title = self.title or (self.annotations or {}).get("title")
-        if title and at_least(version, "2025-06-18"):
-            entry["title"] = title
+        annotations = dict(self.annotations) if self.annotations else {}
+        if self.title and eras.supports(version, "title"):
+            entry["title"] = self.title
+        elif self.title and "title" not in annotations:
+            annotations["title"] = self.title
         if self.tool.description:
             entry["description"] = self.tool.description
         entry["inputSchema"] = self.tool.params_json_schema
-        if self.output_schema is not None and at_least(version, "2025-06-18"):
+        if self.output_schema is not None and eras.supports(version, "outputSchema"):
             entry["outputSchema"] = self.output_schema
-        if self.annotations and at_least(version, "2025-03-26"):
-            entry["annotations"] = dict(self.annotations)
-        if self.meta and at_least(version, "2025-06-18"):
-            entry["_meta"] = dict(self.meta)
+        if annotations and eras.supports(version, "annotations"):
+            entry["annotations"] = annotations
+        if self.meta and eras.supports(version, "tool_meta"):
+            entry["_meta"] = self.meta
         return entry
 
 
+class ToolRegistry(Mapping[str, RegisteredTool]):
+    """Published tools by name, in registration order; tells listeners about changes."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, RegisteredTool] = {}
+        self.page_cache: dict[tuple[str, int], bytes] = {}
+        self.dynamic = 0  # how many tools have a callable is_enabled
+        self.listeners: list[Callable[[], None]] = []
+
+    def __getitem__(self, name: str) -> RegisteredTool:
+        return self._tools[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tools)
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def add(self, entry: RegisteredTool) -> None:
+        """Publish `entry`; a name already taken is a UserError."""
+        if entry.name in self._tools:
+            raise UserError(f"A tool named {entry.name!r} is already registered on this server")
+        self._tools[entry.name] = entry
+        self.dynamic += not isinstance(entry.tool.is_enabled, bool)
+        self._changed()
+
+    def remove(self, name: str) -> RegisteredTool:
+        """Stop publishing `name`; an unknown name is a KeyError naming the known ones."""
+        entry = self._tools.pop(name, None)
+        if entry is None:
+            known = ", ".join(sorted(self._tools)) or "none"
+            raise KeyError(f"No tool named {name!r} on this server (tools: {known})")
+        self.dynamic -= not isinstance(entry.tool.is_enabled, bool)
+        self._changed()
+        return entry
+
+    def _changed(self) -> None:
+        self.page_cache.clear()
+        for listener in list(self.listeners):
+            listener()
+
+    def entries(self) -> list[RegisteredTool]:
+        """All entries, in order."""
+        return list(self._tools.values())
+
+
+async def is_enabled(entry: RegisteredTool) -> bool:
+    """Whether a tool is listed and callable now."""
+    flag = entry.tool.is_enabled
+    if isinstance(flag, bool):
+        return flag
+    from ..context import RunContextWrapper
+
+    try:
+        answer = flag(RunContextWrapper(None), None)
+        if inspect.isawaitable(answer):
+            answer = await answer
+    except Exception:
+        return False
+    return bool(answer)
+
+
 def normalize_annotations(annotations: Any) -> dict[str, Any] | None:
-    """Accept a dict (or an object with the same attributes); refuse unknown keys by name."""
+    """Accept a dict (or an object with `model_dump`); refuse unknown keys and non-bool hints."""
     if annotations is None:
         return None
     if not isinstance(annotations, dict):
-        dumped = getattr(annotations, "model_dump", None)
-        if callable(dumped):
-            annotations = dumped(by_alias=True, exclude_none=True)
-        else:
+        dump = getattr(annotations, "model_dump", None)
+        if not callable(dump):
             raise TypeError(f"annotations must be a dict, not {type(annotations).__name__}")
-    unknown = sorted(set(annotations) - set(_ANNOTATION_KEYS))
+        annotations = dump(by_alias=True, exclude_none=True)
+    unknown = sorted(set(annotations) - set(ANNOTATION_KEYS))
     if unknown:
-        raise ValueError(
-            f"unknown tool annotation(s) {', '.join(unknown)}; "
-            f"MCP defines {', '.join(_ANNOTATION_KEYS)}"
+        raise UserError(
+            f"Unknown tool annotation(s) {', '.join(unknown)}; "
+            f"MCP defines {', '.join(ANNOTATION_KEYS)}"
         )
-    return dict(annotations)
+    for key, value in annotations.items():
+        if key == "title" and not isinstance(value, str):
+            raise UserError("Tool annotation 'title' must be a string")
+        if key != "title" and not isinstance(value, bool):
+            raise UserError(f"Tool annotation {key!r} must be true or false")
+    return {key: annotations[key] for key in ANNOTATION_KEYS if key in annotations}
 
 
 def _is_content_annotation(annotation: Any) -> bool:
@@ -91,12 +189,45 @@ def _is_content_annotation(annotation: Any) -> bool:
         return True
     if isinstance(annotation, type) and issubclass(annotation, _CONTENT_TYPES):
         return True
-    args = get_args(annotation)
-    return (
-        bool(args)
-        and get_origin(annotation) is not dict
-        and all(_is_content_annotation(arg) for arg in args)
-    )
+    if get_origin(annotation) is dict:
+        return False
+    args = [arg for arg in get_args(annotation) if arg is not Ellipsis]
+    return bool(args) and all(_is_content_annotation(arg) for arg in args)
+
+
+def _object_rooted(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The schema with an object root (inlining a root `$ref`), or None if it is not one."""
+    if schema.get("type") == "object":
+        return schema
+    ref = schema.get("$ref")
+    defs = schema.get("$defs")
+    if isinstance(ref, str) and isinstance(defs, dict) and set(schema) == {"$ref", "$defs"}:
+        target = defs.get(ref.rsplit("/", 1)[-1])
+        if isinstance(target, dict) and target.get("type") == "object":
+            # Keep every definition (the target too): a recursive model refers to itself.
+            return {**target, "$defs": defs}
+    return None
+
+
+def _wrap(schema: dict[str, Any]) -> dict[str, Any]:
+    inner = dict(schema)
+    defs = inner.pop("$defs", None)
+    wrapped: dict[str, Any] = {
+        "type": "object",
+        "properties": {"result": inner},
+        "required": ["result"],
+    }
+    if defs:
+        wrapped["$defs"] = defs
+    return wrapped
+
+
+def normalize_output_schema(schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """(object-rooted schema, wraps_result) for an explicit output schema."""
+    if not isinstance(schema, dict):
+        raise UserError("output_schema must be a JSON schema object (a dict)")
+    rooted = _object_rooted(schema)
+    return (rooted, False) if rooted is not None else (_wrap(schema), True)
 
 
 def infer_output_schema(return_annotation: Any) -> tuple[dict[str, Any] | None, bool]:
@@ -109,37 +240,4 @@ def infer_output_schema(return_annotation: Any) -> tuple[dict[str, Any] | None, 
         schema = TypeAdapter(return_annotation).json_schema(mode="serialization")
     except Exception:
         return None, False
-    if schema.get("type") == "object" or ("$ref" in schema and _resolves_to_object(schema)):
-        return schema, False
-    defs = schema.pop("$defs", None)
-    wrapped: dict[str, Any] = {
-        "type": "object",
-        "properties": {"result": schema},
-        "required": ["result"],
-    }
-    if defs:
-        wrapped["$defs"] = defs
-    return wrapped, True
-
-
-def _resolves_to_object(schema: dict[str, Any]) -> bool:
-    ref = schema.get("$ref", "")
-    target = schema.get("$defs", {}).get(ref.rsplit("/", 1)[-1], {})
-    return isinstance(target, dict) and target.get("type") == "object" and len(schema) == 2
-
-
-def to_jsonable(value: Any) -> Any:
-    """Plain JSON data for structuredContent (pydantic models, dataclasses and the rest)."""
-    if isinstance(value, dict | list | str | int | float | bool) or value is None:
-        if isinstance(value, dict | list):
-            from pydantic_core import to_jsonable_python
-
-            return to_jsonable_python(value)
-        return value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        from pydantic_core import to_jsonable_python
-
-        return to_jsonable_python(value)
-    from pydantic_core import to_jsonable_python
-
-    return to_jsonable_python(value)
+    return normalize_output_schema(schema)

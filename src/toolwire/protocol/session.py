@@ -1,109 +1,114 @@
-"""One MCP connection: decoded frames in, replies and notifications out, both eras.
+"""One MCP connection: frames in, replies and notifications out, in either protocol era.
 
-The transport hands over each frame's bytes; replies go back through `send`. Tool calls run
-concurrently in the session's task group, so `receive` returns at once. The era is chosen by
-the client's first request, as the official SDK does: an `initialize` (or anything without
-the 2026-07-28 `_meta` envelope) opens a handshake-era connection, an enveloped request a
-modern one.
+The transport hands each frame's bytes to `receive()`; everything goes back through `send`.
+Inline methods (initialize, ping, tools/list, ...) are answered before `receive()` returns;
+each `tools/call` runs in its own task in the session's task group, so replies may come out
+of order.
+
+Era choice follows the SDK's `serve_dual_era_loop`: the first request decides, once. A
+request (other than `initialize`) whose `_meta` carries the 2026-07-28 protocol-version key
+opens a modern connection; anything else opens a handshake-era one. Later, `initialize` on a
+modern connection gets -32022 and an enveloped request on a handshake one gets -32600.
+Notifications never decide the era.
+
+Handshake era: requests other than `ping` (and `initialize`) before `initialize` get -32602
+"Invalid request parameters", as in the SDK; methods this server does not serve get -32601
+"Method not found" (data: the method) whatever the state. Modern era: the envelope is checked
+first (-32602/-32022), then the method (`ping` and `logging/setLevel` do not exist there).
+
+Other decisions: `tools/call` for an unknown or disabled tool is the protocol error -32602
+"Unknown tool: x" (spec and FastMCP). A request reusing the id of a call still in flight is
+ignored with a warning: answering it would give the client two replies for one id, the first
+of which would be taken for the original call's. `notifications/cancelled` cancels the call's
+task and no reply is sent for it. Leaving the context (or `close()`) cancels every call.
 """
 
 from __future__ import annotations
 
-import base64
-import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from ..context import ToolContext
-from ..tools.invoke import invoke_tool
 from ..tools.threads import sync_limiter
-from . import eras
-from .content import call_result, strip_version_fields
+from . import eras, handlers
+from .arguments import arguments_json
+from .calls import execute
 from .jsonrpc import (
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
+    Invalid,
+    Notification,
     ProtocolError,
     RequestId,
+    batch_replies,
+    classify,
+    decode,
     error_message,
     notification,
     result_message,
+    result_message_raw,
     valid_id,
 )
+from .registry import is_enabled
+from .reporter import Reporter
 
 if TYPE_CHECKING:
     from types import TracebackType
 
+    import anyio.abc
+
     from ..server import Server
     from .registry import RegisteredTool
+
+__all__ = ["ServerSession"]
 
 logger = logging.getLogger("toolwire.protocol")
 
 Send = Callable[[bytes], Awaitable[None]]
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-PAGE_SIZE = 100
+
+_LEGACY_METHODS = frozenset({"initialize", "ping", "tools/list", "tools/call", "logging/setLevel"})
+_MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call"})
 
 
-class _Reporter:
-    """Progress and log messages of one call, sent as notifications."""
+class _Call:
+    __slots__ = ("reporter", "scope")
 
-    def __init__(self, session: ServerSession, token: Any, log_level: str | None) -> None:
-        self._session = session
-        self._token = token
-        self._log_level = log_level
-        self._last = float("-inf")
-
-    async def progress(self, progress: float, total: float | None, message: str | None) -> None:
-        if self._token is None:
-            return
-        if progress <= self._last:
-            logger.warning(
-                "progress must increase (got %s after %s); dropped", progress, self._last
-            )
-            return
-        self._last = progress
-        params: dict[str, Any] = {"progressToken": self._token, "progress": progress}
-        if total is not None:
-            params["total"] = total
-        if message is not None:
-            params["message"] = message
-        await self._session.send(notification("notifications/progress", params))
-
-    async def log(self, level: str, data: Any, logger_name: str | None) -> None:
-        threshold = self._log_level
-        if threshold is None or level not in LOG_LEVELS:
-            return
-        if LOG_LEVELS.index(level) < LOG_LEVELS.index(threshold):
-            return
-        params: dict[str, Any] = {"level": level, "data": data}
-        if logger_name:
-            params["logger"] = logger_name
-        await self._session.send(notification("notifications/message", params))
+    def __init__(self, scope: anyio.CancelScope, reporter: Reporter) -> None:
+        self.scope = scope
+        self.reporter = reporter
 
 
 class ServerSession:
-    """The protocol state of one connection to a `Server`."""
+    """The protocol state of one connection to a `Server`.
+
+    Args:
+        server: The server whose tools are published.
+        send: Writes one encoded JSON-RPC message (the transport frames it).
+    """
 
     def __init__(self, server: Server, send: Send) -> None:
         self.server = server
         self._send = send
         self._send_lock = anyio.Lock()
-        self.era: str | None = None  # "legacy" | "modern"
-        self.protocol_version: str | None = None
-        self.log_level: str = "debug"
-        self._in_flight: dict[RequestId, anyio.CancelScope] = {}
+        self.era: str | None = None  # "legacy" | "modern", fixed by the first request
+        self.protocol_version: str | None = None  # negotiated (handshake era)
+        self.initialized = False  # notifications/initialized seen
+        self.log_level = "debug"  # logging/setLevel (handshake era)
+        self._in_flight: dict[RequestId, _Call] = {}
         self._task_group: anyio.abc.TaskGroup | None = None
 
     async def __aenter__(self) -> ServerSession:
         sync_limiter.set(self.server.sync_limiter)
         self._task_group = anyio.create_task_group()
         await self._task_group.__aenter__()
-        self.server._sessions.add(self)
+        self.server._attach(self)
         return self
 
     async def __aexit__(
@@ -112,295 +117,240 @@ class ServerSession:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool | None:
-        self.server._sessions.discard(self)
+        self.server._detach(self)
         assert self._task_group is not None
-        if exc_type is not None:
-            self._task_group.cancel_scope.cancel()
+        self._task_group.cancel_scope.cancel()
         return await self._task_group.__aexit__(exc_type, exc, tb)
 
+    @property
+    def in_flight(self) -> int:
+        """How many tool calls are running."""
+        return len(self._in_flight)
+
+    def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
+        """Run a background task (e.g. a transport watcher) in the session's task group."""
+        assert self._task_group is not None, "use ServerSession as an async context manager"
+        self._task_group.start_soon(func)
+
     def close(self) -> None:
-        """Cancel every call in flight."""
+        """Cancel every call in flight and every task of the session."""
         if self._task_group is not None:
             self._task_group.cancel_scope.cancel()
 
     async def send(self, frame: bytes) -> None:
+        """Write one frame (frames never interleave)."""
         async with self._send_lock:
             await self._send(frame)
 
     async def reject_oversized(self, size: int) -> None:
-        """Answer a frame the transport refused for its size."""
+        """Answer a frame the transport refused for its size (-32600, id null)."""
         limit = getattr(self.server, "max_message_bytes", None)
+        text = f"Message of {size} bytes exceeds the maximum message size"
         await self.send(
-            error_message(
-                None,
-                INVALID_REQUEST,
-                f"Message of {size} bytes exceeds the maximum message size"
-                + (f" of {limit} bytes" if limit else ""),
-            )
+            error_message(None, INVALID_REQUEST, text + (f" of {limit} bytes" if limit else ""))
         )
 
     async def receive(self, frame: bytes) -> None:
-        """Handle one incoming frame."""
+        """Handle one incoming frame; never raises for anything the client sent."""
         try:
-            message = json.loads(frame)
-        except (ValueError, UnicodeDecodeError) as error:
-            await self.send(error_message(None, PARSE_ERROR, f"Parse error: {error}"))
+            message = decode(frame)
+        except ValueError as error:
+            await self.send(error_message(None, PARSE_ERROR, "Parse error", str(error)))
+            return
+        except RecursionError:
+            await self.send(error_message(None, PARSE_ERROR, "Parse error", "nested too deeply"))
             return
         if isinstance(message, list):
-            await self.send(
-                error_message(None, INVALID_REQUEST, "Batch requests are not supported")
-            )
+            for reply in batch_replies(message):
+                await self.send(reply)
             return
-        await self._handle(message)
-
-    async def _handle(self, message: Any) -> None:
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            await self._invalid(message, "Invalid request: expected a JSON-RPC 2.0 object")
+        item = classify(message)
+        if isinstance(item, Invalid):
+            if item.reply is not None:
+                await self.send(item.reply)
             return
-        method = message.get("method")
-        has_id = "id" in message
-        if method is None and has_id and ("result" in message or "error" in message):
-            return  # a response; this server sends no requests, so there is nothing to match
-        if not isinstance(method, str):
-            await self._invalid(message, "Invalid request: 'method' must be a string")
-            return
-        params = message.get("params")
-        if params is not None and not isinstance(params, dict):
-            if has_id and valid_id(message["id"]):
-                await self.send(
-                    error_message(message["id"], INVALID_PARAMS, "params must be an object")
-                )
-            return
-        if not has_id:
-            await self._notification(method, params or {})
-            return
-        request_id = message["id"]
-        if not valid_id(request_id):
-            await self._invalid(message, "Invalid request: 'id' must be a string or an integer")
+        if isinstance(item, Notification):
+            self._notification(item.method, item.params)
             return
         try:
-            await self._request(request_id, method, params or {})
+            await self._request(item.id, item.method, item.params)
         except ProtocolError as error:
-            await self.send(error_message(request_id, error.code, error.message, error.data))
+            await self.send(error_message(item.id, error.code, error.message, error.data))
+        except Exception:
+            logger.exception("request %r (%s) failed", item.id, item.method)
+            await self.send(error_message(item.id, INTERNAL_ERROR, "Internal error"))
 
-    async def _invalid(self, message: Any, text: str) -> None:
-        request_id = message.get("id") if isinstance(message, dict) else None
-        await self.send(
-            error_message(request_id if valid_id(request_id) else None, INVALID_REQUEST, text)
-        )
-
-    async def _notification(self, method: str, params: dict[str, Any]) -> None:
+    def _notification(self, method: str, params: dict[str, Any] | None) -> None:
         if method == "notifications/cancelled":
-            scope = self._in_flight.get(params.get("requestId"))  # type: ignore[arg-type]
-            if scope is not None:
-                scope.cancel()
+            request_id: Any = (params or {}).get("requestId")
+            call = self._in_flight.get(request_id) if valid_id(request_id) else None
+            if call is not None:
+                call.reporter.closed = True
+                call.scope.cancel()
+        elif method == "notifications/initialized" and self.era == "legacy":
+            self.initialized = True
+        # Anything else (progress, roots/list_changed, unknown) needs nothing from this server.
 
-    async def _request(self, request_id: RequestId, method: str, params: dict[str, Any]) -> None:
-        enveloped = eras.is_enveloped(params)
+    async def _request(
+        self, request_id: RequestId, method: str, params: dict[str, Any] | None
+    ) -> None:
         if self.era is None:
-            self.era = "modern" if enveloped and method != "initialize" else "legacy"
+            self.era = (
+                "modern" if method != "initialize" and eras.has_envelope(params) else "legacy"
+            )
         if self.era == "modern":
             await self._modern_request(request_id, method, params)
-            return
-        if enveloped:
+        else:
+            await self._legacy_request(request_id, method, params)
+
+    async def _legacy_request(
+        self, request_id: RequestId, method: str, params: dict[str, Any] | None
+    ) -> None:
+        if method != "initialize" and eras.has_envelope(params):
             raise ProtocolError(
-                INVALID_REQUEST, "connection uses the handshake era; _meta envelope not allowed"
+                INVALID_REQUEST,
+                "this connection serves the handshake protocol era; "
+                "requests carrying the 2026-07-28 envelope are not accepted on it",
             )
+        if method not in _LEGACY_METHODS:
+            raise ProtocolError(METHOD_NOT_FOUND, "Method not found", method)
         if method == "initialize":
-            await self.send(result_message(request_id, self._initialize(params)))
+            version = eras.negotiate(eras.check_initialize(params))
+            self.protocol_version = version
+            await self.send(
+                result_message(request_id, handlers.initialize_result(self.server, version))
+            )
             return
         if method == "ping":
             await self.send(result_message(request_id, {}))
             return
-        if self.protocol_version is None:
-            raise ProtocolError(INVALID_PARAMS, "Received request before initialization")
-        if method == "logging/setLevel":
-            level = params.get("level")
-            if level not in LOG_LEVELS:
-                raise ProtocolError(INVALID_PARAMS, f"unknown log level {level!r}")
+        version = self.protocol_version
+        if version is None:
+            raise eras.invalid_params("Received request before initialization")
+        if method == "tools/list":
+            await self._list_tools(request_id, version, params)
+        elif method == "tools/call":
+            await self._start_call(request_id, version, params, self.log_level)
+        else:  # logging/setLevel
+            level: Any = (params or {}).get("level")
+            if level not in eras.LOG_LEVELS:
+                raise eras.invalid_params(
+                    f"logging/setLevel: 'level' must be one of {', '.join(eras.LOG_LEVELS)}"
+                )
             self.log_level = level
             await self.send(result_message(request_id, {}))
-            return
-        await self._tool_request(request_id, method, params, self.protocol_version, self.log_level)
 
     async def _modern_request(
-        self, request_id: RequestId, method: str, params: dict[str, Any]
+        self, request_id: RequestId, method: str, params: dict[str, Any] | None
     ) -> None:
         if method == "initialize":
+            requested = (params or {}).get("protocolVersion")
+            data: dict[str, Any] = {"supported": list(eras.MODERN_VERSIONS)}
+            if isinstance(requested, str):
+                data["requested"] = requested
             raise ProtocolError(
                 UNSUPPORTED_PROTOCOL_VERSION,
-                "connection is serving the 2026-07-28 protocol; initialize is not available",
-                {
-                    "supported": list(eras.MODERN_VERSIONS),
-                    "requested": params.get("protocolVersion"),
-                },
+                "connection is serving the 2026-07-28 protocol; "
+                "the initialize handshake is not accepted",
+                data,
             )
-        meta = eras.check_envelope(params)
-        version = meta[eras.META_VERSION]
-        if method == "server/discover":
-            result = {
-                "supportedVersions": list(eras.MODERN_VERSIONS),
-                "capabilities": self._capabilities(),
-                "ttlMs": 0,
-                "cacheScope": "private",
-            }
-            if self.server.instructions:
-                result["instructions"] = self.server.instructions
-            await self.send(result_message(request_id, self._modern(result)))
-            return
-        level = meta.get(eras.META_LOG_LEVEL)
-        await self._tool_request(
-            request_id, method, params, version, level if level in LOG_LEVELS else None
-        )
+        version, log_level = eras.check_envelope(params)
+        if method not in _MODERN_METHODS:
+            raise ProtocolError(METHOD_NOT_FOUND, "Method not found", method)
+        if method == "tools/call":
+            await self._start_call(request_id, version, params, log_level)
+        elif method == "tools/list":
+            await self._list_tools(request_id, version, params)
+        else:  # server/discover
+            await self.send(result_message(request_id, handlers.discover_result(self.server)))
 
-    def _modern(self, result: dict[str, Any]) -> dict[str, Any]:
-        result["resultType"] = "complete"
-        result["_meta"] = {eras.META_SERVER_INFO: self.server.server_info}
-        return result
-
-    def _capabilities(self) -> dict[str, Any]:
-        return {"tools": {"listChanged": True}, "logging": {}}
-
-    def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
-        version = eras.negotiate(params.get("protocolVersion"))
-        self.protocol_version = version
-        result: dict[str, Any] = {
-            "protocolVersion": version,
-            "capabilities": self._capabilities(),
-            "serverInfo": self.server.server_info,
-        }
-        if self.server.instructions:
-            result["instructions"] = self.server.instructions
-        return result
-
-    async def _tool_request(
-        self,
-        request_id: RequestId,
-        method: str,
-        params: dict[str, Any],
-        version: str,
-        log_level: str | None,
+    async def _list_tools(
+        self, request_id: RequestId, version: str, params: dict[str, Any] | None
     ) -> None:
-        if method == "tools/list":
-            result = self._list_tools(params, version)
-            if self.era == "modern":
-                result.update(ttlMs=0, cacheScope="private")
-                result = self._modern(result)
-            await self.send(result_message(request_id, result))
-        elif method == "tools/call":
-            if request_id in self._in_flight:
-                raise ProtocolError(INVALID_REQUEST, f"request id {request_id!r} is already in use")
-            entry = self._resolve_tool(params)
-            scope = anyio.CancelScope()
-            self._in_flight[request_id] = scope
-            assert self._task_group is not None
-            self._task_group.start_soon(
-                self._call, request_id, entry, params, version, log_level, scope
-            )
-        elif method == "ping" and self.era == "modern":
-            await self.send(result_message(request_id, self._modern({})))
-        else:
-            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        cursor = params.get("cursor") if params else None
+        if cursor is not None and not isinstance(cursor, str):
+            raise eras.invalid_params("tools/list: 'cursor' must be a string")
+        payload = await handlers.list_tools_payload(
+            self.server, self.server._registry, version, params
+        )
+        await self.send(result_message_raw(request_id, payload))
 
-    def _list_tools(self, params: dict[str, Any], version: str) -> dict[str, Any]:
-        tools = [entry for entry in self.server._registry.values() if entry.tool.is_enabled is True]
-        start = 0
-        cursor = params.get("cursor")
-        if cursor is not None:
-            try:
-                start = int(base64.urlsafe_b64decode(str(cursor).encode()).decode())
-            except Exception:
-                raise ProtocolError(INVALID_PARAMS, f"Invalid cursor: {cursor!r}") from None
-            if not 0 <= start <= len(tools):
-                raise ProtocolError(INVALID_PARAMS, f"Invalid cursor: {cursor!r}")
-        page = tools[start : start + PAGE_SIZE]
-        result: dict[str, Any] = {"tools": [entry.listing(version) for entry in page]}
-        if start + PAGE_SIZE < len(tools):
-            result["nextCursor"] = base64.urlsafe_b64encode(
-                str(start + PAGE_SIZE).encode()
-            ).decode()
-        return result
-
-    def _resolve_tool(self, params: dict[str, Any]) -> RegisteredTool:
+    async def _resolve(self, params: dict[str, Any]) -> RegisteredTool:
         name = params.get("name")
         if not isinstance(name, str):
-            raise ProtocolError(INVALID_PARAMS, "tools/call needs a string 'name'")
-        entry = self.server._registry.get(name)
-        if entry is None or entry.tool.is_enabled is not True:
-            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
+            raise eras.invalid_params("tools/call: 'name' must be a string")
         arguments = params.get("arguments")
         if arguments is not None and not isinstance(arguments, dict):
-            raise ProtocolError(INVALID_PARAMS, "tools/call 'arguments' must be an object")
+            raise eras.invalid_params("tools/call: 'arguments' must be an object")
+        meta = params.get("_meta")
+        if meta is not None and not isinstance(meta, dict):
+            raise eras.invalid_params("tools/call: '_meta' must be an object")
+        token = meta.get("progressToken") if meta else None
+        if token is not None and not valid_id(token):
+            raise eras.invalid_params("tools/call: 'progressToken' must be a string or integer")
+        entry = self.server._registry.get(name)
+        if entry is None or not await is_enabled(entry):
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
         return entry
 
-    async def _call(
+    async def _start_call(
+        self,
+        request_id: RequestId,
+        version: str,
+        params: dict[str, Any] | None,
+        log_level: str | None,
+    ) -> None:
+        if request_id in self._in_flight:
+            logger.warning("request id %r is already in flight; duplicate ignored", request_id)
+            return
+        params = params or {}
+        entry = await self._resolve(params)
+        meta = params.get("_meta")
+        token = meta.get("progressToken") if meta else None
+        call = _Call(anyio.CancelScope(), Reporter(self.send, token, log_level))
+        self._in_flight[request_id] = call
+        assert self._task_group is not None
+        self._task_group.start_soon(self._run_call, request_id, entry, params, version, call)
+
+    async def _run_call(
         self,
         request_id: RequestId,
         entry: RegisteredTool,
         params: dict[str, Any],
         version: str,
-        log_level: str | None,
-        scope: anyio.CancelScope,
+        call: _Call,
     ) -> None:
-        meta = params.get("_meta")
-        token = meta.get("progressToken") if isinstance(meta, dict) else None
-        arguments = _drop_null_defaults(params.get("arguments") or {}, entry)
-        arguments_json = json.dumps(arguments, ensure_ascii=False)
-        ctx: ToolContext[Any] = ToolContext(
-            None,
-            tool_name=entry.name,
-            tool_call_id=str(request_id),
-            tool_arguments=arguments_json,
-            reporter=_Reporter(self, token, log_level),
-        )
         result: dict[str, Any] | None = None
         try:
-            with scope:
-                if entry.timeout is None:
-                    outcome = await invoke_tool(entry.tool, ctx, arguments_json)
-                    result = call_result(entry, outcome.output, outcome.is_error)
-                else:
-                    with anyio.move_on_after(entry.timeout) as deadline:
-                        outcome = await invoke_tool(entry.tool, ctx, arguments_json)
-                        result = call_result(entry, outcome.output, outcome.is_error)
-                    if deadline.cancelled_caught:
-                        text = f"Tool '{entry.name}' timed out after {entry.timeout:g} seconds."
-                        result = call_result(entry, text, True)
+            with call.scope:
+                args_json = arguments_json(entry.tool.params_json_schema, params.get("arguments"))
+                ctx: ToolContext[Any] = ToolContext(
+                    None,
+                    tool_name=entry.name,
+                    tool_call_id=str(request_id),
+                    tool_arguments=args_json,
+                    reporter=call.reporter,
+                )
+                try:
+                    result = await execute(entry, ctx, args_json, version)
+                except Exception:
+                    logger.exception("tool %r failed outside its failure handling", entry.name)
+                    result = {
+                        "content": [{"type": "text", "text": "Internal error"}],
+                        "isError": True,
+                    }
         finally:
-            self._in_flight.pop(request_id, None)
+            call.reporter.closed = True
+            if self._in_flight.get(request_id) is call:
+                del self._in_flight[request_id]
         if result is None:
-            return  # cancelled by the client: the spec says no reply
-        result = strip_version_fields(result, version)
-        if self.era == "modern":
-            result = self._modern(result)
+            return  # cancelled by the client: no reply (spec)
+        if version in eras.MODERN_VERSIONS:
+            handlers.modern(result, self.server.server_info)
         await self.send(result_message(request_id, result))
 
     async def tools_changed(self) -> None:
-        """Tell a handshake-era client that the tool list changed."""
+        """Tell a handshake-era client that the tool list changed (never sent unsolicited in
+        the modern era, where list changes travel only on `subscriptions/listen`)."""
         if self.era == "legacy" and self.protocol_version is not None:
             await self.send(notification("notifications/tools/list_changed", {}))
-
-
-def _drop_null_defaults(arguments: dict[str, Any], entry: RegisteredTool) -> dict[str, Any]:
-    """A null sent for a parameter with a non-null default means "use the default"."""
-    if None not in arguments.values():
-        return arguments
-    properties = entry.tool.params_json_schema.get("properties", {})
-    cleaned = dict(arguments)
-    for key, value in arguments.items():
-        prop = properties.get(key)
-        if (
-            value is None
-            and isinstance(prop, dict)
-            and prop.get("default") is not None
-            and not _allows_null(prop)
-        ):
-            del cleaned[key]
-    return cleaned
-
-
-def _allows_null(prop: dict[str, Any]) -> bool:
-    typ = prop.get("type")
-    if typ == "null" or (isinstance(typ, list) and "null" in typ):
-        return True
-    return any(isinstance(v, dict) and _allows_null(v) for v in prop.get("anyOf", []))

@@ -1,0 +1,85 @@
+"""Running one `tools/call`: arguments in, a `CallToolResult` dict out.
+
+Decisions:
+
+- Arguments pass through `arguments.arguments_json` (null-for-default, see there).
+- A failed call (`ToolOutcome.error` set) is an `isError` result carrying the tool's
+  failure-function text, which by default never names the exception. One exception: when the
+  arguments fail validation and the tool uses the default failure function, the text names
+  the offending parameters and why (`Invalid arguments for tool 'add': b: Input should be a
+  valid integer`) so a model can correct itself; the values sent are not echoed.
+- `timeout` (server-side, per tool) answers `Tool 'x' timed out after N seconds.` as an
+  `isError` result at the deadline. An async tool is cancelled; a sync tool's worker thread is
+  abandoned (it runs on, its late result is dropped, its limiter slot is freed at once).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from ..errors import ModelBehaviorError
+from ..tools.invoke import invoke_tool
+from .arguments import argument_problems
+from .content import call_result, error_result
+
+if TYPE_CHECKING:
+    from ..context import ToolContext
+    from .registry import RegisteredTool
+
+__all__ = ["execute"]
+
+_INVALID_JSON_PREFIX = "Invalid JSON input for tool"
+
+
+def _argument_problem(entry: RegisteredTool, error: BaseException, arguments: Any) -> str | None:
+    """The parameter-naming text for an argument validation failure, else None."""
+    if not isinstance(error, ModelBehaviorError) or not error.message.startswith(
+        _INVALID_JSON_PREFIX
+    ):
+        return None
+    if not getattr(entry.tool, "_use_default_failure_error_function", True):
+        return None  # the tool chose its own failure text
+    from pydantic import ValidationError
+
+    cause = error.__cause__
+    problems = []
+    if isinstance(cause, ValidationError):
+        for item in cause.errors(include_url=False, include_input=False, include_context=False):
+            where = ".".join(str(part) for part in item["loc"]) or "arguments"
+            problems.append(f"{where}: {item['msg']}")
+    else:  # the details were redacted (dont_log_tool_data): find them from the schema
+        try:
+            parsed = json.loads(arguments)
+        except ValueError:
+            parsed = None
+        problems = argument_problems(entry.tool.params_json_schema, parsed)
+    if not problems:
+        return f"Invalid arguments for tool '{entry.name}'."
+    return f"Invalid arguments for tool '{entry.name}': " + "; ".join(problems)
+
+
+async def _invoke(
+    entry: RegisteredTool, ctx: ToolContext[Any], args_json: str, version: str
+) -> dict[str, Any]:
+    outcome = await invoke_tool(entry.tool, ctx, args_json)
+    if outcome.error is not None:
+        text = _argument_problem(entry, outcome.error, ctx.tool_arguments)
+        return error_result(text if text is not None else str(outcome.output))
+    return call_result(entry, outcome.output, version)
+
+
+async def execute(
+    entry: RegisteredTool, ctx: ToolContext[Any], args_json: str, version: str
+) -> dict[str, Any]:
+    """Run the tool, honouring its server-side timeout; return the result (unversioned)."""
+    if entry.timeout is None:
+        return await _invoke(entry, ctx, args_json, version)
+    result: dict[str, Any] | None = None
+    with anyio.move_on_after(entry.timeout):
+        result = await _invoke(entry, ctx, args_json, version)
+    if result is None:
+        return error_result(f"Tool '{entry.name}' timed out after {entry.timeout:g} seconds.")
+    return result

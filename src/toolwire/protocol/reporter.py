@@ -1,0 +1,87 @@
+"""A running call's progress and log messages, sent as MCP notifications.
+
+- Progress goes out only when the request carried `_meta.progressToken`. Progress must
+  increase (the spec says so); a value that does not is dropped with a warning on the
+  `toolwire.protocol` logger. `total`/`message` are sent when given.
+- Logs (`notifications/message`): in the handshake era every level is sent until the client
+  calls `logging/setLevel` (the SDK does the same), then that level and above. In the modern
+  era a request opts in with `_meta["io.modelcontextprotocol/logLevel"]`; without it nothing
+  is sent (the spec says the server MUST NOT).
+- Nothing is sent after the call has been answered or cancelled: a tool that keeps running
+  past its deadline cannot talk about a request the client considers finished.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .content import to_jsonable
+from .eras import LOG_LEVELS
+from .jsonrpc import notification
+
+__all__ = ["Reporter"]
+
+logger = logging.getLogger("toolwire.protocol")
+
+
+class Reporter:
+    """The `CallReporter` of one `tools/call`.
+
+    Args:
+        send: Writes one frame.
+        token: The request's progress token, or None.
+        log_level: The lowest level sent, or None to send no logs.
+    """
+
+    __slots__ = ("_last", "_log_level", "_send", "_token", "closed")
+
+    def __init__(
+        self, send: Callable[[bytes], Awaitable[None]], token: Any, log_level: str | None
+    ) -> None:
+        self._send = send
+        self._token = token
+        self._log_level = LOG_LEVELS.index(log_level) if log_level in LOG_LEVELS else None
+        self._last = -math.inf
+        self.closed = False
+
+    async def progress(self, progress: float, total: float | None, message: str | None) -> None:
+        """Send `notifications/progress` if the caller asked for progress."""
+        if self._token is None or self.closed:
+            return
+        if (
+            isinstance(progress, bool)
+            or not isinstance(progress, int | float)
+            or not math.isfinite(progress)
+        ):
+            logger.warning("progress must be a finite number, not %r; dropped", progress)
+            return
+        if progress <= self._last:
+            logger.warning(
+                "progress must increase (got %s after %s); dropped", progress, self._last
+            )
+            return
+        self._last = progress
+        params: dict[str, Any] = {"progressToken": self._token, "progress": progress}
+        if isinstance(total, int | float) and not isinstance(total, bool):
+            params["total"] = total
+        if message is not None:
+            params["message"] = str(message)
+        await self._send(notification("notifications/progress", params))
+
+    async def log(self, level: str, data: Any, logger_name: str | None) -> None:
+        """Send `notifications/message` if `level` passes the client's threshold."""
+        if self._log_level is None or self.closed:
+            return
+        if level not in LOG_LEVELS:
+            logger.warning("unknown log level %r; use one of %s", level, ", ".join(LOG_LEVELS))
+            return
+        if LOG_LEVELS.index(level) < self._log_level:
+            return
+        params: dict[str, Any] = {"level": level}
+        if logger_name:
+            params["logger"] = str(logger_name)
+        params["data"] = to_jsonable(data)
+        await self._send(notification("notifications/message", params))
