@@ -3,199 +3,186 @@
 stdout belongs to the wire. `protect_stdout()` moves the real fd 1 to a private descriptor and
 points fd 1 (and `sys.stdout`) at stderr, so a `print()` anywhere in user code, or even an
 `os.write(1, ...)`, lands on stderr instead of corrupting the stream. Frames are bytes in and
-out (UTF-8 whatever the locale). The process ends cleanly on stdin EOF, SIGTERM, SIGINT, and
-when its parent dies.
+out (UTF-8 whatever the locale); no text-mode stream is involved. The process ends cleanly
+(exit code 0) on stdin EOF, on SIGTERM and SIGINT, and when its parent dies.
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
 import logging
 import os
 import signal
 import sys
-from typing import TYPE_CHECKING
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from . import _parent_watch
+from ._fdguard import FdReader, FdWriter, protect_stdout
+from ._framing import LineSplitter
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Callable
 
+    from ..protocol.session import ServerSession
     from ..server import Server
 
-__all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
+__all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "protect_stdout", "run_stdio", "serve_stdio"]
 
 logger = logging.getLogger("toolwire.stdio")
 
-_wire: tuple[int, int] | None = None  # (read fd, write fd) once protected
-_PARENT_POLL_SECONDS = 0.25
-_CHUNK = 1 << 16
+DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+EOF_GRACE_SECONDS = 30.0
+"""After stdin EOF, how long calls in flight may still run to send their replies."""
+THREAD_GRACE_SECONDS = 0.5
+"""At exit, how long worker threads get to finish before the process leaves without them."""
 
 
-def protect_stdout() -> tuple[int, int]:
-    """Take stdin/stdout for the wire; user code sees stderr as stdout. Idempotent.
+async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -> None:
+    """Serve `server` on the protected stdio until EOF, a signal, or the parent's exit.
 
-    Returns:
-        The (read, write) file descriptors of the wire.
+    Reads bytes from the saved fd 0 and writes bytes to the saved fd 1 (see
+    `protect_stdout`), one JSON-RPC message per line. Blank lines are skipped and `\\r\\n`
+    endings accepted. A line longer than `max_message_bytes` is discarded as it streams in
+    (never buffered whole) and answered with a JSON-RPC error; the server carries on.
+
+    Args:
+        server: The server to publish.
+        max_message_bytes: The longest line accepted. Defaults to the server's
+            `max_message_bytes` (4 MiB unless configured).
     """
-    global _wire  # noqa: PLW0603 - one wire per process
-    if _wire is not None:
-        return _wire
-    sys.stdout.flush()
-    write_fd = os.dup(1)
-    read_fd = os.dup(0)
-    os.dup2(2, 1)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)  # a tool that reads stdin must not steal protocol frames
-    os.close(devnull)
-    sys.stdout = io.TextIOWrapper(
-        open(1, "wb", buffering=0, closefd=False),  # noqa: SIM115 - lives as long as the process
-        encoding="utf-8",
-        errors="backslashreplace",
-        line_buffering=True,
-    )
-    _wire = (read_fd, write_fd)
-    return _wire
+    import anyio
+
+    from ..protocol.session import ServerSession
+
+    configured: int = getattr(server, "max_message_bytes", None) or DEFAULT_MAX_MESSAGE_BYTES
+    limit = max_message_bytes or configured
+    read_fd, write_fd = protect_stdout()
+    _parent_watch.remember_parent()
+    reader = FdReader(read_fd)
+    writer = FdWriter(write_fd)
+    splitter = LineSplitter(limit)
+    write_lock = anyio.Lock()
+    sessions: list[ServerSession] = []
+    peer_gone = False
+
+    async def send(frame: bytes) -> None:
+        nonlocal peer_gone
+        if peer_gone:
+            return
+        async with write_lock:  # a frame is written whole before the next one starts
+            try:
+                await writer.write(frame + b"\n")
+            except OSError as error:  # EPIPE and friends: nobody is reading any more
+                peer_gone = True
+                logger.info("stdout closed by the client (%s); shutting down", error)
+                for session in sessions:
+                    session.close()
+
+    async with anyio.create_task_group() as watchers:
+        async with ServerSession(server, send) as session:
+            sessions.append(session)
+            watchers.start_soon(_parent_watch.watch, session.close)
+            watchers.start_soon(_watch_signals, session.close)
+            while True:
+                chunk = await reader.read()
+                for item in splitter.feed(chunk) if chunk else splitter.finish():
+                    if isinstance(item, int):
+                        await session.reject_oversized(item)
+                    else:
+                        await session.receive(item)
+                if not chunk:
+                    break
+            # EOF: calls in flight may still finish and answer (a client that closes stdin
+            # right after its last request still gets the reply), within a bound.
+            with anyio.move_on_after(EOF_GRACE_SECONDS):
+                while _in_flight(session) and not peer_gone:
+                    await anyio.sleep(0.005)
+            session.close()
+        watchers.cancel_scope.cancel()
+
+
+def _in_flight(session: ServerSession) -> int:
+    count: Any = getattr(session, "in_flight", None)
+    if isinstance(count, int):
+        return count
+    return len(getattr(session, "_in_flight", ()))
+
+
+async def _watch_signals(on_signal: Callable[[], None]) -> None:
+    """First SIGTERM/SIGINT: stop serving (calls cancelled cleanly). A second: leave now."""
+    import anyio
+
+    if sys.platform == "win32" or threading.current_thread() is not threading.main_thread():
+        return  # the event loop can only take signals in the main thread, and not on Windows
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        seen = 0
+        async for signum in signals:
+            seen += 1
+            if seen > 1:
+                _parent_watch.quiet_exit(0)
+            logger.info("received %s; shutting down", signal.Signals(signum).name)
+            on_signal()
 
 
 def _configure_logging() -> None:
-    """Give the toolwire logger a stderr handler unless the application configured logging."""
+    """Give the toolwire logger a stderr handler unless the application configured logging.
+
+    Never touches the root logger. The level comes from TOOLWIRE_LOG_LEVEL (default WARNING).
+    """
     toolwire_logger = logging.getLogger("toolwire")
     if toolwire_logger.handlers or logging.getLogger().handlers:
         return
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     toolwire_logger.addHandler(handler)
-    toolwire_logger.setLevel(os.environ.get("TOOLWIRE_LOG_LEVEL", "WARNING").upper())
-
-
-def _die_with_parent() -> None:
-    """Ask Linux to SIGTERM us when the parent exits (the poll below covers other systems)."""
-    if not sys.platform.startswith("linux"):
-        return
+    level = os.environ.get("TOOLWIRE_LOG_LEVEL", "WARNING").strip().upper()
     try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
-    except Exception:  # pragma: no cover - best effort
-        logger.debug("prctl(PR_SET_PDEATHSIG) unavailable")
-
-
-async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -> None:
-    """Serve `server` on the protected stdio until EOF, a signal, or the parent's exit.
-
-    Args:
-        server: The server to publish.
-        max_message_bytes: The longest line accepted; longer ones get a JSON-RPC error and are
-            skipped without being buffered whole. Defaults to `server.max_message_bytes`.
-    """
-    import asyncio
-
-    import anyio
-
-    from ..protocol.session import ServerSession
-
-    limit = max_message_bytes or server.max_message_bytes
-    read_fd, write_fd = protect_stdout()
-    loop = asyncio.get_running_loop()
-    parent = os.getppid()
-
-    async def send(frame: bytes) -> None:
-        data = memoryview(frame + b"\n")
-        while data:
-            try:
-                written = os.write(write_fd, data)
-            except BlockingIOError:
-                await anyio.sleep(0.001)
-                continue
-            data = data[written:]
-
-    reader = asyncio.StreamReader(limit=_CHUNK * 2)
-    try:
-        await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", 0)
-        )
-        read_chunk: Callable[[int], Awaitable[bytes]] = reader.read
-    except (ValueError, OSError):  # a regular file or a tty: read it in a thread
-        read_file = os.fdopen(read_fd, "rb", 0)
-
-        async def read_in_thread(n: int) -> bytes:
-            return await anyio.to_thread.run_sync(read_file.read, n, abandon_on_cancel=True)
-
-        read_chunk = read_in_thread
-
-    async with ServerSession(server, send) as session:
-
-        async def watch_parent() -> None:
-            while os.getppid() == parent:
-                await anyio.sleep(_PARENT_POLL_SECONDS)
-            logger.info("parent process exited; shutting down")
-            session.close()
-
-        async def watch_signals() -> None:
-            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-                async for _ in signals:
-                    session.close()
-                    return
-
-        assert session._task_group is not None
-        session._task_group.start_soon(watch_parent)
-        session._task_group.start_soon(watch_signals)
-        buffer = b""
-        skipping = 0  # bytes of an oversized line discarded so far
-        while True:
-            chunk = await read_chunk(_CHUNK)
-            if not chunk:
-                break
-            while chunk:
-                newline = chunk.find(b"\n")
-                if skipping:
-                    if newline < 0:
-                        skipping += len(chunk)
-                        chunk = b""
-                        continue
-                    await session.reject_oversized(skipping + newline)
-                    skipping = 0
-                    chunk = chunk[newline + 1 :]
-                    continue
-                if newline < 0:
-                    buffer += chunk
-                    chunk = b""
-                    if len(buffer) > limit:
-                        skipping, buffer = len(buffer), b""
-                    continue
-                line = buffer + chunk[:newline]
-                buffer, chunk = b"", chunk[newline + 1 :]
-                if len(line) > limit:
-                    await session.reject_oversized(len(line))
-                    continue
-                line = line.strip()
-                if line:
-                    await session.receive(line)
-        # EOF: let calls in flight finish and answer, then stop the watchers.
-        await _drain(session)
-        session.close()
-
-
-async def _drain(session: object) -> None:
-    import anyio
-
-    in_flight = getattr(session, "_in_flight", {})
-    with anyio.move_on_after(30):
-        while in_flight:
-            await anyio.sleep(0.01)
+        toolwire_logger.setLevel(level)
+    except ValueError:
+        toolwire_logger.setLevel(logging.WARNING)
+        toolwire_logger.warning("TOOLWIRE_LOG_LEVEL=%r is not a level; using WARNING", level)
 
 
 def run_stdio(server: Server, *, max_message_bytes: int | None = None) -> None:
-    """Blocking entry point used by `Server.run()` and `toolwire run`."""
+    """Blocking entry point used by `Server.run()` and `toolwire run`.
+
+    Returns after a clean shutdown. If a sync tool is still stuck in a worker thread (it was
+    abandoned by a cancel or a timeout), the process exits with code 0 without waiting for it,
+    since Python cannot stop a thread and the interpreter would otherwise hang at exit.
+    """
     import anyio
 
     protect_stdout()
+    _parent_watch.arm()
     _configure_logging()
-    _die_with_parent()
-    with contextlib.suppress(KeyboardInterrupt):
+    with contextlib.suppress(KeyboardInterrupt):  # a SIGINT before the loop took the signal
         anyio.run(lambda: serve_stdio(server, max_message_bytes=max_message_bytes))
-    sys.stdout.flush()
-    # Abandoned sync tools may still be running in worker threads: do not wait for them.
-    os._exit(0)
+    # asyncio restored the default handlers when serving ended; a late signal must stay quiet.
+    _parent_watch.install_quiet_handlers()
+    _release_threads()
+
+
+def _release_threads() -> None:
+    """Let idle workers go; if a thread is still busy after a short grace, exit without it."""
+    threads_module = sys.modules.get("toolwire.tools.threads")
+    pool = getattr(threads_module, "_POOL", None)
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
+        threads_module._POOL = None  # type: ignore[union-attr]  # a later run makes a new one
+    deadline = time.monotonic() + THREAD_GRACE_SECONDS
+    for thread in threading.enumerate():
+        if thread is threading.current_thread() or thread.daemon:
+            continue
+        thread.join(max(0.0, deadline - time.monotonic()))
+    stuck = [
+        thread.name
+        for thread in threading.enumerate()
+        if thread is not threading.current_thread() and not thread.daemon and thread.is_alive()
+    ]
+    if stuck:
+        logger.info("leaving without %d busy worker thread(s): %s", len(stuck), stuck)
+        for handler in logging.getLogger("toolwire").handlers:
+            handler.flush()
+        _parent_watch.quiet_exit(0)

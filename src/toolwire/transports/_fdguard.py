@@ -1,0 +1,140 @@
+"""Own the process's stdin and stdout for the wire; give user code stderr instead.
+
+`protect_stdout()` duplicates fd 0 and fd 1 to private descriptors (not inherited by child
+processes), then points fd 1 at stderr and fd 0 at the null device. From then on a `print()`,
+a logging handler on `sys.stdout`, an `os.write(1, ...)` and a child process's output all land
+on stderr, and a tool that reads stdin gets EOF instead of stealing protocol frames.
+
+The wire descriptors are read and written as bytes without changing their O_NONBLOCK flag:
+the open file description may be shared with the parent (a terminal, a pipe also used as
+stderr), and flipping it would break the other holder. Readiness comes from the event loop's
+selector instead, and writes go in PIPE_BUF pieces so a ready pipe never blocks the loop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import select
+import sys
+
+__all__ = ["FdReader", "FdWriter", "protect_stdout"]
+
+_PIPE_BUF = getattr(select, "PIPE_BUF", 512)
+_READ_CHUNK = 1 << 16
+
+
+_wire: tuple[int, int] | None = None  # (read fd, write fd) once protected
+
+
+def protect_stdout() -> tuple[int, int]:
+    """Take stdin/stdout for the wire; user code sees stderr as stdout. Idempotent.
+
+    Returns:
+        The private (read, write) file descriptors of the wire.
+    """
+    global _wire  # noqa: PLW0603 - one wire per process
+    if _wire is not None:
+        return _wire
+    for stream in (sys.stdout, sys.__stdout__):
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()  # bytes printed before protection still belong to stdout
+    write_fd = os.dup(1)  # os.dup: the copy is not inheritable by child processes
+    read_fd = os.dup(0)
+    os.dup2(2, 1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+    finally:
+        os.close(null)
+    # A fresh UTF-8 text stream on fd 1 (now stderr): never the locale's encoding, never a
+    # UnicodeEncodeError from a print() on Windows' cp1252.
+    sys.stdout = io.TextIOWrapper(
+        io.FileIO(1, "wb", closefd=False),
+        encoding="utf-8",
+        errors="backslashreplace",
+        line_buffering=True,
+        write_through=True,
+    )
+    _wire = (read_fd, write_fd)
+    return _wire
+
+
+def _ready(fd: int, event: int) -> bool:
+    """Whether `fd` is ready now (poll with zero timeout); True where poll cannot tell."""
+    poll = getattr(select, "poll", None)
+    if poll is None:  # Windows: no readiness for pipes; the caller will just block briefly
+        return True
+    poller = poll()
+    poller.register(fd, event)
+    return bool(poller.poll(0))
+
+
+def _selectable(fd: int) -> bool:
+    """Whether the event loop can watch `fd` (pipes, sockets, ttys; not regular files)."""
+    import stat
+
+    if sys.platform == "win32":
+        return False
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+class FdReader:
+    """Async chunk reads from a blocking descriptor, via the event loop's selector."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._selectable = _selectable(fd)
+
+    async def read(self) -> bytes:
+        """Up to 64 KiB; b"" at end of stream."""
+        import anyio
+
+        if self._selectable and not _ready(self._fd, select.POLLIN):
+            try:
+                await anyio.wait_readable(self._fd)
+            except (OSError, NotImplementedError):  # e.g. /dev/null: epoll refuses it
+                self._selectable = False
+        if not self._selectable:
+            # A regular file (or Windows): reading it does not wait on a peer. On Windows a
+            # pipe read can wait, so it goes to a worker thread there.
+            if sys.platform == "win32":
+                return await anyio.to_thread.run_sync(
+                    os.read, self._fd, _READ_CHUNK, abandon_on_cancel=True
+                )
+            return os.read(self._fd, _READ_CHUNK)
+        try:
+            return os.read(self._fd, _READ_CHUNK)
+        except BlockingIOError:  # someone else set O_NONBLOCK and raced us; try again
+            return await self.read()
+
+
+class FdWriter:
+    """Async whole-frame writes to a blocking descriptor, never blocking the event loop."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._selectable = _selectable(fd)
+
+    async def write(self, data: bytes) -> None:
+        """Write all of `data`; raises OSError (e.g. BrokenPipeError) if the peer is gone."""
+        import anyio
+
+        view = memoryview(data)
+        while view:
+            if self._selectable and not _ready(self._fd, select.POLLOUT):
+                await anyio.wait_writable(self._fd)
+            # A ready pipe takes PIPE_BUF bytes without blocking; a file takes anything.
+            piece = view[:_PIPE_BUF] if self._selectable else view
+            try:
+                written = os.write(self._fd, piece)
+            except BlockingIOError:
+                await anyio.sleep(0.001)
+                continue
+            view = view[written:]

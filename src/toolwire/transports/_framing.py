@@ -1,0 +1,83 @@
+"""Newline-delimited framing: bytes in, whole frames (or "too long" verdicts) out.
+
+Pure and synchronous so it can be tested without processes. A line longer than the limit is
+never buffered whole: once the pending bytes pass the limit, the rest of that line is only
+counted until its newline, then reported as oversized with its full length.
+"""
+
+from __future__ import annotations
+
+__all__ = ["LineSplitter"]
+
+
+class LineSplitter:
+    """Split a byte stream into frames.
+
+    `feed(chunk)` returns a list whose items are `bytes` (one frame, stripped of surrounding
+    whitespace, so `\\r\\n` endings work; blank lines are skipped) or `int` (the length of a
+    line that exceeded the limit and was dropped).
+
+    Args:
+        limit: The longest frame accepted, in bytes (not counting the line ending).
+    """
+
+    __slots__ = ("_buffer", "_limit", "_skipped")
+
+    def __init__(self, limit: int) -> None:
+        if limit <= 0:
+            raise ValueError("limit must be positive")
+        self._limit = limit
+        self._buffer = bytearray()
+        self._skipped = -1  # >= 0 while discarding an oversized line: bytes seen so far
+
+    def feed(self, chunk: bytes) -> list[bytes | int]:
+        """Consume a chunk; return the frames and oversize verdicts it completed."""
+        out: list[bytes | int] = []
+        start = 0
+        end = len(chunk)
+        while start < end:
+            newline = chunk.find(b"\n", start)
+            if self._skipped >= 0:
+                if newline < 0:
+                    self._skipped += end - start
+                    return out
+                out.append(self._skipped + newline - start)
+                self._skipped = -1
+                start = newline + 1
+                continue
+            if newline < 0:
+                self._buffer += chunk[start:]
+                if len(self._buffer) > self._limit + 1:  # +1: a lone "\r" may still follow
+                    self._skipped = len(self._buffer)
+                    self._buffer = bytearray()
+                return out
+            if self._buffer:
+                self._buffer += chunk[start:newline]
+                line: bytes = bytes(self._buffer)
+                self._buffer = bytearray()
+            else:
+                line = chunk[start:newline]
+            start = newline + 1
+            self._emit(line, out)
+        return out
+
+    def finish(self) -> list[bytes | int]:
+        """End of stream: a last line without a newline still counts as a frame."""
+        out: list[bytes | int] = []
+        if self._skipped >= 0:
+            out.append(self._skipped)
+        elif self._buffer:
+            self._emit(bytes(self._buffer), out)
+        self._buffer = bytearray()
+        self._skipped = -1
+        return out
+
+    def _emit(self, line: bytes, out: list[bytes | int]) -> None:
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if len(line) > self._limit:
+            out.append(len(line))
+            return
+        line = line.strip()
+        if line:
+            out.append(line)

@@ -1,0 +1,157 @@
+"""Process life: quiet exits on SIGTERM/SIGINT, and no orphan when the parent dies.
+
+A stdio server whose client was killed keeps running forever if nothing notices: its stdin
+may stay open (a grandparent holds the pipe), so EOF never comes. Two mechanisms:
+
+- Linux: `prctl(PR_SET_PDEATHSIG)` asks the kernel for a signal when the parent goes away.
+  The kernel sends it when the *thread* that spawned us exits, even if the parent process
+  lives on (a client spawning servers from a worker thread), so the signal only triggers a
+  check of `getppid()`; a dedicated real-time signal keeps it apart from a real SIGTERM.
+- Everywhere with `getppid()`: a poll every 0.2 s notices the re-parenting.
+
+`arm()` is called as early as possible (before the user's module is imported) so that the
+window in which a dead parent goes unnoticed is as small as it can be. Until the event loop
+takes over, the handlers exit the process directly: nothing is in flight yet.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+from collections.abc import Callable
+from types import FrameType
+
+__all__ = [
+    "POLL_SECONDS",
+    "arm",
+    "death_signal",
+    "install_quiet_handlers",
+    "parent_alive",
+    "quiet_exit",
+    "remember_parent",
+    "watch",
+]
+
+logger = logging.getLogger("toolwire.stdio")
+
+POLL_SECONDS = 0.2
+_PR_SET_PDEATHSIG = 1
+
+_parent: int | None = None
+_armed = False
+
+
+def death_signal() -> signal.Signals | None:
+    """The signal the kernel sends when the parent dies (Linux only; None elsewhere)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    rtmin = getattr(signal, "SIGRTMIN", None)
+    if rtmin is None:
+        return None
+    # SIGRTMIN+n is not a member of signal.Signals; anyio only needs an int-like value.
+    return rtmin + 7  # type: ignore[no-any-return]
+
+
+def parent_alive() -> bool:
+    """False once the process has been re-parented (its parent exited)."""
+    if _parent is None or sys.platform == "win32":
+        return True
+    return os.getppid() == _parent
+
+
+def quiet_exit(code: int = 0) -> None:
+    """Leave now, without a traceback: flush what user code printed, then `os._exit`."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+def _on_termination(signum: int, frame: FrameType | None) -> None:
+    del signum, frame
+    quiet_exit(0)
+
+
+def _on_death_signal(signum: int, frame: FrameType | None) -> None:
+    del signum, frame
+    if not parent_alive():
+        quiet_exit(0)
+
+
+def install_quiet_handlers() -> None:
+    """SIGTERM/SIGINT exit 0 without a traceback; the death signal checks the parent.
+
+    Only default handlers are replaced: an application's own handlers are left alone.
+    """
+    if sys.platform == "win32":
+        return
+    handlers: dict[int, Callable[[int, FrameType | None], None]] = {
+        signal.SIGTERM: _on_termination,
+        signal.SIGINT: _on_termination,
+    }
+    deathsig = death_signal()
+    if deathsig is not None:
+        handlers[deathsig] = _on_death_signal
+    for signum, handler in handlers.items():
+        try:
+            current = signal.getsignal(signum)
+            if current in (signal.SIG_DFL, signal.default_int_handler, None) or current in (
+                _on_termination,
+                _on_death_signal,
+            ):
+                signal.signal(signum, handler)
+        except (OSError, ValueError):  # not the main thread, or an unsupported signal
+            logger.debug("cannot handle signal %s here", signum)
+
+
+def remember_parent() -> None:
+    """Note who the parent is now, if nobody did yet (the poll compares against it)."""
+    global _parent  # noqa: PLW0603 - process-wide state
+    if _parent is None:
+        _parent = os.getppid()
+
+
+def arm() -> None:
+    """Remember the parent, ask for the death signal, install quiet handlers. Idempotent."""
+    global _armed  # noqa: PLW0603 - process-wide state
+    install_quiet_handlers()
+    if _armed:
+        return
+    _armed = True
+    remember_parent()
+    deathsig = death_signal()
+    if deathsig is not None:
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(_PR_SET_PDEATHSIG, deathsig, 0, 0, 0) != 0:
+                logger.debug("prctl(PR_SET_PDEATHSIG) failed: errno %s", ctypes.get_errno())
+        except (OSError, AttributeError):  # no libc with prctl (musl without it, sandbox)
+            logger.debug("prctl(PR_SET_PDEATHSIG) unavailable; polling the parent instead")
+        # The parent may have died between our fork and the prctl call.
+        if not parent_alive():
+            quiet_exit(0)
+
+
+async def watch(on_gone: Callable[[], None]) -> None:
+    """Call `on_gone` once the parent is gone (death signal or poll), then return."""
+    import anyio
+
+    deathsig = death_signal()
+    if deathsig is None or sys.platform == "win32":
+        while parent_alive():
+            await anyio.sleep(POLL_SECONDS)
+    else:
+        with anyio.open_signal_receiver(deathsig) as signals:
+            while parent_alive():
+                with anyio.move_on_after(POLL_SECONDS):
+                    async for _ in signals:
+                        break
+    logger.info("parent process exited; shutting down")
+    on_gone()
