@@ -215,10 +215,10 @@ class ServerSession:
         if method not in _LEGACY_METHODS:
             raise ProtocolError(METHOD_NOT_FOUND, "Method not found", method)
         if method == "initialize":
-            version = eras.negotiate(eras.check_initialize(params))
-            self.protocol_version = version
+            negotiated = eras.negotiate(eras.check_initialize(params))
+            self.protocol_version = negotiated
             await self.send(
-                result_message(request_id, handlers.initialize_result(self.server, version))
+                result_message(request_id, handlers.initialize_result(self.server, negotiated))
             )
             return
         if method == "ping":

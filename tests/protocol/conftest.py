@@ -1,0 +1,10 @@
+"""Protocol tests run on asyncio (the backend the stdio transport uses)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
