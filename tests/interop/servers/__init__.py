@@ -1,0 +1,1 @@
+"""Small toolwire servers the interop tests launch as real subprocesses."""
