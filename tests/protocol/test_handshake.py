@@ -69,9 +69,7 @@ async def test_initialize_answers_the_requested_known_version(version: str) -> N
 @pytest.mark.parametrize("requested", ["1999-01-01", "2026-07-28", "latest"])
 async def test_unknown_version_gets_the_latest_handshake_version(requested: str) -> None:
     async with session_for(_server(instructions=None)) as peer:
-        reply = await peer.request(
-            1, "initialize", {"protocolVersion": requested, **INIT_PARAMS}
-        )
+        reply = await peer.request(1, "initialize", {"protocolVersion": requested, **INIT_PARAMS})
         assert reply["result"] == {
             "protocolVersion": "2025-11-25",
             "capabilities": {"tools": {"listChanged": True}, "logging": {}},
@@ -87,7 +85,9 @@ async def test_malformed_initialize_is_invalid_params() -> None:
             "message": "Invalid request parameters",
             "data": "initialize: 'protocolVersion' must be a string",
         }
-        reply = await peer.request(2, "initialize", {"protocolVersion": "2025-06-18", "capabilities": []})
+        reply = await peer.request(
+            2, "initialize", {"protocolVersion": "2025-06-18", "capabilities": []}
+        )
         assert reply["error"]["code"] == -32602
         # the connection is still usable and still in the handshake era
         ok = await peer.request(3, "initialize", {"protocolVersion": "2025-06-18", **INIT_PARAMS})
@@ -113,7 +113,9 @@ async def test_requests_before_initialize() -> None:
 
 async def test_method_not_found_and_modern_only_methods() -> None:
     async with legacy(_server()) as peer:
-        for i, method in enumerate(["no/such", "server/discover", "prompts/list", "subscriptions/listen"]):
+        for i, method in enumerate(
+            ["no/such", "server/discover", "prompts/list", "subscriptions/listen"]
+        ):
             reply = await peer.request(i, method)
             assert reply == {
                 "jsonrpc": "2.0",
@@ -187,7 +189,10 @@ def _expected_tools(version: str) -> list[dict[str, Any]]:
     }
     if version >= "2025-06-18":
         point["outputSchema"] = {
-            "properties": {"x": {"title": "X", "type": "integer"}, "y": {"title": "Y", "type": "integer"}},
+            "properties": {
+                "x": {"title": "X", "type": "integer"},
+                "y": {"title": "Y", "type": "integer"},
+            },
             "required": ["x", "y"],
             "title": "Point",
             "type": "object",
@@ -226,13 +231,20 @@ async def test_tools_call_results_per_version(version: str) -> None:
         greet = await peer.request(3, "tools/call", {"name": "greet", "arguments": {"name": "é"}})
         structured = version >= "2025-06-18"
         assert add["result"] == (
-            {"content": [{"type": "text", "text": "3"}], "structuredContent": {"result": 3}, "isError": False}
+            {
+                "content": [{"type": "text", "text": "3"}],
+                "structuredContent": {"result": 3},
+                "isError": False,
+            }
             if structured
             else {"content": [{"type": "text", "text": "3"}], "isError": False}
         )
         assert point["result"]["content"] == [{"type": "text", "text": '{"x":3,"y":0}'}]
         assert ("structuredContent" in point["result"]) is structured
-        assert greet["result"] == {"content": [{"type": "text", "text": "hello é"}], "isError": False}
+        assert greet["result"] == {
+            "content": [{"type": "text", "text": "hello é"}],
+            "isError": False,
+        }
         for reply in (add, point, greet):
             validate("tools/call", version, reply["result"])
 
@@ -258,6 +270,9 @@ async def test_list_changed_is_sent_on_add_and_remove() -> None:
             import anyio
 
             await anyio.sleep(0.01)
-        assert peer.raw == [b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}'] * 2
+        assert (
+            peer.raw
+            == [b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}'] * 2
+        )
         names = [t["name"] for t in (await peer.request(1, "tools/list"))["result"]["tools"]]
         assert names == ["add", "point", "<lambda>"]

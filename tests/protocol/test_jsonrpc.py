@@ -56,9 +56,18 @@ async def test_utf8_bom_is_tolerated() -> None:
 @pytest.mark.parametrize(
     ("frame", "expected"),
     [
-        (b"1", b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: not an object"}}'),
-        (b'"x"', b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: not an object"}}'),
-        (b"null", b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: not an object"}}'),
+        (
+            b"1",
+            b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: not an object"}}',
+        ),
+        (
+            b'"x"',
+            b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: not an object"}}',
+        ),
+        (
+            b"null",
+            b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: not an object"}}',
+        ),
         (
             b'{"id":1,"method":"ping"}',
             b'{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid request: \'jsonrpc\' must be \\"2.0\\""}}',
@@ -136,14 +145,30 @@ async def test_batches_are_answered_per_request_never_as_an_array() -> None:
             b'{"jsonrpc":"2.0","id":"b","method":"tools/list"}]'
         )
         assert peer.take() == [
-            {"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "Batches are not supported"}},
-            {"jsonrpc": "2.0", "id": "b", "error": {"code": -32600, "message": "Batches are not supported"}},
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "error": {"code": -32600, "message": "Batches are not supported"},
+            },
+            {
+                "jsonrpc": "2.0",
+                "id": "b",
+                "error": {"code": -32600, "message": "Batches are not supported"},
+            },
         ]
         await peer.feed(b"[]")
         await peer.feed(b"[1,2,3]")
-        assert peer.take() == [
-            {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Batches are not supported"}}
-        ] * 2
+        assert (
+            peer.take()
+            == [
+                {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {"code": -32600, "message": "Batches are not supported"},
+                }
+            ]
+            * 2
+        )
         await peer.feed(b'[{"jsonrpc":"2.0","method":"notifications/initialized"}]')
         assert peer.raw == []
         assert (await peer.request(2, "ping"))["result"] == {}
@@ -190,7 +215,10 @@ async def test_reject_oversized_names_the_sizes() -> None:
 
 
 def test_encoding_is_compact_and_keeps_non_ascii() -> None:
-    assert jsonrpc.result_message(1, {"a": "é", "b": [1, 2]}) == '{"jsonrpc":"2.0","id":1,"result":{"a":"é","b":[1,2]}}'.encode()
+    assert (
+        jsonrpc.result_message(1, {"a": "é", "b": [1, 2]})
+        == '{"jsonrpc":"2.0","id":1,"result":{"a":"é","b":[1,2]}}'.encode()
+    )
     assert jsonrpc.error_message("x", -32601, "Method not found", "m") == (
         b'{"jsonrpc":"2.0","id":"x","error":{"code":-32601,"message":"Method not found","data":"m"}}'
     )
@@ -207,9 +235,23 @@ async def test_fuzzed_frames_never_kill_the_session() -> None:
 
     rng = random.Random(1234)
     seeds = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "f", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "f", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"cursor": "x"}},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": "hi"}},
+        },
         {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}},
         {"jsonrpc": "2.0", "id": 4, "method": "logging/setLevel", "params": {"level": "info"}},
     ]

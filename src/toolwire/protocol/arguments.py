@@ -132,7 +132,10 @@ def argument_problems(schema: dict[str, Any], arguments: Any) -> list[str]:
     problems = []
     for name in schema.get("required") or ():
         prop = properties.get(name)
-        if name not in arguments and not (isinstance(prop, dict) and "default" in prop):
+        # Strict schemas list every parameter as required; ones with a default (or nullable
+        # ones, whose None default strict mode drops) may still be left out.
+        optional = isinstance(prop, dict) and ("default" in prop or _accepts(None, prop, schema))
+        if name not in arguments and not optional:
             problems.append(f"{name}: missing required parameter")
     for name, value in arguments.items():
         if name not in properties:
