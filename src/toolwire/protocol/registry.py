@@ -26,7 +26,8 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, get_args, get_origin
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
 
 from ..errors import UserError
 from ..tools.function_tool import FunctionTool
@@ -184,15 +185,21 @@ def normalize_annotations(annotations: Any) -> dict[str, Any] | None:
     return {key: annotations[key] for key in ANNOTATION_KEYS if key in annotations}
 
 
-def _is_content_annotation(annotation: Any) -> bool:
-    if annotation in (inspect.Signature.empty, None, type(None), Any, str):
+def _is_content_annotation(annotation: Any, in_list: bool = False) -> bool:
+    """Whether results of this type are content blocks (text/outputs), not structured data."""
+    if annotation in (None, type(None)):
+        return True
+    if not in_list and (annotation in (inspect.Signature.empty, Any, str)):
         return True
     if isinstance(annotation, type) and issubclass(annotation, _CONTENT_TYPES):
         return True
-    if get_origin(annotation) is dict:
-        return False
+    origin = get_origin(annotation)
     args = [arg for arg in get_args(annotation) if arg is not Ellipsis]
-    return bool(args) and all(_is_content_annotation(arg) for arg in args)
+    if origin is Union or origin is UnionType:
+        return all(_is_content_annotation(arg, in_list) for arg in args)
+    if origin in (list, tuple) and not in_list:
+        return bool(args) and all(_is_content_annotation(arg, True) for arg in args)
+    return False
 
 
 def _object_rooted(schema: dict[str, Any]) -> dict[str, Any] | None:
