@@ -51,7 +51,7 @@ def test_duplicates_unknown_removal_and_bad_options() -> None:
     server.add_tool(lambda: 1)
     with pytest.raises(UserError, match="'<lambda>'"):
         server.add_tool(lambda: 2)
-    with pytest.raises(KeyError, match="No tool named 'nope'.*<lambda>"):
+    with pytest.raises(KeyError, match=r"No tool named .nope.*<lambda>"):
         server.remove_tool("nope")
     server.remove_tool("<lambda>")
     assert len(server.tools) == 0
@@ -72,8 +72,8 @@ def test_duplicates_unknown_removal_and_bad_options() -> None:
 
 def test_annotations_accept_model_dump_objects() -> None:
     class Hints(BaseModel):
-        readOnlyHint: bool = True  # noqa: N815
-        openWorldHint: bool | None = None  # noqa: N815
+        readOnlyHint: bool = True
+        openWorldHint: bool | None = None
 
     server = Server("s")
     server.add_tool(lambda: 1, annotations=Hints())
@@ -95,7 +95,7 @@ def test_agents_function_tool_is_taken_in() -> None:
 
 
 def test_run_rejects_unknown_transports() -> None:
-    with pytest.raises(ValueError, match="'http'.*stdio"):
+    with pytest.raises(ValueError, match=r"'http'.*stdio"):
         Server("s").run("http")
 
 
