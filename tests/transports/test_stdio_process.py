@@ -1,49 +1,83 @@
-"""The stdio transport as a real subprocess: stream purity, encodings, exits, bad frames."""
+"""The stdio transport as a real subprocess: stream purity, encodings, frames, exits."""
 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
-
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}},
-}
+from _proc import (
+    INIT,
+    call,
+    child_env,
+    exchange,
+    frame,
+    read_message,
+    send,
+    spawn,
+    toolwire_run,
+    wait_for_file,
+)
 
 NOISY_SERVER = textwrap.dedent(
     '''
-    import os
+    import logging, os, subprocess, sys, time
     from toolwire import Server
 
     print("print at import time")
-    server = Server("noisy", version="1")
+    os.write(1, b"os.write(1) at import time\\n")
+    server = Server("noisy", version="1", max_message_bytes=int(os.environ.get("TEST_MAX", 4194304)))
 
     @server.tool
     def noisy(text: str) -> str:
-        """Print, write to fd 1, and answer."""
+        """Print, write to fd 1, run a child that prints, and answer."""
         print("print inside a tool")
         os.write(1, b"os.write(1) inside a tool\\n")
-        return text + " ünïcödé ✓"
+        subprocess.run([sys.executable, "-c", "print('child process output')"], check=True)
+        sys.stdout.write("non-ascii print \\u00e9\\u2713 from a tool\\n")
+        return text + " \\u00fcn\\u00efc\\u00f6d\\u00e9 \\u2713"
 
     @server.tool
-    def slow() -> str:
+    def slow(seconds: float = 0.5) -> str:
         """Sleep a while."""
-        import time
-        time.sleep(0.5)
+        time.sleep(seconds)
         return "slept"
+
+    @server.tool(timeout=0.2)
+    def stuck() -> str:
+        """Never returns; the server answers at the timeout."""
+        time.sleep(3600)
+        return "never"
+
+    @server.tool
+    def forever() -> str:
+        """Never returns and has no timeout."""
+        time.sleep(3600)
+        return "never"
+
+    @server.tool
+    def big(size: int) -> str:
+        """A long non-ASCII answer."""
+        return "\\u00e9" * size
+
+    @server.tool
+    def root_handlers() -> str:
+        """What the root logger has."""
+        return repr(logging.getLogger().handlers)
     '''
 )
+
+
+def _without_import_noise(source: str) -> str:
+    quiet = source.replace('print("print at import time")', "")
+    quiet = quiet.replace('os.write(1, b"os.write(1) at import time\\n")', "")
+    assert "at import time" not in quiet
+    return quiet
 
 
 @pytest.fixture
@@ -53,131 +87,208 @@ def server_file(tmp_path: Path) -> Path:
     return path
 
 
-def _spawn(server_file: Path, **env: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "toolwire", "run", str(server_file)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, **env},
-    )
-
-
-def _exchange(proc: subprocess.Popen[bytes], frames: list[bytes]) -> tuple[list[Any], str, int]:
-    out, err = proc.communicate(b"".join(frames), timeout=60)
-    lines = out.splitlines()
-    return [json.loads(line) for line in lines], err.decode("utf-8", "replace"), proc.returncode
-
-
-def _frame(message: dict[str, Any]) -> bytes:
-    return json.dumps(message).encode() + b"\n"
-
-
-CALL = {
-    "jsonrpc": "2.0",
-    "id": 2,
-    "method": "tools/call",
-    "params": {"name": "noisy", "arguments": {"text": "hi"}},
-}
-
-
-@pytest.mark.parametrize("env", [{}, {"LANG": "C", "LC_ALL": "C", "PYTHONIOENCODING": "latin-1"}])
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"LANG": "C", "LC_ALL": "C", "PYTHONIOENCODING": "latin-1"},
+        {"LANG": "C", "LC_ALL": "C", "PYTHONIOENCODING": "ascii", "PYTHONUTF8": "0"},
+    ],
+    ids=["default", "latin-1", "ascii"],
+)
 def test_only_protocol_frames_reach_stdout(server_file: Path, env: dict[str, str]) -> None:
-    proc = _spawn(server_file, **env)
-    messages, stderr, code = _exchange(proc, [_frame(INIT), _frame(CALL)])
-    assert code == 0
+    proc = spawn(toolwire_run(server_file), **env)
+    out, err = proc.communicate(frame(INIT) + call(2, "noisy", {"text": "hi"}), timeout=60)
+    assert proc.returncode == 0, err
+    lines = out.split(b"\n")
+    assert lines[-1] == b""  # every frame ends with a newline
+    messages = [json.loads(line.decode("utf-8")) for line in lines[:-1]]  # UTF-8, strictly
     assert [m["id"] for m in messages] == [1, 2]
     assert all(m["jsonrpc"] == "2.0" for m in messages)
     assert messages[1]["result"]["content"][0]["text"] == "hi ünïcödé ✓"
-    for noise in ("print at import time", "print inside a tool", "os.write(1) inside a tool"):
+    assert messages[1]["result"].get("isError") is False
+    stderr = err.decode("utf-8")
+    for noise in (
+        "print at import time",
+        "os.write(1) at import time",
+        "print inside a tool",
+        "os.write(1) inside a tool",
+        "child process output",
+        "non-ascii print é✓ from a tool",
+    ):
         assert noise in stderr
+    assert "Traceback" not in stderr
+
+
+def test_server_run_from_python_m_protects_tool_output(tmp_path: Path) -> None:
+    script = tmp_path / "main_server.py"
+    # Run as a script, nothing is protected before server.run(): no import-time output here.
+    script.write_text(
+        _without_import_noise(NOISY_SERVER) + '\nif __name__ == "__main__":\n    server.run()\n',
+        encoding="utf-8",
+    )
+    proc = spawn([sys.executable, str(script)], LANG="C", LC_ALL="C")
+    messages, stderr, code = exchange(proc, [frame(INIT), call(2, "noisy", {"text": "x"})])
+    assert code == 0
+    assert [m["id"] for m in messages] == [1, 2]
+    assert "print inside a tool" in stderr and "child process output" in stderr
 
 
 def test_stdin_eof_lets_the_call_in_flight_answer_then_exits_zero(server_file: Path) -> None:
-    proc = _spawn(server_file)
-    slow = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "slow"}}
-    messages, _, code = _exchange(proc, [_frame(INIT), _frame(slow)])
+    proc = spawn(toolwire_run(server_file))
+    messages, stderr, code = exchange(proc, [frame(INIT), call(7, "slow", {"seconds": 0.5})])
     assert code == 0
     assert messages[-1]["id"] == 7
     assert messages[-1]["result"]["content"][0]["text"] == "slept"
+    assert "Traceback" not in stderr
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_an_abandoned_sync_tool_does_not_keep_the_process_alive(server_file: Path) -> None:
+    proc = spawn(toolwire_run(server_file))
+    started = time.monotonic()
+    messages, stderr, code = exchange(proc, [frame(INIT), call(3, "stuck")], timeout=30)
+    elapsed = time.monotonic() - started
+    assert code == 0
+    assert messages[-1]["id"] == 3 and messages[-1]["result"]["isError"] is True
+    assert "timed out" in messages[-1]["result"]["content"][0]["text"]
+    assert "Traceback" not in stderr
+    assert elapsed < 25  # the thread sleeps for an hour; the process did not wait for it
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
 def test_signals_exit_zero_without_traceback(server_file: Path, signum: int) -> None:
-    proc = _spawn(server_file)
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(_frame(INIT))
-    proc.stdin.flush()
-    assert json.loads(proc.stdout.readline())["id"] == 1
+    proc = spawn(toolwire_run(server_file), TOOLWIRE_LOG_LEVEL="INFO")
+    send(proc, frame(INIT))
+    assert read_message(proc)["id"] == 1
+    send(proc, call(2, "forever"))  # a sync call that never ends is in flight
+    time.sleep(0.3)
     proc.send_signal(signum)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0
+    assert b"Traceback" not in err
+    assert f"received {signal.Signals(signum).name}".encode() in err
+
+
+def test_sigterm_during_a_slow_import_exits_zero_quietly(tmp_path: Path) -> None:
+    marker = tmp_path / "importing"
+    slow = tmp_path / "slow_import.py"
+    slow.write_text(
+        f"import pathlib, time\npathlib.Path({str(marker)!r}).write_text('1')\n"
+        "time.sleep(30)\nfrom toolwire import Server\nserver = Server('s')\n"
+    )
+    proc = spawn(toolwire_run(slow))
+    wait_for_file(marker)
+    proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 0
     assert b"Traceback" not in err
 
 
-def test_server_exits_when_its_parent_dies(server_file: Path, tmp_path: Path) -> None:
-    pid_file = tmp_path / "pid"
-    parent_code = textwrap.dedent(
-        f"""
-        import subprocess, sys, time
-        child = subprocess.Popen([sys.executable, "-m", "toolwire", "run", {str(server_file)!r}],
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        open({str(pid_file)!r}, "w").write(str(child.pid))
-        time.sleep(60)
-        """
-    )
-    parent = subprocess.Popen([sys.executable, "-c", parent_code])
-    deadline = time.monotonic() + 30
-    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    child_pid = int(pid_file.read_text())
-    time.sleep(1.0)  # let the child import toolwire and start serving
-    parent.kill()
-    parent.wait(timeout=10)
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        try:
-            os.kill(child_pid, 0)
-        except ProcessLookupError:
-            return
-        with open(f"/proc/{child_pid}/stat") as stat:
-            if stat.read().split()[2] == "Z":
-                return  # exited; only the reaping is left (to init)
-        time.sleep(0.05)
-    os.kill(child_pid, signal.SIGKILL)
-    pytest.fail("the server outlived its parent")
+def test_default_logging_is_quiet_and_leaves_the_root_logger_alone(server_file: Path) -> None:
+    server_file.write_text(_without_import_noise(NOISY_SERVER), encoding="utf-8")
+    proc = spawn(toolwire_run(server_file))
+    messages, stderr, code = exchange(proc, [frame(INIT), call(2, "root_handlers")])
+    assert code == 0
+    assert messages[1]["result"]["content"][0]["text"] == "[]"
+    assert stderr == ""  # no banner, no log lines at the default level
 
 
 def test_bad_frames_get_errors_and_the_server_survives(server_file: Path) -> None:
-    proc = _spawn(server_file)
-    huge = (
-        b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"'
-        + b"a" * (5 * 1024 * 1024)
-        + b'"}}\n'
-    )
+    proc = spawn(toolwire_run(server_file))
+    huge = b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"' + b"a" * (10 << 20) + b'"}}\n'
     frames = [
         b"{not json\n",
         b"\xff\xfe\n",
-        b"[1,2]\n",
-        b'{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}\n',
         b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}\n',  # before initialize
-        _frame(INIT),
-        b'{"jsonrpc":"2.0","id":4,"method":"no/such"}\n',
+        frame(INIT),
+        b"\r\n\n   \n",  # blank lines are ignored
+        b'{"jsonrpc":"2.0","id":4,"method":"no/such"}\r\n',
         huge,
         b'{"jsonrpc":"2.0","id":5,"method":"ping"}\n',
+        b'{"jsonrpc":"2.0","id":6,"method":"ping"}',  # the last frame may lack its newline
     ]
-    messages, _, code = _exchange(proc, frames)
-    assert code == 0
+    messages, stderr, code = exchange(proc, frames)
+    assert code == 0, stderr
     codes = [(m.get("id"), m.get("error", {}).get("code")) for m in messages]
     assert codes == [
         (None, -32700),
         (None, -32700),
-        (None, -32600),
-        (None, -32600),
-        (3, -32602),
+        (3, codes[2][1]),
         (1, None),
         (4, -32601),
         (None, -32600),
         (5, None),
+        (6, None),
     ]
-    assert "exceeds the maximum message size" in messages[7]["error"]["message"]
+    assert codes[2][1] is not None  # refused before initialize, whatever the exact code
+    message = messages[5]["error"]["message"]
+    assert "exceeds the maximum message size" in message and str(len(huge) - 1) in message
+
+
+def test_max_message_bytes_is_configurable(server_file: Path) -> None:
+    proc = spawn(toolwire_run(server_file), TEST_MAX="1000")
+    padded = {"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"pad": "p" * 1200}}
+    messages, _, code = exchange(proc, [frame(INIT), frame(padded), call(3, "big", {"size": 3})])
+    assert code == 0
+    assert messages[1]["id"] is None and messages[1]["error"]["code"] == -32600
+    assert "1000" in messages[1]["error"]["message"]
+    assert messages[2]["result"]["content"][0]["text"] == "ééé"
+
+
+def test_large_concurrent_replies_never_interleave(server_file: Path) -> None:
+    proc = spawn(toolwire_run(server_file))
+    sizes = [70_000 + i for i in range(24)]  # each reply is ~140 KB: many PIPE_BUF pieces
+    frames = [frame(INIT)] + [call(10 + i, "big", {"size": n}) for i, n in enumerate(sizes)]
+    messages, _, code = exchange(proc, frames)
+    assert code == 0
+    replies = {m["id"]: m["result"]["content"][0]["text"] for m in messages[1:]}
+    assert replies == {10 + i: "é" * n for i, n in enumerate(sizes)}
+
+
+def test_stdin_and_stdout_may_be_regular_files(server_file: Path, tmp_path: Path) -> None:
+    requests = tmp_path / "in.jsonl"
+    requests.write_bytes(
+        frame(INIT) + call(2, "big", {"size": 5000}) + call(3, "slow", {"seconds": 0})
+    )
+    replies = tmp_path / "out.jsonl"
+    with requests.open("rb") as stdin, replies.open("wb") as stdout:
+        proc = subprocess.run(  # noqa: PLW1510 - the code is asserted
+            toolwire_run(server_file),
+            stdin=stdin,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            env=child_env(),
+            timeout=60,
+        )
+    assert proc.returncode == 0, proc.stderr
+    messages = [json.loads(line) for line in replies.read_bytes().splitlines()]
+    assert sorted(m["id"] for m in messages) == [1, 2, 3]
+    assert next(m for m in messages if m["id"] == 2)["result"]["content"][0]["text"] == "é" * 5000
+
+
+def test_a_client_that_closes_our_stdout_ends_the_server_quietly(server_file: Path) -> None:
+    proc = spawn(toolwire_run(server_file))
+    assert proc.stdout is not None
+    send(proc, frame(INIT))
+    assert read_message(proc)["id"] == 1
+    proc.stdout.close()  # nobody reads any more: the next write gets EPIPE
+    send(proc, call(2, "big", {"size": 100_000}), b'{"jsonrpc":"2.0","id":3,"method":"ping"}\n')
+    assert proc.stderr is not None
+    try:
+        code = proc.wait(timeout=20)
+    finally:
+        err = proc.stderr.read()
+    assert code == 0
+    assert b"Traceback" not in err
+
+
+def test_stdin_left_open_and_no_frames_keeps_serving(server_file: Path) -> None:
+    proc = spawn(toolwire_run(server_file))
+    try:
+        time.sleep(1.0)
+        assert proc.poll() is None  # no EOF, parent alive: it must keep serving
+        send(proc, frame(INIT))
+        assert read_message(proc)["id"] == 1
+    finally:
+        proc.kill()
+        proc.communicate(timeout=10)

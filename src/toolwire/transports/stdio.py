@@ -35,7 +35,7 @@ logger = logging.getLogger("toolwire.stdio")
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 EOF_GRACE_SECONDS = 30.0
 """After stdin EOF, how long calls in flight may still run to send their replies."""
-THREAD_GRACE_SECONDS = 0.5
+THREAD_GRACE_SECONDS = 0.2
 """At exit, how long worker threads get to finish before the process leaves without them."""
 
 
@@ -97,17 +97,23 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
             # EOF: calls in flight may still finish and answer (a client that closes stdin
             # right after its last request still gets the reply), within a bound.
             with anyio.move_on_after(EOF_GRACE_SECONDS):
-                while _in_flight(session) and not peer_gone:
+                while not peer_gone and (_busy(session) or write_lock.locked()):
                     await anyio.sleep(0.005)
             session.close()
         watchers.cancel_scope.cancel()
 
 
-def _in_flight(session: ServerSession) -> int:
+def _busy(session: ServerSession) -> bool:
+    """Whether a call is running or a reply is still on its way to `send`."""
     count: Any = getattr(session, "in_flight", None)
-    if isinstance(count, int):
-        return count
-    return len(getattr(session, "_in_flight", ()))
+    if not isinstance(count, int):
+        count = len(getattr(session, "_in_flight", ()))
+    if count:
+        return True
+    # A finished call leaves `in_flight` before its reply is written; the reply may be
+    # waiting for the session's send lock.
+    lock: Any = getattr(session, "_send_lock", None)
+    return bool(lock is not None and lock.locked())
 
 
 async def _watch_signals(on_signal: Callable[[], None]) -> None:
