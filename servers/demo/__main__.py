@@ -1,3 +1,5 @@
+"""`python -m servers.demo`: serve the demo over stdio."""
+
 from servers.demo.server import server
 
 if __name__ == "__main__":

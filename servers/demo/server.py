@@ -74,8 +74,12 @@ def swatch(red: int = 255, green: int = 128, blue: int = 0) -> ToolOutputImage:
         green: Green, 0-255.
         blue: Blue, 0-255.
     """
-    rgb = tuple(max(0, min(255, value)) for value in (red, green, blue))
-    data = base64.b64encode(_png(16, 16, rgb)).decode()  # type: ignore[arg-type]
+
+    def clamp(value: int) -> int:
+        return max(0, min(255, value))
+
+    png = _png(16, 16, (clamp(red), clamp(green), clamp(blue)))
+    data = base64.b64encode(png).decode("ascii")
     return ToolOutputImage(image_url=f"data:image/png;base64,{data}")
 
 
@@ -91,6 +95,19 @@ async def countdown(ctx: ToolContext[None], steps: int = 3) -> str:
         await asyncio.sleep(0.05)
         await ctx.report_progress(done, steps, f"step {done} of {steps}")
     return f"lift-off after {steps} steps"
+
+
+@server.tool(annotations={"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False})
+def add_note(title: str, text: str) -> str:
+    """Add a note, or replace the note with the same title.
+
+    Args:
+        title: The note's title.
+        text: What the note says.
+    """
+    replaced = title in _notes
+    _notes[title] = text
+    return f"{'replaced' if replaced else 'added'} {title!r}"
 
 
 @server.tool(annotations={"readOnlyHint": True, "openWorldHint": False})

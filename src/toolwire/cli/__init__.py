@@ -7,58 +7,80 @@ import sys
 
 __all__ = ["main"]
 
+_TARGET_HELP = "path/file.py[:server] or module[:server]"
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="toolwire", description="Serve Python tools over MCP.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = commands.add_parser("run", help="serve a toolwire Server over stdio")
-    run.add_argument("target", help="path/file.py[:server] or module[:server]")
+    run.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
     run.add_argument("--transport", default="stdio", choices=["stdio"])
+    run.add_argument(
+        "--path", metavar="DIR", help="import a module TARGET from DIR (default: the current dir)"
+    )
 
     inspect = commands.add_parser("inspect", help="list tools, schemas and schema problems")
-    inspect.add_argument("target", help="path/file.py[:server] or module[:server]")
+    inspect.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
     inspect.add_argument("--json", action="store_true", help="machine-readable output")
+    inspect.add_argument("--path", metavar="DIR", help="import a module TARGET from DIR")
 
     install = commands.add_parser("install", help="add the server to a client's MCP config")
     install.add_argument("client", choices=["claude-desktop", "claude-code", "cursor", "mcp-json"])
-    install.add_argument("target", help="path/file.py[:server] or module[:server]")
+    install.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
     install.add_argument("--name", help="the server's name in the config (default: its own)")
-    install.add_argument("--env", action="append", default=[], metavar="K=V")
-    install.add_argument("--config", help="the config file to write (default: the client's)")
-    install.add_argument("--dry-run", action="store_true", help="show, write nothing")
+    install.add_argument(
+        "--env", action="append", default=[], metavar="K=V", help="set in the server's env"
+    )
+    install.add_argument("--config", metavar="PATH", help="the config file to write")
+    install.add_argument("--dry-run", action="store_true", help="show the result, write nothing")
+    install.add_argument("--path", metavar="DIR", help="import a module TARGET from DIR")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code."""
+    """Run the `toolwire` command line.
+
+    Args:
+        argv: The arguments (default: `sys.argv[1:]`).
+
+    Returns:
+        The exit code: 0 on success, 2 for a bad TARGET, usage or config.
+    """
     args = _parser().parse_args(argv)
     if args.command == "run":
-        # Protect stdout before the user's module runs: a print() at import must not
-        # corrupt the stream.
-        from ..transports.stdio import protect_stdout
+        from .run import run
 
-        protect_stdout()
+        return run(args)
     from ._target import TargetError, load_server
 
     try:
-        server = load_server(args.target)
+        server = load_server(args.target, path=args.path)
     except TargetError as error:
         print(f"toolwire {args.command}: {error}", file=sys.stderr)
         return 2
-    if args.command == "run":
-        server.run(args.transport)
-        return 0
     if args.command == "inspect":
         from .inspect import inspect_server
 
-        print(inspect_server(server, as_json=args.json))
-        return 0
+        return _emit(inspect_server(server, as_json=args.json))
     from .install import InstallError, install
 
     try:
-        print(install(args, server))
+        report = install(args, server)
     except InstallError as error:
         print(f"toolwire install: {error}", file=sys.stderr)
         return 2
+    return _emit(report)
+
+
+def _emit(text: str) -> int:
+    """Print for a human or a pipe; a reader that went away (`| head`) is not an error."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        import os
+
+        # Python would complain again when flushing stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0

@@ -1,4 +1,4 @@
-"""TARGET = `path/file.py[:server]` or `module[:server]`: load it and find the Server."""
+"""TARGET = `path/file.py[:server]` or `module[:server]`: import it and find the Server."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..server import Server
 
+__all__ = ["TargetError", "is_path_target", "load_server", "split_target"]
+
 
 class TargetError(Exception):
     """A TARGET that cannot be served; the message says why."""
@@ -26,50 +28,100 @@ def split_target(target: str) -> tuple[str, str | None]:
     return head, tail or None
 
 
-def _import(spec: str) -> ModuleType:
-    looks_like_path = spec.endswith(".py") or "/" in spec or "\\" in spec
+def is_path_target(spec: str) -> bool:
+    """Whether the TARGET (without `:server`) names a file rather than a module."""
+    return spec.endswith(".py") or "/" in spec or "\\" in spec
+
+
+def _module_name_for(path: Path) -> str:
+    """The stem, as `python file.py` would import it, unless that name is already taken."""
+    name = path.stem
+    if name.isidentifier() and name not in sys.modules:
+        return name
+    return f"_toolwire_target_{abs(hash(str(path))):x}"
+
+
+def _import_file(spec: str) -> ModuleType:
+    path = Path(spec).expanduser().resolve()
+    if not path.exists():
+        raise TargetError(f"no such file: {spec}")
+    if not path.is_file():
+        raise TargetError(f"not a file: {spec} (give a .py file or a module name)")
+    # As `python path/file.py` does: the file's directory comes first on sys.path, so the
+    # server's sibling modules import.
+    sys.path.insert(0, str(path.parent))
+    name = _module_name_for(path)
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise TargetError(f"cannot import {spec}: not a Python source file")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module  # pydantic resolves forward references through sys.modules
     try:
-        if looks_like_path:
-            path = Path(spec).resolve()
-            if not path.is_file():
-                raise TargetError(f"no such file: {spec}")
-            sys.path.insert(0, str(path.parent))
-            module_spec = importlib.util.spec_from_file_location(path.stem, path)
-            if module_spec is None or module_spec.loader is None:
-                raise TargetError(f"cannot import {spec}")
-            module = importlib.util.module_from_spec(module_spec)
-            sys.modules[path.stem] = module
-            module_spec.loader.exec_module(module)
-            return module
-        sys.path.insert(0, str(Path.cwd()))
-        return importlib.import_module(spec)
-    except TargetError:
+        module_spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
         raise
-    except ModuleNotFoundError as error:
-        if error.name and spec.startswith(error.name):
-            raise TargetError(f"no module named {spec!r} (looked from {Path.cwd()})") from None
-        traceback.print_exc(file=sys.stderr)
-        raise TargetError(f"importing {spec} failed: {error}") from None
-    except BaseException as error:
+    return module
+
+
+def _import(spec: str, path: str | None) -> ModuleType:
+    try:
+        if is_path_target(spec):
+            return _import_file(spec)
+        root = Path(path).expanduser().resolve() if path else Path.cwd()
+        sys.path.insert(0, str(root))
+        try:
+            return importlib.import_module(spec)
+        except ModuleNotFoundError as error:
+            missing = error.name or ""
+            if missing and (spec == missing or spec.startswith(missing + ".")):
+                raise TargetError(
+                    f"no module named {spec!r} (looked in {root} and on sys.path); "
+                    f"for a file, give its path: {spec.replace('.', '/')}.py"
+                ) from None
+            raise
+    except (TargetError, KeyboardInterrupt):
+        raise
+    except BaseException as error:  # SystemExit included: a module that exits is a bad target
         traceback.print_exc(file=sys.stderr)
         raise TargetError(f"importing {spec} failed: {type(error).__name__}: {error}") from None
 
 
-def load_server(target: str) -> Server:
-    """Import TARGET and return its Server."""
+def load_server(target: str, *, path: str | None = None) -> Server:
+    """Import TARGET and return its Server.
+
+    Args:
+        target: `path/file.py[:name]` or `module[:name]`. Without `:name`, the module must
+            hold exactly one `Server` at module level.
+        path: Where to import a module TARGET from (default: the current directory).
+
+    Raises:
+        TargetError: The file or module is missing, its import failed (the traceback has
+            been printed to stderr), or it has no (or more than one) Server.
+    """
     from ..server import Server
 
     spec, attribute = split_target(target)
-    module = _import(spec)
+    module = _import(spec, path)
     if attribute is not None:
         found = getattr(module, attribute, None)
+        if found is None:
+            raise TargetError(f"{spec} has no attribute {attribute!r}")
         if not isinstance(found, Server):
-            raise TargetError(f"{spec} has no Server named {attribute!r}")
+            raise TargetError(
+                f"{spec}:{attribute} is a {type(found).__name__}, not a toolwire Server"
+            )
         return found
-    servers = {name: value for name, value in vars(module).items() if isinstance(value, Server)}
+    servers: dict[int, list[str]] = {}
+    for name, value in vars(module).items():
+        if isinstance(value, Server):
+            servers.setdefault(id(value), []).append(name)
     if not servers:
-        raise TargetError(f"{spec} defines no toolwire Server (looked for a module-level Server)")
+        raise TargetError(
+            f"{spec} defines no toolwire Server at module level "
+            f"(create one with `server = Server(...)`, or name it: {spec}:NAME)"
+        )
     if len(servers) > 1:
-        names = ", ".join(sorted(servers))
-        raise TargetError(f"{spec} defines several Servers ({names}); say which: {spec}:NAME")
-    return next(iter(servers.values()))
+        names = ", ".join(sorted(names[0] for names in servers.values()))
+        raise TargetError(f"{spec} defines several Servers ({names}); pick one: {spec}:NAME")
+    return getattr(module, next(iter(servers.values()))[0])  # type: ignore[no-any-return]

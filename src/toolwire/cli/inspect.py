@@ -10,18 +10,26 @@ from ..schema.problems import DIALECTS, schema_problems
 if TYPE_CHECKING:
     from ..server import Server
 
+__all__ = ["describe", "inspect_server"]
+
+_LISTING_VERSION = "2025-11-25"
+
 
 def describe(server: Server) -> dict[str, Any]:
-    """The server's tools as data, with schema problems per dialect."""
+    """The server's tools as `tools/list` shows them, plus schema problems per dialect."""
     tools = []
     for entry in server.tools.values():
-        listing = entry.listing("2025-11-25")
+        listing = dict(entry.listing(_LISTING_VERSION))
+        schema = listing.get("inputSchema") or entry.tool.params_json_schema
         problems = {
-            dialect: [str(p) for p in schema_problems(entry.tool.params_json_schema, dialect)]
+            dialect: [str(problem) for problem in schema_problems(schema, dialect)]
             for dialect in DIALECTS
         }
         tools.append({**listing, "problems": problems})
-    return {"server": server.server_info, "tools": tools}
+    info: dict[str, Any] = dict(server.server_info)
+    if server.instructions:
+        info["instructions"] = server.instructions
+    return {"server": info, "tools": tools}
 
 
 def inspect_server(server: Server, *, as_json: bool = False) -> str:
@@ -29,17 +37,23 @@ def inspect_server(server: Server, *, as_json: bool = False) -> str:
     data = describe(server)
     if as_json:
         return json.dumps(data, indent=2, ensure_ascii=False)
-    lines = [f"{server.name} {server.version or ''}".rstrip(), f"{len(data['tools'])} tools", ""]
+    count = len(data["tools"])
+    header = f"{server.name} {server.version or ''}".rstrip()
+    lines = [f"{header}: {count} tool{'s' if count != 1 else ''}", ""]
     for tool in data["tools"]:
-        lines.append(f"- {tool['name']}: {tool.get('description', '')}".rstrip(": "))
+        title = f" ({tool['title']})" if tool.get("title") else ""
+        description = (tool.get("description") or "").strip().splitlines()
+        lines.append(f"- {tool['name']}{title}" + (f": {description[0]}" if description else ""))
         if tool.get("annotations"):
-            hints = ", ".join(f"{k}={v}" for k, v in tool["annotations"].items())
+            hints = ", ".join(f"{key}={value}" for key, value in tool["annotations"].items())
             lines.append(f"    annotations: {hints}")
         lines.append(f"    input:  {json.dumps(tool['inputSchema'], ensure_ascii=False)}")
         if "outputSchema" in tool:
             lines.append(f"    output: {json.dumps(tool['outputSchema'], ensure_ascii=False)}")
+        clean = [dialect for dialect, found in tool["problems"].items() if not found]
         for dialect, problems in tool["problems"].items():
-            for problem in problems:
-                lines.append(f"    warning [{dialect}] {problem}")
+            lines.extend(f"    warning [{dialect}] {problem}" for problem in problems)
+        if clean:
+            lines.append(f"    accepted as is by: {', '.join(clean)}")
         lines.append("")
     return "\n".join(lines).rstrip()

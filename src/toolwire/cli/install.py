@@ -1,27 +1,43 @@
 """`toolwire install`: add a server to a client's MCP config, without uv and without loss.
 
 The entry runs this environment's own interpreter (`sys.executable -m toolwire run TARGET`),
-so the client needs nothing on its PATH. The existing file is merged, never replaced: other
-servers stay, the old file is kept as a timestamped backup, an invalid file is refused, and
-the new file is written atomically.
+so the client needs nothing on its PATH ("spawn uv ENOENT" cannot happen) and the server runs
+with exactly the packages it was tested with. The existing file is merged, never replaced:
+other servers and every other key stay, the old file is kept as a timestamped backup, an
+invalid file is refused untouched, and the new file is written atomically (temp file in the
+same directory, fsync, rename), through a symlink if the config is one, keeping its mode.
+
+Where each client reads its servers (top-level "mcpServers" object in each file):
+
+- claude-desktop: macOS `~/Library/Application Support/Claude/claude_desktop_config.json`,
+  Windows `%APPDATA%\\Claude\\claude_desktop_config.json`, Linux
+  `$XDG_CONFIG_HOME/Claude/claude_desktop_config.json` (default `~/.config/...`).
+- claude-code: `~/.claude.json`, top-level "mcpServers" = user scope (all projects); entries
+  carry `"type": "stdio"` as `claude mcp add --scope user` writes them.
+- cursor: `~/.cursor/mcp.json` (global; a project's own is `.cursor/mcp.json`, use --config).
+- mcp-json: prints a standalone `{"mcpServers": {...}}`, or merges into --config.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._target import split_target
+from ._target import is_path_target, split_target
 
 if TYPE_CHECKING:
+    import argparse
+
     from ..server import Server
+
+__all__ = ["InstallError", "default_config_path", "install", "server_entry"]
 
 
 class InstallError(Exception):
@@ -29,46 +45,62 @@ class InstallError(Exception):
 
 
 def default_config_path(client: str) -> Path | None:
-    """Where each client keeps its MCP servers (None: mcp-json prints instead)."""
+    """Where `client` keeps its MCP servers (None for mcp-json, which prints instead)."""
     home = Path.home()
     if client == "claude-desktop":
         if sys.platform == "darwin":
             return home / "Library/Application Support/Claude/claude_desktop_config.json"
         if sys.platform == "win32":
-            return Path(os.environ.get("APPDATA", home)) / "Claude/claude_desktop_config.json"
-        return home / ".config/Claude/claude_desktop_config.json"
+            appdata = os.environ.get("APPDATA")
+            base = Path(appdata) if appdata else home / "AppData/Roaming"
+            return base / "Claude/claude_desktop_config.json"
+        xdg = os.environ.get("XDG_CONFIG_HOME")
+        base = Path(xdg) if xdg else home / ".config"
+        return base / "Claude/claude_desktop_config.json"
     if client == "cursor":
         return home / ".cursor/mcp.json"
     if client == "claude-code":
-        return home / ".claude.json"  # user scope: top-level "mcpServers"
+        return home / ".claude.json"
     return None
-
-
-def _absolute_target(target: str) -> str:
-    spec, attribute = split_target(target)
-    if spec.endswith(".py") or "/" in spec or "\\" in spec:
-        spec = str(Path(spec).resolve())
-    return f"{spec}:{attribute}" if attribute else spec
 
 
 def _env(pairs: list[str]) -> dict[str, str]:
     env: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
-        if not sep or not key:
+        if not sep or not key.strip():
             raise InstallError(f"--env takes KEY=VALUE, got {pair!r}")
-        env[key] = value
+        env[key.strip()] = value
     return env
 
 
-def server_entry(target: str, env: dict[str, str], cwd: Path) -> dict[str, Any]:
-    """The config entry that launches the server with this interpreter."""
-    entry: dict[str, Any] = {
-        "command": sys.executable,
-        "args": ["-m", "toolwire", "run", _absolute_target(target)],
-    }
-    if not split_target(target)[0].endswith(".py"):
-        entry["cwd"] = str(cwd)  # a module target is imported from here
+def server_entry(
+    client: str, target: str, env: dict[str, str], import_dir: Path | None
+) -> dict[str, Any]:
+    """The config entry that launches the server with this interpreter.
+
+    Args:
+        client: The client the entry is for (claude-code entries carry "type": "stdio").
+        target: The TARGET as given; a file path is made absolute.
+        env: Extra environment variables for the server.
+        import_dir: For a module TARGET, the directory it is imported from (clients start
+            servers in a directory of their own choosing, so it is passed as --path).
+    """
+    spec, attribute = split_target(target)
+    args = ["-m", "toolwire", "run"]
+    if is_path_target(spec):
+        resolved = str(Path(spec).expanduser().resolve())
+        args.append(f"{resolved}:{attribute}" if attribute else resolved)
+    else:
+        args.append(target)
+        if import_dir is not None:
+            args += ["--path", str(import_dir)]
+    entry: dict[str, Any] = {}
+    if client == "claude-code":
+        entry["type"] = "stdio"
+    # Not resolved: a venv's python is a symlink whose location selects the venv.
+    entry["command"] = sys.executable
+    entry["args"] = args
     if env:
         entry["env"] = env
     return entry
@@ -78,50 +110,88 @@ def _read(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
-    except (ValueError, UnicodeDecodeError) as error:
-        raise InstallError(f"{path} is not valid JSON ({error}); fix or move it first") from None
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InstallError(f"cannot read {path}: {error}; nothing was changed") from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise InstallError(
+            f"{path} is not valid JSON ({error}); fix or move it first; nothing was changed"
+        ) from None
     if not isinstance(data, dict):
-        raise InstallError(f"{path} holds a {type(data).__name__}, not a JSON object")
-    servers = data.get("mcpServers", {})
-    if not isinstance(servers, dict):
-        raise InstallError(f'{path}: "mcpServers" is not a JSON object')
+        raise InstallError(
+            f"{path} holds a JSON {type(data).__name__}, not an object; nothing was changed"
+        )
+    if not isinstance(data.get("mcpServers", {}), dict):
+        raise InstallError(f'{path}: "mcpServers" is not a JSON object; nothing was changed')
     return data
 
 
+def _backup(path: Path) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    backup = path.with_name(f"{path.name}.{stamp}.bak")
+    counter = 1
+    while backup.exists():  # two installs in one second must not lose the older backup
+        counter += 1
+        backup = path.with_name(f"{path.name}.{stamp}-{counter}.bak")
+    shutil.copy2(path, backup)
+    return backup
+
+
 def _write_atomically(path: Path, text: str) -> Path | None:
+    """Write `text` to `path` (through a symlink), keeping a backup; returns the backup."""
+    if path.is_symlink():
+        path = path.resolve()  # dotfile managers link configs; keep the link, write its target
     path.parent.mkdir(parents=True, exist_ok=True)
     backup = None
+    mode = 0o600 if path.name == ".claude.json" else 0o644
     if path.exists():
-        backup = path.with_name(f"{path.name}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
-        shutil.copy2(path, backup)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        out.write(text)
-    os.replace(temp, path)
+        backup = _backup(path)
+        mode = stat.S_IMODE(path.stat().st_mode)
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
     return backup
 
 
 def install(args: argparse.Namespace, server: Server) -> str:
-    """Merge the entry into the client's config (or print it); return what happened."""
-    name = args.name or server.name
-    entry = server_entry(args.target, _env(args.env), Path.cwd())
-    path = Path(args.config) if args.config else default_config_path(args.client)
-    if path is None:  # mcp-json without --config: print a standalone config
-        return json.dumps({"mcpServers": {name: entry}}, indent=2)
+    """Merge the entry into the client's config (or print it); return the report to print."""
+    name = (args.name or server.name).strip()
+    if not name:
+        raise InstallError("the server needs a name: pass --name")
+    import_dir = None
+    if not is_path_target(split_target(args.target)[0]):
+        import_dir = Path(args.path).expanduser().resolve() if args.path else Path.cwd()
+    entry = server_entry(args.client, args.target, _env(args.env), import_dir)
+    path = Path(args.config).expanduser() if args.config else default_config_path(args.client)
+    if path is None:  # mcp-json without --config: a standalone config on stdout
+        return json.dumps({"mcpServers": {name: entry}}, indent=2, ensure_ascii=False)
     data = _read(path)
     servers = dict(data.get("mcpServers", {}))
     replaced = name in servers
+    others = sorted(key for key in servers if key != name)
     servers[name] = entry
     data["mcpServers"] = servers
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    shown = json.dumps({name: entry}, indent=2, ensure_ascii=False)
+    kept = f"{len(others)} other server(s) kept" + (f": {', '.join(others)}" if others else "")
     if args.dry_run:
-        return f"would write {path}:\n{text}"
+        verb = "replace" if replaced else "add"
+        return f"dry run: would {verb} server {name!r} in {path} ({kept}):\n{shown}"
     backup = _write_atomically(path, text)
-    verb = "replaced" if replaced else "added"
-    kept = len(servers) - 1
-    lines = [f"{verb} server {name!r} in {path} ({kept} other server(s) kept)"]
-    lines.append(f"  command: {entry['command']} {' '.join(entry['args'])}")
+    lines = [f"{'replaced' if replaced else 'added'} server {name!r} in {path} ({kept}):", shown]
     if backup is not None:
-        lines.append(f"  backup:  {backup}")
+        lines.append(f"backup of the previous file: {backup}")
+    lines.append("restart the client to load it")
     return "\n".join(lines)
