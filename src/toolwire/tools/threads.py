@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
+import contextlib
 import contextvars
 import functools
+import os
+import queue
+import threading
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -20,7 +23,13 @@ T = TypeVar("T")
 sync_limiter: ContextVar[anyio.CapacityLimiter | None] = ContextVar(
     "toolwire_sync_limiter", default=None
 )
-"""The limiter for sync tool threads; None means anyio's default (40 threads)."""
+"""The limiter for sync tool threads; None means no limiter beyond the pool's own size."""
+
+# asyncio.to_thread's default executor size, so a tool sees the same concurrency as in the SDK.
+_DEFAULT_WORKERS = min(32, (os.cpu_count() or 1) + 4)
+# Behind a server's limiter the limiter bounds concurrency; the pool only has to be larger than
+# any sane limiter so threads abandoned by cancelled calls do not starve new calls.
+_LIMITED_WORKERS = 256
 
 
 async def run_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -29,7 +38,6 @@ async def run_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     Cancelling the waiting task abandons the thread (it runs to its end, its result is dropped)
     and frees its limiter slot at once, so a stuck sync tool cannot starve later calls.
     """
-    call = functools.partial(func, *args, **kwargs)
     limiter = sync_limiter.get()
     try:
         loop = asyncio.get_running_loop()
@@ -38,25 +46,142 @@ async def run_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     if loop is None:  # another anyio backend (trio): let anyio do it
         import anyio.to_thread
 
+        call = functools.partial(func, *args, **kwargs)
         return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=limiter)
-    context = contextvars.copy_context()
     if limiter is None:
-        # Outside a server (e.g. an Agents SDK run): what asyncio.to_thread does.
-        return await loop.run_in_executor(None, context.run, call)
-    # In a server: the limiter bounds concurrency; a cancelled call leaves its thread running
-    # (Python cannot stop it) but gives its slot back at once. The pool is larger than any
-    # sane limiter so abandoned threads do not starve new calls.
+        return await _pool(limited=False).run(loop, func, args, kwargs)
     async with limiter:
-        return await loop.run_in_executor(_pool(), context.run, call)
+        return await _pool(limited=True).run(loop, func, args, kwargs)
 
 
-_POOL: concurrent.futures.ThreadPoolExecutor | None = None
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.done():  # the caller was cancelled: the result is dropped
+        return
+    if error is None:
+        future.set_result(result)
+    else:
+        future.set_exception(error)
 
 
-def _pool() -> concurrent.futures.ThreadPoolExecutor:
-    global _POOL  # noqa: PLW0603 - one pool per process, made on first use
-    if _POOL is None:
-        _POOL = concurrent.futures.ThreadPoolExecutor(
-            max_workers=64, thread_name_prefix="toolwire-sync"
-        )
-    return _POOL
+_Job = tuple[
+    asyncio.AbstractEventLoop, "asyncio.Future[Any]", contextvars.Context, Callable[..., Any], Any
+]
+
+
+class _WorkerPool:
+    """A small thread pool with one cheap hand-off each way.
+
+    `loop.run_in_executor` pays for a `concurrent.futures.Future`, a work item, a semaphore and
+    future chaining on every call; here a job is one tuple on a `SimpleQueue` and the answer one
+    `call_soon_threadsafe`, which roughly halves the cost of a sync tool call. Like an
+    executor's, idle threads are told to leave when the interpreter shuts down; a busy one is
+    waited for (the stdio transport exits without it after a grace period).
+    """
+
+    def __init__(self, max_workers: int, name: str) -> None:
+        self._max_workers = max_workers
+        self._name = name
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0
+        self._threads = 0
+        self._closed = False
+
+    def run(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        func: Callable[..., T],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> asyncio.Future[T]:
+        """Queue one call; the returned future settles on the loop when it is done."""
+        future: asyncio.Future[T] = loop.create_future()
+        call = functools.partial(func, *args, **kwargs) if kwargs else (func, *args)
+        self._submit((loop, future, contextvars.copy_context(), _call, call))
+        return future
+
+    def _submit(self, job: _Job) -> None:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the sync worker pool is shut down")
+            if self._idle:
+                self._idle -= 1
+                spawn = False
+            else:
+                spawn = self._threads < self._max_workers
+                if spawn:
+                    self._threads += 1
+        self._jobs.put(job)
+        if spawn:
+            number = self._threads
+            threading.Thread(target=self._work, name=f"{self._name}_{number}").start()
+
+    def _work(self) -> None:
+        jobs = self._jobs
+        while True:
+            job = jobs.get()
+            if job is None:
+                jobs.put(None)  # wake the next worker so every thread leaves
+                return
+            loop, future, context, runner, call = job
+            del job
+            if future.done():  # cancelled before it started: skip it, as an executor would
+                result, error = None, None
+            else:
+                try:
+                    result, error = context.run(runner, call), None
+                except BaseException as exc:
+                    result, error = None, exc
+            with self._lock:  # free before the answer goes out, so the next job finds us
+                self._idle += 1
+            with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
+                loop.call_soon_threadsafe(_settle, future, result, error)
+            del loop, future, context, call, result, error
+
+    def shutdown(self, wait: bool = False, *, cancel_futures: bool = False) -> None:
+        """Let idle workers leave; busy ones leave after their current job (never joined)."""
+        del wait, cancel_futures  # the signature of Executor.shutdown, for the stdio transport
+        with self._lock:
+            self._closed = True
+        self._jobs.put(None)
+
+
+def _call(call: Any) -> Any:
+    if isinstance(call, tuple):
+        return call[0](*call[1:])
+    return call()
+
+
+# _POOL serves calls behind a server's limiter (the stdio transport shuts it down at exit);
+# _FREE_POOL serves calls outside a server, sized like asyncio's default executor.
+_POOL: _WorkerPool | None = None
+_FREE_POOL: _WorkerPool | None = None
+
+
+def _pool(*, limited: bool) -> _WorkerPool:
+    global _POOL, _FREE_POOL  # noqa: PLW0603 - one pool of each kind per process
+    if limited:
+        if _POOL is None:
+            _POOL = _WorkerPool(_LIMITED_WORKERS, "toolwire-sync")
+        return _POOL
+    if _FREE_POOL is None:
+        _FREE_POOL = _WorkerPool(_DEFAULT_WORKERS, "toolwire-tool")
+    return _FREE_POOL
+
+
+def _shutdown_pools() -> None:
+    for pool in (_POOL, _FREE_POOL):
+        if pool is not None:
+            pool.shutdown()
+
+
+def _forget_pools() -> None:
+    """After fork the child has none of the parent's threads: start over."""
+    global _POOL, _FREE_POOL  # noqa: PLW0603
+    _POOL = None
+    _FREE_POOL = None
+
+
+# Runs before the interpreter joins non-daemon threads, as concurrent.futures does.
+threading._register_atexit(_shutdown_pools)  # type: ignore[attr-defined]
+os.register_at_fork(after_in_child=_forget_pools)
