@@ -172,11 +172,15 @@ def run_stdio(server: Server, *, max_message_bytes: int | None = None) -> None:
 
 def _release_threads() -> None:
     """Let idle workers go; if a thread is still busy after a short grace, exit without it."""
-    threads_module = sys.modules.get("toolwire.tools.threads")
-    pool = getattr(threads_module, "_POOL", None)
-    if pool is not None:
-        pool.shutdown(wait=False, cancel_futures=True)
-        threads_module._POOL = None  # type: ignore[union-attr]  # a later run makes a new one
+    threads_module: Any = sys.modules.get("toolwire.tools.threads")
+    shutdown = getattr(threads_module, "_shutdown_pools", None)
+    forget = getattr(threads_module, "_forget_pools", None)
+    if shutdown is not None and forget is not None:
+        shutdown()  # idle workers leave now; busy ones after their job
+        forget()  # a later run in this process starts fresh pools
+    elif getattr(threads_module, "_POOL", None) is not None:
+        threads_module._POOL.shutdown(wait=False, cancel_futures=True)
+        threads_module._POOL = None
     deadline = time.monotonic() + THREAD_GRACE_SECONDS
     for thread in threading.enumerate():
         if thread is threading.current_thread() or thread.daemon:
