@@ -80,27 +80,39 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
                 for session in sessions:
                     session.close()
 
-    async with anyio.create_task_group() as watchers:
-        async with ServerSession(server, send) as session:
-            sessions.append(session)
-            watchers.start_soon(_parent_watch.watch, session.close)
-            watchers.start_soon(_watch_signals, session.close)
-            while True:
-                chunk = await reader.read()
-                for item in splitter.feed(chunk) if chunk else splitter.finish():
-                    if isinstance(item, int):
-                        await session.reject_oversized(item)
-                    else:
-                        await session.receive(item)
-                if not chunk:
-                    break
-            # EOF: calls in flight may still finish and answer (a client that closes stdin
-            # right after its last request still gets the reply), within a bound.
-            with anyio.move_on_after(EOF_GRACE_SECONDS):
-                while not peer_gone and (_busy(session) or write_lock.locked()):
-                    await anyio.sleep(0.005)
-            session.close()
-        watchers.cancel_scope.cancel()
+    try:
+        async with anyio.create_task_group() as watchers:
+            async with ServerSession(server, send) as session:
+                sessions.append(session)
+                watchers.start_soon(_parent_watch.watch, session.close)
+                watchers.start_soon(_watch_signals, session.close)
+                await _pump(reader, splitter, session)
+                # EOF: calls in flight may still finish and answer (a client that closes
+                # stdin right after its last request still gets the reply), within a bound.
+                with anyio.move_on_after(EOF_GRACE_SECONDS):
+                    while not peer_gone and (_busy(session) or write_lock.locked()):
+                        await anyio.sleep(0.005)
+                session.close()
+            watchers.cancel_scope.cancel()
+    finally:
+        reader.close()
+
+
+async def _pump(reader: FdReader, splitter: LineSplitter, session: ServerSession) -> None:
+    """Feed every frame to the session until stdin ends; oversized lines are answered."""
+    while True:
+        try:
+            chunk = await reader.read()
+        except OSError as error:  # stdin itself failed: treat it as the end
+            logger.info("reading stdin failed (%s); shutting down", error)
+            chunk = b""
+        for item in splitter.feed(chunk) if chunk else splitter.finish():
+            if isinstance(item, int):
+                await session.reject_oversized(item)
+            else:
+                await session.receive(item)
+        if not chunk:
+            return
 
 
 def _busy(session: ServerSession) -> bool:
