@@ -8,6 +8,7 @@ over to the SDK's own class without importing it anywhere else.
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import logging
 import math
@@ -18,10 +19,11 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from ..context import RunContextWrapper, ToolContext
 from ..errors import UserError
 from ..schema.docstrings import DocstringStyle
-from ..schema.function_schema import function_schema
+from ..schema.function_schema import FuncSchema, function_schema
 from ..schema.strict import ensure_strict_json_schema
 from . import _invoker
 from ._callable import normalize_function_tool_callable
+from ._fast_schema import FastSchema, fast_function_schema
 from ._output_type import resolve_function_tool_output
 from .failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
 
@@ -39,6 +41,24 @@ _TOOL_CALLERS: tuple[str, ...] = ("direct", "programmatic")
 
 IsEnabled = bool | Callable[[RunContextWrapper[Any], Any], "bool | Awaitable[bool]"]
 NeedsApproval = bool | Callable[[RunContextWrapper[Any], dict[str, Any], str], Awaitable[bool]]
+
+
+class _WrappedCallable:
+    """`tool.__wrapped__`: the callable given to `function_tool` (read-only, as in the SDK).
+
+    Calling it directly bypasses validation, context injection, timeouts and failure handling.
+    """
+
+    def __get__(self, instance: FunctionTool | None, owner: type[Any] | None = None) -> Any:
+        if instance is None:
+            raise AttributeError("FunctionTool classes have no wrapped Python callable")
+        invoker = instance.on_invoke_tool
+        if not isinstance(invoker, _invoker.FunctionInvoker):
+            raise AttributeError("FunctionTool has no wrapped Python callable")
+        return invoker.plan.wrapped
+
+    def __set__(self, instance: FunctionTool, value: object) -> None:
+        raise AttributeError("FunctionTool.__wrapped__ is read-only")
 
 
 @dataclass
@@ -86,7 +106,6 @@ class FunctionTool:
         default=None, kw_only=True, repr=False
     )
     _use_default_failure_error_function: bool = field(default=True, kw_only=True, repr=False)
-    _wrapped_callable: Any = field(default=None, kw_only=True, repr=False)
     _return_annotation: Any = field(default=inspect.Signature.empty, kw_only=True, repr=False)
     _agents_tool: Any = field(default=None, kw_only=True, repr=False)
 
@@ -94,21 +113,15 @@ class FunctionTool:
         self.allowed_callers = _normalize_allowed_callers(self.allowed_callers, self.name)
         if self.output_json_schema is not None:
             self.output_json_schema = _normalize_output_json_schema(self.output_json_schema)
-        bind = getattr(self.on_invoke_tool, "bind", None)
-        if isinstance(self.on_invoke_tool, _invoker.FailureHandlingInvoker) and callable(bind):
-            self.on_invoke_tool = bind(self)
+        if isinstance(self.on_invoke_tool, _invoker.FunctionInvoker):
+            self.on_invoke_tool = self.on_invoke_tool.bind(self)
         if self.strict_json_schema:
             self.params_json_schema = ensure_strict_json_schema(
                 copy.deepcopy(self.params_json_schema)
             )
         _validate_timeout_config(self)
 
-    @property
-    def __wrapped__(self) -> Any:
-        """The original callable (calling it skips validation); hand-built tools have none."""
-        if self._wrapped_callable is None:
-            raise AttributeError(f"FunctionTool {self.name!r} does not wrap a callable")
-        return self._wrapped_callable
+    __wrapped__ = _WrappedCallable()
 
     @property
     def return_annotation(self) -> Any:
@@ -306,31 +319,42 @@ def function_tool(
             the_func, docstring_style, name_override, use_docstring_info
         )
         is_sync = not inspect.iscoroutinefunction(the_func)
-        schema = function_schema(
-            func=the_func,
-            name_override=name_override,
-            description_override=description_override
+        schema_args: dict[str, Any] = {
+            "name_override": name_override,
+            "description_override": description_override
             or (callable_description if use_docstring_info else None),
-            docstring_style=docstring_style,
-            use_docstring_info=use_docstring_info,
-            strict_json_schema=strict_mode,
-            **({"lossless_docstring": True} if lossless_docstring else {}),
+            "docstring_style": docstring_style,
+            "use_docstring_info": use_docstring_info,
+            "strict_json_schema": strict_mode,
+        }
+        if lossless_docstring:  # only when asked: the SDK's function_schema has no such keyword
+            schema_args["lossless_docstring"] = True
+        fast = fast_function_schema(
+            the_func, **{"lossless_docstring": lossless_docstring, **schema_args}
         )
+        schema: FastSchema | FuncSchema
+        if fast is None:
+            schema = function_schema(func=the_func, **schema_args)
+            plan_schema: FuncSchema | Callable[[], FuncSchema] = schema
+        else:
+            # The model is built on the first call; it cannot fail for what the fast path takes.
+            schema = fast
+            plan_schema = functools.partial(function_schema, the_func, **schema_args)
         resolved_output_schema, output_adapter = resolve_function_tool_output(
             return_annotation=schema.return_annotation,
             allowed_callers=allowed_callers,
             output_type=output_type,
             output_json_schema=output_json_schema,
         )
-        invoker = _invoker.FailureHandlingInvoker(
-            _invoker.make_invoke_impl(the_func, schema, is_sync, output_adapter), is_sync=is_sync
+        plan = _invoker.CallPlan(
+            the_func, plan_schema, is_sync=is_sync, output_adapter=output_adapter, wrapped=original
         )
         use_default = failure_error_function is UNSET_FAILURE_ERROR_FUNCTION
         return FunctionTool(
             name=schema.name,
             description=schema.description or "",
             params_json_schema=schema.params_json_schema,
-            on_invoke_tool=invoker,
+            on_invoke_tool=_invoker.FunctionInvoker(plan),
             strict_json_schema=strict_mode,
             is_enabled=is_enabled,
             tool_input_guardrails=tool_input_guardrails,
@@ -346,7 +370,6 @@ def function_tool(
             _output_type_adapter=output_adapter,
             _failure_error_function=None if use_default else failure_error_function,  # type: ignore[arg-type]
             _use_default_failure_error_function=use_default,
-            _wrapped_callable=original,
             _return_annotation=schema.return_annotation,
         )
 

@@ -1,0 +1,166 @@
+"""A fast path for decorating simple functions: the JSON schema without building a model.
+
+`function_schema` builds a pydantic model and asks it for its JSON schema; for most tools
+(parameters of type str, int, float, bool, Any, list[...], Optional[...], Literal[...] with
+plain defaults) that schema is predictable, and building the model is most of the cost of
+decorating. Here such signatures get their schema written directly, byte for byte what
+pydantic emits (tests/tools/test_fast_schema.py checks it against `function_schema`), and the
+real `FuncSchema`, model included, is built on the tool's first call. Anything else returns
+None and takes the ordinary path, so every error is still raised by `function_schema` itself.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, get_args, get_origin, get_type_hints
+
+from ..schema.docstrings import DocstringStyle, document_function
+from ..schema.function_schema import _is_context_type
+from ..schema.strict import ensure_strict_json_schema
+
+_PRIMITIVES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+_NONE_TYPE = type(None)
+_UNIONS = (typing.Union, types.UnionType)
+_EMPTY = inspect.Parameter.empty
+_PLAIN_KINDS = (
+    inspect.Parameter.POSITIONAL_ONLY,
+    inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    inspect.Parameter.KEYWORD_ONLY,
+)
+_reserved_names: frozenset[str] | None = None
+
+
+@dataclass
+class FastSchema:
+    """What decorating needs from `FuncSchema`; the rest comes from `function_schema` later."""
+
+    name: str
+    description: str | None
+    params_json_schema: dict[str, Any]
+    takes_context: bool
+    return_annotation: Any
+
+
+def _reserved() -> frozenset[str]:
+    """Names pydantic refuses or warns about as fields: leave those to the ordinary path."""
+    global _reserved_names  # noqa: PLW0603 - computed once
+    if _reserved_names is None:
+        from pydantic import BaseModel
+
+        _reserved_names = frozenset(dir(BaseModel))
+    return _reserved_names
+
+
+def _type_schema(annotation: Any) -> dict[str, Any] | None:
+    """pydantic's JSON schema of one annotation (keys sorted as pydantic sorts them)."""
+    if annotation is Any:
+        return {}
+    primitive = _PRIMITIVES.get(annotation)
+    if primitive is not None:
+        return {"type": primitive}
+    origin = get_origin(annotation)
+    args = get_args(annotation)
+    if origin is list and len(args) == 1:
+        items = _type_schema(args[0])
+        return None if items is None else {"items": items, "type": "array"}
+    if origin in _UNIONS and len(args) == 2 and args[1] is _NONE_TYPE:
+        inner = _type_schema(args[0])
+        if inner is None or "anyOf" in inner or not inner:
+            return None
+        return {"anyOf": [inner, {"type": "null"}]}
+    if origin is Literal and len(args) >= 2:
+        if all(type(arg) is str for arg in args):
+            return {"enum": list(args), "type": "string"}
+        if all(type(arg) is int for arg in args):
+            return {"enum": list(args), "type": "integer"}
+    return None
+
+
+def _plain_default(value: Any) -> bool:
+    """Defaults pydantic writes into the schema unchanged."""
+    kind = type(value)
+    if value is None or kind is str or kind is bool or kind is int:
+        return True
+    return kind is float and math.isfinite(value)
+
+
+def fast_function_schema(
+    func: Callable[..., Any],
+    *,
+    docstring_style: DocstringStyle | None,
+    name_override: str | None,
+    description_override: str | None,
+    use_docstring_info: bool,
+    strict_json_schema: bool,
+    lossless_docstring: bool,
+) -> FastSchema | None:
+    """The schema `function_schema` would produce, or None when this path does not apply."""
+    try:
+        hints = get_type_hints(func, include_extras=True)
+        signature = inspect.signature(func)
+    except Exception:  # function_schema raises the same error, in its own words
+        return None
+    params = list(signature.parameters.values())
+    takes_context = False
+    if params:
+        first = hints.get(params[0].name, params[0].annotation)
+        if first is not _EMPTY and _is_context_type(get_origin(first) or first):
+            takes_context = True
+            params = params[1:]
+    reserved = _reserved()
+    fields: list[tuple[str, dict[str, Any], Any]] = []
+    for param in params:
+        name = param.name
+        if param.kind not in _PLAIN_KINDS or name.startswith("_") or name in reserved:
+            return None
+        if name.startswith("model_"):  # pydantic's protected namespace: it may warn
+            return None
+        annotation = hints.get(name, param.annotation)
+        schema = _type_schema(Any if annotation is _EMPTY else annotation)
+        if schema is None:
+            return None
+        default = param.default
+        if default is not _EMPTY and not _plain_default(default):
+            return None
+        fields.append((name, schema, default))
+
+    doc_info = (
+        document_function(func, docstring_style, lossless=lossless_docstring)
+        if use_docstring_info
+        else None
+    )
+    descriptions = (doc_info.param_descriptions if doc_info else None) or {}
+    func_name = name_override or (doc_info.name if doc_info else func.__name__)
+
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for name, schema, default in fields:
+        prop = dict(schema)
+        if default is _EMPTY:
+            required.append(name)
+        else:
+            prop["default"] = default
+        description = descriptions.get(name)
+        if description is not None:
+            prop["description"] = description
+        prop["title"] = name.title().replace("_", " ").strip()
+        properties[name] = {key: prop[key] for key in sorted(prop)}
+    json_schema: dict[str, Any] = {"properties": properties}
+    if required:
+        json_schema["required"] = required
+    json_schema["title"] = f"{func_name}_args"
+    json_schema["type"] = "object"
+    if strict_json_schema:
+        json_schema = ensure_strict_json_schema(json_schema)
+    return FastSchema(
+        name=func_name,
+        description=description_override or (doc_info.description if doc_info else None),
+        params_json_schema=json_schema,
+        takes_context=takes_context,
+        return_annotation=hints.get("return", signature.return_annotation),
+    )
