@@ -292,3 +292,17 @@ def test_stdin_left_open_and_no_frames_keeps_serving(server_file: Path) -> None:
     finally:
         proc.kill()
         proc.communicate(timeout=10)
+
+
+def test_stderr_merged_into_stdout_is_discarded_to_keep_the_wire_pure(server_file: Path) -> None:
+    proc = subprocess.Popen(
+        toolwire_run(server_file),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=child_env(TOOLWIRE_LOG_LEVEL="DEBUG"),
+    )
+    out, _ = proc.communicate(frame(INIT) + call(2, "noisy", {"text": "hi"}), timeout=60)
+    assert proc.returncode == 0
+    messages = [json.loads(line) for line in out.splitlines()]  # nothing but JSON-RPC
+    assert [m["id"] for m in messages] == [1, 2]

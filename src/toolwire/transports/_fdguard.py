@@ -24,6 +24,8 @@ from collections import deque
 __all__ = ["FdReader", "FdWriter", "protect_stdout"]
 
 _PIPE_BUF = getattr(select, "PIPE_BUF", 512)
+_POLLIN: int = getattr(select, "POLLIN", 1)  # absent on Windows, where nothing is polled
+_POLLOUT: int = getattr(select, "POLLOUT", 4)
 _READ_CHUNK = 1 << 16
 
 
@@ -45,6 +47,14 @@ def protect_stdout() -> tuple[int, int]:
                 stream.flush()  # bytes printed before protection still belong to stdout
     write_fd = os.dup(1)  # os.dup: the copy is not inheritable by child processes
     read_fd = os.dup(0)
+    if _same_stream(1, 2):
+        # The client merged stderr into stdout (seen on Windows launchers): anything written
+        # to stderr would land on the wire, so user output and logs are discarded instead.
+        sink = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(sink, 2)
+        finally:
+            os.close(sink)
     os.dup2(2, 1)
     null = os.open(os.devnull, os.O_RDONLY)
     try:
@@ -62,6 +72,19 @@ def protect_stdout() -> tuple[int, int]:
     )
     _wire = (read_fd, write_fd)
     return _wire
+
+
+def _same_stream(fd1: int, fd2: int) -> bool:
+    """Whether two descriptors are one pipe or socket (a shared terminal is fine)."""
+    import stat
+
+    try:
+        first, second = os.fstat(fd1), os.fstat(fd2)
+    except OSError:
+        return False
+    shared = stat.S_ISFIFO(first.st_mode) or stat.S_ISSOCK(first.st_mode)
+    # st_ino 0: no identity to compare (Windows pipes), so no verdict.
+    return shared and first.st_ino != 0 and os.path.samestat(first, second)
 
 
 def _ready(fd: int, event: int) -> bool:
@@ -172,7 +195,7 @@ class FdReader:
     async def _read_directly(self) -> bytes:
         import anyio
 
-        if self._selectable and not _ready(self._fd, select.POLLIN):
+        if self._selectable and not _ready(self._fd, _POLLIN):
             try:  # another event loop (trio): wait through anyio
                 await anyio.wait_readable(self._fd)
             except (OSError, NotImplementedError):
@@ -206,7 +229,7 @@ class FdWriter:
 
         view = memoryview(data)
         while view:
-            if self._selectable and not _ready(self._fd, select.POLLOUT):
+            if self._selectable and not _ready(self._fd, _POLLOUT):
                 await anyio.wait_writable(self._fd)
             # A ready pipe takes PIPE_BUF bytes without blocking; a file takes anything.
             piece = view[:_PIPE_BUF] if self._selectable else view

@@ -7,7 +7,8 @@ may stay open (a grandparent holds the pipe), so EOF never comes. Two mechanisms
   The kernel sends it when the *thread* that spawned us exits, even if the parent process
   lives on (a client spawning servers from a worker thread), so the signal only triggers a
   check of `getppid()`; a dedicated real-time signal keeps it apart from a real SIGTERM.
-- Everywhere with `getppid()`: a poll every 0.2 s notices the re-parenting.
+- Everywhere with `getppid()`: a poll every 0.2 s notices the re-parenting. On Windows,
+  where nothing is re-parented, the poll asks a handle to the parent process instead.
 
 `arm()` is called as early as possible (before the user's module is imported) so that the
 window in which a dead parent goes unnoticed is as small as it can be. Until the event loop
@@ -22,6 +23,7 @@ import signal
 import sys
 from collections.abc import Callable
 from types import FrameType
+from typing import Any
 
 __all__ = [
     "POLL_SECONDS",
@@ -40,6 +42,7 @@ POLL_SECONDS = 0.2
 _PR_SET_PDEATHSIG = 1
 
 _parent: int | None = None
+_parent_handle: int | None = None  # Windows only
 _armed = False
 
 
@@ -47,17 +50,25 @@ def death_signal() -> signal.Signals | None:
     """The signal the kernel sends when the parent dies (Linux only; None elsewhere)."""
     if not sys.platform.startswith("linux"):
         return None
-    rtmin = getattr(signal, "SIGRTMIN", None)
+    rtmin: Any = getattr(signal, "SIGRTMIN", None)
     if rtmin is None:
         return None
     # SIGRTMIN+n is not a member of signal.Signals; anyio only needs an int-like value.
-    return rtmin + 7  # type: ignore[no-any-return]
+    deathsig: signal.Signals = rtmin + 7
+    return deathsig
 
 
 def parent_alive() -> bool:
-    """False once the process has been re-parented (its parent exited)."""
-    if _parent is None or sys.platform == "win32":
+    """False once the parent exited (POSIX: we were re-parented; Windows: its handle fired)."""
+    if _parent is None:
         return True
+    if sys.platform == "win32":
+        if _parent_handle is None:
+            return True
+        import ctypes
+
+        wait_object_0 = 0
+        return bool(ctypes.windll.kernel32.WaitForSingleObject(_parent_handle, 0) != wait_object_0)
     return os.getppid() == _parent
 
 
@@ -111,9 +122,21 @@ def install_quiet_handlers() -> None:
 
 def remember_parent() -> None:
     """Note who the parent is now, if nobody did yet (the poll compares against it)."""
-    global _parent  # noqa: PLW0603 - process-wide state
-    if _parent is None:
-        _parent = os.getppid()
+    global _parent, _parent_handle  # noqa: PLW0603 - process-wide state
+    if _parent is not None:
+        return
+    _parent = os.getppid()
+    if sys.platform == "win32":
+        # Windows never re-parents: hold a handle to the parent (which also pins its pid)
+        # and ask whether it has been signalled. Untested here; failure means "alive".
+        try:
+            import ctypes
+
+            synchronize = 0x00100000
+            handle = ctypes.windll.kernel32.OpenProcess(synchronize, False, _parent)
+            _parent_handle = int(handle) or None
+        except (OSError, AttributeError):
+            _parent_handle = None
 
 
 def arm() -> None:
