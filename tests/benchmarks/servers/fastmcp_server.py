@@ -1,3 +1,6 @@
+"""FastMCP 4 peer: the same two tools. Banner and update check follow FastMCP's own settings
+(the benchmark runs it once with FASTMCP_SHOW_SERVER_BANNER=false and once with defaults)."""
+
 from fastmcp import FastMCP
 
 mcp = FastMCP("bench")
@@ -16,4 +19,4 @@ def echo(text: str) -> str:
 
 
 if __name__ == "__main__":
-    mcp.run(show_banner=False)
+    mcp.run()

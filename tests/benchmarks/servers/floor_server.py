@@ -1,5 +1,8 @@
-"""The floor loop: stdlib read-line / json.loads / dispatch / json.dumps, pydantic validation."""
+"""The floor loop: stdlib read-line / json.loads / dispatch / json.dumps, with arguments
+validated by a pydantic model built for each function from its signature. No MCP library,
+no threads, no asyncio: the least a Python server with validated arguments can do."""
 
+import inspect
 import json
 import sys
 
@@ -7,20 +10,27 @@ from pydantic import create_model
 
 
 def add(a: int, b: int) -> int:
+    """Add two integers."""
     return a + b
 
 
 def echo(text: str) -> str:
+    """Echo the text."""
     return text
 
 
-FUNCTIONS = {"add": add, "echo": echo}
-MODELS = {
-    "add": create_model("add_args", a=(int, ...), b=(int, ...)),
-    "echo": create_model("echo_args", text=(str, ...)),
-}
+def _model(func):
+    fields = {
+        name: (param.annotation, ... if param.default is param.empty else param.default)
+        for name, param in inspect.signature(func).parameters.items()
+    }
+    return create_model(f"{func.__name__}_args", **fields)
+
+
+FUNCTIONS = {func.__name__: func for func in (add, echo)}
+MODELS = {name: _model(func) for name, func in FUNCTIONS.items()}
 TOOLS = [
-    {"name": name, "description": name, "inputSchema": model.model_json_schema()}
+    {"name": name, "description": FUNCTIONS[name].__doc__, "inputSchema": model.model_json_schema()}
     for name, model in MODELS.items()
 ]
 
@@ -39,7 +49,7 @@ for line in sys.stdin:
         reply(
             message_id,
             {
-                "protocolVersion": "2025-11-25",
+                "protocolVersion": message["params"]["protocolVersion"],
                 "capabilities": {"tools": {}},
                 "serverInfo": {"name": "floor", "version": "1"},
             },
@@ -48,8 +58,8 @@ for line in sys.stdin:
         reply(message_id, {"tools": TOOLS})
     elif method == "tools/call":
         params = message["params"]
-        args = MODELS[params["name"]](**params.get("arguments", {}))
-        value = FUNCTIONS[params["name"]](**args.model_dump())
+        arguments = MODELS[params["name"]].model_validate(params.get("arguments") or {})
+        value = FUNCTIONS[params["name"]](**dict(arguments))
         reply(message_id, {"content": [{"type": "text", "text": str(value)}], "isError": False})
     else:
         reply(message_id, {})
