@@ -1,50 +1,95 @@
 """Crossing over to the Agents SDK's own `FunctionTool` and back.
 
-`agents` is imported only inside these functions: toolwire never pays for it otherwise.
+`agents` is imported only inside these functions: toolwire never pays for it otherwise. Some
+helpers used here are private to openai-agents 0.24.0 (`agents.tool`); each is looked up with
+`getattr` and, when missing in another release, a plainer construction is used instead.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..context import ToolContext
+from . import _invoker
 
 if TYPE_CHECKING:
+    from ..context import ToolContext
     from .function_tool import FunctionTool
+
+# Set by the SDK's failure wrapper on its ToolContext when the default formatter produced the
+# output (agents/tool.py `_DEFAULT_FAILURE_HANDLED_ATTR`).
+_SDK_DEFAULT_FAILURE_ATTR = "_function_tool_default_failure_handled"
 
 
 def to_agents(tool: FunctionTool) -> Any:
-    """An `agents.FunctionTool` that runs `tool`; the SDK's context reaches the function as is."""
-    import agents as agents_module
+    """An `agents.FunctionTool` that runs `tool`; the SDK's context reaches the function as is.
 
-    agents: Any = agents_module
+    A decorated tool is built the way `agents.function_tool` builds its own: the SDK's failure
+    wrapper formats failures (so `RunConfig.tool_error_formatter`, tracing and the run's
+    bookkeeping apply) with this tool's `failure_error_function`. A tool that came from
+    `from_agents()` goes back as the original object.
+    """
+    if tool._agents_tool is not None:
+        return tool._agents_tool
+    import agents.tool as agents_tool_module
+
+    module: Any = agents_tool_module
+    common: dict[str, Any] = {
+        "name": tool.name,
+        "description": tool.description,
+        "params_json_schema": tool.params_json_schema,
+        "strict_json_schema": tool.strict_json_schema,
+        "is_enabled": tool.is_enabled,
+        "tool_input_guardrails": tool.tool_input_guardrails,
+        "tool_output_guardrails": tool.tool_output_guardrails,
+        "needs_approval": tool.needs_approval,
+        "timeout_seconds": tool.timeout_seconds,
+        "timeout_behavior": tool.timeout_behavior,
+        "timeout_error_function": tool.timeout_error_function,
+        "defer_loading": tool.defer_loading,
+        "custom_data_extractor": tool.custom_data_extractor,
+        "allowed_callers": tool.allowed_callers,
+        "output_json_schema": tool.output_json_schema,
+    }
+    invoker = tool.on_invoke_tool
+    build = getattr(module, "_build_wrapped_function_tool", None)
+    make_handler = getattr(module, "_build_handled_function_tool_error_handler", None)
+    if isinstance(invoker, _invoker.FunctionInvoker) and build and make_handler:
+        raw = invoker.without_failure_handling()
+
+        async def invoke_raw(ctx: Any, arguments: str) -> Any:
+            return await raw(ctx, arguments)
+
+        failure: dict[str, Any] = {}
+        if not tool._use_default_failure_error_function:
+            failure["failure_error_function"] = tool._failure_error_function
+        # The SDK reads the wrapped callable from its invoker; keep `__wrapped__` working.
+        marker = getattr(module, "_FUNCTION_TOOL_WRAPPED_CALLABLE_MARKER", None)
+        if isinstance(marker, str):
+            setattr(invoke_raw, marker, invoker.plan.wrapped)
+        return build(
+            invoke_tool_impl=invoke_raw,
+            on_handled_error=make_handler(
+                span_message="Error running tool (non-fatal)",
+                span_message_for_json_decode_error="Error running tool",
+                log_label="Tool",
+            ),
+            output_type_adapter=tool._output_type_adapter,
+            sync_invoker=invoker.is_sync,
+            **failure,
+            **common,
+        )
 
     async def on_invoke_tool(ctx: Any, arguments: str) -> Any:
-        return await tool.on_invoke_tool(ctx, arguments)
+        return await invoker(ctx, arguments)
 
-    kwargs: dict[str, Any] = {}
-    if not tool._use_default_failure_error_function:
-        kwargs["_failure_error_function"] = tool._failure_error_function
-        kwargs["_use_default_failure_error_function"] = False
-    converted = agents.FunctionTool(
-        name=tool.name,
-        description=tool.description,
-        params_json_schema=tool.params_json_schema,
+    converted = module.FunctionTool(
         on_invoke_tool=on_invoke_tool,
-        strict_json_schema=tool.strict_json_schema,
-        is_enabled=tool.is_enabled,
-        tool_input_guardrails=tool.tool_input_guardrails,
-        tool_output_guardrails=tool.tool_output_guardrails,
-        needs_approval=tool.needs_approval,
-        timeout_seconds=tool.timeout_seconds,
-        timeout_behavior=tool.timeout_behavior,
-        timeout_error_function=tool.timeout_error_function,
-        defer_loading=tool.defer_loading,
-        custom_data_extractor=tool.custom_data_extractor,
-        allowed_callers=tool.allowed_callers,
-        output_json_schema=tool.output_json_schema,
-        **kwargs,
+        _output_type_adapter=tool._output_type_adapter,
+        **common,
     )
+    if not tool._use_default_failure_error_function:
+        converted._failure_error_function = tool._failure_error_function
+        converted._use_default_failure_error_function = False
     return converted
 
 
@@ -59,11 +104,21 @@ def _agents_context(ctx: Any) -> Any:
         tool_name=ctx.tool_name,
         tool_call_id=ctx.tool_call_id,
         tool_arguments=ctx.tool_arguments,
+        tool_call=getattr(ctx, "tool_call", None),
     )
 
 
+class AgentsToolFailed(Exception):
+    """Stands in for an exception the Agents SDK's failure wrapper turned into text."""
+
+
 def from_agents(agents_tool: Any) -> FunctionTool:
-    """A toolwire `FunctionTool` running an SDK `FunctionTool` (also `agent.as_tool()`)."""
+    """A toolwire `FunctionTool` running an SDK `FunctionTool` (also `agent.as_tool()`).
+
+    When toolwire invokes it, the SDK tool receives an SDK `ToolContext` built from toolwire's
+    (same `context`, tool name, call id and arguments). A failure that the SDK's default
+    formatter turned into text is reported to `invoke_tool` as an error.
+    """
     from .function_tool import FunctionTool
 
     if not hasattr(agents_tool, "on_invoke_tool") or not hasattr(agents_tool, "params_json_schema"):
@@ -72,9 +127,18 @@ def from_agents(agents_tool: Any) -> FunctionTool:
         )
 
     async def on_invoke_tool(ctx: ToolContext[Any], arguments: str) -> Any:
-        return await agents_tool.on_invoke_tool(_agents_context(ctx), arguments)
+        sdk_ctx = _agents_context(ctx)
+        if hasattr(sdk_ctx, _SDK_DEFAULT_FAILURE_ATTR):
+            setattr(sdk_ctx, _SDK_DEFAULT_FAILURE_ATTR, False)
+        output = await agents_tool.on_invoke_tool(sdk_ctx, arguments)
+        if getattr(sdk_ctx, _SDK_DEFAULT_FAILURE_ATTR, False):
+            setattr(sdk_ctx, _SDK_DEFAULT_FAILURE_ATTR, False)
+            slot = _invoker.handled_failure.get()
+            if slot is not None:
+                slot.append(AgentsToolFailed(f"tool {agents_tool.name} failed"))
+        return output
 
-    return FunctionTool(
+    converted = FunctionTool(
         name=agents_tool.name,
         description=agents_tool.description,
         params_json_schema=dict(agents_tool.params_json_schema),
@@ -88,7 +152,14 @@ def from_agents(agents_tool: Any) -> FunctionTool:
         timeout_behavior=agents_tool.timeout_behavior,
         timeout_error_function=agents_tool.timeout_error_function,
         defer_loading=agents_tool.defer_loading,
+        custom_data_extractor=getattr(agents_tool, "custom_data_extractor", None),
         allowed_callers=agents_tool.allowed_callers,
         output_json_schema=agents_tool.output_json_schema,
+        _output_type_adapter=getattr(agents_tool, "_output_type_adapter", None),
         _agents_tool=agents_tool,
     )
+    converted._use_default_failure_error_function = getattr(
+        agents_tool, "_use_default_failure_error_function", True
+    )
+    converted._failure_error_function = getattr(agents_tool, "_failure_error_function", None)
+    return converted
