@@ -17,6 +17,7 @@ from tests.interop._support import (
     ADD_INPUT_SCHEMA,
     DEFAULT_FAILURE,
     KITCHEN_TOOLS,
+    NOISY,
     PIXEL_PNG,
     ROOT,
     command,
@@ -368,3 +369,60 @@ async def test_demo_server_runs_under_the_official_client() -> None:
             tools = {tool.name for tool in (await client.list_tools()).tools}
             assert {"shout", "word_stats", "swatch", "countdown", "delete_note"} <= tools
             assert _text(await client.call_tool("shout", {"text": "héllo"})) == "HÉLLO"
+
+
+async def test_prints_at_import_and_in_tools_do_not_reach_the_wire() -> None:
+    """`toolwire run` protects stdout before importing the module, so a module that prints
+    at import time and inside its tool still speaks clean JSON-RPC to a real client."""
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "toolwire", "run", str(NOISY)], cwd=str(ROOT)
+    )
+    with anyio.fail_after(60):
+        async with Client(params, mode="legacy") as client:
+            assert [tool.name for tool in (await client.list_tools()).tools] == ["shout"]
+            assert _text(await client.call_tool("shout", {"text": "quiet"})) == "QUIET"
+
+
+async def test_noisy_module_stdout_carries_only_frames() -> None:
+    """The same, byte for byte: every stdout line is a JSON-RPC frame (a client library
+    might skip a bad line silently; this does not)."""
+    import json
+
+    proc = await anyio.open_process(
+        [sys.executable, "-m", "toolwire", "run", str(NOISY)], cwd=str(ROOT)
+    )
+    async with proc:
+        raw = _Raw(proc)
+        with anyio.fail_after(60):
+            await raw.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {"protocolVersion": "2025-11-25", "capabilities": {}},
+                }
+            )
+            await raw.reply(1)
+            await raw.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            await raw.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "tools/call",
+                    "params": {"name": "shout", "arguments": {"text": "x"}},
+                }
+            )
+            called = await raw.reply(2)
+            assert called["result"]["content"] == [{"type": "text", "text": "X"}]
+            assert proc.stdin is not None
+            await proc.stdin.aclose()
+            assert proc.stdout is not None
+            rest = b""
+            async for chunk in proc.stdout:
+                rest += chunk
+            assert await proc.wait() == 0
+    assert rest == b""
+    assert raw.buffered == b""
+    assert [json.loads(line)["id"] for line in raw.lines] == [1, 2]
