@@ -176,7 +176,12 @@ def _normalize_output_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
     if not isinstance(schema, dict) or not json_schema_is_object(schema):
         raise UserError("Function tool output_json_schema must define a JSON object schema.")
-    return ensure_strict_json_schema(copy.deepcopy(schema))
+    try:
+        return ensure_strict_json_schema(copy.deepcopy(schema))
+    except Exception as error:
+        raise UserError(
+            "Function tool output_json_schema must define a strict JSON object schema."
+        ) from error
 
 
 def _validate_timeout_config(tool: FunctionTool) -> None:
