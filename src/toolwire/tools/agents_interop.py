@@ -57,7 +57,7 @@ def to_agents(tool: FunctionTool) -> Any:
         raw = invoker.without_failure_handling()
 
         async def invoke_raw(ctx: Any, arguments: str) -> Any:
-            return await raw(ctx, arguments)
+            return _to_sdk_outputs(await raw(ctx, arguments))
 
         failure: dict[str, Any] = {}
         if not tool._use_default_failure_error_function:
@@ -80,7 +80,7 @@ def to_agents(tool: FunctionTool) -> Any:
         )
 
     async def on_invoke_tool(ctx: Any, arguments: str) -> Any:
-        return await invoker(ctx, arguments)
+        return _to_sdk_outputs(await invoker(ctx, arguments))
 
     converted = module.FunctionTool(
         on_invoke_tool=on_invoke_tool,
@@ -91,6 +91,38 @@ def to_agents(tool: FunctionTool) -> Any:
         converted._failure_error_function = tool._failure_error_function
         converted._use_default_failure_error_function = False
     return converted
+
+
+def _convert_outputs(output: Any, source_module: str, target: dict[str, Any]) -> Any:
+    """Swap one library's ToolOutput* models for the other's (a list item by item)."""
+    if isinstance(output, list | tuple):
+        converted = [_convert_outputs(item, source_module, target) for item in output]
+        return (
+            converted if any(a is not b for a, b in zip(converted, output, strict=True)) else output
+        )
+    cls = type(output)
+    if cls.__module__ == source_module and cls.__name__ in target:
+        return target[cls.__name__].model_validate(output.model_dump(exclude_unset=True))
+    return output
+
+
+def _to_sdk_outputs(output: Any) -> Any:
+    """toolwire's ToolOutput* become the SDK's, which its runner recognises (else str())."""
+    import agents.tool as agents_tool_module
+
+    target = {name: getattr(agents_tool_module, name) for name in _OUTPUT_NAMES}
+    return _convert_outputs(output, "toolwire.tools.outputs", target)
+
+
+def _from_sdk_outputs(output: Any) -> Any:
+    """The SDK's ToolOutput* become toolwire's, which the MCP server turns into content."""
+    from . import outputs
+
+    target = {name: getattr(outputs, name) for name in _OUTPUT_NAMES}
+    return _convert_outputs(output, "agents.tool", target)
+
+
+_OUTPUT_NAMES = ("ToolOutputText", "ToolOutputImage", "ToolOutputFileContent")
 
 
 def _agents_context(ctx: Any) -> Any:
@@ -130,7 +162,7 @@ def from_agents(agents_tool: Any) -> FunctionTool:
         sdk_ctx = _agents_context(ctx)
         if hasattr(sdk_ctx, _SDK_DEFAULT_FAILURE_ATTR):
             setattr(sdk_ctx, _SDK_DEFAULT_FAILURE_ATTR, False)
-        output = await agents_tool.on_invoke_tool(sdk_ctx, arguments)
+        output = _from_sdk_outputs(await agents_tool.on_invoke_tool(sdk_ctx, arguments))
         if getattr(sdk_ctx, _SDK_DEFAULT_FAILURE_ATTR, False):
             setattr(sdk_ctx, _SDK_DEFAULT_FAILURE_ATTR, False)
             slot = _invoker.handled_failure.get()
