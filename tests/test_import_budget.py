@@ -50,3 +50,39 @@ def test_import_and_stdio_path_load_no_heavy_package() -> None:
     assert HEAVY.isdisjoint(after_server), HEAVY & set(after_server)
     assert "pydantic" not in after_import  # `import toolwire` alone is nearly free
     assert "griffe" not in after_import
+
+
+TOOL_PROBE = '''
+import asyncio, json, sys
+from toolwire import ToolContext, function_tool
+
+@function_tool
+def plain(a: int, b: str = "x") -> str:
+    """Join two values."""
+    return f"{a}{b}"
+
+@function_tool
+async def shout(text: str) -> str:
+    return text.upper()
+
+after_decorate = sorted({m.split('.')[0] for m in sys.modules})
+ctx = ToolContext(None, tool_name="plain", tool_call_id="c", tool_arguments="")
+results = [
+    asyncio.run(plain.on_invoke_tool(ctx, '{"a": 1}')),
+    asyncio.run(shout.on_invoke_tool(ctx, '{"text": "hi"}')),
+]
+after_invoke = sorted({m.split('.')[0] for m in sys.modules})
+print(json.dumps([after_decorate, after_invoke, results]))
+'''
+
+
+def test_decorating_and_invoking_tools_load_no_heavy_package() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", TOOL_PROBE], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    after_decorate, after_invoke, results = json.loads(out)
+    assert results == ["1x", "HI"]
+    assert HEAVY.isdisjoint(after_decorate), HEAVY & set(after_decorate)
+    assert HEAVY.isdisjoint(after_invoke), HEAVY & set(after_invoke)
+    assert "griffe" not in after_invoke  # a summary-only docstring needs no docstring parser
+    assert "pydantic" in after_invoke  # the model exists once a call validated arguments
