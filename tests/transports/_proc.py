@@ -113,3 +113,16 @@ def wait_for_file(path: Path, timeout: float = 30) -> str:
                 return text
         time.sleep(0.02)
     raise AssertionError(f"{path} never appeared")
+
+
+def signal_and_collect(
+    proc: subprocess.Popen[bytes], signum: int, timeout: float = 20
+) -> tuple[bytes, bytes]:
+    """Signal the server with its stdin still open (so EOF cannot end it first); collect."""
+    proc.send_signal(signum)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    return proc.communicate(timeout=timeout)

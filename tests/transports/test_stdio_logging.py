@@ -6,7 +6,7 @@ import signal
 import textwrap
 from pathlib import Path
 
-from _proc import INIT, frame, read_message, send, spawn, toolwire_run
+from _proc import INIT, frame, read_message, send, signal_and_collect, spawn, toolwire_run
 
 PLAIN = "from toolwire import Server\nserver = Server('plain')\n"
 CONFIGURED = textwrap.dedent(
@@ -23,8 +23,7 @@ def _sigterm_stderr(module: Path, **env: str) -> str:
     proc = spawn(toolwire_run(module), **env)
     send(proc, frame(INIT))
     assert read_message(proc)["id"] == 1
-    proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=20)
+    out, err = signal_and_collect(proc, signal.SIGTERM)
     assert proc.returncode == 0 and out == b""
     return err.decode()
 

@@ -19,6 +19,7 @@ from _proc import (
     frame,
     read_message,
     send,
+    signal_and_collect,
     spawn,
     toolwire_run,
     wait_for_file,
@@ -162,8 +163,7 @@ def test_signals_exit_zero_without_traceback(server_file: Path, signum: int) -> 
     assert read_message(proc)["id"] == 1
     send(proc, call(2, "forever"))  # a sync call that never ends is in flight
     time.sleep(0.3)
-    proc.send_signal(signum)
-    _, err = proc.communicate(timeout=20)
+    _, err = signal_and_collect(proc, signum)
     assert proc.returncode == 0
     assert b"Traceback" not in err
     assert f"received {signal.Signals(signum).name}".encode() in err
@@ -178,8 +178,7 @@ def test_sigterm_during_a_slow_import_exits_zero_quietly(tmp_path: Path) -> None
     )
     proc = spawn(toolwire_run(slow))
     wait_for_file(marker)
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=20)
+    _, err = signal_and_collect(proc, signal.SIGTERM)
     assert proc.returncode == 0
     assert b"Traceback" not in err
 
@@ -306,3 +305,29 @@ def test_stderr_merged_into_stdout_is_discarded_to_keep_the_wire_pure(server_fil
     assert proc.returncode == 0
     messages = [json.loads(line) for line in out.splitlines()]  # nothing but JSON-RPC
     assert [m["id"] for m in messages] == [1, 2]
+
+
+def test_signals_during_shutdown_never_kill_with_a_signal_code(server_file: Path) -> None:
+    """SIGTERMs raining on a server that is shutting down after EOF: still exit code 0."""
+    codes = []
+    for _ in range(5):
+        proc = spawn(toolwire_run(server_file))
+        send(proc, frame(INIT))
+        assert read_message(proc)["id"] == 1
+        assert proc.stdin is not None
+        proc.stdin.close()  # EOF: the shutdown starts
+        deadline = time.monotonic() + 20
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                proc.send_signal(signal.SIGTERM)
+            except ProcessLookupError:
+                break
+            time.sleep(0.002)
+        proc.wait(timeout=20)
+        assert proc.stderr is not None and proc.stdout is not None
+        err = proc.stderr.read()
+        proc.stderr.close()
+        proc.stdout.close()
+        assert b"Traceback" not in err
+        codes.append(proc.returncode)
+    assert codes == [0] * 5

@@ -17,6 +17,7 @@ takes over, the handlers exit the process directly: nothing is in flight yet.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -28,11 +29,13 @@ from typing import Any
 __all__ = [
     "POLL_SECONDS",
     "arm",
+    "block_termination_signals",
     "death_signal",
     "install_quiet_handlers",
     "parent_alive",
     "quiet_exit",
     "remember_parent",
+    "restore_quiet_handlers",
     "watch",
 ]
 
@@ -120,6 +123,33 @@ def install_quiet_handlers() -> None:
             logger.debug("cannot handle signal %s here", signum)
 
 
+def block_termination_signals() -> None:
+    """Hold SIGTERM/SIGINT (and the death signal) pending for the rest of the process's life.
+
+    Meant to run at interpreter exit: finalization resets signal handlers to the defaults,
+    so a SIGTERM in its last milliseconds would end an already clean exit with -15. Blocked,
+    the signal is simply discarded when the process ends.
+    """
+    if sys.platform == "win32" or not hasattr(signal, "pthread_sigmask"):
+        return
+    signals = {signal.SIGTERM, signal.SIGINT}
+    deathsig = death_signal()
+    if deathsig is not None:
+        signals.add(deathsig)
+    with contextlib.suppress(OSError, ValueError):
+        signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+
+
+def restore_quiet_handlers() -> None:
+    """After the event loop let go of a signal (it resets it to the default), take it back.
+
+    Only in a process we own (`arm()` was called): an application that embeds `serve_stdio`
+    keeps its own signal semantics.
+    """
+    if _armed:
+        install_quiet_handlers()
+
+
 def remember_parent() -> None:
     """Note who the parent is now, if nobody did yet (the poll compares against it)."""
     global _parent, _parent_handle  # noqa: PLW0603 - process-wide state
@@ -171,10 +201,13 @@ async def watch(on_gone: Callable[[], None]) -> None:
         while parent_alive():
             await anyio.sleep(POLL_SECONDS)
     else:
-        with anyio.open_signal_receiver(deathsig) as signals:
-            while parent_alive():
-                with anyio.move_on_after(POLL_SECONDS):
-                    async for _ in signals:
-                        break
+        try:
+            with anyio.open_signal_receiver(deathsig) as signals:
+                while parent_alive():
+                    with anyio.move_on_after(POLL_SECONDS):
+                        async for _ in signals:
+                            break
+        finally:
+            restore_quiet_handlers()
     logger.info("parent process exited; shutting down")
     on_gone()

@@ -9,6 +9,7 @@ out (UTF-8 whatever the locale); no text-mode stream is involved. The process en
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
@@ -134,14 +135,19 @@ async def _watch_signals(on_signal: Callable[[], None]) -> None:
 
     if sys.platform == "win32" or threading.current_thread() is not threading.main_thread():
         return  # the event loop can only take signals in the main thread, and not on Windows
-    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-        seen = 0
-        async for signum in signals:
-            seen += 1
-            if seen > 1:
-                _parent_watch.quiet_exit(0)
-            logger.info("received %s; shutting down", signal.Signals(signum).name)
-            on_signal()
+    try:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            seen = 0
+            async for signum in signals:
+                seen += 1
+                if seen > 1:
+                    _parent_watch.quiet_exit(0)
+                logger.info("received %s; shutting down", signal.Signals(signum).name)
+                on_signal()
+    finally:
+        # asyncio just reset the handlers to the defaults: a SIGTERM during the rest of the
+        # shutdown must not kill the process with -15.
+        _parent_watch.restore_quiet_handlers()
 
 
 def _configure_logging() -> None:
@@ -177,8 +183,11 @@ def run_stdio(server: Server, *, max_message_bytes: int | None = None) -> None:
     _configure_logging()
     with contextlib.suppress(KeyboardInterrupt):  # a SIGINT before the loop took the signal
         anyio.run(lambda: serve_stdio(server, max_message_bytes=max_message_bytes))
-    # asyncio restored the default handlers when serving ended; a late signal must stay quiet.
+    # asyncio restored the default handlers when serving ended; a late signal must stay quiet,
+    # up to the end of interpreter finalization (which resets handlers once more).
     _parent_watch.install_quiet_handlers()
+    atexit.unregister(_parent_watch.block_termination_signals)  # once, however many runs
+    atexit.register(_parent_watch.block_termination_signals)
     _release_threads()
 
 
