@@ -74,7 +74,9 @@ def signatures(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
             seen_default = True
         parts.append(text)
         if draw(st.booleans()):
-            docs.append(f"        {name}: {draw(st.sampled_from(['The value.', 'two  words', '']))}")
+            docs.append(
+                f"        {name}: {draw(st.sampled_from(['The value.', 'two  words', '']))}"
+            )
     summary = draw(st.sampled_from(["", "Do it.", "Do it.\n\n    More text."]))
     doc = ""
     if summary or docs:
@@ -96,7 +98,9 @@ def _compile(source: str, flavor: str = "toolwire") -> Any:
     if flavor == "toolwire":
         header = "from toolwire import RunContextWrapper, ToolContext\n"
     else:
-        header = "from agents import RunContextWrapper\nfrom agents.tool_context import ToolContext\n"
+        header = (
+            "from agents import RunContextWrapper\nfrom agents.tool_context import ToolContext\n"
+        )
     header += "from typing import Any, Literal, Optional\n"
     exec(compile(header + source, "<generated>", "exec"), namespace)
     return namespace["tool_fn"]
@@ -207,4 +211,6 @@ def test_lazy_model_is_built_on_first_call_and_shared_by_copies() -> None:
 def test_generated_source_is_valid_python() -> None:
     # Guards the generator itself: a keyword-only marker after a default keeps it compilable.
     func = _compile(textwrap.dedent("def tool_fn(a: int = 1, *, b: str) -> int:\n    return 1\n"))
-    assert _fast(func, {"strict_json_schema": True, "name_override": None, "use_docstring_info": True})
+    assert _fast(
+        func, {"strict_json_schema": True, "name_override": None, "use_docstring_info": True}
+    )
