@@ -202,7 +202,9 @@ def _release_threads() -> None:
     elif getattr(threads_module, "_POOL", None) is not None:
         threads_module._POOL.shutdown(wait=False, cancel_futures=True)
         threads_module._POOL = None
-    deadline = time.monotonic() + THREAD_GRACE_SECONDS
+    # An orphan has nobody to finish work for: no grace then.
+    grace = THREAD_GRACE_SECONDS if _parent_watch.parent_alive() else 0.0
+    deadline = time.monotonic() + grace
     for thread in threading.enumerate():
         if thread is threading.current_thread() or thread.daemon:
             continue
