@@ -9,6 +9,7 @@ out (UTF-8 whatever the locale); no text-mode stream is involved. The process en
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import logging
@@ -25,6 +26,8 @@ from ._framing import LineSplitter
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    import anyio
 
     from ..protocol.session import ServerSession
     from ..server import Server
@@ -64,7 +67,7 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
     reader = FdReader(read_fd)
     writer = FdWriter(write_fd)
     splitter = LineSplitter(limit)
-    write_lock = anyio.Lock()
+    write_lock = _fast_lock()
     sessions: list[ServerSession] = []
     peer_gone = False
 
@@ -114,6 +117,18 @@ async def _pump(reader: FdReader, splitter: LineSplitter, session: ServerSession
                 await session.receive(item)
         if not chunk:
             return
+
+
+def _fast_lock() -> asyncio.Lock | anyio.Lock:
+    """asyncio's lock takes an uncontended acquire without a trip through the event loop
+    (anyio's always yields once), which is most of a small frame's cost; anyio's elsewhere."""
+    import anyio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # another backend (trio)
+        return anyio.Lock()
+    return asyncio.Lock()
 
 
 def _busy(session: ServerSession) -> bool:
