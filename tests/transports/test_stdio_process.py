@@ -331,3 +331,15 @@ def test_signals_during_shutdown_never_kill_with_a_signal_code(server_file: Path
         assert b"Traceback" not in err
         codes.append(proc.returncode)
     assert codes == [0] * 5
+
+
+def test_a_flood_of_pipelined_requests_is_answered_in_order(server_file: Path) -> None:
+    count = 40_000  # ~2 MB of input: reading pauses at 1 MiB unconsumed and resumes
+    pings = b"".join(
+        b'{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"_pad":"%s"}}\n' % (i, b"x" * 20)
+        for i in range(count)
+    )
+    proc = spawn(toolwire_run(server_file))
+    messages, stderr, code = exchange(proc, [frame(INIT), pings], timeout=120)
+    assert code == 0, stderr
+    assert [m["id"] for m in messages] == [1, *range(count)]
