@@ -343,3 +343,26 @@ def test_a_flood_of_pipelined_requests_is_answered_in_order(server_file: Path) -
     messages, stderr, code = exchange(proc, [frame(INIT), pings], timeout=120)
     assert code == 0, stderr
     assert [m["id"] for m in messages] == [1, *range(count)]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell redirections")
+@pytest.mark.parametrize(
+    ("redirect", "expect_reply"),
+    [("0<&-", False), ("2>&-", True)],
+    ids=["stdin-closed", "stderr-closed"],
+)
+def test_a_closed_standard_fd_at_launch_is_survived(
+    server_file: Path, redirect: str, expect_reply: bool
+) -> None:
+    command = " ".join([*(f"'{part}'" for part in toolwire_run(server_file)), redirect])
+    proc = subprocess.Popen(
+        ["/bin/sh", "-c", f"exec {command}"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=child_env(),
+    )
+    out, _ = proc.communicate(frame(INIT) + call(2, "noisy", {"text": "x"}), timeout=60)
+    assert proc.returncode == 0
+    messages = [json.loads(line) for line in out.splitlines()]
+    assert [m["id"] for m in messages] == ([1, 2] if expect_reply else [])

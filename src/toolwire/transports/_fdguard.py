@@ -45,6 +45,7 @@ def protect_stdout() -> tuple[int, int]:
         if stream is not None:
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()  # bytes printed before protection still belong to stdout
+    _fill_closed_standard_fds()
     write_fd = os.dup(1)  # os.dup: the copy is not inheritable by child processes
     read_fd = os.dup(0)
     if _same_stream(1, 2):
@@ -72,6 +73,22 @@ def protect_stdout() -> tuple[int, int]:
     )
     _wire = (read_fd, write_fd)
     return _wire
+
+
+def _fill_closed_standard_fds() -> None:
+    """Open the null device on any of fds 0-2 the launcher left closed.
+
+    Otherwise the next `os.dup`/`os.open` would get that number, and redirecting the standard
+    fds would then clobber the wire. (A closed stdin reads as EOF, so the server just exits.)
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            opened = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+            if opened != fd:  # a lower fd was free after all: keep numbering honest
+                os.dup2(opened, fd)
+                os.close(opened)
 
 
 def _same_stream(fd1: int, fd2: int) -> bool:
