@@ -45,7 +45,7 @@ def validate_function_tool_fallback_name(name: str) -> str:
     )
 
 
-def _unwrap_annotated_type(annotation: Any) -> Any:
+def unwrap_annotated_type(annotation: Any) -> Any:
     """Return the underlying type while ignoring Annotated metadata."""
     while get_origin(annotation) is Annotated:
         args = get_args(annotation)
@@ -93,7 +93,7 @@ def _validate_function_tool_callable_annotations(
         annotation = type_hints.get(name, parameter.annotation)
         if annotation is inspect.Signature.empty:
             continue
-        plain_annotation = _unwrap_annotated_type(annotation)
+        plain_annotation = unwrap_annotated_type(annotation)
         origin = get_origin(plain_annotation) or plain_annotation
         if not _is_context_type(origin):
             continue

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import copy
 import inspect
-from typing import Annotated, Any, get_args, get_origin
+from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from ..errors import UserError
 from ..schema.strict import ensure_strict_json_schema
+from ._callable import unwrap_annotated_type
 from .failure import dont_log_tool_data
 
 
@@ -52,15 +53,6 @@ def _build_output_type(output_type: Any) -> tuple[dict[str, Any], TypeAdapter[An
     return schema, adapter
 
 
-def _unwrap_annotated(annotation: Any) -> Any:
-    while get_origin(annotation) is Annotated:
-        args = get_args(annotation)
-        if not args:
-            break
-        annotation = args[0]
-    return annotation
-
-
 def resolve_function_tool_output(
     *,
     return_annotation: Any,
@@ -77,7 +69,7 @@ def resolve_function_tool_output(
         return copy.deepcopy(output_json_schema), None
     if allowed_callers is None or "programmatic" not in allowed_callers:
         return None, None
-    plain = _unwrap_annotated(return_annotation)
+    plain = unwrap_annotated_type(return_annotation)
     if plain in (inspect.Signature.empty, Any, None, str, type(None)):
         return None, None
     try:
