@@ -14,8 +14,8 @@ from typing import Annotated, Any, cast, get_args, get_origin, get_type_hints
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 
-from ..context import RunContextWrapper, ToolContext
 from ..errors import ModelBehaviorError, UserError
+from .context_types import is_context_type
 from .docstrings import DocstringStyle, document_function, generate_func_documentation
 from .strict import ensure_strict_json_schema
 
@@ -128,21 +128,6 @@ class FuncSchema:
         )
 
 
-_SDK_CONTEXT_NAMES = frozenset({"RunContextWrapper", "ToolContext"})
-
-
-def _is_context_type(annotation: Any) -> bool:
-    """True for toolwire's contexts and the Agents SDK's (recognised without importing agents)."""
-    if annotation is RunContextWrapper or annotation is ToolContext:
-        return True
-    # Identity for ours, name for the SDK's: importing agents here would cost start-up time.
-    return (
-        isinstance(annotation, type)
-        and getattr(annotation, "__qualname__", None) in _SDK_CONTEXT_NAMES
-        and str(getattr(annotation, "__module__", "")).startswith("agents.")
-    )
-
-
 def _strip_annotated(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
     """Returns the underlying annotation and any metadata from typing.Annotated."""
 
@@ -246,7 +231,7 @@ def function_schema(
         ann = type_hints.get(first_name, first_param.annotation)
         if ann is not inspect._empty:
             origin = get_origin(ann) or ann
-            if _is_context_type(origin):
+            if is_context_type(origin):
                 takes_context = True  # Mark that the function takes context
             else:
                 filtered_params.append((first_name, first_param))
@@ -258,7 +243,7 @@ def function_schema(
         ann = type_hints.get(name, param.annotation)
         if ann is not inspect._empty:
             origin = get_origin(ann) or ann
-            if _is_context_type(origin):
+            if is_context_type(origin):
                 raise UserError(
                     f"RunContextWrapper/ToolContext param found at non-first position in function"
                     f" {func.__name__} (parameter `{name}`; a context must be the first parameter)"

@@ -28,8 +28,8 @@ from typing import (
 from typing_extensions import TypeAliasType
 
 from ..errors import UserError
+from ..schema.context_types import is_context_type
 from ..schema.docstrings import DocstringStyle, generate_func_documentation
-from ..schema.function_schema import _is_context_type
 
 
 def validate_function_tool_fallback_name(name: str) -> str:
@@ -95,7 +95,7 @@ def _validate_function_tool_callable_annotations(
             continue
         plain_annotation = unwrap_annotated_type(annotation)
         origin = get_origin(plain_annotation) or plain_annotation
-        if not _is_context_type(origin):
+        if not is_context_type(origin):
             continue
         if index == 0 and parameter.kind in (
             inspect.Parameter.POSITIONAL_ONLY,

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
+from ..schema.context_types import is_context_type
 from ..schema.docstrings import DocstringStyle, document_function
-from ..schema.function_schema import _is_context_type
 from ..schema.strict import ensure_strict_json_schema
 
 _PRIMITIVES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -109,7 +109,7 @@ def fast_function_schema(
     takes_context = False
     if params:
         first = hints.get(params[0].name, params[0].annotation)
-        if first is not _EMPTY and _is_context_type(get_origin(first) or first):
+        if first is not _EMPTY and is_context_type(get_origin(first) or first):
             takes_context = True
             params = params[1:]
     reserved = _reserved()
