@@ -86,3 +86,69 @@ def test_decorating_and_invoking_tools_load_no_heavy_package() -> None:
     assert HEAVY.isdisjoint(after_invoke), HEAVY & set(after_invoke)
     assert "griffe" not in after_invoke  # a summary-only docstring needs no docstring parser
     assert "pydantic" in after_invoke  # the model exists once a call validated arguments
+
+
+STARTUP_PROBE = '''
+import sys
+from toolwire import Server
+
+server = Server("probe")
+
+@server.tool(annotations={"readOnlyHint": True})
+def add(a: int, b: int = 2) -> int:
+    """Add two integers."""
+    return a + b
+
+@server.tool
+def tags(names: list[str], mode: str | None = None) -> dict[str, float]:
+    """Weigh tags."""
+    return {name: 1.0 for name in names}
+
+real_stdout = sys.stdout
+import toolwire.protocol.session as session_module
+
+original = session_module.ServerSession._list_tools
+
+async def list_tools_then_report(self, *args):
+    await original(self, *args)
+    # Reported before the background warm-up can have loaded anything.
+    loaded = sorted({m.split(".")[0] for m in sys.modules})
+    sys.stderr.write("LOADED " + " ".join(loaded) + "\\n")
+
+session_module.ServerSession._list_tools = list_tools_then_report
+server.run()
+'''
+
+HANDSHAKE = (
+    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+    b'"capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}\n'
+    b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+    b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'
+)
+
+
+def test_serving_the_first_tools_list_loads_no_pydantic() -> None:
+    """Start-up path: decorate simple tools, handshake, list -- pydantic and griffe wait until
+    a call needs them (the warm-up thread loads them right after the listing)."""
+    done = subprocess.run(
+        [sys.executable, "-c", STARTUP_PROBE],
+        input=HANDSHAKE,
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [reply["id"] for reply in replies] == [1, 2]
+    listed = {tool["name"]: tool for tool in replies[1]["result"]["tools"]}
+    assert listed["add"]["outputSchema"]["properties"]["result"] == {"type": "integer"}
+    # An object-rooted result schema is published as it is (no {"result": ...} wrapping).
+    assert listed["tags"]["outputSchema"] == {
+        "additionalProperties": {"type": "number"},
+        "type": "object",
+    }
+    report = [line for line in done.stderr.decode().splitlines() if line.startswith("LOADED ")]
+    assert len(report) == 1, done.stderr.decode()
+    loaded = set(report[0].split()[1:])
+    assert "toolwire" in loaded
+    for heavy in ("pydantic", "pydantic_core", "griffe", "annotated_types", *HEAVY):
+        assert heavy not in loaded, heavy

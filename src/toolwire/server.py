@@ -68,6 +68,7 @@ class Server:
         self._sessions: set[ServerSession] = set()
         self._limiter: anyio.CapacityLimiter | None = None
         self._limiter_loop: object = None
+        self._warmed_up = False
         for tool in tools:
             self.add_tool(tool)
 
@@ -248,6 +249,15 @@ class Server:
                 timeout=float(timeout) if timeout is not None else None,
             )
         )
+
+    def _warm_up(self) -> None:
+        """Once, after the first listing: build in the background what first calls need."""
+        if self._warmed_up:
+            return
+        self._warmed_up = True
+        from .tools.warmup import warm_up_in_background
+
+        warm_up_in_background([entry.tool for entry in self._registry.values()])
 
     def _attach(self, session: ServerSession) -> None:
         self._sessions.add(session)

@@ -13,6 +13,10 @@ see tests/benchmarks/servers/). Measured, each over real stdio pipes:
 3. RSS of that process after the calls (VmRSS from /proc/<pid>/status).
 4. Agents SDK `MCPServerStdio`: connect (spawn + initialize) + `list_tools`, median of runs.
 
+Bytecode: toolwire and the benchmark servers are compiled to .pyc first, as an installed
+package is (an editable install under PYTHONDONTWRITEBYTECODE=1 would otherwise recompile
+every toolwire module in every spawn while the peers load their installed .pyc files).
+
 Prints a table with ratios against the floor loop (start-up) and FastMCP (per call) and the
 targets (start-up <= 1.25x floor, per call <= 1/10 FastMCP, RSS <= 40 MiB). It asserts the
 replies are right, never anything about time. Every wait is bounded.
@@ -186,6 +190,13 @@ def agents_connect(peer: Peer, runs: int) -> float:
     return statistics.median(asyncio.run(all_runs())[1:])
 
 
+def compile_bytecode() -> None:
+    import compileall
+
+    for folder in (ROOT / "src" / "toolwire", SERVERS):
+        compileall.compile_dir(folder, quiet=1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spawns", type=int, default=7, help="fresh processes per server")
@@ -194,6 +205,7 @@ def main() -> None:
     parser.add_argument("--only", action="append", help="limit to these labels (repeatable)")
     args = parser.parse_args()
     peers = [peer for peer in PEERS if not args.only or peer.label in args.only]
+    compile_bytecode()
     results: dict[str, tuple[float, float, float, float, float]] = {}
     for peer in peers:
         print(f"measuring {peer.label} ...", file=sys.stderr, flush=True)

@@ -214,3 +214,30 @@ def test_generated_source_is_valid_python() -> None:
     assert _fast(
         func, {"strict_json_schema": True, "name_override": None, "use_docstring_info": True}
     )
+
+
+def test_reserved_field_names_are_basemodels_public_attributes() -> None:
+    """The fast path refuses the names pydantic refuses; the list is written out (so decorating
+    never imports pydantic) and must follow the installed pydantic."""
+    from pydantic import BaseModel
+
+    from toolwire.tools._fast_schema import RESERVED_FIELD_NAMES
+
+    public = {name for name in dir(BaseModel) if not name.startswith(("_", "model_"))}
+    assert public == RESERVED_FIELD_NAMES
+
+
+@pytest.mark.parametrize("name", ["json", "schema", "validate", "copy", "dict"])
+def test_reserved_names_take_the_ordinary_path(name: str) -> None:
+    namespace: dict[str, Any] = {}
+    exec(f"def tool({name}: int) -> int:\n    return {name}\n", namespace)
+    fast = fast_function_schema(
+        namespace["tool"],
+        docstring_style=None,
+        name_override=None,
+        description_override=None,
+        use_docstring_info=True,
+        strict_json_schema=True,
+        lossless_docstring=False,
+    )
+    assert fast is None

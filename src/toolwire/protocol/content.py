@@ -27,23 +27,27 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
-from ..tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
 from . import eras
 
 if TYPE_CHECKING:
+    from ..tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
     from .registry import RegisteredTool
+
+    ToolOutput = ToolOutputText | ToolOutputImage | ToolOutputFileContent
 
 __all__ = ["call_result", "content_to_outputs", "error_result", "output_block", "to_jsonable"]
 
-ToolOutput = ToolOutputText | ToolOutputImage | ToolOutputFileContent
-_OUTPUT_TYPES = (ToolOutputText, ToolOutputImage, ToolOutputFileContent)
-_DICT_TYPES: dict[str, type[ToolOutput]] = {
-    "text": ToolOutputText,
-    "image": ToolOutputImage,
-    "file": ToolOutputFileContent,
+# The ToolOutput* classes are pydantic models, which the serving path loads only once a result
+# needs them: until toolwire.tools.outputs is imported no value can be one of them.
+_OUTPUTS_MODULE = "toolwire.tools.outputs"
+_DICT_TYPES = {
+    "text": "ToolOutputText",
+    "image": "ToolOutputImage",
+    "file": "ToolOutputFileContent",
 }
 
 
@@ -64,15 +68,27 @@ def _dumps(value: Any) -> str:
 
 
 def _as_output(value: Any) -> ToolOutput | None:
-    if isinstance(value, _OUTPUT_TYPES):
+    if isinstance(value, dict):
+        kind = value.get("type")
+        class_name = _DICT_TYPES.get(kind) if isinstance(kind, str) else None
+        if class_name is None:
+            return None
+        from ..tools import outputs
+
+        model: type[ToolOutput] = getattr(outputs, class_name)
+        try:
+            return model.model_validate(value)
+        except Exception:
+            return None
+    if _OUTPUTS_MODULE not in sys.modules:
+        return None
+    # Imported, not read from sys.modules: another thread may still be initializing it.
+    from ..tools import outputs
+
+    if isinstance(
+        value, outputs.ToolOutputText | outputs.ToolOutputImage | outputs.ToolOutputFileContent
+    ):
         return value
-    if isinstance(value, dict) and isinstance(value.get("type"), str):
-        model = _DICT_TYPES.get(value["type"])
-        if model is not None:
-            try:
-                return model.model_validate(value)
-            except Exception:
-                return None
     return None
 
 
@@ -102,6 +118,8 @@ def _name_of(uri: str, fallback: str) -> str:
 
 def output_block(output: ToolOutput, version: str = eras.LATEST_HANDSHAKE) -> dict[str, Any]:
     """One MCP content block for one structured output, as `version` knows them."""
+    from ..tools.outputs import ToolOutputImage, ToolOutputText
+
     if isinstance(output, ToolOutputText):
         return {"type": "text", "text": output.text}
     if isinstance(output, ToolOutputImage):
@@ -178,6 +196,8 @@ def call_result(entry: RegisteredTool, output: Any, version: str) -> dict[str, A
 
 def content_to_outputs(content: list[dict[str, Any]]) -> list[ToolOutput]:
     """MCP content blocks (wire dicts) -> toolwire outputs, for a client adapter."""
+    from ..tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
+
     outputs: list[ToolOutput] = []
     for block in content:
         kind = block.get("type")

@@ -24,6 +24,7 @@ Decisions:
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import UnionType
@@ -31,7 +32,6 @@ from typing import Any, Union, get_args, get_origin
 
 from ..errors import UserError
 from ..tools.function_tool import FunctionTool
-from ..tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
 from . import eras
 
 __all__ = [
@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 ANNOTATION_KEYS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
-_CONTENT_TYPES = (ToolOutputText, ToolOutputImage, ToolOutputFileContent)
+_OUTPUTS_MODULE = "toolwire.tools.outputs"
 
 
 @dataclass(eq=False)
@@ -191,7 +191,7 @@ def _is_content_annotation(annotation: Any, in_list: bool = False) -> bool:
         return True
     if not in_list and (annotation in (inspect.Signature.empty, Any, str)):
         return True
-    if isinstance(annotation, type) and issubclass(annotation, _CONTENT_TYPES):
+    if isinstance(annotation, type) and _is_output_class(annotation):
         return True
     origin = get_origin(annotation)
     args = [arg for arg in get_args(annotation) if arg is not Ellipsis]
@@ -200,6 +200,18 @@ def _is_content_annotation(annotation: Any, in_list: bool = False) -> bool:
     if origin in (list, tuple) and not in_list:
         return bool(args) and all(_is_content_annotation(arg, True) for arg in args)
     return False
+
+
+def _is_output_class(cls: type) -> bool:
+    # The ToolOutput* classes are pydantic models the start-up path does not load; a return
+    # annotation cannot name one unless their module has been imported.
+    if _OUTPUTS_MODULE not in sys.modules:
+        return False
+    from ..tools import outputs  # imported: another thread may still be initializing it
+
+    return issubclass(
+        cls, (outputs.ToolOutputText, outputs.ToolOutputImage, outputs.ToolOutputFileContent)
+    )
 
 
 def _object_rooted(schema: dict[str, Any]) -> dict[str, Any] | None:
@@ -241,10 +253,28 @@ def infer_output_schema(return_annotation: Any) -> tuple[dict[str, Any] | None, 
     """(output schema, wraps_result) for a return annotation; content-like returns get none."""
     if _is_content_annotation(return_annotation):
         return None, False
-    from pydantic import TypeAdapter
+    schema = _simple_output_schema(return_annotation)
+    if schema is None:
+        from pydantic import TypeAdapter
 
-    try:
-        schema = TypeAdapter(return_annotation).json_schema(mode="serialization")
-    except Exception:
-        return None, False
+        try:
+            schema = TypeAdapter(return_annotation).json_schema(mode="serialization")
+        except Exception:
+            return None, False
     return normalize_output_schema(schema)
+
+
+def _simple_output_schema(annotation: Any) -> dict[str, Any] | None:
+    """pydantic's schema for simple return types (int, list[str], dict[str, float], ...),
+    written directly so that a server's start-up does not load pydantic for them; None for
+    anything else. tests/protocol/test_registry_output_schema.py compares it with pydantic."""
+    from ..tools._fast_schema import simple_type_schema
+
+    if get_origin(annotation) is dict:
+        args = get_args(annotation)
+        if len(args) == 2 and args[0] is str:
+            values: Any = True if args[1] is Any else simple_type_schema(args[1])
+            if values is not None:
+                return {"additionalProperties": values, "type": "object"}
+        return None
+    return simple_type_schema(annotation)

@@ -274,6 +274,7 @@ class ServerSession:
             self.server, self.server._registry, version, params
         )
         await self.send(result_message_raw(request_id, payload))
+        self.server._warm_up()  # the client knows the tools: calls come next
 
     async def _resolve(self, params: dict[str, Any]) -> RegisteredTool:
         name = params.get("name")

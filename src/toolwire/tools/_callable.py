@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import typing
 from collections.abc import Callable
 from types import FunctionType
@@ -24,8 +25,6 @@ from typing import (
     get_origin,
     get_type_hints,
 )
-
-from typing_extensions import TypeAliasType
 
 from ..errors import UserError
 from ..schema.context_types import is_context_type
@@ -55,14 +54,24 @@ def unwrap_annotated_type(annotation: Any) -> Any:
     return annotation
 
 
+def _type_alias_types() -> tuple[type, ...]:
+    """The `TypeAliasType` classes an annotation may be an instance of, without importing
+    typing_extensions (no annotation can be one of its aliases unless it is loaded)."""
+    found: list[type] = []
+    for module in (typing, sys.modules.get("typing_extensions")):
+        alias_type = getattr(module, "TypeAliasType", None)
+        if isinstance(alias_type, type):
+            found.append(alias_type)
+    return tuple(found)
+
+
 def _validate_function_tool_callable_annotations(
     signature: inspect.Signature,
     type_hints: dict[str, Any],
 ) -> None:
     """Reject unsupported callable object annotations before tool invocation."""
     native_self = getattr(typing, "Self", Self)
-    native_alias_type = getattr(typing, "TypeAliasType", TypeAliasType)
-    alias_types = (TypeAliasType, native_alias_type)
+    alias_types = _type_alias_types()
     generic_types = (TypeVar, ParamSpec, ParamSpecArgs, ParamSpecKwargs)
 
     def contains_specialized_annotation(annotation: Any) -> bool:

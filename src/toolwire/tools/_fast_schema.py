@@ -32,7 +32,26 @@ _PLAIN_KINDS = (
     inspect.Parameter.POSITIONAL_OR_KEYWORD,
     inspect.Parameter.KEYWORD_ONLY,
 )
-_reserved_names: frozenset[str] | None = None
+# BaseModel's public attributes besides `model_*` (pydantic refuses or warns about fields with
+# these names): such signatures take the ordinary path. Written out rather than read from
+# `dir(BaseModel)` so decorating never imports pydantic; tests/tools/test_fast_schema.py
+# checks the list against the installed pydantic.
+RESERVED_FIELD_NAMES = frozenset(
+    {
+        "construct",
+        "copy",
+        "dict",
+        "from_orm",
+        "json",
+        "parse_file",
+        "parse_obj",
+        "parse_raw",
+        "schema",
+        "schema_json",
+        "update_forward_refs",
+        "validate",
+    }
+)
 
 
 @dataclass
@@ -46,17 +65,7 @@ class FastSchema:
     return_annotation: Any
 
 
-def _reserved() -> frozenset[str]:
-    """Names pydantic refuses or warns about as fields: leave those to the ordinary path."""
-    global _reserved_names  # noqa: PLW0603 - computed once
-    if _reserved_names is None:
-        from pydantic import BaseModel
-
-        _reserved_names = frozenset(dir(BaseModel))
-    return _reserved_names
-
-
-def _type_schema(annotation: Any) -> dict[str, Any] | None:
+def simple_type_schema(annotation: Any) -> dict[str, Any] | None:
     """pydantic's JSON schema of one annotation (keys sorted as pydantic sorts them)."""
     if annotation is Any:
         return {}
@@ -66,10 +75,10 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
     origin = get_origin(annotation)
     args = get_args(annotation)
     if origin is list and len(args) == 1:
-        items = _type_schema(args[0])
+        items = simple_type_schema(args[0])
         return None if items is None else {"items": items, "type": "array"}
     if origin in _UNIONS and len(args) == 2 and args[1] is _NONE_TYPE:
-        inner = _type_schema(args[0])
+        inner = simple_type_schema(args[0])
         if inner is None or "anyOf" in inner or not inner:
             return None
         return {"anyOf": [inner, {"type": "null"}]}
@@ -112,16 +121,17 @@ def fast_function_schema(
         if first is not _EMPTY and is_context_type(get_origin(first) or first):
             takes_context = True
             params = params[1:]
-    reserved = _reserved()
     fields: list[tuple[str, dict[str, Any], Any]] = []
     for param in params:
         name = param.name
-        if param.kind not in _PLAIN_KINDS or name.startswith("_") or name in reserved:
+        if param.kind not in _PLAIN_KINDS or name.startswith("_"):
+            return None
+        if name in RESERVED_FIELD_NAMES:
             return None
         if name.startswith("model_"):  # pydantic's protected namespace: it may warn
             return None
         annotation = hints.get(name, param.annotation)
-        schema = _type_schema(Any if annotation is _EMPTY else annotation)
+        schema = simple_type_schema(Any if annotation is _EMPTY else annotation)
         if schema is None:
             return None
         default = param.default

@@ -12,11 +12,10 @@ from __future__ import annotations
 import inspect
 import json
 import logging
+import threading
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
-
-from pydantic import ValidationError
 
 from ..errors import ModelBehaviorError
 from ._output_type import validate_output
@@ -38,6 +37,8 @@ logger = logging.getLogger("toolwire.tools")
 handled_failure: ContextVar[list[BaseException] | None] = ContextVar(
     "toolwire_handled_failure", default=None
 )
+
+_resolving = threading.Lock()  # one lazy FuncSchema built at a time, each once
 
 _decode = json.JSONDecoder().decode  # what json.loads(str) uses, minus its argument checks
 
@@ -93,6 +94,9 @@ class CallPlan:
         self._schema_factory: Callable[[], FuncSchema] | None = None
         self.schema: FuncSchema | None = None
         self.validate: Callable[[Any], Any] = _unresolved
+        # pydantic's ValidationError once resolved; read from the plan so that importing this
+        # module (and decorating) does not load pydantic.
+        self.validation_error: type[Exception] = _Unresolved
         self.takes_context = False
         # Field names passed positionally / by keyword; None when to_call_args must decide
         # (*args, **kwargs).
@@ -104,15 +108,23 @@ class CallPlan:
             self._resolve(schema)  # type: ignore[arg-type]
 
     def ensure_resolved(self) -> FuncSchema:
-        """The function's `FuncSchema`, built now if the tool was decorated lazily."""
+        """The function's `FuncSchema`, built now if the tool was decorated lazily.
+
+        Safe to call from several threads (a server warms its tools up in the background).
+        """
         if self.schema is None:
-            assert self._schema_factory is not None
-            self._resolve(self._schema_factory())
-            self._schema_factory = None
+            with _resolving:
+                if self.schema is None:
+                    assert self._schema_factory is not None
+                    self._resolve(self._schema_factory())
+                    self._schema_factory = None
         assert self.schema is not None
         return self.schema
 
     def _resolve(self, schema: FuncSchema) -> None:
+        from pydantic import ValidationError
+
+        self.validation_error = ValidationError
         model = schema.params_pydantic_model
         # model(**data) is __init__ around exactly this call.
         self.validate = model.__pydantic_validator__.validate_python
@@ -150,6 +162,10 @@ class CallPlan:
 
 def _unresolved(data: Any) -> Any:
     raise AssertionError("CallPlan used before its schema was resolved")
+
+
+class _Unresolved(Exception):
+    """Stands for ValidationError until the plan is resolved (never raised)."""
 
 
 class FunctionInvoker:
@@ -197,7 +213,7 @@ class FunctionInvoker:
             data = parse_arguments(tool_name, input_json)
             try:
                 parsed = plan.validate(data)
-            except ValidationError as error:
+            except plan.validation_error as error:
                 base_message = f"Invalid JSON input for tool {tool_name}"
                 if not dont_log_tool_data():
                     raise ModelBehaviorError(f"{base_message}: {error}") from error

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import copy
 import inspect
-from typing import Any
-
-from pydantic import TypeAdapter, ValidationError
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
 from ..schema.strict import ensure_strict_json_schema
 from ._callable import unwrap_annotated_type
 from .failure import dont_log_tool_data
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 
 def json_schema_is_object(schema: dict[str, Any]) -> bool:
@@ -38,6 +39,8 @@ def json_schema_is_object(schema: dict[str, Any]) -> bool:
 
 
 def _build_output_type(output_type: Any) -> tuple[dict[str, Any], TypeAdapter[Any]]:
+    from pydantic import TypeAdapter
+
     try:
         adapter: TypeAdapter[Any] = TypeAdapter(output_type)
         schema = adapter.json_schema(mode="serialization")
@@ -89,6 +92,8 @@ def validate_output(tool_name: str, output: Any, adapter: TypeAdapter[Any] | Non
     base_message = (
         f"Function tool {tool_name} returned an output that does not match its declared output type"
     )
+    from pydantic import ValidationError
+
     try:
         return adapter.validate_python(output)
     except ValidationError as error:

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from ..context import RunContextWrapper, ToolContext
 from ..errors import UserError
 from ..schema.docstrings import DocstringStyle
-from ..schema.function_schema import FuncSchema, function_schema
 from ..schema.strict import ensure_strict_json_schema
 from . import _invoker
 from ._callable import normalize_function_tool_callable
@@ -29,6 +28,8 @@ from .failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
+
+    from ..schema.function_schema import FuncSchema
 
 __all__ = ["FunctionTool", "function_tool"]
 
@@ -339,12 +340,12 @@ def function_tool(
         )
         schema: FastSchema | FuncSchema
         if fast is None:
-            schema = function_schema(func=the_func, **schema_args)
+            schema = _function_schema(the_func, **schema_args)
             plan_schema: FuncSchema | Callable[[], FuncSchema] = schema
         else:
             # The model is built on the first call; it cannot fail for what the fast path takes.
             schema = fast
-            plan_schema = functools.partial(function_schema, the_func, **schema_args)
+            plan_schema = functools.partial(_function_schema, the_func, **schema_args)
         resolved_output_schema, output_adapter = resolve_function_tool_output(
             return_annotation=schema.return_annotation,
             allowed_callers=allowed_callers,
@@ -381,3 +382,11 @@ def function_tool(
     if callable(func):
         return create(func)
     return create
+
+
+def _function_schema(func: Callable[..., Any], **options: Any) -> FuncSchema:
+    # Imported here: it loads pydantic, which a tool decorated by the fast path (and a
+    # server's start-up) does without until the tool's first call.
+    from ..schema.function_schema import function_schema
+
+    return function_schema(func, **options)
