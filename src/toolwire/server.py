@@ -25,6 +25,8 @@ from .protocol.registry import (
 from .tools.function_tool import FunctionTool, function_tool
 
 if TYPE_CHECKING:
+    import asyncio
+
     import anyio
 
     from .protocol.session import ServerSession
@@ -66,7 +68,7 @@ class Server:
         self._registry = ToolRegistry()
         self._registry.listeners.append(self._notify_changed)
         self._sessions: set[ServerSession] = set()
-        self._limiter: anyio.CapacityLimiter | None = None
+        self._limiter: asyncio.Semaphore | anyio.CapacityLimiter | None = None
         self._limiter_loop: object = None
         self._warmed_up = False
         for tool in tools:
@@ -83,8 +85,12 @@ class Server:
         return MappingProxyType(self._registry._tools)
 
     @property
-    def sync_limiter(self) -> anyio.CapacityLimiter:
-        """Bounds the threads running sync tools (one per event loop, made on first use)."""
+    def sync_limiter(self) -> asyncio.Semaphore | anyio.CapacityLimiter:
+        """Bounds the threads running sync tools (one per event loop, made on first use).
+
+        On asyncio a semaphore, whose uncontended acquire does not yield to the event loop
+        (anyio's limiter always does, which costs every sync call a loop pass).
+        """
         import asyncio
 
         try:
@@ -92,9 +98,12 @@ class Server:
         except RuntimeError:
             loop = None
         if self._limiter is None or self._limiter_loop is not loop:
-            import anyio
+            if loop is not None:
+                self._limiter = asyncio.Semaphore(self.max_sync_workers)
+            else:  # another anyio backend (trio)
+                import anyio
 
-            self._limiter = anyio.CapacityLimiter(self.max_sync_workers)
+                self._limiter = anyio.CapacityLimiter(self.max_sync_workers)
             self._limiter_loop = loop
         return self._limiter
 

@@ -78,3 +78,76 @@ def test_works_from_anyio_run() -> None:
         return await run_sync(sum, [1, 2, 3])
 
     assert anyio.run(main) == 6
+
+
+def test_quick_functions_are_waited_for_in_place_and_still_run_in_workers() -> None:
+    """After one quick call, the loop waits for the worker in place: the result comes through
+    the hand-off (no future settles on the loop), the function still runs off the main thread,
+    sees the caller's context, and its exceptions keep their type."""
+    from toolwire.tools import threads
+
+    def work(a: int, fail: bool = False) -> tuple[int, bool, str]:
+        if fail:
+            raise LookupError(f"bad {a}")
+        return a * 2, threading.current_thread() is threading.main_thread(), probe.get()
+
+    settled: list[Any] = []
+    original_settle = threads._settle
+
+    def counting_settle(*args: Any) -> None:
+        settled.append(args)
+        original_settle(*args)
+
+    async def main() -> list[Any]:
+        probe.set("ctx")
+        first = await run_sync(work, 1)  # unknown yet: answered through the loop
+        assert len(settled) == 1
+        assert threads._quick.get(id(work)) is True
+        rest = [await run_sync(work, i) for i in range(2, 6)]
+        assert len(settled) == 1, "quick calls came through the hand-off"
+        with pytest.raises(LookupError, match="bad 7"):
+            await run_sync(work, 7, fail=True)
+        assert len(settled) == 1
+        return [first, *rest]
+
+    threads._settle = counting_settle  # type: ignore[assignment]
+    try:
+        results = asyncio.run(main())
+    finally:
+        threads._settle = original_settle  # type: ignore[assignment]
+    assert results == [(2 * i, False, "ctx") for i in range(1, 6)]
+
+
+def test_a_quick_function_turning_slow_is_awaited_and_the_loop_keeps_running() -> None:
+    """A call that outlasts the in-place wait falls back to the future: meanwhile the event
+    loop runs other tasks, and the function is not waited for in place next time."""
+    from toolwire.tools import threads
+
+    gate = threading.Event()
+
+    def maybe_slow(slow: bool) -> str:
+        if slow:
+            gate.wait(5)
+        return "slow" if slow else "quick"
+
+    async def main() -> tuple[str, list[str], bool]:
+        assert await run_sync(maybe_slow, False) == "quick"
+        assert threads._quick.get(id(maybe_slow)) is True
+        ticks: list[str] = []
+
+        async def ticker() -> None:
+            for _ in range(3):
+                await asyncio.sleep(0)
+            ticks.append("loop ran")
+            gate.set()
+
+        slow_call = asyncio.ensure_future(run_sync(maybe_slow, True))
+        tick_task = asyncio.ensure_future(ticker())
+        result = await asyncio.wait_for(slow_call, 10)
+        await tick_task
+        return result, ticks, threads._quick[id(maybe_slow)]
+
+    result, ticks, quick_after = asyncio.run(main())
+    assert result == "slow"
+    assert ticks == ["loop ran"]  # the ticker released the gate: the loop was not blocked
+    assert quick_after is False

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .jsonrpc import compact_json
+
 __all__ = ["argument_problems", "arguments_json"]
 
 _MAX_DEPTH = 8
@@ -33,7 +35,7 @@ def arguments_json(schema: dict[str, Any], arguments: dict[str, Any] | None) -> 
         return "{}"
     if None in arguments.values():
         arguments = _drop_null_defaults(arguments, schema)
-    return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
+    return compact_json(arguments)
 
 
 def _drop_null_defaults(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:

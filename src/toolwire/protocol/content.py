@@ -26,12 +26,12 @@ resources -> `ToolOutputText`; `resource_link` -> `ToolOutputImage` (image mime 
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
 from . import eras
+from .jsonrpc import compact_json
 
 if TYPE_CHECKING:
     from ..tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
@@ -64,7 +64,9 @@ def to_jsonable(value: Any) -> Any:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if type(value) is int:  # the commonest structured result; str() is what JSON writes
+        return str(value)
+    return compact_json(value)
 
 
 def _as_output(value: Any) -> ToolOutput | None:

@@ -25,6 +25,8 @@ task and no reply is sent for it. Leaving the context (or `close()`) cancels eve
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
@@ -78,11 +80,23 @@ _MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call"})
 
 
 class _Call:
-    __slots__ = ("reporter", "scope")
+    """One `tools/call` in flight: an asyncio task (the cheap path), or a cancel scope in
+    the session's task group on other event loops."""
 
-    def __init__(self, scope: anyio.CancelScope, reporter: Reporter) -> None:
-        self.scope = scope
+    __slots__ = ("reporter", "scope", "task")
+
+    def __init__(self, reporter: Reporter) -> None:
         self.reporter = reporter
+        self.task: asyncio.Task[None] | None = None
+        self.scope: anyio.CancelScope | None = None
+
+    def cancel(self) -> None:
+        """Stop the call; no reply will be sent for it."""
+        self.reporter.closed = True
+        if self.task is not None:
+            self.task.cancel()
+        elif self.scope is not None:
+            self.scope.cancel()
 
 
 class ServerSession:
@@ -96,7 +110,9 @@ class ServerSession:
     def __init__(self, server: Server, send: Send) -> None:
         self.server = server
         self._send = send
-        self._send_lock = anyio.Lock()
+        self._send_lock: asyncio.Lock | anyio.Lock = anyio.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None  # set when serving on asyncio
+        self._call_tasks: set[asyncio.Task[None]] = set()  # running, or still replying
         self.era: str | None = None  # "legacy" | "modern", fixed by the first request
         self.protocol_version: str | None = None  # negotiated (handshake era)
         self.initialized = False  # notifications/initialized seen
@@ -106,6 +122,14 @@ class ServerSession:
 
     async def __aenter__(self) -> ServerSession:
         sync_limiter.set(self.server.sync_limiter)
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:  # another anyio backend: anyio's primitives throughout
+            self._loop = None
+        else:
+            # Calls run as plain tasks and the send lock is asyncio's: anyio's task group and
+            # lock each cost extra passes through the event loop on every call.
+            self._send_lock = asyncio.Lock()
         self._task_group = anyio.create_task_group()
         await self._task_group.__aenter__()
         self.server._attach(self)
@@ -120,7 +144,18 @@ class ServerSession:
         self.server._detach(self)
         assert self._task_group is not None
         self._task_group.cancel_scope.cancel()
+        self._cancel_calls()
+        if self._call_tasks:
+            # As a task group waits for its children; a call already replying finishes its
+            # frame (a reply cut in half would corrupt the stream).
+            with anyio.CancelScope(shield=True):
+                await asyncio.wait(set(self._call_tasks))
         return await self._task_group.__aexit__(exc_type, exc, tb)
+
+    def _cancel_calls(self) -> None:
+        """Cancel every call still running (not those already sending their reply)."""
+        for call in list(self._in_flight.values()):
+            call.cancel()
 
     @property
     def in_flight(self) -> int:
@@ -134,6 +169,7 @@ class ServerSession:
 
     def close(self) -> None:
         """Cancel every call in flight and every task of the session."""
+        self._cancel_calls()
         if self._task_group is not None:
             self._task_group.cancel_scope.cancel()
 
@@ -185,8 +221,7 @@ class ServerSession:
             request_id: Any = (params or {}).get("requestId")
             call = self._in_flight.get(request_id) if valid_id(request_id) else None
             if call is not None:
-                call.reporter.closed = True
-                call.scope.cancel()
+                call.cancel()
         elif method == "notifications/initialized" and self.era == "legacy":
             self.initialized = True
         # Anything else (progress, roots/list_changed, unknown) needs nothing from this server.
@@ -308,10 +343,18 @@ class ServerSession:
         entry = await self._resolve(params)
         meta = params.get("_meta")
         token = meta.get("progressToken") if meta else None
-        call = _Call(anyio.CancelScope(), Reporter(self.send, token, log_level))
+        call = _Call(Reporter(self.send, token, log_level))
         self._in_flight[request_id] = call
-        assert self._task_group is not None
-        self._task_group.start_soon(self._run_call, request_id, entry, params, version, call)
+        if self._loop is not None:
+            call.task = self._loop.create_task(
+                self._run_call(request_id, entry, params, version, call)
+            )
+            self._call_tasks.add(call.task)
+            call.task.add_done_callback(functools.partial(self._call_done, request_id, call))
+        else:
+            assert self._task_group is not None
+            call.scope = anyio.CancelScope()
+            self._task_group.start_soon(self._run_call, request_id, entry, params, version, call)
 
     async def _run_call(
         self,
@@ -323,32 +366,55 @@ class ServerSession:
     ) -> None:
         result: dict[str, Any] | None = None
         try:
-            with call.scope:
-                args_json = arguments_json(entry.tool.params_json_schema, params.get("arguments"))
-                ctx: ToolContext[Any] = ToolContext(
-                    None,
-                    tool_name=entry.name,
-                    tool_call_id=str(request_id),
-                    tool_arguments=args_json,
-                    reporter=call.reporter,
-                )
-                try:
-                    result = await execute(entry, ctx, args_json, version)
-                except Exception:
-                    logger.exception("tool %r failed outside its failure handling", entry.name)
-                    result = {
-                        "content": [{"type": "text", "text": "Internal error"}],
-                        "isError": True,
-                    }
+            if call.scope is None:
+                result = await self._call_result(request_id, entry, params, version, call)
+            else:
+                with call.scope:
+                    result = await self._call_result(request_id, entry, params, version, call)
         finally:
             call.reporter.closed = True
             if self._in_flight.get(request_id) is call:
                 del self._in_flight[request_id]
         if result is None:
             return  # cancelled by the client: no reply (spec)
+        await self._reply_to_call(request_id, result, version)
+
+    async def _call_result(
+        self,
+        request_id: RequestId,
+        entry: RegisteredTool,
+        params: dict[str, Any],
+        version: str,
+        call: _Call,
+    ) -> dict[str, Any]:
+        args_json = arguments_json(entry.tool.params_json_schema, params.get("arguments"))
+        ctx: ToolContext[Any] = ToolContext(
+            None,
+            tool_name=entry.name,
+            tool_call_id=str(request_id),
+            tool_arguments=args_json,
+            reporter=call.reporter,
+        )
+        try:
+            return await execute(entry, ctx, args_json, version)
+        except Exception:
+            logger.exception("tool %r failed outside its failure handling", entry.name)
+            return {"content": [{"type": "text", "text": "Internal error"}], "isError": True}
+
+    async def _reply_to_call(
+        self, request_id: RequestId, result: dict[str, Any], version: str
+    ) -> None:
         if version in eras.MODERN_VERSIONS:
             handlers.modern(result, self.server.server_info)
         await self.send(result_message(request_id, result))
+
+    def _call_done(self, request_id: RequestId, call: _Call, task: asyncio.Task[None]) -> None:
+        self._call_tasks.discard(task)
+        if self._in_flight.get(request_id) is call:  # cancelled before it ever started
+            del self._in_flight[request_id]
+        # A call task ends by replying or by being cancelled; anything else is a bug.
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("a tools/call task failed", exc_info=task.exception())
 
     async def tools_changed(self) -> None:
         """Tell a handshake-era client that the tool list changed (never sent unsolicited in

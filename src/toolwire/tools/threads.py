@@ -1,4 +1,12 @@
-"""Where synchronous tool functions run: worker threads, bounded by a limiter the server sets."""
+"""Where synchronous tool functions run: worker threads, bounded by a limiter the server sets.
+
+A thread hop costs two wake-ups and, through asyncio, two more passes of the event loop. For a
+function whose last call finished within `QUICK_WAIT_SECONDS`, the event loop waits for the
+worker in place, that long at most, and takes the result straight from it; a call that runs
+longer is awaited as usual (the worker answers through the loop), and the function is not
+waited for again until a call of it is quick once more. The function always runs in a worker
+thread: the wait only spares the round trip through the event loop.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +17,7 @@ import functools
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -20,10 +29,19 @@ __all__ = ["run_sync", "sync_limiter"]
 
 T = TypeVar("T")
 
-sync_limiter: ContextVar[anyio.CapacityLimiter | None] = ContextVar(
+sync_limiter: ContextVar[anyio.CapacityLimiter | asyncio.Semaphore | None] = ContextVar(
     "toolwire_sync_limiter", default=None
 )
-"""The limiter for sync tool threads; None means no limiter beyond the pool's own size."""
+"""The limiter for sync tool threads (an asyncio semaphore, or an anyio limiter on other
+backends); None means no limiter beyond the pool's own size."""
+
+QUICK_WAIT_SECONDS = 0.0005
+"""How long the event loop may wait in place for a sync call that was quick last time."""
+
+# id(func) -> whether its last call took less than QUICK_WAIT_SECONDS. A hint only: a stale
+# entry (a reused id) costs one wait at most, never a wrong result.
+_quick: dict[int, bool] = {}
+_QUICK_MEMORY = 4096
 
 # asyncio.to_thread's default executor size, so a tool sees the same concurrency as in the SDK.
 _DEFAULT_WORKERS = min(32, (os.cpu_count() or 1) + 4)
@@ -47,11 +65,12 @@ async def run_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         import anyio.to_thread
 
         call = functools.partial(func, *args, **kwargs)
-        return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=limiter)
+        capacity = limiter if isinstance(limiter, anyio.CapacityLimiter) else None
+        return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=capacity)
     if limiter is None:
-        return await _pool(limited=False).run(loop, func, args, kwargs)
+        return await _pool(limited=False).call(loop, func, args, kwargs)
     async with limiter:
-        return await _pool(limited=True).run(loop, func, args, kwargs)
+        return await _pool(limited=True).call(loop, func, args, kwargs)
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
@@ -63,8 +82,52 @@ def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | Non
         future.set_exception(error)
 
 
+class _Handoff:
+    """A result the event loop is waiting for in place (see the module docstring)."""
+
+    __slots__ = ("done", "error", "guard", "result", "waiting")
+
+    def __init__(self) -> None:
+        self.done = threading.Lock()
+        self.done.acquire()  # released by the worker when the result is here
+        self.guard = threading.Lock()  # orders "still waiting?" against "gave up"
+        self.waiting = True
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def deliver(self, result: Any, error: BaseException | None) -> bool:
+        """Worker side: hand the result over if the loop still waits for it."""
+        with self.guard:
+            if not self.waiting:
+                return False
+            self.result, self.error = result, error
+            self.done.release()
+            return True
+
+    def wait(self, seconds: float) -> bool:
+        """Loop side: whether the result arrived within `seconds` (else: await the future)."""
+        if self.done.acquire(timeout=seconds):
+            return True
+        with self.guard:
+            self.waiting = False
+        return self.done.acquire(blocking=False)  # delivered just before we gave up
+
+    def take(self) -> Any:
+        error = self.error
+        if error is not None:
+            self.error = None  # no reference cycle through the traceback
+            raise error
+        return self.result
+
+
 _Job = tuple[
-    asyncio.AbstractEventLoop, "asyncio.Future[Any]", contextvars.Context, Callable[..., Any], Any
+    asyncio.AbstractEventLoop,
+    "asyncio.Future[Any]",
+    contextvars.Context,
+    Callable[..., Any],
+    Any,
+    "_Handoff | None",
+    int,
 ]
 
 
@@ -87,18 +150,23 @@ class _WorkerPool:
         self._threads = 0
         self._closed = False
 
-    def run(
+    async def call(
         self,
         loop: asyncio.AbstractEventLoop,
         func: Callable[..., T],
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
-    ) -> asyncio.Future[T]:
-        """Queue one call; the returned future settles on the loop when it is done."""
+    ) -> T:
+        """Run one call in a worker and return its result (or raise its exception)."""
         future: asyncio.Future[T] = loop.create_future()
         call = functools.partial(func, *args, **kwargs) if kwargs else (func, *args)
-        self._submit((loop, future, contextvars.copy_context(), _call, call))
-        return future
+        key = id(func)
+        handoff = _Handoff() if _quick.get(key) else None
+        self._submit((loop, future, contextvars.copy_context(), _call, call, handoff, key))
+        if handoff is not None and handoff.wait(QUICK_WAIT_SECONDS):
+            future.cancel()  # never settled: the result came through the handoff
+            return handoff.take()  # type: ignore[no-any-return]
+        return await future
 
     def _submit(self, job: _Job) -> None:
         with self._lock:
@@ -123,20 +191,25 @@ class _WorkerPool:
             if job is None:
                 jobs.put(None)  # wake the next worker so every thread leaves
                 return
-            loop, future, context, runner, call = job
+            loop, future, context, runner, call, handoff, key = job
             del job
             if future.done():  # cancelled before it started: skip it, as an executor would
                 result, error = None, None
             else:
+                started = time.perf_counter()
                 try:
                     result, error = context.run(runner, call), None
                 except BaseException as exc:
                     result, error = None, exc
+                if len(_quick) >= _QUICK_MEMORY:
+                    _quick.clear()
+                _quick[key] = time.perf_counter() - started < QUICK_WAIT_SECONDS
             with self._lock:  # free before the answer goes out, so the next job finds us
                 self._idle += 1
-            with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
-                loop.call_soon_threadsafe(_settle, future, result, error)
-            del loop, future, context, call, result, error
+            if handoff is None or not handoff.deliver(result, error):
+                with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
+                    loop.call_soon_threadsafe(_settle, future, result, error)
+            del loop, future, context, call, result, error, handoff
 
     def shutdown(self, wait: bool = False, *, cancel_futures: bool = False) -> None:
         """Let idle workers leave; busy ones leave after their current job (never joined)."""
