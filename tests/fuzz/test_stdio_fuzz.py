@@ -461,12 +461,6 @@ def test_ten_thousand_bad_frames_against_one_process() -> None:
     assert "Internal error" not in log, log[-4000:]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="JSON-RPC 2.0 deviation (reported on issue #4; the official mcp server does the "
-    "same): id-less messages whose method is missing or not a string are dropped instead of "
-    "answered with -32600 and id null",
-)
 def test_id_less_invalid_requests_get_invalid_request_with_null_id() -> None:
     """JSON-RPC 2.0 §4.1/§5.1: a message with neither a string method nor an id is not a
     notification; it is an Invalid Request answered with id null (the spec's own example is

@@ -106,7 +106,9 @@ def _single(message: Any, tools: frozenset[str]) -> list[Expectation]:
         if isinstance(method, str):
             # A notification (a cancel included: the fuzz never has a call in flight then).
             return []
-        raise Ambiguous("neither a request nor a notification, and no id to answer")
+        if "result" in message or "error" in message:
+            return []  # a malformed response: never answered (two peers could loop)
+        return [(None, INVALID_REQUEST)]  # JSON-RPC 2.0 section 5.1: id null
     if not valid_id(raw_id):
         return [(None, INVALID_REQUEST)]
     if not isinstance(method, str):

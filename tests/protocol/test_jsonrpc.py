@@ -127,7 +127,8 @@ async def test_invalid_requests_are_answered_exactly(frame: bytes, expected: byt
         b'{"jsonrpc":"1.0","method":"ping"}',
         b'{"jsonrpc":"2.0","id":5,"result":{}}',
         b'{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"x"}}',
-        b'{"jsonrpc":"2.0"}',
+        b'{"jsonrpc":"2.0","result":{}}',
+        b'{"jsonrpc":"2.0","error":{"code":1,"message":"x"}}',
     ],
 )
 async def test_notifications_and_responses_never_get_replies(frame: bytes) -> None:
@@ -287,3 +288,25 @@ async def test_fuzzed_frames_never_kill_the_session() -> None:
         if "error" in message:
             assert isinstance(message["error"]["code"], int)
             assert isinstance(message["error"]["message"], str)
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        b'{"jsonrpc":"2.0","method":1,"params":"bar"}',  # JSON-RPC 2.0's own example
+        b'{"jsonrpc":"2.0"}',
+        b'{"jsonrpc":"2.0","params":{}}',
+        b'{"jsonrpc":"2.0","method":null}',
+    ],
+)
+async def test_id_less_messages_that_are_not_notifications_get_invalid_request(
+    frame: bytes,
+) -> None:
+    """JSON-RPC 2.0 section 5.1: no string method and no id is not a notification but an
+    invalid request, answered with id null."""
+    async with session_for(_server()) as peer:
+        await peer.feed(frame)
+        assert peer.raw == [
+            b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,'
+            b'"message":"Invalid request: \'method\' must be a string"}}'
+        ]

@@ -16,7 +16,10 @@ Decisions (kept in step with the tests in tests/protocol/):
   Replies are separate frames rather than one array because every MCP client parses one
   object per message.
 - Responses from the client (`result`/`error` with an id) are ignored: this server never
-  sends requests.
+  sends requests. So is an id-less message carrying `result`/`error` (answering a broken
+  response could start two peers replying to each other forever).
+- A message with neither an id nor a string method is not a notification: it gets -32600
+  with id null (JSON-RPC 2.0 section 5.1), as do non-object messages.
 - Encoding is compact (`separators=(",", ":")`, `ensure_ascii=False`). A string holding a
   lone surrogate (legal in JSON text as an escape, not encodable as UTF-8) falls back to
   ASCII escapes so the wire always stays valid UTF-8.
@@ -145,9 +148,14 @@ def classify(message: Any) -> Request | Notification | Invalid:
     if method is None and has_id and ("result" in message or "error" in message):
         return Invalid(None)  # a response; this server sends no requests to match it with
     if not has_id:
-        # A notification (or garbage without an id): JSON-RPC forbids replying to notifications.
         if not isinstance(method, str):
-            return Invalid(None)
+            if "result" in message or "error" in message:
+                return Invalid(None)  # a malformed response: answering could start a loop
+            # Neither a request nor a notification: JSON-RPC 2.0 answers it with id null.
+            return Invalid(
+                error_message(None, INVALID_REQUEST, "Invalid request: 'method' must be a string")
+            )
+        # A notification: JSON-RPC forbids replying to it.
         params = message.get("params")
         return Notification(method, params if isinstance(params, dict) else None)
     if not valid_id(raw_id):
