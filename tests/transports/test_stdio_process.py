@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from _proc import (
+    ROOT,
     INIT,
     call,
     child_env,
@@ -133,6 +134,33 @@ def test_server_run_from_python_m_protects_tool_output(tmp_path: Path) -> None:
     assert code == 0
     assert [m["id"] for m in messages] == [1, 2]
     assert "print inside a tool" in stderr and "child process output" in stderr
+
+
+def test_buffered_prints_before_run_go_to_stderr_under_python_script(tmp_path: Path) -> None:
+    """`python server.py` on a pipe: stdout is block-buffered, so a print() at import time is
+    still in Python's buffer when `server.run()` takes the wire; it must come out on stderr,
+    never ahead of the `initialize` reply."""
+    script = tmp_path / "chatty_server.py"
+    script.write_text(
+        "print('hello from import time')\n"
+        + _without_import_noise(NOISY_SERVER)
+        + '\nprint("about to run")\nif __name__ == "__main__":\n    server.run()\n',
+        encoding="utf-8",
+    )
+    env = child_env()
+    env.pop("PYTHONUNBUFFERED", None)  # the default a client's spawn gives
+    proc = subprocess.Popen(
+        [sys.executable, str(script)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=ROOT,
+    )
+    out, err = proc.communicate(frame(INIT), timeout=60)
+    assert proc.returncode == 0, err
+    assert [json.loads(line)["id"] for line in out.splitlines()] == [1]
+    assert b"hello from import time" in err and b"about to run" in err
 
 
 def test_stdin_eof_lets_the_call_in_flight_answer_then_exits_zero(server_file: Path) -> None:

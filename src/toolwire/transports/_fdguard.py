@@ -41,10 +41,6 @@ def protect_stdout() -> tuple[int, int]:
     global _wire  # noqa: PLW0603 - one wire per process
     if _wire is not None:
         return _wire
-    for stream in (sys.stdout, sys.__stdout__):
-        if stream is not None:
-            with contextlib.suppress(OSError, ValueError):
-                stream.flush()  # bytes printed before protection still belong to stdout
     _fill_closed_standard_fds()
     write_fd = os.dup(1)  # os.dup: the copy is not inheritable by child processes
     read_fd = os.dup(0)
@@ -57,6 +53,14 @@ def protect_stdout() -> tuple[int, int]:
         finally:
             os.close(sink)
     os.dup2(2, 1)
+    # Output printed before protection and still in Python's buffers (stdout on a pipe is
+    # block-buffered: a print() at import time of a `python -m` server waits here) is user
+    # output, not protocol: flushed now, it lands on stderr. Output already flushed to the
+    # pipe cannot be recalled; `toolwire run` protects stdout before the user's import.
+    for stream in (sys.stdout, sys.__stdout__):
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
     null = os.open(os.devnull, os.O_RDONLY)
     try:
         os.dup2(null, 0)
