@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from _proc import (
-    ROOT,
     INIT,
+    ROOT,
     call,
     child_env,
     exchange,
