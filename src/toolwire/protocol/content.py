@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import quote, unquote, urlsplit
 
 from . import eras
@@ -82,16 +82,28 @@ def _as_output(value: Any) -> ToolOutput | None:
             return model.model_validate(value)
         except Exception:
             return None
-    if _OUTPUTS_MODULE not in sys.modules:
-        return None
-    # Imported, not read from sys.modules: another thread may still be initializing it.
-    from ..tools import outputs
-
-    if isinstance(
-        value, outputs.ToolOutputText | outputs.ToolOutputImage | outputs.ToolOutputFileContent
-    ):
-        return value
+    classes = _output_classes()
+    if classes and isinstance(value, classes):
+        return cast("ToolOutput", value)
     return None
+
+
+_loaded_output_classes: tuple[type, ...] = ()
+
+
+def _output_classes() -> tuple[type, ...]:
+    """The ToolOutput* classes once their module is loaded, else () (see `_OUTPUTS_MODULE`)."""
+    global _loaded_output_classes  # noqa: PLW0603 - found once
+    if not _loaded_output_classes and _OUTPUTS_MODULE in sys.modules:
+        # Imported, not read from sys.modules: another thread may still be initializing it.
+        from ..tools import outputs
+
+        _loaded_output_classes = (
+            outputs.ToolOutputText,
+            outputs.ToolOutputImage,
+            outputs.ToolOutputFileContent,
+        )
+    return _loaded_output_classes
 
 
 def _split_data_url(url: str) -> tuple[str, str] | None:

@@ -243,20 +243,29 @@ class FdWriter:
     def __init__(self, fd: int) -> None:
         self._fd = fd
         self._selectable = _selectable(fd)
+        poll = getattr(select, "poll", None)
+        self._poller = poll() if poll is not None and self._selectable else None
+        if self._poller is not None:  # registered once: every frame asks it
+            self._poller.register(fd, _POLLOUT)
+
+    def _writable(self) -> bool:
+        return self._poller is None or bool(self._poller.poll(0))
 
     async def write(self, data: bytes) -> None:
         """Write all of `data`; raises OSError (e.g. BrokenPipeError) if the peer is gone."""
-        import anyio
-
         view = memoryview(data)
         while view:
-            if self._selectable and not _ready(self._fd, _POLLOUT):
+            if self._selectable and not self._writable():
+                import anyio
+
                 await anyio.wait_writable(self._fd)
             # A ready pipe takes PIPE_BUF bytes without blocking; a file takes anything.
             piece = view[:_PIPE_BUF] if self._selectable else view
             try:
                 written = os.write(self._fd, piece)
             except BlockingIOError:
+                import anyio
+
                 await anyio.sleep(0.001)
                 continue
             view = view[written:]
