@@ -34,8 +34,10 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ..context import ToolContext
+from ..tools.invoke import starts_synchronously
 from ..tools.threads import sync_limiter
 from . import eras, handlers
+from ._eager import start_eagerly
 from .arguments import arguments_json
 from .calls import execute
 from .jsonrpc import (
@@ -346,9 +348,14 @@ class ServerSession:
         call = _Call(Reporter(self.send, token, log_level))
         self._in_flight[request_id] = call
         if self._loop is not None:
-            call.task = self._loop.create_task(
-                self._run_call(request_id, entry, params, version, call)
-            )
+            coro = self._run_call(request_id, entry, params, version, call)
+            if entry.timeout is None and starts_synchronously(entry.tool):
+                task = start_eagerly(self._loop, coro)
+                if task is None:
+                    return  # answered already, without a task
+                call.task = task
+            else:
+                call.task = self._loop.create_task(coro)
             self._call_tasks.add(call.task)
             call.task.add_done_callback(functools.partial(self._call_done, request_id, call))
         else:

@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolTimeoutError
-from ._invoker import handled_failure
+from ._invoker import FunctionInvoker, handled_failure
 from .failure import default_tool_error_function, default_tool_timeout_error_message
 
 if TYPE_CHECKING:
     from ..context import ToolContext
     from .function_tool import FunctionTool
 
-__all__ = ["ToolOutcome", "invoke_function_tool", "invoke_tool"]
+__all__ = ["ToolOutcome", "invoke_function_tool", "invoke_tool", "starts_synchronously"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,21 @@ async def invoke_tool(
     finally:
         handled_failure.reset(token)
     return ToolOutcome(output, slot[0] if slot else None)
+
+
+def starts_synchronously(tool: FunctionTool) -> bool:
+    """Whether calling `tool` runs no async code of the user's before its function returns:
+    a decorated sync function whose failure function (if any) is not a coroutine function.
+    Such a call may start inside its caller's task (see protocol/_eager.py)."""
+    invoker = tool.on_invoke_tool
+    if not isinstance(invoker, FunctionInvoker) or not invoker.is_sync:
+        return False
+    formatter = tool._failure_error_function
+    return not (
+        not tool._use_default_failure_error_function
+        and formatter is not None
+        and inspect.iscoroutinefunction(formatter)
+    )
 
 
 async def invoke_function_tool(tool: FunctionTool, ctx: ToolContext[Any], arguments: str) -> Any:
