@@ -9,7 +9,11 @@ see tests/benchmarks/servers/). Measured, each over real stdio pipes:
 
 1. spawn -> first `tools/list` response: a fresh process, `initialize`, `initialized`,
    `tools/list`; the median of N processes after one warm-up run (page cache, .pyc files).
-2. sequential `tools/call` latency over one process: median and p99 of --calls calls.
+2. sequential `tools/call` latency over one process: median and p99 of --calls calls (after
+   20 uncounted ones).
+
+Both are interleaved across the servers (round after round, batch after batch) so that the
+ratios compare servers measured in the same moments of a shared, noisy machine.
 3. RSS of that process after the calls (VmRSS from /proc/<pid>/status).
 4. Agents SDK `MCPServerStdio`: connect (spawn + initialize) + `list_tools`, median of runs.
 
@@ -134,39 +138,65 @@ class Process:
             self.proc.wait(timeout=10)
 
 
-def cold_start(peer: Peer, spawns: int) -> float:
-    times = []
-    for _ in range(spawns + 1):  # run 0 warms the page cache and .pyc files; dropped
-        started = time.perf_counter()
-        process = Process(peer)
-        try:
-            process.handshake()
-            tools = process.ask("tools/list")["tools"]
-            times.append(time.perf_counter() - started)
-        finally:
-            process.close()
-        assert {tool["name"] for tool in tools} == {"add", "echo"}, tools
-    return statistics.median(times[1:])
-
-
-def sequential_calls(peer: Peer, count: int) -> tuple[float, float, float]:
+def _spawn_once(peer: Peer) -> float:
+    started = time.perf_counter()
     process = Process(peer)
     try:
         process.handshake()
-        process.ask("tools/list")
-        samples = []
-        for i in range(count):
-            started = time.perf_counter()
-            result = process.ask("tools/call", {"name": "add", "arguments": {"a": i, "b": 1}})
-            samples.append(time.perf_counter() - started)
-            assert result["content"][0]["text"] == str(i + 1), result
-        echoed = process.ask("tools/call", {"name": "echo", "arguments": {"text": "ok"}})
-        assert echoed["content"][0]["text"] == "ok", echoed
-        rss = process.rss_mib()
+        tools = process.ask("tools/list")["tools"]
+        elapsed = time.perf_counter() - started
     finally:
         process.close()
-    p99 = statistics.quantiles(samples, n=100, method="inclusive")[98]
-    return statistics.median(samples), p99, rss
+    assert {tool["name"] for tool in tools} == {"add", "echo"}, tools
+    return elapsed
+
+
+def cold_starts(peers: list[Peer], spawns: int) -> dict[str, float]:
+    """Median spawn -> first tools/list per peer. Rounds go through every peer in turn, so
+    a slow spell of a shared machine weighs on all of them alike."""
+    for peer in peers:  # warms the page cache and .pyc files; not counted
+        _spawn_once(peer)
+    times: dict[str, list[float]] = {peer.label: [] for peer in peers}
+    for _ in range(spawns):
+        for peer in peers:
+            times[peer.label].append(_spawn_once(peer))
+    return {label: statistics.median(samples) for label, samples in times.items()}
+
+
+def sequential_calls(
+    peers: list[Peer], count: int, batch: int = 100
+) -> dict[str, tuple[float, float, float]]:
+    """(p50, p99, RSS after the calls) per peer: one process each, all alive at once, `batch`
+    calls to each in turn until each had `count` (interleaved for the same reason)."""
+    processes = {peer.label: Process(peer) for peer in peers}
+    samples: dict[str, list[float]] = {label: [] for label in processes}
+    results: dict[str, tuple[float, float, float]] = {}
+    try:
+        for process in processes.values():
+            process.handshake()
+            process.ask("tools/list")
+            for i in range(20):  # first calls build models and caches: not counted
+                process.ask("tools/call", {"name": "add", "arguments": {"a": i, "b": 1}})
+        done = 0
+        while done < count:
+            size = min(batch, count - done)
+            for label, process in processes.items():
+                for i in range(done, done + size):
+                    started = time.perf_counter()
+                    arguments = {"a": i, "b": 1}
+                    result = process.ask("tools/call", {"name": "add", "arguments": arguments})
+                    samples[label].append(time.perf_counter() - started)
+                    assert result["content"][0]["text"] == str(i + 1), result
+            done += size
+        for label, process in processes.items():
+            echoed = process.ask("tools/call", {"name": "echo", "arguments": {"text": "ok"}})
+            assert echoed["content"][0]["text"] == "ok", echoed
+            p99 = statistics.quantiles(samples[label], n=100, method="inclusive")[98]
+            results[label] = (statistics.median(samples[label]), p99, process.rss_mib())
+    finally:
+        for process in processes.values():
+            process.close()
+    return results
 
 
 def agents_connect(peer: Peer, runs: int) -> float:
@@ -206,13 +236,15 @@ def main() -> None:
     args = parser.parse_args()
     peers = [peer for peer in PEERS if not args.only or peer.label in args.only]
     compile_bytecode()
+    print("measuring spawn -> tools/list ...", file=sys.stderr, flush=True)
+    starts = cold_starts(peers, args.spawns)
+    print("measuring sequential calls ...", file=sys.stderr, flush=True)
+    calls = sequential_calls(peers, args.calls)
     results: dict[str, tuple[float, float, float, float, float]] = {}
     for peer in peers:
-        print(f"measuring {peer.label} ...", file=sys.stderr, flush=True)
-        start = cold_start(peer, args.spawns)
-        median, p99, rss = sequential_calls(peer, args.calls)
+        print(f"measuring agents connect of {peer.label} ...", file=sys.stderr, flush=True)
         connect = agents_connect(peer, args.agents_runs)
-        results[peer.label] = (start, median, p99, rss, connect)
+        results[peer.label] = (starts[peer.label], *calls[peer.label], connect)
 
     floor = results.get("floor loop")
     fast = results.get("FastMCP quiet")
