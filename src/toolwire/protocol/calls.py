@@ -15,21 +15,27 @@ Decisions:
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from ..context import ToolContext
 from ..errors import ModelBehaviorError
 from ..tools.invoke import invoke_tool
-from .arguments import argument_problems
+from .arguments import argument_problems, arguments_json
 from .content import call_result, error_result
 
 if TYPE_CHECKING:
-    from ..context import ToolContext
+    from .jsonrpc import RequestId
     from .registry import RegisteredTool
+    from .reporter import Reporter
 
-__all__ = ["execute"]
+logger = logging.getLogger("toolwire.protocol")
+
+__all__ = ["CallInFlight", "execute", "run_call"]
 
 _INVALID_JSON_PREFIX = "Invalid JSON input for tool"
 
@@ -83,3 +89,46 @@ async def execute(
     if result is None:
         return error_result(f"Tool '{entry.name}' timed out after {entry.timeout:g} seconds.")
     return result
+
+
+async def run_call(
+    request_id: RequestId,
+    entry: RegisteredTool,
+    params: dict[str, Any],
+    version: str,
+    reporter: Reporter,
+) -> dict[str, Any]:
+    """One `tools/call` from its params to its result; a bug below becomes "Internal error"."""
+    args_json = arguments_json(entry.tool.params_json_schema, params.get("arguments"))
+    ctx: ToolContext[Any] = ToolContext(
+        None,
+        tool_name=entry.name,
+        tool_call_id=str(request_id),
+        tool_arguments=args_json,
+        reporter=reporter,
+    )
+    try:
+        return await execute(entry, ctx, args_json, version)
+    except Exception:
+        logger.exception("tool %r failed outside its failure handling", entry.name)
+        return {"content": [{"type": "text", "text": "Internal error"}], "isError": True}
+
+
+class CallInFlight:
+    """One `tools/call` in flight: an asyncio task (the cheap path), or a cancel scope in
+    the session's task group on other event loops."""
+
+    __slots__ = ("reporter", "scope", "task")
+
+    def __init__(self, reporter: Reporter) -> None:
+        self.reporter = reporter
+        self.task: asyncio.Task[None] | None = None
+        self.scope: anyio.CancelScope | None = None
+
+    def cancel(self) -> None:
+        """Stop the call; no reply will be sent for it."""
+        self.reporter.closed = True
+        if self.task is not None:
+            self.task.cancel()
+        elif self.scope is not None:
+            self.scope.cancel()

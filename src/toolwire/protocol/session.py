@@ -33,13 +33,11 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ..context import ToolContext
 from ..tools.invoke import starts_synchronously
 from ..tools.threads import sync_limiter
 from . import eras, handlers
 from ._eager import start_eagerly
-from .arguments import arguments_json
-from .calls import execute
+from .calls import CallInFlight, run_call
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -81,26 +79,6 @@ _LEGACY_METHODS = frozenset({"initialize", "ping", "tools/list", "tools/call", "
 _MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call"})
 
 
-class _Call:
-    """One `tools/call` in flight: an asyncio task (the cheap path), or a cancel scope in
-    the session's task group on other event loops."""
-
-    __slots__ = ("reporter", "scope", "task")
-
-    def __init__(self, reporter: Reporter) -> None:
-        self.reporter = reporter
-        self.task: asyncio.Task[None] | None = None
-        self.scope: anyio.CancelScope | None = None
-
-    def cancel(self) -> None:
-        """Stop the call; no reply will be sent for it."""
-        self.reporter.closed = True
-        if self.task is not None:
-            self.task.cancel()
-        elif self.scope is not None:
-            self.scope.cancel()
-
-
 class ServerSession:
     """The protocol state of one connection to a `Server`.
 
@@ -119,7 +97,7 @@ class ServerSession:
         self.protocol_version: str | None = None  # negotiated (handshake era)
         self.initialized = False  # notifications/initialized seen
         self.log_level = "debug"  # logging/setLevel (handshake era)
-        self._in_flight: dict[RequestId, _Call] = {}
+        self._in_flight: dict[RequestId, CallInFlight] = {}
         self._task_group: anyio.abc.TaskGroup | None = None
 
     async def __aenter__(self) -> ServerSession:
@@ -345,7 +323,7 @@ class ServerSession:
         entry = await self._resolve(params)
         meta = params.get("_meta")
         token = meta.get("progressToken") if meta else None
-        call = _Call(Reporter(self.send, token, log_level))
+        call = CallInFlight(Reporter(self.send, token, log_level))
         self._in_flight[request_id] = call
         if self._loop is not None:
             coro = self._run_call(request_id, entry, params, version, call)
@@ -369,15 +347,15 @@ class ServerSession:
         entry: RegisteredTool,
         params: dict[str, Any],
         version: str,
-        call: _Call,
+        call: CallInFlight,
     ) -> None:
         result: dict[str, Any] | None = None
         try:
             if call.scope is None:
-                result = await self._call_result(request_id, entry, params, version, call)
+                result = await run_call(request_id, entry, params, version, call.reporter)
             else:
                 with call.scope:
-                    result = await self._call_result(request_id, entry, params, version, call)
+                    result = await run_call(request_id, entry, params, version, call.reporter)
         finally:
             call.reporter.closed = True
             if self._in_flight.get(request_id) is call:
@@ -386,28 +364,6 @@ class ServerSession:
             return  # cancelled by the client: no reply (spec)
         await self._reply_to_call(request_id, result, version)
 
-    async def _call_result(
-        self,
-        request_id: RequestId,
-        entry: RegisteredTool,
-        params: dict[str, Any],
-        version: str,
-        call: _Call,
-    ) -> dict[str, Any]:
-        args_json = arguments_json(entry.tool.params_json_schema, params.get("arguments"))
-        ctx: ToolContext[Any] = ToolContext(
-            None,
-            tool_name=entry.name,
-            tool_call_id=str(request_id),
-            tool_arguments=args_json,
-            reporter=call.reporter,
-        )
-        try:
-            return await execute(entry, ctx, args_json, version)
-        except Exception:
-            logger.exception("tool %r failed outside its failure handling", entry.name)
-            return {"content": [{"type": "text", "text": "Internal error"}], "isError": True}
-
     async def _reply_to_call(
         self, request_id: RequestId, result: dict[str, Any], version: str
     ) -> None:
@@ -415,7 +371,9 @@ class ServerSession:
             handlers.modern(result, self.server.server_info)
         await self.send(result_message(request_id, result))
 
-    def _call_done(self, request_id: RequestId, call: _Call, task: asyncio.Task[None]) -> None:
+    def _call_done(
+        self, request_id: RequestId, call: CallInFlight, task: asyncio.Task[None]
+    ) -> None:
         self._call_tasks.discard(task)
         if self._in_flight.get(request_id) is call:  # cancelled before it ever started
             del self._in_flight[request_id]
