@@ -2,10 +2,9 @@
 
 Decisions:
 
-- Capabilities: handshake era `{"tools": {"listChanged": true}, "logging": {}}`. Modern era
-  `{"tools": {"listChanged": false}, "logging": {}}`: there, list changes travel only on a
-  `subscriptions/listen` stream, which toolwire does not serve yet (the SDK derives the flag
-  the same way).
+- Capabilities: `{"tools": {"listChanged": true}, "logging": {}}` in both eras. In the modern
+  era list changes travel only on `subscriptions/listen` streams (see `subscriptions.py`); the
+  SDK derives `listChanged` there from whether that method is served, and toolwire serves it.
 - `serverInfo` is `{"name", "version"}`; a server without a version says "0.0.0" (MCP
   requires the field).
 - Modern results carry `resultType: "complete"` and `_meta` with the serverInfo stamp;
@@ -46,9 +45,8 @@ _CACHE = {"ttlMs": 0, "cacheScope": "private"}
 
 
 def capabilities(version: str) -> dict[str, Any]:
-    """The server's capabilities as `version` states them."""
-    modern_era = version in eras.MODERN_VERSIONS
-    return {"tools": {"listChanged": not modern_era}, "logging": {}}
+    """The server's capabilities as `version` states them (the same in every version)."""
+    return {"tools": {"listChanged": True}, "logging": {}}
 
 
 def modern(result: dict[str, Any], server_info: dict[str, Any]) -> dict[str, Any]:

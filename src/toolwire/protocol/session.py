@@ -60,6 +60,7 @@ from .jsonrpc import (
 )
 from .registry import is_enabled
 from .reporter import Reporter
+from .subscriptions import Listeners
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -76,7 +77,7 @@ logger = logging.getLogger("toolwire.protocol")
 Send = Callable[[bytes], Awaitable[None]]
 
 _LEGACY_METHODS = frozenset({"initialize", "ping", "tools/list", "tools/call", "logging/setLevel"})
-_MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call"})
+_MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call", "subscriptions/listen"})
 
 
 class ServerSession:
@@ -99,6 +100,7 @@ class ServerSession:
         self.log_level = "debug"  # logging/setLevel (handshake era)
         self._in_flight: dict[RequestId, CallInFlight] = {}
         self._task_group: anyio.abc.TaskGroup | None = None
+        self._listeners = Listeners(self.send)  # subscriptions/listen streams (modern era)
 
     async def __aenter__(self) -> ServerSession:
         sync_limiter.set(self.server.sync_limiter)
@@ -125,6 +127,7 @@ class ServerSession:
         assert self._task_group is not None
         self._task_group.cancel_scope.cancel()
         self._cancel_calls()
+        self._listeners.cancel_all()
         if self._call_tasks:
             # As a task group waits for its children; a call already replying finishes its
             # frame (a reply cut in half would corrupt the stream).
@@ -150,6 +153,7 @@ class ServerSession:
     def close(self) -> None:
         """Cancel every call in flight and every task of the session."""
         self._cancel_calls()
+        self._listeners.cancel_all()
         if self._task_group is not None:
             self._task_group.cancel_scope.cancel()
 
@@ -202,6 +206,8 @@ class ServerSession:
             call = self._in_flight.get(request_id) if valid_id(request_id) else None
             if call is not None:
                 call.cancel()
+            elif self.era == "modern":
+                self._listeners.cancel(request_id)
         elif method == "notifications/initialized" and self.era == "legacy":
             self.initialized = True
         # Anything else (progress, roots/list_changed, unknown) needs nothing from this server.
@@ -276,6 +282,8 @@ class ServerSession:
             await self._start_call(request_id, version, params, log_level)
         elif method == "tools/list":
             await self._list_tools(request_id, version, params)
+        elif method == "subscriptions/listen":
+            await self._listeners.listen(request_id, params)
         else:  # server/discover
             await self.send(result_message(request_id, handlers.discover_result(self.server)))
 
@@ -382,7 +390,9 @@ class ServerSession:
             logger.error("a tools/call task failed", exc_info=task.exception())
 
     async def tools_changed(self) -> None:
-        """Tell a handshake-era client that the tool list changed (never sent unsolicited in
-        the modern era, where list changes travel only on `subscriptions/listen`)."""
+        """Tell the client that the tool list changed: a handshake-era client directly, a
+        modern one only on its `subscriptions/listen` streams that asked for it."""
         if self.era == "legacy" and self.protocol_version is not None:
             await self.send(notification("notifications/tools/list_changed", {}))
+        elif self.era == "modern":
+            await self._listeners.tools_changed()

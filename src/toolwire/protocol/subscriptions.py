@@ -1,0 +1,220 @@
+"""`subscriptions/listen` (2026-07-28): the streams on which a modern client hears list changes.
+
+In the modern era a server never sends `notifications/tools/list_changed` on its own: a client
+opts in with a `subscriptions/listen` request, whose response is the stream. Wire shapes follow
+the spec and the official SDK (`mcp.server.subscriptions.ListenHandler`); `id` below is the
+listen request's JSON-RPC id, string or integer, echoed exactly:
+
+- request  `{"method": "subscriptions/listen", "params": {"_meta": <envelope>,
+  "notifications": {"toolsListChanged": true}}}`
+- first frame of the stream: `notifications/subscriptions/acknowledged` with
+  `{"notifications": <honored filter>, "_meta": {"io.modelcontextprotocol/subscriptionId": id}}`
+- then, per change: `notifications/tools/list_changed` with `{"_meta": {<same key>: id}}`
+- graceful end (`Listeners.end`): the result `{"resultType": "complete", "_meta":
+  {<same key>: id, "io.modelcontextprotocol/serverInfo": ...}}` for the listen request.
+
+Decisions:
+
+- toolwire publishes tools only, so the acknowledgement honors `toolsListChanged` alone;
+  `promptsListChanged`, `resourcesListChanged` and `resourceSubscriptions` are omitted from
+  it, as the spec asks of unsupported kinds (the SDK's handler echoes every requested kind).
+  A stream that honors nothing stays open, silent, until it is cancelled.
+- `params.notifications` must be an object; each flag, when present and not null, must be a
+  boolean (as the schema says; the SDK's pydantic models would coerce "yes" or 1), and
+  `resourceSubscriptions` a list of strings. Anything else is -32602 "Invalid request
+  parameters" with `data` naming the field (unknown filter keys are ignored).
+- `notifications/cancelled` naming the listen request ends the stream and sends nothing:
+  a cancelled request gets no response (spec), and the SDK client settles its side itself.
+- A listen reusing the id of a stream still open is ignored with a warning (answering it
+  would close the client's open stream); ids are not checked against calls in flight.
+- At most `MAX_STREAMS` per connection; the next listen gets -32603 "Subscription limit
+  reached" before any acknowledgement (the SDK's bound and error).
+- A stream has no task of its own: it is an entry that the change publisher writes to. Changes
+  are level triggers ("refetch if you care"), so they coalesce: while a stream's notification
+  waits for the wire, further changes add at most one more. A change that arrives while the
+  acknowledgement is being written is sent right after it, never before.
+- Leaving the session (or `close()`) drops every stream without a frame: the transport is
+  going away, and an abrupt end carries no response (spec).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import eras, handlers
+from .jsonrpc import INTERNAL_ERROR, ProtocolError, RequestId, notification, result_message
+
+__all__ = [
+    "ACKNOWLEDGED",
+    "MAX_STREAMS",
+    "SUBSCRIPTION_ID",
+    "TOOLS_LIST_CHANGED",
+    "Listeners",
+    "honored_filter",
+]
+
+logger = logging.getLogger("toolwire.protocol")
+
+Send = Callable[[bytes], Awaitable[None]]
+
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+TOOLS_LIST_CHANGED = "notifications/tools/list_changed"
+MAX_STREAMS = 1024
+
+_FLAGS = ("toolsListChanged", "promptsListChanged", "resourcesListChanged")
+
+
+def honored_filter(params: dict[str, Any] | None) -> dict[str, Any]:
+    """Validate a listen request's params; return the filter this server honors.
+
+    Args:
+        params: The request's `params` (its envelope already checked).
+
+    Returns:
+        `{"toolsListChanged": True}` when the client asked for tool-list changes, else `{}`.
+
+    Raises:
+        ProtocolError: -32602 naming the malformed field.
+    """
+    requested = params.get("notifications") if params else None
+    if not isinstance(requested, dict):
+        raise eras.invalid_params("subscriptions/listen: 'notifications' must be an object")
+    for flag in _FLAGS:
+        value = requested.get(flag)
+        if value is not None and not isinstance(value, bool):
+            raise eras.invalid_params(
+                f"subscriptions/listen: 'notifications.{flag}' must be a boolean"
+            )
+    uris = requested.get("resourceSubscriptions")
+    if uris is not None and (
+        not isinstance(uris, list) or not all(isinstance(uri, str) for uri in uris)
+    ):
+        raise eras.invalid_params(
+            "subscriptions/listen: 'notifications.resourceSubscriptions' must be a list of strings"
+        )
+    return {"toolsListChanged": True} if requested.get("toolsListChanged") is True else {}
+
+
+@dataclass(eq=False)
+class _Stream:
+    """One open listen stream."""
+
+    request_id: RequestId
+    tools: bool  # toolsListChanged honored
+    acked: bool = False  # the acknowledgement is on the wire
+    sending: bool = False  # a change notification is on its way to the wire
+    dirty: bool = False  # a change arrived that is not sent yet
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The `_meta` every frame of the stream carries."""
+        return {SUBSCRIPTION_ID: self.request_id}
+
+
+class Listeners:
+    """The open `subscriptions/listen` streams of one connection.
+
+    Args:
+        send: Writes one encoded frame (the session's `send`, which never interleaves frames).
+    """
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self._streams: dict[RequestId, _Stream] = {}
+
+    def __len__(self) -> int:
+        """How many streams are open."""
+        return len(self._streams)
+
+    def __contains__(self, request_id: object) -> bool:
+        """Whether a stream opened by `request_id` is open."""
+        return request_id in self._streams
+
+    async def listen(self, request_id: RequestId, params: dict[str, Any] | None) -> None:
+        """Open a stream: validate, register, acknowledge (no response until the stream ends).
+
+        Args:
+            request_id: The listen request's id; every frame of the stream carries it.
+            params: The request's params, envelope already checked.
+
+        Raises:
+            ProtocolError: -32602 for malformed params, -32603 past `MAX_STREAMS`.
+        """
+        if request_id in self._streams:
+            logger.warning(
+                "subscriptions/listen id %r is already an open stream; duplicate ignored",
+                request_id,
+            )
+            return
+        honored = honored_filter(params)
+        if len(self._streams) >= MAX_STREAMS:
+            raise ProtocolError(INTERNAL_ERROR, "Subscription limit reached")
+        stream = _Stream(request_id, tools=bool(honored))
+        # Registered before the acknowledgement is written, so that a change published
+        # meanwhile is remembered (and sent after it) rather than lost.
+        self._streams[request_id] = stream
+        try:
+            await self._send(
+                notification(ACKNOWLEDGED, {"notifications": honored, "_meta": stream.meta})
+            )
+        except BaseException:
+            self._drop(stream)
+            raise
+        stream.acked = True
+        if stream.dirty:
+            await self._deliver(stream)
+
+    def cancel(self, request_id: Any) -> bool:
+        """End a stream the client cancelled; nothing is sent. Whether one was open."""
+        try:
+            stream = self._streams.get(request_id)
+        except TypeError:  # an unhashable id names no stream
+            return False
+        if stream is None:
+            return False
+        self._drop(stream)
+        return True
+
+    def cancel_all(self) -> None:
+        """Drop every stream without a frame (the connection is ending)."""
+        self._streams.clear()
+
+    async def tools_changed(self) -> None:
+        """Send `notifications/tools/list_changed` on every stream that asked for it."""
+        for stream in list(self._streams.values()):
+            if stream.tools:
+                await self._deliver(stream)
+
+    async def end(self, server_info: dict[str, Any]) -> None:
+        """End every stream gracefully: each listen request gets its (empty) result.
+
+        Args:
+            server_info: The server's `serverInfo`, stamped on each result.
+        """
+        for stream in list(self._streams.values()):
+            self._drop(stream)
+            result = handlers.modern({"_meta": stream.meta}, server_info)
+            await self._send(result_message(stream.request_id, result))
+
+    def _drop(self, stream: _Stream) -> None:
+        if self._streams.get(stream.request_id) is stream:
+            del self._streams[stream.request_id]
+
+    async def _deliver(self, stream: _Stream) -> None:
+        """Write one change notification on `stream`, coalescing changes that pile up."""
+        if not stream.acked or stream.sending:
+            stream.dirty = True  # sent once the acknowledgement / the frame ahead is out
+            return
+        stream.sending = True
+        try:
+            while self._streams.get(stream.request_id) is stream:
+                stream.dirty = False
+                await self._send(notification(TOOLS_LIST_CHANGED, {"_meta": stream.meta}))
+                if not stream.dirty:
+                    break
+        finally:
+            stream.sending = False
