@@ -397,6 +397,16 @@ def _slow(started: threading.Event, release: threading.Event, log: list[str]) ->
             raise
         return "woke"
 
+    @server.tool
+    async def napping(seconds: float) -> str:
+        """Sleeps, with no server-side timeout (only a cancel ends it early)."""
+        try:
+            await asyncio.sleep(seconds)
+        except asyncio.CancelledError:
+            log.append("cancelled")
+            raise
+        return "woke"
+
     @server.tool(timeout=0.2)
     def blocking() -> str:
         """Blocks a thread until released."""
@@ -457,7 +467,7 @@ async def test_cancelled_calls_get_no_reply_and_free_their_slot() -> None:
                 "jsonrpc": "2.0",
                 "id": "a",
                 "method": "tools/call",
-                "params": {"name": "sleepy", "arguments": {"seconds": 0.15}},
+                "params": {"name": "napping", "arguments": {"seconds": 30}},
             }
         )
         await peer.feed(

@@ -88,10 +88,16 @@ async def test_an_exception_in_the_first_step_reaches_the_caller() -> None:
         start_eagerly(asyncio.get_running_loop(), fails())
 
 
-async def test_quick_sync_calls_are_answered_before_receive_returns() -> None:
+async def test_quick_sync_calls_are_answered_before_receive_returns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Once a sync tool has been quick, a call to it completes within `receive()`: the reply
     is out before the event loop runs anything else. Slow or async tools still answer later,
     from a task (the first call: the tool is not known to be quick yet)."""
+    from toolwire.tools import threads as worker_threads
+
+    monkeypatch.setattr(worker_threads, "QUICK_WAIT_SECONDS", 10.0)  # a loaded machine
+    monkeypatch.setattr(worker_threads, "_quick", {})  # no hint left by an earlier function
     server = Server("eager")
     threads: list[str] = []
 

@@ -80,11 +80,18 @@ def test_works_from_anyio_run() -> None:
     assert anyio.run(main) == 6
 
 
-def test_quick_functions_are_waited_for_in_place_and_still_run_in_workers() -> None:
+def test_quick_functions_are_waited_for_in_place_and_still_run_in_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """After one quick call, the loop waits for the worker in place: the result comes through
     the hand-off (no future settles on the loop), the function still runs off the main thread,
     sees the caller's context, and its exceptions keep their type."""
     from toolwire.tools import threads
+
+    # A generous in-place wait: on a loaded machine a trivial call can outlast 0.5 ms, and
+    # this test is about the hand-off path, not about the budget.
+    monkeypatch.setattr(threads, "QUICK_WAIT_SECONDS", 10.0)
+    monkeypatch.setattr(threads, "_quick", {})  # hints are keyed by id(): start clean
 
     def work(a: int, fail: bool = False) -> tuple[int, bool, str]:
         if fail:
@@ -118,11 +125,17 @@ def test_quick_functions_are_waited_for_in_place_and_still_run_in_workers() -> N
     assert results == [(2 * i, False, "ctx") for i in range(1, 6)]
 
 
-def test_a_quick_function_turning_slow_is_awaited_and_the_loop_keeps_running() -> None:
+def test_a_quick_function_turning_slow_is_awaited_and_the_loop_keeps_running(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A call that outlasts the in-place wait falls back to the future: meanwhile the event
     loop runs other tasks, and the function is not waited for in place next time."""
     from toolwire.tools import threads
 
+    # 50 ms: surely longer than the quick call on a loaded machine, and short enough for
+    # the in-place wait to give up on the slow one (which waits for the loop to run).
+    monkeypatch.setattr(threads, "QUICK_WAIT_SECONDS", 0.05)
+    monkeypatch.setattr(threads, "_quick", {})
     gate = threading.Event()
 
     def maybe_slow(slow: bool) -> str:
