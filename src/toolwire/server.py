@@ -176,7 +176,9 @@ class Server:
     ) -> FunctionTool:
         """Publish a toolwire `FunctionTool`, an `agents.FunctionTool`, or a plain callable.
 
-        Connected handshake-era clients are told (`notifications/tools/list_changed`).
+        Connected clients are told (`notifications/tools/list_changed`: directly in the
+        handshake era, on their `subscriptions/listen` streams in the 2026-07-28 era), also
+        when a sync tool calls this from its worker thread.
 
         Args:
             tool: The tool, or a function to wrap with `function_tool`.
@@ -209,7 +211,7 @@ class Server:
         return built
 
     def remove_tool(self, name: str) -> None:
-        """Stop publishing a tool; connected handshake-era clients are told.
+        """Stop publishing a tool; connected clients are told, as for `add_tool`.
 
         Raises:
             KeyError: No tool has that name.
@@ -275,11 +277,23 @@ class Server:
         self._sessions.discard(session)
 
     def _notify_changed(self) -> None:
+        # The change may come from a worker thread (a sync tool calling add_tool): each
+        # session is told on its own event loop's thread.
+        import asyncio
+
+        try:
+            running: object = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
         for session in list(self._sessions):
+            loop = session.loop
+            if loop is None or loop is running:
+                _tell_tools_changed(session)
+                continue
             try:
-                session.start_soon(session.tools_changed)
-            except RuntimeError:  # not in the session's event loop, or already closed
-                logger.debug("tools changed outside the event loop; a session was not notified")
+                loop.call_soon_threadsafe(_tell_tools_changed, session)
+            except RuntimeError:  # that loop is closed: the session is gone
+                logger.debug("tools changed after a session's loop closed")
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until the client goes away (stdio: stdin EOF, SIGTERM/SIGINT, parent exit).
@@ -295,3 +309,10 @@ class Server:
         from .transports.stdio import run_stdio
 
         run_stdio(self, **options)
+
+
+def _tell_tools_changed(session: ServerSession) -> None:
+    try:
+        session.start_soon(session.tools_changed)
+    except RuntimeError:  # the session is closing
+        logger.debug("tools changed while a session was closing; it was not notified")

@@ -276,3 +276,29 @@ async def test_list_changed_is_sent_on_add_and_remove() -> None:
         )
         names = [t["name"] for t in (await peer.request(1, "tools/list"))["result"]["tools"]]
         assert names == ["add", "point", "<lambda>"]
+
+
+async def test_a_sync_tool_adding_a_tool_from_its_worker_thread_notifies_the_client() -> None:
+    """A sync tool runs in a worker thread; the change it makes is told on the loop."""
+    import threading
+
+    import anyio
+
+    server = Server("grower")
+    seen_threads: list[bool] = []
+
+    @server.tool
+    def grow(name: str) -> str:
+        """Publish another tool."""
+        seen_threads.append(threading.current_thread() is threading.main_thread())
+        server.add_tool(lambda: name, title=name)
+        return "grown"
+
+    async with legacy(server) as peer:
+        reply = await peer.request(1, "tools/call", {"name": "grow", "arguments": {"name": "x"}})
+        assert reply["result"]["content"] == [{"type": "text", "text": "grown"}]
+        with anyio.fail_after(5):
+            while not peer.notifications("notifications/tools/list_changed"):
+                await anyio.sleep(0.005)
+        assert peer.notifications("notifications/tools/list_changed") == [{}]
+    assert seen_threads == [False]

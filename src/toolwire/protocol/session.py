@@ -141,6 +141,11 @@ class ServerSession:
             call.cancel()
 
     @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The asyncio loop serving this session (None on other anyio backends)."""
+        return self._loop
+
+    @property
     def in_flight(self) -> int:
         """How many tool calls are running."""
         return len(self._in_flight)
