@@ -400,6 +400,7 @@ def _slow(started: threading.Event, release: threading.Event, log: list[str]) ->
     @server.tool
     async def napping(seconds: float) -> str:
         """Sleeps, with no server-side timeout (only a cancel ends it early)."""
+        log.append("napping")
         try:
             await asyncio.sleep(seconds)
         except asyncio.CancelledError:
@@ -478,8 +479,8 @@ async def test_cancelled_calls_get_no_reply_and_free_their_slot() -> None:
                 "params": {"name": "blocking_forever"},
             }
         )
-        with anyio.fail_after(5):
-            while not started.is_set():
+        with anyio.fail_after(5):  # both running: the async one awaits, the sync one blocks
+            while not (started.is_set() and "napping" in log):
                 await anyio.sleep(0.005)
         await peer.notify("notifications/cancelled", {"requestId": "a", "reason": "user"})
         await peer.notify("notifications/cancelled", {"requestId": "b"})
