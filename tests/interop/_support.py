@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import base64
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVERS = Path(__file__).resolve().parent / "servers"
@@ -53,3 +55,36 @@ ADD_INPUT_SCHEMA = {
 def command(launcher: str) -> tuple[str, list[str]]:
     """The (command, args) that starts the kitchen server with the given launcher."""
     return sys.executable, list(LAUNCHERS[launcher])
+
+
+class RawClient:
+    """A bare JSON-RPC line client over an anyio subprocess's pipes (no SDK in the way)."""
+
+    def __init__(self, proc: Any) -> None:
+        self.proc = proc
+        self.buffered = b""
+        self.lines: list[bytes] = []  # every line read, in order
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.proc.stdin.send(json.dumps(message).encode() + b"\n")
+
+    async def line(self) -> bytes:
+        while b"\n" not in self.buffered:
+            self.buffered += await self.proc.stdout.receive()
+        line, self.buffered = self.buffered.split(b"\n", 1)
+        self.lines.append(line)
+        return line
+
+    async def until_reply(self, request_id: Any) -> tuple[dict[str, Any], list[bytes]]:
+        """Read until the reply to `request_id`; also return the other lines seen meanwhile."""
+        others: list[bytes] = []
+        while True:
+            line = await self.line()
+            message = json.loads(line)
+            if message.get("id") == request_id and "method" not in message:
+                return message, others
+            others.append(line)
+
+    async def reply(self, request_id: Any) -> dict[str, Any]:
+        """The reply to `request_id` (other lines are skipped, and kept in `lines`)."""
+        return (await self.until_reply(request_id))[0]

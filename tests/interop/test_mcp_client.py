@@ -20,6 +20,7 @@ from tests.interop._support import (
     NOISY,
     PIXEL_PNG,
     ROOT,
+    RawClient,
     command,
 )
 
@@ -243,33 +244,6 @@ async def test_client_session_with_each_handshake_version(
             await session.send_ping()
 
 
-class _Raw:
-    """A bare JSON-RPC line client over a subprocess (no SDK in the way)."""
-
-    def __init__(self, proc: Any) -> None:
-        self.proc = proc
-        self.buffered = b""
-        self.lines: list[bytes] = []
-
-    async def send(self, message: dict[str, Any]) -> None:
-        import json
-
-        await self.proc.stdin.send(json.dumps(message).encode() + b"\n")
-
-    async def reply(self, request_id: int) -> dict[str, Any]:
-        import json
-
-        while True:
-            while b"\n" not in self.buffered:
-                chunk = await self.proc.stdout.receive()
-                self.buffered += chunk
-            line, self.buffered = self.buffered.split(b"\n", 1)
-            self.lines.append(line)
-            message = json.loads(line)
-            if message.get("id") == request_id:
-                return dict(message)
-
-
 @pytest.mark.parametrize("version", [*HANDSHAKE_VERSIONS, "2026-07-28"])
 async def test_raw_results_validate_against_mcp_types_for_the_version(version: str) -> None:
     """Every result must validate against the official per-version wire models, and carry
@@ -288,7 +262,7 @@ async def test_raw_results_validate_against_mcp_types_for_the_version(version: s
 
     proc = await anyio.open_process([sys.executable, *command("script")[1]], cwd=str(ROOT))
     async with proc:
-        raw = _Raw(proc)
+        raw = RawClient(proc)
         with anyio.fail_after(60):
             if modern:
                 await raw.send(
@@ -394,7 +368,7 @@ async def test_noisy_module_stdout_carries_only_frames() -> None:
         [sys.executable, "-m", "toolwire", "run", str(NOISY)], cwd=str(ROOT)
     )
     async with proc:
-        raw = _Raw(proc)
+        raw = RawClient(proc)
         with anyio.fail_after(60):
             await raw.send(
                 {

@@ -13,7 +13,8 @@ from typing import Any
 
 import anyio
 import pytest
-from tests.interop._support import ROOT, SERVERS
+from tests.interop._support import ROOT, SERVERS, RawClient
+from tests.protocol.harness import check_listen_frame
 
 pytestmark = pytest.mark.anyio
 
@@ -92,18 +93,9 @@ async def test_legacy_client_cannot_listen() -> None:
                     pass
 
 
-class _Raw:
-    """A bare JSON-RPC line client over the subprocess's pipes."""
-
-    def __init__(self, proc: Any) -> None:
-        self.proc = proc
-        self.buffered = b""
-        self.lines: list[bytes] = []
-
-    async def send(self, message: dict[str, Any]) -> None:
-        await self.proc.stdin.send(json.dumps(message).encode() + b"\n")
-
+class _Raw(RawClient):
     async def request(self, request_id: Any, method: str, params: dict[str, Any]) -> None:
+        """A modern request: `params` plus the 2026-07-28 envelope."""
         await self.send(
             {
                 "jsonrpc": "2.0",
@@ -113,37 +105,10 @@ class _Raw:
             }
         )
 
-    async def line(self) -> bytes:
-        while b"\n" not in self.buffered:
-            self.buffered += await self.proc.stdout.receive()
-        line, self.buffered = self.buffered.split(b"\n", 1)
-        self.lines.append(line)
-        return line
-
-    async def until_reply(self, request_id: Any) -> tuple[dict[str, Any], list[bytes]]:
-        """Read until the reply to `request_id`; also return the other lines seen meanwhile."""
-        others: list[bytes] = []
-        while True:
-            line = await self.line()
-            message = json.loads(line)
-            if message.get("id") == request_id and "method" not in message:
-                return message, others
-            others.append(line)
-
 
 def _check_frame(line: bytes, subscription_id: Any) -> dict[str, Any]:
-    from mcp_types import _v2026_07_28 as wire
-    from mcp_types import methods
-
     message: dict[str, Any] = json.loads(line)
-    model: Any = {
-        "notifications/subscriptions/acknowledged": wire.SubscriptionsAcknowledgedNotification,
-        "notifications/tools/list_changed": wire.ToolListChangedNotification,
-    }[message["method"]]
-    parsed = model.model_validate(message, by_name=False)
-    assert parsed.model_dump(by_alias=True, mode="json", exclude_none=True) == message
-    assert parsed.params.meta.io_modelcontextprotocol_subscription_id == subscription_id
-    methods.parse_server_notification(message["method"], V, message["params"])
+    check_listen_frame(message, subscription_id)
     return message
 
 

@@ -123,3 +123,19 @@ def validate(method: str, version: str, result: dict[str, Any]) -> None:
 
     sieved = methods.serialize_server_result(method, version, result)
     assert sieved == result, (sieved, result)
+
+
+def check_listen_frame(message: dict[str, Any], subscription_id: Any) -> None:
+    """A server frame on a listen stream: valid at 2026-07-28 and stamped with its stream."""
+    from mcp_types import _v2026_07_28 as wire
+    from mcp_types import methods
+
+    model: Any = {
+        "notifications/subscriptions/acknowledged": wire.SubscriptionsAcknowledgedNotification,
+        "notifications/tools/list_changed": wire.ToolListChangedNotification,
+    }[message["method"]]
+    parsed = model.model_validate(message, by_name=False)
+    # nothing the version does not know, nothing lost
+    assert parsed.model_dump(by_alias=True, mode="json", exclude_none=True) == message
+    assert parsed.params.meta.io_modelcontextprotocol_subscription_id == subscription_id
+    methods.parse_server_notification(message["method"], "2026-07-28", message["params"])

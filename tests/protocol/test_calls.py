@@ -387,9 +387,7 @@ async def test_unknown_disabled_and_malformed_calls_are_protocol_errors() -> Non
 def _slow(started: threading.Event, release: threading.Event, log: list[str]) -> Server:
     server = Server("s", max_sync_workers=1)
 
-    @server.tool(timeout=0.2)
-    async def sleepy(seconds: float) -> str:
-        """Sleeps."""
+    async def sleep_logging_cancel(seconds: float) -> str:
         try:
             await asyncio.sleep(seconds)
         except asyncio.CancelledError:
@@ -397,16 +395,16 @@ def _slow(started: threading.Event, release: threading.Event, log: list[str]) ->
             raise
         return "woke"
 
+    @server.tool(timeout=0.2)
+    async def sleepy(seconds: float) -> str:
+        """Sleeps."""
+        return await sleep_logging_cancel(seconds)
+
     @server.tool
     async def napping(seconds: float) -> str:
         """Sleeps, with no server-side timeout (only a cancel ends it early)."""
         log.append("napping")
-        try:
-            await asyncio.sleep(seconds)
-        except asyncio.CancelledError:
-            log.append("cancelled")
-            raise
-        return "woke"
+        return await sleep_logging_cancel(seconds)
 
     @server.tool(timeout=0.2)
     def blocking() -> str:

@@ -15,7 +15,7 @@ from toolwire.protocol import subscriptions
 from toolwire.protocol.session import ServerSession
 from toolwire.server import Server
 
-from .harness import Peer, legacy, meta, modern, session_for, validate
+from .harness import Peer, check_listen_frame, legacy, meta, modern, session_for, validate
 
 pytestmark = pytest.mark.anyio
 V = "2026-07-28"
@@ -70,22 +70,6 @@ def _check_request(message: dict[str, Any]) -> None:
     wire.SubscriptionsListenRequest.model_validate(message, by_name=False)
 
 
-def _check_frame(message: dict[str, Any], subscription_id: Any) -> None:
-    """A server frame on a listen stream: valid at 2026-07-28 and stamped with its stream."""
-    from mcp_types import _v2026_07_28 as wire
-    from mcp_types import methods
-
-    model: Any = {
-        "notifications/subscriptions/acknowledged": wire.SubscriptionsAcknowledgedNotification,
-        "notifications/tools/list_changed": wire.ToolListChangedNotification,
-    }[message["method"]]
-    parsed = model.model_validate(message, by_name=False)
-    # nothing the version does not know, nothing lost
-    assert parsed.model_dump(by_alias=True, mode="json", exclude_none=True) == message
-    assert parsed.params.meta.io_modelcontextprotocol_subscription_id == subscription_id
-    methods.parse_server_notification(message["method"], V, message["params"])
-
-
 async def _open(peer: Peer, request_id: Any, notifications: Any = TOOLS) -> None:
     message = _listen(request_id, notifications)
     _check_request(message)
@@ -109,7 +93,7 @@ async def test_listen_acknowledges_then_streams_tool_changes() -> None:
         await _open(peer, 7)
         # the acknowledgement is sent before receive() returns; no response: the stream is open
         assert peer.raw == [_ack_bytes(7, TOOLS)]
-        _check_frame(peer.take()[0], 7)
+        check_listen_frame(peer.take()[0], 7)
         assert peer.session is not None and peer.session.era == "modern"
 
         @server.tool
@@ -121,7 +105,7 @@ async def test_listen_acknowledges_then_streams_tool_changes() -> None:
         server.remove_tool("first")
         frames = await _frames(peer, 1)
         assert frames == [_changed_bytes(7)]
-        _check_frame(json.loads(frames[0]), 7)
+        check_listen_frame(json.loads(frames[0]), 7)
         listed = await peer.request(8, "tools/list", {"_meta": meta()})
         assert [tool["name"] for tool in listed["result"]["tools"]] == ["second"]
 
@@ -159,7 +143,7 @@ async def test_acknowledgement_honors_tool_list_changes_only(
     async with modern(server) as peer:
         await peer.feed(_listen("s", requested))
         assert peer.raw == [_ack_bytes("s", honored)]
-        _check_frame(peer.take()[0], "s")
+        check_listen_frame(peer.take()[0], "s")
         server.add_tool(lambda: 1)
         expected = [_changed_bytes("s")] if honored else []
         await anyio.sleep(0.05)
@@ -184,7 +168,7 @@ async def test_concurrent_listeners_each_get_their_own_stamp() -> None:
         frames = await _frames(peer, 3)
         assert frames == [_changed_bytes("a"), _changed_bytes(2), _changed_bytes(3)]
         for frame, sid in zip(frames, ["a", 2, 3], strict=True):
-            _check_frame(json.loads(frame), sid)
+            check_listen_frame(json.loads(frame), sid)
         # a call on the same connection is answered as usual, between stream frames
         called = await peer.request(
             9, "tools/call", {"name": "first", "arguments": {"n": 1}, "_meta": meta()}

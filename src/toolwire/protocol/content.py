@@ -82,7 +82,7 @@ def _as_output(value: Any) -> ToolOutput | None:
             return model.model_validate(value)
         except Exception:
             return None
-    classes = _output_classes()
+    classes = loaded_output_classes()
     if classes and isinstance(value, classes):
         return cast("ToolOutput", value)
     return None
@@ -91,7 +91,7 @@ def _as_output(value: Any) -> ToolOutput | None:
 _loaded_output_classes: tuple[type, ...] = ()
 
 
-def _output_classes() -> tuple[type, ...]:
+def loaded_output_classes() -> tuple[type, ...]:
     """The ToolOutput* classes once their module is loaded, else () (see `_OUTPUTS_MODULE`)."""
     global _loaded_output_classes  # noqa: PLW0603 - found once
     if not _loaded_output_classes and _OUTPUTS_MODULE in sys.modules:

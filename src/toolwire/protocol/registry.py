@@ -24,7 +24,6 @@ Decisions:
 from __future__ import annotations
 
 import inspect
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import UnionType
@@ -33,6 +32,7 @@ from typing import Any, Union, get_args, get_origin
 from ..errors import UserError
 from ..tools.function_tool import FunctionTool
 from . import eras
+from .content import loaded_output_classes
 
 __all__ = [
     "RegisteredTool",
@@ -43,7 +43,6 @@ __all__ = [
 ]
 
 ANNOTATION_KEYS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
-_OUTPUTS_MODULE = "toolwire.tools.outputs"
 
 
 @dataclass(eq=False)
@@ -191,7 +190,9 @@ def _is_content_annotation(annotation: Any, in_list: bool = False) -> bool:
         return True
     if not in_list and (annotation in (inspect.Signature.empty, Any, str)):
         return True
-    if isinstance(annotation, type) and _is_output_class(annotation):
+    # The ToolOutput* classes are pydantic models the start-up path does not load; a return
+    # annotation cannot name one unless their module has been imported.
+    if isinstance(annotation, type) and issubclass(annotation, loaded_output_classes()):
         return True
     origin = get_origin(annotation)
     args = [arg for arg in get_args(annotation) if arg is not Ellipsis]
@@ -200,18 +201,6 @@ def _is_content_annotation(annotation: Any, in_list: bool = False) -> bool:
     if origin in (list, tuple) and not in_list:
         return bool(args) and all(_is_content_annotation(arg, True) for arg in args)
     return False
-
-
-def _is_output_class(cls: type) -> bool:
-    # The ToolOutput* classes are pydantic models the start-up path does not load; a return
-    # annotation cannot name one unless their module has been imported.
-    if _OUTPUTS_MODULE not in sys.modules:
-        return False
-    from ..tools import outputs  # imported: another thread may still be initializing it
-
-    return issubclass(
-        cls, (outputs.ToolOutputText, outputs.ToolOutputImage, outputs.ToolOutputFileContent)
-    )
 
 
 def _object_rooted(schema: dict[str, Any]) -> dict[str, Any] | None:

@@ -92,7 +92,8 @@ class ServerSession:
         self.server = server
         self._send = send
         self._send_lock: asyncio.Lock | anyio.Lock = anyio.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None  # set when serving on asyncio
+        # The asyncio loop serving this session; None on other anyio backends.
+        self.loop: asyncio.AbstractEventLoop | None = None
         self._call_tasks: set[asyncio.Task[None]] = set()  # running, or still replying
         self.era: str | None = None  # "legacy" | "modern", fixed by the first request
         self.protocol_version: str | None = None  # negotiated (handshake era)
@@ -105,9 +106,9 @@ class ServerSession:
     async def __aenter__(self) -> ServerSession:
         sync_limiter.set(self.server.sync_limiter)
         try:
-            self._loop = asyncio.get_running_loop()
+            self.loop = asyncio.get_running_loop()
         except RuntimeError:  # another anyio backend: anyio's primitives throughout
-            self._loop = None
+            self.loop = None
         else:
             # Calls run as plain tasks and the send lock is asyncio's: anyio's task group and
             # lock each cost extra passes through the event loop on every call.
@@ -125,25 +126,13 @@ class ServerSession:
     ) -> bool | None:
         self.server._detach(self)
         assert self._task_group is not None
-        self._task_group.cancel_scope.cancel()
-        self._cancel_calls()
-        self._listeners.cancel_all()
+        self.close()
         if self._call_tasks:
             # As a task group waits for its children; a call already replying finishes its
             # frame (a reply cut in half would corrupt the stream).
             with anyio.CancelScope(shield=True):
                 await asyncio.wait(set(self._call_tasks))
         return await self._task_group.__aexit__(exc_type, exc, tb)
-
-    def _cancel_calls(self) -> None:
-        """Cancel every call still running (not those already sending their reply)."""
-        for call in list(self._in_flight.values()):
-            call.cancel()
-
-    @property
-    def loop(self) -> asyncio.AbstractEventLoop | None:
-        """The asyncio loop serving this session (None on other anyio backends)."""
-        return self._loop
 
     @property
     def in_flight(self) -> int:
@@ -157,7 +146,8 @@ class ServerSession:
 
     def close(self) -> None:
         """Cancel every call in flight and every task of the session."""
-        self._cancel_calls()
+        for call in list(self._in_flight.values()):  # not those already sending their reply
+            call.cancel()
         self._listeners.cancel_all()
         if self._task_group is not None:
             self._task_group.cancel_scope.cancel()
@@ -338,21 +328,23 @@ class ServerSession:
         token = meta.get("progressToken") if meta else None
         call = CallInFlight(Reporter(self.send, token, log_level))
         self._in_flight[request_id] = call
-        if self._loop is not None:
+        if self.loop is not None:
             coro = self._run_call(request_id, entry, params, version, call)
             if entry.timeout is None and starts_synchronously(entry.tool):
-                task = start_eagerly(self._loop, coro)
+                task = start_eagerly(self.loop, coro)
                 if task is None:
                     return  # answered already, without a task
                 call.task = task
             else:
-                call.task = self._loop.create_task(coro)
+                call.task = self.loop.create_task(coro)
             self._call_tasks.add(call.task)
             call.task.add_done_callback(functools.partial(self._call_done, request_id, call))
         else:
             assert self._task_group is not None
             call.scope = anyio.CancelScope()
-            self._task_group.start_soon(self._run_call, request_id, entry, params, version, call)
+            self._task_group.start_soon(
+                self._run_call_in_scope, request_id, entry, params, version, call
+            )
 
     async def _run_call(
         self,
@@ -362,27 +354,28 @@ class ServerSession:
         version: str,
         call: CallInFlight,
     ) -> None:
-        result: dict[str, Any] | None = None
+        """Run the call and reply; a cancelled call ends by its exception, without a reply."""
         try:
-            if call.scope is None:
-                result = await run_call(request_id, entry, params, version, call.reporter)
-            else:
-                with call.scope:
-                    result = await run_call(request_id, entry, params, version, call.reporter)
+            result = await run_call(request_id, entry, params, version, call.reporter)
         finally:
             call.reporter.closed = True
             if self._in_flight.get(request_id) is call:
                 del self._in_flight[request_id]
-        if result is None:
-            return  # cancelled by the client: no reply (spec)
-        await self._reply_to_call(request_id, result, version)
-
-    async def _reply_to_call(
-        self, request_id: RequestId, result: dict[str, Any], version: str
-    ) -> None:
         if version in eras.MODERN_VERSIONS:
             handlers.modern(result, self.server.server_info)
         await self.send(result_message(request_id, result))
+
+    async def _run_call_in_scope(
+        self,
+        request_id: RequestId,
+        entry: RegisteredTool,
+        params: dict[str, Any],
+        version: str,
+        call: CallInFlight,
+    ) -> None:
+        assert call.scope is not None
+        with call.scope:  # a cancel ends the call here, as a cancelled task ends on asyncio
+            await self._run_call(request_id, entry, params, version, call)
 
     def _call_done(
         self, request_id: RequestId, call: CallInFlight, task: asyncio.Task[None]
