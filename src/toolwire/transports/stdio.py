@@ -9,7 +9,6 @@ out (UTF-8 whatever the locale); no text-mode stream is involved. The process en
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import contextlib
 import logging
@@ -22,12 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import _parent_watch
 from ._fdguard import FdReader, FdWriter, protect_stdout
+from ._feed import FrameFeed
 from ._framing import LineSplitter
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-    import anyio
 
     from ..protocol.session import ServerSession
     from ..server import Server
@@ -67,22 +65,21 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
     reader = FdReader(read_fd)
     writer = FdWriter(write_fd)
     splitter = LineSplitter(limit)
-    write_lock = _fast_lock()
     sessions: list[ServerSession] = []
     peer_gone = False
 
     async def send(frame: bytes) -> None:
+        # The session sends one frame at a time, so frames never interleave.
         nonlocal peer_gone
         if peer_gone:
             return
-        async with write_lock:  # a frame is written whole before the next one starts
-            try:
-                await writer.write(frame + b"\n")
-            except OSError as error:  # EPIPE and friends: nobody is reading any more
-                peer_gone = True
-                logger.info("stdout closed by the client (%s); shutting down", error)
-                for session in sessions:
-                    session.close()
+        try:
+            await writer.write(frame + b"\n")
+        except OSError as error:  # EPIPE and friends: nobody is reading any more
+            peer_gone = True
+            logger.info("stdout closed by the client (%s); shutting down", error)
+            for session in sessions:
+                session.close()
 
     try:
         async with anyio.create_task_group() as watchers:
@@ -90,11 +87,18 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
                 sessions.append(session)
                 watchers.start_soon(_parent_watch.watch, session.close)
                 watchers.start_soon(_watch_signals, session.close)
-                await _pump(reader, splitter, session)
+                feed = FrameFeed.start(reader, splitter, session)
+                if feed is None:
+                    await _pump(reader, splitter, session)
+                else:
+                    try:
+                        await feed.wait()
+                    finally:
+                        feed.close()
                 # EOF: calls in flight may still finish and answer (a client that closes
                 # stdin right after its last request still gets the reply), within a bound.
                 with anyio.move_on_after(EOF_GRACE_SECONDS):
-                    while not peer_gone and (_busy(session) or write_lock.locked()):
+                    while not peer_gone and _busy(session):
                         await anyio.sleep(0.005)
                 session.close()
             watchers.cancel_scope.cancel()
@@ -103,7 +107,8 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
 
 
 async def _pump(reader: FdReader, splitter: LineSplitter, session: ServerSession) -> None:
-    """Feed every frame to the session until stdin ends; oversized lines are answered."""
+    """Feed every frame to the session until stdin ends; oversized lines are answered.
+    (On asyncio a `FrameFeed` does this from the reader's callback instead.)"""
     while True:
         try:
             chunk = await reader.read()
@@ -117,18 +122,6 @@ async def _pump(reader: FdReader, splitter: LineSplitter, session: ServerSession
                 await session.receive(item)
         if not chunk:
             return
-
-
-def _fast_lock() -> asyncio.Lock | anyio.Lock:
-    """asyncio's lock takes an uncontended acquire without a trip through the event loop
-    (anyio's always yields once), which is most of a small frame's cost; anyio's elsewhere."""
-    import anyio
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:  # another backend (trio)
-        return anyio.Lock()
-    return asyncio.Lock()
 
 
 def _busy(session: ServerSession) -> bool:

@@ -1,0 +1,128 @@
+"""Frames handled in the callback that read them, on asyncio.
+
+A pump task waiting for each chunk costs a pass of the event loop per request (the read wakes
+the task, the task runs in the next pass). Here the reader's readiness callback splits the
+chunk and starts each frame's handling at once (`protocol/_eager.py`). Handling that completes
+without suspending, which is nearly all of it (a reply written at once, a call started or
+finished), needs no task at all. Handling that suspends (its reply waits for the pipe, or for
+another frame's reply) goes on in a task of its own, and the frames read after it wait for it,
+so frames are still handled in the order they came. While a frame waits with more than
+`MAX_WAITING` frames queued behind it, reading pauses and the client's writes block.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from typing import TYPE_CHECKING
+
+from ..protocol._eager import start_eagerly
+
+if TYPE_CHECKING:
+    from ..protocol.session import ServerSession
+    from ._fdguard import FdReader
+    from ._framing import LineSplitter
+
+__all__ = ["FrameFeed"]
+
+logger = logging.getLogger("toolwire.stdio")
+
+MAX_WAITING = 64
+
+
+class FrameFeed:
+    """Feeds a session the frames of one reader, from the reader's callback.
+
+    Args:
+        loop: The running asyncio loop.
+        reader: The descriptor's reader; it must accept `push()`.
+        splitter: Splits chunks into frames.
+        session: Handles each frame.
+    """
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        reader: FdReader,
+        splitter: LineSplitter,
+        session: ServerSession,
+    ) -> None:
+        self._loop = loop
+        self._reader = reader
+        self._splitter = splitter
+        self._session = session
+        self._waiting: deque[bytes | int] = deque()
+        self._task: asyncio.Task[None] | None = None  # a frame's handling that suspended
+        self._ended = False
+        self._closed = False
+        self._done: asyncio.Future[None] = loop.create_future()
+
+    @classmethod
+    def start(
+        cls, reader: FdReader, splitter: LineSplitter, session: ServerSession
+    ) -> FrameFeed | None:
+        """A feed reading from now on, or None where the reader cannot push (not asyncio)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return None
+        feed = cls(loop, reader, splitter, session)
+        return feed if reader.push(feed._chunk) else None
+
+    async def wait(self) -> None:
+        """Return once the stream has ended and every frame before the end was handled."""
+        await asyncio.shield(self._done)
+
+    def close(self) -> None:
+        """Stop: frames not yet handled are dropped, a suspended one is cancelled."""
+        self._closed = True
+        self._waiting.clear()
+        self._reader.pause()
+        if self._task is not None:
+            self._task.cancel()
+
+    def _chunk(self, chunk: bytes) -> None:
+        if self._closed:
+            return
+        if chunk:
+            self._waiting.extend(self._splitter.feed(chunk))
+        else:
+            if self._reader.error is not None:
+                logger.info("reading stdin failed (%s); shutting down", self._reader.error)
+            self._waiting.extend(self._splitter.finish())
+            self._ended = True
+        if self._task is None:
+            self._run()
+        elif len(self._waiting) > MAX_WAITING:
+            self._reader.pause()
+
+    def _run(self) -> None:
+        waiting = self._waiting
+        session = self._session
+        while waiting and not self._closed:
+            item = waiting.popleft()
+            if isinstance(item, int):
+                handling = session.reject_oversized(item)
+            else:
+                handling = session.receive(item)
+            try:
+                task = start_eagerly(self._loop, handling)
+            except Exception:  # receive() answers everything a client sends: this is a bug
+                logger.exception("handling a frame failed")
+                continue
+            if task is not None:
+                self._task = task
+                task.add_done_callback(self._resumed)
+                return
+        if self._closed:
+            return
+        self._reader.resume()
+        if self._ended and not self._done.done():
+            self._done.set_result(None)
+
+    def _resumed(self, task: asyncio.Task[None]) -> None:
+        self._task = None
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("handling a frame failed", exc_info=task.exception())
+        self._run()
