@@ -16,7 +16,7 @@ from typing import Any
 
 from .jsonrpc import compact_json
 
-__all__ = ["argument_problems", "arguments_json"]
+__all__ = ["argument_problems", "arguments_json", "call_arguments"]
 
 _MAX_DEPTH = 8
 _JSON_TYPES = {
@@ -31,11 +31,16 @@ _JSON_TYPES = {
 
 def arguments_json(schema: dict[str, Any], arguments: dict[str, Any] | None) -> str:
     """The arguments as the JSON text the tool parses, with null-for-default dropped."""
+    return compact_json(call_arguments(schema, arguments))
+
+
+def call_arguments(schema: dict[str, Any], arguments: dict[str, Any] | None) -> dict[str, Any]:
+    """The arguments the tool validates: null-for-default dropped, {} when none were sent."""
     if not arguments:
-        return "{}"
+        return {}
     if None in arguments.values():
-        arguments = _drop_null_defaults(arguments, schema)
-    return compact_json(arguments)
+        return _drop_null_defaults(arguments, schema)
+    return arguments
 
 
 def _drop_null_defaults(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 Decisions:
 
-- Arguments pass through `arguments.arguments_json` (null-for-default, see there).
+- Arguments pass through `arguments.call_arguments` (null-for-default, see there).
 - A failed call (`ToolOutcome.error` set) is an `isError` result carrying the tool's
   failure-function text, which by default never names the exception. One exception: when the
   arguments fail validation and the tool uses the default failure function, the text names
@@ -24,9 +24,10 @@ import anyio
 
 from ..context import ToolContext
 from ..errors import ModelBehaviorError
-from ..tools.invoke import invoke_tool
-from .arguments import argument_problems, arguments_json
+from ..tools.invoke import ToolOutcome, invoke_tool
+from .arguments import argument_problems, call_arguments
 from .content import call_result, error_result
+from .jsonrpc import compact_json
 
 if TYPE_CHECKING:
     from .jsonrpc import RequestId
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolwire.protocol")
 
-__all__ = ["CallInFlight", "execute", "run_call"]
+__all__ = ["CallInFlight", "run_call"]
 
 _INVALID_JSON_PREFIX = "Invalid JSON input for tool"
 
@@ -67,30 +68,6 @@ def _argument_problem(entry: RegisteredTool, error: BaseException, arguments: An
     return f"Invalid arguments for tool '{entry.name}': " + "; ".join(problems)
 
 
-async def _invoke(
-    entry: RegisteredTool, ctx: ToolContext[Any], args_json: str, version: str
-) -> dict[str, Any]:
-    outcome = await invoke_tool(entry.tool, ctx, args_json)
-    if outcome.error is not None:
-        text = _argument_problem(entry, outcome.error, ctx.tool_arguments)
-        return error_result(text if text is not None else str(outcome.output))
-    return call_result(entry, outcome.output, version)
-
-
-async def execute(
-    entry: RegisteredTool, ctx: ToolContext[Any], args_json: str, version: str
-) -> dict[str, Any]:
-    """Run the tool, honouring its server-side timeout; return the result (unversioned)."""
-    if entry.timeout is None:
-        return await _invoke(entry, ctx, args_json, version)
-    result: dict[str, Any] | None = None
-    with anyio.move_on_after(entry.timeout):
-        result = await _invoke(entry, ctx, args_json, version)
-    if result is None:
-        return error_result(f"Tool '{entry.name}' timed out after {entry.timeout:g} seconds.")
-    return result
-
-
 async def run_call(
     request_id: RequestId,
     entry: RegisteredTool,
@@ -98,8 +75,11 @@ async def run_call(
     version: str,
     reporter: Reporter,
 ) -> dict[str, Any]:
-    """One `tools/call` from its params to its result; a bug below becomes "Internal error"."""
-    args_json = arguments_json(entry.tool.params_json_schema, params.get("arguments"))
+    """One `tools/call` from its params to its result (unversioned), honouring the tool's
+    server-side timeout; a bug below becomes "Internal error"."""
+    tool = entry.tool
+    arguments = call_arguments(tool.params_json_schema, params.get("arguments"))
+    args_json = compact_json(arguments)
     ctx: ToolContext[Any] = ToolContext(
         None,
         tool_name=entry.name,
@@ -108,7 +88,20 @@ async def run_call(
         reporter=reporter,
     )
     try:
-        return await execute(entry, ctx, args_json, version)
+        outcome: ToolOutcome | None = None
+        if entry.timeout is None:
+            outcome = await invoke_tool(tool, ctx, args_json, arguments)
+        else:
+            with anyio.move_on_after(entry.timeout):
+                outcome = await invoke_tool(tool, ctx, args_json, arguments)
+            if outcome is None:
+                return error_result(
+                    f"Tool '{entry.name}' timed out after {entry.timeout:g} seconds."
+                )
+        if outcome.error is not None:
+            text = _argument_problem(entry, outcome.error, args_json)
+            return error_result(text if text is not None else str(outcome.output))
+        return call_result(entry, outcome.output, version)
     except Exception:
         logger.exception("tool %r failed outside its failure handling", entry.name)
         return {"content": [{"type": "text", "text": "Internal error"}], "isError": True}

@@ -23,6 +23,7 @@ Decisions:
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from typing import Any, Union, get_args, get_origin
 
 from ..errors import UserError
 from ..tools.function_tool import FunctionTool
+from ..tools.invoke import starts_synchronously
 from . import eras
 from .content import loaded_output_classes
 
@@ -72,6 +74,17 @@ class RegisteredTool:
     def name(self) -> str:
         """The tool's name."""
         return self.tool.name
+
+    @property
+    def dynamic(self) -> bool:
+        """Whether `is_enabled` is a callable, asked at every listing and call."""
+        return not isinstance(self.tool.is_enabled, bool)
+
+    @functools.cached_property
+    def starts_synchronously(self) -> bool:
+        """Whether a call may start in the task that read it (see protocol/_eager.py): a sync
+        function without a server-side timeout, whose timeout needs a task of its own."""
+        return self.timeout is None and starts_synchronously(self.tool)
 
     def listing(self, version: str) -> dict[str, Any]:
         """The `tools/list` entry for a protocol version (computed once)."""
@@ -122,7 +135,7 @@ class ToolRegistry(Mapping[str, RegisteredTool]):
         if entry.name in self._tools:
             raise UserError(f"A tool named {entry.name!r} is already registered on this server")
         self._tools[entry.name] = entry
-        self.dynamic += not isinstance(entry.tool.is_enabled, bool)
+        self.dynamic += entry.dynamic
         self._changed()
 
     def remove(self, name: str) -> RegisteredTool:
@@ -131,7 +144,7 @@ class ToolRegistry(Mapping[str, RegisteredTool]):
         if entry is None:
             known = ", ".join(sorted(self._tools)) or "none"
             raise KeyError(f"No tool named {name!r} on this server (tools: {known})")
-        self.dynamic -= not isinstance(entry.tool.is_enabled, bool)
+        self.dynamic -= entry.dynamic
         self._changed()
         return entry
 

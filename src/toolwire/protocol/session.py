@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ..tools.invoke import starts_synchronously
 from ..tools.threads import sync_limiter
 from . import eras, handlers
 from ._eager import start_eagerly
@@ -294,7 +293,7 @@ class ServerSession:
         await self.send(result_message_raw(request_id, payload))
         self.server._warm_up()  # the client knows the tools: calls come next
 
-    async def _resolve(self, params: dict[str, Any]) -> RegisteredTool:
+    def _resolve(self, params: dict[str, Any]) -> RegisteredTool | None:
         name = params.get("name")
         if not isinstance(name, str):
             raise eras.invalid_params("tools/call: 'name' must be a string")
@@ -307,10 +306,7 @@ class ServerSession:
         token = meta.get("progressToken") if meta else None
         if token is not None and not valid_id(token):
             raise eras.invalid_params("tools/call: 'progressToken' must be a string or integer")
-        entry = self.server._registry.get(name)
-        if entry is None or not await is_enabled(entry):
-            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
-        return entry
+        return self.server._registry.get(name)
 
     async def _start_call(
         self,
@@ -323,14 +319,20 @@ class ServerSession:
             logger.warning("request id %r is already in flight; duplicate ignored", request_id)
             return
         params = params or {}
-        entry = await self._resolve(params)
+        entry = self._resolve(params)
+        enabled = entry is not None and entry.tool.is_enabled
+        if not isinstance(enabled, bool):  # a callable: ask it (it may be async)
+            enabled = entry is not None and await is_enabled(entry)
+        if not enabled:
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {params['name']}")
+        assert entry is not None
         meta = params.get("_meta")
         token = meta.get("progressToken") if meta else None
         call = CallInFlight(Reporter(self.send, token, log_level))
         self._in_flight[request_id] = call
         if self.loop is not None:
             coro = self._run_call(request_id, entry, params, version, call)
-            if entry.timeout is None and starts_synchronously(entry.tool):
+            if entry.starts_synchronously:
                 task = start_eagerly(self.loop, coro)
                 if task is None:
                     return  # answered already, without a task

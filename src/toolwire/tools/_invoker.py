@@ -205,12 +205,23 @@ class FunctionInvoker:
         return FunctionInvoker(self._plan, tool=self._tool, handle_failures=False)
 
     async def __call__(self, ctx: ToolContext[Any], input_json: str) -> Any:
+        output, _ = await self.call(ctx, input_json)
+        return output
+
+    async def call(
+        self, ctx: ToolContext[Any], input_json: str, arguments: dict[str, Any] | None = None
+    ) -> tuple[Any, Exception | None]:
+        """The output, and the exception the failure function turned into it (else None).
+
+        `arguments` may be passed when `input_json` is already decoded (it must be the
+        same object); a failure not handled here is raised.
+        """
         plan = self._plan
         try:
             if plan.schema is None:
                 plan.ensure_resolved()
             tool_name = ctx.tool_name
-            data = parse_arguments(tool_name, input_json)
+            data = parse_arguments(tool_name, input_json) if arguments is None else arguments
             try:
                 parsed = plan.validate(data)
             except plan.validation_error as error:
@@ -231,7 +242,7 @@ class FunctionInvoker:
                 result = await plan.func(*args, **kwargs)
             if plan.output_adapter is not None:
                 result = validate_output(tool_name, result, plan.output_adapter)
-            return result
+            return result, None
         except Exception as error:
             if not self._handle_failures:
                 raise
@@ -239,7 +250,7 @@ class FunctionInvoker:
             if text is None:
                 raise
             self._report_handled(error, input_json)
-            return text
+            return text, error
 
     async def _format_failure(self, ctx: ToolContext[Any], error: Exception) -> Any:
         tool = self._tool

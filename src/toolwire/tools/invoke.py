@@ -37,15 +37,26 @@ class ToolOutcome:
 
 
 async def invoke_tool(
-    tool: FunctionTool, ctx: ToolContext[Any], arguments_json: str
+    tool: FunctionTool,
+    ctx: ToolContext[Any],
+    arguments_json: str,
+    arguments: dict[str, Any] | None = None,
 ) -> ToolOutcome:
     """Run `tool.on_invoke_tool` and say whether it failed.
 
     A decorated tool turns failures into its failure function's text; that text comes back as
     `output` with `error` set. An exception that escapes `on_invoke_tool` (a hand-built tool,
     or `failure_error_function=None`) is caught here too, and the model-facing text is the
-    default failure text, so nothing about the exception leaks.
+    default failure text, so nothing about the exception leaks. `arguments`, when given, is
+    `arguments_json` already decoded (a decorated tool then skips decoding it again).
     """
+    invoker = tool.on_invoke_tool
+    if type(invoker) is FunctionInvoker:  # says which failure it handled: no slot needed
+        try:
+            output, handled = await invoker.call(ctx, arguments_json, arguments)
+        except Exception as error:
+            return ToolOutcome(default_tool_error_function(ctx, error), error)
+        return ToolOutcome(output, handled)
     slot: list[BaseException] = []
     token = handled_failure.set(slot)
     try:

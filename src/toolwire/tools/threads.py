@@ -69,8 +69,11 @@ async def run_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=capacity)
     if limiter is None:
         return await _pool(limited=False).call(loop, func, args, kwargs)
-    async with limiter:
+    await limiter.acquire()
+    try:
         return await _pool(limited=True).call(loop, func, args, kwargs)
+    finally:
+        limiter.release()
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
@@ -85,32 +88,38 @@ def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | Non
 class _Handoff:
     """A result the event loop is waiting for in place (see the module docstring)."""
 
-    __slots__ = ("done", "error", "guard", "result", "waiting")
+    __slots__ = ("done", "error", "future", "guard", "result")
 
     def __init__(self) -> None:
         self.done = threading.Lock()
         self.done.acquire()  # released by the worker when the result is here
-        self.guard = threading.Lock()  # orders "still waiting?" against "gave up"
-        self.waiting = True
+        self.guard = threading.Lock()  # orders "delivered" against "gave up"
+        self.future: asyncio.Future[Any] | None = None  # where the result goes after giving up
         self.result: Any = None
         self.error: BaseException | None = None
 
-    def deliver(self, result: Any, error: BaseException | None) -> bool:
-        """Worker side: hand the result over if the loop still waits for it."""
+    def deliver(self, result: Any, error: BaseException | None) -> asyncio.Future[Any] | None:
+        """Worker side: hand the result over in place, or return the future it must settle
+        because the loop stopped waiting."""
         with self.guard:
-            if not self.waiting:
-                return False
+            if self.future is not None:
+                return self.future
             self.result, self.error = result, error
             self.done.release()
-            return True
+            return None
 
     def wait(self, seconds: float) -> bool:
-        """Loop side: whether the result arrived within `seconds` (else: await the future)."""
-        if self.done.acquire(timeout=seconds):
-            return True
+        """Loop side: whether the result arrived within `seconds`."""
+        return self.done.acquire(timeout=seconds)
+
+    def give_up(self, future: asyncio.Future[Any]) -> bool:
+        """Loop side, after waiting in vain: the result goes to `future` from now on. False if
+        it was delivered in place just before (take it then)."""
         with self.guard:
-            self.waiting = False
-        return self.done.acquire(blocking=False)  # delivered just before we gave up
+            if self.done.acquire(blocking=False):
+                return False
+            self.future = future
+            return True
 
     def take(self) -> Any:
         error = self.error
@@ -122,7 +131,7 @@ class _Handoff:
 
 _Job = tuple[
     asyncio.AbstractEventLoop,
-    "asyncio.Future[Any]",
+    "asyncio.Future[Any] | None",
     contextvars.Context,
     Callable[..., Any],
     Any,
@@ -158,14 +167,21 @@ class _WorkerPool:
         kwargs: dict[str, Any],
     ) -> T:
         """Run one call in a worker and return its result (or raise its exception)."""
-        future: asyncio.Future[T] = loop.create_future()
         call = functools.partial(func, *args, **kwargs) if kwargs else (func, *args)
         key = id(func)
-        handoff = _Handoff() if _quick.get(key) else None
-        self._submit((loop, future, contextvars.copy_context(), _call, call, handoff, key))
-        if handoff is not None and handoff.wait(QUICK_WAIT_SECONDS):
-            future.cancel()  # never settled: the result came through the handoff
-            return handoff.take()  # type: ignore[no-any-return]
+        context = contextvars.copy_context()
+        future: asyncio.Future[T]
+        if _quick.get(key):
+            handoff = _Handoff()
+            self._submit((loop, None, context, _call, call, handoff, key))
+            if handoff.wait(QUICK_WAIT_SECONDS):
+                return handoff.take()  # type: ignore[no-any-return]
+            future = loop.create_future()
+            if not handoff.give_up(future):
+                return handoff.take()  # type: ignore[no-any-return]
+        else:
+            future = loop.create_future()
+            self._submit((loop, future, context, _call, call, None, key))
         return await future
 
     def _submit(self, job: _Job) -> None:
@@ -193,7 +209,9 @@ class _WorkerPool:
                 return
             loop, future, context, runner, call, handoff, key = job
             del job
-            if future.done():  # cancelled before it started: skip it, as an executor would
+            waiter = handoff.future if handoff is not None else future
+            if waiter is not None and waiter.done():
+                # Cancelled before it started: skip it, as an executor would.
                 result, error = None, None
             else:
                 started = time.perf_counter()
@@ -206,10 +224,12 @@ class _WorkerPool:
                 _quick[key] = time.perf_counter() - started < QUICK_WAIT_SECONDS
             with self._lock:  # free before the answer goes out, so the next job finds us
                 self._idle += 1
-            if handoff is None or not handoff.deliver(result, error):
+            if handoff is not None:
+                future = handoff.deliver(result, error)
+            if future is not None:
                 with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
                     loop.call_soon_threadsafe(_settle, future, result, error)
-            del loop, future, context, call, result, error, handoff
+            del loop, future, waiter, context, call, result, error, handoff
 
     def shutdown(self, wait: bool = False, *, cancel_futures: bool = False) -> None:
         """Let idle workers leave; busy ones leave after their current job (never joined)."""
