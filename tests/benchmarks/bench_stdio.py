@@ -10,7 +10,10 @@ see tests/benchmarks/servers/). Measured, each over real stdio pipes:
 1. spawn -> first `tools/list` response: a fresh process, `initialize`, `initialized`,
    `tools/list`; the median of N processes after one warm-up run (page cache, .pyc files).
 2. sequential `tools/call` latency over one process: median and p99 of --calls calls (after
-   20 uncounted ones).
+   20 uncounted ones), each from writing its prebuilt request to reading the last byte of its
+   reply. Encoding the request and parsing the reply happen outside that span: a client's own
+   JSON work is the same for every server and would only pull the ratios towards 1. (Waits
+   are bounded by an interval timer per batch instead of a select() before every read.)
 
 Both are interleaved across the servers (round after round, batch after batch) so that the
 ratios compare servers measured in the same moments of a shared, noisy machine.
@@ -29,13 +32,16 @@ replies are right, never anything about time. Every wait is bounded.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import select
+import signal
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,6 +124,27 @@ class Process:
                 assert "result" in reply, reply
                 return dict(reply["result"])
 
+    def round_trip(self, frame: bytes, request_id: int) -> tuple[float, dict[str, Any]]:
+        """Seconds from writing `frame` to the end of the reply to `request_id`, and the reply.
+
+        Reads block: the caller bounds them with `bounded()`."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        started = time.perf_counter()
+        os.write(self.proc.stdin.fileno(), frame)
+        while True:
+            while b"\n" not in self.buffer:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    raise EOFError(f"server exited ({self.proc.poll()})")
+                self.buffer += chunk
+            elapsed = time.perf_counter() - started
+            line, self.buffer = self.buffer.split(b"\n", 1)
+            reply = json.loads(line)
+            if reply.get("id") == request_id:
+                assert "result" in reply, reply
+                return elapsed, dict(reply["result"])
+
     def handshake(self) -> None:
         self.ask("initialize", INITIALIZE)
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -136,6 +163,22 @@ class Process:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def bounded(seconds: float) -> Iterator[None]:
+    """Raise TimeoutError in a read still blocked after `seconds` (SIGALRM)."""
+
+    def expired(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"no reply within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _spawn_once(peer: Peer) -> float:
@@ -181,12 +224,19 @@ def sequential_calls(
         while done < count:
             size = min(batch, count - done)
             for label, process in processes.items():
-                for i in range(done, done + size):
-                    started = time.perf_counter()
-                    arguments = {"a": i, "b": 1}
-                    result = process.ask("tools/call", {"name": "add", "arguments": arguments})
-                    samples[label].append(time.perf_counter() - started)
-                    assert result["content"][0]["text"] == str(i + 1), result
+                with bounded(REPLY_TIMEOUT):
+                    for i in range(done, done + size):
+                        process.next_id += 1
+                        request = {
+                            "jsonrpc": "2.0",
+                            "id": process.next_id,
+                            "method": "tools/call",
+                            "params": {"name": "add", "arguments": {"a": i, "b": 1}},
+                        }
+                        frame = json.dumps(request).encode() + b"\n"
+                        elapsed, result = process.round_trip(frame, process.next_id)
+                        samples[label].append(elapsed)
+                        assert result["content"][0]["text"] == str(i + 1), result
             done += size
         for label, process in processes.items():
             echoed = process.ask("tools/call", {"name": "echo", "arguments": {"text": "ok"}})
