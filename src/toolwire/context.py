@@ -103,19 +103,20 @@ class ToolContext(RunContextWrapper[TContext]):
         tool_input: Any | None = None,
         reporter: CallReporter | None = None,
     ) -> None:
-        for label, value in (
-            ("tool_name", tool_name),
-            ("tool_call_id", tool_call_id),
-            ("tool_arguments", tool_arguments),
-        ):
-            if value is _MISSING:
-                raise ValueError(f"{label} must be passed to ToolContext")
-        super().__init__(
-            context=context,
-            usage=Usage() if usage is None else usage,
-            turn_input=list(turn_input or []),
-            tool_input=tool_input,
-        )
+        if _MISSING in (tool_name, tool_call_id, tool_arguments):
+            for label, value in (
+                ("tool_name", tool_name),
+                ("tool_call_id", tool_call_id),
+                ("tool_arguments", tool_arguments),
+            ):
+                if value is _MISSING:
+                    raise ValueError(f"{label} must be passed to ToolContext")
+        # RunContextWrapper's fields, set here rather than through its __init__: a context is
+        # built for every call a server runs.
+        self.context = context
+        self.usage = Usage() if usage is None else usage
+        self.turn_input = list(turn_input) if turn_input else []
+        self.tool_input = tool_input
         self.tool_name = tool_name
         self.tool_call_id = tool_call_id
         self.tool_arguments = tool_arguments

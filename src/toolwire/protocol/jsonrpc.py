@@ -80,7 +80,7 @@ class ProtocolError(Exception):
         self.data = data
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Request:
     """A request: it gets exactly one reply (unless the client cancels it)."""
 
@@ -89,7 +89,7 @@ class Request:
     params: dict[str, Any] | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Notification:
     """A notification: never answered."""
 
@@ -97,7 +97,7 @@ class Notification:
     params: dict[str, Any] | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Invalid:
     """A message that cannot be served; `reply` is the error frame to send, or None."""
 

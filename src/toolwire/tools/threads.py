@@ -210,6 +210,7 @@ class _WorkerPool:
             loop, future, context, runner, call, handoff, key = job
             del job
             waiter = handoff.future if handoff is not None else future
+            elapsed = None
             if waiter is not None and waiter.done():
                 # Cancelled before it started: skip it, as an executor would.
                 result, error = None, None
@@ -219,9 +220,7 @@ class _WorkerPool:
                     result, error = context.run(runner, call), None
                 except BaseException as exc:
                     result, error = None, exc
-                if len(_quick) >= _QUICK_MEMORY:
-                    _quick.clear()
-                _quick[key] = time.perf_counter() - started < QUICK_WAIT_SECONDS
+                elapsed = time.perf_counter() - started
             with self._lock:  # free before the answer goes out, so the next job finds us
                 self._idle += 1
             if handoff is not None:
@@ -229,6 +228,10 @@ class _WorkerPool:
             if future is not None:
                 with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
                     loop.call_soon_threadsafe(_settle, future, result, error)
+            if elapsed is not None:  # after the answer: it is only a hint for the next call
+                if len(_quick) >= _QUICK_MEMORY:
+                    _quick.clear()
+                _quick[key] = elapsed < QUICK_WAIT_SECONDS
             del loop, future, waiter, context, call, result, error, handoff
 
     def shutdown(self, wait: bool = False, *, cancel_futures: bool = False) -> None:

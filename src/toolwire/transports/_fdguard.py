@@ -293,6 +293,14 @@ class FdWriter:
 
     async def write(self, data: bytes) -> None:
         """Write all of `data`; raises OSError (e.g. BrokenPipeError) if the peer is gone."""
+        if len(data) <= _PIPE_BUF and self._writable():  # most frames: one write
+            try:
+                written = os.write(self._fd, data)
+            except BlockingIOError:
+                written = 0
+            if written == len(data):
+                return
+            data = data[written:]
         view = memoryview(data)
         while view:
             if self._selectable and not self._writable():
