@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolwire.protocol import jsonrpc
 from toolwire.server import Server
@@ -310,3 +312,48 @@ async def test_id_less_messages_that_are_not_notifications_get_invalid_request(
             b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,'
             b'"message":"Invalid request: \'method\' must be a string"}}'
         ]
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON_VALUES, padding=st.sampled_from(["", " ", "\n\t "]))
+def test_the_fast_decoder_and_encoder_agree_with_the_json_module(
+    value: object, padding: str
+) -> None:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    assert jsonrpc.compact_json(value) == text
+    framed = (padding + text + padding).encode("utf-8", "surrogatepass")
+    try:
+        expected = json.loads(framed.decode("utf-8"))
+    except UnicodeDecodeError:  # a lone surrogate is not UTF-8: the frame is refused
+        with pytest.raises(ValueError):
+            jsonrpc.decode(framed)
+        return
+    assert jsonrpc.decode(framed) == expected
+
+
+@pytest.mark.parametrize(
+    ("frame", "message"),
+    [
+        (b'{"a":', "Expecting value"),
+        (b'{"a":1} x', "Extra data"),
+        (b"[1, NaN]", "NaN is not valid JSON"),
+        (b"", "Expecting value"),
+    ],
+)
+def test_the_fast_decoder_raises_what_the_json_module_raises(frame: bytes, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        jsonrpc.decode(frame)
+
+
+def test_a_cycle_is_a_value_error_as_in_the_json_module() -> None:
+    cyclic: dict[str, object] = {}
+    cyclic["self"] = cyclic
+    with pytest.raises(ValueError, match="Circular reference"):
+        jsonrpc.compact_json(cyclic)
