@@ -16,7 +16,9 @@ see tests/benchmarks/servers/). Measured, each over real stdio pipes:
    are bounded by an interval timer per batch instead of a select() before every read.)
 
 Both are interleaved across the servers (round after round, batch after batch) so that the
-ratios compare servers measured in the same moments of a shared, noisy machine.
+ratios compare servers measured in the same moments of a shared, noisy machine. Each server
+idles while the others take their turn, as a real server idles between a model's calls;
+`--batch` equal to `--calls` measures calls back to back instead.
 3. RSS of that process after the calls (VmRSS from /proc/<pid>/status).
 4. Agents SDK `MCPServerStdio`: connect (spawn + initialize) + `list_tools`, median of runs.
 
@@ -282,6 +284,12 @@ def main() -> None:
     parser.add_argument("--spawns", type=int, default=7, help="fresh processes per server")
     parser.add_argument("--calls", type=int, default=500, help="sequential tools/call")
     parser.add_argument("--agents-runs", type=int, default=5, help="MCPServerStdio connects")
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=100,
+        help="calls to one server before the next server's turn (= --calls: back to back)",
+    )
     parser.add_argument("--only", action="append", help="limit to these labels (repeatable)")
     args = parser.parse_args()
     peers = [peer for peer in PEERS if not args.only or peer.label in args.only]
@@ -289,7 +297,7 @@ def main() -> None:
     print("measuring spawn -> tools/list ...", file=sys.stderr, flush=True)
     starts = cold_starts(peers, args.spawns)
     print("measuring sequential calls ...", file=sys.stderr, flush=True)
-    calls = sequential_calls(peers, args.calls)
+    calls = sequential_calls(peers, args.calls, args.batch)
     results: dict[str, tuple[float, float, float, float, float]] = {}
     for peer in peers:
         print(f"measuring agents connect of {peer.label} ...", file=sys.stderr, flush=True)
@@ -299,7 +307,8 @@ def main() -> None:
     floor = results.get("floor loop")
     fast = results.get("FastMCP quiet")
     print(
-        f"\nspawns={args.spawns} (+1 warm-up) calls={args.calls} agents-runs={args.agents_runs}"
+        f"\nspawns={args.spawns} (+1 warm-up) calls={args.calls} batch={args.batch}"
+        f" agents-runs={args.agents_runs}"
         f" python={sys.version.split()[0]} cpus={os.cpu_count()}\n"
     )
     header = (
