@@ -11,7 +11,9 @@ import os
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager, suppress
 
-from toolwire import Server
+import anyio
+
+from toolwire import Server, function_tool
 from toolwire.protocol.session import ServerSession
 from toolwire.transports._fdguard import FdReader
 from toolwire.transports._feed import MAX_WAITING, FrameFeed
@@ -158,5 +160,54 @@ def test_a_descriptor_the_loop_cannot_watch_is_read_by_the_pump_instead() -> Non
             assert await reader.read() == b""  # and read() still works (EOF at once)
         finally:
             os.close(null)
+
+    asyncio.run(main())
+
+
+def test_an_async_is_enabled_runs_in_a_task_of_its_own() -> None:
+    # A request is handled in the reader's callback, outside any task; user code that needs
+    # one (anyio cancel scopes, asyncio.timeout) must still get one.
+    async def enabled(ctx: object, agent: object) -> bool:
+        with anyio.fail_after(5):
+            await asyncio.sleep(0)
+        async with asyncio.timeout(5):
+            await asyncio.sleep(0)
+        return asyncio.current_task() is not None
+
+    server = Server("feed")
+    server.add_tool(function_tool(lambda: "yes", name_override="gated", is_enabled=enabled))
+
+    async def main() -> None:
+        wire = Wire()
+        with pipe() as (read_fd, write_fd):
+            reader = FdReader(read_fd)
+            async with ServerSession(server, wire.send) as session:
+                feed = FrameFeed.start(reader, LineSplitter(1 << 20), session)
+                assert feed is not None
+                try:
+                    initialize = {
+                        "protocolVersion": "2025-11-25",
+                        "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "1"},
+                    }
+                    frames = [
+                        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize},
+                        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+                        {
+                            "jsonrpc": "2.0",
+                            "id": 3,
+                            "method": "tools/call",
+                            "params": {"name": "gated", "arguments": {}},
+                        },
+                    ]
+                    os.write(write_fd, b"".join(json.dumps(f).encode() + b"\n" for f in frames))
+                    await until(lambda: len(wire.frames) == 3)
+                finally:
+                    feed.close()
+                    reader.close()
+        listed, called = wire.frames[1], wire.frames[2]
+        assert [tool["name"] for tool in listed["result"]["tools"]] == ["gated"]  # type: ignore[index]
+        assert called["result"]["content"] == [{"type": "text", "text": "yes"}]  # type: ignore[index]
 
     asyncio.run(main())

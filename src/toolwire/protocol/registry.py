@@ -23,9 +23,10 @@ Decisions:
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import UnionType
 from typing import Any, Union, get_args, get_origin
@@ -168,10 +169,23 @@ async def is_enabled(entry: RegisteredTool) -> bool:
     try:
         answer = flag(RunContextWrapper(None), None)
         if inspect.isawaitable(answer):
-            answer = await answer
+            answer = await _in_a_task(answer)
     except Exception:
         return False
     return bool(answer)
+
+
+async def _in_a_task(awaitable: Awaitable[Any]) -> Any:
+    """Await the user's coroutine in a task of its own when the caller runs outside any task
+    (a request handled in the reader's callback, see transports/_feed.py): anyio's cancel
+    scopes, `asyncio.timeout()` and `current_task()` need one."""
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # not asyncio (trio): the caller is a task there
+        return await awaitable
+    if task is not None:
+        return await awaitable
+    return await asyncio.ensure_future(awaitable)
 
 
 def normalize_annotations(annotations: Any) -> dict[str, Any] | None:
