@@ -14,9 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .jsonrpc import compact_json
-
-__all__ = ["argument_problems", "arguments_json", "call_arguments"]
+__all__ = ["argument_problems", "call_arguments"]
 
 _MAX_DEPTH = 8
 _JSON_TYPES = {
@@ -27,11 +25,6 @@ _JSON_TYPES = {
     "array": (list,),
     "object": (dict,),
 }
-
-
-def arguments_json(schema: dict[str, Any], arguments: dict[str, Any] | None) -> str:
-    """The arguments as the JSON text the tool parses, with null-for-default dropped."""
-    return compact_json(call_arguments(schema, arguments))
 
 
 def call_arguments(schema: dict[str, Any], arguments: dict[str, Any] | None) -> dict[str, Any]:

@@ -320,12 +320,11 @@ class ServerSession:
             return
         params = params or {}
         entry = self._resolve(params)
-        enabled = entry is not None and entry.tool.is_enabled
-        if not isinstance(enabled, bool):  # a callable: ask it (it may be async)
-            enabled = entry is not None and await is_enabled(entry)
-        if not enabled:
+        # A callable is_enabled is asked (it may be async); a plain flag needs no await.
+        if entry is None or not (
+            await is_enabled(entry) if entry.dynamic else entry.tool.is_enabled
+        ):
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {params['name']}")
-        assert entry is not None
         meta = params.get("_meta")
         token = meta.get("progressToken") if meta else None
         call = CallInFlight(Reporter(self.send, token, log_level))

@@ -213,8 +213,8 @@ class FunctionInvoker:
     ) -> tuple[Any, Exception | None]:
         """The output, and the exception the failure function turned into it (else None).
 
-        `arguments` may be passed when `input_json` is already decoded (it must be the
-        same object); a failure not handled here is raised.
+        `arguments` may be passed when `input_json` is already decoded (it must be what
+        `input_json` decodes to); a failure not handled here is raised.
         """
         plan = self._plan
         try:

@@ -293,22 +293,16 @@ class FdWriter:
 
     async def write(self, data: bytes) -> None:
         """Write all of `data`; raises OSError (e.g. BrokenPipeError) if the peer is gone."""
-        if len(data) <= _PIPE_BUF and self._writable():  # most frames: one write
-            try:
-                written = os.write(self._fd, data)
-            except BlockingIOError:
-                written = 0
-            if written == len(data):
-                return
-            data = data[written:]
-        view = memoryview(data)
+        # Most frames fit one pipe write: those skip the memoryview, which only spares a
+        # large frame from being copied piece after piece.
+        view: bytes | memoryview = data if len(data) <= _PIPE_BUF else memoryview(data)
         while view:
-            if self._selectable and not self._writable():
+            if not self._writable():
                 import anyio
 
                 await anyio.wait_writable(self._fd)
             # A ready pipe takes PIPE_BUF bytes without blocking; a file takes anything.
-            piece = view[:_PIPE_BUF] if self._selectable else view
+            piece = view[:_PIPE_BUF] if self._selectable and len(view) > _PIPE_BUF else view
             try:
                 written = os.write(self._fd, piece)
             except BlockingIOError:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from typing import TYPE_CHECKING
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 
 from ..protocol._eager import start_eagerly
 
@@ -24,11 +25,16 @@ if TYPE_CHECKING:
     from ._fdguard import FdReader
     from ._framing import LineSplitter
 
-__all__ = ["FrameFeed"]
+__all__ = ["FrameFeed", "handle"]
 
 logger = logging.getLogger("toolwire.stdio")
 
 MAX_WAITING = 64
+
+
+def handle(session: ServerSession, item: bytes | int) -> Coroutine[Any, Any, None]:
+    """The session's handling of one splitter item: a frame, or an oversized line's length."""
+    return session.reject_oversized(item) if isinstance(item, int) else session.receive(item)
 
 
 class FrameFeed:
@@ -101,13 +107,8 @@ class FrameFeed:
         waiting = self._waiting
         session = self._session
         while waiting and not self._closed:
-            item = waiting.popleft()
-            if isinstance(item, int):
-                handling = session.reject_oversized(item)
-            else:
-                handling = session.receive(item)
             try:
-                task = start_eagerly(self._loop, handling)
+                task = start_eagerly(self._loop, handle(session, waiting.popleft()))
             except Exception:  # receive() answers everything a client sends: this is a bug
                 logger.exception("handling a frame failed")
                 continue

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _parent_watch
 from ._fdguard import FdReader, FdWriter, protect_stdout
-from ._feed import FrameFeed
+from ._feed import FrameFeed, handle
 from ._framing import LineSplitter
 
 if TYPE_CHECKING:
@@ -116,10 +116,7 @@ async def _pump(reader: FdReader, splitter: LineSplitter, session: ServerSession
             logger.info("reading stdin failed (%s); shutting down", error)
             chunk = b""
         for item in splitter.feed(chunk) if chunk else splitter.finish():
-            if isinstance(item, int):
-                await session.reject_oversized(item)
-            else:
-                await session.receive(item)
+            await handle(session, item)
         if not chunk:
             return
 
