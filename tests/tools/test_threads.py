@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import operator
+import os
+import sys
 import threading
+import time
 from typing import Any
 
 import anyio
 import pytest
 
-from toolwire.tools.threads import run_sync, sync_limiter
+from toolwire.tools.threads import _WorkerPool, run_sync, sync_limiter
 
 probe: contextvars.ContextVar[str] = contextvars.ContextVar("probe", default="unset")
 
@@ -109,6 +113,10 @@ def test_quick_functions_are_waited_for_in_place_and_still_run_in_workers(
         probe.set("ctx")
         first = await run_sync(work, 1)  # unknown yet: answered through the loop
         assert len(settled) == 1
+        for _ in range(500):  # the worker records the hint just after answering
+            if id(work) in threads._quick:
+                break
+            await asyncio.sleep(0.002)
         assert threads._quick.get(id(work)) is True
         rest = [await run_sync(work, i) for i in range(2, 6)]
         assert len(settled) == 1, "quick calls came through the hand-off"
@@ -164,3 +172,141 @@ def test_a_quick_function_turning_slow_is_awaited_and_the_loop_keeps_running(
     assert result == "slow"
     assert ticks == ["loop ran"]  # the ticker released the gate: the loop was not blocked
     assert quick_after is False
+
+
+def _pool_threads(pool: _WorkerPool) -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith(pool._name + "_")]
+
+
+def test_sequential_calls_reuse_one_worker() -> None:
+    pool = _WorkerPool(8, "reuse-test")
+
+    async def main() -> list[int]:
+        loop = asyncio.get_running_loop()
+        return [await pool.call(loop, lambda i=i: i * 2, (), {}) for i in range(200)]
+
+    try:
+        assert asyncio.run(main()) == [i * 2 for i in range(200)]
+        # A worker is idle again before its answer goes out, so the next call wakes it
+        # through the pipe instead of starting a thread.
+        assert pool._threads == 1
+    finally:
+        pool.shutdown()
+
+
+def test_more_jobs_than_workers_all_run_and_the_pool_stays_bounded() -> None:
+    pool = _WorkerPool(2, "bounded-test")
+    running = 0
+    peak = 0
+    guard = threading.Lock()
+
+    def job(i: int) -> int:
+        nonlocal running, peak
+        with guard:
+            running += 1
+            peak = max(peak, running)
+        time.sleep(0.002)
+        with guard:
+            running -= 1
+        return i
+
+    async def main() -> list[int]:
+        loop = asyncio.get_running_loop()
+        return list(await asyncio.gather(*(pool.call(loop, job, (i,), {}) for i in range(40))))
+
+    try:
+        assert asyncio.run(main()) == list(range(40))
+        assert pool._threads == 2
+        assert peak == 2  # queued jobs waited for a busy worker to finish
+    finally:
+        pool.shutdown()
+
+
+def test_concurrent_submitters_never_strand_a_job() -> None:
+    # Several event loops (threads) submit bursts while workers finish and go idle: every
+    # job is answered, and the pipe never holds more bytes than there are sleeping workers.
+    pool = _WorkerPool(3, "stress-test")
+    results: list[list[int]] = []
+
+    def submitter(seed: int) -> None:
+        async def main() -> list[int]:
+            loop = asyncio.get_running_loop()
+            out = []
+            for burst in range(30):
+                size = 1 + (seed * 7 + burst) % 5
+                out += await asyncio.gather(
+                    *(pool.call(loop, operator.add, (seed, i), {}) for i in range(size))
+                )
+            return out
+
+        results.append(asyncio.run(main()))
+
+    threads = [threading.Thread(target=submitter, args=(seed,)) for seed in range(4)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert not any(thread.is_alive() for thread in threads)
+        assert len(results) == 4
+        for out in results:
+            seed = out[0]
+            expected = []
+            for burst in range(30):
+                expected += [seed + i for i in range(1 + (seed * 7 + burst) % 5)]
+            assert out == expected
+        assert pool._threads <= 3
+        time.sleep(0.05)  # every worker idle: each owes exactly one read
+        assert pool._idle == pool._threads
+        assert _pending_bytes(pool) == 0
+    finally:
+        pool.shutdown()
+
+
+def _pending_bytes(pool: _WorkerPool) -> int:
+    import fcntl
+    import termios
+
+    buffer = bytearray(4)
+    fcntl.ioctl(pool._wake_read, termios.FIONREAD, buffer)
+    return int.from_bytes(buffer, sys.byteorder)
+
+
+def test_shutdown_lets_idle_workers_leave_and_closes_the_pipe() -> None:
+    pool = _WorkerPool(4, "shutdown-test")
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(*(pool.call(loop, time.sleep, (0.01,), {}) for _ in range(3)))
+
+    asyncio.run(main())
+    workers = _pool_threads(pool)
+    assert len(workers) == 3
+    read_fd = pool._wake_read
+    pool.shutdown()
+    for worker in workers:
+        worker.join(5)
+    assert not any(worker.is_alive() for worker in workers)
+    with pytest.raises(OSError):  # closed by the last worker to leave
+        os.fstat(read_fd)
+    with pytest.raises(RuntimeError, match="shut down"):
+        pool._submit((None, None, None, None, None, None, 0))  # type: ignore[arg-type]
+
+
+def test_a_busy_worker_finishes_its_job_after_shutdown_then_leaves() -> None:
+    pool = _WorkerPool(2, "busy-shutdown-test")
+    release = threading.Event()
+
+    async def main() -> str:
+        loop = asyncio.get_running_loop()
+        call = asyncio.ensure_future(pool.call(loop, lambda: release.wait(5) and "done", (), {}))
+        await asyncio.sleep(0.02)
+        pool.shutdown()
+        release.set()
+        return await call
+
+    assert asyncio.run(main()) == "done"
+    for worker in _pool_threads(pool):
+        worker.join(5)
+    assert not _pool_threads(pool)
+    assert pool._pipe_fds == ()
