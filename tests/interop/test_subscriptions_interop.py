@@ -165,3 +165,29 @@ async def test_raw_listen_frames_on_the_pipe() -> None:
             assert await proc.wait() == 0
     for line in raw.lines:
         assert json.loads(line).get("id") not in ("L", 2)  # no listen was ever answered
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no SIGTERM delivery to the event loop")
+async def test_sigterm_ends_each_listen_stream_with_its_result() -> None:
+    import signal
+
+    from mcp_types import _v2026_07_28 as wire
+
+    proc = await anyio.open_process([sys.executable, str(DYNAMIC)], cwd=str(ROOT))
+    async with proc:
+        raw = _Raw(proc)
+        with anyio.fail_after(60):
+            await raw.request("L", "subscriptions/listen", {"notifications": {}})
+            await raw.request(7, "subscriptions/listen", {"notifications": {}})
+            _check_frame(await raw.line(), "L")
+            _check_frame(await raw.line(), 7)
+            proc.send_signal(signal.SIGTERM)
+            ends = [json.loads(await raw.line()) for _ in range(2)]
+            assert [end["id"] for end in ends] == ["L", 7]
+            for end in ends:
+                assert end["result"]["resultType"] == "complete"
+                parsed = wire.SubscriptionsListenResult.model_validate(end["result"], by_name=False)
+                assert parsed.meta.io_modelcontextprotocol_subscription_id == end["id"]
+                assert parsed.meta.io_modelcontextprotocol_server_info["name"] == "dynamic"
+            assert await proc.wait() == 0
+        assert raw.buffered == b""  # nothing after the two results

@@ -151,6 +151,11 @@ class ServerSession:
         if self._task_group is not None:
             self._task_group.cancel_scope.cancel()
 
+    async def end_streams(self) -> None:
+        """End every `subscriptions/listen` stream gracefully: each listen request gets its
+        `complete` result, as when the server shuts down on its own accord."""
+        await self._listeners.end(self.server.server_info)
+
     async def send(self, frame: bytes) -> None:
         """Write one frame (frames never interleave)."""
         async with self._send_lock:

@@ -25,8 +25,6 @@ from ._feed import FrameFeed, handle
 from ._framing import LineSplitter
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from ..protocol.session import ServerSession
     from ..server import Server
 
@@ -39,6 +37,8 @@ EOF_GRACE_SECONDS = 30.0
 """After stdin EOF, how long calls in flight may still run to send their replies."""
 THREAD_GRACE_SECONDS = 0.2
 """At exit, how long worker threads get to finish before the process leaves without them."""
+STREAM_END_SECONDS = 1.0
+"""On SIGTERM/SIGINT, how long ending the listen streams may take (a client not reading)."""
 
 
 async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -> None:
@@ -86,7 +86,7 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
             async with ServerSession(server, send) as session:
                 sessions.append(session)
                 watchers.start_soon(_parent_watch.watch, session.close)
-                watchers.start_soon(_watch_signals, session.close)
+                watchers.start_soon(_watch_signals, session)
                 feed = FrameFeed.start(reader, splitter, session)
                 if feed is None:
                     await _pump(reader, splitter, session)
@@ -134,8 +134,9 @@ def _busy(session: ServerSession) -> bool:
     return bool(lock is not None and lock.locked())
 
 
-async def _watch_signals(on_signal: Callable[[], None]) -> None:
-    """First SIGTERM/SIGINT: stop serving (calls cancelled cleanly). A second: leave now."""
+async def _watch_signals(session: ServerSession) -> None:
+    """First SIGTERM/SIGINT: end the listen streams with their results, then stop serving
+    (calls cancelled cleanly). A second: leave now."""
     import anyio
 
     if sys.platform == "win32" or threading.current_thread() is not threading.main_thread():
@@ -148,7 +149,9 @@ async def _watch_signals(on_signal: Callable[[], None]) -> None:
                 if seen > 1:
                     _parent_watch.quiet_exit(0)
                 logger.info("received %s; shutting down", signal.Signals(signum).name)
-                on_signal()
+                with anyio.move_on_after(STREAM_END_SECONDS):
+                    await session.end_streams()
+                session.close()
     finally:
         # asyncio just reset the handlers to the defaults: a SIGTERM during the rest of the
         # shutdown must not kill the process with -15.
