@@ -148,14 +148,14 @@ class _WorkerPool:
     `call_soon_threadsafe`, which roughly halves the cost of a sync tool call.
 
     An idle worker sleeps in a read of a pipe, and a job for it is announced with one byte.
-    A pipe write tells the scheduler that the writer is about to wait (a synchronous
-    wake-up), so the worker tends to run on the CPU the event loop is leaving; a lock or
-    queue wake-up often lands it on an idle CPU instead, which on a virtual machine is the
-    most expensive step of the call (measured: about 15-30 us of a 150-190 us stdio call).
-    Only idle workers are owed a byte, so the pipe holds at most one byte per thread and a
-    write never blocks. Like an executor's, idle threads are told to leave when the
-    interpreter shuts down; a busy one is waited for (the stdio transport exits without it
-    after a grace period).
+    `os.write` lets go of the GIL before the system call that wakes the worker, so the worker
+    finds the GIL free; a lock or queue released by the event loop wakes the worker while the
+    loop still holds the GIL, and the worker often wakes only to sleep again until the loop
+    lets go of it: two wake-ups instead of one, each costly on a virtual machine (measured:
+    the pipe takes 7-30 us off a 150-190 us stdio call). Only idle workers are owed a byte, so
+    the pipe holds at most one byte per thread and a write never blocks. Like an executor's,
+    idle threads are told to leave when the interpreter shuts down; a busy one is waited for
+    (the stdio transport exits without it after a grace period).
     """
 
     def __init__(self, max_workers: int, name: str) -> None:
