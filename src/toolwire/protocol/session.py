@@ -334,23 +334,21 @@ class ServerSession:
         token = meta.get("progressToken") if meta else None
         call = CallInFlight(Reporter(self.send, token, log_level))
         self._in_flight[request_id] = call
-        if self.loop is not None:
-            coro = self._run_call(request_id, entry, params, version, call)
-            if entry.starts_synchronously:
-                task = start_eagerly(self.loop, coro)
-                if task is None:
-                    return  # answered already, without a task
-                call.task = task
-            else:
-                call.task = self.loop.create_task(coro)
-            self._call_tasks.add(call.task)
-            call.task.add_done_callback(functools.partial(self._call_done, request_id, call))
-        else:
+        coro = self._run_call(request_id, entry, params, version, call)
+        if self.loop is None:  # other anyio backends: a cancel scope in the task group
             assert self._task_group is not None
             call.scope = anyio.CancelScope()
-            self._task_group.start_soon(
-                self._run_call_in_scope, request_id, entry, params, version, call
-            )
+            self._task_group.start_soon(_in_scope, call.scope, coro)
+            return
+        if entry.starts_synchronously:
+            task = start_eagerly(self.loop, coro)
+            if task is None:
+                return  # answered already, without a task
+            call.task = task
+        else:
+            call.task = self.loop.create_task(coro)
+        self._call_tasks.add(call.task)
+        call.task.add_done_callback(functools.partial(self._call_done, request_id, call))
 
     async def _run_call(
         self,
@@ -371,18 +369,6 @@ class ServerSession:
             handlers.modern(result, self.server.server_info)
         await self.send(result_message(request_id, result))
 
-    async def _run_call_in_scope(
-        self,
-        request_id: RequestId,
-        entry: RegisteredTool,
-        params: dict[str, Any],
-        version: str,
-        call: CallInFlight,
-    ) -> None:
-        assert call.scope is not None
-        with call.scope:  # a cancel ends the call here, as a cancelled task ends on asyncio
-            await self._run_call(request_id, entry, params, version, call)
-
     def _call_done(
         self, request_id: RequestId, call: CallInFlight, task: asyncio.Task[None]
     ) -> None:
@@ -400,3 +386,8 @@ class ServerSession:
             await self.send(notification("notifications/tools/list_changed", {}))
         elif self.era == "modern":
             await self._listeners.tools_changed()
+
+
+async def _in_scope(scope: anyio.CancelScope, call: Coroutine[Any, Any, None]) -> None:
+    with scope:  # a cancel ends the call here, as a cancelled task ends on asyncio
+        await call
