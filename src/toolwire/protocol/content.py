@@ -16,6 +16,13 @@ Server direction (`call_result`), decisions:
   `{"result": value}` when the schema wraps a non-object value.
 - Failures -> `isError: true` with the failure text as the only block, never structured.
 - Versions before 2025-06-18 know no `structuredContent`: the text mirror alone carries it.
+- NaN and Infinity have no JSON spelling. A result holding them keeps its text mirror, which
+  says `NaN`/`Infinity` as Python's json module writes them (inside a JSON string, so the
+  frame stays valid), and leaves `structuredContent` out of that one reply, with a warning on
+  the `toolwire` logger: `null` in their place would contradict the advertised
+  `outputSchema` (a `number` is required) and tell the model something the tool did not say.
+- An integer past Python's digit limit for int-to-str conversion (4300 digits by default)
+  cannot be written at all: the call fails with a tool error that says so.
 
 Client direction (`content_to_outputs`): text -> `ToolOutputText`; image -> `ToolOutputImage`
 with a data URL; audio and blob resources -> `ToolOutputFileContent` with a data URL; text
@@ -26,12 +33,13 @@ resources -> `ToolOutputText`; `resource_link` -> `ToolOutputImage` (image mime 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import sys
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import quote, unquote, urlsplit
 
 from . import eras
-from .jsonrpc import compact_json
+from .jsonrpc import compact_json, wire_json
 
 if TYPE_CHECKING:
     from ..tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
@@ -44,6 +52,7 @@ __all__ = ["call_result", "content_to_outputs", "error_result", "output_block", 
 # The ToolOutput* classes are pydantic models, which the serving path loads only once a result
 # needs them: until toolwire.tools.outputs is imported no value can be one of them.
 _OUTPUTS_MODULE = "toolwire.tools.outputs"
+logger = logging.getLogger("toolwire")
 _DICT_TYPES = {
     "text": "ToolOutputText",
     "image": "ToolOutputImage",
@@ -63,10 +72,31 @@ def to_jsonable(value: Any) -> Any:
         return str(value)
 
 
-def _dumps(value: Any) -> str:
+def _mirror(value: Any) -> tuple[str, bool]:
+    """The JSON text mirror of a result, and whether the value can go on the wire as it is
+    (False: it holds NaN or Infinity, which the text spells but JSON data cannot).
+
+    Raises:
+        ValueError: An integer too long for int-to-str conversion (or a cycle).
+    """
     if type(value) is int:  # the commonest structured result; str() is what JSON writes
-        return str(value)
-    return compact_json(value)
+        return str(value), True
+    try:
+        return wire_json(value), True
+    except ValueError:
+        return compact_json(value), False
+
+
+def _unsendable_text(entry: RegisteredTool, error: ValueError) -> str:
+    return f"Tool '{entry.name}' returned a value that cannot be sent as JSON: {error}"
+
+
+def _left_out(entry: RegisteredTool) -> None:
+    logger.warning(
+        "tool %r returned NaN or Infinity, which JSON cannot carry: structuredContent is left "
+        "out of this reply, and its text content spells the values",
+        entry.name,
+    )
 
 
 def _as_output(value: Any) -> ToolOutput | None:
@@ -171,6 +201,14 @@ def error_result(text: str) -> dict[str, Any]:
 
 def call_result(entry: RegisteredTool, output: Any, version: str) -> dict[str, Any]:
     """The `tools/call` result of a successful call, shaped for `version`."""
+    try:
+        return _shaped_result(entry, output, version)
+    except ValueError as error:
+        logger.warning("tool %r: %s", entry.name, error)
+        return error_result(_unsendable_text(entry, error))
+
+
+def _shaped_result(entry: RegisteredTool, output: Any, version: str) -> dict[str, Any]:
     structured_ok = eras.supports(version, "structuredContent")
     blocks: list[dict[str, Any]] | None = None
     if isinstance(output, str):
@@ -185,12 +223,19 @@ def call_result(entry: RegisteredTool, output: Any, version: str) -> dict[str, A
                 blocks = [output_block(item, version) for item in outputs if item is not None]
     if entry.output_schema is not None:
         data = to_jsonable(output)
+        if isinstance(data, str):
+            sendable = True
+            text = data
+        else:
+            text, sendable = _mirror(data)
         if blocks is None:
-            text = data if isinstance(data, str) else _dumps(data)
             blocks = [{"type": "text", "text": text}]
         result: dict[str, Any] = {"content": blocks}
         if structured_ok:
-            result["structuredContent"] = {"result": data} if entry.wraps_result else data
+            if sendable:
+                result["structuredContent"] = {"result": data} if entry.wraps_result else data
+            else:
+                _left_out(entry)
         result["isError"] = False
         return result
     if blocks is not None:
@@ -198,14 +243,17 @@ def call_result(entry: RegisteredTool, output: Any, version: str) -> dict[str, A
     if output is None:
         return {"content": [], "isError": False}
     data = to_jsonable(output)
-    if isinstance(data, dict) and _is_structured(output):
-        result = {"content": [{"type": "text", "text": _dumps(data)}]}
-        if structured_ok:
+    if isinstance(data, str):
+        return {"content": [{"type": "text", "text": data}], "isError": False}
+    text, sendable = _mirror(data)
+    result = {"content": [{"type": "text", "text": text}]}
+    if isinstance(data, dict) and _is_structured(output) and structured_ok:
+        if sendable:
             result["structuredContent"] = data
-        result["isError"] = False
-        return result
-    text = data if isinstance(data, str) else _dumps(data)
-    return {"content": [{"type": "text", "text": text}], "isError": False}
+        else:
+            _left_out(entry)
+    result["isError"] = False
+    return result
 
 
 def content_to_outputs(content: list[dict[str, Any]]) -> list[ToolOutput]:
@@ -248,5 +296,5 @@ def content_to_outputs(content: list[dict[str, Any]]) -> list[ToolOutput]:
                     )
                 )
         else:
-            outputs.append(ToolOutputText(text=_dumps(block)))
+            outputs.append(ToolOutputText(text=compact_json(block)))
     return outputs

@@ -23,11 +23,19 @@ Decisions (kept in step with the tests in tests/protocol/):
 - Encoding is compact (`separators=(",", ":")`, `ensure_ascii=False`). A string holding a
   lone surrogate (legal in JSON text as an escape, not encodable as UTF-8) falls back to
   ASCII escapes so the wire always stays valid UTF-8.
+- Nothing but JSON leaves through `encode`/`encode_value`: NaN and Infinity (which Python's
+  json module writes unless told not to, and which `JSON.parse`, Go and serde reject) and
+  integers past Python's digit limit are sent as `null`, with a warning on the `toolwire`
+  logger. Tool results never get that far with such values: `content.call_result` decides
+  what a result says about them. `compact_json` stays lenient, because it also writes text
+  that is not a frame (a call's argument text, a result's text mirror).
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import math
 from dataclasses import dataclass
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from json.scanner import c_make_scanner  # type: ignore[attr-defined]
@@ -121,7 +129,17 @@ _encode_c = (
     if c_make_encoder is not None
     else None
 )
-_ascii_json = json.JSONEncoder(separators=(",", ":")).encode
+# The same encoders with allow_nan off, for frames: they raise ValueError where the lenient
+# ones would write NaN or Infinity.
+_wire_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_wire_c = (
+    c_make_encoder(None, _encoder.default, encode_basestring, None, ":", ",", False, False, False)
+    if c_make_encoder is not None
+    else None
+)
+_ascii_wire = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+logger = logging.getLogger("toolwire")
 
 
 def _decode_json(text: str) -> Any:
@@ -144,6 +162,55 @@ def compact_json(value: Any) -> str:
         except RecursionError:  # a cycle (this encoder does not look for them) or too deep
             pass
     return _encoder.encode(value)
+
+
+def wire_json(value: Any) -> str:
+    """Compact JSON text that every JSON parser accepts.
+
+    Raises:
+        ValueError: `value` holds NaN or Infinity, an integer past Python's digit limit
+            for int-to-str conversion, or a cycle.
+    """
+    if _wire_c is not None:
+        try:
+            return "".join(_wire_c(value, 0))
+        except RecursionError:
+            pass
+    return _wire_encoder.encode(value)
+
+
+def _sendable(value: Any, path: list[int]) -> Any:
+    """`value` with NaN/Infinity and unprintable integers replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            str(value)
+        except ValueError:
+            return None
+        return value
+    if isinstance(value, dict | list | tuple):
+        if id(value) in path:
+            raise ValueError("Circular reference detected")
+        path.append(id(value))
+        try:
+            if isinstance(value, dict):
+                return {key: _sendable(item, path) for key, item in value.items()}
+            return [_sendable(item, path) for item in value]
+        finally:
+            path.pop()
+    return value
+
+
+def _wire_text(value: Any) -> tuple[str, Any]:
+    """(JSON text, the value it encodes): the value itself, or its sendable copy."""
+    try:
+        return wire_json(value), value
+    except ValueError as error:
+        cleaned = _sendable(value, [])
+        text = wire_json(cleaned)  # a cycle or an unknown type raises again, as before
+        logger.warning("a message held a value JSON cannot carry (%s); it was sent as null", error)
+        return text, cleaned
 
 
 def decode(frame: bytes) -> Any:
@@ -232,11 +299,7 @@ def batch_replies(batch: list[Any]) -> list[bytes]:
 
 def encode(message: dict[str, Any]) -> bytes:
     """One message as compact UTF-8 JSON (no trailing newline)."""
-    text = compact_json(message)
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: escape it instead of emitting invalid UTF-8
-        return _ascii_json(message).encode("ascii")
+    return encode_value(message)
 
 
 def _id_bytes(request_id: RequestId | None) -> bytes:
@@ -248,12 +311,12 @@ def _id_bytes(request_id: RequestId | None) -> bytes:
 
 
 def encode_value(value: Any) -> bytes:
-    """One JSON value, compact, always valid UTF-8."""
-    text = compact_json(value)
+    """One JSON value, compact, always valid UTF-8 and always valid JSON."""
+    text, sent = _wire_text(value)
     try:
         return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _ascii_json(value).encode("ascii")
+    except UnicodeEncodeError:  # a lone surrogate: escape it instead of emitting invalid UTF-8
+        return _ascii_wire(sent).encode("ascii")
 
 
 def result_message(request_id: RequestId, result: dict[str, Any]) -> bytes:
