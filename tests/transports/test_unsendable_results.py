@@ -10,7 +10,6 @@ import json
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 from typing import Any
 
 import jsonschema
