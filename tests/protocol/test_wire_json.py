@@ -62,3 +62,30 @@ def test_a_cycle_still_raises() -> None:
     cycle.append(cycle)
     with pytest.raises(ValueError):
         encode_value({"x": math.nan, "cycle": cycle})
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        (b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"x":"aaa', 7),
+        (b' \r\n{"method":"m", "id" : "req-1", "params":[1,2', "req-1"),
+        (b"\xef\xbb\xbf" + '{"id":"é","method":"m"'.encode(), "é"),
+        (b'{"method":"m","id":12345678901234567890123,"params":[[[', 12345678901234567890123),
+        (b'{"params":{"id":3,"a":"xx', None),  # an id inside params is not the request's
+        (b'{"id":"abc","result":{}}', None),  # a response is never answered
+        (b'{"id":5,"error":{"code":1', None),
+        (b'{"id":"ab', None),  # the id itself is cut off
+        (b'{"id":1.5,"method":"m"', None),  # not a valid id
+        (b'{"id":null,"method":"m"', None),
+        (b'{"id":true,"method":"m"', None),
+        (b'[{"id":1}]', None),
+        (b"", None),
+        (b"not json at all", None),
+        (b"{" + b"[" * 5000, None),
+        (b'{"method":"m","params":' + b"[" * 5000, None),
+    ],
+)
+def test_sniff_request_id(head: bytes, expected: object) -> None:
+    from toolwire.protocol.jsonrpc import sniff_request_id
+
+    assert sniff_request_id(head) == expected

@@ -59,6 +59,7 @@ __all__ = [
     "notification",
     "result_message",
     "result_message_raw",
+    "sniff_request_id",
     "valid_id",
 ]
 
@@ -228,6 +229,52 @@ def decode(frame: bytes) -> Any:
 def valid_id(value: Any) -> bool:
     """JSON-RPC ids here are strings or integers (never null, floats, booleans or objects)."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+_SPACE = " \t\r\n"
+
+
+def sniff_request_id(head: bytes) -> RequestId | None:
+    """The id of a request of which only the first bytes are known (a line refused for its
+    size), so that its caller hears back; None when no top-level id can be read, or when the
+    message shows itself to be a response (a `result` or `error` member), which is never
+    answered.
+
+    Only whole top-level members are read: a value cut off by the end of `head` stops the
+    scan, and keys nested in `params` never count.
+    """
+    text = head.decode("utf-8", "ignore").lstrip(_SPACE + "\ufeff")
+    if not text.startswith("{"):
+        return None
+    found: RequestId | None = None
+    pos = 1
+    try:
+        while True:
+            while text[pos] in _SPACE:
+                pos += 1
+            if text[pos] == "}":
+                break
+            key, pos = _decoder.raw_decode(text, pos)
+            while text[pos] in _SPACE:
+                pos += 1
+            if not isinstance(key, str) or text[pos] != ":":
+                break
+            if key in ("result", "error"):
+                return None
+            pos += 1
+            while text[pos] in _SPACE:
+                pos += 1
+            value, pos = _decoder.raw_decode(text, pos)
+            if key == "id" and valid_id(value):
+                found = value
+            while text[pos] in _SPACE:
+                pos += 1
+            if text[pos] != ",":
+                break
+            pos += 1
+    except (ValueError, IndexError, RecursionError):  # the head ends inside a member
+        pass
+    return found
 
 
 def classify(message: Any) -> Request | Notification | Invalid:
