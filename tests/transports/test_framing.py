@@ -5,15 +5,17 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolwire.transports._framing import LineSplitter
+from toolwire.transports._framing import HEAD_BYTES, LineSplitter, Oversized
 
 
 def _run(limit: int, chunks: list[bytes]) -> list[bytes | int]:
+    """Frames, and the size of each oversized line."""
     splitter = LineSplitter(limit)
-    out: list[bytes | int] = []
+    out: list[bytes | Oversized] = []
     for chunk in chunks:
         out += splitter.feed(chunk)
-    return out + splitter.finish()
+    out += splitter.finish()
+    return [item.size if isinstance(item, Oversized) else item for item in out]
 
 
 def test_frames_crlf_blank_lines_and_a_last_line_without_newline() -> None:
@@ -32,7 +34,22 @@ def test_oversized_line_across_chunks_is_never_buffered_whole() -> None:
     for _ in range(1000):  # 1000 x 1 KiB: the splitter must not keep them
         assert splitter.feed(b"y" * 1024) == []
         assert len(splitter._buffer) <= 12
-    assert splitter.feed(b"yy\nafter\n") == [8 + 1000 * 1024 + 2, b"after"]
+    assert splitter.feed(b"yy\nafter\n") == [Oversized(8 + 1000 * 1024 + 2, b"y" * 1032), b"after"]
+
+
+def test_an_oversized_line_keeps_its_first_bytes_whole_or_streamed() -> None:
+    line = b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":' + b"x" * 3 * HEAD_BYTES
+    whole = LineSplitter(HEAD_BYTES).feed(line + b"\n")
+    streamed = LineSplitter(100)
+    pieces: list[bytes | Oversized] = []
+    for start in range(0, len(line), 7):
+        pieces += streamed.feed(line[start : start + 7])
+    pieces += streamed.feed(b"\r\n")
+    assert whole == [Oversized(len(line), line[:HEAD_BYTES])]
+    # Streamed, the head is what was buffered when the limit was passed: the line's start.
+    [item] = pieces
+    assert isinstance(item, Oversized) and item.size == len(line) + 1
+    assert 100 < len(item.head) <= 107 and line.startswith(item.head)
 
 
 def test_exactly_the_limit_is_accepted_and_one_more_byte_is_not() -> None:

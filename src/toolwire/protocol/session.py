@@ -55,6 +55,7 @@ from .jsonrpc import (
     notification,
     result_message,
     result_message_raw,
+    sniff_request_id,
     valid_id,
 )
 from .registry import is_enabled
@@ -161,12 +162,16 @@ class ServerSession:
         async with self._send_lock:
             await self._send(frame)
 
-    async def reject_oversized(self, size: int) -> None:
-        """Answer a frame the transport refused for its size (-32600, id null)."""
+    async def reject_oversized(self, size: int, head: bytes = b"") -> None:
+        """Answer a frame the transport refused for its size with -32600, addressed to the
+        request's id when its first bytes (`head`) show one, else to id null."""
         limit = getattr(self.server, "max_message_bytes", None)
         text = f"Message of {size} bytes exceeds the maximum message size"
+        request_id = sniff_request_id(head) if head else None
         await self.send(
-            error_message(None, INVALID_REQUEST, text + (f" of {limit} bytes" if limit else ""))
+            error_message(
+                request_id, INVALID_REQUEST, text + (f" of {limit} bytes" if limit else "")
+            )
         )
 
     async def receive(self, frame: bytes) -> None:

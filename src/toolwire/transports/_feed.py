@@ -19,6 +19,7 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from ..protocol._eager import start_eagerly
+from ._framing import Oversized
 
 if TYPE_CHECKING:
     from ..protocol.session import ServerSession
@@ -32,9 +33,11 @@ logger = logging.getLogger("toolwire.stdio")
 MAX_WAITING = 64
 
 
-def handle(session: ServerSession, item: bytes | int) -> Coroutine[Any, Any, None]:
-    """The session's handling of one splitter item: a frame, or an oversized line's length."""
-    return session.reject_oversized(item) if isinstance(item, int) else session.receive(item)
+def handle(session: ServerSession, item: bytes | Oversized) -> Coroutine[Any, Any, None]:
+    """The session's handling of one splitter item: a frame, or an oversized line."""
+    if isinstance(item, Oversized):
+        return session.reject_oversized(item.size, item.head)
+    return session.receive(item)
 
 
 class FrameFeed:
@@ -58,7 +61,7 @@ class FrameFeed:
         self._reader = reader
         self._splitter = splitter
         self._session = session
-        self._waiting: deque[bytes | int] = deque()
+        self._waiting: deque[bytes | Oversized] = deque()
         self._task: asyncio.Task[None] | None = None  # a frame's handling that suspended
         self._ended = False
         self._closed = False

@@ -2,26 +2,41 @@
 
 Pure and synchronous so it can be tested without processes. A line longer than the limit is
 never buffered whole: once the pending bytes pass the limit, the rest of that line is only
-counted until its newline, then reported as oversized with its full length.
+counted until its newline, then reported as oversized with its full length and its first
+bytes (enough for the session to read the request's id and answer its caller).
 """
 
 from __future__ import annotations
 
-__all__ = ["LineSplitter"]
+from dataclasses import dataclass
+
+__all__ = ["HEAD_BYTES", "LineSplitter", "Oversized"]
+
+# How much of a refused line is kept. Clients write "id" before "params" (the official SDKs
+# do), so the id of a request sits well inside the first few hundred bytes.
+HEAD_BYTES = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Oversized:
+    """A line longer than the limit: its full length and its first `HEAD_BYTES` bytes."""
+
+    size: int
+    head: bytes
 
 
 class LineSplitter:
     """Split a byte stream into frames.
 
     `feed(chunk)` returns a list whose items are `bytes` (one frame, stripped of surrounding
-    whitespace, so `\\r\\n` endings work; blank lines are skipped) or `int` (the length of a
-    line that exceeded the limit and was dropped).
+    whitespace, so `\\r\\n` endings work; blank lines are skipped) or `Oversized` (a line
+    that exceeded the limit and was dropped).
 
     Args:
         limit: The longest frame accepted, in bytes (not counting the line ending).
     """
 
-    __slots__ = ("_buffer", "_limit", "_skipped")
+    __slots__ = ("_buffer", "_head", "_limit", "_skipped")
 
     def __init__(self, limit: int) -> None:
         if limit <= 0:
@@ -29,10 +44,11 @@ class LineSplitter:
         self._limit = limit
         self._buffer = bytearray()
         self._skipped = -1  # >= 0 while discarding an oversized line: bytes seen so far
+        self._head = b""  # the first bytes of the line being discarded
 
-    def feed(self, chunk: bytes) -> list[bytes | int]:
+    def feed(self, chunk: bytes) -> list[bytes | Oversized]:
         """Consume a chunk; return the frames and oversize verdicts it completed."""
-        out: list[bytes | int] = []
+        out: list[bytes | Oversized] = []
         start = 0
         end = len(chunk)
         while start < end:
@@ -41,14 +57,16 @@ class LineSplitter:
                 if newline < 0:
                     self._skipped += end - start
                     return out
-                out.append(self._skipped + newline - start)
+                out.append(Oversized(self._skipped + newline - start, self._head))
                 self._skipped = -1
+                self._head = b""
                 start = newline + 1
                 continue
             if newline < 0:
                 self._buffer += chunk[start:]
                 if len(self._buffer) > self._limit + 1:  # +1: a lone "\r" may still follow
                     self._skipped = len(self._buffer)
+                    self._head = bytes(self._buffer[:HEAD_BYTES])
                     self._buffer = bytearray()
                 return out
             if self._buffer:
@@ -61,22 +79,23 @@ class LineSplitter:
             self._emit(line, out)
         return out
 
-    def finish(self) -> list[bytes | int]:
+    def finish(self) -> list[bytes | Oversized]:
         """End of stream: a last line without a newline still counts as a frame."""
-        out: list[bytes | int] = []
+        out: list[bytes | Oversized] = []
         if self._skipped >= 0:
-            out.append(self._skipped)
+            out.append(Oversized(self._skipped, self._head))
         elif self._buffer:
             self._emit(bytes(self._buffer), out)
         self._buffer = bytearray()
         self._skipped = -1
+        self._head = b""
         return out
 
-    def _emit(self, line: bytes, out: list[bytes | int]) -> None:
+    def _emit(self, line: bytes, out: list[bytes | Oversized]) -> None:
         if line.endswith(b"\r"):
             line = line[:-1]
         if len(line) > self._limit:
-            out.append(len(line))
+            out.append(Oversized(len(line), line[:HEAD_BYTES]))
             return
         line = line.strip()
         if line:
