@@ -25,11 +25,10 @@ from .protocol.registry import (
 from .tools.function_tool import FunctionTool, function_tool
 
 if TYPE_CHECKING:
-    import asyncio
-
     import anyio
 
     from .protocol.session import ServerSession
+    from .tools.threads import SyncBudget
 
 __all__ = ["Server"]
 
@@ -68,7 +67,7 @@ class Server:
         self._registry = ToolRegistry()
         self._registry.listeners.append(self._notify_changed)
         self._sessions: set[ServerSession] = set()
-        self._limiter: asyncio.Semaphore | anyio.CapacityLimiter | None = None
+        self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
         self._limiter_loop: object = None
         self._warmed_up = False
         for tool in tools:
@@ -85,11 +84,13 @@ class Server:
         return MappingProxyType(self._registry._tools)
 
     @property
-    def sync_limiter(self) -> asyncio.Semaphore | anyio.CapacityLimiter:
+    def sync_limiter(self) -> SyncBudget | anyio.CapacityLimiter:
         """Bounds the threads running sync tools (one per event loop, made on first use).
 
-        On asyncio a semaphore, whose uncontended acquire does not yield to the event loop
-        (anyio's limiter always does, which costs every sync call a loop pass).
+        On asyncio a `SyncBudget` (see `toolwire.tools.threads`), which also accounts for
+        bodies still running after their calls timed out; its uncontended acquire does not
+        yield to the event loop (anyio's limiter always does, which costs every sync call a
+        loop pass).
         """
         import asyncio
 
@@ -99,7 +100,9 @@ class Server:
             loop = None
         if self._limiter is None or self._limiter_loop is not loop:
             if loop is not None:
-                self._limiter = asyncio.Semaphore(self.max_sync_workers)
+                from .tools.threads import SyncBudget
+
+                self._limiter = SyncBudget(self.max_sync_workers)
             else:  # another anyio backend (trio)
                 import anyio
 

@@ -94,7 +94,7 @@ async def test_quick_sync_calls_are_answered_before_receive_returns(
     """Once a sync tool has been quick, a call to it completes within `receive()`: the reply
     is out before the event loop runs anything else. Slow or async tools still answer later,
     from a task (the first call: the tool is not known to be quick yet)."""
-    from toolwire.tools import threads as worker_threads
+    from toolwire.tools import _pool as worker_threads
 
     monkeypatch.setattr(worker_threads, "QUICK_WAIT_SECONDS", 10.0)  # a loaded machine
     monkeypatch.setattr(worker_threads, "_quick", {})  # no hint left by an earlier function

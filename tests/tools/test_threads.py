@@ -14,7 +14,8 @@ from typing import Any
 import anyio
 import pytest
 
-from toolwire.tools.threads import _WorkerPool, run_sync, sync_limiter
+from toolwire.tools._pool import _WorkerPool
+from toolwire.tools.threads import run_sync, sync_limiter
 
 probe: contextvars.ContextVar[str] = contextvars.ContextVar("probe", default="unset")
 
@@ -90,7 +91,7 @@ def test_quick_functions_are_waited_for_in_place_and_still_run_in_workers(
     """After one quick call, the loop waits for the worker in place: the result comes through
     the hand-off (no future settles on the loop), the function still runs off the main thread,
     sees the caller's context, and its exceptions keep their type."""
-    from toolwire.tools import threads
+    from toolwire.tools import _pool as threads
 
     # A generous in-place wait: on a loaded machine a trivial call can outlast 0.5 ms, and
     # this test is about the hand-off path, not about the budget.
@@ -138,7 +139,7 @@ def test_a_quick_function_turning_slow_is_awaited_and_the_loop_keeps_running(
 ) -> None:
     """A call that outlasts the in-place wait falls back to the future: meanwhile the event
     loop runs other tasks, and the function is not waited for in place next time."""
-    from toolwire.tools import threads
+    from toolwire.tools import _pool as threads
 
     # 50 ms: surely longer than the quick call on a loaded machine, and short enough for
     # the in-place wait to give up on the slow one (which waits for the loop to run).
@@ -153,6 +154,10 @@ def test_a_quick_function_turning_slow_is_awaited_and_the_loop_keeps_running(
 
     async def main() -> tuple[str, list[str], bool]:
         assert await run_sync(maybe_slow, False) == "quick"
+        for _ in range(500):  # the worker records the hint just after answering
+            if id(maybe_slow) in threads._quick:
+                break
+            await asyncio.sleep(0.002)
         assert threads._quick.get(id(maybe_slow)) is True
         ticks: list[str] = []
 
@@ -166,6 +171,10 @@ def test_a_quick_function_turning_slow_is_awaited_and_the_loop_keeps_running(
         tick_task = asyncio.ensure_future(ticker())
         result = await asyncio.wait_for(slow_call, 10)
         await tick_task
+        for _ in range(500):  # the hint is recorded just after answering
+            if threads._quick[id(maybe_slow)] is False:
+                break
+            await asyncio.sleep(0.002)
         return result, ticks, threads._quick[id(maybe_slow)]
 
     result, ticks, quick_after = asyncio.run(main())

@@ -1,60 +1,167 @@
-"""Where synchronous tool functions run: worker threads, bounded by a limiter the server sets.
+"""Where synchronous tool functions run: worker threads, within the budget a server sets.
 
-A thread hop costs two wake-ups and, through asyncio, two more passes of the event loop. For a
-function whose last call finished within `QUICK_WAIT_SECONDS`, the event loop waits for the
-worker in place, that long at most, and takes the result straight from it; a call that runs
-longer is awaited as usual (the worker answers through the loop), and the function is not
-waited for again until a call of it is quick once more. The function always runs in a worker
-thread: the wait only spares the round trip through the event loop.
+A thread cannot be stopped. When a call to a sync tool times out or is cancelled, its body
+runs on to its end, and the call's caller has already been answered. Freeing the call's
+slot at once let a hung tool pile up bodies and threads without bound; keeping the slot
+until the body ends would let a hung tool take every slot. A server's `SyncBudget` does
+neither: `limit` slots for calls that are still waited for, plus an allowance of as many
+again for bodies whose calls already ended. While that allowance is full, a function that
+has bodies in it is refused at once (`SyncToolRefused`), so the slots stay free for the
+other tools. At most 2 x `limit` bodies run at a time.
+
+The threads themselves, and the in-place wait for quick calls, are in `_pool.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
-import contextlib
-import contextvars
 import functools
-import os
-import threading
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from . import _pool
+from ._pool import QUICK_WAIT_SECONDS, BodyWatch
 
 if TYPE_CHECKING:
     import anyio
 
-__all__ = ["run_sync", "sync_limiter"]
+__all__ = [
+    "QUICK_WAIT_SECONDS",
+    "SyncBudget",
+    "SyncToolRefused",
+    "run_sync",
+    "sync_limiter",
+    "worker_wait",
+]
 
 T = TypeVar("T")
 
-sync_limiter: ContextVar[anyio.CapacityLimiter | asyncio.Semaphore | None] = ContextVar(
-    "toolwire_sync_limiter", default=None
+sync_limiter: ContextVar[SyncBudget | anyio.CapacityLimiter | asyncio.Semaphore | None] = (
+    ContextVar("toolwire_sync_limiter", default=None)
 )
-"""The limiter for sync tool threads (an asyncio semaphore, or an anyio limiter on other
-backends); None means no limiter beyond the pool's own size."""
+"""What bounds the threads of sync tools: a server's `SyncBudget` (or a plain semaphore or
+anyio limiter); None means nothing beyond the pool's own size."""
 
-QUICK_WAIT_SECONDS = 0.0005
-"""How long the event loop may wait in place for a sync call that was quick last time."""
+worker_wait: ContextVar[list[int] | None] = ContextVar("toolwire_worker_wait", default=None)
+"""A list a caller installs to learn why its call was slow: `run_sync` appends the budget's
+limit when the call was cancelled while it still waited for a free slot."""
 
-# id(func) -> whether its last call took less than QUICK_WAIT_SECONDS. A hint only: a stale
-# entry (a reused id) costs one wait at most, never a wrong result.
-_quick: dict[int, bool] = {}
-_QUICK_MEMORY = 4096
 
-# asyncio.to_thread's default executor size, so a tool sees the same concurrency as in the SDK.
-_DEFAULT_WORKERS = min(32, (os.cpu_count() or 1) + 4)
-# Behind a server's limiter the limiter bounds concurrency; the pool only has to be larger than
-# any sane limiter so threads abandoned by cancelled calls do not starve new calls.
-_LIMITED_WORKERS = 256
+class SyncToolRefused(RuntimeError):
+    """A sync tool's earlier calls still run after they ended, and no room is left for more.
+
+    Args:
+        running: How many abandoned bodies of this function are still running.
+        limit: The budget's limit (the allowance for abandoned bodies is as large).
+    """
+
+    def __init__(self, running: int, limit: int) -> None:
+        self.running = running
+        self.limit = limit
+        super().__init__(
+            f"{running} earlier call(s) of this tool are still running after they timed out "
+            f"or were cancelled, and the server's room for such calls ({limit}) is full; "
+            "try again once they finish"
+        )
+
+
+class SyncBudget:
+    """How many sync tool bodies may run: `limit` for calls someone waits for, and as many
+    again for bodies whose calls already ended (see the module docstring).
+
+    One per server and event loop; used from that loop's thread only.
+
+    Args:
+        limit: Bodies that may run for calls still waited for (`max_sync_workers`).
+    """
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"max_sync_workers must be at least 1, not {limit}")
+        self.limit = limit
+        self._slots = asyncio.Semaphore(limit)
+        self._abandoned = 0  # bodies in the allowance
+        self._abandoned_by: dict[Hashable, int] = {}  # per function, slot holders included
+
+    @property
+    def abandoned(self) -> int:
+        """Bodies running in the allowance (their calls already ended)."""
+        return self._abandoned
+
+    def _check(self, key: Hashable) -> None:
+        if self._abandoned >= self.limit and key in self._abandoned_by:
+            raise SyncToolRefused(self._abandoned_by[key], self.limit)
+
+    async def run(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        func: Callable[..., T],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> T:
+        """Run `func(*args, **kwargs)` in a worker once a slot is free.
+
+        Raises:
+            SyncToolRefused: This function's abandoned bodies are in a full allowance.
+        """
+        key: Hashable = func
+        self._check(key)
+        try:
+            await self._slots.acquire()
+        except asyncio.CancelledError:
+            note = worker_wait.get()
+            if note is not None:
+                note.append(self.limit)
+            raise
+        try:
+            self._check(key)  # the allowance may have filled while this call waited
+        except SyncToolRefused:
+            self._slots.release()
+            raise
+        watch = BodyWatch()
+        try:
+            result = await _pool.pool(limited=True).call(loop, func, args, kwargs, watch)
+        except BaseException:
+            self._leave(loop, key, watch)
+            raise
+        self._slots.release()  # the body has ended: its result is here
+        return result
+
+    def _leave(self, loop: asyncio.AbstractEventLoop, key: Hashable, watch: BodyWatch) -> None:
+        """A call that stops waiting: its body may still run."""
+        holds_slot = self._abandoned >= self.limit
+        ended = functools.partial(self._abandoned_body_ended, key, holds_slot)
+        if not watch.abandon(loop, ended):
+            self._slots.release()
+            return
+        self._abandoned_by[key] = self._abandoned_by.get(key, 0) + 1
+        if not holds_slot:
+            self._abandoned += 1
+            self._slots.release()
+
+    def _abandoned_body_ended(self, key: Hashable, held_slot: bool) -> None:
+        left = self._abandoned_by[key] - 1
+        if left:
+            self._abandoned_by[key] = left
+        else:
+            del self._abandoned_by[key]
+        if held_slot:
+            self._slots.release()
+        else:
+            self._abandoned -= 1
 
 
 async def run_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Run `func` in a worker thread and wait for it.
 
-    Cancelling the waiting task abandons the thread (it runs to its end, its result is dropped)
-    and frees its limiter slot at once, so a stuck sync tool cannot starve later calls.
+    Cancelling the waiting task abandons the thread (it runs to its end, its result is
+    dropped). Within a server, the server's `SyncBudget` decides when the body may start and
+    what the abandoned body still counts for.
+
+    Raises:
+        SyncToolRefused: Within a server, when this function's abandoned bodies fill the
+            budget's allowance.
     """
     limiter = sync_limiter.get()
     try:
@@ -67,267 +174,18 @@ async def run_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         call = functools.partial(func, *args, **kwargs)
         capacity = limiter if isinstance(limiter, anyio.CapacityLimiter) else None
         return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=capacity)
+    if type(limiter) is SyncBudget:
+        return await limiter.run(loop, func, args, kwargs)
     if limiter is None:
-        return await _pool(limited=False).call(loop, func, args, kwargs)
+        return await _pool.pool(limited=False).call(loop, func, args, kwargs)
+    assert not isinstance(limiter, SyncBudget)
     await limiter.acquire()
     try:
-        return await _pool(limited=True).call(loop, func, args, kwargs)
+        return await _pool.pool(limited=True).call(loop, func, args, kwargs)
     finally:
         limiter.release()
 
 
-def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    if future.done():  # the caller was cancelled: the result is dropped
-        return
-    if error is None:
-        future.set_result(result)
-    else:
-        future.set_exception(error)
-
-
-class _Handoff:
-    """A result the event loop is waiting for in place (see the module docstring)."""
-
-    __slots__ = ("done", "error", "future", "guard", "result")
-
-    def __init__(self) -> None:
-        self.done = threading.Lock()
-        self.done.acquire()  # released by the worker when the result is here
-        self.guard = threading.Lock()  # orders "delivered" against "gave up"
-        self.future: asyncio.Future[Any] | None = None  # where the result goes after giving up
-        self.result: Any = None
-        self.error: BaseException | None = None
-
-    def deliver(self, result: Any, error: BaseException | None) -> asyncio.Future[Any] | None:
-        """Worker side: hand the result over in place, or return the future it must settle
-        because the loop stopped waiting."""
-        with self.guard:
-            if self.future is not None:
-                return self.future
-            self.result, self.error = result, error
-            self.done.release()
-            return None
-
-    def wait(self, seconds: float) -> bool:
-        """Loop side: whether the result arrived within `seconds`."""
-        return self.done.acquire(timeout=seconds)
-
-    def give_up(self, future: asyncio.Future[Any]) -> bool:
-        """Loop side, after waiting in vain: the result goes to `future` from now on. False if
-        it was delivered in place just before (take it then)."""
-        with self.guard:
-            if self.done.acquire(blocking=False):
-                return False
-            self.future = future
-            return True
-
-    def take(self) -> Any:
-        error = self.error
-        if error is not None:
-            self.error = None  # no reference cycle through the traceback
-            raise error
-        return self.result
-
-
-_Job = tuple[
-    asyncio.AbstractEventLoop,
-    "asyncio.Future[Any] | None",
-    contextvars.Context,
-    Callable[..., Any],
-    Any,
-    "_Handoff | None",
-    int,
-]
-
-
-class _WorkerPool:
-    """A small thread pool with one cheap hand-off each way.
-
-    `loop.run_in_executor` pays for a `concurrent.futures.Future`, a work item, a semaphore and
-    future chaining on every call; here a job is one tuple in a deque and the answer one
-    `call_soon_threadsafe`, which roughly halves the cost of a sync tool call.
-
-    An idle worker sleeps in a read of a pipe, and a job for it is announced with one byte.
-    `os.write` lets go of the GIL before the system call that wakes the worker, so the worker
-    finds the GIL free; a lock or queue released by the event loop wakes the worker while the
-    loop still holds the GIL, and the worker often wakes only to sleep again until the loop
-    lets go of it: two wake-ups instead of one, each costly on a virtual machine (measured:
-    the pipe takes 7-30 us off a 150-190 us stdio call). Only idle workers are owed a byte, so
-    the pipe holds at most one byte per thread and a write never blocks. Like an executor's,
-    idle threads are told to leave when the interpreter shuts down; a busy one is waited for
-    (the stdio transport exits without it after a grace period).
-    """
-
-    def __init__(self, max_workers: int, name: str) -> None:
-        self._max_workers = max_workers
-        self._name = name
-        self._jobs: collections.deque[_Job] = collections.deque()
-        self._lock = threading.Lock()
-        self._idle = 0  # workers asleep on the pipe that no byte was written for yet
-        self._threads = 0
-        self._closed = False
-        self._wake_read, self._wake_write = os.pipe()
-        self._pipe_fds: tuple[int, ...] = (self._wake_read, self._wake_write)
-
-    async def call(
-        self,
-        loop: asyncio.AbstractEventLoop,
-        func: Callable[..., T],
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
-    ) -> T:
-        """Run one call in a worker and return its result (or raise its exception)."""
-        call = functools.partial(func, *args, **kwargs) if kwargs else (func, *args)
-        key = id(func)
-        context = contextvars.copy_context()
-        future: asyncio.Future[T]
-        if _quick.get(key):
-            handoff = _Handoff()
-            self._submit((loop, None, context, _call, call, handoff, key))
-            if handoff.wait(QUICK_WAIT_SECONDS):
-                return handoff.take()  # type: ignore[no-any-return]
-            future = loop.create_future()
-            if not handoff.give_up(future):
-                return handoff.take()  # type: ignore[no-any-return]
-        else:
-            future = loop.create_future()
-            self._submit((loop, future, context, _call, call, None, key))
-        return await future
-
-    def _submit(self, job: _Job) -> None:
-        with self._lock:
-            if self._closed:
-                raise RuntimeError("the sync worker pool is shut down")
-            self._jobs.append(job)
-            wake = self._idle > 0
-            if wake:
-                self._idle -= 1
-                spawn = False
-            else:  # every worker is busy: a new one, or the first to finish takes it
-                spawn = self._threads < self._max_workers
-                if spawn:
-                    self._threads += 1
-            number = self._threads
-        if wake:
-            os.write(self._wake_write, b"\0")
-        elif spawn:
-            threading.Thread(target=self._work, name=f"{self._name}_{number}").start()
-
-    def _next(self) -> _Job | bool | None:
-        """A queued job; else None after marking this worker idle (it must wait for its
-        byte); False when the pool is closed and drained (the worker leaves)."""
-        with self._lock:
-            if self._jobs:
-                return self._jobs.popleft()
-            if self._closed:
-                self._threads -= 1
-                if not self._threads:  # the last reader of the pipe is leaving
-                    self.close_pipe()
-                return False
-            self._idle += 1
-            return None
-
-    def _work(self) -> None:
-        job = self._next()
-        while job is not False:
-            if job is None:
-                os.read(self._wake_read, 1)
-                job = self._next()  # None again if a finishing worker took the job first
-                continue
-            assert not isinstance(job, bool)
-            loop, future, context, runner, call, handoff, key = job
-            del job
-            waiter = handoff.future if handoff is not None else future
-            elapsed = None
-            if waiter is not None and waiter.done():
-                # Cancelled before it started: skip it, as an executor would.
-                result, error = None, None
-            else:
-                started = time.perf_counter()
-                try:
-                    result, error = context.run(runner, call), None
-                except BaseException as exc:
-                    result, error = None, exc
-                elapsed = time.perf_counter() - started
-            # Idle (or holding the next job) before the answer goes out, so that a job sent
-            # right after the answer finds this thread instead of starting another.
-            upcoming = self._next()
-            if handoff is not None:
-                future = handoff.deliver(result, error)
-            if future is not None:
-                with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
-                    loop.call_soon_threadsafe(_settle, future, result, error)
-            if elapsed is not None:  # after the answer: it is only a hint for the next call
-                if len(_quick) >= _QUICK_MEMORY:
-                    _quick.clear()
-                _quick[key] = elapsed < QUICK_WAIT_SECONDS
-            del loop, future, waiter, context, call, result, error, handoff
-            job = upcoming
-
-    def shutdown(self, wait: bool = False, *, cancel_futures: bool = False) -> None:
-        """Let idle workers leave; busy ones leave after their current job (never joined)."""
-        del wait, cancel_futures  # the signature of Executor.shutdown, for the stdio transport
-        with self._lock:
-            self._closed = True
-            sleeping, self._idle = self._idle, 0
-            if not self._threads:
-                self.close_pipe()
-        if sleeping:
-            os.write(self._wake_write, b"\0" * sleeping)
-
-    def close_pipe(self) -> None:
-        """Close the wake-up pipe: once no thread can read it any more, or in a forked child
-        (which has the pipe but none of the threads)."""
-        fds, self._pipe_fds = self._pipe_fds, ()
-        for fd in fds:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-
-
-def _call(call: Any) -> Any:
-    if isinstance(call, tuple):
-        return call[0](*call[1:])
-    return call()
-
-
-# _POOL serves calls behind a server's limiter (the stdio transport shuts it down at exit);
-# _FREE_POOL serves calls outside a server, sized like asyncio's default executor.
-_POOL: _WorkerPool | None = None
-_FREE_POOL: _WorkerPool | None = None
-
-
-def _pool(*, limited: bool) -> _WorkerPool:
-    global _POOL, _FREE_POOL  # noqa: PLW0603 - one pool of each kind per process
-    if limited:
-        if _POOL is None:
-            _POOL = _WorkerPool(_LIMITED_WORKERS, "toolwire-sync")
-        return _POOL
-    if _FREE_POOL is None:
-        _FREE_POOL = _WorkerPool(_DEFAULT_WORKERS, "toolwire-tool")
-    return _FREE_POOL
-
-
-def _shutdown_pools() -> None:
-    for pool in (_POOL, _FREE_POOL):
-        if pool is not None:
-            pool.shutdown()
-
-
-def _forget_pools() -> None:
-    """Start over with new pools (the old ones' busy threads finish and leave on their own)."""
-    global _POOL, _FREE_POOL  # noqa: PLW0603
-    _POOL = None
-    _FREE_POOL = None
-
-
-def _after_fork_in_child() -> None:
-    """The child has none of the parent's threads, only copies of their wake-up pipes."""
-    for pool in (_POOL, _FREE_POOL):
-        if pool is not None:
-            pool.close_pipe()
-    _forget_pools()
-
-
-# Runs before the interpreter joins non-daemon threads, as concurrent.futures does.
-threading._register_atexit(_shutdown_pools)  # type: ignore[attr-defined]
-os.register_at_fork(after_in_child=_after_fork_in_child)
+# For the stdio transport's shutdown and the tests, which reach these through this module.
+_shutdown_pools = _pool._shutdown_pools
+_forget_pools = _pool._forget_pools
