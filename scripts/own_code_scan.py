@@ -40,6 +40,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _LAYOUT_TOKENS = frozenset({tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING})
+# Literal text: a whole string before Python 3.12, the text pieces of f- and t-strings after.
+_TEXT_TOKENS = frozenset(
+    getattr(tokenize, kind)
+    for kind in ("STRING", "FSTRING_MIDDLE", "TSTRING_MIDDLE")
+    if hasattr(tokenize, kind)
+)
 _STRING_BODY = re.compile(r"^[A-Za-z]*('''|\"\"\"|'|\")(.*)\1$", re.DOTALL)
 _URL = re.compile(r"\b(?:https?|ftp)://\S+")
 _SENTENCE_BREAK = re.compile(r"[.!?;:]+(?=\s|$)|\n[ \t]*\n|\n(?=[ \t]*(?:[-*+•]|\d+[.)])\s)")
@@ -136,7 +142,7 @@ def _take_statement(tokens: list[tokenize.TokenInfo], into: Scan) -> None:
             _take_line(row, parts, telling, into)
             row, parts, telling = token.start[0], [], False
         text = token.string
-        if token.type == tokenize.STRING:
+        if token.type in _TEXT_TOKENS:
             text = " ".join(text.split())
             telling = True
         elif token.type == tokenize.NUMBER or (
