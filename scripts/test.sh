@@ -23,6 +23,9 @@ echo "== ruff"
 "$VENV/bin/ruff" format --check src tests servers
 echo "== mypy --strict"
 "$VENV/bin/mypy"
+echo "== own code"
+# src/ and servers/ against the installed openai-agents, mcp and fastmcp sources (issue #10).
+"$VENV/bin/python" scripts/own_code_guard.py
 echo "== pytest"
 set +e
 "$VENV/bin/python" -m pytest "$@"
