@@ -12,11 +12,10 @@ __all__ = ["openai_strict_problems"]
 # Source, unless a rule says otherwise: OpenAI API docs, Structured Outputs guide, "Supported
 # schemas" (https://developers.openai.com/api/docs/guides/structured-outputs#supported-schemas,
 # formerly platform.openai.com/docs/...), and the function calling guide, "Strict mode";
-# checked 2026-11-23. The guide says a schema
-# outside the subset is refused with an error. Not flagged although outside its keyword
-# lists: `title`, `description`, `default` and `discriminator`, which the Agents SDK's own
-# strict schemas carry; `minLength`, `maxLength` and `patternProperties`, which the guide
-# lists as unsupported for fine-tuned models only.
+# checked 2026-11-23. The guide says a schema outside the subset is refused with an error.
+# Not flagged although outside its keyword lists: `title`, `description`, `default` and
+# `discriminator`, which the Agents SDK's own strict schemas carry; `minLength`, `maxLength`
+# and `patternProperties`, which the guide lists as unsupported for fine-tuned models only.
 
 # "Some type-specific keywords are not yet supported: Composition: allOf, not,
 # dependentRequired, dependentSchemas, if, then, else". `oneOf` is absent from "Supported
@@ -107,9 +106,9 @@ def openai_strict_problems(schema: dict[str, Any]) -> Found:
 
 
 def _openai_required(path: str, node: dict[str, Any]) -> Found:
-    # "All fields must be required"; naming a property that does not exist is refused too
-    # (the API's 400: "'required' is required to be supplied and to be an array including
-    # every key in properties").
+    # "All fields must be required" (the API's 400 says "'required' is required to be supplied
+    # and to be an array including every key in properties"). The guide is silent on naming a
+    # property that does not exist; the API refuses that too, as reported by its users.
     properties = node.get("properties")
     names = list(properties) if isinstance(properties, dict) else []
     required = node.get("required")
