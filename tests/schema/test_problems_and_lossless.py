@@ -18,18 +18,19 @@ def test_unknown_dialect_names_the_allowed_ones() -> None:
         schema_problems({"type": "object"}, "bard")
 
 
-def test_sdk_strict_schema_is_clean_for_openai_but_not_gemini() -> None:
+def test_sdk_strict_schema_is_clean_for_every_dialect() -> None:
     @function_tool
     def search(query: str, limit: Optional[int] = None) -> str:  # noqa: UP045
         """Search."""
         return query
 
     schema = search.params_json_schema
-    assert schema_problems(schema, "openai-strict") == []
-    assert schema_problems(schema, "anthropic") == []
-    gemini = _messages(schema, "gemini")
-    assert any(m.startswith("properties.limit: anyOf with") for m in gemini), gemini
-    assert any("additionalProperties" in m for m in gemini), gemini
+    assert schema["additionalProperties"] is False
+    assert {"type": "null"} in schema["properties"]["limit"]["anyOf"]
+    # This asserted Gemini problems (additionalProperties, anyOf with null) until 2026-11-23:
+    # rules of the OpenAPI `parameters` field, which Gemini's JSON Schema path does not have.
+    for dialect in ("openai-strict", "gemini", "anthropic"):
+        assert schema_problems(schema, dialect) == [], dialect
 
 
 @pytest.mark.parametrize(
@@ -47,7 +48,7 @@ def test_sdk_strict_schema_is_clean_for_openai_but_not_gemini() -> None:
                 "required": [],
                 "additionalProperties": False,
             },
-            "(root): every property must be required; missing from required: a",
+            "(root): every property must be required; missing from required: a;",
         ),
         (
             {
@@ -78,20 +79,20 @@ def test_openai_strict_rules(schema: dict, expected: str) -> None:
     ("schema", "expected"),
     [
         (
-            {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}},
-            "properties.a: Gemini does not accept '$ref'",
+            {"type": "array", "items": {"type": "string"}},
+            "(root): parametersJsonSchema must describe an object",
         ),
         (
-            {"type": "object", "properties": {"a": {"const": 1}}},
-            "properties.a: Gemini does not accept 'const'",
+            {
+                "type": "object",
+                "properties": {"a": {"$ref": "#/$defs/A", "title": "A"}},
+                "$defs": {"A": {"type": "string"}},
+            },
+            "properties.a: Gemini accepts no keywords beside $ref, but this one has title",
         ),
         (
-            {"type": "object", "properties": {"a": {"type": ["string", "null"]}}},
-            'properties.a: Gemini needs a single "type"',
-        ),
-        (
-            {"type": "object", "properties": {"a": {"type": "object"}}},
-            "properties.a: Gemini rejects object schemas without properties",
+            {"type": "object", "properties": {"a": {"type": "int"}}},
+            "properties.a: 'int' is not a JSON Schema type",
         ),
     ],
 )
@@ -100,15 +101,23 @@ def test_gemini_rules(schema: dict, expected: str) -> None:
     assert any(m.startswith(expected) for m in messages), messages
 
 
-def test_gemini_clean_schema_has_no_problems() -> None:
-    schema = {"type": "object", "properties": {"a": {"type": "string", "nullable": True}}}
-    assert schema_problems(schema, "gemini") == []
+def test_gemini_takes_what_only_its_openapi_field_refused() -> None:
+    # Each of these was a Gemini problem until 2026-11-23 (the OpenAPI `parameters` rules).
+    for prop in (
+        {"$ref": "#/$defs/A"},
+        {"const": 1},
+        {"type": ["string", "null"]},
+        {"type": "object"},
+    ):
+        schema = {"type": "object", "properties": {"a": prop}, "$defs": {"A": {"type": "string"}}}
+        assert schema_problems(schema, "gemini") == [], prop
 
 
 def test_anthropic_rules() -> None:
     assert _messages({"anyOf": [{"type": "object"}]}, "anthropic") == [
-        '(root): input_schema must have "type": "object" at the root',
-        "(root): input_schema must not use anyOf at the root; use properties instead",
+        '(root): input_schema must have "type": "object" at the root; take named parameters',
+        "(root): input_schema must not use anyOf at the root; make the alternatives one "
+        "parameter's type, or split the tool",
     ]
     assert schema_problems({"type": "object", "properties": {}}, "anthropic") == []
 

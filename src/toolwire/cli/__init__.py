@@ -10,8 +10,12 @@ __all__ = ["main"]
 _TARGET_HELP = "path/file.py[:server] or module[:server]"
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level parser, and each command's own parser by name (for its usage errors)."""
+    from .. import __version__
+
     parser = argparse.ArgumentParser(prog="toolwire", description="Serve Python tools over MCP.")
+    parser.add_argument("--version", action="version", version=f"toolwire {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = commands.add_parser("run", help="serve a toolwire Server over stdio")
@@ -36,7 +40,30 @@ def _parser() -> argparse.ArgumentParser:
     install.add_argument("--config", metavar="PATH", help="the config file to write")
     install.add_argument("--dry-run", action="store_true", help="show the result, write nothing")
     install.add_argument("--path", metavar="DIR", help="import a module TARGET from DIR")
-    return parser
+    return parser, {"run": run, "inspect": inspect, "install": install}
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    """Parse `argv`; an option no parser knows is reported by the parser it was meant for.
+
+    argparse leaves the arguments a subcommand does not recognise to the top-level parser,
+    whose error shows the top-level usage; `toolwire run x.py --port 8000` deserves run's
+    usage and a message naming `--port`. Exits with status 2 on any usage error.
+    """
+    parser, commands = _parser()
+    args, unknown = parser.parse_known_args(argv)
+    if not unknown:
+        return args
+    # Anything before the command word belongs to the top level (`toolwire --port run ...`).
+    command_at = argv.index(args.command) if args.command in argv else len(argv)
+    before = set(argv[:command_at])
+    owner = parser if any(token in before for token in unknown) else commands[args.command]
+    options = [token for token in unknown if token.startswith("-")]
+    if options:
+        label = "unknown option" if len(options) == 1 else "unknown options"
+        owner.error(f"{label}: {', '.join(options)} (see `{owner.prog} --help`)")
+    owner.error(f"unexpected arguments: {' '.join(unknown)} (see `{owner.prog} --help`)")
+    raise AssertionError("unreachable: ArgumentParser.error exits")  # pragma: no cover
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit code: 0 on success, 2 for a bad TARGET, usage or config.
     """
-    args = _parser().parse_args(argv)
+    args = _parse(sys.argv[1:] if argv is None else argv)
     if args.command == "run":
         from .run import run
 
