@@ -104,18 +104,17 @@ def tags(names: list[str], mode: str | None = None) -> dict[str, float]:
     """Weigh tags."""
     return {name: 1.0 for name in names}
 
-real_stdout = sys.stdout
-import toolwire.protocol.session as session_module
+original = Server._warm_up
 
-original = session_module.ServerSession._list_tools
-
-async def list_tools_then_report(self, *args):
-    await original(self, *args)
-    # Reported before the background warm-up can have loaded anything.
+def report_then_warm_up(self):
+    # Called once the first listing is served, just before the warm-up thread starts:
+    # what is loaded now is what serving initialize and tools/list needed. (Reporting after
+    # the listing raced the warm-up thread's first imports.)
     loaded = sorted({m.split(".")[0] for m in sys.modules})
     sys.stderr.write("LOADED " + " ".join(loaded) + "\\n")
+    original(self)
 
-session_module.ServerSession._list_tools = list_tools_then_report
+Server._warm_up = report_then_warm_up
 server.run()
 '''
 
