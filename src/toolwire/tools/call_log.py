@@ -67,8 +67,10 @@ def log_failed_call(tool_name: str, error: BaseException, arguments: str | None)
         return
     text = str(error)
     summary = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    # An exception that was never raised has no traceback to show.
+    trace = error if error.__traceback__ is not None else None
     logger.warning(
-        "Tool %r failed: %s%s", tool_name, summary, _arguments_note(arguments), exc_info=error
+        "Tool %r failed: %s%s", tool_name, summary, _arguments_note(arguments), exc_info=trace
     )
 
 
