@@ -145,6 +145,25 @@ class GenericCallable(Generic[T]):
         return a
 
 
+class InheritsGenericCall(GenericCallable[int]):
+    """Specialised, but __call__ is still defined on the generic class."""
+
+
+class OverridesGenericCall(GenericCallable[int]):
+    def __call__(self, a: int) -> int:
+        return a + 100
+
+
+class BadStringAnnotation:
+    def __call__(self, a: "not valid python") -> int:  # type: ignore[name-defined]  # noqa: F722
+        return 1
+
+
+class MetadataTypeVar:
+    def __call__(self, a: Annotated[int, T]) -> int:
+        return a
+
+
 class TypeVarAnnotation:
     def __call__(self, a: T) -> T:  # type: ignore[type-var]
         return a
@@ -296,6 +315,10 @@ CASES: list[tuple[str, Callable[[], Any], dict[str, Any]]] = [
     ("context second", ContextSecond, {}),
     ("context keyword-only", ContextKeywordOnly, {}),
     ("generic class", GenericCallable[int], {}),
+    ("specialised generic, inherited __call__", InheritsGenericCall, {}),
+    ("specialised generic, own __call__", OverridesGenericCall, {}),
+    ("string annotation that is not Python", BadStringAnnotation, {}),
+    ("TypeVar in Annotated metadata", MetadataTypeVar, {}),
     ("TypeVar annotation", TypeVarAnnotation, {}),
     ("TypeVar nested in a list", NestedTypeVar, {}),
     ("Self return", ReturnsSelf, {}),

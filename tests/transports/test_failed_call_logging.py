@@ -47,11 +47,10 @@ SERVER = textwrap.dedent(
     """
 )
 
-CONFIGURED = textwrap.dedent(
-    """
-    import logging, sys
-    logging.basicConfig(stream=sys.stderr, level=logging.ERROR, format="APP %(message)s")
-    """
+APP_LOGGING = (
+    "import logging, sys\n"
+    "logging.basicConfig(stream=sys.stderr, level=logging.{level}, format='APP %(levelname)s "
+    "%(name)s %(message)s')\n"
 )
 
 
@@ -114,8 +113,16 @@ def test_an_exception_that_escapes_its_tool_is_logged_too(tmp_path: Path) -> Non
 
 
 def test_the_applications_logging_configuration_wins(tmp_path: Path) -> None:
+    arguments = {"path": "/srv/a", "token": SECRET}
     replies, err = _serve(
-        tmp_path, [call(2, "upload", {"path": "/srv/a", "token": SECRET})], prelude=CONFIGURED
+        tmp_path, [call(2, "upload", arguments)], prelude=APP_LOGGING.format(level="WARNING")
     )
     assert _text(replies[2]) == GENERIC and replies[2]["isError"] is True
-    assert err == ""  # the application asked for ERROR and above, in its own format
+    assert err.startswith("APP WARNING toolwire.tools Tool 'upload' failed: RuntimeError: disk")
+    assert "Traceback (most recent call last):" in err
+    assert "WARNING toolwire.tools:" not in err  # toolwire added no handler of its own
+    replies, err = _serve(
+        tmp_path, [call(2, "upload", arguments)], prelude=APP_LOGGING.format(level="ERROR")
+    )
+    assert _text(replies[2]) == GENERIC and replies[2]["isError"] is True
+    assert err == ""  # the application asked for ERROR and above
