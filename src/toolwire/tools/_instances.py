@@ -102,11 +102,15 @@ def _from_instance(
     _check_contract(signature, hints)
 
     forward = _forwarder(bound)
+    # A function's own name is never checked, but a class name is only a guess at a tool
+    # name, so it must already be a valid one unless the caller names the tool.
     forward.__name__ = cls.__name__ if name_override else _generated_name(cls.__name__)
     forward.__signature__ = signature
     forward.__annotations__ = {
         key: value for key, value in hints.items() if key == "return" or key in signature.parameters
     }
+    # With both documented, the class says what the tool does and `__call__` describes the
+    # parameters; with one, that one does both.
     description = None
     if use_docstring_info:
         method_doc = inspect.cleandoc(method.__doc__) if method.__doc__ else None
