@@ -35,7 +35,7 @@ class CallReporter(Protocol):
         """Report how far the call has come."""
 
     async def log(self, level: LogLevel, data: Any, logger: str | None) -> None:
-        """Send a log message to the client."""
+        """Pass one of the tool's log records on to whoever is listening."""
 
 
 @dataclass(eq=False)

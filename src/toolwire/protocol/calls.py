@@ -24,6 +24,7 @@ import anyio
 
 from ..context import ToolContext
 from ..errors import ModelBehaviorError
+from ..tools.call_log import log_timeout
 from ..tools.invoke import ToolOutcome, invoke_tool
 from .arguments import argument_problems, call_arguments
 from .content import call_result, error_result
@@ -95,6 +96,7 @@ async def run_call(
             with anyio.move_on_after(entry.timeout):
                 outcome = await invoke_tool(tool, ctx, args_json, arguments)
             if outcome is None:
+                log_timeout(entry.name, entry.timeout, args_json)
                 return error_result(
                     f"Tool '{entry.name}' timed out after {entry.timeout:g} seconds."
                 )

@@ -1,24 +1,31 @@
-"""What `FunctionTool.on_invoke_tool` does for decorated functions: parse, validate, call,
-and turn failures into the text the model sees.
+"""`on_invoke_tool` of a decorated function: decode, validate, call, and answer failures.
 
-The flow and the messages follow openai-agents 0.24.0 `agents/tool.py` (MIT). Two additions:
-`invoke_tool` (see invoke.py) needs to know whether the failure handler fired, so the handler
-records the exception in a per-call slot when one is installed; and the call plan (which
-validated field goes to which argument) is worked out once per tool instead of per call.
+A call goes through two stages. First its arguments: the JSON is decoded (empty means `{}`),
+must be an object, and is validated by the function's argument model; a refusal is a
+`ModelBehaviorError` whose message is the Agents SDK's ("Invalid JSON input for tool ...",
+with the details only when tool data may be logged). Then the function runs (a sync one in a
+worker thread, see threads.py) and its result is checked against a declared output type.
+
+A failure at either stage goes to the tool's failure function, whose text becomes the output,
+as in the SDK; without one (or when it returns None) the exception propagates. toolwire adds
+two things: the failure is logged for the server's author (call_log.py), and `invoke_tool`
+learns which exception was answered, so that MCP can mark the result `isError`.
+
+How validated fields map onto the function's parameters is worked out once per tool
+(`CallPlan`), not on every call.
 """
 
 from __future__ import annotations
 
 import inspect
 import json
-import logging
 import threading
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ModelBehaviorError
-from ._output_type import validate_output
+from ._declared_output import check_output
+from .call_log import log_failed_call, refused_arguments
 from .failure import default_tool_error_function, dont_log_tool_data
 from .threads import run_sync
 
@@ -26,49 +33,75 @@ if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
     from ..context import ToolContext
+    from ..errors import ModelBehaviorError
     from ..schema.function_schema import FuncSchema
     from .failure import ToolErrorFunction
     from .function_tool import FunctionTool
 
-logger = logging.getLogger("toolwire.tools")
-
-# A list installed by invoke_tool for the duration of one call; the handler appends the
-# exception it turned into text, so the caller can mark the result as an error.
+# invoke_tool installs a list here around a call of a tool it cannot ask directly (a
+# hand-built or converted tool); whoever answers a failure with text appends the exception.
 handled_failure: ContextVar[list[BaseException] | None] = ContextVar(
     "toolwire_handled_failure", default=None
 )
 
 _resolving = threading.Lock()  # one lazy FuncSchema built at a time, each once
 
-_decode = json.JSONDecoder().decode  # what json.loads(str) uses, minus its argument checks
+_decode = json.JSONDecoder().decode  # json.loads(str) without its argument checks
+
+_JSON_KINDS = {
+    list: "an array",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "a boolean",
+    type(None): "null",
+}
 
 
 def parse_arguments(tool_name: str, input_json: str) -> dict[str, Any]:
-    """Decode raw tool arguments as the SDK does: empty means {}, else it must be an object."""
+    """Decode a call's raw arguments: nothing at all means `{}`, else a JSON object.
+
+    Raises:
+        ModelBehaviorError: Not JSON, or JSON that is not an object (the SDK's messages).
+    """
+    if not input_json:
+        return {}
     try:
-        if not input_json:
-            parsed: Any = {}
-        elif type(input_json) is str and input_json[0] != "\ufeff":
-            parsed = _decode(input_json)
-        else:
-            parsed = json.loads(input_json)
-    except Exception as exc:
-        base_message = f"Invalid JSON input for tool {tool_name}"
-        if dont_log_tool_data():
-            logger.debug(base_message)
-            error = ModelBehaviorError(base_message)
-        else:
-            logger.debug("%s: %s", base_message, input_json)
-            raise ModelBehaviorError(f"{base_message}: {input_json}") from exc
+        if type(input_json) is str and input_json[0] != "\ufeff":
+            decoded: Any = _decode(input_json)
+        else:  # bytes, or a BOM that json.loads reports in its own words
+            decoded = json.loads(input_json)
+    except Exception as undecodable:
+        reason = f"not valid JSON ({undecodable})"
+        headline = f"Invalid JSON input for tool {tool_name}"
+        if not dont_log_tool_data():
+            raise refused_arguments(f"{headline}: {input_json}", reason) from undecodable
     else:
-        if type(parsed) is not dict:
-            raise ModelBehaviorError(
-                f"Invalid JSON input for tool {tool_name}: expected a JSON object"
-            )
-        return parsed
-    # Raised outside the except block so the decode error (which holds the raw payload) is
-    # not chained onto the redacted error.
-    raise error
+        if type(decoded) is dict:
+            return decoded
+        raise refused_arguments(
+            f"Invalid JSON input for tool {tool_name}: expected a JSON object",
+            f"expected a JSON object, got {_JSON_KINDS.get(type(decoded), 'something else')}",
+        )
+    # The redacted error is raised here, outside the except block: chained to the decode
+    # error, it would carry the payload along.
+    raise refused_arguments(headline, reason)
+
+
+def _invalid_arguments(tool_name: str, invalid: Any) -> ModelBehaviorError:
+    """The refusal of arguments that decoded but did not validate (`invalid` is pydantic's
+    ValidationError); the reason for the log names fields and problems, never values."""
+    problems = [
+        f"{'.'.join(str(part) for part in item['loc']) or 'arguments'}: {item['msg']}"
+        for item in invalid.errors(include_url=False, include_input=False, include_context=False)
+    ]
+    reason = "; ".join(problems) or "they do not match the parameters"
+    headline = f"Invalid JSON input for tool {tool_name}"
+    if dont_log_tool_data():
+        return refused_arguments(headline, reason)
+    error = refused_arguments(f"{headline}: {invalid}", reason)
+    error.__cause__ = invalid
+    return error
 
 
 class CallPlan:
@@ -169,10 +202,10 @@ class _Unresolved(Exception):
 
 
 class FunctionInvoker:
-    """`on_invoke_tool` of a decorated tool: failures become the failure function's text.
+    """`on_invoke_tool` of a decorated tool.
 
-    With `handle_failures=False` (what `to_agents()` hands to the SDK, whose own wrapper then
-    formats failures) exceptions propagate.
+    With `handle_failures=False` (what `to_agents()` gives the SDK, whose own wrapper then
+    answers failures) every exception propagates.
     """
 
     __slots__ = ("_handle_failures", "_plan", "_tool")
@@ -195,13 +228,13 @@ class FunctionInvoker:
         return self._plan.is_sync
 
     def bind(self, tool: FunctionTool) -> FunctionInvoker:
-        """An invoker resolving the failure policy against `tool` (copies of a tool rebind)."""
+        """This invoker answering failures by `tool`'s policy (a copied tool rebinds)."""
         if self._tool is tool:
             return self
         return FunctionInvoker(self._plan, tool=tool, handle_failures=self._handle_failures)
 
     def without_failure_handling(self) -> FunctionInvoker:
-        """The same call with failures raised, for a wrapper that formats them itself."""
+        """The same call with every failure raised, for a caller that answers them itself."""
         return FunctionInvoker(self._plan, tool=self._tool, handle_failures=False)
 
     async def __call__(self, ctx: ToolContext[Any], input_json: str) -> Any:
@@ -211,29 +244,37 @@ class FunctionInvoker:
     async def call(
         self, ctx: ToolContext[Any], input_json: str, arguments: dict[str, Any] | None = None
     ) -> tuple[Any, Exception | None]:
-        """The output, and the exception the failure function turned into it (else None).
+        """Run one call; return its output and the exception its failure text answers.
 
-        `arguments` may be passed when `input_json` is already decoded (it must be what
-        `input_json` decodes to); a failure not handled here is raised.
+        Args:
+            ctx: The call's context (its `tool_name` goes into messages).
+            input_json: The raw JSON arguments.
+            arguments: `input_json` already decoded, when the caller has it: decoding is
+                skipped (they must agree).
+
+        Returns:
+            `(output, None)`, or `(failure text, exception)` when the failure function
+            answered a failure.
+
+        Raises:
+            Exception: A failure nobody answered: failure handling is off, or the failure
+                function is None or returned None.
         """
         plan = self._plan
         try:
+            tool_name = ctx.tool_name
             if plan.schema is None:
                 plan.ensure_resolved()
-            tool_name = ctx.tool_name
             data = parse_arguments(tool_name, input_json) if arguments is None else arguments
             try:
-                parsed = plan.validate(data)
-            except plan.validation_error as error:
-                base_message = f"Invalid JSON input for tool {tool_name}"
-                if not dont_log_tool_data():
-                    raise ModelBehaviorError(f"{base_message}: {error}") from error
-                failed = True
+                fields = plan.validate(data)
+            except plan.validation_error as invalid:
+                refusal: ModelBehaviorError | None = _invalid_arguments(tool_name, invalid)
             else:
-                failed = False
-            if failed:  # outside the except block: the redacted error carries no payload
-                raise ModelBehaviorError(base_message)
-            args, kwargs = plan.call_args(parsed)
+                refusal = None
+            if refusal is not None:  # raised out here: see parse_arguments
+                raise refusal
+            args, kwargs = plan.call_args(fields)
             if plan.takes_context:
                 args.insert(0, ctx)
             if plan.is_sync:
@@ -241,61 +282,52 @@ class FunctionInvoker:
             else:
                 result = await plan.func(*args, **kwargs)
             if plan.output_adapter is not None:
-                result = validate_output(tool_name, result, plan.output_adapter)
-            return result, None
+                result = check_output(tool_name, result, plan.output_adapter)
         except Exception as error:
             if not self._handle_failures:
                 raise
-            text = await self._format_failure(ctx, error)
+            text = await self._answer(ctx, error)
             if text is None:
                 raise
-            self._report_handled(error, input_json)
+            log_failed_call(self._tool.name if self._tool else "?", error, input_json)
+            slot = handled_failure.get()
+            if slot is not None:
+                slot.append(error)
             return text, error
+        return result, None
 
-    async def _format_failure(self, ctx: ToolContext[Any], error: Exception) -> Any:
+    async def _answer(self, ctx: ToolContext[Any], error: Exception) -> Any:
+        """The failure function's text for `error`, or None when it is to propagate."""
         tool = self._tool
         assert tool is not None, "FunctionInvoker used before binding to its tool"
-        formatter = resolve_failure_error_function(tool, ctx)
+        formatter = failure_formatter(tool, ctx)
         if formatter is None:
             return None
         text = formatter(ctx, error)
-        if inspect.isawaitable(text):
-            text = await text
-        return text
-
-    def _report_handled(self, error: Exception, input_json: str) -> None:
-        name = self._tool.name if self._tool is not None else "?"
-        if dont_log_tool_data():
-            logger.debug("Tool %s failed", name)
-        else:
-            logger.error("Tool %s failed: %s %s", name, input_json, error, exc_info=error)
-        slot = handled_failure.get()
-        if slot is not None:
-            slot.append(error)
+        return await text if inspect.isawaitable(text) else text
 
 
-def resolve_failure_error_function(
-    tool: FunctionTool, ctx: Any | None = None
-) -> ToolErrorFunction | None:
-    """The formatter for a failed call: the SDK's resolution, including programmatic calls
-    of tools with an output schema (those re-raise instead of returning text)."""
-    if tool._use_default_failure_error_function:
-        if tool.output_json_schema is not None and _is_programmatic_call(ctx):
-            return None
-        return default_tool_error_function
-    return tool._failure_error_function
+def failure_formatter(tool: FunctionTool, ctx: Any | None = None) -> ToolErrorFunction | None:
+    """The function that turns a failed call of `tool` into text, or None to re-raise.
+
+    The default one steps aside when a program (not the model) called a tool that declares
+    its output: such a caller wants the exception, as in the SDK.
+    """
+    if not tool._use_default_failure_error_function:
+        return tool._failure_error_function
+    if tool.output_json_schema is not None and _called_by_program(ctx):
+        return None
+    return default_tool_error_function
 
 
-def _is_programmatic_call(ctx: Any) -> bool:
-    tool_call = getattr(ctx, "tool_call", None)
-    if tool_call is None:
-        return False
-    caller = (
-        tool_call.get("caller")
-        if isinstance(tool_call, Mapping)
-        else getattr(tool_call, "caller", None)
-    )
-    caller_type = (
-        caller.get("type") if isinstance(caller, Mapping) else getattr(caller, "type", None)
-    )
-    return bool(caller_type == "program")
+def _member(holder: Any, key: str) -> Any:
+    """`holder[key]` for a mapping, else `holder.key`; None when absent."""
+    if isinstance(holder, Mapping):
+        return holder.get(key)
+    return getattr(holder, key, None)
+
+
+def _called_by_program(ctx: Any) -> bool:
+    """Whether the model's tool-call item says a program made the call."""
+    caller = _member(getattr(ctx, "tool_call", None), "caller")
+    return bool(_member(caller, "type") == "program")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import _invoker
+from .call_log import log_failed_call
 
 if TYPE_CHECKING:
     from ..context import ToolContext
@@ -165,9 +166,16 @@ def from_agents(agents_tool: Any) -> FunctionTool:
         output = _from_sdk_outputs(await agents_tool.on_invoke_tool(sdk_ctx, arguments))
         if getattr(sdk_ctx, _SDK_DEFAULT_FAILURE_ATTR, False):
             setattr(sdk_ctx, _SDK_DEFAULT_FAILURE_ATTR, False)
+            # The SDK kept the exception: its logger 'openai.agents' shows it with the
+            # traceback when OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0, else one DEBUG line.
+            failure = AgentsToolFailed(
+                f"tool {agents_tool.name} failed inside the Agents SDK, which answered with "
+                "its failure text (see the 'openai.agents' logger)"
+            )
+            log_failed_call(agents_tool.name, failure, arguments)
             slot = _invoker.handled_failure.get()
             if slot is not None:
-                slot.append(AgentsToolFailed(f"tool {agents_tool.name} failed"))
+                slot.append(failure)
         return output
 
     converted = FunctionTool(

@@ -1,8 +1,9 @@
-"""`FunctionTool` and the `@function_tool` decorator, with the Agents SDK's exact semantics.
+"""`FunctionTool` and the `@function_tool` decorator, behaving as the Agents SDK's do.
 
-Field order, defaults, the failure pipeline and the error texts follow openai-agents 0.24.0
-`agents/tool.py` (MIT), from which parts are adapted; `to_agents()` / `from_agents()` cross
-over to the SDK's own class without importing it anywhere else.
+The public surface is the SDK's: `FunctionTool`'s fields in their order with their defaults,
+`function_tool`'s parameters, and every error text; the differential tests in tests/tools
+check each against openai-agents 0.24.0. `to_agents()` and `from_agents()` convert to and from
+the SDK's own class, the only places that import it.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from ..errors import UserError
 from ..schema.docstrings import DocstringStyle
 from ..schema.strict import ensure_strict_json_schema
 from . import _invoker
-from ._callable import normalize_function_tool_callable
+from ._declared_output import declared_output, is_object_schema
 from ._fast_schema import FastSchema, fast_function_schema
-from ._output_type import resolve_function_tool_output
+from ._instances import tool_target
 from .failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
 
 if TYPE_CHECKING:
@@ -173,9 +174,7 @@ def _normalize_allowed_callers(allowed: Any, tool_name: str) -> list[ToolCaller]
 
 
 def _normalize_output_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    from ._output_type import json_schema_is_object
-
-    if not isinstance(schema, dict) or not json_schema_is_object(schema):
+    if not isinstance(schema, dict) or not is_object_schema(schema):
         raise UserError("Function tool output_json_schema must define a JSON object schema.")
     try:
         return ensure_strict_json_schema(copy.deepcopy(schema))
@@ -285,103 +284,117 @@ def function_tool(
     output_json_schema: dict[str, Any] | None = None,
     lossless_docstring: bool = False,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
-    """Turn a function into a `FunctionTool`, exactly as the Agents SDK's `function_tool` does.
+    """Make a `FunctionTool` of a function, with the Agents SDK's `function_tool` semantics.
 
-    Works as `@function_tool`, `@function_tool(...)` and `function_tool(fn, ...)`, on sync and
-    async functions and on instances with a plain `__call__`. The name, description and JSON
-    schema come from the signature and the docstring (google, numpy or sphinx, detected).
+    Use it bare (`@function_tool`), with options (`@function_tool(timeout=5)`) or as a call
+    (`function_tool(fn)`). It takes sync and async functions, methods, and instances whose
+    class defines a plain `__call__`. The tool's name, description and argument schema are
+    read from the signature and the docstring (Google, NumPy or Sphinx style, detected when
+    not given), byte for byte as the SDK reads them.
+
+    When a call fails (arguments that do not validate, or an exception from the function),
+    the model gets `failure_error_function`'s text, by default the SDK's fixed sentence that
+    names nothing. The server's author gets a WARNING on the `toolwire` logger: the tool's
+    name, the exception and its traceback (one line, no traceback, for refused arguments).
+    The call's arguments are left out of that line unless `TOOLWIRE_LOG_TOOL_DATA=1` (or
+    the SDK's `OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0`) is set, since they may hold secrets; the
+    same switch adds pydantic's details, which quote the values sent, to the error messages.
 
     Args:
-        func: The function to wrap.
-        name_override: The tool's name instead of the function's.
-        description_override: The description instead of the docstring's.
-        docstring_style: "google", "numpy" or "sphinx"; detected when None.
-        use_docstring_info: Take the description and parameter descriptions from the docstring.
-        failure_error_function: Formats the text the model sees when a call fails; None
-            re-raises instead. Defaults to `default_tool_error_function`.
-        strict_mode: Make the schema strict (every property required, no extra properties).
-        is_enabled: A bool, or `(run_context, agent) -> bool` evaluated per run.
-        needs_approval: Whether a call needs a human yes (bool or callable policy).
-        tool_input_guardrails: Agents SDK input guardrails.
-        tool_output_guardrails: Agents SDK output guardrails.
-        timeout: Per-call timeout in seconds (async functions only, as in the SDK).
-        timeout_behavior: "error_as_result" or "raise_exception".
-        timeout_error_function: Formats the timeout text.
-        defer_loading: Hide the tool until Responses tool search loads it.
-        custom_data_extractor: Agents SDK custom data hook.
-        allowed_callers: "direct", "programmatic" or both.
-        output_type: A Python type describing (and validating) the output.
-        output_json_schema: A JSON object schema of the output (exclusive with output_type).
-        lossless_docstring: toolwire only: keep Returns, Raises, Examples and free text of the
-            docstring in the description instead of dropping them.
+        func: What to make a tool of; leave it out to get a decorator.
+        name_override: The tool's name, if not the function's (or the class's) name.
+        description_override: The tool's description, if not the docstring's.
+        docstring_style: "google", "numpy" or "sphinx"; None detects it.
+        use_docstring_info: Whether the docstring gives the description and the parameters'
+            descriptions at all.
+        failure_error_function: Makes the model's text for a failed call; None re-raises
+            the exception instead. Unset means `default_tool_error_function`.
+        strict_mode: Give a strict schema: every property required, no others allowed.
+        is_enabled: A bool, or `(run_context, agent) -> bool` asked in each run.
+        needs_approval: Whether a person must approve each call (a bool or a policy).
+        tool_input_guardrails: Agents SDK input guardrails, kept for the SDK.
+        tool_output_guardrails: Agents SDK output guardrails, kept for the SDK.
+        timeout: Seconds a call may take (async functions only, as in the SDK).
+        timeout_behavior: "error_as_result" (answer with text) or "raise_exception".
+        timeout_error_function: Makes the text for a call that timed out.
+        defer_loading: Leave the tool out until Responses tool search loads it.
+        custom_data_extractor: The Agents SDK's custom data hook, kept for the SDK.
+        allowed_callers: Who may call: "direct", "programmatic", or both.
+        output_type: A Python type the result is described by and validated against.
+        output_json_schema: A JSON object schema of the result (not with `output_type`).
+        lossless_docstring: toolwire only: keep the docstring's Returns, Raises, Examples and
+            other text in the description rather than dropping them as the SDK does.
 
     Returns:
-        A `FunctionTool`, or a decorator that makes one.
+        The `FunctionTool`, or, without `func`, a decorator that makes one.
     """
 
-    def create(the_func: Callable[..., Any]) -> FunctionTool:
-        original = the_func
-        the_func, callable_description = normalize_function_tool_callable(
-            the_func, docstring_style, name_override, use_docstring_info
+    def build(target: Callable[..., Any]) -> FunctionTool:
+        prepared = tool_target(
+            target,
+            docstring_style=docstring_style,
+            name_override=name_override,
+            use_docstring_info=use_docstring_info,
         )
-        is_sync = not inspect.iscoroutinefunction(the_func)
-        schema_args: dict[str, Any] = {
+        function = prepared.function
+        schema_options: dict[str, Any] = {
             "name_override": name_override,
             "description_override": description_override
-            or (callable_description if use_docstring_info else None),
+            or (prepared.description if use_docstring_info else None),
             "docstring_style": docstring_style,
             "use_docstring_info": use_docstring_info,
             "strict_json_schema": strict_mode,
         }
-        if lossless_docstring:  # only when asked: the SDK's function_schema has no such keyword
-            schema_args["lossless_docstring"] = True
-        fast = fast_function_schema(
-            the_func, **{"lossless_docstring": lossless_docstring, **schema_args}
+        if lossless_docstring:  # the SDK's function_schema does not know this keyword
+            schema_options["lossless_docstring"] = True
+        schema: FastSchema | FuncSchema | None = fast_function_schema(
+            function, **{"lossless_docstring": lossless_docstring, **schema_options}
         )
-        schema: FastSchema | FuncSchema
-        if fast is None:
-            schema = _function_schema(the_func, **schema_args)
-            plan_schema: FuncSchema | Callable[[], FuncSchema] = schema
+        deferred: FuncSchema | Callable[[], FuncSchema]
+        if schema is None:
+            schema = deferred = _function_schema(function, **schema_options)
         else:
-            # The model is built on the first call; it cannot fail for what the fast path takes.
-            schema = fast
-            plan_schema = functools.partial(_function_schema, the_func, **schema_args)
-        resolved_output_schema, output_adapter = resolve_function_tool_output(
+            # The fast path only takes signatures whose model cannot fail to build, so the
+            # model may wait for the first call.
+            deferred = functools.partial(_function_schema, function, **schema_options)
+        output = declared_output(
             return_annotation=schema.return_annotation,
             allowed_callers=allowed_callers,
             output_type=output_type,
             output_json_schema=output_json_schema,
         )
+        default_failures = failure_error_function is UNSET_FAILURE_ERROR_FUNCTION
         plan = _invoker.CallPlan(
-            the_func, plan_schema, is_sync=is_sync, output_adapter=output_adapter, wrapped=original
+            function,
+            deferred,
+            is_sync=not inspect.iscoroutinefunction(function),
+            output_adapter=output.validator,
+            wrapped=target,
         )
-        use_default = failure_error_function is UNSET_FAILURE_ERROR_FUNCTION
         return FunctionTool(
             name=schema.name,
             description=schema.description or "",
             params_json_schema=schema.params_json_schema,
             on_invoke_tool=_invoker.FunctionInvoker(plan),
             strict_json_schema=strict_mode,
+            output_json_schema=output.schema,
+            allowed_callers=allowed_callers,
             is_enabled=is_enabled,
+            needs_approval=needs_approval,
+            defer_loading=defer_loading,
             tool_input_guardrails=tool_input_guardrails,
             tool_output_guardrails=tool_output_guardrails,
-            needs_approval=needs_approval,
-            timeout_seconds=timeout,
-            timeout_behavior=timeout_behavior,
-            timeout_error_function=timeout_error_function,
-            defer_loading=defer_loading,
             custom_data_extractor=custom_data_extractor,
-            allowed_callers=allowed_callers,
-            output_json_schema=resolved_output_schema,
-            _output_type_adapter=output_adapter,
-            _failure_error_function=None if use_default else failure_error_function,  # type: ignore[arg-type]
-            _use_default_failure_error_function=use_default,
+            timeout_seconds=timeout,
+            timeout_error_function=timeout_error_function,
+            timeout_behavior=timeout_behavior,
+            _output_type_adapter=output.validator,
+            _failure_error_function=None if default_failures else failure_error_function,  # type: ignore[arg-type]
+            _use_default_failure_error_function=default_failures,
             _return_annotation=schema.return_annotation,
         )
 
-    if callable(func):
-        return create(func)
-    return create
+    return build(func) if callable(func) else build
 
 
 def _function_schema(func: Callable[..., Any], **options: Any) -> FuncSchema:

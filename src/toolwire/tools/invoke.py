@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolTimeoutError
 from ._invoker import FunctionInvoker, handled_failure
+from .call_log import log_failed_call, log_timeout
 from .failure import default_tool_error_function, default_tool_timeout_error_message
 
 if TYPE_CHECKING:
@@ -49,12 +50,16 @@ async def invoke_tool(
     or `failure_error_function=None`) is caught here too, and the model-facing text is the
     default failure text, so nothing about the exception leaks. `arguments`, when given, is
     `arguments_json` already decoded (a decorated tool then skips decoding it again).
+
+    Every failure is logged once at WARNING on the `toolwire` logger (see call_log.py): by the
+    decorated tool's invoker when its failure function answered it, here when it escaped.
     """
     invoker = tool.on_invoke_tool
     if type(invoker) is FunctionInvoker:  # says which failure it handled: no slot needed
         try:
             output, handled = await invoker.call(ctx, arguments_json, arguments)
         except Exception as error:
+            log_failed_call(tool.name, error, arguments_json)
             return ToolOutcome(default_tool_error_function(ctx, error), error)
         return ToolOutcome(output, handled)
     slot: list[BaseException] = []
@@ -62,6 +67,7 @@ async def invoke_tool(
     try:
         output = await tool.on_invoke_tool(ctx, arguments_json)
     except Exception as error:
+        log_failed_call(tool.name, error, arguments_json)
         return ToolOutcome(default_tool_error_function(ctx, error), error)
     finally:
         handled_failure.reset(token)
@@ -98,6 +104,7 @@ async def invoke_function_tool(tool: FunctionTool, ctx: ToolContext[Any], argume
         error = ToolTimeoutError(tool.name, timeout)
         if tool.timeout_behavior == "raise_exception":
             raise error from None
+        log_timeout(tool.name, timeout, arguments)
         if tool.timeout_error_function is None:
             return default_tool_timeout_error_message(tool_name=tool.name, timeout_seconds=timeout)
         text = tool.timeout_error_function(ctx, error)

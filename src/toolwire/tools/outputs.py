@@ -1,12 +1,15 @@
-"""Structured tool outputs: text, images and files, as the Agents SDK defines them.
+"""Results richer than a string: text, an image or a file, in the Agents SDK's shapes.
 
-A tool may return one of these (or a list of them) instead of a string; the MCP server turns
-them into content blocks, the Agents SDK into model input items.
+A tool may return one of these models, a dict of the same shape, or a list mixing them. The
+Agents SDK turns them into model input items; toolwire's MCP server turns them into content
+blocks. Field names, types, defaults and the rule that says which fields an image or a file
+needs are the SDK's, so results cross over in both directions unchanged
+(tests/tools/test_output_parity.py compares the two).
 """
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel, model_validator
 
@@ -21,63 +24,54 @@ __all__ = [
 
 
 class ToolOutputText(BaseModel):
-    """A tool output sent to the model as text.
+    """Text for the model.
 
     Args:
-        text: The text.
+        text: What the model reads.
     """
 
     type: Literal["text"] = "text"
     text: str
 
 
-class ToolOutputTextDict(TypedDict, total=False):
-    """TypedDict form of `ToolOutputText`."""
-
-    type: Literal["text"]
-    text: str
-
-
 class ToolOutputImage(BaseModel):
-    """A tool output sent to the model as an image: a URL (or data URL) or a file id.
+    """An image for the model, given by address or by an uploaded file's id.
 
     Args:
-        image_url: An http(s) URL or a `data:image/...;base64,` URL.
-        file_id: The id of previously uploaded content.
-        detail: Vision detail: "low", "high" or "auto".
+        image_url: Where the image is: an http(s) URL, or a `data:image/...;base64,` URL.
+        file_id: The id under which the image was uploaded before.
+        detail: How closely a vision model looks: "low", "high" or "auto".
     """
+
+    @model_validator(mode="after")
+    def require_a_source(self) -> ToolOutputImage:
+        """An image with no address and no id shows nothing."""
+        if self.image_url is None and self.file_id is None:
+            raise ValueError("At least one of image_url or file_id must be provided")
+        return self
 
     type: Literal["image"] = "image"
     image_url: str | None = None
     file_id: str | None = None
     detail: Literal["low", "high", "auto"] | None = None
 
-    @model_validator(mode="after")
-    def check_at_least_one_required_field(self) -> ToolOutputImage:
-        """Require image_url or file_id."""
-        if self.image_url is None and self.file_id is None:
-            raise ValueError("At least one of image_url or file_id must be provided")
-        return self
-
-
-class ToolOutputImageDict(TypedDict, total=False):
-    """TypedDict form of `ToolOutputImage`."""
-
-    type: Literal["image"]
-    image_url: NotRequired[str]
-    file_id: NotRequired[str]
-    detail: NotRequired[Literal["low", "high", "auto"]]
-
 
 class ToolOutputFileContent(BaseModel):
-    """A tool output sent to the model as a file: base64 data, a URL or a file id.
+    """A file for the model, given inline, by address, or by an uploaded file's id.
 
     Args:
-        file_data: The file's bytes, base64-encoded.
-        file_url: A URL the file can be fetched from.
-        file_id: The id of a previously uploaded file.
-        filename: A file name hint, used with file_data.
+        file_data: The file's bytes in base64.
+        file_url: Where the file can be downloaded.
+        file_id: The id under which the file was uploaded before.
+        filename: A name to go with `file_data`.
     """
+
+    @model_validator(mode="after")
+    def require_a_source(self) -> ToolOutputFileContent:
+        """A file needs its bytes, an address or an id; a name alone is not a file."""
+        if self.file_data is None and self.file_url is None and self.file_id is None:
+            raise ValueError("At least one of file_data, file_url, or file_id must be provided")
+        return self
 
     type: Literal["file"] = "file"
     file_data: str | None = None
@@ -85,19 +79,28 @@ class ToolOutputFileContent(BaseModel):
     file_id: str | None = None
     filename: str | None = None
 
-    @model_validator(mode="after")
-    def check_at_least_one_required_field(self) -> ToolOutputFileContent:
-        """Require file_data, file_url or file_id."""
-        if self.file_data is None and self.file_url is None and self.file_id is None:
-            raise ValueError("At least one of file_data, file_url, or file_id must be provided")
-        return self
+
+class ToolOutputTextDict(TypedDict, total=False):
+    """`ToolOutputText` as a plain dict."""
+
+    type: Literal["text"]
+    text: str
+
+
+class ToolOutputImageDict(TypedDict, total=False):
+    """`ToolOutputImage` as a plain dict (every key optional, as the annotation allows)."""
+
+    type: Literal["image"]
+    image_url: str
+    file_id: str
+    detail: Literal["low", "high", "auto"]
 
 
 class ToolOutputFileContentDict(TypedDict, total=False):
-    """TypedDict form of `ToolOutputFileContent`."""
+    """`ToolOutputFileContent` as a plain dict (every key optional, as the annotation allows)."""
 
     type: Literal["file"]
-    file_data: NotRequired[str]
-    file_url: NotRequired[str]
-    file_id: NotRequired[str]
-    filename: NotRequired[str]
+    file_data: str
+    file_url: str
+    file_id: str
+    filename: str

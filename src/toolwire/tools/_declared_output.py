@@ -1,0 +1,169 @@
+"""A function tool's declared output: its JSON schema, and checking a result against it.
+
+There are three ways to declare one, as in the Agents SDK: `output_type` (a Python type whose
+pydantic schema is used and which validates each result), `output_json_schema` (a schema
+taken as given), or, for a tool that a program may call (`allowed_callers` includes
+"programmatic"), the function's return annotation when it names a structured type. Whatever the
+source, the schema must describe a JSON object and survive the strict rewrite. The refusals
+and the message of a result that does not match are the SDK's
+(tests/tools/test_output_parity.py compares them).
+
+pydantic is imported only when a Python type has to be turned into a schema, so decorating a
+tool without a declared output does not load it.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..errors import UserError
+from ..schema.strict import ensure_strict_json_schema
+from ._annotations import strip_annotated
+from .failure import dont_log_tool_data
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
+__all__ = ["DeclaredOutput", "check_output", "declared_output", "is_object_schema"]
+
+# Return annotations that declare nothing: the result is free text or anything at all.
+_UNDECLARED_RETURNS: tuple[Any, ...] = (inspect.Signature.empty, Any, None, str, type(None))
+
+_OUTPUT_TYPE_REFUSED = (
+    "Function tool output_type must define a strict JSON object schema. Use a Pydantic model, "
+    "TypedDict, or dataclass, or provide output_json_schema directly."
+)
+_RETURN_ANNOTATION_REFUSED = (
+    "A programmatic function tool return annotation must define a strict JSON object schema. "
+    "Use a Pydantic model, TypedDict, or dataclass; annotate the return as str or Any for an "
+    "untyped result; or provide output_type or output_json_schema."
+)
+
+
+class DeclaredOutput(NamedTuple):
+    """What a tool says about its output.
+
+    Args:
+        schema: The strict JSON schema of the output, or None when nothing is declared.
+        validator: Checks each result when the declaration came from a Python type.
+    """
+
+    schema: dict[str, Any] | None
+    validator: TypeAdapter[Any] | None
+
+
+_NOTHING_DECLARED = DeclaredOutput(None, None)
+
+
+def declared_output(
+    *,
+    return_annotation: Any,
+    allowed_callers: list[Any] | None,
+    output_type: Any | None,
+    output_json_schema: dict[str, Any] | None,
+) -> DeclaredOutput:
+    """Work out a tool's declared output from `function_tool`'s arguments.
+
+    Args:
+        return_annotation: The function's return annotation (`inspect.Signature.empty` if
+            none).
+        allowed_callers: The tool's `allowed_callers`.
+        output_type: The `output_type` argument.
+        output_json_schema: The `output_json_schema` argument (copied; `FunctionTool` makes
+            it strict).
+
+    Returns:
+        The schema and, for a Python type, its validator.
+
+    Raises:
+        UserError: Both arguments were given, or the type does not give a strict object schema.
+    """
+    if output_type is not None and output_json_schema is not None:
+        raise UserError("output_type and output_json_schema cannot both be provided.")
+    if output_type is not None:
+        return _from_python_type(output_type, _OUTPUT_TYPE_REFUSED)
+    if output_json_schema is not None:
+        return DeclaredOutput(copy.deepcopy(output_json_schema), None)
+    if allowed_callers is None or "programmatic" not in allowed_callers:
+        return _NOTHING_DECLARED
+    if strip_annotated(return_annotation) in _UNDECLARED_RETURNS:
+        return _NOTHING_DECLARED
+    return _from_python_type(return_annotation, _RETURN_ANNOTATION_REFUSED)
+
+
+def _from_python_type(python_type: Any, refusal: str) -> DeclaredOutput:
+    from pydantic import TypeAdapter
+
+    try:
+        validator: TypeAdapter[Any] = TypeAdapter(python_type)
+        generated = validator.json_schema(mode="serialization")
+        if not is_object_schema(generated):
+            raise ValueError(f"{python_type!r} is not serialised as a JSON object")
+        # json_schema() builds a new dict on every call: the rewrite may work in place.
+        schema = ensure_strict_json_schema(generated)
+    except Exception as error:
+        raise UserError(refusal) from error
+    return DeclaredOutput(schema, validator)
+
+
+def is_object_schema(schema: Any) -> bool:
+    """Whether a JSON schema's root is an object, directly or through local `$ref`s.
+
+    Only `#/...` references are followed (JSON-pointer escapes decoded, each reference at
+    most once); anything else, including a reference cycle, counts as not an object.
+
+    Args:
+        schema: A JSON schema (any value is accepted).
+
+    Returns:
+        True when the root, or what its reference chain leads to, has type "object".
+    """
+    node = schema
+    followed: set[str] = set()
+    while isinstance(node, dict):
+        if node.get("type") in ("object", ["object"]):
+            return True
+        target = node.get("$ref")
+        if not isinstance(target, str) or not target.startswith("#/") or target in followed:
+            return False
+        followed.add(target)
+        node = _point(schema, target)
+    return False
+
+
+def _point(root: dict[str, Any], pointer: str) -> Any:
+    """What a `#/a/b` pointer names inside `root` (dicts only), or None."""
+    tokens = [token.replace("~1", "/").replace("~0", "~") for token in pointer[2:].split("/")]
+    node: Any = root
+    for token in tokens:
+        node = node.get(token) if isinstance(node, dict) else None
+    return node
+
+
+def check_output(tool_name: str, result: Any, validator: TypeAdapter[Any]) -> Any:
+    """Validate a result against a declared output type and return the validated value.
+
+    The error names the tool; pydantic's details (which quote the result) are added only when
+    tool data may be logged (see `dont_log_tool_data`).
+
+    Raises:
+        UserError: The result does not match.
+    """
+    from pydantic import ValidationError
+
+    try:
+        return validator.validate_python(result)
+    except ValidationError as error:
+        mismatch = error
+    headline = (
+        f"Function tool {tool_name} returned an output that does not match its declared output type"
+    )
+    # Raised outside the except block, so that a redacted error does not carry the details
+    # as its context; the result leaves this frame's locals too, which some error reporters
+    # record.
+    if dont_log_tool_data():
+        del mismatch, result
+        raise UserError(headline)
+    raise UserError(f"{headline}: {mismatch}") from mismatch

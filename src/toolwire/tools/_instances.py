@@ -1,0 +1,222 @@
+"""What `function_tool` may decorate, and how an object with `__call__` becomes a function.
+
+Functions, methods and classes are decorated as they are. An instance of a class that defines
+`__call__` is different: its contract is that method without `self`, its name is its class's
+name, and its description may come from the class. The Agents SDK takes such an instance only
+when that contract can be read off plain source without guessing (no partials, wrappers,
+decorated or generic `__call__`, no type variables), and refuses everything else with a message
+that recommends an explicit wrapper function. toolwire takes and refuses the same objects with
+the same messages (tests/tools/test_callable_parity.py holds the two side by side).
+
+An accepted instance is handed on as a small forwarding function that carries the resolved
+signature, annotations, docstring and name, so the schema code needs no special case for it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+import types
+import typing
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from ..errors import UserError
+from ..schema.context_types import is_context_type
+from ..schema.docstrings import DocstringStyle, generate_func_documentation
+from ._annotations import mentions_type_variable, strip_annotated
+
+__all__ = ["ToolTarget", "tool_target"]
+
+_WRAPPER_ADVICE = "Use an explicit wrapper function."
+_CONCRETE_ADVICE = (
+    "use an explicit wrapper function with concrete parameter and return annotations."
+)
+
+# What the SDK accepts as a generated tool name: what its API accepts as a name.
+_NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+class ToolTarget(NamedTuple):
+    """The callable the schema is built from, and a description found outside its docstring.
+
+    Args:
+        function: What `function_schema` inspects and what a call runs.
+        description: The class docstring's description, used when both the class and its
+            `__call__` are documented (the method then documents the parameters); else None.
+    """
+
+    function: Callable[..., Any]
+    description: str | None
+
+
+def tool_target(
+    func: Callable[..., Any],
+    *,
+    docstring_style: DocstringStyle | None,
+    name_override: str | None,
+    use_docstring_info: bool,
+) -> ToolTarget:
+    """Check that `func` may become a tool and give the callable to build the tool from.
+
+    Args:
+        func: What was passed to `function_tool`.
+        docstring_style: The docstring style asked for, or None to detect it.
+        name_override: The tool name asked for, if any (then the class name need not be a
+            valid tool name).
+        use_docstring_info: Whether docstrings are read at all.
+
+    Returns:
+        `func` itself for functions, methods and classes; a forwarding function for an
+        instance with `__call__`.
+
+    Raises:
+        UserError: `func` is a `functools.partial`, or an instance whose contract cannot be
+            read reliably (the message says which rule it broke).
+    """
+    if isinstance(func, functools.partial):
+        raise UserError(
+            "Unsupported callable object: function_tool does not infer functools.partial "
+            f"contracts. {_WRAPPER_ADVICE}"
+        )
+    if inspect.isroutine(func) or inspect.isclass(func):
+        return ToolTarget(func, None)
+    return _from_instance(func, docstring_style, name_override, use_docstring_info)
+
+
+def _from_instance(
+    instance: Any,
+    docstring_style: DocstringStyle | None,
+    name_override: str | None,
+    use_docstring_info: bool,
+) -> ToolTarget:
+    cls = type(instance)
+    _refuse_wrappers(instance)
+    owner, method = _plain_call_method(cls)
+    hints = _resolved_hints(method, owner)
+    bound = method.__get__(instance, cls)
+    signature = inspect.signature(bound)
+    _check_contract(signature, hints)
+
+    forward = _forwarder(bound)
+    # A function's own name is never checked, but a class name is only a guess at a tool
+    # name, so it must already be a valid one unless the caller names the tool.
+    forward.__name__ = cls.__name__ if name_override else _generated_name(cls.__name__)
+    forward.__signature__ = signature
+    forward.__annotations__ = {
+        key: value for key, value in hints.items() if key == "return" or key in signature.parameters
+    }
+    # With both documented, the class says what the tool does and `__call__` describes the
+    # parameters; with one, that one does both.
+    description = None
+    if use_docstring_info:
+        method_doc = inspect.cleandoc(method.__doc__) if method.__doc__ else None
+        class_doc = inspect.getdoc(cls)
+        forward.__doc__ = method_doc or class_doc
+        if method_doc and class_doc:
+            description = generate_func_documentation(cls, docstring_style).description
+    else:
+        forward.__doc__ = None
+    return ToolTarget(forward, description)
+
+
+def _refuse_wrappers(instance: Any) -> None:
+    """An object that advertises another callable's contract is not read as itself."""
+    absent = object()
+    borrowed = any(
+        inspect.getattr_static(instance, marker, absent) is not absent
+        for marker in ("__wrapped__", "__signature__")
+    )
+    own = getattr(instance, "__dict__", None) or {}
+    if borrowed or "__annotations__" in own or "__annotate__" in own:
+        raise UserError(
+            "Unsupported callable wrapper: function_tool only infers plain callable instances. "
+            + _WRAPPER_ADVICE
+        )
+
+
+def _plain_call_method(cls: type) -> tuple[type, types.FunctionType]:
+    """The class that defines `__call__` for `cls`, and that definition as a plain function."""
+    owner = next((klass for klass in cls.__mro__ if "__call__" in vars(klass)), None)
+    if owner is None:
+        raise UserError("Unsupported callable object: no inspectable __call__ method was found.")
+    if getattr(owner, "__type_params__", ()) or getattr(owner, "__parameters__", ()):
+        raise UserError("Unsupported generic callable object: " + _CONCRETE_ADVICE)
+    method = vars(owner)["__call__"]
+    if (
+        type(method) is not types.FunctionType
+        or hasattr(method, "__wrapped__")
+        or hasattr(method, "__signature__")
+    ):
+        raise UserError(
+            "Unsupported callable object: function_tool supports instances with a plain __call__ "
+            "method. Use an explicit wrapper function for partials, decorated methods, built-in "
+            "callables, or custom descriptors."
+        )
+    return owner, method
+
+
+def _resolved_hints(method: types.FunctionType, owner: type) -> dict[str, Any]:
+    """The method's annotations as objects; names in the class body and the class's own name
+    resolve too, as they would for code written inside the class."""
+    class_scope = {**vars(owner), owner.__name__: owner}
+    try:
+        return typing.get_type_hints(
+            method, globalns=method.__globals__, localns=class_scope, include_extras=True
+        )
+    except (NameError, TypeError) as error:
+        message = "Unsupported callable object annotations: use an explicit wrapper function"
+        raise UserError(f"{message} with annotations resolvable from its module.") from error
+
+
+def _check_contract(signature: inspect.Signature, hints: dict[str, Any]) -> None:
+    """Refuse type variables anywhere in the contract, then a misplaced context parameter."""
+    annotations = [
+        hints.get(name, parameter.annotation) for name, parameter in signature.parameters.items()
+    ]
+    declared = [*annotations, hints.get("return", signature.return_annotation)]
+    if any(a is not inspect.Signature.empty and mentions_type_variable(a) for a in declared):
+        raise UserError(
+            "Unsupported generic or aliased callable object annotations: " + _CONCRETE_ADVICE
+        )
+    for position, (parameter, annotation) in enumerate(
+        zip(signature.parameters.values(), annotations, strict=True)
+    ):
+        if annotation is inspect.Signature.empty:
+            continue
+        base = strip_annotated(annotation)
+        if not is_context_type(typing.get_origin(base) or base):
+            continue
+        if position != 0 or parameter.kind not in _POSITIONAL:
+            raise UserError(
+                "Unsupported callable object context parameter: RunContextWrapper or ToolContext "
+                "must be the first positional parameter. " + _WRAPPER_ADVICE
+            )
+
+
+def _forwarder(bound: Callable[..., Any]) -> Any:
+    """A fresh function calling `bound`, of the same kind (async or not), ready for metadata."""
+    if inspect.iscoroutinefunction(bound):
+
+        async def forward_awaited(*args: Any, **kwargs: Any) -> Any:
+            return await bound(*args, **kwargs)
+
+        return forward_awaited
+
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        return bound(*args, **kwargs)
+
+    return forward
+
+
+def _generated_name(class_name: str) -> str:
+    if _NAME_PATTERN.fullmatch(class_name):
+        return class_name
+    raise UserError(
+        f"Cannot derive a function tool name from callable class {class_name!r}. Generated "
+        "names must contain only ASCII letters, digits, underscores, or hyphens and be at most "
+        "64 characters. Pass name_override to function_tool()."
+    )

@@ -1,0 +1,96 @@
+"""What a failed tool call leaves on the `toolwire` logger for the server's author.
+
+The model is told only what the failure function returns, by default a fixed sentence that
+names nothing. The author gets the rest, one WARNING on `toolwire.tools` per failed call:
+
+- a tool that raised: its name, the exception, and the traceback;
+- arguments refused before the function ran (not JSON, not an object, or not valid for the
+  signature): one line naming what was wrong, parameter by parameter, without the values;
+- a call stopped by its timeout: one line.
+
+The arguments of the call are added only when the author opts in, since they may hold
+secrets: `TOOLWIRE_LOG_TOOL_DATA=1`, or the Agents SDK's `OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0`
+(see `toolwire.tools.failure.dont_log_tool_data`). A server run over stdio sends WARNING and
+above to stderr unless the application configured logging itself (transports/stdio.py).
+
+Whoever turns a failure into the model's text writes the line, so each failure is logged
+once: the decorated tool's invoker, `invoke_tool` for exceptions that escape a tool, the
+`from_agents()` wrapper, and the places that enforce timeouts.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ..errors import ModelBehaviorError
+from .failure import dont_log_tool_data
+
+__all__ = ["log_failed_call", "log_timeout", "refused_arguments"]
+
+logger = logging.getLogger("toolwire.tools")
+
+# Arguments can be megabytes long; a log line keeps the start and says how long they were.
+_ARGUMENTS_SHOWN = 2000
+
+# Set on the ModelBehaviorError that refuses a call's arguments: why, with no values in it.
+_REFUSAL_REASON = "_toolwire_refusal_reason"
+
+
+def refused_arguments(message: str, reason: str) -> ModelBehaviorError:
+    """The error that refuses a call's arguments, remembering a reason safe to log.
+
+    Args:
+        message: The error's message, which the failure function and a re-raising caller see.
+        reason: What was wrong, for the log; it must not quote the arguments.
+
+    Returns:
+        A `ModelBehaviorError` with `message`.
+    """
+    error = ModelBehaviorError(message)
+    setattr(error, _REFUSAL_REASON, reason)
+    return error
+
+
+def log_failed_call(tool_name: str, error: BaseException, arguments: str | None) -> None:
+    """Log a failed call: one line for refused arguments, else the exception's traceback.
+
+    Args:
+        tool_name: The tool that was called.
+        error: What went wrong.
+        arguments: The call's raw JSON arguments, shown only with the opt-in.
+    """
+    reason = getattr(error, _REFUSAL_REASON, None)
+    if reason is not None:
+        logger.warning(
+            "Tool %r refused its arguments: %s%s", tool_name, reason, _arguments_note(arguments)
+        )
+        return
+    text = str(error)
+    summary = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    # An exception that was never raised has no traceback to show.
+    trace = error if error.__traceback__ is not None else None
+    logger.warning(
+        "Tool %r failed: %s%s", tool_name, summary, _arguments_note(arguments), exc_info=trace
+    )
+
+
+def log_timeout(tool_name: str, seconds: float, arguments: str | None) -> None:
+    """Log a call stopped by its timeout (one line).
+
+    Args:
+        tool_name: The tool that was called.
+        seconds: The timeout that ran out.
+        arguments: The call's raw JSON arguments, shown only with the opt-in.
+    """
+    logger.warning(
+        "Tool %r timed out after %g seconds%s", tool_name, seconds, _arguments_note(arguments)
+    )
+
+
+def _arguments_note(arguments: str | None) -> str:
+    if arguments is None or dont_log_tool_data():
+        return ""
+    if len(arguments) > _ARGUMENTS_SHOWN:
+        cut = arguments[:_ARGUMENTS_SHOWN]
+        return f"; arguments ({len(arguments)} characters): {cut}..."
+    return f"; arguments: {arguments}"
