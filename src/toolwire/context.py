@@ -65,7 +65,7 @@ class ToolContext(RunContextWrapper[TContext]):
     Args:
         context: The run's context object.
         usage: Token usage of the run so far.
-        tool_name: The name of the tool being invoked.
+        tool_name: Which tool this call is for.
         tool_call_id: The id of the call.
         tool_arguments: The raw JSON arguments of the call.
         tool_call: The model's tool-call item, when there is one.
@@ -149,12 +149,12 @@ class ToolContext(RunContextWrapper[TContext]):
             await self.reporter.progress(progress, total, message)
 
     async def log(self, level: LogLevel, data: Any, logger: str | None = None) -> None:
-        """Send a log message to the client (MCP `notifications/message`).
+        """Tell the MCP client something about this call, as a `notifications/message`.
 
         Messages below the client's `logging/setLevel` threshold are dropped.
 
         Args:
-            level: debug, info, notice, warning, error, critical, alert or emergency.
+            level: A syslog severity name (from "debug" up to "emergency").
             data: Any JSON-serializable value; usually a string.
             logger: An optional logger name shown by the client.
         """

@@ -65,7 +65,7 @@ class _WrappedCallable:
 
 @dataclass
 class FunctionTool:
-    """A tool that wraps a function; usually built with `@function_tool`.
+    """A Python function published as a tool; usually built with `@function_tool`.
 
     Args:
         name: The tool's name, as shown to the model.
