@@ -93,6 +93,9 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
         async with anyio.create_task_group() as watchers:
             watchers.start_soon(_parent_watch.watch, stop)
             watchers.start_soon(_watch_signals, stop)
+            # One pass of the loop: both watchers are listening before the lifespan starts,
+            # so a signal during its entry cancels it rather than ending the process at once.
+            await anyio.sleep(0)
             try:
                 with stop.starting:
                     async with server.serving() as open_session, open_session(send) as session:
