@@ -14,13 +14,13 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Iterable, Mapping
-from contextlib import AbstractAsyncContextManager
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
 from ._tool_options import one_spelling, renamed
 from .errors import UserError
-from .lifespan import check_options
+from .lifespan import LifespanError, check_options
+from .lifespan import serving as _serving
 from .protocol.registry import (
     RegisteredTool,
     ToolRegistry,
@@ -32,6 +32,7 @@ from .tools.function_tool import FunctionTool, function_tool
 
 if TYPE_CHECKING:
     import asyncio
+    from contextlib import AbstractAsyncContextManager
 
     import anyio
 
@@ -363,9 +364,7 @@ class Server:
         Raises:
             toolwire.lifespan.LifespanError: On entry, when the lifespan failed (logged).
         """
-        from .lifespan import serving
-
-        return serving(self)
+        return _serving(self)
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until the client goes away (stdio: stdin EOF, SIGTERM/SIGINT, parent exit).
@@ -382,7 +381,6 @@ class Server:
             raise ValueError(
                 f"unknown transport {transport!r}; available: {', '.join(_TRANSPORTS)}"
             )
-        from .lifespan import LifespanError
         from .transports.stdio import run_stdio
 
         try:

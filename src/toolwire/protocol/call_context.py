@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from .eras import META_CLIENT_INFO
@@ -26,10 +25,10 @@ from .eras import META_CLIENT_INFO
 __all__ = ["NO_CONTEXT", "CallInfo", "ContextFactory", "ContextSource"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CallInfo:
     """What is known about a `tools/call` when its context is made (see `Server`'s
-    `context_factory`). Fields may be added in later releases; none will be removed.
+    `context_factory`). Read-only by convention; fields may be added in later releases,
+    none will be removed.
 
     Attributes:
         tool_name: The name of the tool being called.
@@ -43,13 +42,39 @@ class CallInfo:
         state: What the server's lifespan yielded (None without a lifespan).
     """
 
-    tool_name: str
-    call_id: str
-    arguments: Mapping[str, Any]
-    meta: Mapping[str, Any] | None
-    protocol_version: str
-    client_info: Mapping[str, Any] | None
-    state: Any
+    # A plain class: a dataclass would cost every server's start-up more than it gives.
+    __slots__ = (
+        "arguments",
+        "call_id",
+        "client_info",
+        "meta",
+        "protocol_version",
+        "state",
+        "tool_name",
+    )
+
+    def __init__(
+        self,
+        *,
+        tool_name: str,
+        call_id: str,
+        arguments: Mapping[str, Any],
+        meta: Mapping[str, Any] | None,
+        protocol_version: str,
+        client_info: Mapping[str, Any] | None,
+        state: Any,
+    ) -> None:
+        self.tool_name = tool_name
+        self.call_id = call_id
+        self.arguments = arguments
+        self.meta = meta
+        self.protocol_version = protocol_version
+        self.client_info = client_info
+        self.state = state
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"CallInfo({fields})"
 
 
 ContextFactory = Callable[[CallInfo], Any]

@@ -367,13 +367,7 @@ class ServerSession:
         """Run the call and reply; a cancelled call ends by its exception, without a reply."""
         try:
             result = await run_call(
-                request_id,
-                entry,
-                params,
-                version,
-                call.reporter,
-                self._contexts,
-                self.client_info,
+                request_id, entry, params, version, call.reporter, self._contexts, self.client_info
             )
         finally:
             call.reporter.closed = True
