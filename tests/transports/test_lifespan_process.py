@@ -124,6 +124,15 @@ def test_a_lifespan_failing_on_entry_stops_start_up_with_a_log_line(
     assert 'raise RuntimeError("database unreachable")' in err  # the traceback follows
 
 
+def test_a_failed_start_up_exits_one_even_when_a_thread_is_left_behind(tmp_path: Path) -> None:
+    markers = tmp_path / "markers"
+    proc = _start("script", markers, LIFESPAN_FAIL="enter-leaving-a-thread")
+    messages, err, code = exchange(proc, [frame(INIT)], timeout=30)
+    assert code == 1, err
+    assert messages == []
+    assert "did not start: its lifespan failed: RuntimeError: database unreachable" in err
+
+
 def test_a_lifespan_failing_on_exit_is_logged(tmp_path: Path) -> None:
     markers = tmp_path / "markers"
     proc = _start("script", markers, LIFESPAN_FAIL="exit")

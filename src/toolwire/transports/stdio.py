@@ -236,20 +236,23 @@ def run_stdio(server: Server, *, max_message_bytes: int | None = None) -> None:
     protect_stdout()
     _parent_watch.arm()
     _configure_logging()
+    failed = True
     try:
         with contextlib.suppress(KeyboardInterrupt):  # a SIGINT before the loop took it
             anyio.run(lambda: serve_stdio(server, max_message_bytes=max_message_bytes))
+        failed = False
     finally:
         # asyncio restored the default handlers when serving ended; a late signal must stay
         # quiet, up to the end of interpreter finalization (which resets handlers once more).
         _parent_watch.install_quiet_handlers()
         atexit.unregister(_parent_watch.block_termination_signals)  # once, however many runs
         atexit.register(_parent_watch.block_termination_signals)
-        _release_threads()
+        _release_threads(1 if failed else 0)
 
 
-def _release_threads() -> None:
-    """Let idle workers go; if a thread is still busy after a short grace, exit without it."""
+def _release_threads(exit_code: int) -> None:
+    """Let idle workers go; if a thread is still busy after a short grace, exit without it
+    (with `exit_code`: 1 when serving failed, so a stuck thread cannot hide the failure)."""
     threads_module: Any = sys.modules.get("toolwire.tools.threads")
     shutdown = getattr(threads_module, "_shutdown_pools", None)
     forget = getattr(threads_module, "_forget_pools", None)
@@ -275,4 +278,4 @@ def _release_threads() -> None:
         logger.info("leaving without %d busy worker thread(s): %s", len(stuck), stuck)
         for handler in logging.getLogger("toolwire").handlers:
             handler.flush()
-        _parent_watch.quiet_exit(0)
+        _parent_watch.quiet_exit(exit_code)

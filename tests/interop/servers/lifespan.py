@@ -2,13 +2,16 @@
 
 Every step appends a line to the file named by `LIFESPAN_MARKERS`: "enter" when the lifespan
 starts, "ready" once the pool is made, "call" in each tool call, "exit" when the lifespan
-ends. `LIFESPAN_FAIL=enter|exit` makes it raise there; `LIFESPAN_SLOW_ENTRY=1` makes entry
+ends. `LIFESPAN_FAIL=enter|exit` makes it raise there (`enter-leaving-a-thread` after starting
+a thread that outlives the failure); `LIFESPAN_SLOW_ENTRY=1` makes entry
 note "waiting" and wait for a signal to cancel it, which notes "entry cancelled".
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -36,7 +39,9 @@ async def open_pool(server: Server) -> AsyncIterator[dict[str, Any]]:
         except anyio.get_cancelled_exc_class():
             mark("entry cancelled")
             raise
-    if _FAIL == "enter":
+    if _FAIL == "enter-leaving-a-thread":  # a driver's non-daemon thread, never stopped
+        threading.Thread(target=time.sleep, args=(60,), name="driver").start()
+    if _FAIL.startswith("enter"):
         raise RuntimeError("database unreachable")
     pool = {"server": server.name, "connections": 3, "open": True}
     mark("ready")
