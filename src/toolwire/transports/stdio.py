@@ -71,7 +71,7 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
     reader = FdReader(read_fd)
     writer = FdWriter(write_fd)
     splitter = LineSplitter(limit)
-    sessions: list[ServerSession] = []
+    stop = _Stop()
     peer_gone = False
 
     async def send(frame: bytes) -> None:
@@ -84,10 +84,8 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
         except OSError as error:  # EPIPE and friends: nobody is reading any more
             peer_gone = True
             logger.info("stdout closed by the client (%s); shutting down", error)
-            for session in sessions:
-                session.close()
+            stop()
 
-    stop = _Stop()
     failure: Exception | None = None
     try:
         async with anyio.create_task_group() as watchers:
@@ -100,7 +98,6 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
                 with stop.starting:
                     async with server.serving() as open_session, open_session(send) as session:
                         stop.session = session
-                        sessions.append(session)
                         await _serve(session, reader, splitter)
                         # EOF: calls in flight may still finish and answer (a client that
                         # closes stdin right after its last request still gets the reply).
@@ -118,8 +115,9 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
 
 
 class _Stop:
-    """Ends serving from a watcher: cancels the start-up while there is no session yet
-    (the lifespan's entry), then closes the session (its exit is never cancelled)."""
+    """Ends serving, whoever asks (a watcher, a closed stdout): cancels the start-up while
+    there is no session yet (the lifespan may still be entering), then closes the session
+    instead, so that the lifespan's exit, which follows, is never cancelled."""
 
     def __init__(self) -> None:
         import anyio
