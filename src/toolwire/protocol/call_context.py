@@ -33,7 +33,9 @@ class CallInfo:
     Attributes:
         tool_name: The name of the tool being called.
         call_id: The JSON-RPC id of the request, as a string (the tool's `ctx.tool_call_id`).
-        arguments: The arguments sent by the client (defaults not yet applied).
+        arguments: The arguments as the tool will validate them: what the client sent, not
+            yet validated, defaults not applied (a null sent for a defaulted parameter is
+            dropped). The same mapping the call uses: do not change it.
         meta: The request's `_meta` object, when it has one (progress token, and in the
             2026-07-28 era the protocol envelope; hosts may add their own keys).
         protocol_version: The protocol version this call is served under.
