@@ -111,6 +111,9 @@ async def test_call_info_in_the_modern_era_takes_the_client_from_the_envelope() 
     assert info.client_info == CLIENT
     assert info.meta is not None and info.meta["progressToken"] == 5
     assert dict(info.arguments) == {"text": "hi"}
+    with pytest.raises(TypeError):
+        info.arguments["text"] = "changed"  # type: ignore[index]
+    assert repr(info).startswith("CallInfo(arguments=mappingproxy({'text': 'hi'}), call_id='1'")
 
 
 async def test_an_async_factory_runs_in_a_task_of_its_own_even_for_a_quick_sync_tool() -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from .eras import META_CLIENT_INFO
@@ -35,7 +36,7 @@ class CallInfo:
         call_id: The JSON-RPC id of the request, as a string (the tool's `ctx.tool_call_id`).
         arguments: The arguments as the tool will validate them: what the client sent, not
             yet validated, defaults not applied (a null sent for a defaulted parameter is
-            dropped). The same mapping the call uses: do not change it.
+            dropped), read-only.
         meta: The request's `_meta` object, when it has one (progress token, and in the
             2026-07-28 era the protocol envelope; hosts may add their own keys).
         protocol_version: The protocol version this call is served under.
@@ -127,7 +128,7 @@ class ContextSource:
             CallInfo(
                 tool_name=tool_name,
                 call_id=call_id,
-                arguments=arguments,
+                arguments=MappingProxyType(arguments),
                 meta=meta,
                 protocol_version=protocol_version,
                 client_info=client_info,
