@@ -6,8 +6,7 @@ yields). tests/interop/test_served_context.py checks that the function below is 
 """
 
 # ruff: noqa: I001  (the README's import line is kept as written)
-
-from __future__ import annotations
+# No `from __future__ import annotations`: the README's code runs without it.
 
 import os
 from collections.abc import AsyncIterator
