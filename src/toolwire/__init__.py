@@ -14,6 +14,8 @@ __version__ = "0.1.0.dev0"
 if TYPE_CHECKING:
     from .context import RunContextWrapper, ToolContext, Usage
     from .errors import ModelBehaviorError, ToolTimeoutError, UserError
+    from .lifespan import LifespanError
+    from .protocol.call_context import CallInfo
     from .schema.problems import schema_problems
     from .schema.strict import ensure_strict_json_schema
     from .server import Server
@@ -29,6 +31,8 @@ _EXPORTS: dict[str, str] = {
     "ModelBehaviorError": ".errors",
     "ToolTimeoutError": ".errors",
     "UserError": ".errors",
+    "LifespanError": ".lifespan",
+    "CallInfo": ".protocol.call_context",
     "schema_problems": ".schema.problems",
     "ensure_strict_json_schema": ".schema.strict",
     "Server": ".server",
@@ -41,7 +45,9 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "CallInfo",
     "FunctionTool",
+    "LifespanError",
     "ModelBehaviorError",
     "RunContextWrapper",
     "Server",

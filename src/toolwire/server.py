@@ -3,7 +3,10 @@
 The protocol lives in `toolwire.protocol`; this module only collects tools and their MCP
 options (see `toolwire.protocol.registry` for how listings and output schemas are built).
 A server-side `timeout` applies to sync and async tools alike; a FunctionTool's own
-`timeout_seconds` is used when no server-side timeout is given.
+`timeout_seconds` is used when no server-side timeout is given. `Server.tool` and `add_tool`
+take a tool's name and description under MCP's spelling (`name`, `description`) and under
+`function_tool`'s (`name_override`, `description_override`); the serving side (lifespan and
+the context tools see) is in `toolwire.lifespan`.
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
+from ._tool_options import one_spelling, renamed
 from .errors import UserError
+from .lifespan import LifespanError, check_options
+from .lifespan import serving as _serving
 from .protocol.registry import (
     RegisteredTool,
     ToolRegistry,
@@ -25,8 +31,12 @@ from .protocol.registry import (
 from .tools.function_tool import FunctionTool, function_tool
 
 if TYPE_CHECKING:
+    from contextlib import AbstractAsyncContextManager
+
     import anyio
 
+    from .lifespan import SessionOpener
+    from .protocol.call_context import CallInfo
     from .protocol.session import ServerSession
     from .tools.threads import SyncBudget
 
@@ -47,6 +57,22 @@ class Server:
         tools: Tools to publish from the start (FunctionTools, agents tools or callables).
         max_sync_workers: Threads that may run sync tools at once.
         max_message_bytes: The largest message accepted on stdio.
+        context: What every tool call sees as `ctx.context` (e.g. `{"user": "ada"}`), the
+            same object for each call. Tools that want it take a `ToolContext[...]` (or
+            `RunContextWrapper[...]`) first parameter, as with the Agents SDK's run context.
+        context_factory: Called for each tool call with a `toolwire.CallInfo` (the tool, the
+            arguments, the request's `_meta`, the client's info, the lifespan's value as
+            `state`); its return value, awaited if it is a coroutine, is that call's
+            `ctx.context`. Per call rather than per connection so that it fits every
+            transport (HTTP requests carry their own identity). Runs on the event loop: a
+            sync factory must be quick. Excludes `context`.
+        lifespan: `lifespan(server)` returns an async context manager (for instance an
+            `@contextlib.asynccontextmanager` function), entered once when serving starts
+            and exited when it ends (stdin EOF, SIGTERM/SIGINT, the parent's exit), whatever
+            the transport: the place for shared resources such as a connection pool. What it
+            yields becomes `ctx.context` when neither `context` nor `context_factory` is
+            given, and is `CallInfo.state` for a factory. If entering it raises, serving
+            does not start: the error is logged and `run()` exits with status 1.
     """
 
     def __init__(
@@ -58,10 +84,17 @@ class Server:
         tools: Iterable[Any] = (),
         max_sync_workers: int = 8,
         max_message_bytes: int = 4 * 1024 * 1024,
+        context: Any = None,
+        context_factory: Callable[[CallInfo], Any] | None = None,
+        lifespan: Callable[[Server], AbstractAsyncContextManager[Any]] | None = None,
     ) -> None:
+        check_options(context, context_factory, lifespan)
         self.name = name
         self.version = version
         self.instructions = instructions
+        self.context = context
+        self.context_factory = context_factory
+        self.lifespan = lifespan
         self.max_sync_workers = max_sync_workers
         self.max_message_bytes = max_message_bytes
         self._registry = ToolRegistry()
@@ -119,6 +152,8 @@ class Server:
         func: None = None,
         /,
         *,
+        name: str | None = None,
+        description: str | None = None,
         title: str | None = None,
         annotations: Any = None,
         meta: dict[str, Any] | None = None,
@@ -132,6 +167,8 @@ class Server:
         func: Callable[..., Any] | None = None,
         /,
         *,
+        name: str | None = None,
+        description: str | None = None,
         title: str | None = None,
         annotations: Any = None,
         meta: dict[str, Any] | None = None,
@@ -143,6 +180,10 @@ class Server:
 
         Args:
             func: The function (when used bare).
+            name: The tool's name (default: the function's name); the same option as
+                `function_tool`'s `name_override`, of which only one may be given.
+            description: The tool's description (default: from the docstring); the same
+                option as `description_override`, of which only one may be given.
             title: A human-readable name shown by clients.
             annotations: MCP hints: readOnlyHint, destructiveHint, idempotentHint,
                 openWorldHint (and title).
@@ -156,10 +197,14 @@ class Server:
 
         Returns:
             The `FunctionTool`, so the decorated name stays usable.
+
+        Raises:
+            TypeError: Both spellings of the name, or of the description, were given.
         """
+        options = one_spelling("tool", function_tool_options, name, description)
 
         def register(the_func: Callable[..., Any]) -> FunctionTool:
-            built = function_tool(the_func, **function_tool_options)
+            built = function_tool(the_func, **options)
             self._register(built, title, annotations, meta, output_schema, timeout)
             return built
 
@@ -171,11 +216,14 @@ class Server:
         self,
         tool: Any,
         *,
+        name: str | None = None,
+        description: str | None = None,
         title: str | None = None,
         annotations: Any = None,
         meta: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
+        **function_tool_options: Any,
     ) -> FunctionTool:
         """Publish a toolwire `FunctionTool`, an `agents.FunctionTool`, or a plain callable.
 
@@ -185,26 +233,34 @@ class Server:
 
         Args:
             tool: The tool, or a function to wrap with `function_tool`.
+            name: Publish the tool under this name (a tool object is copied, not renamed);
+                `name_override` is accepted as the same option.
+            description: Publish the tool with this description (`description_override` is
+                accepted as the same option).
             title: A human-readable name shown by clients.
             annotations: MCP hints (readOnlyHint, destructiveHint, idempotentHint,
                 openWorldHint, title).
             meta: `_meta` sent with the tool listing.
             output_schema: The JSON schema of structured results (see `Server.tool`).
             timeout: Seconds after which the call is answered with a timeout error.
+            **function_tool_options: Options of `function_tool`, when `tool` is a plain
+                callable that add_tool wraps.
 
         Returns:
             The published `FunctionTool`.
 
         Raises:
             UserError: A tool with the same name is already published.
+            TypeError: Both spellings of the name or of the description were given, or
+                `function_tool` options came with a tool that is already built.
         """
+        options = one_spelling("add_tool", function_tool_options, name, description)
         module = type(tool).__module__
-        if isinstance(tool, FunctionTool):
-            built = tool
-        elif module == "agents" or module.startswith("agents."):
-            built = FunctionTool.from_agents(tool)
+        if isinstance(tool, FunctionTool) or module == "agents" or module.startswith("agents."):
+            built = tool if isinstance(tool, FunctionTool) else FunctionTool.from_agents(tool)
+            built = renamed(built, options)
         elif callable(tool):
-            built = function_tool(tool)
+            built = function_tool(tool, **options)
         else:
             raise TypeError(
                 "add_tool() takes a FunctionTool, an agents.FunctionTool or a callable, "
@@ -298,12 +354,32 @@ class Server:
             except RuntimeError:  # that loop is closed: the session is gone
                 logger.debug("tools changed after a session's loop closed")
 
+    def serving(self) -> AbstractAsyncContextManager[SessionOpener]:
+        """Serve within this: the lifespan is entered on the way in and exited on the way out.
+
+        For transports (and applications embedding the server in their own event loop):
+        every session opened with the callable it yields gives its tools the configured
+        `ctx.context`. `run()` does this for you.
+
+        Returns:
+            An async context manager yielding `open_session(send)`, which makes a
+            `ServerSession` writing its messages with `send`.
+
+        Raises:
+            toolwire.lifespan.LifespanError: On entry, when the lifespan failed (logged).
+        """
+        return _serving(self)
+
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until the client goes away (stdio: stdin EOF, SIGTERM/SIGINT, parent exit).
 
         Args:
             transport: "stdio" ("http" and "sse" arrive with the HTTP transports).
             **options: Transport options (stdio: max_message_bytes).
+
+        Raises:
+            SystemExit: With status 1 when the lifespan failed on start-up (the error is
+                logged on the `toolwire` logger first).
         """
         if transport not in _TRANSPORTS:
             raise ValueError(
@@ -311,7 +387,10 @@ class Server:
             )
         from .transports.stdio import run_stdio
 
-        run_stdio(self, **options)
+        try:
+            run_stdio(self, **options)
+        except LifespanError:
+            raise SystemExit(1) from None
 
 
 def _tell_tools_changed(session: ServerSession) -> None:

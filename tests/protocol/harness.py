@@ -78,9 +78,9 @@ class Peer:
 
 @asynccontextmanager
 async def session_for(server: Server) -> AsyncIterator[Peer]:
-    """A raw session: nothing sent yet."""
+    """A raw session: nothing sent yet (opened as a transport does, inside `serving()`)."""
     peer = Peer()
-    async with ServerSession(server, peer.send) as session:
+    async with server.serving() as open_session, open_session(peer.send) as session:
         peer.session = session
         yield peer
         session.close()

@@ -11,6 +11,10 @@ Decisions:
 - `timeout` (server-side, per tool) answers `Tool 'x' timed out after N seconds.` as an
   `isError` result at the deadline. An async tool is cancelled; a sync tool's worker thread is
   abandoned (it runs on, its late result is dropped, its limiter slot is freed at once).
+- `ctx.context` comes from the session's `ContextSource` (see call_context.py). A context
+  factory that raises answers the call "Internal error" (the model learns nothing of the
+  server's set-up) and logs the traceback; the tool does not run. The server-side timeout
+  covers the tool only, not the factory.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from ..errors import ModelBehaviorError
 from ..tools.call_log import log_timeout
 from ..tools.invoke import ToolOutcome, invoke_tool
 from .arguments import argument_problems, call_arguments
+from .call_context import NO_CONTEXT, ContextSource
 from .content import call_result, error_result
 from .jsonrpc import compact_json
 
@@ -75,19 +80,40 @@ async def run_call(
     params: dict[str, Any],
     version: str,
     reporter: Reporter,
+    contexts: ContextSource = NO_CONTEXT,
+    client_info: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One `tools/call` from its params to its result (unversioned), honouring the tool's
-    server-side timeout; a bug below becomes "Internal error"."""
+    server-side timeout; a bug below becomes "Internal error".
+
+    Args:
+        request_id: The JSON-RPC id of the request.
+        entry: The tool called.
+        params: The request's params.
+        version: The protocol version the call is served under.
+        reporter: Where the tool's progress and log messages go.
+        contexts: Where `ctx.context` comes from.
+        client_info: The `clientInfo` of the connection's `initialize`, if any.
+    """
     tool = entry.tool
     arguments = call_arguments(tool.params_json_schema, params.get("arguments"))
     args_json = compact_json(arguments)
+    call_id = str(request_id)
     ctx: ToolContext[Any] = ToolContext(
-        None,
+        contexts.value,
         tool_name=entry.name,
-        tool_call_id=str(request_id),
+        tool_call_id=call_id,
         tool_arguments=args_json,
         reporter=reporter,
     )
+    if contexts.factory is not None:
+        try:
+            ctx.context = await contexts.make(
+                call_id, entry.name, arguments, params.get("_meta"), version, client_info
+            )
+        except Exception:
+            logger.exception("the context factory failed for a call of tool %r", entry.name)
+            return {"content": [{"type": "text", "text": "Internal error"}], "isError": True}
     try:
         outcome: ToolOutcome | None = None
         if entry.timeout is None:

@@ -36,6 +36,7 @@ import anyio
 from ..tools.threads import sync_limiter
 from . import eras, handlers
 from ._eager import start_eagerly
+from .call_context import NO_CONTEXT, ContextSource
 from .calls import CallInFlight, run_call
 from .jsonrpc import (
     INTERNAL_ERROR,
@@ -86,11 +87,15 @@ class ServerSession:
     Args:
         server: The server whose tools are published.
         send: Writes one encoded JSON-RPC message (the transport frames it).
+        contexts: Where each call's `ctx.context` comes from (see `Server.serving`, which
+            builds it once per serving); without it every call's context is None.
     """
 
-    def __init__(self, server: Server, send: Send) -> None:
+    def __init__(self, server: Server, send: Send, *, contexts: ContextSource = NO_CONTEXT) -> None:
         self.server = server
         self._send = send
+        self._contexts = contexts
+        self.client_info: dict[str, Any] | None = None  # from `initialize` (handshake era)
         self._send_lock: asyncio.Lock | anyio.Lock = anyio.Lock()
         # The asyncio loop serving this session; None on other anyio backends.
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -242,6 +247,7 @@ class ServerSession:
         if method == "initialize":
             negotiated = eras.negotiate(eras.check_initialize(params))
             self.protocol_version = negotiated
+            self.client_info = (params or {}).get("clientInfo")
             await self.send(
                 result_message(request_id, handlers.initialize_result(self.server, negotiated))
             )
@@ -345,7 +351,7 @@ class ServerSession:
             call.scope = anyio.CancelScope()
             self._task_group.start_soon(_in_scope, call.scope, coro)
             return
-        if entry.starts_synchronously:
+        if entry.starts_synchronously and not self._contexts.is_async:
             task = start_eagerly(self.loop, coro)
             if task is None:
                 return  # answered already, without a task
@@ -365,7 +371,9 @@ class ServerSession:
     ) -> None:
         """Run the call and reply; a cancelled call ends by its exception, without a reply."""
         try:
-            result = await run_call(request_id, entry, params, version, call.reporter)
+            result = await run_call(
+                request_id, entry, params, version, call.reporter, self._contexts, self.client_info
+            )
         finally:
             call.reporter.closed = True
             if self._in_flight.get(request_id) is call:

@@ -5,6 +5,10 @@ points fd 1 (and `sys.stdout`) at stderr, so a `print()` anywhere in user code, 
 `os.write(1, ...)`, lands on stderr instead of corrupting the stream. Frames are bytes in and
 out (UTF-8 whatever the locale); no text-mode stream is involved. The process ends cleanly
 (exit code 0) on stdin EOF, on SIGTERM and SIGINT, and when its parent dies.
+
+Serving happens inside `server.serving()`, which holds the server's lifespan open; the signal
+and parent watchers run from before it is entered, so a shutdown during a slow start-up
+cancels the start-up instead of killing the process mid-way.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ STREAM_END_SECONDS = 1.0
 async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -> None:
     """Serve `server` on the protected stdio until EOF, a signal, or the parent's exit.
 
+    The session is opened inside `server.serving()` (its lifespan, and its tools' context).
     Reads bytes from the saved fd 0 and writes bytes to the saved fd 1 (see
     `protect_stdout`), one JSON-RPC message per line. Blank lines are skipped and `\\r\\n`
     endings accepted. A line longer than `max_message_bytes` is discarded as it streams in
@@ -53,10 +58,11 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
         server: The server to publish.
         max_message_bytes: The longest line accepted. Defaults to the server's
             `max_message_bytes` (4 MiB unless configured).
+
+    Raises:
+        Exception: What `server.serving()` raised on entry (a failed lifespan), as is.
     """
     import anyio
-
-    from ..protocol.session import ServerSession
 
     configured: int = getattr(server, "max_message_bytes", None) or DEFAULT_MAX_MESSAGE_BYTES
     limit = max_message_bytes or configured
@@ -65,7 +71,7 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
     reader = FdReader(read_fd)
     writer = FdWriter(write_fd)
     splitter = LineSplitter(limit)
-    sessions: list[ServerSession] = []
+    stop = _Stop()
     peer_gone = False
 
     async def send(frame: bytes) -> None:
@@ -78,32 +84,68 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
         except OSError as error:  # EPIPE and friends: nobody is reading any more
             peer_gone = True
             logger.info("stdout closed by the client (%s); shutting down", error)
-            for session in sessions:
-                session.close()
+            stop()
 
+    failure: Exception | None = None
     try:
         async with anyio.create_task_group() as watchers:
-            async with ServerSession(server, send) as session:
-                sessions.append(session)
-                watchers.start_soon(_parent_watch.watch, session.close)
-                watchers.start_soon(_watch_signals, session)
-                feed = FrameFeed.start(reader, splitter, session)
-                if feed is None:
-                    await _pump(reader, splitter, session)
-                else:
-                    try:
-                        await feed.wait()
-                    finally:
-                        feed.close()
-                # EOF: calls in flight may still finish and answer (a client that closes
-                # stdin right after its last request still gets the reply), within a bound.
-                with anyio.move_on_after(EOF_GRACE_SECONDS):
-                    while not peer_gone and _busy(session):
-                        await anyio.sleep(0.005)
-                session.close()
+            watchers.start_soon(_parent_watch.watch, stop)
+            watchers.start_soon(_watch_signals, stop)
+            # One pass of the loop: both watchers are listening before the lifespan starts,
+            # so a signal during its entry cancels it rather than ending the process at once.
+            await anyio.sleep(0)
+            try:
+                with stop.starting:
+                    async with server.serving() as open_session, open_session(send) as session:
+                        stop.session = session
+                        await _serve(session, reader, splitter)
+                        # EOF: calls in flight may still finish and answer (a client that
+                        # closes stdin right after its last request still gets the reply).
+                        with anyio.move_on_after(EOF_GRACE_SECONDS):
+                            while not peer_gone and _busy(session):
+                                await anyio.sleep(0.005)
+                        session.close()
+            except Exception as error:  # raised below as is, not wrapped in a group
+                failure = error
             watchers.cancel_scope.cancel()
     finally:
         reader.close()
+    if failure is not None:
+        raise failure
+
+
+class _Stop:
+    """Ends serving, whoever asks (a watcher, a closed stdout): cancels the start-up while
+    there is no session yet (the lifespan may still be entering), then closes the session
+    instead, so that the lifespan's exit, which follows, is never cancelled."""
+
+    def __init__(self) -> None:
+        import anyio
+
+        self.starting = anyio.CancelScope()
+        self.session: ServerSession | None = None
+
+    def __call__(self) -> None:
+        if self.session is None:
+            self.starting.cancel()
+        else:
+            self.session.close()
+
+    async def end_streams(self) -> None:
+        if self.session is not None:
+            await self.session.end_streams()
+
+
+async def _serve(session: ServerSession, reader: FdReader, splitter: LineSplitter) -> None:
+    """Hand the session every frame until stdin ends."""
+    feed = FrameFeed.start(reader, splitter, session)
+    if feed is None:
+        await _pump(reader, splitter, session)
+        return
+    try:
+        await feed.wait()
+    finally:
+        feed.close()
 
 
 async def _pump(reader: FdReader, splitter: LineSplitter, session: ServerSession) -> None:
@@ -134,7 +176,7 @@ def _busy(session: ServerSession) -> bool:
     return bool(lock is not None and lock.locked())
 
 
-async def _watch_signals(session: ServerSession) -> None:
+async def _watch_signals(stop: _Stop) -> None:
     """First SIGTERM/SIGINT: end the listen streams with their results, then stop serving
     (calls cancelled cleanly). A second: leave now."""
     import anyio
@@ -150,8 +192,8 @@ async def _watch_signals(session: ServerSession) -> None:
                     _parent_watch.quiet_exit(0)
                 logger.info("received %s; shutting down", signal.Signals(signum).name)
                 with anyio.move_on_after(STREAM_END_SECONDS):
-                    await session.end_streams()
-                session.close()
+                    await stop.end_streams()
+                stop()
     finally:
         # asyncio just reset the handlers to the defaults: a SIGTERM during the rest of the
         # shutdown must not kill the process with -15.
@@ -183,24 +225,32 @@ def run_stdio(server: Server, *, max_message_bytes: int | None = None) -> None:
     Returns after a clean shutdown. If a sync tool is still stuck in a worker thread (it was
     abandoned by a cancel or a timeout), the process exits with code 0 without waiting for it,
     since Python cannot stop a thread and the interpreter would otherwise hang at exit.
+
+    Raises:
+        Exception: What `server.serving()` raised on entry (a failed lifespan, logged).
     """
     import anyio
 
     protect_stdout()
     _parent_watch.arm()
     _configure_logging()
-    with contextlib.suppress(KeyboardInterrupt):  # a SIGINT before the loop took the signal
-        anyio.run(lambda: serve_stdio(server, max_message_bytes=max_message_bytes))
-    # asyncio restored the default handlers when serving ended; a late signal must stay quiet,
-    # up to the end of interpreter finalization (which resets handlers once more).
-    _parent_watch.install_quiet_handlers()
-    atexit.unregister(_parent_watch.block_termination_signals)  # once, however many runs
-    atexit.register(_parent_watch.block_termination_signals)
-    _release_threads()
+    failed = True
+    try:
+        with contextlib.suppress(KeyboardInterrupt):  # a SIGINT before the loop took it
+            anyio.run(lambda: serve_stdio(server, max_message_bytes=max_message_bytes))
+        failed = False
+    finally:
+        # asyncio restored the default handlers when serving ended; a late signal must stay
+        # quiet, up to the end of interpreter finalization (which resets handlers once more).
+        _parent_watch.install_quiet_handlers()
+        atexit.unregister(_parent_watch.block_termination_signals)  # once, however many runs
+        atexit.register(_parent_watch.block_termination_signals)
+        _release_threads(1 if failed else 0)
 
 
-def _release_threads() -> None:
-    """Let idle workers go; if a thread is still busy after a short grace, exit without it."""
+def _release_threads(exit_code: int) -> None:
+    """Let idle workers go; if a thread is still busy after a short grace, exit without it
+    (with `exit_code`: 1 when serving failed, so a stuck thread cannot hide the failure)."""
     threads_module: Any = sys.modules.get("toolwire.tools.threads")
     shutdown = getattr(threads_module, "_shutdown_pools", None)
     forget = getattr(threads_module, "_forget_pools", None)
@@ -226,4 +276,4 @@ def _release_threads() -> None:
         logger.info("leaving without %d busy worker thread(s): %s", len(stuck), stuck)
         for handler in logging.getLogger("toolwire").handlers:
             handler.flush()
-        _parent_watch.quiet_exit(0)
+        _parent_watch.quiet_exit(exit_code)

@@ -1,0 +1,189 @@
+"""Serving a `Server`: its lifespan held open around every session, and where calls' contexts
+come from.
+
+Each transport serves inside `Server.serving()`. stdio enters it around its one session; an
+HTTP app will enter it from its own start-up to its shutdown, around all of its sessions. So
+a lifespan runs once per serving whatever carries the bytes, and no transport needs `Server`:
+it enters the async context manager it is handed and opens sessions with what that yields.
+
+Decisions:
+
+- `ctx.context` of a call: the `context_factory`'s answer when there is one (it sees the
+  lifespan's value as `CallInfo.state`); else `context`; else what the lifespan yielded. A
+  `context` together with a lifespan that yields something other than None fails start-up:
+  tools could see only one of the two, and silently dropping either would surprise.
+- A lifespan that fails on entry (or cannot be entered) is logged at ERROR on the `toolwire`
+  logger, naming the server and the exception, with its traceback; then `LifespanError` is
+  raised, which `Server.run` turns into exit status 1. Cancellation during entry (a signal
+  while the lifespan is still connecting somewhere) is a shutdown, not a failure.
+- The exit runs shielded from cancellation, so cleanup that awaits (closing a pool) is not
+  cut short by the shutdown that triggered it. An exit that raises is logged at ERROR and
+  serving ends as it otherwise would: the server's work is done by then.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from .errors import ToolwireError, UserError
+from .protocol.call_context import NO_CONTEXT, ContextSource
+
+if TYPE_CHECKING:
+    from .protocol.session import Send, ServerSession
+    from .server import Server
+
+__all__ = ["LifespanError", "SessionOpener", "check_options", "serving"]
+
+logger = logging.getLogger("toolwire")
+
+SessionOpener = Callable[["Send"], "ServerSession"]
+"""Opens one session (an async context manager) that writes its messages with `send`."""
+
+
+class LifespanError(ToolwireError):
+    """A server's lifespan failed on start-up (already logged); serving never began."""
+
+
+@asynccontextmanager
+async def serving(server: Server) -> AsyncIterator[SessionOpener]:
+    """Hold `server`'s lifespan open (when it has one); yield what opens its sessions.
+
+    Args:
+        server: The server about to be served.
+
+    Yields:
+        A callable taking a transport's `send` and returning a `ServerSession` whose calls
+        get their context as `server` is configured.
+
+    Raises:
+        LifespanError: The lifespan could not be entered, or its value conflicts with
+            `context`; the log already says why.
+    """
+    if server.lifespan is None:
+        yield _opener(server, _context_source(server, None))
+        return
+    manager, state = await _enter(server, server.lifespan)
+    try:
+        contexts = _context_source(server, state)
+    except UserError as error:
+        _log_start_failure(server, error)
+        await _leave(server, manager, None)
+        raise LifespanError(error.message) from error
+    failure: BaseException | None = None
+    try:
+        yield _opener(server, contexts)
+    except BaseException as error:
+        failure = error
+        raise
+    finally:
+        await _leave(server, manager, failure)
+
+
+def _opener(server: Server, contexts: ContextSource) -> SessionOpener:
+    from .protocol.session import ServerSession
+
+    return functools.partial(ServerSession, server, contexts=contexts)
+
+
+def _context_source(server: Server, state: Any) -> ContextSource:
+    if server.context_factory is not None:
+        return ContextSource(factory=server.context_factory, state=state)
+    if server.context is not None:
+        if state is not None:
+            raise UserError(
+                f"Server {server.name!r}: the lifespan yielded a value and context= is set too; "
+                "tools see only one ctx.context. Drop one of them, or pass context_factory=, "
+                "which receives the lifespan's value as CallInfo.state."
+            )
+        return ContextSource(value=server.context)
+    if state is None:
+        return NO_CONTEXT
+    return ContextSource(value=state, state=state)
+
+
+async def _enter(
+    server: Server, lifespan: Callable[[Server], AbstractAsyncContextManager[Any]]
+) -> tuple[AbstractAsyncContextManager[Any], Any]:
+    try:
+        manager = lifespan(server)
+        if not isinstance(manager, AbstractAsyncContextManager):
+            raise TypeError(
+                "lifespan(server) must return an async context manager "
+                f"(e.g. from an @asynccontextmanager function), not {type(manager).__name__}"
+            )
+        state = await manager.__aenter__()
+    except Exception as error:
+        _log_start_failure(server, error)
+        raise LifespanError(f"{type(error).__name__}: {error}") from error
+    return manager, state
+
+
+def _log_start_failure(server: Server, error: Exception) -> None:
+    logger.error(
+        "server %r did not start: its lifespan failed: %s: %s",
+        server.name,
+        type(error).__name__,
+        error,
+        exc_info=error,
+    )
+
+
+async def _leave(
+    server: Server, manager: AbstractAsyncContextManager[Any], failure: BaseException | None
+) -> None:
+    import anyio
+
+    with anyio.CancelScope(shield=True):
+        try:
+            if failure is None:
+                await manager.__aexit__(None, None, None)
+            else:
+                await manager.__aexit__(type(failure), failure, failure.__traceback__)
+        except Exception as error:
+            if error is failure:  # handed back unchanged: not the lifespan's own failure
+                return
+            logger.error(
+                "server %r: its lifespan failed on shutdown: %s: %s",
+                server.name,
+                type(error).__name__,
+                error,
+                exc_info=error,
+            )
+
+
+def check_options(context: Any, factory: Any, lifespan: Any) -> None:
+    """Reject, when the server is made, serving options that could never work.
+
+    Raises:
+        TypeError: Both `context` and `context_factory`, a factory that cannot take the
+            `CallInfo`, or a lifespan that is not a callable returning a context manager.
+    """
+    if factory is not None:
+        if context is not None:
+            raise TypeError(
+                "Server() got both context= and context_factory=: pass one (a factory can "
+                "return a shared object)"
+            )
+        if not callable(factory):
+            raise TypeError(f"context_factory must be callable, not {type(factory).__name__}")
+        try:
+            inspect.signature(factory).bind(None)
+        except TypeError:
+            raise TypeError(
+                "context_factory must accept one positional argument (a toolwire.CallInfo)"
+            ) from None
+        except ValueError:  # no signature to inspect (some builtins): let it show at call time
+            pass
+    if lifespan is not None:
+        if inspect.isasyncgenfunction(lifespan):
+            raise TypeError(
+                "lifespan must return an async context manager: decorate the async generator "
+                "function with @contextlib.asynccontextmanager"
+            )
+        if not callable(lifespan):
+            raise TypeError(f"lifespan must be callable, not {type(lifespan).__name__}")
