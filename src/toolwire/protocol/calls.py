@@ -10,7 +10,10 @@ Decisions:
   valid integer`) so a model can correct itself; the values sent are not echoed.
 - `timeout` (server-side, per tool) answers `Tool 'x' timed out after N seconds.` as an
   `isError` result at the deadline. An async tool is cancelled; a sync tool's worker thread is
-  abandoned (it runs on, its late result is dropped, its limiter slot is freed at once).
+  abandoned (it runs on, its late result is dropped; see tools/threads.py for what its body
+  still counts for). A call that never got a worker thread says so after that sentence.
+- A sync tool whose abandoned bodies fill the server's allowance is refused at once:
+  `Tool 'x' refused the call: ...`, naming why, whatever the tool's failure function.
 - `ctx.context` comes from the session's `ContextSource` (see call_context.py). A context
   factory that raises answers the call "Internal error" (the model learns nothing of the
   server's set-up) and logs the traceback; the tool does not run. The server-side timeout
@@ -30,6 +33,7 @@ from ..context import ToolContext
 from ..errors import ModelBehaviorError
 from ..tools.call_log import log_timeout
 from ..tools.invoke import ToolOutcome, invoke_tool
+from ..tools.threads import SyncToolRefused, worker_wait
 from .arguments import argument_problems, call_arguments
 from .call_context import NO_CONTEXT, ContextSource
 from .content import call_result, error_result
@@ -119,20 +123,39 @@ async def run_call(
         if entry.timeout is None:
             outcome = await invoke_tool(tool, ctx, args_json, arguments)
         else:
-            with anyio.move_on_after(entry.timeout):
-                outcome = await invoke_tool(tool, ctx, args_json, arguments)
+            waits: list[int] = []
+            token = worker_wait.set(waits)
+            try:
+                with anyio.move_on_after(entry.timeout):
+                    outcome = await invoke_tool(tool, ctx, args_json, arguments)
+            finally:
+                worker_wait.reset(token)
             if outcome is None:
-                log_timeout(entry.name, entry.timeout, args_json)
-                return error_result(
-                    f"Tool '{entry.name}' timed out after {entry.timeout:g} seconds."
-                )
+                return _timed_out(entry, entry.timeout, args_json, waits)
         if outcome.error is not None:
+            if isinstance(outcome.error, SyncToolRefused):
+                return error_result(f"Tool '{entry.name}' refused the call: {outcome.error}.")
             text = _argument_problem(entry, outcome.error, args_json)
             return error_result(text if text is not None else str(outcome.output))
         return call_result(entry, outcome.output, version)
     except Exception:
         logger.exception("tool %r failed outside its failure handling", entry.name)
         return {"content": [{"type": "text", "text": "Internal error"}], "isError": True}
+
+
+def _timed_out(
+    entry: RegisteredTool, seconds: float, args_json: str, waits: list[int]
+) -> dict[str, Any]:
+    """The SDK's timeout text, and why when the call never got a worker thread."""
+    waited_for = waits[0] if waits else None
+    log_timeout(entry.name, seconds, args_json, waited_for)
+    text = f"Tool '{entry.name}' timed out after {seconds:g} seconds."
+    if waited_for is not None:
+        text += (
+            f" It never started: all {waited_for} worker threads for sync tools were busy"
+            " the whole time."
+        )
+    return error_result(text)
 
 
 class CallInFlight:

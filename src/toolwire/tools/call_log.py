@@ -6,7 +6,8 @@ names nothing. The author gets the rest, one WARNING on `toolwire.tools` per fai
 - a tool that raised: its name, the exception, and the traceback;
 - arguments refused before the function ran (not JSON, not an object, or not valid for the
   signature): one line naming what was wrong, parameter by parameter, without the values;
-- a call stopped by its timeout: one line.
+- a call stopped by its timeout: one line (saying so when it never got a worker thread);
+- a call of a sync tool refused because its earlier, abandoned calls still run: one line.
 
 The arguments of the call are added only when the author opts in, since they may hold
 secrets: `TOOLWIRE_LOG_TOOL_DATA=1`, or the Agents SDK's `OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0`
@@ -24,6 +25,7 @@ import logging
 
 from ..errors import ModelBehaviorError
 from .failure import dont_log_tool_data
+from .threads import SyncToolRefused
 
 __all__ = ["log_failed_call", "log_timeout", "refused_arguments"]
 
@@ -65,6 +67,9 @@ def log_failed_call(tool_name: str, error: BaseException, arguments: str | None)
             "Tool %r refused its arguments: %s%s", tool_name, reason, _arguments_note(arguments)
         )
         return
+    if isinstance(error, SyncToolRefused):  # the server's state, not a bug: no traceback
+        logger.warning("Tool %r refused a call: %s", tool_name, error)
+        return
     text = str(error)
     summary = f"{type(error).__name__}: {text}" if text else type(error).__name__
     # An exception that was never raised has no traceback to show.
@@ -74,16 +79,24 @@ def log_failed_call(tool_name: str, error: BaseException, arguments: str | None)
     )
 
 
-def log_timeout(tool_name: str, seconds: float, arguments: str | None) -> None:
+def log_timeout(
+    tool_name: str, seconds: float, arguments: str | None, waited_for: int | None = None
+) -> None:
     """Log a call stopped by its timeout (one line).
 
     Args:
         tool_name: The tool that was called.
         seconds: The timeout that ran out.
         arguments: The call's raw JSON arguments, shown only with the opt-in.
+        waited_for: When the call never got a worker thread: how many the server has.
     """
+    why = "" if waited_for is None else f" waiting for one of {waited_for} busy worker threads"
     logger.warning(
-        "Tool %r timed out after %g seconds%s", tool_name, seconds, _arguments_note(arguments)
+        "Tool %r timed out after %g seconds%s%s",
+        tool_name,
+        seconds,
+        why,
+        _arguments_note(arguments),
     )
 
 
