@@ -13,7 +13,7 @@ __version__ = "0.1.0.dev0"
 
 if TYPE_CHECKING:
     from .context import RunContextWrapper, ToolContext, Usage
-    from .errors import ModelBehaviorError, ToolTimeoutError, UserError
+    from .errors import ModelBehaviorError, ToolAbortedError, ToolTimeoutError, UserError
     from .lifespan import LifespanError
     from .protocol.call_context import CallInfo
     from .schema.problems import schema_problems
@@ -29,6 +29,7 @@ _EXPORTS: dict[str, str] = {
     "ToolContext": ".context",
     "Usage": ".context",
     "ModelBehaviorError": ".errors",
+    "ToolAbortedError": ".errors",
     "ToolTimeoutError": ".errors",
     "UserError": ".errors",
     "LifespanError": ".lifespan",
@@ -51,6 +52,7 @@ __all__ = [
     "ModelBehaviorError",
     "RunContextWrapper",
     "Server",
+    "ToolAbortedError",
     "ToolContext",
     "ToolOutputFileContent",
     "ToolOutputImage",

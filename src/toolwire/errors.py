@@ -6,7 +6,13 @@ for one reads the same with the other.
 
 from __future__ import annotations
 
-__all__ = ["ModelBehaviorError", "ToolTimeoutError", "ToolwireError", "UserError"]
+__all__ = [
+    "ModelBehaviorError",
+    "ToolAbortedError",
+    "ToolTimeoutError",
+    "ToolwireError",
+    "UserError",
+]
 
 
 class ToolwireError(Exception):
@@ -41,3 +47,25 @@ class ToolTimeoutError(ToolwireError):
         self.tool_name = tool_name
         self.timeout_seconds = timeout_seconds
         super().__init__(f"Tool '{tool_name}' timed out after {timeout_seconds:g} seconds.")
+
+
+class ToolAbortedError(ToolwireError):
+    """A tool raised an exception that is not an `Exception`: `SystemExit` (an argparse CLI
+    wrapped as a tool), `KeyboardInterrupt`, `GeneratorExit`, a `CancelledError` of its own,
+    or another `BaseException` subclass.
+
+    Left alone, such an exception would end the server or the task serving the call, and the
+    call would never be answered. toolwire fails the call instead, like any other exception
+    (the failure function's text, `isError`, a WARNING with the traceback); the original is
+    the `__cause__`. A cancellation that toolwire or the caller asked for is not one of these:
+    it stops the call as before.
+
+    Args:
+        original: What the tool raised.
+    """
+
+    def __init__(self, original: BaseException) -> None:
+        self.original = original
+        text = str(original)
+        kind = type(original).__name__
+        super().__init__(f"the tool raised {kind}: {text}" if text else f"the tool raised {kind}")

@@ -25,6 +25,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from ._declared_output import check_output
+from .aborts import as_tool_failure
 from .call_log import log_failed_call, refused_arguments
 from .failure import default_tool_error_function, dont_log_tool_data
 from .threads import run_sync
@@ -277,10 +278,18 @@ class FunctionInvoker:
             args, kwargs = plan.call_args(fields)
             if plan.takes_context:
                 args.insert(0, ctx)
-            if plan.is_sync:
-                result = await run_sync(plan.func, *args, **kwargs)
-            else:
-                result = await plan.func(*args, **kwargs)
+            try:
+                if plan.is_sync:
+                    result = await run_sync(plan.func, *args, **kwargs)
+                else:
+                    result = await plan.func(*args, **kwargs)
+            except Exception:
+                raise
+            except BaseException as escaped:  # see aborts.py; the SDK's own runs keep it
+                aborted = as_tool_failure(escaped) if self._handle_failures else None
+                if aborted is None:
+                    raise
+                raise aborted from escaped
             if plan.output_adapter is not None:
                 result = check_output(tool_name, result, plan.output_adapter)
         except Exception as error:

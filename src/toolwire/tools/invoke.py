@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolTimeoutError
 from ._invoker import FunctionInvoker, handled_failure
+from .aborts import as_tool_failure
 from .call_log import log_failed_call, log_timeout
 from .failure import default_tool_error_function, default_tool_timeout_error_message
 
@@ -69,6 +70,13 @@ async def invoke_tool(
     except Exception as error:
         log_failed_call(tool.name, error, arguments_json)
         return ToolOutcome(default_tool_error_function(ctx, error), error)
+    except BaseException as escaped:  # SystemExit & co. from a hand-built tool: aborts.py
+        aborted = as_tool_failure(escaped)
+        if aborted is None:
+            raise
+        aborted.__cause__ = escaped
+        log_failed_call(tool.name, aborted, arguments_json)
+        return ToolOutcome(default_tool_error_function(ctx, aborted), aborted)
     finally:
         handled_failure.reset(token)
     return ToolOutcome(output, slot[0] if slot else None)
