@@ -375,7 +375,8 @@ class Server:
 
         Args:
             transport: "stdio" ("http" and "sse" arrive with the HTTP transports).
-            **options: Transport options (stdio: max_message_bytes).
+            **options: Transport options (stdio: `max_message_bytes`, `shutdown_grace`: the
+                seconds calls in flight get to reply after stdin EOF, 2 by default).
 
         Raises:
             SystemExit: With status 1 when the lifespan failed on start-up (the error is

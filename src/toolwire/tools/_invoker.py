@@ -286,7 +286,11 @@ class FunctionInvoker:
             except Exception:
                 raise
             except BaseException as escaped:  # see aborts.py; the SDK's own runs keep it
-                aborted = as_tool_failure(escaped) if self._handle_failures else None
+                aborted = (
+                    as_tool_failure(escaped, in_thread=plan.is_sync)
+                    if self._handle_failures
+                    else None
+                )
                 if aborted is None:
                     raise
                 raise aborted from escaped

@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..errors import ToolAbortedError
+
 __all__ = ["QUICK_WAIT_SECONDS", "BodyWatch", "pool"]
 
 T = TypeVar("T")
@@ -268,8 +270,10 @@ class _WorkerPool:
                 started = time.perf_counter()
                 try:
                     result, error = context.run(runner, call), None
-                except BaseException as exc:
+                except Exception as exc:
                     result, error = None, exc
+                except BaseException as exc:  # SystemExit & co. mean nothing to the caller
+                    result, error = None, _aborted(exc)
                 elapsed = time.perf_counter() - started
             if watch is not None:
                 watch.ended()
@@ -306,6 +310,14 @@ class _WorkerPool:
         for fd in fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+
+def _aborted(escaped: BaseException) -> ToolAbortedError:
+    """A body's non-`Exception` as the failure it is: nothing in a worker thread can be a
+    cancellation of the awaiting call (see tools/aborts.py)."""
+    aborted = ToolAbortedError(escaped)
+    aborted.__cause__ = escaped
+    return aborted
 
 
 def _call(call: Any) -> Any:

@@ -71,7 +71,7 @@ async def invoke_tool(
         log_failed_call(tool.name, error, arguments_json)
         return ToolOutcome(default_tool_error_function(ctx, error), error)
     except BaseException as escaped:  # SystemExit & co. from a hand-built tool: aborts.py
-        aborted = as_tool_failure(escaped)
+        aborted = as_tool_failure(escaped, in_thread=False)
         if aborted is None:
             raise
         aborted.__cause__ = escaped

@@ -24,6 +24,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from . import _parent_watch
+from ._descendants import end_descendants
 from ._fdguard import FdReader, FdWriter, protect_stdout
 from ._feed import FrameFeed, handle
 from ._framing import LineSplitter
@@ -37,15 +38,24 @@ __all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "protect_stdout", "run_stdio", "serve_st
 logger = logging.getLogger("toolwire.stdio")
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
-EOF_GRACE_SECONDS = 30.0
-"""After stdin EOF, how long calls in flight may still run to send their replies."""
+SHUTDOWN_GRACE_SECONDS = 2.0
+"""After stdin EOF, how long calls in flight may still run to send their replies (the
+default of the `shutdown_grace` option). MCP's stdio client closes stdin, waits a little,
+then signals: a longer wait would only end in a SIGKILL."""
+DESCENDANT_GRACE_SECONDS = 0.5
+"""At exit, how long the processes tools started get, after SIGTERM, before SIGKILL."""
 THREAD_GRACE_SECONDS = 0.2
 """At exit, how long worker threads get to finish before the process leaves without them."""
 STREAM_END_SECONDS = 1.0
 """On SIGTERM/SIGINT, how long ending the listen streams may take (a client not reading)."""
 
 
-async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -> None:
+async def serve_stdio(
+    server: Server,
+    *,
+    max_message_bytes: int | None = None,
+    shutdown_grace: float = SHUTDOWN_GRACE_SECONDS,
+) -> None:
     """Serve `server` on the protected stdio until EOF, a signal, or the parent's exit.
 
     The session is opened inside `server.serving()` (its lifespan, and its tools' context).
@@ -58,6 +68,8 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
         server: The server to publish.
         max_message_bytes: The longest line accepted. Defaults to the server's
             `max_message_bytes` (4 MiB unless configured).
+        shutdown_grace: After stdin EOF, the seconds calls in flight get to send their
+            replies before the server exits without them.
 
     Raises:
         Exception: What `server.serving()` raised on entry (a failed lifespan), as is.
@@ -101,7 +113,7 @@ async def serve_stdio(server: Server, *, max_message_bytes: int | None = None) -
                         await _serve(session, reader, splitter)
                         # EOF: calls in flight may still finish and answer (a client that
                         # closes stdin right after its last request still gets the reply).
-                        with anyio.move_on_after(EOF_GRACE_SECONDS):
+                        with anyio.move_on_after(shutdown_grace):
                             while not peer_gone and _busy(session):
                                 await anyio.sleep(0.005)
                         session.close()
@@ -219,25 +231,42 @@ def _configure_logging() -> None:
         toolwire_logger.warning("TOOLWIRE_LOG_LEVEL=%r is not a level; using WARNING", level)
 
 
-def run_stdio(server: Server, *, max_message_bytes: int | None = None) -> None:
+def run_stdio(
+    server: Server,
+    *,
+    max_message_bytes: int | None = None,
+    shutdown_grace: float = SHUTDOWN_GRACE_SECONDS,
+) -> None:
     """Blocking entry point used by `Server.run()` and `toolwire run`.
 
-    Returns after a clean shutdown. If a sync tool is still stuck in a worker thread (it was
-    abandoned by a cancel or a timeout), the process exits with code 0 without waiting for it,
-    since Python cannot stop a thread and the interpreter would otherwise hang at exit.
+    Returns after a clean shutdown. Processes that tools started and that still run are
+    stopped first (see `_descendants.py`). If a sync tool is still stuck in a worker thread
+    (it was abandoned by a cancel or a timeout), the process exits with code 0 without waiting
+    for it, since Python cannot stop a thread and the interpreter would otherwise hang at exit.
+
+    Args:
+        server: The server to publish.
+        max_message_bytes: The longest line accepted (see `serve_stdio`).
+        shutdown_grace: After stdin EOF, the seconds calls in flight get to reply (2 s).
 
     Raises:
         Exception: What `server.serving()` raised on entry (a failed lifespan, logged).
     """
     import anyio
 
+    if not isinstance(shutdown_grace, int | float) or not shutdown_grace >= 0:
+        raise ValueError(f"shutdown_grace must be a number of seconds >= 0, not {shutdown_grace!r}")
     protect_stdout()
     _parent_watch.arm()
     _configure_logging()
     failed = True
     try:
         with contextlib.suppress(KeyboardInterrupt):  # a SIGINT before the loop took it
-            anyio.run(lambda: serve_stdio(server, max_message_bytes=max_message_bytes))
+            anyio.run(
+                lambda: serve_stdio(
+                    server, max_message_bytes=max_message_bytes, shutdown_grace=shutdown_grace
+                )
+            )
         failed = False
     finally:
         # asyncio restored the default handlers when serving ended; a late signal must stay
@@ -245,6 +274,7 @@ def run_stdio(server: Server, *, max_message_bytes: int | None = None) -> None:
         _parent_watch.install_quiet_handlers()
         atexit.unregister(_parent_watch.block_termination_signals)  # once, however many runs
         atexit.register(_parent_watch.block_termination_signals)
+        end_descendants(DESCENDANT_GRACE_SECONDS)
         _release_threads(1 if failed else 0)
 
 
