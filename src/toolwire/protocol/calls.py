@@ -162,12 +162,13 @@ class CallInFlight:
     """One `tools/call` in flight: an asyncio task (the cheap path), or a cancel scope in
     the session's task group on other event loops."""
 
-    __slots__ = ("reporter", "scope", "task")
+    __slots__ = ("reporter", "scope", "size", "task")
 
     def __init__(self, reporter: Reporter) -> None:
         self.reporter = reporter
         self.task: asyncio.Task[None] | None = None
         self.scope: anyio.CancelScope | None = None
+        self.size = 0  # its request's bytes, as the session's backlog counted them
 
     def cancel(self) -> None:
         """Stop the call; no reply will be sent for it."""

@@ -36,6 +36,7 @@ import anyio
 from ..tools.threads import sync_limiter
 from . import eras, handlers
 from ._eager import start_eagerly
+from .backlog import Backlog
 from .call_context import NO_CONTEXT, ContextSource
 from .calls import CallInFlight, run_call
 from .jsonrpc import (
@@ -107,6 +108,7 @@ class ServerSession:
         self._in_flight: dict[RequestId, CallInFlight] = {}
         self._task_group: anyio.abc.TaskGroup | None = None
         self._listeners = Listeners(self.send)  # subscriptions/listen streams (modern era)
+        self.backlog = Backlog()  # what the transport must not read past (backlog.py)
 
     async def __aenter__(self) -> ServerSession:
         sync_limiter.set(self.server.sync_limiter)
@@ -164,8 +166,13 @@ class ServerSession:
 
     async def send(self, frame: bytes) -> None:
         """Write one frame (frames never interleave)."""
-        async with self._send_lock:
-            await self._send(frame)
+        size = len(frame)
+        self.backlog.sending(size)
+        try:
+            async with self._send_lock:
+                await self._send(frame)
+        finally:
+            self.backlog.sent(size)
 
     async def reject_oversized(self, size: int, head: bytes = b"") -> None:
         """Answer a frame the transport refused for its size with -32600, addressed to the
@@ -181,6 +188,7 @@ class ServerSession:
 
     async def receive(self, frame: bytes) -> None:
         """Handle one incoming frame; never raises for anything the client sent."""
+        self.backlog.frame_size = len(frame)
         try:
             message = decode(frame)
         except ValueError as error:
@@ -345,6 +353,7 @@ class ServerSession:
         token = meta.get("progressToken") if meta else None
         call = CallInFlight(Reporter(self.send, token, log_level))
         self._in_flight[request_id] = call
+        call.size = self.backlog.call_started()
         coro = self._run_call(request_id, entry, params, version, call)
         if self.loop is None:  # other anyio backends: a cancel scope in the task group
             assert self._task_group is not None
@@ -378,6 +387,7 @@ class ServerSession:
             call.reporter.closed = True
             if self._in_flight.get(request_id) is call:
                 del self._in_flight[request_id]
+                self.backlog.call_ended(call.size)
         if version in eras.MODERN_VERSIONS:
             handlers.modern(result, self.server.server_info)
         await self.send(result_message(request_id, result))
@@ -388,6 +398,7 @@ class ServerSession:
         self._call_tasks.discard(task)
         if self._in_flight.get(request_id) is call:  # cancelled before it ever started
             del self._in_flight[request_id]
+            self.backlog.call_ended(call.size)
         # A call task ends by replying or by being cancelled; anything else is a bug.
         if not task.cancelled() and task.exception() is not None:
             logger.error("a tools/call task failed", exc_info=task.exception())

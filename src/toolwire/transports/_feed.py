@@ -13,6 +13,7 @@ so frames are still handled in the order they came. While a frame waits with mor
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections import deque
 from collections.abc import Coroutine
@@ -66,6 +67,10 @@ class FrameFeed:
         self._ended = False
         self._closed = False
         self._done: asyncio.Future[None] = loop.create_future()
+        # Waiting for the session's backlog to clear (protocol/backlog.py): reading is
+        # paused, and frames already read wait their turn.
+        self._stalled = False
+        self._context = contextvars.copy_context()
 
     @classmethod
     def start(
@@ -101,7 +106,7 @@ class FrameFeed:
                 logger.info("reading stdin failed (%s); shutting down", self._reader.error)
             self._waiting.extend(self._splitter.finish())
             self._ended = True
-        if self._task is None:
+        if self._task is None and not self._stalled:
             self._run()
         elif len(self._waiting) > MAX_WAITING:
             self._reader.pause()
@@ -109,7 +114,13 @@ class FrameFeed:
     def _run(self) -> None:
         waiting = self._waiting
         session = self._session
+        backlog = session.backlog
         while waiting and not self._closed:
+            if backlog.full:
+                self._reader.pause()
+                self._stalled = True
+                backlog.when_clear(self._unstall)
+                return
             try:
                 task = start_eagerly(self._loop, handle(session, waiting.popleft()))
             except Exception:  # receive() answers everything a client sends: this is a bug
@@ -124,6 +135,16 @@ class FrameFeed:
         self._reader.resume()
         if self._ended and not self._done.done():
             self._done.set_result(None)
+
+    def _unstall(self) -> None:
+        # Called from whichever task cleared the backlog: go on in the feed's own context,
+        # so nothing of that task's context variables reaches the next frames.
+        self._loop.call_soon(self._go_on, context=self._context)
+
+    def _go_on(self) -> None:
+        self._stalled = False
+        if self._task is None:
+            self._run()
 
     def _resumed(self, task: asyncio.Task[None]) -> None:
         self._task = None

@@ -163,6 +163,8 @@ async def _serve(session: ServerSession, reader: FdReader, splitter: LineSplitte
 async def _pump(reader: FdReader, splitter: LineSplitter, session: ServerSession) -> None:
     """Feed every frame to the session until stdin ends; oversized lines are answered.
     (On asyncio a `FrameFeed` does this from the reader's callback instead.)"""
+    import anyio
+
     while True:
         try:
             chunk = await reader.read()
@@ -170,6 +172,8 @@ async def _pump(reader: FdReader, splitter: LineSplitter, session: ServerSession
             logger.info("reading stdin failed (%s); shutting down", error)
             chunk = b""
         for item in splitter.feed(chunk) if chunk else splitter.finish():
+            while session.backlog.full:  # see protocol/backlog.py; this path is the fallback
+                await anyio.sleep(0.005)
             await handle(session, item)
         if not chunk:
             return
