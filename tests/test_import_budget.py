@@ -105,17 +105,16 @@ def tags(names: list[str], mode: str | None = None) -> dict[str, float]:
     return {name: 1.0 for name in names}
 
 real_stdout = sys.stdout
-import toolwire.protocol.session as session_module
+original = Server._warm_up
 
-original = session_module.ServerSession._list_tools
-
-async def list_tools_then_report(self, *args):
-    await original(self, *args)
-    # Reported before the background warm-up can have loaded anything.
+def report_then_warm_up(self):
+    # The listing has been sent; the warm-up thread has not started yet, so nothing it
+    # loads can be counted (taking the snapshot after it starts would race with it).
     loaded = sorted({m.split(".")[0] for m in sys.modules})
     sys.stderr.write("LOADED " + " ".join(loaded) + "\\n")
+    original(self)
 
-session_module.ServerSession._list_tools = list_tools_then_report
+Server._warm_up = report_then_warm_up
 server.run()
 '''
 
