@@ -12,7 +12,7 @@ schema's bytes: the docstring's note for the parameter, a plain string in the pa
   the default is also a `Field`, that default's own description (if it sets one) beats the
   note; without a `Field` in the metadata the note beats the default's.
 - `*args` / `**kwargs`: the note, else the metadata string, as it is (even empty). The
-  annotation describes each item, so any `Field` in it constrains the items.
+  annotation describes each item, so a `Field` in it lends the items its constraints only.
 """
 
 from __future__ import annotations
@@ -67,10 +67,8 @@ def build_model(
             # Keyword arguments travel inside the nested object; a stray top-level key is an
             # error rather than an argument silently lost before the call.
             config = ConfigDict(extra="forbid")
-            fields[param.name] = (
-                dict[str, param.annotation],  # type: ignore[name-defined]
-                _collection_field(param, note, dict),
-            )
+            value = _item_type(param.annotation)
+            fields[param.name] = (dict[str, value], _collection_field(param, note, dict))  # type: ignore[valid-type]
         else:
             fields[param.name] = _plain_field(param, note)
     return create_model(model_name, __config__=config, **fields)
@@ -100,7 +98,24 @@ def _positional_item(param: Param, func_name: str) -> Any:
                 f" the fixed-length tuple `{bare}`. A variadic annotation describes each"
                 " positional argument, so use tuple[T, ...] or list[T] instead."
             )
-    return param.annotation
+    return _item_type(param.annotation)
+
+
+def _item_type(annotation: Any) -> Any:
+    """The type of one `*args` item or `**kwargs` value.
+
+    Only constraints travel from a `Field` in the metadata to the items (`ge`, `pattern`,
+    `strict`, ...); its description, title and the like describe the parameter, and a
+    metadata string is the parameter's description, not the items'.
+    """
+    bare, metadata = unwrap_annotated(annotation)
+    constraints: list[Any] = []
+    for item in metadata:
+        if isinstance(item, FieldInfo):
+            constraints.extend(item.metadata)
+        elif not isinstance(item, str):
+            constraints.append(item)
+    return Annotated[(bare, *constraints)] if constraints else bare
 
 
 def _strict_kwargs_message(name: str, func_name: str) -> str:
