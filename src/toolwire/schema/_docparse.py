@@ -20,7 +20,7 @@ from ._docstyle import Style, space_google_headers
 # The line shape griffe's google reader inspects before it considers opening a section or an
 # admonition (it then also wants an indented line below; not needing that here only sends a
 # few plain docstrings to griffe, never the other way round).
-_TITLE_LINE = re.compile(r"\w[\w\s-]*:(?:\s+\S.*)?\s*", re.IGNORECASE)
+_TITLE_LINE = re.compile(r"\w[\w\s-]*:(?:\s+\S.*)?\s*")
 
 
 @dataclass(frozen=True)
@@ -57,8 +57,14 @@ def read_sections(text: str, style: Style) -> list[Section]:
 
 
 def plain_text_block(text: str) -> str | None:
-    """What griffe's google reader makes of `text` when it has no title-shaped line: one text
-    block, normalised as griffe normalises. None when griffe has to read it.
+    """The single text block griffe's google reader would make of `text`, if that is all.
+
+    Args:
+        text: A cleaned docstring.
+
+    Returns:
+        The block, normalised as griffe normalises (possibly empty); None when a line is
+        title-shaped and griffe has to read the text.
     """
     if any(":" in line and _TITLE_LINE.fullmatch(line) for line in text.split("\n")):
         return None

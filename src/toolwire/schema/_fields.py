@@ -86,7 +86,7 @@ def _collection_field(param: Param, note: str | None, factory: type) -> FieldInf
 
 
 def _positional_item(param: Param, func_name: str) -> Any:
-    """The type of each `*args` item: the annotation itself, which describes one argument."""
+    """The type of each `*args` item (the annotation describes one positional argument)."""
     bare, _ = unwrap_annotated(param.annotation)
     if get_origin(bare) is tuple:
         arguments = getattr(bare, "__args__", None)
@@ -130,26 +130,26 @@ def _strict_kwargs_message(name: str, func_name: str) -> str:
 def _plain_field(param: Param, note: str | None) -> tuple[Any, FieldInfo]:
     annotation, default = param.annotation, param.default
     _, metadata = unwrap_annotated(annotation)
-    required = default is _MISSING
+    authored = default if isinstance(default, FieldInfo) else None
+    value = ... if default is _MISSING else default
+
     if not metadata:
-        if isinstance(default, FieldInfo):
-            return annotation, _with_description(default, note) if note else default
-        return annotation, Field(... if required else default, description=note)
+        if authored is None:
+            return annotation, Field(value, description=note)
+        return annotation, _with_description(authored, note) if note else authored
 
     if note is None:
         note = _inline_note(metadata)
+    if authored is None:
+        # pydantic merges this after any Field in the metadata, so a note wins over it.
+        return annotation, Field(value, description=note) if note else Field(value)
     if not note:
-        return annotation, default if isinstance(default, FieldInfo) else Field(
-            ... if required else default
-        )
-    if not isinstance(default, FieldInfo):
-        # pydantic applies this after the metadata's own Field, so the note wins over it.
-        return annotation, Field(... if required else default, description=note)
+        return annotation, authored
     if any(isinstance(item, FieldInfo) for item in metadata):
         # Slot the note between the metadata's Field and the default Field: pydantic merges
         # them in that order, so a description set on the default still has the last word.
-        return Annotated[annotation, Field(description=note)], default
-    return annotation, _with_description(default, note)
+        return Annotated[annotation, Field(description=note)], authored
+    return annotation, _with_description(authored, note)
 
 
 def _with_description(info: FieldInfo, description: str) -> FieldInfo:
