@@ -407,6 +407,29 @@ def test_other_context_annotations_are_ordinary_parameters(source: str) -> None:
             del NAMESPACE["Sub"]
 
 
+# -- callables that are not functions --------------------------------------------------------
+
+
+class _Annotated:
+    """Instances expose the class's annotations, so `get_type_hints` accepts them."""
+
+    label: str
+
+    def __call__(self, a: int, **kw: int) -> int:
+        return a
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"name_override": "named"}, {"name_override": "named", "use_docstring_info": False}],
+)
+def test_callable_object_without_a_name_matches_sdk(options: dict[str, Any]) -> None:
+    sdk_fn, tw_fn = _schema_fns()
+    for strict in (True, False):
+        opts = {**options, "strict_json_schema": strict}
+        assert _describe(tw_fn, _Annotated(), opts)[0] == _describe(sdk_fn, _Annotated(), opts)[0]
+
+
 # -- docstrings -------------------------------------------------------------------------------
 
 PARAMS = "def f(city: str, unit: str = 'C', *args: int, **kwargs: str): return city"

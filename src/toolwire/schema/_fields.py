@@ -18,6 +18,7 @@ schema's bytes: the docstring's note for the parameter, a plain string in the pa
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Annotated, Any, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -37,7 +38,7 @@ def build_model(
     notes: dict[str, str],
     *,
     strict: bool,
-    func_name: str,
+    func: Callable[..., Any],
 ) -> type[BaseModel]:
     """The arguments model of a tool.
 
@@ -46,7 +47,8 @@ def build_model(
         params: The parameters to describe, context excluded.
         notes: Parameter descriptions from the docstring.
         strict: Whether the schema will be made strict (`**kwargs` cannot be).
-        func_name: The function's own name, for error messages.
+        func: The function, named in error messages (its `__name__` is read only then, as
+            the SDK does: a callable object without one still gets a schema).
 
     Returns:
         A pydantic model with one field per parameter.
@@ -59,11 +61,11 @@ def build_model(
     for param in params:
         note = notes.get(param.name)
         if param.kind is _VAR_POSITIONAL:
-            item = _positional_item(param, func_name)
+            item = _positional_item(param, func)
             fields[param.name] = (list[item], _collection_field(param, note, list))  # type: ignore[valid-type]
         elif param.kind is _VAR_KEYWORD:
             if strict:
-                raise UserError(_strict_kwargs_message(param.name, func_name))
+                raise UserError(_strict_kwargs_message(param.name, func.__name__))
             # Keyword arguments travel inside the nested object; a stray top-level key is an
             # error rather than an argument silently lost before the call.
             config = ConfigDict(extra="forbid")
@@ -85,7 +87,7 @@ def _collection_field(param: Param, note: str | None, factory: type) -> FieldInf
     return info
 
 
-def _positional_item(param: Param, func_name: str) -> Any:
+def _positional_item(param: Param, func: Callable[..., Any]) -> Any:
     """The type of each `*args` item (the annotation describes one positional argument)."""
     bare, _ = unwrap_annotated(param.annotation)
     if get_origin(bare) is tuple:
@@ -94,7 +96,7 @@ def _positional_item(param: Param, func_name: str) -> Any:
             return Any
         if not (len(arguments) == 2 and arguments[1] is Ellipsis):
             raise UserError(
-                f"Variadic parameter `*{param.name}` in function {func_name} is annotated with"
+                f"Variadic parameter `*{param.name}` in function {func.__name__} is annotated with"
                 f" the fixed-length tuple `{bare}`. A variadic annotation describes each"
                 " positional argument, so use tuple[T, ...] or list[T] instead."
             )

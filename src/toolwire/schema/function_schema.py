@@ -111,9 +111,7 @@ def function_schema(
     name = name_override or (documented.name if documented else func.__name__)
     shape = read_signature(func)
     notes = (documented.param_descriptions if documented else None) or {}
-    model = build_model(
-        f"{name}_args", shape.params, notes, strict=strict_json_schema, func_name=func.__name__
-    )
+    model = build_model(f"{name}_args", shape.params, notes, strict=strict_json_schema, func=func)
     json_schema = model.model_json_schema()
     if strict_json_schema:
         json_schema = ensure_strict_json_schema(json_schema)
