@@ -17,6 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolwire.schema import docstrings as ours
+from toolwire.schema._docparse import plain_text_block
+from toolwire.schema._docstyle import guess_style, space_google_headers
 from toolwire.schema.function_schema import function_schema
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -152,16 +154,16 @@ def test_golden_descriptions() -> None:
 
 @pytest.mark.parametrize("doc", [d for d in EDGE_CASES if d])
 def test_style_detection_and_blank_line_fix_match_sdk(doc: str) -> None:
-    assert ours._detect_docstring_style(doc) == sdk._detect_docstring_style(doc)
-    fixed = ours._ensure_blank_line_before_google_sections(doc)
+    assert guess_style(doc) == sdk._detect_docstring_style(doc)
+    fixed = space_google_headers(doc)
     assert fixed == sdk._ensure_blank_line_before_google_sections(doc)
 
 
 def test_detection_tie_breaks_sphinx_numpy_google() -> None:
     both = "S.\n\n:param x: a\n\nParameters\n----------\nx : int\n    a"
-    assert ours._detect_docstring_style(both) == "sphinx"
-    assert ours._detect_docstring_style("Returns:\n  x\nReturns\n-------\nint") == "numpy"
-    assert ours._detect_docstring_style("plain") == "google"
+    assert guess_style(both) == "sphinx"
+    assert guess_style("Returns:\n  x\nReturns\n-------\nint") == "numpy"
+    assert guess_style("plain") == "google"
 
 
 # -- the fast path: a docstring with no section never loads griffe --------------------------
@@ -211,10 +213,10 @@ def test_fast_path_equals_griffe(doc: str) -> None:
     cleaned = inspect.getdoc(_func(doc))
     if not cleaned:
         return
-    plain = ours._plain_google_sections(cleaned)
+    plain = plain_text_block(cleaned)
     if plain is not None:
         FAST_HITS.append(cleaned)
-        assert [(s.kind, s.value) for s in plain] == _griffe_google(cleaned)
+        assert ([("text", plain)] if plain else []) == _griffe_google(cleaned)
     for style in (None, "google"):
         _same(doc, style)
 
@@ -223,10 +225,10 @@ def test_fast_path_was_exercised_and_is_conservative() -> None:
     # The generated run above must have hit the fast path often enough to mean something.
     test_fast_path_equals_griffe()
     assert len(set(FAST_HITS)) >= 20
-    assert ours._plain_google_sections("Add two integers.") is not None
-    assert ours._plain_google_sections("Summary.\n\nArgs:\n    x: y") is None
+    assert plain_text_block("Add two integers.") is not None
+    assert plain_text_block("Summary.\n\nArgs:\n    x: y") is None
     # any header-shaped line sends the docstring to griffe, even when griffe would keep it as text
-    assert ours._plain_google_sections("Summary: no indented line below") is None
+    assert plain_text_block("Summary: no indented line below") is None
 
 
 def test_plain_docstring_does_not_import_griffe() -> None:

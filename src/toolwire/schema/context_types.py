@@ -1,4 +1,9 @@
-"""Which annotations mark a tool function's context parameter."""
+"""Recognising the annotation that marks a tool's run-context parameter.
+
+A tool may ask for its context with toolwire's `RunContextWrapper`/`ToolContext` or with the
+Agents SDK's classes of the same names (a tool written for the SDK keeps working). Only those
+exact classes count, parametrised or not: a subclass is an ordinary parameter, as in the SDK.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +11,19 @@ from typing import Any
 
 from ..context import RunContextWrapper, ToolContext
 
-_SDK_CONTEXT_NAMES = frozenset({"RunContextWrapper", "ToolContext"})
+_OURS: tuple[type, ...] = (RunContextWrapper, ToolContext)
+_SDK_NAMES = frozenset({"RunContextWrapper", "ToolContext"})
 
 
 def is_context_type(annotation: Any) -> bool:
-    """True for toolwire's contexts and the Agents SDK's (recognised without importing agents)."""
-    if annotation is RunContextWrapper or annotation is ToolContext:
+    """Whether `annotation` (already stripped of its type arguments) is a context class.
+
+    The SDK's classes are matched by module and name: importing `agents` to compare them by
+    identity would put the whole SDK on toolwire's start-up path.
+    """
+    if any(annotation is cls for cls in _OURS):
         return True
-    # Identity for ours, name for the SDK's: importing agents here would cost start-up time.
-    return (
-        isinstance(annotation, type)
-        and getattr(annotation, "__qualname__", None) in _SDK_CONTEXT_NAMES
-        and str(getattr(annotation, "__module__", "")).startswith("agents.")
-    )
+    if not isinstance(annotation, type):
+        return False
+    module = getattr(annotation, "__module__", "") or ""
+    return annotation.__qualname__ in _SDK_NAMES and module.startswith("agents.")

@@ -1,0 +1,158 @@
+"""From parameters to a pydantic model: one field per parameter, described as the SDK does.
+
+A property's description can come from three places, and which one wins is part of the
+schema's bytes: the docstring's note for the parameter, a plain string in the parameter's
+`Annotated[...]` metadata, and a pydantic `Field(description=...)` written by the author
+(in the metadata or as the default). The rules, all pinned by the differential tests:
+
+- no `Annotated`: the docstring note is the description (an empty note included). A
+  `Field` default keeps its own description unless the note is non-empty.
+- `Annotated`: the note, or when the docstring says nothing the first string in the
+  metadata, is used only if non-empty; it beats an author's `Field` in the metadata. When
+  the default is also a `Field`, that default's own description (if it sets one) beats the
+  note; without a `Field` in the metadata the note beats the default's.
+- `*args` / `**kwargs`: the note, else the metadata string, as it is (even empty). The
+  annotation describes each item, so a `Field` in it lends the items its constraints only.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Annotated, Any, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic.fields import FieldInfo
+
+from ..errors import UserError
+from ._params import Param, unwrap_annotated
+
+_MISSING = inspect.Parameter.empty
+_VAR_POSITIONAL = inspect.Parameter.VAR_POSITIONAL
+_VAR_KEYWORD = inspect.Parameter.VAR_KEYWORD
+
+
+def build_model(
+    model_name: str,
+    params: tuple[Param, ...],
+    notes: dict[str, str],
+    *,
+    strict: bool,
+    func: Callable[..., Any],
+) -> type[BaseModel]:
+    """The arguments model of a tool.
+
+    Args:
+        model_name: The model's name (`<tool name>_args`), which is the schema's title.
+        params: The parameters to describe, context excluded.
+        notes: Parameter descriptions from the docstring.
+        strict: Whether the schema will be made strict (`**kwargs` cannot be).
+        func: The function, named in error messages (its `__name__` is read only then, as
+            the SDK does: a callable object without one still gets a schema).
+
+    Returns:
+        A pydantic model with one field per parameter.
+
+    Raises:
+        UserError: `*args` annotated with a fixed-length tuple, or `**kwargs` in a strict tool.
+    """
+    fields: dict[str, Any] = {}
+    config: ConfigDict | None = None
+    for param in params:
+        note = notes.get(param.name)
+        if param.kind is _VAR_POSITIONAL:
+            item = _positional_item(param, func)
+            fields[param.name] = (list[item], _collection_field(param, note, list))  # type: ignore[valid-type]
+        elif param.kind is _VAR_KEYWORD:
+            if strict:
+                raise UserError(_strict_kwargs_message(param.name, func.__name__))
+            # Keyword arguments travel inside the nested object; a stray top-level key is an
+            # error rather than an argument silently lost before the call.
+            config = ConfigDict(extra="forbid")
+            value = _item_type(param.annotation)
+            fields[param.name] = (dict[str, value], _collection_field(param, note, dict))  # type: ignore[valid-type]
+        else:
+            fields[param.name] = _plain_field(param, note)
+    return create_model(model_name, __config__=config, **fields)
+
+
+def _inline_note(metadata: tuple[Any, ...]) -> str | None:
+    return next((item for item in metadata if isinstance(item, str)), None)
+
+
+def _collection_field(param: Param, note: str | None, factory: type) -> FieldInfo:
+    _, metadata = unwrap_annotated(param.annotation)
+    description = note if note is not None else _inline_note(metadata)
+    info: FieldInfo = Field(default_factory=factory, description=description)
+    return info
+
+
+def _positional_item(param: Param, func: Callable[..., Any]) -> Any:
+    """The type of each `*args` item (the annotation describes one positional argument)."""
+    bare, _ = unwrap_annotated(param.annotation)
+    if get_origin(bare) is tuple:
+        arguments = getattr(bare, "__args__", None)
+        if arguments is None:  # bare `typing.Tuple`: the SDK accepts anything per item
+            return Any
+        if not (len(arguments) == 2 and arguments[1] is Ellipsis):
+            raise UserError(
+                f"Variadic parameter `*{param.name}` in function {func.__name__} is annotated with"
+                f" the fixed-length tuple `{bare}`. A variadic annotation describes each"
+                " positional argument, so use tuple[T, ...] or list[T] instead."
+            )
+    return _item_type(param.annotation)
+
+
+def _item_type(annotation: Any) -> Any:
+    """The type of one `*args` item or `**kwargs` value.
+
+    Only constraints travel from a `Field` in the metadata to the items (`ge`, `pattern`,
+    `strict`, ...); its description, title and the like describe the parameter, and a
+    metadata string is the parameter's description, not the items'.
+    """
+    bare, metadata = unwrap_annotated(annotation)
+    constraints: list[Any] = []
+    for item in metadata:
+        if isinstance(item, FieldInfo):
+            constraints.extend(item.metadata)
+        elif not isinstance(item, str):
+            constraints.append(item)
+    return Annotated[(bare, *constraints)] if constraints else bare
+
+
+def _strict_kwargs_message(name: str, func_name: str) -> str:
+    return (
+        f"Variadic keyword parameter `**{name}` in function {func_name} cannot use a strict"
+        " schema. Set strict_mode=False on the function tool (or strict_json_schema=False on"
+        f" function_schema) and pass keyword arguments in the nested `{name}` object, or use"
+        " explicit parameters for a strict tool."
+    )
+
+
+def _plain_field(param: Param, note: str | None) -> tuple[Any, FieldInfo]:
+    annotation, default = param.annotation, param.default
+    _, metadata = unwrap_annotated(annotation)
+    authored = default if isinstance(default, FieldInfo) else None
+    value = ... if default is _MISSING else default
+
+    if not metadata:
+        if authored is None:
+            return annotation, Field(value, description=note)
+        return annotation, _with_description(authored, note) if note else authored
+
+    if note is None:
+        note = _inline_note(metadata)
+    if authored is None:
+        # pydantic merges this after any Field in the metadata, so a note wins over it.
+        return annotation, Field(value, description=note) if note else Field(value)
+    if not note:
+        return annotation, authored
+    if any(isinstance(item, FieldInfo) for item in metadata):
+        # Slot the note between the metadata's Field and the default Field: pydantic merges
+        # them in that order, so a description set on the default still has the last word.
+        return Annotated[annotation, Field(description=note)], authored
+    return annotation, _with_description(authored, note)
+
+
+def _with_description(info: FieldInfo, description: str) -> FieldInfo:
+    return FieldInfo.merge_field_infos(info, description=description)
