@@ -32,7 +32,7 @@ class CallInfo:
     none will be removed.
 
     Attributes:
-        tool_name: The name of the tool being called.
+        tool_name: Which tool the call is for.
         call_id: The JSON-RPC id of the request, as a string (the tool's `ctx.tool_call_id`).
         arguments: The arguments as the tool will validate them: what the client sent, not
             yet validated, defaults not applied (a null sent for a defaulted parameter is
