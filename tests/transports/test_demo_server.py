@@ -9,7 +9,7 @@ import sys
 import zlib
 from typing import Any
 
-from _proc import INIT, call, exchange, frame, spawn
+from _proc import INIT, call, exchange, frame, read_message, send, spawn
 
 
 def _by_id(messages: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
@@ -46,12 +46,23 @@ def test_demo_tools_over_stdio() -> None:
         call(4, "word_stats", {"text": "a b\nc"}),
         call(5, "swatch", {"red": 10, "green": 20, "blue": 300}),
         call(6, "countdown", {"steps": 3}, _meta={"progressToken": "tok"}),
+    ]
+    send(proc, *frames)
+    # Calls run concurrently (JSON-RPC promises no order), so the ones that change the notes
+    # go one at a time, each after the previous reply, as a client that cares would send them.
+    messages = [read_message(proc) for _ in range(2)]  # initialize, tools/list
+    for request in (
         call(7, "add_note", {"title": "t", "text": "x"}),
         call(8, "delete_note", {"title": "t"}),
         call(9, "delete_note", {"title": "t"}),
         call(10, "list_notes"),
-    ]
-    messages, stderr, code = exchange(proc, frames)
+    ):
+        send(proc, request)
+        sent_id = json.loads(request)["id"]
+        while not messages or messages[-1].get("id") != sent_id:
+            messages.append(read_message(proc))
+    rest, stderr, code = exchange(proc, [])
+    messages += rest
     assert code == 0, stderr
     replies = _by_id(messages)
     tools = {tool["name"]: tool for tool in replies[2]["result"]["tools"]}
