@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ._walk import is_object, iter_subschemas, resolve_local_ref
+from ._walk import is_object, iter_subschemas
+from .refs import lookup_local_ref
 
 __all__ = ["DIALECTS", "SchemaProblem", "schema_problems"]
 
@@ -174,7 +175,7 @@ def _openai_ref(root: dict[str, Any], path: str, node: dict[str, Any]) -> Found:
             path,
             f"$ref {ref!r} must be '#' or point into #/$defs; move the definition under $defs",
         )
-    elif resolve_local_ref(root, ref) is None:
+    elif lookup_local_ref(root, ref) is None:
         yield path, f"$ref {ref!r} points to nothing; add the definition under $defs"
     siblings = sorted(set(node) - {"$ref"})
     if siblings:
@@ -306,7 +307,7 @@ def _anthropic(schema: dict[str, Any]) -> Found:
         if isinstance(ref, str):
             if not ref.startswith("#"):
                 yield path, f"$ref {ref!r} points outside the schema; inline it"
-            elif resolve_local_ref(schema, ref) is None:
+            elif lookup_local_ref(schema, ref) is None:
                 yield path, f"$ref {ref!r} points to nothing in the schema; add the target"
 
 
