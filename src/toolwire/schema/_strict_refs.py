@@ -16,25 +16,11 @@ from .refs import RefError, walk_pointer
 
 # Annotations and containers: keywords that describe a value without narrowing what it accepts,
 # so they can sit beside a `$ref` (and win over the target's) without changing its meaning.
-ANNOTATIONS = frozenset(
-    {
-        "$anchor",
-        "$comment",
-        "$defs",
-        "$schema",
-        "contentEncoding",
-        "contentMediaType",
-        "contentSchema",
-        "default",
-        "definitions",
-        "deprecated",
-        "description",
-        "examples",
-        "readOnly",
-        "title",
-        "writeOnly",
-    }
-)
+_DESCRIBING = ("title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly")
+_CORE = ("$schema", "$comment", "$anchor")
+_DEFINITION_TABLES = ("$defs", "definitions")
+_CONTENT = ("contentEncoding", "contentMediaType", "contentSchema")
+ANNOTATIONS = frozenset(_DESCRIBING + _CORE + _DEFINITION_TABLES + _CONTENT)
 # The root's own `$id` names the document every pointer is resolved in, so it is harmless there.
 ROOT_ANNOTATIONS = ANNOTATIONS | {"$id"}
 
