@@ -127,3 +127,32 @@ def test_exponential_fan_out_is_refused() -> None:
         with_properties({"top": {"$ref": "#/$defs/D17", "title": "x"}}, **defs)
     )
     assert kind == "raised" and "too large" in message
+
+
+def _all_of_ref_schema(count: int, entry: dict[str, Any]) -> dict[str, Any]:
+    target = {"type": "object", "properties": {f"x{j}": {} for j in range(4)}}
+    return with_properties(
+        {f"p{i}": {"allOf": [dict(entry)]} for i in range(count)},
+        A=target,
+        B={"$ref": "#/$defs/A"},
+        C={"$ref": "#/$defs/B"},
+    )
+
+
+# a one-entry allOf holding a `$ref`: the parent twice, the entry once, each followed reference
+# once, and the target's properties once (in the folded parent); the root and `$defs` first
+@pytest.mark.parametrize(
+    ("entry", "per_entry", "fixed"),
+    [
+        ({"$ref": "#/$defs/A"}, 8, 8),
+        ({"$ref": "#/$defs/A", "title": "t"}, 8, 8),
+        ({"$ref": "#/$defs/C"}, 10, 8),
+    ],
+)
+@pytest.mark.parametrize("past", [False, True])
+def test_a_folded_all_of_ref_costs(
+    entry: dict[str, Any], per_entry: int, fixed: int, past: bool
+) -> None:
+    fitting = (100_000 - fixed) // per_entry
+    kind, _, _ = same_as_sdk(_all_of_ref_schema(fitting + past, entry), reject_open=False)
+    assert (kind == "raised") == past

@@ -202,3 +202,13 @@ def test_spot_checks_that_both_sides_are_not_wrong_together() -> None:
     assert "allOf" not in folded["properties"]["a"]
     with pytest.raises(Exception, match="circular `\\$ref` chain"):
         ensure_strict_json_schema(copy.deepcopy(dict(SHAPE_CASES)["all-of-one-circular"]))
+
+
+def test_a_self_including_all_of_target_is_compared_not_walked_again() -> None:
+    # A's only variant folds A itself back in: the SDK compares the two instead of recursing
+    schema = with_properties(
+        {},
+        A={"anyOf": [{"anyOf": [STR], "allOf": [{"$ref": "#/$defs/A"}]}]},
+    )
+    kind, _, message = same_as_sdk(schema)
+    assert kind == "raised" and "(anyOf)" in message

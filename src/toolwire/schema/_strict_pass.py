@@ -46,7 +46,9 @@ class StrictPass:
         self.reject_open_objects = reject_open_objects
         self.budget = VisitBudget()
 
-    def visit(self, node: object, path: Path, depth: int, in_resource: bool) -> dict[str, Any]:
+    def visit(
+        self, node: object, path: Path, depth: int, in_resource: bool, keep_ref: bool = False
+    ) -> dict[str, Any]:
         """Make `node` strict in place and return it.
 
         Args:
@@ -54,6 +56,7 @@ class StrictPass:
             path: Keys from the root, for the error that names a non-object sub-schema.
             depth: 1 for the root; one more per sub-schema and per re-visit after folding.
             in_resource: Whether an enclosing sub-schema declared its own `$id`.
+            keep_ref: Leave the node's own `$ref` as it is (the caller resolves it).
         """
         if depth > MAX_DEPTH:
             raise UserError(errors.TOO_DEEP)
@@ -99,13 +102,12 @@ class StrictPass:
 
         all_of = node.get("allOf")
         if isinstance(all_of, list) and len(all_of) == 1:
-            # the entry is read through reference chains first, so a bare `$ref` in it is
-            # checked where it points rather than refused as an unchecked reference
             entry = all_of[0]
-            if isinstance(entry, dict) and not in_resource:
-                # (inside a nested resource the visit refuses the `$ref` instead)
-                entry = resolve_annotation_chain(self.root, entry)
-            self.visit(entry, (*path, "allOf", "0"), child_depth, in_resource)
+            # a `$ref` entry stays a reference through its own visit and is then read through
+            # its chain: the fold needs the target's keys, not an inlined copy
+            self.visit(entry, (*path, "allOf", "0"), child_depth, in_resource, keep_ref=True)
+            if "$ref" in entry:
+                entry = resolve_annotation_chain(self.root, entry, self.budget.spend)
             fold_single_all_of(node, entry, closed_as_written)
             return self.visit(node, path, child_depth, in_resource)
         self._visit_variants(node, "allOf", path, child_depth, in_resource)
@@ -114,7 +116,7 @@ class StrictPass:
             # every key is required in strict mode, so a null default can never apply
             del node["default"]
 
-        if "$ref" in node:
+        if "$ref" in node and not keep_ref:
             if len(node) > 1:
                 self._inline_ref(node)
                 return self.visit(node, path, child_depth, in_resource)

@@ -8,6 +8,7 @@ whose path steps into one, is refused rather than resolved wrongly. Pointer pars
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import UserError
@@ -53,13 +54,17 @@ def resolve_ref(*, root: dict[str, object], ref: str) -> object:
     return target
 
 
-def resolve_annotation_chain(root: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+def resolve_annotation_chain(
+    root: dict[str, Any], schema: dict[str, Any], on_step: Callable[[], None]
+) -> dict[str, Any]:
     """Follow `schema` through references that carry nothing but annotations.
 
     `{"$ref": A}` where A is `{"$ref": B, "title": "x"}` stands for B with that title. The
     annotations met on the way are laid over each target, the nearest one winning; a chain that
     comes back to a reference it already followed is an error rather than an endless loop.
     Stops at the first schema that is not such a reference and returns it (possibly a new dict).
+    `on_step` is called before each reference is followed (strict conversion counts them
+    against its size budget).
     """
     followed: set[str] = set()
     current = schema
@@ -70,6 +75,7 @@ def resolve_annotation_chain(root: dict[str, Any], schema: dict[str, Any]) -> di
         if ref in followed:
             raise UserError(errors.CIRCULAR_CHAIN)
         followed.add(ref)
+        on_step()
         notes = {key: value for key, value in current.items() if key != "$ref"}
         target = resolve_ref(root=root, ref=ref)
         if not isinstance(target, dict):
