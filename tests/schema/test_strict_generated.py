@@ -26,6 +26,8 @@ REFS = [
     "#/properties/q",
     "#/$defs/A/properties/p",
     "#/$defs/Missing",
+    "#/$defs/A/anyOf/0",
+    "#/$defs/A/title",
     "#",
     "#/",
     "other#/x",
@@ -89,6 +91,7 @@ ROOTS = st.fixed_dictionaries(
         "title": st.just("R"),
         "additionalProperties": st.sampled_from([False, True]),
         "allOf": st.lists(SCHEMAS, min_size=1, max_size=2),
+        "anyOf": st.one_of(st.just(5), st.lists(SCHEMAS, max_size=2)),
     },
 )
 # the default keeps the suite quick; TOOLWIRE_STRICT_EXAMPLES=20000 for a long hunt

@@ -179,6 +179,8 @@ REF_CASES: list[tuple[str, Any]] = [
         ),
     ),
     ("root-ref", {"$ref": "#/$defs/A", "$defs": {"A": OBJ}}),
+    # the error shows the object the pointer stepped from, `$ref` still in it
+    ("root-ref-through-non-object", {"$ref": "#/$defs/A", "$defs": 5}),
     ("root-ref-with-id", {"$id": "urn:x", "$ref": "#/$defs/A", "$defs": {"A": OBJ}}),
     ("root-ref-with-title", {"title": "T", "$ref": "#/$defs/A", "$defs": {"A": OBJ}}),
     ("root-ref-constrained", {"minProperties": 1, "$ref": "#/$defs/A", "$defs": {"A": OBJ}}),

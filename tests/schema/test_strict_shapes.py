@@ -167,6 +167,9 @@ SHAPE_CASES: list[tuple[str, Any]] = [
     ("root-type-list-object", {"type": ["object"], "properties": {}}),
     ("root-nullable", {"type": ["object", "null"], "properties": {}}),
     ("root-any-of-and-nullable", {"type": ["object", "null"], "anyOf": [STR]}),
+    ("root-any-of-empty-list", {"type": "object", "properties": {}, "anyOf": []}),
+    ("root-any-of-not-a-list", {"type": "object", "properties": {}, "anyOf": {"a": 1}}),
+    ("root-any-of-null", {"type": "object", "properties": {}, "anyOf": None}),
     ("root-not-a-dict", [OBJ]),
     ("root-scalar", 3),
     (

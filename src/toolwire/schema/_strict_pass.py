@@ -94,8 +94,8 @@ class StrictPass:
 
         self._visit_variants(node, "anyOf", path, child_depth, in_resource)
         if self._visit_variants(node, "oneOf", path, child_depth, in_resource):
-            # strict mode has no oneOf; for the tagged unions pydantic writes, anyOf matches
-            # the same values
+            # strict mode has no oneOf; anyOf accepts the same values when the variants are
+            # disjoint, as in the tagged unions pydantic writes
             variants = node.pop("oneOf")
             earlier = node.get("anyOf")
             node["anyOf"] = earlier + variants if isinstance(earlier, list) else variants
@@ -173,13 +173,15 @@ class StrictPass:
         """Replace a `$ref` that has annotations beside it by its target's keys, in place.
 
         The node's own keys keep their places and values; the target's other keys follow. The
-        `$ref` is dropped before the target is read, so a target that is itself a reference
-        carries its `$ref` over and the re-visit follows it.
+        node's `$ref` is dropped before the keys are merged, so a target that is itself a
+        reference carries its `$ref` over and the re-visit follows it (a node pointing at
+        itself just loses its `$ref`).
         """
-        ref = node.pop("$ref")
+        ref = node["$ref"]
         if not isinstance(ref, str):
             raise errors.non_string_ref(ref)
         target = resolve_ref(root=self.root, ref=ref)
         if not isinstance(target, dict):
             raise errors.target_not_object(ref, target)
+        del node["$ref"]
         node.update({**target, **node})

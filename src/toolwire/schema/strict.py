@@ -55,7 +55,7 @@ def ensure_strict_json_schema(
 
 def _check_root(schema: dict[str, Any]) -> dict[str, Any]:
     """Apply the rules only the top level has: the arguments of a call are one plain object."""
-    if "anyOf" in schema:
+    if isinstance(schema.get("anyOf"), list):
         raise UserError(errors.ROOT_ANY_OF)
     declared = schema.get("type")
     if isinstance(declared, list) and "object" in declared:
