@@ -96,6 +96,27 @@ SHAPE_CASES: list[tuple[str, Any]] = [
         "all-of-one-self",
         with_properties({"a": {"allOf": [{"$ref": "#/$defs/A"}]}}, A={"$ref": "#/$defs/A"}),
     ),
+    # the entry's chain is read before the entry is visited: its missing target is reported
+    # before its own bad `$defs`, and its null default travels with the target's keys
+    (
+        "all-of-one-chain-before-visit",
+        with_properties({"p": {"allOf": [{"$ref": "#/$defs/No", "$defs": {"A": 5}}]}}),
+    ),
+    (
+        "all-of-one-null-default-note",
+        with_properties(
+            {"p": {"allOf": [{"$ref": "#/$defs/A", "title": "t", "default": None}]}},
+            A={**STR, "default": "x"},
+        ),
+    ),
+    (
+        "all-of-one-ref-in-resource",
+        with_properties({"p": {"$id": "urn:x", "allOf": [{"$ref": "#/$defs/A"}]}}),
+    ),
+    (
+        "all-of-one-entry-owns-resource",
+        with_properties({"p": {"allOf": [{"$id": "urn:x", "$ref": "#/$defs/A"}]}}),
+    ),
     ("all-of-one-not-a-dict", with_properties({"a": {"allOf": ["x"]}})),
     ("all-of-one-at-root", {"allOf": [OBJ], "title": "R"}),
     (

@@ -103,12 +103,14 @@ class StrictPass:
         all_of = node.get("allOf")
         if isinstance(all_of, list) and len(all_of) == 1:
             entry = all_of[0]
-            # a `$ref` entry stays a reference through its own visit and is then read through
-            # its chain: the fold needs the target's keys, not an inlined copy
+            # a `$ref` entry is read through its chain before anything else (the fold needs the
+            # target's keys, not an inlined copy) and stays a reference through its own visit;
+            # inside a nested resource the visit refuses the `$ref` instead
+            folded = entry
+            if isinstance(entry, dict) and not in_resource:
+                folded = resolve_annotation_chain(self.root, entry, self.budget.spend)
             self.visit(entry, (*path, "allOf", "0"), child_depth, in_resource, keep_ref=True)
-            if "$ref" in entry:
-                entry = resolve_annotation_chain(self.root, entry, self.budget.spend)
-            fold_single_all_of(node, entry, closed_as_written)
+            fold_single_all_of(node, folded, closed_as_written)
             return self.visit(node, path, child_depth, in_resource)
         self._visit_variants(node, "allOf", path, child_depth, in_resource)
 
