@@ -38,11 +38,13 @@ def same_json(left: object, right: object) -> bool:
 def fold_single_all_of(
     node: dict[str, Any], entry: dict[str, Any], closed_as_written: bool
 ) -> None:
-    """Replace `node` (holding `"allOf": [entry]`, both already strict) by their union, in place.
+    """Replace `node` (visited, holding a one-entry `allOf`) by its union with `entry`, in place.
 
-    The entry's keys come first. For a keyword both sides have, an annotation takes the parent's
-    value (it is the more specific description); a constraint must agree, except that the
-    parent's empty `properties` / `required` (filled in by strict conversion itself) give way.
+    `entry` is the visited entry, or what its `$ref` chain leads to. The entry's keys come
+    first; the caller visits the union again. For a keyword both sides have, an annotation
+    takes the parent's value (it is the more specific description); a constraint must agree,
+    except that the parent's empty `properties` / `required` (filled in by strict conversion
+    itself) give way.
 
     `closed_as_written` is whether the author wrote `additionalProperties: false` on the parent:
     such a parent with no properties accepts only `{}`, which an entry with properties would
