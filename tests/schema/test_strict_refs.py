@@ -303,3 +303,19 @@ def test_pointer_reader_unescapes_and_names_the_bad_ref() -> None:
             resolve_local_ref(document, ref)
         assert caught.value.reason == reason
         assert repr(ref) in str(caught.value)
+
+
+SIBLING_KEYWORDS = [
+    "$anchor", "$comment", "$defs", "$schema", "contentEncoding", "contentMediaType",
+    "contentSchema", "default", "definitions", "deprecated", "description", "examples",
+    "readOnly", "title", "writeOnly", "$id", "id", "type", "enum", "const", "minimum",
+    "properties", "items", "anyOf", "allOf", "nullable", "format", "x-extension",
+]  # fmt: skip
+
+
+# which keywords may sit beside a `$ref` (merged) and which are refused, nested and at the root
+@pytest.mark.parametrize("keyword", SIBLING_KEYWORDS)
+def test_each_sibling_keyword_matches_sdk(keyword: str) -> None:
+    value: Any = {} if keyword in ("$defs", "definitions", "properties", "items") else "v"
+    same_as_sdk(with_properties({"a": {"$ref": "#/$defs/A", keyword: value}}, A=OBJ))
+    same_as_sdk({"$ref": "#/$defs/A", keyword: value, "$defs": {"A": OBJ}})
