@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..schema.refs import lookup_local_ref
+
 __all__ = ["argument_problems", "call_arguments"]
 
 _MAX_DEPTH = 8
@@ -54,11 +56,11 @@ def _drop_null_defaults(arguments: dict[str, Any], schema: dict[str, Any]) -> di
 
 
 def _resolve(prop: dict[str, Any], root: dict[str, Any]) -> dict[str, Any] | None:
-    ref = prop.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        target = (root.get("$defs") or {}).get(ref[len("#/$defs/") :])
-        return target if isinstance(target, dict) else None
-    return prop
+    """The schema `prop` stands for: its `$ref` target, or None when that is not a schema."""
+    if "$ref" not in prop:
+        return prop
+    target = lookup_local_ref(root, prop["$ref"])
+    return target if isinstance(target, dict) else None
 
 
 def _accepts(value: Any, prop: Any, root: dict[str, Any], depth: int = 0) -> bool:

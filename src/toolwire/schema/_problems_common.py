@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ._walk import resolve_local_ref
+from .refs import lookup_local_ref
 
 __all__ = ["JSON_TYPES", "Found", "ref_problems", "type_name_problems"]
 
@@ -27,7 +27,7 @@ def ref_problems(root: dict[str, Any], path: str, node: dict[str, Any]) -> Found
         return
     if not ref.startswith("#"):
         yield path, f"$ref {ref!r} points outside the schema; put the definition under $defs"
-    elif resolve_local_ref(root, ref) is None:
+    elif lookup_local_ref(root, ref) is None:
         yield path, f"$ref {ref!r} points to nothing; add the definition under $defs"
 
 

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ._problems_common import Found, ref_problems, type_name_problems
-from ._walk import iter_subschemas, resolve_local_ref
+from ._walk import iter_subschemas
+from .refs import lookup_local_ref
 
 __all__ = ["gemini_problems"]
 
@@ -101,7 +102,7 @@ def _follow_required(
             found.append(path)
         elif ref not in expanded:
             expanded.add(ref)
-            target = resolve_local_ref(root, ref)
+            target = lookup_local_ref(root, ref)
             _follow_required(root, target, goal, path, expanded, found, steps + 1)
         return
     properties = node.get("properties")

@@ -1,10 +1,9 @@
-"""Walking a JSON schema's sub-schemas with dotted paths, and resolving local `$ref`s."""
+"""Walking a JSON schema's sub-schemas with dotted paths (`$ref`s are read by refs.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import unquote
 
 # Keywords whose value is a map of name -> sub-schema, one sub-schema, or a list of them.
 _SCHEMA_MAPS = ("$defs", "definitions", "properties", "patternProperties", "dependentSchemas")
@@ -68,25 +67,3 @@ def _walk(
         if isinstance(variants, list):
             for index, child in enumerate(variants):
                 yield from _walk(child, join(path, f"{key}.{index}"), depth, steps + 1)
-
-
-def resolve_local_ref(root: dict[str, Any], ref: str) -> Any | None:
-    """The value a `#...` JSON pointer names inside `root`, or None when it names nothing."""
-    if ref == "#":
-        return root
-    if not ref.startswith("#/"):
-        return None
-    try:
-        parts = unquote(ref[2:], errors="strict").split("/")
-    except UnicodeDecodeError:
-        return None
-    value: Any = root
-    for raw in parts:
-        key = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(value, dict) and key in value:
-            value = value[key]
-        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
-            value = value[int(key)]
-        else:
-            return None
-    return value
