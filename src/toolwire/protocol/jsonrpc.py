@@ -38,8 +38,9 @@ import logging
 import math
 from dataclasses import dataclass
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
-from json.scanner import c_make_scanner  # type: ignore[attr-defined]
 from typing import Any
+
+from .._fastjson import decoding_function
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -123,7 +124,7 @@ def _no_constants(name: str) -> Any:
 # not take (leading whitespace, bad JSON, cycles) goes to the full decoder/encoder, which
 # gives the same result or the same error.
 _decoder = json.JSONDecoder(parse_constant=_no_constants)
-_scan = c_make_scanner(_decoder) if c_make_scanner is not None else None
+_decode_json = decoding_function(_decoder)
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _encode_c = (
     c_make_encoder(None, _encoder.default, encode_basestring, None, ":", ",", False, False, True)
@@ -141,18 +142,6 @@ _wire_c = (
 _ascii_wire = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 
 logger = logging.getLogger("toolwire")
-
-
-def _decode_json(text: str) -> Any:
-    if _scan is not None:
-        try:
-            value, end = _scan(text, 0)
-        except Exception:  # the full decoder below raises the proper error
-            pass
-        else:
-            if end == len(text):
-                return value
-    return _decoder.decode(text)
 
 
 def compact_json(value: Any) -> str:
