@@ -7,12 +7,11 @@ The README's "stdout is the wire" section states both; these tests keep it true.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
-from _proc import INIT, ROOT, child_env, frame
+from _proc import INIT, frame, spawn
 
 SERVER = textwrap.dedent(
     """
@@ -33,15 +32,7 @@ SERVER = textwrap.dedent(
 
 
 def _stdout_lines(command: list[str]) -> tuple[list[bytes], bytes]:
-    env = child_env(PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        command,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=ROOT,
-    )
+    proc = spawn(command, PYTHONUNBUFFERED="1")
     out, err = proc.communicate(frame(INIT), timeout=60)
     assert proc.returncode == 0, err
     return [line for line in out.split(b"\n") if line], err
