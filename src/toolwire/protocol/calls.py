@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -34,10 +35,11 @@ from ..errors import ModelBehaviorError
 from ..tools.call_log import log_timeout
 from ..tools.invoke import ToolOutcome, invoke_tool
 from ..tools.threads import SyncToolRefused, worker_wait
+from . import eras
 from .arguments import argument_problems, call_arguments
 from .call_context import NO_CONTEXT, ContextSource
 from .content import call_result, error_result
-from .jsonrpc import compact_json
+from .jsonrpc import compact_json, valid_id
 
 if TYPE_CHECKING:
     from .jsonrpc import RequestId
@@ -46,7 +48,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolwire.protocol")
 
-__all__ = ["CallInFlight", "run_call"]
+__all__ = ["CallInFlight", "checked_tool_name", "in_scope", "run_call"]
 
 _INVALID_JSON_PREFIX = "Invalid JSON input for tool"
 
@@ -177,3 +179,31 @@ class CallInFlight:
             self.task.cancel()
         elif self.scope is not None:
             self.scope.cancel()
+
+
+def checked_tool_name(params: dict[str, Any]) -> str:
+    """The tool a `tools/call` names, once its params have the types MCP gives them.
+
+    Raises:
+        ProtocolError: -32602 naming the param that is wrong.
+    """
+    name = params.get("name")
+    if not isinstance(name, str):
+        raise eras.invalid_params("tools/call: 'name' must be a string")
+    arguments = params.get("arguments")
+    if arguments is not None and not isinstance(arguments, dict):
+        raise eras.invalid_params("tools/call: 'arguments' must be an object")
+    meta = params.get("_meta")
+    if meta is not None and not isinstance(meta, dict):
+        raise eras.invalid_params("tools/call: '_meta' must be an object")
+    token = meta.get("progressToken") if meta else None
+    if token is not None and not valid_id(token):
+        raise eras.invalid_params("tools/call: 'progressToken' must be a string or integer")
+    return name
+
+
+async def in_scope(scope: anyio.CancelScope, call: Coroutine[Any, Any, None]) -> None:
+    """Run a call inside its cancel scope (other anyio backends): a cancel ends the call
+    here, as a cancelled task ends on asyncio."""
+    with scope:
+        await call

@@ -38,7 +38,7 @@ from . import eras, handlers
 from ._eager import start_eagerly
 from .backlog import Backlog
 from .call_context import NO_CONTEXT, ContextSource
-from .calls import CallInFlight, run_call
+from .calls import CallInFlight, checked_tool_name, in_scope, run_call
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -317,21 +317,6 @@ class ServerSession:
         await self.send(result_message_raw(request_id, payload))
         self.server._warm_up()  # the client knows the tools: calls come next
 
-    def _resolve(self, params: dict[str, Any]) -> RegisteredTool | None:
-        name = params.get("name")
-        if not isinstance(name, str):
-            raise eras.invalid_params("tools/call: 'name' must be a string")
-        arguments = params.get("arguments")
-        if arguments is not None and not isinstance(arguments, dict):
-            raise eras.invalid_params("tools/call: 'arguments' must be an object")
-        meta = params.get("_meta")
-        if meta is not None and not isinstance(meta, dict):
-            raise eras.invalid_params("tools/call: '_meta' must be an object")
-        token = meta.get("progressToken") if meta else None
-        if token is not None and not valid_id(token):
-            raise eras.invalid_params("tools/call: 'progressToken' must be a string or integer")
-        return self.server._registry.get(name)
-
     async def _start_call(
         self,
         request_id: RequestId,
@@ -343,7 +328,7 @@ class ServerSession:
             logger.warning("request id %r is already in flight; duplicate ignored", request_id)
             return
         params = params or {}
-        entry = self._resolve(params)
+        entry = self.server._registry.get(checked_tool_name(params))
         # A callable is_enabled is asked (it may be async); a plain flag needs no await.
         if entry is None or not (
             await is_enabled(entry) if entry.dynamic else entry.tool.is_enabled
@@ -358,7 +343,7 @@ class ServerSession:
         if self.loop is None:  # other anyio backends: a cancel scope in the task group
             assert self._task_group is not None
             call.scope = anyio.CancelScope()
-            self._task_group.start_soon(_in_scope, call.scope, coro)
+            self._task_group.start_soon(in_scope, call.scope, coro)
             return
         if entry.starts_synchronously and not self._contexts.is_async:
             task = start_eagerly(self.loop, coro)
@@ -410,8 +395,3 @@ class ServerSession:
             await self.send(notification("notifications/tools/list_changed", {}))
         elif self.era == "modern":
             await self._listeners.tools_changed()
-
-
-async def _in_scope(scope: anyio.CancelScope, call: Coroutine[Any, Any, None]) -> None:
-    with scope:  # a cancel ends the call here, as a cancelled task ends on asyncio
-        await call

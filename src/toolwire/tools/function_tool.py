@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
-import logging
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -34,7 +33,6 @@ if TYPE_CHECKING:
 
 __all__ = ["FunctionTool", "function_tool"]
 
-logger = logging.getLogger("toolwire.tools")
 
 ToolTimeoutBehavior = Literal["error_as_result", "raise_exception"]
 ToolCaller = Literal["direct", "programmatic"]
