@@ -69,3 +69,17 @@ def test_other_types_are_left_to_pydantic(annotation: Any) -> None:
     assert _simple_output_schema(annotation) is None
     schema, _ = infer_output_schema(annotation)
     assert schema is not None
+
+
+@pytest.mark.parametrize("name", ["Plain", "a/b", "tilde~name", "with space"])
+def test_a_root_ref_to_an_object_is_read_through_the_package_resolver(name: str) -> None:
+    """An explicit output schema `{"$ref": ..., "$defs": ...}` whose target is an object is
+    published object-rooted, whatever the definition's name (escaped names included)."""
+    from toolwire.protocol.registry import normalize_output_schema
+
+    escaped = name.replace("~", "~0").replace("/", "~1").replace(" ", "%20")
+    target = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
+    schema = {"$ref": f"#/$defs/{escaped}", "$defs": {name: target}}
+    published, wraps = normalize_output_schema(schema)
+    assert wraps is False
+    assert published == {**target, "$defs": {name: target}}

@@ -32,6 +32,7 @@ from types import UnionType
 from typing import Any, Union, get_args, get_origin
 
 from ..errors import UserError
+from ..schema.refs import lookup_local_ref
 from ..tools.function_tool import FunctionTool
 from ..tools.invoke import starts_synchronously
 from . import eras
@@ -237,7 +238,7 @@ def _object_rooted(schema: dict[str, Any]) -> dict[str, Any] | None:
     ref = schema.get("$ref")
     defs = schema.get("$defs")
     if isinstance(ref, str) and isinstance(defs, dict) and set(schema) == {"$ref", "$defs"}:
-        target = defs.get(ref.rsplit("/", 1)[-1])
+        target = lookup_local_ref(schema, ref)
         if isinstance(target, dict) and target.get("type") == "object":
             # Keep every definition (the target too): a recursive model refers to itself.
             return {**target, "$defs": defs}

@@ -52,8 +52,12 @@ class RefError(ValueError):
         self.container = container
 
 
-def pointer_tokens(ref: object) -> list[str]:
+def pointer_tokens(ref: object, *, percent_decoded: bool = True) -> list[str]:
     """The unescaped segments of a local reference; `#` gives no segment (the whole document).
+
+    `percent_decoded=False` reads the fragment as it is written, which is what the Agents SDK
+    does when it checks that an output schema's root is an object (only its strict
+    conversion decodes percent-escapes).
 
     Raises:
         RefError: when `ref` is not a string starting with `#/` (or exactly `#`), or when its
@@ -67,6 +71,8 @@ def pointer_tokens(ref: object) -> list[str]:
             ref=ref,
             reason="not-local",
         )
+    if not percent_decoded:
+        return [raw.replace("~1", "/").replace("~0", "~") for raw in ref[2:].split("/")]
     try:
         decoded = unquote(ref[2:], errors="strict")
     except UnicodeDecodeError as error:
@@ -80,7 +86,7 @@ def pointer_tokens(ref: object) -> list[str]:
 
 
 def walk_pointer(
-    document: object, ref: object, *, through_lists: bool = True
+    document: object, ref: object, *, through_lists: bool = True, percent_decoded: bool = True
 ) -> Iterator[tuple[object, str, object]]:
     """Follow `ref` one segment at a time, yielding (container, segment, value) for each step.
 
@@ -93,7 +99,7 @@ def walk_pointer(
             into a scalar, or into a list when `through_lists` is false).
     """
     current = document
-    for token in pointer_tokens(ref):
+    for token in pointer_tokens(ref, percent_decoded=percent_decoded):
         if isinstance(current, dict):
             if token not in current:
                 raise RefError(
@@ -126,21 +132,30 @@ def walk_pointer(
         current = value
 
 
-def resolve_local_ref(document: object, ref: object) -> Any:
-    """The value `ref` names inside `document`.
+def resolve_local_ref(
+    document: object, ref: object, *, through_lists: bool = True, percent_decoded: bool = True
+) -> Any:
+    """The value `ref` names inside `document` (the options as for `walk_pointer`).
 
     Raises:
         RefError: naming `ref` and the segment that failed.
     """
     target: object = document
-    for _container, _token, value in walk_pointer(document, ref):
+    steps = walk_pointer(
+        document, ref, through_lists=through_lists, percent_decoded=percent_decoded
+    )
+    for _container, _token, value in steps:
         target = value
     return target
 
 
-def lookup_local_ref(document: object, ref: object) -> Any | None:
+def lookup_local_ref(
+    document: object, ref: object, *, through_lists: bool = True, percent_decoded: bool = True
+) -> Any | None:
     """Like `resolve_local_ref`, but None when `ref` names nothing (for best-effort readers)."""
     try:
-        return resolve_local_ref(document, ref)
+        return resolve_local_ref(
+            document, ref, through_lists=through_lists, percent_decoded=percent_decoded
+        )
     except RefError:
         return None

@@ -19,6 +19,7 @@ import inspect
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import UserError
+from ..schema.refs import lookup_local_ref
 from ..schema.strict import ensure_strict_json_schema
 from ._annotations import strip_annotated
 from .failure import dont_log_tool_data
@@ -129,17 +130,9 @@ def is_object_schema(schema: Any) -> bool:
         if not isinstance(target, str) or not target.startswith("#/") or target in followed:
             return False
         followed.add(target)
-        node = _point(schema, target)
+        # Through objects only, escapes as written: the SDK's reading for this check.
+        node = lookup_local_ref(schema, target, through_lists=False, percent_decoded=False)
     return False
-
-
-def _point(root: dict[str, Any], pointer: str) -> Any:
-    """What a `#/a/b` pointer names inside `root` (dicts only), or None."""
-    tokens = [token.replace("~1", "/").replace("~0", "~") for token in pointer[2:].split("/")]
-    node: Any = root
-    for token in tokens:
-        node = node.get(token) if isinstance(node, dict) else None
-    return node
 
 
 def check_output(tool_name: str, result: Any, validator: TypeAdapter[Any]) -> Any:
