@@ -11,19 +11,23 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
-import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from ..context import RunContextWrapper, ToolContext
-from ..errors import UserError
 from ..schema.docstrings import DocstringStyle
 from ..schema.strict import ensure_strict_json_schema
 from . import _invoker
-from ._declared_output import declared_output, is_object_schema
+from ._declared_output import declared_output
 from ._fast_schema import FastSchema, fast_function_schema
 from ._instances import tool_target
+from ._tool_options import (
+    ToolCaller,
+    check_timeout_options,
+    checked_allowed_callers,
+    strict_output_json_schema,
+)
 from .failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
 
 if TYPE_CHECKING:
@@ -35,9 +39,6 @@ __all__ = ["FunctionTool", "function_tool"]
 
 
 ToolTimeoutBehavior = Literal["error_as_result", "raise_exception"]
-ToolCaller = Literal["direct", "programmatic"]
-_TIMEOUT_BEHAVIORS: tuple[str, ...] = ("error_as_result", "raise_exception")
-_TOOL_CALLERS: tuple[str, ...] = ("direct", "programmatic")
 
 IsEnabled = bool | Callable[[RunContextWrapper[Any], Any], "bool | Awaitable[bool]"]
 NeedsApproval = bool | Callable[[RunContextWrapper[Any], dict[str, Any], str], Awaitable[bool]]
@@ -110,16 +111,16 @@ class FunctionTool:
     _agents_tool: Any = field(default=None, kw_only=True, repr=False)
 
     def __post_init__(self) -> None:
-        self.allowed_callers = _normalize_allowed_callers(self.allowed_callers, self.name)
+        self.allowed_callers = checked_allowed_callers(self.allowed_callers, self.name)
         if self.output_json_schema is not None:
-            self.output_json_schema = _normalize_output_json_schema(self.output_json_schema)
+            self.output_json_schema = strict_output_json_schema(self.output_json_schema)
         if isinstance(self.on_invoke_tool, _invoker.FunctionInvoker):
             self.on_invoke_tool = self.on_invoke_tool.bind(self)
         if self.strict_json_schema:
             self.params_json_schema = ensure_strict_json_schema(
                 copy.deepcopy(self.params_json_schema)
             )
-        _validate_timeout_config(self)
+        check_timeout_options(self)
 
     __wrapped__ = _WrappedCallable()
 
@@ -146,65 +147,6 @@ class FunctionTool:
         from .agents_interop import from_agents
 
         return from_agents(tool)
-
-
-def _normalize_allowed_callers(allowed: Any, tool_name: str) -> list[ToolCaller] | None:
-    if allowed is None:
-        return None
-    if not isinstance(allowed, list) or not allowed:
-        raise UserError(
-            f"Tool `{tool_name}` allowed_callers must be a non-empty list containing "
-            "'direct', 'programmatic', or both."
-        )
-    normalized: list[ToolCaller] = []
-    for caller in allowed:
-        if caller not in _TOOL_CALLERS:
-            raise UserError(
-                f"Tool `{tool_name}` allowed_callers contains unsupported caller {caller!r}. "
-                "Expected 'direct' or 'programmatic'."
-            )
-        if caller in normalized:
-            raise UserError(
-                f"Tool `{tool_name}` allowed_callers contains duplicate caller {caller!r}."
-            )
-        normalized.append(caller)
-    return normalized
-
-
-def _normalize_output_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    if not isinstance(schema, dict) or not is_object_schema(schema):
-        raise UserError("Function tool output_json_schema must define a JSON object schema.")
-    try:
-        return ensure_strict_json_schema(copy.deepcopy(schema))
-    except Exception as error:
-        raise UserError(
-            "Function tool output_json_schema must define a strict JSON object schema."
-        ) from error
-
-
-def _validate_timeout_config(tool: FunctionTool) -> None:
-    timeout = tool.timeout_seconds
-    if timeout is not None:
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float):
-            raise TypeError(
-                "FunctionTool timeout_seconds must be a positive number in seconds or None."
-            )
-        timeout = float(timeout)
-        if not math.isfinite(timeout):
-            raise ValueError("FunctionTool timeout_seconds must be a finite number.")
-        if timeout <= 0:
-            raise ValueError("FunctionTool timeout_seconds must be greater than 0.")
-        if getattr(tool.on_invoke_tool, "is_sync", False):
-            raise ValueError(
-                "FunctionTool timeout_seconds is only supported for async @function_tool handlers."
-            )
-        tool.timeout_seconds = timeout
-    if tool.timeout_behavior not in _TIMEOUT_BEHAVIORS:
-        raise ValueError(
-            "FunctionTool timeout_behavior must be one of: " + ", ".join(_TIMEOUT_BEHAVIORS)
-        )
-    if tool.timeout_error_function is not None and not callable(tool.timeout_error_function):
-        raise TypeError("FunctionTool timeout_error_function must be callable or None.")
 
 
 @overload
