@@ -22,7 +22,7 @@ from . import _invoker
 from ._declared_output import declared_output
 from ._fast_schema import FastSchema, fast_function_schema
 from ._instances import tool_target
-from ._tool_options import (
+from ._option_checks import (
     ToolCaller,
     check_timeout_options,
     checked_allowed_callers,
