@@ -26,7 +26,7 @@ from .jsonrpc import INVALID_PARAMS, ProtocolError, encode_value
 from .registry import is_enabled
 
 if TYPE_CHECKING:
-    from ..server import Server
+    from .app import ServedApp
     from .registry import RegisteredTool, ToolRegistry
 
 __all__ = [
@@ -58,7 +58,7 @@ def modern(result: dict[str, Any], server_info: dict[str, Any]) -> dict[str, Any
     return result
 
 
-def initialize_result(server: Server, version: str) -> dict[str, Any]:
+def initialize_result(server: ServedApp, version: str) -> dict[str, Any]:
     """The `initialize` result for a negotiated version."""
     result: dict[str, Any] = {
         "protocolVersion": version,
@@ -70,7 +70,7 @@ def initialize_result(server: Server, version: str) -> dict[str, Any]:
     return result
 
 
-def discover_result(server: Server) -> dict[str, Any]:
+def discover_result(server: ServedApp) -> dict[str, Any]:
     """The `server/discover` result (modern era)."""
     result: dict[str, Any] = {
         "supportedVersions": list(eras.MODERN_VERSIONS),
@@ -112,7 +112,7 @@ async def enabled_tools(registry: ToolRegistry) -> list[RegisteredTool]:
 
 
 async def list_tools_payload(
-    server: Server, registry: ToolRegistry, version: str, params: dict[str, Any] | None
+    server: ServedApp, registry: ToolRegistry, version: str, params: dict[str, Any] | None
 ) -> bytes:
     """The encoded `tools/list` result for `version` (cached per page while tools are static)."""
     cursor = params.get("cursor") if params else None

@@ -1,9 +1,8 @@
 """One MCP connection: frames in, replies and notifications out, in either protocol era.
 
 The transport hands each frame's bytes to `receive()`; everything goes back through `send`.
-Inline methods (initialize, ping, tools/list, ...) are answered before `receive()` returns;
-each `tools/call` runs in its own task in the session's task group, so replies may come out
-of order.
+Inline methods are answered before `receive()` returns; each `tools/call` runs in its own
+task, so replies may come out of order.
 
 Era choice follows the SDK's `serve_dual_era_loop`: the first request decides, once. A
 request (other than `initialize`) whose `_meta` carries the 2026-07-28 protocol-version key
@@ -69,7 +68,7 @@ if TYPE_CHECKING:
 
     import anyio.abc
 
-    from ..server import Server
+    from .app import ServedApp
     from .registry import RegisteredTool
 
 __all__ = ["ServerSession"]
@@ -83,16 +82,18 @@ _MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call", "sub
 
 
 class ServerSession:
-    """The protocol state of one connection to a `Server`.
+    """The protocol state of one connection to an application (a `Server`).
 
     Args:
-        server: The server whose tools are published.
+        server: What is published (see `app.ServedApp`).
         send: Writes one encoded JSON-RPC message (the transport frames it).
         contexts: Where each call's `ctx.context` comes from (see `Server.serving`, which
             builds it once per serving); without it every call's context is None.
     """
 
-    def __init__(self, server: Server, send: Send, *, contexts: ContextSource = NO_CONTEXT) -> None:
+    def __init__(
+        self, server: ServedApp, send: Send, *, contexts: ContextSource = NO_CONTEXT
+    ) -> None:
         self.server = server
         self._send = send
         self._contexts = contexts
@@ -122,7 +123,7 @@ class ServerSession:
             self._send_lock = asyncio.Lock()
         self._task_group = anyio.create_task_group()
         await self._task_group.__aenter__()
-        self.server._attach(self)
+        self.server.session_opened(self)
         return self
 
     async def __aexit__(
@@ -131,7 +132,7 @@ class ServerSession:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool | None:
-        self.server._detach(self)
+        self.server.session_closed(self)
         assert self._task_group is not None
         self.close()
         if self._call_tasks:
@@ -145,6 +146,11 @@ class ServerSession:
     def in_flight(self) -> int:
         """How many tool calls are running."""
         return len(self._in_flight)
+
+    @property
+    def busy(self) -> bool:
+        """Whether a call runs, or a finished call's reply still waits to be written."""
+        return bool(self._in_flight) or self._send_lock.locked()
 
     def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
         """Run a background task (e.g. a transport watcher) in the session's task group."""
@@ -160,8 +166,7 @@ class ServerSession:
             self._task_group.cancel_scope.cancel()
 
     async def end_streams(self) -> None:
-        """End every `subscriptions/listen` stream gracefully: each listen request gets its
-        `complete` result, as when the server shuts down on its own accord."""
+        """End every `subscriptions/listen` stream with its `complete` result."""
         await self._listeners.end(self.server.server_info)
 
     async def send(self, frame: bytes) -> None:
@@ -177,14 +182,11 @@ class ServerSession:
     async def reject_oversized(self, size: int, head: bytes = b"") -> None:
         """Answer a frame the transport refused for its size with -32600, addressed to the
         request's id when its first bytes (`head`) show one, else to id null."""
-        limit = getattr(self.server, "max_message_bytes", None)
+        limit = self.server.max_message_bytes
         text = f"Message of {size} bytes exceeds the maximum message size"
+        text += f" of {limit} bytes" if limit else ""
         request_id = sniff_request_id(head) if head else None
-        await self.send(
-            error_message(
-                request_id, INVALID_REQUEST, text + (f" of {limit} bytes" if limit else "")
-            )
-        )
+        await self.send(error_message(request_id, INVALID_REQUEST, text))
 
     async def receive(self, frame: bytes) -> None:
         """Handle one incoming frame; never raises for anything the client sent."""
@@ -312,10 +314,10 @@ class ServerSession:
         if cursor is not None and not isinstance(cursor, str):
             raise eras.invalid_params("tools/list: 'cursor' must be a string")
         payload = await handlers.list_tools_payload(
-            self.server, self.server._registry, version, params
+            self.server, self.server.tool_registry, version, params
         )
         await self.send(result_message_raw(request_id, payload))
-        self.server._warm_up()  # the client knows the tools: calls come next
+        self.server.tools_listed()  # the client knows the tools: calls come next
 
     async def _start_call(
         self,
@@ -328,7 +330,7 @@ class ServerSession:
             logger.warning("request id %r is already in flight; duplicate ignored", request_id)
             return
         params = params or {}
-        entry = self.server._registry.get(checked_tool_name(params))
+        entry = self.server.tool_registry.get(checked_tool_name(params))
         # A callable is_enabled is asked (it may be async); a plain flag needs no await.
         if entry is None or not (
             await is_enabled(entry) if entry.dynamic else entry.tool.is_enabled
@@ -384,8 +386,7 @@ class ServerSession:
         if self._in_flight.get(request_id) is call:  # cancelled before it ever started
             del self._in_flight[request_id]
             self.backlog.call_ended(call.size)
-        # A call task ends by replying or by being cancelled; anything else is a bug.
-        if not task.cancelled() and task.exception() is not None:
+        if not task.cancelled() and task.exception() is not None:  # a bug: calls reply
             logger.error("a tools/call task failed", exc_info=task.exception())
 
     async def tools_changed(self) -> None:

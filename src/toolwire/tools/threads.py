@@ -30,6 +30,7 @@ __all__ = [
     "QUICK_WAIT_SECONDS",
     "SyncBudget",
     "SyncToolRefused",
+    "release_workers",
     "run_sync",
     "sync_limiter",
     "worker_wait",
@@ -186,6 +187,13 @@ async def run_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         limiter.release()
 
 
-# For the stdio transport's shutdown and the tests, which reach these through this module.
+def release_workers() -> None:
+    """At the end of serving: idle worker threads leave now, busy ones after their job, and
+    a later serving in this process starts with fresh pools."""
+    _pool._shutdown_pools()
+    _pool._forget_pools()
+
+
+# For the tests, which reach these through this module.
 _shutdown_pools = _pool._shutdown_pools
 _forget_pools = _pool._forget_pools

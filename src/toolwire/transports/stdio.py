@@ -21,7 +21,7 @@ import signal
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import _parent_watch
 from ._descendants import end_descendants
@@ -30,8 +30,8 @@ from ._feed import FrameFeed, handle
 from ._framing import LineSplitter
 
 if TYPE_CHECKING:
+    from ..protocol.serving import Servable
     from ..protocol.session import ServerSession
-    from ..server import Server
 
 __all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "protect_stdout", "run_stdio", "serve_stdio"]
 
@@ -51,7 +51,7 @@ STREAM_END_SECONDS = 1.0
 
 
 async def serve_stdio(
-    server: Server,
+    server: Servable,
     *,
     max_message_bytes: int | None = None,
     shutdown_grace: float = SHUTDOWN_GRACE_SECONDS,
@@ -76,8 +76,7 @@ async def serve_stdio(
     """
     import anyio
 
-    configured: int = getattr(server, "max_message_bytes", None) or DEFAULT_MAX_MESSAGE_BYTES
-    limit = max_message_bytes or configured
+    limit = max_message_bytes or server.max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES
     read_fd, write_fd = protect_stdout()
     _parent_watch.remember_parent()
     reader = FdReader(read_fd)
@@ -114,7 +113,7 @@ async def serve_stdio(
                         # EOF: calls in flight may still finish and answer (a client that
                         # closes stdin right after its last request still gets the reply).
                         with anyio.move_on_after(shutdown_grace):
-                            while not peer_gone and _busy(session):
+                            while not peer_gone and session.busy:
                                 await anyio.sleep(0.005)
                         session.close()
             except Exception as error:  # raised below as is, not wrapped in a group
@@ -179,19 +178,6 @@ async def _pump(reader: FdReader, splitter: LineSplitter, session: ServerSession
             return
 
 
-def _busy(session: ServerSession) -> bool:
-    """Whether a call is running or a reply is still on its way to `send`."""
-    count: Any = getattr(session, "in_flight", None)
-    if not isinstance(count, int):
-        count = len(getattr(session, "_in_flight", ()))
-    if count:
-        return True
-    # A finished call leaves `in_flight` before its reply is written; the reply may be
-    # waiting for the session's send lock.
-    lock: Any = getattr(session, "_send_lock", None)
-    return bool(lock is not None and lock.locked())
-
-
 async def _watch_signals(stop: _Stop) -> None:
     """First SIGTERM/SIGINT: end the listen streams with their results, then stop serving
     (calls cancelled cleanly). A second: leave now."""
@@ -236,7 +222,7 @@ def _configure_logging() -> None:
 
 
 def run_stdio(
-    server: Server,
+    server: Servable,
     *,
     max_message_bytes: int | None = None,
     shutdown_grace: float = SHUTDOWN_GRACE_SECONDS,
@@ -285,15 +271,10 @@ def run_stdio(
 def _release_threads(exit_code: int) -> None:
     """Let idle workers go; if a thread is still busy after a short grace, exit without it
     (with `exit_code`: 1 when serving failed, so a stuck thread cannot hide the failure)."""
-    threads_module: Any = sys.modules.get("toolwire.tools.threads")
-    shutdown = getattr(threads_module, "_shutdown_pools", None)
-    forget = getattr(threads_module, "_forget_pools", None)
-    if shutdown is not None and forget is not None:
-        shutdown()  # idle workers leave now; busy ones after their job
-        forget()  # a later run in this process starts fresh pools
-    elif getattr(threads_module, "_POOL", None) is not None:
-        threads_module._POOL.shutdown(wait=False, cancel_futures=True)
-        threads_module._POOL = None
+    if "toolwire.tools.threads" in sys.modules:  # no sync tool ran: nothing to release
+        from ..tools.threads import release_workers
+
+        release_workers()
     # An orphan has nobody to finish work for: no grace then.
     grace = THREAD_GRACE_SECONDS if _parent_watch.parent_alive() else 0.0
     deadline = time.monotonic() + grace
