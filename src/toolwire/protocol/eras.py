@@ -7,6 +7,17 @@
   version and the client capabilities. The checks below follow the SDK's inbound ladder
   (`mcp/shared/inbound.py` `classify_inbound_request`), messages and codes included.
 
+How a session picks its era follows the SDK's `serve_dual_era_loop`: the first request
+decides, once. A request (other than `initialize`) whose `_meta` carries the 2026-07-28
+protocol-version key opens a modern connection; anything else opens a handshake-era one.
+Later, `initialize` on a modern connection gets -32022 and an enveloped request on a
+handshake one gets -32600. Notifications never decide the era.
+
+Handshake era: requests other than `ping` (and `initialize`) before `initialize` get -32602
+"Invalid request parameters", as in the SDK; methods this server does not serve get -32601
+"Method not found" (data: the method) whatever the state. Modern era: the envelope is checked
+first (-32602/-32022), then the method (`ping` and `logging/setLevel` do not exist there).
+
 What each version knows (so a reply never carries a field its version lacks):
 annotations and audio arrived in 2025-03-26; `title`, `outputSchema`, `structuredContent`,
 `resource_link` content and a tool's `_meta` in 2025-06-18; `resultType`, `ttlMs`/`cacheScope`

@@ -4,16 +4,7 @@ The transport hands each frame's bytes to `receive()`; everything goes back thro
 Inline methods are answered before `receive()` returns; each `tools/call` runs in its own
 task, so replies may come out of order.
 
-Era choice follows the SDK's `serve_dual_era_loop`: the first request decides, once. A
-request (other than `initialize`) whose `_meta` carries the 2026-07-28 protocol-version key
-opens a modern connection; anything else opens a handshake-era one. Later, `initialize` on a
-modern connection gets -32022 and an enveloped request on a handshake one gets -32600.
-Notifications never decide the era.
-
-Handshake era: requests other than `ping` (and `initialize`) before `initialize` get -32602
-"Invalid request parameters", as in the SDK; methods this server does not serve get -32601
-"Method not found" (data: the method) whatever the state. Modern era: the envelope is checked
-first (-32602/-32022), then the method (`ping` and `logging/setLevel` do not exist there).
+Which era a connection serves, and how each era answers: see `eras.py`.
 
 Other decisions: `tools/call` for an unknown or disabled tool is the protocol error -32602
 "Unknown tool: x" (spec and FastMCP). A request reusing the id of a call still in flight is
@@ -32,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ..tools.threads import sync_limiter
 from . import eras, handlers
 from ._eager import start_eagerly
 from .backlog import Backlog
@@ -68,6 +58,7 @@ if TYPE_CHECKING:
 
     import anyio.abc
 
+    from ..tools.threads import SyncBudget
     from .app import ServedApp
     from .registry import RegisteredTool
 
@@ -110,9 +101,11 @@ class ServerSession:
         self._task_group: anyio.abc.TaskGroup | None = None
         self._listeners = Listeners(self.send)  # subscriptions/listen streams (modern era)
         self.backlog = Backlog()  # what the transport must not read past (backlog.py)
+        self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
 
     async def __aenter__(self) -> ServerSession:
-        sync_limiter.set(self.server.sync_limiter)
+        # Passed to each call, not set in a context: a request's task may not share this one.
+        self._limiter = self.server.sync_limiter
         try:
             self.loop = asyncio.get_running_loop()
         except RuntimeError:  # another anyio backend: anyio's primitives throughout
@@ -368,7 +361,14 @@ class ServerSession:
         """Run the call and reply; a cancelled call ends by its exception, without a reply."""
         try:
             result = await run_call(
-                request_id, entry, params, version, call.reporter, self._contexts, self.client_info
+                request_id,
+                entry,
+                params,
+                version,
+                call.reporter,
+                self._contexts,
+                self.client_info,
+                self._limiter,
             )
         finally:
             call.reporter.closed = True
