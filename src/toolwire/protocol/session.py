@@ -34,7 +34,6 @@ from .jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
-    UNSUPPORTED_PROTOCOL_VERSION,
     Invalid,
     Notification,
     ProtocolError,
@@ -49,6 +48,7 @@ from .jsonrpc import (
     sniff_request_id,
     valid_id,
 )
+from .methods import Route, capabilities
 from .registry import is_enabled
 from .reporter import Reporter
 from .subscriptions import Listeners
@@ -68,8 +68,7 @@ logger = logging.getLogger("toolwire.protocol")
 
 Send = Callable[[bytes], Awaitable[None]]
 
-_LEGACY_METHODS = frozenset({"initialize", "ping", "tools/list", "tools/call", "logging/setLevel"})
-_MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call", "subscriptions/listen"})
+Params = dict[str, Any] | None
 
 
 class ServerSession:
@@ -231,77 +230,51 @@ class ServerSession:
             self.era = (
                 "modern" if method != "initialize" and eras.has_envelope(params) else "legacy"
             )
+        version: str | None
         if self.era == "modern":
-            await self._modern_request(request_id, method, params)
+            if method == "initialize":
+                raise eras.handshake_refused(params)
+            version, log_level = eras.check_envelope(params)
+            route = MODERN.get(method)
         else:
-            await self._legacy_request(request_id, method, params)
-
-    async def _legacy_request(
-        self, request_id: RequestId, method: str, params: dict[str, Any] | None
-    ) -> None:
-        if method != "initialize" and eras.has_envelope(params):
-            raise ProtocolError(
-                INVALID_REQUEST,
-                "this connection serves the handshake protocol era; "
-                "requests carrying the 2026-07-28 envelope are not accepted on it",
-            )
-        if method not in _LEGACY_METHODS:
+            if method != "initialize" and eras.has_envelope(params):
+                raise eras.envelope_refused()
+            route = LEGACY.get(method)
+            version, log_level = self.protocol_version, self.log_level
+            if route is not None and version is None and not route.before_handshake:
+                raise eras.invalid_params("Received request before initialization")
+        if route is None:
             raise ProtocolError(METHOD_NOT_FOUND, "Method not found", method)
-        if method == "initialize":
-            negotiated = eras.negotiate(eras.check_initialize(params))
-            self.protocol_version = negotiated
-            self.client_info = (params or {}).get("clientInfo")
-            await self.send(
-                result_message(request_id, handlers.initialize_result(self.server, negotiated))
-            )
-            return
-        if method == "ping":
-            await self.send(result_message(request_id, {}))
-            return
-        version = self.protocol_version
-        if version is None:
-            raise eras.invalid_params("Received request before initialization")
-        if method == "tools/list":
-            await self._list_tools(request_id, version, params)
-        elif method == "tools/call":
-            await self._start_call(request_id, version, params, self.log_level)
-        else:  # logging/setLevel
-            level: Any = (params or {}).get("level")
-            if level not in eras.LOG_LEVELS:
-                raise eras.invalid_params(
-                    f"logging/setLevel: 'level' must be one of {', '.join(eras.LOG_LEVELS)}"
-                )
-            self.log_level = level
-            await self.send(result_message(request_id, {}))
+        await route.handler(self, request_id, params, version, log_level)
 
-    async def _modern_request(
-        self, request_id: RequestId, method: str, params: dict[str, Any] | None
-    ) -> None:
-        if method == "initialize":
-            requested = (params or {}).get("protocolVersion")
-            data: dict[str, Any] = {"supported": list(eras.MODERN_VERSIONS)}
-            if isinstance(requested, str):
-                data["requested"] = requested
-            raise ProtocolError(
-                UNSUPPORTED_PROTOCOL_VERSION,
-                "connection is serving the 2026-07-28 protocol; "
-                "the initialize handshake is not accepted",
-                data,
+    async def _initialize(self, request_id: RequestId, params: Params, *_: Any) -> None:
+        negotiated = eras.negotiate(eras.check_initialize(params))
+        self.protocol_version = negotiated
+        self.client_info = (params or {}).get("clientInfo")
+        result = handlers.initialize_result(self.server, negotiated, capabilities(LEGACY))
+        await self.send(result_message(request_id, result))
+
+    async def _ping(self, request_id: RequestId, *_: Any) -> None:
+        await self.send(result_message(request_id, {}))
+
+    async def _set_level(self, request_id: RequestId, params: Params, *_: Any) -> None:
+        level: Any = (params or {}).get("level")
+        if level not in eras.LOG_LEVELS:
+            raise eras.invalid_params(
+                f"logging/setLevel: 'level' must be one of {', '.join(eras.LOG_LEVELS)}"
             )
-        version, log_level = eras.check_envelope(params)
-        if method not in _MODERN_METHODS:
-            raise ProtocolError(METHOD_NOT_FOUND, "Method not found", method)
-        if method == "tools/call":
-            await self._start_call(request_id, version, params, log_level)
-        elif method == "tools/list":
-            await self._list_tools(request_id, version, params)
-        elif method == "subscriptions/listen":
-            await self._listeners.listen(request_id, params)
-        else:  # server/discover
-            await self.send(result_message(request_id, handlers.discover_result(self.server)))
+        self.log_level = level
+        await self.send(result_message(request_id, {}))
+
+    async def _discover(self, request_id: RequestId, *_: Any) -> None:
+        result = handlers.discover_result(self.server, capabilities(MODERN))
+        await self.send(result_message(request_id, result))
+
+    async def _listen(self, request_id: RequestId, params: Params, *_: Any) -> None:
+        await self._listeners.listen(request_id, params)
 
     async def _list_tools(
-        self, request_id: RequestId, version: str, params: dict[str, Any] | None
+        self, request_id: RequestId, params: Params, version: str, _level: str | None
     ) -> None:
         cursor = params.get("cursor") if params else None
         if cursor is not None and not isinstance(cursor, str):
@@ -313,11 +286,7 @@ class ServerSession:
         self.server.tools_listed()  # the client knows the tools: calls come next
 
     async def _start_call(
-        self,
-        request_id: RequestId,
-        version: str,
-        params: dict[str, Any] | None,
-        log_level: str | None,
+        self, request_id: RequestId, params: Params, version: str, log_level: str | None
     ) -> None:
         if request_id in self._in_flight:
             logger.warning("request id %r is already in flight; duplicate ignored", request_id)
@@ -396,3 +365,21 @@ class ServerSession:
             await self.send(notification("notifications/tools/list_changed", {}))
         elif self.era == "modern":
             await self._listeners.tools_changed()
+
+
+# What each era serves (see methods.py): the capabilities advertised derive from these.
+LEGACY: dict[str, Route] = {
+    "initialize": Route(ServerSession._initialize, before_handshake=True),
+    "ping": Route(ServerSession._ping, before_handshake=True),
+    "tools/list": Route(ServerSession._list_tools, {"tools": {"listChanged": True}}),
+    "tools/call": Route(ServerSession._start_call),
+    "logging/setLevel": Route(ServerSession._set_level, {"logging": {}}),
+}
+MODERN: dict[str, Route] = {
+    "server/discover": Route(ServerSession._discover),
+    "tools/list": Route(ServerSession._list_tools, {"tools": {}}),
+    # A call's log messages flow at the level its envelope names: no setLevel method.
+    "tools/call": Route(ServerSession._start_call, {"logging": {}}),
+    # List changes reach a modern client only on its listen streams.
+    "subscriptions/listen": Route(ServerSession._listen, {"tools": {"listChanged": True}}),
+}
