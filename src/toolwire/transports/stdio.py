@@ -16,11 +16,9 @@ from __future__ import annotations
 import atexit
 import contextlib
 import logging
-import os
 import signal
 import sys
 import threading
-import time
 from typing import TYPE_CHECKING
 
 from . import _parent_watch
@@ -28,6 +26,7 @@ from ._descendants import end_descendants
 from ._fdguard import FdReader, FdWriter, protect_stdout
 from ._feed import FrameFeed, handle
 from ._framing import LineSplitter
+from ._process import configure_logging, release_threads
 
 if TYPE_CHECKING:
     from ..protocol.serving import Servable
@@ -44,8 +43,6 @@ default of the `shutdown_grace` option). MCP's stdio client closes stdin, waits 
 then signals: a longer wait would only end in a SIGKILL."""
 DESCENDANT_GRACE_SECONDS = 0.5
 """At exit, how long the processes tools started get, after SIGTERM, before SIGKILL."""
-THREAD_GRACE_SECONDS = 0.2
-"""At exit, how long worker threads get to finish before the process leaves without them."""
 STREAM_END_SECONDS = 1.0
 """On SIGTERM/SIGINT, how long ending the listen streams may take (a client not reading)."""
 
@@ -202,25 +199,6 @@ async def _watch_signals(stop: _Stop) -> None:
         _parent_watch.restore_quiet_handlers()
 
 
-def _configure_logging() -> None:
-    """Give the toolwire logger a stderr handler unless the application configured logging.
-
-    Never touches the root logger. The level comes from TOOLWIRE_LOG_LEVEL (default WARNING).
-    """
-    toolwire_logger = logging.getLogger("toolwire")
-    if toolwire_logger.handlers or logging.getLogger().handlers:
-        return
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    toolwire_logger.addHandler(handler)
-    level = os.environ.get("TOOLWIRE_LOG_LEVEL", "WARNING").strip().upper()
-    try:
-        toolwire_logger.setLevel(level)
-    except ValueError:
-        toolwire_logger.setLevel(logging.WARNING)
-        toolwire_logger.warning("TOOLWIRE_LOG_LEVEL=%r is not a level; using WARNING", level)
-
-
 def run_stdio(
     server: Servable,
     *,
@@ -248,7 +226,7 @@ def run_stdio(
         raise ValueError(f"shutdown_grace must be a number of seconds >= 0, not {shutdown_grace!r}")
     protect_stdout()
     _parent_watch.arm()
-    _configure_logging()
+    configure_logging()
     failed = True
     try:
         with contextlib.suppress(KeyboardInterrupt):  # a SIGINT before the loop took it
@@ -265,30 +243,4 @@ def run_stdio(
         atexit.unregister(_parent_watch.block_termination_signals)  # once, however many runs
         atexit.register(_parent_watch.block_termination_signals)
         end_descendants(DESCENDANT_GRACE_SECONDS)
-        _release_threads(1 if failed else 0)
-
-
-def _release_threads(exit_code: int) -> None:
-    """Let idle workers go; if a thread is still busy after a short grace, exit without it
-    (with `exit_code`: 1 when serving failed, so a stuck thread cannot hide the failure)."""
-    if "toolwire.tools.threads" in sys.modules:  # no sync tool ran: nothing to release
-        from ..tools.threads import release_workers
-
-        release_workers()
-    # An orphan has nobody to finish work for: no grace then.
-    grace = THREAD_GRACE_SECONDS if _parent_watch.parent_alive() else 0.0
-    deadline = time.monotonic() + grace
-    for thread in threading.enumerate():
-        if thread is threading.current_thread() or thread.daemon:
-            continue
-        thread.join(max(0.0, deadline - time.monotonic()))
-    stuck = [
-        thread.name
-        for thread in threading.enumerate()
-        if thread is not threading.current_thread() and not thread.daemon and thread.is_alive()
-    ]
-    if stuck:
-        logger.info("leaving without %d busy worker thread(s): %s", len(stuck), stuck)
-        for handler in logging.getLogger("toolwire").handlers:
-            handler.flush()
-        _parent_watch.quiet_exit(exit_code)
+        release_threads(1 if failed else 0, logger)
