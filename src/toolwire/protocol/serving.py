@@ -7,17 +7,20 @@ the message-size limit to enforce while framing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from .session import Send, ServerSession
+    from .session import RoutedSend, Send, ServerSession
 
 __all__ = ["Servable", "SessionOpener"]
 
-SessionOpener = Callable[["Send"], "ServerSession"]
-"""Opens one session (an async context manager) that writes its messages with `send`."""
+
+class SessionOpener(Protocol):
+    """Opens one session (an async context manager) that writes its messages with `send`;
+    with `routed=True`, `send` also gets the id of the request each message belongs to."""
+
+    def __call__(self, send: Send | RoutedSend, *, routed: bool = False) -> ServerSession: ...
 
 
 class Servable(Protocol):

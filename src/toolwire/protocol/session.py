@@ -67,6 +67,7 @@ __all__ = ["ServerSession"]
 logger = logging.getLogger("toolwire.protocol")
 
 Send = Callable[[bytes], Awaitable[None]]
+RoutedSend = Callable[[bytes, "RequestId | None"], Awaitable[None]]
 
 Params = dict[str, Any] | None
 
@@ -79,13 +80,22 @@ class ServerSession:
         send: Writes one encoded JSON-RPC message (the transport frames it).
         contexts: Where each call's `ctx.context` comes from (see `Server.serving`, which
             builds it once per serving); without it every call's context is None.
+        routed: `send` also takes the id of the request a message belongs to (`RoutedSend`):
+            a reply, a call's progress and log notifications, a listen stream's frames; None
+            for the rest. An HTTP transport routes each to its request's stream.
     """
 
     def __init__(
-        self, server: ServedApp, send: Send, *, contexts: ContextSource = NO_CONTEXT
+        self,
+        server: ServedApp,
+        send: Send | RoutedSend,
+        *,
+        contexts: ContextSource = NO_CONTEXT,
+        routed: bool = False,
     ) -> None:
         self.server = server
-        self._send = send
+        self._send: Callable[..., Awaitable[None]] = send
+        self._routed = routed
         self._contexts = contexts
         self.client_info: dict[str, Any] | None = None  # from `initialize` (handshake era)
         self._send_lock: asyncio.Lock | anyio.Lock = anyio.Lock()
@@ -161,13 +171,16 @@ class ServerSession:
         """End every `subscriptions/listen` stream with its `complete` result."""
         await self._listeners.end(self.server.server_info)
 
-    async def send(self, frame: bytes) -> None:
-        """Write one frame (frames never interleave)."""
+    async def send(self, frame: bytes, request_id: RequestId | None = None) -> None:
+        """Write one frame (frames never interleave), for the request `request_id` if any."""
         size = len(frame)
         self.backlog.sending(size)
         try:
             async with self._send_lock:
-                await self._send(frame)
+                if self._routed:
+                    await self._send(frame, request_id)
+                else:
+                    await self._send(frame)
         finally:
             self.backlog.sent(size)
 
@@ -178,7 +191,7 @@ class ServerSession:
         text = f"Message of {size} bytes exceeds the maximum message size"
         text += f" of {limit} bytes" if limit else ""
         request_id = sniff_request_id(head) if head else None
-        await self.send(error_message(request_id, INVALID_REQUEST, text))
+        await self.send(error_message(request_id, INVALID_REQUEST, text), request_id)
 
     async def receive(self, frame: bytes) -> None:
         """Handle one incoming frame; never raises for anything the client sent."""
@@ -206,10 +219,10 @@ class ServerSession:
         try:
             await self._request(item.id, item.method, item.params)
         except ProtocolError as error:
-            await self.send(error_message(item.id, error.code, error.message, error.data))
+            await self.send(error_message(item.id, error.code, error.message, error.data), item.id)
         except Exception:
             logger.exception("request %r (%s) failed", item.id, item.method)
-            await self.send(error_message(item.id, INTERNAL_ERROR, "Internal error"))
+            await self.send(error_message(item.id, INTERNAL_ERROR, "Internal error"), item.id)
 
     def _notification(self, method: str, params: dict[str, Any] | None) -> None:
         if method == "notifications/cancelled":
@@ -252,10 +265,10 @@ class ServerSession:
         self.protocol_version = negotiated
         self.client_info = (params or {}).get("clientInfo")
         result = handlers.initialize_result(self.server, negotiated, capabilities(LEGACY))
-        await self.send(result_message(request_id, result))
+        await self.send(result_message(request_id, result), request_id)
 
     async def _ping(self, request_id: RequestId, *_: Any) -> None:
-        await self.send(result_message(request_id, {}))
+        await self.send(result_message(request_id, {}), request_id)
 
     async def _set_level(self, request_id: RequestId, params: Params, *_: Any) -> None:
         level: Any = (params or {}).get("level")
@@ -264,11 +277,11 @@ class ServerSession:
                 f"logging/setLevel: 'level' must be one of {', '.join(eras.LOG_LEVELS)}"
             )
         self.log_level = level
-        await self.send(result_message(request_id, {}))
+        await self.send(result_message(request_id, {}), request_id)
 
     async def _discover(self, request_id: RequestId, *_: Any) -> None:
         result = handlers.discover_result(self.server, capabilities(MODERN))
-        await self.send(result_message(request_id, result))
+        await self.send(result_message(request_id, result), request_id)
 
     async def _listen(self, request_id: RequestId, params: Params, *_: Any) -> None:
         await self._listeners.listen(request_id, params)
@@ -282,7 +295,7 @@ class ServerSession:
         payload = await handlers.list_tools_payload(
             self.server, self.server.tool_registry, version, params
         )
-        await self.send(result_message_raw(request_id, payload))
+        await self.send(result_message_raw(request_id, payload), request_id)
         self.server.tools_listed()  # the client knows the tools: calls come next
 
     async def _start_call(
@@ -300,7 +313,7 @@ class ServerSession:
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {params['name']}")
         meta = params.get("_meta")
         token = meta.get("progressToken") if meta else None
-        call = CallInFlight(Reporter(self.send, token, log_level))
+        call = CallInFlight(Reporter(self.send, token, log_level, request_id))
         self._in_flight[request_id] = call
         call.size = self.backlog.call_started()
         coro = self._run_call(request_id, entry, params, version, call)
@@ -346,7 +359,7 @@ class ServerSession:
                 self.backlog.call_ended(call.size)
         if version in eras.MODERN_VERSIONS:
             handlers.modern(result, self.server.server_info)
-        await self.send(result_message(request_id, result))
+        await self.send(result_message(request_id, result), request_id)
 
     def _call_done(
         self, request_id: RequestId, call: CallInFlight, task: asyncio.Task[None]
