@@ -28,21 +28,29 @@ import inspect
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import ToolwireError, UserError
+from .protocol.app import ServedApp
 from .protocol.call_context import NO_CONTEXT, ContextSource
+from .protocol.serving import SessionOpener
 
 if TYPE_CHECKING:
-    from .protocol.session import Send, ServerSession
-    from .server import Server
+    from .protocol.call_context import CallInfo
 
-__all__ = ["LifespanError", "SessionOpener", "check_options", "serving"]
+__all__ = ["ConfiguredApp", "LifespanError", "SessionOpener", "check_options", "serving"]
 
 logger = logging.getLogger("toolwire")
 
-SessionOpener = Callable[["Send"], "ServerSession"]
-"""Opens one session (an async context manager) that writes its messages with `send`."""
+
+class ConfiguredApp(ServedApp, Protocol):
+    """What serving reads: an application its sessions publish, and how to serve it. `Server`
+    is one; typed here so that this module and `server.py` need not import each other."""
+
+    name: str
+    context: Any
+    context_factory: Callable[[CallInfo], Any] | None
+    lifespan: Callable[[Any], AbstractAsyncContextManager[Any]] | None
 
 
 class LifespanError(ToolwireError):
@@ -50,7 +58,7 @@ class LifespanError(ToolwireError):
 
 
 @asynccontextmanager
-async def serving(server: Server) -> AsyncIterator[SessionOpener]:
+async def serving(server: ConfiguredApp) -> AsyncIterator[SessionOpener]:
     """Hold `server`'s lifespan open (when it has one); yield what opens its sessions.
 
     Args:
@@ -84,13 +92,13 @@ async def serving(server: Server) -> AsyncIterator[SessionOpener]:
         await _leave(server, manager, failure)
 
 
-def _opener(server: Server, contexts: ContextSource) -> SessionOpener:
+def _opener(server: ConfiguredApp, contexts: ContextSource) -> SessionOpener:
     from .protocol.session import ServerSession
 
     return functools.partial(ServerSession, server, contexts=contexts)
 
 
-def _context_source(server: Server, state: Any) -> ContextSource:
+def _context_source(server: ConfiguredApp, state: Any) -> ContextSource:
     if server.context_factory is not None:
         return ContextSource(factory=server.context_factory, state=state)
     if server.context is not None:
@@ -107,7 +115,7 @@ def _context_source(server: Server, state: Any) -> ContextSource:
 
 
 async def _enter(
-    server: Server, lifespan: Callable[[Server], AbstractAsyncContextManager[Any]]
+    server: ConfiguredApp, lifespan: Callable[[Any], AbstractAsyncContextManager[Any]]
 ) -> tuple[AbstractAsyncContextManager[Any], Any]:
     try:
         manager = lifespan(server)
@@ -123,7 +131,7 @@ async def _enter(
     return manager, state
 
 
-def _log_start_failure(server: Server, error: Exception) -> None:
+def _log_start_failure(server: ConfiguredApp, error: Exception) -> None:
     logger.error(
         "server %r did not start: its lifespan failed: %s: %s",
         server.name,
@@ -134,7 +142,7 @@ def _log_start_failure(server: Server, error: Exception) -> None:
 
 
 async def _leave(
-    server: Server, manager: AbstractAsyncContextManager[Any], failure: BaseException | None
+    server: ConfiguredApp, manager: AbstractAsyncContextManager[Any], failure: BaseException | None
 ) -> None:
     import anyio
 

@@ -35,9 +35,9 @@ if TYPE_CHECKING:
 
     import anyio
 
-    from .lifespan import SessionOpener
+    from .protocol.app import OpenSession
     from .protocol.call_context import CallInfo
-    from .protocol.session import ServerSession
+    from .protocol.serving import SessionOpener
     from .tools.threads import SyncBudget
 
 __all__ = ["Server"]
@@ -99,7 +99,7 @@ class Server:
         self.max_message_bytes = max_message_bytes
         self._registry = ToolRegistry()
         self._registry.listeners.append(self._notify_changed)
-        self._sessions: set[ServerSession] = set()
+        self._sessions: set[OpenSession] = set()
         self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
         self._limiter_loop: object = None
         self._warmed_up = False
@@ -110,6 +110,11 @@ class Server:
     def server_info(self) -> dict[str, Any]:
         """`serverInfo` as MCP sends it."""
         return {"name": self.name, "version": self.version or "0.0.0"}
+
+    @property
+    def tool_registry(self) -> ToolRegistry:
+        """The registry behind `tools`, as sessions serve it (see `protocol.app.ServedApp`)."""
+        return self._registry
 
     @property
     def tools(self) -> Mapping[str, RegisteredTool]:
@@ -329,10 +334,16 @@ class Server:
 
         warm_up_in_background([entry.tool for entry in self._registry.values()])
 
-    def _attach(self, session: ServerSession) -> None:
+    def tools_listed(self) -> None:
+        """Sessions call this after sending a tool list: calls come next (warm-up hook)."""
+        self._warm_up()
+
+    def session_opened(self, session: OpenSession) -> None:
+        """Sessions call this on entry: they are told of tool changes until they close."""
         self._sessions.add(session)
 
-    def _detach(self, session: ServerSession) -> None:
+    def session_closed(self, session: OpenSession) -> None:
+        """Sessions call this on exit."""
         self._sessions.discard(session)
 
     def _notify_changed(self) -> None:
@@ -394,7 +405,7 @@ class Server:
             raise SystemExit(1) from None
 
 
-def _tell_tools_changed(session: ServerSession) -> None:
+def _tell_tools_changed(session: OpenSession) -> None:
     try:
         session.start_soon(session.tools_changed)
     except RuntimeError:  # the session is closing

@@ -42,6 +42,7 @@ from .content import call_result, error_result
 from .jsonrpc import compact_json, valid_id
 
 if TYPE_CHECKING:
+    from ..tools.threads import SyncBudget
     from .jsonrpc import RequestId
     from .registry import RegisteredTool
     from .reporter import Reporter
@@ -88,6 +89,7 @@ async def run_call(
     reporter: Reporter,
     contexts: ContextSource = NO_CONTEXT,
     client_info: dict[str, Any] | None = None,
+    limiter: SyncBudget | anyio.CapacityLimiter | None = None,
 ) -> dict[str, Any]:
     """One `tools/call` from its params to its result (unversioned), honouring the tool's
     server-side timeout; a bug below becomes "Internal error".
@@ -100,6 +102,8 @@ async def run_call(
         reporter: Where the tool's progress and log messages go.
         contexts: Where `ctx.context` comes from.
         client_info: The `clientInfo` of the connection's `initialize`, if any.
+        limiter: The server's bound on sync tools' worker threads, passed along explicitly:
+            the task running a call need not share the session's context.
     """
     tool = entry.tool
     arguments = call_arguments(tool.params_json_schema, params.get("arguments"))
@@ -123,13 +127,13 @@ async def run_call(
     try:
         outcome: ToolOutcome | None = None
         if entry.timeout is None:
-            outcome = await invoke_tool(tool, ctx, args_json, arguments)
+            outcome = await invoke_tool(tool, ctx, args_json, arguments, limiter)
         else:
             waits: list[int] = []
             token = worker_wait.set(waits)
             try:
                 with anyio.move_on_after(entry.timeout):
-                    outcome = await invoke_tool(tool, ctx, args_json, arguments)
+                    outcome = await invoke_tool(tool, ctx, args_json, arguments, limiter)
             finally:
                 worker_wait.reset(token)
             if outcome is None:

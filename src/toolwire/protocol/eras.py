@@ -7,6 +7,17 @@
   version and the client capabilities. The checks below follow the SDK's inbound ladder
   (`mcp/shared/inbound.py` `classify_inbound_request`), messages and codes included.
 
+How a session picks its era follows the SDK's `serve_dual_era_loop`: the first request
+decides, once. A request (other than `initialize`) whose `_meta` carries the 2026-07-28
+protocol-version key opens a modern connection; anything else opens a handshake-era one.
+Later, `initialize` on a modern connection gets -32022 and an enveloped request on a
+handshake one gets -32600. Notifications never decide the era.
+
+Handshake era: requests other than `ping` (and `initialize`) before `initialize` get -32602
+"Invalid request parameters", as in the SDK; methods this server does not serve get -32601
+"Method not found" (data: the method) whatever the state. Modern era: the envelope is checked
+first (-32602/-32022), then the method (`ping` and `logging/setLevel` do not exist there).
+
 What each version knows (so a reply never carries a field its version lacks):
 annotations and audio arrived in 2025-03-26; `title`, `outputSchema`, `structuredContent`,
 `resource_link` content and a tool's `_meta` in 2025-06-18; `resultType`, `ttlMs`/`cacheScope`
@@ -17,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .jsonrpc import INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION, ProtocolError
+from .jsonrpc import INVALID_PARAMS, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION, ProtocolError
 
 __all__ = [
     "HANDSHAKE_VERSIONS",
@@ -25,6 +36,8 @@ __all__ = [
     "LOG_LEVELS",
     "MODERN_VERSIONS",
     "check_envelope",
+    "envelope_refused",
+    "handshake_refused",
     "has_envelope",
     "invalid_params",
     "negotiate",
@@ -71,6 +84,28 @@ def negotiate(requested: Any) -> str:
 def invalid_params(detail: str) -> ProtocolError:
     """The SDK's surface-validation error (-32602 "Invalid request parameters"), with a reason."""
     return ProtocolError(INVALID_PARAMS, "Invalid request parameters", detail)
+
+
+def handshake_refused(params: dict[str, Any] | None) -> ProtocolError:
+    """The -32022 answering `initialize` on a connection serving the modern era."""
+    requested = (params or {}).get("protocolVersion")
+    data: dict[str, Any] = {"supported": list(MODERN_VERSIONS)}
+    if isinstance(requested, str):
+        data["requested"] = requested
+    return ProtocolError(
+        UNSUPPORTED_PROTOCOL_VERSION,
+        "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted",
+        data,
+    )
+
+
+def envelope_refused() -> ProtocolError:
+    """The -32600 answering an enveloped request on a connection serving the handshake era."""
+    return ProtocolError(
+        INVALID_REQUEST,
+        "this connection serves the handshake protocol era; "
+        "requests carrying the 2026-07-28 envelope are not accepted on it",
+    )
 
 
 def has_envelope(params: dict[str, Any] | None) -> bool:

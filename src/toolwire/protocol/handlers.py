@@ -2,9 +2,10 @@
 
 Decisions:
 
-- Capabilities: `{"tools": {"listChanged": true}, "logging": {}}` in both eras. In the modern
-  era list changes travel only on `subscriptions/listen` streams (see `subscriptions.py`); the
-  SDK derives `listChanged` there from whether that method is served, and toolwire serves it.
+- Capabilities derive from the methods each era serves (`methods.py`, the tables in
+  `session.py`): `{"tools": {"listChanged": true}, "logging": {}}` in both eras today. In the
+  modern era `listChanged` comes with `subscriptions/listen` (list changes travel only on
+  those streams, see `subscriptions.py`), as the SDK derives it.
 - `serverInfo` is `{"name", "version"}`; a server without a version says "0.0.0" (MCP
   requires the field).
 - Modern results carry `resultType: "complete"` and `_meta` with the serverInfo stamp;
@@ -26,11 +27,10 @@ from .jsonrpc import INVALID_PARAMS, ProtocolError, encode_value
 from .registry import is_enabled
 
 if TYPE_CHECKING:
-    from ..server import Server
+    from .app import ServedApp
     from .registry import RegisteredTool, ToolRegistry
 
 __all__ = [
-    "capabilities",
     "decode_cursor",
     "discover_result",
     "encode_cursor",
@@ -44,11 +44,6 @@ _CURSOR_PREFIX = "tw1:"
 _CACHE = {"ttlMs": 0, "cacheScope": "private"}
 
 
-def capabilities(version: str) -> dict[str, Any]:
-    """The server's capabilities as `version` states them (the same in every version)."""
-    return {"tools": {"listChanged": True}, "logging": {}}
-
-
 def modern(result: dict[str, Any], server_info: dict[str, Any]) -> dict[str, Any]:
     """Stamp a modern-era result (in place): resultType and the serverInfo `_meta`."""
     result["resultType"] = "complete"
@@ -58,11 +53,13 @@ def modern(result: dict[str, Any], server_info: dict[str, Any]) -> dict[str, Any
     return result
 
 
-def initialize_result(server: Server, version: str) -> dict[str, Any]:
-    """The `initialize` result for a negotiated version."""
+def initialize_result(
+    server: ServedApp, version: str, capabilities: dict[str, Any]
+) -> dict[str, Any]:
+    """The `initialize` result for a negotiated version and what the era serves."""
     result: dict[str, Any] = {
         "protocolVersion": version,
-        "capabilities": capabilities(version),
+        "capabilities": capabilities,
         "serverInfo": server.server_info,
     }
     if server.instructions:
@@ -70,11 +67,11 @@ def initialize_result(server: Server, version: str) -> dict[str, Any]:
     return result
 
 
-def discover_result(server: Server) -> dict[str, Any]:
-    """The `server/discover` result (modern era)."""
+def discover_result(server: ServedApp, capabilities: dict[str, Any]) -> dict[str, Any]:
+    """The `server/discover` result (modern era), with what the era serves."""
     result: dict[str, Any] = {
         "supportedVersions": list(eras.MODERN_VERSIONS),
-        "capabilities": capabilities(eras.LATEST_MODERN),
+        "capabilities": capabilities,
         **_CACHE,
     }
     if server.instructions:
@@ -112,7 +109,7 @@ async def enabled_tools(registry: ToolRegistry) -> list[RegisteredTool]:
 
 
 async def list_tools_payload(
-    server: Server, registry: ToolRegistry, version: str, params: dict[str, Any] | None
+    server: ServedApp, registry: ToolRegistry, version: str, params: dict[str, Any] | None
 ) -> bytes:
     """The encoded `tools/list` result for `version` (cached per page while tools are static)."""
     cursor = params.get("cursor") if params else None

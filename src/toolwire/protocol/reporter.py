@@ -20,7 +20,7 @@ from typing import Any
 
 from .content import to_jsonable
 from .eras import LOG_LEVELS
-from .jsonrpc import notification
+from .jsonrpc import RequestId, notification
 
 __all__ = ["Reporter"]
 
@@ -31,17 +31,24 @@ class Reporter:
     """The `CallReporter` of one `tools/call`.
 
     Args:
-        send: Writes one frame.
+        send: Writes one frame, tagged with the request it belongs to (the session's `send`).
         token: The request's progress token, or None.
         log_level: The lowest level sent, or None to send no logs.
+        request_id: The call's request: its notifications travel with it (an HTTP transport
+            writes them on that request's stream).
     """
 
-    __slots__ = ("_last", "_log_level", "_send", "_token", "closed")
+    __slots__ = ("_last", "_log_level", "_request_id", "_send", "_token", "closed")
 
     def __init__(
-        self, send: Callable[[bytes], Awaitable[None]], token: Any, log_level: str | None
+        self,
+        send: Callable[[bytes, RequestId | None], Awaitable[None]],
+        token: Any,
+        log_level: str | None,
+        request_id: RequestId | None = None,
     ) -> None:
         self._send = send
+        self._request_id = request_id
         self._token = token
         self._log_level = LOG_LEVELS.index(log_level) if log_level in LOG_LEVELS else None
         self._last = -math.inf
@@ -69,7 +76,7 @@ class Reporter:
             params["total"] = total
         if message is not None:
             params["message"] = str(message)
-        await self._send(notification("notifications/progress", params))
+        await self._send(notification("notifications/progress", params), self._request_id)
 
     async def log(self, level: str, data: Any, logger_name: str | None) -> None:
         """Send `notifications/message` if `level` passes the client's threshold."""
@@ -84,4 +91,4 @@ class Reporter:
         if logger_name:
             params["logger"] = str(logger_name)
         params["data"] = to_jsonable(data)
-        await self._send(notification("notifications/message", params))
+        await self._send(notification("notifications/message", params), self._request_id)

@@ -1,20 +1,10 @@
 """One MCP connection: frames in, replies and notifications out, in either protocol era.
 
 The transport hands each frame's bytes to `receive()`; everything goes back through `send`.
-Inline methods (initialize, ping, tools/list, ...) are answered before `receive()` returns;
-each `tools/call` runs in its own task in the session's task group, so replies may come out
-of order.
+Inline methods are answered before `receive()` returns; each `tools/call` runs in its own
+task, so replies may come out of order.
 
-Era choice follows the SDK's `serve_dual_era_loop`: the first request decides, once. A
-request (other than `initialize`) whose `_meta` carries the 2026-07-28 protocol-version key
-opens a modern connection; anything else opens a handshake-era one. Later, `initialize` on a
-modern connection gets -32022 and an enveloped request on a handshake one gets -32600.
-Notifications never decide the era.
-
-Handshake era: requests other than `ping` (and `initialize`) before `initialize` get -32602
-"Invalid request parameters", as in the SDK; methods this server does not serve get -32601
-"Method not found" (data: the method) whatever the state. Modern era: the envelope is checked
-first (-32602/-32022), then the method (`ping` and `logging/setLevel` do not exist there).
+Which era a connection serves, and how each era answers: see `eras.py`.
 
 Other decisions: `tools/call` for an unknown or disabled tool is the protocol error -32602
 "Unknown tool: x" (spec and FastMCP). A request reusing the id of a call still in flight is
@@ -33,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ..tools.threads import sync_limiter
 from . import eras, handlers
 from ._eager import start_eagerly
 from .backlog import Backlog
@@ -45,7 +34,6 @@ from .jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
-    UNSUPPORTED_PROTOCOL_VERSION,
     Invalid,
     Notification,
     ProtocolError,
@@ -60,6 +48,7 @@ from .jsonrpc import (
     sniff_request_id,
     valid_id,
 )
+from .methods import Route, capabilities
 from .registry import is_enabled
 from .reporter import Reporter
 from .subscriptions import Listeners
@@ -69,7 +58,8 @@ if TYPE_CHECKING:
 
     import anyio.abc
 
-    from ..server import Server
+    from ..tools.threads import SyncBudget
+    from .app import ServedApp
     from .registry import RegisteredTool
 
 __all__ = ["ServerSession"]
@@ -77,24 +67,35 @@ __all__ = ["ServerSession"]
 logger = logging.getLogger("toolwire.protocol")
 
 Send = Callable[[bytes], Awaitable[None]]
+RoutedSend = Callable[[bytes, "RequestId | None"], Awaitable[None]]
 
-_LEGACY_METHODS = frozenset({"initialize", "ping", "tools/list", "tools/call", "logging/setLevel"})
-_MODERN_METHODS = frozenset({"server/discover", "tools/list", "tools/call", "subscriptions/listen"})
+Params = dict[str, Any] | None
 
 
 class ServerSession:
-    """The protocol state of one connection to a `Server`.
+    """The protocol state of one connection to an application (a `Server`).
 
     Args:
-        server: The server whose tools are published.
+        server: What is published (see `app.ServedApp`).
         send: Writes one encoded JSON-RPC message (the transport frames it).
         contexts: Where each call's `ctx.context` comes from (see `Server.serving`, which
             builds it once per serving); without it every call's context is None.
+        routed: `send` also takes the id of the request a message belongs to (`RoutedSend`):
+            a reply, a call's progress and log notifications, a listen stream's frames; None
+            for the rest. An HTTP transport routes each to its request's stream.
     """
 
-    def __init__(self, server: Server, send: Send, *, contexts: ContextSource = NO_CONTEXT) -> None:
+    def __init__(
+        self,
+        server: ServedApp,
+        send: Send | RoutedSend,
+        *,
+        contexts: ContextSource = NO_CONTEXT,
+        routed: bool = False,
+    ) -> None:
         self.server = server
-        self._send = send
+        self._send: Callable[..., Awaitable[None]] = send
+        self._routed = routed
         self._contexts = contexts
         self.client_info: dict[str, Any] | None = None  # from `initialize` (handshake era)
         self._send_lock: asyncio.Lock | anyio.Lock = anyio.Lock()
@@ -109,9 +110,11 @@ class ServerSession:
         self._task_group: anyio.abc.TaskGroup | None = None
         self._listeners = Listeners(self.send)  # subscriptions/listen streams (modern era)
         self.backlog = Backlog()  # what the transport must not read past (backlog.py)
+        self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
 
     async def __aenter__(self) -> ServerSession:
-        sync_limiter.set(self.server.sync_limiter)
+        # Passed to each call, not set in a context: a request's task may not share this one.
+        self._limiter = self.server.sync_limiter
         try:
             self.loop = asyncio.get_running_loop()
         except RuntimeError:  # another anyio backend: anyio's primitives throughout
@@ -122,7 +125,7 @@ class ServerSession:
             self._send_lock = asyncio.Lock()
         self._task_group = anyio.create_task_group()
         await self._task_group.__aenter__()
-        self.server._attach(self)
+        self.server.session_opened(self)
         return self
 
     async def __aexit__(
@@ -131,7 +134,7 @@ class ServerSession:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool | None:
-        self.server._detach(self)
+        self.server.session_closed(self)
         assert self._task_group is not None
         self.close()
         if self._call_tasks:
@@ -145,6 +148,11 @@ class ServerSession:
     def in_flight(self) -> int:
         """How many tool calls are running."""
         return len(self._in_flight)
+
+    @property
+    def busy(self) -> bool:
+        """Whether a call runs, or a finished call's reply still waits to be written."""
+        return bool(self._in_flight) or self._send_lock.locked()
 
     def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
         """Run a background task (e.g. a transport watcher) in the session's task group."""
@@ -160,31 +168,30 @@ class ServerSession:
             self._task_group.cancel_scope.cancel()
 
     async def end_streams(self) -> None:
-        """End every `subscriptions/listen` stream gracefully: each listen request gets its
-        `complete` result, as when the server shuts down on its own accord."""
+        """End every `subscriptions/listen` stream with its `complete` result."""
         await self._listeners.end(self.server.server_info)
 
-    async def send(self, frame: bytes) -> None:
-        """Write one frame (frames never interleave)."""
+    async def send(self, frame: bytes, request_id: RequestId | None = None) -> None:
+        """Write one frame (frames never interleave), for the request `request_id` if any."""
         size = len(frame)
         self.backlog.sending(size)
         try:
             async with self._send_lock:
-                await self._send(frame)
+                if self._routed:
+                    await self._send(frame, request_id)
+                else:
+                    await self._send(frame)
         finally:
             self.backlog.sent(size)
 
     async def reject_oversized(self, size: int, head: bytes = b"") -> None:
         """Answer a frame the transport refused for its size with -32600, addressed to the
         request's id when its first bytes (`head`) show one, else to id null."""
-        limit = getattr(self.server, "max_message_bytes", None)
+        limit = self.server.max_message_bytes
         text = f"Message of {size} bytes exceeds the maximum message size"
+        text += f" of {limit} bytes" if limit else ""
         request_id = sniff_request_id(head) if head else None
-        await self.send(
-            error_message(
-                request_id, INVALID_REQUEST, text + (f" of {limit} bytes" if limit else "")
-            )
-        )
+        await self.send(error_message(request_id, INVALID_REQUEST, text), request_id)
 
     async def receive(self, frame: bytes) -> None:
         """Handle one incoming frame; never raises for anything the client sent."""
@@ -212,10 +219,10 @@ class ServerSession:
         try:
             await self._request(item.id, item.method, item.params)
         except ProtocolError as error:
-            await self.send(error_message(item.id, error.code, error.message, error.data))
+            await self.send(error_message(item.id, error.code, error.message, error.data), item.id)
         except Exception:
             logger.exception("request %r (%s) failed", item.id, item.method)
-            await self.send(error_message(item.id, INTERNAL_ERROR, "Internal error"))
+            await self.send(error_message(item.id, INTERNAL_ERROR, "Internal error"), item.id)
 
     def _notification(self, method: str, params: dict[str, Any] | None) -> None:
         if method == "notifications/cancelled":
@@ -236,99 +243,69 @@ class ServerSession:
             self.era = (
                 "modern" if method != "initialize" and eras.has_envelope(params) else "legacy"
             )
+        version: str | None
         if self.era == "modern":
-            await self._modern_request(request_id, method, params)
+            if method == "initialize":
+                raise eras.handshake_refused(params)
+            version, log_level = eras.check_envelope(params)
+            route = MODERN.get(method)
         else:
-            await self._legacy_request(request_id, method, params)
-
-    async def _legacy_request(
-        self, request_id: RequestId, method: str, params: dict[str, Any] | None
-    ) -> None:
-        if method != "initialize" and eras.has_envelope(params):
-            raise ProtocolError(
-                INVALID_REQUEST,
-                "this connection serves the handshake protocol era; "
-                "requests carrying the 2026-07-28 envelope are not accepted on it",
-            )
-        if method not in _LEGACY_METHODS:
+            if method != "initialize" and eras.has_envelope(params):
+                raise eras.envelope_refused()
+            route = LEGACY.get(method)
+            version, log_level = self.protocol_version, self.log_level
+            if route is not None and version is None and not route.before_handshake:
+                raise eras.invalid_params("Received request before initialization")
+        if route is None:
             raise ProtocolError(METHOD_NOT_FOUND, "Method not found", method)
-        if method == "initialize":
-            negotiated = eras.negotiate(eras.check_initialize(params))
-            self.protocol_version = negotiated
-            self.client_info = (params or {}).get("clientInfo")
-            await self.send(
-                result_message(request_id, handlers.initialize_result(self.server, negotiated))
-            )
-            return
-        if method == "ping":
-            await self.send(result_message(request_id, {}))
-            return
-        version = self.protocol_version
-        if version is None:
-            raise eras.invalid_params("Received request before initialization")
-        if method == "tools/list":
-            await self._list_tools(request_id, version, params)
-        elif method == "tools/call":
-            await self._start_call(request_id, version, params, self.log_level)
-        else:  # logging/setLevel
-            level: Any = (params or {}).get("level")
-            if level not in eras.LOG_LEVELS:
-                raise eras.invalid_params(
-                    f"logging/setLevel: 'level' must be one of {', '.join(eras.LOG_LEVELS)}"
-                )
-            self.log_level = level
-            await self.send(result_message(request_id, {}))
+        await route.handler(self, request_id, params, version, log_level)
 
-    async def _modern_request(
-        self, request_id: RequestId, method: str, params: dict[str, Any] | None
-    ) -> None:
-        if method == "initialize":
-            requested = (params or {}).get("protocolVersion")
-            data: dict[str, Any] = {"supported": list(eras.MODERN_VERSIONS)}
-            if isinstance(requested, str):
-                data["requested"] = requested
-            raise ProtocolError(
-                UNSUPPORTED_PROTOCOL_VERSION,
-                "connection is serving the 2026-07-28 protocol; "
-                "the initialize handshake is not accepted",
-                data,
+    async def _initialize(self, request_id: RequestId, params: Params, *_: Any) -> None:
+        negotiated = eras.negotiate(eras.check_initialize(params))
+        self.protocol_version = negotiated
+        self.client_info = (params or {}).get("clientInfo")
+        result = handlers.initialize_result(self.server, negotiated, capabilities(LEGACY))
+        await self.send(result_message(request_id, result), request_id)
+
+    async def _ping(self, request_id: RequestId, *_: Any) -> None:
+        await self.send(result_message(request_id, {}), request_id)
+
+    async def _set_level(self, request_id: RequestId, params: Params, *_: Any) -> None:
+        level: Any = (params or {}).get("level")
+        if level not in eras.LOG_LEVELS:
+            raise eras.invalid_params(
+                f"logging/setLevel: 'level' must be one of {', '.join(eras.LOG_LEVELS)}"
             )
-        version, log_level = eras.check_envelope(params)
-        if method not in _MODERN_METHODS:
-            raise ProtocolError(METHOD_NOT_FOUND, "Method not found", method)
-        if method == "tools/call":
-            await self._start_call(request_id, version, params, log_level)
-        elif method == "tools/list":
-            await self._list_tools(request_id, version, params)
-        elif method == "subscriptions/listen":
-            await self._listeners.listen(request_id, params)
-        else:  # server/discover
-            await self.send(result_message(request_id, handlers.discover_result(self.server)))
+        self.log_level = level
+        await self.send(result_message(request_id, {}), request_id)
+
+    async def _discover(self, request_id: RequestId, *_: Any) -> None:
+        result = handlers.discover_result(self.server, capabilities(MODERN))
+        await self.send(result_message(request_id, result), request_id)
+
+    async def _listen(self, request_id: RequestId, params: Params, *_: Any) -> None:
+        await self._listeners.listen(request_id, params)
 
     async def _list_tools(
-        self, request_id: RequestId, version: str, params: dict[str, Any] | None
+        self, request_id: RequestId, params: Params, version: str, _level: str | None
     ) -> None:
         cursor = params.get("cursor") if params else None
         if cursor is not None and not isinstance(cursor, str):
             raise eras.invalid_params("tools/list: 'cursor' must be a string")
         payload = await handlers.list_tools_payload(
-            self.server, self.server._registry, version, params
+            self.server, self.server.tool_registry, version, params
         )
-        await self.send(result_message_raw(request_id, payload))
-        self.server._warm_up()  # the client knows the tools: calls come next
+        await self.send(result_message_raw(request_id, payload), request_id)
+        self.server.tools_listed()  # the client knows the tools: calls come next
 
     async def _start_call(
-        self,
-        request_id: RequestId,
-        version: str,
-        params: dict[str, Any] | None,
-        log_level: str | None,
+        self, request_id: RequestId, params: Params, version: str, log_level: str | None
     ) -> None:
         if request_id in self._in_flight:
             logger.warning("request id %r is already in flight; duplicate ignored", request_id)
             return
         params = params or {}
-        entry = self.server._registry.get(checked_tool_name(params))
+        entry = self.server.tool_registry.get(checked_tool_name(params))
         # A callable is_enabled is asked (it may be async); a plain flag needs no await.
         if entry is None or not (
             await is_enabled(entry) if entry.dynamic else entry.tool.is_enabled
@@ -336,7 +313,7 @@ class ServerSession:
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {params['name']}")
         meta = params.get("_meta")
         token = meta.get("progressToken") if meta else None
-        call = CallInFlight(Reporter(self.send, token, log_level))
+        call = CallInFlight(Reporter(self.send, token, log_level, request_id))
         self._in_flight[request_id] = call
         call.size = self.backlog.call_started()
         coro = self._run_call(request_id, entry, params, version, call)
@@ -366,7 +343,14 @@ class ServerSession:
         """Run the call and reply; a cancelled call ends by its exception, without a reply."""
         try:
             result = await run_call(
-                request_id, entry, params, version, call.reporter, self._contexts, self.client_info
+                request_id,
+                entry,
+                params,
+                version,
+                call.reporter,
+                self._contexts,
+                self.client_info,
+                self._limiter,
             )
         finally:
             call.reporter.closed = True
@@ -375,7 +359,7 @@ class ServerSession:
                 self.backlog.call_ended(call.size)
         if version in eras.MODERN_VERSIONS:
             handlers.modern(result, self.server.server_info)
-        await self.send(result_message(request_id, result))
+        await self.send(result_message(request_id, result), request_id)
 
     def _call_done(
         self, request_id: RequestId, call: CallInFlight, task: asyncio.Task[None]
@@ -384,8 +368,7 @@ class ServerSession:
         if self._in_flight.get(request_id) is call:  # cancelled before it ever started
             del self._in_flight[request_id]
             self.backlog.call_ended(call.size)
-        # A call task ends by replying or by being cancelled; anything else is a bug.
-        if not task.cancelled() and task.exception() is not None:
+        if not task.cancelled() and task.exception() is not None:  # a bug: calls reply
             logger.error("a tools/call task failed", exc_info=task.exception())
 
     async def tools_changed(self) -> None:
@@ -395,3 +378,21 @@ class ServerSession:
             await self.send(notification("notifications/tools/list_changed", {}))
         elif self.era == "modern":
             await self._listeners.tools_changed()
+
+
+# What each era serves (see methods.py): the capabilities advertised derive from these.
+LEGACY: dict[str, Route] = {
+    "initialize": Route(ServerSession._initialize, before_handshake=True),
+    "ping": Route(ServerSession._ping, before_handshake=True),
+    "tools/list": Route(ServerSession._list_tools, {"tools": {"listChanged": True}}),
+    "tools/call": Route(ServerSession._start_call),
+    "logging/setLevel": Route(ServerSession._set_level, {"logging": {}}),
+}
+MODERN: dict[str, Route] = {
+    "server/discover": Route(ServerSession._discover),
+    "tools/list": Route(ServerSession._list_tools, {"tools": {}}),
+    # A call's log messages flow at the level its envelope names: no setLevel method.
+    "tools/call": Route(ServerSession._start_call, {"logging": {}}),
+    # List changes reach a modern client only on its listen streams.
+    "subscriptions/listen": Route(ServerSession._listen, {"tools": {"listChanged": True}}),
+}

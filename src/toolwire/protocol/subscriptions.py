@@ -58,7 +58,7 @@ __all__ = [
 
 logger = logging.getLogger("toolwire.protocol")
 
-Send = Callable[[bytes], Awaitable[None]]
+Send = Callable[[bytes, RequestId | None], Awaitable[None]]
 
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
@@ -119,7 +119,8 @@ class Listeners:
     """The open `subscriptions/listen` streams of one connection.
 
     Args:
-        send: Writes one encoded frame (the session's `send`, which never interleaves frames).
+        send: Writes one encoded frame with the listen request it belongs to (the session's
+            `send`, which never interleaves frames).
     """
 
     def __init__(self, send: Send) -> None:
@@ -158,9 +159,8 @@ class Listeners:
         # meanwhile is remembered (and sent after it) rather than lost.
         self._streams[request_id] = stream
         try:
-            await self._send(
-                notification(ACKNOWLEDGED, {"notifications": honored, "_meta": stream.meta})
-            )
+            acknowledgement = {"notifications": honored, "_meta": stream.meta}
+            await self._send(notification(ACKNOWLEDGED, acknowledgement), request_id)
         except BaseException:
             self._drop(stream)
             raise
@@ -198,7 +198,7 @@ class Listeners:
         for stream in list(self._streams.values()):
             self._drop(stream)
             result = handlers.modern({"_meta": stream.meta}, server_info)
-            await self._send(result_message(stream.request_id, result))
+            await self._send(result_message(stream.request_id, result), stream.request_id)
 
     def _drop(self, stream: _Stream) -> None:
         if self._streams.get(stream.request_id) is stream:
@@ -213,7 +213,8 @@ class Listeners:
         try:
             while self._streams.get(stream.request_id) is stream:
                 stream.dirty = False
-                await self._send(notification(TOOLS_LIST_CHANGED, {"_meta": stream.meta}))
+                changed = notification(TOOLS_LIST_CHANGED, {"_meta": stream.meta})
+                await self._send(changed, stream.request_id)
                 if not stream.dirty:
                     break
         finally:

@@ -29,9 +29,10 @@ from ._declared_output import check_output
 from .aborts import as_tool_failure
 from .call_log import log_failed_call, refused_arguments
 from .failure import default_tool_error_function, dont_log_tool_data
-from .threads import run_sync
+from .threads import run_sync_within
 
 if TYPE_CHECKING:
+    from anyio import CapacityLimiter
     from pydantic import TypeAdapter
 
     from ..context import ToolContext
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from ..schema.function_schema import FuncSchema
     from .failure import ToolErrorFunction
     from .function_tool import FunctionTool
+    from .threads import SyncBudget
 
 # invoke_tool installs a list here around a call of a tool it cannot ask directly (a
 # hand-built or converted tool); whoever answers a failure with text appends the exception.
@@ -245,7 +247,11 @@ class FunctionInvoker:
         return output
 
     async def call(
-        self, ctx: ToolContext[Any], input_json: str, arguments: dict[str, Any] | None = None
+        self,
+        ctx: ToolContext[Any],
+        input_json: str,
+        arguments: dict[str, Any] | None = None,
+        limiter: SyncBudget | CapacityLimiter | None = None,
     ) -> tuple[Any, Exception | None]:
         """Run one call; return its output and the exception its failure text answers.
 
@@ -254,6 +260,8 @@ class FunctionInvoker:
             input_json: The raw JSON arguments.
             arguments: `input_json` already decoded, when the caller has it: decoding is
                 skipped (they must agree).
+            limiter: What bounds a sync function's worker threads (a server's budget);
+                None falls back to `threads.sync_limiter`.
 
         Returns:
             `(output, None)`, or `(failure text, exception)` when the failure function
@@ -282,7 +290,7 @@ class FunctionInvoker:
                 args.insert(0, ctx)
             try:
                 if plan.is_sync:
-                    result = await run_sync(plan.func, *args, **kwargs)
+                    result = await run_sync_within(limiter, plan.func, args, kwargs)
                 else:
                     result = await plan.func(*args, **kwargs)
             except Exception:

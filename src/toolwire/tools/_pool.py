@@ -16,7 +16,7 @@ import os
 import select
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ..errors import ToolAbortedError
@@ -176,7 +176,7 @@ class _WorkerPool:
         self,
         loop: asyncio.AbstractEventLoop,
         func: Callable[..., T],
-        args: tuple[Any, ...],
+        args: Sequence[Any],
         kwargs: dict[str, Any],
         watch: BodyWatch | None = None,
     ) -> T:

@@ -12,10 +12,14 @@ from ._invoker import FunctionInvoker, handled_failure
 from .aborts import as_tool_failure
 from .call_log import log_failed_call, log_timeout
 from .failure import default_tool_error_function, default_tool_timeout_error_message
+from .threads import sync_limiter
 
 if TYPE_CHECKING:
+    from anyio import CapacityLimiter
+
     from ..context import ToolContext
     from .function_tool import FunctionTool
+    from .threads import SyncBudget
 
 __all__ = ["ToolOutcome", "invoke_function_tool", "invoke_tool", "starts_synchronously"]
 
@@ -43,6 +47,7 @@ async def invoke_tool(
     ctx: ToolContext[Any],
     arguments_json: str,
     arguments: dict[str, Any] | None = None,
+    limiter: SyncBudget | CapacityLimiter | None = None,
 ) -> ToolOutcome:
     """Run `tool.on_invoke_tool` and say whether it failed.
 
@@ -51,6 +56,8 @@ async def invoke_tool(
     or `failure_error_function=None`) is caught here too, and the model-facing text is the
     default failure text, so nothing about the exception leaks. `arguments`, when given, is
     `arguments_json` already decoded (a decorated tool then skips decoding it again).
+    `limiter` bounds the worker threads of a sync tool (a server's budget, see threads.py);
+    a tool not decorated by toolwire that calls `run_sync` sees it as `sync_limiter`.
 
     Every failure is logged once at WARNING on the `toolwire` logger (see call_log.py): by the
     decorated tool's invoker when its failure function answered it, here when it escaped.
@@ -58,13 +65,14 @@ async def invoke_tool(
     invoker = tool.on_invoke_tool
     if type(invoker) is FunctionInvoker:  # says which failure it handled: no slot needed
         try:
-            output, handled = await invoker.call(ctx, arguments_json, arguments)
+            output, handled = await invoker.call(ctx, arguments_json, arguments, limiter)
         except Exception as error:
             log_failed_call(tool.name, error, arguments_json)
             return ToolOutcome(default_tool_error_function(ctx, error), error)
         return ToolOutcome(output, handled)
     slot: list[BaseException] = []
     token = handled_failure.set(slot)
+    budget = sync_limiter.set(limiter) if limiter is not None else None
     try:
         output = await tool.on_invoke_tool(ctx, arguments_json)
     except Exception as error:
@@ -79,6 +87,8 @@ async def invoke_tool(
         return ToolOutcome(default_tool_error_function(ctx, aborted), aborted)
     finally:
         handled_failure.reset(token)
+        if budget is not None:
+            sync_limiter.reset(budget)
     return ToolOutcome(output, slot[0] if slot else None)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -30,7 +30,9 @@ __all__ = [
     "QUICK_WAIT_SECONDS",
     "SyncBudget",
     "SyncToolRefused",
+    "release_workers",
     "run_sync",
+    "run_sync_within",
     "sync_limiter",
     "worker_wait",
 ]
@@ -40,8 +42,9 @@ T = TypeVar("T")
 sync_limiter: ContextVar[SyncBudget | anyio.CapacityLimiter | asyncio.Semaphore | None] = (
     ContextVar("toolwire_sync_limiter", default=None)
 )
-"""What bounds the threads of sync tools: a server's `SyncBudget` (or a plain semaphore or
-anyio limiter); None means nothing beyond the pool's own size."""
+"""The limiter for callers that are handed none: `run_sync`, and tools invoked without one.
+A server passes its own explicitly (a request's task may not share the session's context);
+None means nothing beyond the pool's own size."""
 
 worker_wait: ContextVar[list[int] | None] = ContextVar("toolwire_worker_wait", default=None)
 """A list a caller installs to learn why its call was slow: `run_sync` appends the budget's
@@ -97,7 +100,7 @@ class SyncBudget:
         self,
         loop: asyncio.AbstractEventLoop,
         func: Callable[..., T],
-        args: tuple[Any, ...],
+        args: Sequence[Any],
         kwargs: dict[str, Any],
     ) -> T:
         """Run `func(*args, **kwargs)` in a worker once a slot is free.
@@ -163,7 +166,23 @@ async def run_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         SyncToolRefused: Within a server, when this function's abandoned bodies fill the
             budget's allowance.
     """
-    limiter = sync_limiter.get()
+    return await run_sync_within(None, func, args, kwargs)
+
+
+async def run_sync_within(
+    limiter: SyncBudget | anyio.CapacityLimiter | asyncio.Semaphore | None,
+    func: Callable[..., T],
+    args: Sequence[Any],
+    kwargs: dict[str, Any],
+) -> T:
+    """`run_sync` with the limiter given: a server's budget for its calls, or None for the one
+    `sync_limiter` holds (if any).
+
+    Raises:
+        SyncToolRefused: As `run_sync`.
+    """
+    if limiter is None:
+        limiter = sync_limiter.get()
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
@@ -186,6 +205,13 @@ async def run_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         limiter.release()
 
 
-# For the stdio transport's shutdown and the tests, which reach these through this module.
+def release_workers() -> None:
+    """At the end of serving: idle worker threads leave now, busy ones after their job, and
+    a later serving in this process starts with fresh pools."""
+    _pool._shutdown_pools()
+    _pool._forget_pools()
+
+
+# For the tests, which reach these through this module.
 _shutdown_pools = _pool._shutdown_pools
 _forget_pools = _pool._forget_pools

@@ -16,22 +16,21 @@ from __future__ import annotations
 import atexit
 import contextlib
 import logging
-import os
 import signal
 import sys
 import threading
-import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import _parent_watch
 from ._descendants import end_descendants
 from ._fdguard import FdReader, FdWriter, protect_stdout
 from ._feed import FrameFeed, handle
 from ._framing import LineSplitter
+from ._process import configure_logging, release_threads
 
 if TYPE_CHECKING:
+    from ..protocol.serving import Servable
     from ..protocol.session import ServerSession
-    from ..server import Server
 
 __all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "protect_stdout", "run_stdio", "serve_stdio"]
 
@@ -44,14 +43,12 @@ default of the `shutdown_grace` option). MCP's stdio client closes stdin, waits 
 then signals: a longer wait would only end in a SIGKILL."""
 DESCENDANT_GRACE_SECONDS = 0.5
 """At exit, how long the processes tools started get, after SIGTERM, before SIGKILL."""
-THREAD_GRACE_SECONDS = 0.2
-"""At exit, how long worker threads get to finish before the process leaves without them."""
 STREAM_END_SECONDS = 1.0
 """On SIGTERM/SIGINT, how long ending the listen streams may take (a client not reading)."""
 
 
 async def serve_stdio(
-    server: Server,
+    server: Servable,
     *,
     max_message_bytes: int | None = None,
     shutdown_grace: float = SHUTDOWN_GRACE_SECONDS,
@@ -76,8 +73,7 @@ async def serve_stdio(
     """
     import anyio
 
-    configured: int = getattr(server, "max_message_bytes", None) or DEFAULT_MAX_MESSAGE_BYTES
-    limit = max_message_bytes or configured
+    limit = max_message_bytes or server.max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES
     read_fd, write_fd = protect_stdout()
     _parent_watch.remember_parent()
     reader = FdReader(read_fd)
@@ -114,7 +110,7 @@ async def serve_stdio(
                         # EOF: calls in flight may still finish and answer (a client that
                         # closes stdin right after its last request still gets the reply).
                         with anyio.move_on_after(shutdown_grace):
-                            while not peer_gone and _busy(session):
+                            while not peer_gone and session.busy:
                                 await anyio.sleep(0.005)
                         session.close()
             except Exception as error:  # raised below as is, not wrapped in a group
@@ -179,19 +175,6 @@ async def _pump(reader: FdReader, splitter: LineSplitter, session: ServerSession
             return
 
 
-def _busy(session: ServerSession) -> bool:
-    """Whether a call is running or a reply is still on its way to `send`."""
-    count: Any = getattr(session, "in_flight", None)
-    if not isinstance(count, int):
-        count = len(getattr(session, "_in_flight", ()))
-    if count:
-        return True
-    # A finished call leaves `in_flight` before its reply is written; the reply may be
-    # waiting for the session's send lock.
-    lock: Any = getattr(session, "_send_lock", None)
-    return bool(lock is not None and lock.locked())
-
-
 async def _watch_signals(stop: _Stop) -> None:
     """First SIGTERM/SIGINT: end the listen streams with their results, then stop serving
     (calls cancelled cleanly). A second: leave now."""
@@ -216,27 +199,8 @@ async def _watch_signals(stop: _Stop) -> None:
         _parent_watch.restore_quiet_handlers()
 
 
-def _configure_logging() -> None:
-    """Give the toolwire logger a stderr handler unless the application configured logging.
-
-    Never touches the root logger. The level comes from TOOLWIRE_LOG_LEVEL (default WARNING).
-    """
-    toolwire_logger = logging.getLogger("toolwire")
-    if toolwire_logger.handlers or logging.getLogger().handlers:
-        return
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    toolwire_logger.addHandler(handler)
-    level = os.environ.get("TOOLWIRE_LOG_LEVEL", "WARNING").strip().upper()
-    try:
-        toolwire_logger.setLevel(level)
-    except ValueError:
-        toolwire_logger.setLevel(logging.WARNING)
-        toolwire_logger.warning("TOOLWIRE_LOG_LEVEL=%r is not a level; using WARNING", level)
-
-
 def run_stdio(
-    server: Server,
+    server: Servable,
     *,
     max_message_bytes: int | None = None,
     shutdown_grace: float = SHUTDOWN_GRACE_SECONDS,
@@ -262,7 +226,7 @@ def run_stdio(
         raise ValueError(f"shutdown_grace must be a number of seconds >= 0, not {shutdown_grace!r}")
     protect_stdout()
     _parent_watch.arm()
-    _configure_logging()
+    configure_logging()
     failed = True
     try:
         with contextlib.suppress(KeyboardInterrupt):  # a SIGINT before the loop took it
@@ -279,35 +243,4 @@ def run_stdio(
         atexit.unregister(_parent_watch.block_termination_signals)  # once, however many runs
         atexit.register(_parent_watch.block_termination_signals)
         end_descendants(DESCENDANT_GRACE_SECONDS)
-        _release_threads(1 if failed else 0)
-
-
-def _release_threads(exit_code: int) -> None:
-    """Let idle workers go; if a thread is still busy after a short grace, exit without it
-    (with `exit_code`: 1 when serving failed, so a stuck thread cannot hide the failure)."""
-    threads_module: Any = sys.modules.get("toolwire.tools.threads")
-    shutdown = getattr(threads_module, "_shutdown_pools", None)
-    forget = getattr(threads_module, "_forget_pools", None)
-    if shutdown is not None and forget is not None:
-        shutdown()  # idle workers leave now; busy ones after their job
-        forget()  # a later run in this process starts fresh pools
-    elif getattr(threads_module, "_POOL", None) is not None:
-        threads_module._POOL.shutdown(wait=False, cancel_futures=True)
-        threads_module._POOL = None
-    # An orphan has nobody to finish work for: no grace then.
-    grace = THREAD_GRACE_SECONDS if _parent_watch.parent_alive() else 0.0
-    deadline = time.monotonic() + grace
-    for thread in threading.enumerate():
-        if thread is threading.current_thread() or thread.daemon:
-            continue
-        thread.join(max(0.0, deadline - time.monotonic()))
-    stuck = [
-        thread.name
-        for thread in threading.enumerate()
-        if thread is not threading.current_thread() and not thread.daemon and thread.is_alive()
-    ]
-    if stuck:
-        logger.info("leaving without %d busy worker thread(s): %s", len(stuck), stuck)
-        for handler in logging.getLogger("toolwire").handlers:
-            handler.flush()
-        _parent_watch.quiet_exit(exit_code)
+        release_threads(1 if failed else 0, logger)

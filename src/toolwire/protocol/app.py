@@ -1,0 +1,81 @@
+"""What a session serves: the few things the protocol needs from the application above it.
+
+`Server` is one such application, but the protocol never imports it: a session is handed an
+object with this shape and asks it only for these. Keeping the list short is the point; a
+new transport or a test double has exactly this much to provide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import asyncio
+
+    import anyio
+
+    from ..tools.threads import SyncBudget
+    from .registry import ToolRegistry
+
+__all__ = ["OpenSession", "ServedApp"]
+
+
+class OpenSession(Protocol):
+    """What the application may do with a session it was told about: learn its event loop
+    (changes can come from worker threads) and have it tell its client the tools changed."""
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The asyncio loop serving the session; None on other anyio backends."""
+        ...
+
+    def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
+        """Run `func()` in the session's task group."""
+        ...
+
+    async def tools_changed(self) -> None:
+        """Tell the client that the tool list changed."""
+        ...
+
+
+class ServedApp(Protocol):
+    """The application a session publishes.
+
+    Attributes:
+        instructions: Guidance for the model, sent in `initialize` and `server/discover`.
+    """
+
+    instructions: str | None
+
+    @property
+    def server_info(self) -> dict[str, Any]:
+        """`serverInfo` as MCP sends it (`name` and `version`)."""
+        ...
+
+    @property
+    def tool_registry(self) -> ToolRegistry:
+        """The published tools."""
+        ...
+
+    @property
+    def max_message_bytes(self) -> int:
+        """The largest message the application accepts (named in the size refusal)."""
+        ...
+
+    @property
+    def sync_limiter(self) -> SyncBudget | anyio.CapacityLimiter:
+        """What bounds the worker threads of sync tools, for the running event loop."""
+        ...
+
+    def session_opened(self, session: OpenSession) -> None:
+        """A session started: it wants to hear of tool-list changes until it closes."""
+        ...
+
+    def session_closed(self, session: OpenSession) -> None:
+        """A session ended."""
+        ...
+
+    def tools_listed(self) -> None:
+        """A client just received the tool list; calls usually follow (a warm-up hook)."""
+        ...

@@ -1,0 +1,36 @@
+"""What a transport is handed: something to serve, which opens sessions while it is served.
+
+A transport knows nothing of `Server`. It enters `serving()` (the application's lifespan is
+held open inside), opens one session per connection with the opener that yields, and reads
+the message-size limit to enforce while framing.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from .session import RoutedSend, Send, ServerSession
+
+__all__ = ["Servable", "SessionOpener"]
+
+
+class SessionOpener(Protocol):
+    """Opens one session (an async context manager) that writes its messages with `send`;
+    with `routed=True`, `send` also gets the id of the request each message belongs to."""
+
+    def __call__(self, send: Send | RoutedSend, *, routed: bool = False) -> ServerSession: ...
+
+
+class Servable(Protocol):
+    """An application a transport can serve."""
+
+    @property
+    def max_message_bytes(self) -> int:
+        """The largest incoming message to accept."""
+        ...
+
+    def serving(self) -> AbstractAsyncContextManager[SessionOpener]:
+        """Hold the application open; yield what opens its sessions."""
+        ...

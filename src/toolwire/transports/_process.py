@@ -1,0 +1,66 @@
+"""What every transport does around serving in its process: logging set-up before, and
+letting the worker threads of sync tools go after (stdio today; the HTTP transports too).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+import time
+
+from . import _parent_watch
+
+__all__ = ["THREAD_GRACE_SECONDS", "configure_logging", "release_threads"]
+
+logger = logging.getLogger("toolwire.transports")
+
+THREAD_GRACE_SECONDS = 0.2
+"""At exit, how long worker threads get to finish before the process leaves without them."""
+
+
+def configure_logging() -> None:
+    """Give the toolwire logger a stderr handler unless the application configured logging.
+
+    Never touches the root logger. The level comes from TOOLWIRE_LOG_LEVEL (default WARNING).
+    """
+    toolwire_logger = logging.getLogger("toolwire")
+    if toolwire_logger.handlers or logging.getLogger().handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    toolwire_logger.addHandler(handler)
+    level = os.environ.get("TOOLWIRE_LOG_LEVEL", "WARNING").strip().upper()
+    try:
+        toolwire_logger.setLevel(level)
+    except ValueError:
+        toolwire_logger.setLevel(logging.WARNING)
+        toolwire_logger.warning("TOOLWIRE_LOG_LEVEL=%r is not a level; using WARNING", level)
+
+
+def release_threads(exit_code: int, log: logging.Logger = logger) -> None:
+    """Let idle workers go; if a thread is still busy after a short grace, exit without it
+    (with `exit_code`: 1 when serving failed, so a stuck thread cannot hide the failure).
+    `log` is the transport's logger, which says so."""
+    if "toolwire.tools.threads" in sys.modules:  # no sync tool ran: nothing to release
+        from ..tools.threads import release_workers
+
+        release_workers()
+    # An orphan has nobody to finish work for: no grace then.
+    grace = THREAD_GRACE_SECONDS if _parent_watch.parent_alive() else 0.0
+    deadline = time.monotonic() + grace
+    for thread in threading.enumerate():
+        if thread is threading.current_thread() or thread.daemon:
+            continue
+        thread.join(max(0.0, deadline - time.monotonic()))
+    stuck = [
+        thread.name
+        for thread in threading.enumerate()
+        if thread is not threading.current_thread() and not thread.daemon and thread.is_alive()
+    ]
+    if stuck:
+        log.info("leaving without %d busy worker thread(s): %s", len(stuck), stuck)
+        for handler in logging.getLogger("toolwire").handlers:
+            handler.flush()
+        _parent_watch.quiet_exit(exit_code)
