@@ -12,7 +12,6 @@ the context tools see) is in `toolwire.lifespan`.
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
@@ -24,9 +23,7 @@ from .lifespan import serving as _serving
 from .protocol.registry import (
     RegisteredTool,
     ToolRegistry,
-    infer_output_schema,
-    normalize_annotations,
-    normalize_output_schema,
+    registered_tool,
 )
 from .tools.function_tool import FunctionTool, function_tool
 
@@ -293,37 +290,7 @@ class Server:
     ) -> None:
         if tool.name in self._registry:
             raise UserError(f"Server {self.name!r} already has a tool named {tool.name!r}")
-        if tool.params_json_schema.get("type") != "object":
-            raise UserError(f"inputSchema of tool {tool.name!r} must have type 'object'")
-        if timeout is None:
-            timeout = tool.timeout_seconds
-        elif (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, int | float)
-            or not math.isfinite(timeout)
-            or timeout <= 0
-        ):
-            raise ValueError(f"timeout of tool {tool.name!r} must be a positive number of seconds")
-        if meta is not None and not isinstance(meta, dict):
-            raise UserError(f"meta of tool {tool.name!r} must be a dict")
-        schema: dict[str, Any] | None
-        if output_schema is not None:
-            schema, wraps = normalize_output_schema(output_schema)
-        elif tool.output_json_schema is not None:
-            schema, wraps = normalize_output_schema(tool.output_json_schema)
-        else:
-            schema, wraps = infer_output_schema(tool.return_annotation)
-        self._registry.add(
-            RegisteredTool(
-                tool=tool,
-                title=title,
-                annotations=normalize_annotations(annotations),
-                meta=dict(meta) if meta else None,
-                output_schema=schema,
-                wraps_result=wraps,
-                timeout=float(timeout) if timeout is not None else None,
-            )
-        )
+        self._registry.add(registered_tool(tool, title, annotations, meta, output_schema, timeout))
 
     def _warm_up(self) -> None:
         """Once, after the first listing: build in the background what first calls need."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import math
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import UnionType
@@ -295,3 +296,48 @@ def _simple_output_schema(annotation: Any) -> dict[str, Any] | None:
                 return {"additionalProperties": values, "type": "object"}
         return None
     return simple_type_schema(annotation)
+
+
+def registered_tool(
+    tool: FunctionTool,
+    title: str | None,
+    annotations: Any,
+    meta: dict[str, Any] | None,
+    output_schema: dict[str, Any] | None,
+    timeout: float | None,
+) -> RegisteredTool:
+    """A tool with its MCP options, checked: what `Server.tool` / `add_tool` publish.
+
+    Raises:
+        UserError: The input schema is not an object, or `meta` is not a dict.
+        ValueError: `timeout` is not a positive number of seconds.
+    """
+    if tool.params_json_schema.get("type") != "object":
+        raise UserError(f"inputSchema of tool {tool.name!r} must have type 'object'")
+    if timeout is None:
+        timeout = tool.timeout_seconds
+    elif (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not math.isfinite(timeout)
+        or timeout <= 0
+    ):
+        raise ValueError(f"timeout of tool {tool.name!r} must be a positive number of seconds")
+    if meta is not None and not isinstance(meta, dict):
+        raise UserError(f"meta of tool {tool.name!r} must be a dict")
+    schema: dict[str, Any] | None
+    if output_schema is not None:
+        schema, wraps = normalize_output_schema(output_schema)
+    elif tool.output_json_schema is not None:
+        schema, wraps = normalize_output_schema(tool.output_json_schema)
+    else:
+        schema, wraps = infer_output_schema(tool.return_annotation)
+    return RegisteredTool(
+        tool=tool,
+        title=title,
+        annotations=normalize_annotations(annotations),
+        meta=dict(meta) if meta else None,
+        output_schema=schema,
+        wraps_result=wraps,
+        timeout=float(timeout) if timeout is not None else None,
+    )

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from ..errors import UserError
 from ..schema.strict import ensure_strict_json_schema
 from ._declared_output import is_object_schema
-
-if TYPE_CHECKING:
-    from .function_tool import FunctionTool
 
 __all__ = ["check_timeout_options", "checked_allowed_callers", "strict_output_json_schema"]
 
@@ -60,27 +57,36 @@ def strict_output_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
         ) from error
 
 
-def check_timeout_options(tool: FunctionTool) -> None:
-    """Refuse timeout settings the SDK refuses; a valid `timeout_seconds` becomes a float."""
-    timeout = tool.timeout_seconds
+def check_timeout_options(
+    timeout: Any, behavior: Any, error_function: Any, *, sync_handler: bool
+) -> float | None:
+    """Refuse the timeout settings the SDK refuses; returns `timeout` as a float (or None).
+
+    Args:
+        timeout: `timeout_seconds`.
+        behavior: `timeout_behavior`.
+        error_function: `timeout_error_function`.
+        sync_handler: Whether the tool's handler runs a sync function (no timeout then).
+    """
+    seconds: float | None = None
     if timeout is not None:
         if isinstance(timeout, bool) or not isinstance(timeout, int | float):
             raise TypeError(
                 "FunctionTool timeout_seconds must be a positive number in seconds or None."
             )
-        timeout = float(timeout)
-        if not math.isfinite(timeout):
+        seconds = float(timeout)
+        if not math.isfinite(seconds):
             raise ValueError("FunctionTool timeout_seconds must be a finite number.")
-        if timeout <= 0:
+        if seconds <= 0:
             raise ValueError("FunctionTool timeout_seconds must be greater than 0.")
-        if getattr(tool.on_invoke_tool, "is_sync", False):
+        if sync_handler:
             raise ValueError(
                 "FunctionTool timeout_seconds is only supported for async @function_tool handlers."
             )
-        tool.timeout_seconds = timeout
-    if tool.timeout_behavior not in _TIMEOUT_BEHAVIORS:
+    if behavior not in _TIMEOUT_BEHAVIORS:
         raise ValueError(
             "FunctionTool timeout_behavior must be one of: " + ", ".join(_TIMEOUT_BEHAVIORS)
         )
-    if tool.timeout_error_function is not None and not callable(tool.timeout_error_function):
+    if error_function is not None and not callable(error_function):
         raise TypeError("FunctionTool timeout_error_function must be callable or None.")
+    return seconds

@@ -120,7 +120,12 @@ class FunctionTool:
             self.params_json_schema = ensure_strict_json_schema(
                 copy.deepcopy(self.params_json_schema)
             )
-        check_timeout_options(self)
+        self.timeout_seconds = check_timeout_options(
+            self.timeout_seconds,
+            self.timeout_behavior,
+            self.timeout_error_function,
+            sync_handler=bool(getattr(self.on_invoke_tool, "is_sync", False)),
+        )
 
     __wrapped__ = _WrappedCallable()
 
