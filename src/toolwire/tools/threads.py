@@ -210,8 +210,3 @@ def release_workers() -> None:
     a later serving in this process starts with fresh pools."""
     _pool._shutdown_pools()
     _pool._forget_pools()
-
-
-# For the tests, which reach these through this module.
-_shutdown_pools = _pool._shutdown_pools
-_forget_pools = _pool._forget_pools
