@@ -40,7 +40,6 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset()
 # Rings of modules importing each other today (each as its sorted members).
 KNOWN_CYCLES: frozenset[tuple[str, ...]] = frozenset(
     {
-        ("toolwire.protocol.content", "toolwire.protocol.registry"),
         (
             "toolwire.tools._invoker",
             "toolwire.tools.agents_interop",

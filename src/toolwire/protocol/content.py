@@ -35,7 +35,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import sys
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import quote, unquote, urlsplit
 
 from . import eras
@@ -43,9 +43,21 @@ from .jsonrpc import compact_json, wire_json
 
 if TYPE_CHECKING:
     from ..tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
-    from .registry import RegisteredTool
 
     ToolOutput = ToolOutputText | ToolOutputImage | ToolOutputFileContent
+
+
+class ResultShape(Protocol):
+    """What shaping a tool's result needs to know of the tool (a registry entry has it);
+    a protocol rather than the registry's class, which itself needs this module."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def output_schema(self) -> dict[str, Any] | None: ...
+    @property
+    def wraps_result(self) -> bool: ...
+
 
 __all__ = ["call_result", "content_to_outputs", "error_result", "output_block", "to_jsonable"]
 
@@ -87,11 +99,11 @@ def _mirror(value: Any) -> tuple[str, bool]:
         return compact_json(value), False
 
 
-def _unsendable_text(entry: RegisteredTool, error: ValueError) -> str:
+def _unsendable_text(entry: ResultShape, error: ValueError) -> str:
     return f"Tool '{entry.name}' returned a value that cannot be sent as JSON: {error}"
 
 
-def _left_out(entry: RegisteredTool) -> None:
+def _left_out(entry: ResultShape) -> None:
     logger.warning(
         "tool %r returned NaN or Infinity, which JSON cannot carry: structuredContent is left "
         "out of this reply, and its text content spells the values",
@@ -199,7 +211,7 @@ def error_result(text: str) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
-def call_result(entry: RegisteredTool, output: Any, version: str) -> dict[str, Any]:
+def call_result(entry: ResultShape, output: Any, version: str) -> dict[str, Any]:
     """The `tools/call` result of a successful call, shaped for `version`."""
     try:
         return _shaped_result(entry, output, version)
@@ -208,7 +220,7 @@ def call_result(entry: RegisteredTool, output: Any, version: str) -> dict[str, A
         return error_result(_unsendable_text(entry, error))
 
 
-def _shaped_result(entry: RegisteredTool, output: Any, version: str) -> dict[str, Any]:
+def _shaped_result(entry: ResultShape, output: Any, version: str) -> dict[str, Any]:
     structured_ok = eras.supports(version, "structuredContent")
     blocks: list[dict[str, Any]] | None = None
     if isinstance(output, str):
