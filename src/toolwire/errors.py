@@ -66,6 +66,7 @@ class ToolAbortedError(ToolwireError):
 
     def __init__(self, original: BaseException) -> None:
         self.original = original
+        self.__cause__ = original  # the traceback that is logged shows where it was raised
         text = str(original)
         kind = type(original).__name__
         super().__init__(f"the tool raised {kind}: {text}" if text else f"the tool raised {kind}")

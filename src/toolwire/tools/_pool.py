@@ -273,7 +273,7 @@ class _WorkerPool:
                 except Exception as exc:
                     result, error = None, exc
                 except BaseException as exc:  # SystemExit & co. mean nothing to the caller
-                    result, error = None, _aborted(exc)
+                    result, error = None, ToolAbortedError(exc)
                 elapsed = time.perf_counter() - started
             if watch is not None:
                 watch.ended()
@@ -310,14 +310,6 @@ class _WorkerPool:
         for fd in fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
-
-
-def _aborted(escaped: BaseException) -> ToolAbortedError:
-    """A body's non-`Exception` as the failure it is: nothing in a worker thread can be a
-    cancellation of the awaiting call (see tools/aborts.py)."""
-    aborted = ToolAbortedError(escaped)
-    aborted.__cause__ = escaped
-    return aborted
 
 
 def _call(call: Any) -> Any:

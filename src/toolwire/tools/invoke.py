@@ -82,7 +82,6 @@ async def invoke_tool(
         aborted = as_tool_failure(escaped, in_thread=False)
         if aborted is None:
             raise
-        aborted.__cause__ = escaped
         log_failed_call(tool.name, aborted, arguments_json)
         return ToolOutcome(default_tool_error_function(ctx, aborted), aborted)
     finally:
