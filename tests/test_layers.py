@@ -38,15 +38,7 @@ _SUBPACKAGE_LAYERS = {
 KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset()
 
 # Rings of modules importing each other today (each as its sorted members).
-KNOWN_CYCLES: frozenset[tuple[str, ...]] = frozenset(
-    {
-        (
-            "toolwire.tools._invoker",
-            "toolwire.tools.agents_interop",
-            "toolwire.tools.function_tool",
-        ),
-    }
-)
+KNOWN_CYCLES: frozenset[tuple[str, ...]] = frozenset()
 
 
 def _module_files() -> dict[str, Path]:

@@ -22,7 +22,7 @@ import json
 import threading
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._fastjson import decoding_function
 from ._declared_output import check_output
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from ..errors import ModelBehaviorError
     from ..schema.function_schema import FuncSchema
     from .failure import ToolErrorFunction
-    from .function_tool import FunctionTool
     from .threads import SyncBudget
 
 # invoke_tool installs a list here around a call of a tool it cannot ask directly (a
@@ -202,6 +201,17 @@ def _unresolved(data: Any) -> Any:
     raise AssertionError("CallPlan used before its schema was resolved")
 
 
+class FailurePolicy(Protocol):
+    """What an invoker reads from the tool it answers for (a `FunctionTool`): its name, for
+    the log, and how it turns failures into text. A protocol, so this module needs nothing
+    from `function_tool.py`, which builds on it."""
+
+    name: str
+    output_json_schema: dict[str, Any] | None
+    _use_default_failure_error_function: bool
+    _failure_error_function: ToolErrorFunction | None
+
+
 class _Unresolved(Exception):
     """Stands for ValidationError until the plan is resolved (never raised)."""
 
@@ -216,7 +226,7 @@ class FunctionInvoker:
     __slots__ = ("_handle_failures", "_plan", "_tool")
 
     def __init__(
-        self, plan: CallPlan, *, tool: FunctionTool | None = None, handle_failures: bool = True
+        self, plan: CallPlan, *, tool: FailurePolicy | None = None, handle_failures: bool = True
     ) -> None:
         self._plan = plan
         self._tool = tool
@@ -232,7 +242,7 @@ class FunctionInvoker:
         """Whether the wrapped function is synchronous (such tools take no timeout)."""
         return self._plan.is_sync
 
-    def bind(self, tool: FunctionTool) -> FunctionInvoker:
+    def bind(self, tool: FailurePolicy) -> FunctionInvoker:
         """This invoker answering failures by `tool`'s policy (a copied tool rebinds)."""
         if self._tool is tool:
             return self
@@ -330,7 +340,7 @@ class FunctionInvoker:
         return await text if inspect.isawaitable(text) else text
 
 
-def failure_formatter(tool: FunctionTool, ctx: Any | None = None) -> ToolErrorFunction | None:
+def failure_formatter(tool: FailurePolicy, ctx: Any | None = None) -> ToolErrorFunction | None:
     """The function that turns a failed call of `tool` into text, or None to re-raise.
 
     The default one steps aside when a program (not the model) called a tool that declares

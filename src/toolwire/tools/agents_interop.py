@@ -7,21 +7,25 @@ helpers used here are private to openai-agents 0.24.0 (`agents.tool`); each is l
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _invoker
 from .call_log import log_failed_call
 
 if TYPE_CHECKING:
     from ..context import ToolContext
-    from .function_tool import FunctionTool
 
 # Set by the SDK's failure wrapper on its ToolContext when the default formatter produced the
 # output (agents/tool.py `_DEFAULT_FAILURE_HANDLED_ATTR`).
 _SDK_DEFAULT_FAILURE_ATTR = "_function_tool_default_failure_handled"
 
+# The toolwire FunctionTool class, handed in by its own methods: this module sits above
+# function_tool.py and must not import it back.
+ToolT = TypeVar("ToolT")
 
-def to_agents(tool: FunctionTool) -> Any:
+
+def to_agents(tool: Any) -> Any:
     """An `agents.FunctionTool` that runs `tool`; the SDK's context reaches the function as is.
 
     A decorated tool is built the way `agents.function_tool` builds its own: the SDK's failure
@@ -90,7 +94,7 @@ def to_agents(tool: FunctionTool) -> Any:
     )
     if not tool._use_default_failure_error_function:
         converted._failure_error_function = tool._failure_error_function
-        converted._use_default_failure_error_function = False
+    converted._use_default_failure_error_function = False
     return converted
 
 
@@ -145,15 +149,13 @@ class AgentsToolFailed(Exception):
     """Stands in for an exception the Agents SDK's failure wrapper turned into text."""
 
 
-def from_agents(agents_tool: Any) -> FunctionTool:
+def from_agents(tool_class: Callable[..., ToolT], agents_tool: Any) -> ToolT:
     """A toolwire `FunctionTool` running an SDK `FunctionTool` (also `agent.as_tool()`).
 
     When toolwire invokes it, the SDK tool receives an SDK `ToolContext` built from toolwire's
     (same `context`, tool name, call id and arguments). A failure that the SDK's default
     formatter turned into text is reported to `invoke_tool` as an error.
     """
-    from .function_tool import FunctionTool
-
     if not hasattr(agents_tool, "on_invoke_tool") or not hasattr(agents_tool, "params_json_schema"):
         raise TypeError(
             f"from_agents() takes an agents.FunctionTool, not {type(agents_tool).__name__}"
@@ -178,7 +180,7 @@ def from_agents(agents_tool: Any) -> FunctionTool:
                 slot.append(failure)
         return output
 
-    converted = FunctionTool(
+    made = tool_class(
         name=agents_tool.name,
         description=agents_tool.description,
         params_json_schema=dict(agents_tool.params_json_schema),
@@ -198,8 +200,9 @@ def from_agents(agents_tool: Any) -> FunctionTool:
         _output_type_adapter=getattr(agents_tool, "_output_type_adapter", None),
         _agents_tool=agents_tool,
     )
+    converted: Any = made  # the private failure settings are not part of ToolT
     converted._use_default_failure_error_function = getattr(
         agents_tool, "_use_default_failure_error_function", True
     )
     converted._failure_error_function = getattr(agents_tool, "_failure_error_function", None)
-    return converted
+    return made

@@ -151,7 +151,7 @@ class FunctionTool:
         """Take an Agents SDK `FunctionTool` (e.g. from `agent.as_tool()`) into toolwire."""
         from .agents_interop import from_agents
 
-        return from_agents(tool)
+        return from_agents(cls, tool)
 
 
 @overload
