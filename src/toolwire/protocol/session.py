@@ -48,6 +48,7 @@ from .jsonrpc import (
     Response,
     batch_replies,
     classify,
+    compact_json,
     decode,
     error_message,
     notification,
@@ -339,7 +340,7 @@ class ServerSession:
         round: InputRound | None = None
         if self.era == "modern":
             assert meta is not None  # the envelope was checked
-            round = start_round(params, entry.name, None)
+            round = start_round(params, entry.name, self._principal())
             asker = Asker(self, request_id, version, meta[eras.META_CAPABILITIES], round)
         else:
             asker = Asker(self, request_id, version, self.client_capabilities, None)
@@ -394,6 +395,12 @@ class ServerSession:
         if version in eras.MODERN_VERSIONS:
             handlers.modern(result, self.server.server_info)
         await self.send(result_message(request_id, result), request_id)
+
+    def _principal(self) -> str | None:
+        """Who a modern call's request state is bound to: the authenticated caller, when a
+        transport set one (`identity`, from the security layer), else nobody."""
+        identity = getattr(self, "identity", None)
+        return None if identity is None else compact_json(list(identity.principal))
 
     def _suspended(self, request_id: RequestId, call: CallInFlight, round: InputRound) -> None:
         """A modern call's tool waits for an answer it does not have: end the round."""
