@@ -328,3 +328,38 @@ async def test_a_tool_called_directly_has_nobody_to_ask() -> None:
         await ctx.elicit("?", FORM)
     with pytest.raises(ClientRequestError, match="not served over MCP"):
         await ctx.sample("?", max_tokens=1)
+
+
+async def test_bad_sampling_arguments_are_the_tools_error() -> None:
+    server = Server("bad-sampling")
+    problems: list[str] = []
+
+    @server.tool
+    async def bad(ctx: ToolContext[Any]) -> str:
+        """Try every malformed request."""
+        for kwargs in (
+            {"prompt_or_messages": "x", "max_tokens": 0},
+            {"prompt_or_messages": [], "max_tokens": 5},
+            {"prompt_or_messages": [{"role": "system", "content": {}}], "max_tokens": 5},
+        ):
+            try:
+                await ctx.sample(**kwargs)
+            except Exception as error:
+                problems.append(f"{type(error).__name__}: {error}")
+        return "done"
+
+    client = Client()
+    async with server.serving() as open_session, open_session(client.send, routed=True) as session:
+        client.session = session
+        init = {"protocolVersion": "2025-11-25", "capabilities": EVERYTHING, "clientInfo": {}}
+        await client.feed({"id": 0, "method": "initialize", "params": init})
+        await client.call(1, "bad")
+        await client.reply_to(1)
+        session.close()
+    assert problems == [
+        "UserError: sample: max_tokens must be a positive integer, not 0",
+        "UserError: sample: pass a prompt string or a non-empty list of messages",
+        "UserError: sample: message 0 must be a string or a dict with 'role' (\"user\" or "
+        "\"assistant\") and 'content' (an MCP content block)",
+    ]
+    assert not [m for _, m in client.sent if m.get("method") == "sampling/createMessage"]
