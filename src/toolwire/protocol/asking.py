@@ -114,6 +114,15 @@ class Asker:
     async def _ask(
         self, method: str, params: dict[str, Any], timeout: float | None, key: str | None
     ) -> dict[str, Any]:
+        if self._round is None and not self._session.back_channel:
+            # First: without a channel (stateless HTTP has no initialize either) the
+            # capability is moot, and what to change is the serving mode.
+            raise NoBackChannelError(
+                method,
+                f"Cannot send {method!r}: this session has no channel for requests to the "
+                "client (HTTP in JSON-response or stateless mode). Serve with SSE responses "
+                "and sessions (json_response=False, stateless=False), or over stdio.",
+            )
         capability = _CAPABILITY[method]
         if not isinstance(self._capabilities.get(capability), Mapping):
             raise ClientCapabilityError(
@@ -123,13 +132,6 @@ class Asker:
             )
         if self._round is not None:
             return await self._round.ask(method, params, self._round.key_for(method, key))
-        if not self._session.back_channel:
-            raise NoBackChannelError(
-                method,
-                f"Cannot send {method!r}: this session has no channel for requests to the "
-                "client (HTTP in JSON-response or stateless mode). Serve with SSE responses "
-                "and sessions (json_response=False, stateless=False), or over stdio.",
-            )
         return await self._session.outbound.request(method, params, self._call_id, timeout)  # type: ignore[no-any-return]
 
     async def elicit(
