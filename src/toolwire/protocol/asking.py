@@ -11,7 +11,8 @@ a tool never gets a malformed one (`ClientResponseError` instead).
 Decisions:
 
 - `mode: "form"` is sent from 2025-11-25 on (the version that added URL mode) and never to
-  older clients, whose schemas do not know the field.
+  older clients, whose schemas do not know the field. A client whose `elicitation`
+  capability lists modes without `form` is not sent a form.
 - In the handshake era a session without a back channel (HTTP JSON-response or stateless
   mode, `back_channel=False`) refuses with `NoBackChannelError` saying what to change. The
   2026-07-28 era needs no back channel: its questions travel in the call's result.
@@ -124,11 +125,19 @@ class Asker:
                 "and sessions (json_response=False, stateless=False), or over stdio.",
             )
         capability = _CAPABILITY[method]
-        if not isinstance(self._capabilities.get(capability), Mapping):
+        declared = self._capabilities.get(capability)
+        if not isinstance(declared, Mapping):
             raise ClientCapabilityError(
                 method,
                 f"Cannot send {method!r}: the client did not declare the {capability!r} "
                 "capability.",
+            )
+        if capability == "elicitation" and declared and "form" not in declared:
+            # From 2025-11-25 a client lists its modes; an empty object still means forms.
+            raise ClientCapabilityError(
+                method,
+                f"Cannot send {method!r}: the client's 'elicitation' capability does not "
+                "include form mode.",
             )
         if self._round is not None:
             return await self._round.ask(method, params, self._round.key_for(method, key))
