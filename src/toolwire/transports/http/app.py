@@ -191,6 +191,7 @@ def streamable_http_app(
         session_store=session_store,
         event_store=store,
         back_channel=not (stateless or json_response),
+        stateless=stateless,
     )
     config = EndpointConfig(
         stateless=stateless,

@@ -33,7 +33,7 @@ def run_http(app: Any, host: str = "127.0.0.1", port: int = 8000) -> bool:
     """
     import uvicorn
 
-    class QuietServer(uvicorn.Server):  # type: ignore[misc]
+    class QuietServer(uvicorn.Server):
         """uvicorn re-raises the SIGTERM/SIGINT it stopped on once it is done, so the process
         would die of the signal; a clean stop here ends with status 0, as stdio does."""
 
