@@ -55,8 +55,10 @@ class Stream:
     """
 
     __slots__ = (
+        "_held",
         "_send",
         "_waiter",
+        "cut",
         "finished",
         "pending",
         "replies",
@@ -74,6 +76,26 @@ class Stream:
         self.finished = False  # every reply sent (or the session ended)
         self._send: ASGISend | None = None
         self._waiter: asyncio.Future[None] | None = None
+        self._held: list[bytes] | None = None  # events written before the response starts
+        self.cut = False  # a tool ended the stream while it was held
+
+    @property
+    def holding(self) -> bool:
+        """Whether events are held back (the response has not started yet)."""
+        return self._held is not None
+
+    def hold(self) -> None:
+        """Keep events back until `unhold`: a call answered at once then goes out as one
+        complete response instead of a start, several chunks and an end."""
+        self._held = []
+
+    def unhold(self, send: ASGISend | None) -> bytes:
+        """The events held so far, as one chunk; from now on events go to `send` (if any)."""
+        held = self._held or []
+        self._held = None
+        if send is not None and not self.cut:
+            self._send = send
+        return b"".join(held)
 
     @property
     def attached(self) -> bool:
@@ -139,6 +161,11 @@ class Stream:
 
     async def send_raw(self, chunk: bytes) -> None:
         """Send bytes on the attached connection, if any; a failed write detaches it."""
+        held = self._held
+        if held is not None:
+            if not self.cut:  # once cut, events are only stored (a resume replays them)
+                held.append(chunk)
+            return
         send = self._send
         if send is None:
             return
