@@ -56,11 +56,16 @@ class SecurityOptions:
         allowed_hosts: `Host` values accepted (None: the defaults for the bind).
         allowed_origins: `Origin` values accepted (None: the defaults for the bind).
         auth: Verifies bearer tokens and maps them to identities (None: no authentication).
+        host: The interface the app is served on, when known (`Server.run` passes it): the
+            defaults of the allow-lists follow from it.
+        path: The MCP path (auth's protected-resource metadata names it).
     """
 
     allowed_hosts: Sequence[str] | None = None
     allowed_origins: Sequence[str] | None = None
     auth: Any = None
+    host: str | None = None
+    path: str = "/mcp"
 
 
 def _secured(app: ASGIApp, options: SecurityOptions) -> ASGIApp:
@@ -151,9 +156,13 @@ def streamable_http_app(
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     max_body_bytes: int | None = None,
     session_store: SessionStore | None = None,
-    security: SecurityOptions | None = None,
+    allowed_hosts: Sequence[str] | None = None,
+    allowed_origins: Sequence[str] | None = None,
+    auth: Any = None,
+    host: str | None = None,
 ) -> StreamableHttpApp:
-    """Build the ASGI app serving `servable` over streamable HTTP (see `Server.http_app`).
+    """Build the ASGI app serving `servable` over streamable HTTP (see `Server.http_app`,
+    which documents every option).
 
     Raises:
         ValueError: An option is out of range (the message names it).
@@ -199,6 +208,5 @@ def streamable_http_app(
         max_body_bytes=max_body_bytes,
         retry_ms=retry_ms,
     )
-    return StreamableHttpApp(
-        Endpoint(runtime, config), runtime, path, security or SecurityOptions()
-    )
+    security = SecurityOptions(allowed_hosts, allowed_origins, auth, host, path)
+    return StreamableHttpApp(Endpoint(runtime, config), runtime, path, security)

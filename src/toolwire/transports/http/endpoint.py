@@ -207,6 +207,11 @@ class Endpoint:
             await session.receive_message(message)
             await respond(send, 202, b"", [session_header])
             return
+        if item.id in found.routes:  # its reply would be taken for the first one's
+            await refuse(
+                send, 409, f"Conflict: request id {item.id!r} is already in flight in this session"
+            )
+            return
         await self._exchange(
             session, found, item, message, receive, send, [session_header], version
         )
