@@ -386,3 +386,16 @@ def test_json_response_mode_answers_one_json_body() -> None:
         session_id = reply.headers["mcp-session-id"]
         call = c.post("/mcp", json=CALL_ADD, headers={**headers, "mcp-session-id": session_id})
         assert (call.status_code, call.content) == (200, ADD_RESULT)
+
+
+def test_a_request_id_already_in_flight_is_refused(client: httpx2.Client) -> None:
+    session_id = initialize(client)
+    call = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "reconnect"}}
+    headers = {**HEADERS, "mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
+    first = client.post("/mcp", json=call, headers=headers)  # cut early: the call runs on
+    assert first.status_code == 200
+    again = client.post("/mcp", json=call, headers=headers)
+    assert (again.status_code, again.content) == (
+        409,
+        error("Conflict: request id 9 is already in flight in this session"),
+    )

@@ -56,11 +56,16 @@ class SecurityOptions:
         allowed_hosts: `Host` values accepted (None: the defaults for the bind).
         allowed_origins: `Origin` values accepted (None: the defaults for the bind).
         auth: Verifies bearer tokens and maps them to identities (None: no authentication).
+        host: The interface the app is served on, when known (`Server.run` passes it): the
+            defaults of the allow-lists follow from it.
+        path: The MCP path (auth's protected-resource metadata names it).
     """
 
     allowed_hosts: Sequence[str] | None = None
     allowed_origins: Sequence[str] | None = None
     auth: Any = None
+    host: str | None = None
+    path: str = "/mcp"
 
 
 def _secured(app: ASGIApp, options: SecurityOptions) -> ASGIApp:
@@ -106,9 +111,26 @@ class StreamableHttpApp(Starlette):
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
-            await super().__call__(scope, receive, send)
+            await self._run_lifespan(receive, send)
             return
         await self._entry(scope, receive, send)
+
+    async def _run_lifespan(self, receive: Any, send: Any) -> None:
+        # ASGI's lifespan protocol, spoken directly: a failed start-up is reported with one
+        # line (serving already logged the cause with its traceback), not a second traceback.
+        started = False
+        try:
+            await receive()  # lifespan.startup
+            async with self.lifespan():
+                await send({"type": "lifespan.startup.complete"})
+                started = True
+                await receive()  # lifespan.shutdown
+        except Exception as error:
+            kind = "shutdown" if started else "startup"
+            text = f"toolwire: the MCP app's {kind} failed: {type(error).__name__}: {error}"
+            await send({"type": f"lifespan.{kind}.failed", "message": text})
+            return
+        await send({"type": "lifespan.shutdown.complete"})
 
     async def _dispatch(self, scope: Any, receive: Any, send: Any) -> None:
         if (
@@ -134,9 +156,13 @@ def streamable_http_app(
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     max_body_bytes: int | None = None,
     session_store: SessionStore | None = None,
-    security: SecurityOptions | None = None,
+    allowed_hosts: Sequence[str] | None = None,
+    allowed_origins: Sequence[str] | None = None,
+    auth: Any = None,
+    host: str | None = None,
 ) -> StreamableHttpApp:
-    """Build the ASGI app serving `servable` over streamable HTTP (see `Server.http_app`).
+    """Build the ASGI app serving `servable` over streamable HTTP (see `Server.http_app`,
+    which documents every option).
 
     Raises:
         ValueError: An option is out of range (the message names it).
@@ -174,6 +200,7 @@ def streamable_http_app(
         session_store=session_store,
         event_store=store,
         back_channel=not (stateless or json_response),
+        stateless=stateless,
     )
     config = EndpointConfig(
         stateless=stateless,
@@ -181,6 +208,5 @@ def streamable_http_app(
         max_body_bytes=max_body_bytes,
         retry_ms=retry_ms,
     )
-    return StreamableHttpApp(
-        Endpoint(runtime, config), runtime, path, security or SecurityOptions()
-    )
+    security = SecurityOptions(allowed_hosts, allowed_origins, auth, host, path)
+    return StreamableHttpApp(Endpoint(runtime, config), runtime, path, security)
