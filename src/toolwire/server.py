@@ -12,7 +12,7 @@ the context tools see) is in `toolwire.lifespan`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
@@ -36,12 +36,15 @@ if TYPE_CHECKING:
     from .protocol.call_context import CallInfo
     from .protocol.serving import SessionOpener
     from .tools.threads import SyncBudget
+    from .transports.http.app import StreamableHttpApp
+    from .transports.http.events import EventStore
+    from .transports.http.sessions import SessionStore
 
 __all__ = ["Server"]
 
 logger = logging.getLogger("toolwire")
 
-_TRANSPORTS = ("stdio",)
+_TRANSPORTS = ("stdio", "http")
 
 
 class Server:
@@ -328,7 +331,7 @@ class Server:
                 _tell_tools_changed(session)
                 continue
             try:
-                loop.call_soon_threadsafe(_tell_tools_changed, session)
+                loop.call_soon_threadsafe(_tell_from_a_task, loop, session)
             except RuntimeError:  # that loop is closed: the session is gone
                 logger.debug("tools changed after a session's loop closed")
 
@@ -348,13 +351,89 @@ class Server:
         """
         return _serving(self)
 
-    def run(self, transport: str = "stdio", **options: Any) -> None:
-        """Serve until the client goes away (stdio: stdin EOF, SIGTERM/SIGINT, parent exit).
+    def http_app(
+        self,
+        path: str = "/mcp",
+        *,
+        stateless: bool = False,
+        json_response: bool = False,
+        resumable: bool = True,
+        event_store: EventStore | None = None,
+        retry_ms: int | None = 1000,
+        session_idle_timeout: float | None = 1800.0,
+        max_sessions: int = 10_000,
+        max_body_bytes: int | None = None,
+        session_store: SessionStore | None = None,
+        allowed_hosts: Sequence[str] | None = None,
+        allowed_origins: Sequence[str] | None = None,
+        auth: Any = None,
+        host: str | None = None,
+    ) -> StreamableHttpApp:
+        """This server as an ASGI app speaking MCP's streamable HTTP transport on `path`.
+
+        It runs under any ASGI server, or mounted inside a Starlette or FastAPI app: it then
+        starts serving on its first request, or with the parent when the parent is given
+        `lifespan=app.lifespan`. The server's own `lifespan` runs once either way.
 
         Args:
-            transport: "stdio" ("http" and "sse" arrive with the HTTP transports).
-            **options: Transport options (stdio: `max_message_bytes`, `shutdown_grace`: the
-                seconds calls in flight get to reply after stdin EOF, 2 by default).
+            path: Where MCP is served.
+            stateless: No sessions: each POST is served on its own (no `initialize` needed)
+                and GET/DELETE answer 405; tools cannot send requests to the client.
+            json_response: Answer each request with one JSON body instead of an SSE stream
+                (then no progress or log messages, no requests to the client during a call).
+            resumable: Give SSE events ids and keep them, so that a client resumes a lost
+                stream with `Last-Event-ID` (and a tool may end its stream early with
+                `ctx.close_sse_stream()`). Sessions only.
+            event_store: Where those events are kept (default: in memory, bounded).
+            retry_ms: The reconnection delay suggested to clients, in milliseconds (None: no
+                suggestion).
+            session_idle_timeout: Seconds without a request after which an idle session ends
+                (None: never).
+            max_sessions: Sessions alive at once; beyond it `initialize` gets 503.
+            max_body_bytes: The largest request body (413 beyond it); default
+                `max_message_bytes`.
+            session_store: Where live sessions are kept (default: in memory).
+            allowed_hosts: `Host` header values accepted (None: the defaults for the bind).
+            allowed_origins: `Origin` header values accepted (None: the defaults).
+            auth: Authenticates requests (None: no authentication).
+            host: The interface the app will be served on, for the security defaults
+                (`run()` passes it).
+
+        Returns:
+            A Starlette app.
+
+        Raises:
+            ValueError: An option is out of range (the message names it).
+        """
+        from .transports.http.app import streamable_http_app
+
+        return streamable_http_app(
+            self,
+            path=path,
+            stateless=stateless,
+            json_response=json_response,
+            resumable=resumable,
+            event_store=event_store,
+            retry_ms=retry_ms,
+            session_idle_timeout=session_idle_timeout,
+            max_sessions=max_sessions,
+            max_body_bytes=max_body_bytes,
+            session_store=session_store,
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
+            auth=auth,
+            host=host,
+        )
+
+    def run(self, transport: str = "stdio", **options: Any) -> None:
+        """Serve until the client goes away (stdio: stdin EOF, SIGTERM/SIGINT, parent exit),
+        or until SIGINT/SIGTERM (HTTP).
+
+        Args:
+            transport: "stdio" or "http" (streamable HTTP under uvicorn).
+            **options: Transport options. stdio: `max_message_bytes`, `shutdown_grace` (the
+                seconds calls in flight get to reply after stdin EOF, 2 by default). http:
+                `host` ("127.0.0.1"), `port` (8000), and every option of `http_app`.
 
         Raises:
             SystemExit: With status 1 when the lifespan failed on start-up (the error is
@@ -364,12 +443,34 @@ class Server:
             raise ValueError(
                 f"unknown transport {transport!r}; available: {', '.join(_TRANSPORTS)}"
             )
+        if transport == "http":
+            from .transports.http.run import run_http
+
+            host = options.pop("host", "127.0.0.1")
+            port = options.pop("port", 8000)
+            if not run_http(self.http_app(host=host, **options), host=host, port=port):
+                raise SystemExit(1)
+            return
         from .transports.stdio import run_stdio
 
         try:
             run_stdio(self, **options)
         except LifespanError:
             raise SystemExit(1) from None
+
+
+_telling: set[Any] = set()  # the tasks of _tell_from_a_task, kept alive until they ran
+
+
+def _tell_from_a_task(loop: Any, session: OpenSession) -> None:
+    # A loop callback runs outside any task, where anyio cannot tell which event loop it is
+    # on and refuses to start one: hop through a plain task first.
+    async def tell() -> None:
+        _tell_tools_changed(session)
+
+    task = loop.create_task(tell())
+    _telling.add(task)
+    task.add_done_callback(_telling.discard)
 
 
 def _tell_tools_changed(session: OpenSession) -> None:

@@ -11,6 +11,8 @@ Other decisions: `tools/call` for an unknown or disabled tool is the protocol er
 ignored with a warning: answering it would give the client two replies for one id, the first
 of which would be taken for the original call's. `notifications/cancelled` cancels the call's
 task and no reply is sent for it. Leaving the context (or `close()`) cancels every call.
+A tool's questions to the client (asking.py) go out as requests whose responses come back
+through `receive()` (handshake era), or as the call's input-required result (2026-07-28).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import anyio
 
 from . import eras, handlers
 from ._eager import start_eagerly
+from .asking import asker_for
 from .backlog import Backlog
 from .call_context import NO_CONTEXT, ContextSource
 from .calls import CallInFlight, checked_tool_name, in_scope, run_call
@@ -38,6 +41,7 @@ from .jsonrpc import (
     Notification,
     ProtocolError,
     RequestId,
+    Response,
     batch_replies,
     classify,
     decode,
@@ -49,6 +53,7 @@ from .jsonrpc import (
     valid_id,
 )
 from .methods import Route, capabilities
+from .outbound import Outbound
 from .registry import is_enabled
 from .reporter import Reporter
 from .subscriptions import Listeners
@@ -81,8 +86,13 @@ class ServerSession:
         contexts: Where each call's `ctx.context` comes from (see `Server.serving`, which
             builds it once per serving); without it every call's context is None.
         routed: `send` also takes the id of the request a message belongs to (`RoutedSend`):
-            a reply, a call's progress and log notifications, a listen stream's frames; None
-            for the rest. An HTTP transport routes each to its request's stream.
+            a reply, a call's progress and log notifications, a listen stream's frames, a
+            call's requests to the client; None for the rest. An HTTP transport routes each
+            to its request's stream.
+        back_channel: Whether the transport can carry requests from the server to the
+            client during a call (handshake era). False for HTTP in JSON-response or
+            stateless mode: a tool's `ctx.elicit`/`ctx.sample` then raises
+            `NoBackChannelError` saying so.
     """
 
     def __init__(
@@ -92,12 +102,16 @@ class ServerSession:
         *,
         contexts: ContextSource = NO_CONTEXT,
         routed: bool = False,
+        back_channel: bool = True,
     ) -> None:
         self.server = server
+        self.back_channel = back_channel
         self._send: Callable[..., Awaitable[None]] = send
         self._routed = routed
         self._contexts = contexts
         self.client_info: dict[str, Any] | None = None  # from `initialize` (handshake era)
+        self.client_capabilities: dict[str, Any] | None = None  # likewise
+        self.outbound = Outbound(self.send)  # this server's requests to the client
         self._send_lock: asyncio.Lock | anyio.Lock = anyio.Lock()
         # The asyncio loop serving this session; None on other anyio backends.
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -163,6 +177,7 @@ class ServerSession:
         """Cancel every call in flight and every task of the session."""
         for call in list(self._in_flight.values()):  # not those already sending their reply
             call.cancel()
+        self.outbound.close()
         self._listeners.cancel_all()
         if self._task_group is not None:
             self._task_group.cancel_scope.cancel()
@@ -204,6 +219,11 @@ class ServerSession:
         except RecursionError:
             await self.send(error_message(None, PARSE_ERROR, "Parse error", "nested too deeply"))
             return
+        await self.receive_message(message)
+
+    async def receive_message(self, message: Any) -> None:
+        """Handle one message the transport already decoded (HTTP parses the body itself to
+        route it; decoding it twice would cost every request); never raises for client input."""
         if isinstance(message, list):
             for reply in batch_replies(message):
                 await self.send(reply)
@@ -215,6 +235,9 @@ class ServerSession:
             return
         if isinstance(item, Notification):
             self._notification(item.method, item.params)
+            return
+        if isinstance(item, Response):
+            self.outbound.resolve(item.id, item.result, item.error)
             return
         try:
             await self._request(item.id, item.method, item.params)
@@ -264,6 +287,7 @@ class ServerSession:
         negotiated = eras.negotiate(eras.check_initialize(params))
         self.protocol_version = negotiated
         self.client_info = (params or {}).get("clientInfo")
+        self.client_capabilities = (params or {}).get("capabilities")
         result = handlers.initialize_result(self.server, negotiated, capabilities(LEGACY))
         await self.send(result_message(request_id, result), request_id)
 
@@ -313,7 +337,9 @@ class ServerSession:
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {params['name']}")
         meta = params.get("_meta")
         token = meta.get("progressToken") if meta else None
-        call = CallInFlight(Reporter(self.send, token, log_level, request_id))
+        asker = asker_for(self, request_id, version, params, entry.name)
+        call = CallInFlight(Reporter(self.send, token, log_level, request_id, asker))
+        asker.attach(self, request_id, call)
         self._in_flight[request_id] = call
         call.size = self.backlog.call_started()
         coro = self._run_call(request_id, entry, params, version, call)
@@ -357,6 +383,8 @@ class ServerSession:
             if self._in_flight.get(request_id) is call:
                 del self._in_flight[request_id]
                 self.backlog.call_ended(call.size)
+        if call.abandoned:  # the tool outlived its cancellation: the call is answered
+            return
         if version in eras.MODERN_VERSIONS:
             handlers.modern(result, self.server.server_info)
         await self.send(result_message(request_id, result), request_id)
