@@ -193,16 +193,18 @@ def _precheck(
 ) -> ProtocolError | None:
     """What refuses a request before it runs, in the SDK's order (see the module docstring);
     None when nothing does."""
+    meta = params.get("_meta") if params else None
     unsupported: ProtocolError | None = None
     try:
+        if isinstance(meta, dict) and eras.META_VERSION in meta and eras.META_CAPABILITIES in meta:
+            # A whole envelope: its version must be the header's before its values count.
+            _mirror.check_version(headers, meta[eras.META_VERSION])
         eras.check_envelope(params)
     except ProtocolError as error:
         if error.code != UNSUPPORTED_PROTOCOL_VERSION:
             return error
         unsupported = error  # said only once the headers are found consistent
-    assert params is not None  # an envelope was found
     try:
-        _mirror.check_version(headers, params["_meta"][eras.META_VERSION])
         _mirror.check_method(headers, method)
         _mirror.check_name(headers, method, params)
     except ProtocolError as error:
