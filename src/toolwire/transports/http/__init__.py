@@ -1,2 +1,4 @@
-"""MCP over HTTP (streamable HTTP, both protocol eras); imports Starlette and uvicorn only
-on these paths."""
+"""MCP over HTTP: the streamable HTTP transport (both protocol eras) and the legacy SSE one.
+
+Importing this package pulls in nothing heavy; `app.py` imports Starlette when it builds an app.
+"""
