@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
-from _modern_support import Served, build_server, modern_only_app
+from _modern_support import Served, build_server
 
 mcp = pytest.importorskip("mcp")
 
@@ -16,7 +16,7 @@ mcp = pytest.importorskip("mcp")
 @pytest.fixture(scope="module", params=[False, True], ids=["sse", "json"])
 def served(request: pytest.FixtureRequest) -> Iterator[tuple[Served, bool]]:
     server, _ = build_server()
-    with Served(modern_only_app(server, json_response=request.param)) as running:
+    with Served(server.http_app(json_response=request.param)) as running:
         yield running, request.param
 
 

@@ -29,17 +29,32 @@ from toolwire.transports.http import modern
 MISMATCH = -32020
 
 
-@pytest.fixture(scope="module")
-def served() -> Iterator[tuple[Served, dict[str, int]]]:
+# The real endpoint (`Server.http_app`), in both session modes: a 2026-07-28 request is
+# served the same way whatever the handshake era's settings; and the bare `serve_modern`
+# behind the smallest ASGI app, which shows that nothing else is needed.
+APPS = {
+    "endpoint": lambda server: server.http_app(),
+    "stateless": lambda server: server.http_app(stateless=True),
+    "bare": modern_only_app,
+}
+
+
+@pytest.fixture(scope="module", params=sorted(APPS))
+def served(request: pytest.FixtureRequest) -> Iterator[tuple[Served, dict[str, int]]]:
     server, counts = build_server()
-    with Served(modern_only_app(server)) as running:
+    with Served(APPS[request.param](server)) as running:
         yield running, counts
 
 
-@pytest.fixture(scope="module")
-def served_json() -> Iterator[Served]:
+@pytest.fixture(scope="module", params=["endpoint", "bare"])
+def served_json(request: pytest.FixtureRequest) -> Iterator[Served]:
     server, _ = build_server()
-    with Served(modern_only_app(server, json_response=True)) as running:
+    app = (
+        server.http_app(json_response=True)
+        if request.param == "endpoint"
+        else modern_only_app(server, json_response=True)
+    )
+    with Served(app) as running:
         yield running
 
 
@@ -385,7 +400,7 @@ def test_accept_must_allow_both_answers(url: str, accept: str) -> None:
     response = post(url, "tools/list", enveloped(), Accept=accept)
     assert response.status_code == 406
     assert error_of(response)["message"] == (
-        "Not Acceptable: the Accept header must list application/json and text/event-stream"
+        "Not Acceptable: Client must accept both application/json and text/event-stream"
     )
 
 

@@ -37,6 +37,9 @@ from ...protocol.jsonrpc import ProtocolError
 if TYPE_CHECKING:
     from ...protocol.registry import RegisteredTool, ToolRegistry
 
+Headers = Iterable[tuple[bytes, bytes]] | Mapping[bytes, bytes] | Mapping[str, str]
+"""Request headers as a transport holds them: ASGI byte pairs, or a mapping of them."""
+
 __all__ = [
     "HEADER_MISMATCH",
     "acceptable",
@@ -45,13 +48,10 @@ __all__ = [
     "check_params",
     "check_version",
     "collect",
+    "header",
 ]
 
 HEADER_MISMATCH = -32020
-
-# The request headers this transport reads; everything else in the request is ignored.
-_WANTED_PREFIX = b"mcp"
-_ACCEPT = b"accept"
 
 # Methods that address one target, and the body field naming it.
 _TARGET_FIELD = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
@@ -66,28 +66,48 @@ _MIRRORED: WeakKeyDictionary[RegisteredTool, tuple[tuple[str, tuple[str, ...]], 
 )
 
 
-def collect(raw: Iterable[tuple[bytes, bytes]] | Mapping[str, str]) -> dict[str, str]:
+def _text(value: bytes | str) -> str:
+    return value.decode("latin-1") if isinstance(value, bytes) else value
+
+
+def _pairs(headers: Headers) -> Iterable[tuple[bytes | str, bytes | str]]:
+    return headers.items() if isinstance(headers, Mapping) else headers
+
+
+def header(headers: Headers, name: bytes) -> str | None:
+    """One header's value (Latin-1 text), by lower-case name; None when absent.
+
+    Args:
+        headers: The ASGI scope's byte pairs, or a mapping of names to values (bytes or
+            text; ASGI names are lower case, other names are compared without case).
+        name: The header's lower-case name.
+    """
+    if isinstance(headers, dict):
+        found = headers.get(name)  # the endpoint's dict of ASGI pairs: no scan needed
+        if found is not None:
+            return _text(found)
+    for key, value in _pairs(headers):
+        key_bytes = key if isinstance(key, bytes) else key.encode("latin-1")
+        if key_bytes.lower() == name:
+            return _text(value)
+    return None
+
+
+def collect(headers: Headers) -> dict[str, str]:
     """The headers this transport reads, by lower-case name.
 
     Args:
-        raw: The ASGI scope's `headers` (byte pairs), or a mapping of names to values.
+        headers: The ASGI scope's byte pairs (or a mapping, as for `header`).
 
     Returns:
         `accept` and every `mcp*` header, values decoded as Latin-1 (so that any byte
         survives to be judged) and repeated headers folded with ", ".
     """
     found: dict[str, str] = {}
-    if isinstance(raw, Mapping):
-        for key, value in raw.items():
-            name = key.lower()
-            if name.startswith("mcp") or name == "accept":
-                found[name] = value
-        return found
-    for key, value in raw:
-        name_bytes = key.lower()
-        if name_bytes.startswith(_WANTED_PREFIX) or name_bytes == _ACCEPT:
-            name = name_bytes.decode("latin-1")
-            text = value.decode("latin-1")
+    for key, value in _pairs(headers):
+        name = _text(key).lower()
+        if name.startswith("mcp") or name == "accept":
+            text = _text(value)
             found[name] = f"{found[name]}, {text}" if name in found else text
     return found
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
@@ -53,6 +53,9 @@ from ...protocol.jsonrpc import (
     error_message,
 )
 from . import _mirror
+from ._mirror import Headers
+from ._replies import JSON_TYPE, refuse, respond
+from ._sse import SSE_HEADERS, encode_event
 
 if TYPE_CHECKING:
     from ...protocol.serving import SessionOpener
@@ -90,16 +93,11 @@ _NOTIFICATION_HEAD = b'{"jsonrpc":"2.0","method"'
 _ERROR_MEMBER = b',"error":{'
 _RESULT_MEMBER = b',"result":'
 
-_JSON_HEADERS = [(b"content-type", b"application/json")]
-_STREAM_HEADERS = [
-    (b"content-type", b"text/event-stream"),
-    (b"cache-control", b"no-cache, no-transform"),
-    (b"x-accel-buffering", b"no"),
-]
+_EMPTY = [(b"content-length", b"0")]
 _KEEPALIVE_EVENT = b": keep-alive\n\n"
 
 
-def is_modern(headers: Iterable[tuple[bytes, bytes]] | Mapping[str, str], message: Any) -> bool:
+def is_modern(headers: Headers, message: Any) -> bool:
     """Whether a POST belongs to the 2026-07-28 era.
 
     The `MCP-Protocol-Version` header decides when it is sent: any value but a handshake-era
@@ -109,29 +107,17 @@ def is_modern(headers: Iterable[tuple[bytes, bytes]] | Mapping[str, str], messag
     (-32020) instead of being taken for a handshake-era request without a session.
 
     Args:
-        headers: The request's headers: the ASGI scope's byte pairs, or a mapping.
+        headers: The request's headers: the ASGI scope's byte pairs, or a mapping of them
+            (byte or text names and values).
         message: The decoded JSON body (any JSON value).
     """
-    version = _header(headers, "mcp-protocol-version")
+    version = _mirror.header(headers, b"mcp-protocol-version")
     if version:
         return version.strip(" \t") not in eras.HANDSHAKE_VERSIONS
     if not isinstance(message, dict) or message.get("method") in (None, "initialize"):
         return False
     params = message.get("params")
     return isinstance(params, dict) and eras.has_envelope(params)
-
-
-def _header(headers: Iterable[tuple[bytes, bytes]] | Mapping[str, str], name: str) -> str | None:
-    if isinstance(headers, Mapping):
-        for key, value in headers.items():
-            if key.lower() == name:
-                return value
-        return None
-    wanted = name.encode("ascii")
-    for key, value in headers:
-        if key.lower() == wanted:
-            return value.decode("latin-1")
-    return None
 
 
 async def serve_modern(
@@ -160,14 +146,15 @@ async def serve_modern(
     headers = _mirror.collect(scope.get("headers") or ())
     item = classify(message)
     if isinstance(item, Invalid):
-        await _answer(send, 400, error_message(None, INVALID_REQUEST, _NOT_ONE_MESSAGE))
+        await refuse(send, 400, _NOT_ONE_MESSAGE)
         return
     streams = item.method == LISTEN or not json_response
     if not _mirror.acceptable(headers.get("accept"), sse=streams):
-        await _not_acceptable(send, streams)
+        wanted = "both application/json and text/event-stream" if streams else "application/json"
+        await refuse(send, 406, f"Not Acceptable: Client must accept {wanted}")
         return
     if isinstance(item, Notification):
-        await _answer(send, 202, b"")
+        await respond(send, 202, headers=_EMPTY)
         return
     refusal = _precheck(headers, item.method, item.params)
     exchange = _Exchange(send, streams=streams, notifications=streams)
@@ -321,14 +308,12 @@ class _Exchange:
             if self.ended:
                 return
             await self._start_stream()
-            await self._write(b"event: message\ndata: " + frame + b"\n\n")
+            await self._write(encode_event(frame))
 
     async def _start_stream(self) -> None:
         if not self.streaming:
             self.streaming = True
-            await self._send(
-                {"type": "http.response.start", "status": 200, "headers": _STREAM_HEADERS}
-            )
+            await self._send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
 
     async def _write(self, chunk: bytes) -> None:
         try:
@@ -349,13 +334,13 @@ class _Exchange:
         if self.gone:
             return
         if self.reply is not None and not self.streaming:
-            await _answer(self._send, _status_of(self.reply), self.reply)
+            await respond(self._send, _status_of(self.reply), self.reply, [JSON_TYPE])
         elif self.streaming and not self.ended:
             await self._close_stream()
         elif not self.streaming:
             # The session closed without a reply (cancelled from outside): say so rather
             # than leaving the client waiting on an empty answer.
-            await _answer(self._send, 503, b"")
+            await respond(self._send, 503, headers=_EMPTY)
 
 
 def _status_of(reply: bytes) -> int:
@@ -369,17 +354,3 @@ def _status_of(reply: bytes) -> int:
     except (ValueError, KeyError, TypeError):
         return 200
     return _STATUS_BY_CODE.get(code, 200)
-
-
-async def _answer(send: Send, status: int, body: bytes) -> None:
-    headers = [*_JSON_HEADERS, (b"content-length", str(len(body)).encode("ascii"))]
-    if not body:
-        headers = [(b"content-length", b"0")]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-
-
-async def _not_acceptable(send: Send, streams: bool) -> None:
-    wanted = "application/json and text/event-stream" if streams else "application/json"
-    text = f"Not Acceptable: the Accept header must list {wanted}"
-    await _answer(send, 406, error_message(None, INVALID_REQUEST, text))
