@@ -150,7 +150,7 @@ def sse_frames(text: str) -> list[dict[str, Any]]:
     frames = []
     for block in text.replace("\r\n", "\n").split("\n\n"):
         data = [line[5:].lstrip() for line in block.split("\n") if line.startswith("data:")]
-        if data:
+        if any(data):  # a priming event (an id, empty data) carries no message
             frames.append(json.loads("\n".join(data)))
     return frames
 
