@@ -3,6 +3,7 @@ the SDK's wording is the contract (the differential test compares with the SDK i
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import threading
@@ -519,3 +520,43 @@ def test_is_modern_reads_the_header_then_the_envelope() -> None:
     assert not modern.is_modern([], plain_call)
     assert not modern.is_modern([], initialize)
     assert not modern.is_modern([], [enveloped_call])
+
+
+def test_a_stopping_server_ends_listen_streams_with_their_result(
+    served: tuple[Served, dict[str, int]],
+) -> None:
+    running, _ = served
+    listen = enveloped(notifications={"toolsListChanged": True})
+    frames: list[dict[str, Any]] = []
+    acknowledged = threading.Event()
+
+    def read() -> None:
+        sent = headers_for("subscriptions/listen")
+        with httpx.stream(
+            "POST",
+            running.url,
+            headers=sent,
+            content=body("subscriptions/listen", listen, "L"),
+            timeout=20,
+        ) as stream:
+            text = ""
+            for chunk in stream.iter_text():  # until the server ends the response
+                text += chunk
+                if "acknowledged" in text:
+                    acknowledged.set()
+        frames.extend(sse_frames(text))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    assert acknowledged.wait(10)
+    assert running.loop is not None
+    asyncio.run_coroutine_threadsafe(modern.end_listen_streams(), running.loop).result(10)
+    reader.join(10)
+    assert not reader.is_alive()
+    assert [frame.get("method") for frame in frames] == [
+        "notifications/subscriptions/acknowledged",
+        None,
+    ]
+    assert frames[1]["id"] == "L"
+    assert frames[1]["result"]["resultType"] == "complete"
+    assert frames[1]["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "L"

@@ -33,7 +33,7 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
-from weakref import WeakKeyDictionary
+from weakref import WeakKeyDictionary, WeakSet
 
 import anyio
 
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
 
-__all__ = ["KEEPALIVE_SECONDS", "is_modern", "serve_modern"]
+__all__ = ["KEEPALIVE_SECONDS", "end_listen_streams", "is_modern", "serve_modern"]
 
 logger = logging.getLogger("toolwire.http")
 
@@ -171,8 +171,26 @@ async def serve_modern(
         else:
             await session.receive(body)
             if exchange.reply is None and not exchange.ended:
+                if item.method == LISTEN:
+                    _LISTENING.add(session)
                 await exchange.wait(receive, session)
     await exchange.finish()
+
+
+# The sessions serving a `subscriptions/listen` stream right now (they leave by themselves).
+_LISTENING: WeakSet[ServerSession] = WeakSet()
+
+
+async def end_listen_streams() -> None:
+    """End every open `subscriptions/listen` stream gracefully: each gets its `complete`
+    result and its HTTP response ends.
+
+    For a server that is stopping: an ASGI server waits for open responses before it shuts
+    down, and a listen stream would otherwise stay open until the client leaves. Call it on
+    the serving event loop.
+    """
+    for session in list(_LISTENING):
+        await session.end_streams()
 
 
 def _precheck(
