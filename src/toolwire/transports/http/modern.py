@@ -310,14 +310,15 @@ class _Exchange:
             message = await receive()
             if message.get("type") == "http.disconnect":
                 break
+        logger.debug("a 2026-07-28 client went away before its answer ended; request cancelled")
         self.gone = self.ended = True
         self._done.set()
         session.close()  # cancels the call: closing the stream is the cancellation
 
     async def _keep_alive(self) -> None:
         async with self._lock:
-            if self.ended:
-                return
+            if self.ended or self._done.is_set():
+                return  # the reply came meanwhile: it may still go out as plain JSON
             await self._start_stream()
             await self._write(_KEEPALIVE_EVENT)
 
@@ -354,6 +355,8 @@ class _Exchange:
         if self.reply is not None and not self.streaming:
             await respond(self._send, _status_of(self.reply), self.reply, [JSON_TYPE])
         elif self.streaming and not self.ended:
+            if self.reply is not None:  # kept while a keep-alive opened the stream
+                await self._event(self.reply)
             await self._close_stream()
         elif not self.streaming:
             # The session closed without a reply (cancelled from outside): say so rather
