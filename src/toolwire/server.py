@@ -328,7 +328,7 @@ class Server:
                 _tell_tools_changed(session)
                 continue
             try:
-                loop.call_soon_threadsafe(_tell_tools_changed, session)
+                loop.call_soon_threadsafe(_tell_from_a_task, loop, session)
             except RuntimeError:  # that loop is closed: the session is gone
                 logger.debug("tools changed after a session's loop closed")
 
@@ -416,6 +416,20 @@ class Server:
             run_stdio(self, **options)
         except LifespanError:
             raise SystemExit(1) from None
+
+
+_telling: set[Any] = set()  # the tasks of _tell_from_a_task, kept alive until they ran
+
+
+def _tell_from_a_task(loop: Any, session: OpenSession) -> None:
+    # A loop callback runs outside any task, where anyio cannot tell which event loop it is
+    # on and refuses to start one: hop through a plain task first.
+    async def tell() -> None:
+        _tell_tools_changed(session)
+
+    task = loop.create_task(tell())
+    _telling.add(task)
+    task.add_done_callback(_telling.discard)
 
 
 def _tell_tools_changed(session: OpenSession) -> None:
