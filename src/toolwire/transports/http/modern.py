@@ -44,7 +44,6 @@ from ...protocol.jsonrpc import (
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
-    Invalid,
     Notification,
     ProtocolError,
     Request,
@@ -155,7 +154,7 @@ async def serve_modern(
     """
     headers = _mirror.collect(scope.get("headers") or ())
     item = classify(message)
-    if isinstance(item, Invalid):
+    if not isinstance(item, Request | Notification):  # invalid, or a response to nothing
         await refuse(send, 400, _NOT_ONE_MESSAGE)
         return
     streams = item.method == LISTEN or not json_response
