@@ -1,9 +1,10 @@
 """The 2026-07-28 protocol era over streamable HTTP: one POST, one exchange, no session.
 
-Each POST carries its whole context (the `_meta` envelope), so it is served by a session of
-its own, opened for it and closed with it. The endpoint (http-core) decides the era per
-request with `is_modern` and hands modern POSTs to `serve_modern`, which answers them as
-plain ASGI from start to end.
+Each POST carries its whole context (the `_meta` envelope), so nothing ties it to the POSTs
+before it: it is served by a session born in this era that serves nothing else meanwhile
+(reused from one clean request to the next, see `_modern_pool.py`). The endpoint (http-core)
+decides the era per request with `is_modern` and hands modern POSTs to `serve_modern`, which
+answers them as plain ASGI from start to end.
 
 How a request is answered:
 
@@ -23,6 +24,7 @@ How a request is answered:
   (when streams are allowed) and gets a comment line every `KEEPALIVE_SECONDS`, so that
   proxies and client timeouts do not cut a slow call or a quiet listen stream.
 - A client that goes away cancels the request: the call is cancelled, nothing more is sent.
+- `end_listen_streams()` ends open listen streams with their result, for a stopping server.
 - Errors answered as JSON carry the spec's HTTP status: 400 for -32700, -32600, -32602,
   -32020, -32021, -32022; 404 for -32601; 200 otherwise (as the SDK).
 """
