@@ -1,0 +1,1 @@
+"""The HTTP transports: streamable HTTP (both protocol eras) and legacy SSE, with security."""
