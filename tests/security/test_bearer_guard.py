@@ -273,3 +273,27 @@ def test_options_pass_without_a_token() -> None:
     with served(guard()) as url:
         reply = httpx2.options(url + "/mcp", timeout=10)
     assert reply.status_code == 200  # the echo app answered: no challenge for a preflight
+
+
+def test_protected_checks_the_host_before_the_token() -> None:
+    from toolwire.transports.http.security import protected
+
+    server = tools_server()
+    app = protected(
+        echo_app,
+        auth=BearerAuth(verify),
+        tools=server.tool_registry,
+        allowed_hosts=["127.0.0.1"],
+    )
+    with served(app) as url:
+        foreign = httpx2.post(url + "/mcp", headers={"host": "evil.example"}, timeout=10)
+        missing_token = call(url, None)
+        metadata = httpx2.get(url + "/.well-known/oauth-protected-resource", timeout=10)
+        ok = call(url, "alice")
+    assert foreign.status_code == 421
+    assert missing_token.status_code == 401
+    assert metadata.status_code == 200
+    assert ok.status_code == 200
+    with served(protected(echo_app)) as url:  # no auth: Host/Origin only
+        assert call(url, None).status_code == 200
+        assert httpx2.post(url, headers={"origin": "https://evil.example"}).status_code == 403

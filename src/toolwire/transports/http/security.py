@@ -31,11 +31,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ...protocol.jsonrpc import INVALID_REQUEST
 from ._refusals import ASGIApp, Receive, Scope, Send, printable, refuse
 
-__all__ = ["DEFAULT_ALLOWED_HOSTS", "DEFAULT_ALLOWED_ORIGINS", "HostOriginGuard"]
+if TYPE_CHECKING:
+    from ...protocol.bearer import BearerAuth
+    from ...protocol.registry import ToolRegistry
+
+__all__ = ["DEFAULT_ALLOWED_HOSTS", "DEFAULT_ALLOWED_ORIGINS", "HostOriginGuard", "protected"]
 
 logger = logging.getLogger("toolwire")
 
@@ -241,3 +246,35 @@ def _entries(given: Iterable[str] | None, default: Iterable[str], what: str) -> 
         if not isinstance(entry, str):
             raise ValueError(f"{what} must hold strings, not {type(entry).__name__}")
     return entries
+
+
+def protected(
+    app: ASGIApp,
+    *,
+    allowed_hosts: Iterable[str] | None = None,
+    allowed_origins: Iterable[str] | None = None,
+    auth: BearerAuth | None = None,
+    tools: ToolRegistry | None = None,
+    endpoint_path: str = "/mcp",
+    max_body_bytes: int = 4 * 1024 * 1024,
+) -> ASGIApp:
+    """`app` behind every check the server's options ask for: Host/Origin always (outermost:
+    a forged Host is refused before any token is looked at), then bearer authentication
+    when `auth` is given.
+
+    Args:
+        app: The app serving the MCP endpoint(s).
+        allowed_hosts: See `HostOriginGuard`.
+        allowed_origins: See `HostOriginGuard`.
+        auth: The server's `BearerAuth` (`Server.auth`), or None for no authentication.
+        tools: The tool registry whose per-tool scopes the bearer check enforces.
+        endpoint_path: The MCP endpoint's path inside `app` (names the protected resource).
+        max_body_bytes: The server's message limit: the most of a body read for scope checks.
+    """
+    if auth is not None:
+        from .auth import BearerGuard
+
+        app = BearerGuard(
+            app, auth, endpoint_path=endpoint_path, tools=tools, max_body_bytes=max_body_bytes
+        )
+    return HostOriginGuard(app, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins)
