@@ -93,7 +93,7 @@ class BearerGuard:
         self._metadata_paths = {METADATA_PATH, METADATA_PATH + self.endpoint_path}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
+        if scope["type"] != "http":  # lifespan (and WebSocket: no MCP route uses one)
             await self.app(scope, receive, send)
             return
         root = scope.get("root_path", "")

@@ -159,7 +159,7 @@ class HostOriginGuard:
         self._logged: set[str] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
+        if scope["type"] != "http":  # lifespan (and WebSocket: no MCP route uses one)
             await self.app(scope, receive, send)
             return
         host = origin = None
