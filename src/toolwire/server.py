@@ -12,7 +12,7 @@ the context tools see) is in `toolwire.lifespan`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
@@ -31,13 +31,13 @@ if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
     import anyio
-    from starlette.applications import Starlette
 
     from .protocol.app import OpenSession
     from .protocol.bearer import BearerAuth
     from .protocol.call_context import CallInfo
     from .protocol.serving import SessionOpener
     from .tools.threads import SyncBudget
+    from .transports.http.legacy_sse_app import LegacySseApp
 
 __all__ = ["Server"]
 
@@ -455,31 +455,40 @@ class Server:
         message_path: str = "/messages/",
         max_sessions: int = 1000,
         keepalive_seconds: float = 15.0,
-    ) -> Starlette:
+        allowed_hosts: Sequence[str] | None = None,
+        allowed_origins: Sequence[str] | None = None,
+    ) -> LegacySseApp:
         """A Starlette app serving the tools over MCP's legacy HTTP+SSE transport (2024-11-05).
 
         A client opens `GET sse_path`; the stream's first event names the URL it POSTs its
         messages to (`message_path?session_id=...`, under the app's mount point); replies
         and notifications come back on the stream, which is the session: closing it ends
-        the session. The app's lifespan serves the server (its own lifespan included).
+        the session. The app's lifespan serves the server (its own lifespan included);
+        mounted in another app, it starts serving on its first stream instead (or pass
+        `lifespan=app.lifespan` to the parent). Guarded like `http_app`: Host and Origin
+        always, bearer tokens with `Server(auth=...)`.
 
         Args:
             sse_path: Where clients open their event stream.
             message_path: Where clients POST their messages.
             max_sessions: Streams open at once beyond which a new one is refused (503).
             keepalive_seconds: Seconds between the comments that keep idle streams open.
+            allowed_hosts: `Host` values accepted (default: 127.0.0.1, localhost, [::1]).
+            allowed_origins: `Origin` values accepted (default: the loopback origins).
 
         Returns:
             The app, for uvicorn or to mount in a Starlette/FastAPI app.
         """
-        from .transports.http.legacy_sse import legacy_sse_app
+        from .transports.http.legacy_sse_app import SseSecurity, legacy_sse_app
 
+        security = SseSecurity(allowed_hosts, allowed_origins, self.auth, self._registry)
         return legacy_sse_app(
             self,
             sse_path=sse_path,
             message_path=message_path,
             max_sessions=max_sessions,
             keepalive_seconds=keepalive_seconds,
+            security=security,
         )
 
     def _run_sse(self, *, host: str = "127.0.0.1", port: int = 8000, **app_options: Any) -> None:

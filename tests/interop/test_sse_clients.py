@@ -21,7 +21,7 @@ from tests.interop._support import ADD_INPUT_SCHEMA, DEFAULT_FAILURE, KITCHEN_TO
 
 T = TypeVar("T")
 
-LAUNCHERS = ["script"]
+LAUNCHERS = ["script", "cli"]
 
 
 def _bounded(main: Callable[[], Awaitable[T]], seconds: float = 60) -> T:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .._process import configure_logging, release_threads
 
 if TYPE_CHECKING:
-    from starlette.applications import Starlette
+    from .legacy_sse_app import LegacySseApp
 
 __all__ = ["run_app"]
 
@@ -24,11 +24,11 @@ GRACEFUL_SECONDS = 5
 """After the exit signal, how long responses still in progress get before they are cancelled."""
 
 
-def run_app(app: Starlette, *, host: str, port: int) -> bool:
+def run_app(app: LegacySseApp, *, host: str, port: int) -> bool:
     """Serve `app` until an exit signal; whether it started (False: its lifespan failed).
 
     Args:
-        app: An app built by `legacy_sse_app` (its `state.legacy_sse` ends the streams).
+        app: An app built by `legacy_sse_app` (its `transport` ends the streams).
         host: The address to bind.
         port: The port to bind (0: any free port).
     """
@@ -44,7 +44,7 @@ def run_app(app: Starlette, *, host: str, port: int) -> bool:
         lifespan="on",
         timeout_graceful_shutdown=GRACEFUL_SECONDS,
     )
-    server = _StreamEndingServer(config, app.state.legacy_sse)
+    server = _StreamEndingServer(config, app.transport)
     started = False
     try:
         server.run()
