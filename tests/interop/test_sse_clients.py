@@ -1,7 +1,7 @@
 """Real MCP clients against a toolwire server on the legacy HTTP+SSE transport.
 
-The kitchen server runs in its own process (`server.run("sse", port=N)`, and the CLI where
-it takes `--transport sse`), listening on 127.0.0.1; the clients are the official `mcp`
+The kitchen server runs in its own process (`server.run("sse", port=N)`, or
+`toolwire run kitchen.py --transport sse --port N`), listening on 127.0.0.1; the clients are the official `mcp`
 client (`sse_client` with `ClientSession`, and `Client` in auto mode), the Agents SDK's
 `MCPServerSse` driving an agent with `ScriptedModel`, and FastMCP's `Client` with its SSE
 transport. Every assertion is on what the client got back.
