@@ -354,7 +354,7 @@ class Server:
                 _tell_tools_changed(session)
                 continue
             try:
-                loop.call_soon_threadsafe(_tell_tools_changed, session)
+                loop.call_soon_threadsafe(_tell_from_a_task, loop, session)
             except RuntimeError:  # that loop is closed: the session is gone
                 logger.debug("tools changed after a session's loop closed")
 
@@ -496,6 +496,20 @@ class Server:
 
         if not run_app(self.sse_app(**app_options), host=host, port=port):
             raise SystemExit(1)
+
+
+_telling: set[Any] = set()  # the tasks of _tell_from_a_task, kept alive until they ran
+
+
+def _tell_from_a_task(loop: Any, session: OpenSession) -> None:
+    # A loop callback runs outside any task, where anyio cannot tell which event loop it is
+    # on and refuses to start one: hop through a plain task first.
+    async def tell() -> None:
+        _tell_tools_changed(session)
+
+    task = loop.create_task(tell())
+    _telling.add(task)
+    task.add_done_callback(_telling.discard)
 
 
 def _tell_tools_changed(session: OpenSession) -> None:
