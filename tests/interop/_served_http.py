@@ -3,7 +3,7 @@
 `served_http("sse")` starts the kitchen server with `server.run("sse", port=N)` (launcher
 "script") or with `python -m toolwire run kitchen.py --transport sse --port N` (launcher
 "cli"), waits until the port answers, and stops it with SIGTERM at the end, checking that
-it exits cleanly and promptly.
+it exits cleanly (status 0) and promptly.
 """
 
 from __future__ import annotations
@@ -117,7 +117,4 @@ def served_http(
             yield running
         finally:
             code = running.stop()
-        # run_http (streamable HTTP) leaves as uvicorn does, by raising the SIGTERM it caught
-        # again once shut down; the SSE runner exits 0, as stdio does.
-        clean = {0} if transport == "sse" else {0, -signal.SIGTERM}
-        assert code in clean, f"exit status {code}:\n{running.stderr()}"
+        assert code == 0, f"exit status {code}:\n{running.stderr()}"

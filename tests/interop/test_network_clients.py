@@ -260,3 +260,22 @@ def test_sigterm_with_an_sse_client_connected_ends_its_stream_and_exits_0() -> N
     with served_http("sse") as server:
         code = _bounded(lambda: main(server.base + "/sse", server.stop))
     assert code == 0, server.stderr()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="run_http waits for the open GET stream on SIGTERM (uvicorn's graceful shutdown "
+    "has no timeout and nothing ends the stream); the SSE runner ends its streams",
+)
+def test_sigterm_with_an_http_client_connected_exits_promptly() -> None:
+    from mcp import ClientSession
+
+    async def main(url: str, stop: Callable[[], int]) -> int:
+        async with _streams("http", url) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            await anyio.sleep(0.3)  # the client has opened its GET stream by now
+            return await anyio.to_thread.run_sync(stop)
+
+    with served_http("http") as server:
+        code = _bounded(lambda: main(server.base + "/mcp", server.stop))
+    assert code == 0, server.stderr()

@@ -45,13 +45,14 @@ def run_app(app: LegacySseApp, *, host: str, port: int) -> bool:
         timeout_graceful_shutdown=GRACEFUL_SECONDS,
     )
     server = _StreamEndingServer(config, app.transport)
-    started = False
     try:
         server.run()
-        started = server.started
+    except SystemExit:  # how uvicorn ends a failed start-up, which the app already logged
+        if server.started:
+            raise
     finally:
-        release_threads(0 if started else 1, logger)
-    return started
+        release_threads(0 if server.started else 1, logger)
+    return server.started
 
 
 class _StreamEndingServer:
