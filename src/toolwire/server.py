@@ -492,9 +492,10 @@ class Server:
         )
 
     def _run_sse(self, *, host: str = "127.0.0.1", port: int = 8000, **app_options: Any) -> None:
-        from .transports.http._legacy_run import run_app
+        from .transports.http._stream_run import run_ending_streams
 
-        if not run_app(self.sse_app(**app_options), host=host, port=port):
+        app = self.sse_app(**app_options)
+        if not run_ending_streams(app, host=host, port=port, end_streams=app.transport.end_streams):
             raise SystemExit(1)
 
 
