@@ -109,6 +109,11 @@ class StreamableHttpApp(Starlette):
         async with self.runtime.serving():
             yield
 
+    async def end_streams(self) -> None:
+        """End every open stream and session now (for a server that is stopping: it would
+        otherwise wait for clients to close their GET streams)."""
+        await self.runtime.end_streams()
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
             await self._run_lifespan(receive, send)
