@@ -389,6 +389,7 @@ class Server:
         session_idle_timeout: float | None = 1800.0,
         max_sessions: int = 10_000,
         max_body_bytes: int | None = None,
+        keepalive_seconds: float | None = 15.0,
         session_store: SessionStore | None = None,
         allowed_hosts: Sequence[str] | None = None,
         allowed_origins: Sequence[str] | None = None,
@@ -418,6 +419,8 @@ class Server:
             max_sessions: Sessions alive at once; beyond it `initialize` gets 503.
             max_body_bytes: The largest request body (413 beyond it); default
                 `max_message_bytes`.
+            keepalive_seconds: Seconds of silence on an SSE stream after which a comment
+                keeps it open through proxies (None: never).
             session_store: Where live sessions are kept (default: in memory).
             allowed_hosts: `Host` header values accepted (None: the defaults for the bind).
             allowed_origins: `Origin` header values accepted (None: the defaults).
@@ -444,6 +447,7 @@ class Server:
             session_idle_timeout=session_idle_timeout,
             max_sessions=max_sessions,
             max_body_bytes=max_body_bytes,
+            keepalive_seconds=keepalive_seconds,
             session_store=session_store,
             allowed_hosts=allowed_hosts,
             allowed_origins=allowed_origins,

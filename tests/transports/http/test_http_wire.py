@@ -409,3 +409,44 @@ def test_an_unsupported_protocol_version_is_a_400(client: httpx2.Client) -> None
     )
     assert posted.status_code == 400
     assert json.loads(posted.content)["error"]["code"] < 0
+
+
+def test_a_silent_get_stream_gets_keepalive_comments() -> None:
+    app = make_server().http_app(keepalive_seconds=0.1)
+    with serving(app) as base, httpx2.Client(base_url=base, timeout=10) as c:
+        session_id = initialize(c)
+        headers = {"accept": "text/event-stream", "mcp-session-id": session_id}
+        seen = b""
+        with c.stream("GET", "/mcp", headers=headers) as stream:
+            chunks = stream.iter_bytes()
+            for _ in range(10):
+                seen += next(chunks)
+                if seen.count(b": keep-alive\n\n") >= 2:
+                    break
+    assert seen.endswith(b": keep-alive\n\n: keep-alive\n\n")
+
+
+def test_a_session_is_found_only_by_the_identity_that_created_it() -> None:
+    inner = make_server().http_app()
+
+    async def as_caller(scope: Any, receive: Any, send: Any) -> None:
+        # What an auth middleware does: put the authenticated caller in the scope.
+        if scope["type"] == "http":
+            caller = dict(scope["headers"]).get(b"x-caller")
+            scope = {**scope, "toolwire.identity": caller.decode() if caller else None}
+        await inner(scope, receive, send)
+
+    with serving(as_caller) as base, httpx2.Client(base_url=base, timeout=10) as c:
+        created = c.post("/mcp", json=INIT, headers={**HEADERS, "x-caller": "ada"})
+        session_id = created.headers["mcp-session-id"]
+        own = {**HEADERS, "mcp-session-id": session_id, "x-caller": "ada"}
+        assert c.post("/mcp", json=CALL_ADD, headers=own).status_code == 200
+        for caller in ("bob", None):
+            foreign = {**HEADERS, "mcp-session-id": session_id}
+            if caller:
+                foreign["x-caller"] = caller
+            refused = c.post("/mcp", json=CALL_ADD, headers=foreign)
+            assert (refused.status_code, refused.content) == (
+                404,
+                error("Not Found: Session not found or expired"),
+            )
