@@ -62,6 +62,15 @@ def make_server() -> Server:
         return "answered after the stream closed"
 
     @server.tool
+    async def reconnect_late(ctx: ToolContext[Any]) -> str:
+        """Report progress, then end the open SSE stream mid-call, then answer."""
+        await ctx.report_progress(1, 2)
+        await asyncio.sleep(0.3)
+        await ctx.close_sse_stream()
+        await ctx.report_progress(2, 2)
+        return "late answer"
+
+    @server.tool
     def grow() -> str:
         """Publish one more tool (the GET stream hears of it)."""
         server.add_tool(lambda: "x", name="extra", description="An extra tool.")
@@ -450,3 +459,34 @@ def test_a_session_is_found_only_by_the_identity_that_created_it() -> None:
                 404,
                 error("Not Found: Session not found or expired"),
             )
+
+
+def test_a_stream_closed_after_it_started_resumes_from_the_last_event_seen(
+    client: httpx2.Client,
+) -> None:
+    session_id = initialize(client)
+    call = {
+        "jsonrpc": "2.0",
+        "id": 11,
+        "method": "tools/call",
+        "params": {"name": "reconnect_late", "_meta": {"progressToken": "p"}},
+    }
+    headers = {**HEADERS, "mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
+    first = client.post("/mcp", json=call, headers=headers)
+    events = sse_events(first.content)
+    priming, progress, hint = events
+    assert priming["data"] == "" and hint == {"retry": "1000"}
+    assert json.loads(progress["data"])["params"]["progress"] == 1
+    time.sleep(0.4)
+    resumed = client.get(
+        "/mcp",
+        headers={
+            "accept": "text/event-stream",
+            "mcp-session-id": session_id,
+            "last-event-id": progress["id"],
+        },
+    )
+    later = [json.loads(event["data"]) for event in sse_events(resumed.content)]
+    assert [message.get("method") for message in later] == ["notifications/progress", None]
+    assert later[0]["params"]["progress"] == 2
+    assert later[1]["id"] == 11 and later[1]["result"]["content"][0]["text"] == "late answer"
