@@ -12,7 +12,7 @@ the context tools see) is in `toolwire.lifespan`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
@@ -33,15 +33,20 @@ if TYPE_CHECKING:
     import anyio
 
     from .protocol.app import OpenSession
+    from .protocol.bearer import BearerAuth
     from .protocol.call_context import CallInfo
     from .protocol.serving import SessionOpener
     from .tools.threads import SyncBudget
+    from .transports.http.app import StreamableHttpApp
+    from .transports.http.events import EventStore
+    from .transports.http.legacy_sse_app import LegacySseApp
+    from .transports.http.sessions import SessionStore
 
 __all__ = ["Server"]
 
 logger = logging.getLogger("toolwire")
 
-_TRANSPORTS = ("stdio", "http")
+_TRANSPORTS = ("stdio", "http", "sse")
 
 
 class Server:
@@ -70,6 +75,12 @@ class Server:
             yields becomes `ctx.context` when neither `context` nor `context_factory` is
             given, and is `CallInfo.state` for a factory. If entering it raises, serving
             does not start: the error is logged and `run()` exits with status 1.
+        auth: Bearer-token authentication for the HTTP transports: a `toolwire.BearerAuth`
+            (verifier, authorization servers, required scopes), or just the verifier, an
+            async function `token -> toolwire.Identity | None` (an object with mcp's
+            `verify_token(token)` works too). The caller's identity reaches a
+            `context_factory` as `CallInfo.identity`, and tools' `scopes=` are enforced
+            against it. stdio is never authenticated: there `auth` and `scopes` do nothing.
     """
 
     def __init__(
@@ -84,8 +95,14 @@ class Server:
         context: Any = None,
         context_factory: Callable[[CallInfo], Any] | None = None,
         lifespan: Callable[[Server], AbstractAsyncContextManager[Any]] | None = None,
+        auth: BearerAuth | Callable[[str], Any] | Any = None,
     ) -> None:
         check_options(context, context_factory, lifespan)
+        if auth is not None:
+            from .protocol.bearer import bearer_auth
+
+            auth = bearer_auth(auth)
+        self.auth: BearerAuth | None = auth
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -161,6 +178,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
+        scopes: str | Iterable[str] | None = None,
         **function_tool_options: Any,
     ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
@@ -176,6 +194,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
+        scopes: str | Iterable[str] | None = None,
         **function_tool_options: Any,
     ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
         """Publish a function as a tool; works bare (`@server.tool`) or with options.
@@ -194,6 +213,11 @@ class Server:
                 annotation when omitted (non-object results are wrapped as {"result": ...}).
             timeout: Seconds after which the call is answered with a timeout error, for sync
                 and async functions alike (a sync function's thread is abandoned).
+            scopes: OAuth scopes a caller's token must grant to call the tool (a list, or one
+                space-separated string). Enforced only with `Server(auth=...)` over HTTP: a
+                caller lacking one gets 403 `insufficient_scope` naming what to request
+                (the MCP step-up flow). The tool is listed to every caller. stdio has no
+                tokens, so scopes are not enforced there.
             **function_tool_options: Any option of `function_tool` (name_override, strict_mode,
                 failure_error_function, ...).
 
@@ -207,7 +231,7 @@ class Server:
 
         def register(the_func: Callable[..., Any]) -> FunctionTool:
             built = function_tool(the_func, **options)
-            self._register(built, title, annotations, meta, output_schema, timeout)
+            self._register(built, title, annotations, meta, output_schema, timeout, scopes)
             return built
 
         if func is not None:
@@ -225,6 +249,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
+        scopes: str | Iterable[str] | None = None,
         **function_tool_options: Any,
     ) -> FunctionTool:
         """Publish a toolwire `FunctionTool`, an `agents.FunctionTool`, or a plain callable.
@@ -245,6 +270,7 @@ class Server:
             meta: `_meta` sent with the tool listing.
             output_schema: The JSON schema of structured results (see `Server.tool`).
             timeout: Seconds after which the call is answered with a timeout error.
+            scopes: OAuth scopes a caller must hold to call the tool (see `Server.tool`).
             **function_tool_options: Options of `function_tool`, when `tool` is a plain
                 callable that add_tool wraps.
 
@@ -268,7 +294,7 @@ class Server:
                 "add_tool() takes a FunctionTool, an agents.FunctionTool or a callable, "
                 f"not {type(tool).__name__}"
             )
-        self._register(built, title, annotations, meta, output_schema, timeout)
+        self._register(built, title, annotations, meta, output_schema, timeout, scopes)
         return built
 
     def remove_tool(self, name: str) -> None:
@@ -287,10 +313,13 @@ class Server:
         meta: dict[str, Any] | None,
         output_schema: dict[str, Any] | None,
         timeout: float | None,
+        scopes: str | Iterable[str] | None = None,
     ) -> None:
         if tool.name in self._registry:
             raise UserError(f"Server {self.name!r} already has a tool named {tool.name!r}")
-        self._registry.add(registered_tool(tool, title, annotations, meta, output_schema, timeout))
+        self._registry.add(
+            registered_tool(tool, title, annotations, meta, output_schema, timeout, scopes)
+        )
 
     def _warm_up(self) -> None:
         """Once, after the first listing: build in the background what first calls need."""
@@ -354,34 +383,76 @@ class Server:
         *,
         stateless: bool = False,
         json_response: bool = False,
-        **options: Any,
-    ) -> Any:
+        resumable: bool = True,
+        event_store: EventStore | None = None,
+        retry_ms: int | None = 1000,
+        session_idle_timeout: float | None = 1800.0,
+        max_sessions: int = 10_000,
+        max_body_bytes: int | None = None,
+        keepalive_seconds: float | None = 15.0,
+        session_store: SessionStore | None = None,
+        allowed_hosts: Sequence[str] | None = None,
+        allowed_origins: Sequence[str] | None = None,
+        auth: Any = None,
+        host: str | None = None,
+    ) -> StreamableHttpApp:
         """This server as an ASGI app speaking MCP's streamable HTTP transport on `path`.
 
-        It runs under any ASGI server, or mounted inside a Starlette or FastAPI app (it then
-        starts serving on its first request; pass `lifespan=app.lifespan` to the parent to
-        start, and stop, with it). The server's own `lifespan` runs once either way.
+        It runs under any ASGI server, or mounted inside a Starlette or FastAPI app: it then
+        starts serving on its first request, or with the parent when the parent is given
+        `lifespan=app.lifespan`. The server's own `lifespan` runs once either way.
 
         Args:
             path: Where MCP is served.
-            stateless: No sessions: each POST is served on its own (no `initialize` needed),
-                GET and DELETE answer 405; requests to the client are impossible.
+            stateless: No sessions: each POST is served on its own (no `initialize` needed)
+                and GET/DELETE answer 405; tools cannot send requests to the client.
             json_response: Answer each request with one JSON body instead of an SSE stream
-                (no progress or log messages, no requests to the client during a call).
-            **options: `resumable` (True: SSE events kept for `Last-Event-ID`),
-                `event_store` (an `EventStore`; the default keeps events in memory),
-                `retry_ms` (reconnection delay suggested to clients, 1000),
-                `session_idle_timeout` (seconds, 1800; None: never), `max_sessions` (10,000),
-                `max_body_bytes` (the largest request body; default `max_message_bytes`),
-                `session_store`, `security` (see `toolwire.transports.http.app`).
+                (then no progress or log messages, no requests to the client during a call).
+            resumable: Give SSE events ids and keep them, so that a client resumes a lost
+                stream with `Last-Event-ID` (and a tool may end its stream early with
+                `ctx.close_sse_stream()`). Sessions only.
+            event_store: Where those events are kept (default: in memory, bounded).
+            retry_ms: The reconnection delay suggested to clients, in milliseconds (None: no
+                suggestion).
+            session_idle_timeout: Seconds without a request after which an idle session ends
+                (None: never).
+            max_sessions: Sessions alive at once; beyond it `initialize` gets 503.
+            max_body_bytes: The largest request body (413 beyond it); default
+                `max_message_bytes`.
+            keepalive_seconds: Seconds of silence on an SSE stream after which a comment
+                keeps it open through proxies (None: never).
+            session_store: Where live sessions are kept (default: in memory).
+            allowed_hosts: `Host` header values accepted (None: the defaults for the bind).
+            allowed_origins: `Origin` header values accepted (None: the defaults).
+            auth: Authenticates requests (None: no authentication).
+            host: The interface the app will be served on, for the security defaults
+                (`run()` passes it).
 
         Returns:
             A Starlette app.
+
+        Raises:
+            ValueError: An option is out of range (the message names it).
         """
         from .transports.http.app import streamable_http_app
 
         return streamable_http_app(
-            self, path=path, stateless=stateless, json_response=json_response, **options
+            self,
+            path=path,
+            stateless=stateless,
+            json_response=json_response,
+            resumable=resumable,
+            event_store=event_store,
+            retry_ms=retry_ms,
+            session_idle_timeout=session_idle_timeout,
+            max_sessions=max_sessions,
+            max_body_bytes=max_body_bytes,
+            keepalive_seconds=keepalive_seconds,
+            session_store=session_store,
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
+            auth=auth,
+            host=host,
         )
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
@@ -389,10 +460,12 @@ class Server:
         or until SIGINT/SIGTERM (HTTP).
 
         Args:
-            transport: "stdio" or "http" (streamable HTTP under uvicorn).
+            transport: "stdio", "http" (streamable HTTP under uvicorn) or "sse" (the legacy
+                HTTP+SSE transport under uvicorn).
             **options: Transport options. stdio: `max_message_bytes`, `shutdown_grace` (the
                 seconds calls in flight get to reply after stdin EOF, 2 by default). http:
-                `host` ("127.0.0.1"), `port` (8000), and every option of `http_app`.
+                `host` ("127.0.0.1"), `port` (8000), and every option of `http_app`. sse:
+                `host`, `port`, and every option of `sse_app`.
 
         Raises:
             SystemExit: With status 1 when the lifespan failed on start-up (the error is
@@ -407,8 +480,11 @@ class Server:
 
             host = options.pop("host", "127.0.0.1")
             port = options.pop("port", 8000)
-            if not run_http(self.http_app(**options), host=host, port=port):
+            if not run_http(self.http_app(host=host, **options), host=host, port=port):
                 raise SystemExit(1)
+            return
+        if transport == "sse":
+            self._run_sse(**options)
             return
         from .transports.stdio import run_stdio
 
@@ -416,6 +492,56 @@ class Server:
             run_stdio(self, **options)
         except LifespanError:
             raise SystemExit(1) from None
+
+    def sse_app(
+        self,
+        *,
+        sse_path: str = "/sse",
+        message_path: str = "/messages/",
+        max_sessions: int = 1000,
+        keepalive_seconds: float = 15.0,
+        allowed_hosts: Sequence[str] | None = None,
+        allowed_origins: Sequence[str] | None = None,
+    ) -> LegacySseApp:
+        """A Starlette app serving the tools over MCP's legacy HTTP+SSE transport (2024-11-05).
+
+        A client opens `GET sse_path`; the stream's first event names the URL it POSTs its
+        messages to (`message_path?session_id=...`, under the app's mount point); replies
+        and notifications come back on the stream, which is the session: closing it ends
+        the session. The app's lifespan serves the server (its own lifespan included);
+        mounted in another app, it starts serving on its first stream instead (or pass
+        `lifespan=app.lifespan` to the parent). Guarded like `http_app`: Host and Origin
+        always, bearer tokens with `Server(auth=...)`.
+
+        Args:
+            sse_path: Where clients open their event stream.
+            message_path: Where clients POST their messages.
+            max_sessions: Streams open at once beyond which a new one is refused (503).
+            keepalive_seconds: Seconds between the comments that keep idle streams open.
+            allowed_hosts: `Host` values accepted (default: 127.0.0.1, localhost, [::1]).
+            allowed_origins: `Origin` values accepted (default: the loopback origins).
+
+        Returns:
+            The app, for uvicorn or to mount in a Starlette/FastAPI app.
+        """
+        from .transports.http.legacy_sse_app import SseSecurity, legacy_sse_app
+
+        security = SseSecurity(allowed_hosts, allowed_origins, self.auth, self._registry)
+        return legacy_sse_app(
+            self,
+            sse_path=sse_path,
+            message_path=message_path,
+            max_sessions=max_sessions,
+            keepalive_seconds=keepalive_seconds,
+            security=security,
+        )
+
+    def _run_sse(self, *, host: str = "127.0.0.1", port: int = 8000, **app_options: Any) -> None:
+        from .transports.http._stream_run import run_ending_streams
+
+        app = self.sse_app(**app_options)
+        if not run_ending_streams(app, host=host, port=port, end_streams=app.transport.end_streams):
+            raise SystemExit(1)
 
 
 _telling: set[Any] = set()  # the tasks of _tell_from_a_task, kept alive until they ran
