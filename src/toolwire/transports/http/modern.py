@@ -49,7 +49,7 @@ from ...protocol.jsonrpc import (
 from . import _mirror
 from ._mirror import Headers
 from ._modern_answer import Answer
-from ._modern_pool import lease_session, open_options
+from ._modern_pool import close_idle, lease_session, open_options
 from ._replies import refuse, respond
 
 if TYPE_CHECKING:
@@ -197,7 +197,7 @@ _LISTENING: WeakSet[ServerSession] = WeakSet()
 
 async def end_listen_streams() -> None:
     """End every open `subscriptions/listen` stream gracefully: each gets its `complete`
-    result and its HTTP response ends.
+    result and its HTTP response ends. The idle sessions kept for reuse are closed too.
 
     For a server that is stopping: an ASGI server waits for open responses before it shuts
     down, and a listen stream would otherwise stay open until the client leaves. Call it on
@@ -205,6 +205,7 @@ async def end_listen_streams() -> None:
     """
     for session in list(_LISTENING):
         await session.end_streams()
+    close_idle()  # the sessions kept for reuse would otherwise outlive the server's lifespan
 
 
 def _precheck(
