@@ -33,18 +33,20 @@ if TYPE_CHECKING:
     import anyio
 
     from .protocol.app import OpenSession
+    from .protocol.bearer import BearerAuth
     from .protocol.call_context import CallInfo
     from .protocol.serving import SessionOpener
     from .tools.threads import SyncBudget
     from .transports.http.app import StreamableHttpApp
     from .transports.http.events import EventStore
+    from .transports.http.legacy_sse_app import LegacySseApp
     from .transports.http.sessions import SessionStore
 
 __all__ = ["Server"]
 
 logger = logging.getLogger("toolwire")
 
-_TRANSPORTS = ("stdio", "http")
+_TRANSPORTS = ("stdio", "http", "sse")
 
 
 class Server:
@@ -73,6 +75,12 @@ class Server:
             yields becomes `ctx.context` when neither `context` nor `context_factory` is
             given, and is `CallInfo.state` for a factory. If entering it raises, serving
             does not start: the error is logged and `run()` exits with status 1.
+        auth: Bearer-token authentication for the HTTP transports: a `toolwire.BearerAuth`
+            (verifier, authorization servers, required scopes), or just the verifier, an
+            async function `token -> toolwire.Identity | None` (an object with mcp's
+            `verify_token(token)` works too). The caller's identity reaches a
+            `context_factory` as `CallInfo.identity`, and tools' `scopes=` are enforced
+            against it. stdio is never authenticated: there `auth` and `scopes` do nothing.
     """
 
     def __init__(
@@ -87,8 +95,14 @@ class Server:
         context: Any = None,
         context_factory: Callable[[CallInfo], Any] | None = None,
         lifespan: Callable[[Server], AbstractAsyncContextManager[Any]] | None = None,
+        auth: BearerAuth | Callable[[str], Any] | Any = None,
     ) -> None:
         check_options(context, context_factory, lifespan)
+        if auth is not None:
+            from .protocol.bearer import bearer_auth
+
+            auth = bearer_auth(auth)
+        self.auth: BearerAuth | None = auth
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -164,6 +178,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
+        scopes: str | Iterable[str] | None = None,
         **function_tool_options: Any,
     ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
@@ -179,6 +194,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
+        scopes: str | Iterable[str] | None = None,
         **function_tool_options: Any,
     ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
         """Publish a function as a tool; works bare (`@server.tool`) or with options.
@@ -197,6 +213,11 @@ class Server:
                 annotation when omitted (non-object results are wrapped as {"result": ...}).
             timeout: Seconds after which the call is answered with a timeout error, for sync
                 and async functions alike (a sync function's thread is abandoned).
+            scopes: OAuth scopes a caller's token must grant to call the tool (a list, or one
+                space-separated string). Enforced only with `Server(auth=...)` over HTTP: a
+                caller lacking one gets 403 `insufficient_scope` naming what to request
+                (the MCP step-up flow). The tool is listed to every caller. stdio has no
+                tokens, so scopes are not enforced there.
             **function_tool_options: Any option of `function_tool` (name_override, strict_mode,
                 failure_error_function, ...).
 
@@ -210,7 +231,7 @@ class Server:
 
         def register(the_func: Callable[..., Any]) -> FunctionTool:
             built = function_tool(the_func, **options)
-            self._register(built, title, annotations, meta, output_schema, timeout)
+            self._register(built, title, annotations, meta, output_schema, timeout, scopes)
             return built
 
         if func is not None:
@@ -228,6 +249,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
+        scopes: str | Iterable[str] | None = None,
         **function_tool_options: Any,
     ) -> FunctionTool:
         """Publish a toolwire `FunctionTool`, an `agents.FunctionTool`, or a plain callable.
@@ -248,6 +270,7 @@ class Server:
             meta: `_meta` sent with the tool listing.
             output_schema: The JSON schema of structured results (see `Server.tool`).
             timeout: Seconds after which the call is answered with a timeout error.
+            scopes: OAuth scopes a caller must hold to call the tool (see `Server.tool`).
             **function_tool_options: Options of `function_tool`, when `tool` is a plain
                 callable that add_tool wraps.
 
@@ -271,7 +294,7 @@ class Server:
                 "add_tool() takes a FunctionTool, an agents.FunctionTool or a callable, "
                 f"not {type(tool).__name__}"
             )
-        self._register(built, title, annotations, meta, output_schema, timeout)
+        self._register(built, title, annotations, meta, output_schema, timeout, scopes)
         return built
 
     def remove_tool(self, name: str) -> None:
@@ -290,10 +313,13 @@ class Server:
         meta: dict[str, Any] | None,
         output_schema: dict[str, Any] | None,
         timeout: float | None,
+        scopes: str | Iterable[str] | None = None,
     ) -> None:
         if tool.name in self._registry:
             raise UserError(f"Server {self.name!r} already has a tool named {tool.name!r}")
-        self._registry.add(registered_tool(tool, title, annotations, meta, output_schema, timeout))
+        self._registry.add(
+            registered_tool(tool, title, annotations, meta, output_schema, timeout, scopes)
+        )
 
     def _warm_up(self) -> None:
         """Once, after the first listing: build in the background what first calls need."""
@@ -363,6 +389,7 @@ class Server:
         session_idle_timeout: float | None = 1800.0,
         max_sessions: int = 10_000,
         max_body_bytes: int | None = None,
+        keepalive_seconds: float | None = 15.0,
         session_store: SessionStore | None = None,
         allowed_hosts: Sequence[str] | None = None,
         allowed_origins: Sequence[str] | None = None,
@@ -392,6 +419,8 @@ class Server:
             max_sessions: Sessions alive at once; beyond it `initialize` gets 503.
             max_body_bytes: The largest request body (413 beyond it); default
                 `max_message_bytes`.
+            keepalive_seconds: Seconds of silence on an SSE stream after which a comment
+                keeps it open through proxies (None: never).
             session_store: Where live sessions are kept (default: in memory).
             allowed_hosts: `Host` header values accepted (None: the defaults for the bind).
             allowed_origins: `Origin` header values accepted (None: the defaults).
@@ -418,6 +447,7 @@ class Server:
             session_idle_timeout=session_idle_timeout,
             max_sessions=max_sessions,
             max_body_bytes=max_body_bytes,
+            keepalive_seconds=keepalive_seconds,
             session_store=session_store,
             allowed_hosts=allowed_hosts,
             allowed_origins=allowed_origins,
@@ -430,10 +460,12 @@ class Server:
         or until SIGINT/SIGTERM (HTTP).
 
         Args:
-            transport: "stdio" or "http" (streamable HTTP under uvicorn).
+            transport: "stdio", "http" (streamable HTTP under uvicorn) or "sse" (the legacy
+                HTTP+SSE transport under uvicorn).
             **options: Transport options. stdio: `max_message_bytes`, `shutdown_grace` (the
                 seconds calls in flight get to reply after stdin EOF, 2 by default). http:
-                `host` ("127.0.0.1"), `port` (8000), and every option of `http_app`.
+                `host` ("127.0.0.1"), `port` (8000), and every option of `http_app`. sse:
+                `host`, `port`, and every option of `sse_app`.
 
         Raises:
             SystemExit: With status 1 when the lifespan failed on start-up (the error is
@@ -451,12 +483,65 @@ class Server:
             if not run_http(self.http_app(host=host, **options), host=host, port=port):
                 raise SystemExit(1)
             return
+        if transport == "sse":
+            self._run_sse(**options)
+            return
         from .transports.stdio import run_stdio
 
         try:
             run_stdio(self, **options)
         except LifespanError:
             raise SystemExit(1) from None
+
+    def sse_app(
+        self,
+        *,
+        sse_path: str = "/sse",
+        message_path: str = "/messages/",
+        max_sessions: int = 1000,
+        keepalive_seconds: float = 15.0,
+        allowed_hosts: Sequence[str] | None = None,
+        allowed_origins: Sequence[str] | None = None,
+    ) -> LegacySseApp:
+        """A Starlette app serving the tools over MCP's legacy HTTP+SSE transport (2024-11-05).
+
+        A client opens `GET sse_path`; the stream's first event names the URL it POSTs its
+        messages to (`message_path?session_id=...`, under the app's mount point); replies
+        and notifications come back on the stream, which is the session: closing it ends
+        the session. The app's lifespan serves the server (its own lifespan included);
+        mounted in another app, it starts serving on its first stream instead (or pass
+        `lifespan=app.lifespan` to the parent). Guarded like `http_app`: Host and Origin
+        always, bearer tokens with `Server(auth=...)`.
+
+        Args:
+            sse_path: Where clients open their event stream.
+            message_path: Where clients POST their messages.
+            max_sessions: Streams open at once beyond which a new one is refused (503).
+            keepalive_seconds: Seconds between the comments that keep idle streams open.
+            allowed_hosts: `Host` values accepted (default: 127.0.0.1, localhost, [::1]).
+            allowed_origins: `Origin` values accepted (default: the loopback origins).
+
+        Returns:
+            The app, for uvicorn or to mount in a Starlette/FastAPI app.
+        """
+        from .transports.http.legacy_sse_app import SseSecurity, legacy_sse_app
+
+        security = SseSecurity(allowed_hosts, allowed_origins, self.auth, self._registry)
+        return legacy_sse_app(
+            self,
+            sse_path=sse_path,
+            message_path=message_path,
+            max_sessions=max_sessions,
+            keepalive_seconds=keepalive_seconds,
+            security=security,
+        )
+
+    def _run_sse(self, *, host: str = "127.0.0.1", port: int = 8000, **app_options: Any) -> None:
+        from .transports.http._stream_run import run_ending_streams
+
+        app = self.sse_app(**app_options)
+        if not run_ending_streams(app, host=host, port=port, end_streams=app.transport.end_streams):
+            raise SystemExit(1)
 
 
 _telling: set[Any] = set()  # the tasks of _tell_from_a_task, kept alive until they ran

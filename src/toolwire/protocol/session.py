@@ -31,6 +31,7 @@ from .asking import asker_for
 from .backlog import Backlog
 from .call_context import NO_CONTEXT, ContextSource
 from .calls import CallInFlight, checked_tool_name, in_scope, run_call
+from .identity import FORBIDDEN, scope_refusal
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
 
     from ..tools.threads import SyncBudget
     from .app import ServedApp
+    from .identity import Identity
     from .registry import RegisteredTool
 
 __all__ = ["ServerSession"]
@@ -93,6 +95,11 @@ class ServerSession:
             client during a call (handshake era). False for HTTP in JSON-response or
             stateless mode: a tool's `ctx.elicit`/`ctx.sample` then raises
             `NoBackChannelError` saying so.
+        identity: The authenticated caller (HTTP with `Server(auth=...)`), or None. Each
+            call's `CallInfo.identity`, and what tools' required scopes are checked against
+            (only when it is not None: stdio never enforces scopes). A transport may replace
+            `session.identity` with each request's identity of the same caller: a refreshed
+            or stepped-up token brings its new scopes.
     """
 
     def __init__(
@@ -103,9 +110,11 @@ class ServerSession:
         contexts: ContextSource = NO_CONTEXT,
         routed: bool = False,
         back_channel: bool = True,
+        identity: Identity | None = None,
     ) -> None:
         self.server = server
         self.back_channel = back_channel
+        self.identity = identity
         self._send: Callable[..., Awaitable[None]] = send
         self._routed = routed
         self._contexts = contexts
@@ -335,6 +344,14 @@ class ServerSession:
             await is_enabled(entry) if entry.dynamic else entry.tool.is_enabled
         ):
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {params['name']}")
+        if entry.scopes and self.identity is not None:
+            missing = self.identity.missing_scopes(entry.scopes)
+            if missing:
+                raise ProtocolError(
+                    FORBIDDEN,
+                    scope_refusal(entry.name, missing),
+                    {"requiredScopes": sorted(entry.scopes), "missingScopes": missing},
+                )
         meta = params.get("_meta")
         token = meta.get("progressToken") if meta else None
         asker = asker_for(self, request_id, version, params, entry.name)
@@ -377,6 +394,7 @@ class ServerSession:
                 self._contexts,
                 self.client_info,
                 self._limiter,
+                self.identity,
             )
         finally:
             call.reporter.closed = True

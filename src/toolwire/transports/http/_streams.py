@@ -28,6 +28,9 @@ ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 
 WATCH_AFTER_SECONDS = 0.2
 """How long a request waits for its answer before watching for the client's disconnect."""
+KEEPALIVE = b": keep-alive\n\n"
+MAX_KEEPALIVES = 100_000
+"""Keep-alive comments one wait sends at most (about 17 days at 15 s)."""
 
 
 def reply_prefix(request_id: RequestId) -> bytes:
@@ -175,11 +178,16 @@ class Stream:
             logger.debug("SSE write failed (%s); the stream continues detached", error)
             self.detach()
 
-    async def wait(self, receive: ASGIReceive | None) -> None:
+    async def wait(self, receive: ASGIReceive | None, keepalive: float | None = None) -> None:
         """Until the stream finishes or is detached; the client's disconnect detaches it.
 
         Most calls answer within a few milliseconds: the watch on the connection (a task
         reading `receive`) only starts if the wait lasts longer than `WATCH_AFTER_SECONDS`.
+
+        Args:
+            receive: The request's receive callable, to notice the client leaving.
+            keepalive: With an SSE stream, seconds of silence after which a comment is sent
+                (proxies drop idle connections; a dead peer shows up as a failed write).
         """
         if self.finished or (self.sse and self._send is None):
             return
@@ -200,7 +208,15 @@ class Stream:
 
         timer = loop.call_later(WATCH_AFTER_SECONDS, watch) if receive is not None else None
         try:
-            await waiter
+            if keepalive is None or not self.sse:
+                await waiter
+                return
+            for _ in range(MAX_KEEPALIVES):
+                done, _pending = await asyncio.wait((waiter,), timeout=keepalive)
+                if done:
+                    return
+                await self.send_raw(KEEPALIVE)
+            self.detach()  # silent for days: let the client reconnect
         finally:
             self._waiter = None
             if timer is not None:

@@ -46,6 +46,7 @@ ASGIApp = Callable[
 DEFAULT_IDLE_TIMEOUT = 1800.0
 DEFAULT_MAX_SESSIONS = 10_000
 DEFAULT_RETRY_MS = 1000
+DEFAULT_KEEPALIVE_SECONDS = 15.0
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,11 @@ class StreamableHttpApp(Starlette):
         async with self.runtime.serving():
             yield
 
+    async def end_streams(self) -> None:
+        """End every open stream and session now (for a server that is stopping: it would
+        otherwise wait for clients to close their GET streams)."""
+        await self.runtime.end_streams()
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
             await self._run_lifespan(receive, send)
@@ -155,6 +161,7 @@ def streamable_http_app(
     session_idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     max_body_bytes: int | None = None,
+    keepalive_seconds: float | None = DEFAULT_KEEPALIVE_SECONDS,
     session_store: SessionStore | None = None,
     allowed_hosts: Sequence[str] | None = None,
     allowed_origins: Sequence[str] | None = None,
@@ -188,6 +195,10 @@ def streamable_http_app(
         isinstance(retry_ms, bool) or not isinstance(retry_ms, int) or retry_ms < 0
     ):
         raise ValueError(f"retry_ms must be an integer >= 0 or None, not {retry_ms!r}")
+    if keepalive_seconds is not None and not keepalive_seconds > 0:
+        raise ValueError(
+            f"keepalive_seconds must be a number of seconds > 0 or None, not {keepalive_seconds!r}"
+        )
     if event_store is not None and not isinstance(event_store, EventStore):
         raise ValueError("event_store must have the EventStore methods store and replay_after")
     store = None
@@ -207,6 +218,7 @@ def streamable_http_app(
         json_response=json_response,
         max_body_bytes=max_body_bytes,
         retry_ms=retry_ms,
+        keepalive_seconds=keepalive_seconds,
     )
     security = SecurityOptions(allowed_hosts, allowed_origins, auth, host, path)
     return StreamableHttpApp(Endpoint(runtime, config), runtime, path, security)

@@ -60,11 +60,18 @@ _ALLOW_POST = [(b"allow", b"POST")]
 class EndpointConfig:
     """How the endpoint answers (see `streamable_http_app` for each option)."""
 
-    __slots__ = ("json_response", "max_body_bytes", "retry_ms", "stateless")
+    __slots__ = ("json_response", "keepalive_seconds", "max_body_bytes", "retry_ms", "stateless")
 
     def __init__(
-        self, *, stateless: bool, json_response: bool, max_body_bytes: int, retry_ms: int | None
+        self,
+        *,
+        stateless: bool,
+        json_response: bool,
+        max_body_bytes: int,
+        retry_ms: int | None,
+        keepalive_seconds: float | None = None,
     ) -> None:
+        self.keepalive_seconds = keepalive_seconds
         self.stateless = stateless
         self.json_response = json_response
         self.max_body_bytes = max_body_bytes
@@ -349,7 +356,7 @@ class Endpoint:
         held = stream.unhold(send)
         if held:
             await stream.send_raw(held)
-        await stream.wait(receive)
+        await stream.wait(receive, config.keepalive_seconds)
         await _end_response(stream, send)
 
     async def _stateless(
@@ -399,8 +406,16 @@ class Endpoint:
         found = await self._session(headers, scope.get("toolwire.identity"), send)
         if found is None:
             return
+        config = self.config
         await open_get_stream(
-            self.runtime.event_store, self.config.retry_ms, found, headers, receive, send, version
+            self.runtime.event_store,
+            config.retry_ms,
+            config.keepalive_seconds,
+            found,
+            headers,
+            receive,
+            send,
+            version,
         )
 
     async def _delete(self, scope: Scope, send: ASGISend) -> None:

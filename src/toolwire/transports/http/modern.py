@@ -1,0 +1,236 @@
+"""The 2026-07-28 protocol era over streamable HTTP: one POST, one exchange, no session.
+
+Each POST carries its whole context (the `_meta` envelope), so nothing ties it to the POSTs
+before it: it is served by a session born in this era that serves nothing else meanwhile
+(reused from one clean request to the next, see `_modern_pool.py`). The endpoint (http-core)
+decides the era per request with `is_modern` and hands modern POSTs to `serve_modern`, which
+answers them as plain ASGI from start to end.
+
+How a request is answered:
+
+- Anything but one JSON-RPC request or notification object: 400, -32600.
+- A notification: 202, no body (on HTTP the only client notification, cancellation, is the
+  closing of a response stream, so nothing is delivered).
+- A request is checked before anything runs, in the SDK's order: the envelope's shape
+  (-32602), then the headers mirrored from the body (-32020, see `_mirror.py`), then the
+  version (-32022); the method itself is the session's to judge (-32601 for one it does not
+  serve).
+- The answer is JSON when the reply comes before any notification; once a progress or log
+  notification of the call (or a listen stream's acknowledgement) arrives, the answer turns
+  into an event stream carrying them and then the reply. With `json_response=True` the
+  answer is always JSON and those notifications are dropped, except for
+  `subscriptions/listen`, which is a stream by nature.
+- A call that stays silent for 15 s turns the answer into an event stream (when streams
+  are allowed) with a comment line every 15 s, so that proxies and client timeouts do not
+  cut a slow call or a quiet listen stream (see `_modern_answer.py`).
+- A client that goes away cancels the request: the call is cancelled, nothing more is sent.
+- `end_listen_streams()` ends open listen streams with their result, for a stopping server.
+- Errors answered as JSON carry the spec's HTTP status: 400 for -32700, -32600, -32602,
+  -32020, -32021, -32022; 404 for -32601; 200 otherwise (as the SDK).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from typing import TYPE_CHECKING, Any
+from weakref import WeakSet
+
+from ...protocol import eras
+from ...protocol.jsonrpc import (
+    METHOD_NOT_FOUND,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    Notification,
+    ProtocolError,
+    Request,
+    classify,
+    error_message,
+)
+from . import _mirror
+from ._mirror import Headers
+from ._modern_answer import Answer
+from ._modern_pool import close_idle, lease_session, open_options
+from ._replies import refuse, respond
+
+if TYPE_CHECKING:
+    from ...protocol.serving import SessionOpener
+    from ...protocol.session import ServerSession
+
+__all__ = ["end_listen_streams", "is_modern", "serve_modern"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+LISTEN = "subscriptions/listen"
+
+_NOT_ONE_MESSAGE = "Body must be a single JSON-RPC request or notification object"
+
+_EMPTY = [(b"content-length", b"0")]
+
+
+def is_modern(headers: Headers, message: Any) -> bool:
+    """Whether a POST belongs to the 2026-07-28 era.
+
+    A `MCP-Protocol-Version` header naming 2026-07-28 decides at once, and one naming a
+    handshake-era version keeps the request there. Otherwise (no header, or a version this
+    server does not know) the body decides: a request (other than `initialize`) whose `_meta`
+    carries the 2026-07-28 envelope is modern, and is then refused in that era's terms when
+    its header is missing (-32020) or unknown (-32022, naming the versions served); anything
+    else is left to the handshake era, which refuses an unknown version listing its own.
+
+    Args:
+        headers: The request's headers: the ASGI scope's byte pairs, or a mapping of them
+            (byte or text names and values).
+        message: The decoded JSON body (any JSON value).
+    """
+    version = _mirror.header(headers, b"mcp-protocol-version")
+    if version:
+        version = version.strip(" \t")
+        if version in eras.MODERN_VERSIONS:
+            return True
+        if version in eras.HANDSHAKE_VERSIONS:
+            return False
+    if not isinstance(message, dict) or message.get("method") in (None, "initialize"):
+        return False
+    params = message.get("params")
+    return isinstance(params, dict) and eras.has_envelope(params)
+
+
+async def serve_modern(
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    *,
+    body: bytes,
+    message: Any,
+    opener: SessionOpener,
+    json_response: bool,
+) -> None:
+    """Serve one 2026-07-28 POST, from its checks to the last byte of its answer.
+
+    Args:
+        scope: The request's ASGI scope (its headers; `toolwire.identity` when authenticated).
+        receive: The ASGI receive channel; the body has been read from it already, so it
+            now only tells when the client goes away.
+        send: The ASGI send channel; nothing has been sent on it yet.
+        body: The request body, as received.
+        message: The body decoded as JSON.
+        opener: Opens the session that serves the request (`routed=True`).
+        json_response: Answer with one JSON object even when notifications flow (they are
+            then dropped), except for `subscriptions/listen`.
+    """
+    headers = _mirror.collect(scope.get("headers") or ())
+    item = classify(message)
+    if not isinstance(item, Request | Notification):  # invalid, or a response to nothing
+        await refuse(send, 400, _NOT_ONE_MESSAGE)
+        return
+    streams = item.method == LISTEN or not json_response
+    if not _mirror.acceptable(headers.get("accept"), sse=streams):
+        wanted = "both application/json and text/event-stream" if streams else "application/json"
+        await refuse(send, 406, f"Not Acceptable: Client must accept {wanted}")
+        return
+    if isinstance(item, Notification):
+        await respond(send, 202, headers=_EMPTY)
+        return
+    refusal = _precheck(headers, item.method, item.params)
+    exchange = Answer(send, streams=streams, notifications=streams)
+    identity = scope.get("toolwire.identity")
+    if _on_asyncio():
+        lease = await lease_session(opener, identity)
+        lease.target = exchange.frame
+        try:
+            assert lease.session is not None
+            await _serve_on(
+                lease.session, item, message, len(body), headers, refusal, exchange, receive
+            )
+            lease.reusable = not exchange.gone and item.method != LISTEN
+        finally:
+            lease.release()
+    else:  # another anyio backend: a session of its own, in this task
+        async with opener(exchange.frame, routed=True, **open_options(opener, identity)) as session:
+            session.era = "modern"  # no handshake on this path, whatever the method
+            await _serve_on(session, item, message, len(body), headers, refusal, exchange, receive)
+    await exchange.finish()
+
+
+def _on_asyncio() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+async def _serve_on(
+    session: ServerSession,
+    item: Request,
+    message: Any,
+    size: int,
+    headers: Mapping[str, str],
+    refusal: ProtocolError | None,
+    exchange: Answer,
+    receive: Receive,
+) -> None:
+    """Run one checked request on `session` until its answer is complete or abandoned."""
+    if refusal is None or refusal.code == UNSUPPORTED_PROTOCOL_VERSION:
+        try:
+            if item.method == "tools/call":
+                _mirror.check_params(headers, session.server.tool_registry, item.params)
+        except ProtocolError as error:
+            refusal = error
+    if refusal is not None:
+        exchange.reply = error_message(item.id, refusal.code, refusal.message, refusal.data)
+        return
+    session.backlog.frame_size = size
+    await session.receive_message(message)
+    if exchange.reply is None and not exchange.ended:
+        if item.method == LISTEN:
+            _LISTENING.add(session)
+        await exchange.wait(receive, session)
+
+
+# The sessions serving a `subscriptions/listen` stream right now (they leave by themselves).
+_LISTENING: WeakSet[ServerSession] = WeakSet()
+
+
+async def end_listen_streams() -> None:
+    """End every open `subscriptions/listen` stream gracefully: each gets its `complete`
+    result and its HTTP response ends. The idle sessions kept for reuse are closed too.
+
+    For a server that is stopping: an ASGI server waits for open responses before it shuts
+    down, and a listen stream would otherwise stay open until the client leaves. Call it on
+    the serving event loop.
+    """
+    for session in list(_LISTENING):
+        await session.end_streams()
+    close_idle()  # the sessions kept for reuse would otherwise outlive the server's lifespan
+
+
+def _precheck(
+    headers: Mapping[str, str], method: str, params: dict[str, Any] | None
+) -> ProtocolError | None:
+    """What refuses a request before it runs, in the SDK's order (see the module docstring);
+    None when nothing does."""
+    meta = params.get("_meta") if params else None
+    unsupported: ProtocolError | None = None
+    try:
+        if isinstance(meta, dict) and eras.META_VERSION in meta and eras.META_CAPABILITIES in meta:
+            # A whole envelope: its version must be the header's before its values count.
+            _mirror.check_version(headers, meta[eras.META_VERSION])
+        eras.check_envelope(params)
+    except ProtocolError as error:
+        if error.code != UNSUPPORTED_PROTOCOL_VERSION:
+            return error
+        unsupported = error  # said only once the headers are found consistent
+    try:
+        _mirror.check_method(headers, method)
+        _mirror.check_name(headers, method, params)
+    except ProtocolError as error:
+        return error
+    if unsupported is None and method == "initialize":
+        # Not a 2026-07-28 method: the handshake-era refusal a duplex connection gives
+        # (-32022) would tell an HTTP client to retry with another version.
+        return ProtocolError(METHOD_NOT_FOUND, "Method not found", method)
+    return unsupported
