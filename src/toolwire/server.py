@@ -37,7 +37,10 @@ if TYPE_CHECKING:
     from .protocol.call_context import CallInfo
     from .protocol.serving import SessionOpener
     from .tools.threads import SyncBudget
+    from .transports.http.app import StreamableHttpApp
+    from .transports.http.events import EventStore
     from .transports.http.legacy_sse_app import LegacySseApp
+    from .transports.http.sessions import SessionStore
 
 __all__ = ["Server"]
 
@@ -380,34 +383,76 @@ class Server:
         *,
         stateless: bool = False,
         json_response: bool = False,
-        **options: Any,
-    ) -> Any:
+        resumable: bool = True,
+        event_store: EventStore | None = None,
+        retry_ms: int | None = 1000,
+        session_idle_timeout: float | None = 1800.0,
+        max_sessions: int = 10_000,
+        max_body_bytes: int | None = None,
+        keepalive_seconds: float | None = 15.0,
+        session_store: SessionStore | None = None,
+        allowed_hosts: Sequence[str] | None = None,
+        allowed_origins: Sequence[str] | None = None,
+        auth: Any = None,
+        host: str | None = None,
+    ) -> StreamableHttpApp:
         """This server as an ASGI app speaking MCP's streamable HTTP transport on `path`.
 
-        It runs under any ASGI server, or mounted inside a Starlette or FastAPI app (it then
-        starts serving on its first request; pass `lifespan=app.lifespan` to the parent to
-        start, and stop, with it). The server's own `lifespan` runs once either way.
+        It runs under any ASGI server, or mounted inside a Starlette or FastAPI app: it then
+        starts serving on its first request, or with the parent when the parent is given
+        `lifespan=app.lifespan`. The server's own `lifespan` runs once either way.
 
         Args:
             path: Where MCP is served.
-            stateless: No sessions: each POST is served on its own (no `initialize` needed),
-                GET and DELETE answer 405; requests to the client are impossible.
+            stateless: No sessions: each POST is served on its own (no `initialize` needed)
+                and GET/DELETE answer 405; tools cannot send requests to the client.
             json_response: Answer each request with one JSON body instead of an SSE stream
-                (no progress or log messages, no requests to the client during a call).
-            **options: `resumable` (True: SSE events kept for `Last-Event-ID`),
-                `event_store` (an `EventStore`; the default keeps events in memory),
-                `retry_ms` (reconnection delay suggested to clients, 1000),
-                `session_idle_timeout` (seconds, 1800; None: never), `max_sessions` (10,000),
-                `max_body_bytes` (the largest request body; default `max_message_bytes`),
-                `session_store`, `security` (see `toolwire.transports.http.app`).
+                (then no progress or log messages, no requests to the client during a call).
+            resumable: Give SSE events ids and keep them, so that a client resumes a lost
+                stream with `Last-Event-ID` (and a tool may end its stream early with
+                `ctx.close_sse_stream()`). Sessions only.
+            event_store: Where those events are kept (default: in memory, bounded).
+            retry_ms: The reconnection delay suggested to clients, in milliseconds (None: no
+                suggestion).
+            session_idle_timeout: Seconds without a request after which an idle session ends
+                (None: never).
+            max_sessions: Sessions alive at once; beyond it `initialize` gets 503.
+            max_body_bytes: The largest request body (413 beyond it); default
+                `max_message_bytes`.
+            keepalive_seconds: Seconds of silence on an SSE stream after which a comment
+                keeps it open through proxies (None: never).
+            session_store: Where live sessions are kept (default: in memory).
+            allowed_hosts: `Host` header values accepted (None: the defaults for the bind).
+            allowed_origins: `Origin` header values accepted (None: the defaults).
+            auth: Authenticates requests (None: no authentication).
+            host: The interface the app will be served on, for the security defaults
+                (`run()` passes it).
 
         Returns:
             A Starlette app.
+
+        Raises:
+            ValueError: An option is out of range (the message names it).
         """
         from .transports.http.app import streamable_http_app
 
         return streamable_http_app(
-            self, path=path, stateless=stateless, json_response=json_response, **options
+            self,
+            path=path,
+            stateless=stateless,
+            json_response=json_response,
+            resumable=resumable,
+            event_store=event_store,
+            retry_ms=retry_ms,
+            session_idle_timeout=session_idle_timeout,
+            max_sessions=max_sessions,
+            max_body_bytes=max_body_bytes,
+            keepalive_seconds=keepalive_seconds,
+            session_store=session_store,
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
+            auth=auth,
+            host=host,
         )
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
@@ -435,7 +480,7 @@ class Server:
 
             host = options.pop("host", "127.0.0.1")
             port = options.pop("port", 8000)
-            if not run_http(self.http_app(**options), host=host, port=port):
+            if not run_http(self.http_app(host=host, **options), host=host, port=port):
                 raise SystemExit(1)
             return
         if transport == "sse":
