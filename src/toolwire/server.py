@@ -511,8 +511,9 @@ class Server:
         and notifications come back on the stream, which is the session: closing it ends
         the session. The app's lifespan serves the server (its own lifespan included);
         mounted in another app, it starts serving on its first stream instead (or pass
-        `lifespan=app.lifespan` to the parent). Guarded like `http_app`: Host and Origin
-        always, bearer tokens with `Server(auth=...)`.
+        `lifespan=app.lifespan` to the parent). Both endpoints are guarded: `Host` and
+        `Origin` always (loopback names unless configured), bearer tokens with
+        `Server(auth=...)` (a session then belongs to the caller that opened it).
 
         Args:
             sse_path: Where clients open their event stream.
