@@ -268,16 +268,26 @@ async def test_sessions_are_bounded_and_idle_streams_get_keepalive_comments() ->
             assert (await again.initialize())["result"]["serverInfo"]["name"] == "sse-probe"
 
 
+@pytest.mark.parametrize("parent", ["starlette", "fastapi"])
 @pytest.mark.parametrize("parent_lifespan", [True, False])
-async def test_mounted_app_names_its_prefix_in_the_endpoint(parent_lifespan: bool) -> None:
-    from starlette.applications import Starlette
-    from starlette.routing import Mount
-
+async def test_mounted_app_names_its_prefix_in_the_endpoint(
+    parent: str, parent_lifespan: bool
+) -> None:
     inner = _server(Probe()).sse_app()
     # Starlette runs only the outer app's lifespan: the parent runs the inner one's, or the
     # inner app starts serving on its first stream.
     lifespan = inner.lifespan if parent_lifespan else None
-    outer = Starlette(routes=[Mount("/api/v1", app=inner)], lifespan=lifespan)
+    outer: Any
+    if parent == "fastapi":
+        from fastapi import FastAPI
+
+        outer = FastAPI(lifespan=lifespan)
+        outer.mount("/api/v1", inner)
+    else:
+        from starlette.applications import Starlette
+        from starlette.routing import Mount
+
+        outer = Starlette(routes=[Mount("/api/v1", app=inner)], lifespan=lifespan)
     with served(outer) as base:
         async with opened(base, "/api/v1/sse") as stream:
             assert stream.endpoint.startswith("/api/v1/messages/?session_id=")
@@ -358,3 +368,29 @@ async def test_host_and_origin_are_checked_on_both_endpoints() -> None:
             )
             assert stream_refused.status_code == 421
             assert (await stream.initialize())["result"]["serverInfo"]["name"] == "sse-probe"
+
+
+async def test_tool_list_changes_reach_the_stream() -> None:
+    server = _server(Probe())
+
+    @server.tool
+    async def grow(name: str) -> str:
+        """Publish another tool."""
+        server.add_tool(lambda: "new", name=name)
+        return f"added {name}"
+
+    with served(server.sse_app()) as base:
+        async with opened(base) as stream:
+            await stream.initialize()
+            await stream.post(
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                 "params": {"name": "grow", "arguments": {"name": "fresh"}}}
+            )  # fmt: skip
+            reply, before = await stream.reply(2)
+            if not any(m.get("method") == "notifications/tools/list_changed" for m in before):
+                message = (await stream.next()).json()  # it may follow the reply
+                assert message["method"] == "notifications/tools/list_changed"
+            assert reply["result"]["content"] == [{"type": "text", "text": "added fresh"}]
+            await stream.post({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+            listed, _ = await stream.reply(3)
+            assert "fresh" in {tool["name"] for tool in listed["result"]["tools"]}
