@@ -379,6 +379,8 @@ class Server:
         *,
         stateless: bool = False,
         json_response: bool = False,
+        allowed_hosts: Iterable[str] | None = None,
+        allowed_origins: Iterable[str] | None = None,
         **options: Any,
     ) -> Any:
         """This server as an ASGI app speaking MCP's streamable HTTP transport on `path`.
@@ -393,20 +395,39 @@ class Server:
                 GET and DELETE answer 405; requests to the client are impossible.
             json_response: Answer each request with one JSON body instead of an SSE stream
                 (no progress or log messages, no requests to the client during a call).
+            allowed_hosts: `Host` values the app answers (DNS-rebinding protection, on for
+                every bind). Default: `127.0.0.1`, `localhost`, `[::1]` on any port, so a
+                server reached under another name refuses with 421 until it is listed here:
+                `["api.example.com"]` (any port), `["api.example.com:8443"]` (that port);
+                `["*"]` switches the check off.
+            allowed_origins: Browser `Origin`s allowed besides the request's own host.
+                Default: the loopback origins; `["*"]` switches the check off. Others: 403.
             **options: `resumable` (True: SSE events kept for `Last-Event-ID`),
                 `event_store` (an `EventStore`; the default keeps events in memory),
                 `retry_ms` (reconnection delay suggested to clients, 1000),
                 `session_idle_timeout` (seconds, 1800; None: never), `max_sessions` (10,000),
                 `max_body_bytes` (the largest request body; default `max_message_bytes`),
-                `session_store`, `security` (see `toolwire.transports.http.app`).
+                `session_store`. With `Server(auth=...)` every request needs a bearer token
+                and the RFC 9728 metadata is served at
+                `/.well-known/oauth-protected-resource` (and with `path` appended).
 
         Returns:
             A Starlette app.
         """
-        from .transports.http.app import streamable_http_app
+        from .transports.http.app import SecurityOptions, streamable_http_app
 
+        security = SecurityOptions(
+            allowed_hosts=None if allowed_hosts is None else _listed(allowed_hosts),
+            allowed_origins=None if allowed_origins is None else _listed(allowed_origins),
+            auth=self.auth,
+        )
         return streamable_http_app(
-            self, path=path, stateless=stateless, json_response=json_response, **options
+            self,
+            path=path,
+            stateless=stateless,
+            json_response=json_response,
+            security=security,
+            **options,
         )
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
@@ -441,6 +462,11 @@ class Server:
             run_stdio(self, **options)
         except LifespanError:
             raise SystemExit(1) from None
+
+
+def _listed(values: Iterable[str]) -> list[str]:
+    # One name is a common slip for a list of one: never a list of its characters.
+    return [values] if isinstance(values, str) else list(values)
 
 
 def _tell_tools_changed(session: OpenSession) -> None:
