@@ -12,7 +12,7 @@ the context tools see) is in `toolwire.lifespan`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
@@ -37,12 +37,13 @@ if TYPE_CHECKING:
     from .protocol.call_context import CallInfo
     from .protocol.serving import SessionOpener
     from .tools.threads import SyncBudget
+    from .transports.http.legacy_sse_app import LegacySseApp
 
 __all__ = ["Server"]
 
 logger = logging.getLogger("toolwire")
 
-_TRANSPORTS = ("stdio", "http")
+_TRANSPORTS = ("stdio", "http", "sse")
 
 
 class Server:
@@ -353,7 +354,7 @@ class Server:
                 _tell_tools_changed(session)
                 continue
             try:
-                loop.call_soon_threadsafe(_tell_tools_changed, session)
+                loop.call_soon_threadsafe(_tell_from_a_task, loop, session)
             except RuntimeError:  # that loop is closed: the session is gone
                 logger.debug("tools changed after a session's loop closed")
 
@@ -435,10 +436,12 @@ class Server:
         or until SIGINT/SIGTERM (HTTP).
 
         Args:
-            transport: "stdio" or "http" (streamable HTTP under uvicorn).
+            transport: "stdio", "http" (streamable HTTP under uvicorn) or "sse" (the legacy
+                HTTP+SSE transport under uvicorn).
             **options: Transport options. stdio: `max_message_bytes`, `shutdown_grace` (the
                 seconds calls in flight get to reply after stdin EOF, 2 by default). http:
-                `host` ("127.0.0.1"), `port` (8000), and every option of `http_app`.
+                `host` ("127.0.0.1"), `port` (8000), and every option of `http_app`. sse:
+                `host`, `port`, and every option of `sse_app`.
 
         Raises:
             SystemExit: With status 1 when the lifespan failed on start-up (the error is
@@ -456,12 +459,79 @@ class Server:
             if not run_http(self.http_app(**options), host=host, port=port):
                 raise SystemExit(1)
             return
+        if transport == "sse":
+            self._run_sse(**options)
+            return
         from .transports.stdio import run_stdio
 
         try:
             run_stdio(self, **options)
         except LifespanError:
             raise SystemExit(1) from None
+
+    def sse_app(
+        self,
+        *,
+        sse_path: str = "/sse",
+        message_path: str = "/messages/",
+        max_sessions: int = 1000,
+        keepalive_seconds: float = 15.0,
+        allowed_hosts: Sequence[str] | None = None,
+        allowed_origins: Sequence[str] | None = None,
+    ) -> LegacySseApp:
+        """A Starlette app serving the tools over MCP's legacy HTTP+SSE transport (2024-11-05).
+
+        A client opens `GET sse_path`; the stream's first event names the URL it POSTs its
+        messages to (`message_path?session_id=...`, under the app's mount point); replies
+        and notifications come back on the stream, which is the session: closing it ends
+        the session. The app's lifespan serves the server (its own lifespan included);
+        mounted in another app, it starts serving on its first stream instead (or pass
+        `lifespan=app.lifespan` to the parent). Guarded like `http_app`: Host and Origin
+        always, bearer tokens with `Server(auth=...)`.
+
+        Args:
+            sse_path: Where clients open their event stream.
+            message_path: Where clients POST their messages.
+            max_sessions: Streams open at once beyond which a new one is refused (503).
+            keepalive_seconds: Seconds between the comments that keep idle streams open.
+            allowed_hosts: `Host` values accepted (default: 127.0.0.1, localhost, [::1]).
+            allowed_origins: `Origin` values accepted (default: the loopback origins).
+
+        Returns:
+            The app, for uvicorn or to mount in a Starlette/FastAPI app.
+        """
+        from .transports.http.legacy_sse_app import SseSecurity, legacy_sse_app
+
+        security = SseSecurity(allowed_hosts, allowed_origins, self.auth, self._registry)
+        return legacy_sse_app(
+            self,
+            sse_path=sse_path,
+            message_path=message_path,
+            max_sessions=max_sessions,
+            keepalive_seconds=keepalive_seconds,
+            security=security,
+        )
+
+    def _run_sse(self, *, host: str = "127.0.0.1", port: int = 8000, **app_options: Any) -> None:
+        from .transports.http._stream_run import run_ending_streams
+
+        app = self.sse_app(**app_options)
+        if not run_ending_streams(app, host=host, port=port, end_streams=app.transport.end_streams):
+            raise SystemExit(1)
+
+
+_telling: set[Any] = set()  # the tasks of _tell_from_a_task, kept alive until they ran
+
+
+def _tell_from_a_task(loop: Any, session: OpenSession) -> None:
+    # A loop callback runs outside any task, where anyio cannot tell which event loop it is
+    # on and refuses to start one: hop through a plain task first.
+    async def tell() -> None:
+        _tell_tools_changed(session)
+
+    task = loop.create_task(tell())
+    _telling.add(task)
+    task.add_done_callback(_telling.discard)
 
 
 def _listed(values: Iterable[str]) -> list[str]:

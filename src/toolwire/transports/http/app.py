@@ -133,9 +133,26 @@ class StreamableHttpApp(Starlette):
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
-            await super().__call__(scope, receive, send)
+            await self._run_lifespan(receive, send)
             return
         await self._entry(scope, receive, send)
+
+    async def _run_lifespan(self, receive: Any, send: Any) -> None:
+        # ASGI's lifespan protocol, spoken directly: a failed start-up is reported with one
+        # line (serving already logged the cause with its traceback), not a second traceback.
+        started = False
+        try:
+            await receive()  # lifespan.startup
+            async with self.lifespan():
+                await send({"type": "lifespan.startup.complete"})
+                started = True
+                await receive()  # lifespan.shutdown
+        except Exception as error:
+            kind = "shutdown" if started else "startup"
+            text = f"toolwire: the MCP app's {kind} failed: {type(error).__name__}: {error}"
+            await send({"type": f"lifespan.{kind}.failed", "message": text})
+            return
+        await send({"type": "lifespan.shutdown.complete"})
 
     async def _dispatch(self, scope: Any, receive: Any, send: Any) -> None:
         if (
@@ -201,6 +218,7 @@ def streamable_http_app(
         session_store=session_store,
         event_store=store,
         back_channel=not (stateless or json_response),
+        stateless=stateless,
     )
     config = EndpointConfig(
         stateless=stateless,
