@@ -205,3 +205,56 @@ def test_without_auth_there_is_no_token_check_but_hosts_are_still_checked() -> N
     assert ok.json()["result"]["content"][0]["text"] == "deployed"  # no identity: not enforced
     assert foreign.status_code == 421
     assert metadata.status_code == 404
+
+
+async def with_modern_client(url: str, token: str) -> dict[str, Any]:
+    from mcp import Client
+
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        whoami = await client.call_tool("whoami", {})
+        try:
+            deployed: Any = await client.call_tool("deploy", {"target": "edge"})
+            deploy = [block.text for block in deployed.content]
+        except MCPError as error:
+            deploy = f"refused: {error}"
+        return {
+            "version": client.protocol_version,
+            "whoami": [block.text for block in whoami.content],
+            "deploy": deploy,
+        }
+
+
+def test_the_2026_era_client_calls_as_its_identity() -> None:
+    with served(make_server().http_app(), lifespan="on") as base:
+        alice = asyncio.run(asyncio.wait_for(with_modern_client(base + "/mcp", "alice"), 30))
+        bob = asyncio.run(asyncio.wait_for(with_modern_client(base + "/mcp", "bob"), 30))
+    assert alice["version"] == "2026-07-28"
+    assert alice["whoami"] == ["alice mcp:tools"]
+    assert alice["deploy"].startswith("refused: Tool 'deploy' requires scope deploy")
+    assert bob["deploy"] == ["bob deployed edge"]
+
+
+def test_mounted_under_a_prefix_the_challenge_points_where_the_metadata_is() -> None:
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    inner = make_server().http_app()
+    parent = Starlette(routes=[Mount("/api", app=inner)], lifespan=inner.lifespan)
+    with served(parent, lifespan="on") as base:
+        refused = httpx2.post(base + "/api/mcp", content=json.dumps(INIT), headers=ACCEPT)
+        url = challenge_url(refused)
+        document = httpx2.get(url, timeout=10)
+        ok = raw(base + "/api", INIT)
+    assert refused.status_code == 401
+    assert url == f"{base}/api/.well-known/oauth-protected-resource/mcp"
+    assert document.json()["resource"] == f"{base}/api/mcp"
+    assert ok.status_code == 200
+
+
+def challenge_url(reply: httpx2.Response) -> str:
+    header = reply.headers["www-authenticate"]
+    return header.split('resource_metadata="', 1)[1].split('"', 1)[0]
