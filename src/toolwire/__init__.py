@@ -12,8 +12,18 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0.dev0"
 
 if TYPE_CHECKING:
-    from .context import RunContextWrapper, ToolContext, Usage
-    from .errors import ModelBehaviorError, ToolAbortedError, ToolTimeoutError, UserError
+    from .context import ElicitResult, RunContextWrapper, SampleResult, ToolContext, Usage
+    from .errors import (
+        ClientCapabilityError,
+        ClientRequestError,
+        ClientResponseError,
+        ClientTimeoutError,
+        ModelBehaviorError,
+        NoBackChannelError,
+        ToolAbortedError,
+        ToolTimeoutError,
+        UserError,
+    )
     from .lifespan import LifespanError
     from .protocol.call_context import CallInfo
     from .schema.problems import schema_problems
@@ -25,10 +35,17 @@ if TYPE_CHECKING:
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
+    "ElicitResult": ".context",
     "RunContextWrapper": ".context",
+    "SampleResult": ".context",
     "ToolContext": ".context",
     "Usage": ".context",
+    "ClientCapabilityError": ".errors",
+    "ClientRequestError": ".errors",
+    "ClientResponseError": ".errors",
+    "ClientTimeoutError": ".errors",
     "ModelBehaviorError": ".errors",
+    "NoBackChannelError": ".errors",
     "ToolAbortedError": ".errors",
     "ToolTimeoutError": ".errors",
     "UserError": ".errors",
@@ -47,10 +64,17 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "CallInfo",
+    "ClientCapabilityError",
+    "ClientRequestError",
+    "ClientResponseError",
+    "ClientTimeoutError",
+    "ElicitResult",
     "FunctionTool",
     "LifespanError",
     "ModelBehaviorError",
+    "NoBackChannelError",
     "RunContextWrapper",
+    "SampleResult",
     "Server",
     "ToolAbortedError",
     "ToolContext",

@@ -3,15 +3,27 @@
 A tool function whose first parameter is annotated `RunContextWrapper[...]` or
 `ToolContext[...]` receives the context of the call, exactly as in the Agents SDK. Beyond the
 SDK, a `ToolContext` served over MCP can report progress and log to the client; when nobody
-listens (a direct call, an Agents SDK run) those methods do nothing.
+listens (a direct call, an Agents SDK run) those methods do nothing. It can also ask the
+client for something (`elicit`, `sample`, `list_roots`); with nobody to ask, those raise
+`NoBackChannelError`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
-__all__ = ["CallReporter", "RunContextWrapper", "ToolContext", "Usage"]
+from .errors import NoBackChannelError
+
+__all__ = [
+    "CallReporter",
+    "ElicitResult",
+    "RunContextWrapper",
+    "SampleResult",
+    "ToolContext",
+    "Usage",
+]
 
 TContext = TypeVar("TContext")
 
@@ -28,14 +40,68 @@ class Usage:
     total_tokens: int = 0
 
 
+DEFAULT_ASK_TIMEOUT = 600.0
+"""Seconds a request to the client waits for its answer unless told otherwise: a person may
+be filling in a form, but a call must not hang for ever on a client that never answers."""
+
+
+@dataclass(frozen=True, eq=False)
+class ElicitResult:
+    """The client's answer to `ToolContext.elicit`.
+
+    Attributes:
+        action: "accept" (the user submitted the form), "decline" or "cancel".
+        content: What the user entered when accepted: a dict, or an instance of the model
+            class the form was built from; None otherwise.
+        raw: The result as the client sent it.
+    """
+
+    action: Literal["accept", "decline", "cancel"]
+    content: Any = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True, eq=False)
+class SampleResult:
+    """The client's answer to `ToolContext.sample`: one message from its model.
+
+    Attributes:
+        text: The text of the message ("" when it holds no text; the text blocks joined when
+            it holds several).
+        model: The name of the model that wrote it, as the client reports it.
+        role: The message's role ("assistant").
+        stop_reason: Why generation stopped ("endTurn", "maxTokens", ...), when reported.
+        raw: The result as the client sent it.
+    """
+
+    text: str
+    model: str
+    role: str = "assistant"
+    stop_reason: str | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+
 class CallReporter(Protocol):
-    """Where a running tool's progress and log messages go; the protocol layer provides one."""
+    """The link between a running tool and the MCP client; the protocol layer provides one."""
 
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
         """Report how far the call has come."""
 
     async def log(self, level: LogLevel, data: Any, logger: str | None) -> None:
         """Pass one of the tool's log records on to whoever is listening."""
+
+    async def elicit(
+        self, message: str, schema: Any, timeout: float | None, key: str | None
+    ) -> ElicitResult:
+        """Ask the user for structured input through the client."""
+
+    async def sample(
+        self, messages: Any, options: dict[str, Any], timeout: float | None, key: str | None
+    ) -> SampleResult:
+        """Ask the client's model for a completion."""
+
+    async def list_roots(self, timeout: float | None, key: str | None) -> list[dict[str, Any]]:
+        """Ask the client for its roots."""
 
 
 @dataclass(eq=False)
@@ -176,3 +242,124 @@ class ToolContext(RunContextWrapper[TContext]):
     async def error(self, data: Any) -> None:
         """Log at error level to the client."""
         await self.log("error", data)
+
+    # Asking the client. Each goes out as a request during the call in the handshake era, or
+    # as an input-required result of the call in the 2026-07-28 era (then the tool runs again
+    # from the start when the client retries with the answers; see the README).
+
+    def _channel(self, method: str) -> CallReporter:
+        if self.reporter is None:
+            raise NoBackChannelError(
+                method,
+                f"Cannot send {method!r}: this tool call is not served over MCP, so there is "
+                "no client to ask.",
+            )
+        return self.reporter
+
+    async def elicit(
+        self,
+        message: str,
+        schema: Mapping[str, Any] | type[Any],
+        *,
+        timeout: float | None = DEFAULT_ASK_TIMEOUT,
+        key: str | None = None,
+    ) -> ElicitResult:
+        """Ask the user for input through the client (MCP `elicitation/create`, form mode).
+
+        Args:
+            message: What to tell the user.
+            schema: The form: a JSON Schema object of flat primitive properties (string,
+                number, integer, boolean, single- and multi-select enums, with defaults), or
+                a pydantic model class with such fields (the answer is then validated into
+                an instance of it).
+            timeout: Seconds to wait for the answer (None: as long as the call lives).
+            key: The input request's key in a 2026-07-28 input-required result (made up
+                from the order of the requests when not given).
+
+        Returns:
+            The user's answer: `action` and, when accepted, `content`.
+
+        Raises:
+            UserError: The schema is outside what elicitation allows (the error names the
+                property).
+            ClientCapabilityError: The client did not declare `elicitation`.
+            NoBackChannelError: The transport cannot carry the request.
+            ClientResponseError: The client answered with an error or a malformed result.
+            ClientTimeoutError: No answer within `timeout`.
+        """
+        channel = self._channel("elicitation/create")
+        return await channel.elicit(message, schema, timeout, key)
+
+    async def sample(
+        self,
+        prompt_or_messages: str | Sequence[str | Mapping[str, Any]],
+        *,
+        max_tokens: int,
+        system_prompt: str | None = None,
+        temperature: float | None = None,
+        stop_sequences: Sequence[str] | None = None,
+        model_preferences: Mapping[str, Any] | None = None,
+        include_context: Literal["none", "thisServer", "allServers"] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        timeout: float | None = DEFAULT_ASK_TIMEOUT,
+        key: str | None = None,
+    ) -> SampleResult:
+        """Ask the client's model for a completion (MCP `sampling/createMessage`).
+
+        Args:
+            prompt_or_messages: A prompt (one user message), or a list of messages: strings
+                (user messages) or MCP `SamplingMessage` dicts (`role`, `content`).
+            max_tokens: The most tokens the client may generate.
+            system_prompt: A system prompt the client may use.
+            temperature: Sampling temperature.
+            stop_sequences: Sequences that end generation.
+            model_preferences: MCP `ModelPreferences` (hints, priorities).
+            include_context: "none", "thisServer" or "allServers".
+            metadata: Provider-specific metadata passed through.
+            timeout: Seconds to wait for the answer (None: as long as the call lives).
+            key: The input request's key in a 2026-07-28 input-required result.
+
+        Returns:
+            The sampled message.
+
+        Raises:
+            UserError: A message or option is malformed (the error says which).
+            ClientCapabilityError: The client did not declare `sampling`.
+            NoBackChannelError: The transport cannot carry the request.
+            ClientResponseError: The client answered with an error or a malformed result.
+            ClientTimeoutError: No answer within `timeout`.
+        """
+        options: dict[str, Any] = {"maxTokens": max_tokens}
+        for name, value in (
+            ("systemPrompt", system_prompt),
+            ("temperature", temperature),
+            ("stopSequences", list(stop_sequences) if stop_sequences is not None else None),
+            ("modelPreferences", model_preferences),
+            ("includeContext", include_context),
+            ("metadata", metadata),
+        ):
+            if value is not None:
+                options[name] = value
+        channel = self._channel("sampling/createMessage")
+        return await channel.sample(prompt_or_messages, options, timeout, key)
+
+    async def list_roots(
+        self, *, timeout: float | None = DEFAULT_ASK_TIMEOUT, key: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Ask the client for its roots (MCP `roots/list`).
+
+        Args:
+            timeout: Seconds to wait for the answer (None: as long as the call lives).
+            key: The input request's key in a 2026-07-28 input-required result.
+
+        Returns:
+            The roots, as MCP `Root` dicts (`uri`, optional `name`).
+
+        Raises:
+            ClientCapabilityError: The client did not declare `roots`.
+            NoBackChannelError: The transport cannot carry the request.
+            ClientResponseError: The client answered with an error or a malformed result.
+            ClientTimeoutError: No answer within `timeout`.
+        """
+        channel = self._channel("roots/list")
+        return await channel.list_roots(timeout, key)

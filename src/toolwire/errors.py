@@ -7,7 +7,12 @@ for one reads the same with the other.
 from __future__ import annotations
 
 __all__ = [
+    "ClientCapabilityError",
+    "ClientRequestError",
+    "ClientResponseError",
+    "ClientTimeoutError",
     "ModelBehaviorError",
+    "NoBackChannelError",
     "ToolAbortedError",
     "ToolTimeoutError",
     "ToolwireError",
@@ -70,3 +75,50 @@ class ToolAbortedError(ToolwireError):
         text = str(original)
         kind = type(original).__name__
         super().__init__(f"the tool raised {kind}: {text}" if text else f"the tool raised {kind}")
+
+
+class ClientRequestError(ToolwireError):
+    """A tool's request to the MCP client (`ctx.elicit`, `ctx.sample`, `ctx.list_roots`)
+    could not be made, or did not produce an answer. Catch this to handle every such case.
+
+    Args:
+        method: The MCP method asked for (`elicitation/create`, `sampling/createMessage`,
+            `roots/list`).
+        message: What went wrong, for a person to read.
+    """
+
+    def __init__(self, method: str, message: str) -> None:
+        super().__init__(message)
+        self.method = method
+        self.message = message
+
+
+class ClientCapabilityError(ClientRequestError):
+    """The client did not declare the capability the request needs (`elicitation`,
+    `sampling`, `roots`), so it must not be asked."""
+
+
+class NoBackChannelError(ClientRequestError):
+    """The transport serving this call cannot carry a request from the server to the client
+    (HTTP in JSON-response or stateless mode)."""
+
+
+class ClientResponseError(ClientRequestError):
+    """The client answered with a JSON-RPC error, or with a result that is not what the
+    method returns.
+
+    Args:
+        method: The MCP method asked for.
+        message: What went wrong.
+        code: The JSON-RPC error code the client sent; None for a malformed result.
+        data: The error's `data`, when the client sent one.
+    """
+
+    def __init__(self, method: str, message: str, code: int | None = None, data: object = None):
+        super().__init__(method, message)
+        self.code = code
+        self.data = data
+
+
+class ClientTimeoutError(ClientRequestError):
+    """The client did not answer within the request's timeout (the request was cancelled)."""

@@ -168,16 +168,18 @@ class CallInFlight:
     """One `tools/call` in flight: an asyncio task (the cheap path), or a cancel scope in
     the session's task group on other event loops."""
 
-    __slots__ = ("reporter", "scope", "size", "task")
+    __slots__ = ("abandoned", "reporter", "scope", "size", "task")
 
     def __init__(self, reporter: Reporter) -> None:
         self.reporter = reporter
+        self.abandoned = False  # cancelled: no reply may be sent for it any more
         self.task: asyncio.Task[None] | None = None
         self.scope: anyio.CancelScope | None = None
         self.size = 0  # its request's bytes, as the session's backlog counted them
 
     def cancel(self) -> None:
         """Stop the call; no reply will be sent for it."""
+        self.abandoned = True
         self.reporter.closed = True
         if self.task is not None:
             self.task.cancel()

@@ -15,8 +15,9 @@ Decisions (kept in step with the tests in tests/protocol/):
   holds anything else (non-objects, bad ids) one more such error goes out with `id: null`.
   Replies are separate frames rather than one array because every MCP client parses one
   object per message.
-- Responses from the client (`result`/`error` with an id) are ignored: this server never
-  sends requests. So is an id-less message carrying `result`/`error` (answering a broken
+- Responses from the client (`result`/`error` with a valid id, no method) are classified as
+  `Response`, for the session to match with the request it sent (outbound.py). A response
+  with an id that is not a valid id, or without an id, is dropped (answering a broken
   response could start two peers replying to each other forever).
 - A message with neither an id nor a string method is not a notification: it gets -32600
   with id null (JSON-RPC 2.0 section 5.1), as do non-object messages.
@@ -53,6 +54,7 @@ __all__ = [
     "Notification",
     "ProtocolError",
     "Request",
+    "Response",
     "classify",
     "decode",
     "encode",
@@ -105,6 +107,15 @@ class Notification:
 
     method: str
     params: dict[str, Any] | None
+
+
+@dataclass(slots=True)
+class Response:
+    """A response from the client to a request this server sent (`error` None on success)."""
+
+    id: RequestId
+    result: Any
+    error: Any
 
 
 @dataclass(slots=True)
@@ -266,7 +277,7 @@ def sniff_request_id(head: bytes) -> RequestId | None:
     return found
 
 
-def classify(message: Any) -> Request | Notification | Invalid:
+def classify(message: Any) -> Request | Notification | Response | Invalid:
     """Sort one decoded (non-batch) message into a request, a notification or an invalid one."""
     if not isinstance(message, dict):
         return Invalid(error_message(None, INVALID_REQUEST, "Invalid request: not an object"))
@@ -281,7 +292,9 @@ def classify(message: Any) -> Request | Notification | Invalid:
         )
     method = message.get("method")
     if method is None and has_id and ("result" in message or "error" in message):
-        return Invalid(None)  # a response; this server sends no requests to match it with
+        if not valid_id(raw_id):
+            return Invalid(None)  # cannot be ours; and a response is never answered
+        return Response(raw_id, message.get("result"), message.get("error"))
     if not has_id:
         if not isinstance(method, str):
             if "result" in message or "error" in message:

@@ -16,11 +16,16 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..errors import NoBackChannelError
 from .content import to_jsonable
 from .eras import LOG_LEVELS
 from .jsonrpc import RequestId, notification
+
+if TYPE_CHECKING:
+    from ..context import ElicitResult, SampleResult
+    from .asking import Asker
 
 __all__ = ["Reporter"]
 
@@ -36,9 +41,11 @@ class Reporter:
         log_level: The lowest level sent, or None to send no logs.
         request_id: The call's request: its notifications travel with it (an HTTP transport
             writes them on that request's stream).
+        asker: Where the tool's questions to the client go (see asking.py); None when the
+            call has no client to ask.
     """
 
-    __slots__ = ("_last", "_log_level", "_request_id", "_send", "_token", "closed")
+    __slots__ = ("_asker", "_last", "_log_level", "_request_id", "_send", "_token", "closed")
 
     def __init__(
         self,
@@ -46,7 +53,9 @@ class Reporter:
         token: Any,
         log_level: str | None,
         request_id: RequestId | None = None,
+        asker: Asker | None = None,
     ) -> None:
+        self._asker = asker
         self._send = send
         self._request_id = request_id
         self._token = token
@@ -92,3 +101,25 @@ class Reporter:
             params["logger"] = str(logger_name)
         params["data"] = to_jsonable(data)
         await self._send(notification("notifications/message", params), self._request_id)
+
+    def _questions(self, method: str) -> Asker:
+        if self._asker is None:
+            raise NoBackChannelError(method, f"Cannot send {method!r}: no client to ask.")
+        return self._asker
+
+    async def elicit(
+        self, message: str, schema: Any, timeout: float | None, key: str | None
+    ) -> ElicitResult:
+        """Ask the user through the client (see `ToolContext.elicit`)."""
+        return await self._questions("elicitation/create").elicit(message, schema, timeout, key)
+
+    async def sample(
+        self, messages: Any, options: dict[str, Any], timeout: float | None, key: str | None
+    ) -> SampleResult:
+        """Ask the client's model (see `ToolContext.sample`)."""
+        asker = self._questions("sampling/createMessage")
+        return await asker.sample(messages, options, timeout, key)
+
+    async def list_roots(self, timeout: float | None, key: str | None) -> list[dict[str, Any]]:
+        """Ask the client for its roots (see `ToolContext.list_roots`)."""
+        return await self._questions("roots/list").list_roots(timeout, key)

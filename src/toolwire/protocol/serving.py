@@ -18,9 +18,13 @@ __all__ = ["Servable", "SessionOpener"]
 
 class SessionOpener(Protocol):
     """Opens one session (an async context manager) that writes its messages with `send`;
-    with `routed=True`, `send` also gets the id of the request each message belongs to."""
+    with `routed=True`, `send` also gets the id of the request each message belongs to.
+    `back_channel=False` says the transport cannot carry requests to the client during a
+    call (HTTP JSON-response or stateless mode)."""
 
-    def __call__(self, send: Send | RoutedSend, *, routed: bool = False) -> ServerSession: ...
+    def __call__(
+        self, send: Send | RoutedSend, *, routed: bool = False, back_channel: bool = True
+    ) -> ServerSession: ...
 
 
 class Servable(Protocol):

@@ -11,6 +11,11 @@ Other decisions: `tools/call` for an unknown or disabled tool is the protocol er
 ignored with a warning: answering it would give the client two replies for one id, the first
 of which would be taken for the original call's. `notifications/cancelled` cancels the call's
 task and no reply is sent for it. Leaving the context (or `close()`) cancels every call.
+
+A running tool may ask the client something (`ctx.elicit`, `ctx.sample`, `ctx.list_roots`,
+see asking.py): in the handshake era as a request whose response comes back through
+`receive()` (outbound.py), in the 2026-07-28 era as the call's input-required result
+(input_required.py), which this session sends for the call once the tool waits on it.
 """
 
 from __future__ import annotations
@@ -25,9 +30,11 @@ import anyio
 
 from . import eras, handlers
 from ._eager import start_eagerly
+from .asking import Asker
 from .backlog import Backlog
 from .call_context import NO_CONTEXT, ContextSource
 from .calls import CallInFlight, checked_tool_name, in_scope, run_call
+from .input_required import InputRound, start_round
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -38,6 +45,7 @@ from .jsonrpc import (
     Notification,
     ProtocolError,
     RequestId,
+    Response,
     batch_replies,
     classify,
     decode,
@@ -49,6 +57,7 @@ from .jsonrpc import (
     valid_id,
 )
 from .methods import Route, capabilities
+from .outbound import Outbound
 from .registry import is_enabled
 from .reporter import Reporter
 from .subscriptions import Listeners
@@ -81,8 +90,13 @@ class ServerSession:
         contexts: Where each call's `ctx.context` comes from (see `Server.serving`, which
             builds it once per serving); without it every call's context is None.
         routed: `send` also takes the id of the request a message belongs to (`RoutedSend`):
-            a reply, a call's progress and log notifications, a listen stream's frames; None
-            for the rest. An HTTP transport routes each to its request's stream.
+            a reply, a call's progress and log notifications, a listen stream's frames, a
+            call's requests to the client; None for the rest. An HTTP transport routes each
+            to its request's stream.
+        back_channel: Whether the transport can carry requests from the server to the
+            client during a call (handshake era). False for HTTP in JSON-response or
+            stateless mode: a tool's `ctx.elicit`/`ctx.sample` then raises
+            `NoBackChannelError` saying so.
     """
 
     def __init__(
@@ -92,12 +106,16 @@ class ServerSession:
         *,
         contexts: ContextSource = NO_CONTEXT,
         routed: bool = False,
+        back_channel: bool = True,
     ) -> None:
         self.server = server
+        self.back_channel = back_channel
         self._send: Callable[..., Awaitable[None]] = send
         self._routed = routed
         self._contexts = contexts
         self.client_info: dict[str, Any] | None = None  # from `initialize` (handshake era)
+        self.client_capabilities: dict[str, Any] | None = None  # likewise
+        self.outbound = Outbound(self.send)  # this server's requests to the client
         self._send_lock: asyncio.Lock | anyio.Lock = anyio.Lock()
         # The asyncio loop serving this session; None on other anyio backends.
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -163,6 +181,7 @@ class ServerSession:
         """Cancel every call in flight and every task of the session."""
         for call in list(self._in_flight.values()):  # not those already sending their reply
             call.cancel()
+        self.outbound.close()
         self._listeners.cancel_all()
         if self._task_group is not None:
             self._task_group.cancel_scope.cancel()
@@ -216,6 +235,9 @@ class ServerSession:
         if isinstance(item, Notification):
             self._notification(item.method, item.params)
             return
+        if isinstance(item, Response):
+            self.outbound.resolve(item.id, item.result, item.error)
+            return
         try:
             await self._request(item.id, item.method, item.params)
         except ProtocolError as error:
@@ -264,6 +286,7 @@ class ServerSession:
         negotiated = eras.negotiate(eras.check_initialize(params))
         self.protocol_version = negotiated
         self.client_info = (params or {}).get("clientInfo")
+        self.client_capabilities = (params or {}).get("capabilities")
         result = handlers.initialize_result(self.server, negotiated, capabilities(LEGACY))
         await self.send(result_message(request_id, result), request_id)
 
@@ -313,7 +336,16 @@ class ServerSession:
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {params['name']}")
         meta = params.get("_meta")
         token = meta.get("progressToken") if meta else None
-        call = CallInFlight(Reporter(self.send, token, log_level, request_id))
+        round: InputRound | None = None
+        if self.era == "modern":
+            assert meta is not None  # the envelope was checked
+            round = start_round(params, entry.name, None)
+            asker = Asker(self, request_id, version, meta[eras.META_CAPABILITIES], round)
+        else:
+            asker = Asker(self, request_id, version, self.client_capabilities, None)
+        call = CallInFlight(Reporter(self.send, token, log_level, request_id, asker))
+        if round is not None:
+            round.on_suspend = functools.partial(self._suspended, request_id, call, round)
         self._in_flight[request_id] = call
         call.size = self.backlog.call_started()
         coro = self._run_call(request_id, entry, params, version, call)
@@ -357,8 +389,26 @@ class ServerSession:
             if self._in_flight.get(request_id) is call:
                 del self._in_flight[request_id]
                 self.backlog.call_ended(call.size)
+        if call.abandoned:  # the tool outlived its cancellation: the call is answered
+            return
         if version in eras.MODERN_VERSIONS:
             handlers.modern(result, self.server.server_info)
+        await self.send(result_message(request_id, result), request_id)
+
+    def _suspended(self, request_id: RequestId, call: CallInFlight, round: InputRound) -> None:
+        """A modern call's tool waits for an answer it does not have: end the round."""
+        self.start_soon(functools.partial(self._end_round, request_id, call, round))
+
+    async def _end_round(
+        self, request_id: RequestId, call: CallInFlight, round: InputRound
+    ) -> None:
+        await round.settle()  # questions asked together go out together
+        if call.abandoned:  # cancelled meanwhile: nothing to answer
+            return
+        result = round.result(self.server.server_info)
+        if result is None:  # the tool got an error instead and goes on
+            return
+        call.cancel()
         await self.send(result_message(request_id, result), request_id)
 
     def _call_done(

@@ -1,0 +1,154 @@
+"""Asking the client in the 2026-07-28 era: input-required results (multi round-trip).
+
+That era has no requests from server to client. When a tool asks (`ctx.elicit`, ...) and the
+call did not arrive with the answer, the call ends with a result of `resultType:
+"input_required"` listing what it needs under `inputRequests` (one key per question) and a
+sealed `requestState`; the client asks its user or model, then retries the same call with
+`inputResponses` (the answers by key) and the state echoed. The tool runs again from the
+start, and this time each question it asks finds its answer at once.
+
+Decisions:
+
+- The tool is suspended, not unwound: its ask awaits, the session ends the round (answers
+  the call, then cancels its task) and the tool sees a cancellation, as when a client
+  cancels. An exception would be swallowed by the many tools that catch `Exception`.
+- Questions asked together (`asyncio.gather`) go out in one round: the round ends only once
+  the event loop has passed a few times without a new question.
+- Keys: the tool's own (`key=`), else made from the order of the questions in the run
+  (`elicitation-1`, `sampling-2`, ...), which is the same in every run of a deterministic
+  tool. An answer for a key nobody asks for is ignored, as the spec says.
+- What the state carries is only the answers the run used, so each round's state grows by
+  what the tool needed and nothing a client adds. An answer may arrive without any state
+  (the client knew the key): it is used all the same, since it is the client's to give.
+- Malformed `inputResponses` (not an object, an answer that is not an object) is -32602.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from ..errors import ClientRequestError, UserError
+from . import eras
+from .jsonrpc import INVALID_PARAMS, ProtocolError
+from .request_state import MAX_STATE_CHARS, StateBinding, open_state, seal_state
+
+__all__ = ["InputRound", "start_round"]
+
+_SHORT = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+_QUIET_PASSES = 3  # loop passes without a new question before a round ends
+_MAX_PASSES = 100  # bound on the wait for a tool that keeps asking
+
+
+def start_round(params: dict[str, Any], name: str, principal: str | None) -> InputRound:
+    """The round a modern `tools/call` starts: the answers it brings, checked.
+
+    Raises:
+        ProtocolError: -32602 for malformed `inputResponses` or a refused `requestState`.
+    """
+    binding = StateBinding("tools/call", name, params.get("arguments") or {}, principal)
+    answers: dict[str, Any] = {}
+    if "requestState" in params:
+        answers.update(open_state(params["requestState"], binding))
+    if "inputResponses" in params:
+        responses = params["inputResponses"]
+        if not isinstance(responses, dict):
+            raise ProtocolError(
+                INVALID_PARAMS, "Invalid params", "tools/call: 'inputResponses' must be an object"
+            )
+        for key, answer in responses.items():
+            if not isinstance(answer, dict):
+                raise ProtocolError(
+                    INVALID_PARAMS,
+                    "Invalid params",
+                    f"tools/call: inputResponses[{key!r}] must be an object (the client's "
+                    "result for that input request)",
+                )
+        answers.update(responses)
+    return InputRound(binding, answers)
+
+
+class InputRound:
+    """One run of a modern call: the answers at hand, and the questions still open.
+
+    Args:
+        binding: What the call's states are bound to.
+        answers: Answers by key (from the state and the retry's `inputResponses`).
+    """
+
+    def __init__(self, binding: StateBinding, answers: dict[str, Any]) -> None:
+        self.binding = binding
+        self.answers = answers
+        self.used: dict[str, Any] = {}
+        self.needed: dict[str, dict[str, Any]] = {}
+        self.on_suspend: Callable[[], None] | None = None  # the session ends the round
+        self._count = 0
+        self._failed: anyio.Event | None = None  # made by the first open question
+        self._failure: ClientRequestError | None = None
+
+    def key_for(self, method: str, key: str | None) -> str:
+        """The key of the next question (the tool's own, or the next in order)."""
+        self._count += 1
+        if key is None:
+            return f"{_SHORT.get(method, 'input')}-{self._count}"
+        if not isinstance(key, str) or not key:
+            raise UserError(f"key must be a non-empty string, not {key!r}")
+        return key
+
+    async def ask(self, method: str, params: dict[str, Any], key: str) -> dict[str, Any]:
+        """The answer to a question: at once when the call brought it, else never (the
+        round ends and the call's task is cancelled), unless the round cannot end."""
+        answer = self.answers.get(key)
+        if answer is not None:
+            self.used[key] = answer
+            return answer  # type: ignore[no-any-return]
+        if key in self.needed:
+            raise UserError(f"two input requests of one call use the key {key!r}")
+        self.needed[key] = {"method": method, "params": params}
+        if self._failed is None:
+            self._failed = anyio.Event()
+        if len(self.needed) == 1 and self.on_suspend is not None:
+            self.on_suspend()
+        await self._failed.wait()
+        assert self._failure is not None
+        raise self._failure
+
+    async def settle(self) -> None:
+        """Wait until no new question has come for a few passes of the event loop."""
+        seen = -1
+        quiet = 0
+        for _ in range(_MAX_PASSES):
+            if len(self.needed) == seen:
+                quiet += 1
+                if quiet >= _QUIET_PASSES:
+                    return
+            else:
+                seen, quiet = len(self.needed), 0
+            await anyio.sleep(0)
+
+    def result(self, server_info: dict[str, Any]) -> dict[str, Any] | None:
+        """The input-required result ending this round; None (and the open questions
+        failed) when the answers used so far are too large to carry in a state."""
+        state = seal_state(self.binding, self.used)
+        if len(state) > MAX_STATE_CHARS:
+            method = next(iter(self.needed.values()))["method"]
+            self._failure = ClientRequestError(
+                method,
+                f"The answers this call gathered ({len(state)} characters sealed) are too "
+                f"large to carry to the next round (limit {MAX_STATE_CHARS}); ask for less.",
+            )
+            if self._failed is not None:
+                self._failed.set()
+            return None
+        return {
+            "resultType": "input_required",
+            "inputRequests": dict(self.needed),
+            "requestState": state,
+            "_meta": {eras.META_SERVER_INFO: server_info},
+        }

@@ -1,0 +1,308 @@
+"""Elicitation forms: the restricted JSON Schema MCP lets a server ask a user to fill in.
+
+MCP's `requestedSchema` is a flat object whose properties are primitives a client can render
+as form fields: strings (optionally with a format), numbers, integers, booleans, and enums:
+single-select untitled (`enum`), titled (`oneOf` of `const`/`title`) or legacy-titled
+(`enum` + `enumNames`), and multi-select untitled (`items.enum`) or titled (`items.anyOf`)
+as arrays (SEP-1330). Every field may carry a `default` (SEP-1034).
+
+Decisions:
+
+- A schema outside that subset is refused before anything is sent, with a `UserError`
+  naming the property and the keyword: a client would otherwise reject the request (or show a
+  broken form) and the tool author would learn of it from a user.
+- A pydantic model class is converted: its `$ref`s to enum classes are inlined,
+  `Optional[X]` becomes an optional `X`, a `None` default is dropped, and the titles pydantic
+  makes up for the model itself are left out; then the result is checked like any schema.
+- Annotation keywords (`title`, `description`) are allowed everywhere they make sense;
+  anything else unknown is refused, so that a typo (`minLenght`) does not pass silently.
+- An accepted answer is checked against the form (`answer_problems`) so that a tool never
+  sees a value of the wrong type; extra keys in an answer are ignored.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import UserError
+
+__all__ = ["answer_problems", "elicitation_schema", "is_model_class"]
+
+_ROOT_KEYS = {"type", "properties", "required", "$schema", "title", "description"}
+_ANNOTATIONS = {"type", "title", "description", "default"}
+_STRING_FORMATS = ("email", "uri", "date", "date-time")
+_KEYS = {
+    "string": _ANNOTATIONS | {"minLength", "maxLength", "format"},
+    "enum": _ANNOTATIONS | {"enum", "enumNames"},
+    "titled": _ANNOTATIONS | {"oneOf"},
+    "number": _ANNOTATIONS | {"minimum", "maximum"},
+    "integer": _ANNOTATIONS | {"minimum", "maximum"},
+    "boolean": _ANNOTATIONS,
+    "array": _ANNOTATIONS | {"items", "minItems", "maxItems"},
+}
+
+
+def is_model_class(value: Any) -> bool:
+    """Whether `value` is a pydantic model class (without importing pydantic)."""
+    return isinstance(value, type) and callable(getattr(value, "model_json_schema", None))
+
+
+def elicitation_schema(schema: Any) -> dict[str, Any]:
+    """The `requestedSchema` for a form given as a schema dict or a pydantic model class.
+
+    Raises:
+        UserError: The form is outside what MCP elicitation allows; the message names the
+            property and what is wrong with it.
+    """
+    if is_model_class(schema):
+        converted = _from_model(schema)
+        _check(converted, f"elicitation form {schema.__name__}")
+        return converted
+    if not isinstance(schema, Mapping):
+        raise UserError(
+            "elicitation schema must be a JSON Schema dict or a pydantic model class, "
+            f"not {type(schema).__name__}"
+        )
+    _check(schema, "elicitation schema")
+    return dict(schema)
+
+
+def _fail(where: str, text: str) -> UserError:
+    return UserError(f"{where}: {text}")
+
+
+def _check(schema: Mapping[str, Any], where: str) -> None:
+    if schema.get("type") != "object":
+        raise _fail(where, 'the top level must have "type": "object"')
+    extra = sorted(set(schema) - _ROOT_KEYS)
+    if extra:
+        raise _fail(where, f"unsupported key {extra[0]!r} at the top level")
+    properties = schema.get("properties", {})
+    if not isinstance(properties, Mapping):
+        raise _fail(where, "'properties' must be an object")
+    for name, spec in properties.items():
+        _check_property(name, spec, where)
+    required = schema.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(item, str) for item in required):
+        raise _fail(where, "'required' must be a list of property names")
+    for name in required:
+        if name not in properties:
+            raise _fail(where, f"'required' names {name!r}, which is not a property")
+
+
+def kind_of(spec: Mapping[str, Any]) -> str:
+    """The kind of form field a (valid) property schema describes."""
+    kind = spec.get("type")
+    if kind == "string":
+        if "enum" in spec:
+            return "enum"
+        if "oneOf" in spec:
+            return "titled"
+    return str(kind)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_property(name: str, spec: Any, where: str) -> None:
+    here = f"{where}: property {name!r}"
+    if not isinstance(spec, Mapping):
+        raise UserError(f"{here}: must be a schema object")
+    kind = spec.get("type")
+    if kind == "object" or "properties" in spec:
+        raise UserError(f"{here}: nested objects are not allowed in a form; use flat fields")
+    if kind not in ("string", "number", "integer", "boolean", "array"):
+        raise UserError(
+            f"{here}: 'type' must be one of string, number, integer, boolean or array "
+            f"(a multi-select enum), not {kind!r}"
+        )
+    field = kind_of(spec)
+    extra = sorted(set(spec) - _KEYS[field])
+    if extra:
+        raise UserError(f"{here}: unsupported keyword {extra[0]!r} for a {field} field")
+    for key in ("title", "description"):
+        if key in spec and not isinstance(spec[key], str):
+            raise UserError(f"{here}: {key!r} must be a string")
+    options = _options(field, spec, here)
+    if "default" in spec:
+        _check_default(field, spec["default"], options, here)
+    _check_bounds(field, spec, here)
+
+
+def _options(field: str, spec: Mapping[str, Any], here: str) -> list[str] | None:
+    """The values an enum field offers (None for other fields); checks their shape."""
+    if field == "enum":
+        values = spec["enum"]
+        if not _strings(values):
+            raise UserError(f"{here}: 'enum' must be a non-empty list of strings")
+        names = spec.get("enumNames")
+        if names is not None and (
+            not isinstance(names, list)
+            or len(names) != len(values)
+            or not all(isinstance(n, str) for n in names)
+        ):
+            raise UserError(f"{here}: 'enumNames' must be a list of strings, one per enum value")
+        return list(values)
+    if field == "titled":
+        return _titled(spec["oneOf"], "oneOf", here)
+    if field == "array":
+        items = spec.get("items")
+        if not isinstance(items, Mapping):
+            raise UserError(f"{here}: an array field must have 'items' listing its options")
+        if "enum" in items:
+            if set(items) - {"type", "enum"} or items.get("type", "string") != "string":
+                raise UserError(f"{here}: 'items' must be {{type: string, enum: [...]}}")
+            values = items["enum"]
+            if not _strings(values):
+                raise UserError(f"{here}: 'items.enum' must be a non-empty list of strings")
+            return list(values)
+        if "anyOf" in items:
+            if set(items) - {"anyOf", "type"} or items.get("type", "string") != "string":
+                raise UserError(f"{here}: 'items' must be {{anyOf: [{{const, title}}, ...]}}")
+            return _titled(items["anyOf"], "items.anyOf", here)
+        raise UserError(
+            f"{here}: an array field is a multi-select: 'items' needs 'enum' or 'anyOf'"
+        )
+    return None
+
+
+def _strings(values: Any) -> bool:
+    return isinstance(values, list) and bool(values) and all(isinstance(v, str) for v in values)
+
+
+def _titled(choices: Any, label: str, here: str) -> list[str]:
+    if not isinstance(choices, list) or not choices:
+        raise UserError(f"{here}: {label!r} must be a non-empty list of {{const, title}}")
+    for choice in choices:
+        if (
+            not isinstance(choice, Mapping)
+            or set(choice) != {"const", "title"}
+            or not isinstance(choice["const"], str)
+            or not isinstance(choice["title"], str)
+        ):
+            raise UserError(
+                f'{here}: each entry of {label!r} must be {{"const": str, "title": str}}'
+            )
+    return [choice["const"] for choice in choices]
+
+
+def _check_default(field: str, default: Any, options: list[str] | None, here: str) -> None:
+    if field in ("enum", "titled"):
+        ok = isinstance(default, str) and options is not None and default in options
+        wanted = "one of the enum's values"
+    elif field == "array":
+        ok = isinstance(default, list) and all(
+            isinstance(item, str) and options is not None and item in options for item in default
+        )
+        wanted = "a list of the field's options"
+    elif field == "string":
+        ok, wanted = isinstance(default, str), "a string"
+    elif field == "boolean":
+        ok, wanted = isinstance(default, bool), "a boolean"
+    elif field == "integer":
+        ok = _is_number(default) and float(default).is_integer()
+        wanted = "an integer"
+    else:
+        ok, wanted = _is_number(default), "a number"
+    if not ok:
+        raise UserError(f"{here}: 'default' must be {wanted}, not {default!r}")
+
+
+def _check_bounds(field: str, spec: Mapping[str, Any], here: str) -> None:
+    if field == "string":
+        for key in ("minLength", "maxLength"):
+            value = spec.get(key)
+            if value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or value < 0
+            ):
+                raise UserError(f"{here}: {key!r} must be a non-negative integer")
+        fmt = spec.get("format")
+        if fmt is not None and fmt not in _STRING_FORMATS:
+            raise UserError(
+                f"{here}: 'format' must be one of {', '.join(_STRING_FORMATS)}, not {fmt!r}"
+            )
+    elif field in ("number", "integer"):
+        for key in ("minimum", "maximum"):
+            if key in spec and not _is_number(spec[key]):
+                raise UserError(f"{here}: {key!r} must be a number")
+    elif field == "array":
+        for key in ("minItems", "maxItems"):
+            value = spec.get(key)
+            if value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or value < 0
+            ):
+                raise UserError(f"{here}: {key!r} must be a non-negative integer")
+
+
+def _from_model(model: Any) -> dict[str, Any]:
+    """A model's JSON Schema reshaped toward the form subset (then checked by the caller)."""
+    raw: dict[str, Any] = model.model_json_schema()
+    defs = raw.get("$defs", {})
+    properties = {name: _simplify(spec, defs) for name, spec in raw.get("properties", {}).items()}
+    form: dict[str, Any] = {"type": "object", "properties": properties}
+    if raw.get("required"):
+        form["required"] = list(raw["required"])
+    return form
+
+
+def _simplify(spec: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(spec)
+    ref = out.pop("$ref", None)
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        target = dict(defs.get(ref.rsplit("/", 1)[1], {}))
+        target.pop("title", None)  # the enum class's name; the field's own title wins
+        out = {**target, **out}
+    choices = out.get("anyOf")
+    if isinstance(choices, list):
+        kept = [c for c in choices if not (isinstance(c, Mapping) and c.get("type") == "null")]
+        if len(kept) == 1 and len(kept) < len(choices):  # Optional[X]: an optional X
+            del out["anyOf"]
+            out = {**_simplify(kept[0], defs), **out}
+    if "default" in out and out["default"] is None:
+        del out["default"]
+    items = out.get("items")
+    if isinstance(items, Mapping) and "$ref" in items:
+        out["items"] = {k: v for k, v in _simplify(items, defs).items() if k in ("type", "enum")}
+    if isinstance(out.get("items"), Mapping):
+        out["items"] = {k: v for k, v in out["items"].items() if k != "title"}
+    return out
+
+
+def answer_problems(content: Any, schema: Mapping[str, Any]) -> list[str]:
+    """What is wrong with an accepted answer to a (checked) form; empty when it fits."""
+    if not isinstance(content, Mapping):
+        return [f"'content' must be an object, not {type(content).__name__}"]
+    problems = []
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    for name in schema.get("required", []):
+        if name not in content:
+            problems.append(f"{name}: missing (required)")
+    for name, value in content.items():
+        spec = properties.get(name)
+        if spec is None:
+            continue
+        wrong = _value_problem(kind_of(spec), spec, value)
+        if wrong:
+            problems.append(f"{name}: {wrong}")
+    return problems
+
+
+def _value_problem(field: str, spec: Mapping[str, Any], value: Any) -> str | None:
+    if field == "string":
+        return None if isinstance(value, str) else "expected a string"
+    if field == "boolean":
+        return None if isinstance(value, bool) else "expected a boolean"
+    if field == "integer":
+        ok = _is_number(value) and float(value).is_integer()
+        return None if ok else "expected an integer"
+    if field == "number":
+        return None if _is_number(value) else "expected a number"
+    options = _options(field, spec, "")
+    if field == "array":
+        if not isinstance(value, list) or not all(item in (options or []) for item in value):
+            return f"expected a list of {options}"
+        return None
+    return None if value in (options or []) else f"expected one of {options}"
