@@ -5,7 +5,9 @@ Names, arguments and observable behaviour follow the harness's contract (scenari
 `@server.tool`, `ToolContext.report_progress` / `info` / `elicit` / `sample`, the
 `ToolOutput*` results and a hand-built `FunctionTool` for the literal 2020-12 schema.
 
-What the public API cannot express, and how the fixture meets the harness anyway:
+Audio is a `ToolOutputFileContent` holding an `audio/*` data URL, which toolwire sends as an
+MCP `audio` block. What the public API cannot express, and how the fixture meets the harness
+anyway:
 - an embedded resource holding *text* under a chosen URI: a `ToolOutputFileContent` with
   `file_data` becomes an embedded resource with a `blob` (URI `file:///<filename>`), which
   the harness accepts (it wants `uri`, `mimeType` and `text` or `blob`);
@@ -30,11 +32,11 @@ from toolwire import (
 )
 
 # A 1x1 PNG and a WAV file holding one silent sample: the smallest valid media of each kind.
-PNG_BASE64 = (
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
-)
+PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 WAV_BASE64 = base64.b64encode(
-    b"RIFF" + (38).to_bytes(4, "little") + b"WAVEfmt "
+    b"RIFF"
+    + (38).to_bytes(4, "little")
+    + b"WAVEfmt "
     + (16).to_bytes(4, "little")
     + (1).to_bytes(2, "little")  # PCM
     + (1).to_bytes(2, "little")  # mono
@@ -42,7 +44,9 @@ WAV_BASE64 = base64.b64encode(
     + (16000).to_bytes(4, "little")
     + (2).to_bytes(2, "little")
     + (16).to_bytes(2, "little")
-    + b"data" + (2).to_bytes(4, "little") + b"\x00\x00"
+    + b"data"
+    + (2).to_bytes(4, "little")
+    + b"\x00\x00"
 ).decode()
 
 # Seconds between the steps of the logging and progress tools: long enough for a client to
@@ -113,18 +117,30 @@ USER_SCHEMA: dict[str, Any] = {
     "required": ["username", "email"],
 }
 
-# Served as written: the harness checks that `$schema`, `$defs` and `additionalProperties`
-# reach the client untouched.
+# Served as written. The 0.1.16 harness checks that `$schema`, `$defs` and
+# `additionalProperties` reach the client untouched; the alpha harness (SEP-2106) also looks
+# for `$anchor` inside `$defs`, `allOf`/`anyOf` and `if`/`then`/`else`. One schema serves both.
 SCHEMA_2020_12: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "$defs": {
         "address": {
+            "$anchor": "addressDef",
             "type": "object",
             "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
         }
     },
-    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
     "additionalProperties": False,
 }
 

@@ -131,10 +131,12 @@ class SuiteRun:
             scenario = self.scenarios[name]
             if scenario.passed:
                 verdict = "pass" if name not in expected else "pass (listed as expected failure)"
+                if scenario.count("WARNING"):
+                    verdict += " (warned)"
             else:
                 verdict = "expected failure" if name in expected else "FAIL"
             lines.append(f"{verdict:>16}  {name}")
-            if verdict == "FAIL":
+            if verdict == "FAIL" or verdict.endswith("(warned)"):
                 lines.extend(f"{'':>18}{problem}" for problem in scenario.problems())
         return "\n".join(lines)
 

@@ -20,6 +20,7 @@ if str(_ROOT) not in sys.path:
 
 from tests.conformance.handshake_tools import add_handshake_tools  # noqa: E402
 from tests.conformance.modern_tools import add_modern_tools  # noqa: E402
+
 from toolwire import Server  # noqa: E402
 
 LOOPBACK = "127.0.0.1"
@@ -42,9 +43,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="toolwire's conformance fixture server")
     parser.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1")
     parser.add_argument("--transport", choices=("http", "sse", "stdio"), default="http")
-    parser.add_argument(
-        "--stateless", action="store_true", help="streamable HTTP without sessions"
-    )
+    parser.add_argument("--stateless", action="store_true", help="streamable HTTP without sessions")
     args = parser.parse_args(argv)
     if args.transport != "stdio" and not 0 < args.port < 65536:
         parser.error("--port must be a TCP port number (1-65535) for http and sse")

@@ -137,12 +137,14 @@ def test_every_scenario_passes_but_the_baseline(leg: str, tmp_path: Path) -> Non
     stale = sorted(name for name in expected if run.scenarios[name].passed)
     assert not stale, f"listed as expected failures but passed (update the baseline): {stale}"
     warned = sorted(
-        name
-        for name, s in run.scenarios.items()
-        if name not in expected and s.count("WARNING")
+        name for name, s in run.scenarios.items() if name not in expected and s.count("WARNING")
     )
-    assert not warned, f"scenarios with warnings (the harness counts them as failures): {warned}\n{table}"
-    assert run.returncode == 0, f"harness exit status {run.returncode}\n{table}\n{run.output[-3000:]}"
+    assert not warned, (
+        f"scenarios with warnings (the harness counts them as failures): {warned}\n{table}"
+    )
+    assert run.returncode == 0, (
+        f"harness exit status {run.returncode}\n{table}\n{run.output[-3000:]}"
+    )
 
 
 def test_server_refuses_a_missing_port() -> None:
