@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
     import anyio
+    from starlette.applications import Starlette
 
     from .protocol.app import OpenSession
     from .protocol.call_context import CallInfo
@@ -41,7 +42,7 @@ __all__ = ["Server"]
 
 logger = logging.getLogger("toolwire")
 
-_TRANSPORTS = ("stdio",)
+_TRANSPORTS = ("stdio", "sse")
 
 
 class Server:
@@ -352,9 +353,10 @@ class Server:
         """Serve until the client goes away (stdio: stdin EOF, SIGTERM/SIGINT, parent exit).
 
         Args:
-            transport: "stdio" ("http" and "sse" arrive with the HTTP transports).
+            transport: "stdio", or "sse" (the legacy HTTP+SSE transport under uvicorn).
             **options: Transport options (stdio: `max_message_bytes`, `shutdown_grace`: the
-                seconds calls in flight get to reply after stdin EOF, 2 by default).
+                seconds calls in flight get to reply after stdin EOF, 2 by default; sse:
+                `host` ("127.0.0.1"), `port` (8000) and the options of `sse_app`).
 
         Raises:
             SystemExit: With status 1 when the lifespan failed on start-up (the error is
@@ -364,12 +366,55 @@ class Server:
             raise ValueError(
                 f"unknown transport {transport!r}; available: {', '.join(_TRANSPORTS)}"
             )
+        if transport == "sse":
+            self._run_sse(**options)
+            return
         from .transports.stdio import run_stdio
 
         try:
             run_stdio(self, **options)
         except LifespanError:
             raise SystemExit(1) from None
+
+    def sse_app(
+        self,
+        *,
+        sse_path: str = "/sse",
+        message_path: str = "/messages/",
+        max_sessions: int = 1000,
+        keepalive_seconds: float = 15.0,
+    ) -> Starlette:
+        """A Starlette app serving the tools over MCP's legacy HTTP+SSE transport (2024-11-05).
+
+        A client opens `GET sse_path`; the stream's first event names the URL it POSTs its
+        messages to (`message_path?session_id=...`, under the app's mount point); replies
+        and notifications come back on the stream, which is the session: closing it ends
+        the session. The app's lifespan serves the server (its own lifespan included).
+
+        Args:
+            sse_path: Where clients open their event stream.
+            message_path: Where clients POST their messages.
+            max_sessions: Streams open at once beyond which a new one is refused (503).
+            keepalive_seconds: Seconds between the comments that keep idle streams open.
+
+        Returns:
+            The app, for uvicorn or to mount in a Starlette/FastAPI app.
+        """
+        from .transports.http.legacy_sse import legacy_sse_app
+
+        return legacy_sse_app(
+            self,
+            sse_path=sse_path,
+            message_path=message_path,
+            max_sessions=max_sessions,
+            keepalive_seconds=keepalive_seconds,
+        )
+
+    def _run_sse(self, *, host: str = "127.0.0.1", port: int = 8000, **app_options: Any) -> None:
+        from .transports.http._legacy_run import run_app
+
+        if not run_app(self.sse_app(**app_options), host=host, port=port):
+            raise SystemExit(1)
 
 
 def _tell_tools_changed(session: OpenSession) -> None:
