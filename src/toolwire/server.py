@@ -328,9 +328,13 @@ class Server:
             if loop is None or loop is running:
                 _tell_tools_changed(session)
                 continue
+            # In a task there, not a bare callback: under asyncio.run (uvicorn) anyio finds
+            # its event loop only through the current task.
+            telling = _tell_tools_changed_in_a_task(session)
             try:
-                loop.call_soon_threadsafe(_tell_tools_changed, session)
+                asyncio.run_coroutine_threadsafe(telling, loop)
             except RuntimeError:  # that loop is closed: the session is gone
+                telling.close()
                 logger.debug("tools changed after a session's loop closed")
 
     def serving(self) -> AbstractAsyncContextManager[SessionOpener]:
@@ -415,6 +419,10 @@ class Server:
 
         if not run_app(self.sse_app(**app_options), host=host, port=port):
             raise SystemExit(1)
+
+
+async def _tell_tools_changed_in_a_task(session: OpenSession) -> None:
+    _tell_tools_changed(session)
 
 
 def _tell_tools_changed(session: OpenSession) -> None:
