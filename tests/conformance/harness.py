@@ -103,8 +103,20 @@ class Scenario:
 
     @property
     def passed(self) -> bool:
-        """No FAILURE check (warnings do not fail a scenario)."""
+        """No FAILURE check (how the harness judges a run without a baseline)."""
         return self.count("FAILURE") == 0
+
+    @property
+    def clean(self) -> bool:
+        """No FAILURE and no WARNING check: how the harness judges a scenario against an
+        expected-failures baseline (a warned scenario counts as failed there)."""
+        return self.passed and self.count("WARNING") == 0
+
+    def status_of(self, check_id: str) -> str | None:
+        """The status of the check with this id (the worst, if it ran more than once)."""
+        order = ("FAILURE", "WARNING", "SUCCESS", "INFO", "SKIPPED")
+        found = [c.get("status") for c in self.checks if c.get("id") == check_id]
+        return min(found, key=lambda st: order.index(st) if st in order else 0, default=None)
 
     def problems(self) -> list[str]:
         """One line per failed or warned check: its id and what went wrong."""
@@ -129,15 +141,15 @@ class SuiteRun:
         lines = []
         for name in sorted(self.scenarios):
             scenario = self.scenarios[name]
-            if scenario.passed:
-                verdict = "pass" if name not in expected else "pass (listed as expected failure)"
-                if scenario.count("WARNING"):
-                    verdict += " (warned)"
+            if name in expected:
+                verdict = "expected failure" if not scenario.clean else "PASS (stale baseline)"
+            elif scenario.clean:
+                verdict = "pass"
             else:
-                verdict = "expected failure" if name in expected else "FAIL"
-            lines.append(f"{verdict:>16}  {name}")
-            if verdict == "FAIL" or verdict.endswith("(warned)"):
-                lines.extend(f"{'':>18}{problem}" for problem in scenario.problems())
+                verdict = "FAIL" if not scenario.passed else "FAIL (warnings)"
+            lines.append(f"{verdict:>21}  {name}")
+            if verdict.startswith("FAIL"):
+                lines.extend(f"{'':>23}{problem}" for problem in scenario.problems())
         return "\n".join(lines)
 
 
