@@ -25,7 +25,9 @@ if TYPE_CHECKING:
         UserError,
     )
     from .lifespan import LifespanError
+    from .protocol.bearer import BearerAuth
     from .protocol.call_context import CallInfo
+    from .protocol.identity import Identity
     from .schema.problems import schema_problems
     from .schema.strict import ensure_strict_json_schema
     from .server import Server
@@ -50,7 +52,9 @@ _EXPORTS: dict[str, str] = {
     "ToolTimeoutError": ".errors",
     "UserError": ".errors",
     "LifespanError": ".lifespan",
+    "BearerAuth": ".protocol.bearer",
     "CallInfo": ".protocol.call_context",
+    "Identity": ".protocol.identity",
     "schema_problems": ".schema.problems",
     "ensure_strict_json_schema": ".schema.strict",
     "Server": ".server",
@@ -63,6 +67,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "BearerAuth",
     "CallInfo",
     "ClientCapabilityError",
     "ClientRequestError",
@@ -70,6 +75,7 @@ __all__ = [
     "ClientTimeoutError",
     "ElicitResult",
     "FunctionTool",
+    "Identity",
     "LifespanError",
     "ModelBehaviorError",
     "NoBackChannelError",

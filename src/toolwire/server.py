@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from .protocol.app import OpenSession
+    from .protocol.bearer import BearerAuth
     from .protocol.call_context import CallInfo
     from .protocol.serving import SessionOpener
     from .tools.threads import SyncBudget
@@ -42,7 +43,7 @@ __all__ = ["Server"]
 
 logger = logging.getLogger("toolwire")
 
-_TRANSPORTS = ("stdio", "sse")
+_TRANSPORTS = ("stdio", "http", "sse")
 
 
 class Server:
@@ -71,6 +72,12 @@ class Server:
             yields becomes `ctx.context` when neither `context` nor `context_factory` is
             given, and is `CallInfo.state` for a factory. If entering it raises, serving
             does not start: the error is logged and `run()` exits with status 1.
+        auth: Bearer-token authentication for the HTTP transports: a `toolwire.BearerAuth`
+            (verifier, authorization servers, required scopes), or just the verifier, an
+            async function `token -> toolwire.Identity | None` (an object with mcp's
+            `verify_token(token)` works too). The caller's identity reaches a
+            `context_factory` as `CallInfo.identity`, and tools' `scopes=` are enforced
+            against it. stdio is never authenticated: there `auth` and `scopes` do nothing.
     """
 
     def __init__(
@@ -85,8 +92,14 @@ class Server:
         context: Any = None,
         context_factory: Callable[[CallInfo], Any] | None = None,
         lifespan: Callable[[Server], AbstractAsyncContextManager[Any]] | None = None,
+        auth: BearerAuth | Callable[[str], Any] | Any = None,
     ) -> None:
         check_options(context, context_factory, lifespan)
+        if auth is not None:
+            from .protocol.bearer import bearer_auth
+
+            auth = bearer_auth(auth)
+        self.auth: BearerAuth | None = auth
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -162,6 +175,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
+        scopes: str | Iterable[str] | None = None,
         **function_tool_options: Any,
     ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
@@ -177,6 +191,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
+        scopes: str | Iterable[str] | None = None,
         **function_tool_options: Any,
     ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
         """Publish a function as a tool; works bare (`@server.tool`) or with options.
@@ -195,6 +210,11 @@ class Server:
                 annotation when omitted (non-object results are wrapped as {"result": ...}).
             timeout: Seconds after which the call is answered with a timeout error, for sync
                 and async functions alike (a sync function's thread is abandoned).
+            scopes: OAuth scopes a caller's token must grant to call the tool (a list, or one
+                space-separated string). Enforced only with `Server(auth=...)` over HTTP: a
+                caller lacking one gets 403 `insufficient_scope` naming what to request
+                (the MCP step-up flow). The tool is listed to every caller. stdio has no
+                tokens, so scopes are not enforced there.
             **function_tool_options: Any option of `function_tool` (name_override, strict_mode,
                 failure_error_function, ...).
 
@@ -208,7 +228,7 @@ class Server:
 
         def register(the_func: Callable[..., Any]) -> FunctionTool:
             built = function_tool(the_func, **options)
-            self._register(built, title, annotations, meta, output_schema, timeout)
+            self._register(built, title, annotations, meta, output_schema, timeout, scopes)
             return built
 
         if func is not None:
@@ -226,6 +246,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
+        scopes: str | Iterable[str] | None = None,
         **function_tool_options: Any,
     ) -> FunctionTool:
         """Publish a toolwire `FunctionTool`, an `agents.FunctionTool`, or a plain callable.
@@ -246,6 +267,7 @@ class Server:
             meta: `_meta` sent with the tool listing.
             output_schema: The JSON schema of structured results (see `Server.tool`).
             timeout: Seconds after which the call is answered with a timeout error.
+            scopes: OAuth scopes a caller must hold to call the tool (see `Server.tool`).
             **function_tool_options: Options of `function_tool`, when `tool` is a plain
                 callable that add_tool wraps.
 
@@ -269,7 +291,7 @@ class Server:
                 "add_tool() takes a FunctionTool, an agents.FunctionTool or a callable, "
                 f"not {type(tool).__name__}"
             )
-        self._register(built, title, annotations, meta, output_schema, timeout)
+        self._register(built, title, annotations, meta, output_schema, timeout, scopes)
         return built
 
     def remove_tool(self, name: str) -> None:
@@ -288,10 +310,13 @@ class Server:
         meta: dict[str, Any] | None,
         output_schema: dict[str, Any] | None,
         timeout: float | None,
+        scopes: str | Iterable[str] | None = None,
     ) -> None:
         if tool.name in self._registry:
             raise UserError(f"Server {self.name!r} already has a tool named {tool.name!r}")
-        self._registry.add(registered_tool(tool, title, annotations, meta, output_schema, timeout))
+        self._registry.add(
+            registered_tool(tool, title, annotations, meta, output_schema, timeout, scopes)
+        )
 
     def _warm_up(self) -> None:
         """Once, after the first listing: build in the background what first calls need."""
@@ -353,14 +378,53 @@ class Server:
         """
         return _serving(self)
 
-    def run(self, transport: str = "stdio", **options: Any) -> None:
-        """Serve until the client goes away (stdio: stdin EOF, SIGTERM/SIGINT, parent exit).
+    def http_app(
+        self,
+        path: str = "/mcp",
+        *,
+        stateless: bool = False,
+        json_response: bool = False,
+        **options: Any,
+    ) -> Any:
+        """This server as an ASGI app speaking MCP's streamable HTTP transport on `path`.
+
+        It runs under any ASGI server, or mounted inside a Starlette or FastAPI app (it then
+        starts serving on its first request; pass `lifespan=app.lifespan` to the parent to
+        start, and stop, with it). The server's own `lifespan` runs once either way.
 
         Args:
-            transport: "stdio", or "sse" (the legacy HTTP+SSE transport under uvicorn).
-            **options: Transport options (stdio: `max_message_bytes`, `shutdown_grace`: the
-                seconds calls in flight get to reply after stdin EOF, 2 by default; sse:
-                `host` ("127.0.0.1"), `port` (8000) and the options of `sse_app`).
+            path: Where MCP is served.
+            stateless: No sessions: each POST is served on its own (no `initialize` needed),
+                GET and DELETE answer 405; requests to the client are impossible.
+            json_response: Answer each request with one JSON body instead of an SSE stream
+                (no progress or log messages, no requests to the client during a call).
+            **options: `resumable` (True: SSE events kept for `Last-Event-ID`),
+                `event_store` (an `EventStore`; the default keeps events in memory),
+                `retry_ms` (reconnection delay suggested to clients, 1000),
+                `session_idle_timeout` (seconds, 1800; None: never), `max_sessions` (10,000),
+                `max_body_bytes` (the largest request body; default `max_message_bytes`),
+                `session_store`, `security` (see `toolwire.transports.http.app`).
+
+        Returns:
+            A Starlette app.
+        """
+        from .transports.http.app import streamable_http_app
+
+        return streamable_http_app(
+            self, path=path, stateless=stateless, json_response=json_response, **options
+        )
+
+    def run(self, transport: str = "stdio", **options: Any) -> None:
+        """Serve until the client goes away (stdio: stdin EOF, SIGTERM/SIGINT, parent exit),
+        or until SIGINT/SIGTERM (HTTP).
+
+        Args:
+            transport: "stdio", "http" (streamable HTTP under uvicorn) or "sse" (the legacy
+                HTTP+SSE transport under uvicorn).
+            **options: Transport options. stdio: `max_message_bytes`, `shutdown_grace` (the
+                seconds calls in flight get to reply after stdin EOF, 2 by default). http:
+                `host` ("127.0.0.1"), `port` (8000), and every option of `http_app`. sse:
+                `host`, `port`, and every option of `sse_app`.
 
         Raises:
             SystemExit: With status 1 when the lifespan failed on start-up (the error is
@@ -370,6 +434,14 @@ class Server:
             raise ValueError(
                 f"unknown transport {transport!r}; available: {', '.join(_TRANSPORTS)}"
             )
+        if transport == "http":
+            from .transports.http.run import run_http
+
+            host = options.pop("host", "127.0.0.1")
+            port = options.pop("port", 8000)
+            if not run_http(self.http_app(**options), host=host, port=port):
+                raise SystemExit(1)
+            return
         if transport == "sse":
             self._run_sse(**options)
             return

@@ -11,6 +11,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from .identity import Identity
     from .session import RoutedSend, Send, ServerSession
 
 __all__ = ["Servable", "SessionOpener"]
@@ -20,10 +21,16 @@ class SessionOpener(Protocol):
     """Opens one session (an async context manager) that writes its messages with `send`;
     with `routed=True`, `send` also gets the id of the request each message belongs to.
     `back_channel=False` says the transport cannot carry requests to the client during a
-    call (HTTP JSON-response or stateless mode)."""
+    call (HTTP JSON-response or stateless mode). `identity` is the authenticated caller the
+    session serves (None without authentication)."""
 
     def __call__(
-        self, send: Send | RoutedSend, *, routed: bool = False, back_channel: bool = True
+        self,
+        send: Send | RoutedSend,
+        *,
+        routed: bool = False,
+        identity: Identity | None = None,
+        back_channel: bool = True,
     ) -> ServerSession: ...
 
 

@@ -34,6 +34,7 @@ from .asking import Asker
 from .backlog import Backlog
 from .call_context import NO_CONTEXT, ContextSource
 from .calls import CallInFlight, checked_tool_name, in_scope, run_call
+from .identity import FORBIDDEN, scope_refusal
 from .input_required import InputRound, start_round
 from .jsonrpc import (
     INTERNAL_ERROR,
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
 
     from ..tools.threads import SyncBudget
     from .app import ServedApp
+    from .identity import Identity
     from .registry import RegisteredTool
 
 __all__ = ["ServerSession"]
@@ -97,6 +99,11 @@ class ServerSession:
             client during a call (handshake era). False for HTTP in JSON-response or
             stateless mode: a tool's `ctx.elicit`/`ctx.sample` then raises
             `NoBackChannelError` saying so.
+        identity: The authenticated caller (HTTP with `Server(auth=...)`), or None. Each
+            call's `CallInfo.identity`, and what tools' required scopes are checked against
+            (only when it is not None: stdio never enforces scopes). A transport may replace
+            `session.identity` with each request's identity of the same caller: a refreshed
+            or stepped-up token brings its new scopes.
     """
 
     def __init__(
@@ -107,9 +114,11 @@ class ServerSession:
         contexts: ContextSource = NO_CONTEXT,
         routed: bool = False,
         back_channel: bool = True,
+        identity: Identity | None = None,
     ) -> None:
         self.server = server
         self.back_channel = back_channel
+        self.identity = identity
         self._send: Callable[..., Awaitable[None]] = send
         self._routed = routed
         self._contexts = contexts
@@ -223,6 +232,11 @@ class ServerSession:
         except RecursionError:
             await self.send(error_message(None, PARSE_ERROR, "Parse error", "nested too deeply"))
             return
+        await self.receive_message(message)
+
+    async def receive_message(self, message: Any) -> None:
+        """Handle one message the transport already decoded (HTTP parses the body itself to
+        route it; decoding it twice would cost every request); never raises for client input."""
         if isinstance(message, list):
             for reply in batch_replies(message):
                 await self.send(reply)
@@ -334,6 +348,14 @@ class ServerSession:
             await is_enabled(entry) if entry.dynamic else entry.tool.is_enabled
         ):
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {params['name']}")
+        if entry.scopes and self.identity is not None:
+            missing = self.identity.missing_scopes(entry.scopes)
+            if missing:
+                raise ProtocolError(
+                    FORBIDDEN,
+                    scope_refusal(entry.name, missing),
+                    {"requiredScopes": sorted(entry.scopes), "missingScopes": missing},
+                )
         meta = params.get("_meta")
         token = meta.get("progressToken") if meta else None
         round: InputRound | None = None
@@ -383,6 +405,7 @@ class ServerSession:
                 self._contexts,
                 self.client_info,
                 self._limiter,
+                self.identity,
             )
         finally:
             call.reporter.closed = True
