@@ -353,13 +353,9 @@ class Server:
             if loop is None or loop is running:
                 _tell_tools_changed(session)
                 continue
-            # In a task there, not a bare callback: under asyncio.run (uvicorn) anyio finds
-            # its event loop only through the current task.
-            telling = _tell_tools_changed_in_a_task(session)
             try:
-                asyncio.run_coroutine_threadsafe(telling, loop)
+                loop.call_soon_threadsafe(_tell_from_a_task, loop, session)
             except RuntimeError:  # that loop is closed: the session is gone
-                telling.close()
                 logger.debug("tools changed after a session's loop closed")
 
     def serving(self) -> AbstractAsyncContextManager[SessionOpener]:
@@ -493,8 +489,18 @@ class Server:
             raise SystemExit(1)
 
 
-async def _tell_tools_changed_in_a_task(session: OpenSession) -> None:
-    _tell_tools_changed(session)
+_telling: set[Any] = set()  # the tasks of _tell_from_a_task, kept alive until they ran
+
+
+def _tell_from_a_task(loop: Any, session: OpenSession) -> None:
+    # A loop callback runs outside any task, where anyio cannot tell which event loop it is
+    # on and refuses to start one: hop through a plain task first.
+    async def tell() -> None:
+        _tell_tools_changed(session)
+
+    task = loop.create_task(tell())
+    _telling.add(task)
+    task.add_done_callback(_telling.discard)
 
 
 def _tell_tools_changed(session: OpenSession) -> None:
