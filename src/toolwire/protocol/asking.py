@@ -30,13 +30,15 @@ from ..errors import (
     UserError,
 )
 from ..schema.elicitation import answer_problems, elicitation_schema, is_model_class
+from . import eras
+from .input_required import InputRound, RoundCall, RoundSession, start_round
+from .jsonrpc import compact_json
 
 if TYPE_CHECKING:
-    from .input_required import InputRound
     from .jsonrpc import RequestId
     from .outbound import Outbound
 
-__all__ = ["Asker", "AskingSession"]
+__all__ = ["Asker", "AskingSession", "asker_for"]
 
 _CAPABILITY = {
     "elicitation/create": "elicitation",
@@ -46,11 +48,35 @@ _CAPABILITY = {
 _ACTIONS = ("accept", "decline", "cancel")
 
 
-class AskingSession(Protocol):
+class AskingSession(RoundSession, Protocol):
     """What asking needs from the session serving the call."""
 
+    era: str | None
     back_channel: bool
     outbound: Outbound
+    client_capabilities: dict[str, Any] | None
+
+
+def asker_for(
+    session: AskingSession,
+    call_id: RequestId,
+    version: str,
+    params: dict[str, Any],
+    name: str,
+) -> Asker:
+    """The questions a new `tools/call` may ask, with the answers it brings (modern era).
+
+    Raises:
+        ProtocolError: -32602 for malformed `inputResponses` or a refused `requestState`.
+    """
+    if session.era != "modern":
+        return Asker(session, call_id, version, session.client_capabilities, None)
+    meta = params["_meta"]  # the envelope was checked
+    # The caller a transport authenticated (the security layer's `identity`), if any.
+    identity = getattr(session, "identity", None)
+    principal = None if identity is None else compact_json(list(identity.principal))
+    round = start_round(params, name, principal)
+    return Asker(session, call_id, version, meta[eras.META_CAPABILITIES], round)
 
 
 class Asker:
@@ -79,6 +105,11 @@ class Asker:
         self._version = version
         self._capabilities = capabilities or {}
         self._round = round
+
+    def attach(self, session: RoundSession, call_id: RequestId, call: RoundCall) -> None:
+        """Let a modern call's round end (the call answered) when its tool waits."""
+        if self._round is not None:
+            self._round.attach(session, call_id, call)
 
     async def _ask(
         self, method: str, params: dict[str, Any], timeout: float | None, key: str | None

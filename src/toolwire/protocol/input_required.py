@@ -25,17 +25,41 @@ Decisions:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import functools
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
 from ..errors import ClientRequestError, UserError
 from . import eras
-from .jsonrpc import INVALID_PARAMS, ProtocolError
+from .jsonrpc import INVALID_PARAMS, ProtocolError, result_message
 from .request_state import MAX_STATE_CHARS, StateBinding, open_state, seal_state
 
-__all__ = ["InputRound", "start_round"]
+if TYPE_CHECKING:
+    from .app import ServedApp
+    from .jsonrpc import RequestId
+
+__all__ = ["InputRound", "RoundCall", "RoundSession", "start_round"]
+
+
+class RoundCall(Protocol):
+    """The call a round belongs to (a `CallInFlight`)."""
+
+    abandoned: bool
+
+    def cancel(self) -> None: ...
+
+
+class RoundSession(Protocol):
+    """What ending a round needs from the session serving the call."""
+
+    server: ServedApp
+
+    def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None: ...
+
+    async def send(self, frame: bytes, request_id: RequestId | None = None) -> None: ...
+
 
 _SHORT = {
     "elicitation/create": "elicitation",
@@ -91,6 +115,21 @@ class InputRound:
         self._count = 0
         self._failed: anyio.Event | None = None  # made by the first open question
         self._failure: ClientRequestError | None = None
+
+    def attach(self, session: RoundSession, call_id: RequestId, call: RoundCall) -> None:
+        """End the round for `call` on `session` once its tool waits on a question."""
+        finish = functools.partial(self._finish, session, call_id, call)
+        self.on_suspend = functools.partial(session.start_soon, finish)
+
+    async def _finish(self, session: RoundSession, call_id: RequestId, call: RoundCall) -> None:
+        await self.settle()  # questions asked together go out together
+        if call.abandoned:  # cancelled meanwhile: nothing to answer
+            return
+        result = self.result(session.server.server_info)
+        if result is None:  # the tool got an error instead and goes on
+            return
+        call.cancel()
+        await session.send(result_message(call_id, result), call_id)
 
     def key_for(self, method: str, key: str | None) -> str:
         """The key of the next question (the tool's own, or the next in order)."""

@@ -11,11 +11,8 @@ Other decisions: `tools/call` for an unknown or disabled tool is the protocol er
 ignored with a warning: answering it would give the client two replies for one id, the first
 of which would be taken for the original call's. `notifications/cancelled` cancels the call's
 task and no reply is sent for it. Leaving the context (or `close()`) cancels every call.
-
-A running tool may ask the client something (`ctx.elicit`, `ctx.sample`, `ctx.list_roots`,
-see asking.py): in the handshake era as a request whose response comes back through
-`receive()` (outbound.py), in the 2026-07-28 era as the call's input-required result
-(input_required.py), which this session sends for the call once the tool waits on it.
+A tool's questions to the client (asking.py) go out as requests whose responses come back
+through `receive()` (handshake era), or as the call's input-required result (2026-07-28).
 """
 
 from __future__ import annotations
@@ -30,12 +27,11 @@ import anyio
 
 from . import eras, handlers
 from ._eager import start_eagerly
-from .asking import Asker
+from .asking import asker_for
 from .backlog import Backlog
 from .call_context import NO_CONTEXT, ContextSource
 from .calls import CallInFlight, checked_tool_name, in_scope, run_call
 from .identity import FORBIDDEN, scope_refusal
-from .input_required import InputRound, start_round
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -358,16 +354,9 @@ class ServerSession:
                 )
         meta = params.get("_meta")
         token = meta.get("progressToken") if meta else None
-        round: InputRound | None = None
-        if self.era == "modern":
-            assert meta is not None  # the envelope was checked
-            round = start_round(params, entry.name, None)
-            asker = Asker(self, request_id, version, meta[eras.META_CAPABILITIES], round)
-        else:
-            asker = Asker(self, request_id, version, self.client_capabilities, None)
+        asker = asker_for(self, request_id, version, params, entry.name)
         call = CallInFlight(Reporter(self.send, token, log_level, request_id, asker))
-        if round is not None:
-            round.on_suspend = functools.partial(self._suspended, request_id, call, round)
+        asker.attach(self, request_id, call)
         self._in_flight[request_id] = call
         call.size = self.backlog.call_started()
         coro = self._run_call(request_id, entry, params, version, call)
@@ -416,22 +405,6 @@ class ServerSession:
             return
         if version in eras.MODERN_VERSIONS:
             handlers.modern(result, self.server.server_info)
-        await self.send(result_message(request_id, result), request_id)
-
-    def _suspended(self, request_id: RequestId, call: CallInFlight, round: InputRound) -> None:
-        """A modern call's tool waits for an answer it does not have: end the round."""
-        self.start_soon(functools.partial(self._end_round, request_id, call, round))
-
-    async def _end_round(
-        self, request_id: RequestId, call: CallInFlight, round: InputRound
-    ) -> None:
-        await round.settle()  # questions asked together go out together
-        if call.abandoned:  # cancelled meanwhile: nothing to answer
-            return
-        result = round.result(self.server.server_info)
-        if result is None:  # the tool got an error instead and goes on
-            return
-        call.cancel()
         await self.send(result_message(request_id, result), request_id)
 
     def _call_done(

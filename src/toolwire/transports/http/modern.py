@@ -48,6 +48,7 @@ from ...protocol.jsonrpc import (
     Notification,
     ProtocolError,
     RequestId,
+    Response,
     classify,
     decode,
     error_message,
@@ -145,7 +146,8 @@ async def serve_modern(
     """
     headers = _mirror.collect(scope.get("headers") or ())
     item = classify(message)
-    if isinstance(item, Invalid):
+    # A JSON-RPC response has nothing to answer in this era (the server asks nothing).
+    if isinstance(item, Invalid | Response):
         await refuse(send, 400, _NOT_ONE_MESSAGE)
         return
     streams = item.method == LISTEN or not json_response

@@ -1,0 +1,213 @@
+"""Elicitation forms: the restricted schema MCP allows, checked with errors naming the
+property; pydantic models converted to it; accepted answers checked against it."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Literal
+
+import pytest
+from pydantic import BaseModel, Field
+
+from toolwire import UserError
+from toolwire.schema.elicitation import answer_problems, elicitation_schema
+
+# The conformance suite's SEP-1034 (defaults) and SEP-1330 (enums) forms, as the harness
+# checks them.
+SEP1034 = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "default": "John Doe"},
+        "age": {"type": "integer", "default": 30},
+        "score": {"type": "number", "default": 95.5},
+        "status": {
+            "type": "string",
+            "enum": ["active", "inactive", "pending"],
+            "default": "active",
+        },
+        "verified": {"type": "boolean", "default": True},
+    },
+}
+SEP1330 = {
+    "type": "object",
+    "properties": {
+        "untitledSingle": {"type": "string", "enum": ["option1", "option2"]},
+        "titledSingle": {
+            "type": "string",
+            "oneOf": [
+                {"const": "value1", "title": "First"},
+                {"const": "value2", "title": "Second"},
+            ],
+        },
+        "legacyEnum": {"type": "string", "enum": ["opt1", "opt2"], "enumNames": ["One", "Two"]},
+        "untitledMulti": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["option1", "option2"]},
+            "minItems": 1,
+            "default": ["option1"],
+        },
+        "titledMulti": {
+            "type": "array",
+            "items": {"anyOf": [{"const": "value1", "title": "First"}]},
+        },
+    },
+    "required": ["untitledSingle"],
+}
+
+
+@pytest.mark.parametrize("form", [SEP1034, SEP1330])
+def test_every_allowed_field_kind_passes_unchanged(form: dict[str, Any]) -> None:
+    assert elicitation_schema(form) == form
+
+
+@pytest.mark.parametrize(
+    ("properties", "message"),
+    [
+        ({"a": {"type": "object"}}, "property 'a': nested objects are not allowed"),
+        ({"a": {"type": "null"}}, "property 'a': 'type' must be one of string, number"),
+        ({"a": {"enum": ["x"]}}, "property 'a': 'type' must be one of"),
+        ({"a": {"type": "integer", "default": "x"}}, "property 'a': 'default' must be an integer"),
+        ({"a": {"type": "integer", "default": 1.5}}, "property 'a': 'default' must be an integer"),
+        ({"a": {"type": "number", "default": True}}, "property 'a': 'default' must be a number"),
+        ({"a": {"type": "boolean", "default": 0}}, "property 'a': 'default' must be a boolean"),
+        ({"a": {"type": "string", "enum": []}}, "property 'a': 'enum' must be a non-empty list"),
+        (
+            {"a": {"type": "string", "enum": ["x"], "default": "y"}},
+            "'default' must be one of the enum",
+        ),
+        (
+            {"a": {"type": "string", "enum": ["x", "y"], "enumNames": ["X"]}},
+            "property 'a': 'enumNames' must be a list of strings, one per enum value",
+        ),
+        ({"a": {"type": "string", "oneOf": [{"const": "x"}]}}, "each entry of 'oneOf' must be"),
+        ({"a": {"type": "array"}}, "property 'a': an array field must have 'items'"),
+        ({"a": {"type": "array", "items": {"type": "integer"}}}, "needs 'enum' or 'anyOf'"),
+        (
+            {"a": {"type": "array", "items": {"type": "string", "enum": ["x"]}, "default": ["z"]}},
+            "'default' must be a list of the field's options",
+        ),
+        ({"a": {"type": "string", "minLenght": 3}}, "unsupported keyword 'minLenght' for a string"),
+        ({"a": {"type": "string", "format": "phone"}}, "'format' must be one of email, uri, date"),
+        ({"a": {"type": "string", "maxLength": -1}}, "'maxLength' must be a non-negative integer"),
+        ({"a": {"type": "number", "minimum": "0"}}, "'minimum' must be a number"),
+        ({"a": "string"}, "property 'a': must be a schema object"),
+    ],
+)
+def test_bad_properties_are_named(properties: dict[str, Any], message: str) -> None:
+    with pytest.raises(UserError) as caught:
+        elicitation_schema({"type": "object", "properties": properties})
+    assert str(caught.value).startswith("elicitation schema: ")
+    assert message in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("form", "message"),
+    [
+        ({"type": "array"}, 'the top level must have "type": "object"'),
+        (
+            {"type": "object", "additionalProperties": False},
+            "unsupported key 'additionalProperties'",
+        ),
+        ({"type": "object", "properties": {}, "required": ["x"]}, "'required' names 'x'"),
+        ({"type": "object", "properties": []}, "'properties' must be an object"),
+    ],
+)
+def test_bad_top_levels_are_named(form: dict[str, Any], message: str) -> None:
+    with pytest.raises(UserError, match="elicitation schema: ") as caught:
+        elicitation_schema(form)
+    assert message in str(caught.value)
+
+
+def test_a_form_must_be_a_dict_or_a_model() -> None:
+    with pytest.raises(
+        UserError, match="must be a JSON Schema dict or a pydantic model class, not str"
+    ):
+        elicitation_schema("name")
+
+
+class Color(enum.Enum):
+    RED = "red"
+    GREEN = "green"
+
+
+class Everything(BaseModel):
+    """Every field a form may hold."""
+
+    name: str = Field(default="Ada", description="Your name")
+    age: int = 30
+    score: float = 9.5
+    verified: bool = True
+    nickname: str | None = None
+    plan: Literal["free", "pro"] = "free"
+    color: Color = Color.RED
+    tags: list[Literal["a", "b"]] = Field(default_factory=list)
+    titled: str = Field(
+        json_schema_extra={
+            "oneOf": [{"const": "v1", "title": "One"}, {"const": "v2", "title": "Two"}]
+        }
+    )
+
+
+def test_a_model_is_converted_to_the_subset() -> None:
+    form = elicitation_schema(Everything)
+    assert form == {
+        "type": "object",
+        "properties": {
+            "name": {
+                "default": "Ada",
+                "description": "Your name",
+                "title": "Name",
+                "type": "string",
+            },
+            "age": {"default": 30, "title": "Age", "type": "integer"},
+            "score": {"default": 9.5, "title": "Score", "type": "number"},
+            "verified": {"default": True, "title": "Verified", "type": "boolean"},
+            "nickname": {"type": "string", "title": "Nickname"},
+            "plan": {"default": "free", "enum": ["free", "pro"], "title": "Plan", "type": "string"},
+            "color": {"enum": ["red", "green"], "type": "string", "default": "red"},
+            "tags": {
+                "items": {"enum": ["a", "b"], "type": "string"},
+                "title": "Tags",
+                "type": "array",
+            },
+            "titled": {
+                "oneOf": [{"const": "v1", "title": "One"}, {"const": "v2", "title": "Two"}],
+                "title": "Titled",
+                "type": "string",
+            },
+        },
+        "required": ["titled"],
+    }
+
+
+class Nested(BaseModel):
+    inner: Everything
+
+
+def test_a_model_with_a_nested_model_is_refused_naming_the_field() -> None:
+    with pytest.raises(UserError) as caught:
+        elicitation_schema(Nested)
+    assert str(caught.value).startswith("elicitation form Nested: property 'inner': ")
+
+
+def test_answers_are_checked_against_the_form() -> None:
+    assert answer_problems({"untitledSingle": "option1", "extra": 1}, SEP1330) == []
+    assert answer_problems(
+        {
+            "titledSingle": "nope",
+            "legacyEnum": "opt1",
+            "untitledMulti": ["option1", "x"],
+            "titledMulti": ["value1"],
+        },
+        SEP1330,
+    ) == [
+        "untitledSingle: missing (required)",
+        "titledSingle: expected one of ['value1', 'value2']",
+        "untitledMulti: expected a list of ['option1', 'option2']",
+    ]
+    assert answer_problems({"name": 1, "age": 1.0, "score": "9", "verified": 1}, SEP1034) == [
+        "name: expected a string",
+        "score: expected a number",
+        "verified: expected a boolean",
+    ]
+    assert answer_problems([1], SEP1034) == ["'content' must be an object, not list"]
