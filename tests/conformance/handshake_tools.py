@@ -6,13 +6,11 @@ Names, arguments and observable behaviour follow the harness's contract (scenari
 `ToolOutput*` results and a hand-built `FunctionTool` for the literal 2020-12 schema.
 
 Audio is a `ToolOutputFileContent` holding an `audio/*` data URL, which toolwire sends as an
-MCP `audio` block. What the public API cannot express, and how the fixture meets the harness
-anyway:
-- an embedded resource holding *text* under a chosen URI: a `ToolOutputFileContent` with
-  `file_data` becomes an embedded resource with a `blob` (URI `file:///<filename>`), which
-  the harness accepts (it wants `uri`, `mimeType` and `text` or `blob`);
-- closing a POST's SSE stream from inside a tool (`test_reconnection`): no such call exists,
-  so the tool answers after a short pause on the stream it was asked on.
+MCP `audio` block; `test_reconnection` ends its SSE response with `ctx.close_sse_stream()`.
+One thing the public API cannot express: an embedded resource holding *text* under a chosen
+URI. A `ToolOutputFileContent` with `file_data` becomes an embedded resource with a `blob`
+(URI `file:///<filename>`), which the harness accepts (it wants `uri`, `mimeType` and `text`
+or `blob`).
 """
 
 from __future__ import annotations
@@ -52,6 +50,8 @@ WAV_BASE64 = base64.b64encode(
 # Seconds between the steps of the logging and progress tools: long enough for a client to
 # see separate notifications, short enough for a suite of dozens of scenarios.
 STEP_PAUSE = 0.05
+# How long test_reconnection runs on after ending its stream: the client's time to resume.
+RECONNECT_PAUSE = 0.2
 
 # SEP-1034: every primitive type with a default the client should pre-fill.
 DEFAULTS_SCHEMA: dict[str, Any] = {
@@ -248,9 +248,10 @@ def add_handshake_tools(server: Server) -> None:
         return f"Elicitation: action={answer.action}, content={json.dumps(answer.content)}"
 
     @server.tool
-    async def test_reconnection() -> str:
-        """Answers after a short pause (the harness's SSE polling scenario calls it)."""
-        await asyncio.sleep(STEP_PAUSE)
+    async def test_reconnection(ctx: ToolContext[Any]) -> str:
+        """Ends its POST's SSE stream mid-call, then answers (SEP-1699 polling)."""
+        await ctx.close_sse_stream()
+        await asyncio.sleep(RECONNECT_PAUSE)
         return "Reconnection test completed successfully."
 
     server.add_tool(
