@@ -384,6 +384,8 @@ class ServerSession:
         call: CallInFlight,
     ) -> None:
         """Run the call and reply; a cancelled call ends by its exception, without a reply."""
+        refusal: ProtocolError | None = None
+        result: dict[str, Any] = {}
         try:
             result = await run_call(
                 request_id,
@@ -396,12 +398,18 @@ class ServerSession:
                 self._limiter,
                 self.identity,
             )
+        except ProtocolError as error:  # the call itself is refused (see calls.py)
+            refusal = error
         finally:
             call.reporter.closed = True
             if self._in_flight.get(request_id) is call:
                 del self._in_flight[request_id]
                 self.backlog.call_ended(call.size)
         if call.abandoned:  # the tool outlived its cancellation: the call is answered
+            return
+        if refusal is not None:
+            reply = error_message(request_id, refusal.code, refusal.message, refusal.data)
+            await self.send(reply, request_id)
             return
         if version in eras.MODERN_VERSIONS:
             handlers.modern(result, self.server.server_info)
