@@ -41,6 +41,7 @@ from tests.conformance.harness import (
 )
 
 SERVER = HERE / "server.py"
+NO_CACHE = ("-p", "no:cacheprovider")
 
 # Scenarios that test resources, prompts or completion: the only ones a baseline may list.
 _NOT_SERVED_YET = re.compile(r"resource|prompt|completion")
@@ -169,3 +170,31 @@ def test_server_refuses_a_missing_port() -> None:
     )
     assert done.returncode == 2
     assert "--port must be a TCP port number" in done.stderr
+
+
+def test_without_the_harness_the_legs_skip_and_fail_under_ci(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env["TW_TOOLS_PREFIX"] = str(tmp_path / "no-tools")
+
+    def pytest_run(**extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", __file__, "-k", "passes_but", "-q", "-rs", *NO_CACHE],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**env, **extra},
+            check=False,
+        )
+
+    developer = pytest_run()
+    assert developer.returncode == 0, developer.stdout
+    assert f"{len(LEGS)} skipped" in developer.stdout
+    missing = tmp_path / "no-tools" / "bin" / "conformance"
+    assert f"needs the MCP conformance harness 0.1.16 on Node 22, not installed at {missing}" in (
+        developer.stdout
+    )
+    ci = pytest_run(CI="true")
+    assert ci.returncode == 1, ci.stdout
+    assert f"{len(LEGS)} failed" in ci.stdout
+    assert "(CI is set: CI must install it)" in ci.stdout
