@@ -12,7 +12,7 @@ the context tools see) is in `toolwire.lifespan`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
@@ -31,13 +31,13 @@ if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
     import anyio
-    from starlette.applications import Starlette
 
     from .protocol.app import OpenSession
     from .protocol.bearer import BearerAuth
     from .protocol.call_context import CallInfo
     from .protocol.serving import SessionOpener
     from .tools.threads import SyncBudget
+    from .transports.http.legacy_sse_app import LegacySseApp
 
 __all__ = ["Server"]
 
@@ -380,6 +380,8 @@ class Server:
         *,
         stateless: bool = False,
         json_response: bool = False,
+        allowed_hosts: Iterable[str] | None = None,
+        allowed_origins: Iterable[str] | None = None,
         **options: Any,
     ) -> Any:
         """This server as an ASGI app speaking MCP's streamable HTTP transport on `path`.
@@ -394,20 +396,39 @@ class Server:
                 GET and DELETE answer 405; requests to the client are impossible.
             json_response: Answer each request with one JSON body instead of an SSE stream
                 (no progress or log messages, no requests to the client during a call).
+            allowed_hosts: `Host` values the app answers (DNS-rebinding protection, on for
+                every bind). Default: `127.0.0.1`, `localhost`, `[::1]` on any port, so a
+                server reached under another name refuses with 421 until it is listed here:
+                `["api.example.com"]` (any port), `["api.example.com:8443"]` (that port);
+                `["*"]` switches the check off.
+            allowed_origins: Browser `Origin`s allowed besides the request's own host.
+                Default: the loopback origins; `["*"]` switches the check off. Others: 403.
             **options: `resumable` (True: SSE events kept for `Last-Event-ID`),
                 `event_store` (an `EventStore`; the default keeps events in memory),
                 `retry_ms` (reconnection delay suggested to clients, 1000),
                 `session_idle_timeout` (seconds, 1800; None: never), `max_sessions` (10,000),
                 `max_body_bytes` (the largest request body; default `max_message_bytes`),
-                `session_store`, `security` (see `toolwire.transports.http.app`).
+                `session_store`. With `Server(auth=...)` every request needs a bearer token
+                and the RFC 9728 metadata is served at
+                `/.well-known/oauth-protected-resource` (and with `path` appended).
 
         Returns:
             A Starlette app.
         """
-        from .transports.http.app import streamable_http_app
+        from .transports.http.app import SecurityOptions, streamable_http_app
 
+        security = SecurityOptions(
+            allowed_hosts=None if allowed_hosts is None else _listed(allowed_hosts),
+            allowed_origins=None if allowed_origins is None else _listed(allowed_origins),
+            auth=self.auth,
+        )
         return streamable_http_app(
-            self, path=path, stateless=stateless, json_response=json_response, **options
+            self,
+            path=path,
+            stateless=stateless,
+            json_response=json_response,
+            security=security,
+            **options,
         )
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
@@ -455,37 +476,47 @@ class Server:
         message_path: str = "/messages/",
         max_sessions: int = 1000,
         keepalive_seconds: float = 15.0,
-    ) -> Starlette:
+        allowed_hosts: Sequence[str] | None = None,
+        allowed_origins: Sequence[str] | None = None,
+    ) -> LegacySseApp:
         """A Starlette app serving the tools over MCP's legacy HTTP+SSE transport (2024-11-05).
 
         A client opens `GET sse_path`; the stream's first event names the URL it POSTs its
         messages to (`message_path?session_id=...`, under the app's mount point); replies
         and notifications come back on the stream, which is the session: closing it ends
-        the session. The app's lifespan serves the server (its own lifespan included).
+        the session. The app's lifespan serves the server (its own lifespan included);
+        mounted in another app, it starts serving on its first stream instead (or pass
+        `lifespan=app.lifespan` to the parent). Guarded like `http_app`: Host and Origin
+        always, bearer tokens with `Server(auth=...)`.
 
         Args:
             sse_path: Where clients open their event stream.
             message_path: Where clients POST their messages.
             max_sessions: Streams open at once beyond which a new one is refused (503).
             keepalive_seconds: Seconds between the comments that keep idle streams open.
+            allowed_hosts: `Host` values accepted (default: 127.0.0.1, localhost, [::1]).
+            allowed_origins: `Origin` values accepted (default: the loopback origins).
 
         Returns:
             The app, for uvicorn or to mount in a Starlette/FastAPI app.
         """
-        from .transports.http.legacy_sse import legacy_sse_app
+        from .transports.http.legacy_sse_app import SseSecurity, legacy_sse_app
 
+        security = SseSecurity(allowed_hosts, allowed_origins, self.auth, self._registry)
         return legacy_sse_app(
             self,
             sse_path=sse_path,
             message_path=message_path,
             max_sessions=max_sessions,
             keepalive_seconds=keepalive_seconds,
+            security=security,
         )
 
     def _run_sse(self, *, host: str = "127.0.0.1", port: int = 8000, **app_options: Any) -> None:
-        from .transports.http._legacy_run import run_app
+        from .transports.http._stream_run import run_ending_streams
 
-        if not run_app(self.sse_app(**app_options), host=host, port=port):
+        app = self.sse_app(**app_options)
+        if not run_ending_streams(app, host=host, port=port, end_streams=app.transport.end_streams):
             raise SystemExit(1)
 
 
@@ -501,6 +532,11 @@ def _tell_from_a_task(loop: Any, session: OpenSession) -> None:
     task = loop.create_task(tell())
     _telling.add(task)
     task.add_done_callback(_telling.discard)
+
+
+def _listed(values: Iterable[str]) -> list[str]:
+    # One name is a common slip for a list of one: never a list of its characters.
+    return [values] if isinstance(values, str) else list(values)
 
 
 def _tell_tools_changed(session: OpenSession) -> None:

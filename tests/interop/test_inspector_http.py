@@ -1,4 +1,4 @@
-"""The MCP Inspector CLI against a toolwire server over the network (legacy SSE).
+"""The MCP Inspector CLI against a toolwire server over the network (streamable HTTP, SSE).
 
 Same Inspector as `test_inspector_cli.py` (Node 22 under `.tw-tools/`, skipped without it
 except under CI); the server runs in its own process, listening on 127.0.0.1.
@@ -20,7 +20,7 @@ from tests.interop.test_inspector_cli import EXIT_OK, EXIT_TOOL_ERROR, INSPECTOR
 from tests.interop.test_inspector_cli import _not_installed_reason as not_installed_reason
 
 # (transport, the path the Inspector is pointed at)
-TRANSPORTS = [("sse", "/sse")]
+TRANSPORTS = [("http", "/mcp"), ("sse", "/sse")]
 
 
 @pytest.fixture(scope="module")

@@ -175,7 +175,7 @@ async def test_closing_the_stream_ends_the_session_and_cancels_its_calls() -> No
 
     probe = Probe()
     app = _server(probe).sse_app()
-    transport = app.state.legacy_sse
+    transport = app.transport
     with served(app) as base:
         async with httpx2.AsyncClient(timeout=10) as client:
             async with client.stream("GET", base + "/sse") as response:
@@ -210,10 +210,10 @@ async def _refusal(
         ("no session_id", 400, "Missing session_id query parameter"),
         ("malformed session_id", 400, "Malformed session_id 'xyz'"),
         ("unknown session_id", 404, "Unknown session_id"),
-        ("text/plain", 400, "Unsupported Content-Type 'text/plain'"),
-        ("no content-type", 400, "Unsupported Content-Type 'none'"),
+        ("text/plain", 415, "Content-Type must be application/json"),
+        ("no content-type", 415, "Content-Type must be application/json"),
         ("bad JSON", 400, "Parse error: the body is not JSON"),
-        ("too large", 413, "exceeds the limit of 1000 bytes"),
+        ("too large", 413, "Request body exceeds the limit of 1000 bytes"),
         ("GET on the message path", 405, "Method GET not allowed"),
     ],
 )
@@ -263,22 +263,20 @@ async def test_sessions_are_bounded_and_idle_streams_get_keepalive_comments() ->
                 refused = await client.get(base + "/sse")
             assert refused.status_code == 503
             assert "Too many open sessions (max_sessions=2)" in refused.json()["error"]["message"]
-        await _until(lambda: app.state.legacy_sse.open_sessions == 0, "both sessions ended")
+        await _until(lambda: app.transport.open_sessions == 0, "both sessions ended")
         async with opened(base) as again:  # room again once streams closed
             assert (await again.initialize())["result"]["serverInfo"]["name"] == "sse-probe"
 
 
-async def test_mounted_app_names_its_prefix_in_the_endpoint() -> None:
+@pytest.mark.parametrize("parent_lifespan", [True, False])
+async def test_mounted_app_names_its_prefix_in_the_endpoint(parent_lifespan: bool) -> None:
     from starlette.applications import Starlette
     from starlette.routing import Mount
 
     inner = _server(Probe()).sse_app()
-
-    @asynccontextmanager
-    async def lifespan(_app: Any) -> AsyncIterator[None]:
-        async with inner.router.lifespan_context(inner):
-            yield
-
+    # Starlette runs only the outer app's lifespan: the parent runs the inner one's, or the
+    # inner app starts serving on its first stream.
+    lifespan = inner.lifespan if parent_lifespan else None
     outer = Starlette(routes=[Mount("/api/v1", app=inner)], lifespan=lifespan)
     with served(outer) as base:
         async with opened(base, "/api/v1/sse") as stream:
@@ -287,31 +285,102 @@ async def test_mounted_app_names_its_prefix_in_the_endpoint() -> None:
             assert reply["result"]["serverInfo"]["name"] == "sse-probe"
 
 
-async def test_a_session_belongs_to_the_identity_that_opened_it() -> None:
-    app = _server(Probe()).sse_app()
-
-    async def with_identity(scope: Any, receive: Any, send: Any) -> None:
-        # Stands in for the auth middleware: the caller's identity is in a header here.
-        if scope["type"] == "http":
-            for key, value in scope["headers"]:
-                if key == b"x-user":
-                    scope["toolwire.identity"] = value.decode()
-        await app(scope, receive, send)
-
+async def test_a_session_belongs_to_the_caller_that_opened_it() -> None:
     import httpx2
 
-    with served(with_identity) as base:
-        async with (
-            httpx2.AsyncClient(timeout=10) as client,
-            client.stream("GET", base + "/sse", headers={"x-user": "ada"}) as response,
-        ):
-            stream = Stream(client, response.aiter_lines(), base)
-            stream.endpoint = (await stream.next()).data
-            for headers in ({"x-user": "mallory"}, {}):
-                refused = await stream.post(INIT, headers=headers)
-                assert refused.status_code == 404
+    from toolwire import CallInfo, Identity
+
+    tokens = {
+        "ada-1": Identity("ada", client_id="app", scopes="files:read"),
+        "ada-2": Identity("ada", client_id="app", scopes="files:read files:write"),
+        "mallory": Identity("mallory", client_id="app", scopes="files:read files:write"),
+    }
+
+    async def verify(token: str) -> Identity | None:
+        return tokens.get(token)
+
+    def who(info: CallInfo) -> str:
+        assert info.identity is not None
+        return f"{info.identity.subject} {sorted(info.identity.scopes)}"
+
+    server = Server("guarded", auth=verify, context_factory=who)
+
+    @server.tool(scopes=["files:write"])
+    def write(ctx: ToolContext[str], text: str) -> str:
+        """Needs files:write."""
+        return f"{ctx.context} wrote {text}"
+
+    def bearer(token: str) -> dict[str, str]:
+        return {"authorization": f"Bearer {token}"}
+
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "write", "arguments": {"text": "x"}}}  # fmt: skip
+    with served(server.sse_app()) as base:
+        async with httpx2.AsyncClient(timeout=10) as client:
+            assert (await client.get(base + "/sse")).status_code == 401  # no token, no stream
+            async with client.stream("GET", base + "/sse", headers=bearer("ada-1")) as response:
+                stream = Stream(client, response.aiter_lines(), base)
+                stream.endpoint = (await stream.next()).data
+                refused = await stream.post(INIT, headers=bearer("mallory"))
+                assert refused.status_code == 404  # another caller: as if unknown
                 assert "Unknown session_id" in refused.json()["error"]["message"]
-            assert (await stream.post(INIT, headers={"x-user": "ada"})).status_code == 202
-            reply, before = await stream.reply(1)
-            assert reply["result"]["serverInfo"]["name"] == "sse-probe"
-            assert before == []  # the refused POSTs never reached the session
+                assert (await stream.post(INIT)).status_code == 401
+                assert (await stream.post(INIT, headers=bearer("ada-1"))).status_code == 202
+                reply, before = await stream.reply(1)
+                assert reply["result"]["serverInfo"]["name"] == "guarded"
+                assert before == []  # the refused POSTs never reached the session
+                await stream.post(INITIALIZED, headers=bearer("ada-1"))
+                # ada's first token lacks the tool's scope; her stepped-up token has it,
+                # and the session (opened with the first) serves the call with the new one.
+                assert (await stream.post(call, headers=bearer("ada-1"))).status_code == 403
+                assert (await stream.post(call, headers=bearer("ada-2"))).status_code == 202
+                reply, _ = await stream.reply(2)
+                text = reply["result"]["content"][0]["text"]
+                assert text == "ada ['files:read', 'files:write'] wrote x"
+
+
+async def test_host_and_origin_are_checked_on_both_endpoints() -> None:
+
+    app = _server(Probe()).sse_app(allowed_hosts=["127.0.0.1"])
+    with served(app) as base:
+        async with opened(base) as stream:
+            url = base + stream.endpoint
+            foreign_host = await stream.client.post(
+                url, json=INIT, headers={"host": "evil.example"}
+            )
+            assert foreign_host.status_code == 421
+            foreign_origin = await stream.client.post(
+                url, json=INIT, headers={"origin": "https://evil.example"}
+            )
+            assert foreign_origin.status_code == 403
+            stream_refused = await stream.client.get(
+                base + "/sse", headers={"host": "evil.example"}
+            )
+            assert stream_refused.status_code == 421
+            assert (await stream.initialize())["result"]["serverInfo"]["name"] == "sse-probe"
+
+
+async def test_tool_list_changes_reach_the_stream() -> None:
+    server = _server(Probe())
+
+    @server.tool
+    async def grow(name: str) -> str:
+        """Publish another tool."""
+        server.add_tool(lambda: "new", name=name)
+        return f"added {name}"
+
+    with served(server.sse_app()) as base:
+        async with opened(base) as stream:
+            await stream.initialize()
+            await stream.post(
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                 "params": {"name": "grow", "arguments": {"name": "fresh"}}}
+            )  # fmt: skip
+            reply, before = await stream.reply(2)
+            if not any(m.get("method") == "notifications/tools/list_changed" for m in before):
+                message = (await stream.next()).json()  # it may follow the reply
+                assert message["method"] == "notifications/tools/list_changed"
+            assert reply["result"]["content"] == [{"type": "text", "text": "added fresh"}]
+            await stream.post({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+            listed, _ = await stream.reply(3)
+            assert "fresh" in {tool["name"] for tool in listed["result"]["tools"]}

@@ -359,7 +359,7 @@ class ServerSession:
         asker.attach(self, request_id, call)
         self._in_flight[request_id] = call
         call.size = self.backlog.call_started()
-        coro = self._run_call(request_id, entry, params, version, call)
+        coro = self._run_call(request_id, entry, params, version, call, self.identity)
         if self.loop is None:  # other anyio backends: a cancel scope in the task group
             assert self._task_group is not None
             call.scope = anyio.CancelScope()
@@ -382,8 +382,11 @@ class ServerSession:
         params: dict[str, Any],
         version: str,
         call: CallInFlight,
+        identity: Identity | None,
     ) -> None:
-        """Run the call and reply; a cancelled call ends by its exception, without a reply."""
+        """Run the call and reply; a cancelled call ends by its exception, without a reply.
+        `identity` is the caller's as the call was accepted (a later request of the same
+        caller may bring another token)."""
         refusal: ProtocolError | None = None
         result: dict[str, Any] = {}
         try:
@@ -396,7 +399,7 @@ class ServerSession:
                 self._contexts,
                 self.client_info,
                 self._limiter,
-                self.identity,
+                identity,
             )
         except ProtocolError as error:  # the call itself is refused (see calls.py)
             refusal = error

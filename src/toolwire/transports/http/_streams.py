@@ -20,11 +20,14 @@ from ._replies import ASGISend
 from ._sse import encode_event
 from .events import EventStore
 
-__all__ = ["Stream", "is_reply_to", "reply_prefix"]
+__all__ = ["WATCH_AFTER_SECONDS", "Stream", "is_reply_to", "reply_prefix"]
 
 logger = logging.getLogger("toolwire.http")
 
 ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+
+WATCH_AFTER_SECONDS = 0.2
+"""How long a request waits for its answer before watching for the client's disconnect."""
 
 
 def reply_prefix(request_id: RequestId) -> bytes:
@@ -146,25 +149,37 @@ class Stream:
             self.detach()
 
     async def wait(self, receive: ASGIReceive | None) -> None:
-        """Until the stream finishes or is detached; the client's disconnect detaches it."""
+        """Until the stream finishes or is detached; the client's disconnect detaches it.
+
+        Most calls answer within a few milliseconds: the watch on the connection (a task
+        reading `receive`) only starts if the wait lasts longer than `WATCH_AFTER_SECONDS`.
+        """
         if self.finished or (self.sse and self._send is None):
             return
         loop = asyncio.get_running_loop()
         waiter = self._waiter = loop.create_future()
-        watcher = asyncio.ensure_future(_until_disconnect(receive)) if receive else None
+        watcher: asyncio.Future[None] | None = None
+
+        def gone(task: asyncio.Future[None]) -> None:
+            if not task.cancelled():
+                task.exception()  # a failing receive() counts as a disconnect too
+                self.detach()
+
+        def watch() -> None:
+            nonlocal watcher
+            assert receive is not None
+            watcher = asyncio.ensure_future(_until_disconnect(receive))
+            watcher.add_done_callback(gone)
+
+        timer = loop.call_later(WATCH_AFTER_SECONDS, watch) if receive is not None else None
         try:
-            if watcher is None:
-                await waiter
-                return
-            await asyncio.wait((waiter, watcher), return_when=asyncio.FIRST_COMPLETED)
-            if watcher.done():
-                if not watcher.cancelled():
-                    watcher.exception()  # a failing receive() counts as a disconnect too
-                if not waiter.done():
-                    self.detach()
+            await waiter
         finally:
             self._waiter = None
+            if timer is not None:
+                timer.cancel()
             if watcher is not None and not watcher.done():
+                watcher.remove_done_callback(gone)
                 watcher.cancel()
 
 

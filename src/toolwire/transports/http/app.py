@@ -27,6 +27,7 @@ from .endpoint import Endpoint, EndpointConfig
 from .events import EventStore, MemoryEventStore
 
 if TYPE_CHECKING:
+    from ...protocol.registry import ToolRegistry
     from ...protocol.serving import Servable
     from .sessions import SessionStore
 
@@ -53,9 +54,11 @@ class SecurityOptions:
     """What guards the app (applied by `_secured`).
 
     Attributes:
-        allowed_hosts: `Host` values accepted (None: the defaults for the bind).
-        allowed_origins: `Origin` values accepted (None: the defaults for the bind).
-        auth: Verifies bearer tokens and maps them to identities (None: no authentication).
+        allowed_hosts: `Host` values accepted (None: the loopback names, whatever the bind;
+            `["*"]`: any). See `security.HostOriginGuard`.
+        allowed_origins: `Origin` values accepted besides the request's own host (None: the
+            loopback origins; `["*"]`: any).
+        auth: The server's `BearerAuth` (None: no authentication).
     """
 
     allowed_hosts: Sequence[str] | None = None
@@ -63,9 +66,27 @@ class SecurityOptions:
     auth: Any = None
 
 
-def _secured(app: ASGIApp, options: SecurityOptions) -> ASGIApp:
-    """Wrap `app` in the security middleware that `options` ask for (none yet)."""
-    return app
+def _secured(
+    app: ASGIApp,
+    options: SecurityOptions,
+    *,
+    path: str,
+    tools: ToolRegistry | None,
+    max_body_bytes: int,
+) -> ASGIApp:
+    """Wrap `app` in the security middleware that `options` ask for: the Host/Origin guard
+    always, bearer authentication (and per-tool scopes of `tools`) with `auth`."""
+    from .security import protected
+
+    return protected(
+        app,
+        allowed_hosts=options.allowed_hosts,
+        allowed_origins=options.allowed_origins,
+        auth=options.auth,
+        tools=tools,
+        endpoint_path=path,
+        max_body_bytes=max_body_bytes,
+    )
 
 
 def _route_path(scope: MutableMapping[str, Any]) -> str:
@@ -95,7 +116,13 @@ class StreamableHttpApp(Starlette):
         self.runtime = runtime
         self.path = path
         self._paths = {path, path.rstrip("/") + "/"} if path != "/" else {"/", ""}
-        self._entry = _secured(self._dispatch, security)
+        self._entry = _secured(
+            self._dispatch,
+            security,
+            path=path,
+            tools=getattr(runtime.servable, "tool_registry", None),
+            max_body_bytes=endpoint.config.max_body_bytes,
+        )
 
     @asynccontextmanager
     async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
@@ -106,9 +133,26 @@ class StreamableHttpApp(Starlette):
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
-            await super().__call__(scope, receive, send)
+            await self._run_lifespan(receive, send)
             return
         await self._entry(scope, receive, send)
+
+    async def _run_lifespan(self, receive: Any, send: Any) -> None:
+        # ASGI's lifespan protocol, spoken directly: a failed start-up is reported with one
+        # line (serving already logged the cause with its traceback), not a second traceback.
+        started = False
+        try:
+            await receive()  # lifespan.startup
+            async with self.lifespan():
+                await send({"type": "lifespan.startup.complete"})
+                started = True
+                await receive()  # lifespan.shutdown
+        except Exception as error:
+            kind = "shutdown" if started else "startup"
+            text = f"toolwire: the MCP app's {kind} failed: {type(error).__name__}: {error}"
+            await send({"type": f"lifespan.{kind}.failed", "message": text})
+            return
+        await send({"type": "lifespan.shutdown.complete"})
 
     async def _dispatch(self, scope: Any, receive: Any, send: Any) -> None:
         if (
@@ -174,6 +218,7 @@ def streamable_http_app(
         session_store=session_store,
         event_store=store,
         back_channel=not (stateless or json_response),
+        stateless=stateless,
     )
     config = EndpointConfig(
         stateless=stateless,

@@ -343,28 +343,23 @@ class Endpoint:
         item: Any,
         version: str | None,
     ) -> None:
-        """A fresh session for this one POST, born initialized (nothing outlives it)."""
-        opener = self.runtime.opener
-        assert opener is not None
-        config = self.config
-        stream = Stream(None, None, sse=not config.json_response)
-
-        async def route(frame: bytes, request_id: Any) -> None:
-            if request_id is not None:  # nothing else has anywhere to go
-                await stream.write(frame, request_id)
-
-        options = self.runtime.open_options(scope.get("toolwire.identity"))
-        async with opener(route, routed=True, **options) as session:
-            session.era = "legacy"
-            session.protocol_version = version or ASSUMED_VERSION
-            session.initialized = True
+        """Serve this one POST on a born-ready session (see `_stateless.py`)."""
+        pool = self.runtime.stateless
+        assert pool is not None
+        identity = scope.get("toolwire.identity")
+        lease = await pool.take(identity, version or ASSUMED_VERSION)
+        session = lease.session
+        assert session is not None
+        try:
             session.backlog.frame_size = len(body)
             if not isinstance(item, Request):
                 await session.receive_message(message)
                 await respond(send, 202)
                 return
+            stream = lease.stream = Stream(None, None, sse=not self.config.json_response)
             await self._exchange(session, None, item, message, receive, send, [], version, stream)
-            session.close()  # a client that left mid-call leaves nothing running
+        finally:
+            pool.give_back(lease, identity)
 
     # -- GET: the standalone stream, or a resumed one --------------------------------------
 

@@ -14,13 +14,15 @@ Decisions:
   stream by then), so a client that stops reading its stream is slowed at its POSTs instead
   of being buffered for. A session whose backlog is full makes a POST wait a while, then 503.
 - One session's POSTs reach it one at a time, in the order they arrived.
-- A session belongs to the identity that opened its stream (`toolwire.identity` in the ASGI
+- A session belongs to the caller that opened its stream (`toolwire.identity` in the ASGI
   scope, set by the auth middleware); a POST by anyone else gets the 404 an unknown id gets,
-  so ids cannot be probed.
+  so ids cannot be probed. The same caller's refreshed token replaces the session's identity
+  (its new scopes count from then on).
 - Streams are bounded in number (503 beyond `max_sessions`) and carry a comment every
   `keepalive_seconds`, which keeps proxies from timing them out while a session is idle.
-- A body that is not JSON is refused with 400; JSON goes to the session as is, which answers
-  whatever else is wrong with it on the stream, exactly as over stdio.
+- Refusals are those of the streamable HTTP endpoint (415 for a body that is not declared
+  JSON, 413 past the size limit, 400 for bad JSON), each with a JSON-RPC error body. JSON
+  goes to the session as is, which answers what else is wrong with it on the stream.
 """
 
 from __future__ import annotations
@@ -29,23 +31,25 @@ import asyncio
 import logging
 import re
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from contextlib import asynccontextmanager, suppress
+from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote
 
 import anyio
 
-from ...protocol.jsonrpc import INVALID_REQUEST, PARSE_ERROR, decode, error_message
+from ...protocol.identity import same_caller
+from ...protocol.jsonrpc import PARSE_ERROR, decode
+from ._body import BodyTooLarge, ClientGone, declared_length, read_body
+from ._replies import refuse, respond
+from ._sse import SSE_HEADERS, encode_event
 
 if TYPE_CHECKING:
-    from starlette.applications import Starlette
-
-    from ...protocol.serving import Servable, SessionOpener
+    from ...protocol.identity import Identity
+    from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
 
-__all__ = ["DEFAULT_MAX_SESSIONS", "KEEPALIVE_SECONDS", "LegacySse", "legacy_sse_app"]
+__all__ = ["DEFAULT_MAX_SESSIONS", "KEEPALIVE_SECONDS", "LegacySse"]
 
 logger = logging.getLogger("toolwire.http")
 
@@ -66,12 +70,8 @@ GET_BODY_LIMIT = 64 * 1024
 """Bytes a `GET /sse` may send in its body before the stream is ended (it should send none)."""
 
 _SESSION_ID = re.compile(r"[0-9a-f]{32}")
-_STREAM_HEADERS = [
-    (b"content-type", b"text/event-stream"),
-    (b"cache-control", b"no-cache, no-transform"),
-    (b"x-accel-buffering", b"no"),  # nginx would otherwise hold events back in its buffer
-]
 _KEEPALIVE = b": keep-alive\n\n"
+_TEXT = (b"content-type", b"text/plain; charset=utf-8")
 
 
 @dataclass(eq=False)
@@ -79,7 +79,7 @@ class _Live:
     """A session whose stream is open, and what its POSTs need."""
 
     session: ServerSession
-    identity: Any
+    identity: Identity | None
     ended: anyio.Event
     order: anyio.Lock = field(default_factory=anyio.Lock)
     closed: bool = False
@@ -89,13 +89,13 @@ class LegacySse:
     """The stream and message endpoints of one app, and the sessions they share.
 
     Args:
-        servable: What the sessions serve; entered by `serving()`.
+        opener: Awaited for the session opener of each new stream (it starts serving when
+            nothing has yet); None once serving has stopped.
         sse_path: Where the stream is opened (named in the 404 for an unknown session).
         message_path: Where messages are posted, relative to the app's mount point.
         max_sessions: Streams open at once beyond which a new one is refused (503).
         keepalive_seconds: Seconds between keep-alive comments on each stream.
-        max_body_bytes: The largest POST body accepted (413 beyond); defaults to the
-            servable's `max_message_bytes`.
+        max_body_bytes: The largest POST body accepted (413 beyond).
 
     Raises:
         ValueError: A path is not an absolute path without query, or a limit is not positive.
@@ -103,47 +103,36 @@ class LegacySse:
 
     def __init__(
         self,
-        servable: Servable,
+        opener: Callable[[], Awaitable[SessionOpener | None]],
         *,
-        sse_path: str = "/sse",
-        message_path: str = "/messages/",
-        max_sessions: int = DEFAULT_MAX_SESSIONS,
-        keepalive_seconds: float = KEEPALIVE_SECONDS,
-        max_body_bytes: int | None = None,
+        sse_path: str,
+        message_path: str,
+        max_sessions: int,
+        keepalive_seconds: float,
+        max_body_bytes: int,
     ) -> None:
         for name, path in (("sse_path", sse_path), ("message_path", message_path)):
             if not path.startswith("/") or any(mark in path for mark in ("?", "#", "//")):
                 raise ValueError(f"{name} must be an absolute path like '/sse', not {path!r}")
-        if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or max_sessions < 1:
-            raise ValueError(f"max_sessions must be an integer >= 1, not {max_sessions!r}")
+        for name, value in (("max_sessions", max_sessions), ("max_body_bytes", max_body_bytes)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, not {value!r}")
         if not isinstance(keepalive_seconds, int | float) or not keepalive_seconds > 0:
             raise ValueError(
                 f"keepalive_seconds must be a number of seconds > 0, not {keepalive_seconds!r}"
             )
-        self._servable = servable
+        self._opener = opener
         self.sse_path = sse_path
         self.message_path = message_path
         self.max_sessions = max_sessions
         self.keepalive_seconds = float(keepalive_seconds)
-        self.max_body_bytes = max_body_bytes or servable.max_message_bytes
-        self._opener: SessionOpener | None = None
+        self.max_body_bytes = max_body_bytes
         self._live: dict[str, _Live] = {}
 
     @property
     def open_sessions(self) -> int:
         """How many streams (sessions) are open."""
         return len(self._live)
-
-    @asynccontextmanager
-    async def serving(self) -> AsyncIterator[None]:
-        """Hold the servable open (its lifespan too); streams are served only inside."""
-        async with self._servable.serving() as opener:
-            self._opener = opener
-            try:
-                yield
-            finally:
-                self._opener = None
-                await self.end_streams()
 
     async def end_streams(self) -> None:
         """End every open stream, as at shutdown: listen streams (2026-07-28 era) first get
@@ -156,24 +145,29 @@ class LegacySse:
     async def stream(self, scope: Scope, receive: Receive, send: AsgiSend) -> None:
         """ASGI endpoint of `GET sse_path`: one session, for as long as the stream is open."""
         if scope["method"] != "GET":
-            await _refuse(
+            await refuse(
                 send,
                 405,
                 f"Method {scope['method']} not allowed: open the event stream with GET",
-                allow=b"GET",
+                headers=[(b"allow", b"GET")],
             )
-            return
-        opener = self._opener
-        if opener is None:
-            await _refuse(send, 503, _NOT_SERVING)
             return
         if len(self._live) >= self.max_sessions:
             logger.warning("SSE stream refused: %d sessions open (max_sessions)", len(self._live))
-            await _refuse(
+            await refuse(
                 send, 503, f"Too many open sessions (max_sessions={self.max_sessions}); retry later"
             )
             return
+        try:
+            opener = await self._opener()
+        except Exception:  # the server's lifespan failed; serving.py logged why
+            await refuse(send, 503, "The server failed to start; its log says why")
+            return
+        if opener is None:
+            await refuse(send, 503, "The server is shutting down")
+            return
         session_id = secrets.token_hex(16)
+        identity: Identity | None = scope.get("toolwire.identity")
         ended = anyio.Event()
         lock = _write_lock()
         gone = False
@@ -191,15 +185,15 @@ class LegacySse:
                     ended.set()
 
         async def write(frame: bytes) -> None:
-            await put(_event(b"message", frame))
+            await put(encode_event(frame))
 
-        await send({"type": "http.response.start", "status": 200, "headers": _STREAM_HEADERS})
-        async with opener(write) as session:
-            live = _Live(session, scope.get("toolwire.identity"), ended)
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        async with opener(write, identity=identity) as session:
+            live = _Live(session, identity, ended)
             self._live[session_id] = live
             logger.debug("SSE session %s opened", session_id)
             try:
-                await put(_event(b"endpoint", self._endpoint(scope, session_id)))
+                await put(b"event: endpoint\ndata: " + self._endpoint(scope, session_id) + b"\n\n")
                 async with anyio.create_task_group() as watchers:
                     watchers.start_soon(_until_disconnect, receive, ended)
                     watchers.start_soon(self._keep_alive, put)
@@ -215,71 +209,86 @@ class LegacySse:
                         pass
                 logger.debug("SSE session %s closed", session_id)
         gone = True
-        with suppress(Exception):  # the client may be gone; then there is nothing to end
+        try:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except Exception as error:  # the client is gone: nothing left to end
+            logger.debug("SSE session %s: ending the stream failed (%r)", session_id, error)
 
     async def post(self, scope: Scope, receive: Receive, send: AsgiSend) -> None:
         """ASGI endpoint of `POST message_path?session_id=...`: one message for a session."""
         if scope["method"] != "POST":
-            await _refuse(
+            await refuse(
                 send,
                 405,
                 f"Method {scope['method']} not allowed: send messages with POST",
-                allow=b"POST",
+                headers=[(b"allow", b"POST")],
             )
             return
-        session_id = _query_value(scope, "session_id")
-        if session_id is None:
-            await _refuse(
-                send,
-                400,
-                "Missing session_id query parameter: POST to the URL "
-                f"of the 'endpoint' event of the stream opened by GET {self.sse_path}",
+        live = await self._session_of(scope, send)
+        if live is None:
+            return
+        content_type = _header(scope, b"content-type")
+        if content_type.split(";", 1)[0].strip().lower() != "application/json":
+            await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
+            return
+        try:
+            body = await read_body(
+                receive, self.max_body_bytes, declared_length(scope.get("headers", []))
             )
+        except BodyTooLarge as error:
+            await refuse(send, 413, str(error))
             return
-        if not _SESSION_ID.fullmatch(session_id):
-            await _refuse(
-                send,
-                400,
-                f"Malformed session_id {session_id[:64]!r}: expected the "
-                f"32 hex digits of the 'endpoint' event from GET {self.sse_path}",
-            )
-            return
-        live = self._live.get(session_id)
-        if live is None or live.closed or live.identity != scope.get("toolwire.identity"):
-            await _refuse(send, 404, _unknown_session(self.sse_path))
-            return
-        media_type = _header(scope, b"content-type").split(";", 1)[0].strip().lower()
-        if media_type != "application/json":
-            shown = media_type or "none"
-            await _refuse(
-                send,
-                400,
-                f"Unsupported Content-Type {shown!r}: messages are posted as application/json",
-            )
-            return
-        body = await _read_body(scope, receive, send, self.max_body_bytes)
-        if body is None:  # refused for its size, or the client left
+        except ClientGone:
             return
         try:
             decode(body)
         except (ValueError, RecursionError) as error:
-            await _refuse(send, 400, "Parse error: the body is not JSON", PARSE_ERROR, str(error))
+            await refuse(
+                send, 400, f"Parse error: the body is not JSON ({error})", code=PARSE_ERROR
+            )
             return
         if not await _room(live):
-            await _refuse(
+            await refuse(
                 send,
                 503,
-                "The session is not reading its replies fast enough "
-                "(its backlog is full); retry later",
+                "The session is not reading its replies fast enough (its backlog is full); "
+                "retry later",
             )
             return
         async with live.order:
             if live.closed:
-                await _refuse(send, 404, _unknown_session(self.sse_path))
+                await refuse(send, 404, _unknown_session(self.sse_path))
                 return
             await live.session.receive(body)
-        await _respond(send, 202, b"Accepted", b"text/plain; charset=utf-8")
+        await respond(send, 202, b"Accepted", [_TEXT])
+
+    async def _session_of(self, scope: Scope, send: AsgiSend) -> _Live | None:
+        """The live session the POST names, or None once refused (400/404)."""
+        session_id = _query_value(scope, "session_id")
+        if session_id is None:
+            await refuse(
+                send,
+                400,
+                "Missing session_id query parameter: POST to the URL of the 'endpoint' event "
+                f"of the stream opened by GET {self.sse_path}",
+            )
+            return None
+        if not _SESSION_ID.fullmatch(session_id):
+            await refuse(
+                send,
+                400,
+                f"Malformed session_id {session_id[:64]!r}: expected the 32 hex digits of the "
+                f"'endpoint' event from GET {self.sse_path}",
+            )
+            return None
+        live = self._live.get(session_id)
+        identity: Identity | None = scope.get("toolwire.identity")
+        if live is None or live.closed or not same_caller(live.identity, identity):
+            await refuse(send, 404, _unknown_session(self.sse_path))
+            return None
+        if identity is not None and identity != live.identity:
+            live.identity = live.session.identity = identity  # a refreshed token of the caller
+        return live
 
     def _endpoint(self, scope: Scope, session_id: str) -> bytes:
         prefix = str(scope.get("root_path", "")).rstrip("/")
@@ -291,79 +300,11 @@ class LegacySse:
             await put(_KEEPALIVE)
 
 
-class _Endpoint:
-    """A handler as a plain ASGI app (Starlette would wrap a bound method as a request
-    handler taking a `Request`)."""
-
-    def __init__(self, handler: Callable[[Scope, Receive, AsgiSend], Awaitable[None]]) -> None:
-        self._handler = handler
-
-    async def __call__(self, scope: Scope, receive: Receive, send: AsgiSend) -> None:
-        await self._handler(scope, receive, send)
-
-
-def legacy_sse_app(
-    servable: Servable,
-    *,
-    sse_path: str = "/sse",
-    message_path: str = "/messages/",
-    max_sessions: int = DEFAULT_MAX_SESSIONS,
-    keepalive_seconds: float = KEEPALIVE_SECONDS,
-    max_body_bytes: int | None = None,
-) -> Starlette:
-    """A Starlette app serving `servable` over the HTTP+SSE transport.
-
-    Its lifespan enters `servable.serving()`; the `LegacySse` behind it is
-    `app.state.legacy_sse` (e.g. to end its streams at shutdown). Arguments as for
-    `LegacySse`.
-    """
-    from starlette.applications import Starlette
-    from starlette.routing import Route
-
-    transport = LegacySse(
-        servable,
-        sse_path=sse_path,
-        message_path=message_path,
-        max_sessions=max_sessions,
-        keepalive_seconds=keepalive_seconds,
-        max_body_bytes=max_body_bytes,
-    )
-
-    @asynccontextmanager
-    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        async with transport.serving():
-            yield
-
-    app = Starlette(
-        routes=[
-            Route(sse_path, _Endpoint(transport.stream)),
-            Route(message_path, _Endpoint(transport.post)),
-        ],
-        lifespan=lifespan,
-    )
-    app.state.legacy_sse = transport
-    return app
-
-
-_NOT_SERVING = (
-    "The MCP server is not serving: the app's lifespan has not run. Starlette does not run "
-    "the lifespan of a mounted app; enter the app's lifespan from the parent's"
-)
-
-
 def _unknown_session(sse_path: str) -> str:
     return (
         "Unknown session_id: the session ended (its event stream closed) or never existed; "
         f"open a new stream with GET {sse_path}"
     )
-
-
-def _event(kind: bytes, data: bytes) -> bytes:
-    """One SSE event; a line break inside `data` starts another data line, as SSE requires."""
-    if b"\n" in data or b"\r" in data:
-        lines = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
-        data = b"\ndata: ".join(lines)
-    return b"event: " + kind + b"\ndata: " + data + b"\n\n"
 
 
 def _write_lock() -> asyncio.Lock | anyio.Lock:
@@ -410,60 +351,3 @@ async def _room(live: _Live) -> bool:
     with anyio.move_on_after(BUSY_SECONDS):
         await clear.wait()
     return not backlog.full
-
-
-async def _read_body(scope: Scope, receive: Receive, send: AsgiSend, limit: int) -> bytes | None:
-    """The request's body, or None once it was refused for its size (413) or the client left."""
-    declared = _header(scope, b"content-length")
-    if declared.isdigit() and int(declared) > limit:
-        await _refuse_size(send, int(declared), limit)
-        return None
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return None
-        chunk = bytes(message.get("body", b""))
-        size += len(chunk)
-        if size > limit:
-            await _refuse_size(send, size, limit)
-            return None
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return b"".join(chunks)
-
-
-async def _refuse_size(send: AsgiSend, size: int, limit: int) -> None:
-    await _refuse(send, 413, f"Request body of {size}+ bytes exceeds the limit of {limit} bytes")
-
-
-async def _refuse(
-    send: AsgiSend,
-    status: int,
-    text: str,
-    code: int = INVALID_REQUEST,
-    data: Any = None,
-    *,
-    allow: bytes | None = None,
-) -> None:
-    """Answer with `status` and a JSON-RPC error body saying what was wrong."""
-    extra = [(b"allow", allow)] if allow else []
-    body = error_message(None, code, text, data)
-    await _respond(send, status, body, b"application/json", extra)
-
-
-async def _respond(
-    send: AsgiSend,
-    status: int,
-    body: bytes,
-    content_type: bytes,
-    extra: list[tuple[bytes, bytes]] | None = None,
-) -> None:
-    headers = [
-        (b"content-type", content_type),
-        (b"content-length", str(len(body)).encode()),
-        *(extra or []),
-    ]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import signal
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 from .._process import configure_logging, release_threads
@@ -29,13 +33,33 @@ def run_http(app: Any, host: str = "127.0.0.1", port: int = 8000) -> bool:
     """
     import uvicorn
 
+    class QuietServer(uvicorn.Server):
+        """uvicorn re-raises the SIGTERM/SIGINT it stopped on once it is done, so the process
+        would die of the signal; a clean stop here ends with status 0, as stdio does."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            stops = (signal.SIGINT, signal.SIGTERM)
+            previous = {signum: signal.signal(signum, self.handle_exit) for signum in stops}
+            try:
+                yield
+            finally:
+                for signum, handler in previous.items():
+                    signal.signal(signum, handler)
+
     configure_logging()
     config = uvicorn.Config(
         app, host=host, port=port, log_level="warning", access_log=False, lifespan="on"
     )
-    server = uvicorn.Server(config)
+    server = QuietServer(config)
     try:
         server.run()
+    except SystemExit:  # uvicorn's way of saying the start-up failed (already logged)
+        if server.started:
+            raise
     finally:
         release_threads(0 if server.started else 1, logger)
     return bool(server.started)
