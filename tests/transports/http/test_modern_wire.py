@@ -513,7 +513,9 @@ def test_is_modern_reads_the_header_then_the_envelope() -> None:
     plain_call = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"_meta": META}}
     assert modern.is_modern([(b"mcp-protocol-version", b"2026-07-28")], plain_call)
-    assert modern.is_modern([(b"MCP-Protocol-Version", b"v999")], plain_call)
+    assert modern.is_modern({b"mcp-protocol-version": b"2026-07-28"}, plain_call)
+    assert modern.is_modern([(b"MCP-Protocol-Version", b"v999")], enveloped_call)
+    assert not modern.is_modern([(b"MCP-Protocol-Version", b"v999")], plain_call)
     assert not modern.is_modern([(b"mcp-protocol-version", b"2025-11-25")], enveloped_call)
     assert not modern.is_modern({"MCP-Protocol-Version": "2025-06-18"}, enveloped_call)
     assert modern.is_modern([], enveloped_call)

@@ -29,11 +29,11 @@ How a request is answered:
 
 from __future__ import annotations
 
-import inspect
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
-from weakref import WeakKeyDictionary, WeakSet
+from weakref import WeakSet
 
 import anyio
 
@@ -44,17 +44,17 @@ from ...protocol.jsonrpc import (
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
-    Invalid,
     Notification,
     ProtocolError,
+    Request,
     RequestId,
-    Response,
     classify,
     decode,
     error_message,
 )
 from . import _mirror
 from ._mirror import Headers
+from ._modern_pool import lease_session, open_options
 from ._replies import JSON_TYPE, refuse, respond
 from ._sse import SSE_HEADERS, encode_event
 
@@ -73,6 +73,9 @@ Send = Callable[[Message], Awaitable[None]]
 
 KEEPALIVE_SECONDS = 15.0
 """How long an answer may stay silent before a keep-alive comment (the SDK's interval)."""
+
+WATCH_AFTER_SECONDS = 0.2
+"""How long a request waits for its reply before it starts watching for the client leaving."""
 
 MISSING_CLIENT_CAPABILITY = -32021
 LISTEN = "subscriptions/listen"
@@ -101,11 +104,12 @@ _KEEPALIVE_EVENT = b": keep-alive\n\n"
 def is_modern(headers: Headers, message: Any) -> bool:
     """Whether a POST belongs to the 2026-07-28 era.
 
-    The `MCP-Protocol-Version` header decides when it is sent: any value but a handshake-era
-    version is modern (an unknown version then gets the modern era's -32022, naming the
-    versions served). Without it, a request (other than `initialize`) whose `_meta` carries
-    the 2026-07-28 envelope is modern too, and is refused there for the missing header
-    (-32020) instead of being taken for a handshake-era request without a session.
+    A `MCP-Protocol-Version` header naming 2026-07-28 decides at once, and one naming a
+    handshake-era version keeps the request there. Otherwise (no header, or a version this
+    server does not know) the body decides: a request (other than `initialize`) whose `_meta`
+    carries the 2026-07-28 envelope is modern, and is then refused in that era's terms when
+    its header is missing (-32020) or unknown (-32022, naming the versions served); anything
+    else is left to the handshake era, which refuses an unknown version listing its own.
 
     Args:
         headers: The request's headers: the ASGI scope's byte pairs, or a mapping of them
@@ -114,7 +118,11 @@ def is_modern(headers: Headers, message: Any) -> bool:
     """
     version = _mirror.header(headers, b"mcp-protocol-version")
     if version:
-        return version.strip(" \t") not in eras.HANDSHAKE_VERSIONS
+        version = version.strip(" \t")
+        if version in eras.MODERN_VERSIONS:
+            return True
+        if version in eras.HANDSHAKE_VERSIONS:
+            return False
     if not isinstance(message, dict) or message.get("method") in (None, "initialize"):
         return False
     params = message.get("params")
@@ -146,8 +154,7 @@ async def serve_modern(
     """
     headers = _mirror.collect(scope.get("headers") or ())
     item = classify(message)
-    # A JSON-RPC response has nothing to answer in this era (the server asks nothing).
-    if isinstance(item, Invalid | Response):
+    if not isinstance(item, Request | Notification):  # invalid, or a response to nothing
         await refuse(send, 400, _NOT_ONE_MESSAGE)
         return
     streams = item.method == LISTEN or not json_response
@@ -160,23 +167,59 @@ async def serve_modern(
         return
     refusal = _precheck(headers, item.method, item.params)
     exchange = _Exchange(send, streams=streams, notifications=streams)
-    async with _open(opener, scope, exchange.frame) as session:
-        session.era = "modern"  # whatever the method: this request has no handshake
-        if refusal is None or refusal.code == UNSUPPORTED_PROTOCOL_VERSION:
-            try:
-                if item.method == "tools/call":
-                    _mirror.check_params(headers, session.server.tool_registry, item.params)
-            except ProtocolError as error:
-                refusal = error
-        if refusal is not None:
-            exchange.reply = error_message(item.id, refusal.code, refusal.message, refusal.data)
-        else:
-            await session.receive(body)
-            if exchange.reply is None and not exchange.ended:
-                if item.method == LISTEN:
-                    _LISTENING.add(session)
-                await exchange.wait(receive, session)
+    identity = scope.get("toolwire.identity")
+    if _on_asyncio():
+        lease = await lease_session(opener, identity)
+        lease.target = exchange.frame
+        try:
+            assert lease.session is not None
+            await _serve_on(
+                lease.session, item, message, len(body), headers, refusal, exchange, receive
+            )
+            lease.reusable = not exchange.gone and item.method != LISTEN
+        finally:
+            lease.release()
+    else:  # another anyio backend: a session of its own, in this task
+        async with opener(exchange.frame, routed=True, **open_options(opener, identity)) as session:
+            session.era = "modern"  # no handshake on this path, whatever the method
+            await _serve_on(session, item, message, len(body), headers, refusal, exchange, receive)
     await exchange.finish()
+
+
+def _on_asyncio() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+async def _serve_on(
+    session: ServerSession,
+    item: Request,
+    message: Any,
+    size: int,
+    headers: Mapping[str, str],
+    refusal: ProtocolError | None,
+    exchange: _Exchange,
+    receive: Receive,
+) -> None:
+    """Run one checked request on `session` until its answer is complete or abandoned."""
+    if refusal is None or refusal.code == UNSUPPORTED_PROTOCOL_VERSION:
+        try:
+            if item.method == "tools/call":
+                _mirror.check_params(headers, session.server.tool_registry, item.params)
+        except ProtocolError as error:
+            refusal = error
+    if refusal is not None:
+        exchange.reply = error_message(item.id, refusal.code, refusal.message, refusal.data)
+        return
+    session.backlog.frame_size = size
+    await session.receive_message(message)
+    if exchange.reply is None and not exchange.ended:
+        if item.method == LISTEN:
+            _LISTENING.add(session)
+        await exchange.wait(receive, session)
 
 
 # The sessions serving a `subscriptions/listen` stream right now (they leave by themselves).
@@ -223,41 +266,6 @@ def _precheck(
     return unsupported
 
 
-# Which optional arguments each opener takes, found once per opener: `identity` and
-# `back_channel` arrive with the security and elicitation work, and a modern request
-# passes them whenever the opener knows them.
-_OPENER_OPTIONS: WeakKeyDictionary[Any, tuple[bool, bool]] = WeakKeyDictionary()
-
-
-def _open(
-    opener: SessionOpener,
-    scope: Scope,
-    frame: Callable[[bytes, RequestId | None], Awaitable[None]],
-) -> ServerSession:
-    options = _OPENER_OPTIONS.get(opener)
-    if options is None:
-        options = _OPENER_OPTIONS[opener] = _opener_options(opener)
-    takes_identity, takes_back_channel = options
-    extra: dict[str, Any] = {}
-    if takes_identity:
-        extra["identity"] = scope.get("toolwire.identity")
-    if takes_back_channel:
-        extra["back_channel"] = False  # 2026-07-28 has no server-to-client requests
-    return opener(frame, routed=True, **extra)
-
-
-def _opener_options(opener: SessionOpener) -> tuple[bool, bool]:
-    try:
-        parameters = inspect.signature(opener).parameters
-    except (TypeError, ValueError):
-        return False, False
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-    return (
-        takes_any or "identity" in parameters,
-        takes_any or "back_channel" in parameters,
-    )
-
-
 class _Exchange:
     """The answer to one request, as its session's frames arrive.
 
@@ -298,6 +306,11 @@ class _Exchange:
 
     async def wait(self, receive: Receive, session: ServerSession) -> None:
         """Until the reply is in, keep the answer alive and watch for the client leaving."""
+        # Most calls answer within moments: only then is a watcher task worth its cost.
+        with anyio.move_on_after(min(WATCH_AFTER_SECONDS, KEEPALIVE_SECONDS)):
+            await self._done.wait()
+        if self._done.is_set():
+            return
         async with anyio.create_task_group() as watchers:
             watchers.start_soon(self._watch, receive, session)
             while not self._done.is_set():
@@ -312,14 +325,15 @@ class _Exchange:
             message = await receive()
             if message.get("type") == "http.disconnect":
                 break
+        logger.debug("a 2026-07-28 client went away before its answer ended; request cancelled")
         self.gone = self.ended = True
         self._done.set()
         session.close()  # cancels the call: closing the stream is the cancellation
 
     async def _keep_alive(self) -> None:
         async with self._lock:
-            if self.ended:
-                return
+            if self.ended or self._done.is_set():
+                return  # the reply came meanwhile: it may still go out as plain JSON
             await self._start_stream()
             await self._write(_KEEPALIVE_EVENT)
 
@@ -356,6 +370,8 @@ class _Exchange:
         if self.reply is not None and not self.streaming:
             await respond(self._send, _status_of(self.reply), self.reply, [JSON_TYPE])
         elif self.streaming and not self.ended:
+            if self.reply is not None:  # kept while a keep-alive opened the stream
+                await self._event(self.reply)
             await self._close_stream()
         elif not self.streaming:
             # The session closed without a reply (cancelled from outside): say so rather

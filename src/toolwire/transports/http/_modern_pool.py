@@ -1,0 +1,155 @@
+"""Sessions for 2026-07-28 requests: born in that era, each serving one POST at a time, reused.
+
+A 2026-07-28 request carries its whole context in its envelope, so any session serving that
+era can answer it, and nothing of one request may reach the next. Opening and closing a
+`ServerSession` per request would honour that at the price of a task group entered, and its
+cancellation delivered, on every POST: most of what a small request costs. So a finished
+request hands its session back and the next one takes it.
+
+Never reused, closed instead: a session whose request did not end cleanly (its client left,
+which cancels the call, or the request itself was cancelled), one that served
+`subscriptions/listen`, one opened for an authenticated caller (it hands that identity to
+every call), and any beyond `KEEP_IDLE`. On an event loop other than asyncio's every request
+gets a session of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
+
+if TYPE_CHECKING:
+    from ...protocol.jsonrpc import RequestId
+    from ...protocol.serving import SessionOpener
+    from ...protocol.session import ServerSession
+
+__all__ = ["KEEP_IDLE", "Lease", "lease_session", "open_options"]
+
+logger = logging.getLogger("toolwire.http")
+
+KEEP_IDLE = 64
+"""Idle sessions kept per server; more concurrent requests open (then close) extra ones."""
+
+Route = Callable[[bytes, "RequestId | None"], Awaitable[None]]
+
+
+class Lease:
+    """A session held open by a task of its own, and where its frames go right now."""
+
+    __slots__ = ("_pool", "_stop", "reusable", "session", "target", "task")
+
+    def __init__(self, pool: _Pool | None) -> None:
+        self._pool = pool
+        self._stop = asyncio.Event()
+        self.session: ServerSession | None = None
+        self.target: Route | None = None  # the current request's frame sink
+        self.task: asyncio.Task[None] | None = None
+        self.reusable = False  # set by the request once it ended cleanly
+
+    async def route(self, frame: bytes, request_id: RequestId | None) -> None:
+        """The session's routed `send`: frames go to the request being served, if any."""
+        target = self.target
+        if target is not None:
+            await target(frame, request_id)
+
+    async def host(
+        self, opener: SessionOpener, ready: asyncio.Future[None], options: dict[str, Any]
+    ) -> None:
+        """Hold the session open until `release` decides it is done with."""
+        try:
+            async with opener(self.route, routed=True, **options) as session:
+                session.era = "modern"  # no handshake on this path, whatever the method
+                self.session = session
+                ready.set_result(None)
+                await self._stop.wait()
+        except Exception as error:
+            if not ready.done():
+                ready.set_exception(error)
+            else:
+                logger.exception("a 2026-07-28 session ended with an error")
+
+    def release(self) -> None:
+        """The request is over: back to the pool when clean, else closed."""
+        self.target = None
+        pool = self._pool
+        session = self.session
+        if (
+            pool is not None
+            and self.reusable
+            and session is not None
+            and not session.busy
+            and len(pool.idle) < KEEP_IDLE
+        ):
+            self.reusable = False
+            pool.idle.append(self)
+            return
+        if session is not None:
+            session.close()  # a call still running has nobody left to answer
+        self._stop.set()
+
+
+class _Pool:
+    """The idle sessions of one server (one opener)."""
+
+    __slots__ = ("__weakref__", "idle", "takes_back_channel", "takes_identity")
+
+    def __init__(self, opener: SessionOpener) -> None:
+        self.idle: list[Lease] = []
+        try:
+            parameters = inspect.signature(opener).parameters
+        except (TypeError, ValueError):
+            parameters = {}  # type: ignore[assignment]
+        # `identity` and `back_channel` came later than the opener itself: pass them only to
+        # openers that take them.
+        catch_all = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+        self.takes_identity = catch_all or "identity" in parameters
+        self.takes_back_channel = catch_all or "back_channel" in parameters
+
+
+_POOLS: WeakKeyDictionary[Any, _Pool] = WeakKeyDictionary()
+
+
+def _pool(opener: SessionOpener) -> _Pool:
+    pool = _POOLS.get(opener)
+    if pool is None:
+        pool = _POOLS[opener] = _Pool(opener)
+    return pool
+
+
+def open_options(opener: SessionOpener, identity: Any) -> dict[str, Any]:
+    """The keyword arguments (besides `routed`) to open a 2026-07-28 session of `identity`."""
+    pool = _pool(opener)
+    options: dict[str, Any] = {}
+    if pool.takes_back_channel:
+        options["back_channel"] = False  # 2026-07-28 has no server-to-client requests
+    if identity is not None and pool.takes_identity:
+        options["identity"] = identity
+    return options
+
+
+async def lease_session(opener: SessionOpener, identity: Any) -> Lease:
+    """A 2026-07-28 session ready for one request of `identity` (None: unauthenticated).
+
+    Call `Lease.release` when the request is over (set `reusable` first if it ended cleanly).
+    """
+    pool = _pool(opener)
+    if identity is None and pool.idle:
+        return pool.idle.pop()
+    options = open_options(opener, identity)
+    lease = Lease(pool if identity is None else None)
+    loop = asyncio.get_running_loop()
+    ready: asyncio.Future[None] = loop.create_future()
+    # A context of its own: the session outlives this request, whose context variables
+    # (set by middleware, say) must not reach the requests it serves later.
+    lease.task = loop.create_task(lease.host(opener, ready, options), context=contextvars.Context())
+    try:
+        await ready
+    except BaseException:
+        lease.release()
+        raise
+    return lease
