@@ -16,6 +16,10 @@ def served(app: Any) -> Iterator[str]:
     """Serve `app` under uvicorn (lifespan on) in a thread; yield its base URL."""
     import uvicorn
 
+    # uvicorn binds port 0 itself: a socket made here with proto 0 would make asyncio skip
+    # TCP_NODELAY on accepted connections, and every reply written in two parts would then
+    # wait ~40 ms for a delayed ACK.
+
     config = uvicorn.Config(
         app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", access_log=False
     )
