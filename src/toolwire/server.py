@@ -37,7 +37,10 @@ if TYPE_CHECKING:
     from .protocol.call_context import CallInfo
     from .protocol.serving import SessionOpener
     from .tools.threads import SyncBudget
+    from .transports.http.app import StreamableHttpApp
+    from .transports.http.events import EventStore
     from .transports.http.legacy_sse_app import LegacySseApp
+    from .transports.http.sessions import SessionStore
 
 __all__ = ["Server"]
 
@@ -380,55 +383,85 @@ class Server:
         *,
         stateless: bool = False,
         json_response: bool = False,
-        allowed_hosts: Iterable[str] | None = None,
-        allowed_origins: Iterable[str] | None = None,
-        **options: Any,
-    ) -> Any:
+        resumable: bool = True,
+        event_store: EventStore | None = None,
+        retry_ms: int | None = 1000,
+        session_idle_timeout: float | None = 1800.0,
+        max_sessions: int = 10_000,
+        max_body_bytes: int | None = None,
+        keepalive_seconds: float | None = 15.0,
+        session_store: SessionStore | None = None,
+        allowed_hosts: Sequence[str] | None = None,
+        allowed_origins: Sequence[str] | None = None,
+        auth: Any = None,
+        host: str | None = None,
+    ) -> StreamableHttpApp:
         """This server as an ASGI app speaking MCP's streamable HTTP transport on `path`.
 
-        It runs under any ASGI server, or mounted inside a Starlette or FastAPI app (it then
-        starts serving on its first request; pass `lifespan=app.lifespan` to the parent to
-        start, and stop, with it). The server's own `lifespan` runs once either way.
+        It runs under any ASGI server, or mounted inside a Starlette or FastAPI app: it then
+        starts serving on its first request, or with the parent when the parent is given
+        `lifespan=app.lifespan`. The server's own `lifespan` runs once either way.
 
         Args:
             path: Where MCP is served.
-            stateless: No sessions: each POST is served on its own (no `initialize` needed),
-                GET and DELETE answer 405; requests to the client are impossible.
+            stateless: No sessions: each POST is served on its own (no `initialize` needed)
+                and GET/DELETE answer 405; tools cannot send requests to the client.
             json_response: Answer each request with one JSON body instead of an SSE stream
-                (no progress or log messages, no requests to the client during a call).
+                (then no progress or log messages, no requests to the client during a call).
+            resumable: Give SSE events ids and keep them, so that a client resumes a lost
+                stream with `Last-Event-ID` (and a tool may end its stream early with
+                `ctx.close_sse_stream()`). Sessions only.
+            event_store: Where those events are kept (default: in memory, bounded).
+            retry_ms: The reconnection delay suggested to clients, in milliseconds (None: no
+                suggestion).
+            session_idle_timeout: Seconds without a request after which an idle session ends
+                (None: never).
+            max_sessions: Sessions alive at once; beyond it `initialize` gets 503.
+            max_body_bytes: The largest request body (413 beyond it); default
+                `max_message_bytes`.
+            keepalive_seconds: Seconds of silence on an SSE stream after which a comment
+                keeps it open through proxies (None: never).
+            session_store: Where live sessions are kept (default: in memory).
             allowed_hosts: `Host` values the app answers (DNS-rebinding protection, on for
-                every bind). Default: `127.0.0.1`, `localhost`, `[::1]` on any port, so a
-                server reached under another name refuses with 421 until it is listed here:
-                `["api.example.com"]` (any port), `["api.example.com:8443"]` (that port);
-                `["*"]` switches the check off.
+                every bind). Default: `127.0.0.1`, `localhost`, `[::1]` on any port, plus
+                `host` when it names one interface; a server reached under another name
+                refuses with 421 until it is listed here: `["api.example.com"]` (any port),
+                `["api.example.com:8443"]` (that port); `["*"]` switches the check off.
             allowed_origins: Browser `Origin`s allowed besides the request's own host.
                 Default: the loopback origins; `["*"]` switches the check off. Others: 403.
-            **options: `resumable` (True: SSE events kept for `Last-Event-ID`),
-                `event_store` (an `EventStore`; the default keeps events in memory),
-                `retry_ms` (reconnection delay suggested to clients, 1000),
-                `session_idle_timeout` (seconds, 1800; None: never), `max_sessions` (10,000),
-                `max_body_bytes` (the largest request body; default `max_message_bytes`),
-                `session_store`. With `Server(auth=...)` every request needs a bearer token
-                and the RFC 9728 metadata is served at
-                `/.well-known/oauth-protected-resource` (and with `path` appended).
+            auth: Bearer authentication for this app (default: the server's `auth`). With
+                one, every request needs a token, tools' `scopes` are enforced, and the
+                RFC 9728 metadata is served at `/.well-known/oauth-protected-resource`
+                (and with `path` appended).
+            host: The interface the app will be served on (`run()` passes it): a concrete
+                address or name joins the allowed hosts.
 
         Returns:
             A Starlette app.
-        """
-        from .transports.http.app import SecurityOptions, streamable_http_app
 
-        security = SecurityOptions(
-            allowed_hosts=None if allowed_hosts is None else _listed(allowed_hosts),
-            allowed_origins=None if allowed_origins is None else _listed(allowed_origins),
-            auth=self.auth,
-        )
+        Raises:
+            ValueError: An option is out of range (the message names it).
+        """
+        from .protocol.bearer import bearer_auth
+        from .transports.http.app import streamable_http_app
+
         return streamable_http_app(
             self,
             path=path,
             stateless=stateless,
             json_response=json_response,
-            security=security,
-            **options,
+            resumable=resumable,
+            event_store=event_store,
+            retry_ms=retry_ms,
+            session_idle_timeout=session_idle_timeout,
+            max_sessions=max_sessions,
+            max_body_bytes=max_body_bytes,
+            keepalive_seconds=keepalive_seconds,
+            session_store=session_store,
+            allowed_hosts=None if allowed_hosts is None else _listed(allowed_hosts),
+            allowed_origins=None if allowed_origins is None else _listed(allowed_origins),
+            auth=self.auth if auth is None else bearer_auth(auth),
+            host=host,
         )
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
@@ -456,7 +489,7 @@ class Server:
 
             host = options.pop("host", "127.0.0.1")
             port = options.pop("port", 8000)
-            if not run_http(self.http_app(**options), host=host, port=port):
+            if not run_http(self.http_app(host=host, **options), host=host, port=port):
                 raise SystemExit(1)
             return
         if transport == "sse":

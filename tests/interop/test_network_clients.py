@@ -268,11 +268,6 @@ def test_sigterm_with_an_sse_client_connected_ends_its_stream_and_exits_0() -> N
     assert code == 0, server.stderr()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="run_http waits for the open GET stream on SIGTERM (uvicorn's graceful shutdown "
-    "has no timeout and nothing ends the stream); the SSE runner ends its streams",
-)
 def test_sigterm_with_an_http_client_connected_exits_promptly() -> None:
     from mcp import ClientSession
 

@@ -62,6 +62,15 @@ def make_server() -> Server:
         return "answered after the stream closed"
 
     @server.tool
+    async def reconnect_late(ctx: ToolContext[Any]) -> str:
+        """Report progress, then end the open SSE stream mid-call, then answer."""
+        await ctx.report_progress(1, 2)
+        await asyncio.sleep(0.3)
+        await ctx.close_sse_stream()
+        await ctx.report_progress(2, 2)
+        return "late answer"
+
+    @server.tool
     def grow() -> str:
         """Publish one more tool (the GET stream hears of it)."""
         server.add_tool(lambda: "x", name="extra", description="An extra tool.")
@@ -190,16 +199,6 @@ def test_clients_before_2025_11_25_get_no_priming_event(client: httpx2.Client) -
             404,
             error("Not Found: Session not found or expired"),
             id="unknown-session",
-        ),
-        pytest.param(
-            {**HEADERS, "mcp-protocol-version": "2099-01-01"},
-            json.dumps(CALL_ADD).encode(),
-            400,
-            error(
-                "Bad Request: Unsupported protocol version: 2099-01-01. Supported versions: "
-                "2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25"
-            ),
-            id="bad-version",
         ),
         pytest.param(
             HEADERS,
@@ -386,3 +385,108 @@ def test_json_response_mode_answers_one_json_body() -> None:
         session_id = reply.headers["mcp-session-id"]
         call = c.post("/mcp", json=CALL_ADD, headers={**headers, "mcp-session-id": session_id})
         assert (call.status_code, call.content) == (200, ADD_RESULT)
+
+
+def test_a_request_id_already_in_flight_is_refused(client: httpx2.Client) -> None:
+    session_id = initialize(client)
+    call = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "reconnect"}}
+    headers = {**HEADERS, "mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
+    first = client.post("/mcp", json=call, headers=headers)  # cut early: the call runs on
+    assert first.status_code == 200
+    again = client.post("/mcp", json=call, headers=headers)
+    assert (again.status_code, again.content) == (
+        409,
+        error("Conflict: request id 9 is already in flight in this session"),
+    )
+
+
+def test_an_unsupported_protocol_version_is_a_400(client: httpx2.Client) -> None:
+    session_id = initialize(client)
+    headers = {"accept": "text/event-stream", "mcp-session-id": session_id}
+    got = client.get("/mcp", headers={**headers, "mcp-protocol-version": "2099-01-01"})
+    assert (got.status_code, got.content) == (
+        400,
+        error(
+            "Bad Request: Unsupported protocol version: 2099-01-01. Supported versions: "
+            "2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25"
+        ),
+    )
+    # A POST naming a version outside the handshake era belongs to the 2026-07-28 era
+    # (modern.py), which refuses it in its own words; a 400 with a JSON-RPC error either way.
+    posted = client.post(
+        "/mcp", json=CALL_ADD, headers={**HEADERS, "mcp-protocol-version": "2099-01-01"}
+    )
+    assert posted.status_code == 400
+    assert json.loads(posted.content)["error"]["code"] < 0
+
+
+def test_a_silent_get_stream_gets_keepalive_comments() -> None:
+    app = make_server().http_app(keepalive_seconds=0.1)
+    with serving(app) as base, httpx2.Client(base_url=base, timeout=10) as c:
+        session_id = initialize(c)
+        headers = {"accept": "text/event-stream", "mcp-session-id": session_id}
+        seen = b""
+        with c.stream("GET", "/mcp", headers=headers) as stream:
+            chunks = stream.iter_bytes()
+            for _ in range(10):
+                seen += next(chunks)
+                if seen.count(b": keep-alive\n\n") >= 2:
+                    break
+    assert seen.endswith(b": keep-alive\n\n: keep-alive\n\n")
+
+
+def test_a_session_is_found_only_by_the_identity_that_created_it() -> None:
+    inner = make_server().http_app()
+
+    async def as_caller(scope: Any, receive: Any, send: Any) -> None:
+        # What an auth middleware does: put the authenticated caller in the scope.
+        if scope["type"] == "http":
+            caller = dict(scope["headers"]).get(b"x-caller")
+            scope = {**scope, "toolwire.identity": caller.decode() if caller else None}
+        await inner(scope, receive, send)
+
+    with serving(as_caller) as base, httpx2.Client(base_url=base, timeout=10) as c:
+        created = c.post("/mcp", json=INIT, headers={**HEADERS, "x-caller": "ada"})
+        session_id = created.headers["mcp-session-id"]
+        own = {**HEADERS, "mcp-session-id": session_id, "x-caller": "ada"}
+        assert c.post("/mcp", json=CALL_ADD, headers=own).status_code == 200
+        for caller in ("bob", None):
+            foreign = {**HEADERS, "mcp-session-id": session_id}
+            if caller:
+                foreign["x-caller"] = caller
+            refused = c.post("/mcp", json=CALL_ADD, headers=foreign)
+            assert (refused.status_code, refused.content) == (
+                404,
+                error("Not Found: Session not found or expired"),
+            )
+
+
+def test_a_stream_closed_after_it_started_resumes_from_the_last_event_seen(
+    client: httpx2.Client,
+) -> None:
+    session_id = initialize(client)
+    call = {
+        "jsonrpc": "2.0",
+        "id": 11,
+        "method": "tools/call",
+        "params": {"name": "reconnect_late", "_meta": {"progressToken": "p"}},
+    }
+    headers = {**HEADERS, "mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
+    first = client.post("/mcp", json=call, headers=headers)
+    events = sse_events(first.content)
+    priming, progress, hint = events
+    assert priming["data"] == "" and hint == {"retry": "1000"}
+    assert json.loads(progress["data"])["params"]["progress"] == 1
+    time.sleep(0.4)
+    resumed = client.get(
+        "/mcp",
+        headers={
+            "accept": "text/event-stream",
+            "mcp-session-id": session_id,
+            "last-event-id": progress["id"],
+        },
+    )
+    later = [json.loads(event["data"]) for event in sse_events(resumed.content)]
+    assert [message.get("method") for message in later] == ["notifications/progress", None]
+    assert later[0]["params"]["progress"] == 2
+    assert later[1]["id"] == 11 and later[1]["result"]["content"][0]["text"] == "late answer"

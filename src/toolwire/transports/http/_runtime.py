@@ -98,6 +98,20 @@ class Runtime:
                     await self.stateless.close()
                 self.sessions = None
 
+    async def end_streams(self) -> None:
+        """End every open stream: the server is stopping, and an ASGI server waits for open
+        responses before it stops. Sessions end (their GET and POST streams with them),
+        stateless sessions close, and 2026-07-28 listen streams get their final result."""
+        if self.sessions is not None:
+            await self.sessions.close()
+        if self.stateless is not None:
+            await self.stateless.close()
+        try:
+            from .modern import end_listen_streams
+        except ImportError:  # the 2026-07-28 era is not there to end anything
+            return
+        await end_listen_streams()
+
     async def ensure_started(self) -> None:
         """Start serving now if no lifespan did (the app is mounted inside another one)."""
         if self.opener is not None:
