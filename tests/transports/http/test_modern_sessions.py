@@ -122,13 +122,21 @@ def test_a_listen_session_is_not_reused(served: tuple[Served, Server, dict[str, 
     assert settle(server, 0) == 0
 
 
+def _caller() -> Any:
+    try:
+        from toolwire.protocol.identity import Identity  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # before the authentication work: any value marks a caller
+        return object()
+    return Identity("ada")
+
+
 def test_an_authenticated_caller_gets_a_session_of_its_own() -> None:
     server, _ = build_server()
     inner = modern_only_app(server)
 
     async def with_identity(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            scope["toolwire.identity"] = {"subject": "ada"}  # as the auth middleware does
+            scope["toolwire.identity"] = _caller()  # as the auth middleware does
         await inner(scope, receive, send)
 
     with Served(with_identity) as running:
@@ -138,3 +146,51 @@ def test_an_authenticated_caller_gets_a_session_of_its_own() -> None:
             )
             assert reply.json()["result"]["structuredContent"] == {"result": 2}
         assert settle(server, 0) == 0  # each request's session closed with it
+
+
+def test_off_asyncio_each_request_opens_and_closes_its_own_session(
+    served: tuple[Served, Server, dict[str, int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The path taken on other anyio backends (trio), driven here on asyncio.
+    from toolwire.transports.http import modern
+
+    monkeypatch.setattr(modern, "_on_asyncio", lambda: False)
+    running, server, counts = served
+    progress = enveloped(name="progress", arguments={"steps": 2}, _meta={"progressToken": 1})
+    streamed = post(running.url, "tools/call", progress)
+    assert streamed.headers["content-type"] == "text/event-stream"
+    assert streamed.text.count("notifications/progress") == 2
+    assert post(
+        running.url, "tools/call", enveloped(name="add", arguments={"a": 1, "b": 2})
+    ).json()["result"]["structuredContent"] == {"result": 3}
+    assert post(running.url, "ping", enveloped()).status_code == 404
+    params = enveloped(name="nap", arguments={"seconds": 30})
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(
+            running.url,
+            headers=headers_for("tools/call", params),
+            content=body("tools/call", params),
+            timeout=0.5,
+        )
+    for _ in range(200):
+        if counts["cancelled"]:
+            break
+        time.sleep(0.02)
+    assert counts["cancelled"] == 1
+    assert settle(server, 0) == 0
+
+
+def test_a_stopping_server_closes_the_idle_sessions(
+    served: tuple[Served, Server, dict[str, int]],
+) -> None:
+    import asyncio
+
+    from toolwire.transports.http import modern
+
+    running, server, _ = served
+    post(running.url, "tools/list", enveloped())
+    assert open_sessions(server) == 1
+    assert running.loop is not None
+    asyncio.run_coroutine_threadsafe(modern.end_listen_streams(), running.loop).result(10)
+    assert settle(server, 0) == 0
+    assert post(running.url, "tools/list", enveloped()).status_code == 200  # opens anew if asked

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
 
-__all__ = ["KEEP_IDLE", "Lease", "lease_session", "open_options"]
+__all__ = ["KEEP_IDLE", "Lease", "close_idle", "lease_session", "open_options"]
 
 logger = logging.getLogger("toolwire.http")
 
@@ -153,3 +153,11 @@ async def lease_session(opener: SessionOpener, identity: Any) -> Lease:
         lease.release()
         raise
     return lease
+
+
+def close_idle() -> None:
+    """Close every idle session (the server is stopping); busy ones close when released."""
+    for pool in list(_POOLS.values()):
+        idle, pool.idle = pool.idle, []
+        for lease in idle:
+            lease.release()  # not reusable any more: closed

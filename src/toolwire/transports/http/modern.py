@@ -1,9 +1,10 @@
 """The 2026-07-28 protocol era over streamable HTTP: one POST, one exchange, no session.
 
-Each POST carries its whole context (the `_meta` envelope), so it is served by a session of
-its own, opened for it and closed with it. The endpoint (http-core) decides the era per
-request with `is_modern` and hands modern POSTs to `serve_modern`, which answers them as
-plain ASGI from start to end.
+Each POST carries its whole context (the `_meta` envelope), so nothing ties it to the POSTs
+before it: it is served by a session born in this era that serves nothing else meanwhile
+(reused from one clean request to the next, see `_modern_pool.py`). The endpoint (http-core)
+decides the era per request with `is_modern` and hands modern POSTs to `serve_modern`, which
+answers them as plain ASGI from start to end.
 
 How a request is answered:
 
@@ -19,10 +20,11 @@ How a request is answered:
   into an event stream carrying them and then the reply. With `json_response=True` the
   answer is always JSON and those notifications are dropped, except for
   `subscriptions/listen`, which is a stream by nature.
-- A call that stays silent for `KEEPALIVE_SECONDS` turns the answer into an event stream
-  (when streams are allowed) and gets a comment line every `KEEPALIVE_SECONDS`, so that
-  proxies and client timeouts do not cut a slow call or a quiet listen stream.
+- A call that stays silent for 15 s turns the answer into an event stream (when streams
+  are allowed) with a comment line every 15 s, so that proxies and client timeouts do not
+  cut a slow call or a quiet listen stream (see `_modern_answer.py`).
 - A client that goes away cancels the request: the call is cancelled, nothing more is sent.
+- `end_listen_streams()` ends open listen streams with their result, for a stopping server.
 - Errors answered as JSON carry the spec's HTTP status: 400 for -32700, -32600, -32602,
   -32020, -32021, -32022; 404 for -32601; 200 otherwise (as the SDK).
 """
@@ -30,75 +32,42 @@ How a request is answered:
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 from weakref import WeakSet
 
-import anyio
-
 from ...protocol import eras
 from ...protocol.jsonrpc import (
-    INVALID_PARAMS,
-    INVALID_REQUEST,
     METHOD_NOT_FOUND,
-    PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
     Notification,
     ProtocolError,
     Request,
-    RequestId,
     classify,
-    decode,
     error_message,
 )
 from . import _mirror
 from ._mirror import Headers
-from ._modern_pool import lease_session, open_options
-from ._replies import JSON_TYPE, refuse, respond
-from ._sse import SSE_HEADERS, encode_event
+from ._modern_answer import Answer
+from ._modern_pool import close_idle, lease_session, open_options
+from ._replies import refuse, respond
 
 if TYPE_CHECKING:
     from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
 
-__all__ = ["KEEPALIVE_SECONDS", "end_listen_streams", "is_modern", "serve_modern"]
-
-logger = logging.getLogger("toolwire.http")
+__all__ = ["end_listen_streams", "is_modern", "serve_modern"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
-KEEPALIVE_SECONDS = 15.0
-"""How long an answer may stay silent before a keep-alive comment (the SDK's interval)."""
-
-WATCH_AFTER_SECONDS = 0.2
-"""How long a request waits for its reply before it starts watching for the client leaving."""
-
-MISSING_CLIENT_CAPABILITY = -32021
 LISTEN = "subscriptions/listen"
-
-_STATUS_BY_CODE = {
-    PARSE_ERROR: 400,
-    INVALID_REQUEST: 400,
-    INVALID_PARAMS: 400,
-    _mirror.HEADER_MISMATCH: 400,
-    MISSING_CLIENT_CAPABILITY: 400,
-    UNSUPPORTED_PROTOCOL_VERSION: 400,
-    METHOD_NOT_FOUND: 404,
-}
 
 _NOT_ONE_MESSAGE = "Body must be a single JSON-RPC request or notification object"
 
-# How the protocol layer writes frames: a notification begins so, a reply does not.
-_NOTIFICATION_HEAD = b'{"jsonrpc":"2.0","method"'
-_ERROR_MEMBER = b',"error":{'
-_RESULT_MEMBER = b',"result":'
-
 _EMPTY = [(b"content-length", b"0")]
-_KEEPALIVE_EVENT = b": keep-alive\n\n"
 
 
 def is_modern(headers: Headers, message: Any) -> bool:
@@ -166,7 +135,7 @@ async def serve_modern(
         await respond(send, 202, headers=_EMPTY)
         return
     refusal = _precheck(headers, item.method, item.params)
-    exchange = _Exchange(send, streams=streams, notifications=streams)
+    exchange = Answer(send, streams=streams, notifications=streams)
     identity = scope.get("toolwire.identity")
     if _on_asyncio():
         lease = await lease_session(opener, identity)
@@ -201,7 +170,7 @@ async def _serve_on(
     size: int,
     headers: Mapping[str, str],
     refusal: ProtocolError | None,
-    exchange: _Exchange,
+    exchange: Answer,
     receive: Receive,
 ) -> None:
     """Run one checked request on `session` until its answer is complete or abandoned."""
@@ -228,7 +197,7 @@ _LISTENING: WeakSet[ServerSession] = WeakSet()
 
 async def end_listen_streams() -> None:
     """End every open `subscriptions/listen` stream gracefully: each gets its `complete`
-    result and its HTTP response ends.
+    result and its HTTP response ends. The idle sessions kept for reuse are closed too.
 
     For a server that is stopping: an ASGI server waits for open responses before it shuts
     down, and a listen stream would otherwise stay open until the client leaves. Call it on
@@ -236,6 +205,7 @@ async def end_listen_streams() -> None:
     """
     for session in list(_LISTENING):
         await session.end_streams()
+    close_idle()  # the sessions kept for reuse would otherwise outlive the server's lifespan
 
 
 def _precheck(
@@ -264,129 +234,3 @@ def _precheck(
         # (-32022) would tell an HTTP client to retry with another version.
         return ProtocolError(METHOD_NOT_FOUND, "Method not found", method)
     return unsupported
-
-
-class _Exchange:
-    """The answer to one request, as its session's frames arrive.
-
-    The reply is kept until the request is done when no stream was started (it becomes a
-    JSON body with its status); otherwise every frame is written as an event at once.
-
-    Args:
-        send: The ASGI send channel.
-        streams: Whether the answer may become an event stream.
-        notifications: Whether notifications are delivered (else dropped).
-    """
-
-    def __init__(self, send: Send, *, streams: bool, notifications: bool) -> None:
-        self._send = send
-        self._streams = streams
-        self._notifications = notifications
-        self.reply: bytes | None = None  # the reply, while no stream is open
-        self.streaming = False  # the event-stream answer has started
-        self.ended = False  # the stream carried the reply, or the client is gone
-        self.gone = False  # the client went away
-        self._done = anyio.Event()
-        self._lock = anyio.Lock()  # keep-alives and frames never interleave
-
-    async def frame(self, frame: bytes, _request_id: RequestId | None) -> None:
-        """Take one frame of the session (every frame of this session is this request's)."""
-        if self.ended or self.reply is not None:
-            return  # the client is gone, or the answer is complete: nothing more is sent
-        if frame.startswith(_NOTIFICATION_HEAD):
-            if self._notifications:
-                await self._event(frame)
-            return
-        if self.streaming:
-            await self._event(frame)
-            await self._close_stream()
-        else:
-            self.reply = frame
-        self._done.set()
-
-    async def wait(self, receive: Receive, session: ServerSession) -> None:
-        """Until the reply is in, keep the answer alive and watch for the client leaving."""
-        # Most calls answer within moments: only then is a watcher task worth its cost.
-        with anyio.move_on_after(min(WATCH_AFTER_SECONDS, KEEPALIVE_SECONDS)):
-            await self._done.wait()
-        if self._done.is_set():
-            return
-        async with anyio.create_task_group() as watchers:
-            watchers.start_soon(self._watch, receive, session)
-            while not self._done.is_set():
-                with anyio.move_on_after(KEEPALIVE_SECONDS if self._streams else None):
-                    await self._done.wait()
-                if not self._done.is_set():
-                    await self._keep_alive()
-            watchers.cancel_scope.cancel()
-
-    async def _watch(self, receive: Receive, session: ServerSession) -> None:
-        while True:
-            message = await receive()
-            if message.get("type") == "http.disconnect":
-                break
-        logger.debug("a 2026-07-28 client went away before its answer ended; request cancelled")
-        self.gone = self.ended = True
-        self._done.set()
-        session.close()  # cancels the call: closing the stream is the cancellation
-
-    async def _keep_alive(self) -> None:
-        async with self._lock:
-            if self.ended or self._done.is_set():
-                return  # the reply came meanwhile: it may still go out as plain JSON
-            await self._start_stream()
-            await self._write(_KEEPALIVE_EVENT)
-
-    async def _event(self, frame: bytes) -> None:
-        async with self._lock:
-            if self.ended:
-                return
-            await self._start_stream()
-            await self._write(encode_event(frame))
-
-    async def _start_stream(self) -> None:
-        if not self.streaming:
-            self.streaming = True
-            await self._send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-
-    async def _write(self, chunk: bytes) -> None:
-        try:
-            await self._send({"type": "http.response.body", "body": chunk, "more_body": True})
-        except OSError:  # the client is gone; the watcher ends the request
-            self.gone = self.ended = True
-
-    async def _close_stream(self) -> None:
-        async with self._lock:
-            if self.ended:
-                return
-            self.ended = True
-            await self._send({"type": "http.response.body", "body": b""})
-
-    async def finish(self) -> None:
-        """Complete the answer once the session is closed: the JSON reply, or the end of an
-        open stream (a listen stream ended by the client, or a request cut short)."""
-        if self.gone:
-            return
-        if self.reply is not None and not self.streaming:
-            await respond(self._send, _status_of(self.reply), self.reply, [JSON_TYPE])
-        elif self.streaming and not self.ended:
-            if self.reply is not None:  # kept while a keep-alive opened the stream
-                await self._event(self.reply)
-            await self._close_stream()
-        elif not self.streaming:
-            # The session closed without a reply (cancelled from outside): say so rather
-            # than leaving the client waiting on an empty answer.
-            await respond(self._send, 503, headers=_EMPTY)
-
-
-def _status_of(reply: bytes) -> int:
-    """The HTTP status of a JSON reply: 200 for a result, by code for an error."""
-    error_at = reply.find(_ERROR_MEMBER)
-    result_at = reply.find(_RESULT_MEMBER)
-    if error_at < 0 or (0 <= result_at < error_at):
-        return 200
-    try:
-        code = decode(reply)["error"]["code"]
-    except (ValueError, KeyError, TypeError):
-        return 200
-    return _STATUS_BY_CODE.get(code, 200)
