@@ -509,6 +509,7 @@ class Server:
         message_path: str = "/messages/",
         max_sessions: int = 1000,
         keepalive_seconds: float = 15.0,
+        max_body_bytes: int | None = None,
         allowed_hosts: Sequence[str] | None = None,
         allowed_origins: Sequence[str] | None = None,
     ) -> LegacySseApp:
@@ -519,14 +520,18 @@ class Server:
         and notifications come back on the stream, which is the session: closing it ends
         the session. The app's lifespan serves the server (its own lifespan included);
         mounted in another app, it starts serving on its first stream instead (or pass
-        `lifespan=app.lifespan` to the parent). Guarded like `http_app`: Host and Origin
-        always, bearer tokens with `Server(auth=...)`.
+        `lifespan=app.lifespan` to the parent). Both endpoints are guarded: `Host` and
+        `Origin` always (loopback names unless configured), bearer tokens with
+        `Server(auth=...)` (a session then belongs to the caller that opened it).
 
         Args:
             sse_path: Where clients open their event stream.
             message_path: Where clients POST their messages.
             max_sessions: Streams open at once beyond which a new one is refused (503).
-            keepalive_seconds: Seconds between the comments that keep idle streams open.
+            keepalive_seconds: Seconds of silence on a stream after which a comment keeps
+                it open through proxies.
+            max_body_bytes: The largest POST body (413 beyond it); default
+                `max_message_bytes`.
             allowed_hosts: `Host` values accepted (default: 127.0.0.1, localhost, [::1]).
             allowed_origins: `Origin` values accepted (default: the loopback origins).
 
@@ -542,6 +547,7 @@ class Server:
             message_path=message_path,
             max_sessions=max_sessions,
             keepalive_seconds=keepalive_seconds,
+            max_body_bytes=max_body_bytes,
             security=security,
         )
 
@@ -549,7 +555,7 @@ class Server:
         from .transports.http._stream_run import run_ending_streams
 
         app = self.sse_app(**app_options)
-        if not run_ending_streams(app, host=host, port=port, end_streams=app.transport.end_streams):
+        if not run_ending_streams(app, host=host, port=port, end_streams=app.end_streams):
             raise SystemExit(1)
 
 

@@ -268,16 +268,26 @@ async def test_sessions_are_bounded_and_idle_streams_get_keepalive_comments() ->
             assert (await again.initialize())["result"]["serverInfo"]["name"] == "sse-probe"
 
 
+@pytest.mark.parametrize("parent", ["starlette", "fastapi"])
 @pytest.mark.parametrize("parent_lifespan", [True, False])
-async def test_mounted_app_names_its_prefix_in_the_endpoint(parent_lifespan: bool) -> None:
-    from starlette.applications import Starlette
-    from starlette.routing import Mount
-
+async def test_mounted_app_names_its_prefix_in_the_endpoint(
+    parent: str, parent_lifespan: bool
+) -> None:
     inner = _server(Probe()).sse_app()
     # Starlette runs only the outer app's lifespan: the parent runs the inner one's, or the
     # inner app starts serving on its first stream.
     lifespan = inner.lifespan if parent_lifespan else None
-    outer = Starlette(routes=[Mount("/api/v1", app=inner)], lifespan=lifespan)
+    outer: Any
+    if parent == "fastapi":
+        from fastapi import FastAPI
+
+        outer = FastAPI(lifespan=lifespan)
+        outer.mount("/api/v1", inner)
+    else:
+        from starlette.applications import Starlette
+        from starlette.routing import Mount
+
+        outer = Starlette(routes=[Mount("/api/v1", app=inner)], lifespan=lifespan)
     with served(outer) as base:
         async with opened(base, "/api/v1/sse") as stream:
             assert stream.endpoint.startswith("/api/v1/messages/?session_id=")

@@ -102,3 +102,46 @@ async def test_streams_abandoned_at_every_step_leave_no_session_behind() -> None
             reply: dict[str, Any] = await stream.initialize()
             assert reply["result"]["serverInfo"]["name"] == "sse-probe"
             assert transport.open_sessions == 1
+
+
+async def test_a_client_that_stops_reading_is_slowed_then_refused_and_loses_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import httpx2
+
+    from toolwire.transports.http import legacy_sse
+
+    monkeypatch.setattr(legacy_sse, "BUSY_SECONDS", 0.5)
+    server = _server(Probe())
+
+    @server.tool
+    def big(index: int) -> str:
+        """Two megabytes of text."""
+        return str(index) * 2_000_000
+
+    statuses: list[int] = []
+    with served(server.sse_app()) as base:
+        async with opened(base) as stream:
+            await stream.initialize()
+            async with httpx2.AsyncClient(timeout=30) as client:
+                # The stream is not read meanwhile: replies pile up until POSTs are refused.
+                for index in range(1, 31):
+                    call = {"jsonrpc": "2.0", "id": index, "method": "tools/call",
+                            "params": {"name": "big", "arguments": {"index": index % 10}}}  # fmt: skip
+                    response = await client.post(base + stream.endpoint, json=call)
+                    statuses.append(response.status_code)
+                    if response.status_code == 503:
+                        assert "backlog is full" in response.json()["error"]["message"]
+                        break
+            assert statuses[-1] == 503, statuses
+            assert set(statuses[:-1]) == {202}
+            # Reading again delivers every accepted call's reply, whole.
+            answered = set()
+            for _ in range(len(statuses) + 10):
+                message = (await stream.next()).json()
+                text = message["result"]["content"][0]["text"]
+                assert text == str(message["id"] % 10) * 2_000_000
+                answered.add(message["id"])
+                if len(answered) == len(statuses) - 1:
+                    break
+            assert answered == set(range(1, len(statuses)))

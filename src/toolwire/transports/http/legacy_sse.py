@@ -18,8 +18,8 @@ Decisions:
   scope, set by the auth middleware); a POST by anyone else gets the 404 an unknown id gets,
   so ids cannot be probed. The same caller's refreshed token replaces the session's identity
   (its new scopes count from then on).
-- Streams are bounded in number (503 beyond `max_sessions`) and carry a comment every
-  `keepalive_seconds`, which keeps proxies from timing them out while a session is idle.
+- Streams are bounded in number (503 beyond `max_sessions`) and carry a comment after
+  `keepalive_seconds` of silence, which keeps proxies from timing out an idle session.
 - Refusals are those of the streamable HTTP endpoint (415 for a body that is not declared
   JSON, 413 past the size limit, 400 for bad JSON), each with a JSON-RPC error body. JSON
   goes to the session as is, which answers what else is wrong with it on the stream.
@@ -94,7 +94,7 @@ class LegacySse:
         sse_path: Where the stream is opened (named in the 404 for an unknown session).
         message_path: Where messages are posted, relative to the app's mount point.
         max_sessions: Streams open at once beyond which a new one is refused (503).
-        keepalive_seconds: Seconds between keep-alive comments on each stream.
+        keepalive_seconds: Seconds of silence after which a stream gets a keep-alive comment.
         max_body_bytes: The largest POST body accepted (413 beyond).
 
     Raises:
@@ -171,11 +171,13 @@ class LegacySse:
         ended = anyio.Event()
         lock = _write_lock()
         gone = False
+        written = [anyio.current_time()]  # when the stream last carried something
 
         async def put(chunk: bytes) -> None:
             nonlocal gone
             if gone:  # nobody reads any more: what the session still sends is dropped
                 return
+            written[0] = anyio.current_time()
             async with lock:  # keep-alive comments and messages never interleave
                 try:
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
@@ -196,7 +198,7 @@ class LegacySse:
                 await put(b"event: endpoint\ndata: " + self._endpoint(scope, session_id) + b"\n\n")
                 async with anyio.create_task_group() as watchers:
                     watchers.start_soon(_until_disconnect, receive, ended)
-                    watchers.start_soon(self._keep_alive, put)
+                    watchers.start_soon(self._keep_alive, put, written)
                     await ended.wait()
                     watchers.cancel_scope.cancel()
             finally:
@@ -294,10 +296,16 @@ class LegacySse:
         prefix = str(scope.get("root_path", "")).rstrip("/")
         return f"{quote(prefix + self.message_path)}?session_id={session_id}".encode()
 
-    async def _keep_alive(self, put: Callable[[bytes], Awaitable[None]]) -> None:
+    async def _keep_alive(
+        self, put: Callable[[bytes], Awaitable[None]], written: list[float]
+    ) -> None:
+        """Write a comment whenever the stream has been silent for `keepalive_seconds`."""
         while True:  # ends with the stream, which cancels it
-            await anyio.sleep(self.keepalive_seconds)
-            await put(_KEEPALIVE)
+            quiet_for = anyio.current_time() - written[0]
+            if quiet_for >= self.keepalive_seconds:
+                await put(_KEEPALIVE)
+            else:
+                await anyio.sleep(self.keepalive_seconds - quiet_for)
 
 
 def _unknown_session(sse_path: str) -> str:

@@ -132,6 +132,10 @@ class LegacySseApp(Starlette):
                 self._stopped = True
                 await self.transport.end_streams()
 
+    async def end_streams(self) -> None:
+        """End every open stream (the server is stopping); see `LegacySse.end_streams`."""
+        await self.transport.end_streams()
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
             await self._lifespan_protocol(receive, send)
