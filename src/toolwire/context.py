@@ -253,9 +253,13 @@ class ToolContext(RunContextWrapper[TContext]):
         """Log at error level to the client."""
         await self.log("error", data)
 
-    # Asking the client. Each goes out as a request during the call in the handshake era, or
-    # as an input-required result of the call in the 2026-07-28 era (then the tool runs again
-    # from the start when the client retries with the answers; see the README).
+    # Asking the client. In the handshake era each question is a request to the client
+    # during the call, and the tool waits for the answer. The 2026-07-28 era has no such
+    # requests: the call ends with an input-required result carrying the question(s), the
+    # client retries the call with the answers, and the tool runs again from the start,
+    # this time getting each answer at once. So in that era whatever a tool does before it
+    # asks runs once per round: keep it free of side effects, or do them after asking.
+    # Questions awaited together (asyncio.gather) travel in one round.
 
     def _channel(self, method: str) -> CallReporter:
         if self.reporter is None:
@@ -282,9 +286,10 @@ class ToolContext(RunContextWrapper[TContext]):
                 number, integer, boolean, single- and multi-select enums, with defaults), or
                 a pydantic model class with such fields (the answer is then validated into
                 an instance of it).
-            timeout: Seconds to wait for the answer (None: as long as the call lives).
+            timeout: Seconds to wait for the answer in the handshake era (None: as long as
+                the call lives). Nothing waits in 2026-07-28, where the call ends instead.
             key: The input request's key in a 2026-07-28 input-required result (made up
-                from the order of the requests when not given).
+                from the order of the questions when not given).
 
         Returns:
             The user's answer: `action` and, when accepted, `content`.

@@ -363,3 +363,18 @@ async def test_bad_sampling_arguments_are_the_tools_error() -> None:
         "\"assistant\") and 'content' (an MCP content block)",
     ]
     assert not [m for _, m in client.sent if m.get("method") == "sampling/createMessage"]
+
+
+async def test_a_client_offering_only_url_elicitation_gets_no_form() -> None:
+    async with connected(capabilities={"elicitation": {"url": {}}}) as client:
+        await client.call(1, "ask")
+        text = (await client.reply_to(1))["result"]["content"][0]["text"]
+        assert text == (
+            "ClientCapabilityError: Cannot send 'elicitation/create': the client's "
+            "'elicitation' capability does not include form mode."
+        )
+    async with connected(capabilities={"elicitation": {"form": {}, "url": {}}}) as client:
+        await client.call(1, "ask")
+        _, request = await client.request_from_server("elicitation/create")
+        await client.feed({"id": request["id"], "result": {"action": "cancel"}})
+        assert (await client.reply_to(1))["result"]["content"][0]["text"] == '["cancel", null]'

@@ -11,7 +11,8 @@ a tool never gets a malformed one (`ClientResponseError` instead).
 Decisions:
 
 - `mode: "form"` is sent from 2025-11-25 on (the version that added URL mode) and never to
-  older clients, whose schemas do not know the field.
+  older clients, whose schemas do not know the field. A client whose `elicitation`
+  capability lists modes without `form` is not sent a form.
 - In the handshake era a session without a back channel (HTTP JSON-response or stateless
   mode, `back_channel=False`) refuses with `NoBackChannelError` saying what to change. The
   2026-07-28 era needs no back channel: its questions travel in the call's result.
@@ -114,22 +115,32 @@ class Asker:
     async def _ask(
         self, method: str, params: dict[str, Any], timeout: float | None, key: str | None
     ) -> dict[str, Any]:
-        capability = _CAPABILITY[method]
-        if not isinstance(self._capabilities.get(capability), Mapping):
-            raise ClientCapabilityError(
-                method,
-                f"Cannot send {method!r}: the client did not declare the {capability!r} "
-                "capability.",
-            )
-        if self._round is not None:
-            return await self._round.ask(method, params, self._round.key_for(method, key))
-        if not self._session.back_channel:
+        if self._round is None and not self._session.back_channel:
+            # First: without a channel (stateless HTTP has no initialize either) the
+            # capability is moot, and what to change is the serving mode.
             raise NoBackChannelError(
                 method,
                 f"Cannot send {method!r}: this session has no channel for requests to the "
                 "client (HTTP in JSON-response or stateless mode). Serve with SSE responses "
                 "and sessions (json_response=False, stateless=False), or over stdio.",
             )
+        capability = _CAPABILITY[method]
+        declared = self._capabilities.get(capability)
+        if not isinstance(declared, Mapping):
+            raise ClientCapabilityError(
+                method,
+                f"Cannot send {method!r}: the client did not declare the {capability!r} "
+                "capability.",
+            )
+        if capability == "elicitation" and declared and "form" not in declared:
+            # From 2025-11-25 a client lists its modes; an empty object still means forms.
+            raise ClientCapabilityError(
+                method,
+                f"Cannot send {method!r}: the client's 'elicitation' capability does not "
+                "include form mode.",
+            )
+        if self._round is not None:
+            return await self._round.ask(method, params, self._round.key_for(method, key))
         return await self._session.outbound.request(method, params, self._call_id, timeout)  # type: ignore[no-any-return]
 
     async def elicit(

@@ -25,7 +25,6 @@ Decisions:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -111,17 +110,22 @@ class InputRound:
         self.answers = answers
         self.used: dict[str, Any] = {}
         self.needed: dict[str, dict[str, Any]] = {}
-        self.on_suspend: Callable[[], None] | None = None  # the session ends the round
+        # Where the round ends (set by `attach`): kept as plain references, since every
+        # modern call makes a round and most never ask.
+        self._session: RoundSession | None = None
+        self._call_id: RequestId | None = None
+        self._call: RoundCall | None = None
         self._count = 0
         self._failed: anyio.Event | None = None  # made by the first open question
         self._failure: ClientRequestError | None = None
 
     def attach(self, session: RoundSession, call_id: RequestId, call: RoundCall) -> None:
         """End the round for `call` on `session` once its tool waits on a question."""
-        finish = functools.partial(self._finish, session, call_id, call)
-        self.on_suspend = functools.partial(session.start_soon, finish)
+        self._session, self._call_id, self._call = session, call_id, call
 
-    async def _finish(self, session: RoundSession, call_id: RequestId, call: RoundCall) -> None:
+    async def _finish(self) -> None:
+        session, call_id, call = self._session, self._call_id, self._call
+        assert session is not None and call_id is not None and call is not None
         await self.settle()  # questions asked together go out together
         if call.abandoned:  # cancelled meanwhile: nothing to answer
             return
@@ -152,8 +156,8 @@ class InputRound:
         self.needed[key] = {"method": method, "params": params}
         if self._failed is None:
             self._failed = anyio.Event()
-        if len(self.needed) == 1 and self.on_suspend is not None:
-            self.on_suspend()
+        if len(self.needed) == 1 and self._session is not None:
+            self._session.start_soon(self._finish)
         await self._failed.wait()
         assert self._failure is not None
         raise self._failure
