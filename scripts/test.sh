@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a virtualenv from the project's own files and runs every check CI runs:
 # ruff, mypy (strict), and the whole pytest suite (interop tests need Node 22 + the MCP
-# Inspector, which scripts/install_node_tools.sh installs under .tw-tools/).
+# Inspector, and tests/conformance/ the official conformance harness, which
+# scripts/install_node_tools.sh installs under .tw-tools/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +15,8 @@ fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q -e ".[test]"
 
-# Node 22 + the MCP Inspector for the interop tests. Where they cannot be installed (status 3:
+# Node 22, the MCP Inspector and the conformance harness for the interop and conformance
+# tests. Where they cannot be installed (status 3:
 # no npm, or not Linux x86_64), a developer's run goes on and those tests skip with the reason;
 # under CI=true that is a failure, as is any failed install.
 if [ -x scripts/install_node_tools.sh ]; then
@@ -23,7 +25,8 @@ if [ -x scripts/install_node_tools.sh ]; then
     in_ci=false
     [[ "${CI:-}" =~ ^([Tt][Rr][Uu][Ee]|1|[Yy][Ee][Ss])$ ]] && in_ci=true
     if [ "$node_status" -eq 3 ] && [ "$in_ci" = false ]; then
-        echo "test.sh: going on without the Node tools; the MCP Inspector tests will skip" >&2
+        echo "test.sh: going on without the Node tools; the MCP Inspector and conformance" \
+            "tests will skip" >&2
     elif [ "$node_status" -eq 3 ]; then
         echo "test.sh: CI=$CI and the Node tools cannot be installed here (see above):" \
             "CI must provide npm on Linux x86_64" >&2

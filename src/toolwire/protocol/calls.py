@@ -14,6 +14,11 @@ Decisions:
   still counts for). A call that never got a worker thread says so after that sentence.
 - A sync tool whose abandoned bodies fill the server's allowance is refused at once:
   `Tool 'x' refused the call: ...`, naming why, whatever the tool's failure function.
+- In the 2026-07-28 era a call that fails because its tool asked the client for something
+  the client did not declare (a `ClientCapabilityError` the tool let through) is answered
+  with the JSON-RPC error -32021 (MissingRequiredClientCapability, `data.requiredCapabilities`
+  naming it), as that era requires, not with an `isError` result; a tool that catches the
+  error and carries on answers normally. The handshake era has no such error: `isError`.
 - `ctx.context` comes from the session's `ContextSource` (see call_context.py). A context
   factory that raises answers the call "Internal error" (the model learns nothing of the
   server's set-up) and logs the traceback; the tool does not run. The server-side timeout
@@ -31,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ..context import ToolContext
-from ..errors import ModelBehaviorError
+from ..errors import ClientCapabilityError, ModelBehaviorError
 from ..tools.call_log import log_timeout
 from ..tools.invoke import ToolOutcome, invoke_tool
 from ..tools.threads import SyncToolRefused, worker_wait
@@ -39,7 +44,7 @@ from . import eras
 from .arguments import argument_problems, call_arguments
 from .call_context import NO_CONTEXT, ContextSource
 from .content import call_result, error_result
-from .jsonrpc import compact_json, valid_id
+from .jsonrpc import ProtocolError, compact_json, valid_id
 
 if TYPE_CHECKING:
     from ..tools.threads import SyncBudget
@@ -53,6 +58,13 @@ logger = logging.getLogger("toolwire.protocol")
 __all__ = ["CallInFlight", "checked_tool_name", "in_scope", "run_call"]
 
 _INVALID_JSON_PREFIX = "Invalid JSON input for tool"
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
+# The client capability each request to the client needs.
+_NEEDS = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
 
 
 def _argument_problem(entry: RegisteredTool, error: BaseException, arguments: Any) -> str | None:
@@ -148,14 +160,31 @@ async def run_call(
             if outcome is None:
                 return _timed_out(entry, entry.timeout, args_json, waits)
         if outcome.error is not None:
+            if isinstance(outcome.error, ClientCapabilityError) and version in MODERN:
+                raise _undeclared(outcome.error)
             if isinstance(outcome.error, SyncToolRefused):
                 return error_result(f"Tool '{entry.name}' refused the call: {outcome.error}.")
             text = _argument_problem(entry, outcome.error, args_json)
             return error_result(text if text is not None else str(outcome.output))
         return call_result(entry, outcome.output, version)
+    except ProtocolError:
+        raise
     except Exception:
         logger.exception("tool %r failed outside its failure handling", entry.name)
         return {"content": [{"type": "text", "text": "Internal error"}], "isError": True}
+
+
+MODERN = frozenset(eras.MODERN_VERSIONS)
+
+
+def _undeclared(error: ClientCapabilityError) -> ProtocolError:
+    """The -32021 error answering a call that needed a capability the client lacks."""
+    needed = _NEEDS.get(error.method, error.method)
+    return ProtocolError(
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        error.message,
+        {"requiredCapabilities": {needed: {}}},
+    )
 
 
 def _timed_out(

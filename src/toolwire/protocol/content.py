@@ -8,8 +8,10 @@ Server direction (`call_result`), decisions:
   and fetching the URL would put network I/O in the server), degraded to a text block holding
   the URL before 2025-06-18 (which has no `resource_link`); with only a `file_id` -> text.
 - `ToolOutputFileContent` with `file_data` (a data URL or bare base64) -> embedded resource
-  with a `blob` (uri `file:///<filename>`); with `file_url` -> `resource_link` (text before
-  2025-06-18); with only `file_id` -> text. The dict forms (`{"type": "image", ...}`) count too.
+  with a `blob` (uri `file:///<filename>`), except audio: a data URL of an `audio/*` type is
+  an `audio` block from 2025-03-26 on (the type MCP has for it, and what the client direction
+  turns back into this output); with `file_url` -> `resource_link` (text before 2025-06-18);
+  with only `file_id` -> text. The dict forms (`{"type": "image", ...}`) count too.
 - A list/tuple made only of such outputs -> several blocks, in order.
 - dict / pydantic model / dataclass -> `structuredContent` plus a JSON text mirror.
 - A tool with an output schema sends `structuredContent` for every successful result,
@@ -189,6 +191,8 @@ def output_block(output: ToolOutput, version: str = eras.LATEST_HANDSHAKE) -> di
     if output.file_data is not None:
         parts = _split_data_url(output.file_data)
         mime, data = parts if parts else ("application/octet-stream", output.file_data)
+        if parts and mime.startswith("audio/") and eras.supports(version, "audio"):
+            return {"type": "audio", "data": data, "mimeType": mime}
         return {
             "type": "resource",
             "resource": {"uri": "file:///" + quote(name), "mimeType": mime, "blob": data},

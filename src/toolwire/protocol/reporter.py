@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["STREAM_CLOSER", "Reporter"]
 
+
 logger = logging.getLogger("toolwire.protocol")
 
 STREAM_CLOSER: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(

@@ -387,6 +387,8 @@ class ServerSession:
         """Run the call and reply; a cancelled call ends by its exception, without a reply.
         `identity` is the caller's as the call was accepted (a later request of the same
         caller may bring another token)."""
+        refusal: ProtocolError | None = None
+        result: dict[str, Any] = {}
         try:
             result = await run_call(
                 request_id,
@@ -399,12 +401,18 @@ class ServerSession:
                 self._limiter,
                 identity,
             )
+        except ProtocolError as error:  # the call itself is refused (see calls.py)
+            refusal = error
         finally:
             call.reporter.closed = True
             if self._in_flight.get(request_id) is call:
                 del self._in_flight[request_id]
                 self.backlog.call_ended(call.size)
         if call.abandoned:  # the tool outlived its cancellation: the call is answered
+            return
+        if refusal is not None:
+            reply = error_message(request_id, refusal.code, refusal.message, refusal.data)
+            await self.send(reply, request_id)
             return
         if version in eras.MODERN_VERSIONS:
             handlers.modern(result, self.server.server_info)
