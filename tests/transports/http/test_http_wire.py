@@ -490,3 +490,27 @@ def test_a_stream_closed_after_it_started_resumes_from_the_last_event_seen(
     assert [message.get("method") for message in later] == ["notifications/progress", None]
     assert later[0]["params"]["progress"] == 2
     assert later[1]["id"] == 11 and later[1]["result"]["content"][0]["text"] == "late answer"
+
+
+def test_a_body_that_never_completes_gets_408(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    from toolwire.transports.http import _body
+
+    monkeypatch.setattr(_body, "BODY_SECONDS", 0.3)
+    with serving(make_server().http_app()) as base:
+        host, port = base.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(
+                b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+                b"accept: application/json, text/event-stream\r\ncontent-length: 100\r\n\r\n{"
+            )
+            reply = b""
+            for _ in range(50):
+                chunk = sock.recv(4096)
+                reply += chunk
+                if not chunk or b"}}" in reply:
+                    break
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408 ")
+    assert body == error("Request Timeout: the request body did not arrive within 0.3 seconds")

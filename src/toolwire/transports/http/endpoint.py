@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ...protocol.eras import HANDSHAKE_VERSIONS
 from ...protocol.jsonrpc import PARSE_ERROR, Invalid, Request, classify, decode
 from ._answer import ASSUMED_VERSION, Answering, answer
-from ._body import BodyTooLarge, ClientGone, declared_length, read_body
+from ._body import BodyTimeout, BodyTooLarge, ClientGone, declared_length, read_body
 from ._replies import JSON_TYPE, ASGISend, refuse, respond
 from ._resume import open_get_stream
 from ._sse import SSE_HEADERS, encode_event
@@ -163,6 +163,11 @@ class Endpoint:
             body = await read_body(receive, config.max_body_bytes, declared_length(raw_headers))
         except BodyTooLarge as error:
             await refuse(send, 413, f"Payload Too Large: {error}")
+            return
+        except BodyTimeout as error:
+            await refuse(
+                send, 408, f"Request Timeout: {error}", headers=[(b"connection", b"close")]
+            )
             return
         except ClientGone:
             return
