@@ -514,3 +514,21 @@ def test_a_body_that_never_completes_gets_408(monkeypatch: pytest.MonkeyPatch) -
     head, _, body = reply.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 408 ")
     assert body == error("Request Timeout: the request body did not arrive within 0.3 seconds")
+
+
+def test_a_session_cannot_hold_unbounded_requests(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolwire.transports.http import endpoint
+
+    monkeypatch.setattr(endpoint, "MAX_IN_FLIGHT", 1)
+    with serving(make_server().http_app()) as base, httpx2.Client(base_url=base, timeout=10) as c:
+        session_id = initialize(c)
+        headers = {**HEADERS, "mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "reconnect"}}
+        assert c.post("/mcp", json=call, headers=headers).status_code == 200  # runs on, cut
+        refused = c.post("/mcp", json=CALL_ADD, headers=headers)
+        assert (refused.status_code, refused.headers["retry-after"]) == (429, "1")
+        assert refused.content == error(
+            "Too Many Requests: this session already has 1 requests in flight"
+        )
+        time.sleep(0.4)  # the first call has answered: room again
+        assert c.post("/mcp", json=CALL_ADD, headers=headers).status_code == 200

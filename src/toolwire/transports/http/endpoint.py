@@ -48,6 +48,8 @@ ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Scope = MutableMapping[str, Any]
 
 SESSION_HEADER = b"mcp-session-id"
+MAX_IN_FLIGHT = 1000
+"""Requests one session may have in flight at once (each holds a stream and a task)."""
 _SUPPORTED = ", ".join(HANDSHAKE_VERSIONS)
 _ALLOW_ALL = [(b"allow", b"GET, POST, DELETE")]
 _ALLOW_POST = [(b"allow", b"POST")]
@@ -222,6 +224,14 @@ class Endpoint:
         if not isinstance(item, Request):  # a notification or a client's response
             await session.receive_message(message)
             await respond(send, 202, b"", [session_header])
+            return
+        if len(found.routes) >= MAX_IN_FLIGHT:  # what one session may make the server hold
+            await refuse(
+                send,
+                429,
+                f"Too Many Requests: this session already has {MAX_IN_FLIGHT} requests in flight",
+                headers=[(b"retry-after", b"1"), session_header],
+            )
             return
         if item.id in found.routes:  # its reply would be taken for the first one's
             await refuse(
