@@ -31,6 +31,7 @@ from ...protocol.eras import HANDSHAKE_VERSIONS
 from ...protocol.jsonrpc import PARSE_ERROR, Invalid, Request, classify, decode
 from ._answer import ASSUMED_VERSION, Answering, answer
 from ._body import BodyTimeout, BodyTooLarge, ClientGone, declared_length, read_body
+from ._checks import accepts, accepts_sse, is_json
 from ._replies import JSON_TYPE, ASGISend, refuse, respond
 from ._resume import open_get_stream
 from ._sse import SSE_HEADERS, encode_event
@@ -86,32 +87,6 @@ def _modern_hooks() -> tuple[Any, Any]:
     return modern.is_modern, modern.serve_modern
 
 
-def _accepts(accept: bytes | None, json_only: bool) -> bool:
-    if not accept:
-        return False
-    kinds = {part.split(b";", 1)[0].strip().lower() for part in accept.split(b",")}
-    if b"*/*" in kinds:
-        return True
-    json_ok = b"application/json" in kinds or b"application/*" in kinds
-    if json_only:
-        return json_ok
-    return json_ok and (b"text/event-stream" in kinds or b"text/*" in kinds)
-
-
-def _accepts_sse(accept: bytes | None) -> bool:
-    if not accept:
-        return False
-    kinds = {part.split(b";", 1)[0].strip().lower() for part in accept.split(b",")}
-    return bool(kinds & {b"text/event-stream", b"text/*", b"*/*"})
-
-
-def _is_json(content_type: bytes | None) -> bool:
-    return (
-        content_type is not None
-        and content_type.split(b";", 1)[0].strip().lower() == b"application/json"
-    )
-
-
 class Endpoint:
     """The ASGI app serving the MCP path.
 
@@ -158,7 +133,7 @@ class Endpoint:
         config = self.config
         raw_headers = scope["headers"]
         headers: dict[bytes, bytes] = dict(raw_headers)
-        if not _is_json(headers.get(b"content-type")):
+        if not is_json(headers.get(b"content-type")):
             await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
             return
         try:
@@ -193,7 +168,7 @@ class Endpoint:
             return
         # The 2026-07-28 era checks `Accept` its own way: only now is the request known to be
         # of the handshake era.
-        if not _accepts(headers.get(b"accept"), config.json_response):
+        if not accepts(headers.get(b"accept"), config.json_response):
             await refuse(send, 406, self._accept_refusal)
             return
         version, bad_version = self._version(headers)
@@ -363,7 +338,7 @@ class Endpoint:
             )
             return
         headers: dict[bytes, bytes] = dict(scope["headers"])
-        if not _accepts_sse(headers.get(b"accept")):
+        if not accepts_sse(headers.get(b"accept")):
             await refuse(send, 406, "Not Acceptable: Client must accept text/event-stream")
             return
         version, bad_version = self._version(headers)
