@@ -31,7 +31,7 @@ from ...protocol.eras import HANDSHAKE_VERSIONS
 from ...protocol.jsonrpc import PARSE_ERROR, Invalid, Request, classify, decode
 from ._answer import ASSUMED_VERSION, Answering, answer
 from ._body import BodyTimeout, BodyTooLarge, ClientGone, declared_length, read_body
-from ._checks import accepts, accepts_sse, is_json
+from ._checks import accepts_sse, answer_as, is_json
 from ._replies import JSON_TYPE, ASGISend, refuse, respond
 from ._resume import open_get_stream
 from ._sse import SSE_HEADERS, encode_event
@@ -100,7 +100,6 @@ class Endpoint:
         self.config = config
         self._is_modern, self._serve_modern = _modern_hooks()
         self._answering = Answering(
-            json_response=config.json_response,
             store=runtime.event_store,
             retry_ms=config.retry_ms,
             keepalive_seconds=config.keepalive_seconds,
@@ -108,7 +107,7 @@ class Endpoint:
         self._accept_refusal = (
             "Not Acceptable: Client must accept application/json"
             if config.json_response
-            else "Not Acceptable: Client must accept both application/json and text/event-stream"
+            else "Not Acceptable: Client must accept application/json or text/event-stream"
         )
 
     async def __call__(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
@@ -168,9 +167,11 @@ class Endpoint:
             return
         # The 2026-07-28 era checks `Accept` its own way: only now is the request known to be
         # of the handshake era.
-        if not accepts(headers.get(b"accept"), config.json_response):
+        mode = answer_as(headers.get(b"accept"), config.json_response)
+        if mode is None:
             await refuse(send, 406, self._accept_refusal)
             return
+        as_json = mode == "json"
         version, bad_version = self._version(headers)
         if bad_version is not None:
             await refuse(send, 400, bad_version)
@@ -183,11 +184,11 @@ class Endpoint:
             await respond(send, 400, item.reply, [JSON_TYPE])
             return
         if config.stateless:
-            await self._stateless(scope, receive, send, message, body, item, version)
+            await self._stateless(scope, receive, send, message, body, item, version, as_json)
             return
         identity = scope.get("toolwire.identity")
         if isinstance(item, Request) and item.method == "initialize":
-            await self._initialize(receive, send, message, body, item, identity)
+            await self._initialize(receive, send, message, body, item, identity, as_json)
             return
         found = await self._session(headers, identity, send)
         if found is None:
@@ -223,6 +224,7 @@ class Endpoint:
             [session_header],
             version,
             self._answering,
+            as_json=as_json,
         )
 
     @staticmethod
@@ -262,6 +264,7 @@ class Endpoint:
         body: bytes,
         item: Request,
         identity: Any,
+        as_json: bool,
     ) -> None:
         sessions = self.runtime.sessions
         assert sessions is not None
@@ -293,7 +296,7 @@ class Endpoint:
             await sessions.end(opened)
             headers = []
         reply = collected.replies[0]
-        if self.config.json_response:
+        if as_json:
             await respond(send, 200, reply, [JSON_TYPE, *headers])
             return
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + headers})
@@ -308,6 +311,7 @@ class Endpoint:
         body: bytes,
         item: Any,
         version: str | None,
+        as_json: bool,
     ) -> None:
         """Serve this one POST on a born-ready session (see `_stateless.py`)."""
         pool = self.runtime.stateless
@@ -322,9 +326,19 @@ class Endpoint:
                 await session.receive_message(message)
                 await respond(send, 202)
                 return
-            stream = lease.stream = Stream(None, None, sse=not self.config.json_response)
+            stream = lease.stream = Stream(None, None, sse=not as_json)
             await answer(
-                session, None, item, message, receive, send, [], version, self._answering, stream
+                session,
+                None,
+                item,
+                message,
+                receive,
+                send,
+                [],
+                version,
+                self._answering,
+                stream,
+                as_json=as_json,
             )
         finally:
             pool.give_back(lease, identity)
