@@ -180,13 +180,6 @@ def test_clients_before_2025_11_25_get_no_priming_event(client: httpx2.Client) -
             id="bad-json",
         ),
         pytest.param(
-            HEADERS,
-            json.dumps(CALL_ADD).encode(),
-            400,
-            error("Bad Request: Missing session ID"),
-            id="no-session",
-        ),
-        pytest.param(
             {**HEADERS, "mcp-session-id": "f" * 32},
             json.dumps(CALL_ADD).encode(),
             404,
@@ -209,6 +202,25 @@ def test_bad_posts_get_a_4xx_with_a_json_rpc_error(
     assert reply.status_code == status
     assert reply.headers["content-type"] == "application/json"
     assert reply.content == expected
+
+
+def test_a_request_without_a_session_id_is_served_on_its_own(client: httpx2.Client) -> None:
+    # OpenAI's hosted MCP clients drop the session id they were given; refusing them (the
+    # SDK's 400) leaves their users with no tools. Such a request is served statelessly.
+    initialize(client)
+    as_json = {**HEADERS, "accept": "application/json", "mcp-protocol-version": "2025-11-25"}
+    reply = client.post("/mcp", json=CALL_ADD, headers=as_json)
+    assert reply.status_code == 200
+    assert "mcp-session-id" not in reply.headers
+    assert reply.content == ADD_RESULT
+    listed = client.post(
+        "/mcp", json={"jsonrpc": "2.0", "id": 0, "method": "tools/list"}, headers=as_json
+    )
+    assert listed.status_code == 200
+    assert [tool["name"] for tool in listed.json()["result"]["tools"]][:2] == ["add", "reconnect"]
+    # GET and DELETE name a session or nothing: those still need the id.
+    stream = client.get("/mcp", headers={"accept": "text/event-stream"})
+    assert (stream.status_code, stream.content) == (400, error("Bad Request: Missing session ID"))
 
 
 def test_a_body_over_the_limit_is_refused_naming_it() -> None:

@@ -84,10 +84,14 @@ class Runtime:
             )
             sessions.start()
             self.sessions = sessions
-            if self.is_stateless:
-                self.stateless = StatelessSessions(
-                    opener, self.open_options(), identity_option="identity" in self._accepted
-                )
+            # Stateless mode serves every POST from this pool; session mode serves from it
+            # the requests that come without a session id (see `Endpoint._session`).
+            one_shot = self.open_options()
+            if "back_channel" in one_shot:
+                one_shot["back_channel"] = False  # no session: nothing to answer a question on
+            self.stateless = StatelessSessions(
+                opener, one_shot, identity_option="identity" in self._accepted
+            )
             self.opener = opener
             try:
                 yield

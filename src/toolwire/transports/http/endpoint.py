@@ -190,6 +190,13 @@ class Endpoint:
         if isinstance(item, Request) and item.method == "initialize":
             await self._initialize(receive, send, message, body, item, identity, as_json)
             return
+        if SESSION_HEADER not in headers:
+            # The spec lets a server refuse this with 400, and the official SDK does; OpenAI's
+            # hosted MCP clients and ChatGPT connectors send requests without the session id
+            # they were given, and fail. Such a request is served on its own, as in stateless
+            # mode: no back channel, nothing kept.
+            await self._stateless(scope, receive, send, message, body, item, version, as_json)
+            return
         found = await self._session(headers, identity, send)
         if found is None:
             return
