@@ -161,6 +161,16 @@ class ToolContext(RunContextWrapper[TContext]):
         if self.reporter is not None:
             await self.reporter.log(level, data, logger)
 
+    async def close_sse_stream(self) -> None:
+        """End the SSE response carrying this call now, leaving the call running (SSE polling,
+        SEP-1699): the client reconnects with `Last-Event-ID` and receives the rest there.
+
+        Only streamable HTTP with SSE responses has such a stream; elsewhere this does nothing.
+        """
+        closer = getattr(self.reporter, "close_stream", None)
+        if closer is not None:
+            await closer()
+
     async def debug(self, data: Any) -> None:
         """Log at debug level to the client."""
         await self.log("debug", data)

@@ -41,7 +41,7 @@ __all__ = ["Server"]
 
 logger = logging.getLogger("toolwire")
 
-_TRANSPORTS = ("stdio",)
+_TRANSPORTS = ("stdio", "http")
 
 
 class Server:
@@ -348,13 +348,51 @@ class Server:
         """
         return _serving(self)
 
-    def run(self, transport: str = "stdio", **options: Any) -> None:
-        """Serve until the client goes away (stdio: stdin EOF, SIGTERM/SIGINT, parent exit).
+    def http_app(
+        self,
+        path: str = "/mcp",
+        *,
+        stateless: bool = False,
+        json_response: bool = False,
+        **options: Any,
+    ) -> Any:
+        """This server as an ASGI app speaking MCP's streamable HTTP transport on `path`.
+
+        It runs under any ASGI server, or mounted inside a Starlette or FastAPI app (it then
+        starts serving on its first request; pass `lifespan=app.lifespan` to the parent to
+        start, and stop, with it). The server's own `lifespan` runs once either way.
 
         Args:
-            transport: "stdio" ("http" and "sse" arrive with the HTTP transports).
-            **options: Transport options (stdio: `max_message_bytes`, `shutdown_grace`: the
-                seconds calls in flight get to reply after stdin EOF, 2 by default).
+            path: Where MCP is served.
+            stateless: No sessions: each POST is served on its own (no `initialize` needed),
+                GET and DELETE answer 405; requests to the client are impossible.
+            json_response: Answer each request with one JSON body instead of an SSE stream
+                (no progress or log messages, no requests to the client during a call).
+            **options: `resumable` (True: SSE events kept for `Last-Event-ID`),
+                `event_store` (an `EventStore`; the default keeps events in memory),
+                `retry_ms` (reconnection delay suggested to clients, 1000),
+                `session_idle_timeout` (seconds, 1800; None: never), `max_sessions` (10,000),
+                `max_body_bytes` (the largest request body; default `max_message_bytes`),
+                `session_store`, `security` (see `toolwire.transports.http.app`).
+
+        Returns:
+            A Starlette app.
+        """
+        from .transports.http.app import streamable_http_app
+
+        return streamable_http_app(
+            self, path=path, stateless=stateless, json_response=json_response, **options
+        )
+
+    def run(self, transport: str = "stdio", **options: Any) -> None:
+        """Serve until the client goes away (stdio: stdin EOF, SIGTERM/SIGINT, parent exit),
+        or until SIGINT/SIGTERM (HTTP).
+
+        Args:
+            transport: "stdio" or "http" (streamable HTTP under uvicorn).
+            **options: Transport options. stdio: `max_message_bytes`, `shutdown_grace` (the
+                seconds calls in flight get to reply after stdin EOF, 2 by default). http:
+                `host` ("127.0.0.1"), `port` (8000), and every option of `http_app`.
 
         Raises:
             SystemExit: With status 1 when the lifespan failed on start-up (the error is
@@ -364,6 +402,14 @@ class Server:
             raise ValueError(
                 f"unknown transport {transport!r}; available: {', '.join(_TRANSPORTS)}"
             )
+        if transport == "http":
+            from .transports.http.run import run_http
+
+            host = options.pop("host", "127.0.0.1")
+            port = options.pop("port", 8000)
+            if not run_http(self.http_app(**options), host=host, port=port):
+                raise SystemExit(1)
+            return
         from .transports.stdio import run_stdio
 
         try:

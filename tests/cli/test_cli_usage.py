@@ -8,7 +8,7 @@ from _cli import toolwire
 import toolwire as package
 
 USAGE = {
-    "run": "usage: toolwire run [-h] [--transport {stdio}] [--path DIR] TARGET\n",
+    "run": "usage: toolwire run [-h] [--transport {stdio,http,sse}] [--host HOST]\n",
     "inspect": "usage: toolwire inspect [-h] [--json] [--path DIR] TARGET\n",
     "install": "usage: toolwire install [-h] [--name NAME] [--env K=V] [--config PATH]\n",
 }
@@ -24,8 +24,8 @@ def test_version_prints_the_package_version() -> None:
 @pytest.mark.parametrize(
     ("argv", "command", "option"),
     [
-        (["run", "server.py", "--port", "8000"], "run", "--port"),
-        (["run", "--port=8000", "server.py"], "run", "--port=8000"),
+        (["run", "server.py", "--workers", "2"], "run", "--workers"),
+        (["run", "--workers=2", "server.py"], "run", "--workers=2"),
         (["inspect", "server.py", "--porcelain"], "inspect", "--porcelain"),
         (["install", "cursor", "server.py", "--force"], "install", "--force"),
     ],

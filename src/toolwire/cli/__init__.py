@@ -18,9 +18,19 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     parser.add_argument("--version", action="version", version=f"toolwire {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = commands.add_parser("run", help="serve a toolwire Server over stdio")
+    run = commands.add_parser("run", help="serve a toolwire Server over stdio or HTTP")
     run.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
-    run.add_argument("--transport", default="stdio", choices=["stdio"])
+    run.add_argument("--transport", default="stdio", choices=["stdio", "http", "sse"])
+    run.add_argument("--host", default="127.0.0.1", help="HTTP: the interface to bind")
+    run.add_argument("--port", type=int, default=8000, help="HTTP: the TCP port (8000)")
+    run.add_argument(
+        "--stateless", action="store_true", help="streamable HTTP: no sessions, one POST each"
+    )
+    run.add_argument(
+        "--json-response",
+        action="store_true",
+        help="streamable HTTP: answer with JSON bodies instead of SSE streams",
+    )
     run.add_argument(
         "--path", metavar="DIR", help="import a module TARGET from DIR (default: the current dir)"
     )

@@ -1,4 +1,4 @@
-"""`toolwire run TARGET`: serve a Server over stdio, with stdout protected from the start."""
+"""`toolwire run TARGET`: serve a Server over stdio (stdout protected from the start) or HTTP."""
 
 from __future__ import annotations
 
@@ -10,14 +10,25 @@ if TYPE_CHECKING:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Protect stdout, arm process-life handling, import TARGET, serve. Returns the exit code."""
+    """Import TARGET and serve it; for stdio, protect stdout and arm process-life handling
+    first. Returns the exit code."""
     # Before the user's module runs: a print() at import time must not reach the wire, and a
     # parent that dies during a slow import must not leave us orphaned.
     from ..transports import _parent_watch
     from ..transports.stdio import protect_stdout
 
-    protect_stdout()
-    _parent_watch.arm()
+    transport = args.transport
+    http_only = [
+        flag
+        for flag, on in (("--stateless", args.stateless), ("--json-response", args.json_response))
+        if on
+    ]
+    if http_only and transport != "http":
+        print(f"toolwire run: {', '.join(http_only)} needs --transport http", file=sys.stderr)
+        return 2
+    if transport == "stdio":
+        protect_stdout()
+        _parent_watch.arm()
     from ._target import TargetError, load_server
 
     try:
@@ -25,5 +36,16 @@ def run(args: argparse.Namespace) -> int:
     except TargetError as error:
         print(f"toolwire run: {error}", file=sys.stderr)
         return 2
-    server.run(args.transport)
+    if transport == "stdio":
+        server.run("stdio")
+    elif transport == "http":
+        server.run(
+            "http",
+            host=args.host,
+            port=args.port,
+            stateless=args.stateless,
+            json_response=args.json_response,
+        )
+    else:
+        server.run(transport, host=args.host, port=args.port)
     return 0

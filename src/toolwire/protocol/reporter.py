@@ -16,15 +16,22 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from typing import Any
 
 from .content import to_jsonable
 from .eras import LOG_LEVELS
 from .jsonrpc import RequestId, notification
 
-__all__ = ["Reporter"]
+__all__ = ["STREAM_CLOSER", "Reporter"]
 
 logger = logging.getLogger("toolwire.protocol")
+
+STREAM_CLOSER: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(
+    "toolwire_stream_closer", default=None
+)
+"""Set by a transport around the request that starts a call when that request has a stream of
+its own which may end early (streamable HTTP's SSE responses); a call task inherits it."""
 
 
 class Reporter:
@@ -38,7 +45,7 @@ class Reporter:
             writes them on that request's stream).
     """
 
-    __slots__ = ("_last", "_log_level", "_request_id", "_send", "_token", "closed")
+    __slots__ = ("_closer", "_last", "_log_level", "_request_id", "_send", "_token", "closed")
 
     def __init__(
         self,
@@ -53,6 +60,12 @@ class Reporter:
         self._log_level = LOG_LEVELS.index(log_level) if log_level in LOG_LEVELS else None
         self._last = -math.inf
         self.closed = False
+        self._closer = STREAM_CLOSER.get()
+
+    async def close_stream(self) -> None:
+        """End the stream carrying this call's messages, if its transport has one to end."""
+        if self._closer is not None and not self.closed:
+            await self._closer()
 
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
         """Send `notifications/progress` if the caller asked for progress."""

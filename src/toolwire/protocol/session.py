@@ -204,6 +204,11 @@ class ServerSession:
         except RecursionError:
             await self.send(error_message(None, PARSE_ERROR, "Parse error", "nested too deeply"))
             return
+        await self.receive_message(message)
+
+    async def receive_message(self, message: Any) -> None:
+        """Handle one message the transport already decoded (HTTP parses the body itself to
+        route it; decoding it twice would cost every request); never raises for client input."""
         if isinstance(message, list):
             for reply in batch_replies(message):
                 await self.send(reply)

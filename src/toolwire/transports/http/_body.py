@@ -1,0 +1,79 @@
+"""Reading a request body without ever holding more of it than the limit allows.
+
+A declared `Content-Length` above the limit is refused before a byte is read; a body sent in
+chunks (or lying about its length) is refused as soon as it crosses the limit, and what came
+before is dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+__all__ = ["BodyTooLarge", "ClientGone", "read_body"]
+
+ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+
+
+class BodyTooLarge(Exception):
+    """The body is longer than the limit.
+
+    Args:
+        limit: The largest body accepted, in bytes.
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"Request body exceeds the limit of {limit} bytes")
+        self.limit = limit
+
+
+class ClientGone(Exception):
+    """The client disconnected before its body was complete."""
+
+
+def declared_length(headers: list[tuple[bytes, bytes]]) -> int | None:
+    """The `Content-Length` a request declares, or None (absent or not a number)."""
+    for name, value in headers:
+        if name == b"content-length":
+            return int(value) if value.isdigit() else None
+    return None
+
+
+async def read_body(receive: ASGIReceive, limit: int, declared: int | None = None) -> bytes:
+    """The whole body of the request, at most `limit` bytes.
+
+    Args:
+        receive: The ASGI receive callable of the request.
+        limit: The largest body accepted.
+        declared: The request's `Content-Length`, when known: refused at once if too big.
+
+    Raises:
+        BodyTooLarge: The body (or its declared length) exceeds `limit`.
+        ClientGone: The client went away mid-body.
+    """
+    if declared is not None and declared > limit:
+        raise BodyTooLarge(limit)
+    message = await receive()
+    if message["type"] != "http.request":
+        raise ClientGone
+    body: bytes = message.get("body", b"")
+    if not message.get("more_body", False):  # the usual case: one chunk
+        if len(body) > limit:
+            raise BodyTooLarge(limit)
+        return body
+    parts = [body]
+    size = len(body)
+    while True:
+        if size > limit:
+            raise BodyTooLarge(limit)
+        message = await receive()
+        if message["type"] != "http.request":
+            raise ClientGone
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        parts.append(chunk)
+        if not message.get("more_body", False):
+            break
+    if size > limit:
+        raise BodyTooLarge(limit)
+    return b"".join(parts)

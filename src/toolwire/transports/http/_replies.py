@@ -1,0 +1,47 @@
+"""Plain ASGI answers: a status, a few headers and a body, without Starlette's Response.
+
+Each refusal a client can trigger carries a JSON-RPC error object (id null) as its body, as
+the MCP transport specification asks, so a client library always has a message to show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any
+
+from ...protocol.jsonrpc import INVALID_REQUEST, error_message
+
+__all__ = ["JSON_TYPE", "ASGISend", "Headers", "error_body", "refuse", "respond"]
+
+ASGISend = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+Headers = list[tuple[bytes, bytes]]
+
+JSON_TYPE = (b"content-type", b"application/json")
+
+
+def error_body(message: str, code: int = INVALID_REQUEST) -> bytes:
+    """A JSON-RPC error response with a null id, for a request that never reached a session."""
+    return error_message(None, code, message)
+
+
+async def respond(
+    send: ASGISend, status: int, body: bytes = b"", headers: Iterable[tuple[bytes, bytes]] = ()
+) -> None:
+    """Send a whole response in two ASGI messages."""
+    head: Headers = list(headers)
+    if body:
+        head.append((b"content-length", str(len(body)).encode("ascii")))
+    await send({"type": "http.response.start", "status": status, "headers": head})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def refuse(
+    send: ASGISend,
+    status: int,
+    message: str,
+    *,
+    code: int = INVALID_REQUEST,
+    headers: Iterable[tuple[bytes, bytes]] = (),
+) -> None:
+    """Answer with an HTTP error status and a JSON-RPC error body naming what was wrong."""
+    await respond(send, status, error_body(message, code), [JSON_TYPE, *headers])

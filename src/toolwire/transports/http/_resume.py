@@ -1,0 +1,142 @@
+"""GET on the MCP path: the session's standalone stream, or the resumption of a stream the
+client lost (`Last-Event-ID`).
+
+Resuming replays what the event store kept of that stream after the given id, then, if the
+stream is still running (a call not yet answered), the GET takes it over and carries the rest
+live. The first pass is collected before answering, so that an id of another session's stream
+is never replayed and a stream already received elsewhere gets its 409; later passes catch up
+with what was stored meanwhile, then the stream is attached with no pause in between.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import TYPE_CHECKING, Any
+
+from ._replies import ASGISend, refuse
+from ._sse import SSE_HEADERS, encode_event
+from ._streams import Stream
+
+if TYPE_CHECKING:
+    from .events import EventStore
+    from .sessions import HttpSession
+
+__all__ = ["open_get_stream"]
+
+ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+
+CATCH_UP_PASSES = 100
+PRIMING_SINCE = "2025-11-25"
+
+
+async def open_get_stream(
+    store: EventStore | None,
+    retry_ms: int | None,
+    found: HttpSession,
+    headers: dict[bytes, bytes],
+    receive: ASGIReceive,
+    send: ASGISend,
+    version: str | None,
+) -> None:
+    """Serve one GET of session `found` until the client leaves or the session ends."""
+    last = headers.get(b"last-event-id")
+    session_header = [(b"mcp-session-id", found.id.encode("ascii"))]
+    if (
+        last is not None
+        and store is not None
+        and await _resume(found, store, last.decode("latin-1"), receive, send, session_header)
+    ):
+        return
+    stream = found.get_stream
+    if stream is not None and stream.attached:
+        await refuse(send, 409, "Conflict: Only one SSE stream is allowed per session")
+        return
+    if stream is None:
+        stream_id = found.new_stream_id() if store is not None else None
+        stream = found.get_stream = Stream(stream_id, store, sse=True)
+    await send(
+        {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + session_header}
+    )
+    stream.attach(send)
+    if stream.store is not None and (found.protocol_version or version or "") >= PRIMING_SINCE:
+        await stream.emit(None, retry_ms)
+    await _carry(found, stream, receive, send)
+
+
+async def _resume(
+    found: HttpSession,
+    store: EventStore,
+    last_event_id: str,
+    receive: ASGIReceive,
+    send: ASGISend,
+    session_header: list[tuple[bytes, bytes]],
+) -> bool:
+    """Replay and take over the stream `last_event_id` belongs to; False when that id names
+    nothing of this session's (the GET then opens the standalone stream instead)."""
+    first: list[tuple[str, bytes]] = []
+
+    async def keep(event_id: str, frame: bytes) -> None:
+        first.append((event_id, frame))
+
+    stream_id = await store.replay_after(last_event_id, keep)
+    if stream_id is None or not found.owns(stream_id):
+        return False
+    target = found.streams.get(stream_id)
+    if target is None and found.get_stream is not None:
+        target = found.get_stream if found.get_stream.stream_id == stream_id else None
+    if target is not None and target.attached:
+        await refuse(send, 409, "Conflict: this stream is already being received")
+        return True
+    await send(
+        {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + session_header}
+    )
+    seen = last_event_id
+    for event_id, frame in first:
+        await send(
+            {"type": "http.response.body", "body": encode_event(frame, event_id), "more_body": True}
+        )
+        seen = event_id
+    if target is None:  # finished: everything it had is replayed
+        await _end(send)
+        return True
+    for _ in range(CATCH_UP_PASSES):
+        later: list[tuple[str, bytes]] = []
+
+        async def keep_later(event_id: str, frame: bytes, into: list[Any] = later) -> None:
+            into.append((event_id, frame))
+
+        await store.replay_after(seen, keep_later)
+        if not later:
+            break
+        for event_id, frame in later:
+            await send(
+                {
+                    "type": "http.response.body",
+                    "body": encode_event(frame, event_id),
+                    "more_body": True,
+                }
+            )
+            seen = event_id
+    if target.finished:
+        await _end(send)
+        return True
+    await _carry(found, target, receive, send)
+    return True
+
+
+async def _carry(found: HttpSession, stream: Stream, receive: ASGIReceive, send: ASGISend) -> None:
+    """Carry `stream` on this GET until the client leaves or the stream/session ends."""
+    stream.attach(send)
+    await stream.wait(receive)
+    if stream.is_sending_to(send):
+        stream.release()
+    found.last_seen = time.monotonic()
+    await _end(send)
+
+
+async def _end(send: ASGISend) -> None:
+    try:
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except Exception:  # the client is gone already
+        return

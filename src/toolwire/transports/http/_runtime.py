@@ -1,0 +1,115 @@
+"""What an HTTP app holds while it is served: the server's opener and the live sessions.
+
+Serving starts from the app's lifespan when the ASGI server runs it. An app mounted inside
+another one never sees that lifespan (Starlette runs only the outer app's), so it also starts
+on its first request; the serving then lives in a task of its own until the event loop ends.
+Either way the server's lifespan is entered exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from .events import EventStore
+from .sessions import SessionManager, SessionStore
+
+if TYPE_CHECKING:
+    from ...protocol.serving import Servable, SessionOpener
+
+__all__ = ["Runtime"]
+
+logger = logging.getLogger("toolwire.http")
+
+
+class Runtime:
+    """The serving state of one app.
+
+    Args:
+        servable: What is served (a `Server`).
+        idle_timeout: Seconds before an idle session ends (None: never).
+        max_sessions: Sessions alive at once.
+        session_store: Where sessions are kept (memory by default).
+        event_store: Where SSE events are kept for resumption (None: no resumption).
+        back_channel: Whether sessions can send requests to the client during a call.
+    """
+
+    def __init__(
+        self,
+        servable: Servable,
+        *,
+        idle_timeout: float | None,
+        max_sessions: int,
+        session_store: SessionStore | None,
+        event_store: EventStore | None,
+        back_channel: bool,
+    ) -> None:
+        self.servable = servable
+        self.event_store = event_store
+        self.opener: SessionOpener | None = None
+        self.sessions: SessionManager | None = None
+        self.back_channel = back_channel
+        self._settings = (idle_timeout, max_sessions, session_store)
+        self._accepted: frozenset[str] = frozenset()
+        self._starting: asyncio.Future[None] | None = None
+        self._holder: asyncio.Task[None] | None = None
+
+    def open_options(self, identity: Any = None) -> dict[str, Any]:
+        """The keyword arguments this server's opener takes for a session of `identity`
+        (openers that predate an option simply do not get it)."""
+        options: dict[str, Any] = {}
+        if "back_channel" in self._accepted:
+            options["back_channel"] = self.back_channel
+        if identity is not None and "identity" in self._accepted:
+            options["identity"] = identity
+        return options
+
+    @asynccontextmanager
+    async def serving(self) -> AsyncIterator[None]:
+        """Serve for the duration: the server's lifespan, the sessions and their reaper."""
+        async with self.servable.serving() as opener:
+            self._accepted = _keywords(opener)
+            idle_timeout, max_sessions, store = self._settings
+            sessions = SessionManager(
+                opener, idle_timeout=idle_timeout, max_sessions=max_sessions, store=store
+            )
+            sessions.start()
+            self.sessions = sessions
+            self.opener = opener
+            try:
+                yield
+            finally:
+                self.opener = None
+                await sessions.close()
+                self.sessions = None
+
+    async def ensure_started(self) -> None:
+        """Start serving now if no lifespan did (the app is mounted inside another one)."""
+        if self.opener is not None:
+            return
+        if self._starting is None:
+            loop = asyncio.get_running_loop()
+            self._starting = loop.create_future()
+            self._holder = loop.create_task(self._hold(self._starting))
+        await asyncio.shield(self._starting)
+
+    async def _hold(self, started: asyncio.Future[None]) -> None:
+        try:
+            async with self.serving():
+                started.set_result(None)
+                await asyncio.get_running_loop().create_future()  # until the loop ends
+        except Exception as error:
+            if not started.done():
+                started.set_exception(error)
+            self._starting = None  # the next request tries again
+
+
+def _keywords(opener: Any) -> frozenset[str]:
+    try:
+        return frozenset(inspect.signature(opener).parameters)
+    except (TypeError, ValueError):
+        return frozenset()

@@ -1,0 +1,45 @@
+"""Server-sent events as bytes: the wire form of one event, and the response headers.
+
+MCP frames are compact JSON, which never holds a raw line break, so an event is usually a
+single `data:` line; anything else is split on its line breaks as the SSE format requires.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["SSE_HEADERS", "encode_event"]
+
+SSE_HEADERS = [
+    (b"content-type", b"text/event-stream"),
+    (b"cache-control", b"no-cache, no-transform"),
+    (b"connection", b"keep-alive"),
+    # Reverse proxies (nginx) would otherwise hold events back until their buffer fills.
+    (b"x-accel-buffering", b"no"),
+]
+
+_BREAKS = re.compile(rb"\r\n|\r|\n")
+
+
+def encode_event(
+    data: bytes, event_id: str | None = None, retry_ms: int | None = None, *, name: bool = True
+) -> bytes:
+    """One SSE event.
+
+    Args:
+        data: The payload (a JSON-RPC frame), or b"" for an event that only carries an id.
+        event_id: Its id, which the client echoes as `Last-Event-ID` when it reconnects.
+        retry_ms: The reconnection delay to suggest to the client, in milliseconds.
+        name: Send `event: message` (what MCP clients expect); False for a bare priming event.
+    """
+    head = b""
+    if event_id is not None:
+        head += b"id: " + event_id.encode("utf-8") + b"\n"
+    if retry_ms is not None:
+        head += b"retry: " + str(int(retry_ms)).encode("ascii") + b"\n"
+    if name and data:
+        head += b"event: message\n"
+    if b"\n" in data or b"\r" in data:
+        lines = _BREAKS.split(data)
+        return head + b"".join(b"data: " + line + b"\n" for line in lines) + b"\n"
+    return head + b"data: " + data + b"\n\n"

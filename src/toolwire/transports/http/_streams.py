@@ -1,0 +1,179 @@
+"""Where a session's outgoing frames land: the response of the POST that carried a request
+(one JSON body, or an SSE stream), or the session's GET stream.
+
+A `Stream` belongs to one POST (or one GET) and knows the requests whose replies it still
+owes. It is fed by the session's routed `send`, from whichever task produced the frame; the
+request handler only waits until the stream is finished, the client is gone, or a tool ended
+the stream early (SSE polling). Frames written while no connection is attached are still kept
+by the event store, so a client resuming with `Last-Event-ID` receives them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from ...protocol.jsonrpc import RequestId, encode_value
+from ._replies import ASGISend
+from ._sse import encode_event
+from .events import EventStore
+
+__all__ = ["Stream", "is_reply_to", "reply_prefix"]
+
+logger = logging.getLogger("toolwire.http")
+
+ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+
+
+def reply_prefix(request_id: RequestId) -> bytes:
+    """How the session's replies to `request_id` begin (see `jsonrpc.result_message`)."""
+    encoded = str(request_id).encode("ascii") if isinstance(request_id, int) else None
+    return b'{"jsonrpc":"2.0","id":' + (encoded or encode_value(request_id)) + b","
+
+
+def is_reply_to(frame: bytes, prefix: bytes) -> bool:
+    """Whether `frame` answers the request whose `reply_prefix` is `prefix` (rather than
+    being a notification or a server-to-client request that travels with it)."""
+    if not frame.startswith(prefix):
+        return False
+    rest = frame[len(prefix) : len(prefix) + 3]
+    return rest in (b'"re', b'"er')
+
+
+class Stream:
+    """One response that frames are routed to.
+
+    Args:
+        stream_id: Names it in the event store (None: events get no ids, no replay).
+        store: Keeps its events for replay, or None.
+        sse: An SSE stream; False collects the replies for one JSON body instead.
+    """
+
+    __slots__ = (
+        "_send",
+        "_waiter",
+        "finished",
+        "pending",
+        "replies",
+        "sse",
+        "store",
+        "stream_id",
+    )
+
+    def __init__(self, stream_id: str | None, store: EventStore | None, *, sse: bool) -> None:
+        self.stream_id = stream_id
+        self.store = store if stream_id is not None else None
+        self.sse = sse
+        self.pending: dict[RequestId, bytes] = {}  # request id -> its reply prefix, still owed
+        self.replies: list[bytes] = []  # JSON mode: the replies, for the body
+        self.finished = False  # every reply sent (or the session ended)
+        self._send: ASGISend | None = None
+        self._waiter: asyncio.Future[None] | None = None
+
+    @property
+    def attached(self) -> bool:
+        """Whether a connection currently receives this stream's events."""
+        return self._send is not None
+
+    def attach(self, send: ASGISend) -> None:
+        """Write this stream's events to `send` (an open SSE response) from now on."""
+        self._send = send
+
+    def is_sending_to(self, send: ASGISend) -> bool:
+        """Whether events currently go to `send`."""
+        return self._send is send
+
+    def release(self) -> None:
+        """Stop sending to the current connection, which its handler is ending anyway."""
+        self._send = None
+
+    def detach(self) -> None:
+        """No connection receives the events any more (they are still stored); wakes the
+        handler waiting on the stream so it can end its response."""
+        self._send = None
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def owe(self, request_id: RequestId) -> None:
+        """This stream carries the reply to `request_id`."""
+        self.pending[request_id] = reply_prefix(request_id)
+
+    def finish(self) -> None:
+        """Nothing more will come (every reply went out, or the session is gone)."""
+        self.finished = True
+        self._wake()
+
+    async def write(self, frame: bytes, request_id: RequestId | None) -> bool:
+        """Route one frame here; return whether it was the reply to `request_id`."""
+        reply = False
+        if request_id is not None:
+            prefix = self.pending.get(request_id)
+            if prefix is not None and is_reply_to(frame, prefix):
+                del self.pending[request_id]
+                reply = True
+        if not self.sse:
+            if reply:
+                self.replies.append(frame)  # notifications have no place in one JSON body
+        else:
+            await self.emit(frame)
+        if reply and not self.pending:
+            self.finish()
+        return reply
+
+    async def emit(self, frame: bytes | None, retry_ms: int | None = None) -> None:
+        """Store (when resumable) and send one SSE event; None is a priming event."""
+        event_id = None
+        if self.store is not None:
+            assert self.stream_id is not None
+            event_id = await self.store.store(self.stream_id, frame)
+        await self.send_raw(encode_event(frame or b"", event_id, retry_ms, name=frame is not None))
+
+    async def send_raw(self, chunk: bytes) -> None:
+        """Send bytes on the attached connection, if any; a failed write detaches it."""
+        send = self._send
+        if send is None:
+            return
+        try:
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        except Exception as error:  # the client went away (servers raise various errors)
+            logger.debug("SSE write failed (%s); the stream continues detached", error)
+            self.detach()
+
+    async def wait(self, receive: ASGIReceive | None) -> None:
+        """Until the stream finishes or is detached; the client's disconnect detaches it."""
+        if self.finished or (self.sse and self._send is None):
+            return
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        watcher = asyncio.ensure_future(_until_disconnect(receive)) if receive else None
+        try:
+            if watcher is None:
+                await waiter
+                return
+            await asyncio.wait((waiter, watcher), return_when=asyncio.FIRST_COMPLETED)
+            if watcher.done():
+                if not watcher.cancelled():
+                    watcher.exception()  # a failing receive() counts as a disconnect too
+                if not waiter.done():
+                    self.detach()
+        finally:
+            self._waiter = None
+            if watcher is not None and not watcher.done():
+                watcher.cancel()
+
+
+async def _until_disconnect(receive: ASGIReceive) -> None:
+    # After the body, a server's receive() only returns when the client is gone. Anything
+    # else (a server handing out stray empty chunks) is skipped, a bounded number of times;
+    # then only the waiter decides.
+    for _ in range(1000):
+        message = await receive()
+        if message.get("type") == "http.disconnect":
+            return
+    await asyncio.get_running_loop().create_future()  # never done: cancelled by `wait`

@@ -1,0 +1,186 @@
+"""The streamable HTTP app of a server: a Starlette app with one MCP path.
+
+`streamable_http_app(server)` is what `Server.http_app()` returns. It runs standalone under
+any ASGI server, or mounted inside another Starlette or FastAPI app: Starlette runs only the
+outermost app's lifespan, so this app also starts serving on its first request, and a parent
+may instead run it from its own lifespan (`lifespan=mcp_app.lifespan`) to start up front.
+
+The MCP path is answered straight from `__call__` (no routing, no per-request objects); any
+other path, and an app given extra middleware, go through Starlette as usual.
+
+Security (allowed hosts and origins, authentication) wraps the whole app at one point,
+`_secured`, from the options collected in `SecurityOptions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from ._runtime import Runtime
+from .endpoint import Endpoint, EndpointConfig
+from .events import EventStore, MemoryEventStore
+
+if TYPE_CHECKING:
+    from ...protocol.serving import Servable
+    from .sessions import SessionStore
+
+__all__ = [
+    "DEFAULT_IDLE_TIMEOUT",
+    "DEFAULT_MAX_SESSIONS",
+    "SecurityOptions",
+    "StreamableHttpApp",
+    "streamable_http_app",
+]
+
+ASGIApp = Callable[
+    [MutableMapping[str, Any], Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]],
+    Awaitable[None],
+]
+
+DEFAULT_IDLE_TIMEOUT = 1800.0
+DEFAULT_MAX_SESSIONS = 10_000
+DEFAULT_RETRY_MS = 1000
+
+
+@dataclass(frozen=True)
+class SecurityOptions:
+    """What guards the app (applied by `_secured`).
+
+    Attributes:
+        allowed_hosts: `Host` values accepted (None: the defaults for the bind).
+        allowed_origins: `Origin` values accepted (None: the defaults for the bind).
+        auth: Verifies bearer tokens and maps them to identities (None: no authentication).
+    """
+
+    allowed_hosts: Sequence[str] | None = None
+    allowed_origins: Sequence[str] | None = None
+    auth: Any = None
+
+
+def _secured(app: ASGIApp, options: SecurityOptions) -> ASGIApp:
+    """Wrap `app` in the security middleware that `options` ask for (none yet)."""
+    return app
+
+
+def _route_path(scope: MutableMapping[str, Any]) -> str:
+    # The path below the mount point: ASGI's `path` includes `root_path`.
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root) and (len(path) == len(root) or path[len(root)] == "/"):
+        return path[len(root) :]
+    return path
+
+
+class StreamableHttpApp(Starlette):
+    """A Starlette app serving MCP (streamable HTTP) on one path.
+
+    Args:
+        endpoint: Answers the MCP path.
+        runtime: The serving state the lifespan enters.
+        path: The MCP path.
+        security: What `_secured` wraps the app in.
+    """
+
+    def __init__(
+        self, endpoint: Endpoint, runtime: Runtime, path: str, security: SecurityOptions
+    ) -> None:
+        super().__init__(routes=[Route(path, endpoint)], lifespan=self.lifespan)
+        self.endpoint = endpoint
+        self.runtime = runtime
+        self.path = path
+        self._paths = {path, path.rstrip("/") + "/"} if path != "/" else {"/", ""}
+        self._entry = _secured(self._dispatch, security)
+
+    @asynccontextmanager
+    async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
+        """Serve for the duration: usable as the lifespan of a parent app that mounts this
+        one (`Starlette(lifespan=mcp_app.lifespan, routes=[Mount("/", mcp_app)])`)."""
+        async with self.runtime.serving():
+            yield
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await super().__call__(scope, receive, send)
+            return
+        await self._entry(scope, receive, send)
+
+    async def _dispatch(self, scope: Any, receive: Any, send: Any) -> None:
+        if (
+            scope["type"] == "http"
+            and not self.user_middleware
+            and _route_path(scope) in self._paths
+        ):
+            await self.endpoint(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+
+def streamable_http_app(
+    servable: Servable,
+    *,
+    path: str = "/mcp",
+    stateless: bool = False,
+    json_response: bool = False,
+    resumable: bool = True,
+    event_store: EventStore | None = None,
+    retry_ms: int | None = DEFAULT_RETRY_MS,
+    session_idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+    max_sessions: int = DEFAULT_MAX_SESSIONS,
+    max_body_bytes: int | None = None,
+    session_store: SessionStore | None = None,
+    security: SecurityOptions | None = None,
+) -> StreamableHttpApp:
+    """Build the ASGI app serving `servable` over streamable HTTP (see `Server.http_app`).
+
+    Raises:
+        ValueError: An option is out of range (the message names it).
+    """
+    if not path.startswith("/"):
+        raise ValueError(f"path must start with '/', not {path!r}")
+    if session_idle_timeout is not None and not session_idle_timeout > 0:
+        raise ValueError(
+            f"session_idle_timeout must be a number of seconds > 0 or None, "
+            f"not {session_idle_timeout!r}"
+        )
+    if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or max_sessions < 1:
+        raise ValueError(f"max_sessions must be an integer >= 1, not {max_sessions!r}")
+    if max_body_bytes is None:
+        max_body_bytes = servable.max_message_bytes
+    if (
+        isinstance(max_body_bytes, bool)
+        or not isinstance(max_body_bytes, int)
+        or max_body_bytes < 1
+    ):
+        raise ValueError(f"max_body_bytes must be an integer >= 1, not {max_body_bytes!r}")
+    if retry_ms is not None and (
+        isinstance(retry_ms, bool) or not isinstance(retry_ms, int) or retry_ms < 0
+    ):
+        raise ValueError(f"retry_ms must be an integer >= 0 or None, not {retry_ms!r}")
+    if event_store is not None and not isinstance(event_store, EventStore):
+        raise ValueError("event_store must have the EventStore methods store and replay_after")
+    store = None
+    if resumable and not stateless:
+        store = event_store if event_store is not None else MemoryEventStore()
+    runtime = Runtime(
+        servable,
+        idle_timeout=session_idle_timeout,
+        max_sessions=max_sessions,
+        session_store=session_store,
+        event_store=store,
+        back_channel=not (stateless or json_response),
+    )
+    config = EndpointConfig(
+        stateless=stateless,
+        json_response=json_response,
+        max_body_bytes=max_body_bytes,
+        retry_ms=retry_ms,
+    )
+    return StreamableHttpApp(
+        Endpoint(runtime, config), runtime, path, security or SecurityOptions()
+    )

@@ -1,0 +1,432 @@
+"""The streamable HTTP endpoint of the handshake era (2024-11-05 .. 2025-11-25): one path
+answering POST, GET and DELETE, written as plain ASGI (no Request/Response objects per call).
+
+- POST carries one JSON-RPC message. A request is answered as one `application/json` body
+  (`json_response=True`) or as an SSE stream holding the reply and whatever the call sends on
+  the way (progress, logs, requests to the client). Notifications and client responses: 202.
+- `initialize` creates a session; its id comes back in `Mcp-Session-Id` and every later
+  request must carry it (400 without, 404 once unknown, expired or ended). GET opens the
+  session's standalone SSE stream (one at a time: 409), DELETE ends the session.
+- Stateless mode: no session ids; each POST is served by a fresh session born initialized,
+  and GET/DELETE answer 405.
+- `MCP-Protocol-Version` must name a version this era serves (else 400 listing them); when
+  absent the specification says to assume 2025-03-26 (a session knows its negotiated one).
+- Resumability (SEP-1699): with an event store, SSE events carry ids. A client on 2025-11-25
+  or later first gets a priming event (an id, empty data, and `retry`), so a tool may end the
+  POST stream early (`ctx.close_sse_stream()`) and the client resumes with GET and
+  `Last-Event-ID`; the events it missed are replayed, then the stream goes on live there.
+- A request in the 2026-07-28 era is handed whole to `modern.serve_modern`.
+
+Every refusal is a 4xx with a JSON-RPC error body naming the problem; a client that leaves
+mid-stream only detaches its stream (calls go on; disconnection is not cancellation).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import TYPE_CHECKING, Any
+
+from ...protocol.eras import HANDSHAKE_VERSIONS
+from ...protocol.jsonrpc import PARSE_ERROR, Invalid, Request, classify, decode
+from ...protocol.reporter import STREAM_CLOSER
+from ._body import BodyTooLarge, ClientGone, declared_length, read_body
+from ._replies import JSON_TYPE, ASGISend, refuse, respond
+from ._resume import open_get_stream
+from ._sse import SSE_HEADERS, encode_event
+from ._streams import Stream
+from .sessions import HttpSession, SessionLimitError
+
+if TYPE_CHECKING:
+    from ...protocol.session import ServerSession
+    from ._runtime import Runtime
+
+__all__ = ["Endpoint", "EndpointConfig"]
+
+logger = logging.getLogger("toolwire.http")
+
+ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Scope = MutableMapping[str, Any]
+
+ASSUMED_VERSION = "2025-03-26"
+PRIMING_SINCE = "2025-11-25"  # SEP-1699: older clients may choke on an event without data
+SESSION_HEADER = b"mcp-session-id"
+_SUPPORTED = ", ".join(HANDSHAKE_VERSIONS)
+_ALLOW_ALL = [(b"allow", b"GET, POST, DELETE")]
+_ALLOW_POST = [(b"allow", b"POST")]
+
+
+class EndpointConfig:
+    """How the endpoint answers (see `streamable_http_app` for each option)."""
+
+    __slots__ = ("json_response", "max_body_bytes", "retry_ms", "stateless")
+
+    def __init__(
+        self, *, stateless: bool, json_response: bool, max_body_bytes: int, retry_ms: int | None
+    ) -> None:
+        self.stateless = stateless
+        self.json_response = json_response
+        self.max_body_bytes = max_body_bytes
+        self.retry_ms = retry_ms
+
+
+def _modern_hooks() -> tuple[Any, Any]:
+    # The 2026-07-28 era lives in modern.py (its own part); until it exists every request is
+    # served here, and a 2026-07-28 protocol-version header is refused as unsupported.
+    try:
+        from . import modern  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return None, None
+    return modern.is_modern, modern.serve_modern
+
+
+def _accepts(accept: bytes | None, json_only: bool) -> bool:
+    if not accept:
+        return False
+    kinds = {part.split(b";", 1)[0].strip().lower() for part in accept.split(b",")}
+    if b"*/*" in kinds:
+        return True
+    json_ok = b"application/json" in kinds or b"application/*" in kinds
+    if json_only:
+        return json_ok
+    return json_ok and (b"text/event-stream" in kinds or b"text/*" in kinds)
+
+
+def _accepts_sse(accept: bytes | None) -> bool:
+    if not accept:
+        return False
+    kinds = {part.split(b";", 1)[0].strip().lower() for part in accept.split(b",")}
+    return bool(kinds & {b"text/event-stream", b"text/*", b"*/*"})
+
+
+def _is_json(content_type: bytes | None) -> bool:
+    return (
+        content_type is not None
+        and content_type.split(b";", 1)[0].strip().lower() == b"application/json"
+    )
+
+
+class Endpoint:
+    """The ASGI app serving the MCP path.
+
+    Args:
+        runtime: The app's serving state (opener, sessions, event store).
+        config: How to answer.
+    """
+
+    def __init__(self, runtime: Runtime, config: EndpointConfig) -> None:
+        self.runtime = runtime
+        self.config = config
+        self._is_modern, self._serve_modern = _modern_hooks()
+        self._accept_refusal = (
+            "Not Acceptable: Client must accept application/json"
+            if config.json_response
+            else "Not Acceptable: Client must accept both application/json and text/event-stream"
+        )
+
+    async def __call__(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
+        if scope["type"] != "http":
+            return
+        if self.runtime.opener is None:
+            await self.runtime.ensure_started()
+        method = scope["method"]
+        if method == "POST":
+            await self._post(scope, receive, send)
+        elif method == "GET":
+            await self._get(scope, receive, send)
+        elif method == "DELETE":
+            await self._delete(scope, send)
+        else:
+            allow = _ALLOW_POST if self.config.stateless else _ALLOW_ALL
+            await refuse(send, 405, "Method Not Allowed", headers=allow)
+
+    # -- POST ------------------------------------------------------------------------------
+
+    async def _post(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
+        config = self.config
+        raw_headers = scope["headers"]
+        headers: dict[bytes, bytes] = dict(raw_headers)
+        if not _accepts(headers.get(b"accept"), config.json_response):
+            await refuse(send, 406, self._accept_refusal)
+            return
+        if not _is_json(headers.get(b"content-type")):
+            await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
+            return
+        try:
+            body = await read_body(receive, config.max_body_bytes, declared_length(raw_headers))
+        except BodyTooLarge as error:
+            await refuse(send, 413, f"Payload Too Large: {error}")
+            return
+        except ClientGone:
+            return
+        try:
+            message = decode(body)
+        except (ValueError, RecursionError) as error:
+            detail = str(error) if isinstance(error, ValueError) else "nested too deeply"
+            await refuse(send, 400, f"Parse error: {detail}", code=PARSE_ERROR)
+            return
+        if self._is_modern is not None and self._is_modern(headers, message):
+            assert self.runtime.opener is not None
+            await self._serve_modern(
+                scope,
+                receive,
+                send,
+                body=body,
+                message=message,
+                opener=self.runtime.opener,
+                json_response=config.json_response,
+            )
+            return
+        version, bad_version = self._version(headers)
+        if bad_version is not None:
+            await refuse(send, 400, bad_version)
+            return
+        if isinstance(message, list):
+            await refuse(send, 400, "Invalid Request: batches are not supported")
+            return
+        item = classify(message)
+        if isinstance(item, Invalid) and item.reply is not None:
+            await respond(send, 400, item.reply, [JSON_TYPE])
+            return
+        if config.stateless:
+            await self._stateless(scope, receive, send, message, body, item, version)
+            return
+        identity = scope.get("toolwire.identity")
+        if isinstance(item, Request) and item.method == "initialize":
+            await self._initialize(receive, send, message, body, item, identity)
+            return
+        found = await self._session(headers, identity, send)
+        if found is None:
+            return
+        session = found.server_session
+        assert session is not None
+        session_header = (SESSION_HEADER, found.id.encode("ascii"))
+        session.backlog.frame_size = len(body)
+        if not isinstance(item, Request):  # a notification or a client's response
+            await session.receive_message(message)
+            await respond(send, 202, b"", [session_header])
+            return
+        await self._exchange(
+            session, found, item, message, receive, send, [session_header], version
+        )
+
+    @staticmethod
+    def _version(headers: dict[bytes, bytes]) -> tuple[str | None, str | None]:
+        """The protocol-version header (None when absent), and the refusal if it is bad."""
+        raw = headers.get(b"mcp-protocol-version")
+        if raw is None:
+            return None, None
+        version = raw.decode("latin-1")
+        if version in HANDSHAKE_VERSIONS:
+            return version, None
+        return None, (
+            f"Bad Request: Unsupported protocol version: {version}. "
+            f"Supported versions: {_SUPPORTED}"
+        )
+
+    async def _session(
+        self, headers: dict[bytes, bytes], identity: Any, send: ASGISend
+    ) -> HttpSession | None:
+        """The request's session, or None once refused (400 without an id, 404 unknown)."""
+        raw = headers.get(SESSION_HEADER)
+        if raw is None:
+            await refuse(send, 400, "Bad Request: Missing session ID")
+            return None
+        sessions = self.runtime.sessions
+        found = sessions.find(raw.decode("latin-1"), identity) if sessions else None
+        if found is None or found.server_session is None:
+            await refuse(send, 404, "Not Found: Session not found or expired")
+            return None
+        return found
+
+    async def _initialize(
+        self,
+        receive: ASGIReceive,
+        send: ASGISend,
+        message: Any,
+        body: bytes,
+        item: Request,
+        identity: Any,
+    ) -> None:
+        sessions = self.runtime.sessions
+        assert sessions is not None
+        try:
+            opened = await sessions.open(identity, self.runtime.open_options(identity))
+        except SessionLimitError:
+            await refuse(
+                send,
+                503,
+                f"Service Unavailable: the server holds its maximum of {sessions.max_sessions} "
+                "sessions; retry later",
+                headers=[(b"retry-after", b"5")],
+            )
+            return
+        session = opened.server_session
+        assert session is not None
+        collected = Stream(None, None, sse=False)
+        collected.owe(item.id)
+        opened.routes[item.id] = collected
+        session.backlog.frame_size = len(body)
+        await session.receive_message(message)
+        await collected.wait(receive)
+        opened.routes.pop(item.id, None)
+        if not collected.replies:  # the client left before its answer: nobody to serve
+            await sessions.end(opened)
+            return
+        headers = [(SESSION_HEADER, opened.id.encode("ascii"))]
+        if session.protocol_version is None:  # refused: no session comes of it
+            await sessions.end(opened)
+            headers = []
+        reply = collected.replies[0]
+        if self.config.json_response:
+            await respond(send, 200, reply, [JSON_TYPE, *headers])
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + headers})
+        await send({"type": "http.response.body", "body": encode_event(reply)})
+
+    # -- one request, answered as JSON or as an SSE stream ---------------------------------
+
+    async def _exchange(
+        self,
+        session: ServerSession,
+        owner: HttpSession | None,
+        item: Request,
+        message: Any,
+        receive: ASGIReceive,
+        send: ASGISend,
+        headers: list[tuple[bytes, bytes]],
+        version: str | None,
+        stream: Stream | None = None,
+    ) -> None:
+        """Hand `message` (a request) to `session`; answer with what it routes back."""
+        config = self.config
+        store = self.runtime.event_store if owner is not None else None
+        if stream is None:
+            stream_id = owner.new_stream_id() if store is not None and owner else None
+            stream = Stream(stream_id, store, sse=not config.json_response)
+            if owner is not None:
+                owner.routes[item.id] = stream
+                if stream_id is not None:
+                    owner.streams[stream_id] = stream
+        stream.owe(item.id)
+        if config.json_response:
+            await session.receive_message(message)
+            await stream.wait(receive)
+            if stream.replies:
+                await respond(send, 200, stream.replies[0], [JSON_TYPE, *headers])
+            elif owner is not None and owner.ended:
+                await refuse(send, 404, "Not Found: Session not found or expired")
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + headers})
+        stream.attach(send)
+        token = None
+        if stream.store is not None:
+            negotiated = owner.protocol_version if owner is not None else None
+            if (negotiated or version or ASSUMED_VERSION) >= PRIMING_SINCE:
+                await stream.emit(None, config.retry_ms)
+                token = STREAM_CLOSER.set(_closer(stream, send, config.retry_ms))
+        try:
+            await session.receive_message(message)
+        finally:
+            if token is not None:
+                STREAM_CLOSER.reset(token)
+        await stream.wait(receive)
+        await _end_response(stream, send)
+
+    async def _stateless(
+        self,
+        scope: Scope,
+        receive: ASGIReceive,
+        send: ASGISend,
+        message: Any,
+        body: bytes,
+        item: Any,
+        version: str | None,
+    ) -> None:
+        """A fresh session for this one POST, born initialized (nothing outlives it)."""
+        opener = self.runtime.opener
+        assert opener is not None
+        config = self.config
+        stream = Stream(None, None, sse=not config.json_response)
+
+        async def route(frame: bytes, request_id: Any) -> None:
+            if request_id is not None:  # nothing else has anywhere to go
+                await stream.write(frame, request_id)
+
+        options = self.runtime.open_options(scope.get("toolwire.identity"))
+        async with opener(route, routed=True, **options) as session:
+            session.era = "legacy"
+            session.protocol_version = version or ASSUMED_VERSION
+            session.initialized = True
+            session.backlog.frame_size = len(body)
+            if not isinstance(item, Request):
+                await session.receive_message(message)
+                await respond(send, 202)
+                return
+            await self._exchange(session, None, item, message, receive, send, [], version, stream)
+            session.close()  # a client that left mid-call leaves nothing running
+
+    # -- GET: the standalone stream, or a resumed one --------------------------------------
+
+    async def _get(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
+        if self.config.stateless:
+            await refuse(
+                send, 405, "Method Not Allowed: no sessions in stateless mode", headers=_ALLOW_POST
+            )
+            return
+        headers: dict[bytes, bytes] = dict(scope["headers"])
+        if not _accepts_sse(headers.get(b"accept")):
+            await refuse(send, 406, "Not Acceptable: Client must accept text/event-stream")
+            return
+        version, bad_version = self._version(headers)
+        if bad_version is not None:
+            await refuse(send, 400, bad_version)
+            return
+        found = await self._session(headers, scope.get("toolwire.identity"), send)
+        if found is None:
+            return
+        await open_get_stream(
+            self.runtime.event_store, self.config.retry_ms, found, headers, receive, send, version
+        )
+
+    async def _delete(self, scope: Scope, send: ASGISend) -> None:
+        if self.config.stateless:
+            await refuse(
+                send, 405, "Method Not Allowed: no sessions in stateless mode", headers=_ALLOW_POST
+            )
+            return
+        headers: dict[bytes, bytes] = dict(scope["headers"])
+        bad_version = self._version(headers)[1]
+        if bad_version is not None:
+            await refuse(send, 400, bad_version)
+            return
+        found = await self._session(headers, scope.get("toolwire.identity"), send)
+        if found is None:
+            return
+        assert self.runtime.sessions is not None
+        await self.runtime.sessions.end(found)
+        await respond(send, 200)
+
+
+def _closer(stream: Stream, send: ASGISend, retry_ms: int | None) -> Callable[[], Awaitable[None]]:
+    """What `ctx.close_sse_stream()` calls for a call carried by `stream` on `send`."""
+
+    async def close() -> None:
+        if stream.is_sending_to(send):
+            if retry_ms is not None:
+                await stream.send_raw(b"retry: " + str(retry_ms).encode("ascii") + b"\n\n")
+            stream.detach()
+
+    return close
+
+
+async def _end_response(stream: Stream, send: ASGISend) -> None:
+    """End the SSE response on `send`, unless the stream moved to a resuming GET."""
+    if stream.attached and not stream.is_sending_to(send):
+        return
+    if stream.is_sending_to(send):
+        stream.release()
+    try:
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except Exception as error:  # the client is gone already
+        logger.debug("ending an SSE response failed (%s)", error)

@@ -1,0 +1,103 @@
+"""Resumable SSE streams: every event a stream sends is kept for a while under an id, so a
+client that lost the connection can come back with `Last-Event-ID` and get what it missed.
+
+`EventStore` is the interface (an application can keep events elsewhere, e.g. in Redis, to
+resume across processes); `MemoryEventStore` is the default, bounded in events and bytes.
+
+Decisions:
+
+- An event id names its stream: `<stream>/<sequence>`. Sequences are shared by all streams,
+  so an id is never issued twice. Replaying after an id sends the later events of that
+  stream only, as the specification requires (never another stream's).
+- A priming event (an id and empty data, stored as `None`) is what lets a client resume a
+  stream that ended before its first message; it is stored like any event, but replays as
+  nothing.
+- The memory store forgets the oldest events first, across all streams, once it holds
+  `max_events` events or `max_bytes` bytes: a client away for too long resumes with a gap,
+  but no client can make the server hold more.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Protocol, runtime_checkable
+
+__all__ = ["EventStore", "MemoryEventStore", "ReplaySink"]
+
+ReplaySink = Callable[[str, bytes], Awaitable[None]]
+"""Receives each replayed event: its id and its frame."""
+
+
+@runtime_checkable
+class EventStore(Protocol):
+    """Where the events of resumable SSE streams are kept."""
+
+    async def store(self, stream_id: str, frame: bytes | None) -> str:
+        """Keep one event of `stream_id` (None for a priming event); return its new id."""
+        ...
+
+    async def replay_after(self, last_event_id: str, sink: ReplaySink) -> str | None:
+        """Hand `sink` every event of the stream `last_event_id` belongs to that came after it.
+
+        Returns:
+            That stream's id, or None when the id is unknown (malformed or forgotten).
+        """
+        ...
+
+
+class MemoryEventStore:
+    """Events in this process's memory, bounded; the default store.
+
+    Args:
+        max_events: Events kept across all streams before the oldest are forgotten.
+        max_bytes: Bytes of frames kept across all streams before the oldest are forgotten.
+    """
+
+    def __init__(self, max_events: int = 10_000, max_bytes: int = 64 * 1024 * 1024) -> None:
+        if max_events < 1 or max_bytes < 1:
+            raise ValueError("MemoryEventStore: max_events and max_bytes must be at least 1")
+        self.max_events = max_events
+        self.max_bytes = max_bytes
+        self._streams: dict[str, deque[tuple[int, bytes | None]]] = {}
+        self._next = 0  # one sequence for every stream: an id is never issued twice
+        self._order: deque[str] = deque()  # the stream of each kept event, oldest first
+        self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    async def store(self, stream_id: str, frame: bytes | None) -> str:
+        """Keep one event; return its id."""
+        sequence = self._next
+        self._next = sequence + 1
+        events = self._streams.get(stream_id)
+        if events is None:
+            events = self._streams[stream_id] = deque()
+        events.append((sequence, frame))
+        self._order.append(stream_id)
+        self._bytes += len(frame) if frame else 0
+        while len(self._order) > self.max_events or self._bytes > self.max_bytes:
+            self._forget_oldest()
+        return f"{stream_id}/{sequence}"
+
+    def _forget_oldest(self) -> None:
+        stream_id = self._order.popleft()
+        events = self._streams[stream_id]
+        _, frame = events.popleft()
+        self._bytes -= len(frame) if frame else 0
+        if not events:
+            del self._streams[stream_id]
+
+    async def replay_after(self, last_event_id: str, sink: ReplaySink) -> str | None:
+        """Send `sink` the events of the id's stream that followed it."""
+        stream_id, _, tail = last_event_id.rpartition("/")
+        if not stream_id or not tail.isdigit():
+            return None
+        after = int(tail)
+        if after >= self._next:
+            return None  # never issued
+        for sequence, frame in list(self._streams.get(stream_id, ())):
+            if sequence > after and frame is not None:
+                await sink(f"{stream_id}/{sequence}", frame)
+        return stream_id
