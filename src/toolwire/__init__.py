@@ -15,7 +15,9 @@ if TYPE_CHECKING:
     from .context import RunContextWrapper, ToolContext, Usage
     from .errors import ModelBehaviorError, ToolAbortedError, ToolTimeoutError, UserError
     from .lifespan import LifespanError
+    from .protocol.bearer import BearerAuth
     from .protocol.call_context import CallInfo
+    from .protocol.identity import Identity
     from .schema.problems import schema_problems
     from .schema.strict import ensure_strict_json_schema
     from .server import Server
@@ -33,7 +35,9 @@ _EXPORTS: dict[str, str] = {
     "ToolTimeoutError": ".errors",
     "UserError": ".errors",
     "LifespanError": ".lifespan",
+    "BearerAuth": ".protocol.bearer",
     "CallInfo": ".protocol.call_context",
+    "Identity": ".protocol.identity",
     "schema_problems": ".schema.problems",
     "ensure_strict_json_schema": ".schema.strict",
     "Server": ".server",
@@ -46,8 +50,10 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "BearerAuth",
     "CallInfo",
     "FunctionTool",
+    "Identity",
     "LifespanError",
     "ModelBehaviorError",
     "RunContextWrapper",

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     import anyio
 
     from .protocol.app import OpenSession
+    from .protocol.bearer import BearerAuth
     from .protocol.call_context import CallInfo
     from .protocol.serving import SessionOpener
     from .tools.threads import SyncBudget
@@ -70,6 +71,12 @@ class Server:
             yields becomes `ctx.context` when neither `context` nor `context_factory` is
             given, and is `CallInfo.state` for a factory. If entering it raises, serving
             does not start: the error is logged and `run()` exits with status 1.
+        auth: Bearer-token authentication for the HTTP transports: a `toolwire.BearerAuth`
+            (verifier, authorization servers, required scopes), or just the verifier, an
+            async function `token -> toolwire.Identity | None` (an object with mcp's
+            `verify_token(token)` works too). The caller's identity reaches a
+            `context_factory` as `CallInfo.identity`, and tools' `scopes=` are enforced
+            against it. stdio is never authenticated: there `auth` and `scopes` do nothing.
     """
 
     def __init__(
@@ -84,8 +91,14 @@ class Server:
         context: Any = None,
         context_factory: Callable[[CallInfo], Any] | None = None,
         lifespan: Callable[[Server], AbstractAsyncContextManager[Any]] | None = None,
+        auth: BearerAuth | Callable[[str], Any] | Any = None,
     ) -> None:
         check_options(context, context_factory, lifespan)
+        if auth is not None:
+            from .protocol.bearer import bearer_auth
+
+            auth = bearer_auth(auth)
+        self.auth: BearerAuth | None = auth
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -161,6 +174,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
+        scopes: str | Iterable[str] | None = None,
         **function_tool_options: Any,
     ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
@@ -176,6 +190,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
+        scopes: str | Iterable[str] | None = None,
         **function_tool_options: Any,
     ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
         """Publish a function as a tool; works bare (`@server.tool`) or with options.
@@ -194,6 +209,11 @@ class Server:
                 annotation when omitted (non-object results are wrapped as {"result": ...}).
             timeout: Seconds after which the call is answered with a timeout error, for sync
                 and async functions alike (a sync function's thread is abandoned).
+            scopes: OAuth scopes a caller's token must grant to call the tool (a list, or one
+                space-separated string). Enforced only with `Server(auth=...)` over HTTP: a
+                caller lacking one gets 403 `insufficient_scope` naming what to request
+                (the MCP step-up flow). The tool is listed to every caller. stdio has no
+                tokens, so scopes are not enforced there.
             **function_tool_options: Any option of `function_tool` (name_override, strict_mode,
                 failure_error_function, ...).
 
@@ -207,7 +227,7 @@ class Server:
 
         def register(the_func: Callable[..., Any]) -> FunctionTool:
             built = function_tool(the_func, **options)
-            self._register(built, title, annotations, meta, output_schema, timeout)
+            self._register(built, title, annotations, meta, output_schema, timeout, scopes)
             return built
 
         if func is not None:
@@ -225,6 +245,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
+        scopes: str | Iterable[str] | None = None,
         **function_tool_options: Any,
     ) -> FunctionTool:
         """Publish a toolwire `FunctionTool`, an `agents.FunctionTool`, or a plain callable.
@@ -245,6 +266,7 @@ class Server:
             meta: `_meta` sent with the tool listing.
             output_schema: The JSON schema of structured results (see `Server.tool`).
             timeout: Seconds after which the call is answered with a timeout error.
+            scopes: OAuth scopes a caller must hold to call the tool (see `Server.tool`).
             **function_tool_options: Options of `function_tool`, when `tool` is a plain
                 callable that add_tool wraps.
 
@@ -268,7 +290,7 @@ class Server:
                 "add_tool() takes a FunctionTool, an agents.FunctionTool or a callable, "
                 f"not {type(tool).__name__}"
             )
-        self._register(built, title, annotations, meta, output_schema, timeout)
+        self._register(built, title, annotations, meta, output_schema, timeout, scopes)
         return built
 
     def remove_tool(self, name: str) -> None:
@@ -287,10 +309,13 @@ class Server:
         meta: dict[str, Any] | None,
         output_schema: dict[str, Any] | None,
         timeout: float | None,
+        scopes: str | Iterable[str] | None = None,
     ) -> None:
         if tool.name in self._registry:
             raise UserError(f"Server {self.name!r} already has a tool named {tool.name!r}")
-        self._registry.add(registered_tool(tool, title, annotations, meta, output_schema, timeout))
+        self._registry.add(
+            registered_tool(tool, title, annotations, meta, output_schema, timeout, scopes)
+        )
 
     def _warm_up(self) -> None:
         """Once, after the first listing: build in the background what first calls need."""

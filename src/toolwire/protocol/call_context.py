@@ -8,7 +8,7 @@ Decisions:
   is the one that stays right on every transport. What should outlive a call (a connection
   pool) belongs in the server's lifespan, whose value every call's `CallInfo.state` carries.
 - The factory takes one argument, a `CallInfo`, so what a transport learns about a request
-  (an HTTP identity, later) can be added as a field without breaking a single factory.
+  (the HTTP caller's `identity`) is a field, added without breaking a single factory.
 - A sync factory runs on the event loop: it must be quick. A coroutine function is awaited,
   and so is an awaitable returned by a plain callable (a lambda calling an async function).
 - The default (no factory) costs a call nothing: `value` goes into the `ToolContext` as is.
@@ -19,9 +19,12 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .eras import META_CLIENT_INFO
+
+if TYPE_CHECKING:
+    from .identity import Identity
 
 __all__ = ["NO_CONTEXT", "CallInfo", "ContextFactory", "ContextSource"]
 
@@ -43,6 +46,9 @@ class CallInfo:
         client_info: The client's `clientInfo` (name, version), when it sent one: from
             `initialize` in the handshake era, from the request's envelope in 2026-07-28.
         state: What the server's lifespan yielded (None without a lifespan).
+        identity: Who calls: the `toolwire.Identity` the server's `auth` verifier made of
+            the request's bearer token (HTTP with `Server(auth=...)`); None on stdio and
+            on HTTP without `auth`.
     """
 
     # A plain class: a dataclass would cost every server's start-up more than it gives.
@@ -50,6 +56,7 @@ class CallInfo:
         "arguments",
         "call_id",
         "client_info",
+        "identity",
         "meta",
         "protocol_version",
         "state",
@@ -66,6 +73,7 @@ class CallInfo:
         protocol_version: str,
         client_info: Mapping[str, Any] | None,
         state: Any,
+        identity: Identity | None = None,
     ) -> None:
         self.tool_name = tool_name
         self.call_id = call_id
@@ -74,6 +82,7 @@ class CallInfo:
         self.protocol_version = protocol_version
         self.client_info = client_info
         self.state = state
+        self.identity = identity
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
@@ -116,6 +125,7 @@ class ContextSource:
         meta: Mapping[str, Any] | None,
         protocol_version: str,
         client_info: Mapping[str, Any] | None,
+        identity: Identity | None = None,
     ) -> Any:
         """The context of one call: the factory's answer (awaited if need be), else `value`."""
         factory = self.factory
@@ -133,6 +143,7 @@ class ContextSource:
                 protocol_version=protocol_version,
                 client_info=client_info,
                 state=self.state,
+                identity=identity,
             )
         )
         if self.is_async or inspect.isawaitable(made):

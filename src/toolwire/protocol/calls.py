@@ -43,6 +43,7 @@ from .jsonrpc import compact_json, valid_id
 
 if TYPE_CHECKING:
     from ..tools.threads import SyncBudget
+    from .identity import Identity
     from .jsonrpc import RequestId
     from .registry import RegisteredTool
     from .reporter import Reporter
@@ -90,6 +91,7 @@ async def run_call(
     contexts: ContextSource = NO_CONTEXT,
     client_info: dict[str, Any] | None = None,
     limiter: SyncBudget | anyio.CapacityLimiter | None = None,
+    identity: Identity | None = None,
 ) -> dict[str, Any]:
     """One `tools/call` from its params to its result (unversioned), honouring the tool's
     server-side timeout; a bug below becomes "Internal error".
@@ -104,6 +106,7 @@ async def run_call(
         client_info: The `clientInfo` of the connection's `initialize`, if any.
         limiter: The server's bound on sync tools' worker threads, passed along explicitly:
             the task running a call need not share the session's context.
+        identity: Who calls (HTTP with authentication), for the context factory.
     """
     tool = entry.tool
     arguments = call_arguments(tool.params_json_schema, params.get("arguments"))
@@ -119,7 +122,13 @@ async def run_call(
     if contexts.factory is not None:
         try:
             ctx.context = await contexts.make(
-                call_id, entry.name, arguments, params.get("_meta"), version, client_info
+                call_id,
+                entry.name,
+                arguments,
+                params.get("_meta"),
+                version,
+                client_info,
+                identity,
             )
         except Exception:
             logger.exception("the context factory failed for a call of tool %r", entry.name)

@@ -19,6 +19,9 @@ Decisions:
   as encoded bytes per version by the handlers and dropped whenever the set changes.
 - `is_enabled=False` hides a tool from listing and calling. A callable `is_enabled` is asked
   (with an empty run context and no agent) at every `tools/list` and `tools/call`.
+- `scopes` are OAuth scopes a caller's token must grant to call the tool; they are checked
+  only where there is a token (HTTP with `Server(auth=...)`), never on stdio. A tool is
+  listed whatever the caller's scopes (see transports/http/auth.py for why).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import asyncio
 import functools
 import inspect
 import math
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import UnionType
 from typing import Any, Union, get_args, get_origin
@@ -38,6 +41,7 @@ from ..tools.function_tool import FunctionTool
 from ..tools.invoke import starts_synchronously
 from . import eras
 from .content import loaded_output_classes
+from .identity import parse_scopes
 
 __all__ = [
     "RegisteredTool",
@@ -62,6 +66,7 @@ class RegisteredTool:
         output_schema: The JSON schema of structured results (object-rooted), or None.
         wraps_result: Whether results are sent as `{"result": value}`.
         timeout: Seconds after which a call is answered with a timeout error.
+        scopes: OAuth scopes a caller must hold to call it (checked when authenticated).
     """
 
     tool: FunctionTool
@@ -71,6 +76,7 @@ class RegisteredTool:
     output_schema: dict[str, Any] | None = None
     wraps_result: bool = False
     timeout: float | None = None
+    scopes: frozenset[str] = frozenset()
     _listing: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     @property
@@ -122,6 +128,8 @@ class ToolRegistry(Mapping[str, RegisteredTool]):
         self._tools: dict[str, RegisteredTool] = {}
         self.page_cache: dict[tuple[str, int], bytes] = {}
         self.dynamic = 0  # how many tools have a callable is_enabled
+        self.scoped = 0  # how many tools require scopes
+        self._all_scopes: frozenset[str] | None = None
         self.listeners: list[Callable[[], None]] = []
 
     def __getitem__(self, name: str) -> RegisteredTool:
@@ -139,6 +147,7 @@ class ToolRegistry(Mapping[str, RegisteredTool]):
             raise UserError(f"A tool named {entry.name!r} is already registered on this server")
         self._tools[entry.name] = entry
         self.dynamic += entry.dynamic
+        self.scoped += bool(entry.scopes)
         self._changed()
 
     def remove(self, name: str) -> RegisteredTool:
@@ -148,11 +157,21 @@ class ToolRegistry(Mapping[str, RegisteredTool]):
             known = ", ".join(sorted(self._tools)) or "none"
             raise KeyError(f"No tool named {name!r} on this server (tools: {known})")
         self.dynamic -= entry.dynamic
+        self.scoped -= bool(entry.scopes)
         self._changed()
         return entry
 
+    def all_scopes(self) -> frozenset[str]:
+        """Every scope some tool requires (computed once per change of the tool set)."""
+        known = self._all_scopes
+        if known is None:
+            known = frozenset().union(*(entry.scopes for entry in self._tools.values()))
+            self._all_scopes = known
+        return known
+
     def _changed(self) -> None:
         self.page_cache.clear()
+        self._all_scopes = None
         for listener in list(self.listeners):
             listener()
 
@@ -305,12 +324,15 @@ def registered_tool(
     meta: dict[str, Any] | None,
     output_schema: dict[str, Any] | None,
     timeout: float | None,
+    scopes: str | Iterable[str] | None = None,
 ) -> RegisteredTool:
     """A tool with its MCP options, checked: what `Server.tool` / `add_tool` publish.
 
     Raises:
         UserError: The input schema is not an object, or `meta` is not a dict.
-        ValueError: `timeout` is not a positive number of seconds.
+        ValueError: `timeout` is not a positive number of seconds, or a scope name is
+            malformed.
+        TypeError: `scopes` is not a string or a list of strings.
     """
     if tool.params_json_schema.get("type") != "object":
         raise UserError(f"inputSchema of tool {tool.name!r} must have type 'object'")
@@ -340,4 +362,5 @@ def registered_tool(
         output_schema=schema,
         wraps_result=wraps,
         timeout=float(timeout) if timeout is not None else None,
+        scopes=parse_scopes(scopes, f"scopes of tool {tool.name!r}"),
     )

@@ -11,6 +11,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from .identity import Identity
     from .session import RoutedSend, Send, ServerSession
 
 __all__ = ["Servable", "SessionOpener"]
@@ -18,9 +19,13 @@ __all__ = ["Servable", "SessionOpener"]
 
 class SessionOpener(Protocol):
     """Opens one session (an async context manager) that writes its messages with `send`;
-    with `routed=True`, `send` also gets the id of the request each message belongs to."""
+    with `routed=True`, `send` also gets the id of the request each message belongs to.
+    `identity` is the authenticated caller the session serves (None without authentication).
+    """
 
-    def __call__(self, send: Send | RoutedSend, *, routed: bool = False) -> ServerSession: ...
+    def __call__(
+        self, send: Send | RoutedSend, *, routed: bool = False, identity: Identity | None = None
+    ) -> ServerSession: ...
 
 
 class Servable(Protocol):

@@ -28,6 +28,7 @@ from ._eager import start_eagerly
 from .backlog import Backlog
 from .call_context import NO_CONTEXT, ContextSource
 from .calls import CallInFlight, checked_tool_name, in_scope, run_call
+from .identity import FORBIDDEN, scope_refusal
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
 
     from ..tools.threads import SyncBudget
     from .app import ServedApp
+    from .identity import Identity
     from .registry import RegisteredTool
 
 __all__ = ["ServerSession"]
@@ -83,6 +85,11 @@ class ServerSession:
         routed: `send` also takes the id of the request a message belongs to (`RoutedSend`):
             a reply, a call's progress and log notifications, a listen stream's frames; None
             for the rest. An HTTP transport routes each to its request's stream.
+        identity: The authenticated caller (HTTP with `Server(auth=...)`), or None. Each
+            call's `CallInfo.identity`, and what tools' required scopes are checked against
+            (only when it is not None: stdio never enforces scopes). A transport may replace
+            `session.identity` with each request's identity of the same caller: a refreshed
+            or stepped-up token brings its new scopes.
     """
 
     def __init__(
@@ -92,8 +99,10 @@ class ServerSession:
         *,
         contexts: ContextSource = NO_CONTEXT,
         routed: bool = False,
+        identity: Identity | None = None,
     ) -> None:
         self.server = server
+        self.identity = identity
         self._send: Callable[..., Awaitable[None]] = send
         self._routed = routed
         self._contexts = contexts
@@ -316,6 +325,14 @@ class ServerSession:
             await is_enabled(entry) if entry.dynamic else entry.tool.is_enabled
         ):
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {params['name']}")
+        if entry.scopes and self.identity is not None:
+            missing = self.identity.missing_scopes(entry.scopes)
+            if missing:
+                raise ProtocolError(
+                    FORBIDDEN,
+                    scope_refusal(entry.name, missing),
+                    {"requiredScopes": sorted(entry.scopes), "missingScopes": missing},
+                )
         meta = params.get("_meta")
         token = meta.get("progressToken") if meta else None
         call = CallInFlight(Reporter(self.send, token, log_level, request_id))
@@ -356,6 +373,7 @@ class ServerSession:
                 self._contexts,
                 self.client_info,
                 self._limiter,
+                self.identity,
             )
         finally:
             call.reporter.closed = True

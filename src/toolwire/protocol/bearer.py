@@ -1,0 +1,170 @@
+"""`BearerAuth`: how a server checks bearer tokens, and what it publishes about itself.
+
+The MCP server is an OAuth resource server: it never issues tokens, it only verifies them.
+The verifier is the user's code (a JWT check, an introspection call, a lookup table); this
+module adapts the two shapes a verifier comes in to one async `token -> Identity | None`:
+
+- an async (or plain) callable taking the token, returning an `Identity`, something shaped
+  like mcp's `AccessToken`, or None for a token it does not accept;
+- an object with a `verify_token(token)` method (mcp's `TokenVerifier` protocol), so a
+  verifier written for the official SDK plugs in unchanged.
+
+Decisions:
+
+- A verifier that raises is treated as refusing the token (401), with a warning naming the
+  exception type but never the token: `jwt.decode` raising on garbage is the common case,
+  and a malformed token is the client's problem, not a server error.
+- `authorization_servers` may be empty: a server whose tokens are handed out by hand (API
+  keys) has no authorization server to point to. OAuth clients need at least one (the MCP
+  spec requires it for them), so give it whenever an OAuth server issues the tokens.
+- `scopes_supported` defaults to the server-wide required scopes plus every tool's, computed
+  when the metadata is asked for (tools come and go).
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+from .identity import Identity, parse_scopes
+
+__all__ = ["BearerAuth", "Verify", "bearer_auth"]
+
+logger = logging.getLogger("toolwire")
+
+Verify = Callable[[str], Awaitable[Identity | None]]
+"""A verifier as the HTTP layer calls it: the token in, the caller (or None) out."""
+
+
+class BearerAuth:
+    """Bearer-token authentication for a server's HTTP transports (`Server(auth=...)`).
+
+    Every request to the MCP endpoint must carry `Authorization: Bearer <token>`; the token
+    is handed to `verifier`, and what it returns is the request's `Identity`. Missing or
+    refused tokens get 401 with a `WWW-Authenticate` challenge pointing at the RFC 9728
+    metadata, which the server publishes at `/.well-known/oauth-protected-resource`.
+    stdio is never authenticated (the MCP spec: a local process takes its credentials from
+    its environment), so neither required nor per-tool scopes apply there.
+
+    Args:
+        verifier: `async def verify(token) -> Identity | None` (a plain function works too),
+            or an object with mcp's `verify_token(token)` method returning an
+            `AccessToken`-like object or None.
+        authorization_servers: Issuer URLs of the OAuth authorization servers that issue
+            tokens for this server (the metadata's `authorization_servers`).
+        required_scopes: Scopes every request needs; a token without them gets 403
+            `insufficient_scope`.
+        resource_url: This MCP endpoint's public URL (the metadata's `resource`, e.g.
+            `https://api.example.com/mcp`). Default: built from each request's Host and path,
+            which is right unless a proxy rewrites them. Tokens whose `Identity.resource`
+            names another resource are refused.
+        scopes_supported: The metadata's `scopes_supported`; default: the required scopes and
+            every tool's scopes.
+        resource_name: A human-readable name for the metadata's `resource_name`.
+
+    Raises:
+        TypeError: `verifier` is neither callable nor has `verify_token`, or an option has
+            the wrong type.
+        ValueError: A URL is not absolute http(s), or a scope name is malformed.
+    """
+
+    __slots__ = (
+        "authorization_servers",
+        "required_scopes",
+        "resource_name",
+        "resource_url",
+        "scopes_supported",
+        "verify",
+    )
+
+    def __init__(
+        self,
+        verifier: Any,
+        *,
+        authorization_servers: Iterable[str] = (),
+        required_scopes: str | Iterable[str] | None = None,
+        resource_url: str | None = None,
+        scopes_supported: str | Iterable[str] | None = None,
+        resource_name: str | None = None,
+    ) -> None:
+        self.verify: Verify = _adapt(verifier)
+        if isinstance(authorization_servers, str):
+            authorization_servers = [authorization_servers]
+        self.authorization_servers = tuple(
+            _absolute_url(url, "authorization_servers") for url in authorization_servers
+        )
+        self.required_scopes = parse_scopes(required_scopes, "required_scopes")
+        self.resource_url = (
+            _absolute_url(resource_url, "resource_url") if resource_url is not None else None
+        )
+        self.scopes_supported = (
+            None if scopes_supported is None else parse_scopes(scopes_supported, "scopes_supported")
+        )
+        if resource_name is not None and not isinstance(resource_name, str):
+            raise TypeError(f"resource_name must be a string, not {type(resource_name).__name__}")
+        self.resource_name = resource_name
+
+    def __repr__(self) -> str:
+        return (
+            f"BearerAuth(authorization_servers={list(self.authorization_servers)!r}, "
+            f"required_scopes={sorted(self.required_scopes)!r}, "
+            f"resource_url={self.resource_url!r})"
+        )
+
+
+def bearer_auth(auth: Any) -> BearerAuth | None:
+    """What `Server(auth=...)` was given, as a `BearerAuth` (a bare verifier gets defaults).
+
+    Raises:
+        TypeError: `auth` is not a BearerAuth, a verifier callable, or a `verify_token` object.
+    """
+    if auth is None or isinstance(auth, BearerAuth):
+        return auth
+    return BearerAuth(auth)
+
+
+def _adapt(verifier: Any) -> Verify:
+    method = getattr(verifier, "verify_token", None)
+    if callable(method):
+        target: Callable[[str], Any] = method
+        shown = f"{type(verifier).__name__}.verify_token"
+    elif callable(verifier):
+        target = verifier
+        shown = getattr(verifier, "__qualname__", type(verifier).__name__)
+    else:
+        raise TypeError(
+            "auth= takes a toolwire.BearerAuth, an async function token -> Identity | None, "
+            f"or an object with a verify_token(token) method; got {type(verifier).__name__}"
+        )
+
+    async def verify(token: str) -> Identity | None:
+        try:
+            answer = target(token)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        except Exception as error:
+            logger.warning(
+                "token verifier %s raised %s; the token is refused", shown, type(error).__name__
+            )
+            return None
+        if answer is None:
+            return None
+        try:
+            return Identity.from_token_info(answer)
+        except (TypeError, ValueError) as error:
+            logger.error("token verifier %s: %s; the token is refused", shown, error)
+            return None
+
+    return verify
+
+
+def _absolute_url(url: Any, what: str) -> str:
+    if not isinstance(url, str):
+        raise TypeError(f"{what} must hold URL strings, not {type(url).__name__}")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"{what}: {url!r} is not an absolute http(s) URL")
+    return url

@@ -1,0 +1,280 @@
+"""`HostOriginGuard`: DNS-rebinding and cross-site protection, on for every bind.
+
+A web page can make a browser send requests to a server on the user's machine or network:
+through DNS rebinding (the attacker's name resolves to 127.0.0.1, the browser sends
+`Host: evil.example`) or as a plain cross-site request (`Origin: https://evil.example`). The
+MCP spec asks servers to validate `Origin`; checking `Host` as well closes rebinding.
+
+Decisions:
+
+- On by default whatever the bind address. The defaults allow the loopback names only
+  (`127.0.0.1`, `localhost`, `[::1]`, any port), so a server deployed behind a real name
+  refuses requests until told its name: the 421 body and the log line on the `toolwire`
+  logger say exactly what to pass. Failing closed with a clear message beats the official
+  SDK's choice of protecting only loopback binds.
+- An allowed host written without a port (`"api.example.com"`) matches it on any port;
+  `"api.example.com:8443"` matches that port only; `"api.example.com:*"` is accepted too (the
+  official SDK's spelling). Names compare case-insensitively. `"*"` switches the Host check
+  off (and `allowed_origins=["*"]` the Origin check): an explicit choice, never a default.
+- Origins: a request without `Origin` passes (non-browser clients, same-origin GETs). An
+  `Origin` whose `name[:port]` is the (already allowed) `Host` passes: that page was served
+  by this very site. Otherwise it must match `allowed_origins` (default: the loopback
+  origins, http and https, any port), with the same port rule as hosts.
+- A refused Host is 421 Misdirected Request, a refused Origin 403 Forbidden, as the SDK
+  answers, each with a JSON-RPC error body. Each distinct refused value is logged once (up to
+  a bound): a flood of forged headers must not flood the log.
+- The hot path is a scan of the header list and a set lookup: decisions for header values
+  already seen are cached (bounded; refusals are not cached, so forged values cannot evict).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from ...protocol.jsonrpc import INVALID_REQUEST
+from ._refusals import ASGIApp, Receive, Scope, Send, printable, refuse
+
+if TYPE_CHECKING:
+    from ...protocol.bearer import BearerAuth
+    from ...protocol.registry import ToolRegistry
+
+__all__ = ["DEFAULT_ALLOWED_HOSTS", "DEFAULT_ALLOWED_ORIGINS", "HostOriginGuard", "protected"]
+
+logger = logging.getLogger("toolwire")
+
+DEFAULT_ALLOWED_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+"""Allowed `Host` names when none are configured (any port)."""
+
+DEFAULT_ALLOWED_ORIGINS = tuple(
+    f"{scheme}://{host}" for host in DEFAULT_ALLOWED_HOSTS for scheme in ("http", "https")
+)
+"""Allowed `Origin`s when none are configured (any port); same-host origins pass as well."""
+
+_CACHE_LIMIT = 256  # header values (or pairs) remembered as allowed
+_LOG_LIMIT = 256  # distinct refused values logged before the guard falls silent
+
+ANY = "*"
+
+
+def _split_port(authority: str) -> tuple[str, str | None]:
+    """`("name", "port")` from `name[:port]`, bracketed IPv6 included; port None if absent."""
+    if authority.startswith("["):
+        end = authority.find("]")
+        if end < 0:
+            return authority, None
+        rest = authority[end + 1 :]
+        return authority[: end + 1], rest[1:] if rest.startswith(":") else None
+    name, colon, port = authority.rpartition(":")
+    if not colon:
+        return authority, None
+    if ":" in name:  # an unbracketed IPv6 address: no port can be told apart
+        return authority, None
+    return name, port
+
+
+def _host_entry(entry: str, what: str) -> tuple[str, str | None]:
+    """A configured host (`name`, `name:port`, `name:*`) as (name, exact port or None)."""
+    if not isinstance(entry, str) or not entry.strip():
+        raise ValueError(f"{what}: {entry!r} is not a host name")
+    text = entry.strip().lower()
+    if "/" in text or "@" in text:
+        raise ValueError(f"{what}: {entry!r} is not a host; write 'name' (any port) or 'name:port'")
+    if text.count(":") > 1 and not text.startswith("["):
+        text = f"[{text}]"  # a bare IPv6 address, as a Host header brackets it
+    name, port = _split_port(text)
+    if port in (None, "", ANY):
+        return name, None
+    if not port.isdigit():
+        raise ValueError(f"{what}: {entry!r} has a port that is not a number")
+    return name, port
+
+
+class _Matcher:
+    """Allowed values of one header: exact `prefix + name:port` strings, and names on any port."""
+
+    def __init__(self) -> None:
+        self.everything = False
+        self.exact: set[str] = set()
+        self.any_port: set[str] = set()
+
+    def add(self, prefix: str, name: str, port: str | None) -> None:
+        if port is None:
+            self.any_port.add(prefix + name)
+        else:
+            self.exact.add(f"{prefix}{name}:{port}")
+
+    def matches(self, prefix: str, authority: str) -> bool:
+        if self.everything or prefix + authority in self.exact:
+            return True
+        return prefix + _split_port(authority)[0] in self.any_port
+
+
+class HostOriginGuard:
+    """ASGI middleware refusing requests whose `Host` or `Origin` is not allowed.
+
+    Args:
+        app: The ASGI app to protect.
+        allowed_hosts: Allowed `Host` values (see the module's decisions for the port rule);
+            default: the loopback names. `["*"]` allows any host.
+        allowed_origins: Allowed `Origin` values (`scheme://name[:port]`); default: the
+            loopback origins. An origin naming the request's own `Host` always passes. `["*"]`
+            allows any origin.
+
+    Raises:
+        ValueError: An entry is malformed (an origin given as a host, a port that is not a
+            number, a host given as an origin).
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        allowed_hosts: Iterable[str] | None = None,
+        allowed_origins: Iterable[str] | None = None,
+    ) -> None:
+        self.app = app
+        self._hosts = _Matcher()
+        for entry in _entries(allowed_hosts, DEFAULT_ALLOWED_HOSTS, "allowed_hosts"):
+            if entry.strip() == ANY:
+                self._hosts.everything = True
+            else:
+                self._hosts.add("", *_host_entry(entry, "allowed_hosts"))
+        self._origins = _Matcher()
+        for entry in _entries(allowed_origins, DEFAULT_ALLOWED_ORIGINS, "allowed_origins"):
+            text = entry.strip().lower() if isinstance(entry, str) else entry
+            if text == ANY:
+                self._origins.everything = True
+                continue
+            scheme, sep, rest = text.partition("://") if isinstance(text, str) else ("", "", "")
+            if not sep or not scheme or not rest or "/" in rest.rstrip("/"):
+                raise ValueError(
+                    f"allowed_origins: {entry!r} is not an origin; write 'https://name' "
+                    "(any port) or 'https://name:port'"
+                )
+            self._origins.add(scheme + "://", *_host_entry(rest.rstrip("/"), "allowed_origins"))
+        self._good_hosts: set[bytes] = set()
+        self._good_origins: set[tuple[bytes, bytes]] = set()
+        self._logged: set[str] = set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # lifespan (and WebSocket: no MCP route uses one)
+            await self.app(scope, receive, send)
+            return
+        host = origin = None
+        for name, value in scope["headers"]:
+            if name == b"host":
+                host = value
+            elif name == b"origin":
+                origin = value
+        if host not in self._good_hosts and not self._host_allowed(host):
+            await self._refuse_host(send, host)
+            return
+        assert host is not None  # _host_allowed refuses a missing Host
+        if (
+            origin is not None
+            and (origin, host) not in self._good_origins
+            and not self._origin_allowed(origin, host)
+        ):
+            await self._refuse_origin(send, origin)
+            return
+        await self.app(scope, receive, send)
+
+    def _host_allowed(self, host: bytes | None) -> bool:
+        if host is None:
+            return False
+        if not self._hosts.matches("", host.decode("latin-1").strip().lower()):
+            return False
+        if len(self._good_hosts) < _CACHE_LIMIT:
+            self._good_hosts.add(host)
+        return True
+
+    def _origin_allowed(self, origin: bytes, host: bytes) -> bool:
+        text = origin.decode("latin-1").strip().lower()
+        scheme, sep, authority = text.partition("://")
+        if not sep:
+            return False  # "null" and other opaque origins
+        own_host = host.decode("latin-1").strip().lower()
+        if authority != own_host and not self._origins.matches(scheme + "://", authority):
+            return False
+        if len(self._good_origins) < _CACHE_LIMIT:
+            self._good_origins.add((origin, host))
+        return True
+
+    async def _refuse_host(self, send: Send, host: bytes | None) -> None:
+        if host is None:
+            message = "The request has no Host header; the server needs one to check it"
+        else:
+            shown = printable(host)
+            allow = _split_port(shown.strip().lower())[0]
+            message = (
+                f"Host '{shown}' is not allowed; pass allowed_hosts=['{allow}'] to "
+                f"http_app()/run(), or --allowed-host {allow} on the CLI"
+            )
+        self._log(message)
+        await refuse(send, 421, INVALID_REQUEST, message)
+
+    async def _refuse_origin(self, send: Send, origin: bytes) -> None:
+        shown = printable(origin)
+        message = (
+            f"Origin '{shown}' is not allowed; pass allowed_origins=['{shown}'] to "
+            f"http_app()/run(), or --allowed-origin {shown} on the CLI"
+        )
+        self._log(message)
+        await refuse(send, 403, INVALID_REQUEST, message)
+
+    def _log(self, message: str) -> None:
+        if message in self._logged:
+            return
+        if len(self._logged) >= _LOG_LIMIT:
+            if len(self._logged) == _LOG_LIMIT:
+                self._logged.add("")  # the marker: say it once
+                logger.warning("refused Host/Origin values: further ones are not logged")
+            return
+        self._logged.add(message)
+        logger.warning("%s", message)
+
+
+def _entries(given: Iterable[str] | None, default: Iterable[str], what: str) -> list[str]:
+    if given is None:
+        return list(default)
+    if isinstance(given, str):
+        given = [given]
+    entries = list(given)
+    for entry in entries:
+        if not isinstance(entry, str):
+            raise ValueError(f"{what} must hold strings, not {type(entry).__name__}")
+    return entries
+
+
+def protected(
+    app: ASGIApp,
+    *,
+    allowed_hosts: Iterable[str] | None = None,
+    allowed_origins: Iterable[str] | None = None,
+    auth: BearerAuth | None = None,
+    tools: ToolRegistry | None = None,
+    endpoint_path: str = "/mcp",
+    max_body_bytes: int = 4 * 1024 * 1024,
+) -> ASGIApp:
+    """`app` behind every check the server's options ask for: Host/Origin always (outermost:
+    a forged Host is refused before any token is looked at), then bearer authentication
+    when `auth` is given.
+
+    Args:
+        app: The app serving the MCP endpoint(s).
+        allowed_hosts: See `HostOriginGuard`.
+        allowed_origins: See `HostOriginGuard`.
+        auth: The server's `BearerAuth` (`Server.auth`), or None for no authentication.
+        tools: The tool registry whose per-tool scopes the bearer check enforces.
+        endpoint_path: The MCP endpoint's path inside `app` (names the protected resource).
+        max_body_bytes: The server's message limit: the most of a body read for scope checks.
+    """
+    if auth is not None:
+        from .auth import BearerGuard
+
+        app = BearerGuard(
+            app, auth, endpoint_path=endpoint_path, tools=tools, max_body_bytes=max_body_bytes
+        )
+    return HostOriginGuard(app, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins)

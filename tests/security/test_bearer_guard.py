@@ -1,0 +1,299 @@
+"""`BearerGuard` in front of a tiny app, served by uvicorn, probed with raw requests."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+import httpx2
+import pytest
+
+from toolwire import BearerAuth, Identity, Server
+from toolwire.transports.http.auth import BearerGuard
+
+from ._serve import echo_app, served
+
+TOKENS = {
+    "alice": Identity("alice", client_id="cli", scopes=["mcp:tools", "files:read"]),
+    "writer": Identity("wendy", client_id="cli", scopes=["mcp:tools", "files:write"]),
+    "noscope": Identity("nick", client_id="cli"),
+    "expired": Identity("old", scopes=["mcp:tools"], expires_at=time.time() - 60),
+    "elsewhere": Identity("eve", scopes=["mcp:tools"], resource="https://other.example/mcp"),
+    "parent": Identity("pat", scopes=["mcp:tools"], resource="http://127.0.0.1:{port}/"),
+}
+
+
+async def verify(token: str) -> Identity | None:
+    return TOKENS.get(token)
+
+
+def tools_server() -> Server:
+    server = Server("s")
+
+    @server.tool(scopes=["files:write"])
+    def write(text: str) -> str:
+        return text
+
+    @server.tool
+    def read() -> str:
+        return "r"
+
+    return server
+
+
+def challenge(reply: httpx2.Response) -> dict[str, str]:
+    """The parameters of a `Bearer` challenge (values without quotes or commas)."""
+    scheme, _, rest = reply.headers["www-authenticate"].partition(" ")
+    assert scheme == "Bearer"
+    params = {}
+    for part in rest.split(", "):
+        key, _, value = part.partition("=")
+        params[key] = json.loads(value)
+    return params
+
+
+def call(url: str, token: str | None, body: Any = None) -> httpx2.Response:
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+    content = json.dumps(
+        body if body is not None else {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    )
+    return httpx2.post(url + "/mcp", content=content, headers=headers, timeout=10)
+
+
+def guard(**options: Any) -> BearerGuard:
+    server = tools_server()
+    auth = BearerAuth(
+        verify,
+        authorization_servers=["https://auth.example.com"],
+        required_scopes=["mcp:tools"],
+        **options,
+    )
+    return BearerGuard(echo_app, auth, tools=server.tool_registry)
+
+
+def test_the_protected_resource_metadata_is_published_at_both_well_known_urls() -> None:
+    with served(guard()) as url:
+        root = httpx2.get(url + "/.well-known/oauth-protected-resource", timeout=10)
+        suffixed = httpx2.get(url + "/.well-known/oauth-protected-resource/mcp", timeout=10)
+        preflight = httpx2.options(url + "/.well-known/oauth-protected-resource/mcp", timeout=10)
+        wrong = httpx2.post(url + "/.well-known/oauth-protected-resource", timeout=10)
+    for reply in (root, suffixed):
+        assert reply.status_code == 200
+        assert reply.headers["access-control-allow-origin"] == "*"
+        assert reply.json() == {
+            "resource": f"{url}/mcp",
+            "authorization_servers": ["https://auth.example.com"],
+            "scopes_supported": ["files:write", "mcp:tools"],
+            "bearer_methods_supported": ["header"],
+        }
+    assert preflight.status_code == 204
+    assert wrong.status_code == 405
+
+
+def test_configured_resource_and_scopes_supported_win() -> None:
+    options = {
+        "resource_url": "https://api.example.com/mcp",
+        "scopes_supported": "mcp:tools",
+        "resource_name": "Demo",
+    }
+    with served(guard(**options)) as url:
+        document = httpx2.get(url + "/.well-known/oauth-protected-resource", timeout=10).json()
+        reply = call(url, None)
+    assert document["resource"] == "https://api.example.com/mcp"
+    assert document["scopes_supported"] == ["mcp:tools"]
+    assert document["resource_name"] == "Demo"
+    assert challenge(reply)["resource_metadata"] == (
+        "https://api.example.com/.well-known/oauth-protected-resource/mcp"
+    )
+
+
+@pytest.mark.parametrize(
+    ("token", "description"),
+    [
+        (None, "Authentication required: send an Authorization: Bearer <token> header"),
+        ("unknown", "The access token is invalid"),
+        ("expired", "The access token has expired"),
+        ("elsewhere", "The access token was issued for another resource"),
+    ],
+)
+def test_a_missing_or_refused_token_is_401_with_a_challenge(
+    token: str | None, description: str
+) -> None:
+    with served(guard()) as url:
+        reply = call(url, token)
+    assert reply.status_code == 401
+    assert challenge(reply) == {
+        "error": "invalid_token",
+        "error_description": description,
+        "scope": "mcp:tools",
+        "resource_metadata": f"{url}/.well-known/oauth-protected-resource/mcp",
+    }
+    assert reply.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32001, "message": description, "data": {"error": "invalid_token"}},
+    }
+
+
+def test_a_malformed_authorization_header_is_401() -> None:
+    with served(guard()) as url:
+        basic = httpx2.post(url + "/mcp", headers={"authorization": "Basic YWxhZGRpbg=="})
+        empty = httpx2.post(url + "/mcp", headers={"authorization": "Bearer"})
+    for reply in (basic, empty):
+        assert reply.status_code == 401
+        assert challenge(reply)["error_description"] == (
+            "The Authorization header must be 'Bearer <token>'"
+        )
+
+
+def test_a_token_for_a_parent_resource_is_accepted() -> None:
+    with served(guard()) as url:
+        port = url.rsplit(":", 1)[1]
+        TOKENS["parent"] = Identity(
+            "pat", scopes=["mcp:tools"], resource=f"http://127.0.0.1:{port}/"
+        )
+        reply = call(url, "parent")
+    assert reply.status_code == 200
+
+
+def test_a_token_without_the_required_scopes_is_403() -> None:
+    with served(guard()) as url:
+        reply = call(url, "noscope")
+    assert reply.status_code == 403
+    assert challenge(reply) == {
+        "error": "insufficient_scope",
+        "error_description": (
+            "This server requires scope mcp:tools; the access token does not grant it"
+        ),
+        "scope": "mcp:tools",
+        "resource_metadata": f"{url}/.well-known/oauth-protected-resource/mcp",
+    }
+
+
+def test_a_valid_token_passes_with_its_identity_and_body_intact() -> None:
+    body = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "read"}}
+    with served(guard()) as url:
+        reply = call(url, "alice", body)
+    assert reply.status_code == 200
+    seen = reply.json()
+    assert seen["identity"] == repr(TOKENS["alice"])
+    assert json.loads(seen["body"]) == body
+
+
+def test_calling_a_tool_without_its_scope_is_a_step_up_challenge() -> None:
+    body = {
+        "jsonrpc": "2.0",
+        "id": "w1",
+        "method": "tools/call",
+        "params": {"name": "write", "arguments": {"text": "x"}},
+    }
+    with served(guard()) as url:
+        reply = call(url, "alice", body)
+        allowed = call(url, "writer", body)
+        other_method = call(url, "alice", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    assert reply.status_code == 403
+    assert challenge(reply) == {
+        "error": "insufficient_scope",
+        "error_description": (
+            "Tool 'write' requires scope files:write; the access token does not grant it"
+        ),
+        "scope": "files:write mcp:tools",  # what this call needs, the server-wide ones too
+        "resource_metadata": f"{url}/.well-known/oauth-protected-resource/mcp",
+    }
+    assert reply.json() == {
+        "jsonrpc": "2.0",
+        "id": "w1",
+        "error": {
+            "code": -32003,
+            "message": "Tool 'write' requires scope files:write; the access token does not grant it",
+            "data": {
+                "error": "insufficient_scope",
+                "requiredScopes": ["files:write"],
+                "missingScopes": ["files:write"],
+            },
+        },
+    }
+    assert allowed.status_code == 200
+    assert json.loads(allowed.json()["body"]) == body
+    assert other_method.status_code == 200
+
+
+def test_a_large_body_is_replayed_whole() -> None:
+    text = "y" * 300_000  # several receive() chunks
+    body = {
+        "jsonrpc": "2.0",
+        "id": 9,
+        "method": "tools/call",
+        "params": {"name": "read", "arguments": {"t": text}},
+    }
+    with served(guard()) as url:
+        reply = call(url, "alice", body)
+    assert reply.status_code == 200
+    assert json.loads(reply.json()["body"]) == body
+
+
+def test_a_body_over_the_limit_goes_on_unchecked() -> None:
+    server = tools_server()
+    auth = BearerAuth(verify)
+    small = BearerGuard(echo_app, auth, tools=server.tool_registry, max_body_bytes=10)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "write"}}
+    with served(small) as url:
+        reply = call(url, "alice", body)
+    # the endpoint behind refuses oversized bodies itself; the guard hands it on intact
+    assert reply.status_code == 200
+    assert json.loads(reply.json()["body"]) == body
+
+
+def test_an_mcp_token_verifier_plugs_in_unchanged(caplog: pytest.LogCaptureFixture) -> None:
+    from mcp.server.auth.provider import AccessToken
+
+    class StaticVerifier:
+        async def verify_token(self, token: str) -> AccessToken | None:
+            if token == "boom":
+                raise RuntimeError("introspection endpoint down")
+            if token != "demo":
+                return None
+            return AccessToken(token=token, client_id="demo-client", scopes=["mcp:tools"])
+
+    app = BearerGuard(echo_app, BearerAuth(StaticVerifier()))
+    with caplog.at_level(logging.WARNING, logger="toolwire"), served(app) as url:
+        reply = call(url, "demo")
+        boom = call(url, "boom")
+    assert (
+        reply.json()["identity"]
+        == "Identity(subject=None, client_id='demo-client', scopes=['mcp:tools'])"
+    )
+    assert boom.status_code == 401
+    assert "StaticVerifier.verify_token raised RuntimeError" in caplog.text
+
+
+def test_options_pass_without_a_token() -> None:
+    with served(guard()) as url:
+        reply = httpx2.options(url + "/mcp", timeout=10)
+    assert reply.status_code == 200  # the echo app answered: no challenge for a preflight
+
+
+def test_protected_checks_the_host_before_the_token() -> None:
+    from toolwire.transports.http.security import protected
+
+    server = tools_server()
+    app = protected(
+        echo_app,
+        auth=BearerAuth(verify),
+        tools=server.tool_registry,
+        allowed_hosts=["127.0.0.1"],
+    )
+    with served(app) as url:
+        foreign = httpx2.post(url + "/mcp", headers={"host": "evil.example"}, timeout=10)
+        missing_token = call(url, None)
+        metadata = httpx2.get(url + "/.well-known/oauth-protected-resource", timeout=10)
+        ok = call(url, "alice")
+    assert foreign.status_code == 421
+    assert missing_token.status_code == 401
+    assert metadata.status_code == 200
+    assert ok.status_code == 200
+    with served(protected(echo_app)) as url:  # no auth: Host/Origin only
+        assert call(url, None).status_code == 200
+        assert httpx2.post(url, headers={"origin": "https://evil.example"}).status_code == 403

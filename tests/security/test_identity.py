@@ -1,0 +1,194 @@
+"""`Identity`, `BearerAuth` and the verifier shapes they accept (pure, no transport)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+
+import toolwire
+from toolwire import BearerAuth, Identity, Server
+from toolwire.protocol.bearer import bearer_auth
+from toolwire.protocol.identity import parse_scopes, same_caller, scope_refusal
+
+pytestmark = pytest.mark.anyio
+
+
+def test_identity_is_exported_and_read_only() -> None:
+    who = toolwire.Identity("alice", client_id="cli", scopes="a b", claims={"org": "x"})
+    assert who.scopes == frozenset({"a", "b"})
+    assert who.principal == ("alice", "cli")
+    assert dict(who.claims) == {"org": "x"}
+    with pytest.raises(AttributeError, match="read-only"):
+        who.subject = "mallory"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        who.claims["org"] = "y"  # type: ignore[index]
+
+
+def test_a_string_of_scopes_is_split_as_oauth_writes_them() -> None:
+    assert parse_scopes("files:read  files:write") == {"files:read", "files:write"}
+    assert parse_scopes(["x"]) == {"x"}
+    assert parse_scopes(None) == frozenset()
+    with pytest.raises(ValueError, match="'a b' is not a scope name"):
+        parse_scopes(["a b"])
+    with pytest.raises(TypeError, match="must hold strings"):
+        parse_scopes([1])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="space-separated string or a list"):
+        parse_scopes({"a": 1})  # type: ignore[arg-type]
+
+
+def test_equality_and_same_caller() -> None:
+    one = Identity("alice", client_id="c", scopes=["a"], expires_at=10)
+    assert one == Identity("alice", client_id="c", scopes="a", expires_at=10)
+    assert hash(one) == hash(Identity("alice", client_id="c", scopes="a", expires_at=10))
+    stepped_up = Identity("alice", client_id="c", scopes=["a", "b"], expires_at=99)
+    assert one != stepped_up
+    assert same_caller(one, stepped_up)  # a refreshed token keeps its session
+    assert not same_caller(one, Identity("bob", client_id="c", scopes=["a"]))
+    assert not same_caller(one, Identity("alice", client_id="other"))
+    assert same_caller(None, None)
+    assert not same_caller(one, None)
+    assert not same_caller(None, one)
+
+
+def test_repr_names_the_caller_and_never_a_token() -> None:
+    class AccessTokenLike:
+        token = "s3cret-token"
+        client_id = "cli"
+        scopes = ["mcp:tools"]
+        expires_at = None
+        resource = None
+        subject = "alice"
+        claims = None
+
+    who = Identity.from_token_info(AccessTokenLike())
+    assert "s3cret" not in repr(who)
+    assert not hasattr(who, "token")
+    assert repr(who) == "Identity(subject='alice', client_id='cli', scopes=['mcp:tools'])"
+
+
+def test_an_mcp_access_token_becomes_an_identity() -> None:
+    from mcp.server.auth.provider import AccessToken
+
+    token = AccessToken(
+        token="t",
+        client_id="c",
+        scopes=["s1", "s2"],
+        expires_at=2_000_000_000,
+        resource="https://api.example.com/mcp",
+        subject="alice",
+        claims={"tenant": "acme"},
+    )
+    who = Identity.from_token_info(token)
+    assert who == Identity(
+        "alice",
+        client_id="c",
+        scopes=["s1", "s2"],
+        expires_at=2_000_000_000,
+        resource="https://api.example.com/mcp",
+    )
+    assert who.claims["tenant"] == "acme"
+
+
+def test_bad_identity_fields_name_the_field() -> None:
+    with pytest.raises(TypeError, match="Identity subject must be a string"):
+        Identity(42)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="expires_at must be seconds"):
+        Identity(expires_at="tomorrow")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="got int"):
+        Identity.from_token_info(5)
+
+
+def test_scope_refusal_names_the_tool_and_scopes() -> None:
+    assert scope_refusal("deploy", ["files:write"]) == (
+        "Tool 'deploy' requires scope files:write; the access token does not grant it"
+    )
+    assert scope_refusal(None, ["b", "a"]) == (
+        "This server requires scopes a b; the access token does not grant them"
+    )
+
+
+async def test_every_verifier_shape_is_accepted() -> None:
+    from mcp.server.auth.provider import AccessToken
+
+    async def async_fn(token: str) -> Identity | None:
+        return Identity("a") if token == "ok" else None
+
+    def sync_fn(token: str) -> Identity | None:
+        return Identity("s") if token == "ok" else None
+
+    class McpVerifier:
+        async def verify_token(self, token: str) -> AccessToken | None:
+            if token != "ok":
+                return None
+            return AccessToken(token=token, client_id="m", scopes=["x"])
+
+    for verifier, expected in (
+        (async_fn, Identity("a")),
+        (sync_fn, Identity("s")),
+        (McpVerifier(), Identity(client_id="m", scopes=["x"])),
+    ):
+        auth = bearer_auth(verifier)
+        assert auth is not None
+        assert await auth.verify("ok") == expected
+        assert await auth.verify("nope") is None
+
+
+async def test_a_verifier_that_raises_refuses_the_token_without_logging_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def broken(token: str) -> Identity:
+        raise ValueError(f"cannot decode {token}")
+
+    auth = BearerAuth(broken)
+    with caplog.at_level(logging.WARNING, logger="toolwire"):
+        assert await auth.verify("tok-SECRET") is None
+    assert "raised ValueError" in caplog.text
+    assert "SECRET" not in caplog.text
+
+
+async def test_a_verifier_returning_junk_is_refused_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    auth = BearerAuth(lambda token: "yes")
+    with caplog.at_level(logging.ERROR, logger="toolwire"):
+        assert await auth.verify("t") is None
+    assert "must return a toolwire.Identity" in caplog.text
+
+
+def test_bearer_auth_options_are_checked() -> None:
+    async def verify(token: str) -> None:
+        return None
+
+    with pytest.raises(TypeError, match=r"auth= takes a toolwire\.BearerAuth"):
+        Server("s", auth=42)
+    with pytest.raises(ValueError, match="not an absolute http"):
+        BearerAuth(verify, authorization_servers=["auth.example.com"])
+    with pytest.raises(ValueError, match="resource_url"):
+        BearerAuth(verify, resource_url="/mcp")
+    auth = BearerAuth(verify, authorization_servers="https://auth.example.com")
+    assert auth.authorization_servers == ("https://auth.example.com",)
+    server = Server("s", auth=verify)
+    assert isinstance(server.auth, BearerAuth)
+    assert Server("s").auth is None
+
+
+def test_tool_scopes_are_checked_when_the_tool_is_published() -> None:
+    server = Server("s")
+
+    @server.tool(scopes="files:read files:write")
+    def read(path: str) -> str:
+        return path
+
+    server.add_tool(lambda: "x", name="other", scopes=["admin"])
+    assert server.tools["read"].scopes == {"files:read", "files:write"}
+    assert server.tools["other"].scopes == {"admin"}
+    assert server.tool_registry.all_scopes() == {"files:read", "files:write", "admin"}
+    assert server.tool_registry.scoped == 2
+    server.remove_tool("other")
+    assert server.tool_registry.all_scopes() == {"files:read", "files:write"}
+    with pytest.raises(ValueError, match="scopes of tool 'bad'"):
+        server.add_tool(lambda: 1, name="bad", scopes=[""])
+    unused: Any = server
+    assert unused.tool_registry.scoped == 1
