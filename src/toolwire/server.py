@@ -12,7 +12,7 @@ the context tools see) is in `toolwire.lifespan`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
@@ -37,12 +37,16 @@ if TYPE_CHECKING:
     from .protocol.call_context import CallInfo
     from .protocol.serving import SessionOpener
     from .tools.threads import SyncBudget
+    from .transports.http.app import StreamableHttpApp
+    from .transports.http.events import EventStore
+    from .transports.http.legacy_sse_app import LegacySseApp
+    from .transports.http.sessions import SessionStore
 
 __all__ = ["Server"]
 
 logger = logging.getLogger("toolwire")
 
-_TRANSPORTS = ("stdio", "http")
+_TRANSPORTS = ("stdio", "http", "sse")
 
 
 class Server:
@@ -353,7 +357,7 @@ class Server:
                 _tell_tools_changed(session)
                 continue
             try:
-                loop.call_soon_threadsafe(_tell_tools_changed, session)
+                loop.call_soon_threadsafe(_tell_from_a_task, loop, session)
             except RuntimeError:  # that loop is closed: the session is gone
                 logger.debug("tools changed after a session's loop closed")
 
@@ -379,34 +383,76 @@ class Server:
         *,
         stateless: bool = False,
         json_response: bool = False,
-        **options: Any,
-    ) -> Any:
+        resumable: bool = True,
+        event_store: EventStore | None = None,
+        retry_ms: int | None = 1000,
+        session_idle_timeout: float | None = 1800.0,
+        max_sessions: int = 10_000,
+        max_body_bytes: int | None = None,
+        keepalive_seconds: float | None = 15.0,
+        session_store: SessionStore | None = None,
+        allowed_hosts: Sequence[str] | None = None,
+        allowed_origins: Sequence[str] | None = None,
+        auth: Any = None,
+        host: str | None = None,
+    ) -> StreamableHttpApp:
         """This server as an ASGI app speaking MCP's streamable HTTP transport on `path`.
 
-        It runs under any ASGI server, or mounted inside a Starlette or FastAPI app (it then
-        starts serving on its first request; pass `lifespan=app.lifespan` to the parent to
-        start, and stop, with it). The server's own `lifespan` runs once either way.
+        It runs under any ASGI server, or mounted inside a Starlette or FastAPI app: it then
+        starts serving on its first request, or with the parent when the parent is given
+        `lifespan=app.lifespan`. The server's own `lifespan` runs once either way.
 
         Args:
             path: Where MCP is served.
-            stateless: No sessions: each POST is served on its own (no `initialize` needed),
-                GET and DELETE answer 405; requests to the client are impossible.
+            stateless: No sessions: each POST is served on its own (no `initialize` needed)
+                and GET/DELETE answer 405; tools cannot send requests to the client.
             json_response: Answer each request with one JSON body instead of an SSE stream
-                (no progress or log messages, no requests to the client during a call).
-            **options: `resumable` (True: SSE events kept for `Last-Event-ID`),
-                `event_store` (an `EventStore`; the default keeps events in memory),
-                `retry_ms` (reconnection delay suggested to clients, 1000),
-                `session_idle_timeout` (seconds, 1800; None: never), `max_sessions` (10,000),
-                `max_body_bytes` (the largest request body; default `max_message_bytes`),
-                `session_store`, `security` (see `toolwire.transports.http.app`).
+                (then no progress or log messages, no requests to the client during a call).
+            resumable: Give SSE events ids and keep them, so that a client resumes a lost
+                stream with `Last-Event-ID` (and a tool may end its stream early with
+                `ctx.close_sse_stream()`). Sessions only.
+            event_store: Where those events are kept (default: in memory, bounded).
+            retry_ms: The reconnection delay suggested to clients, in milliseconds (None: no
+                suggestion).
+            session_idle_timeout: Seconds without a request after which an idle session ends
+                (None: never).
+            max_sessions: Sessions alive at once; beyond it `initialize` gets 503.
+            max_body_bytes: The largest request body (413 beyond it); default
+                `max_message_bytes`.
+            keepalive_seconds: Seconds of silence on an SSE stream after which a comment
+                keeps it open through proxies (None: never).
+            session_store: Where live sessions are kept (default: in memory).
+            allowed_hosts: `Host` header values accepted (None: the defaults for the bind).
+            allowed_origins: `Origin` header values accepted (None: the defaults).
+            auth: Authenticates requests (None: no authentication).
+            host: The interface the app will be served on, for the security defaults
+                (`run()` passes it).
 
         Returns:
             A Starlette app.
+
+        Raises:
+            ValueError: An option is out of range (the message names it).
         """
         from .transports.http.app import streamable_http_app
 
         return streamable_http_app(
-            self, path=path, stateless=stateless, json_response=json_response, **options
+            self,
+            path=path,
+            stateless=stateless,
+            json_response=json_response,
+            resumable=resumable,
+            event_store=event_store,
+            retry_ms=retry_ms,
+            session_idle_timeout=session_idle_timeout,
+            max_sessions=max_sessions,
+            max_body_bytes=max_body_bytes,
+            keepalive_seconds=keepalive_seconds,
+            session_store=session_store,
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
+            auth=auth,
+            host=host,
         )
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
@@ -414,10 +460,12 @@ class Server:
         or until SIGINT/SIGTERM (HTTP).
 
         Args:
-            transport: "stdio" or "http" (streamable HTTP under uvicorn).
+            transport: "stdio", "http" (streamable HTTP under uvicorn) or "sse" (the legacy
+                HTTP+SSE transport under uvicorn).
             **options: Transport options. stdio: `max_message_bytes`, `shutdown_grace` (the
                 seconds calls in flight get to reply after stdin EOF, 2 by default). http:
-                `host` ("127.0.0.1"), `port` (8000), and every option of `http_app`.
+                `host` ("127.0.0.1"), `port` (8000), and every option of `http_app`. sse:
+                `host`, `port`, and every option of `sse_app`.
 
         Raises:
             SystemExit: With status 1 when the lifespan failed on start-up (the error is
@@ -432,8 +480,11 @@ class Server:
 
             host = options.pop("host", "127.0.0.1")
             port = options.pop("port", 8000)
-            if not run_http(self.http_app(**options), host=host, port=port):
+            if not run_http(self.http_app(host=host, **options), host=host, port=port):
                 raise SystemExit(1)
+            return
+        if transport == "sse":
+            self._run_sse(**options)
             return
         from .transports.stdio import run_stdio
 
@@ -441,6 +492,70 @@ class Server:
             run_stdio(self, **options)
         except LifespanError:
             raise SystemExit(1) from None
+
+    def sse_app(
+        self,
+        *,
+        sse_path: str = "/sse",
+        message_path: str = "/messages/",
+        max_sessions: int = 1000,
+        keepalive_seconds: float = 15.0,
+        allowed_hosts: Sequence[str] | None = None,
+        allowed_origins: Sequence[str] | None = None,
+    ) -> LegacySseApp:
+        """A Starlette app serving the tools over MCP's legacy HTTP+SSE transport (2024-11-05).
+
+        A client opens `GET sse_path`; the stream's first event names the URL it POSTs its
+        messages to (`message_path?session_id=...`, under the app's mount point); replies
+        and notifications come back on the stream, which is the session: closing it ends
+        the session. The app's lifespan serves the server (its own lifespan included);
+        mounted in another app, it starts serving on its first stream instead (or pass
+        `lifespan=app.lifespan` to the parent). Guarded like `http_app`: Host and Origin
+        always, bearer tokens with `Server(auth=...)`.
+
+        Args:
+            sse_path: Where clients open their event stream.
+            message_path: Where clients POST their messages.
+            max_sessions: Streams open at once beyond which a new one is refused (503).
+            keepalive_seconds: Seconds between the comments that keep idle streams open.
+            allowed_hosts: `Host` values accepted (default: 127.0.0.1, localhost, [::1]).
+            allowed_origins: `Origin` values accepted (default: the loopback origins).
+
+        Returns:
+            The app, for uvicorn or to mount in a Starlette/FastAPI app.
+        """
+        from .transports.http.legacy_sse_app import SseSecurity, legacy_sse_app
+
+        security = SseSecurity(allowed_hosts, allowed_origins, self.auth, self._registry)
+        return legacy_sse_app(
+            self,
+            sse_path=sse_path,
+            message_path=message_path,
+            max_sessions=max_sessions,
+            keepalive_seconds=keepalive_seconds,
+            security=security,
+        )
+
+    def _run_sse(self, *, host: str = "127.0.0.1", port: int = 8000, **app_options: Any) -> None:
+        from .transports.http._stream_run import run_ending_streams
+
+        app = self.sse_app(**app_options)
+        if not run_ending_streams(app, host=host, port=port, end_streams=app.transport.end_streams):
+            raise SystemExit(1)
+
+
+_telling: set[Any] = set()  # the tasks of _tell_from_a_task, kept alive until they ran
+
+
+def _tell_from_a_task(loop: Any, session: OpenSession) -> None:
+    # A loop callback runs outside any task, where anyio cannot tell which event loop it is
+    # on and refuses to start one: hop through a plain task first.
+    async def tell() -> None:
+        _tell_tools_changed(session)
+
+    task = loop.create_task(tell())
+    _telling.add(task)
+    task.add_done_callback(_telling.discard)
 
 
 def _tell_tools_changed(session: OpenSession) -> None:

@@ -29,8 +29,7 @@ async def respond(
 ) -> None:
     """Send a whole response in two ASGI messages."""
     head: Headers = list(headers)
-    if body:
-        head.append((b"content-length", str(len(body)).encode("ascii")))
+    head.append((b"content-length", str(len(body)).encode("ascii") if body else b"0"))
     await send({"type": "http.response.start", "status": status, "headers": head})
     await send({"type": "http.response.body", "body": body})
 

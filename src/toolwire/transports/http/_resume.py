@@ -33,6 +33,7 @@ PRIMING_SINCE = "2025-11-25"
 async def open_get_stream(
     store: EventStore | None,
     retry_ms: int | None,
+    keepalive: float | None,
     found: HttpSession,
     headers: dict[bytes, bytes],
     receive: ASGIReceive,
@@ -45,7 +46,9 @@ async def open_get_stream(
     if (
         last is not None
         and store is not None
-        and await _resume(found, store, last.decode("latin-1"), receive, send, session_header)
+        and await _resume(
+            found, store, last.decode("latin-1"), receive, send, session_header, keepalive
+        )
     ):
         return
     stream = found.get_stream
@@ -61,7 +64,7 @@ async def open_get_stream(
     stream.attach(send)
     if stream.store is not None and (found.protocol_version or version or "") >= PRIMING_SINCE:
         await stream.emit(None, retry_ms)
-    await _carry(found, stream, receive, send)
+    await _carry(found, stream, receive, send, keepalive)
 
 
 async def _resume(
@@ -71,6 +74,7 @@ async def _resume(
     receive: ASGIReceive,
     send: ASGISend,
     session_header: list[tuple[bytes, bytes]],
+    keepalive: float | None,
 ) -> bool:
     """Replay and take over the stream `last_event_id` belongs to; False when that id names
     nothing of this session's (the GET then opens the standalone stream instead)."""
@@ -121,14 +125,20 @@ async def _resume(
     if target.finished:
         await _end(send)
         return True
-    await _carry(found, target, receive, send)
+    await _carry(found, target, receive, send, keepalive)
     return True
 
 
-async def _carry(found: HttpSession, stream: Stream, receive: ASGIReceive, send: ASGISend) -> None:
+async def _carry(
+    found: HttpSession,
+    stream: Stream,
+    receive: ASGIReceive,
+    send: ASGISend,
+    keepalive: float | None,
+) -> None:
     """Carry `stream` on this GET until the client leaves or the stream/session ends."""
     stream.attach(send)
-    await stream.wait(receive)
+    await stream.wait(receive, keepalive)
     if stream.is_sending_to(send):
         stream.release()
     found.last_seen = time.monotonic()

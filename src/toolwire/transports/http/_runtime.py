@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from ._stateless import StatelessSessions
 from .events import EventStore
 from .sessions import SessionManager, SessionStore
 
@@ -36,6 +37,7 @@ class Runtime:
         session_store: Where sessions are kept (memory by default).
         event_store: Where SSE events are kept for resumption (None: no resumption).
         back_channel: Whether sessions can send requests to the client during a call.
+        stateless: Serve each POST on a born-ready session instead of keeping sessions.
     """
 
     def __init__(
@@ -47,8 +49,11 @@ class Runtime:
         session_store: SessionStore | None,
         event_store: EventStore | None,
         back_channel: bool,
+        stateless: bool = False,
     ) -> None:
         self.servable = servable
+        self.is_stateless = stateless
+        self.stateless: StatelessSessions | None = None
         self.event_store = event_store
         self.opener: SessionOpener | None = None
         self.sessions: SessionManager | None = None
@@ -79,13 +84,33 @@ class Runtime:
             )
             sessions.start()
             self.sessions = sessions
+            if self.is_stateless:
+                self.stateless = StatelessSessions(
+                    opener, self.open_options(), identity_option="identity" in self._accepted
+                )
             self.opener = opener
             try:
                 yield
             finally:
                 self.opener = None
                 await sessions.close()
+                if self.stateless is not None:
+                    await self.stateless.close()
                 self.sessions = None
+
+    async def end_streams(self) -> None:
+        """End every open stream: the server is stopping, and an ASGI server waits for open
+        responses before it stops. Sessions end (their GET and POST streams with them),
+        stateless sessions close, and 2026-07-28 listen streams get their final result."""
+        if self.sessions is not None:
+            await self.sessions.close()
+        if self.stateless is not None:
+            await self.stateless.close()
+        try:
+            from .modern import end_listen_streams
+        except ImportError:  # the 2026-07-28 era is not there to end anything
+            return
+        await end_listen_streams()
 
     async def ensure_started(self) -> None:
         """Start serving now if no lifespan did (the app is mounted inside another one)."""

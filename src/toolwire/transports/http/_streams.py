@@ -20,11 +20,17 @@ from ._replies import ASGISend
 from ._sse import encode_event
 from .events import EventStore
 
-__all__ = ["Stream", "is_reply_to", "reply_prefix"]
+__all__ = ["WATCH_AFTER_SECONDS", "Stream", "is_reply_to", "reply_prefix"]
 
 logger = logging.getLogger("toolwire.http")
 
 ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+
+WATCH_AFTER_SECONDS = 0.2
+"""How long a request waits for its answer before watching for the client's disconnect."""
+KEEPALIVE = b": keep-alive\n\n"
+MAX_KEEPALIVES = 100_000
+"""Keep-alive comments one wait sends at most (about 17 days at 15 s)."""
 
 
 def reply_prefix(request_id: RequestId) -> bytes:
@@ -52,8 +58,10 @@ class Stream:
     """
 
     __slots__ = (
+        "_held",
         "_send",
         "_waiter",
+        "cut",
         "finished",
         "pending",
         "replies",
@@ -71,6 +79,26 @@ class Stream:
         self.finished = False  # every reply sent (or the session ended)
         self._send: ASGISend | None = None
         self._waiter: asyncio.Future[None] | None = None
+        self._held: list[bytes] | None = None  # events written before the response starts
+        self.cut = False  # a tool ended the stream while it was held
+
+    @property
+    def holding(self) -> bool:
+        """Whether events are held back (the response has not started yet)."""
+        return self._held is not None
+
+    def hold(self) -> None:
+        """Keep events back until `unhold`: a call answered at once then goes out as one
+        complete response instead of a start, several chunks and an end."""
+        self._held = []
+
+    def unhold(self, send: ASGISend | None) -> bytes:
+        """The events held so far, as one chunk; from now on events go to `send` (if any)."""
+        held = self._held or []
+        self._held = None
+        if send is not None and not self.cut:
+            self._send = send
+        return b"".join(held)
 
     @property
     def attached(self) -> bool:
@@ -136,6 +164,11 @@ class Stream:
 
     async def send_raw(self, chunk: bytes) -> None:
         """Send bytes on the attached connection, if any; a failed write detaches it."""
+        held = self._held
+        if held is not None:
+            if not self.cut:  # once cut, events are only stored (a resume replays them)
+                held.append(chunk)
+            return
         send = self._send
         if send is None:
             return
@@ -145,26 +178,51 @@ class Stream:
             logger.debug("SSE write failed (%s); the stream continues detached", error)
             self.detach()
 
-    async def wait(self, receive: ASGIReceive | None) -> None:
-        """Until the stream finishes or is detached; the client's disconnect detaches it."""
+    async def wait(self, receive: ASGIReceive | None, keepalive: float | None = None) -> None:
+        """Until the stream finishes or is detached; the client's disconnect detaches it.
+
+        Most calls answer within a few milliseconds: the watch on the connection (a task
+        reading `receive`) only starts if the wait lasts longer than `WATCH_AFTER_SECONDS`.
+
+        Args:
+            receive: The request's receive callable, to notice the client leaving.
+            keepalive: With an SSE stream, seconds of silence after which a comment is sent
+                (proxies drop idle connections; a dead peer shows up as a failed write).
+        """
         if self.finished or (self.sse and self._send is None):
             return
         loop = asyncio.get_running_loop()
         waiter = self._waiter = loop.create_future()
-        watcher = asyncio.ensure_future(_until_disconnect(receive)) if receive else None
+        watcher: asyncio.Future[None] | None = None
+
+        def gone(task: asyncio.Future[None]) -> None:
+            if not task.cancelled():
+                task.exception()  # a failing receive() counts as a disconnect too
+                self.detach()
+
+        def watch() -> None:
+            nonlocal watcher
+            assert receive is not None
+            watcher = asyncio.ensure_future(_until_disconnect(receive))
+            watcher.add_done_callback(gone)
+
+        timer = loop.call_later(WATCH_AFTER_SECONDS, watch) if receive is not None else None
         try:
-            if watcher is None:
+            if keepalive is None or not self.sse:
                 await waiter
                 return
-            await asyncio.wait((waiter, watcher), return_when=asyncio.FIRST_COMPLETED)
-            if watcher.done():
-                if not watcher.cancelled():
-                    watcher.exception()  # a failing receive() counts as a disconnect too
-                if not waiter.done():
-                    self.detach()
+            for _ in range(MAX_KEEPALIVES):
+                done, _pending = await asyncio.wait((waiter,), timeout=keepalive)
+                if done:
+                    return
+                await self.send_raw(KEEPALIVE)
+            self.detach()  # silent for days: let the client reconnect
         finally:
             self._waiter = None
+            if timer is not None:
+                timer.cancel()
             if watcher is not None and not watcher.done():
+                watcher.remove_done_callback(gone)
                 watcher.cancel()
 
 

@@ -46,6 +46,7 @@ ASGIApp = Callable[
 DEFAULT_IDLE_TIMEOUT = 1800.0
 DEFAULT_MAX_SESSIONS = 10_000
 DEFAULT_RETRY_MS = 1000
+DEFAULT_KEEPALIVE_SECONDS = 15.0
 
 
 @dataclass(frozen=True)
@@ -56,11 +57,16 @@ class SecurityOptions:
         allowed_hosts: `Host` values accepted (None: the defaults for the bind).
         allowed_origins: `Origin` values accepted (None: the defaults for the bind).
         auth: Verifies bearer tokens and maps them to identities (None: no authentication).
+        host: The interface the app is served on, when known (`Server.run` passes it): the
+            defaults of the allow-lists follow from it.
+        path: The MCP path (auth's protected-resource metadata names it).
     """
 
     allowed_hosts: Sequence[str] | None = None
     allowed_origins: Sequence[str] | None = None
     auth: Any = None
+    host: str | None = None
+    path: str = "/mcp"
 
 
 def _secured(app: ASGIApp, options: SecurityOptions) -> ASGIApp:
@@ -104,11 +110,33 @@ class StreamableHttpApp(Starlette):
         async with self.runtime.serving():
             yield
 
+    async def end_streams(self) -> None:
+        """End every open stream and session now (for a server that is stopping: it would
+        otherwise wait for clients to close their GET streams)."""
+        await self.runtime.end_streams()
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
-            await super().__call__(scope, receive, send)
+            await self._run_lifespan(receive, send)
             return
         await self._entry(scope, receive, send)
+
+    async def _run_lifespan(self, receive: Any, send: Any) -> None:
+        # ASGI's lifespan protocol, spoken directly: a failed start-up is reported with one
+        # line (serving already logged the cause with its traceback), not a second traceback.
+        started = False
+        try:
+            await receive()  # lifespan.startup
+            async with self.lifespan():
+                await send({"type": "lifespan.startup.complete"})
+                started = True
+                await receive()  # lifespan.shutdown
+        except Exception as error:
+            kind = "shutdown" if started else "startup"
+            text = f"toolwire: the MCP app's {kind} failed: {type(error).__name__}: {error}"
+            await send({"type": f"lifespan.{kind}.failed", "message": text})
+            return
+        await send({"type": "lifespan.shutdown.complete"})
 
     async def _dispatch(self, scope: Any, receive: Any, send: Any) -> None:
         if (
@@ -133,10 +161,15 @@ def streamable_http_app(
     session_idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     max_body_bytes: int | None = None,
+    keepalive_seconds: float | None = DEFAULT_KEEPALIVE_SECONDS,
     session_store: SessionStore | None = None,
-    security: SecurityOptions | None = None,
+    allowed_hosts: Sequence[str] | None = None,
+    allowed_origins: Sequence[str] | None = None,
+    auth: Any = None,
+    host: str | None = None,
 ) -> StreamableHttpApp:
-    """Build the ASGI app serving `servable` over streamable HTTP (see `Server.http_app`).
+    """Build the ASGI app serving `servable` over streamable HTTP (see `Server.http_app`,
+    which documents every option).
 
     Raises:
         ValueError: An option is out of range (the message names it).
@@ -162,6 +195,10 @@ def streamable_http_app(
         isinstance(retry_ms, bool) or not isinstance(retry_ms, int) or retry_ms < 0
     ):
         raise ValueError(f"retry_ms must be an integer >= 0 or None, not {retry_ms!r}")
+    if keepalive_seconds is not None and not keepalive_seconds > 0:
+        raise ValueError(
+            f"keepalive_seconds must be a number of seconds > 0 or None, not {keepalive_seconds!r}"
+        )
     if event_store is not None and not isinstance(event_store, EventStore):
         raise ValueError("event_store must have the EventStore methods store and replay_after")
     store = None
@@ -174,13 +211,14 @@ def streamable_http_app(
         session_store=session_store,
         event_store=store,
         back_channel=not (stateless or json_response),
+        stateless=stateless,
     )
     config = EndpointConfig(
         stateless=stateless,
         json_response=json_response,
         max_body_bytes=max_body_bytes,
         retry_ms=retry_ms,
+        keepalive_seconds=keepalive_seconds,
     )
-    return StreamableHttpApp(
-        Endpoint(runtime, config), runtime, path, security or SecurityOptions()
-    )
+    security = SecurityOptions(allowed_hosts, allowed_origins, auth, host, path)
+    return StreamableHttpApp(Endpoint(runtime, config), runtime, path, security)

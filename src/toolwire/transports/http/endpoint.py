@@ -23,6 +23,7 @@ mid-stream only detaches its stream (calls go on; disconnection is not cancellat
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
@@ -59,11 +60,18 @@ _ALLOW_POST = [(b"allow", b"POST")]
 class EndpointConfig:
     """How the endpoint answers (see `streamable_http_app` for each option)."""
 
-    __slots__ = ("json_response", "max_body_bytes", "retry_ms", "stateless")
+    __slots__ = ("json_response", "keepalive_seconds", "max_body_bytes", "retry_ms", "stateless")
 
     def __init__(
-        self, *, stateless: bool, json_response: bool, max_body_bytes: int, retry_ms: int | None
+        self,
+        *,
+        stateless: bool,
+        json_response: bool,
+        max_body_bytes: int,
+        retry_ms: int | None,
+        keepalive_seconds: float | None = None,
     ) -> None:
+        self.keepalive_seconds = keepalive_seconds
         self.stateless = stateless
         self.json_response = json_response
         self.max_body_bytes = max_body_bytes
@@ -206,6 +214,11 @@ class Endpoint:
             await session.receive_message(message)
             await respond(send, 202, b"", [session_header])
             return
+        if item.id in found.routes:  # its reply would be taken for the first one's
+            await refuse(
+                send, 409, f"Conflict: request id {item.id!r} is already in flight in this session"
+            )
+            return
         await self._exchange(
             session, found, item, message, receive, send, [session_header], version
         )
@@ -317,8 +330,7 @@ class Endpoint:
             elif owner is not None and owner.ended:
                 await refuse(send, 404, "Not Found: Session not found or expired")
             return
-        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + headers})
-        stream.attach(send)
+        stream.hold()
         token = None
         if stream.store is not None:
             negotiated = owner.protocol_version if owner is not None else None
@@ -330,7 +342,21 @@ class Endpoint:
         finally:
             if token is not None:
                 STREAM_CLOSER.reset(token)
-        await stream.wait(receive)
+        if not (stream.finished or stream.cut):
+            # A quick async tool answers within one pass of the event loop: worth a pass to
+            # send one whole response instead of a start, several chunks and an end.
+            await asyncio.sleep(0)
+        if stream.finished or stream.cut:  # answered (or cut) already: one whole response
+            body = stream.unhold(None)
+            if stream.cut:
+                body += _retry_line(config.retry_ms)
+            await respond(send, 200, body, [*SSE_HEADERS, *headers])
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + headers})
+        held = stream.unhold(send)
+        if held:
+            await stream.send_raw(held)
+        await stream.wait(receive, config.keepalive_seconds)
         await _end_response(stream, send)
 
     async def _stateless(
@@ -343,28 +369,23 @@ class Endpoint:
         item: Any,
         version: str | None,
     ) -> None:
-        """A fresh session for this one POST, born initialized (nothing outlives it)."""
-        opener = self.runtime.opener
-        assert opener is not None
-        config = self.config
-        stream = Stream(None, None, sse=not config.json_response)
-
-        async def route(frame: bytes, request_id: Any) -> None:
-            if request_id is not None:  # nothing else has anywhere to go
-                await stream.write(frame, request_id)
-
-        options = self.runtime.open_options(scope.get("toolwire.identity"))
-        async with opener(route, routed=True, **options) as session:
-            session.era = "legacy"
-            session.protocol_version = version or ASSUMED_VERSION
-            session.initialized = True
+        """Serve this one POST on a born-ready session (see `_stateless.py`)."""
+        pool = self.runtime.stateless
+        assert pool is not None
+        identity = scope.get("toolwire.identity")
+        lease = await pool.take(identity, version or ASSUMED_VERSION)
+        session = lease.session
+        assert session is not None
+        try:
             session.backlog.frame_size = len(body)
             if not isinstance(item, Request):
                 await session.receive_message(message)
                 await respond(send, 202)
                 return
+            stream = lease.stream = Stream(None, None, sse=not self.config.json_response)
             await self._exchange(session, None, item, message, receive, send, [], version, stream)
-            session.close()  # a client that left mid-call leaves nothing running
+        finally:
+            pool.give_back(lease, identity)
 
     # -- GET: the standalone stream, or a resumed one --------------------------------------
 
@@ -385,8 +406,16 @@ class Endpoint:
         found = await self._session(headers, scope.get("toolwire.identity"), send)
         if found is None:
             return
+        config = self.config
         await open_get_stream(
-            self.runtime.event_store, self.config.retry_ms, found, headers, receive, send, version
+            self.runtime.event_store,
+            config.retry_ms,
+            config.keepalive_seconds,
+            found,
+            headers,
+            receive,
+            send,
+            version,
         )
 
     async def _delete(self, scope: Scope, send: ASGISend) -> None:
@@ -408,22 +437,26 @@ class Endpoint:
         await respond(send, 200)
 
 
+def _retry_line(retry_ms: int | None) -> bytes:
+    return b"" if retry_ms is None else b"retry: " + str(retry_ms).encode("ascii") + b"\n\n"
+
+
 def _closer(stream: Stream, send: ASGISend, retry_ms: int | None) -> Callable[[], Awaitable[None]]:
-    """What `ctx.close_sse_stream()` calls for a call carried by `stream` on `send`."""
+    """What `ctx.close_sse_stream()` calls for a call carried by `stream` on `send`: end the
+    response now (with a `retry` hint); the call's later events are only stored."""
 
     async def close() -> None:
-        if stream.is_sending_to(send):
-            if retry_ms is not None:
-                await stream.send_raw(b"retry: " + str(retry_ms).encode("ascii") + b"\n\n")
+        if stream.holding:
+            stream.cut = True  # the handler ends the response as soon as it may
+        elif stream.is_sending_to(send):
+            await stream.send_raw(_retry_line(retry_ms))
             stream.detach()
 
     return close
 
 
 async def _end_response(stream: Stream, send: ASGISend) -> None:
-    """End the SSE response on `send`, unless the stream moved to a resuming GET."""
-    if stream.attached and not stream.is_sending_to(send):
-        return
+    """End the SSE response on `send` (the stream itself may live on, stored or resumed)."""
     if stream.is_sending_to(send):
         stream.release()
     try:

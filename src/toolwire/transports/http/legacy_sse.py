@@ -1,0 +1,353 @@
+"""MCP's HTTP+SSE transport of protocol 2024-11-05: an event stream per client, POSTs beside it.
+
+A client opens `GET /sse`. The first event on that stream, `endpoint`, names the URL it then
+POSTs every message to (`/messages/?session_id=<hex>`); each POST is answered 202, and every
+reply, notification and server request goes out as a `message` event on the stream. The
+stream is the session: when it closes, the session ends and its calls are cancelled.
+
+Decisions:
+
+- The endpoint is an absolute path carrying the mount prefix (`root_path`), as the official
+  servers send it: clients resolve it against the stream's URL (`urljoin`), and some simply
+  append it to the origin, which only an absolute path survives.
+- A POST is answered once the session has taken its message in (an inline reply is on the
+  stream by then), so a client that stops reading its stream is slowed at its POSTs instead
+  of being buffered for. A session whose backlog is full makes a POST wait a while, then 503.
+- One session's POSTs reach it one at a time, in the order they arrived.
+- A session belongs to the caller that opened its stream (`toolwire.identity` in the ASGI
+  scope, set by the auth middleware); a POST by anyone else gets the 404 an unknown id gets,
+  so ids cannot be probed. The same caller's refreshed token replaces the session's identity
+  (its new scopes count from then on).
+- Streams are bounded in number (503 beyond `max_sessions`) and carry a comment every
+  `keepalive_seconds`, which keeps proxies from timing them out while a session is idle.
+- Refusals are those of the streamable HTTP endpoint (415 for a body that is not declared
+  JSON, 413 past the size limit, 400 for bad JSON), each with a JSON-RPC error body. JSON
+  goes to the session as is, which answers what else is wrong with it on the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import secrets
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, quote
+
+import anyio
+
+from ...protocol.identity import same_caller
+from ...protocol.jsonrpc import PARSE_ERROR, decode
+from ._body import BodyTooLarge, ClientGone, declared_length, read_body
+from ._replies import refuse, respond
+from ._sse import SSE_HEADERS, encode_event
+
+if TYPE_CHECKING:
+    from ...protocol.identity import Identity
+    from ...protocol.serving import SessionOpener
+    from ...protocol.session import ServerSession
+
+__all__ = ["DEFAULT_MAX_SESSIONS", "KEEPALIVE_SECONDS", "LegacySse"]
+
+logger = logging.getLogger("toolwire.http")
+
+Scope = MutableMapping[str, Any]
+AsgiMessage = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[AsgiMessage]]
+AsgiSend = Callable[[AsgiMessage], Awaitable[None]]
+
+DEFAULT_MAX_SESSIONS = 1000
+"""Event streams open at once beyond which a new `GET /sse` is refused with 503."""
+KEEPALIVE_SECONDS = 15.0
+"""Seconds between the comments that keep an idle stream open through proxies."""
+BUSY_SECONDS = 10.0
+"""How long a POST waits for a session whose backlog is full before answering 503."""
+STREAM_END_SECONDS = 1.0
+"""At shutdown, how long a session's listen streams get to send their final results."""
+GET_BODY_LIMIT = 64 * 1024
+"""Bytes a `GET /sse` may send in its body before the stream is ended (it should send none)."""
+
+_SESSION_ID = re.compile(r"[0-9a-f]{32}")
+_KEEPALIVE = b": keep-alive\n\n"
+_TEXT = (b"content-type", b"text/plain; charset=utf-8")
+
+
+@dataclass(eq=False)
+class _Live:
+    """A session whose stream is open, and what its POSTs need."""
+
+    session: ServerSession
+    identity: Identity | None
+    ended: anyio.Event
+    order: anyio.Lock = field(default_factory=anyio.Lock)
+    closed: bool = False
+
+
+class LegacySse:
+    """The stream and message endpoints of one app, and the sessions they share.
+
+    Args:
+        opener: Awaited for the session opener of each new stream (it starts serving when
+            nothing has yet); None once serving has stopped.
+        sse_path: Where the stream is opened (named in the 404 for an unknown session).
+        message_path: Where messages are posted, relative to the app's mount point.
+        max_sessions: Streams open at once beyond which a new one is refused (503).
+        keepalive_seconds: Seconds between keep-alive comments on each stream.
+        max_body_bytes: The largest POST body accepted (413 beyond).
+
+    Raises:
+        ValueError: A path is not an absolute path without query, or a limit is not positive.
+    """
+
+    def __init__(
+        self,
+        opener: Callable[[], Awaitable[SessionOpener | None]],
+        *,
+        sse_path: str,
+        message_path: str,
+        max_sessions: int,
+        keepalive_seconds: float,
+        max_body_bytes: int,
+    ) -> None:
+        for name, path in (("sse_path", sse_path), ("message_path", message_path)):
+            if not path.startswith("/") or any(mark in path for mark in ("?", "#", "//")):
+                raise ValueError(f"{name} must be an absolute path like '/sse', not {path!r}")
+        for name, value in (("max_sessions", max_sessions), ("max_body_bytes", max_body_bytes)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, not {value!r}")
+        if not isinstance(keepalive_seconds, int | float) or not keepalive_seconds > 0:
+            raise ValueError(
+                f"keepalive_seconds must be a number of seconds > 0, not {keepalive_seconds!r}"
+            )
+        self._opener = opener
+        self.sse_path = sse_path
+        self.message_path = message_path
+        self.max_sessions = max_sessions
+        self.keepalive_seconds = float(keepalive_seconds)
+        self.max_body_bytes = max_body_bytes
+        self._live: dict[str, _Live] = {}
+
+    @property
+    def open_sessions(self) -> int:
+        """How many streams (sessions) are open."""
+        return len(self._live)
+
+    async def end_streams(self) -> None:
+        """End every open stream, as at shutdown: listen streams (2026-07-28 era) first get
+        their final result, then each session closes and its stream ends."""
+        for live in list(self._live.values()):
+            with anyio.move_on_after(STREAM_END_SECONDS):
+                await live.session.end_streams()
+            live.ended.set()
+
+    async def stream(self, scope: Scope, receive: Receive, send: AsgiSend) -> None:
+        """ASGI endpoint of `GET sse_path`: one session, for as long as the stream is open."""
+        if scope["method"] != "GET":
+            await refuse(
+                send,
+                405,
+                f"Method {scope['method']} not allowed: open the event stream with GET",
+                headers=[(b"allow", b"GET")],
+            )
+            return
+        if len(self._live) >= self.max_sessions:
+            logger.warning("SSE stream refused: %d sessions open (max_sessions)", len(self._live))
+            await refuse(
+                send, 503, f"Too many open sessions (max_sessions={self.max_sessions}); retry later"
+            )
+            return
+        try:
+            opener = await self._opener()
+        except Exception:  # the server's lifespan failed; serving.py logged why
+            await refuse(send, 503, "The server failed to start; its log says why")
+            return
+        if opener is None:
+            await refuse(send, 503, "The server is shutting down")
+            return
+        session_id = secrets.token_hex(16)
+        identity: Identity | None = scope.get("toolwire.identity")
+        ended = anyio.Event()
+        lock = _write_lock()
+        gone = False
+
+        async def put(chunk: bytes) -> None:
+            nonlocal gone
+            if gone:  # nobody reads any more: what the session still sends is dropped
+                return
+            async with lock:  # keep-alive comments and messages never interleave
+                try:
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                except Exception as error:  # the server could not write: the client is gone
+                    gone = True
+                    logger.debug("SSE session %s: write failed (%r)", session_id, error)
+                    ended.set()
+
+        async def write(frame: bytes) -> None:
+            await put(encode_event(frame))
+
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        async with opener(write, identity=identity) as session:
+            live = _Live(session, identity, ended)
+            self._live[session_id] = live
+            logger.debug("SSE session %s opened", session_id)
+            try:
+                await put(b"event: endpoint\ndata: " + self._endpoint(scope, session_id) + b"\n\n")
+                async with anyio.create_task_group() as watchers:
+                    watchers.start_soon(_until_disconnect, receive, ended)
+                    watchers.start_soon(self._keep_alive, put)
+                    await ended.wait()
+                    watchers.cancel_scope.cancel()
+            finally:
+                del self._live[session_id]
+                live.closed = True
+                # A POST still handing the session its message finishes first: a call it
+                # starts after the session closed would outlive it.
+                with anyio.CancelScope(shield=True), anyio.move_on_after(STREAM_END_SECONDS):
+                    async with live.order:
+                        pass
+                logger.debug("SSE session %s closed", session_id)
+        gone = True
+        try:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except Exception as error:  # the client is gone: nothing left to end
+            logger.debug("SSE session %s: ending the stream failed (%r)", session_id, error)
+
+    async def post(self, scope: Scope, receive: Receive, send: AsgiSend) -> None:
+        """ASGI endpoint of `POST message_path?session_id=...`: one message for a session."""
+        if scope["method"] != "POST":
+            await refuse(
+                send,
+                405,
+                f"Method {scope['method']} not allowed: send messages with POST",
+                headers=[(b"allow", b"POST")],
+            )
+            return
+        live = await self._session_of(scope, send)
+        if live is None:
+            return
+        content_type = _header(scope, b"content-type")
+        if content_type.split(";", 1)[0].strip().lower() != "application/json":
+            await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
+            return
+        try:
+            body = await read_body(
+                receive, self.max_body_bytes, declared_length(scope.get("headers", []))
+            )
+        except BodyTooLarge as error:
+            await refuse(send, 413, str(error))
+            return
+        except ClientGone:
+            return
+        try:
+            decode(body)
+        except (ValueError, RecursionError) as error:
+            await refuse(
+                send, 400, f"Parse error: the body is not JSON ({error})", code=PARSE_ERROR
+            )
+            return
+        if not await _room(live):
+            await refuse(
+                send,
+                503,
+                "The session is not reading its replies fast enough (its backlog is full); "
+                "retry later",
+            )
+            return
+        async with live.order:
+            if live.closed:
+                await refuse(send, 404, _unknown_session(self.sse_path))
+                return
+            await live.session.receive(body)
+        await respond(send, 202, b"Accepted", [_TEXT])
+
+    async def _session_of(self, scope: Scope, send: AsgiSend) -> _Live | None:
+        """The live session the POST names, or None once refused (400/404)."""
+        session_id = _query_value(scope, "session_id")
+        if session_id is None:
+            await refuse(
+                send,
+                400,
+                "Missing session_id query parameter: POST to the URL of the 'endpoint' event "
+                f"of the stream opened by GET {self.sse_path}",
+            )
+            return None
+        if not _SESSION_ID.fullmatch(session_id):
+            await refuse(
+                send,
+                400,
+                f"Malformed session_id {session_id[:64]!r}: expected the 32 hex digits of the "
+                f"'endpoint' event from GET {self.sse_path}",
+            )
+            return None
+        live = self._live.get(session_id)
+        identity: Identity | None = scope.get("toolwire.identity")
+        if live is None or live.closed or not same_caller(live.identity, identity):
+            await refuse(send, 404, _unknown_session(self.sse_path))
+            return None
+        if identity is not None and identity != live.identity:
+            live.identity = live.session.identity = identity  # a refreshed token of the caller
+        return live
+
+    def _endpoint(self, scope: Scope, session_id: str) -> bytes:
+        prefix = str(scope.get("root_path", "")).rstrip("/")
+        return f"{quote(prefix + self.message_path)}?session_id={session_id}".encode()
+
+    async def _keep_alive(self, put: Callable[[bytes], Awaitable[None]]) -> None:
+        while True:  # ends with the stream, which cancels it
+            await anyio.sleep(self.keepalive_seconds)
+            await put(_KEEPALIVE)
+
+
+def _unknown_session(sse_path: str) -> str:
+    return (
+        "Unknown session_id: the session ended (its event stream closed) or never existed; "
+        f"open a new stream with GET {sse_path}"
+    )
+
+
+def _write_lock() -> asyncio.Lock | anyio.Lock:
+    # The session may start writing a reply in the POST's task and finish in a task of its
+    # own (protocol/_eager.py); anyio's lock cannot be released by another task than the one
+    # that took it, asyncio's can.
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return anyio.Lock()
+    return asyncio.Lock()
+
+
+def _header(scope: Scope, name: bytes) -> str:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return bytes(value).decode("latin-1")
+    return ""
+
+
+def _query_value(scope: Scope, name: str) -> str | None:
+    values = parse_qs(bytes(scope.get("query_string", b"")).decode("latin-1")).get(name)
+    return values[0] if values else None
+
+
+async def _until_disconnect(receive: Receive, ended: anyio.Event) -> None:
+    """Return once the client closed the stream (or sent a body no GET should have)."""
+    received = 0
+    while received <= GET_BODY_LIMIT:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        received += len(message.get("body", b""))
+    ended.set()
+
+
+async def _room(live: _Live) -> bool:
+    """Wait (bounded) until the session's backlog has room; whether it has."""
+    backlog = live.session.backlog
+    if not backlog.full:
+        return True
+    clear = anyio.Event()
+    backlog.when_clear(clear.set)
+    with anyio.move_on_after(BUSY_SECONDS):
+        await clear.wait()
+    return not backlog.full

@@ -1,0 +1,206 @@
+"""The legacy HTTP+SSE app of a server: `GET /sse` and `POST /messages/` in a Starlette app.
+
+`legacy_sse_app(server)` is what `Server.sse_app()` returns. Like the streamable HTTP app it
+runs standalone under any ASGI server or mounted in another Starlette/FastAPI app. Its
+lifespan serves the server; mounted, where Starlette never runs it, serving starts on the
+first stream instead (or the parent runs `app.lifespan` itself). Either way the server's
+lifespan is entered once per app.
+
+Security wraps both endpoints at one point, `_secured`: the Host/Origin guard always, the
+bearer guard when the server has `auth` (the protected resource is the stream's path).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from .legacy_sse import DEFAULT_MAX_SESSIONS, KEEPALIVE_SECONDS, LegacySse
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Sequence
+
+    from ...protocol.bearer import BearerAuth
+    from ...protocol.registry import ToolRegistry
+    from ...protocol.serving import Servable, SessionOpener
+    from ._refusals import ASGIApp
+
+__all__ = ["LegacySseApp", "SseSecurity", "legacy_sse_app"]
+
+logger = logging.getLogger("toolwire.http")
+
+
+@dataclass(frozen=True)
+class SseSecurity:
+    """What guards the SSE app.
+
+    Attributes:
+        allowed_hosts: `Host` values accepted (None: the loopback names).
+        allowed_origins: `Origin` values accepted (None: the loopback origins).
+        auth: The server's bearer authentication (None: none).
+        tools: The registry whose per-tool scopes the bearer guard checks.
+    """
+
+    allowed_hosts: Sequence[str] | None = None
+    allowed_origins: Sequence[str] | None = None
+    auth: BearerAuth | None = None
+    tools: ToolRegistry | None = None
+
+
+def _secured(app: ASGIApp, security: SseSecurity, sse_path: str, max_body: int) -> ASGIApp:
+    """`app` behind the guards `security` asks for."""
+    from .security import protected
+
+    return protected(
+        app,
+        allowed_hosts=security.allowed_hosts,
+        allowed_origins=security.allowed_origins,
+        auth=security.auth,
+        tools=security.tools,
+        endpoint_path=sse_path,
+        max_body_bytes=max_body,
+    )
+
+
+class _Endpoint:
+    """A handler as a plain ASGI app (Starlette would take a bound method for a request
+    handler expecting a `Request`)."""
+
+    def __init__(self, handler: Callable[[Any, Any, Any], Awaitable[None]]) -> None:
+        self._handler = handler
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self._handler(scope, receive, send)
+
+
+class LegacySseApp(Starlette):
+    """A Starlette app serving MCP's legacy HTTP+SSE transport (see `legacy_sse_app`).
+
+    Attributes:
+        transport: The endpoints and their live sessions.
+    """
+
+    def __init__(
+        self,
+        servable: Servable,
+        *,
+        sse_path: str,
+        message_path: str,
+        max_sessions: int,
+        keepalive_seconds: float,
+        max_body_bytes: int,
+        security: SseSecurity,
+    ) -> None:
+        self.transport = LegacySse(
+            self._opener,
+            sse_path=sse_path,
+            message_path=message_path,
+            max_sessions=max_sessions,
+            keepalive_seconds=keepalive_seconds,
+            max_body_bytes=max_body_bytes,
+        )
+        super().__init__(
+            routes=[
+                Route(sse_path, _Endpoint(self.transport.stream)),
+                Route(message_path, _Endpoint(self.transport.post)),
+            ],
+            lifespan=self.lifespan,
+        )
+        self._servable = servable
+        self._opened: SessionOpener | None = None
+        self._starting: asyncio.Future[None] | None = None
+        self._holder: asyncio.Task[None] | None = None
+        self._stopped = False
+        self._entry = _secured(self._routed, security, sse_path, max_body_bytes)
+
+    @asynccontextmanager
+    async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
+        """Serve for the duration; also the lifespan a parent app may run for this one."""
+        async with self._servable.serving() as opener:
+            self._opened = opener
+            try:
+                yield
+            finally:
+                self._opened = None
+                self._stopped = True
+                await self.transport.end_streams()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan_protocol(receive, send)
+            return
+        await self._entry(scope, receive, send)
+
+    async def _lifespan_protocol(self, receive: Any, send: Any) -> None:
+        # Spoken here rather than by Starlette, whose report of a failure is a second
+        # traceback after the one serving already logged: the ASGI server gets one line.
+        phase = "startup"
+        try:
+            await receive()
+            async with self.lifespan():
+                await send({"type": "lifespan.startup.complete"})
+                phase = "shutdown"
+                await receive()
+        except Exception as error:
+            reason = f"toolwire: the SSE app's {phase} failed ({type(error).__name__}: {error})"
+            await send({"type": f"lifespan.{phase}.failed", "message": reason})
+            return
+        await send({"type": "lifespan.shutdown.complete"})
+
+    async def _routed(self, scope: Any, receive: Any, send: Any) -> None:
+        await super().__call__(scope, receive, send)
+
+    async def _opener(self) -> SessionOpener | None:
+        """The opener for a new stream; starts serving if no lifespan did (mounted)."""
+        if self._opened is not None or self._stopped:
+            return self._opened
+        if self._starting is None:
+            loop = asyncio.get_running_loop()
+            self._starting = loop.create_future()
+            self._holder = loop.create_task(self._hold(self._starting))
+        await asyncio.shield(self._starting)
+        return self._opened
+
+    async def _hold(self, started: asyncio.Future[None]) -> None:
+        # Serving lives in this task until the event loop ends: nothing else would leave it.
+        try:
+            async with self.lifespan():
+                started.set_result(None)
+                await asyncio.get_running_loop().create_future()
+        except Exception as error:
+            if not started.done():
+                started.set_exception(error)
+            self._starting = None  # the next stream tries again
+
+
+def legacy_sse_app(
+    servable: Servable,
+    *,
+    sse_path: str = "/sse",
+    message_path: str = "/messages/",
+    max_sessions: int = DEFAULT_MAX_SESSIONS,
+    keepalive_seconds: float = KEEPALIVE_SECONDS,
+    max_body_bytes: int | None = None,
+    security: SseSecurity | None = None,
+) -> LegacySseApp:
+    """The Starlette app serving `servable` over the HTTP+SSE transport (see `Server.sse_app`).
+
+    Raises:
+        ValueError: An option is out of range (the message names it).
+    """
+    return LegacySseApp(
+        servable,
+        sse_path=sse_path,
+        message_path=message_path,
+        max_sessions=max_sessions,
+        keepalive_seconds=keepalive_seconds,
+        max_body_bytes=servable.max_message_bytes if max_body_bytes is None else max_body_bytes,
+        security=security or SseSecurity(),
+    )
