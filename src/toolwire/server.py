@@ -422,11 +422,19 @@ class Server:
             keepalive_seconds: Seconds of silence on an SSE stream after which a comment
                 keeps it open through proxies (None: never).
             session_store: Where live sessions are kept (default: in memory).
-            allowed_hosts: `Host` header values accepted (None: the defaults for the bind).
-            allowed_origins: `Origin` header values accepted (None: the defaults).
-            auth: Authenticates requests (None: no authentication).
-            host: The interface the app will be served on, for the security defaults
-                (`run()` passes it).
+            allowed_hosts: `Host` values the app answers (DNS-rebinding protection, on for
+                every bind). Default: `127.0.0.1`, `localhost`, `[::1]` on any port, plus
+                `host` when it names one interface; a server reached under another name
+                refuses with 421 until it is listed here: `["api.example.com"]` (any port),
+                `["api.example.com:8443"]` (that port); `["*"]` switches the check off.
+            allowed_origins: Browser `Origin`s allowed besides the request's own host.
+                Default: the loopback origins; `["*"]` switches the check off. Others: 403.
+            auth: Bearer authentication for this app (default: the server's `auth`). With
+                one, every request needs a token, tools' `scopes` are enforced, and the
+                RFC 9728 metadata is served at `/.well-known/oauth-protected-resource`
+                (and with `path` appended).
+            host: The interface the app will be served on (`run()` passes it): a concrete
+                address or name joins the allowed hosts.
 
         Returns:
             A Starlette app.
@@ -434,6 +442,7 @@ class Server:
         Raises:
             ValueError: An option is out of range (the message names it).
         """
+        from .protocol.bearer import bearer_auth
         from .transports.http.app import streamable_http_app
 
         return streamable_http_app(
@@ -449,9 +458,9 @@ class Server:
             max_body_bytes=max_body_bytes,
             keepalive_seconds=keepalive_seconds,
             session_store=session_store,
-            allowed_hosts=allowed_hosts,
-            allowed_origins=allowed_origins,
-            auth=auth,
+            allowed_hosts=None if allowed_hosts is None else _listed(allowed_hosts),
+            allowed_origins=None if allowed_origins is None else _listed(allowed_origins),
+            auth=self.auth if auth is None else bearer_auth(auth),
             host=host,
         )
 
@@ -556,6 +565,11 @@ def _tell_from_a_task(loop: Any, session: OpenSession) -> None:
     task = loop.create_task(tell())
     _telling.add(task)
     task.add_done_callback(_telling.discard)
+
+
+def _listed(values: Iterable[str]) -> list[str]:
+    # One name is a common slip for a list of one: never a list of its characters.
+    return [values] if isinstance(values, str) else list(values)
 
 
 def _tell_tools_changed(session: OpenSession) -> None:

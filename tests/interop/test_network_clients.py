@@ -20,7 +20,13 @@ from typing import Any, TypeVar
 import anyio
 import pytest
 from tests.interop._served_http import served_http
-from tests.interop._support import ADD_INPUT_SCHEMA, DEFAULT_FAILURE, KITCHEN_TOOLS, PIXEL_PNG
+from tests.interop._support import (
+    ADD_INPUT_SCHEMA,
+    DEFAULT_FAILURE,
+    KITCHEN_TOOLS,
+    PIXEL_PNG,
+    SERVERS,
+)
 
 T = TypeVar("T")
 
@@ -274,3 +280,38 @@ def test_sigterm_with_an_http_client_connected_exits_promptly() -> None:
     with served_http("http") as server:
         code = _bounded(lambda: main(server.base + "/mcp", server.stop))
     assert code == 0, server.stderr()
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_tool_asks_the_client_back(transport: str) -> None:
+    from toolwire import ToolContext
+
+    if not hasattr(ToolContext, "elicit"):
+        pytest.skip("needs ctx.elicit / ctx.sample (branch elicit, not merged here yet)")
+    from mcp import ClientSession, types
+
+    asked: list[str] = []
+
+    async def on_elicit(context: Any, params: Any) -> Any:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"name": "Ada"})
+
+    async def on_sample(context: Any, params: Any) -> Any:
+        text = types.TextContent(type="text", text="sampled")
+        return types.CreateMessageResult(role="assistant", content=text, model="scripted")
+
+    async def main(url: str) -> str:
+        async with (
+            _streams(transport, url) as (read, write),
+            ClientSession(
+                read, write, elicitation_callback=on_elicit, sampling_callback=on_sample
+            ) as session,
+        ):
+            await session.initialize()
+            result = await session.call_tool("ask", {"question": "Your name?"})
+            return str(result.content[0].text)
+
+    with served_http(transport, target=SERVERS / "asker.py") as server:
+        text = _bounded(lambda: main(server.base + PATHS[transport]))
+    assert text == "accept {'name': 'Ada'} sampled"
+    assert asked == ["Your name?"]

@@ -95,8 +95,8 @@ def test_agents_function_tool_is_taken_in() -> None:
 
 
 def test_run_rejects_unknown_transports() -> None:
-    with pytest.raises(ValueError, match=r"'http'.*stdio"):
-        Server("s").run("http")
+    with pytest.raises(ValueError, match=r"'websocket'.*stdio, http, sse"):
+        Server("s").run("websocket")
 
 
 class Node(BaseModel):

@@ -12,7 +12,7 @@ from typing import Any
 
 
 @contextmanager
-def served(app: Any) -> Iterator[str]:
+def served(app: Any, *, lifespan: str = "off") -> Iterator[str]:
     """The base URL of `app` served by uvicorn in a thread, until the block ends."""
     import uvicorn
 
@@ -20,7 +20,7 @@ def served(app: Any) -> Iterator[str]:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
+    config = uvicorn.Config(app, log_level="warning", lifespan=lifespan, access_log=False)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

@@ -181,3 +181,16 @@ def test_control_characters_in_refused_values_are_escaped(
     assert reply.status_code == 403
     assert "\\tX" in reply.json()["error"]["message"]
     assert "\t" not in caplog.text
+
+
+def test_a_concrete_bind_address_joins_the_defaults_a_wildcard_does_not() -> None:
+    with served(HostOriginGuard(echo_app, bind_host="10.1.2.3")) as url:
+        assert post(url, host="10.1.2.3:8000").status_code == 200
+        assert post(url).status_code == 200  # loopback still allowed
+    for wildcard in ("0.0.0.0", "::"):
+        with served(HostOriginGuard(echo_app, bind_host=wildcard)) as url:
+            assert post(url, host="10.1.2.3:8000").status_code == 421
+            assert post(url, host=wildcard).status_code == 421
+    configured = HostOriginGuard(echo_app, allowed_hosts=["a.example"], bind_host="10.1.2.3")
+    with served(configured) as url:
+        assert post(url, host="10.1.2.3").status_code == 421  # an explicit list is the list

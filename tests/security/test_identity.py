@@ -50,6 +50,10 @@ def test_equality_and_same_caller() -> None:
     assert same_caller(None, None)
     assert not same_caller(one, None)
     assert not same_caller(None, one)
+    # an application's own middleware may identify callers otherwise: equality then
+    assert same_caller("ada", "ada")
+    assert not same_caller("ada", "bob")
+    assert not same_caller("ada", one)
 
 
 def test_repr_names_the_caller_and_never_a_token() -> None:

@@ -358,3 +358,29 @@ async def test_host_and_origin_are_checked_on_both_endpoints() -> None:
             )
             assert stream_refused.status_code == 421
             assert (await stream.initialize())["result"]["serverInfo"]["name"] == "sse-probe"
+
+
+async def test_tool_list_changes_reach_the_stream() -> None:
+    server = _server(Probe())
+
+    @server.tool
+    async def grow(name: str) -> str:
+        """Publish another tool."""
+        server.add_tool(lambda: "new", name=name)
+        return f"added {name}"
+
+    with served(server.sse_app()) as base:
+        async with opened(base) as stream:
+            await stream.initialize()
+            await stream.post(
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                 "params": {"name": "grow", "arguments": {"name": "fresh"}}}
+            )  # fmt: skip
+            reply, before = await stream.reply(2)
+            if not any(m.get("method") == "notifications/tools/list_changed" for m in before):
+                message = (await stream.next()).json()  # it may follow the reply
+                assert message["method"] == "notifications/tools/list_changed"
+            assert reply["result"]["content"] == [{"type": "text", "text": "added fresh"}]
+            await stream.post({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+            listed, _ = await stream.reply(3)
+            assert "fresh" in {tool["name"] for tool in listed["result"]["tools"]}

@@ -32,6 +32,20 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         help="streamable HTTP: answer with JSON bodies instead of SSE streams",
     )
     run.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="HOST",
+        help="HTTP: a Host name the server answers, instead of the loopback ones (repeatable; "
+        "'name' any port, 'name:port' that one, '*' any host)",
+    )
+    run.add_argument(
+        "--allowed-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="HTTP: a browser Origin allowed besides the server's own, instead of the loopback "
+        "ones (repeatable; e.g. https://app.example.com, '*' any origin)",
+    )
+    run.add_argument(
         "--path", metavar="DIR", help="import a module TARGET from DIR (default: the current dir)"
     )
 

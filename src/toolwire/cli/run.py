@@ -26,6 +26,13 @@ def run(args: argparse.Namespace) -> int:
     if http_only and transport != "http":
         print(f"toolwire run: {', '.join(http_only)} needs --transport http", file=sys.stderr)
         return 2
+    security = _security_options(args)
+    if security and transport == "stdio":
+        print(
+            "toolwire run: --allowed-host/--allowed-origin need --transport http or sse",
+            file=sys.stderr,
+        )
+        return 2
     if transport == "stdio":
         protect_stdout()
         _parent_watch.arm()
@@ -45,7 +52,19 @@ def run(args: argparse.Namespace) -> int:
             port=args.port,
             stateless=args.stateless,
             json_response=args.json_response,
+            **security,
         )
     else:
-        server.run(transport, host=args.host, port=args.port)
+        server.run(transport, host=args.host, port=args.port, **security)
     return 0
+
+
+def _security_options(args: argparse.Namespace) -> dict[str, list[str]]:
+    """`allowed_hosts`/`allowed_origins` for `Server.run` from the flags given; as in the
+    Python API, a list given replaces the loopback defaults."""
+    options: dict[str, list[str]] = {}
+    if args.allowed_host:
+        options["allowed_hosts"] = list(args.allowed_host)
+    if args.allowed_origin:
+        options["allowed_origins"] = list(args.allowed_origin)
+    return options

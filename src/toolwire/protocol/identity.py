@@ -197,13 +197,16 @@ class Identity:
         return f"Identity({', '.join(shown)})"
 
 
-def same_caller(first: Identity | None, second: Identity | None) -> bool:
+def same_caller(first: Any, second: Any) -> bool:
     """Whether two requests come from the same caller: both unauthenticated, or identities
     with the same `principal`. What a session checks before serving a request under an id
-    another caller created."""
+    another caller created. Values that are not `Identity` objects (an application's own
+    auth middleware may put anything in the scope) are the same caller when equal."""
     if first is None or second is None:
         return first is second
-    return first.principal == second.principal
+    if isinstance(first, Identity) and isinstance(second, Identity):
+        return first.principal == second.principal
+    return bool(first == second)
 
 
 def scope_refusal(tool: str | None, missing: Iterable[str]) -> str:

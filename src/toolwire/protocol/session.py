@@ -338,7 +338,7 @@ class ServerSession:
         call = CallInFlight(Reporter(self.send, token, log_level, request_id))
         self._in_flight[request_id] = call
         call.size = self.backlog.call_started()
-        coro = self._run_call(request_id, entry, params, version, call)
+        coro = self._run_call(request_id, entry, params, version, call, self.identity)
         if self.loop is None:  # other anyio backends: a cancel scope in the task group
             assert self._task_group is not None
             call.scope = anyio.CancelScope()
@@ -361,8 +361,11 @@ class ServerSession:
         params: dict[str, Any],
         version: str,
         call: CallInFlight,
+        identity: Identity | None,
     ) -> None:
-        """Run the call and reply; a cancelled call ends by its exception, without a reply."""
+        """Run the call and reply; a cancelled call ends by its exception, without a reply.
+        `identity` is the caller's as the call was accepted (a later request of the same
+        caller may bring another token)."""
         try:
             result = await run_call(
                 request_id,
@@ -373,7 +376,7 @@ class ServerSession:
                 self._contexts,
                 self.client_info,
                 self._limiter,
-                self.identity,
+                identity,
             )
         finally:
             call.reporter.closed = True

@@ -27,6 +27,7 @@ from .endpoint import Endpoint, EndpointConfig
 from .events import EventStore, MemoryEventStore
 
 if TYPE_CHECKING:
+    from ...protocol.registry import ToolRegistry
     from ...protocol.serving import Servable
     from .sessions import SessionStore
 
@@ -54,11 +55,13 @@ class SecurityOptions:
     """What guards the app (applied by `_secured`).
 
     Attributes:
-        allowed_hosts: `Host` values accepted (None: the defaults for the bind).
-        allowed_origins: `Origin` values accepted (None: the defaults for the bind).
-        auth: Verifies bearer tokens and maps them to identities (None: no authentication).
-        host: The interface the app is served on, when known (`Server.run` passes it): the
-            defaults of the allow-lists follow from it.
+        allowed_hosts: `Host` values accepted (None: the loopback names, whatever the bind;
+            `["*"]`: any). See `security.HostOriginGuard`.
+        allowed_origins: `Origin` values accepted besides the request's own host (None: the
+            loopback origins; `["*"]`: any).
+        auth: The server's `BearerAuth` (None: no authentication).
+        host: The interface the app is served on, when known (`Server.run` passes it): a
+            concrete address or name joins the default allowed hosts.
         path: The MCP path (auth's protected-resource metadata names it).
     """
 
@@ -69,9 +72,28 @@ class SecurityOptions:
     path: str = "/mcp"
 
 
-def _secured(app: ASGIApp, options: SecurityOptions) -> ASGIApp:
-    """Wrap `app` in the security middleware that `options` ask for (none yet)."""
-    return app
+def _secured(
+    app: ASGIApp,
+    options: SecurityOptions,
+    *,
+    path: str,
+    tools: ToolRegistry | None,
+    max_body_bytes: int,
+) -> ASGIApp:
+    """Wrap `app` in the security middleware that `options` ask for: the Host/Origin guard
+    always, bearer authentication (and per-tool scopes of `tools`) with `auth`."""
+    from .security import protected
+
+    return protected(
+        app,
+        allowed_hosts=options.allowed_hosts,
+        bind_host=options.host,
+        allowed_origins=options.allowed_origins,
+        auth=options.auth,
+        tools=tools,
+        endpoint_path=path,
+        max_body_bytes=max_body_bytes,
+    )
 
 
 def _route_path(scope: MutableMapping[str, Any]) -> str:
@@ -101,7 +123,13 @@ class StreamableHttpApp(Starlette):
         self.runtime = runtime
         self.path = path
         self._paths = {path, path.rstrip("/") + "/"} if path != "/" else {"/", ""}
-        self._entry = _secured(self._dispatch, security)
+        self._entry = _secured(
+            self._dispatch,
+            security,
+            path=path,
+            tools=getattr(runtime.servable, "tool_registry", None),
+            max_body_bytes=endpoint.config.max_body_bytes,
+        )
 
     @asynccontextmanager
     async def lifespan(self, app: Any = None) -> AsyncIterator[None]:

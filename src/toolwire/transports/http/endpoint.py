@@ -11,10 +11,10 @@ answering POST, GET and DELETE, written as plain ASGI (no Request/Response objec
   and GET/DELETE answer 405.
 - `MCP-Protocol-Version` must name a version this era serves (else 400 listing them); when
   absent the specification says to assume 2025-03-26 (a session knows its negotiated one).
-- Resumability (SEP-1699): with an event store, SSE events carry ids. A client on 2025-11-25
-  or later first gets a priming event (an id, empty data, and `retry`), so a tool may end the
-  POST stream early (`ctx.close_sse_stream()`) and the client resumes with GET and
-  `Last-Event-ID`; the events it missed are replayed, then the stream goes on live there.
+- Resumability (SEP-1699): with an event store, SSE events carry ids and a POST stream may
+  end early; the client resumes with GET and `Last-Event-ID`, the events it missed are
+  replayed, then the stream goes on live there (`_answer.py` answers one request,
+  `_resume.py` serves GET).
 - A request in the 2026-07-28 era is handed whole to `modern.serve_modern`.
 
 Every refusal is a 4xx with a JSON-RPC error body naming the problem; a client that leaves
@@ -23,14 +23,13 @@ mid-stream only detaches its stream (calls go on; disconnection is not cancellat
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from ...protocol.eras import HANDSHAKE_VERSIONS
 from ...protocol.jsonrpc import PARSE_ERROR, Invalid, Request, classify, decode
-from ...protocol.reporter import STREAM_CLOSER
+from ._answer import ASSUMED_VERSION, Answering, answer
 from ._body import BodyTooLarge, ClientGone, declared_length, read_body
 from ._replies import JSON_TYPE, ASGISend, refuse, respond
 from ._resume import open_get_stream
@@ -39,7 +38,6 @@ from ._streams import Stream
 from .sessions import HttpSession, SessionLimitError
 
 if TYPE_CHECKING:
-    from ...protocol.session import ServerSession
     from ._runtime import Runtime
 
 __all__ = ["Endpoint", "EndpointConfig"]
@@ -49,8 +47,6 @@ logger = logging.getLogger("toolwire.http")
 ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Scope = MutableMapping[str, Any]
 
-ASSUMED_VERSION = "2025-03-26"
-PRIMING_SINCE = "2025-11-25"  # SEP-1699: older clients may choke on an event without data
 SESSION_HEADER = b"mcp-session-id"
 _SUPPORTED = ", ".join(HANDSHAKE_VERSIONS)
 _ALLOW_ALL = [(b"allow", b"GET, POST, DELETE")]
@@ -126,6 +122,12 @@ class Endpoint:
         self.runtime = runtime
         self.config = config
         self._is_modern, self._serve_modern = _modern_hooks()
+        self._answering = Answering(
+            json_response=config.json_response,
+            store=runtime.event_store,
+            retry_ms=config.retry_ms,
+            keepalive_seconds=config.keepalive_seconds,
+        )
         self._accept_refusal = (
             "Not Acceptable: Client must accept application/json"
             if config.json_response
@@ -154,9 +156,6 @@ class Endpoint:
         config = self.config
         raw_headers = scope["headers"]
         headers: dict[bytes, bytes] = dict(raw_headers)
-        if not _accepts(headers.get(b"accept"), config.json_response):
-            await refuse(send, 406, self._accept_refusal)
-            return
         if not _is_json(headers.get(b"content-type")):
             await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
             return
@@ -184,6 +183,11 @@ class Endpoint:
                 opener=self.runtime.opener,
                 json_response=config.json_response,
             )
+            return
+        # The 2026-07-28 era checks `Accept` its own way: only now is the request known to be
+        # of the handshake era.
+        if not _accepts(headers.get(b"accept"), config.json_response):
+            await refuse(send, 406, self._accept_refusal)
             return
         version, bad_version = self._version(headers)
         if bad_version is not None:
@@ -219,8 +223,16 @@ class Endpoint:
                 send, 409, f"Conflict: request id {item.id!r} is already in flight in this session"
             )
             return
-        await self._exchange(
-            session, found, item, message, receive, send, [session_header], version
+        await answer(
+            session,
+            found,
+            item,
+            message,
+            receive,
+            send,
+            [session_header],
+            version,
+            self._answering,
         )
 
     @staticmethod
@@ -297,68 +309,6 @@ class Endpoint:
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + headers})
         await send({"type": "http.response.body", "body": encode_event(reply)})
 
-    # -- one request, answered as JSON or as an SSE stream ---------------------------------
-
-    async def _exchange(
-        self,
-        session: ServerSession,
-        owner: HttpSession | None,
-        item: Request,
-        message: Any,
-        receive: ASGIReceive,
-        send: ASGISend,
-        headers: list[tuple[bytes, bytes]],
-        version: str | None,
-        stream: Stream | None = None,
-    ) -> None:
-        """Hand `message` (a request) to `session`; answer with what it routes back."""
-        config = self.config
-        store = self.runtime.event_store if owner is not None else None
-        if stream is None:
-            stream_id = owner.new_stream_id() if store is not None and owner else None
-            stream = Stream(stream_id, store, sse=not config.json_response)
-            if owner is not None:
-                owner.routes[item.id] = stream
-                if stream_id is not None:
-                    owner.streams[stream_id] = stream
-        stream.owe(item.id)
-        if config.json_response:
-            await session.receive_message(message)
-            await stream.wait(receive)
-            if stream.replies:
-                await respond(send, 200, stream.replies[0], [JSON_TYPE, *headers])
-            elif owner is not None and owner.ended:
-                await refuse(send, 404, "Not Found: Session not found or expired")
-            return
-        stream.hold()
-        token = None
-        if stream.store is not None:
-            negotiated = owner.protocol_version if owner is not None else None
-            if (negotiated or version or ASSUMED_VERSION) >= PRIMING_SINCE:
-                await stream.emit(None, config.retry_ms)
-                token = STREAM_CLOSER.set(_closer(stream, send, config.retry_ms))
-        try:
-            await session.receive_message(message)
-        finally:
-            if token is not None:
-                STREAM_CLOSER.reset(token)
-        if not (stream.finished or stream.cut):
-            # A quick async tool answers within one pass of the event loop: worth a pass to
-            # send one whole response instead of a start, several chunks and an end.
-            await asyncio.sleep(0)
-        if stream.finished or stream.cut:  # answered (or cut) already: one whole response
-            body = stream.unhold(None)
-            if stream.cut:
-                body += _retry_line(config.retry_ms)
-            await respond(send, 200, body, [*SSE_HEADERS, *headers])
-            return
-        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + headers})
-        held = stream.unhold(send)
-        if held:
-            await stream.send_raw(held)
-        await stream.wait(receive, config.keepalive_seconds)
-        await _end_response(stream, send)
-
     async def _stateless(
         self,
         scope: Scope,
@@ -383,7 +333,9 @@ class Endpoint:
                 await respond(send, 202)
                 return
             stream = lease.stream = Stream(None, None, sse=not self.config.json_response)
-            await self._exchange(session, None, item, message, receive, send, [], version, stream)
+            await answer(
+                session, None, item, message, receive, send, [], version, self._answering, stream
+            )
         finally:
             pool.give_back(lease, identity)
 
@@ -435,31 +387,3 @@ class Endpoint:
         assert self.runtime.sessions is not None
         await self.runtime.sessions.end(found)
         await respond(send, 200)
-
-
-def _retry_line(retry_ms: int | None) -> bytes:
-    return b"" if retry_ms is None else b"retry: " + str(retry_ms).encode("ascii") + b"\n\n"
-
-
-def _closer(stream: Stream, send: ASGISend, retry_ms: int | None) -> Callable[[], Awaitable[None]]:
-    """What `ctx.close_sse_stream()` calls for a call carried by `stream` on `send`: end the
-    response now (with a `retry` hint); the call's later events are only stored."""
-
-    async def close() -> None:
-        if stream.holding:
-            stream.cut = True  # the handler ends the response as soon as it may
-        elif stream.is_sending_to(send):
-            await stream.send_raw(_retry_line(retry_ms))
-            stream.detach()
-
-    return close
-
-
-async def _end_response(stream: Stream, send: ASGISend) -> None:
-    """End the SSE response on `send` (the stream itself may live on, stored or resumed)."""
-    if stream.is_sending_to(send):
-        stream.release()
-    try:
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
-    except Exception as error:  # the client is gone already
-        logger.debug("ending an SSE response failed (%s)", error)

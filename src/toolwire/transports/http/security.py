@@ -8,7 +8,8 @@ MCP spec asks servers to validate `Origin`; checking `Host` as well closes rebin
 Decisions:
 
 - On by default whatever the bind address. The defaults allow the loopback names only
-  (`127.0.0.1`, `localhost`, `[::1]`, any port), so a server deployed behind a real name
+  (`127.0.0.1`, `localhost`, `[::1]`, any port; plus the bind address when it names one
+  interface rather than all of them), so a server deployed behind a real name
   refuses requests until told its name: the 421 body and the log line on the `toolwire`
   logger say exactly what to pass. Failing closed with a clear message beats the official
   SDK's choice of protecting only loopback binds.
@@ -56,6 +57,7 @@ _CACHE_LIMIT = 256  # header values (or pairs) remembered as allowed
 _LOG_LIMIT = 256  # distinct refused values logged before the guard falls silent
 
 ANY = "*"
+_WILDCARD_BINDS = ("", "0.0.0.0", "::", "[::]")
 
 
 def _split_port(authority: str) -> tuple[str, str | None]:
@@ -117,10 +119,13 @@ class HostOriginGuard:
     Args:
         app: The ASGI app to protect.
         allowed_hosts: Allowed `Host` values (see the module's decisions for the port rule);
-            default: the loopback names. `["*"]` allows any host.
+            default: the loopback names (and `bind_host`). `["*"]` allows any host.
         allowed_origins: Allowed `Origin` values (`scheme://name[:port]`); default: the
             loopback origins. An origin naming the request's own `Host` always passes. `["*"]`
             allows any origin.
+        bind_host: The interface the server binds, when known: a concrete address or name
+            (not `0.0.0.0` or `::`) joins the default hosts, since clients reach the server
+            by it. Ignored when `allowed_hosts` is given.
 
     Raises:
         ValueError: An entry is malformed (an origin given as a host, a port that is not a
@@ -133,10 +138,14 @@ class HostOriginGuard:
         *,
         allowed_hosts: Iterable[str] | None = None,
         allowed_origins: Iterable[str] | None = None,
+        bind_host: str | None = None,
     ) -> None:
         self.app = app
         self._hosts = _Matcher()
-        for entry in _entries(allowed_hosts, DEFAULT_ALLOWED_HOSTS, "allowed_hosts"):
+        default_hosts: tuple[str, ...] = DEFAULT_ALLOWED_HOSTS
+        if bind_host is not None and bind_host.strip() not in _WILDCARD_BINDS:
+            default_hosts = (*default_hosts, bind_host.strip())
+        for entry in _entries(allowed_hosts, default_hosts, "allowed_hosts"):
             if entry.strip() == ANY:
                 self._hosts.everything = True
             else:
@@ -253,6 +262,7 @@ def protected(
     *,
     allowed_hosts: Iterable[str] | None = None,
     allowed_origins: Iterable[str] | None = None,
+    bind_host: str | None = None,
     auth: BearerAuth | None = None,
     tools: ToolRegistry | None = None,
     endpoint_path: str = "/mcp",
@@ -266,6 +276,7 @@ def protected(
         app: The app serving the MCP endpoint(s).
         allowed_hosts: See `HostOriginGuard`.
         allowed_origins: See `HostOriginGuard`.
+        bind_host: See `HostOriginGuard`.
         auth: The server's `BearerAuth` (`Server.auth`), or None for no authentication.
         tools: The tool registry whose per-tool scopes the bearer check enforces.
         endpoint_path: The MCP endpoint's path inside `app` (names the protected resource).
@@ -277,4 +288,6 @@ def protected(
         app = BearerGuard(
             app, auth, endpoint_path=endpoint_path, tools=tools, max_body_bytes=max_body_bytes
         )
-    return HostOriginGuard(app, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins)
+    return HostOriginGuard(
+        app, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins, bind_host=bind_host
+    )

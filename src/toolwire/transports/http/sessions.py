@@ -10,6 +10,8 @@ Decisions:
 - Ids are 32 random hex digits (`secrets`): unguessable, and visible ASCII as the spec asks.
 - A session bound to an identity (the authenticated caller that created it) is not found by
   anyone else: a foreign identity gets the same 404 as an unknown id, which reveals nothing.
+  "Anyone else" is another subject or client (`same_caller`): the same caller presenting a
+  refreshed or stepped-up token keeps its session, and its new scopes apply from then on.
 - Idle: no request for `idle_timeout` seconds, no call running and no GET stream open. Idle
   sessions are ended by a reaper (and refused on sight before it runs); each ended session
   frees everything it held.
@@ -29,6 +31,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ...protocol.identity import same_caller
 from ._streams import Stream
 
 if TYPE_CHECKING:
@@ -228,12 +231,17 @@ class SessionManager:
         """The live session with this id for this caller, or None (unknown, ended, expired,
         or created by someone else)."""
         session = self.store.get(session_id)
-        if session is None or session.identity != identity:
+        if session is None or not same_caller(session.identity, identity):
             return None
         if session.ended or self._expired(session, time.monotonic()):
             self._discard(session)
             return None
         session.last_seen = time.monotonic()
+        if identity is not None and identity is not session.identity:
+            # The same caller with a refreshed (or stepped-up) token: its scopes now count.
+            session.identity = identity
+            if session.server_session is not None:
+                session.server_session.identity = identity
         return session
 
     def _expired(self, session: HttpSession, now: float) -> bool:
