@@ -353,6 +353,14 @@ def test_no_version_header_is_served_as_2025_03_26(
     assert_refused(reply, 400, PARSE_ERROR, context=describe(b"{", reply))
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="modern.is_modern sends every version that is not a handshake-era one to the "
+    "2026-07-28 era, whose docstring promises -32022 naming the versions served; serve_modern "
+    "instead checks the envelope first: -32602 'params._meta must be an object carrying the "
+    "required ... envelope keys' (or -32020 'header does not match the envelope' when _meta "
+    "has one), which tells a client with a bad MCP-Protocol-Version nothing about it",
+)
 @pytest.mark.parametrize("version", ["1999-01-01", "2025-11-26", "latest"])
 def test_unsupported_version_names_the_supported_ones(
     live: tuple[str, LiveServer, RawClient], version: str

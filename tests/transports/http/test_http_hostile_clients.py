@@ -314,7 +314,8 @@ BROKEN_CHUNK_WITHOUT_ACCEPT = (
 @pytest.mark.xfail(
     strict=True,
     reason="uvicorn (h11) answers the broken chunk with its own 400 and closes, but the app "
-    "was started on the headers and refuses them (406) in its first step, before uvicorn "
+    "was started on the headers and refuses them (no Accept, no Content-Type) in its first "
+    "step, before uvicorn "
     "marks the connection gone: send() raises LocalProtocolError, logged as 'Exception in "
     "ASGI application' with a traceback, once per such request (a remote client can flood "
     "the log). A plain Starlette route does the same; MCPServer and FastMCP reach send() "
