@@ -5,7 +5,8 @@ stateless JSON mode and in session mode with SSE answers, gets thousands of bad 
 over raw sockets: bodies that are not JSON, not JSON-RPC, or JSON-RPC with wrong types in
 every field (the stdio fuzz's generators and its oracle, plus its hand-picked corpus), and
 requests with one bad header each: Content-Type, Accept, MCP-Protocol-Version, missing and
-unknown session ids, unsupported methods, foreign Host and Origin; and sessions presented
+unknown session ids, unsupported methods, foreign Host and Origin, bytes beyond ASCII in
+any of them; and sessions presented
 after they expired, after DELETE, or by another authenticated caller. Each gets the 4xx the
 transport spec names, with a JSON-RPC error body saying what was wrong; nothing is ever a
 500 (the server's log is read for errors no client saw); a valid call succeeds after every
@@ -240,6 +241,31 @@ def test_bad_headers(live: tuple[str, LiveServer, RawClient]) -> None:
         for method in ("GET", "DELETE"):
             for _ in range(20):
                 refused(mcp_headers(None), 405, f"{method} in stateless mode", method=method)
+    _still_serving(server, client, session)
+
+    # Header values with bytes beyond ASCII (HTTP's obs-text, which the parser lets through).
+    names = ["Accept", "Content-Type", "MCP-Protocol-Version", "Mcp-Session-Id", "Host"]
+    names += ["Origin", "Authorization", "Last-Event-ID", "Mcp-Method", "Mcp-Name"]
+    high = [*range(0x21, 0x7F), *range(0x80, 0x100)]
+    for i in range(300):
+        name = names[i % len(names)]
+        value = bytes(rng.choice(high) for _ in range(rng.randint(1, 20)))
+        body = add_call()
+        kept = [(k, v) for k, v in mcp_headers(session) if k.lower() != name.lower()]
+        head = client.head("POST", "/mcp", kept, host=None if name == "Host" else "")
+        data = head[:-2] + name.encode() + b": " + value + b"\r\n"
+        data += f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+        client.close()
+        client.connect().sendall(data)
+        reply = client.read_reply()
+        client.close()
+        sent += 1
+        context = f"{name}: {value!r} -> {reply}"
+        assert reply.status < 500, context
+        if reply.status >= 400:  # a JSON-RPC error: id null, or the request's (modern era)
+            assert reply.headers.get("content-type") == "application/json", context
+            answer = reply.json()
+            assert answer["id"] in (None, 1) and answer["error"]["message"].strip(), context
     _still_serving(server, client, session)
     print(f"{mode}: {sent} requests with a bad header")
     assert sent >= 900, sent
