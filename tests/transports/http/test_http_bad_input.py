@@ -327,7 +327,7 @@ def test_expired_ended_and_foreign_sessions() -> None:
     """Sessions end (idle expiry, DELETE) and belong to their creator: 404 for the rest."""
     alice = [("Authorization", "Bearer alice-token")]
     bob = [("Authorization", "Bearer bob-token")]
-    with LiveServer("--auth", "--idle-timeout", "1") as server, RawClient(server.port) as client:
+    with LiveServer("--auth", "--idle-timeout", "3") as server, RawClient(server.port) as client:
         mine = [open_session(client, alice) for _ in range(20)]
         sent = 0
         for session in mine:
@@ -343,8 +343,8 @@ def test_expired_ended_and_foreign_sessions() -> None:
                 sent += 1
                 assert_refused(reply, 404, context=f"{session} after DELETE ({method})")
         expired = mine[10:]
-        for _ in range(10):  # idle timeout 1 s; asking about a session makes it active again
-            time.sleep(1.5)
+        for _ in range(10):  # idle timeout 3 s; asking about a session makes it active again
+            time.sleep(4)
             reply = client.request("POST", mcp_headers(expired[0]) + alice, add_call())
             sent += 1
             if reply.status == 404:
