@@ -44,17 +44,15 @@ PRIMING_SINCE = "2025-11-25"  # SEP-1699: older clients may choke on an event wi
 class Answering:
     """How requests are answered (fixed per app)."""
 
-    __slots__ = ("json_response", "keepalive_seconds", "retry_ms", "store")
+    __slots__ = ("keepalive_seconds", "retry_ms", "store")
 
     def __init__(
         self,
         *,
-        json_response: bool,
         store: EventStore | None,
         retry_ms: int | None,
         keepalive_seconds: float | None,
     ) -> None:
-        self.json_response = json_response
         self.store = store
         self.retry_ms = retry_ms
         self.keepalive_seconds = keepalive_seconds
@@ -71,6 +69,8 @@ async def answer(
     version: str | None,
     config: Answering,
     stream: Stream | None = None,
+    *,
+    as_json: bool,
 ) -> None:
     """Hand `message` (a request) to `session`; answer with what it routes back.
 
@@ -85,17 +85,18 @@ async def answer(
         version: The protocol-version header, if any.
         config: How to answer.
         stream: The stream the session already routes this request to (stateless mode).
+        as_json: Answer with one JSON body (the app's choice, or all the client accepts).
     """
     store = config.store if owner is not None else None
     if stream is None:
         stream_id = owner.new_stream_id() if store is not None and owner else None
-        stream = Stream(stream_id, store, sse=not config.json_response)
+        stream = Stream(stream_id, store, sse=not as_json)
         if owner is not None:
             owner.routes[item.id] = stream
             if stream_id is not None:
                 owner.streams[stream_id] = stream
     stream.owe(item.id)
-    if config.json_response:
+    if as_json:
         await session.receive_message(message)
         await stream.wait(receive)
         if stream.replies:

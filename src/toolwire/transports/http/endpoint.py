@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 from ...protocol.eras import HANDSHAKE_VERSIONS
 from ...protocol.jsonrpc import PARSE_ERROR, Invalid, Request, classify, decode
 from ._answer import ASSUMED_VERSION, Answering, answer
-from ._body import BodyTooLarge, ClientGone, declared_length, read_body
+from ._body import BodyTimeout, BodyTooLarge, ClientGone, declared_length, read_body
+from ._checks import accepts_sse, answer_as, is_json
 from ._replies import JSON_TYPE, ASGISend, refuse, respond
 from ._resume import open_get_stream
 from ._sse import SSE_HEADERS, encode_event
@@ -48,6 +49,8 @@ ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Scope = MutableMapping[str, Any]
 
 SESSION_HEADER = b"mcp-session-id"
+MAX_IN_FLIGHT = 1000
+"""Requests one session may have in flight at once (each holds a stream and a task)."""
 _SUPPORTED = ", ".join(HANDSHAKE_VERSIONS)
 _ALLOW_ALL = [(b"allow", b"GET, POST, DELETE")]
 _ALLOW_POST = [(b"allow", b"POST")]
@@ -84,32 +87,6 @@ def _modern_hooks() -> tuple[Any, Any]:
     return modern.is_modern, modern.serve_modern
 
 
-def _accepts(accept: bytes | None, json_only: bool) -> bool:
-    if not accept:
-        return False
-    kinds = {part.split(b";", 1)[0].strip().lower() for part in accept.split(b",")}
-    if b"*/*" in kinds:
-        return True
-    json_ok = b"application/json" in kinds or b"application/*" in kinds
-    if json_only:
-        return json_ok
-    return json_ok and (b"text/event-stream" in kinds or b"text/*" in kinds)
-
-
-def _accepts_sse(accept: bytes | None) -> bool:
-    if not accept:
-        return False
-    kinds = {part.split(b";", 1)[0].strip().lower() for part in accept.split(b",")}
-    return bool(kinds & {b"text/event-stream", b"text/*", b"*/*"})
-
-
-def _is_json(content_type: bytes | None) -> bool:
-    return (
-        content_type is not None
-        and content_type.split(b";", 1)[0].strip().lower() == b"application/json"
-    )
-
-
 class Endpoint:
     """The ASGI app serving the MCP path.
 
@@ -123,7 +100,6 @@ class Endpoint:
         self.config = config
         self._is_modern, self._serve_modern = _modern_hooks()
         self._answering = Answering(
-            json_response=config.json_response,
             store=runtime.event_store,
             retry_ms=config.retry_ms,
             keepalive_seconds=config.keepalive_seconds,
@@ -131,7 +107,7 @@ class Endpoint:
         self._accept_refusal = (
             "Not Acceptable: Client must accept application/json"
             if config.json_response
-            else "Not Acceptable: Client must accept both application/json and text/event-stream"
+            else "Not Acceptable: Client must accept application/json or text/event-stream"
         )
 
     async def __call__(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
@@ -156,13 +132,18 @@ class Endpoint:
         config = self.config
         raw_headers = scope["headers"]
         headers: dict[bytes, bytes] = dict(raw_headers)
-        if not _is_json(headers.get(b"content-type")):
+        if not is_json(headers.get(b"content-type")):
             await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
             return
         try:
             body = await read_body(receive, config.max_body_bytes, declared_length(raw_headers))
         except BodyTooLarge as error:
             await refuse(send, 413, f"Payload Too Large: {error}")
+            return
+        except BodyTimeout as error:
+            await refuse(
+                send, 408, f"Request Timeout: {error}", headers=[(b"connection", b"close")]
+            )
             return
         except ClientGone:
             return
@@ -186,9 +167,11 @@ class Endpoint:
             return
         # The 2026-07-28 era checks `Accept` its own way: only now is the request known to be
         # of the handshake era.
-        if not _accepts(headers.get(b"accept"), config.json_response):
+        mode = answer_as(headers.get(b"accept"), config.json_response)
+        if mode is None:
             await refuse(send, 406, self._accept_refusal)
             return
+        as_json = mode == "json"
         version, bad_version = self._version(headers)
         if bad_version is not None:
             await refuse(send, 400, bad_version)
@@ -201,11 +184,11 @@ class Endpoint:
             await respond(send, 400, item.reply, [JSON_TYPE])
             return
         if config.stateless:
-            await self._stateless(scope, receive, send, message, body, item, version)
+            await self._stateless(scope, receive, send, message, body, item, version, as_json)
             return
         identity = scope.get("toolwire.identity")
         if isinstance(item, Request) and item.method == "initialize":
-            await self._initialize(receive, send, message, body, item, identity)
+            await self._initialize(receive, send, message, body, item, identity, as_json)
             return
         found = await self._session(headers, identity, send)
         if found is None:
@@ -217,6 +200,14 @@ class Endpoint:
         if not isinstance(item, Request):  # a notification or a client's response
             await session.receive_message(message)
             await respond(send, 202, b"", [session_header])
+            return
+        if len(found.routes) >= MAX_IN_FLIGHT:  # what one session may make the server hold
+            await refuse(
+                send,
+                429,
+                f"Too Many Requests: this session already has {MAX_IN_FLIGHT} requests in flight",
+                headers=[(b"retry-after", b"1"), session_header],
+            )
             return
         if item.id in found.routes:  # its reply would be taken for the first one's
             await refuse(
@@ -233,6 +224,7 @@ class Endpoint:
             [session_header],
             version,
             self._answering,
+            as_json=as_json,
         )
 
     @staticmethod
@@ -272,6 +264,7 @@ class Endpoint:
         body: bytes,
         item: Request,
         identity: Any,
+        as_json: bool,
     ) -> None:
         sessions = self.runtime.sessions
         assert sessions is not None
@@ -303,7 +296,7 @@ class Endpoint:
             await sessions.end(opened)
             headers = []
         reply = collected.replies[0]
-        if self.config.json_response:
+        if as_json:
             await respond(send, 200, reply, [JSON_TYPE, *headers])
             return
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + headers})
@@ -318,6 +311,7 @@ class Endpoint:
         body: bytes,
         item: Any,
         version: str | None,
+        as_json: bool,
     ) -> None:
         """Serve this one POST on a born-ready session (see `_stateless.py`)."""
         pool = self.runtime.stateless
@@ -332,9 +326,19 @@ class Endpoint:
                 await session.receive_message(message)
                 await respond(send, 202)
                 return
-            stream = lease.stream = Stream(None, None, sse=not self.config.json_response)
+            stream = lease.stream = Stream(None, None, sse=not as_json)
             await answer(
-                session, None, item, message, receive, send, [], version, self._answering, stream
+                session,
+                None,
+                item,
+                message,
+                receive,
+                send,
+                [],
+                version,
+                self._answering,
+                stream,
+                as_json=as_json,
             )
         finally:
             pool.give_back(lease, identity)
@@ -348,7 +352,7 @@ class Endpoint:
             )
             return
         headers: dict[bytes, bytes] = dict(scope["headers"])
-        if not _accepts_sse(headers.get(b"accept")):
+        if not accepts_sse(headers.get(b"accept")):
             await refuse(send, 406, "Not Acceptable: Client must accept text/event-stream")
             return
         version, bad_version = self._version(headers)
