@@ -19,11 +19,11 @@ fi
 # tests. Where they cannot be installed (status 3:
 # no npm, or not Linux x86_64), a developer's run goes on and those tests skip with the reason;
 # under CI=true that is a failure, as is any failed install.
+in_ci=false
+[[ "${CI:-}" =~ ^([Tt][Rr][Uu][Ee]|1|[Yy][Ee][Ss])$ ]] && in_ci=true
 if [ -x scripts/install_node_tools.sh ]; then
     node_status=0
     scripts/install_node_tools.sh || node_status=$?
-    in_ci=false
-    [[ "${CI:-}" =~ ^([Tt][Rr][Uu][Ee]|1|[Yy][Ee][Ss])$ ]] && in_ci=true
     if [ "$node_status" -eq 3 ] && [ "$in_ci" = false ]; then
         echo "test.sh: going on without the Node tools; the MCP Inspector and conformance" \
             "tests will skip" >&2
@@ -34,6 +34,22 @@ if [ -x scripts/install_node_tools.sh ]; then
     elif [ "$node_status" -ne 0 ]; then
         echo "test.sh: installing the Node tools failed (status $node_status)" >&2
         exit "$node_status"
+    fi
+fi
+
+# wrk (and, later, other Debian packages) for the tests and benchmarks that drive real HTTP
+# peers: same convention as above (status 3: cannot be installed here).
+if [ -x scripts/install_system_tools.sh ]; then
+    system_status=0
+    scripts/install_system_tools.sh || system_status=$?
+    if [ "$system_status" -eq 3 ] && [ "$in_ci" = false ]; then
+        echo "test.sh: going on without the system tools; the tests that need them will skip" >&2
+    elif [ "$system_status" -eq 3 ]; then
+        echo "test.sh: CI=$CI and the system tools cannot be installed here (see above)" >&2
+        exit 1
+    elif [ "$system_status" -ne 0 ]; then
+        echo "test.sh: installing the system tools failed (status $system_status)" >&2
+        exit "$system_status"
     fi
 fi
 
