@@ -311,16 +311,6 @@ BROKEN_CHUNK_WITHOUT_ACCEPT = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="uvicorn (h11) answers the broken chunk with its own 400 and closes, but the app "
-    "was started on the headers and refuses them (no Accept, no Content-Type) in its first "
-    "step, before uvicorn "
-    "marks the connection gone: send() raises LocalProtocolError, logged as 'Exception in "
-    "ASGI application' with a traceback, once per such request (a remote client can flood "
-    "the log). A plain Starlette route does the same; MCPServer and FastMCP reach send() "
-    "later and are spared. Fix: treat a failing send() of a refusal as a client gone.",
-)
 def test_broken_chunk_refused_before_the_body_logs_no_error() -> None:
     with LiveServer() as live:
         for _ in range(5):

@@ -6,6 +6,7 @@ the MCP transport specification asks, so a client library always has a message t
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
@@ -17,6 +18,8 @@ ASGISend = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 Headers = list[tuple[bytes, bytes]]
 
 JSON_TYPE = (b"content-type", b"application/json")
+
+logger = logging.getLogger("toolwire.http")
 
 
 def error_body(message: str, code: int = INVALID_REQUEST) -> bytes:
@@ -42,5 +45,14 @@ async def refuse(
     code: int = INVALID_REQUEST,
     headers: Iterable[tuple[bytes, bytes]] = (),
 ) -> None:
-    """Answer with an HTTP error status and a JSON-RPC error body naming what was wrong."""
-    await respond(send, status, error_body(message, code), [JSON_TYPE, *headers])
+    """Answer with an HTTP error status and a JSON-RPC error body naming what was wrong.
+
+    A refusal is often sent on the request's headers alone, while the server may already have
+    answered a broken request itself and closed (uvicorn does, for a malformed chunk): the
+    send then fails. That client is gone; a traceback per such request would let anyone
+    flood the log.
+    """
+    try:
+        await respond(send, status, error_body(message, code), [JSON_TYPE, *headers])
+    except Exception as error:  # the ASGI server's own protocol error: not ours to report
+        logger.debug("refusal %d not sent, the connection is over: %r", status, error)
