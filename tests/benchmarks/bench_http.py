@@ -14,7 +14,9 @@ started as its users start it, alone on 127.0.0.1 under uvicorn in its own proce
 - FastMCP: `mcp.run(transport="http", ...)` (servers/fastmcp_http.py);
 - MCPServer: the official SDK's `streamable_http_app(...)` under uvicorn
   (servers/mcpserver_http.py);
-- toolwire: `toolwire run servers/tw_server.py --transport http ...`.
+- toolwire: `toolwire run servers/tw_server.py --transport http ...`;
+- tw-async: the same with `async def add` (servers/tw_async_server.py): a sync tool's body
+  runs in a worker thread, as in the Agents SDK, and this row shows what that hop costs.
 
 Two modes:
 
@@ -80,6 +82,11 @@ PEERS = [
         "toolwire",
         ("-m", "toolwire", "run", str(SERVERS / "tw_server.py"), "--transport", "http"),
         (STATELESS, SESSION),
+    ),
+    Peer(
+        "tw-async",
+        ("-m", "toolwire", "run", str(SERVERS / "tw_async_server.py"), "--transport", "http"),
+        (STATELESS,),
     ),
     Peer("MCPServer", (str(SERVERS / "mcpserver_http.py"),), (STATELESS, SESSION)),
     Peer(
