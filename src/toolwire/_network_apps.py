@@ -46,6 +46,7 @@ class NetworkApps:
         session_idle_timeout: float | None = 1800.0,
         max_sessions: int = 10_000,
         max_body_bytes: int | None = None,
+        max_event_bytes: int | None = 16 * 1024 * 1024,
         keepalive_seconds: float | None = 15.0,
         session_store: SessionStore | None = None,
         allowed_hosts: Sequence[str] | None = None,
@@ -76,6 +77,9 @@ class NetworkApps:
             max_sessions: Sessions alive at once; beyond it `initialize` gets 503.
             max_body_bytes: The largest request body (413 beyond it); default
                 `max_message_bytes`.
+            max_event_bytes: The largest message the app sends, an SSE event or a JSON body
+                (16 MiB; None: no bound). A reply over it becomes a JSON-RPC error naming both
+                sizes; a notification over it is dropped; both are logged.
             keepalive_seconds: Seconds of silence on an SSE stream after which a comment
                 keeps it open through proxies (None: never).
             session_store: Where live sessions are kept (default: in memory).
@@ -113,6 +117,7 @@ class NetworkApps:
             session_idle_timeout=session_idle_timeout,
             max_sessions=max_sessions,
             max_body_bytes=max_body_bytes,
+            max_event_bytes=max_event_bytes,
             keepalive_seconds=keepalive_seconds,
             session_store=session_store,
             allowed_hosts=None if allowed_hosts is None else _listed(allowed_hosts),
@@ -129,6 +134,7 @@ class NetworkApps:
         max_sessions: int = 1000,
         keepalive_seconds: float = 15.0,
         max_body_bytes: int | None = None,
+        max_event_bytes: int | None = 16 * 1024 * 1024,
         allowed_hosts: Sequence[str] | None = None,
         allowed_origins: Sequence[str] | None = None,
     ) -> LegacySseApp:
@@ -151,6 +157,8 @@ class NetworkApps:
                 it open through proxies.
             max_body_bytes: The largest POST body (413 beyond it); default
                 `max_message_bytes`.
+            max_event_bytes: The largest event sent on a stream (16 MiB; None: no bound); a
+                reply over it becomes a JSON-RPC error, a notification is dropped.
             allowed_hosts: `Host` values accepted (default: 127.0.0.1, localhost, [::1]).
             allowed_origins: `Origin` values accepted (default: the loopback origins).
 
@@ -168,6 +176,7 @@ class NetworkApps:
             keepalive_seconds=keepalive_seconds,
             max_body_bytes=max_body_bytes,
             security=security,
+            max_event_bytes=max_event_bytes,
         )
 
     def _run_sse(self, *, host: str = "127.0.0.1", port: int = 8000, **app_options: Any) -> None:

@@ -57,6 +57,7 @@ from .methods import Route, capabilities
 from .outbound import Outbound
 from .registry import is_enabled
 from .reporter import Reporter
+from .sizes import oversized_frame
 from .subscriptions import Listeners
 
 if TYPE_CHECKING:
@@ -134,6 +135,9 @@ class ServerSession:
         self._listeners = Listeners(self.send)  # subscriptions/listen streams (modern era)
         self.backlog = Backlog()  # what the transport must not read past (backlog.py)
         self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
+        # The largest frame the transport can carry (an HTTP app's `max_event_bytes`); None:
+        # no limit (stdio). Set by the transport right after opening the session.
+        self.max_frame_bytes: int | None = None
 
     async def __aenter__(self) -> ServerSession:
         # Passed to each call, not set in a context: a request's task may not share this one.
@@ -198,6 +202,11 @@ class ServerSession:
     async def send(self, frame: bytes, request_id: RequestId | None = None) -> None:
         """Write one frame (frames never interleave), for the request `request_id` if any."""
         size = len(frame)
+        if self.max_frame_bytes is not None and size > self.max_frame_bytes:
+            replacement = oversized_frame(frame, request_id, self.max_frame_bytes)
+            if replacement is None:
+                return
+            frame, size = replacement, len(replacement)
         self.backlog.sending(size)
         try:
             async with self._send_lock:

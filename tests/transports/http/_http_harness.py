@@ -17,7 +17,9 @@ STARTUP_SECONDS = 10.0
 @contextlib.contextmanager
 def serving(app: Any, *, lifespan: str = "on") -> Iterator[str]:
     """Serve `app` until the block ends; yield its base URL (`http://127.0.0.1:PORT`)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY on accepted connections only then,
+    # and a response written in two parts would otherwise wait ~40 ms for the delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

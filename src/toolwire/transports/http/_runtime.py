@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from ._event_limit import bounded_opener
 from ._stateless import StatelessSessions
 from .events import EventStore
 from .sessions import SessionManager, SessionStore
@@ -37,6 +38,7 @@ class Runtime:
         session_store: Where sessions are kept (memory by default).
         event_store: Where SSE events are kept for resumption (None: no resumption).
         back_channel: Whether sessions can send requests to the client during a call.
+        max_event_bytes: The largest message a session sends (None: no bound).
         stateless: Serve each POST on a born-ready session instead of keeping sessions.
     """
 
@@ -49,6 +51,7 @@ class Runtime:
         session_store: SessionStore | None,
         event_store: EventStore | None,
         back_channel: bool,
+        max_event_bytes: int | None = None,
         stateless: bool = False,
     ) -> None:
         self.servable = servable
@@ -58,6 +61,7 @@ class Runtime:
         self.opener: SessionOpener | None = None
         self.sessions: SessionManager | None = None
         self.back_channel = back_channel
+        self.max_event_bytes = max_event_bytes
         self._settings = (idle_timeout, max_sessions, session_store)
         self._accepted: frozenset[str] = frozenset()
         self._starting: asyncio.Future[None] | None = None
@@ -76,7 +80,8 @@ class Runtime:
     @asynccontextmanager
     async def serving(self) -> AsyncIterator[None]:
         """Serve for the duration: the server's lifespan, the sessions and their reaper."""
-        async with self.servable.serving() as opener:
+        async with self.servable.serving() as served_opener:
+            opener = bounded_opener(served_opener, self.max_event_bytes)
             self._accepted = _keywords(opener)
             idle_timeout, max_sessions, store = self._settings
             sessions = SessionManager(

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.applications import Starlette
 from starlette.routing import Route
 
+from ._event_limit import DEFAULT_MAX_EVENT_BYTES, checked_event_limit
 from ._runtime import Runtime
 from .endpoint import Endpoint, EndpointConfig
 from .events import EventStore, MemoryEventStore
@@ -189,6 +190,7 @@ def streamable_http_app(
     session_idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     max_body_bytes: int | None = None,
+    max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
     keepalive_seconds: float | None = DEFAULT_KEEPALIVE_SECONDS,
     session_store: SessionStore | None = None,
     allowed_hosts: Sequence[str] | None = None,
@@ -239,6 +241,7 @@ def streamable_http_app(
         session_store=session_store,
         event_store=store,
         back_channel=not (stateless or json_response),
+        max_event_bytes=checked_event_limit(max_event_bytes),
         stateless=stateless,
     )
     config = EndpointConfig(

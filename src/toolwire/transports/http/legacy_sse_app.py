@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.applications import Starlette
 from starlette.routing import Route
 
+from ._event_limit import DEFAULT_MAX_EVENT_BYTES, bounded_opener, checked_event_limit
 from .legacy_sse import DEFAULT_MAX_SESSIONS, KEEPALIVE_SECONDS, LegacySse
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ class LegacySseApp(Starlette):
         keepalive_seconds: float,
         max_body_bytes: int,
         security: SseSecurity,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
         self.transport = LegacySse(
             self._opener,
@@ -114,6 +116,7 @@ class LegacySseApp(Starlette):
             lifespan=self.lifespan,
         )
         self._servable = servable
+        self._max_event_bytes = checked_event_limit(max_event_bytes)
         self._opened: SessionOpener | None = None
         self._starting: asyncio.Future[None] | None = None
         self._holder: asyncio.Task[None] | None = None
@@ -124,7 +127,7 @@ class LegacySseApp(Starlette):
     async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
         """Serve for the duration; also the lifespan a parent app may run for this one."""
         async with self._servable.serving() as opener:
-            self._opened = opener
+            self._opened = bounded_opener(opener, self._max_event_bytes)
             try:
                 yield
             finally:
@@ -193,6 +196,7 @@ def legacy_sse_app(
     keepalive_seconds: float = KEEPALIVE_SECONDS,
     max_body_bytes: int | None = None,
     security: SseSecurity | None = None,
+    max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
 ) -> LegacySseApp:
     """The Starlette app serving `servable` over the HTTP+SSE transport (see `Server.sse_app`).
 
@@ -207,4 +211,5 @@ def legacy_sse_app(
         keepalive_seconds=keepalive_seconds,
         max_body_bytes=servable.max_message_bytes if max_body_bytes is None else max_body_bytes,
         security=security or SseSecurity(),
+        max_event_bytes=max_event_bytes,
     )
