@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -96,19 +95,10 @@ class Lease:
 class _Pool:
     """The idle sessions of one server (one opener)."""
 
-    __slots__ = ("__weakref__", "idle", "takes_back_channel", "takes_identity")
+    __slots__ = ("__weakref__", "idle")
 
-    def __init__(self, opener: SessionOpener) -> None:
+    def __init__(self) -> None:
         self.idle: list[Lease] = []
-        try:
-            parameters = inspect.signature(opener).parameters
-        except (TypeError, ValueError):
-            parameters = {}  # type: ignore[assignment]
-        # `identity` and `back_channel` came later than the opener itself: pass them only to
-        # openers that take them.
-        catch_all = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-        self.takes_identity = catch_all or "identity" in parameters
-        self.takes_back_channel = catch_all or "back_channel" in parameters
 
 
 _POOLS: WeakKeyDictionary[Any, _Pool] = WeakKeyDictionary()
@@ -117,19 +107,14 @@ _POOLS: WeakKeyDictionary[Any, _Pool] = WeakKeyDictionary()
 def _pool(opener: SessionOpener) -> _Pool:
     pool = _POOLS.get(opener)
     if pool is None:
-        pool = _POOLS[opener] = _Pool(opener)
+        pool = _POOLS[opener] = _Pool()
     return pool
 
 
-def open_options(opener: SessionOpener, identity: Any) -> dict[str, Any]:
+def open_options(identity: Any) -> dict[str, Any]:
     """The keyword arguments (besides `routed`) to open a 2026-07-28 session of `identity`."""
-    pool = _pool(opener)
-    options: dict[str, Any] = {}
-    if pool.takes_back_channel:
-        options["back_channel"] = False  # 2026-07-28 has no server-to-client requests
-    if identity is not None and pool.takes_identity:
-        options["identity"] = identity
-    return options
+    # 2026-07-28 has no server-to-client requests: no back channel.
+    return {"back_channel": False, "identity": identity}
 
 
 async def lease_session(opener: SessionOpener, identity: Any) -> Lease:
@@ -140,7 +125,7 @@ async def lease_session(opener: SessionOpener, identity: Any) -> Lease:
     pool = _pool(opener)
     if identity is None and pool.idle:
         return pool.idle.pop()
-    options = open_options(opener, identity)
+    options = open_options(identity)
     lease = Lease(pool if identity is None else None)
     loop = asyncio.get_running_loop()
     ready: asyncio.Future[None] = loop.create_future()

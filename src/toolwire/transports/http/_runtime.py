@@ -9,7 +9,6 @@ Either way the server's lifespan is entered exactly once.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -63,26 +62,18 @@ class Runtime:
         self.back_channel = back_channel
         self.max_event_bytes = max_event_bytes
         self._settings = (idle_timeout, max_sessions, session_store)
-        self._accepted: frozenset[str] = frozenset()
         self._starting: asyncio.Future[None] | None = None
         self._holder: asyncio.Task[None] | None = None
 
     def open_options(self, identity: Any = None) -> dict[str, Any]:
-        """The keyword arguments this server's opener takes for a session of `identity`
-        (openers that predate an option simply do not get it)."""
-        options: dict[str, Any] = {}
-        if "back_channel" in self._accepted:
-            options["back_channel"] = self.back_channel
-        if identity is not None and "identity" in self._accepted:
-            options["identity"] = identity
-        return options
+        """The keyword arguments to open a session of `identity` (None: unauthenticated)."""
+        return {"back_channel": self.back_channel, "identity": identity}
 
     @asynccontextmanager
     async def serving(self) -> AsyncIterator[None]:
         """Serve for the duration: the server's lifespan, the sessions and their reaper."""
         async with self.servable.serving() as served_opener:
             opener = bounded_opener(served_opener, self.max_event_bytes)
-            self._accepted = _keywords(opener)
             idle_timeout, max_sessions, store = self._settings
             sessions = SessionManager(
                 opener, idle_timeout=idle_timeout, max_sessions=max_sessions, store=store
@@ -91,12 +82,8 @@ class Runtime:
             self.sessions = sessions
             # Stateless mode serves every POST from this pool; session mode serves from it
             # the requests that come without a session id (see `Endpoint._session`).
-            one_shot = self.open_options()
-            if "back_channel" in one_shot:
-                one_shot["back_channel"] = False  # no session: nothing to answer a question on
-            self.stateless = StatelessSessions(
-                opener, one_shot, identity_option="identity" in self._accepted
-            )
+            # No session: nothing to answer a question on, so no back channel.
+            self.stateless = StatelessSessions(opener)
             self.opener = opener
             try:
                 yield
@@ -140,10 +127,3 @@ class Runtime:
             if not started.done():
                 started.set_exception(error)
             self._starting = None  # the next request tries again
-
-
-def _keywords(opener: Any) -> frozenset[str]:
-    try:
-        return frozenset(inspect.signature(opener).parameters)
-    except (TypeError, ValueError):
-        return frozenset()

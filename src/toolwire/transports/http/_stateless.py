@@ -72,17 +72,12 @@ class StatelessSessions:
     """Hands out born-ready sessions and takes them back.
 
     Args:
-        opener: Opens each session.
-        options: Keyword arguments for `opener` apart from the identity.
-        identity_option: Whether `opener` takes `identity`.
+        opener: Opens each session (without a back channel: there is no session to carry
+            a question to the client).
     """
 
-    def __init__(
-        self, opener: SessionOpener, options: dict[str, Any], *, identity_option: bool
-    ) -> None:
+    def __init__(self, opener: SessionOpener) -> None:
         self.opener = opener
-        self.options = options
-        self.identity_option = identity_option
         self._idle: list[Lease] = []
         self._live: set[Lease] = set()
 
@@ -101,9 +96,7 @@ class StatelessSessions:
         return lease
 
     async def _open(self, identity: Any) -> Lease:
-        options = dict(self.options)
-        if identity is not None and self.identity_option:
-            options["identity"] = identity
+        options = {"back_channel": False, "identity": identity}
         lease = Lease()
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         lease.task = asyncio.get_running_loop().create_task(lease.host(self.opener, ready, options))

@@ -149,7 +149,7 @@ async def serve_modern(
         finally:
             lease.release()
     else:  # another anyio backend: a session of its own, in this task
-        async with opener(exchange.frame, routed=True, **open_options(opener, identity)) as session:
+        async with opener(exchange.frame, routed=True, **open_options(identity)) as session:
             session.era = "modern"  # no handshake on this path, whatever the method
             await _serve_on(session, item, message, len(body), headers, refusal, exchange, receive)
     await exchange.finish()
