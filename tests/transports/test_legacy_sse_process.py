@@ -76,6 +76,9 @@ def _rss_kib(pid: int) -> int:
     raise AssertionError("no VmRSS line")
 
 
+WAVES, WAVE = 4, 2500
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads RSS from /proc")
 def test_thousands_of_abandoned_sessions_leave_memory_bounded() -> None:
@@ -104,12 +107,18 @@ def test_thousands_of_abandoned_sessions_leave_memory_bounded() -> None:
     with served_http("sse") as server:
         port = int(server.base.rsplit(":", 1)[1])
         abandon(port, 500)  # warm up: imports, caches, allocator pools
-        before = _rss_kib(server.process.pid)
-        abandon(port, 5000)
-        time.sleep(0.5)  # the last streams' ends are noticed
-        after = _rss_kib(server.process.pid)
+        readings = [_rss_kib(server.process.pid)]
+        for _ in range(WAVES):
+            abandon(port, WAVE)
+            time.sleep(0.5)  # the last streams' ends are noticed
+            readings.append(_rss_kib(server.process.pid))
         assert anyio.run(_still_serves, server.base + "/sse") == "3"
-    assert after - before < 20 * 1024, (before, after)
+    print(f"RSS KiB, warm then after each wave of {WAVE} abandoned sessions: {readings}")
+    # The allocator keeps part of what a wave freed, how much varies from run to run (1 to
+    # 21 MiB seen after 5,000), and cyclic garbage waits for the collector: the bounds are
+    # loose, but 10,000 sessions that each kept 3 KiB would break the second.
+    assert max(readings) - readings[0] < 48 * 1024, readings
+    assert readings[-1] - readings[0] < 24 * 1024, readings
 
 
 async def _still_serves(url: str) -> str:
