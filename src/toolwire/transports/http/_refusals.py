@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
 from ...protocol.jsonrpc import RequestId, error_message
+from ._replies import JSON_TYPE, respond
 
 __all__ = ["ASGIApp", "Receive", "Scope", "Send", "header_text", "printable", "refuse"]
 
@@ -33,19 +34,9 @@ async def refuse(
     headers: Iterable[tuple[bytes, bytes]] = (),
 ) -> None:
     """Answer with `status` and a JSON-RPC error (`code`, `message`, `data`) as the body."""
-    body = error_message(request_id, code, message, data)
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode("ascii")),
-                *headers,
-            ],
-        }
+    await respond(
+        send, status, error_message(request_id, code, message, data), [JSON_TYPE, *headers]
     )
-    await send({"type": "http.response.body", "body": body})
 
 
 def printable(raw: bytes | str) -> str:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.applications import Starlette
 from starlette.routing import Route
 
+from ._asgi_lifespan import speak_lifespan
 from ._event_limit import DEFAULT_MAX_EVENT_BYTES, checked_event_limit
 from ._runtime import Runtime
 from .endpoint import Endpoint, EndpointConfig
@@ -146,26 +147,9 @@ class StreamableHttpApp(Starlette):
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
-            await self._run_lifespan(receive, send)
+            await speak_lifespan(receive, send, self.lifespan, "MCP")
             return
         await self._entry(scope, receive, send)
-
-    async def _run_lifespan(self, receive: Any, send: Any) -> None:
-        # ASGI's lifespan protocol, spoken directly: a failed start-up is reported with one
-        # line (serving already logged the cause with its traceback), not a second traceback.
-        started = False
-        try:
-            await receive()  # lifespan.startup
-            async with self.lifespan():
-                await send({"type": "lifespan.startup.complete"})
-                started = True
-                await receive()  # lifespan.shutdown
-        except Exception as error:
-            kind = "shutdown" if started else "startup"
-            text = f"toolwire: the MCP app's {kind} failed: {type(error).__name__}: {error}"
-            await send({"type": f"lifespan.{kind}.failed", "message": text})
-            return
-        await send({"type": "lifespan.shutdown.complete"})
 
     async def _dispatch(self, scope: Any, receive: Any, send: Any) -> None:
         if (

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.applications import Starlette
 from starlette.routing import Route
 
+from ._asgi_lifespan import speak_lifespan
 from ._event_limit import DEFAULT_MAX_EVENT_BYTES, bounded_opener, checked_event_limit
 from .legacy_sse import DEFAULT_MAX_SESSIONS, KEEPALIVE_SECONDS, LegacySse
 
@@ -141,25 +142,9 @@ class LegacySseApp(Starlette):
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
-            await self._lifespan_protocol(receive, send)
+            await speak_lifespan(receive, send, self.lifespan, "SSE")
             return
         await self._entry(scope, receive, send)
-
-    async def _lifespan_protocol(self, receive: Any, send: Any) -> None:
-        # Spoken here rather than by Starlette, whose report of a failure is a second
-        # traceback after the one serving already logged: the ASGI server gets one line.
-        phase = "startup"
-        try:
-            await receive()
-            async with self.lifespan():
-                await send({"type": "lifespan.startup.complete"})
-                phase = "shutdown"
-                await receive()
-        except Exception as error:
-            reason = f"toolwire: the SSE app's {phase} failed ({type(error).__name__}: {error})"
-            await send({"type": f"lifespan.{phase}.failed", "message": reason})
-            return
-        await send({"type": "lifespan.shutdown.complete"})
 
     async def _routed(self, scope: Any, receive: Any, send: Any) -> None:
         await super().__call__(scope, receive, send)
