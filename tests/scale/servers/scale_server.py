@@ -1,0 +1,32 @@
+"""The server behind the scale-out tests: each answer says which process gave it."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from toolwire import Server, ToolContext
+
+server = Server("scale", version="1.0")
+
+NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+@server.tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@server.tool
+def whoami(n: int = 0) -> str:
+    """This process's pid, and `n` back (so a caller can match answers to calls)."""
+    return f"{os.getpid()}:{n}"
+
+
+@server.tool
+async def greet(ctx: ToolContext[Any]) -> str:
+    """Ask for a name (an input-required round in the 2026-07-28 era), then greet, saying
+    which process finished the call."""
+    answer = await ctx.elicit("What is your name?", NAME_FORM, key="user_name")
+    return f"Hello, {answer.content['name']}, from {os.getpid()}"
