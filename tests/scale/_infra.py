@@ -353,7 +353,7 @@ def start_nginx(
     backend_ports: Iterable[int],
     *,
     sticky_on_session: bool = False,
-    retry_next: bool = False,
+    next_upstream: str = "error timeout",
     workers: int = 1,
     access_log: bool = True,
 ) -> Nginx:
@@ -365,8 +365,10 @@ def start_nginx(
             round robin. A request without the header (an `initialize`) is balanced as usual,
             so the session it opens is not necessarily hashed back to the process that made
             it: this only keeps a session on one process when the session store is shared.
-        retry_next: `proxy_next_upstream error timeout non_idempotent`: a POST whose backend
-            refused or dropped the connection before answering goes to the next one.
+        next_upstream: nginx's `proxy_next_upstream`: when a request goes to the next
+            backend. Its default, "error timeout", never resends a POST already handed to a
+            backend (only one that could not be sent: refused connection, say); add
+            "non_idempotent" to resend those too, or give "off".
         workers: nginx worker processes.
         access_log: Write the access log (off for benchmarks).
 
@@ -395,9 +397,7 @@ def start_nginx(
                 else "",
                 servers=servers,
                 port=port,
-                next_upstream="proxy_next_upstream error timeout non_idempotent;"
-                if retry_next
-                else "proxy_next_upstream off;",
+                next_upstream=f"proxy_next_upstream {next_upstream};",
             )
         )
         log = workdir / "output.log"

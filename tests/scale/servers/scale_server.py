@@ -9,16 +9,18 @@ from toolwire import Server, ToolContext
 
 server = Server("scale", version="1.0")
 
+# Neither tool changes anything: a client may repeat a call whose answer was lost.
+SAFE_TO_REPEAT = {"readOnlyHint": True, "idempotentHint": True}
 NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
 
-@server.tool
+@server.tool(annotations=SAFE_TO_REPEAT)
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
 
 
-@server.tool
+@server.tool(annotations=SAFE_TO_REPEAT)
 def whoami(n: int = 0) -> str:
     """This process's pid, and `n` back (so a caller can match answers to calls)."""
     return f"{os.getpid()}:{n}"
