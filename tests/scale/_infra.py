@@ -29,6 +29,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -47,6 +48,7 @@ __all__ = [
     "MCP_PATH",
     "SERVERS",
     "Backend",
+    "LogEntry",
     "Nginx",
     "free_port",
     "in_ci",
@@ -286,7 +288,7 @@ http {{
     fastcgi_temp_path {dir}/fastcgi;
     uwsgi_temp_path {dir}/uwsgi;
     scgi_temp_path {dir}/scgi;
-    log_format upstreams '$upstream_addr $upstream_status $status';
+    log_format upstreams '$upstream_addr|$status|$http_mcp_session_id|$sent_http_mcp_session_id';
     access_log {access_log};
 
     upstream toolwire {{
@@ -294,12 +296,12 @@ http {{
 {servers}
         keepalive 64;
     }}
-
+{routes}
     server {{
         listen 127.0.0.1:{port};
         location = /__nginx_ready {{ return 204; }}
         location / {{
-            proxy_pass http://toolwire;
+            proxy_pass http://{target};
             # Streamable HTTP: keep-alive to the backends, and SSE answers passed on as they
             # are written (no buffering either way), a stream left open for as long as a
             # session may listen.
@@ -318,14 +320,30 @@ http {{
 """
 
 
+@dataclass(frozen=True)
+class LogEntry:
+    """One request nginx proxied.
+
+    Attributes:
+        tried: The backend addresses tried, in order (more than one: passed on).
+        status: The status nginx answered with.
+        session_in: The request's `Mcp-Session-Id` ("" without one).
+        session_out: The `Mcp-Session-Id` the answer carried ("" without one).
+    """
+
+    tried: list[str]
+    status: int
+    session_in: str
+    session_out: str
+
+
 class Nginx(_Process):
     """A private nginx on a free loopback port.
 
     Attributes:
         port: Its loopback port.
         url: The MCP endpoint through it, `http://127.0.0.1:PORT/mcp`.
-        access_log: Its access log, one `UPSTREAM_ADDR UPSTREAM_STATUS STATUS` line per
-            request (UPSTREAM_ADDR lists every backend tried, comma-separated).
+        access_log: Its access log (read it with `entries()`).
     """
 
     def __init__(self, process: subprocess.Popen[bytes], port: int, workdir: Path) -> None:
@@ -336,23 +354,56 @@ class Nginx(_Process):
         self.url = f"http://127.0.0.1:{port}{MCP_PATH}"
         self.access_log = workdir / "access.log"
 
-    def upstream_counts(self) -> Counter[str]:
-        """How many proxied requests each backend address answered last (from the log)."""
-        counts: Counter[str] = Counter()
+    def entries(self) -> list[LogEntry]:
+        """The proxied requests so far, from the access log (not nginx's own answers)."""
         if not self.access_log.exists():
-            return counts
+            return []
+        found = []
         for line in self.access_log.read_text().splitlines():
-            fields = line.split()
-            # "-" marks requests nginx answered itself (the readiness probe).
-            if fields and fields[0] != "-":
-                counts[fields[0].split(",")[-1].strip()] += 1
-        return counts
+            upstreams, status, session_in, session_out = line.split("|")
+            if upstreams == "-":  # answered by nginx itself: the readiness probe
+                continue
+            found.append(
+                LogEntry(
+                    tried=[address.strip() for address in upstreams.split(",")],
+                    status=int(status),
+                    session_in="" if session_in == "-" else session_in,
+                    session_out="" if session_out == "-" else session_out,
+                )
+            )
+        return found
+
+    def upstream_counts(self) -> Counter[str]:
+        """How many proxied requests each backend address answered (the last one tried)."""
+        return Counter(entry.tried[-1] for entry in self.entries())
+
+
+def _route_blocks(session_routes: Mapping[str, int]) -> tuple[str, str]:
+    """The upstreams and the `map` that send a session to the process named by its id's
+    route, and the `proxy_pass` target using them ("toolwire": no routes, plain balancing)."""
+    if not session_routes:
+        return "", "toolwire"
+    blocks = []
+    entries = []
+    for name, port in session_routes.items():
+        blocks.append(f"    upstream toolwire_{name} {{ server 127.0.0.1:{port}; keepalive 16; }}")
+        entries.append(f'        "~^{name}\\." toolwire_{name};')
+    mapping = "\n".join(
+        [
+            "    map $http_mcp_session_id $toolwire_route {",
+            "        default toolwire;",
+            *entries,
+            "    }",
+        ]
+    )
+    return "\n".join([*blocks, mapping]) + "\n", "$toolwire_route"
 
 
 def start_nginx(
     backend_ports: Iterable[int],
     *,
     sticky_on_session: bool = False,
+    session_routes: Mapping[str, int] | None = None,
     next_upstream: str = "error timeout",
     workers: int = 1,
     access_log: bool = True,
@@ -365,6 +416,9 @@ def start_nginx(
             round robin. A request without the header (an `initialize`) is balanced as usual,
             so the session it opens is not necessarily hashed back to the process that made
             it: this only keeps a session on one process when the session store is shared.
+        session_routes: Route name -> backend port, for backends started with
+            `TOOLWIRE_SESSION_ROUTE=name`: a request whose `Mcp-Session-Id` starts with
+            `name.` goes to that backend; the others (an `initialize`) are balanced.
         next_upstream: nginx's `proxy_next_upstream`: when a request goes to the next
             backend. Its default, "error timeout", never resends a POST already handed to a
             backend (only one that could not be sent: refused connection, say); add
@@ -380,6 +434,7 @@ def start_nginx(
     if not ports:
         raise ValueError("start_nginx needs at least one backend port")
     servers = "\n".join(f"        server 127.0.0.1:{port};" for port in ports)
+    routes, target = _route_blocks(session_routes or {})
     for attempt in range(PORT_ATTEMPTS):
         port = free_port()
         workdir = _workdir("tw-nginx-")
@@ -396,6 +451,8 @@ def start_nginx(
                 if sticky_on_session
                 else "",
                 servers=servers,
+                routes=routes,
+                target=target,
                 port=port,
                 next_upstream=f"proxy_next_upstream {next_upstream};",
             )

@@ -7,7 +7,8 @@ which writes each on the stream of the request it belongs to (see `_streams.py`)
 
 Decisions:
 
-- Ids are 32 random hex digits (`secrets`): unguessable, and visible ASCII as the spec asks.
+- Ids are 32 random hex digits (`secrets`): unguessable, and visible ASCII as the spec asks;
+  a process given a route (`_session_ids.py`) puts it in front, for balancers.
 - A session bound to an identity (the authenticated caller that created it) is not found by
   anyone else: a foreign identity gets the same 404 as an unknown id, which reveals nothing.
   "Anyone else" is another subject or client (`same_caller`): the same caller presenting a
@@ -26,12 +27,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...protocol.identity import same_caller
+from ._session_ids import new_session_id, session_id_prefix
 from ._streams import Stream
 
 if TYPE_CHECKING:
@@ -199,6 +200,7 @@ class SessionManager:
         self.idle_timeout = idle_timeout
         self.max_sessions = max_sessions
         self.store: SessionStore = store if store is not None else MemorySessionStore()
+        self._id_prefix = session_id_prefix()  # a process's route (TOOLWIRE_SESSION_ROUTE)
         self._reaper: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -218,7 +220,7 @@ class SessionManager:
             await self.reap()
             if len(self.store) >= self.max_sessions:
                 raise SessionLimitError
-        session = HttpSession(secrets.token_hex(16), identity)
+        session = HttpSession(new_session_id(self._id_prefix), identity)
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         session.task = asyncio.get_running_loop().create_task(
             session.host(self.opener, ready, **(options or {}))
