@@ -1,0 +1,183 @@
+"""Scaling out: nginx in front of ONE and of TWO server processes, toolwire beside a floor.
+
+Run from the repository root (wrk and nginx come from scripts/install_system_tools.sh):
+
+    .venv/bin/python -m tests.benchmarks.bench_scale [--duration 10] [--connections 32]
+        [--only toolwire] [--rounds 1] [--nginx-workers 1]
+
+`tools/call add(2, 3)`, stateless JSON (`--stateless --json-response`), driven by wrk with
+bench_http's Lua script through a private nginx (tests/scale/_infra.py: keep-alive to the
+backends, no buffering) whose upstream is one process, then two processes, of:
+
+- floor: bench_http's bare Starlette endpoint (servers/floor_http.py), the most any
+  Python server process could give here;
+- toolwire: `toolwire run servers/tw_server.py --transport http --stateless --json-response`.
+
+Printed per server: req/s, p50/p99 (wrk's) with one and with two processes, and two/one. The
+issue's target (toolwire two >= 1.25x one on a 2-core machine, where the floor measured
+1.27x: nginx and wrk take the rest of the machine) is reported, never asserted. Every target
+is checked before and after it is measured (a sample call through nginx must answer 5, and
+wrk must report no error), else its row says INVALID. `--rounds` > 1 interleaves the targets
+and reports medians. Every wait is bounded; every process is stopped at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.benchmarks import bench_http
+from tests.scale import _infra
+
+STATELESS = bench_http.STATELESS
+SERVERS = {peer.label: peer for peer in bench_http.PEERS if peer.label in ("floor", "toolwire")}
+TARGET_RATIO = 1.25
+
+
+@dataclass
+class Row:
+    requests_per_s: float
+    p50_ms: float
+    p99_ms: float
+    problem: str = ""
+
+
+@contextlib.contextmanager
+def behind_nginx(
+    peer: bench_http.Peer, processes: int, nginx_workers: int, logs: Path
+) -> Iterator[int]:
+    """`processes` copies of `peer` (stateless JSON) behind a fresh nginx; yields its port."""
+    with contextlib.ExitStack() as stack:
+        ports = []
+        for index in range(processes):
+            folder = logs / f"{peer.label}-{processes}-{index}"
+            folder.mkdir(parents=True, exist_ok=True)
+            port, _ = stack.enter_context(bench_http.running(peer, STATELESS, folder))
+            ports.append(port)
+        balancer = _infra.start_nginx(ports, workers=nginx_workers, access_log=False)
+        stack.callback(balancer.stop)
+        yield balancer.port
+
+
+def measure(
+    peer: bench_http.Peer, processes: int, args: argparse.Namespace, wrk: str, work: Path
+) -> Row:
+    with behind_nginx(peer, processes, args.nginx_workers, work) as port:
+        bench_http.check_add(port, None)
+        script = work / "stateless.lua"
+        script.write_text(bench_http.lua_script([], args.threads))
+        if args.warmup > 0:
+            bench_http.run_wrk(wrk, port, script, args.warmup, args.connections, args.threads)
+        stats = bench_http.run_wrk(wrk, port, script, args.duration, args.connections, args.threads)
+        bench_http.check_add(port, None, request_id=10**9)
+    errors = {k: stats[k] for k in ("connect", "read", "write", "status", "timeout") if stats[k]}
+    problem = f"wrk errors {errors}" if errors else ""
+    if stats["requests"] == 0:
+        problem = "no request completed"
+    return Row(
+        requests_per_s=stats["requests"] / (stats["duration_us"] / 1e6),
+        p50_ms=stats["p50_us"] / 1000,
+        p99_ms=stats["p99_us"] / 1000,
+        problem=problem,
+    )
+
+
+def _median(rows: list[Row]) -> Row:
+    return Row(
+        requests_per_s=statistics.median(r.requests_per_s for r in rows),
+        p50_ms=statistics.median(r.p50_ms for r in rows),
+        p99_ms=statistics.median(r.p99_ms for r in rows),
+        problem="; ".join(r.problem for r in rows if r.problem),
+    )
+
+
+def report(results: dict[tuple[str, int], Row], args: argparse.Namespace) -> None:
+    print(
+        f"\nthrough nginx (worker_processes {args.nginx_workers}), stateless JSON tools/call"
+        f" add(2, 3): connections={args.connections} threads={args.threads}"
+        f" duration={args.duration}s warmup={args.warmup}s rounds={args.rounds}"
+        f" python={sys.version.split()[0]} cpus={os.cpu_count()}\n"
+    )
+    header = (
+        f"| {'server':9} | {'1 proc req/s':>12} | {'p50 ms':>7} | {'p99 ms':>7} |"
+        f" {'2 procs req/s':>13} | {'p50 ms':>7} | {'p99 ms':>7} | {'2 / 1':>6} | note"
+    )
+    print(header)
+    print("|" + "|".join("-" * len(cell) for cell in header.split("|")[1:]) + "|")
+    ratios: dict[str, float] = {}
+    for label in SERVERS:
+        one, two = results.get((label, 1)), results.get((label, 2))
+        if one is None or two is None:
+            continue
+        ratio = two.requests_per_s / one.requests_per_s if one.requests_per_s else 0.0
+        ratios[label] = ratio
+        problems = "; ".join(p for p in (one.problem, two.problem) if p)
+        note = f"INVALID: {problems}" if problems else ""
+        print(
+            f"| {label:9} | {one.requests_per_s:12.0f} | {one.p50_ms:7.2f} | {one.p99_ms:7.2f} |"
+            f" {two.requests_per_s:13.0f} | {two.p50_ms:7.2f} | {two.p99_ms:7.2f} |"
+            f" {ratio:5.2f}x | {note}"
+        )
+    if "toolwire" in ratios:
+        verdict = "met" if ratios["toolwire"] >= TARGET_RATIO else "MISSED"
+        floor = f" (floor: {ratios['floor']:.2f}x)" if "floor" in ratios else ""
+        print(
+            f"\ntarget (measured, not asserted): toolwire two processes >= {TARGET_RATIO}x one:"
+            f" {ratios['toolwire']:.2f}x {verdict}{floor}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--duration", type=float, default=10, help="measured seconds")
+    parser.add_argument("--warmup", type=float, default=2, help="uncounted seconds (0: none)")
+    parser.add_argument("--connections", type=int, default=32, help="wrk connections")
+    parser.add_argument("--threads", type=int, default=1, help="wrk threads")
+    parser.add_argument("--rounds", type=int, default=1, help="interleaved rounds (medians)")
+    parser.add_argument("--nginx-workers", type=int, default=1, help="nginx worker_processes")
+    parser.add_argument(
+        "--only", action="append", choices=sorted(SERVERS), help="limit to these servers"
+    )
+    args = parser.parse_args()
+    if args.connections < args.threads:
+        parser.error("--connections must be at least --threads (wrk needs one per thread)")
+    wrk = shutil.which("wrk")
+    if wrk is None:
+        sys.exit("bench_scale: wrk is not on PATH; run scripts/install_system_tools.sh")
+    if _infra.nginx_path() is None:
+        sys.exit("bench_scale: nginx is not installed; run scripts/install_system_tools.sh")
+    targets = [
+        (label, processes)
+        for label in SERVERS
+        if not args.only or label in args.only
+        for processes in (1, 2)
+    ]
+    samples: dict[tuple[str, int], list[Row]] = {target: [] for target in targets}
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench_scale-") as folder:
+            for round_number in range(args.rounds):
+                for label, processes in targets:
+                    print(
+                        f"round {round_number + 1}/{args.rounds}: {label} x{processes} ...",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    work = Path(folder) / f"r{round_number}-{label}-{processes}"
+                    work.mkdir()
+                    row = measure(SERVERS[label], processes, args, wrk, work)
+                    samples[(label, processes)].append(row)
+    finally:
+        _infra.reap_all()
+    report({target: _median(rows) for target, rows in samples.items()}, args)
+
+
+if __name__ == "__main__":
+    main()

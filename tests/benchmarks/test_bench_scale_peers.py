@@ -1,0 +1,25 @@
+"""The scale benchmark's set-up works (no load, no wrk, no timing): nginx in front of one
+and of two processes of each server answers `add(2, 3)` = 5 to the request wrk repeats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.benchmarks import bench_http, bench_scale
+from tests.scale import _infra
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+@pytest.mark.parametrize("label", sorted(bench_scale.SERVERS))
+def test_nginx_in_front_answers_the_benchmark_request(
+    label: str, processes: int, tmp_path: Path
+) -> None:
+    _infra.nginx_or_skip()
+    peer = bench_scale.SERVERS[label]
+    with bench_scale.behind_nginx(peer, processes, 1, tmp_path) as port:
+        for n in range(4 * processes):
+            body = bench_http.check_add(port, None, request_id=n)
+            assert '"5"' in body
