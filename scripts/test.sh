@@ -37,7 +37,7 @@ if [ -x scripts/install_node_tools.sh ]; then
     fi
 fi
 
-# wrk (and, later, other Debian packages) for the tests and benchmarks that drive real HTTP
+# wrk, nginx and redis-server (Debian packages) for the tests and benchmarks that drive real HTTP
 # peers: same convention as above (status 3: cannot be installed here).
 if [ -x scripts/install_system_tools.sh ]; then
     system_status=0
