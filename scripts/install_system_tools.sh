@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
 # Install the Debian packages that some tests and the HTTP benchmark run as real peers:
 #
-#   wrk    the compiled HTTP load generator behind tests/benchmarks/bench_http.py
+#   wrk           the compiled HTTP load generator behind tests/benchmarks/bench_http.py
+#                 and bench_scale.py
+#   nginx         the load balancer in front of several toolwire processes (tests/scale/,
+#                 bench_scale.py); each test runs its own non-root instance from a tmp dir
+#   redis-server  the shared session/event store and change bus (tests/scale/)
+#
+# Debian's service scripts may start a system-wide nginx (port 80) and redis-server (port
+# 6379) on install where the init system allows it; the tests never use those instances.
 #
 # Idempotent: a package whose command is already on PATH is not touched, so a second run does
 # nothing and asks for no privileges. Uses apt-get directly as root, or through sudo when it is
@@ -17,8 +24,14 @@ set -euo pipefail
 
 TOOLS=(
     "wrk:wrk"
+    "nginx:nginx"
+    "redis-server:redis-server"
 )
 UNAVAILABLE=3
+
+# nginx lives in /usr/sbin, which a non-root user's PATH often lacks: look there too, as the
+# tests do, so that an installed nginx counts as installed for everyone.
+PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 
 missing=()
 for pair in "${TOOLS[@]}"; do

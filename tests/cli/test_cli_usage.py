@@ -24,8 +24,8 @@ def test_version_prints_the_package_version() -> None:
 @pytest.mark.parametrize(
     ("argv", "command", "option"),
     [
-        (["run", "server.py", "--workers", "2"], "run", "--workers"),
-        (["run", "--workers=2", "server.py"], "run", "--workers=2"),
+        (["run", "server.py", "--reload", "2"], "run", "--reload"),
+        (["run", "--reload=2", "server.py"], "run", "--reload=2"),
         (["inspect", "server.py", "--porcelain"], "inspect", "--porcelain"),
         (["install", "cursor", "server.py", "--force"], "install", "--force"),
     ],

@@ -32,6 +32,13 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         help="streamable HTTP: answer with JSON bodies instead of SSE streams",
     )
     run.add_argument(
+        "--workers",
+        type=_worker_count,
+        default=1,
+        metavar="N",
+        help="streamable HTTP: serve from N uvicorn worker processes sharing the port (1)",
+    )
+    run.add_argument(
         "--allowed-host",
         action="append",
         metavar="HOST",
@@ -65,6 +72,16 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     install.add_argument("--dry-run", action="store_true", help="show the result, write nothing")
     install.add_argument("--path", metavar="DIR", help="import a module TARGET from DIR")
     return parser, {"run": run, "inspect": inspect, "install": install}
+
+
+def _worker_count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {count}")
+    return count
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:

@@ -26,6 +26,9 @@ def run(args: argparse.Namespace) -> int:
     if http_only and transport != "http":
         print(f"toolwire run: {', '.join(http_only)} needs --transport http", file=sys.stderr)
         return 2
+    if args.workers > 1 and transport != "http":
+        print("toolwire run: --workers needs --transport http", file=sys.stderr)
+        return 2
     security = _security_options(args)
     if security and transport == "stdio":
         print(
@@ -45,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if transport == "stdio":
         server.run("stdio")
+    elif transport == "http" and args.workers > 1:
+        return _run_workers(args, security)
     elif transport == "http":
         server.run(
             "http",
@@ -57,6 +62,23 @@ def run(args: argparse.Namespace) -> int:
     else:
         server.run(transport, host=args.host, port=args.port, **security)
     return 0
+
+
+def _run_workers(args: argparse.Namespace, security: dict[str, list[str]]) -> int:
+    """`--workers N` (N > 1): uvicorn's supervisor and N worker processes."""
+    from ._workers import run_workers, sessions_warning
+
+    if not args.stateless:
+        print(sessions_warning(args.workers), file=sys.stderr)
+    started = run_workers(
+        args.target,
+        path=args.path,
+        workers=args.workers,
+        host=args.host,
+        port=args.port,
+        app_options={"stateless": args.stateless, "json_response": args.json_response, **security},
+    )
+    return 0 if started else 1
 
 
 def _security_options(args: argparse.Namespace) -> dict[str, list[str]]:
