@@ -106,8 +106,9 @@ class NetworkApps:
                 serving the URL, so that the clients of every process hear a change made on
                 one (default: none, this process's clients only).
             backplane: Supplies `session_store`, `event_store` and `change_bus` at once: a
-                `toolwire.RedisBackplane(url)` (`pip install 'toolwire[redis]'`) for
-                several processes or machines behind one URL. Excludes those three options.
+                `toolwire.RedisBackplane(url)` (`pip install 'toolwire[redis]'`), or just its
+                URL, for several processes or machines behind one URL (`toolwire run
+                --redis URL` passes it). Excludes those three options.
 
         Returns:
             A Starlette app.
@@ -124,6 +125,10 @@ class NetworkApps:
                     "http_app() got backplane= and session_store=, event_store= or change_bus=: "
                     "the backplane supplies all three; pass one or the others"
                 )
+            if isinstance(backplane, str):
+                from .transports.http.redis_backplane import RedisBackplane
+
+                backplane = RedisBackplane(backplane)
             parts = backplane.app_options()
             session_store = parts["session_store"]
             event_store = parts["event_store"]

@@ -21,6 +21,7 @@ Decisions:
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -65,6 +66,10 @@ class RedisLink:
     def __init__(self, url: str, *, timeout: float = DEFAULT_TIMEOUT, client: Any = None) -> None:
         if not timeout > 0:
             raise ValueError(f"timeout must be a number of seconds > 0, not {timeout!r}")
+        if client is None and importlib.util.find_spec("redis") is None:
+            raise ImportError(
+                "toolwire's Redis stores need redis-py: pip install 'toolwire[redis]'"
+            )
         self.url = url
         self.where = _redacted(url)
         self.timeout = timeout
