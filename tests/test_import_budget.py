@@ -16,6 +16,7 @@ HEAVY = {
     "openai",
     "agents",
     "fastmcp",
+    "redis",
 }
 
 PROBE = """

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .tools.failure import default_tool_error_function
     from .tools.function_tool import FunctionTool, function_tool
     from .tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
+    from .transports.http.redis_backplane import RedisBackplane
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
@@ -58,6 +59,7 @@ _EXPORTS: dict[str, str] = {
     "schema_problems": ".schema.problems",
     "ensure_strict_json_schema": ".schema.strict",
     "Server": ".server",
+    "RedisBackplane": ".transports.http.redis_backplane",
     "default_tool_error_function": ".tools.failure",
     "FunctionTool": ".tools.function_tool",
     "function_tool": ".tools.function_tool",
@@ -79,6 +81,7 @@ __all__ = [
     "LifespanError",
     "ModelBehaviorError",
     "NoBackChannelError",
+    "RedisBackplane",
     "RunContextWrapper",
     "SampleResult",
     "Server",

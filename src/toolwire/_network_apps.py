@@ -16,9 +16,10 @@ if TYPE_CHECKING:
     from .protocol.registry import ToolRegistry
     from .protocol.serving import Servable
     from .transports.http.app import StreamableHttpApp
+    from .transports.http.changes import ChangeBus
     from .transports.http.events import EventStore
     from .transports.http.legacy_sse_app import LegacySseApp
-    from .transports.http.sessions import SessionStore
+    from .transports.http.records import SessionStore
 
 __all__ = ["NetworkApps"]
 
@@ -53,6 +54,8 @@ class NetworkApps:
         allowed_origins: Sequence[str] | None = None,
         auth: Any = None,
         host: str | None = None,
+        change_bus: ChangeBus | None = None,
+        backplane: Any = None,
     ) -> StreamableHttpApp:
         """This server as an ASGI app speaking MCP's streamable HTTP transport on `path`.
 
@@ -82,7 +85,10 @@ class NetworkApps:
                 sizes; a notification over it is dropped; both are logged.
             keepalive_seconds: Seconds of silence on an SSE stream after which a comment
                 keeps it open through proxies (None: never).
-            session_store: Where live sessions are kept (default: in memory).
+            session_store: Where session records are kept (default: in memory, for this
+                process). A store shared by every process serving the URL
+                (`toolwire.transports.http.redis_sessions.RedisSessionStore`) lets any of
+                them continue any session, also after a restart.
             allowed_hosts: `Host` values the app answers (DNS-rebinding protection, on for
                 every bind). Default: `127.0.0.1`, `localhost`, `[::1]` on any port, plus
                 `host` when it names one interface; a server reached under another name
@@ -96,6 +102,13 @@ class NetworkApps:
                 (and with `path` appended).
             host: The interface the app will be served on (`run()` passes it): a concrete
                 address or name joins the allowed hosts.
+            change_bus: Carries tool-list changes (and session ends) between the processes
+                serving the URL, so that the clients of every process hear a change made on
+                one (default: none, this process's clients only).
+            backplane: Supplies `session_store`, `event_store` and `change_bus` at once: a
+                `toolwire.RedisBackplane(url)` (`pip install 'toolwire[redis]'`), or just its
+                URL, for several processes or machines behind one URL (`toolwire run
+                --redis URL` passes it). Excludes those three options.
 
         Returns:
             A Starlette app.
@@ -106,6 +119,20 @@ class NetworkApps:
         from .protocol.bearer import bearer_auth
         from .transports.http.app import streamable_http_app
 
+        if backplane is not None:
+            if session_store is not None or event_store is not None or change_bus is not None:
+                raise ValueError(
+                    "http_app() got backplane= and session_store=, event_store= or change_bus=: "
+                    "the backplane supplies all three; pass one or the others"
+                )
+            if isinstance(backplane, str):
+                from .transports.http.redis_backplane import RedisBackplane
+
+                backplane = RedisBackplane(backplane)
+            parts = backplane.app_options()
+            session_store = parts["session_store"]
+            event_store = parts["event_store"]
+            change_bus = parts["change_bus"]
         return streamable_http_app(
             self._servable,
             path=path,
@@ -124,6 +151,7 @@ class NetworkApps:
             allowed_origins=None if allowed_origins is None else _listed(allowed_origins),
             auth=self.auth if auth is None else bearer_auth(auth),
             host=host,
+            change_bus=change_bus,
         )
 
     def sse_app(

@@ -112,7 +112,7 @@ def test_workers_with_sessions_warn_and_name_the_fix() -> None:
     assert backend.stop() == 0
     warning = backend.log_text()
     assert "--workers 2 without --stateless" in warning
-    assert "Use --stateless" in warning and "session store shared by every process" in warning
+    assert "Use --stateless" in warning and "(--redis URL)" in warning
 
 
 def _toolwire(*args: str) -> subprocess.CompletedProcess[str]:

@@ -39,6 +39,13 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         help="streamable HTTP: serve from N uvicorn worker processes sharing the port (1)",
     )
     run.add_argument(
+        "--redis",
+        metavar="URL",
+        help="streamable HTTP: keep sessions, resumable streams and change notices in this "
+        "Redis (redis://host:port/db), shared by every process serving the URL; needs "
+        "toolwire[redis]",
+    )
+    run.add_argument(
         "--allowed-host",
         action="append",
         metavar="HOST",

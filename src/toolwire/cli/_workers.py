@@ -42,8 +42,8 @@ def sessions_warning(workers: int) -> str:
         f"toolwire run: warning: --workers {workers} without --stateless: each worker keeps its "
         "own sessions and the kernel spreads connections over the workers, so a session's "
         "later requests can reach a worker that does not know it (404). Use --stateless, or "
-        "run one process per port behind a load balancer that keeps each session on one "
-        "process, or a session store shared by every process"
+        "share the sessions through Redis (--redis URL), or run one process per port behind a "
+        "load balancer that keeps each session on its process (TOOLWIRE_SESSION_ROUTE)"
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import argparse
@@ -26,6 +26,9 @@ def run(args: argparse.Namespace) -> int:
     if http_only and transport != "http":
         print(f"toolwire run: {', '.join(http_only)} needs --transport http", file=sys.stderr)
         return 2
+    if args.redis and (transport != "http" or args.stateless):
+        print("toolwire run: --redis needs --transport http with sessions", file=sys.stderr)
+        return 2
     if args.workers > 1 and transport != "http":
         print("toolwire run: --workers needs --transport http", file=sys.stderr)
         return 2
@@ -36,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.redis:
+        security["backplane"] = args.redis  # http_app takes the URL for a RedisBackplane
     if transport == "stdio":
         protect_stdout()
         _parent_watch.arm()
@@ -64,11 +69,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_workers(args: argparse.Namespace, security: dict[str, list[str]]) -> int:
+def _run_workers(args: argparse.Namespace, security: dict[str, Any]) -> int:
     """`--workers N` (N > 1): uvicorn's supervisor and N worker processes."""
     from ._workers import run_workers, sessions_warning
 
-    if not args.stateless:
+    if not args.stateless and not args.redis:
         print(sessions_warning(args.workers), file=sys.stderr)
     started = run_workers(
         args.target,
@@ -81,10 +86,10 @@ def _run_workers(args: argparse.Namespace, security: dict[str, list[str]]) -> in
     return 0 if started else 1
 
 
-def _security_options(args: argparse.Namespace) -> dict[str, list[str]]:
+def _security_options(args: argparse.Namespace) -> dict[str, Any]:
     """`allowed_hosts`/`allowed_origins` for `Server.run` from the flags given; as in the
     Python API, a list given replaces the loopback defaults."""
-    options: dict[str, list[str]] = {}
+    options: dict[str, Any] = {}
     if args.allowed_host:
         options["allowed_hosts"] = list(args.allowed_host)
     if args.allowed_origin:

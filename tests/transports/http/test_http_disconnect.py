@@ -91,6 +91,6 @@ def test_a_session_call_outlives_its_stream_and_is_resumable() -> None:
         assert client.delete("/mcp", headers={"mcp-session-id": session_id}).status_code == 200
         sessions = app.runtime.sessions
         deadline = time.monotonic() + DEADLINE_SECONDS
-        while len(sessions.store) and time.monotonic() < deadline:
+        while len(sessions) and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert len(sessions.store) == 0
+        assert len(sessions) == 0

@@ -108,8 +108,10 @@ async def answer(
     token = None
     if stream.store is not None:
         negotiated = owner.protocol_version if owner is not None else None
-        if (negotiated or version or ASSUMED_VERSION) >= PRIMING_SINCE:
-            await stream.emit(None, config.retry_ms)
+        if (negotiated or version or ASSUMED_VERSION) >= PRIMING_SINCE and await stream.emit(
+            None, config.retry_ms
+        ):
+            # Only a stream with an id to resume from may be ended early.
             token = STREAM_CLOSER.set(_closer(stream, send, config.retry_ms))
     try:
         await session.receive_message(message)

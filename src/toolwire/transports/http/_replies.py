@@ -10,9 +10,9 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
-from ...protocol.jsonrpc import INVALID_REQUEST, error_message
+from ...protocol.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, error_message
 
-__all__ = ["JSON_TYPE", "ASGISend", "Headers", "error_body", "refuse", "respond"]
+__all__ = ["JSON_TYPE", "ASGISend", "Headers", "error_body", "refuse", "respond", "unavailable"]
 
 ASGISend = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 Headers = list[tuple[bytes, bytes]]
@@ -56,3 +56,15 @@ async def refuse(
         await respond(send, status, error_body(message, code), [JSON_TYPE, *headers])
     except Exception as error:  # the ASGI server's own protocol error: not ours to report
         logger.debug("refusal %d not sent, the connection is over: %r", status, error)
+
+
+async def unavailable(send: ASGISend, failure: Exception) -> None:
+    """Answer 503 for a shared store that failed (a `records.StoreUnavailable`, whose text
+    names the store and what it was doing; the store has logged it)."""
+    await refuse(
+        send,
+        503,
+        f"Service Unavailable: {failure}",
+        code=INTERNAL_ERROR,
+        headers=[(b"retry-after", b"1")],
+    )

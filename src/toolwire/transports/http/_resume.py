@@ -6,6 +6,15 @@ stream is still running (a call not yet answered), the GET takes it over and car
 live. The first pass is collected before answering, so that an id of another session's stream
 is never replayed and a stream already received elsewhere gets its 409; later passes catch up
 with what was stored meanwhile, then the stream is attached with no pause in between.
+
+A stream another process made (a shared event store; the session's requests are spread over
+several processes, or the process that made it restarted or died) cannot be taken over: it
+lives, if at all, in that process. Its stored events are replayed all the same. A GET stream
+then goes on as this process's GET stream of the session (any process can carry that one:
+changes reach every process). A POST stream's response ends after the replay; when nothing
+at all was stored after the id, the answer is a 409 saying so, so that a client gives up
+after its bounded reconnection attempts instead of polling forever for a reply that may
+never come (its process may be gone), and can retry the request.
 """
 
 from __future__ import annotations
@@ -14,9 +23,11 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from ._replies import ASGISend, refuse
+from ._replies import ASGISend, refuse, unavailable
 from ._sse import SSE_HEADERS, encode_event
 from ._streams import Stream
+from .records import StoreUnavailable
+from .sessions import is_get_stream
 
 if TYPE_CHECKING:
     from .events import EventStore
@@ -28,6 +39,11 @@ ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 
 CATCH_UP_PASSES = 100
 PRIMING_SINCE = "2025-11-25"
+
+_NOT_RESUMED = 0  # the id names nothing of this session's: open the GET stream instead
+_ANSWERED = 1  # the GET is answered
+_GOES_ON = 2  # another copy's GET stream was replayed: carry this copy's from here
+_ONE_GET = "Conflict: Only one SSE stream is allowed per session"
 
 
 async def open_get_stream(
@@ -43,24 +59,28 @@ async def open_get_stream(
     """Serve one GET of session `found` until the client leaves or the session ends."""
     last = headers.get(b"last-event-id")
     session_header = [(b"mcp-session-id", found.id.encode("ascii"))]
-    if (
-        last is not None
-        and store is not None
-        and await _resume(
-            found, store, last.decode("latin-1"), receive, send, session_header, keepalive
-        )
-    ):
-        return
+    outcome = _NOT_RESUMED
+    if last is not None and store is not None:
+        try:
+            outcome = await _resume(
+                found, store, last.decode("latin-1"), receive, send, session_header, keepalive
+            )
+        except StoreUnavailable as failure:
+            await unavailable(send, failure)
+            return
+        if outcome == _ANSWERED:
+            return
     stream = found.get_stream
     if stream is not None and stream.attached:
-        await refuse(send, 409, "Conflict: Only one SSE stream is allowed per session")
+        await refuse(send, 409, _ONE_GET)
         return
     if stream is None:
-        stream_id = found.new_stream_id() if store is not None else None
+        stream_id = found.new_stream_id(get=True) if store is not None else None
         stream = found.get_stream = Stream(stream_id, store, sse=True)
-    await send(
-        {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + session_header}
-    )
+    if outcome == _NOT_RESUMED:
+        await send(
+            {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + session_header}
+        )
     stream.attach(send)
     if stream.store is not None and (found.protocol_version or version or "") >= PRIMING_SINCE:
         await stream.emit(None, retry_ms)
@@ -75,9 +95,13 @@ async def _resume(
     send: ASGISend,
     session_header: list[tuple[bytes, bytes]],
     keepalive: float | None,
-) -> bool:
-    """Replay and take over the stream `last_event_id` belongs to; False when that id names
-    nothing of this session's (the GET then opens the standalone stream instead)."""
+) -> int:
+    """Replay and take over the stream `last_event_id` belongs to (see the module's
+    docstring for a stream another process made).
+
+    Raises:
+        StoreUnavailable: The event store failed (nothing was sent).
+    """
     first: list[tuple[str, bytes]] = []
 
     async def keep(event_id: str, frame: bytes) -> None:
@@ -85,13 +109,28 @@ async def _resume(
 
     stream_id = await store.replay_after(last_event_id, keep)
     if stream_id is None or not found.owns(stream_id):
-        return False
+        return _NOT_RESUMED
     target = found.streams.get(stream_id)
     if target is None and found.get_stream is not None:
         target = found.get_stream if found.get_stream.stream_id == stream_id else None
-    if target is not None and target.attached:
+    foreign = target is None and not found.made(stream_id)
+    if foreign and is_get_stream(stream_id):
+        target = found.get_stream
+        if target is not None and target.attached:
+            await refuse(send, 409, _ONE_GET)
+            return _ANSWERED
+    elif foreign and not first:
+        await refuse(
+            send,
+            409,
+            f"Conflict: stream {stream_id} was carried by another server process and nothing "
+            f"was stored on it after {last_event_id}; that process may be gone: retry the "
+            "request",
+        )
+        return _ANSWERED
+    elif target is not None and target.attached:
         await refuse(send, 409, "Conflict: this stream is already being received")
-        return True
+        return _ANSWERED
     await send(
         {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + session_header}
     )
@@ -101,9 +140,11 @@ async def _resume(
             {"type": "http.response.body", "body": encode_event(frame, event_id), "more_body": True}
         )
         seen = event_id
-    if target is None:  # finished: everything it had is replayed
+    if foreign and is_get_stream(stream_id):
+        return _GOES_ON
+    if target is None:  # finished, or another process's: everything stored is replayed
         await _end(send)
-        return True
+        return _ANSWERED
     for _ in range(CATCH_UP_PASSES):
         later: list[tuple[str, bytes]] = []
 
@@ -124,9 +165,9 @@ async def _resume(
             seen = event_id
     if target.finished:
         await _end(send)
-        return True
+        return _ANSWERED
     await _carry(found, target, receive, send, keepalive)
-    return True
+    return _ANSWERED
 
 
 async def _carry(

@@ -1,4 +1,5 @@
-"""What an HTTP app holds while it is served: the server's opener and the live sessions.
+"""What an HTTP app holds while it is served: the server's opener, the live sessions, and its
+place on the change bus (when it has one).
 
 Serving starts from the app's lifespan when the ASGI server runs it. An app mounted inside
 another one never sees that lifespan (Starlette runs only the outer app's), so it also starts
@@ -16,10 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from ._event_limit import bounded_opener
 from ._stateless import StatelessSessions
+from .changes import SESSION_ENDED, TOOLS_CHANGED, BusMember, ChangeBus
 from .events import EventStore
-from .sessions import SessionManager, SessionStore
+from .records import SessionStore
+from .session_manager import SessionManager
 
 if TYPE_CHECKING:
+    from ...protocol.registry import ToolRegistry
     from ...protocol.serving import Servable, SessionOpener
 
 __all__ = ["Runtime"]
@@ -39,6 +43,8 @@ class Runtime:
         back_channel: Whether sessions can send requests to the client during a call.
         max_event_bytes: The largest message a session sends (None: no bound).
         stateless: Serve each POST on a born-ready session instead of keeping sessions.
+        change_bus: Carries tool-list changes and session ends between the processes
+            serving one URL (None: this process's clients only).
     """
 
     def __init__(
@@ -52,8 +58,11 @@ class Runtime:
         back_channel: bool,
         max_event_bytes: int | None = None,
         stateless: bool = False,
+        change_bus: ChangeBus | None = None,
     ) -> None:
         self.servable = servable
+        self.change_bus = change_bus
+        self._member: BusMember | None = None
         self.is_stateless = stateless
         self.stateless: StatelessSessions | None = None
         self.event_store = event_store
@@ -76,10 +85,19 @@ class Runtime:
             opener = bounded_opener(served_opener, self.max_event_bytes)
             idle_timeout, max_sessions, store = self._settings
             sessions = SessionManager(
-                opener, idle_timeout=idle_timeout, max_sessions=max_sessions, store=store
+                opener,
+                idle_timeout=idle_timeout,
+                max_sessions=max_sessions,
+                store=store,
+                ended=self._publish_end,
             )
             sessions.start()
             self.sessions = sessions
+            tools: ToolRegistry | None = getattr(self.servable, "tool_registry", None)
+            if self.change_bus is not None:
+                self._member = await self.change_bus.join(self._hear)
+                if tools is not None:
+                    tools.listeners.append(self._publish_tools)
             # Stateless mode serves every POST from this pool; session mode serves from it
             # the requests that come without a session id (see `Endpoint._session`).
             # No session: nothing to answer a question on, so no back channel.
@@ -89,10 +107,35 @@ class Runtime:
                 yield
             finally:
                 self.opener = None
+                if tools is not None and self._publish_tools in tools.listeners:
+                    tools.listeners.remove(self._publish_tools)
+                if self._member is not None:
+                    await self._member.leave()
+                    self._member = None
                 await sessions.close()
                 if self.stateless is not None:
                     await self.stateless.close()
                 self.sessions = None
+
+    def _publish_tools(self) -> None:
+        # A tool-registry listener: may run on a worker thread (the member copes).
+        if self._member is not None:
+            self._member.publish(TOOLS_CHANGED)
+
+    def _publish_end(self, session_id: str) -> None:
+        if self._member is not None:
+            self._member.publish(SESSION_ENDED, session_id)
+
+    def _hear(self, topic: str, data: str) -> None:
+        """A notice from another process: its tool change reaches this process's sessions
+        through the registry's other listeners (never back onto the bus)."""
+        if topic == TOOLS_CHANGED:
+            tools: ToolRegistry | None = getattr(self.servable, "tool_registry", None)
+            for listener in list(tools.listeners if tools is not None else ()):
+                if listener != self._publish_tools:
+                    listener()
+        elif topic == SESSION_ENDED and self.sessions is not None:
+            self.sessions.forget(data)
 
     async def end_streams(self) -> None:
         """End every open stream: the server is stopping, and an ASGI server waits for open

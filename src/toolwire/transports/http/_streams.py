@@ -19,6 +19,7 @@ from ...protocol.jsonrpc import RequestId, encode_value
 from ._replies import ASGISend
 from ._sse import encode_event
 from .events import EventStore
+from .records import StoreUnavailable
 
 __all__ = ["WATCH_AFTER_SECONDS", "Stream", "is_reply_to", "reply_prefix"]
 
@@ -154,13 +155,24 @@ class Stream:
             self.finish()
         return reply
 
-    async def emit(self, frame: bytes | None, retry_ms: int | None = None) -> None:
-        """Store (when resumable) and send one SSE event; None is a priming event."""
+    async def emit(self, frame: bytes | None, retry_ms: int | None = None) -> str | None:
+        """Store (when resumable) and send one SSE event; None is a priming event. Returns
+        the event's id (None: not stored).
+
+        A shared store that fails does not fail the stream: the event goes out without an
+        id (a priming event, which is nothing but an id, is not sent at all); the store
+        logged the failure.
+        """
         event_id = None
         if self.store is not None:
             assert self.stream_id is not None
-            event_id = await self.store.store(self.stream_id, frame)
+            try:
+                event_id = await self.store.store(self.stream_id, frame)
+            except StoreUnavailable:
+                if frame is None:
+                    return None
         await self.send_raw(encode_event(frame or b"", event_id, retry_ms, name=frame is not None))
+        return event_id
 
     async def send_raw(self, chunk: bytes) -> None:
         """Send bytes on the attached connection, if any; a failed write detaches it."""

@@ -31,7 +31,8 @@ from .events import EventStore, MemoryEventStore
 if TYPE_CHECKING:
     from ...protocol.registry import ToolRegistry
     from ...protocol.serving import Servable
-    from .sessions import SessionStore
+    from .changes import ChangeBus
+    from .records import SessionStore
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
@@ -181,6 +182,7 @@ def streamable_http_app(
     allowed_origins: Sequence[str] | None = None,
     auth: Any = None,
     host: str | None = None,
+    change_bus: ChangeBus | None = None,
 ) -> StreamableHttpApp:
     """Build the ASGI app serving `servable` over streamable HTTP (see `Server.http_app`,
     which documents every option).
@@ -215,6 +217,7 @@ def streamable_http_app(
         )
     if event_store is not None and not isinstance(event_store, EventStore):
         raise ValueError("event_store must have the EventStore methods store and replay_after")
+    _check_shared(session_store, change_bus)
     store = None
     if resumable and not stateless:
         store = event_store if event_store is not None else MemoryEventStore()
@@ -227,6 +230,7 @@ def streamable_http_app(
         back_channel=not (stateless or json_response),
         max_event_bytes=checked_event_limit(max_event_bytes),
         stateless=stateless,
+        change_bus=change_bus,
     )
     config = EndpointConfig(
         stateless=stateless,
@@ -237,3 +241,18 @@ def streamable_http_app(
     )
     security = SecurityOptions(allowed_hosts, allowed_origins, auth, host, path)
     return StreamableHttpApp(Endpoint(runtime, config), runtime, path, security)
+
+
+def _check_shared(session_store: Any, change_bus: Any) -> None:
+    from .changes import ChangeBus
+    from .records import SessionStore
+
+    if session_store is not None and not isinstance(session_store, SessionStore):
+        raise ValueError(
+            "session_store must have the SessionStore methods save, load, touch and end "
+            f"(a toolwire session-record store), not {type(session_store).__name__}"
+        )
+    if change_bus is not None and not isinstance(change_bus, ChangeBus):
+        raise ValueError(
+            f"change_bus must have the ChangeBus method join, not {type(change_bus).__name__}"
+        )

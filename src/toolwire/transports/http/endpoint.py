@@ -32,10 +32,11 @@ from ...protocol.jsonrpc import PARSE_ERROR, Invalid, Request, classify, decode
 from ._answer import ASSUMED_VERSION, Answering, answer
 from ._body import BodyTimeout, BodyTooLarge, ClientGone, declared_length, read_body
 from ._checks import accepts_sse, answer_as, is_json
-from ._replies import JSON_TYPE, ASGISend, refuse, respond
+from ._initialize import SESSION_HEADER, full, start_session
+from ._replies import JSON_TYPE, ASGISend, refuse, respond, unavailable
 from ._resume import open_get_stream
-from ._sse import SSE_HEADERS, encode_event
 from ._streams import Stream
+from .records import StoreUnavailable
 from .sessions import HttpSession, SessionLimitError
 
 if TYPE_CHECKING:
@@ -48,7 +49,6 @@ logger = logging.getLogger("toolwire.http")
 ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Scope = MutableMapping[str, Any]
 
-SESSION_HEADER = b"mcp-session-id"
 MAX_IN_FLIGHT = 1000
 """Requests one session may have in flight at once (each holds a stream and a task)."""
 _SUPPORTED = ", ".join(HANDSHAKE_VERSIONS)
@@ -188,7 +188,7 @@ class Endpoint:
             return
         identity = scope.get("toolwire.identity")
         if isinstance(item, Request) and item.method == "initialize":
-            await self._initialize(receive, send, message, body, item, identity, as_json)
+            await start_session(self.runtime, receive, send, message, body, item, identity, as_json)
             return
         if SESSION_HEADER not in headers:
             # The spec lets a server refuse this with 400, and the official SDK does; OpenAI's
@@ -233,6 +233,9 @@ class Endpoint:
             self._answering,
             as_json=as_json,
         )
+        if session.log_level != found.saved_log_level:
+            assert self.runtime.sessions is not None
+            await self.runtime.sessions.sync(found)
 
     @staticmethod
     def _version(headers: dict[bytes, bytes]) -> tuple[str | None, str | None]:
@@ -257,57 +260,21 @@ class Endpoint:
             await refuse(send, 400, "Bad Request: Missing session ID")
             return None
         sessions = self.runtime.sessions
-        found = sessions.find(raw.decode("latin-1"), identity) if sessions else None
+        found = None
+        if sessions is not None:
+            options = self.runtime.open_options(identity)
+            try:
+                found = await sessions.find(raw.decode("latin-1"), identity, options)
+            except StoreUnavailable as failure:
+                await unavailable(send, failure)
+                return None
+            except SessionLimitError:
+                await full(send, sessions.max_sessions)
+                return None
         if found is None or found.server_session is None:
             await refuse(send, 404, "Not Found: Session not found or expired")
             return None
         return found
-
-    async def _initialize(
-        self,
-        receive: ASGIReceive,
-        send: ASGISend,
-        message: Any,
-        body: bytes,
-        item: Request,
-        identity: Any,
-        as_json: bool,
-    ) -> None:
-        sessions = self.runtime.sessions
-        assert sessions is not None
-        try:
-            opened = await sessions.open(identity, self.runtime.open_options(identity))
-        except SessionLimitError:
-            await refuse(
-                send,
-                503,
-                f"Service Unavailable: the server holds its maximum of {sessions.max_sessions} "
-                "sessions; retry later",
-                headers=[(b"retry-after", b"5")],
-            )
-            return
-        session = opened.server_session
-        assert session is not None
-        collected = Stream(None, None, sse=False)
-        collected.owe(item.id)
-        opened.routes[item.id] = collected
-        session.backlog.frame_size = len(body)
-        await session.receive_message(message)
-        await collected.wait(receive)
-        opened.routes.pop(item.id, None)
-        if not collected.replies:  # the client left before its answer: nobody to serve
-            await sessions.end(opened)
-            return
-        headers = [(SESSION_HEADER, opened.id.encode("ascii"))]
-        if session.protocol_version is None:  # refused: no session comes of it
-            await sessions.end(opened)
-            headers = []
-        reply = collected.replies[0]
-        if as_json:
-            await respond(send, 200, reply, [JSON_TYPE, *headers])
-            return
-        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + headers})
-        await send({"type": "http.response.body", "body": encode_event(reply)})
 
     async def _stateless(
         self,
@@ -396,5 +363,9 @@ class Endpoint:
         if found is None:
             return
         assert self.runtime.sessions is not None
-        await self.runtime.sessions.end(found)
+        try:
+            await self.runtime.sessions.end(found)
+        except StoreUnavailable as failure:
+            await unavailable(send, failure)
+            return
         await respond(send, 200)

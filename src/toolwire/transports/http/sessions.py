@@ -1,38 +1,30 @@
-"""Live streamable-HTTP sessions: `Mcp-Session-Id` issued and checked, idle expiry, a bound.
+"""Live streamable-HTTP sessions: one client's session as this process serves it.
 
 Each session is a `ServerSession` held open by a task of its own (its task group must be
 entered and left by one task, and requests come on many); the requests of the session find it
 by id and hand it their messages. Its outgoing frames come back through `HttpSession.route`,
-which writes each on the stream of the request it belongs to (see `_streams.py`).
+which writes each on the stream of the request it belongs to (see `_streams.py`). Sessions
+are created, found, kept and ended by `SessionManager` (`session_manager.py`); what outlives
+the process is the session's record (`records.py`).
 
 Decisions:
 
 - Ids are 32 random hex digits (`secrets`): unguessable, and visible ASCII as the spec asks;
-  a process given a route (`_session_ids.py`) puts it in front, for balancers.
-- A session bound to an identity (the authenticated caller that created it) is not found by
-  anyone else: a foreign identity gets the same 404 as an unknown id, which reveals nothing.
-  "Anyone else" is another subject or client (`same_caller`): the same caller presenting a
-  refreshed or stepped-up token keeps its session, and its new scopes apply from then on.
-- Idle: no request for `idle_timeout` seconds, no call running and no GET stream open. Idle
-  sessions are ended by a reaper (and refused on sight before it runs); each ended session
-  frees everything it held.
-- At most `max_sessions` live at once; at the bound, expired sessions are reaped at once and
-  if none was, a new `initialize` is refused (the endpoint answers 503 with `Retry-After`).
-  Idle but unexpired sessions are never evicted for a newcomer: their clients are real.
-- `SessionStore` is the small interface the sessions are kept behind (memory by default), so
-  that a store shared between processes can be plugged in later.
+  a process given a route puts it in front (`_session_ids.py`), for balancers.
+- Several processes may each hold a live copy of one session (requests spread by a load
+  balancer). A stream id names the session and the copy that made it (`<session>.<copy>.<n>`,
+  `g<n>` for a GET stream), so two copies never issue the same id, and a copy can tell a
+  stream of its own from one another process (or its own previous life) made.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from ...protocol.identity import same_caller
-from ._session_ids import new_session_id, session_id_prefix
 from ._streams import Stream
 
 if TYPE_CHECKING:
@@ -40,7 +32,7 @@ if TYPE_CHECKING:
     from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
 
-__all__ = ["HttpSession", "MemorySessionStore", "SessionLimitError", "SessionManager"]
+__all__ = ["CLOSE_GRACE_SECONDS", "HttpSession", "SessionLimitError", "is_get_stream"]
 
 logger = logging.getLogger("toolwire.http")
 
@@ -68,7 +60,10 @@ class HttpSession:
         self.streams: dict[str, Stream] = {}  # resumable streams not yet finished, by id
         self.get_stream: Stream | None = None  # the standalone stream (GET), when open
         self.last_seen = time.monotonic()
+        self.touched = self.last_seen  # when its record's expiry was last pushed back
+        self.saved_log_level = "debug"  # the log level its record holds
         self.ended = False
+        self._copy = secrets.token_hex(4)  # this live copy, in the ids of its streams
         self._streams_made = 0
         self._stop = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
@@ -89,14 +84,20 @@ class HttpSession:
             or (self.get_stream is not None and self.get_stream.attached)
         )
 
-    def new_stream_id(self) -> str:
-        """An id for a new stream of this session (its prefix names the session)."""
+    def new_stream_id(self, *, get: bool = False) -> str:
+        """An id for a new stream of this session: it names the session and this copy of it
+        (`get`: the standalone GET stream)."""
         self._streams_made += 1
-        return f"{self.id}.{self._streams_made}"
+        kind = "g" if get else ""
+        return f"{self.id}.{self._copy}.{kind}{self._streams_made}"
 
     def owns(self, stream_id: str) -> bool:
-        """Whether `stream_id` is one of this session's streams."""
+        """Whether `stream_id` is one of this session's streams (made by any copy)."""
         return stream_id.startswith(self.id + ".")
+
+    def made(self, stream_id: str) -> bool:
+        """Whether this copy of the session made `stream_id` (rather than another process)."""
+        return stream_id.startswith(f"{self.id}.{self._copy}.")
 
     async def route(self, frame: bytes, request_id: RequestId | None) -> None:
         """The session's routed `send`: a frame for a request goes to that request's stream,
@@ -143,149 +144,6 @@ class HttpSession:
             self.streams.clear()
 
 
-class SessionStore(Protocol):
-    """Where live sessions are kept, by id."""
-
-    def get(self, session_id: str) -> HttpSession | None: ...
-    def add(self, session: HttpSession) -> None: ...
-    def remove(self, session_id: str) -> HttpSession | None: ...
-    def __len__(self) -> int: ...
-    def __iter__(self) -> Iterator[HttpSession]: ...
-
-
-class MemorySessionStore:
-    """Sessions in a dict: the default store."""
-
-    def __init__(self) -> None:
-        self._sessions: dict[str, HttpSession] = {}
-
-    def get(self, session_id: str) -> HttpSession | None:
-        """The session with this id, if live."""
-        return self._sessions.get(session_id)
-
-    def add(self, session: HttpSession) -> None:
-        """Keep a new session."""
-        self._sessions[session.id] = session
-
-    def remove(self, session_id: str) -> HttpSession | None:
-        """Forget a session; return it if it was there."""
-        return self._sessions.pop(session_id, None)
-
-    def __len__(self) -> int:
-        return len(self._sessions)
-
-    def __iter__(self) -> Iterator[HttpSession]:
-        return iter(list(self._sessions.values()))
-
-
-class SessionManager:
-    """Creates, finds and ends the sessions of one app while it is served.
-
-    Args:
-        opener: Opens the `ServerSession` of each new session.
-        idle_timeout: Seconds without activity after which a session ends (None: never).
-        max_sessions: Sessions alive at once.
-        store: Where they are kept (memory by default).
-    """
-
-    def __init__(
-        self,
-        opener: SessionOpener,
-        *,
-        idle_timeout: float | None,
-        max_sessions: int,
-        store: SessionStore | None = None,
-    ) -> None:
-        self.opener = opener
-        self.idle_timeout = idle_timeout
-        self.max_sessions = max_sessions
-        self.store: SessionStore = store if store is not None else MemorySessionStore()
-        self._id_prefix = session_id_prefix()  # a process's route (TOOLWIRE_SESSION_ROUTE)
-        self._reaper: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        """Start reaping idle sessions (in the running loop)."""
-        if self.idle_timeout is not None and self._reaper is None:
-            self._reaper = asyncio.get_running_loop().create_task(self._reap_forever())
-
-    async def open(
-        self, identity: Any = None, options: dict[str, Any] | None = None
-    ) -> HttpSession:
-        """A new session, ready for its `initialize` (`options` go to the opener).
-
-        Raises:
-            SessionLimitError: `max_sessions` live sessions, none of them idle.
-        """
-        if len(self.store) >= self.max_sessions:
-            await self.reap()
-            if len(self.store) >= self.max_sessions:
-                raise SessionLimitError
-        session = HttpSession(new_session_id(self._id_prefix), identity)
-        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        session.task = asyncio.get_running_loop().create_task(
-            session.host(self.opener, ready, **(options or {}))
-        )
-        await ready
-        self.store.add(session)
-        return session
-
-    def find(self, session_id: str, identity: Any = None) -> HttpSession | None:
-        """The live session with this id for this caller, or None (unknown, ended, expired,
-        or created by someone else)."""
-        session = self.store.get(session_id)
-        if session is None or not same_caller(session.identity, identity):
-            return None
-        if session.ended or self._expired(session, time.monotonic()):
-            self._discard(session)
-            return None
-        session.last_seen = time.monotonic()
-        if identity is not None and identity is not session.identity:
-            # The same caller with a refreshed (or stepped-up) token: its scopes now count.
-            session.identity = identity
-            if session.server_session is not None:
-                session.server_session.identity = identity
-        return session
-
-    def _expired(self, session: HttpSession, now: float) -> bool:
-        timeout = self.idle_timeout
-        return timeout is not None and now - session.last_seen > timeout and session.idle
-
-    def _discard(self, session: HttpSession) -> None:
-        self.store.remove(session.id)
-        session.stop()
-
-    async def end(self, session: HttpSession) -> None:
-        """End a session now (DELETE) and wait, briefly, for it to close."""
-        self._discard(session)
-        if session.task is not None:
-            await asyncio.wait({session.task}, timeout=CLOSE_GRACE_SECONDS)
-
-    async def reap(self) -> int:
-        """End the expired sessions; return how many."""
-        now = time.monotonic()
-        ended = 0
-        for session in self.store:
-            if session.ended or self._expired(session, now):
-                self._discard(session)
-                ended += 1
-        return ended
-
-    async def _reap_forever(self) -> None:
-        assert self.idle_timeout is not None
-        interval = min(max(self.idle_timeout / 4, 0.05), 60.0)
-        while True:
-            await asyncio.sleep(interval)
-            await self.reap()
-
-    async def close(self) -> None:
-        """End every session (the app is shutting down) and stop reaping."""
-        if self._reaper is not None:
-            self._reaper.cancel()
-            self._reaper = None
-        tasks = []
-        for session in self.store:
-            self._discard(session)
-            if session.task is not None:
-                tasks.append(session.task)
-        if tasks:
-            await asyncio.wait(tasks, timeout=CLOSE_GRACE_SECONDS)
+def is_get_stream(stream_id: str) -> bool:
+    """Whether `stream_id` names a session's standalone GET stream (see `new_stream_id`)."""
+    return stream_id.rpartition(".")[2].startswith("g")

@@ -1,0 +1,144 @@
+"""One Redis connection pool shared by a backplane's stores, with bounded waits and errors that
+name the store and what it was doing.
+
+Only the Redis modules import this, and this is the one place `redis` is imported: an app that
+does not use Redis never loads it.
+
+Decisions:
+
+- Every command is bounded twice: the socket timeouts of redis-py and an `asyncio.timeout`
+  around the whole operation (a pool waiting for a free connection has no socket to time
+  out). Nothing waits on Redis longer than `timeout` seconds.
+- One retry on a broken connection, none on a timeout: after Redis restarts, the pool's
+  connections are dead, and the first command on each must not fail a request; a Redis that
+  is slow would only be made slower by retries.
+- An outage is logged once, at ERROR on the `toolwire.http` logger (a child of `toolwire`),
+  naming the store, the action and the cause; the failures that follow are logged at DEBUG
+  until a command succeeds again, which is logged at WARNING. A Redis down for an hour is
+  two lines, not one per request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+from .records import StoreUnavailable
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+__all__ = ["RedisLink"]
+
+logger = logging.getLogger("toolwire.http")
+
+T = TypeVar("T")
+
+DEFAULT_TIMEOUT = 2.0
+
+
+def _redacted(url: str) -> str:
+    """`url` without its password: it is named in logs and error bodies."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    user = f"{parts.username}:***@" if parts.username else "***@"
+    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
+
+
+class RedisLink:
+    """A lazily made `redis.asyncio.Redis` client and the way every store calls it.
+
+    Args:
+        url: A redis-py URL (`redis://host:port/db`, `rediss://...`, `unix://...`).
+        timeout: Seconds any one operation may take, connecting included.
+        client: An existing `redis.asyncio.Redis` to use instead of `url` (its own timeouts
+            apply inside ours).
+    """
+
+    def __init__(self, url: str, *, timeout: float = DEFAULT_TIMEOUT, client: Any = None) -> None:
+        if not timeout > 0:
+            raise ValueError(f"timeout must be a number of seconds > 0, not {timeout!r}")
+        if client is None and importlib.util.find_spec("redis") is None:
+            raise ImportError(
+                "toolwire's Redis stores need redis-py: pip install 'toolwire[redis]'"
+            )
+        self.url = url
+        self.where = _redacted(url)
+        self.timeout = timeout
+        self._client: Redis | None = client
+        self._given = client is not None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._failing = False
+
+    @property
+    def client(self) -> Redis:
+        """The client, made on first use (importing redis then), and made again on another
+        event loop: its connections belong to the loop that opened them (an app served
+        twice, as tests do, must not reuse the first loop's)."""
+        loop = asyncio.get_running_loop()
+        if self._client is not None and loop is not self._loop and not self._given:
+            self._client = None  # the old loop's connections die with it
+        self._loop = loop
+        if self._client is None:
+            from redis.asyncio import Redis
+            from redis.asyncio.retry import Retry
+            from redis.backoff import NoBackoff
+            from redis.exceptions import ConnectionError as RedisConnectionError
+
+            self._client = Redis.from_url(
+                self.url,
+                socket_timeout=self.timeout,
+                socket_connect_timeout=self.timeout,
+                retry=Retry(NoBackoff(), 1),
+                retry_on_error=[RedisConnectionError],
+            )
+        return self._client
+
+    async def call(self, store: str, action: str, operation: Callable[[Redis], Awaitable[T]]) -> T:
+        """Run `operation(client)`, bounded by `timeout`.
+
+        Args:
+            store: Names the store for errors and logs ("Redis session store").
+            action: What is being done ("load session 1f2e...").
+            operation: The commands to run.
+
+        Raises:
+            StoreUnavailable: Redis failed, refused or did not answer in time.
+        """
+        from redis.exceptions import RedisError
+
+        try:
+            async with asyncio.timeout(self.timeout):
+                result = await operation(self.client)
+        except (RedisError, OSError, TimeoutError) as error:
+            cause = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+            if isinstance(error, TimeoutError):
+                cause = f"no answer within {self.timeout:g} s"
+            failure = StoreUnavailable(f"{store} at {self.where}", action, cause)
+            if not self._failing:
+                self._failing = True
+                logger.error("%s (further failures are logged at DEBUG until it recovers)", failure)
+            else:
+                logger.debug("%s", failure)
+            raise failure from error
+        if self._failing:
+            self._failing = False
+            logger.warning("Redis at %s answers again (%s: %s)", self.where, store, action)
+        return result
+
+    async def close(self) -> None:
+        """Close the pool's connections (the client is made again if used later)."""
+        client, self._client = self._client, None
+        if client is not None:
+            try:
+                await client.aclose()
+            except Exception as error:  # closing a pool to a dead server may fail: no matter
+                logger.debug("closing the Redis client failed: %r", error)

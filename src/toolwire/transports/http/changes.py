@@ -1,0 +1,113 @@
+"""The change bus: how the processes serving one MCP URL tell each other what their clients
+must hear about.
+
+Two notices cross it. `TOOLS_CHANGED`: a process's tool list changed, so every process tells
+its own clients (handshake-era sessions get `notifications/tools/list_changed`, 2026-07-28
+`subscriptions/listen` streams theirs). `SESSION_ENDED`: a session was ended (DELETE), so a
+process still holding a live copy of it drops it.
+
+Why here, in the HTTP transport, and not in `protocol/`: a session never needs to know that
+other processes exist. Within one process the server already tells every session of a change
+(its tool registry's listeners); the bus only carries that fact between processes, and only
+an HTTP deployment has several. The app's runtime joins the bus while it serves, publishes its
+registry's changes, and hands what it hears from others to the same registry listeners.
+
+Decisions:
+
+- A member never hears its own notices: the process that made a change already told its
+  clients, and a notice bounced back would tell them twice.
+- `publish` returns at once and may be called from any thread (a sync tool adding a tool runs
+  on a worker thread); delivery is the member's business, on its own loop.
+- Notices are level triggers ("refetch if you care"): a member may merge a burst of the same
+  notice into one, and one that lost its connection for a while hears `TOOLS_CHANGED` once it
+  is back (it may have missed some).
+- `LocalChangeBus` (several apps in one process, e.g. in tests) is the in-process bus;
+  without any bus, an app behaves as before: its own clients only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
+
+__all__ = [
+    "SESSION_ENDED",
+    "TOOLS_CHANGED",
+    "BusMember",
+    "ChangeBus",
+    "Hear",
+    "LocalChangeBus",
+]
+
+logger = logging.getLogger("toolwire.http")
+
+TOOLS_CHANGED = "tools"
+SESSION_ENDED = "session-ended"
+
+Hear = Callable[[str, str], None]
+"""Receives one notice of another member: its topic and its data; called on the member's
+event loop."""
+
+
+class BusMember(Protocol):
+    """One app's place on the bus, from `ChangeBus.join` until `leave`."""
+
+    def publish(self, topic: str, data: str = "") -> None:
+        """Tell every other member; returns at once, from any thread."""
+        ...
+
+    async def leave(self) -> None:
+        """Stop hearing and publishing."""
+        ...
+
+
+@runtime_checkable
+class ChangeBus(Protocol):
+    """Carries notices between the apps (usually processes) serving one MCP URL."""
+
+    async def join(self, hear: Hear) -> BusMember:
+        """Join on the running event loop: `hear` gets every other member's notices."""
+        ...
+
+
+class _LocalMember:
+    def __init__(self, bus: LocalChangeBus, hear: Hear) -> None:
+        self._bus = bus
+        self._hear = hear
+        self._loop = asyncio.get_running_loop()
+
+    def publish(self, topic: str, data: str = "") -> None:
+        for member in list(self._bus.members):
+            if member is not self:
+                member.deliver(topic, data)
+
+    def deliver(self, topic: str, data: str) -> None:
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            self._hear(topic, data)
+            return
+        try:
+            self._loop.call_soon_threadsafe(self._hear, topic, data)
+        except RuntimeError:  # that member's loop is closed: it left without saying so
+            self._bus.members.discard(self)
+
+    async def leave(self) -> None:
+        self._bus.members.discard(self)
+
+
+class LocalChangeBus:
+    """A bus within one process: the apps given the same instance hear each other."""
+
+    def __init__(self) -> None:
+        self.members: set[_LocalMember] = set()
+
+    async def join(self, hear: Hear) -> BusMember:
+        """Join the bus (see `ChangeBus.join`)."""
+        member = _LocalMember(self, hear)
+        self.members.add(member)
+        return member

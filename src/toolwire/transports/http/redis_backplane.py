@@ -1,0 +1,76 @@
+"""`RedisBackplane`: the three Redis pieces a scaled-out deployment needs, on one connection
+pool, handed to `Server.http_app` in one argument."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._redis_link import DEFAULT_TIMEOUT, RedisLink
+from .redis_changes import RedisChangeBus
+from .redis_events import RedisEventStore
+from .redis_sessions import RedisSessionStore
+
+__all__ = ["RedisBackplane"]
+
+
+class RedisBackplane:
+    """Session records, resumable-stream events and change notices in one Redis
+    (`pip install 'toolwire[redis]'`).
+
+    Give every process serving one MCP URL the same backplane settings:
+
+        backplane = RedisBackplane("redis://10.0.0.5:6379/0")
+        app = server.http_app(backplane=backplane)
+
+    Then, whichever process a request reaches: a handshake-era session continues (also after
+    the process that created it restarted or died), a broken SSE stream resumes with
+    `Last-Event-ID`, and a tool-list change made on any process reaches the clients of all
+    (their GET streams, and 2026-07-28 `subscriptions/listen` streams). When Redis fails or
+    does not answer within `timeout`, requests that need it get a 503 whose JSON-RPC error
+    names the store and what failed (logged on the `toolwire` logger); sessions a process
+    holds go on being served.
+
+    Args:
+        url: The Redis URL (`redis://host:port/db`, `rediss://...` for TLS).
+        prefix: Starts every key and channel name: deployments sharing one Redis use
+            different prefixes.
+        timeout: Seconds any Redis operation may take before it counts as failed.
+        max_events_per_stream: Events kept per SSE stream for resumption.
+        events_ttl: Seconds a stream's events are kept after its last event.
+
+    Attributes:
+        sessions: The `RedisSessionStore`.
+        events: The `RedisEventStore`.
+        changes: The `RedisChangeBus`.
+    """
+
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        *,
+        prefix: str = "toolwire",
+        timeout: float = DEFAULT_TIMEOUT,
+        max_events_per_stream: int = 1000,
+        events_ttl: float = 3600.0,
+    ) -> None:
+        self.link = RedisLink(url, timeout=timeout)
+        self.sessions = RedisSessionStore(prefix=prefix, link=self.link)
+        self.events = RedisEventStore(
+            prefix=prefix,
+            max_events_per_stream=max_events_per_stream,
+            ttl=events_ttl,
+            link=self.link,
+        )
+        self.changes = RedisChangeBus(prefix=prefix, link=self.link)
+
+    def app_options(self) -> dict[str, Any]:
+        """The `http_app` options this backplane stands for."""
+        return {
+            "session_store": self.sessions,
+            "event_store": self.events,
+            "change_bus": self.changes,
+        }
+
+    async def close(self) -> None:
+        """Close the connections (the app closes them when it stops serving)."""
+        await self.link.close()

@@ -1,0 +1,127 @@
+"""`RedisSessionStore`: session records in Redis, so every process behind one URL serves every
+session (see `records.py` for what a record is and how processes use it).
+
+Layout: one string key per session, `<prefix>:session:<id>`, holding the record's JSON, with
+Redis's own expiry as the idle timeout. A new record is written with `SET NX` (an id is never
+taken twice), an update with `SET XX` (an ended session stays ended), a touch is one
+`PEXPIRE` per session in one pipeline, and ending is `DEL`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._redis_link import DEFAULT_TIMEOUT, RedisLink
+from .records import SessionRecord, StoreUnavailable
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+__all__ = ["RedisSessionStore"]
+
+STORE = "Redis session store"
+
+
+class RedisSessionStore:
+    """Handshake-era session records in Redis (`toolwire[redis]`).
+
+    Pass it as `Server.http_app(session_store=...)` in every process serving one MCP URL (or
+    use `RedisBackplane`, which makes it along with the event store and change bus). A request
+    reaching any of them with an `Mcp-Session-Id` continues that session; DELETE ends it for
+    all; a session idle for `session_idle_timeout` expires in Redis.
+
+    Args:
+        url: The Redis URL (`redis://127.0.0.1:6379/0`).
+        prefix: Starts every key this store writes.
+        timeout: Seconds an operation may take before the request gets a 503.
+        link: A `RedisLink` to share with other stores (then `url` and `timeout` are its).
+    """
+
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        *,
+        prefix: str = "toolwire",
+        timeout: float = DEFAULT_TIMEOUT,
+        link: RedisLink | None = None,
+    ) -> None:
+        self.link = link if link is not None else RedisLink(url, timeout=timeout)
+        self.prefix = prefix
+
+    def _key(self, session_id: str) -> str:
+        return f"{self.prefix}:session:{session_id}"
+
+    async def save(self, record: SessionRecord, ttl: float | None, *, create: bool) -> bool:
+        """Write `record` (see `SessionStore.save`).
+
+        Raises:
+            StoreUnavailable: Redis failed or did not answer in time.
+        """
+        key = self._key(record.session_id)
+        data = record.to_json()
+        expiry = None if ttl is None else max(1, int(ttl * 1000))
+
+        async def write(client: Redis) -> Any:
+            if create:
+                return await client.set(key, data, px=expiry, nx=True)
+            return await client.set(key, data, px=expiry, xx=True, keepttl=expiry is None)
+
+        written = await self.link.call(STORE, f"save session {record.session_id}", write)
+        return bool(written)
+
+    async def load(self, session_id: str) -> SessionRecord | None:
+        """The record of `session_id`, or None (unknown, ended, expired).
+
+        Raises:
+            StoreUnavailable: Redis failed, did not answer in time, or holds something that
+                is not a record under that key.
+        """
+        key = self._key(session_id)
+
+        async def read(client: Redis) -> Any:
+            return await client.get(key)
+
+        action = f"load session {session_id}"
+        data = await self.link.call(STORE, action, read)
+        if data is None:
+            return None
+        try:
+            return SessionRecord.from_json(data)
+        except ValueError as error:
+            raise StoreUnavailable(f"{STORE} at {self.link.where}", action, str(error)) from None
+
+    async def touch(self, session_ids: list[str], ttl: float) -> None:
+        """Push back these records' expiry (see `SessionStore.touch`).
+
+        Raises:
+            StoreUnavailable: Redis failed or did not answer in time.
+        """
+        if not session_ids:
+            return
+        expiry = max(1, int(ttl * 1000))
+
+        async def refresh(client: Redis) -> Any:
+            async with client.pipeline(transaction=False) as pipe:
+                for session_id in session_ids:
+                    pipe.pexpire(self._key(session_id), expiry)
+                return await pipe.execute()
+
+        what = session_ids[0] if len(session_ids) == 1 else f"{len(session_ids)} sessions"
+        await self.link.call(STORE, f"refresh the expiry of {what}", refresh)
+
+    async def end(self, session_id: str) -> None:
+        """Delete the record: the session ends for every process.
+
+        Raises:
+            StoreUnavailable: Redis failed or did not answer in time.
+        """
+        key = self._key(session_id)
+
+        async def delete(client: Redis) -> Any:
+            return await client.delete(key)
+
+        await self.link.call(STORE, f"end session {session_id}", delete)
+
+    async def close(self) -> None:
+        """Close the connections (an app's shutdown)."""
+        await self.link.close()

@@ -1,0 +1,322 @@
+"""Creating, finding, keeping and ending the handshake-era sessions of one app.
+
+The live sessions this process serves are kept here, by id; their records are kept in a
+`SessionStore` (memory by default, or shared, e.g. `RedisSessionStore`). A request whose
+session this process does not hold is served after loading the record and rebuilding the
+session from it, so any process of a deployment serves any session, and a restarted one
+forgets nothing its records held.
+
+Decisions:
+
+- A session bound to an identity (the authenticated caller that created it) is not found by
+  anyone else: a foreign identity gets the same 404 as an unknown id, which reveals nothing.
+  "Anyone else" is another subject or client (`same_caller`, `caller_key` for records): the
+  same caller presenting a refreshed or stepped-up token keeps its session, and its new
+  scopes apply from then on.
+- Idle: no request for `idle_timeout` seconds, no call running and no GET stream open. A
+  live copy idle that long is dropped by a reaper (and refused on sight before it runs).
+  With the memory store that ends the session. With a shared store it only drops this
+  process's copy: the record expires on its own, `idle_timeout` plus one refresh interval
+  after it was last refreshed.
+- Refreshing a shared record's expiry is not a write per request: a live copy pushes it back
+  at most once per refresh interval (a quarter of the idle timeout, at most a minute), in the
+  background of the request that finds it due; the reaper does it for copies kept busy by a
+  long call or an open GET stream. Hence the record's slack of one interval.
+- The log level is the only record field a request can change (`logging/setLevel`); it is
+  written back after the request that changed it, and only if the record still exists.
+- Ending a session (DELETE) deletes its record first: if the store cannot, the DELETE fails
+  (503) and the session goes on. Other processes holding a copy hear of it on the change bus.
+- At most `max_sessions` live copies at once; at the bound, expired ones are reaped at once
+  and if none was, the request is refused (503 with `Retry-After`). Idle but unexpired
+  sessions are never evicted for a newcomer: their clients are real.
+- Stopping the app drops the live copies and keeps the records (a restart goes on with them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ...protocol.identity import same_caller
+from ._session_ids import new_session_id, session_id_prefix
+from .records import MemorySessionStore, SessionRecord, SessionStore, StoreUnavailable, caller_key
+from .sessions import CLOSE_GRACE_SECONDS, HttpSession, SessionLimitError
+
+if TYPE_CHECKING:
+    from ...protocol.serving import SessionOpener
+
+__all__ = ["SessionManager"]
+
+logger = logging.getLogger("toolwire.http")
+
+
+class SessionManager:
+    """The sessions of one app while it is served.
+
+    Args:
+        opener: Opens the `ServerSession` of each new or rebuilt session.
+        idle_timeout: Seconds without activity after which a session ends (None: never).
+        max_sessions: Live sessions at once, in this process.
+        store: Where records are kept (memory by default: sessions live in this process).
+        ended: Called with a session's id when a DELETE ended it here (the app publishes it
+            to the other processes).
+    """
+
+    def __init__(
+        self,
+        opener: SessionOpener,
+        *,
+        idle_timeout: float | None,
+        max_sessions: int,
+        store: SessionStore | None = None,
+        ended: Callable[[str], None] | None = None,
+    ) -> None:
+        self.opener = opener
+        self.idle_timeout = idle_timeout
+        self.max_sessions = max_sessions
+        self.store: SessionStore = store if store is not None else MemorySessionStore()
+        self.shared = not isinstance(self.store, MemorySessionStore)
+        self.interval = min(max(idle_timeout / 4, 0.05), 60.0) if idle_timeout else 60.0
+        # A shared record outlives its last refresh by the idle timeout plus the interval
+        # during which a copy may have been used without refreshing it.
+        self.record_ttl = idle_timeout + self.interval if idle_timeout and self.shared else None
+        self.live: dict[str, HttpSession] = {}
+        self._id_prefix = session_id_prefix()  # a process's route (TOOLWIRE_SESSION_ROUTE)
+        self._ended = ended
+        self._loading: dict[str, asyncio.Future[HttpSession | None]] = {}
+        self._background: set[asyncio.Task[Any]] = set()
+        self._reaper: asyncio.Task[None] | None = None
+
+    def __len__(self) -> int:
+        return len(self.live)
+
+    def start(self) -> None:
+        """Start reaping idle sessions (in the running loop)."""
+        if self.idle_timeout is not None and self._reaper is None:
+            self._reaper = asyncio.get_running_loop().create_task(self._reap_forever())
+
+    async def open(
+        self, identity: Any = None, options: dict[str, Any] | None = None
+    ) -> HttpSession:
+        """A new session, ready for its `initialize` (`options` go to the opener); it has no
+        record until `commit`.
+
+        Raises:
+            SessionLimitError: `max_sessions` live sessions, none of them idle.
+        """
+        await self._make_room()
+        session = HttpSession(new_session_id(self._id_prefix), identity)
+        await self._host(session, options)
+        return session
+
+    async def commit(self, session: HttpSession) -> None:
+        """Write the record of a session that `initialize` just succeeded on.
+
+        Raises:
+            StoreUnavailable: The store failed (the caller ends the session).
+        """
+        assert session.server_session is not None
+        record = SessionRecord.of(session.id, session.server_session, session.identity)
+        await self.store.save(record, self.record_ttl, create=True)
+        session.saved_log_level = record.log_level
+        session.touched = time.monotonic()
+
+    async def find(
+        self, session_id: str, identity: Any = None, options: dict[str, Any] | None = None
+    ) -> HttpSession | None:
+        """The session with this id for this caller, rebuilt from its record if this process
+        does not hold it; None when unknown, ended, expired, or another caller's.
+
+        Raises:
+            StoreUnavailable: The record was needed and the store failed.
+            SessionLimitError: Rebuilding it would exceed `max_sessions`.
+        """
+        session = self.live.get(session_id)
+        if session is None:
+            session = await self._load(session_id, identity, options)
+            if session is None:
+                return None
+        elif not same_caller(session.identity, identity):
+            return None
+        now = time.monotonic()
+        if session.ended or self._expired(session, now):
+            await self._drop(session, end_record=not self.shared)
+            return None
+        session.last_seen = now
+        if self.record_ttl is not None and now - session.touched > self.interval:
+            session.touched = now
+            self._in_background(self._touch([session.id]))
+        if identity is not None and identity is not session.identity:
+            # The same caller with a refreshed (or stepped-up) token: its scopes now count.
+            session.identity = identity
+            if session.server_session is not None:
+                session.server_session.identity = identity
+        return session
+
+    async def _load(
+        self, session_id: str, identity: Any, options: dict[str, Any] | None
+    ) -> HttpSession | None:
+        # Concurrent requests for one session not held here rebuild it once.
+        pending = self._loading.get(session_id)
+        if pending is not None:
+            session = await asyncio.shield(pending)
+        else:
+            pending = asyncio.get_running_loop().create_future()
+            self._loading[session_id] = pending
+            try:
+                session = await self._rebuild(session_id, identity, options)
+            except BaseException as error:
+                if isinstance(error, Exception):
+                    pending.set_exception(error)
+                    pending.exception()  # retrieved: the waiters re-raise it themselves
+                else:
+                    pending.cancel()
+                raise
+            else:
+                pending.set_result(session)
+            finally:
+                del self._loading[session_id]
+        if session is None or not same_caller(session.identity, identity):
+            return None
+        return session
+
+    async def _rebuild(
+        self, session_id: str, identity: Any, options: dict[str, Any] | None
+    ) -> HttpSession | None:
+        record = await self.store.load(session_id)
+        if record is None or record.caller != caller_key(identity):
+            return None
+        await self._make_room()
+        session = HttpSession(session_id, identity)
+        await self._host(session, options)
+        assert session.server_session is not None
+        record.restore(session.server_session)
+        session.saved_log_level = record.log_level
+        logger.debug("session %s rebuilt from its record", session_id)
+        return session
+
+    async def _host(self, session: HttpSession, options: dict[str, Any] | None) -> None:
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[None] = loop.create_future()
+        session.task = loop.create_task(session.host(self.opener, ready, **(options or {})))
+        await ready
+        self.live[session.id] = session
+
+    async def _make_room(self) -> None:
+        if len(self.live) >= self.max_sessions:
+            await self.reap()
+            if len(self.live) >= self.max_sessions:
+                raise SessionLimitError
+
+    async def sync(self, session: HttpSession) -> None:
+        """After a request: write back what it changed in the session's record (the log
+        level); a record that is gone means the session ended elsewhere."""
+        server_session = session.server_session
+        if server_session is None or server_session.log_level == session.saved_log_level:
+            return
+        record = SessionRecord.of(session.id, server_session, session.identity)
+        try:
+            kept = await self.store.save(record, self.record_ttl, create=False)
+        except StoreUnavailable:
+            return  # logged by the store; the next change tries again
+        session.saved_log_level = record.log_level
+        session.touched = time.monotonic()
+        if not kept:
+            await self._drop(session, end_record=False)
+
+    def _expired(self, session: HttpSession, now: float) -> bool:
+        timeout = self.idle_timeout
+        return timeout is not None and now - session.last_seen > timeout and session.idle
+
+    async def _drop(self, session: HttpSession, *, end_record: bool) -> None:
+        """Stop this process's copy; with `end_record`, end the session for good."""
+        if self.live.get(session.id) is session:
+            del self.live[session.id]
+        session.stop()
+        if end_record:
+            try:
+                await self.store.end(session.id)
+            except StoreUnavailable:
+                return  # logged by the store; the record still expires on its own
+
+    def forget(self, session_id: str) -> None:
+        """Drop this process's copy of a session ended elsewhere (heard on the change bus)."""
+        session = self.live.pop(session_id, None)
+        if session is not None:
+            session.stop()
+
+    async def end(self, session: HttpSession) -> None:
+        """End a session now, everywhere (DELETE), and wait, briefly, for it to close.
+
+        Raises:
+            StoreUnavailable: Its record could not be deleted; the session goes on.
+        """
+        await self.store.end(session.id)
+        if self._ended is not None and self.shared:
+            self._ended(session.id)
+        await self._drop(session, end_record=False)
+        if session.task is not None:
+            await asyncio.wait({session.task}, timeout=CLOSE_GRACE_SECONDS)
+
+    async def discard(self, session: HttpSession) -> None:
+        """Drop a session that never got a record (its `initialize` failed or was left)."""
+        await self._drop(session, end_record=False)
+        if session.task is not None:
+            await asyncio.wait({session.task}, timeout=CLOSE_GRACE_SECONDS)
+
+    async def reap(self) -> int:
+        """Drop the expired copies (and refresh the records of busy ones); return how many
+        were dropped."""
+        now = time.monotonic()
+        dropped = 0
+        due: list[str] = []
+        for session in list(self.live.values()):
+            if session.ended or self._expired(session, now):
+                await self._drop(session, end_record=not self.shared)
+                dropped += 1
+            elif (
+                self.record_ttl is not None
+                and not session.idle
+                and now - session.touched > self.interval
+            ):
+                session.touched = now
+                due.append(session.id)
+        if due:
+            self._in_background(self._touch(due))
+        return dropped
+
+    async def _touch(self, session_ids: list[str]) -> None:
+        assert self.record_ttl is not None
+        try:
+            await self.store.touch(session_ids, self.record_ttl)
+        except StoreUnavailable:
+            return  # logged by the store; the next refresh tries again
+
+    def _in_background(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _reap_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            await self.reap()
+
+    async def close(self) -> None:
+        """Drop every live copy (the app is shutting down) and stop reaping; records stay,
+        except with the memory store, which dies with the process anyway."""
+        if self._reaper is not None:
+            self._reaper.cancel()
+            self._reaper = None
+        tasks = []
+        for session in list(self.live.values()):
+            await self._drop(session, end_record=not self.shared)
+            if session.task is not None:
+                tasks.append(session.task)
+        if tasks:
+            await asyncio.wait(tasks, timeout=CLOSE_GRACE_SECONDS)
+        if self._background:
+            await asyncio.wait(set(self._background), timeout=CLOSE_GRACE_SECONDS)

@@ -1,0 +1,80 @@
+"""Helpers of the Redis scale-out tests: raw handshake-era requests and SSE parsing."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx2 as httpx
+
+TARGET = "tests.scale.servers.shared_sessions:server"
+VERSION = "2025-11-25"
+ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def request(method: str, params: dict[str, Any] | None = None, request_id: int = 1) -> bytes:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return json.dumps(message).encode()
+
+
+def initialize(url: str, client: str = "redis-test") -> str:
+    """Open a session on `url` (initialize + initialized); return its id."""
+    params = {
+        "protocolVersion": VERSION,
+        "capabilities": {},
+        "clientInfo": {"name": client, "version": "1"},
+    }
+    answer = httpx.post(url, content=request("initialize", params), headers=ACCEPT, timeout=30)
+    assert answer.status_code == 200, answer.text
+    session_id = answer.headers["mcp-session-id"]
+    done = httpx.post(
+        url,
+        content=b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        headers=session_headers(session_id),
+        timeout=30,
+    )
+    assert done.status_code == 202, done.text
+    return session_id
+
+
+def session_headers(session_id: str, **extra: str) -> dict[str, str]:
+    return {**ACCEPT, "mcp-session-id": session_id, "mcp-protocol-version": VERSION, **extra}
+
+
+def call(
+    url: str, session_id: str, tool: str, arguments: dict[str, Any] | None = None, rid: int = 2
+) -> httpx.Response:
+    params = {"name": tool, "arguments": arguments or {}}
+    return httpx.post(
+        url,
+        content=request("tools/call", params, rid),
+        headers=session_headers(session_id),
+        timeout=30,
+    )
+
+
+def events(text: str) -> list[tuple[str | None, dict[str, Any] | None]]:
+    """Each SSE event of a body: its id and its JSON message (None for a priming event)."""
+    found: list[tuple[str | None, dict[str, Any] | None]] = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        lines = block.split("\n")
+        event_id = next((line[3:].strip() for line in lines if line.startswith("id:")), None)
+        data = "\n".join(line[5:].lstrip() for line in lines if line.startswith("data:"))
+        if event_id is None and not data:
+            continue
+        found.append((event_id, json.loads(data) if data else None))
+    return found
+
+
+def result_text(answer: httpx.Response) -> str:
+    """The text of the one tools/call result in an answer (JSON or SSE)."""
+    for _, message in (
+        events(answer.text)
+        if "event-stream" in answer.headers.get("content-type", "")
+        else [(None, answer.json())]
+    ):
+        if message is not None and "result" in message:
+            return str(message["result"]["content"][0]["text"])
+    raise AssertionError(f"no result in {answer.status_code} {answer.text[:500]}")
