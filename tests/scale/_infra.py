@@ -6,8 +6,8 @@ paths in a fresh tmp dir, `daemon off`) load-balancing over given backend ports.
 
 No process outlives its test: each one is registered when started, and `reap_all()` (called
 by tests/scale/conftest.py after every test, and at interpreter exit) kills whatever is still
-running. Backends run in their own process group, so killing one also kills any uvicorn
-workers it forked (`--workers N`).
+running. Each process runs in its own process group, which `kill()` kills whole: nginx's
+workers, and the uvicorn workers of a backend started with `--workers N`, go with it.
 
 Where nginx is not installed, `nginx_or_skip()` skips with the reason on a developer's
 machine and fails under CI (`CI=true`), which must install it (scripts/install_system_tools.sh),
@@ -51,11 +51,13 @@ __all__ = [
     "LogEntry",
     "Nginx",
     "free_port",
+    "group_members",
     "in_ci",
     "nginx_or_skip",
     "reap_all",
     "start_backend",
     "start_nginx",
+    "wait_until_group_gone",
 ]
 
 _live: list[Backend | Nginx] = []
@@ -350,7 +352,8 @@ class Nginx(_Process):
         self.process = process
         self.port = port
         self.workdir = workdir
-        self._group = False
+        # Its own group too: SIGKILL to the master alone would orphan its workers.
+        self._group = True
         self.url = f"http://127.0.0.1:{port}{MCP_PATH}"
         self.access_log = workdir / "access.log"
 
@@ -466,6 +469,7 @@ def start_nginx(
                 stdin=subprocess.DEVNULL,
                 stdout=sink,
                 stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         nginx = Nginx(process, port, workdir)
         _live.append(nginx)
@@ -481,6 +485,30 @@ def start_nginx(
             nginx.kill()
             raise
     raise AssertionError("unreachable")
+
+
+def group_members(pgid: int) -> list[tuple[int, int, str]]:
+    """(pid, ppid, state) of the live processes in a process group (zombies left out)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            state, ppid, group = fields[0], int(fields[1]), int(fields[2])
+            if group == pgid and state != "Z":
+                found.append((int(entry.name), ppid, state))
+    return found
+
+
+def wait_until_group_gone(pgid: int) -> list[tuple[int, int, str]]:
+    """What is still alive in the group after a bounded wait for it to empty."""
+    deadline = time.monotonic() + STOP_SECONDS
+    left = group_members(pgid)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = group_members(pgid)
+    return left
 
 
 def reap_all() -> None:

@@ -44,8 +44,26 @@ def test_reap_all_leaves_nothing_running() -> None:
     assert backend.process.poll() is not None
     assert balancer.process.poll() is not None
     assert _infra._live == []
+    for pgid in (backend.pid, balancer.pid):
+        assert _infra.wait_until_group_gone(pgid) == []
 
 
 def test_a_target_that_cannot_start_is_reported_with_its_output() -> None:
     with pytest.raises(RuntimeError, match="no module named 'no_such_module'"):
         _infra.start_backend("no_such_module:server")
+
+
+@pytest.mark.parametrize("how", ["kill", "stop"])
+def test_nginx_goes_with_its_workers(how: str) -> None:
+    _infra.nginx_or_skip()
+    backend = _infra.start_backend("tests.scale.servers.scale_server:server", args=("--stateless",))
+    balancer = _infra.start_nginx([backend.port], workers=2)
+    workers = [pid for pid, ppid, _ in _infra.group_members(balancer.pid) if ppid == balancer.pid]
+    assert len(workers) == 2, workers
+    if how == "kill":
+        balancer.kill()  # SIGKILL: the workers cannot be told, the group goes whole
+    else:
+        status = balancer.stop()
+        assert status == 0, (status, (balancer.workdir / "error.log").read_text())
+    left = _infra.wait_until_group_gone(balancer.pid)
+    assert left == [], (left, workers)

@@ -11,42 +11,19 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx2
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from tests.scale import _infra
 from tests.scale._infra import ROOT, Backend, start_backend
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 TARGET = "tests.scale.servers.scale_server:server"
-WAIT_SECONDS = 20.0
-
-
-def _group(pgid: int) -> list[tuple[int, int, str]]:
-    """(pid, ppid, state) of the live processes in a process group (zombies left out)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        with contextlib.suppress(OSError):
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            state, ppid, group = fields[0], int(fields[1]), int(fields[2])
-            if group == pgid and state != "Z":
-                found.append((int(entry.name), ppid, state))
-    return found
-
-
-def _wait_until_group_gone(pgid: int) -> list[tuple[int, int, str]]:
-    deadline = time.monotonic() + WAIT_SECONDS
-    left = _group(pgid)
-    while left and time.monotonic() < deadline:
-        time.sleep(0.1)
-        left = _group(pgid)
-    return left
+WAIT_SECONDS = _infra.STOP_SECONDS
 
 
 def _pid_over_new_connection(backend: Backend, n: int) -> int:
@@ -81,7 +58,7 @@ async def _official_client_pid(url: str) -> int:
 
 def test_two_workers_serve_and_sigterm_stops_them_all_with_status_0() -> None:
     backend = start_backend(TARGET, args=("--stateless", "--json-response", "--workers", "2"))
-    workers = {pid for pid, ppid, _ in _group(backend.pid) if ppid == backend.pid}
+    workers = {pid for pid, ppid, _ in _infra.group_members(backend.pid) if ppid == backend.pid}
     seen: set[int] = set()
     for n in range(200):  # bounded: stop as soon as both workers have answered
         seen.add(_pid_over_new_connection(backend, n))
@@ -95,16 +72,16 @@ def test_two_workers_serve_and_sigterm_stops_them_all_with_status_0() -> None:
     os.kill(backend.pid, signal.SIGTERM)
     status = backend.process.wait(timeout=WAIT_SECONDS)
     assert status == 0, backend.log_text()
-    assert _wait_until_group_gone(backend.pid) == []
+    assert _infra.wait_until_group_gone(backend.pid) == []
     assert backend.log_text() == ""  # no banner, no access log, no traceback
 
 
 def test_workers_outlive_no_parent_killed_outright() -> None:
     backend = start_backend(TARGET, args=("--stateless", "--workers", "2"))
-    assert len([p for p in _group(backend.pid) if p[1] == backend.pid]) >= 2
+    assert len([p for p in _infra.group_members(backend.pid) if p[1] == backend.pid]) >= 2
     os.kill(backend.pid, signal.SIGKILL)  # the parent alone: it cannot stop its workers
     backend.process.wait(timeout=WAIT_SECONDS)
-    assert _wait_until_group_gone(backend.pid) == []
+    assert _infra.wait_until_group_gone(backend.pid) == []
 
 
 def test_workers_with_sessions_warn_and_name_the_fix() -> None:
@@ -172,4 +149,4 @@ def test_a_failing_lifespan_in_the_workers_exits_with_status_1(tmp_path: Path) -
             os.killpg(process.pid, signal.SIGKILL)
     assert process.returncode == 1, err
     assert "no database" in err
-    assert _wait_until_group_gone(process.pid) == []
+    assert _infra.wait_until_group_gone(process.pid) == []
