@@ -4,14 +4,14 @@ under CI; no process outlives `reap_all`; bad arguments are refused."""
 from __future__ import annotations
 
 import pytest
-from tests.scale import _infra
+from tests.scale import _infra, _nginx, _processes
 
 pytestmark = pytest.mark.timeout(120)
 
 
 def _without_nginx(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
-    monkeypatch.setattr(_infra, "SBIN_DIRS", ())
+    monkeypatch.setattr(_nginx, "SBIN_DIRS", ())
 
 
 def test_missing_nginx_skips_with_the_reason_outside_ci(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -43,7 +43,7 @@ def test_reap_all_leaves_nothing_running() -> None:
     _infra.reap_all()
     assert backend.process.poll() is not None
     assert balancer.process.poll() is not None
-    assert _infra._live == []
+    assert _processes.live == []
     for pgid in (backend.pid, balancer.pid):
         assert _infra.wait_until_group_gone(pgid) == []
 
