@@ -113,7 +113,11 @@ async def test_listen_acknowledges_then_streams_tool_changes() -> None:
 async def test_discover_advertises_list_changed_as_the_sdk_does_when_listen_is_served() -> None:
     async with modern(_server()) as peer:
         reply = await peer.request(1, "server/discover", {"_meta": meta()})
-        assert reply["result"]["capabilities"] == {"tools": {"listChanged": True}, "logging": {}}
+        assert reply["result"]["capabilities"] == {
+            "tools": {"listChanged": True},
+            "logging": {},
+            "resources": {"listChanged": True, "subscribe": True},
+        }
         validate("server/discover", V, reply["result"])
 
 
@@ -132,11 +136,11 @@ async def test_discover_advertises_list_changed_as_the_sdk_does_when_listen_is_s
                 "resourceSubscriptions": ["file:///a"],
                 "somethingNew": 1,
             },
-            {},
+            {"resourcesListChanged": True},  # no resource at file:///a
         ),
     ],
 )
-async def test_acknowledgement_honors_tool_list_changes_only(
+async def test_acknowledgement_honors_what_the_server_publishes(
     requested: dict[str, Any], honored: dict[str, Any]
 ) -> None:
     server = _server()
@@ -145,7 +149,7 @@ async def test_acknowledgement_honors_tool_list_changes_only(
         assert peer.raw == [_ack_bytes("s", honored)]
         check_listen_frame(peer.take()[0], "s")
         server.add_tool(lambda: 1)
-        expected = [_changed_bytes("s")] if honored else []
+        expected = [_changed_bytes("s")] if honored.get("toolsListChanged") else []
         await anyio.sleep(0.05)
         assert peer.raw == expected
 

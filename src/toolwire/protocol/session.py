@@ -122,7 +122,9 @@ class ServerSession(ToolCalls):
         self.log_level = "debug"  # logging/setLevel (handshake era)
         self._in_flight: dict[RequestId, CallInFlight] = {}
         self._task_group: anyio.abc.TaskGroup | None = None
-        self.listeners = Listeners(self.send)  # subscriptions/listen streams (modern era)
+        # subscriptions/listen streams (modern era); resources/subscribe URIs (handshake era)
+        self.listeners = Listeners(self.send, self._serves_resource)
+        self.resource_subscriptions: set[str] = set()
         self.backlog = Backlog()  # what the transport must not read past (backlog.py)
         self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
         # The largest frame the transport can carry (an HTTP app's `max_event_bytes`); None:
@@ -294,6 +296,24 @@ class ServerSession(ToolCalls):
     def capabilities(self) -> dict[str, Any]:
         """What this connection's era serves, as the capabilities advertised."""
         return capabilities(MODERN if self.era == "modern" else LEGACY)
+
+    def _serves_resource(self, uri: str) -> bool:
+        return self.server.resource_registry.find(uri) is not None
+
+    async def resources_changed(self) -> None:
+        """Tell the client that the resource list changed (as `tools_changed` does)."""
+        if self.era == "legacy" and self.protocol_version is not None:
+            await self.send(notification("notifications/resources/list_changed", {}))
+        elif self.era == "modern":
+            await self.listeners.list_changed("resources")
+
+    async def resource_updated(self, uri: str) -> None:
+        """Tell the client that the resource at `uri` changed, if it follows that URI: by
+        `resources/subscribe` (handshake era) or on a listen stream (2026-07-28)."""
+        if self.era == "legacy" and uri in self.resource_subscriptions:
+            await self.send(notification("notifications/resources/updated", {"uri": uri}))
+        elif self.era == "modern":
+            await self.listeners.resource_updated(uri)
 
     async def tools_changed(self) -> None:
         """Tell the client that the tool list changed: a handshake-era client directly, a
