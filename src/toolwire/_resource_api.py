@@ -188,6 +188,7 @@ class ResourceApi:
         mime_type: str | None = None,
         max_listed: int = 1000,
         max_bytes: int = 16 * 1024 * 1024,
+        include_hidden: bool = False,
     ) -> DirectoryResources:
         """Serve the files under `root`, read-only, as resources under `uri_prefix`.
 
@@ -207,6 +208,8 @@ class ResourceApi:
             max_listed: How many files `resources/list` shows at most (the rest stay
                 readable; a warning is logged once when the listing is cut).
             max_bytes: The largest file served.
+            include_hidden: Serve and list names starting with `.` too (`.env`, `.git` are
+                refused by default).
 
         Returns:
             The `DirectoryResources` serving it (its `template` is what was published).
@@ -220,6 +223,7 @@ class ResourceApi:
             mime_type=mime_type,
             max_listed=max_listed,
             max_bytes=max_bytes,
+            include_hidden=include_hidden,
         )
         described = Described(
             name=name or directory.root.name or str(directory.root),

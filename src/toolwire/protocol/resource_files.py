@@ -175,10 +175,11 @@ class DirectoryResources:
             raise InvalidResourceParams(
                 f"Refused resource URI {uri!r}: it cannot be opened ({error.strerror})"
             ) from None
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            os.close(descriptor)
+            return NOT_FOUND  # a directory, a FIFO, a device: not a resource here
         with os.fdopen(descriptor, "rb") as file:
-            status = os.fstat(file.fileno())
-            if not stat.S_ISREG(status.st_mode):
-                return NOT_FOUND  # a directory, a FIFO, a device: not a resource here
             if status.st_size > self.max_bytes:
                 raise InvalidResourceParams(
                     f"Refused resource URI {uri!r}: the file has {status.st_size} bytes, "

@@ -86,11 +86,11 @@ class UriTemplate:
             body = text[opening + 1 : end]
             if "{" in body:
                 _refuse(text, f"'{{' at offset {opening} is never closed")
-            if parts and isinstance(parts[-1], _Variable):
-                _refuse(text, "two expressions need literal text between them")
-            if body.startswith("?"):
+            if body.startswith("?"):  # neither kind of variable can swallow its '?'
                 query = tuple(_name(text, name, seen) for name in body[1:].split(","))
             else:
+                if parts and isinstance(parts[-1], _Variable):
+                    _refuse(text, "two expressions need literal text between them")
                 reserved = body.startswith("+")
                 name = body[1:] if reserved else body
                 if name[:1] in ("#", "/", ".", ";", "&"):
@@ -169,6 +169,8 @@ def _name(template: str, name: str, seen: set[str]) -> str:
         _refuse(template, f"value modifiers ('{name}') are not supported")
     if not _NAME.match(name):
         _refuse(template, f"{name!r} is not a valid parameter name (a Python identifier)")
+    if name == "_query_":  # the name of the query's own group in the pattern
+        _refuse(template, "'_query_' is reserved")
     if name in seen:
         _refuse(template, f"parameter {name!r} appears twice")
     seen.add(name)
