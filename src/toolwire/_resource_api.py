@@ -18,24 +18,16 @@ Decisions:
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .protocol.resource_files import DirectoryResources
-from .protocol.resource_reading import FunctionReader
-from .protocol.resource_registry import (
-    Described,
-    FixedResource,
-    ResourceRegistry,
-    TemplatedResource,
-)
-from .protocol.uri_template import UriTemplate
-
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ._announcer import Announcer
     from .protocol.app import OpenSession
+    from .protocol.resource_files import DirectoryResources
+    from .protocol.resource_registry import FixedResource, ResourceRegistry
 
 __all__ = ["ResourceApi"]
 
@@ -52,6 +44,8 @@ class ResourceApi:
     def resource_registry(self) -> ResourceRegistry:
         """The published resources and templates, as sessions serve them."""
         if self._resources is None:
+            from .protocol.resource_registry import ResourceRegistry
+
             self._resources = ResourceRegistry()
             self._resources.listeners.append(self._resources_changed)
         return self._resources
@@ -139,6 +133,13 @@ class ResourceApi:
             ValueError: As `resource`.
             TypeError: `source` is neither a function, text nor bytes.
         """
+        # Imported here: a server that publishes no resource never loads them.
+        import inspect
+
+        from .protocol.resource_reading import FunctionReader
+        from .protocol.resource_registry import Described, FixedResource, TemplatedResource
+        from .protocol.uri_template import UriTemplate
+
         template = UriTemplate.parse(uri)
         if isinstance(source, str | bytes):
             if template.is_template:
@@ -217,6 +218,9 @@ class ResourceApi:
         Raises:
             ValueError: `root` is not a directory, or the prefix is unusable.
         """
+        from .protocol.resource_files import DirectoryResources
+        from .protocol.resource_registry import Described, TemplatedResource
+
         directory = DirectoryResources(
             root,
             uri_prefix,
