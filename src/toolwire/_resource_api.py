@@ -54,10 +54,10 @@ class ResourceApi:
         self,
         uri: str,
         *,
+        mime_type: str | None = None,
         name: str | None = None,
         title: str | None = None,
         description: str | None = None,
-        mime_type: str | None = None,
         size: int | None = None,
         annotations: Mapping[str, Any] | None = None,
         icons: Iterable[Mapping[str, Any]] | None = None,
@@ -71,12 +71,12 @@ class ResourceApi:
             uri: The resource's URI (`config://app`), or a URI template
                 (`users://{user_id}/profile`; `{+path}` may span `/`, `{?a,b}` names optional
                 query parameters).
-            name: The name clients show (default: the function's name).
-            title: A human-readable title (2025-06-18 on).
-            description: What the resource holds (default: the function's docstring).
             mime_type: The contents' MIME type (default: by what the function returns:
                 `text/plain` for `str`, `application/octet-stream` for `bytes`,
                 `application/json` for anything else, which is sent as JSON text).
+            name: The name clients show (default: the function's name).
+            title: A human-readable title (2025-06-18 on).
+            description: What the resource holds (default: the function's docstring).
             size: The size in bytes, if known (fixed resources).
             annotations: MCP annotations (`audience`, `priority`, `lastModified`).
             icons: Icons for clients (`{"src": ..., "mimeType": ..., "sizes": [...]}`;
@@ -116,10 +116,10 @@ class ResourceApi:
         uri: str,
         source: Callable[..., Any] | str | bytes,
         *,
+        mime_type: str | None = None,
         name: str | None = None,
         title: str | None = None,
         description: str | None = None,
-        mime_type: str | None = None,
         size: int | None = None,
         annotations: Mapping[str, Any] | None = None,
         icons: Iterable[Mapping[str, Any]] | None = None,
