@@ -1,22 +1,21 @@
 """`Server`: a registry of tools published over MCP, with decorators and `run()`.
 
-The protocol lives in `toolwire.protocol`; this module only collects tools and their MCP
-options (see `toolwire.protocol.registry` for how listings and output schemas are built).
-A server-side `timeout` applies to sync and async tools alike; a FunctionTool's own
-`timeout_seconds` is used when no server-side timeout is given. `Server.tool` and `add_tool`
-take a tool's name and description under MCP's spelling (`name`, `description`) and under
-`function_tool`'s (`name_override`, `description_override`); the serving side (lifespan and
-the context tools see) is in `toolwire.lifespan`.
+This module collects tools and their MCP options (listings: `toolwire.protocol.registry`);
+resources are `_resource_api.py`'s, the HTTP apps `_network_apps.py`'s, serving (lifespan,
+the context tools see) `toolwire.lifespan`'s. A server-side `timeout` applies to sync and
+async tools alike, else a FunctionTool's own `timeout_seconds`. `tool` and `add_tool` take
+the name and description under MCP's spelling (`name`, `description`) or `function_tool`'s.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
+from ._announcer import Announcer
 from ._network_apps import NetworkApps
+from ._resource_api import ResourceApi
 from ._tool_options import one_spelling, renamed
 from .errors import UserError
 from .lifespan import LifespanError, check_options
@@ -41,12 +40,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Server"]
 
-logger = logging.getLogger("toolwire")
-
 _TRANSPORTS = ("stdio", "http", "sse")
 
 
-class Server(NetworkApps):
+class Server(NetworkApps, ResourceApi):
     """An MCP server publishing `FunctionTool`s.
 
     Args:
@@ -110,7 +107,7 @@ class Server(NetworkApps):
         self.max_message_bytes = max_message_bytes
         self._registry = ToolRegistry()
         self._registry.listeners.append(self._notify_changed)
-        self._sessions: set[OpenSession] = set()
+        self._announcer = Announcer()
         self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
         self._limiter_loop: object = None
         self._warmed_up = False
@@ -332,31 +329,15 @@ class Server(NetworkApps):
         self._warm_up()
 
     def session_opened(self, session: OpenSession) -> None:
-        """Sessions call this on entry: they are told of tool changes until they close."""
-        self._sessions.add(session)
+        """Sessions call this on entry: they are told of changes until they close."""
+        self._announcer.opened(session)
 
     def session_closed(self, session: OpenSession) -> None:
         """Sessions call this on exit."""
-        self._sessions.discard(session)
+        self._announcer.closed(session)
 
     def _notify_changed(self) -> None:
-        # The change may come from a worker thread (a sync tool calling add_tool): each
-        # session is told on its own event loop's thread.
-        import asyncio
-
-        try:
-            running: object = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        for session in list(self._sessions):
-            loop = session.loop
-            if loop is None or loop is running:
-                _tell_tools_changed(session)
-                continue
-            try:
-                loop.call_soon_threadsafe(_tell_from_a_task, loop, session)
-            except RuntimeError:  # that loop is closed: the session is gone
-                logger.debug("tools changed after a session's loop closed")
+        self._announcer.tell(_tools_changed)
 
     def serving(self) -> AbstractAsyncContextManager[SessionOpener]:
         """Serve within this: the lifespan is entered on the way in and exited on the way out.
@@ -408,22 +389,5 @@ class Server(NetworkApps):
             raise SystemExit(1) from None
 
 
-_telling: set[Any] = set()  # the tasks of _tell_from_a_task, kept alive until they ran
-
-
-def _tell_from_a_task(loop: Any, session: OpenSession) -> None:
-    # A loop callback runs outside any task, where anyio cannot tell which event loop it is
-    # on and refuses to start one: hop through a plain task first.
-    async def tell() -> None:
-        _tell_tools_changed(session)
-
-    task = loop.create_task(tell())
-    _telling.add(task)
-    task.add_done_callback(_telling.discard)
-
-
-def _tell_tools_changed(session: OpenSession) -> None:
-    try:
-        session.start_soon(session.tools_changed)
-    except RuntimeError:  # the session is closing
-        logger.debug("tools changed while a session was closing; it was not notified")
+async def _tools_changed(session: OpenSession) -> None:
+    await session.tools_changed()

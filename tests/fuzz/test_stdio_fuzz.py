@@ -269,7 +269,7 @@ def _fixed_corpus() -> Iterator[bytes]:
     ):
         yield _frame(batch)
     yield from (b"null", b"true", b"1", b'"ping"', b"{}", b"[]", b"{", b"}", b'{"jsonrpc"')
-    for method_name in ("resources/list", "prompts/list", "completion/complete", "tools/call/x"):
+    for method_name in ("widgets/list", "prompts/list", "completion/complete", "tools/call/x"):
         yield _frame({"jsonrpc": "2.0", "id": method_name, "method": method_name})
     # Requests (inline ones) may reuse an id: each is answered.
     yield _frame({"jsonrpc": "2.0", "id": 7, "method": "ping"})
@@ -304,7 +304,7 @@ def _requests_before_initialize(wire: Wire) -> None:
             request("pre-list", "tools/list"),
             request("pre-call", "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}),
             request("pre-level", "logging/setLevel", {"level": "error"}),
-            request("pre-unknown", "resources/list"),
+            request("pre-unknown", "widgets/list"),
             b"{oops",
             request("pre-init-bad", "initialize", {"protocolVersion": 2025}),
             request(

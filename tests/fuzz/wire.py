@@ -25,6 +25,14 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 
 LEGACY_METHODS = {"initialize", "ping", "tools/list", "tools/call", "logging/setLevel"}
+# The resource methods (the server under test may publish resources or not).
+RESOURCE_METHODS = {
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+}
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 ENVELOPE_KEY = "io.modelcontextprotocol/protocolVersion"
 
@@ -123,6 +131,8 @@ def _request(method: str, params: dict[str, Any] | None, tools: frozenset[str]) 
     meta = params.get("_meta") if params else None
     if method != "initialize" and isinstance(meta, dict) and ENVELOPE_KEY in meta:
         return INVALID_REQUEST  # the modern envelope on a handshake-era connection
+    if method in RESOURCE_METHODS:
+        return _resource_request(method, params or {})
     if method not in LEGACY_METHODS:
         return METHOD_NOT_FOUND
     params = params or {}
@@ -152,6 +162,21 @@ def _request(method: str, params: dict[str, Any] | None, tools: frozenset[str]) 
     ):
         return INVALID_PARAMS
     raise Ambiguous("a real tool call (answered asynchronously)")
+
+
+def _resource_request(method: str, params: dict[str, Any]) -> int | None:
+    if method.endswith("/list"):
+        cursor = params.get("cursor")
+        if cursor is None:
+            return None
+        if not isinstance(cursor, str):
+            return INVALID_PARAMS
+        raise Ambiguous("an arbitrary cursor string")
+    if not isinstance(params.get("uri"), str):
+        return INVALID_PARAMS
+    if method == "resources/unsubscribe":
+        return None
+    raise Ambiguous("whether the server serves that URI")
 
 
 def check_line(line: bytes) -> dict[str, Any]:

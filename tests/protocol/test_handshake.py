@@ -60,7 +60,8 @@ async def test_initialize_answers_the_requested_known_version(version: str) -> N
         )
         assert peer.raw == [
             b'{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"' + version.encode() + b'",'
-            b'"capabilities":{"tools":{"listChanged":true},"logging":{}},'
+            b'"capabilities":{"tools":{"listChanged":true},"logging":{},'
+            b'"resources":{"listChanged":true,"subscribe":true}},'
             b'"serverInfo":{"name":"demo","version":"2.0.0"},"instructions":"Use the tools."}}'
         ]
         validate("initialize", version, peer.messages[0]["result"])
@@ -72,7 +73,11 @@ async def test_unknown_version_gets_the_latest_handshake_version(requested: str)
         reply = await peer.request(1, "initialize", {"protocolVersion": requested, **INIT_PARAMS})
         assert reply["result"] == {
             "protocolVersion": "2025-11-25",
-            "capabilities": {"tools": {"listChanged": True}, "logging": {}},
+            "capabilities": {
+                "tools": {"listChanged": True},
+                "logging": {},
+                "resources": {"listChanged": True, "subscribe": True},
+            },
             "serverInfo": {"name": "demo", "version": "2.0.0"},
         }
 
@@ -104,10 +109,10 @@ async def test_requests_before_initialize() -> None:
         }
         assert (await peer.request(3, "tools/call", {"name": "add"}))["error"]["code"] == -32602
         # unknown methods are -32601 whatever the state (as in the SDK)
-        assert (await peer.request(4, "resources/list"))["error"] == {
+        assert (await peer.request(4, "no/such"))["error"] == {
             "code": -32601,
             "message": "Method not found",
-            "data": "resources/list",
+            "data": "no/such",
         }
 
 

@@ -20,18 +20,40 @@ async def _noop(*_: object) -> None:
 
 
 def test_each_era_serves_exactly_its_methods() -> None:
-    assert list(LEGACY) == ["initialize", "ping", "tools/list", "tools/call", "logging/setLevel"]
-    assert list(MODERN) == ["server/discover", "tools/list", "tools/call", "subscriptions/listen"]
+    resources = ["resources/list", "resources/templates/list", "resources/read"]
+    assert list(LEGACY) == [
+        "initialize",
+        "ping",
+        "tools/list",
+        "tools/call",
+        "logging/setLevel",
+        *resources,
+        "resources/subscribe",
+        "resources/unsubscribe",
+    ]
+    assert list(MODERN) == [
+        "server/discover",
+        "tools/list",
+        "tools/call",
+        "subscriptions/listen",
+        *resources,
+    ]
     assert [m for m, route in LEGACY.items() if route.before_handshake] == ["initialize", "ping"]
 
 
 def test_capabilities_follow_the_tables_key_order_included() -> None:
-    expected = {"tools": {"listChanged": True}, "logging": {}}
+    expected = {
+        "tools": {"listChanged": True},
+        "logging": {},
+        "resources": {"listChanged": True, "subscribe": True},
+    }
     for table in (LEGACY, MODERN):
         derived = capabilities(table)
         assert json.dumps(derived) == json.dumps(expected)
-    # Without subscriptions/listen a modern server could not tell of list changes.
-    trimmed = {m: r for m, r in MODERN.items() if m != "subscriptions/listen"}
+    # Without subscriptions/listen a modern server could not tell of tool-list changes.
+    trimmed = {
+        m: r for m, r in MODERN.items() if not m.startswith(("subscriptions/", "resources/"))
+    }
     assert capabilities(trimmed) == {"tools": {}, "logging": {}}
 
 

@@ -29,7 +29,11 @@ async def test_discover_opens_a_modern_connection() -> None:
         reply = await peer.request(1, "server/discover", {"_meta": meta()})
         assert reply["result"] == {
             "supportedVersions": [V],
-            "capabilities": {"tools": {"listChanged": True}, "logging": {}},
+            "capabilities": {
+                "tools": {"listChanged": True},
+                "logging": {},
+                "resources": {"listChanged": True, "subscribe": True},
+            },
             "ttlMs": 0,
             "cacheScope": "private",
             "instructions": "hi",
@@ -162,7 +166,8 @@ async def test_wire_samples_for_envelope_errors() -> None:
 
 async def test_methods_the_modern_era_does_not_have() -> None:
     async with modern(_server()) as peer:
-        for i, method in enumerate(["ping", "logging/setLevel", "resources/list", "x/y"]):
+        modernless = ["ping", "logging/setLevel", "resources/subscribe", "x/y"]
+        for i, method in enumerate(modernless):
             reply = await peer.request(i, method, {"_meta": meta()})
             assert reply["error"] == {"code": -32601, "message": "Method not found", "data": method}
         # the envelope is checked before the method, as the SDK's ladder does

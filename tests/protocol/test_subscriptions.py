@@ -113,7 +113,11 @@ async def test_listen_acknowledges_then_streams_tool_changes() -> None:
 async def test_discover_advertises_list_changed_as_the_sdk_does_when_listen_is_served() -> None:
     async with modern(_server()) as peer:
         reply = await peer.request(1, "server/discover", {"_meta": meta()})
-        assert reply["result"]["capabilities"] == {"tools": {"listChanged": True}, "logging": {}}
+        assert reply["result"]["capabilities"] == {
+            "tools": {"listChanged": True},
+            "logging": {},
+            "resources": {"listChanged": True, "subscribe": True},
+        }
         validate("server/discover", V, reply["result"])
 
 
@@ -132,11 +136,11 @@ async def test_discover_advertises_list_changed_as_the_sdk_does_when_listen_is_s
                 "resourceSubscriptions": ["file:///a"],
                 "somethingNew": 1,
             },
-            {},
+            {"resourcesListChanged": True},  # no resource at file:///a
         ),
     ],
 )
-async def test_acknowledgement_honors_tool_list_changes_only(
+async def test_acknowledgement_honors_what_the_server_publishes(
     requested: dict[str, Any], honored: dict[str, Any]
 ) -> None:
     server = _server()
@@ -145,7 +149,7 @@ async def test_acknowledgement_honors_tool_list_changes_only(
         assert peer.raw == [_ack_bytes("s", honored)]
         check_listen_frame(peer.take()[0], "s")
         server.add_tool(lambda: 1)
-        expected = [_changed_bytes("s")] if honored else []
+        expected = [_changed_bytes("s")] if honored.get("toolsListChanged") else []
         await anyio.sleep(0.05)
         assert peer.raw == expected
 
@@ -189,7 +193,7 @@ async def test_cancelling_a_listen_ends_its_stream_without_a_response() -> None:
         await peer.notify("notifications/cancelled", cancel)
         assert peer.raw == []  # no result, no error: a cancelled request is not answered
         assert peer.session is not None
-        assert 1 not in peer.session._listeners and "two" in peer.session._listeners
+        assert 1 not in peer.session.listeners and "two" in peer.session.listeners
         server.add_tool(lambda: 1)
         assert await _frames(peer, 1) == [_changed_bytes("two")]
         # unknown, already-cancelled and malformed ids are ignored
@@ -239,7 +243,7 @@ async def test_invalid_params_are_named(notifications: Any, detail: str, sdk_coe
             b'"data":' + json.dumps(detail).encode() + b"}}"
         ]
         assert reply["error"]["data"] == detail
-        assert peer.session is not None and len(peer.session._listeners) == 0
+        assert peer.session is not None and len(peer.session.listeners) == 0
 
 
 async def test_missing_filter_is_invalid_params() -> None:
@@ -394,7 +398,7 @@ async def test_graceful_end_answers_each_listen_with_its_stamped_result() -> Non
         await _open(peer, "b", {})
         peer.take()
         assert peer.session is not None
-        await peer.session._listeners.end(server.server_info)
+        await peer.session.listeners.end(server.server_info)
         stamp = b'"io.modelcontextprotocol/serverInfo":{"name":"subs","version":"2.0.0"}'
         assert peer.raw == [
             b'{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/subscriptionId":1,'
@@ -412,7 +416,7 @@ async def test_graceful_end_answers_each_listen_with_its_stamped_result() -> Non
                 "name": "subs",
                 "version": "2.0.0",
             }
-        assert len(peer.session._listeners) == 0
+        assert len(peer.session.listeners) == 0
         server.add_tool(lambda: 1)
         await anyio.sleep(0.05)
         assert peer.raw == []
@@ -425,6 +429,6 @@ async def test_closing_the_session_drops_streams_without_a_frame() -> None:
         peer.take()
         assert peer.session is not None
         peer.session.close()
-        assert len(peer.session._listeners) == 0
+        assert len(peer.session.listeners) == 0
         await peer.session.tools_changed()
         assert peer.raw == []

@@ -96,7 +96,11 @@ def test_discover_is_one_json_answer(url: str) -> None:
     assert int(response.headers["content-length"]) == len(response.content)
     result = response.json()["result"]
     assert result["supportedVersions"] == ["2026-07-28"]
-    assert result["capabilities"] == {"tools": {"listChanged": True}, "logging": {}}
+    assert result["capabilities"] == {
+        "tools": {"listChanged": True},
+        "logging": {},
+        "resources": {"listChanged": True, "subscribe": True},
+    }
     assert result["instructions"] == "Use the tools."
     assert (result["ttlMs"], result["cacheScope"], result["resultType"]) == (
         0,
