@@ -1,0 +1,1 @@
+"""Client side of MCP: remote tools as local `FunctionTool`s."""
