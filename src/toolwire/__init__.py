@@ -12,6 +12,12 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0.dev0"
 
 if TYPE_CHECKING:
+    from .client.approvals import (
+        MCPToolApprovalFunction,
+        MCPToolApprovalFunctionResult,
+        MCPToolApprovalRequest,
+    )
+    from .client.hosted import HostedMCPTool
     from .context import ElicitResult, RunContextWrapper, SampleResult, ToolContext, Usage
     from .errors import (
         ClientCapabilityError,
@@ -37,6 +43,10 @@ if TYPE_CHECKING:
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
+    "MCPToolApprovalFunction": ".client.approvals",
+    "MCPToolApprovalFunctionResult": ".client.approvals",
+    "MCPToolApprovalRequest": ".client.approvals",
+    "HostedMCPTool": ".client.hosted",
     "ElicitResult": ".context",
     "RunContextWrapper": ".context",
     "SampleResult": ".context",
@@ -75,8 +85,12 @@ __all__ = [
     "ClientTimeoutError",
     "ElicitResult",
     "FunctionTool",
+    "HostedMCPTool",
     "Identity",
     "LifespanError",
+    "MCPToolApprovalFunction",
+    "MCPToolApprovalFunctionResult",
+    "MCPToolApprovalRequest",
     "ModelBehaviorError",
     "NoBackChannelError",
     "RunContextWrapper",

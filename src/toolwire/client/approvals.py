@@ -9,7 +9,7 @@ converted tool through `gate_tool`. Two ways of asking exist, as in the Agents S
   is answered locally, so the server never sees a denied call.
 
 The settings accepted, their meanings and the texts of the errors for bad ones are those of
-openai-agents 0.24.0 (tests/client/test_approvals_sdk.py compares them), plus the policy
+openai-agents 0.24.0 (tests/approvals/test_policy_sdk.py compares them), plus the policy
 "annotations", which asks for every tool whose MCP annotations do not say it is harmless.
 """
 
