@@ -170,5 +170,5 @@ class HostedMCPTool:
 
         return AgentsHostedMCPTool(
             tool_config=dict(self.tool_config),  # type: ignore[arg-type]
-            on_approval_request=relay,  # type: ignore[arg-type]
+            on_approval_request=relay,
         )
