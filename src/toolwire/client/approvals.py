@@ -167,7 +167,9 @@ def _annotation(annotations: object, key: str) -> object:
         return None
     if isinstance(annotations, Mapping):
         return annotations.get(key)
-    return getattr(annotations, key, None)
+    # An `mcp` ToolAnnotations model: mcp 1.x names the fields as on the wire, 2.x in snake case.
+    snake = "".join(f"_{char.lower()}" if char.isupper() else char for char in key)
+    return getattr(annotations, key, getattr(annotations, snake, None))
 
 
 def annotations_ask(annotations: object) -> bool:
