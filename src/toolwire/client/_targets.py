@@ -6,6 +6,7 @@ Loaded only when a server connects: it imports `mcp` and `httpx2`.
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
@@ -109,9 +110,20 @@ def _auth(
 
 
 def open_stdio(
-    params: Mapping[str, Any], options: ClientOptions
+    params: Mapping[str, Any],
+    options: ClientOptions,
+    label: str = "",
+    started: list[Any] | None = None,
 ) -> AbstractAsyncContextManager[Any]:
-    """The client of a server started as a child process (the SDK's stdio params)."""
+    """The client of a server started as a child process (the SDK's stdio params).
+
+    On POSIX toolwire's own transport starts the child (see `_stdio.py`); elsewhere the
+    `mcp` client's.
+    """
+    if os.name == "posix":
+        from ._stdio import child_process_transport
+
+        return options.client(child_process_transport(params, label, started))
     server = StdioServerParameters(
         command=params["command"],
         args=list(params.get("args", [])),

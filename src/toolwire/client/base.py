@@ -114,6 +114,14 @@ class MCPClientServer:
     def _open_client(self) -> AbstractAsyncContextManager[Any]:
         raise NotImplementedError
 
+    async def _describe_loss(self) -> str:
+        """More on a lost connection (a child process's exit status and stderr), or ""."""
+        return ""
+
+    def _describe_silence(self) -> str:
+        """More on a request left unanswered (what the server wrote instead), or ""."""
+        return ""
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
 
@@ -155,7 +163,8 @@ class MCPClientServer:
         try:
             await link.open(self.connect_timeout_seconds)
         except Exception as error:
-            reason = diagnose(error, self.connect_timeout_seconds).reason
+            found = diagnose(error, self.connect_timeout_seconds)
+            reason = found.reason + await self._describe_loss()
             message = f"Failed to connect to MCP server '{self.name}': {reason}"
             raise MCPCallError(
                 self.name, "initialize", reason, lost=True, message=message
@@ -233,11 +242,15 @@ class MCPClientServer:
                 if isinstance(error, UserError):
                     raise
                 found = diagnose(error, self._request_timeout)
+                reason = found.reason
                 if found.lost:
+                    reason += await self._describe_loss()
                     await self._forget_link()
+                else:
+                    reason += self._describe_silence()
                 limit = self.max_retry_attempts
                 if limit >= 0 and attempt >= limit:
-                    raise MCPCallError(self.name, target, found.reason, lost=found.lost) from error
+                    raise MCPCallError(self.name, target, reason, lost=found.lost) from error
                 delay = self._backoff(attempt)
                 attempt += 1
                 logger.info(

@@ -121,7 +121,25 @@ class MCPServerStdio(_Transported):
     def _open_client(self) -> AbstractAsyncContextManager[Any]:
         from ._targets import open_stdio
 
-        return open_stdio(self.params, self._options())
+        self._children: list[Any] = []
+        return open_stdio(self.params, self._options(), self.name, self._children)
+
+    async def _describe_loss(self) -> str:
+        children = getattr(self, "_children", None)
+        if not children:
+            return ""
+        return f" (the server process {await children[-1].describe_end()})"
+
+    def _describe_silence(self) -> str:
+        children = getattr(self, "_children", None)
+        junk = children[-1].junk if children else None
+        return f" (the server wrote a line that is not JSON-RPC: {junk!r})" if junk else ""
+
+    @property
+    def process_id(self) -> int | None:
+        """The server process's id (None before it starts)."""
+        children = getattr(self, "_children", None)
+        return children[-1].pid if children else None
 
 
 class _OverHttp(_Transported):
