@@ -141,8 +141,12 @@ async def open_http(
     options: ClientOptions,
     headers: HeadersProvider | None = None,
     token: TokenProvider | str | None = None,
+    session: dict[str, str] | None = None,
 ) -> AsyncGenerator[Any, None]:
-    """The client of a streamable HTTP server (the SDK's streamable HTTP params)."""
+    """The client of a streamable HTTP server (the SDK's streamable HTTP params).
+
+    `session`, when given, receives the `Mcp-Session-Id` the server assigns (key "id").
+    """
     timeout = httpx2.Timeout(
         _seconds(params.get("timeout"), 5.0), read=_seconds(params.get("sse_read_timeout"), 300.0)
     )
@@ -154,6 +158,14 @@ async def open_http(
         http = httpx2.AsyncClient(
             headers=params.get("headers"), timeout=timeout, auth=auth, follow_redirects=True
         )
+    if session is not None:
+
+        async def note_session(response: httpx2.Response) -> None:
+            given = response.headers.get("mcp-session-id")
+            if given:
+                session["id"] = given
+
+        http.event_hooks.setdefault("response", []).append(note_session)
     async with http:
         transport = streamable_http_client(
             params["url"],

@@ -230,6 +230,7 @@ class MCPClientServer:
         """Send one request with the retry policy; a lost connection is reopened between
         attempts. Failures become `MCPCallError`s naming the server and `target`."""
         attempt = 0
+        fresh_session_tried = False
         while True:
             try:
                 client = await self._live_client()
@@ -248,6 +249,12 @@ class MCPClientServer:
                     await self._forget_link()
                 else:
                     reason += self._describe_silence()
+                if found.unprocessed and not fresh_session_tried:
+                    # The server refused the old session before acting: one more try on a
+                    # new connection is free (it is not a retry of anything that ran).
+                    fresh_session_tried = True
+                    logger.info("MCP server %r: %s; reconnecting", self.name, found.reason)
+                    continue
                 limit = self.max_retry_attempts
                 if limit >= 0 and attempt >= limit:
                     raise MCPCallError(self.name, target, reason, lost=found.lost) from error

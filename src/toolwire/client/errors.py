@@ -18,6 +18,7 @@ NOT_CONNECTED = "Server not initialized. Make sure you call `connect()` first."
 # JSON-RPC codes the mcp client uses for its own failures (not the server's).
 _REQUEST_TIMEOUT = -32001
 _CONNECTION_CLOSED = -32000
+_INVALID_REQUEST = -32600  # what a 404 on an expired streamable HTTP session becomes
 
 _LOST_TYPES = {
     "ClosedResourceError",
@@ -69,10 +70,13 @@ class Diagnosis:
     Args:
         reason: A short description for the error message.
         lost: The connection is gone: reconnect before trying again.
+        unprocessed: The server certainly did not act on the request (its session had
+            expired), so sending it again on a new connection is safe.
     """
 
     reason: str
     lost: bool
+    unprocessed: bool = False
 
 
 def _chain(error: BaseException) -> list[BaseException]:
@@ -99,6 +103,12 @@ def diagnose(error: BaseException, timeout: float | None) -> Diagnosis:
         if name == "MCPError" and code == _REQUEST_TIMEOUT:
             limit = f" within {timeout:g} seconds" if timeout else ""
             return Diagnosis(f"no answer{limit} (timed out)", lost=False)
+        if (
+            name == "MCPError"
+            and code == _INVALID_REQUEST
+            and "session not found" in str(item).lower()
+        ):
+            return Diagnosis("session expired (HTTP 404)", lost=True, unprocessed=True)
         if name == "MCPError" and code == _CONNECTION_CLOSED:
             return Diagnosis(f"connection lost ({item})", lost=True)
         if name == "HTTPStatusError":

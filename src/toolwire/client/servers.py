@@ -179,6 +179,7 @@ class MCPServerStreamableHttp(_OverHttp):
     """A server reached over streamable HTTP (`params`: an `MCPServerStreamableHttpParams`)."""
 
     params: MCPServerStreamableHttpParams
+    _session: dict[str, str]
 
     def _default_name(self) -> str:
         return f"streamable_http: {self.params['url']}"
@@ -186,16 +187,18 @@ class MCPServerStreamableHttp(_OverHttp):
     def _open_client(self) -> AbstractAsyncContextManager[Any]:
         from ._targets import open_http
 
-        return open_http(self.params, self._options(), self.headers_provider, self.bearer_token)
+        self._session = {}
+        return open_http(
+            self.params, self._options(), self.headers_provider, self.bearer_token, self._session
+        )
 
     @property
     def session_id(self) -> str | None:
-        """The `Mcp-Session-Id` the server gave (None: not connected, or no session)."""
-        session = self.session
-        if session is None:
+        """The `Mcp-Session-Id` the server gave (None: not connected, or no session, as in
+        the 2026-07-28 era)."""
+        if self.client is None:
             return None
-        found = getattr(session, "session_id", None)
-        return found if isinstance(found, str) else None
+        return getattr(self, "_session", {}).get("id")
 
 
 class MCPServerSse(_OverHttp):
