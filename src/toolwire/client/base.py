@@ -118,6 +118,11 @@ class MCPClientServer:
         """More on a lost connection (a child process's exit status and stderr), or ""."""
         return ""
 
+    def _transport_alive(self) -> bool:
+        """Whether what carries the connection is still there (a child process has not
+        exited); a dead one is replaced before the next request rather than failing it."""
+        return True
+
     def _describe_silence(self) -> str:
         """More on a request left unanswered (what the server wrote instead), or ""."""
         return ""
@@ -197,10 +202,10 @@ class MCPClientServer:
 
             raise UserError(NOT_CONNECTED)
         link = self._link
-        if link is not None and link.alive:
+        if link is not None and link.alive and self._transport_alive():
             return link.client
         async with self._reconnecting:
-            if self._link is not None and self._link.alive:
+            if self._link is not None and self._link.alive and self._transport_alive():
                 return self._link.client
             if self._link is not None:
                 old, self._link = self._link, None

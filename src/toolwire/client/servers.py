@@ -130,6 +130,10 @@ class MCPServerStdio(_Transported):
             return ""
         return f" (the server process {await children[-1].describe_end()})"
 
+    def _transport_alive(self) -> bool:
+        children = getattr(self, "_children", None)
+        return not children or children[-1].process.returncode is None
+
     def _describe_silence(self) -> str:
         children = getattr(self, "_children", None)
         junk = children[-1].junk if children else None

@@ -3,9 +3,10 @@ a resource. `python official.py stdio | http PORT | sse PORT`."""
 
 from __future__ import annotations
 
+import json
 import sys
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 server = MCPServer("official")
 
@@ -20,6 +21,16 @@ def add(a: int, b: int) -> int:
 def shout(text: str) -> str:
     """Upper-case the text."""
     return text.upper()
+
+
+@server.tool()
+def seen_headers(ctx: Context) -> str:
+    """The request's Authorization and X-* headers, as JSON."""
+    headers = dict(ctx.headers or {})
+    kept = {k.lower(): v for k, v in headers.items()}
+    return json.dumps(
+        {k: v for k, v in sorted(kept.items()) if k == "authorization" or k.startswith("x-")}
+    )
 
 
 @server.prompt()
