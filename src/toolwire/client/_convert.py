@@ -89,11 +89,23 @@ def _schema(server_name: str, tool: Any, strict: bool) -> tuple[dict[str, Any], 
             copy.deepcopy(schema), _reject_open_objects=bool(tool.input_schema)
         )
     except Exception as error:
+        if _already_strict(schema):
+            # The SDK's conversion refuses some schemas that are strict as served (one that
+            # reaches its objects through `$ref`s, as toolwire's servers send): kept as is.
+            return schema, True
         logger.info(
             "MCP server %r: tool %r keeps its non-strict schema: %s", server_name, tool.name, error
         )
         return schema, False
     return made, True
+
+
+def _already_strict(schema: dict[str, Any]) -> bool:
+    """Whether strict conversion would leave `schema` as it is (it is strict already)."""
+    try:
+        return ensure_strict_json_schema(copy.deepcopy(schema)) == schema
+    except Exception:
+        return False
 
 
 async def _resolve_meta(
@@ -115,7 +127,9 @@ def _invoker(server: RemoteServer, remote_name: str, shown_name: str) -> Callabl
         try:
             arguments = _arguments(shown_name, input_json)
             meta = await _resolve_meta(server, ctx, remote_name, arguments)
-            result = await server.call_tool(remote_name, arguments, meta)
+            # The server checks the arguments itself; the SDK's required-keys check would
+            # refuse calls that leave out a defaulted argument a strict schema lists.
+            result = await server.call_tool_unchecked(remote_name, arguments, meta)
             return result_output(result, server.use_structured_content)
         except Exception as error:
             answer = server._get_failure_error_function(default_tool_error_function)

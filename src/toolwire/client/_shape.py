@@ -38,6 +38,10 @@ class RemoteServer(Protocol):
         self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
     ) -> Any: ...
 
+    async def call_tool_unchecked(
+        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
+    ) -> Any: ...
+
     async def function_tools(
         self,
         on_approval_request: Callable[..., Any] | None = None,

@@ -321,6 +321,16 @@ class MCPClientServer:
 
             raise UserError(NOT_CONNECTED)
         _listing.check_required(self, tool_name, arguments)
+        return await self.call_tool_unchecked(tool_name, arguments, meta)
+
+    async def call_tool_unchecked(
+        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
+    ) -> Any:
+        """`call_tool` without the required-arguments check: the server judges them."""
+        if not self._connected:
+            from ..errors import UserError
+
+            raise UserError(NOT_CONNECTED)
         options: dict[str, Any] = {}
         if meta:
             options["meta"] = meta
