@@ -20,13 +20,7 @@ if TYPE_CHECKING:
     from .client.errors import MCPCallError
     from .client.hosted import HostedMCPTool
     from .client.manager import MCPServerManager
-    from .client.params import (
-        MCPServerSseParams,
-        MCPServerStdioParams,
-        MCPServerStreamableHttpParams,
-        ToolFilterContext,
-        create_static_tool_filter,
-    )
+    from .client.params import ToolFilterContext, create_static_tool_filter
     from .client.servers import MCPServerSse, MCPServerStdio, MCPServerStreamableHttp
     from .context import ElicitResult, RunContextWrapper, SampleResult, ToolContext, Usage
     from .errors import (
@@ -59,9 +53,6 @@ _EXPORTS: dict[str, str] = {
     "HostedMCPTool": ".client.hosted",
     "MCPCallError": ".client.errors",
     "MCPServerManager": ".client.manager",
-    "MCPServerSseParams": ".client.params",
-    "MCPServerStdioParams": ".client.params",
-    "MCPServerStreamableHttpParams": ".client.params",
     "ToolFilterContext": ".client.params",
     "create_static_tool_filter": ".client.params",
     "MCPServerSse": ".client.servers",
@@ -111,11 +102,8 @@ __all__ = [
     "MCPCallError",
     "MCPServerManager",
     "MCPServerSse",
-    "MCPServerSseParams",
     "MCPServerStdio",
-    "MCPServerStdioParams",
     "MCPServerStreamableHttp",
-    "MCPServerStreamableHttpParams",
     "MCPToolApprovalFunction",
     "MCPToolApprovalFunctionResult",
     "MCPToolApprovalRequest",

@@ -237,10 +237,18 @@ def test_no_process_left_after_the_python_process_exits(tmp_path: Path) -> None:
     _run_and_exit(script_params("faulty", "ok"), "await server.connect()")
     # A server that never reads stdin (so never sees its end) and never initializes: only
     # the parent-death signal ends it.
-    deaf = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
+    written = str(pid_file) + ".tmp"
+    deaf = (
+        f"import os, time; open({written!r}, 'w').write(str(os.getpid())); "
+        f"os.rename({written!r}, {str(pid_file)!r}); time.sleep(60)"
+    )
     _run_and_exit(
         {"command": sys.executable, "args": ["-c", deaf]},
-        "asyncio.ensure_future(server.connect()); await asyncio.sleep(1.5)",
+        "asyncio.ensure_future(server.connect())\n"
+        f"    for _ in range(600):  # until the child has started (bounded: 30 s)\n"
+        f"        if os.path.exists({str(pid_file)!r}): break\n"
+        "        await asyncio.sleep(0.05)\n"
+        "    await asyncio.sleep(0.2)",
     )
     deaf_pid = int(pid_file.read_text())
     assert _wait_for(lambda: not _alive(deaf_pid)), deaf_pid

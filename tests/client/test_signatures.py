@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import toolwire
-from toolwire import client
+from toolwire.client import params
 
 SERVER_CLASSES = ["MCPServerStdio", "MCPServerSse", "MCPServerStreamableHttp"]
 PARAMS = {
@@ -62,7 +62,7 @@ def test_constructor_matches_the_sdk(name: str) -> None:
 def test_params_have_the_sdks_keys(name: str) -> None:
     import agents.mcp
 
-    ours = getattr(client, name)
+    ours = getattr(params, name)
     theirs = getattr(agents.mcp, name)
     assert set(ours.__annotations__) == set(theirs.__annotations__)
     assert ours.__required_keys__ == theirs.__required_keys__

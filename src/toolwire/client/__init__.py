@@ -1,5 +1,7 @@
 """Remote MCP tools as local `FunctionTool`s: the client adapter.
 
+The transport parameter dicts (`MCPServerStdioParams`, ...) live in `toolwire.client.params`.
+
 Names are loaded on first use, so importing this package costs nothing until a server
 class is touched (the classes import `mcp` only when they connect).
 """
@@ -15,9 +17,6 @@ if TYPE_CHECKING:
     from .manager import MCPServerManager
     from .naming import all_function_tools, prefixed_name
     from .params import (
-        MCPServerSseParams,
-        MCPServerStdioParams,
-        MCPServerStreamableHttpParams,
         ToolFilter,
         ToolFilterCallable,
         ToolFilterContext,
@@ -32,9 +31,6 @@ _EXPORTS: dict[str, str] = {
     "MCPServerManager": ".manager",
     "all_function_tools": ".naming",
     "prefixed_name": ".naming",
-    "MCPServerSseParams": ".params",
-    "MCPServerStdioParams": ".params",
-    "MCPServerStreamableHttpParams": ".params",
     "ToolFilter": ".params",
     "ToolFilterCallable": ".params",
     "ToolFilterContext": ".params",
@@ -49,11 +45,8 @@ __all__ = [
     "MCPCallError",
     "MCPServerManager",
     "MCPServerSse",
-    "MCPServerSseParams",
     "MCPServerStdio",
-    "MCPServerStdioParams",
     "MCPServerStreamableHttp",
-    "MCPServerStreamableHttpParams",
     "MCPToolMetaContext",
     "ToolFilter",
     "ToolFilterCallable",

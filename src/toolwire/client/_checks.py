@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 from datetime import timedelta
 
-__all__ = ["checked_backoff_max", "checked_list_pages", "checked_session_timeout"]
+__all__ = ["Seconds", "checked_backoff_max", "checked_list_pages", "checked_session_timeout"]
+
+Seconds = float  # a duration; int values are accepted too, as everywhere in Python
 
 
 def checked_session_timeout(value: object) -> float | None:

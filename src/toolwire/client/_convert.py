@@ -16,8 +16,7 @@ import inspect
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ModelBehaviorError, UserError
 from ..protocol.content import content_to_outputs
@@ -35,8 +34,7 @@ __all__ = ["MCPToolMetaContext", "convert_tools", "result_output"]
 logger = logging.getLogger("toolwire.client")
 
 
-@dataclass
-class MCPToolMetaContext:
+class MCPToolMetaContext(NamedTuple):
     """What a `tool_meta_resolver` is told about a call it may add `_meta` to.
 
     Args:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..tools.failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
 from . import _listing
-from ._checks import checked_backoff_max, checked_list_pages, checked_session_timeout
+from ._checks import Seconds, checked_backoff_max, checked_list_pages, checked_session_timeout
 from ._link import Link
 from .errors import NOT_CONNECTED, MCPCallError, diagnose
 
@@ -49,7 +49,7 @@ class MCPClientServer:
         params: Any,
         cache_tools_list: bool = False,
         name: str | None = None,
-        client_session_timeout_seconds: float | None = 5,
+        client_session_timeout_seconds: Seconds | None = 5,
         tool_filter: ToolFilter = None,
         use_structured_content: bool = False,
         max_retry_attempts: int = 0,

@@ -16,6 +16,8 @@ from typing import Any
 
 import anyio
 
+from ._checks import Seconds
+
 __all__ = ["MCPServerManager"]
 
 logger = logging.getLogger("toolwire.client")
@@ -43,8 +45,8 @@ class MCPServerManager:
         self,
         servers: Iterable[Any],
         *,
-        connect_timeout_seconds: float | None = 10.0,
-        cleanup_timeout_seconds: float | None = 10.0,
+        connect_timeout_seconds: Seconds | None = 10.0,
+        cleanup_timeout_seconds: Seconds | None = 10.0,
         drop_failed_servers: bool = True,
         strict: bool = False,
         suppress_cancelled_error: bool = True,

@@ -17,13 +17,13 @@ from typing_extensions import TypedDict
 if TYPE_CHECKING:
     from ..context import RunContextWrapper
 
+# ToolFilterCallable is importable too; it is the callable arm of ToolFilter.
 __all__ = [
     "HttpClientFactory",
     "MCPServerSseParams",
     "MCPServerStdioParams",
     "MCPServerStreamableHttpParams",
     "ToolFilter",
-    "ToolFilterCallable",
     "ToolFilterContext",
     "ToolFilterStatic",
     "create_static_tool_filter",
@@ -41,11 +41,11 @@ class MCPServerStdioParams(TypedDict):
     """
 
     command: str
-    args: NotRequired[list[str]]
-    env: NotRequired[dict[str, str]]
     cwd: NotRequired[str | Path]
-    encoding: NotRequired[str]
+    args: NotRequired[list[str]]
     encoding_error_handler: NotRequired[Literal["strict", "ignore", "replace"]]
+    env: NotRequired[dict[str, str]]
+    encoding: NotRequired[str]
 
 
 class MCPServerSseParams(TypedDict):
@@ -57,11 +57,11 @@ class MCPServerSseParams(TypedDict):
     """
 
     url: str
+    auth: NotRequired[Any]
     headers: NotRequired[dict[str, str]]
+    httpx_client_factory: NotRequired[HttpClientFactory]
     timeout: NotRequired[float]
     sse_read_timeout: NotRequired[float]
-    auth: NotRequired[Any]
-    httpx_client_factory: NotRequired[HttpClientFactory]
 
 
 class MCPServerStreamableHttpParams(TypedDict):
@@ -74,12 +74,12 @@ class MCPServerStreamableHttpParams(TypedDict):
     """
 
     url: str
-    headers: NotRequired[dict[str, str]]
-    timeout: NotRequired[timedelta | float]
-    sse_read_timeout: NotRequired[timedelta | float]
     terminate_on_close: NotRequired[bool]
-    httpx_client_factory: NotRequired[HttpClientFactory]
+    headers: NotRequired[dict[str, str]]
     auth: NotRequired[Any]
+    timeout: NotRequired[timedelta | float]
+    httpx_client_factory: NotRequired[HttpClientFactory]
+    sse_read_timeout: NotRequired[timedelta | float]
     ignore_initialized_notification_failure: NotRequired[bool]
 
 
@@ -122,11 +122,9 @@ def create_static_tool_filter(
     Returns:
         The filter, or None when there is nothing to filter.
     """
-    if allowed_tool_names is None and blocked_tool_names is None:
-        return None
     made = ToolFilterStatic()
-    if allowed_tool_names is not None:
-        made["allowed_tool_names"] = allowed_tool_names
     if blocked_tool_names is not None:
         made["blocked_tool_names"] = blocked_tool_names
-    return made
+    if allowed_tool_names is not None:
+        made["allowed_tool_names"] = allowed_tool_names
+    return made or None  # neither list given: no filter at all

@@ -23,6 +23,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from ..tools.failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
+from ._checks import Seconds
 from .base import MCPClientServer
 from .params import (
     MCPServerSseParams,
@@ -42,7 +43,7 @@ class _Transported(MCPClientServer):
         params: Any,
         cache_tools_list: bool = False,
         name: str | None = None,
-        client_session_timeout_seconds: float | None = 5,
+        client_session_timeout_seconds: Seconds | None = 5,
         tool_filter: ToolFilter = None,
         use_structured_content: bool = False,
         max_retry_attempts: int = 0,
