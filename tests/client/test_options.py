@@ -8,6 +8,7 @@ whether a denied call reached the server at all.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +135,33 @@ def test_a_custom_httpx_auth_and_the_bearer_token_both_apply() -> None:
         seen = bounded(main, 60)
     assert seen["x-auth-flow"] == "stamped"
     assert seen["authorization"] == "Bearer static-token"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_elicitation_and_sampling_callbacks_answer_the_server(mode: str) -> None:
+    import mcp.types as mt
+    from tests.interop._support import SERVERS as INTEROP_SERVERS
+
+    asked: list[str] = []
+
+    async def elicit(context: Any, params: Any) -> Any:
+        asked.append(params.message)
+        return mt.ElicitResult(action="accept", content={"name": "Ada"})
+
+    async def sample(context: Any, params: Any) -> Any:
+        return mt.CreateMessageResult(
+            role="assistant", model="stub", content=mt.TextContent(type="text", text="hi there")
+        )
+
+    async def main() -> Any:
+        async with toolwire.MCPServerStdio(
+            params={"command": sys.executable, "args": [str(INTEROP_SERVERS / "asker.py")]},
+            protocol_mode=mode, elicitation_callback=elicit, sampling_callback=sample,
+            client_session_timeout_seconds=30,
+        ) as server:  # fmt: skip
+            (tool,) = await server.function_tools()
+            return await tool.on_invoke_tool(_ctx('{"question": "Who?"}'), '{"question": "Who?"}')
+
+    out = bounded(main, 60)
+    assert asked == ["Who?"]
+    assert out.startswith("accept") and "Ada" in out and out.endswith("hi there")

@@ -17,18 +17,16 @@ import asyncio
 import copy
 import logging
 from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
 from ..tools.failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
 from . import _listing
 from ._checks import Seconds, checked_backoff_max, checked_list_pages, checked_session_timeout
+from ._lifecycle import LinkHolder
 from ._link import Link
 from .errors import NOT_CONNECTED, MCPCallError, diagnose
 
 if TYPE_CHECKING:
-    from types import TracebackType
-
     from ..context import RunContextWrapper
     from ..tools.function_tool import FunctionTool
     from .params import ToolFilter
@@ -38,7 +36,7 @@ __all__ = ["MCPClientServer"]
 logger = logging.getLogger("toolwire.client")
 
 
-class MCPClientServer:
+class MCPClientServer(LinkHolder):
     """An MCP server reached through the `mcp` client; see the transport classes.
 
     Subclasses say how to open the client (`_open_client`) and what the default name is.
@@ -111,117 +109,8 @@ class MCPClientServer:
     def _default_name(self) -> str:
         raise NotImplementedError
 
-    def _open_client(self) -> AbstractAsyncContextManager[Any]:
-        raise NotImplementedError
-
-    async def _describe_loss(self) -> str:
-        """More on a lost connection (a child process's exit status and stderr), or ""."""
-        return ""
-
-    def _transport_alive(self) -> bool:
-        """Whether what carries the connection is still there (a child process has not
-        exited); a dead one is replaced before the next request rather than failing it."""
-        return True
-
-    def _describe_silence(self) -> str:
-        """More on a request left unanswered (what the server wrote instead), or ""."""
-        return ""
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
-
-    # -- lifecycle ----------------------------------------------------------------------
-
-    @property
-    def client(self) -> Any:
-        """The live `mcp.Client` (None when not connected)."""
-        return self._link.client if self._link is not None else None
-
-    @property
-    def session(self) -> Any:
-        """The `mcp` ClientSession under the client (None when not connected)."""
-        client = self.client
-        return client.session if client is not None else None
-
-    @property
-    def protocol_version(self) -> str | None:
-        """The protocol version agreed with the server (None when not connected)."""
-        client = self.client
-        return client.protocol_version if client is not None else None
-
-    async def connect(self) -> None:
-        """Start the server (stdio) or open the connection (HTTP), and initialize.
-
-        The connection is held by a task of its own, so `cleanup()` may run in another task.
-
-        Raises:
-            MCPCallError: The server could not be reached or did not initialize; the message
-                names the server.
-        """
-        if self._link is not None and self._link.alive:
-            return
-        await self._open_link()
-        self._connected = True
-
-    async def _open_link(self) -> None:
-        link = Link(self._open_client, self.name)
-        try:
-            await link.open(self.connect_timeout_seconds)
-        except Exception as error:
-            found = diagnose(error, self.connect_timeout_seconds)
-            reason = found.reason + await self._describe_loss()
-            message = f"Failed to connect to MCP server '{self.name}': {reason}"
-            raise MCPCallError(
-                self.name, "initialize", reason, lost=True, message=message
-            ) from error
-        self._link = link
-
-    async def cleanup(self) -> None:
-        """Close the connection and end the server process (bounded, safe to call twice)."""
-        self._connected = False
-        link, self._link = self._link, None
-        if link is not None:
-            await link.close()
-
-    async def __aenter__(self) -> MCPClientServer:
-        await self.connect()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.cleanup()
-
-    async def _live_client(self) -> Any:
-        """The client to send a request through, reconnecting when the last one died."""
-        if not self._connected:
-            from ..errors import UserError
-
-            raise UserError(NOT_CONNECTED)
-        link = self._link
-        if link is not None and link.alive and self._transport_alive():
-            return link.client
-        async with self._reconnecting:
-            if self._link is not None and self._link.alive and self._transport_alive():
-                return self._link.client
-            if self._link is not None:
-                old, self._link = self._link, None
-                await old.close()
-            logger.info("MCP server %r: reconnecting", self.name)
-            self._tools_fresh = False
-            await self._open_link()
-            assert self._link is not None
-            return self._link.client
-
-    async def _forget_link(self) -> None:
-        """Drop a connection that failed, so that the next request opens a new one."""
-        async with self._reconnecting:
-            old, self._link = self._link, None
-        if old is not None:
-            await old.close()
 
     # -- requests -----------------------------------------------------------------------
 
