@@ -72,6 +72,9 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     tools.add_argument("target", metavar="TARGET", help=remote_target)
     tools.add_argument("--json", action="store_true", help="machine-readable output")
     tools.add_argument(
+        "--verbose", "-v", action="store_true", help="show a stdio server's stderr as it runs"
+    )
+    tools.add_argument(
         "--timeout", type=float, default=30.0, metavar="S", help="seconds per request (30)"
     )
 
@@ -84,6 +87,9 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     )
     call.add_argument(
         "--save-dir", metavar="DIR", help="where images and other binaries go (a new temp dir)"
+    )
+    call.add_argument(
+        "--verbose", "-v", action="store_true", help="show a stdio server's stderr as it runs"
     )
     call.add_argument(
         "--timeout", type=float, default=300.0, metavar="S", help="seconds per request (300)"

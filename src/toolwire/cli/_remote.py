@@ -6,14 +6,22 @@ lazily, inside `connect`, so the rest of the CLI (and a stdio server's start-up)
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TextIO
 from urllib.parse import urlsplit
 
-__all__ = ["RemoteError", "RemoteTarget", "connect", "describe_failure", "parse_remote_target"]
+__all__ = [
+    "RemoteError",
+    "RemoteTarget",
+    "connect",
+    "describe_failure",
+    "last_line",
+    "parse_remote_target",
+]
 
 
 class RemoteError(Exception):
@@ -41,9 +49,7 @@ class RemoteTarget:
     @property
     def label(self) -> str:
         """A short name for the server, used in prompts and messages."""
-        if self.kind == "stdio":
-            return shlex.join([self.command, *self.args])
-        return self.url
+        return self.text.strip() if self.kind == "stdio" else self.url
 
 
 def parse_remote_target(text: str) -> RemoteTarget:
@@ -86,28 +92,48 @@ def describe_failure(target: RemoteTarget, error: BaseException) -> str:
     text = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
     if "Connect" in name or isinstance(cause, ConnectionError):
         return f"cannot connect to {target.label}: {text or name}"
-    if target.kind == "stdio" and name in (
-        "ClosedResourceError",
-        "EndOfStream",
-        "BrokenResourceError",
-    ):
+    closed = name in ("ClosedResourceError", "EndOfStream", "BrokenResourceError")
+    if target.kind == "stdio" and (closed or text == "Connection closed"):
         return f"{target.label} exited or closed its output before answering"
     return f"{target.label}: {text or name}" if text else f"{target.label}: {name}"
 
 
+def last_line(log: TextIO | None) -> str:
+    """The last non-empty line a stdio server wrote to its captured stderr ("" if none)."""
+    if log is None:
+        return ""
+    try:
+        log.flush()
+        log.seek(0)
+        lines = [line.strip() for line in log.read().splitlines() if line.strip()]
+    except (OSError, ValueError):
+        return ""
+    return lines[-1][:300] if lines else ""
+
+
 @asynccontextmanager
-async def connect(target: RemoteTarget, *, timeout: float) -> AsyncIterator[Any]:
+async def connect(
+    target: RemoteTarget, *, timeout: float, errlog: TextIO | None = None
+) -> AsyncIterator[Any]:
     """An initialised `mcp` client session with the TARGET, closed on exit.
 
     Args:
         target: Where the server is.
         timeout: Seconds each request (the handshake included) may wait for its answer.
+        errlog: Where a stdio server's stderr goes (a real file; default: our stderr).
     """
     from mcp import Client, StdioServerParameters
 
     transport: Any
     if target.kind == "stdio":
-        transport = StdioServerParameters(command=target.command, args=list(target.args))
+        from mcp.client.stdio import stdio_client
+
+        # Started from a shell, a server expects the shell's environment (the `mcp` client
+        # would pass only a safe subset).
+        params = StdioServerParameters(
+            command=target.command, args=list(target.args), env=dict(os.environ)
+        )
+        transport = stdio_client(params, errlog=errlog) if errlog else params
     elif target.kind == "sse":
         from mcp.client.sse import sse_client
 

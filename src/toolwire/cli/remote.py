@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..schema.problems import DIALECTS, schema_problems
-from ._remote import RemoteError, RemoteTarget, connect, describe_failure, parse_remote_target
+from ._remote import (
+    RemoteError,
+    RemoteTarget,
+    connect,
+    describe_failure,
+    last_line,
+    parse_remote_target,
+)
 
 __all__ = ["call_command", "tools_command"]
 
@@ -60,17 +67,31 @@ def _with_problems(tool: dict[str, Any]) -> dict[str, Any]:
     return {**tool, "problems": problems}
 
 
-def _run(target_text: str, work: Any, timeout: float) -> int:
-    """Connect, run `work(client, target)`, and turn every failure into one line."""
+def _run(args: argparse.Namespace, work: Any) -> int:
+    """Connect, run `work(client, target)`, and turn every failure into one line.
+
+    A stdio server's stderr (its logs, its tracebacks) is kept aside unless `--verbose`:
+    the user reads the result, and the server's last line only when something failed.
+    """
     command = work.__name__.removeprefix("_").removesuffix("_work")
     try:
-        target = parse_remote_target(target_text)
+        target = parse_remote_target(args.target)
     except RemoteError as error:
         print(f"toolwire {command}: {error}", file=sys.stderr)
         return 2
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
+        errlog = None if args.verbose or target.kind != "stdio" else log
+        status = _session(command, target, work, args.timeout, errlog)
+        if status == 2 and errlog is not None and (said := last_line(errlog)):
+            print(f"toolwire {command}: the server's stderr ended with: {said}", file=sys.stderr)
+        return status
 
+
+def _session(
+    command: str, target: RemoteTarget, work: Any, timeout: float, errlog: TextIO | None
+) -> int:
     async def session() -> int:
-        async with connect(target, timeout=timeout) as client:
+        async with connect(target, timeout=timeout, errlog=errlog) as client:
             result: int = await work(client, target)
             return result
 
@@ -118,7 +139,7 @@ def tools_command(args: argparse.Namespace) -> int:
         print(text, flush=True)
         return 0
 
-    return _run(args.target, _tools_work, args.timeout)
+    return _run(args, _tools_work)
 
 
 # -- toolwire call --------------------------------------------------------------------------
@@ -203,4 +224,4 @@ def call_command(args: argparse.Namespace) -> int:
             print(text, flush=True)
         return 0
 
-    return _run(args.target, _call_work, args.timeout)
+    return _run(args, _call_work)
