@@ -17,7 +17,17 @@ if TYPE_CHECKING:
         MCPToolApprovalFunctionResult,
         MCPToolApprovalRequest,
     )
+    from .client.errors import MCPCallError
     from .client.hosted import HostedMCPTool
+    from .client.manager import MCPServerManager
+    from .client.params import (
+        MCPServerSseParams,
+        MCPServerStdioParams,
+        MCPServerStreamableHttpParams,
+        ToolFilterContext,
+        create_static_tool_filter,
+    )
+    from .client.servers import MCPServerSse, MCPServerStdio, MCPServerStreamableHttp
     from .context import ElicitResult, RunContextWrapper, SampleResult, ToolContext, Usage
     from .errors import (
         ClientCapabilityError,
@@ -47,6 +57,16 @@ _EXPORTS: dict[str, str] = {
     "MCPToolApprovalFunctionResult": ".client.approvals",
     "MCPToolApprovalRequest": ".client.approvals",
     "HostedMCPTool": ".client.hosted",
+    "MCPCallError": ".client.errors",
+    "MCPServerManager": ".client.manager",
+    "MCPServerSseParams": ".client.params",
+    "MCPServerStdioParams": ".client.params",
+    "MCPServerStreamableHttpParams": ".client.params",
+    "ToolFilterContext": ".client.params",
+    "create_static_tool_filter": ".client.params",
+    "MCPServerSse": ".client.servers",
+    "MCPServerStdio": ".client.servers",
+    "MCPServerStreamableHttp": ".client.servers",
     "ElicitResult": ".context",
     "RunContextWrapper": ".context",
     "SampleResult": ".context",
@@ -88,6 +108,14 @@ __all__ = [
     "HostedMCPTool",
     "Identity",
     "LifespanError",
+    "MCPCallError",
+    "MCPServerManager",
+    "MCPServerSse",
+    "MCPServerSseParams",
+    "MCPServerStdio",
+    "MCPServerStdioParams",
+    "MCPServerStreamableHttp",
+    "MCPServerStreamableHttpParams",
     "MCPToolApprovalFunction",
     "MCPToolApprovalFunctionResult",
     "MCPToolApprovalRequest",
@@ -98,12 +126,14 @@ __all__ = [
     "Server",
     "ToolAbortedError",
     "ToolContext",
+    "ToolFilterContext",
     "ToolOutputFileContent",
     "ToolOutputImage",
     "ToolOutputText",
     "ToolTimeoutError",
     "Usage",
     "UserError",
+    "create_static_tool_filter",
     "default_tool_error_function",
     "ensure_strict_json_schema",
     "function_tool",
