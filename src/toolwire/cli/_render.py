@@ -18,10 +18,30 @@ from typing import Any
 __all__ = ["render_result"]
 
 _FALLBACK_SUFFIX = {"image": ".img", "audio": ".audio", "resource": ".bin"}
+# The types MCP servers send most, fixed here: the `mimetypes` table depends on the machine
+# (/etc/mime.types) and lacks some (audio/wav).
+_KNOWN_SUFFIX = {
+    "image/png": ".png",
+    "image/jpeg": ".jpg",
+    "image/gif": ".gif",
+    "image/webp": ".webp",
+    "image/svg+xml": ".svg",
+    "audio/wav": ".wav",
+    "audio/x-wav": ".wav",
+    "audio/mpeg": ".mp3",
+    "audio/ogg": ".ogg",
+    "application/pdf": ".pdf",
+    "application/json": ".json",
+    "text/plain": ".txt",
+}
 
 
 def _suffix(mime_type: str | None, kind: str) -> str:
-    guessed = mimetypes.guess_extension(mime_type or "", strict=False) if mime_type else None
+    base = (mime_type or "").split(";", 1)[0].strip().lower()
+    known = _KNOWN_SUFFIX.get(base)
+    if known:
+        return known
+    guessed = mimetypes.guess_extension(base, strict=False) if base else None
     return guessed or _FALLBACK_SUFFIX.get(kind, ".bin")
 
 
