@@ -161,3 +161,36 @@ def test_a_server_that_dies_at_start_is_named_with_its_last_words() -> None:
         f"toolwire tools: {dying} exited or closed its output before answering",
         "toolwire tools: the server's stderr ended with: boom: cannot bind",
     ]
+
+
+GUARDED = Path(__file__).with_name("_guarded_server.py")
+
+
+@pytest.mark.parametrize("transport", ["http", "sse"])
+def test_header_carries_a_bearer_token(transport: str) -> None:
+    with served_http(transport, "cli", target=GUARDED) as running:
+        url = f"{running.base}/{'mcp' if transport == 'http' else 'sse'}"
+        refused = toolwire("call", url, "ping", "--timeout", "10")
+        assert refused.returncode == 2 and refused.stdout == ""
+        assert refused.stderr.startswith(f"toolwire call: {url}: ")
+        assert len(refused.stderr.splitlines()) == 1 and "Traceback" not in refused.stderr
+        done = toolwire("call", url, "ping", "--header", "Authorization: Bearer sesame")
+        assert (done.returncode, done.stdout) == (0, "pong\n"), done.stderr
+
+
+@pytest.mark.parametrize(
+    ("target", "header", "message"),
+    [
+        (
+            "http://127.0.0.1:9/mcp",
+            "NoColon",
+            "--header must look like 'Name: value', got 'NoColon'",
+        ),
+        ("http://127.0.0.1:9/mcp", "Bad Name: x", "--header must look like 'Name: value'"),
+        (STDIO, "A: b", "--header applies to http(s) URLs only, not to a stdio command line"),
+    ],
+)
+def test_bad_headers_are_named(target: str, header: str, message: str) -> None:
+    done = toolwire("tools", target, "--header", header)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"toolwire tools: {message}")

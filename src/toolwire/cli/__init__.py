@@ -72,6 +72,12 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     tools.add_argument("target", metavar="TARGET", help=remote_target)
     tools.add_argument("--json", action="store_true", help="machine-readable output")
     tools.add_argument(
+        "--header",
+        action="append",
+        metavar="'NAME: VALUE'",
+        help="an HTTP header for every request (repeatable; http(s) targets)",
+    )
+    tools.add_argument(
         "--verbose", "-v", action="store_true", help="show a stdio server's stderr as it runs"
     )
     tools.add_argument(
@@ -87,6 +93,12 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     )
     call.add_argument(
         "--save-dir", metavar="DIR", help="where images and other binaries go (a new temp dir)"
+    )
+    call.add_argument(
+        "--header",
+        action="append",
+        metavar="'NAME: VALUE'",
+        help="an HTTP header for every request (repeatable; http(s) targets)",
     )
     call.add_argument(
         "--verbose", "-v", action="store_true", help="show a stdio server's stderr as it runs"

@@ -20,6 +20,7 @@ __all__ = [
     "connect",
     "describe_failure",
     "last_line",
+    "parse_headers",
     "parse_remote_target",
 ]
 
@@ -111,9 +112,30 @@ def last_line(log: TextIO | None) -> str:
     return lines[-1][:300] if lines else ""
 
 
+def parse_headers(lines: list[str] | None, target: RemoteTarget) -> dict[str, str]:
+    """`--header "Name: value"` options as a dict (HTTP and SSE targets only).
+
+    Raises:
+        RemoteError: A header without a name and a colon, or headers for a stdio TARGET.
+    """
+    headers: dict[str, str] = {}
+    for line in lines or []:
+        name, colon, value = line.partition(":")
+        if not colon or not name.strip() or any(char.isspace() for char in name.strip()):
+            raise RemoteError(f"--header must look like 'Name: value', got {line!r}")
+        headers[name.strip()] = value.strip()
+    if headers and target.kind == "stdio":
+        raise RemoteError("--header applies to http(s) URLs only, not to a stdio command line")
+    return headers
+
+
 @asynccontextmanager
 async def connect(
-    target: RemoteTarget, *, timeout: float, errlog: TextIO | None = None
+    target: RemoteTarget,
+    *,
+    timeout: float,
+    errlog: TextIO | None = None,
+    headers: dict[str, str] | None = None,
 ) -> AsyncIterator[Any]:
     """An initialised `mcp` client session with the TARGET, closed on exit.
 
@@ -121,6 +143,7 @@ async def connect(
         target: Where the server is.
         timeout: Seconds each request (the handshake included) may wait for its answer.
         errlog: Where a stdio server's stderr goes (a real file; default: our stderr).
+        headers: Extra HTTP headers for every request (HTTP and SSE).
     """
     from mcp import Client, StdioServerParameters
 
@@ -137,7 +160,22 @@ async def connect(
     elif target.kind == "sse":
         from mcp.client.sse import sse_client
 
-        transport = sse_client(target.url, timeout=timeout)
+        transport = sse_client(target.url, headers=headers or None, timeout=timeout)
+    elif headers:
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        http = httpx2.AsyncClient(
+            headers=headers, timeout=httpx2.Timeout(timeout), follow_redirects=True
+        )
+        async with (
+            http,
+            Client(
+                streamable_http_client(target.url, http_client=http), read_timeout_seconds=timeout
+            ) as client,
+        ):
+            yield client
+        return
     else:
         transport = target.url
     async with Client(transport, read_timeout_seconds=timeout) as client:

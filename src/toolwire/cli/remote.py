@@ -24,6 +24,7 @@ from ._remote import (
     connect,
     describe_failure,
     last_line,
+    parse_headers,
     parse_remote_target,
 )
 
@@ -76,22 +77,28 @@ def _run(args: argparse.Namespace, work: Any) -> int:
     command = work.__name__.removeprefix("_").removesuffix("_work")
     try:
         target = parse_remote_target(args.target)
+        headers = parse_headers(args.header, target)
     except RemoteError as error:
         print(f"toolwire {command}: {error}", file=sys.stderr)
         return 2
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
         errlog = None if args.verbose or target.kind != "stdio" else log
-        status = _session(command, target, work, args.timeout, errlog)
+        status = _session(command, target, work, args.timeout, errlog, headers)
         if status == 2 and errlog is not None and (said := last_line(errlog)):
             print(f"toolwire {command}: the server's stderr ended with: {said}", file=sys.stderr)
         return status
 
 
 def _session(
-    command: str, target: RemoteTarget, work: Any, timeout: float, errlog: TextIO | None
+    command: str,
+    target: RemoteTarget,
+    work: Any,
+    timeout: float,
+    errlog: TextIO | None,
+    headers: dict[str, str],
 ) -> int:
     async def session() -> int:
-        async with connect(target, timeout=timeout, errlog=errlog) as client:
+        async with connect(target, timeout=timeout, errlog=errlog, headers=headers) as client:
             result: int = await work(client, target)
             return result
 
