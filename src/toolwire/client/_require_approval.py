@@ -15,12 +15,14 @@ __all__ = ["bad_value", "flag", "tool_table"]
 
 
 def bad_value(where: str, value: object) -> UserError:
+    """The error for a value that is neither "always" nor "never", at `where`."""
     return UserError(
         f"Invalid require_approval value at {where}: expected 'always' or 'never', got {value!r}."
     )
 
 
 def flag(value: object, where: str) -> bool:
+    """One "always"/"never" (or bool) value as a bool; anything else is refused."""
     if value == "always" or value is True:
         return True
     if value == "never" or value is False:
