@@ -158,3 +158,20 @@ def test_an_explicit_policy_beats_the_annotations(tmp_path: Path, tool: str, ask
     assert (read_log(log) == []) is asked
     told = _tool_output(model)
     assert ("not today" in told) is asked
+
+
+def test_a_predicate_policy_sees_the_running_agent_and_the_remote_tool(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    consulted: list[tuple[Any, str]] = []
+
+    def only_deletes(_ctx: Any, agent: Any, remote: Any) -> bool:
+        consulted.append((agent, remote.name))
+        return bool(remote.name == "delete_file")
+
+    def deny(request: MCPToolApprovalRequest) -> Any:
+        return {"approve": False, "reason": "predicate said ask"}
+
+    _result, model = asyncio.run(_run_with_callback(log, "delete_file", deny, only_deletes))
+    [(agent, name)] = consulted
+    assert isinstance(agent, agents.Agent) and name == "delete_file"
+    assert read_log(log) == [] and "predicate said ask" in _tool_output(model)
