@@ -17,6 +17,7 @@ set -euo pipefail
 
 TOOLS=(
     "wrk:wrk"
+    "tmux:tmux"
 )
 UNAVAILABLE=3
 

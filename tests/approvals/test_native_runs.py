@@ -1,7 +1,9 @@
 """Approvals inside real Agents SDK runs, with a real toolwire server behind each tool.
 
-The model is `agents.testing.ScriptedModel`; the server writes down every call it receives,
-so "a denied call never reaches the server" is read from the server's own record.
+The tools come from toolwire's adapter (`MCPServerStdio.function_tools()`, which gates each
+one with `gate_tool`); the model is `agents.testing.ScriptedModel`; the server writes down
+every call it receives, so "a denied call never reaches the server" is read from the
+server's own record.
 """
 
 from __future__ import annotations
@@ -13,14 +15,9 @@ from typing import Any
 
 import pytest
 
-from toolwire.client.approvals import (
-    ApprovalPolicy,
-    MCPApprovalRequestData,
-    MCPToolApprovalRequest,
-    gate_tool,
-)
+from toolwire.client.approvals import MCPApprovalRequestData, MCPToolApprovalRequest
 
-from ._bridge import read_log, remote_tools
+from ._bridge import fixture_server, read_log
 
 agents = pytest.importorskip("agents")
 testing = pytest.importorskip("agents.testing")
@@ -46,15 +43,9 @@ def _tool_output(model: Any) -> Any:
 
 
 async def _run_with_interruption(log: Path, decision: str) -> tuple[Any, Any, list[Any]]:
-    async with remote_tools(log) as remote:
-        entry = remote["delete_file"]
-        gated = gate_tool(
-            entry.tool,
-            policy=ApprovalPolicy.resolve("always", has_callback=False),
-            annotations=entry.annotations,
-            on_approval_request=None,
-            server_label="files",
-        )
+    async with fixture_server(log, require_approval="always") as server:
+        tools = {tool.name: tool for tool in await server.function_tools()}
+        gated = tools["delete_file"]
         model = _model("delete_file")
         agent = agents.Agent(name="a", model=model, tools=[gated.to_agents()])
         first = await agents.Runner.run(agent, "delete it")
@@ -88,15 +79,9 @@ def test_no_callback_interrupts_and_reject_never_reaches_the_server(tmp_path: Pa
 
 
 async def _run_with_callback(log: Path, tool: str, callback: Any, setting: Any = None) -> Any:
-    async with remote_tools(log) as remote:
-        entry = remote[tool]
-        gated = gate_tool(
-            entry.tool,
-            policy=ApprovalPolicy.resolve(setting, has_callback=True),
-            annotations=entry.annotations,
-            on_approval_request=callback,
-            server_label="files",
-        )
+    async with fixture_server(log, require_approval=setting) as server:
+        tools = {tool.name: tool for tool in await server.function_tools(callback)}
+        gated = tools[tool]
         assert gated.needs_approval is False  # decided at once, no interruption
         model = _model(tool)
         agent = agents.Agent(name="a", model=model, tools=[gated.to_agents()])
@@ -156,3 +141,37 @@ def test_annotations_policy_is_the_default_with_a_callback(
     assert (read_log(log) == []) is asked
     if asked:
         assert "no reason given" in _tool_output(model)
+
+
+@pytest.mark.parametrize(("tool", "asked"), [("read_file", True), ("touch", False)])
+def test_an_explicit_policy_beats_the_annotations(tmp_path: Path, tool: str, asked: bool) -> None:
+    log = tmp_path / "calls.jsonl"
+    seen: list[str] = []
+
+    def deny(request: MCPToolApprovalRequest) -> Any:
+        seen.append(request.data.name)
+        return {"approve": False, "reason": "not today"}
+
+    setting = {"always": {"tool_names": ["read_file"]}}
+    _result, model = asyncio.run(_run_with_callback(log, tool, deny, setting))
+    assert seen == ([tool] if asked else [])
+    assert (read_log(log) == []) is asked
+    told = _tool_output(model)
+    assert ("not today" in told) is asked
+
+
+def test_a_predicate_policy_sees_the_running_agent_and_the_remote_tool(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    consulted: list[tuple[Any, str]] = []
+
+    def only_deletes(_ctx: Any, agent: Any, remote: Any) -> bool:
+        consulted.append((agent, remote.name))
+        return bool(remote.name == "delete_file")
+
+    def deny(request: MCPToolApprovalRequest) -> Any:
+        return {"approve": False, "reason": "predicate said ask"}
+
+    _result, model = asyncio.run(_run_with_callback(log, "delete_file", deny, only_deletes))
+    [(agent, name)] = consulted
+    assert isinstance(agent, agents.Agent) and name == "delete_file"
+    assert read_log(log) == [] and "predicate said ask" in _tool_output(model)

@@ -26,6 +26,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 from ..context import RunContextWrapper
 from ..errors import UserError
 from ..tools.function_tool import FunctionTool
+from ._require_approval import bad_value, flag, tool_table
 
 __all__ = [
     "ApprovalPolicy",
@@ -92,76 +93,6 @@ ApprovalPredicate = Callable[[RunContextWrapper[Any], Any, Any], "bool | Awaitab
 _Kind = Literal["fixed", "per_tool", "annotations", "predicate"]
 
 
-def _bad_value(where: str, value: object) -> UserError:
-    return UserError(
-        f"Invalid require_approval value at {where}: expected 'always' or 'never', got {value!r}."
-    )
-
-
-def _flag(value: object, where: str) -> bool:
-    if value == "always" or value is True:
-        return True
-    if value == "never" or value is False:
-        return False
-    raise _bad_value(where, value)
-
-
-def _names_block(setting: dict[Any, Any], side: str) -> frozenset[str]:
-    """The tool names under `side` ("always"/"never") of a tool-list setting, checked."""
-    if side not in setting:
-        return frozenset()
-    block = setting[side]
-    if not isinstance(block, dict):
-        raise UserError(
-            f"Invalid require_approval.{side}: expected an object with tool_names, "
-            f"got {type(block).__name__}."
-        )
-    names = block.get("tool_names", [])
-    where = f"require_approval.{side}.tool_names"
-    if not isinstance(names, list):
-        raise UserError(
-            f"Invalid require_approval tool_names at {where}: expected a list of strings, "
-            f"got {type(names).__name__}."
-        )
-    for index, name in enumerate(names):
-        if not isinstance(name, str):
-            raise UserError(
-                f"Invalid require_approval tool name at {where}[{index}]: expected a string, "
-                f"got {type(name).__name__}."
-            )
-    return frozenset(names)
-
-
-def _is_tool_lists(setting: dict[Any, Any]) -> bool:
-    """True when the dict is the `{"always": {"tool_names": ...}, "never": ...}` form.
-
-    The other dict form maps tool names to "always"/"never", so a tool may itself be named
-    "always"; only a nested object holding `tool_names` marks the list form.
-    """
-    return any(
-        isinstance(setting.get(side), dict) and "tool_names" in setting[side]
-        for side in ("always", "never")
-    )
-
-
-def _tool_lists(setting: dict[Any, Any]) -> dict[Any, bool]:
-    extra = [key for key in setting if key not in ("always", "never")]
-    if extra:
-        raise UserError(
-            f"Invalid require_approval tool list policy: unexpected keys {sorted(extra, key=str)}; "
-            "expected only 'always' and 'never'."
-        )
-    ask = _names_block(setting, "always")
-    skip = _names_block(setting, "never")
-    both = ask & skip
-    if both:
-        raise UserError(
-            "Invalid require_approval tool list policy: tool names cannot appear in both "
-            f"always and never: {sorted(both)}."
-        )
-    return {**dict.fromkeys(skip, False), **dict.fromkeys(ask, True)}
-
-
 def _annotation(annotations: object, key: str) -> object:
     if annotations is None:
         return None
@@ -225,17 +156,12 @@ class ApprovalPolicy:
         if setting == "annotations":
             return cls("annotations")
         if isinstance(setting, str | bool):
-            return cls("fixed", everything=_flag(setting, "require_approval"))
+            return cls("fixed", everything=flag(setting, "require_approval"))
         if isinstance(setting, dict):
-            if _is_tool_lists(setting):
-                return cls("per_tool", table=_tool_lists(setting))
-            table = {
-                key: _flag(value, f"require_approval[{key!r}]") for key, value in setting.items()
-            }
-            return cls("per_tool", table=table)
+            return cls("per_tool", table=tool_table(setting))
         if callable(setting):
             return cls("predicate", predicate=setting)
-        raise _bad_value("require_approval", setting)
+        raise bad_value("require_approval", setting)
 
     def requires(self, tool_name: str, annotations: Mapping[str, Any] | None) -> bool:
         """Whether a call to this tool must be approved, as far as known before the call.
