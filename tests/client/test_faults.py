@@ -252,3 +252,25 @@ def test_no_process_left_after_the_python_process_exits(tmp_path: Path) -> None:
     )
     deaf_pid = int(pid_file.read_text())
     assert _wait_for(lambda: not _alive(deaf_pid)), deaf_pid
+
+
+def test_other_requests_name_what_they_asked_for() -> None:
+    async def main() -> list[str]:
+        texts = []
+        async with toolwire.MCPServerStdio(
+            params=script_params("faulty", "ok"), name="f", client_session_timeout_seconds=5
+        ) as server:
+            for request in (
+                server.list_prompts(),
+                server.get_prompt("greet", {}),
+                server.read_resource("memo://x"),
+            ):
+                with pytest.raises(MCPCallError) as caught:
+                    await request
+                texts.append(str(caught.value))
+        return texts
+
+    listing, prompt, resource = bounded(main, 60)
+    assert listing.startswith("Failed to send 'prompts/list' to MCP server 'f': ")
+    assert prompt.startswith("Failed to get prompt 'greet' from MCP server 'f': ")
+    assert resource.startswith("Failed to read resource 'memo://x' from MCP server 'f': ")

@@ -205,3 +205,37 @@ def test_an_unknown_stdio_command_in_sys_path_style() -> None:
     text = bounded(main, 60)
     assert "Failed to connect to MCP server 'gone'" in text
     assert "can't open file" in text and "exited with status 2" in text
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"drop_failed_servers": False}, {"strict": True}, {"connect_in_parallel": True}],
+    ids=repr,
+)
+def test_the_manager_behaves_as_the_sdks(options: dict[str, Any]) -> None:
+    import agents.mcp
+
+    async def run(module: Any) -> tuple[Any, ...]:
+        good = module.MCPServerStdio(
+            params=kitchen_params(), name="good", client_session_timeout_seconds=30
+        )
+        bad = module.MCPServerStdio(params={"command": "/nonexistent/x"}, name="bad")
+        manager = module.MCPServerManager([bad, good], **options)
+        try:
+            async with manager:
+                seen = (
+                    [server.name for server in manager.active_servers],
+                    [server.name for server in manager.failed_servers],
+                    sorted(server.name for server in manager.errors),
+                    [server.name for server in manager.all_servers],
+                )
+                again = [server.name for server in await manager.reconnect()]
+                return (*seen, again)
+        except Exception:
+            return ("raised",)
+
+    async def main() -> tuple[Any, Any]:
+        return await run(agents.mcp), await run(toolwire)
+
+    theirs, ours = bounded(main, 120)
+    assert ours == theirs

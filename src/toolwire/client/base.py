@@ -174,7 +174,7 @@ class MCPClientServer(LinkHolder):
             raise UserError(NOT_CONNECTED)
         if not (self.cache_tools_list and self._tools_fresh and self._tools is not None):
             self._tools = await self._request(
-                "tools/list",
+                "method:tools/list",
                 lambda client: _listing.all_pages(
                     client.list_tools, "tools", self.max_list_pages, self.name
                 ),
@@ -230,29 +230,32 @@ class MCPClientServer(LinkHolder):
     async def list_prompts(self) -> Any:
         """The server's prompts (`mcp.types.ListPromptsResult`, every page)."""
         return await self._request(
-            "prompts/list",
+            "method:prompts/list",
             lambda client: _listing.all_prompt_pages(client, self.max_list_pages, self.name),
         )
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
         """One prompt, rendered with `arguments` (`mcp.types.GetPromptResult`)."""
-        return await self._request(name, lambda client: client.get_prompt(name, arguments))
+        return await self._request(
+            f"prompt:{name}", lambda client: client.get_prompt(name, arguments)
+        )
 
     async def list_resources(self, cursor: str | None = None) -> Any:
         """One page of the server's resources (`mcp.types.ListResourcesResult`)."""
         return await self._request(
-            "resources/list", lambda client: client.list_resources(cursor=cursor)
+            "method:resources/list", lambda client: client.list_resources(cursor=cursor)
         )
 
     async def list_resource_templates(self, cursor: str | None = None) -> Any:
         """One page of the server's resource templates."""
         return await self._request(
-            "resources/templates/list", lambda client: client.list_resource_templates(cursor=cursor)
+            "method:resources/templates/list",
+            lambda client: client.list_resource_templates(cursor=cursor),
         )
 
     async def read_resource(self, uri: str) -> Any:
         """A resource's contents (`mcp.types.ReadResourceResult`)."""
-        return await self._request(uri, lambda client: client.read_resource(uri))
+        return await self._request(f"resource:{uri}", lambda client: client.read_resource(uri))
 
     # -- tools for models ---------------------------------------------------------------
 

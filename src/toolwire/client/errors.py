@@ -40,9 +40,11 @@ class MCPCallError(UserError):
 
     Args:
         server_name: The server's name.
-        target: The tool (or method) that was asked for.
+        target: The tool that was called, or "prompt:<name>", "resource:<uri>" or
+            "method:<JSON-RPC method>" for the other requests.
         reason: What went wrong, in a few words.
         lost: Whether the connection itself is gone (a reconnect may help).
+        message: The whole message, when the default wording does not fit.
     """
 
     def __init__(
@@ -59,8 +61,20 @@ class MCPCallError(UserError):
         self.reason = reason
         self.lost = lost
         super().__init__(
-            message or f"Failed to call tool '{target}' on MCP server '{server_name}': {reason}"
+            message or f"Failed to {_doing(target)} MCP server '{server_name}': {reason}"
         )
+
+
+def _doing(target: str) -> str:
+    """What was being done, for the message: the SDK's wording for a tool call."""
+    kind, _, name = target.partition(":")
+    if kind == "prompt":
+        return f"get prompt '{name}' from"
+    if kind == "resource":
+        return f"read resource '{name}' from"
+    if kind == "method":
+        return f"send '{name}' to"
+    return f"call tool '{target}' on"
 
 
 @dataclass(frozen=True)
