@@ -102,3 +102,24 @@ def test_the_reference_server_in_an_agents_run() -> None:
             return model.last_call.input[-1]["output"]
 
     assert bounded(main, 90) == [{"type": "input_text", "text": "The sum of 1 and 2 is 3."}]
+
+
+def test_strict_conversion_falls_back_with_a_logged_reason(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def main() -> dict[str, Any]:
+        async with toolwire.MCPServerStdio(
+            params={"command": str(EVERYTHING), "args": ["stdio"]}, name="every",
+            client_session_timeout_seconds=30,
+        ) as server:  # fmt: skip
+            tools = await server.function_tools(convert_schemas_to_strict=True)
+            return {tool.name: tool for tool in tools}
+
+    with caplog.at_level("INFO", logger="toolwire.client"):
+        tools = bounded(main, 90)
+    assert tools["get-sum"].strict_json_schema
+    assert tools["get-sum"].params_json_schema["additionalProperties"] is False
+    image = tools["get-tiny-image"]
+    assert not image.strict_json_schema  # an object with no properties stays open
+    reasons = [r.getMessage() for r in caplog.records if "get-tiny-image" in r.getMessage()]
+    assert reasons and "keeps its non-strict schema" in reasons[0]
