@@ -194,3 +194,17 @@ def test_bad_headers_are_named(target: str, header: str, message: str) -> None:
     done = toolwire("tools", target, "--header", header)
     assert done.returncode == 2
     assert done.stderr.startswith(f"toolwire tools: {message}")
+
+
+def test_a_chatty_servers_stderr_stays_out_of_a_refusal(tmp_path: Path) -> None:
+    chatty = tmp_path / "chatty.py"
+    chatty.write_text(
+        "import runpy, sys\n"
+        "print('server running on stdio', file=sys.stderr, flush=True)\n"
+        f"runpy.run_path({str(SERVER)!r}, run_name='__main__')\n"
+    )
+    done = toolwire("call", f"{sys.executable} {chatty}", "nope")
+    assert done.returncode == 2
+    assert len(done.stderr.splitlines()) == 1 and "unknown tool 'nope'" in done.stderr
+    shown = toolwire("call", f"{sys.executable} {chatty}", "nope", "--verbose")
+    assert "server running on stdio" in shown.stderr

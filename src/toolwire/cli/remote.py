@@ -83,8 +83,8 @@ def _run(args: argparse.Namespace, work: Any) -> int:
         return 2
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
         errlog = None if args.verbose or target.kind != "stdio" else log
-        status = _session(command, target, work, args.timeout, errlog, headers)
-        if status == 2 and errlog is not None and (said := last_line(errlog)):
+        status, broke = _session(command, target, work, args.timeout, errlog, headers)
+        if broke and errlog is not None and (said := last_line(errlog)):
             print(f"toolwire {command}: the server's stderr ended with: {said}", file=sys.stderr)
         return status
 
@@ -96,29 +96,31 @@ def _session(
     timeout: float,
     errlog: TextIO | None,
     headers: dict[str, str],
-) -> int:
+) -> tuple[int, bool]:
+    """Run the command's work; (exit status, whether talking to the server itself failed)."""
+
     async def session() -> int:
         async with connect(target, timeout=timeout, errlog=errlog, headers=headers) as client:
             result: int = await work(client, target)
             return result
 
     try:
-        return asyncio.run(session())
+        return asyncio.run(session()), False
     except _Refusal as refusal:
         print(f"toolwire {command}: {refusal}", file=sys.stderr)
-        return refusal.status
+        return refusal.status, False
     except KeyboardInterrupt:
         print(f"toolwire {command}: interrupted", file=sys.stderr)
-        return 130
+        return 130, False
     except BaseException as error:  # the user gets one line, never a traceback
         wrapped = _refusal_inside(error)
         if wrapped is not None:
             print(f"toolwire {command}: {wrapped}", file=sys.stderr)
-            return wrapped.status
+            return wrapped.status, False
         if isinstance(error, SystemExit):
             raise
         print(f"toolwire {command}: {describe_failure(target, error)}", file=sys.stderr)
-        return 2
+        return 2, True
 
 
 def _refusal_inside(error: BaseException) -> _Refusal | None:

@@ -76,7 +76,7 @@ class MCPApprovalRequestData:
         id: The tool call's id (generated when the caller gave none).
         arguments: The call's arguments as a JSON string.
         name: The remote tool's name.
-        server_label: The name of the MCP server the tool belongs to.
+        server_label: Which MCP server (its name) is asked to run it.
         type: Always "mcp_approval_request".
     """
 
