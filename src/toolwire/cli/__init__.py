@@ -78,7 +78,55 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     install.add_argument("--config", metavar="PATH", help="the config file to write")
     install.add_argument("--dry-run", action="store_true", help="show the result, write nothing")
     install.add_argument("--path", metavar="DIR", help="import a module TARGET from DIR")
-    return parser, {"run": run, "inspect": inspect, "install": install}
+
+    remote_target = (
+        "a command line starting a stdio server, or an http(s) URL (SSE if it ends in /sse)"
+    )
+    tools = commands.add_parser("tools", help="list a remote MCP server's tools and schemas")
+    tools.add_argument("target", metavar="TARGET", help=remote_target)
+    tools.add_argument("--json", action="store_true", help="machine-readable output")
+    tools.add_argument(
+        "--header",
+        action="append",
+        metavar="'NAME: VALUE'",
+        help="an HTTP header for every request (repeatable; http(s) targets)",
+    )
+    tools.add_argument(
+        "--verbose", "-v", action="store_true", help="show a stdio server's stderr as it runs"
+    )
+    tools.add_argument(
+        "--timeout", type=float, default=30.0, metavar="S", help="seconds per request (30)"
+    )
+
+    call = commands.add_parser("call", help="call one tool of a remote MCP server")
+    call.add_argument("target", metavar="TARGET", help=remote_target)
+    call.add_argument("tool", metavar="TOOL", help="the tool's name")
+    call.add_argument("--args", default="{}", metavar="JSON", help="the arguments, a JSON object")
+    call.add_argument(
+        "--yes", "-y", action="store_true", help="call without asking, even if it may change things"
+    )
+    call.add_argument(
+        "--save-dir", metavar="DIR", help="where images and other binaries go (a new temp dir)"
+    )
+    call.add_argument(
+        "--header",
+        action="append",
+        metavar="'NAME: VALUE'",
+        help="an HTTP header for every request (repeatable; http(s) targets)",
+    )
+    call.add_argument(
+        "--verbose", "-v", action="store_true", help="show a stdio server's stderr as it runs"
+    )
+    call.add_argument(
+        "--timeout", type=float, default=300.0, metavar="S", help="seconds per request (300)"
+    )
+    return parser, {
+        "run": run,
+        "inspect": inspect,
+        "install": install,
+        "tools": tools,
+        "call": call,
+    }
 
 
 def _worker_count(text: str) -> int:
@@ -128,6 +176,10 @@ def main(argv: list[str] | None = None) -> int:
         from .run import run
 
         return run(args)
+    if args.command in ("tools", "call"):
+        from .remote import call_command, tools_command
+
+        return tools_command(args) if args.command == "tools" else call_command(args)
     from ._target import TargetError, load_server
 
     try:

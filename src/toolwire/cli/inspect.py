@@ -10,7 +10,7 @@ from ..schema.problems import DIALECTS, schema_problems
 if TYPE_CHECKING:
     from ..server import Server
 
-__all__ = ["describe", "inspect_server"]
+__all__ = ["describe", "inspect_server", "render_tools"]
 
 _LISTING_VERSION = "2025-11-25"
 
@@ -37,17 +37,25 @@ def inspect_server(server: Server, *, as_json: bool = False) -> str:
     data = describe(server)
     if as_json:
         return json.dumps(data, indent=2, ensure_ascii=False)
-    count = len(data["tools"])
     header = f"{server.name} {server.version or ''}".rstrip()
+    return render_tools(header, data["tools"])
+
+
+def render_tools(header: str, tools: list[dict[str, Any]]) -> str:
+    """Tools as listed (wire form, each with its `problems` per dialect), for a person.
+
+    Shared by `toolwire inspect` (a local server) and `toolwire tools` (a remote one).
+    """
+    count = len(tools)
     lines = [f"{header}: {count} tool{'s' if count != 1 else ''}", ""]
-    for tool in data["tools"]:
+    for tool in tools:
         title = f" ({tool['title']})" if tool.get("title") else ""
         description = (tool.get("description") or "").strip().splitlines()
         lines.append(f"- {tool['name']}{title}" + (f": {description[0]}" if description else ""))
         if tool.get("annotations"):
             hints = ", ".join(f"{key}={value}" for key, value in tool["annotations"].items())
             lines.append(f"    annotations: {hints}")
-        lines.append(f"    input:  {json.dumps(tool['inputSchema'], ensure_ascii=False)}")
+        lines.append(f"    input:  {json.dumps(tool.get('inputSchema', {}), ensure_ascii=False)}")
         if "outputSchema" in tool:
             lines.append(f"    output: {json.dumps(tool['outputSchema'], ensure_ascii=False)}")
         clean = [dialect for dialect, found in tool["problems"].items() if not found]

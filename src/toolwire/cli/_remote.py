@@ -1,0 +1,182 @@
+"""A remote TARGET for `toolwire tools` / `toolwire call`: a command line or an HTTP(S) URL.
+
+Only the commands that reach a remote server load this module; it imports the MCP client
+lazily, inside `connect`, so the rest of the CLI (and a stdio server's start-up) never does.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, Literal, TextIO
+from urllib.parse import urlsplit
+
+__all__ = [
+    "RemoteError",
+    "RemoteTarget",
+    "connect",
+    "describe_failure",
+    "last_line",
+    "parse_headers",
+    "parse_remote_target",
+]
+
+
+class RemoteError(Exception):
+    """The TARGET cannot be used or reached; the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class RemoteTarget:
+    """Where the server is.
+
+    Attributes:
+        kind: "stdio" (start `command` with `args`), "http" (streamable HTTP) or "sse".
+        text: The TARGET as the user wrote it (for messages).
+        command: The program to start (stdio).
+        args: Its arguments (stdio).
+        url: The endpoint (http, sse).
+    """
+
+    kind: Literal["stdio", "http", "sse"]
+    text: str
+    command: str = ""
+    args: tuple[str, ...] = ()
+    url: str = ""
+
+    @property
+    def label(self) -> str:
+        """A short name for the server, used in prompts and messages."""
+        return self.text.strip() if self.kind == "stdio" else self.url
+
+
+def parse_remote_target(text: str) -> RemoteTarget:
+    """Read TARGET: an http(s) URL (legacy SSE when its path ends in /sse) or a command line.
+
+    Raises:
+        RemoteError: The TARGET is empty, a URL without a host, or an unbalanced command line.
+    """
+    stripped = text.strip()
+    if not stripped:
+        raise RemoteError("TARGET is empty: give a command line or an http(s):// URL")
+    scheme = stripped.split(":", 1)[0].lower()
+    if scheme in ("http", "https"):
+        parts = urlsplit(stripped)
+        if not parts.hostname:
+            raise RemoteError(f"TARGET {text!r} is not a usable URL (no host)")
+        kind: Literal["http", "sse"] = "sse" if parts.path.rstrip("/").endswith("/sse") else "http"
+        return RemoteTarget(kind, text, url=stripped)
+    try:
+        words = shlex.split(stripped)
+    except ValueError as error:
+        raise RemoteError(f"TARGET {text!r} is not a valid command line: {error}") from None
+    return RemoteTarget("stdio", text, command=words[0], args=tuple(words[1:]))
+
+
+def _innermost(error: BaseException) -> BaseException:
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
+def describe_failure(target: RemoteTarget, error: BaseException) -> str:
+    """One line saying why talking to the TARGET failed (no traceback)."""
+    cause = _innermost(error)
+    if isinstance(cause, FileNotFoundError | PermissionError) and target.kind == "stdio":
+        return f"cannot start {target.command!r}: {cause.strerror or cause}"
+    if isinstance(cause, TimeoutError):
+        return f"{target.label} did not answer in time"
+    name = type(cause).__name__
+    text = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
+    if "Connect" in name or isinstance(cause, ConnectionError):
+        return f"cannot connect to {target.label}: {text or name}"
+    closed = name in ("ClosedResourceError", "EndOfStream", "BrokenResourceError")
+    if target.kind == "stdio" and (closed or text == "Connection closed"):
+        return f"{target.label} exited or closed its output before answering"
+    return f"{target.label}: {text or name}" if text else f"{target.label}: {name}"
+
+
+def last_line(log: TextIO | None) -> str:
+    """The last non-empty line a stdio server wrote to its captured stderr ("" if none)."""
+    if log is None:
+        return ""
+    try:
+        log.flush()
+        log.seek(0)
+        lines = [line.strip() for line in log.read().splitlines() if line.strip()]
+    except (OSError, ValueError):
+        return ""
+    return lines[-1][:300] if lines else ""
+
+
+def parse_headers(lines: list[str] | None, target: RemoteTarget) -> dict[str, str]:
+    """`--header "Name: value"` options as a dict (HTTP and SSE targets only).
+
+    Raises:
+        RemoteError: A header without a name and a colon, or headers for a stdio TARGET.
+    """
+    headers: dict[str, str] = {}
+    for line in lines or []:
+        name, colon, value = line.partition(":")
+        if not colon or not name.strip() or any(char.isspace() for char in name.strip()):
+            raise RemoteError(f"--header must look like 'Name: value', got {line!r}")
+        headers[name.strip()] = value.strip()
+    if headers and target.kind == "stdio":
+        raise RemoteError("--header applies to http(s) URLs only, not to a stdio command line")
+    return headers
+
+
+@asynccontextmanager
+async def connect(
+    target: RemoteTarget,
+    *,
+    timeout: float,
+    errlog: TextIO | None = None,
+    headers: dict[str, str] | None = None,
+) -> AsyncIterator[Any]:
+    """An initialised `mcp` client session with the TARGET, closed on exit.
+
+    Args:
+        target: Where the server is.
+        timeout: Seconds each request (the handshake included) may wait for its answer.
+        errlog: Where a stdio server's stderr goes (a real file; default: our stderr).
+        headers: Extra HTTP headers for every request (HTTP and SSE).
+    """
+    from mcp import Client, StdioServerParameters
+
+    transport: Any
+    if target.kind == "stdio":
+        from mcp.client.stdio import stdio_client
+
+        # Started from a shell, a server expects the shell's environment (the `mcp` client
+        # would pass only a safe subset).
+        params = StdioServerParameters(
+            command=target.command, args=list(target.args), env=dict(os.environ)
+        )
+        transport = stdio_client(params, errlog=errlog) if errlog else params
+    elif target.kind == "sse":
+        from mcp.client.sse import sse_client
+
+        transport = sse_client(target.url, headers=headers or None, timeout=timeout)
+    elif headers:
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        http = httpx2.AsyncClient(
+            headers=headers, timeout=httpx2.Timeout(timeout), follow_redirects=True
+        )
+        async with (
+            http,
+            Client(
+                streamable_http_client(target.url, http_client=http), read_timeout_seconds=timeout
+            ) as client,
+        ):
+            yield client
+        return
+    else:
+        transport = target.url
+    async with Client(transport, read_timeout_seconds=timeout) as client:
+        yield client

@@ -1,0 +1,118 @@
+"""Printing a `tools/call` result for a person: text as is, JSON pretty, binaries to files.
+
+Works on the result as it travels on the wire (camelCase keys), so it does not depend on the
+`mcp` package's model classes. Images, audio and binary embedded resources cannot be shown
+in a terminal: each is written to a file in `save_dir`, and its path is printed instead.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import mimetypes
+import re
+from pathlib import Path
+from typing import Any
+
+__all__ = ["render_result"]
+
+_FALLBACK_SUFFIX = {"image": ".img", "audio": ".audio", "resource": ".bin"}
+# The types MCP servers send most, fixed here: the `mimetypes` table depends on the machine
+# (/etc/mime.types) and lacks some (audio/wav).
+_KNOWN_SUFFIX = {
+    "image/png": ".png",
+    "image/jpeg": ".jpg",
+    "image/gif": ".gif",
+    "image/webp": ".webp",
+    "image/svg+xml": ".svg",
+    "audio/wav": ".wav",
+    "audio/x-wav": ".wav",
+    "audio/mpeg": ".mp3",
+    "audio/ogg": ".ogg",
+    "application/pdf": ".pdf",
+    "application/json": ".json",
+    "text/plain": ".txt",
+}
+
+
+def _suffix(mime_type: str | None, kind: str) -> str:
+    base = (mime_type or "").split(";", 1)[0].strip().lower()
+    known = _KNOWN_SUFFIX.get(base)
+    if known:
+        return known
+    guessed = mimetypes.guess_extension(base, strict=False) if base else None
+    return guessed or _FALLBACK_SUFFIX.get(kind, ".bin")
+
+
+def _safe_stem(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._") or "result"
+
+
+class _Saver:
+    """Writes binary blocks to numbered files; names never overwrite an existing file."""
+
+    def __init__(self, save_dir: Path, stem: str) -> None:
+        self._dir = save_dir
+        self._stem = _safe_stem(stem)
+        self._count = 0
+
+    def save(self, data: str, mime_type: str | None, kind: str) -> str:
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            return f"[{kind} {mime_type or ''}: the server sent data that is not base64]"
+        self._dir.mkdir(parents=True, exist_ok=True)
+        suffix = _suffix(mime_type, kind)
+        while True:
+            self._count += 1
+            path = self._dir / f"{self._stem}-{self._count}{suffix}"
+            if not path.exists():
+                break
+        path.write_bytes(raw)
+        return f"[{kind} {mime_type or 'unknown type'}, {len(raw)} bytes] saved to {path}"
+
+
+def _block_lines(block: dict[str, Any], saver: _Saver) -> list[str]:
+    kind = block.get("type")
+    if kind == "text":
+        return [str(block.get("text", ""))]
+    if kind in ("image", "audio"):
+        return [saver.save(str(block.get("data", "")), block.get("mimeType"), str(kind))]
+    if kind == "resource_link":
+        name = block.get("title") or block.get("name") or ""
+        return [f"[link] {block.get('uri', '')}" + (f" ({name})" if name else "")]
+    if kind == "resource":
+        resource = block.get("resource") or {}
+        uri = resource.get("uri", "")
+        if "text" in resource:
+            return [f"[resource {uri}]", str(resource["text"])]
+        if "blob" in resource:
+            saved = saver.save(str(resource["blob"]), resource.get("mimeType"), "resource")
+            return [f"[resource {uri}] {saved}"]
+        return [f"[resource {uri}]"]
+    return [f"[{kind} block] {json.dumps(block, ensure_ascii=False)}"]
+
+
+def render_result(result: dict[str, Any], *, save_dir: Path, stem: str) -> str:
+    """The readable form of a `tools/call` result.
+
+    Args:
+        result: The result as on the wire (`content`, `structuredContent`, `isError`).
+        save_dir: Where images, audio and binary resources are written.
+        stem: The start of those files' names (the tool's name).
+    """
+    saver = _Saver(save_dir, stem)
+    lines: list[str] = []
+    for block in result.get("content") or []:
+        lines.extend(_block_lines(block, saver) if isinstance(block, dict) else [str(block)])
+    structured = result.get("structuredContent")
+    if structured is not None:
+        pretty = json.dumps(structured, indent=2, ensure_ascii=False)
+        # The text blocks usually repeat the structured result; say it once.
+        if lines != [json.dumps(structured)] and lines != [pretty]:
+            lines.append("structured result:")
+        else:
+            lines = []
+        lines.append(pretty)
+    return "\n".join(lines)

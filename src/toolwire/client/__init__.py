@@ -1,0 +1,71 @@
+"""Remote MCP tools as local `FunctionTool`s: the client adapter.
+
+The transport parameter dicts (`MCPServerStdioParams`, ...) live in `toolwire.client.params`.
+
+Names are loaded on first use, so importing this package costs nothing until a server
+class is touched (the classes import `mcp` only when they connect).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._convert import MCPToolMetaContext
+    from .errors import MCPCallError
+    from .manager import MCPServerManager
+    from .naming import all_function_tools, prefixed_name
+    from .params import (
+        ToolFilter,
+        ToolFilterCallable,
+        ToolFilterContext,
+        ToolFilterStatic,
+        create_static_tool_filter,
+    )
+    from .servers import MCPServerSse, MCPServerStdio, MCPServerStreamableHttp
+
+_EXPORTS: dict[str, str] = {
+    "MCPToolMetaContext": "._convert",
+    "MCPCallError": ".errors",
+    "MCPServerManager": ".manager",
+    "all_function_tools": ".naming",
+    "prefixed_name": ".naming",
+    "ToolFilter": ".params",
+    "ToolFilterCallable": ".params",
+    "ToolFilterContext": ".params",
+    "ToolFilterStatic": ".params",
+    "create_static_tool_filter": ".params",
+    "MCPServerSse": ".servers",
+    "MCPServerStdio": ".servers",
+    "MCPServerStreamableHttp": ".servers",
+}
+
+__all__ = [
+    "MCPCallError",
+    "MCPServerManager",
+    "MCPServerSse",
+    "MCPServerStdio",
+    "MCPServerStreamableHttp",
+    "MCPToolMetaContext",
+    "ToolFilter",
+    "ToolFilterCallable",
+    "ToolFilterContext",
+    "ToolFilterStatic",
+    "all_function_tools",
+    "create_static_tool_filter",
+    "prefixed_name",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolwire.client' has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

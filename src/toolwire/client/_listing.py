@@ -1,0 +1,131 @@
+"""Reading lists from a server (every page, within a bound) and choosing tools from them."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UserError
+from .params import ToolFilterContext
+
+if TYPE_CHECKING:
+    from ..context import RunContextWrapper
+    from ._shape import RemoteServer
+
+__all__ = ["all_pages", "all_prompt_pages", "annotations_of", "check_required", "filtered"]
+
+logger = logging.getLogger("toolwire.client")
+
+# Without max_list_pages a listing still stops somewhere: a server that hands out cursors
+# forever would otherwise hold the caller for good.
+_PAGE_CEILING = 10_000
+
+
+def _too_many(server_name: str, what: str, limit: int) -> UserError:
+    return UserError(
+        f"MCP server '{server_name}' has more than {limit} page(s) of {what} "
+        "(max_list_pages); nothing was returned or cached"
+    )
+
+
+async def all_pages(
+    fetch: Callable[..., Awaitable[Any]], field: str, limit: int | None, server_name: str
+) -> list[Any]:
+    """Every item of a paginated list (`field` of each page), following cursors."""
+    items: list[Any] = []
+    cursor: str | None = None
+    bound = limit if limit is not None else _PAGE_CEILING
+    for _ in range(bound):
+        page = await fetch(cursor=cursor)
+        items.extend(getattr(page, field))
+        cursor = getattr(page, "next_cursor", None)
+        if not cursor:
+            return items
+    raise _too_many(server_name, field, bound)
+
+
+async def all_prompt_pages(client: Any, limit: int | None, server_name: str) -> Any:
+    """A `ListPromptsResult` holding every page's prompts."""
+    first = await client.list_prompts()
+    prompts = list(first.prompts)
+    cursor = first.next_cursor
+    bound = limit if limit is not None else _PAGE_CEILING
+    for _ in range(bound - 1):
+        if not cursor:
+            break
+        page = await client.list_prompts(cursor=cursor)
+        prompts.extend(page.prompts)
+        cursor = page.next_cursor
+    if cursor:
+        raise _too_many(server_name, "prompts", bound)
+    return first.model_copy(update={"prompts": prompts, "next_cursor": None})
+
+
+def annotations_of(tool: Any) -> dict[str, Any] | None:
+    """A listed tool's annotations as the wire spells them (camelCase), or None."""
+    annotations = getattr(tool, "annotations", None)
+    if annotations is None:
+        return None
+    dumped: dict[str, Any] = annotations.model_dump(by_alias=True, exclude_none=True)
+    return dumped
+
+
+async def _keeps(
+    server: RemoteServer, tool: Any, context: ToolFilterContext | None, decide: Any
+) -> bool:
+    try:
+        verdict = decide(context, tool)
+        if inspect.isawaitable(verdict):
+            verdict = await verdict
+    except Exception as error:  # the SDK leaves a tool out when its filter fails
+        logger.error(
+            "MCP server %r: the tool filter failed on %r: %r", server.name, tool.name, error
+        )
+        return False
+    return bool(verdict)
+
+
+async def filtered(
+    server: RemoteServer,
+    tools: list[Any],
+    run_context: RunContextWrapper[Any] | None,
+    agent: Any,
+) -> list[Any]:
+    """The tools the server's `tool_filter` keeps (static: allowed first, then blocked)."""
+    chooser = server.tool_filter
+    if chooser is None:
+        return tools
+    if isinstance(chooser, dict):
+        allowed = chooser.get("allowed_tool_names")
+        blocked = chooser.get("blocked_tool_names")
+        if allowed is not None:
+            tools = [tool for tool in tools if tool.name in allowed]
+        if blocked is not None:
+            tools = [tool for tool in tools if tool.name not in blocked]
+        return tools
+    if run_context is None or agent is None:
+        raise UserError("run_context and agent are required for dynamic tool filtering")
+    context = ToolFilterContext(run_context=run_context, agent=agent, server_name=server.name)
+    return [tool for tool in tools if await _keeps(server, tool, context, chooser)]
+
+
+def check_required(server: RemoteServer, tool_name: str, arguments: dict[str, Any] | None) -> None:
+    """Refuse a call that leaves out arguments the last listing says are required."""
+    listed = server.last_listed_tools
+    if not listed:
+        return
+    schema = next((tool.input_schema for tool in listed if tool.name == tool_name), None)
+    if not isinstance(schema, dict):
+        return
+    required = schema.get("required")
+    if not isinstance(required, list):
+        return
+    given = arguments or {}
+    missing = [key for key in required if isinstance(key, str) and key not in given]
+    if missing:
+        raise UserError(
+            f"Failed to call tool '{tool_name}' on MCP server '{server.name}': "
+            f"missing required parameters: {', '.join(missing)}"
+        )

@@ -1,0 +1,195 @@
+"""The stdio transport under the `mcp` client: a child process and its three pipes.
+
+toolwire starts the child itself rather than through `mcp.client.stdio`, for four reasons:
+
+- a server that closes its stdout but keeps running must end the connection at once (the
+  pending calls fail with "connection lost"), not leave them waiting for a timeout;
+- what the child wrote on stderr is kept (the last lines), so that a server that never
+  starts or dies is reported with its own last words and exit status;
+- the child runs in a session of its own and `cleanup()` ends its whole process group
+  (stdin closed, then SIGTERM, then SIGKILL, each bounded), so nothing it started is left;
+- on Linux the child gets SIGTERM if this process dies without cleaning up (the parent-death
+  signal), on top of the end of file every server sees on its stdin.
+
+Lines are newline-delimited JSON-RPC, read with no length limit below 64 MiB.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import ctypes
+import logging
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+from mcp.client.stdio import get_default_environment
+from mcp.shared.message import SessionMessage
+from mcp.types import jsonrpc_message_adapter
+
+__all__ = ["ChildProcess", "child_process_transport"]
+
+logger = logging.getLogger("toolwire.client")
+
+_LINE_LIMIT = 64 * 1024 * 1024
+_STDERR_LINES = 40
+_EXIT_WAIT = 2.0  # after stdin closes, then after SIGTERM
+_STATUS_WAIT = 0.5
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    with contextlib.suppress(Exception):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+class ChildProcess:
+    """The running child: its pid, exit status and the tail of its stderr."""
+
+    def __init__(self, process: asyncio.subprocess.Process, label: str) -> None:
+        self.process = process
+        self.label = label
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
+        self.junk: str | None = None  # the last stdout line that was not JSON-RPC
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    async def describe_end(self) -> str:
+        """A few words on how the child ended (or that it still runs), with its stderr.
+
+        A child whose stdout just closed is given a moment to exit, so that its status is
+        known when it is on its way out.
+        """
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self.process.wait()), _STATUS_WAIT)
+        code = self.process.returncode
+        state = "is still running" if code is None else f"exited with status {code}"
+        tail = "".join(self.stderr_tail).strip()
+        return f"{state}; its stderr ended with:\n{tail}" if tail else state
+
+    async def end(self) -> None:
+        """Close stdin, then SIGTERM, then SIGKILL the process group, each step bounded."""
+        process = self.process
+        if process.stdin is not None and not process.stdin.is_closing():
+            process.stdin.close()
+        for step in (None, signal.SIGTERM, signal.SIGKILL):
+            if step is not None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, step)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(process.wait(), _EXIT_WAIT)
+            if process.returncode is not None:
+                break
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)  # whatever the child left in its group
+
+
+async def _start(params: Mapping[str, Any], label: str) -> ChildProcess:
+    env = params.get("env")
+    environment = {**get_default_environment(), **env} if env is not None else None
+    cwd = params.get("cwd")
+    extra: dict[str, Any] = {}
+    if sys.platform == "linux":
+        extra["preexec_fn"] = _die_with_parent
+    process = await asyncio.create_subprocess_exec(
+        params["command"],
+        *params.get("args", []),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=str(cwd) if cwd is not None else None,
+        env=environment if environment is not None else get_default_environment(),
+        start_new_session=True,
+        limit=_LINE_LIMIT,
+        **extra,
+    )
+    return ChildProcess(process, label)
+
+
+@asynccontextmanager
+async def child_process_transport(
+    params: Mapping[str, Any], label: str, started: list[ChildProcess] | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
+    """Start the child and yield the `(read, write)` streams the `mcp` client takes.
+
+    Args:
+        params: The SDK's stdio params (`command`, `args`, `env`, `cwd`, `encoding`, ...).
+        label: The server's name, for log lines.
+        started: Receives the `ChildProcess`, so the caller can describe how it ended.
+    """
+    child = await _start(params, label)
+    if started is not None:
+        started.append(child)
+    encoding = params.get("encoding", "utf-8")
+    errors = params.get("encoding_error_handler", "strict")
+    to_client, from_child = anyio.create_memory_object_stream[SessionMessage | Exception](32)
+    to_child, from_client = anyio.create_memory_object_stream[SessionMessage](32)
+    process = child.process
+    assert process.stdout is not None and process.stdin is not None and process.stderr is not None
+    stdout, stdin, stderr = process.stdout, process.stdin, process.stderr
+
+    async def read_stdout() -> None:
+        async with to_client:
+            while True:
+                try:
+                    raw = await stdout.readline()
+                except (ValueError, asyncio.LimitOverrunError) as error:
+                    await to_client.send(error)
+                    continue
+                if not raw:
+                    return  # end of file: closing the stream fails the pending requests
+                text = raw.decode(encoding, errors).strip()
+                if not text:
+                    continue
+                try:
+                    message = jsonrpc_message_adapter.validate_json(text)
+                except Exception as error:
+                    logger.warning("MCP server %r wrote a line that is not JSON-RPC: %.200s",
+                                   label, text)  # fmt: skip
+                    child.junk = text[:200]
+                    await to_client.send(error)
+                    continue
+                await to_client.send(SessionMessage(message))
+
+    async def write_stdin() -> None:
+        async with from_client:
+            async for item in from_client:
+                line = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+                try:
+                    stdin.write(line.encode(encoding, errors) + b"\n")
+                    await stdin.drain()
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the child is gone; reading its stdout reports it
+
+    async def read_stderr() -> None:
+        while True:
+            raw = await stderr.readline()
+            if not raw:
+                return
+            line = raw.decode(encoding, "replace")
+            child.stderr_tail.append(line)
+            with contextlib.suppress(Exception):
+                sys.stderr.write(line)
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(read_stdout)
+            group.start_soon(write_stdin)
+            group.start_soon(read_stderr)
+            try:
+                yield from_child, to_child
+            finally:
+                group.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await child.end()

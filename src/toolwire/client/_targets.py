@@ -1,0 +1,197 @@
+"""Opening an `mcp` client over each transport, with toolwire's extra HTTP options.
+
+Loaded only when a server connects: it imports `mcp` and `httpx2`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+import httpx2
+from mcp import Client, StdioServerParameters
+from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamable_http_client
+
+__all__ = [
+    "ClientOptions",
+    "HeadersProvider",
+    "TokenProvider",
+    "open_http",
+    "open_sse",
+    "open_stdio",
+]
+
+HeadersProvider = Callable[[], "Mapping[str, str] | Awaitable[Mapping[str, str]]"]
+TokenProvider = Callable[[], "str | Awaitable[str | None] | None"]
+
+MODERN_VERSION = "2026-07-28"
+
+
+@dataclass
+class ClientOptions:
+    """What every transport passes on to `mcp.Client`."""
+
+    mode: str = "auto"
+    read_timeout_seconds: float | None = None
+    message_handler: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def client(self, target: Any) -> Client:
+        mode = MODERN_VERSION if self.mode == "modern" else self.mode
+        return Client(
+            target,
+            mode=mode,
+            read_timeout_seconds=self.read_timeout_seconds,
+            message_handler=self.message_handler,
+            **self.extra,
+        )
+
+
+async def _resolved(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+class _RequestHeaders(httpx2.Auth):
+    """Adds headers computed at each HTTP request (a provider, a bearer token), then hands
+    the request to the configured `auth` (OAuth, ...) if there is one."""
+
+    def __init__(
+        self,
+        inner: httpx2.Auth | None,
+        headers: HeadersProvider | None,
+        token: TokenProvider | str | None,
+    ) -> None:
+        self._inner = inner
+        self._headers = headers
+        self._token = token
+
+    async def async_auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        if self._headers is not None:
+            extra = await _resolved(self._headers())
+            request.headers.update(dict(extra))
+        token = self._token() if callable(self._token) else self._token
+        token = await _resolved(token)
+        if token:
+            request.headers["Authorization"] = f"Bearer {token}"
+        if self._inner is None:
+            yield request
+            return
+        flow = self._inner.async_auth_flow(request)
+        outgoing = await flow.__anext__()
+        while True:
+            response = yield outgoing
+            try:
+                outgoing = await flow.asend(response)
+            except StopAsyncIteration:
+                return
+
+
+def _seconds(value: timedelta | float | None, default: float) -> float:
+    if value is None:
+        return default
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+def _auth(
+    params: Mapping[str, Any], headers: HeadersProvider | None, token: TokenProvider | str | None
+) -> httpx2.Auth | None:
+    inner = params.get("auth")
+    if headers is None and token is None:
+        return inner
+    return _RequestHeaders(inner, headers, token)
+
+
+def open_stdio(
+    params: Mapping[str, Any],
+    options: ClientOptions,
+    label: str = "",
+    started: list[Any] | None = None,
+) -> AbstractAsyncContextManager[Any]:
+    """The client of a server started as a child process (the SDK's stdio params).
+
+    On POSIX toolwire's own transport starts the child (see `_stdio.py`); elsewhere the
+    `mcp` client's.
+    """
+    if os.name == "posix":
+        from ._stdio import child_process_transport
+
+        return options.client(child_process_transport(params, label, started))
+    server = StdioServerParameters(
+        command=params["command"],
+        args=list(params.get("args", [])),
+        env=params.get("env"),
+        cwd=params.get("cwd"),
+        encoding=params.get("encoding", "utf-8"),
+        encoding_error_handler=params.get("encoding_error_handler", "strict"),
+    )
+    return options.client(server)
+
+
+@asynccontextmanager
+async def open_http(
+    params: Mapping[str, Any],
+    options: ClientOptions,
+    headers: HeadersProvider | None = None,
+    token: TokenProvider | str | None = None,
+    session: dict[str, str] | None = None,
+) -> AsyncGenerator[Any, None]:
+    """The client of a streamable HTTP server (the SDK's streamable HTTP params).
+
+    `session`, when given, receives the `Mcp-Session-Id` the server assigns (key "id").
+    """
+    timeout = httpx2.Timeout(
+        _seconds(params.get("timeout"), 5.0), read=_seconds(params.get("sse_read_timeout"), 300.0)
+    )
+    auth = _auth(params, headers, token)
+    factory = params.get("httpx_client_factory")
+    if factory is not None:
+        http = factory(headers=params.get("headers"), timeout=timeout, auth=auth)
+    else:
+        http = httpx2.AsyncClient(
+            headers=params.get("headers"), timeout=timeout, auth=auth, follow_redirects=True
+        )
+    if session is not None:
+
+        async def note_session(response: httpx2.Response) -> None:
+            given = response.headers.get("mcp-session-id")
+            if given:
+                session["id"] = given
+
+        http.event_hooks.setdefault("response", []).append(note_session)
+    async with http:
+        transport = streamable_http_client(
+            params["url"],
+            http_client=http,
+            terminate_on_close=params.get("terminate_on_close", True),
+        )
+        async with options.client(transport) as client:
+            yield client
+
+
+def open_sse(
+    params: Mapping[str, Any],
+    options: ClientOptions,
+    headers: HeadersProvider | None = None,
+    token: TokenProvider | str | None = None,
+) -> AbstractAsyncContextManager[Any]:
+    """The client of a legacy HTTP+SSE server (the SDK's SSE params)."""
+    extra: dict[str, Any] = {}
+    if params.get("httpx_client_factory") is not None:
+        extra["httpx_client_factory"] = params["httpx_client_factory"]
+    transport = sse_client(
+        params["url"],
+        headers=params.get("headers"),
+        timeout=_seconds(params.get("timeout"), 5.0),
+        sse_read_timeout=_seconds(params.get("sse_read_timeout"), 300.0),
+        auth=_auth(params, headers, token),
+        **extra,
+    )
+    return options.client(transport)

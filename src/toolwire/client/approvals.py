@@ -1,0 +1,333 @@
+"""Approval of remote MCP tool calls: the `require_approval` policy and the per-tool gate.
+
+A server adapter reads `require_approval` once (`ApprovalPolicy.resolve`) and passes every
+converted tool through `gate_tool`. Two ways of asking exist, as in the Agents SDK:
+
+* no callback: the tool carries `needs_approval`, so an Agents SDK run pauses with its own
+  approval interruption and the person answers through `RunState.approve/reject`;
+* a callback (`on_approval_request`): it is asked right before the remote call, and a "no"
+  is answered locally, so the server never sees a denied call.
+
+The settings accepted, their meanings and the texts of the errors for bad ones are those of
+openai-agents 0.24.0 (tests/approvals/test_policy_sdk.py compares them), plus the policy
+"annotations", which asks for every tool whose MCP annotations do not say it is harmless.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import json
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, NotRequired, TypedDict
+
+from ..context import RunContextWrapper
+from ..errors import UserError
+from ..tools.function_tool import FunctionTool
+from ._require_approval import bad_value, flag, tool_table
+
+__all__ = [
+    "ApprovalPolicy",
+    "MCPApprovalRequestData",
+    "MCPToolApprovalFunction",
+    "MCPToolApprovalFunctionResult",
+    "MCPToolApprovalRequest",
+    "approval_rejection_text",
+    "ask_for_approval",
+    "gate_tool",
+]
+
+
+@dataclass
+class MCPToolApprovalRequest:
+    """What an approval callback is asked about (the Agents SDK's shape).
+
+    Attributes:
+        ctx_wrapper: The run context of the call.
+        data: The call: `.name` (the tool), `.arguments` (a JSON string), `.server_label`
+            and `.id`. For a hosted MCP tool it is the Responses API `mcp_approval_request`
+            item itself; for a local adapter an `MCPApprovalRequestData` with the same fields.
+    """
+
+    ctx_wrapper: RunContextWrapper[Any]
+    data: Any
+
+
+class MCPToolApprovalFunctionResult(TypedDict):
+    """An approval callback's answer: `approve`, and optionally why (`reason`)."""
+
+    approve: bool
+    reason: NotRequired[str]
+
+
+MCPToolApprovalFunction = Callable[
+    [MCPToolApprovalRequest],
+    MCPToolApprovalFunctionResult | Awaitable[MCPToolApprovalFunctionResult],
+]
+
+
+@dataclass(frozen=True)
+class MCPApprovalRequestData:
+    """A local remote-tool call awaiting approval, shaped like a Responses `mcp_approval_request`.
+
+    Attributes:
+        id: The tool call's id (generated when the caller gave none).
+        arguments: The call's arguments as a JSON string.
+        name: The remote tool's name.
+        server_label: Which MCP server (its name) is asked to run it.
+        type: Always "mcp_approval_request".
+    """
+
+    id: str
+    arguments: str
+    name: str
+    server_label: str
+    type: Literal["mcp_approval_request"] = "mcp_approval_request"
+
+
+# (run context, agent, the remote tool) -> does this call need approval?
+ApprovalPredicate = Callable[[RunContextWrapper[Any], Any, Any], "bool | Awaitable[bool]"]
+
+_Kind = Literal["fixed", "per_tool", "annotations", "predicate"]
+
+
+def _annotation(annotations: object, key: str) -> object:
+    if annotations is None:
+        return None
+    if isinstance(annotations, Mapping):
+        return annotations.get(key)
+    # An `mcp` ToolAnnotations model: mcp 1.x names the fields as on the wire, 2.x in snake case.
+    snake = "".join(f"_{char.lower()}" if char.isupper() else char for char in key)
+    return getattr(annotations, key, getattr(annotations, snake, None))
+
+
+def annotations_ask(annotations: object) -> bool:
+    """Whether the "annotations" policy asks before calling a tool with these annotations.
+
+    It asks unless the server vouches for the tool: `destructiveHint: false`, or
+    `readOnlyHint: true` without `destructiveHint: true`. MCP's own defaults read an
+    unannotated tool as possibly destructive, hence asking when nothing is said.
+    """
+    destructive = _annotation(annotations, "destructiveHint")
+    if destructive is True:
+        return True
+    if destructive is False:
+        return False
+    return _annotation(annotations, "readOnlyHint") is not True
+
+
+@dataclass(frozen=True)
+class ApprovalPolicy:
+    """A checked `require_approval` setting.
+
+    Attributes:
+        kind: "fixed" (every tool alike), "per_tool" (a name -> bool table, others not
+            asked), "annotations" (the tool's MCP annotations decide) or "predicate" (a
+            function decides for each call).
+        everything: The answer of a "fixed" policy.
+        table: The tool names of a "per_tool" policy and whether each is asked for.
+        predicate: The `(run_context, agent, tool) -> bool | Awaitable[bool]` function.
+    """
+
+    kind: _Kind
+    everything: bool = False
+    table: Mapping[Any, bool] | None = None
+    predicate: ApprovalPredicate | None = None
+
+    @classmethod
+    def resolve(cls, require_approval: object, *, has_callback: bool) -> ApprovalPolicy:
+        """Check a `require_approval` setting and turn it into a policy.
+
+        Args:
+            require_approval: None, "always", "never", a bool, "annotations", a dict of tool
+                names to "always"/"never", `{"always": {"tool_names": [...]}, "never":
+                {"tool_names": [...]}}`, or `(run_context, agent, tool) -> bool` (sync or async).
+            has_callback: Whether an approval callback will answer; when it does, None means
+                "annotations" rather than "never".
+
+        Raises:
+            UserError: The setting is none of those; the message says where and why.
+        """
+        setting = require_approval
+        if setting is None:
+            return cls("annotations") if has_callback else cls("fixed", everything=False)
+        if setting == "annotations":
+            return cls("annotations")
+        if isinstance(setting, str | bool):
+            return cls("fixed", everything=flag(setting, "require_approval"))
+        if isinstance(setting, dict):
+            return cls("per_tool", table=tool_table(setting))
+        if callable(setting):
+            return cls("predicate", predicate=setting)
+        raise bad_value("require_approval", setting)
+
+    def requires(self, tool_name: str, annotations: Mapping[str, Any] | None) -> bool:
+        """Whether a call to this tool must be approved, as far as known before the call.
+
+        A "predicate" policy can only answer per call (`decide`); here it says True, which
+        keeps a tool gated rather than letting it through unasked.
+        """
+        if self.kind == "fixed":
+            return self.everything
+        if self.kind == "per_tool":
+            assert self.table is not None
+            return self.table.get(tool_name, False)
+        if self.kind == "annotations":
+            return annotations_ask(annotations)
+        return True
+
+    async def decide(
+        self,
+        run_context: RunContextWrapper[Any],
+        *,
+        tool_name: str,
+        annotations: Mapping[str, Any] | None,
+        agent: Any,
+        remote_tool: Any,
+    ) -> bool:
+        """Whether this particular call must be approved.
+
+        A predicate needs the agent: without one (a tool used outside an agent run) the call
+        is asked for, as the Agents SDK does.
+        """
+        if self.kind != "predicate":
+            return self.requires(tool_name, annotations)
+        if agent is None:
+            return True
+        assert self.predicate is not None
+        answer = self.predicate(run_context, agent, remote_tool)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        return bool(answer)
+
+    def needs_approval_for(
+        self,
+        *,
+        tool_name: str,
+        annotations: Mapping[str, Any] | None,
+        agent: Any = None,
+        remote_tool: Any = None,
+    ) -> bool | Callable[[RunContextWrapper[Any], dict[str, Any], str], Awaitable[bool]]:
+        """The value for a tool's `needs_approval` (the SDK's `MCPServer` hook answers this)."""
+        if self.kind != "predicate":
+            return self.requires(tool_name, annotations)
+        if agent is None:
+            return True
+
+        async def per_call(run_context: RunContextWrapper[Any], _args: Any, _call_id: str) -> bool:
+            return await self.decide(
+                run_context,
+                tool_name=tool_name,
+                annotations=annotations,
+                agent=agent,
+                remote_tool=remote_tool,
+            )
+
+        return per_call
+
+
+def approval_rejection_text(tool_name: str, server_label: str, reason: str | None) -> str:
+    """What the model reads when a call is denied: the tool, its server and the reason."""
+    why = reason.strip() if reason and reason.strip() else "no reason given"
+    return (
+        f"Tool call rejected: the call to '{tool_name}' on MCP server '{server_label}' "
+        f"was not approved ({why}). The tool did not run."
+    )
+
+
+async def ask_for_approval(
+    callback: MCPToolApprovalFunction, request: MCPToolApprovalRequest
+) -> tuple[bool, str | None]:
+    """Run an approval callback (sync or async) and check its answer.
+
+    Raises:
+        UserError: The callback answered something else than `{"approve": bool, ...}`.
+    """
+    answer: Any = callback(request)
+    if inspect.isawaitable(answer):
+        answer = await answer
+    if not isinstance(answer, Mapping) or not isinstance(answer.get("approve"), bool):
+        raise UserError(
+            "on_approval_request must return a dict like {'approve': True} or "
+            f"{{'approve': False, 'reason': '...'}}, got {answer!r}."
+        )
+    reason = answer.get("reason")
+    if reason is not None and not isinstance(reason, str):
+        raise UserError(f"on_approval_request's 'reason' must be a string, got {reason!r}.")
+    return answer["approve"], reason
+
+
+def _call_id(run_context: Any) -> str:
+    given = getattr(run_context, "tool_call_id", "")
+    return given if isinstance(given, str) and given else f"mcpr_{uuid.uuid4().hex}"
+
+
+def gate_tool(
+    tool: FunctionTool,
+    *,
+    policy: ApprovalPolicy,
+    annotations: Mapping[str, Any] | None,
+    on_approval_request: MCPToolApprovalFunction | None,
+    server_label: str,
+    remote_tool: Any = None,
+    agent: Any = None,
+    remote_name: str | None = None,
+) -> FunctionTool:
+    """Put a converted remote tool behind the approval policy.
+
+    No callback: the tool carries the SDK's `needs_approval`, so a run pauses for a person.
+    A callback: it decides before the remote call; a denial never reaches the server and
+    the model gets a clear rejection naming the tool and the reason.
+
+    Args:
+        tool: The converted tool; it is not changed (a gated copy is returned).
+        policy: The server's resolved `require_approval`.
+        annotations: The remote tool's MCP annotations (a dict or the `mcp` model).
+        on_approval_request: The approval callback, if any.
+        server_label: The server's name, shown to the callback and in rejections.
+        remote_tool: The remote tool as listed (handed to a predicate policy).
+        agent: The agent the tool is converted for (handed to a predicate policy).
+        remote_name: The tool's name on the server when `tool.name` was prefixed.
+    """
+    name = remote_name or tool.name
+    gated = copy.copy(tool)
+    gated._agents_tool = None
+    if on_approval_request is None:
+        gated.needs_approval = policy.needs_approval_for(
+            tool_name=name, annotations=annotations, agent=agent, remote_tool=remote_tool
+        )
+        return gated
+    if policy.kind != "predicate" and not policy.requires(name, annotations):
+        gated.needs_approval = False
+        return gated
+
+    run_remote = tool.on_invoke_tool
+    callback = on_approval_request
+
+    async def ask_then_invoke(run_context: Any, arguments: str) -> Any:
+        asked = await policy.decide(
+            run_context,
+            tool_name=name,
+            annotations=annotations,
+            agent=agent if agent is not None else getattr(run_context, "agent", None),
+            remote_tool=remote_tool,
+        )
+        if asked:
+            data = MCPApprovalRequestData(
+                id=_call_id(run_context),
+                arguments=arguments if arguments else json.dumps({}),
+                name=name,
+                server_label=server_label,
+            )
+            approved, reason = await ask_for_approval(
+                callback, MCPToolApprovalRequest(ctx_wrapper=run_context, data=data)
+            )
+            if not approved:
+                return approval_rejection_text(name, server_label, reason)
+        return await run_remote(run_context, arguments)
+
+    gated.on_invoke_tool = ask_then_invoke
+    gated.needs_approval = False
+    return gated

@@ -1,0 +1,312 @@
+"""The shared body of the three client classes: connection, listing, calling, retrying.
+
+The public surface is the Agents SDK's `agents.mcp` server interface (names, parameters,
+defaults and user-facing messages), so that an object of these classes can go anywhere one
+of the SDK's goes, `Agent(mcp_servers=[...])` included. The SDK does not check a base class:
+it calls the seven members of its interface plus a handful of attributes and two hooks
+(`_get_failure_error_function`, `_get_needs_approval_for_tool`), all of which are here.
+
+What is added on top: a connection owned by a task of its own (`_link.py`: connect and clean
+up from different tasks), reconnection when the server restarts or the session expires, and
+errors that name the server and the tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from ..tools.failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
+from . import _listing
+from ._checks import Seconds, checked_backoff_max, checked_list_pages, checked_session_timeout
+from ._lifecycle import LinkHolder
+from ._link import Link
+from .errors import NOT_CONNECTED, MCPCallError, diagnose
+
+if TYPE_CHECKING:
+    from ..context import RunContextWrapper
+    from ..tools.function_tool import FunctionTool
+    from .params import ToolFilter
+
+__all__ = ["MCPClientServer"]
+
+logger = logging.getLogger("toolwire.client")
+
+
+class MCPClientServer(LinkHolder):
+    """An MCP server reached through the `mcp` client; see the transport classes.
+
+    Subclasses say how to open the client (`_open_client`) and what the default name is.
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        cache_tools_list: bool = False,
+        name: str | None = None,
+        client_session_timeout_seconds: Seconds | None = 5,
+        tool_filter: ToolFilter = None,
+        use_structured_content: bool = False,
+        max_retry_attempts: int = 0,
+        retry_backoff_seconds_base: float = 1.0,
+        message_handler: Any = None,
+        require_approval: Any = None,
+        failure_error_function: ToolErrorFunction | Any | None = UNSET_FAILURE_ERROR_FUNCTION,
+        tool_meta_resolver: Callable[..., Any] | None = None,
+        custom_data_extractor: Callable[..., Any] | None = None,
+        retry_backoff_seconds_max: float | None = None,
+        *,
+        tool_input_guardrails: list[Any] | None = None,
+        tool_output_guardrails: list[Any] | None = None,
+        max_list_pages: int | None = None,
+        protocol_mode: str = "auto",
+        prefix_tool_names: bool = False,
+        connect_timeout_seconds: float | None = None,
+        client_options: dict[str, Any] | None = None,
+    ) -> None:
+        from .approvals import ApprovalPolicy
+
+        self.params = params
+        self.cache_tools_list = cache_tools_list
+        self._name = name
+        self.client_session_timeout_seconds = client_session_timeout_seconds
+        self._request_timeout = checked_session_timeout(client_session_timeout_seconds)
+        self.tool_filter = tool_filter
+        self.use_structured_content = use_structured_content
+        self.max_retry_attempts = max_retry_attempts
+        self.retry_backoff_seconds_base = max(0.0, retry_backoff_seconds_base)
+        self.retry_backoff_seconds_max = checked_backoff_max(retry_backoff_seconds_max)
+        self.message_handler = message_handler
+        self.require_approval = require_approval
+        # Checked now, so a bad policy fails where it is written (the SDK's messages).
+        self._approval_policy = ApprovalPolicy.resolve(require_approval, has_callback=False)
+        self._failure_error_function = failure_error_function
+        self.tool_input_guardrails = tool_input_guardrails
+        self.tool_meta_resolver = tool_meta_resolver
+        self.tool_output_guardrails = tool_output_guardrails
+        self.custom_data_extractor = custom_data_extractor
+        self.max_list_pages = checked_list_pages(max_list_pages)
+        self.protocol_mode = protocol_mode
+        self.prefix_tool_names = prefix_tool_names
+        self.connect_timeout_seconds = connect_timeout_seconds
+        self._client_options = dict(client_options or {})
+        self._link: Link | None = None
+        self._connected = False  # connect() succeeded and cleanup() has not run since
+        self._reconnecting = asyncio.Lock()
+        self._tools: list[Any] | None = None  # the last full (unfiltered) list
+        self._tools_fresh = False
+
+    # -- identity -----------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The server's readable name (the SDK's default form when none was given)."""
+        return self._name if self._name is not None else self._default_name()
+
+    def _default_name(self) -> str:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+    # -- requests -----------------------------------------------------------------------
+
+    def _backoff(self, attempt: int) -> float:
+        delay: float = self.retry_backoff_seconds_base * (2**attempt)
+        if self.retry_backoff_seconds_max is not None:
+            delay = min(delay, self.retry_backoff_seconds_max)
+        return delay
+
+    async def _request(self, target: str, send: Callable[[Any], Awaitable[Any]]) -> Any:
+        """Send one request with the retry policy; a lost connection is reopened between
+        attempts. Failures become `MCPCallError`s naming the server and `target`."""
+        attempt = 0
+        fresh_session_tried = False
+        while True:
+            try:
+                client = await self._live_client()
+                return await send(client)
+            except MCPCallError:
+                raise
+            except Exception as error:
+                from ..errors import UserError
+
+                if isinstance(error, UserError):
+                    raise
+                found = diagnose(error, self._request_timeout)
+                reason = found.reason
+                if found.lost:
+                    reason += await self._describe_loss()
+                    await self._forget_link()
+                else:
+                    reason += self._describe_silence()
+                if found.unprocessed and not fresh_session_tried:
+                    # The server refused the old session before acting: one more try on a
+                    # new connection is free (it is not a retry of anything that ran).
+                    fresh_session_tried = True
+                    logger.info("MCP server %r: %s; reconnecting", self.name, found.reason)
+                    continue
+                limit = self.max_retry_attempts
+                if limit >= 0 and attempt >= limit:
+                    raise MCPCallError(self.name, target, reason, lost=found.lost) from error
+                delay = self._backoff(attempt)
+                attempt += 1
+                logger.info(
+                    "MCP server %r: %s failed (%s); retry %d in %.2f s",
+                    self.name, target, found.reason, attempt, delay,
+                )  # fmt: skip
+                await asyncio.sleep(delay)
+
+    async def list_tools(
+        self, run_context: RunContextWrapper[Any] | None = None, agent: Any = None
+    ) -> list[Any]:
+        """The server's tools (`mcp.types.Tool`), through the cache and the tool filter.
+
+        Raises:
+            UserError: Not connected, or a callable filter without `run_context` and `agent`.
+        """
+        if not self._connected:
+            from ..errors import UserError
+
+            raise UserError(NOT_CONNECTED)
+        if not (self.cache_tools_list and self._tools_fresh and self._tools is not None):
+            self._tools = await self._request(
+                "method:tools/list",
+                lambda client: _listing.all_pages(
+                    client.list_tools, "tools", self.max_list_pages, self.name
+                ),
+            )
+            self._tools_fresh = True
+        return await _listing.filtered(self, list(self._tools), run_context, agent)
+
+    def invalidate_tools_cache(self) -> None:
+        """Make the next `list_tools()` ask the server again."""
+        self._tools_fresh = False
+
+    @property
+    def last_listed_tools(self) -> list[Any] | None:
+        """The tools of the last listing, unfiltered and not copied (None before one)."""
+        return self._tools
+
+    @property
+    def cached_tools(self) -> list[Any] | None:
+        """Copies of the tools last listed (unfiltered), or None before the first listing."""
+        return copy.deepcopy(self._tools) if self._tools is not None else None
+
+    async def call_tool(
+        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
+    ) -> Any:
+        """Call a tool and return the `mcp.types.CallToolResult` (an `isError` one included).
+
+        Raises:
+            UserError: Not connected, or required arguments missing (known from the last list).
+            MCPCallError: The request failed; the message names the server and the tool.
+        """
+        if not self._connected:
+            from ..errors import UserError
+
+            raise UserError(NOT_CONNECTED)
+        _listing.check_required(self, tool_name, arguments)
+        return await self.call_tool_unchecked(tool_name, arguments, meta)
+
+    async def call_tool_unchecked(
+        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
+    ) -> Any:
+        """`call_tool` without the required-arguments check: the server judges them."""
+        if not self._connected:
+            from ..errors import UserError
+
+            raise UserError(NOT_CONNECTED)
+        options: dict[str, Any] = {}
+        if meta:
+            options["meta"] = meta
+        return await self._request(
+            tool_name, lambda client: client.call_tool(tool_name, arguments or {}, **options)
+        )
+
+    async def list_prompts(self) -> Any:
+        """The server's prompts (`mcp.types.ListPromptsResult`, every page)."""
+        return await self._request(
+            "method:prompts/list",
+            lambda client: _listing.all_prompt_pages(client, self.max_list_pages, self.name),
+        )
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        """One prompt, rendered with `arguments` (`mcp.types.GetPromptResult`)."""
+        return await self._request(
+            f"prompt:{name}", lambda client: client.get_prompt(name, arguments)
+        )
+
+    async def list_resources(self, cursor: str | None = None) -> Any:
+        """One page of the server's resources (`mcp.types.ListResourcesResult`)."""
+        return await self._request(
+            "method:resources/list", lambda client: client.list_resources(cursor=cursor)
+        )
+
+    async def list_resource_templates(self, cursor: str | None = None) -> Any:
+        """One page of the server's resource templates."""
+        return await self._request(
+            "method:resources/templates/list",
+            lambda client: client.list_resource_templates(cursor=cursor),
+        )
+
+    async def read_resource(self, uri: str) -> Any:
+        """A resource's contents (`mcp.types.ReadResourceResult`)."""
+        return await self._request(f"resource:{uri}", lambda client: client.read_resource(uri))
+
+    # -- tools for models ---------------------------------------------------------------
+
+    async def function_tools(
+        self,
+        on_approval_request: Callable[..., Any] | None = None,
+        *,
+        convert_schemas_to_strict: bool = False,
+        run_context: RunContextWrapper[Any] | None = None,
+        agent: Any = None,
+    ) -> list[FunctionTool]:
+        """The server's tools as toolwire `FunctionTool`s that call the server.
+
+        Args:
+            on_approval_request: Decides each call that needs approval (sync or async); None
+                leaves the decision to the run (the tool carries `needs_approval`).
+            convert_schemas_to_strict: Make the schemas strict where possible (a schema that
+                cannot be is kept as it is, with the reason logged).
+            run_context: Passed to a callable tool filter.
+            agent: Passed to a callable tool filter.
+
+        Returns:
+            One tool per remote tool, named with the server's prefix when
+            `prefix_tool_names` is set.
+        """
+        from ._convert import convert_tools
+
+        listed = await self.list_tools(run_context, agent)
+        return convert_tools(
+            self,
+            listed,
+            strict=convert_schemas_to_strict,
+            on_approval_request=on_approval_request,
+            agent=agent,
+        )
+
+    # -- the Agents SDK's hooks ---------------------------------------------------------
+
+    def _get_failure_error_function(
+        self, agent_failure_error_function: ToolErrorFunction | None
+    ) -> ToolErrorFunction | None:
+        """The server's `failure_error_function` when one was given, else the agent's."""
+        if self._failure_error_function is UNSET_FAILURE_ERROR_FUNCTION:
+            return agent_failure_error_function
+        return self._failure_error_function
+
+    def _get_needs_approval_for_tool(self, tool: Any, agent: Any) -> Any:
+        """`needs_approval` for one listed tool, as the SDK's run loop reads it."""
+        return self._approval_policy.needs_approval_for(
+            tool_name=tool.name,
+            annotations=_listing.annotations_of(tool),
+            agent=agent,
+            remote_tool=tool,
+        )

@@ -1,0 +1,137 @@
+"""What the client adapter raises, and how a low-level failure is described.
+
+Every failure of a remote call names the server and the tool (or the method), so that a
+model's error text, a log line or a CLI message says where it came from. The classification
+looks at exception types by name and module, so this module does not import `mcp`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import UserError
+
+__all__ = ["Diagnosis", "MCPCallError", "diagnose"]
+
+NOT_CONNECTED = "Server not initialized. Make sure you call `connect()` first."
+
+# JSON-RPC codes the mcp client uses for its own failures (not the server's).
+_REQUEST_TIMEOUT = -32001
+_CONNECTION_CLOSED = -32000
+_INVALID_REQUEST = -32600  # what a 404 on an expired streamable HTTP session becomes
+
+_LOST_TYPES = {
+    "ClosedResourceError",
+    "BrokenResourceError",
+    "EndOfStream",
+    "LinkClosedError",
+    "RemoteProtocolError",
+    "ReadError",
+    "WriteError",
+    "ConnectError",
+    "BrokenPipeError",
+    "ConnectionResetError",
+    "ConnectionRefusedError",
+}
+
+
+class MCPCallError(UserError):
+    """A request to an MCP server failed; the message names the server and the tool.
+
+    Args:
+        server_name: The server's name.
+        target: The tool that was called, or "prompt:<name>", "resource:<uri>" or
+            "method:<JSON-RPC method>" for the other requests.
+        reason: What went wrong, in a few words.
+        lost: Whether the connection itself is gone (a reconnect may help).
+        message: The whole message, when the default wording does not fit.
+    """
+
+    def __init__(
+        self,
+        server_name: str,
+        target: str,
+        reason: str,
+        *,
+        lost: bool = False,
+        message: str | None = None,
+    ) -> None:
+        self.server_name = server_name
+        self.target = target
+        self.reason = reason
+        self.lost = lost
+        super().__init__(
+            message or f"Failed to {_doing(target)} MCP server '{server_name}': {reason}"
+        )
+
+
+def _doing(target: str) -> str:
+    """What was being done, for the message: the SDK's wording for a tool call."""
+    kind, _, name = target.partition(":")
+    if kind == "prompt":
+        return f"get prompt '{name}' from"
+    if kind == "resource":
+        return f"read resource '{name}' from"
+    if kind == "method":
+        return f"send '{name}' to"
+    return f"call tool '{target}' on"
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """What a failure means for the caller.
+
+    Args:
+        reason: A short description for the error message.
+        lost: The connection is gone: reconnect before trying again.
+        unprocessed: The server certainly did not act on the request (its session had
+            expired), so sending it again on a new connection is safe.
+    """
+
+    reason: str
+    lost: bool
+    unprocessed: bool = False
+
+
+def _chain(error: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    pending: list[BaseException] = [error]
+    while pending and len(seen) < 32:  # bounded: causes and groups can nest
+        current = pending.pop(0)
+        if current in seen:
+            continue
+        seen.append(current)
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        for linked in (current.__cause__, current.__context__):
+            if linked is not None:
+                pending.append(linked)
+    return seen
+
+
+def diagnose(error: BaseException, timeout: float | None) -> Diagnosis:
+    """Describe a failed request in a few words and say whether the connection is gone."""
+    for item in _chain(error):
+        name = type(item).__name__
+        code = getattr(getattr(item, "error", None), "code", getattr(item, "code", None))
+        if name == "MCPError" and code == _REQUEST_TIMEOUT:
+            limit = f" within {timeout:g} seconds" if timeout else ""
+            return Diagnosis(f"no answer{limit} (timed out)", lost=False)
+        if (
+            name == "MCPError"
+            and code == _INVALID_REQUEST
+            and "session not found" in str(item).lower()
+        ):
+            return Diagnosis("session expired (HTTP 404)", lost=True, unprocessed=True)
+        if name == "MCPError" and code == _CONNECTION_CLOSED:
+            return Diagnosis(f"connection lost ({item})", lost=True)
+        if name == "HTTPStatusError":
+            status = getattr(getattr(item, "response", None), "status_code", None)
+            return Diagnosis(f"HTTP error {status}", lost=status in (404, 502, 503))
+        if name in _LOST_TYPES:
+            text = str(item)
+            return Diagnosis(f"connection lost ({name}{': ' + text if text else ''})", lost=True)
+        if isinstance(item, TimeoutError):
+            return Diagnosis("timed out", lost=False)
+    text = str(error) or type(error).__name__
+    return Diagnosis(text, lost=False)

@@ -1,0 +1,175 @@
+"""Connecting and cleaning up many servers as one, with the Agents SDK's `MCPServerManager` API.
+
+`async with MCPServerManager([a, b]) as manager:` connects every server, keeps the ones that
+came up in `active_servers` (failures go to `failed_servers` and `errors`), and cleans them
+all up at the end. Each toolwire server owns its connection in a task of its own, so the
+manager may connect in one task and clean up in another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from types import TracebackType
+from typing import Any
+
+import anyio
+
+from ._checks import Seconds
+
+__all__ = ["MCPServerManager"]
+
+logger = logging.getLogger("toolwire.client")
+
+
+def _label(server: Any) -> Any:
+    return getattr(server, "name", server)
+
+
+class MCPServerManager:
+    """Connects and cleans up a group of servers.
+
+    Args:
+        servers: The servers (duplicates are managed once).
+        connect_timeout_seconds: A bound on each server's `connect()` (None: no bound).
+        cleanup_timeout_seconds: A bound on each server's `cleanup()` (None: no bound).
+        drop_failed_servers: Leave servers that failed to connect out of `active_servers`.
+        strict: Raise the first connection failure instead of recording it.
+        suppress_cancelled_error: Record a cancellation raised by a server's `connect()` as
+            a failure rather than letting it end the caller.
+        connect_in_parallel: Connect all servers at once rather than one after another.
+    """
+
+    def __init__(
+        self,
+        servers: Iterable[Any],
+        *,
+        connect_timeout_seconds: Seconds | None = 10.0,
+        cleanup_timeout_seconds: Seconds | None = 10.0,
+        drop_failed_servers: bool = True,
+        strict: bool = False,
+        suppress_cancelled_error: bool = True,
+        connect_in_parallel: bool = False,
+    ) -> None:
+        unique: list[Any] = []
+        for server in servers:
+            if not any(server is seen for seen in unique):
+                unique.append(server)
+        self._servers = unique
+        self._connect_timeout = connect_timeout_seconds
+        self._cleanup_timeout = cleanup_timeout_seconds
+        self.drop_failed_servers = drop_failed_servers
+        self.strict = strict
+        self.suppress_cancelled_error = suppress_cancelled_error
+        self.connect_in_parallel = connect_in_parallel
+        self._connected: list[Any] = []
+        self._failed: list[Any] = []
+        self._errors: dict[Any, BaseException] = {}
+
+    @property
+    def connect_timeout_seconds(self) -> float | None:
+        """The bound on each `connect()`."""
+        return self._connect_timeout
+
+    @property
+    def cleanup_timeout_seconds(self) -> float | None:
+        """The bound on each `cleanup()`."""
+        return self._cleanup_timeout
+
+    @property
+    def all_servers(self) -> list[Any]:
+        """Every managed server, in the order given."""
+        return list(self._servers)
+
+    @property
+    def active_servers(self) -> list[Any]:
+        """The servers to hand to an agent: connected ones (and failed ones when kept)."""
+        if self.drop_failed_servers:
+            return [server for server in self._servers if any(server is s for s in self._connected)]
+        return list(self._servers)
+
+    @property
+    def failed_servers(self) -> list[Any]:
+        """The servers whose last connection attempt failed."""
+        return list(self._failed)
+
+    @property
+    def errors(self) -> dict[Any, BaseException]:
+        """What each failed server raised."""
+        return dict(self._errors)
+
+    async def _connect_one(self, server: Any) -> None:
+        try:
+            with anyio.fail_after(self._connect_timeout):
+                await server.connect()
+        except asyncio.CancelledError as error:
+            if not self.suppress_cancelled_error:
+                raise
+            self._record(server, error)
+        except Exception as error:
+            self._record(server, error)
+            if self.strict:
+                raise
+        else:
+            self._failed = [s for s in self._failed if s is not server]
+            self._errors.pop(server, None)
+            if not any(server is s for s in self._connected):
+                self._connected.append(server)
+
+    def _record(self, server: Any, error: BaseException) -> None:
+        logger.warning(
+            "MCP server %r failed to connect: %r", getattr(server, "name", server), error
+        )
+        self._errors[server] = error
+        if not any(server is s for s in self._failed):
+            self._failed.append(server)
+
+    async def _connect(self, servers: list[Any]) -> list[Any]:
+        if self.connect_in_parallel:
+            async with anyio.create_task_group() as group:
+                for server in servers:
+                    group.start_soon(self._connect_one, server)
+        else:
+            for server in servers:
+                await self._connect_one(server)
+        return self.active_servers
+
+    async def connect_all(self) -> list[Any]:
+        """Connect every server not yet connected; return `active_servers`."""
+        waiting = [s for s in self._servers if not any(s is c for c in self._connected)]
+        return await self._connect(waiting)
+
+    async def reconnect(self, *, failed_only: bool = True) -> list[Any]:
+        """Connect again the failed servers (or, with `failed_only=False`, all of them)."""
+        if failed_only:
+            return await self._connect(list(self._failed))
+        await self.cleanup_all()
+        return await self._connect(list(self._servers))
+
+    async def cleanup_all(self) -> None:
+        """Clean up every server (each bounded; failures are logged, not raised)."""
+        for server in reversed(self._servers):
+            with anyio.CancelScope(shield=True):
+                try:
+                    with anyio.move_on_after(self._cleanup_timeout):
+                        await server.cleanup()
+                except Exception as error:
+                    logger.warning(
+                        "MCP server %r failed to clean up: %r",
+                        getattr(server, "name", server),
+                        error,
+                    )
+        self._connected = []
+
+    async def __aenter__(self) -> MCPServerManager:
+        await self.connect_all()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.cleanup_all()

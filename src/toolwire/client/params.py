@@ -1,0 +1,130 @@
+"""What the client adapter's constructors take: transport parameters and tool filters.
+
+The names, keys and meanings are the Agents SDK's (`agents.mcp`), so a configuration written
+for one works with the other. Nothing here imports `mcp`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias
+
+from typing_extensions import TypedDict
+
+if TYPE_CHECKING:
+    from ..context import RunContextWrapper
+
+# ToolFilterCallable is importable too; it is the callable arm of ToolFilter.
+__all__ = [
+    "HttpClientFactory",
+    "MCPServerSseParams",
+    "MCPServerStdioParams",
+    "MCPServerStreamableHttpParams",
+    "ToolFilter",
+    "ToolFilterContext",
+    "ToolFilterStatic",
+    "create_static_tool_filter",
+]
+
+# (headers, timeout, auth) -> an httpx2.AsyncClient; typed loosely so that httpx2 stays unloaded.
+HttpClientFactory: TypeAlias = Callable[..., Any]
+
+
+class MCPServerStdioParams(TypedDict):
+    """How to start a server that speaks MCP on its stdin and stdout.
+
+    Keys: `command` (the executable), `args`, `env` (the whole environment of the child when
+    given), `cwd`, `encoding` ("utf-8" by default) and `encoding_error_handler` ("strict").
+    """
+
+    command: str
+    cwd: NotRequired[str | Path]
+    args: NotRequired[list[str]]
+    encoding_error_handler: NotRequired[Literal["strict", "ignore", "replace"]]
+    env: NotRequired[dict[str, str]]
+    encoding: NotRequired[str]
+
+
+class MCPServerSseParams(TypedDict):
+    """Where a legacy HTTP+SSE server listens (its SSE endpoint) and how to reach it.
+
+    Keys: `url`, `headers`, `timeout` (seconds for an HTTP request, 5 by default),
+    `sse_read_timeout` (seconds of silence on the event stream, 300), `auth` (an
+    `httpx2.Auth`) and `httpx_client_factory`.
+    """
+
+    url: str
+    auth: NotRequired[Any]
+    headers: NotRequired[dict[str, str]]
+    httpx_client_factory: NotRequired[HttpClientFactory]
+    timeout: NotRequired[float]
+    sse_read_timeout: NotRequired[float]
+
+
+class MCPServerStreamableHttpParams(TypedDict):
+    """Where a streamable HTTP server listens and how to reach it.
+
+    Keys: `url`, `headers`, `timeout` (5 s), `sse_read_timeout` (300 s), `terminate_on_close`
+    (send DELETE for the session when closing, True), `httpx_client_factory`, `auth` and
+    `ignore_initialized_notification_failure` (accepted for compatibility; mcp 2 has no use
+    for it).
+    """
+
+    url: str
+    terminate_on_close: NotRequired[bool]
+    headers: NotRequired[dict[str, str]]
+    auth: NotRequired[Any]
+    timeout: NotRequired[timedelta | float]
+    httpx_client_factory: NotRequired[HttpClientFactory]
+    sse_read_timeout: NotRequired[timedelta | float]
+    ignore_initialized_notification_failure: NotRequired[bool]
+
+
+class ToolFilterStatic(TypedDict):
+    """Names to keep (`allowed_tool_names`, applied first) and to drop (`blocked_tool_names`)."""
+
+    allowed_tool_names: NotRequired[list[str]]
+    blocked_tool_names: NotRequired[list[str]]
+
+
+@dataclass
+class ToolFilterContext:
+    """What a callable tool filter is told besides the tool: the run, the agent, the server.
+
+    Args:
+        run_context: The run's context wrapper.
+        agent: The agent whose tools are being gathered.
+        server_name: The name of the server the tool comes from.
+    """
+
+    run_context: RunContextWrapper[Any]
+    agent: Any
+    server_name: str
+
+
+ToolFilterCallable: TypeAlias = Callable[[ToolFilterContext, Any], "bool | Awaitable[bool]"]
+ToolFilter: TypeAlias = "ToolFilterCallable | ToolFilterStatic | None"
+
+
+def create_static_tool_filter(
+    allowed_tool_names: list[str] | None = None,
+    blocked_tool_names: list[str] | None = None,
+) -> ToolFilterStatic | None:
+    """A static filter from lists of names; None when neither list is given.
+
+    Args:
+        allowed_tool_names: Only these tools are kept (None: all of them).
+        blocked_tool_names: These tools are dropped.
+
+    Returns:
+        The filter, or None when there is nothing to filter.
+    """
+    made = ToolFilterStatic()
+    if blocked_tool_names is not None:
+        made["blocked_tool_names"] = blocked_tool_names
+    if allowed_tool_names is not None:
+        made["allowed_tool_names"] = allowed_tool_names
+    return made or None  # neither list given: no filter at all

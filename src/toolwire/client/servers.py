@@ -1,0 +1,220 @@
+"""The three ways to reach an MCP server: a child process (stdio), streamable HTTP, legacy SSE.
+
+Each takes the Agents SDK's parameters, in the SDK's order with its defaults, and then
+toolwire's own keyword-only options:
+
+- `protocol_mode`: "auto" (the `mcp` client negotiates: the 2026-07-28 era when the server
+  has it, else the handshake era), "legacy" (handshake era only) or "modern" (2026-07-28).
+- `prefix_tool_names`: `function_tools()` names tools `mcp_<server>__<tool>`.
+- `connect_timeout_seconds`: a bound on `connect()` as a whole (None: each request's own).
+- `elicitation_callback`, `sampling_callback`, `logging_callback`, `list_roots_callback`:
+  handed to the `mcp` client, which declares the matching capabilities.
+- HTTP only: `headers_provider` (called before every HTTP request; its headers are added)
+  and `bearer_token` (a string, or a sync or async callable returning one: sent as
+  `Authorization: Bearer ...` on every request). OAuth goes through `params["auth"]`, e.g.
+  an `mcp.client.auth.OAuthClientProvider`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+from ..tools.failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
+from ._checks import Seconds
+from .base import MCPClientServer
+from .params import (
+    MCPServerSseParams,
+    MCPServerStdioParams,
+    MCPServerStreamableHttpParams,
+    ToolFilter,
+)
+
+__all__ = ["MCPServerSse", "MCPServerStdio", "MCPServerStreamableHttp"]
+
+
+class _Transported(MCPClientServer):
+    """Collects the keyword options common to every transport."""
+
+    def __init__(
+        self,
+        params: Any,
+        cache_tools_list: bool = False,
+        name: str | None = None,
+        client_session_timeout_seconds: Seconds | None = 5,
+        tool_filter: ToolFilter = None,
+        use_structured_content: bool = False,
+        max_retry_attempts: int = 0,
+        retry_backoff_seconds_base: float = 1.0,
+        message_handler: Any = None,
+        require_approval: Any = None,
+        failure_error_function: ToolErrorFunction | Any | None = UNSET_FAILURE_ERROR_FUNCTION,
+        tool_meta_resolver: Callable[..., Any] | None = None,
+        custom_data_extractor: Callable[..., Any] | None = None,
+        retry_backoff_seconds_max: float | None = None,
+        *,
+        tool_input_guardrails: list[Any] | None = None,
+        tool_output_guardrails: list[Any] | None = None,
+        max_list_pages: int | None = None,
+        protocol_mode: str = "auto",
+        prefix_tool_names: bool = False,
+        connect_timeout_seconds: float | None = None,
+        elicitation_callback: Any = None,
+        sampling_callback: Any = None,
+        logging_callback: Any = None,
+        list_roots_callback: Any = None,
+    ) -> None:
+        callbacks = {
+            "elicitation_callback": elicitation_callback,
+            "sampling_callback": sampling_callback,
+            "logging_callback": logging_callback,
+            "list_roots_callback": list_roots_callback,
+        }
+        super().__init__(
+            params,
+            cache_tools_list,
+            name,
+            client_session_timeout_seconds,
+            tool_filter,
+            use_structured_content,
+            max_retry_attempts,
+            retry_backoff_seconds_base,
+            message_handler,
+            require_approval,
+            failure_error_function,
+            tool_meta_resolver,
+            custom_data_extractor,
+            retry_backoff_seconds_max,
+            tool_input_guardrails=tool_input_guardrails,
+            tool_output_guardrails=tool_output_guardrails,
+            max_list_pages=max_list_pages,
+            protocol_mode=protocol_mode,
+            prefix_tool_names=prefix_tool_names,
+            connect_timeout_seconds=connect_timeout_seconds,
+            client_options={key: value for key, value in callbacks.items() if value is not None},
+        )
+
+    def _options(self) -> Any:
+        from ._targets import ClientOptions
+
+        return ClientOptions(
+            mode=self.protocol_mode,
+            read_timeout_seconds=self._request_timeout,
+            message_handler=self.message_handler,
+            extra=dict(self._client_options),
+        )
+
+
+class MCPServerStdio(_Transported):
+    """A server started as a child process, speaking MCP on its stdin and stdout.
+
+    `params` is an `MCPServerStdioParams` dict: `command`, and optionally `args`, `env`,
+    `cwd`, `encoding`, `encoding_error_handler`. The process ends at `cleanup()`.
+    """
+
+    params: MCPServerStdioParams
+
+    def _default_name(self) -> str:
+        return f"stdio: {self.params['command']}"
+
+    def _open_client(self) -> AbstractAsyncContextManager[Any]:
+        from ._targets import open_stdio
+
+        self._children: list[Any] = []
+        return open_stdio(self.params, self._options(), self.name, self._children)
+
+    async def _describe_loss(self) -> str:
+        children = getattr(self, "_children", None)
+        if not children:
+            return ""
+        return f" (the server process {await children[-1].describe_end()})"
+
+    def _transport_alive(self) -> bool:
+        children = getattr(self, "_children", None)
+        return not children or children[-1].process.returncode is None
+
+    def _describe_silence(self) -> str:
+        children = getattr(self, "_children", None)
+        junk = children[-1].junk if children else None
+        return f" (the server wrote a line that is not JSON-RPC: {junk!r})" if junk else ""
+
+    @property
+    def process_id(self) -> int | None:
+        """The server process's id (None before it starts)."""
+        children = getattr(self, "_children", None)
+        return children[-1].pid if children else None
+
+
+class _OverHttp(_Transported):
+    """Adds the per-request header options of the HTTP transports."""
+
+    def __init__(
+        self,
+        params: Any,
+        *args: Any,
+        headers_provider: Callable[[], Any] | None = None,
+        bearer_token: str | Callable[[], Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(params, *args, **kwargs)
+        self.headers_provider = headers_provider
+        self.bearer_token = bearer_token
+
+
+def _http_signature() -> inspect.Signature:
+    # The SDK's parameters in its order, then toolwire's; `*args, **kwargs` above only
+    # forwards them, and help() and inspect should show the real list.
+    base = inspect.signature(_Transported.__init__)
+    extra = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=kind)
+        for name, kind in (
+            ("headers_provider", "Callable[[], Any] | None"),
+            ("bearer_token", "str | Callable[[], Any] | None"),
+        )
+    ]
+    return base.replace(parameters=[*base.parameters.values(), *extra])
+
+
+_OverHttp.__init__.__signature__ = _http_signature()  # type: ignore[attr-defined]
+
+
+class MCPServerStreamableHttp(_OverHttp):
+    """A server reached over streamable HTTP (`params`: an `MCPServerStreamableHttpParams`)."""
+
+    params: MCPServerStreamableHttpParams
+    _session: dict[str, str]
+
+    def _default_name(self) -> str:
+        return f"streamable_http: {self.params['url']}"
+
+    def _open_client(self) -> AbstractAsyncContextManager[Any]:
+        from ._targets import open_http
+
+        self._session = {}
+        return open_http(
+            self.params, self._options(), self.headers_provider, self.bearer_token, self._session
+        )
+
+    @property
+    def session_id(self) -> str | None:
+        """The `Mcp-Session-Id` the server gave (None: not connected, or no session, as in
+        the 2026-07-28 era)."""
+        if self.client is None:
+            return None
+        return getattr(self, "_session", {}).get("id")
+
+
+class MCPServerSse(_OverHttp):
+    """A server reached over the legacy HTTP+SSE transport (`params`: `MCPServerSseParams`)."""
+
+    params: MCPServerSseParams
+
+    def _default_name(self) -> str:
+        return f"sse: {self.params['url']}"
+
+    def _open_client(self) -> AbstractAsyncContextManager[Any]:
+        from ._targets import open_sse
+
+        return open_sse(self.params, self._options(), self.headers_provider, self.bearer_token)

@@ -1,0 +1,177 @@
+"""Approvals inside real Agents SDK runs, with a real toolwire server behind each tool.
+
+The tools come from toolwire's adapter (`MCPServerStdio.function_tools()`, which gates each
+one with `gate_tool`); the model is `agents.testing.ScriptedModel`; the server writes down
+every call it receives, so "a denied call never reaches the server" is read from the
+server's own record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolwire.client.approvals import MCPApprovalRequestData, MCPToolApprovalRequest
+
+from ._bridge import fixture_server, read_log
+
+agents = pytest.importorskip("agents")
+testing = pytest.importorskip("agents.testing")
+
+
+def _model(tool: str, path: str = "/tmp/x") -> Any:
+    return testing.ScriptedModel(
+        [
+            testing.ModelStep(output=[testing.function_call(tool, {"path": path}, call_id="c1")]),
+            testing.ModelStep(output=[testing.assistant_message("done")]),
+        ]
+    )
+
+
+def _tool_output(model: Any) -> Any:
+    """What the model was told the tool returned (the last function_call_output it saw)."""
+    outputs = [
+        item
+        for item in model.calls[-1].input
+        if isinstance(item, dict) and item.get("type") == "function_call_output"
+    ]
+    return outputs[-1]["output"]
+
+
+async def _run_with_interruption(log: Path, decision: str) -> tuple[Any, Any, list[Any]]:
+    async with fixture_server(log, require_approval="always") as server:
+        tools = {tool.name: tool for tool in await server.function_tools()}
+        gated = tools["delete_file"]
+        model = _model("delete_file")
+        agent = agents.Agent(name="a", model=model, tools=[gated.to_agents()])
+        first = await agents.Runner.run(agent, "delete it")
+        before = read_log(log)
+        [item] = first.interruptions
+        assert isinstance(item, agents.ToolApprovalItem) and item.name == "delete_file"
+        state = first.to_state()
+        if decision == "approve":
+            state.approve(item)
+        else:
+            state.reject(item)
+        second = await agents.Runner.run(agent, state)
+        return second, model, before
+
+
+def test_no_callback_interrupts_and_runs_after_approve(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    result, model, before = asyncio.run(_run_with_interruption(log, "approve"))
+    assert before == []  # paused before the remote call
+    assert read_log(log) == [{"tool": "delete_file", "args": {"path": "/tmp/x"}}]
+    assert _tool_output(model) == "deleted /tmp/x"
+    assert result.final_output == "done"
+
+
+def test_no_callback_interrupts_and_reject_never_reaches_the_server(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    result, model, before = asyncio.run(_run_with_interruption(log, "reject"))
+    assert before == [] and read_log(log) == []
+    assert _tool_output(model) == "Tool execution was not approved."
+    assert result.final_output == "done"
+
+
+async def _run_with_callback(log: Path, tool: str, callback: Any, setting: Any = None) -> Any:
+    async with fixture_server(log, require_approval=setting) as server:
+        tools = {tool.name: tool for tool in await server.function_tools(callback)}
+        gated = tools[tool]
+        assert gated.needs_approval is False  # decided at once, no interruption
+        model = _model(tool)
+        agent = agents.Agent(name="a", model=model, tools=[gated.to_agents()])
+        result = await agents.Runner.run(agent, "go")
+        assert result.interruptions == []
+        return result, model
+
+
+def test_sync_callback_denial_never_reaches_the_server(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    asked: list[MCPToolApprovalRequest] = []
+
+    def deny(request: MCPToolApprovalRequest) -> Any:
+        asked.append(request)
+        return {"approve": False, "reason": "production files are off limits"}
+
+    result, model = asyncio.run(_run_with_callback(log, "delete_file", deny))
+    assert read_log(log) == []
+    told = _tool_output(model)
+    assert "delete_file" in told and "production files are off limits" in told
+    assert "files" in told
+    [request] = asked
+    assert isinstance(request.data, MCPApprovalRequestData)
+    assert request.data.name == "delete_file" and request.data.server_label == "files"
+    assert json.loads(request.data.arguments) == {"path": "/tmp/x"}
+    assert request.data.id == "c1"
+    assert result.final_output == "done"
+
+
+def test_async_callback_approval_reaches_the_server(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+
+    async def allow(request: MCPToolApprovalRequest) -> Any:
+        await asyncio.sleep(0)
+        return {"approve": True}
+
+    _result, model = asyncio.run(_run_with_callback(log, "delete_file", allow))
+    assert read_log(log) == [{"tool": "delete_file", "args": {"path": "/tmp/x"}}]
+    assert _tool_output(model) == "deleted /tmp/x"
+
+
+@pytest.mark.parametrize(
+    ("tool", "asked"), [("read_file", False), ("delete_file", True), ("touch", True)]
+)
+def test_annotations_policy_is_the_default_with_a_callback(
+    tmp_path: Path, tool: str, asked: bool
+) -> None:
+    log = tmp_path / "calls.jsonl"
+    seen: list[str] = []
+
+    def deny(request: MCPToolApprovalRequest) -> Any:
+        seen.append(request.data.name)
+        return {"approve": False}
+
+    _result, model = asyncio.run(_run_with_callback(log, tool, deny))
+    assert seen == ([tool] if asked else [])
+    assert (read_log(log) == []) is asked
+    if asked:
+        assert "no reason given" in _tool_output(model)
+
+
+@pytest.mark.parametrize(("tool", "asked"), [("read_file", True), ("touch", False)])
+def test_an_explicit_policy_beats_the_annotations(tmp_path: Path, tool: str, asked: bool) -> None:
+    log = tmp_path / "calls.jsonl"
+    seen: list[str] = []
+
+    def deny(request: MCPToolApprovalRequest) -> Any:
+        seen.append(request.data.name)
+        return {"approve": False, "reason": "not today"}
+
+    setting = {"always": {"tool_names": ["read_file"]}}
+    _result, model = asyncio.run(_run_with_callback(log, tool, deny, setting))
+    assert seen == ([tool] if asked else [])
+    assert (read_log(log) == []) is asked
+    told = _tool_output(model)
+    assert ("not today" in told) is asked
+
+
+def test_a_predicate_policy_sees_the_running_agent_and_the_remote_tool(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    consulted: list[tuple[Any, str]] = []
+
+    def only_deletes(_ctx: Any, agent: Any, remote: Any) -> bool:
+        consulted.append((agent, remote.name))
+        return bool(remote.name == "delete_file")
+
+    def deny(request: MCPToolApprovalRequest) -> Any:
+        return {"approve": False, "reason": "predicate said ask"}
+
+    _result, model = asyncio.run(_run_with_callback(log, "delete_file", deny, only_deletes))
+    [(agent, name)] = consulted
+    assert isinstance(agent, agents.Agent) and name == "delete_file"
+    assert read_log(log) == [] and "predicate said ask" in _tool_output(model)

@@ -1,0 +1,82 @@
+"""A stdlib-only MCP server on stdio that misbehaves on `tools/call` as told by argv[1].
+
+Modes: `ok` (answers), `die` (exits mid-call), `garbage` (writes a line that is not JSON),
+`wrong_id` (answers another id), `hang` (never answers), `close` (closes stdout and waits).
+Every message received is appended, one JSON line each, to the file named by argv[2]
+(when given), so a test can see what reached the server (a `notifications/cancelled`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
+RECORD = sys.argv[2] if len(sys.argv) > 2 else None
+
+TOOL = {
+    "name": "work",
+    "description": "Does some work.",
+    "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+}
+
+
+def send(message: dict[str, object]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def record(line: str) -> None:
+    if RECORD:
+        with open(RECORD, "a", encoding="utf-8") as out:
+            out.write(line.strip() + "\n")
+
+
+def answer(message: dict[str, object]) -> None:
+    method = message.get("method")
+    ident = message.get("id")
+    if method == "initialize":
+        params = message.get("params") or {}
+        version = params.get("protocolVersion", "2025-11-25") if isinstance(params, dict) else ""
+        send({"jsonrpc": "2.0", "id": ident, "result": {
+            "protocolVersion": version, "capabilities": {"tools": {}},
+            "serverInfo": {"name": "faulty", "version": "0"}}})  # fmt: skip
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": ident, "result": {"tools": [TOOL]}})
+    elif method == "tools/call":
+        if MODE == "die":
+            os._exit(3)
+        if MODE == "garbage":
+            sys.stdout.write("this is not json\n")
+            sys.stdout.flush()
+            return
+        if MODE == "wrong_id":
+            send({"jsonrpc": "2.0", "id": 987654, "result": {"content": []}})
+            return
+        if MODE == "hang":
+            return
+        if MODE == "close":
+            os.close(1)
+            time.sleep(30)
+            os._exit(0)
+        send({"jsonrpc": "2.0", "id": ident, "result": {
+            "content": [{"type": "text", "text": "worked"}], "isError": False}})  # fmt: skip
+    elif ident is not None and method is not None:
+        send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "nope"}})
+
+
+def main() -> None:
+    for line in sys.stdin:
+        record(line)
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(message, dict):
+            answer(message)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,276 @@
+"""A server that misbehaves gives a clear error naming the server and the tool.
+
+The misbehaving server is tests/client/servers/faulty.py (stdlib only, starts fast). The
+checks are on the error text, on what the model reads inside an Agents SDK run, on what
+reached the server (`notifications/cancelled`), and on the process table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from tests.client._support import ROOT, bounded, run_config, script_params
+
+import toolwire
+from toolwire import MCPCallError, ToolContext
+
+
+def _faulty(mode: str, record: Path | None = None, **kwargs: Any) -> toolwire.MCPServerStdio:
+    args = [mode] if record is None else [mode, str(record)]
+    return toolwire.MCPServerStdio(
+        params=script_params("faulty", *args), name=f"faulty-{mode}", **kwargs
+    )
+
+
+EXPECTED = {
+    "die": "connection lost (Connection closed) (the server process exited with status 3)",
+    "garbage": "(timed out) (the server wrote a line that is not JSON-RPC: 'this is not json')",
+    "wrong_id": "no answer within 1 seconds (timed out)",
+    "hang": "no answer within 1 seconds (timed out)",
+    "close": "connection lost (Connection closed) (the server process is still running)",
+}
+
+
+@pytest.mark.parametrize("mode", sorted(EXPECTED))
+def test_each_fault_names_the_server_and_the_tool(mode: str) -> None:
+    async def main() -> str:
+        async with _faulty(mode, client_session_timeout_seconds=1) as server:
+            with pytest.raises(MCPCallError) as caught:
+                await server.call_tool("work", {"n": 1})
+            return str(caught.value)
+
+    text = bounded(main, 60)
+    assert text.startswith(f"Failed to call tool 'work' on MCP server 'faulty-{mode}': ")
+    assert EXPECTED[mode] in text
+
+
+def test_a_server_that_never_starts() -> None:
+    code = "import sys; sys.stderr.write('cannot start: no config\\n'); sys.exit(4)"
+    server = toolwire.MCPServerStdio(
+        params={"command": sys.executable, "args": ["-c", code]}, name="quitter"
+    )
+    missing = toolwire.MCPServerStdio(params={"command": "/nonexistent/toolwire-test-cmd"})
+
+    async def main() -> tuple[str, str]:
+        with pytest.raises(MCPCallError) as first:
+            await server.connect()
+        with pytest.raises(MCPCallError) as second:
+            await missing.connect()
+        return str(first.value), str(second.value)
+
+    quitter, ghost = bounded(main, 60)
+    assert quitter.startswith("Failed to connect to MCP server 'quitter': ")
+    assert "exited with status 4" in quitter
+    assert "cannot start: no config" in quitter
+    assert ghost.startswith(
+        "Failed to connect to MCP server 'stdio: /nonexistent/toolwire-test-cmd': "
+    )
+    assert "No such file or directory" in ghost
+
+
+@pytest.mark.parametrize("mode", ["die", "hang", "garbage"])
+def test_the_model_reads_the_failure_and_the_run_goes_on(mode: str) -> None:
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
+    def tell(ctx: Any, error: Exception) -> str:
+        return f"tool failed: {error}"
+
+    async def main() -> Any:
+        async with _faulty(
+            mode, client_session_timeout_seconds=1, failure_error_function=tell
+        ) as server:
+            model = ScriptedModel(
+                [[function_call("work", {"n": 1}, call_id="c")], [assistant_message("sorry")]]
+            )
+            agent = Agent(name="a", model=model, mcp_servers=[server])
+            result = await Runner.run(agent, "go", run_config=run_config())
+            assert result.final_output == "sorry"
+            assert model.last_call is not None
+            return model.last_call.input[-1]["output"]
+
+    output = bounded(main, 60)
+    assert output.startswith("tool failed: ")
+    assert "'work' on MCP server 'faulty-" in output
+
+
+def test_function_tool_failure_goes_through_failure_error_function() -> None:
+    async def main() -> tuple[Any, Any]:
+        async with _faulty("die", client_session_timeout_seconds=5) as server:
+            (tool,) = await server.function_tools()
+            ctx = ToolContext(None, tool_name="work", tool_call_id="c", tool_arguments="{}")
+            default = await tool.on_invoke_tool(ctx, "{}")
+        loud = _faulty("die", failure_error_function=lambda ctx, e: f"said: {e}")
+        async with loud:
+            (tool,) = await loud.function_tools()
+            custom = await tool.on_invoke_tool(ctx, "{}")
+        return default, custom
+
+    default, custom = bounded(main, 60)
+    assert default == "An error occurred while running the tool. Please try again."
+    assert custom.startswith("said: Failed to call tool 'work' on MCP server 'faulty-die': ")
+
+
+def _cancelled_ids(record: Path) -> tuple[list[Any], list[Any]]:
+    calls, cancelled = [], []
+    for line in record.read_text().splitlines():
+        message = json.loads(line)
+        if message.get("method") == "tools/call":
+            calls.append(message["id"])
+        if message.get("method") == "notifications/cancelled":
+            cancelled.append(message["params"]["requestId"])
+    return calls, cancelled
+
+
+def _wait_for(predicate: Any, seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+@pytest.mark.parametrize("how", ["timeout", "caller cancelled"])
+def test_cancelling_a_call_sends_notifications_cancelled(tmp_path: Path, how: str) -> None:
+    record = tmp_path / "received.jsonl"
+    timeout = 1 if how == "timeout" else None
+
+    async def main() -> None:
+        async with _faulty("hang", record, client_session_timeout_seconds=timeout) as server:
+            if how == "timeout":
+                with pytest.raises(MCPCallError):
+                    await server.call_tool("work", {})
+            else:
+                with anyio.move_on_after(1):
+                    await server.call_tool("work", {})
+            await anyio.sleep(0.3)  # the notice is written before cleanup closes stdin
+
+    bounded(main, 60)
+    assert _wait_for(lambda: bool(_cancelled_ids(record)[1]))
+    calls, cancelled = _cancelled_ids(record)
+    assert calls and cancelled == calls
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie has ended; only its parent's bookkeeping is left
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+STUBBORN = "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); " \
+    "sys.stdin.close(); time.sleep(60)"  # fmt: skip
+
+
+def test_no_process_left_after_cleanup_even_a_stubborn_one() -> None:
+    async def main() -> list[int]:
+        pids = []
+        async with _faulty("ok") as server:
+            assert server.process_id is not None
+            pids.append(server.process_id)
+        stubborn = toolwire.MCPServerStdio(
+            params={"command": sys.executable, "args": ["-c", STUBBORN]},
+            connect_timeout_seconds=1,
+        )
+        with pytest.raises(MCPCallError):
+            await stubborn.connect()
+        assert stubborn.process_id is not None
+        pids.append(stubborn.process_id)
+        return pids
+
+    for pid in bounded(main, 60):
+        assert _wait_for(lambda pid=pid: not _alive(pid)), pid
+
+
+def test_no_process_left_after_the_caller_is_cancelled() -> None:
+    async def main() -> int:
+        server = _faulty("hang")
+        pid: list[int] = []
+        with anyio.move_on_after(1):
+            async with server:
+                assert server.process_id is not None
+                pid.append(server.process_id)
+                await server.call_tool("work", {})
+        return pid[0]
+
+    pid = bounded(main, 60)
+    assert _wait_for(lambda: not _alive(pid)), pid
+
+
+EXITING = """
+import asyncio, os, sys
+sys.path.insert(0, {src!r})
+import toolwire
+
+async def main():
+    server = toolwire.MCPServerStdio(params={params!r})
+    await server.connect()
+    os._exit(0)  # no cleanup at all
+
+asyncio.run(main())
+"""
+
+
+def _run_and_exit(params: dict[str, Any], connect: str) -> None:
+    code = EXITING.format(src=str(ROOT / "src"), params=params).replace(
+        "await server.connect()", connect
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60, cwd=ROOT)
+
+
+def test_no_process_left_after_the_python_process_exits(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    _run_and_exit(script_params("faulty", "ok"), "await server.connect()")
+    # A server that never reads stdin (so never sees its end) and never initializes: only
+    # the parent-death signal ends it.
+    written = str(pid_file) + ".tmp"
+    deaf = (
+        f"import os, time; open({written!r}, 'w').write(str(os.getpid())); "
+        f"os.rename({written!r}, {str(pid_file)!r}); time.sleep(60)"
+    )
+    _run_and_exit(
+        {"command": sys.executable, "args": ["-c", deaf]},
+        "asyncio.ensure_future(server.connect())\n"
+        f"    for _ in range(600):  # until the child has started (bounded: 30 s)\n"
+        f"        if os.path.exists({str(pid_file)!r}): break\n"
+        "        await asyncio.sleep(0.05)\n"
+        "    await asyncio.sleep(0.2)",
+    )
+    deaf_pid = int(pid_file.read_text())
+    assert _wait_for(lambda: not _alive(deaf_pid)), deaf_pid
+
+
+def test_other_requests_name_what_they_asked_for() -> None:
+    async def main() -> list[str]:
+        texts = []
+        async with toolwire.MCPServerStdio(
+            params=script_params("faulty", "ok"), name="f", client_session_timeout_seconds=5
+        ) as server:
+            for request in (
+                server.list_prompts(),
+                server.get_prompt("greet", {}),
+                server.read_resource("memo://x"),
+            ):
+                with pytest.raises(MCPCallError) as caught:
+                    await request
+                texts.append(str(caught.value))
+        return texts
+
+    listing, prompt, resource = bounded(main, 60)
+    assert listing.startswith("Failed to send 'prompts/list' to MCP server 'f': ")
+    assert prompt.startswith("Failed to get prompt 'greet' from MCP server 'f': ")
+    assert resource.startswith("Failed to read resource 'memo://x' from MCP server 'f': ")

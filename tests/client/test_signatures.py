@@ -1,0 +1,178 @@
+"""The adapter's public surface is the Agents SDK's: same parameters, order, defaults, messages."""
+
+from __future__ import annotations
+
+import inspect
+import math
+from typing import Any
+
+import pytest
+
+import toolwire
+from toolwire.client import params
+
+SERVER_CLASSES = ["MCPServerStdio", "MCPServerSse", "MCPServerStreamableHttp"]
+PARAMS = {
+    "MCPServerStdio": {"command": "x"},
+    "MCPServerSse": {"url": "http://127.0.0.1:1/sse"},
+    "MCPServerStreamableHttp": {"url": "http://127.0.0.1:1/mcp"},
+}
+TOOLWIRE_EXTRAS = {
+    "protocol_mode",
+    "prefix_tool_names",
+    "connect_timeout_seconds",
+    "elicitation_callback",
+    "sampling_callback",
+    "logging_callback",
+    "list_roots_callback",
+    "headers_provider",
+    "bearer_token",
+}
+
+
+def _shape(parameter: inspect.Parameter) -> tuple[str, Any, Any]:
+    default = parameter.default
+    if type(default).__name__ in {"_UnsetType", "object"}:
+        default = "<unset>"
+    return parameter.name, parameter.kind, default
+
+
+@pytest.mark.parametrize("name", SERVER_CLASSES)
+def test_constructor_matches_the_sdk(name: str) -> None:
+    import agents.mcp
+
+    ours = inspect.signature(getattr(toolwire, name)).parameters
+    theirs = inspect.signature(getattr(agents.mcp, name)).parameters
+    sdk = [_shape(p) for p in theirs.values()]
+    mine = [_shape(p) for p in ours.values() if p.name not in TOOLWIRE_EXTRAS]
+    assert mine == sdk
+    extras = [p for p in ours.values() if p.name in TOOLWIRE_EXTRAS]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in extras)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "MCPServerStdioParams",
+        "MCPServerSseParams",
+        "MCPServerStreamableHttpParams",
+        "ToolFilterStatic",
+    ],
+)
+def test_params_have_the_sdks_keys(name: str) -> None:
+    import agents.mcp
+
+    ours = getattr(params, name)
+    theirs = getattr(agents.mcp, name)
+    assert set(ours.__annotations__) == set(theirs.__annotations__)
+    assert ours.__required_keys__ == theirs.__required_keys__
+
+
+def test_manager_matches_the_sdk() -> None:
+    import agents.mcp
+
+    ours = inspect.signature(toolwire.MCPServerManager).parameters
+    theirs = inspect.signature(agents.mcp.MCPServerManager).parameters
+    assert [_shape(p) for p in ours.values()] == [_shape(p) for p in theirs.values()]
+
+
+@pytest.mark.parametrize(
+    "allowed, blocked", [(None, None), (["a"], None), (None, []), (["a"], ["b"])]
+)
+def test_static_filter_helper(allowed: Any, blocked: Any) -> None:
+    import agents.mcp
+
+    assert toolwire.create_static_tool_filter(allowed, blocked) == (
+        agents.mcp.create_static_tool_filter(allowed, blocked)
+    )
+
+
+BAD_SETTINGS: list[dict[str, Any]] = [
+    {"client_session_timeout_seconds": -1},
+    {"client_session_timeout_seconds": "x"},
+    {"client_session_timeout_seconds": math.nan},
+    {"client_session_timeout_seconds": True},
+    {"client_session_timeout_seconds": 1e300},
+    {"retry_backoff_seconds_max": -1},
+    {"retry_backoff_seconds_max": math.inf},
+    {"max_list_pages": 0},
+    {"max_list_pages": 1.5},
+    {"max_list_pages": True},
+    {"require_approval": "sometimes"},
+    {"require_approval": {"always": {"tool_names": ["a"]}, "never": {"tool_names": ["a"]}}},
+    {"require_approval": {"always": {"tool_names": ["a"]}, "x": {}}},
+]
+
+
+def _outcome(make: Any, **kwargs: Any) -> tuple[str, str]:
+    try:
+        make(**kwargs)
+    except Exception as error:
+        return type(error).__name__, str(error)
+    return "ok", ""
+
+
+@pytest.mark.parametrize("name", SERVER_CLASSES)
+@pytest.mark.parametrize("setting", BAD_SETTINGS, ids=repr)
+def test_bad_settings_fail_as_in_the_sdk(name: str, setting: dict[str, Any]) -> None:
+    import agents.mcp
+
+    mine = _outcome(getattr(toolwire, name), params=PARAMS[name], **setting)
+    theirs = _outcome(getattr(agents.mcp, name), params=PARAMS[name], **setting)
+    assert mine == theirs
+    assert mine[0] != "ok"
+
+
+@pytest.mark.parametrize("name", SERVER_CLASSES)
+def test_default_names_and_public_attributes(name: str) -> None:
+    import agents.mcp
+
+    ours = getattr(toolwire, name)(params=PARAMS[name])
+    theirs = getattr(agents.mcp, name)(params=PARAMS[name])
+    assert ours.name == theirs.name
+    for attribute in [
+        "cache_tools_list", "client_session_timeout_seconds", "tool_filter",
+        "use_structured_content", "max_retry_attempts", "retry_backoff_seconds_base",
+        "retry_backoff_seconds_max", "message_handler", "tool_meta_resolver",
+        "custom_data_extractor", "tool_input_guardrails", "tool_output_guardrails",
+        "max_list_pages", "cached_tools",
+    ]:  # fmt: skip
+        assert getattr(ours, attribute) == getattr(theirs, attribute), attribute
+
+
+def test_not_connected_is_the_sdks_user_error() -> None:
+    from tests.client._support import bounded
+
+    server = toolwire.MCPServerStdio(params={"command": "x"})
+
+    async def main() -> list[str]:
+        seen = []
+        for call in (
+            server.list_tools(),
+            server.call_tool("a", {}),
+            server.list_prompts(),
+            server.get_prompt("p"),
+            server.list_resources(),
+            server.read_resource("x://y"),
+        ):
+            with pytest.raises(toolwire.UserError) as caught:
+                await call
+            seen.append(str(caught.value))
+        return seen
+
+    assert set(bounded(main)) == {"Server not initialized. Make sure you call `connect()` first."}
+
+
+def test_import_toolwire_client_names_loads_no_mcp() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, toolwire\n"
+        "toolwire.MCPServerStdio(params={'command': 'x'}); toolwire.MCPServerManager([])\n"
+        "print(sorted(m for m in ('mcp', 'mcp_types', 'httpx2', 'agents') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.strip() == "[]"
