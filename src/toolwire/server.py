@@ -17,10 +17,12 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
 from ._network_apps import NetworkApps
+from ._prompt_api import PromptApi
 from ._tool_options import one_spelling, renamed
 from .errors import UserError
 from .lifespan import LifespanError, check_options
 from .lifespan import serving as _serving
+from .protocol.icons import normalize_icons
 from .protocol.registry import (
     RegisteredTool,
     ToolRegistry,
@@ -46,7 +48,7 @@ logger = logging.getLogger("toolwire")
 _TRANSPORTS = ("stdio", "http", "sse")
 
 
-class Server(NetworkApps):
+class Server(PromptApi, NetworkApps):
     """An MCP server publishing `FunctionTool`s.
 
     Args:
@@ -78,6 +80,8 @@ class Server(NetworkApps):
             `verify_token(token)` works too). The caller's identity reaches a
             `context_factory` as `CallInfo.identity`, and tools' `scopes=` are enforced
             against it. stdio is never authenticated: there `auth` and `scopes` do nothing.
+        icons: Pictures of the server for clients to show (`toolwire.Icon`s or dicts with
+            `src`, `mimeType`, `sizes`, `theme`), sent in `serverInfo` from 2025-11-25 on.
     """
 
     def __init__(
@@ -93,8 +97,10 @@ class Server(NetworkApps):
         context_factory: Callable[[CallInfo], Any] | None = None,
         lifespan: Callable[[Server], AbstractAsyncContextManager[Any]] | None = None,
         auth: BearerAuth | Callable[[str], Any] | Any = None,
+        icons: Any = None,
     ) -> None:
         check_options(context, context_factory, lifespan)
+        self.icons = normalize_icons(icons, f"server {name!r}")
         if auth is not None:
             from .protocol.bearer import bearer_auth
 
@@ -119,8 +125,12 @@ class Server(NetworkApps):
 
     @property
     def server_info(self) -> dict[str, Any]:
-        """`serverInfo` as MCP sends it."""
-        return {"name": self.name, "version": self.version or "0.0.0"}
+        """`serverInfo` as MCP sends it (with the icons, which handlers drop for versions
+        before 2025-11-25)."""
+        info: dict[str, Any] = {"name": self.name, "version": self.version or "0.0.0"}
+        if self.icons:
+            info["icons"] = list(self.icons)
+        return info
 
     @property
     def tool_registry(self) -> ToolRegistry:
@@ -176,6 +186,7 @@ class Server(NetworkApps):
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
         scopes: str | Iterable[str] | None = None,
+        icons: Any = None,
         **function_tool_options: Any,
     ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
@@ -192,6 +203,7 @@ class Server(NetworkApps):
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
         scopes: str | Iterable[str] | None = None,
+        icons: Any = None,
         **function_tool_options: Any,
     ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
         """Publish a function as a tool; works bare (`@server.tool`) or with options.
@@ -215,6 +227,8 @@ class Server(NetworkApps):
                 caller lacking one gets 403 `insufficient_scope` naming what to request
                 (the MCP step-up flow). The tool is listed to every caller. stdio has no
                 tokens, so scopes are not enforced there.
+            icons: Pictures of the tool for clients to show (`toolwire.Icon`s or dicts),
+                listed from 2025-11-25 on.
             **function_tool_options: Any option of `function_tool` (name_override, strict_mode,
                 failure_error_function, ...).
 
@@ -228,7 +242,7 @@ class Server(NetworkApps):
 
         def register(the_func: Callable[..., Any]) -> FunctionTool:
             built = function_tool(the_func, **options)
-            self._register(built, title, annotations, meta, output_schema, timeout, scopes)
+            self._register(built, title, annotations, meta, output_schema, timeout, scopes, icons)
             return built
 
         if func is not None:
@@ -247,6 +261,7 @@ class Server(NetworkApps):
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
         scopes: str | Iterable[str] | None = None,
+        icons: Any = None,
         **function_tool_options: Any,
     ) -> FunctionTool:
         """Publish a toolwire `FunctionTool`, an `agents.FunctionTool`, or a plain callable.
@@ -268,6 +283,7 @@ class Server(NetworkApps):
             output_schema: The JSON schema of structured results (see `Server.tool`).
             timeout: Seconds after which the call is answered with a timeout error.
             scopes: OAuth scopes a caller must hold to call the tool (see `Server.tool`).
+            icons: Pictures of the tool for clients to show (see `Server.tool`).
             **function_tool_options: Options of `function_tool`, when `tool` is a plain
                 callable that add_tool wraps.
 
@@ -291,7 +307,7 @@ class Server(NetworkApps):
                 "add_tool() takes a FunctionTool, an agents.FunctionTool or a callable, "
                 f"not {type(tool).__name__}"
             )
-        self._register(built, title, annotations, meta, output_schema, timeout, scopes)
+        self._register(built, title, annotations, meta, output_schema, timeout, scopes, icons)
         return built
 
     def remove_tool(self, name: str) -> None:
@@ -311,11 +327,12 @@ class Server(NetworkApps):
         output_schema: dict[str, Any] | None,
         timeout: float | None,
         scopes: str | Iterable[str] | None = None,
+        icons: Any = None,
     ) -> None:
         if tool.name in self._registry:
             raise UserError(f"Server {self.name!r} already has a tool named {tool.name!r}")
         self._registry.add(
-            registered_tool(tool, title, annotations, meta, output_schema, timeout, scopes)
+            registered_tool(tool, title, annotations, meta, output_schema, timeout, scopes, icons)
         )
 
     def _warm_up(self) -> None:
@@ -340,8 +357,15 @@ class Server(NetworkApps):
         self._sessions.discard(session)
 
     def _notify_changed(self) -> None:
-        # The change may come from a worker thread (a sync tool calling add_tool): each
-        # session is told on its own event loop's thread.
+        self._notify_sessions("tools_changed")
+
+    def _notify_sessions(self, what: str) -> None:
+        """Have every open session run its coroutine method `what` (`tools_changed`,
+        `prompts_changed`, ...), which tells its client what changed.
+
+        The change may come from a worker thread (a sync tool calling add_tool): each
+        session is told on its own event loop's thread.
+        """
         import asyncio
 
         try:
@@ -351,10 +375,10 @@ class Server(NetworkApps):
         for session in list(self._sessions):
             loop = session.loop
             if loop is None or loop is running:
-                _tell_tools_changed(session)
+                _tell(session, what)
                 continue
             try:
-                loop.call_soon_threadsafe(_tell_from_a_task, loop, session)
+                loop.call_soon_threadsafe(_tell_from_a_task, loop, session, what)
             except RuntimeError:  # that loop is closed: the session is gone
                 logger.debug("tools changed after a session's loop closed")
 
@@ -411,19 +435,19 @@ class Server(NetworkApps):
 _telling: set[Any] = set()  # the tasks of _tell_from_a_task, kept alive until they ran
 
 
-def _tell_from_a_task(loop: Any, session: OpenSession) -> None:
+def _tell_from_a_task(loop: Any, session: OpenSession, what: str) -> None:
     # A loop callback runs outside any task, where anyio cannot tell which event loop it is
     # on and refuses to start one: hop through a plain task first.
     async def tell() -> None:
-        _tell_tools_changed(session)
+        _tell(session, what)
 
     task = loop.create_task(tell())
     _telling.add(task)
     task.add_done_callback(_telling.discard)
 
 
-def _tell_tools_changed(session: OpenSession) -> None:
+def _tell(session: OpenSession, what: str) -> None:
     try:
-        session.start_soon(session.tools_changed)
+        session.start_soon(getattr(session, what))
     except RuntimeError:  # the session is closing
-        logger.debug("tools changed while a session was closing; it was not notified")
+        logger.debug("%s while a session was closing; it was not notified", what)

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import anyio
 
     from ..tools.threads import SyncBudget
+    from .prompt_registry import PromptRegistry
     from .registry import ToolRegistry
 
 __all__ = ["OpenSession", "ServedApp"]
@@ -38,6 +39,10 @@ class OpenSession(Protocol):
         """Tell the client that the tool list changed."""
         ...
 
+    async def prompts_changed(self) -> None:
+        """Tell the client that the prompt list changed."""
+        ...
+
 
 class ServedApp(Protocol):
     """The application a session publishes.
@@ -56,6 +61,11 @@ class ServedApp(Protocol):
     @property
     def tool_registry(self) -> ToolRegistry:
         """The published tools."""
+        ...
+
+    @property
+    def prompt_registry(self) -> PromptRegistry:
+        """The published prompts."""
         ...
 
     @property

@@ -20,8 +20,8 @@ first (-32602/-32022), then the method (`ping` and `logging/setLevel` do not exi
 
 What each version knows (so a reply never carries a field its version lacks):
 annotations and audio arrived in 2025-03-26; `title`, `outputSchema`, `structuredContent`,
-`resource_link` content and a tool's `_meta` in 2025-06-18; `resultType`, `ttlMs`/`cacheScope`
-and the `serverInfo` stamp exist only in 2026-07-28.
+`resource_link` content and a tool's `_meta` in 2025-06-18; icons in 2025-11-25; `resultType`,
+`ttlMs`/`cacheScope` and the `serverInfo` stamp exist only in 2026-07-28.
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ _SINCE = {
     "structuredContent": "2025-06-18",
     "resource_link": "2025-06-18",
     "tool_meta": "2025-06-18",
+    "icons": "2025-11-25",
     "modern": "2026-07-28",
 }
 

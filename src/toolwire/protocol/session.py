@@ -31,6 +31,7 @@ from .asking import asker_for
 from .backlog import Backlog
 from .call_context import NO_CONTEXT, ContextSource
 from .calls import CallInFlight, checked_tool_name, in_scope, run_call
+from .completion import COMPLETION_ROUTES_HANDSHAKE, COMPLETION_ROUTES_MODERN
 from .identity import FORBIDDEN, scope_refusal
 from .jsonrpc import (
     INTERNAL_ERROR,
@@ -55,6 +56,7 @@ from .jsonrpc import (
 )
 from .methods import Route, capabilities
 from .outbound import Outbound
+from .prompts import PROMPT_ROUTES_HANDSHAKE, PROMPT_ROUTES_MODERN, PROMPTS_LIST_CHANGED
 from .registry import is_enabled
 from .reporter import Reporter
 from .sizes import oversized_frame
@@ -445,6 +447,11 @@ class ServerSession:
         elif self.era == "modern":
             await self._listeners.tools_changed()
 
+    async def prompts_changed(self) -> None:
+        """Tell a handshake-era client that the prompt list changed."""
+        if self.era == "legacy" and self.protocol_version is not None:
+            await self.send(notification(PROMPTS_LIST_CHANGED, {}))
+
 
 # What each era serves (see methods.py): the capabilities advertised derive from these.
 LEGACY: dict[str, Route] = {
@@ -453,6 +460,8 @@ LEGACY: dict[str, Route] = {
     "tools/list": Route(ServerSession._list_tools, {"tools": {"listChanged": True}}),
     "tools/call": Route(ServerSession._start_call),
     "logging/setLevel": Route(ServerSession._set_level, {"logging": {}}),
+    **PROMPT_ROUTES_HANDSHAKE,
+    **COMPLETION_ROUTES_HANDSHAKE,
 }
 MODERN: dict[str, Route] = {
     "server/discover": Route(ServerSession._discover),
@@ -461,4 +470,6 @@ MODERN: dict[str, Route] = {
     "tools/call": Route(ServerSession._start_call, {"logging": {}}),
     # List changes reach a modern client only on its listen streams.
     "subscriptions/listen": Route(ServerSession._listen, {"tools": {"listChanged": True}}),
+    **PROMPT_ROUTES_MODERN,
+    **COMPLETION_ROUTES_MODERN,
 }
