@@ -11,11 +11,12 @@ the context tools see) is in `toolwire.lifespan`.
 
 from __future__ import annotations
 
-import logging
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
+from ._announcer import Announcer
 from ._network_apps import NetworkApps
 from ._prompt_api import PromptApi
 from ._tool_options import one_spelling, renamed
@@ -42,8 +43,6 @@ if TYPE_CHECKING:
     from .tools.threads import SyncBudget
 
 __all__ = ["Server"]
-
-logger = logging.getLogger("toolwire")
 
 _TRANSPORTS = ("stdio", "http", "sse")
 
@@ -116,7 +115,7 @@ class Server(PromptApi, NetworkApps):
         self.max_message_bytes = max_message_bytes
         self._registry = ToolRegistry()
         self._registry.listeners.append(self._notify_changed)
-        self._sessions: set[OpenSession] = set()
+        self._announcer = Announcer()
         self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
         self._limiter_loop: object = None
         self._warmed_up = False
@@ -349,38 +348,20 @@ class Server(PromptApi, NetworkApps):
         self._warm_up()
 
     def session_opened(self, session: OpenSession) -> None:
-        """Sessions call this on entry: they are told of tool changes until they close."""
-        self._sessions.add(session)
+        """Sessions call this on entry: they are told of changes until they close."""
+        self._announcer.opened(session)
 
     def session_closed(self, session: OpenSession) -> None:
         """Sessions call this on exit."""
-        self._sessions.discard(session)
+        self._announcer.closed(session)
 
     def _notify_changed(self) -> None:
-        self._notify_sessions("tools_changed")
+        self._announcer.tell(_tools_changed)
 
     def _notify_sessions(self, what: str) -> None:
-        """Have every open session run its coroutine method `what` (`tools_changed`,
-        `prompts_changed`, ...), which tells its client what changed.
-
-        The change may come from a worker thread (a sync tool calling add_tool): each
-        session is told on its own event loop's thread.
-        """
-        import asyncio
-
-        try:
-            running: object = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        for session in list(self._sessions):
-            loop = session.loop
-            if loop is None or loop is running:
-                _tell(session, what)
-                continue
-            try:
-                loop.call_soon_threadsafe(_tell_from_a_task, loop, session, what)
-            except RuntimeError:  # that loop is closed: the session is gone
-                logger.debug("tools changed after a session's loop closed")
+        """Have every open session run its coroutine method `what` (`prompts_changed`,
+        ...), which tells its client what changed."""
+        self._announcer.tell(functools.partial(_tell, what))
 
     def serving(self) -> AbstractAsyncContextManager[SessionOpener]:
         """Serve within this: the lifespan is entered on the way in and exited on the way out.
@@ -432,22 +413,9 @@ class Server(PromptApi, NetworkApps):
             raise SystemExit(1) from None
 
 
-_telling: set[Any] = set()  # the tasks of _tell_from_a_task, kept alive until they ran
+async def _tools_changed(session: OpenSession) -> None:
+    await session.tools_changed()
 
 
-def _tell_from_a_task(loop: Any, session: OpenSession, what: str) -> None:
-    # A loop callback runs outside any task, where anyio cannot tell which event loop it is
-    # on and refuses to start one: hop through a plain task first.
-    async def tell() -> None:
-        _tell(session, what)
-
-    task = loop.create_task(tell())
-    _telling.add(task)
-    task.add_done_callback(_telling.discard)
-
-
-def _tell(session: OpenSession, what: str) -> None:
-    try:
-        session.start_soon(getattr(session, what))
-    except RuntimeError:  # the session is closing
-        logger.debug("%s while a session was closing; it was not notified", what)
+async def _tell(what: str, session: OpenSession) -> None:
+    await getattr(session, what)()

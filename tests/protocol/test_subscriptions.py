@@ -189,7 +189,7 @@ async def test_cancelling_a_listen_ends_its_stream_without_a_response() -> None:
         await peer.notify("notifications/cancelled", cancel)
         assert peer.raw == []  # no result, no error: a cancelled request is not answered
         assert peer.session is not None
-        assert 1 not in peer.session._listeners and "two" in peer.session._listeners
+        assert 1 not in peer.session.listeners and "two" in peer.session.listeners
         server.add_tool(lambda: 1)
         assert await _frames(peer, 1) == [_changed_bytes("two")]
         # unknown, already-cancelled and malformed ids are ignored
@@ -239,7 +239,7 @@ async def test_invalid_params_are_named(notifications: Any, detail: str, sdk_coe
             b'"data":' + json.dumps(detail).encode() + b"}}"
         ]
         assert reply["error"]["data"] == detail
-        assert peer.session is not None and len(peer.session._listeners) == 0
+        assert peer.session is not None and len(peer.session.listeners) == 0
 
 
 async def test_missing_filter_is_invalid_params() -> None:
@@ -394,7 +394,7 @@ async def test_graceful_end_answers_each_listen_with_its_stamped_result() -> Non
         await _open(peer, "b", {})
         peer.take()
         assert peer.session is not None
-        await peer.session._listeners.end(server.server_info)
+        await peer.session.listeners.end(server.server_info)
         stamp = b'"io.modelcontextprotocol/serverInfo":{"name":"subs","version":"2.0.0"}'
         assert peer.raw == [
             b'{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/subscriptionId":1,'
@@ -412,7 +412,7 @@ async def test_graceful_end_answers_each_listen_with_its_stamped_result() -> Non
                 "name": "subs",
                 "version": "2.0.0",
             }
-        assert len(peer.session._listeners) == 0
+        assert len(peer.session.listeners) == 0
         server.add_tool(lambda: 1)
         await anyio.sleep(0.05)
         assert peer.raw == []
@@ -425,6 +425,6 @@ async def test_closing_the_session_drops_streams_without_a_frame() -> None:
         peer.take()
         assert peer.session is not None
         peer.session.close()
-        assert len(peer.session._listeners) == 0
+        assert len(peer.session.listeners) == 0
         await peer.session.tools_changed()
         assert peer.raw == []

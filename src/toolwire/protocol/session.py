@@ -18,24 +18,18 @@ through `receive()` (handshake era), or as the call's input-required result (202
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from . import eras, handlers
-from ._eager import start_eagerly
-from .asking import asker_for
+from . import connection_routes, eras
 from .backlog import Backlog
 from .call_context import NO_CONTEXT, ContextSource
-from .calls import CallInFlight, checked_tool_name, in_scope, run_call
 from .completion import COMPLETION_ROUTES_HANDSHAKE, COMPLETION_ROUTES_MODERN
-from .identity import FORBIDDEN, scope_refusal
 from .jsonrpc import (
     INTERNAL_ERROR,
-    INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
@@ -49,16 +43,14 @@ from .jsonrpc import (
     decode,
     error_message,
     notification,
-    result_message,
-    result_message_raw,
     sniff_request_id,
     valid_id,
 )
 from .methods import Route, capabilities
 from .outbound import Outbound
 from .prompts import PROMPT_ROUTES_HANDSHAKE, PROMPT_ROUTES_MODERN, PROMPTS_LIST_CHANGED
-from .registry import is_enabled
-from .reporter import Reporter
+from .resources import RESOURCE_ROUTES_HANDSHAKE, RESOURCE_ROUTES_MODERN
+from .session_calls import ToolCalls
 from .sizes import oversized_frame
 from .subscriptions import Listeners
 
@@ -69,8 +61,8 @@ if TYPE_CHECKING:
 
     from ..tools.threads import SyncBudget
     from .app import ServedApp
+    from .calls import CallInFlight
     from .identity import Identity
-    from .registry import RegisteredTool
 
 __all__ = ["ServerSession"]
 
@@ -79,10 +71,8 @@ logger = logging.getLogger("toolwire.protocol")
 Send = Callable[[bytes], Awaitable[None]]
 RoutedSend = Callable[[bytes, "RequestId | None"], Awaitable[None]]
 
-Params = dict[str, Any] | None
 
-
-class ServerSession:
+class ServerSession(ToolCalls):
     """The protocol state of one connection to an application (a `Server`).
 
     Args:
@@ -134,7 +124,7 @@ class ServerSession:
         self.log_level = "debug"  # logging/setLevel (handshake era)
         self._in_flight: dict[RequestId, CallInFlight] = {}
         self._task_group: anyio.abc.TaskGroup | None = None
-        self._listeners = Listeners(self.send)  # subscriptions/listen streams (modern era)
+        self.listeners = Listeners(self.send)  # subscriptions/listen streams (modern era)
         self.backlog = Backlog()  # what the transport must not read past (backlog.py)
         self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
         # The largest frame the transport can carry (an HTTP app's `max_event_bytes`); None:
@@ -193,13 +183,13 @@ class ServerSession:
         for call in list(self._in_flight.values()):  # not those already sending their reply
             call.cancel()
         self.outbound.close()
-        self._listeners.cancel_all()
+        self.listeners.cancel_all()
         if self._task_group is not None:
             self._task_group.cancel_scope.cancel()
 
     async def end_streams(self) -> None:
         """End every `subscriptions/listen` stream with its `complete` result."""
-        await self._listeners.end(self.server.server_info)
+        await self.listeners.end(self.server.server_info)
 
     async def send(self, frame: bytes, request_id: RequestId | None = None) -> None:
         """Write one frame (frames never interleave), for the request `request_id` if any."""
@@ -274,7 +264,7 @@ class ServerSession:
             if call is not None:
                 call.cancel()
             elif self.era == "modern":
-                self._listeners.cancel(request_id)
+                self.listeners.cancel(request_id)
         elif method == "notifications/initialized" and self.era == "legacy":
             self.initialized = True
         # Anything else (progress, roots/list_changed, unknown) needs nothing from this server.
@@ -303,141 +293,9 @@ class ServerSession:
             raise ProtocolError(METHOD_NOT_FOUND, "Method not found", method)
         await route.handler(self, request_id, params, version, log_level)
 
-    async def _initialize(self, request_id: RequestId, params: Params, *_: Any) -> None:
-        negotiated = eras.negotiate(eras.check_initialize(params))
-        self.protocol_version = negotiated
-        self.client_info = (params or {}).get("clientInfo")
-        self.client_capabilities = (params or {}).get("capabilities")
-        result = handlers.initialize_result(self.server, negotiated, capabilities(LEGACY))
-        await self.send(result_message(request_id, result), request_id)
-
-    async def _ping(self, request_id: RequestId, *_: Any) -> None:
-        await self.send(result_message(request_id, {}), request_id)
-
-    async def _set_level(self, request_id: RequestId, params: Params, *_: Any) -> None:
-        level: Any = (params or {}).get("level")
-        if level not in eras.LOG_LEVELS:
-            raise eras.invalid_params(
-                f"logging/setLevel: 'level' must be one of {', '.join(eras.LOG_LEVELS)}"
-            )
-        self.log_level = level
-        await self.send(result_message(request_id, {}), request_id)
-
-    async def _discover(self, request_id: RequestId, *_: Any) -> None:
-        result = handlers.discover_result(self.server, capabilities(MODERN))
-        await self.send(result_message(request_id, result), request_id)
-
-    async def _listen(self, request_id: RequestId, params: Params, *_: Any) -> None:
-        await self._listeners.listen(request_id, params)
-
-    async def _list_tools(
-        self, request_id: RequestId, params: Params, version: str, _level: str | None
-    ) -> None:
-        cursor = params.get("cursor") if params else None
-        if cursor is not None and not isinstance(cursor, str):
-            raise eras.invalid_params("tools/list: 'cursor' must be a string")
-        payload = await handlers.list_tools_payload(
-            self.server, self.server.tool_registry, version, params
-        )
-        await self.send(result_message_raw(request_id, payload), request_id)
-        self.server.tools_listed()  # the client knows the tools: calls come next
-
-    async def _start_call(
-        self, request_id: RequestId, params: Params, version: str, log_level: str | None
-    ) -> None:
-        if request_id in self._in_flight:
-            logger.warning("request id %r is already in flight; duplicate ignored", request_id)
-            return
-        params = params or {}
-        entry = self.server.tool_registry.get(checked_tool_name(params))
-        # A callable is_enabled is asked (it may be async); a plain flag needs no await.
-        if entry is None or not (
-            await is_enabled(entry) if entry.dynamic else entry.tool.is_enabled
-        ):
-            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {params['name']}")
-        if entry.scopes and self.identity is not None:
-            missing = self.identity.missing_scopes(entry.scopes)
-            if missing:
-                raise ProtocolError(
-                    FORBIDDEN,
-                    scope_refusal(entry.name, missing),
-                    {"requiredScopes": sorted(entry.scopes), "missingScopes": missing},
-                )
-        meta = params.get("_meta")
-        token = meta.get("progressToken") if meta else None
-        asker = asker_for(self, request_id, version, params, entry.name)
-        call = CallInFlight(Reporter(self.send, token, log_level, request_id, asker))
-        asker.attach(self, request_id, call)
-        self._in_flight[request_id] = call
-        call.size = self.backlog.call_started()
-        coro = self._run_call(request_id, entry, params, version, call, self.identity)
-        if self.loop is None:  # other anyio backends: a cancel scope in the task group
-            assert self._task_group is not None
-            call.scope = anyio.CancelScope()
-            self._task_group.start_soon(in_scope, call.scope, coro)
-            return
-        if entry.starts_synchronously and not self._contexts.is_async:
-            task = start_eagerly(self.loop, coro)
-            if task is None:
-                return  # answered already, without a task
-            call.task = task
-        else:
-            call.task = self.loop.create_task(coro)
-        self._call_tasks.add(call.task)
-        call.task.add_done_callback(functools.partial(self._call_done, request_id, call))
-
-    async def _run_call(
-        self,
-        request_id: RequestId,
-        entry: RegisteredTool,
-        params: dict[str, Any],
-        version: str,
-        call: CallInFlight,
-        identity: Identity | None,
-    ) -> None:
-        """Run the call and reply; a cancelled call ends by its exception, without a reply.
-        `identity` is the caller's as the call was accepted (a later request of the same
-        caller may bring another token)."""
-        refusal: ProtocolError | None = None
-        result: dict[str, Any] = {}
-        try:
-            result = await run_call(
-                request_id,
-                entry,
-                params,
-                version,
-                call.reporter,
-                self._contexts,
-                self.client_info,
-                self._limiter,
-                identity,
-            )
-        except ProtocolError as error:  # the call itself is refused (see calls.py)
-            refusal = error
-        finally:
-            call.reporter.closed = True
-            if self._in_flight.get(request_id) is call:
-                del self._in_flight[request_id]
-                self.backlog.call_ended(call.size)
-        if call.abandoned:  # the tool outlived its cancellation: the call is answered
-            return
-        if refusal is not None:
-            reply = error_message(request_id, refusal.code, refusal.message, refusal.data)
-            await self.send(reply, request_id)
-            return
-        if version in eras.MODERN_VERSIONS:
-            handlers.modern(result, self.server.server_info)
-        await self.send(result_message(request_id, result), request_id)
-
-    def _call_done(
-        self, request_id: RequestId, call: CallInFlight, task: asyncio.Task[None]
-    ) -> None:
-        self._call_tasks.discard(task)
-        if self._in_flight.get(request_id) is call:  # cancelled before it ever started
-            del self._in_flight[request_id]
-            self.backlog.call_ended(call.size)
-        if not task.cancelled() and task.exception() is not None:  # a bug: calls reply
-            logger.error("a tools/call task failed", exc_info=task.exception())
+    def capabilities(self) -> dict[str, Any]:
+        """What this connection's era serves, as the capabilities advertised."""
+        return capabilities(MODERN if self.era == "modern" else LEGACY)
 
     async def tools_changed(self) -> None:
         """Tell the client that the tool list changed: a handshake-era client directly, a
@@ -445,7 +303,7 @@ class ServerSession:
         if self.era == "legacy" and self.protocol_version is not None:
             await self.send(notification("notifications/tools/list_changed", {}))
         elif self.era == "modern":
-            await self._listeners.tools_changed()
+            await self.listeners.tools_changed()
 
     async def prompts_changed(self) -> None:
         """Tell a handshake-era client that the prompt list changed."""
@@ -455,21 +313,23 @@ class ServerSession:
 
 # What each era serves (see methods.py): the capabilities advertised derive from these.
 LEGACY: dict[str, Route] = {
-    "initialize": Route(ServerSession._initialize, before_handshake=True),
-    "ping": Route(ServerSession._ping, before_handshake=True),
+    "initialize": Route(connection_routes.initialize, before_handshake=True),
+    "ping": Route(connection_routes.ping, before_handshake=True),
     "tools/list": Route(ServerSession._list_tools, {"tools": {"listChanged": True}}),
     "tools/call": Route(ServerSession._start_call),
-    "logging/setLevel": Route(ServerSession._set_level, {"logging": {}}),
+    "logging/setLevel": Route(connection_routes.set_level, {"logging": {}}),
+    **RESOURCE_ROUTES_HANDSHAKE,
     **PROMPT_ROUTES_HANDSHAKE,
     **COMPLETION_ROUTES_HANDSHAKE,
 }
 MODERN: dict[str, Route] = {
-    "server/discover": Route(ServerSession._discover),
+    "server/discover": Route(connection_routes.discover),
     "tools/list": Route(ServerSession._list_tools, {"tools": {}}),
     # A call's log messages flow at the level its envelope names: no setLevel method.
     "tools/call": Route(ServerSession._start_call, {"logging": {}}),
     # List changes reach a modern client only on its listen streams.
-    "subscriptions/listen": Route(ServerSession._listen, {"tools": {"listChanged": True}}),
+    "subscriptions/listen": Route(connection_routes.listen, {"tools": {"listChanged": True}}),
+    **RESOURCE_ROUTES_MODERN,
     **PROMPT_ROUTES_MODERN,
     **COMPLETION_ROUTES_MODERN,
 }

@@ -23,7 +23,7 @@ def served() -> Iterator[tuple[Served, Server, dict[str, int]]]:
 
 
 def open_sessions(server: Server) -> int:
-    return len(server._sessions)
+    return len(server._announcer)
 
 
 def post(url: str, method: str, params: dict[str, Any], **extra: str) -> httpx.Response:
