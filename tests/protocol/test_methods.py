@@ -20,19 +20,46 @@ async def _noop(*_: object) -> None:
 
 
 def test_each_era_serves_exactly_its_methods() -> None:
-    assert list(LEGACY) == ["initialize", "ping", "tools/list", "tools/call", "logging/setLevel"]
-    assert list(MODERN) == ["server/discover", "tools/list", "tools/call", "subscriptions/listen"]
+    prompts = ["prompts/list", "prompts/get", "completion/complete"]
+    assert [m for m in LEGACY if not m.startswith("resources/")] == [
+        "initialize",
+        "ping",
+        "tools/list",
+        "tools/call",
+        "logging/setLevel",
+        *prompts,
+    ]
+    assert [m for m in MODERN if not m.startswith("resources/")] == [
+        "server/discover",
+        "tools/list",
+        "tools/call",
+        "subscriptions/listen",
+        *prompts,
+    ]
     assert [m for m, route in LEGACY.items() if route.before_handshake] == ["initialize", "ping"]
 
 
 def test_capabilities_follow_the_tables_key_order_included() -> None:
-    expected = {"tools": {"listChanged": True}, "logging": {}}
-    for table in (LEGACY, MODERN):
+    legacy = {
+        "tools": {"listChanged": True},
+        "logging": {},
+        "prompts": {"listChanged": True},
+        "completions": {},
+    }
+    modern = {
+        "tools": {"listChanged": True},
+        "logging": {},
+        "prompts": {"listChanged": True},
+        "completions": {},
+    }
+    for table, expected in ((LEGACY, legacy), (MODERN, modern)):
         derived = capabilities(table)
+        derived.pop("resources", None)
         assert json.dumps(derived) == json.dumps(expected)
     # Without subscriptions/listen a modern server could not tell of list changes.
     trimmed = {m: r for m, r in MODERN.items() if m != "subscriptions/listen"}
-    assert capabilities(trimmed) == {"tools": {}, "logging": {}}
+    assert capabilities(trimmed)["tools"] == {}
+    assert capabilities(trimmed)["prompts"] == {}
 
 
 def test_capabilities_are_a_fresh_dict_each_time() -> None:

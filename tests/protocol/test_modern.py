@@ -29,7 +29,12 @@ async def test_discover_opens_a_modern_connection() -> None:
         reply = await peer.request(1, "server/discover", {"_meta": meta()})
         assert reply["result"] == {
             "supportedVersions": [V],
-            "capabilities": {"tools": {"listChanged": True}, "logging": {}},
+            "capabilities": {
+                "tools": {"listChanged": True},
+                "logging": {},
+                "prompts": {"listChanged": True},
+                "completions": {},
+            },
             "ttlMs": 0,
             "cacheScope": "private",
             "instructions": "hi",

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.anyio
 V = "2026-07-28"
 SUB = "io.modelcontextprotocol/subscriptionId"
 TOOLS = {"toolsListChanged": True}
+PROMPTS = {"promptsListChanged": True}
 
 
 def _server() -> Server:
@@ -113,7 +114,8 @@ async def test_listen_acknowledges_then_streams_tool_changes() -> None:
 async def test_discover_advertises_list_changed_as_the_sdk_does_when_listen_is_served() -> None:
     async with modern(_server()) as peer:
         reply = await peer.request(1, "server/discover", {"_meta": meta()})
-        assert reply["result"]["capabilities"] == {"tools": {"listChanged": True}, "logging": {}}
+        capabilities = reply["result"]["capabilities"]
+        assert capabilities["tools"] == capabilities["prompts"] == {"listChanged": True}
         validate("server/discover", V, reply["result"])
 
 
@@ -121,7 +123,7 @@ async def test_discover_advertises_list_changed_as_the_sdk_does_when_listen_is_s
     ("requested", "honored"),
     [
         ({"toolsListChanged": True}, TOOLS),
-        ({"toolsListChanged": True, "promptsListChanged": True}, TOOLS),
+        ({"toolsListChanged": True, "promptsListChanged": True}, {**TOOLS, **PROMPTS}),
         ({"toolsListChanged": False}, {}),
         ({"toolsListChanged": None}, {}),
         ({}, {}),
@@ -132,11 +134,11 @@ async def test_discover_advertises_list_changed_as_the_sdk_does_when_listen_is_s
                 "resourceSubscriptions": ["file:///a"],
                 "somethingNew": 1,
             },
-            {},
+            PROMPTS,
         ),
     ],
 )
-async def test_acknowledgement_honors_tool_list_changes_only(
+async def test_acknowledgement_honors_tool_and_prompt_list_changes_only(
     requested: dict[str, Any], honored: dict[str, Any]
 ) -> None:
     server = _server()
@@ -145,7 +147,7 @@ async def test_acknowledgement_honors_tool_list_changes_only(
         assert peer.raw == [_ack_bytes("s", honored)]
         check_listen_frame(peer.take()[0], "s")
         server.add_tool(lambda: 1)
-        expected = [_changed_bytes("s")] if honored else []
+        expected = [_changed_bytes("s")] if "toolsListChanged" in honored else []
         await anyio.sleep(0.05)
         assert peer.raw == expected
 
@@ -160,7 +162,7 @@ async def test_concurrent_listeners_each_get_their_own_stamp() -> None:
         assert peer.raw == [
             _ack_bytes("a", TOOLS),
             _ack_bytes(2, TOOLS),
-            _ack_bytes("quiet", {}),
+            _ack_bytes("quiet", PROMPTS),
             _ack_bytes(3, TOOLS),
         ]
         peer.take()
@@ -428,3 +430,17 @@ async def test_closing_the_session_drops_streams_without_a_frame() -> None:
         assert len(peer.session.listeners) == 0
         await peer.session.tools_changed()
         assert peer.raw == []
+
+
+async def test_prompt_changes_reach_only_the_streams_that_asked_for_them() -> None:
+    server = _server()
+    async with modern(server) as peer:
+        await _open(peer, "tools")
+        await _open(peer, "prompts", PROMPTS)
+        peer.take()
+        server.add_prompt(lambda: "hi", name="greet", description="Greets.")
+        frames = await _frames(peer, 1)
+        assert len(frames) == 1  # nothing on the tools-only stream
+        message = json.loads(frames[0])
+        assert message["method"] == "notifications/prompts/list_changed"
+        check_listen_frame(message, "prompts")

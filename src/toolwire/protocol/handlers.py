@@ -58,6 +58,9 @@ def initialize_result(
     server: ServedApp, version: str, capabilities: dict[str, Any]
 ) -> dict[str, Any]:
     """The `initialize` result for a negotiated version and what the era serves."""
+    if "completions" in capabilities and not eras.supports(version, "completions"):
+        # 2024-11-05 serves completion/complete without naming a capability for it.
+        capabilities = {key: value for key, value in capabilities.items() if key != "completions"}
     info = server.server_info
     if "icons" in info and not eras.supports(version, "icons"):
         info = {key: value for key, value in info.items() if key != "icons"}

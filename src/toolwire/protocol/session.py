@@ -306,9 +306,11 @@ class ServerSession(ToolCalls):
             await self.listeners.tools_changed()
 
     async def prompts_changed(self) -> None:
-        """Tell a handshake-era client that the prompt list changed."""
+        """Tell the client that the prompt list changed (as `tools_changed` does)."""
         if self.era == "legacy" and self.protocol_version is not None:
             await self.send(notification(PROMPTS_LIST_CHANGED, {}))
+        elif self.era == "modern":
+            await self.listeners.changed(PROMPTS_LIST_CHANGED)
 
 
 # What each era serves (see methods.py): the capabilities advertised derive from these.
@@ -328,7 +330,10 @@ MODERN: dict[str, Route] = {
     # A call's log messages flow at the level its envelope names: no setLevel method.
     "tools/call": Route(ServerSession._start_call, {"logging": {}}),
     # List changes reach a modern client only on its listen streams.
-    "subscriptions/listen": Route(connection_routes.listen, {"tools": {"listChanged": True}}),
+    "subscriptions/listen": Route(
+        connection_routes.listen,
+        {"tools": {"listChanged": True}, "prompts": {"listChanged": True}},
+    ),
     **RESOURCE_ROUTES_MODERN,
     **PROMPT_ROUTES_MODERN,
     **COMPLETION_ROUTES_MODERN,

@@ -9,15 +9,16 @@ listen request's JSON-RPC id, string or integer, echoed exactly:
   "notifications": {"toolsListChanged": true}}}`
 - first frame of the stream: `notifications/subscriptions/acknowledged` with
   `{"notifications": <honored filter>, "_meta": {"io.modelcontextprotocol/subscriptionId": id}}`
-- then, per change: `notifications/tools/list_changed` with `{"_meta": {<same key>: id}}`
+- then, per change: `notifications/tools/list_changed` (or `prompts/list_changed`) with
+  `{"_meta": {<same key>: id}}`
 - graceful end (`Listeners.end`): the result `{"resultType": "complete", "_meta":
   {<same key>: id, "io.modelcontextprotocol/serverInfo": ...}}` for the listen request.
 
 Decisions:
 
-- toolwire publishes tools only, so the acknowledgement honors `toolsListChanged` alone;
-  `promptsListChanged`, `resourcesListChanged` and `resourceSubscriptions` are omitted from
-  it, as the spec asks of unsupported kinds (the SDK's handler echoes every requested kind).
+- The acknowledgement honors `toolsListChanged` and `promptsListChanged` (each only when
+  asked for); kinds this module does not serve are omitted from it, as the spec asks of
+  unsupported kinds (the SDK's handler echoes every requested kind).
   A stream that honors nothing stays open, silent, until it is cancelled.
 - `params.notifications` must be an object; each flag, when present and not null, must be a
   boolean (as the schema says; the SDK's pydantic models would coerce "yes" or 1), and
@@ -31,8 +32,8 @@ Decisions:
   reached" before any acknowledgement (the SDK's bound and error).
 - A stream has no task of its own: it is an entry that the change publisher writes to. Changes
   are level triggers ("refetch if you care"), so they coalesce: while a stream's notification
-  waits for the wire, further changes add at most one more. A change that arrives while the
-  acknowledgement is being written is sent right after it, never before.
+  waits for the wire, further changes add at most one more of each kind. A change that
+  arrives while the acknowledgement is being written is sent right after it, never before.
 - Leaving the session (or `close()`) drops every stream without a frame: the transport is
   going away, and an abrupt end carries no response (spec).
 """
@@ -41,7 +42,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import eras, handlers
@@ -50,6 +51,7 @@ from .jsonrpc import INTERNAL_ERROR, ProtocolError, RequestId, notification, res
 __all__ = [
     "ACKNOWLEDGED",
     "MAX_STREAMS",
+    "PROMPTS_LIST_CHANGED",
     "SUBSCRIPTION_ID",
     "TOOLS_LIST_CHANGED",
     "Listeners",
@@ -63,9 +65,12 @@ Send = Callable[[bytes, RequestId | None], Awaitable[None]]
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 TOOLS_LIST_CHANGED = "notifications/tools/list_changed"
+PROMPTS_LIST_CHANGED = "notifications/prompts/list_changed"
 MAX_STREAMS = 1024
 
 _FLAGS = ("toolsListChanged", "promptsListChanged", "resourcesListChanged")
+# The filter flags this module honors, with the notification each one brings.
+_HONORED = {"toolsListChanged": TOOLS_LIST_CHANGED, "promptsListChanged": PROMPTS_LIST_CHANGED}
 
 
 def honored_filter(params: dict[str, Any] | None) -> dict[str, Any]:
@@ -75,7 +80,7 @@ def honored_filter(params: dict[str, Any] | None) -> dict[str, Any]:
         params: The request's `params` (its envelope already checked).
 
     Returns:
-        `{"toolsListChanged": True}` when the client asked for tool-list changes, else `{}`.
+        The honored flags the client set to true (`{"toolsListChanged": True, ...}`), or `{}`.
 
     Raises:
         ProtocolError: -32602 naming the malformed field.
@@ -96,7 +101,7 @@ def honored_filter(params: dict[str, Any] | None) -> dict[str, Any]:
         raise eras.invalid_params(
             "subscriptions/listen: 'notifications.resourceSubscriptions' must be a list of strings"
         )
-    return {"toolsListChanged": True} if requested.get("toolsListChanged") is True else {}
+    return {flag: True for flag in _HONORED if requested.get(flag) is True}
 
 
 @dataclass(eq=False)
@@ -104,10 +109,10 @@ class _Stream:
     """One open listen stream."""
 
     request_id: RequestId
-    tools: bool  # toolsListChanged honored
+    honored: frozenset[str]  # the notifications (methods) this stream carries
     acked: bool = False  # the acknowledgement is on the wire
     sending: bool = False  # a change notification is on its way to the wire
-    dirty: bool = False  # a change arrived that is not sent yet
+    pending: set[str] = field(default_factory=set)  # changes not sent yet, by method
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -154,7 +159,7 @@ class Listeners:
         honored = honored_filter(params)
         if len(self._streams) >= MAX_STREAMS:
             raise ProtocolError(INTERNAL_ERROR, "Subscription limit reached")
-        stream = _Stream(request_id, tools=bool(honored))
+        stream = _Stream(request_id, frozenset(_HONORED[flag] for flag in honored))
         # Registered before the acknowledgement is written, so that a change published
         # meanwhile is remembered (and sent after it) rather than lost.
         self._streams[request_id] = stream
@@ -165,8 +170,8 @@ class Listeners:
             self._drop(stream)
             raise
         stream.acked = True
-        if stream.dirty:
-            await self._deliver(stream)
+        if stream.pending:
+            await self._deliver(stream, None)
 
     def cancel(self, request_id: Any) -> bool:
         """End a stream the client cancelled; nothing is sent. Whether one was open."""
@@ -185,9 +190,13 @@ class Listeners:
 
     async def tools_changed(self) -> None:
         """Send `notifications/tools/list_changed` on every stream that asked for it."""
+        await self.changed(TOOLS_LIST_CHANGED)
+
+    async def changed(self, method: str) -> None:
+        """Send the change notification `method` on every stream that asked for it."""
         for stream in list(self._streams.values()):
-            if stream.tools:
-                await self._deliver(stream)
+            if method in stream.honored:
+                await self._deliver(stream, method)
 
     async def end(self, server_info: dict[str, Any]) -> None:
         """End every stream gracefully: each listen request gets its (empty) result.
@@ -204,18 +213,17 @@ class Listeners:
         if self._streams.get(stream.request_id) is stream:
             del self._streams[stream.request_id]
 
-    async def _deliver(self, stream: _Stream) -> None:
-        """Write one change notification on `stream`, coalescing changes that pile up."""
+    async def _deliver(self, stream: _Stream, method: str | None) -> None:
+        """Write the change notification `method` (None: those pending) on `stream`,
+        coalescing changes that pile up."""
+        if method is not None:
+            stream.pending.add(method)
         if not stream.acked or stream.sending:
-            stream.dirty = True  # sent once the acknowledgement / the frame ahead is out
-            return
+            return  # sent once the acknowledgement / the frame ahead is out
         stream.sending = True
         try:
-            while self._streams.get(stream.request_id) is stream:
-                stream.dirty = False
-                changed = notification(TOOLS_LIST_CHANGED, {"_meta": stream.meta})
+            while stream.pending and self._streams.get(stream.request_id) is stream:
+                changed = notification(stream.pending.pop(), {"_meta": stream.meta})
                 await self._send(changed, stream.request_id)
-                if not stream.dirty:
-                    break
         finally:
             stream.sending = False

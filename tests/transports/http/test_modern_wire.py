@@ -96,7 +96,12 @@ def test_discover_is_one_json_answer(url: str) -> None:
     assert int(response.headers["content-length"]) == len(response.content)
     result = response.json()["result"]
     assert result["supportedVersions"] == ["2026-07-28"]
-    assert result["capabilities"] == {"tools": {"listChanged": True}, "logging": {}}
+    assert result["capabilities"] == {
+        "tools": {"listChanged": True},
+        "logging": {},
+        "prompts": {"listChanged": True},
+        "completions": {},
+    }
     assert result["instructions"] == "Use the tools."
     assert (result["ttlMs"], result["cacheScope"], result["resultType"]) == (
         0,
@@ -447,7 +452,10 @@ def test_listen_streams_acknowledgement_then_changes(url: str) -> None:
     assert frames[0] == {
         "jsonrpc": "2.0",
         "method": "notifications/subscriptions/acknowledged",
-        "params": {"notifications": {"toolsListChanged": True}, "_meta": subscription},
+        "params": {
+            "notifications": {"toolsListChanged": True, "promptsListChanged": True},
+            "_meta": subscription,
+        },
     }
     assert frames[1] == {
         "jsonrpc": "2.0",
