@@ -9,9 +9,13 @@ completer in `protocol/completion.py`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from .protocol.prompt_registry import PromptRegistry, registered_prompt
+
+if TYPE_CHECKING:
+    from ._announcer import Announcer
+    from .protocol.app import OpenSession
 
 __all__ = ["PromptApi"]
 
@@ -23,6 +27,7 @@ class PromptApi:
 
     completion_handler: Callable[..., Any] | None = None
     _prompt_registry: PromptRegistry | None = None
+    _announcer: Announcer  # the server's open sessions (set by `Server.__init__`)
 
     @property
     def prompt_registry(self) -> PromptRegistry:
@@ -39,10 +44,8 @@ class PromptApi:
         return self.prompt_registry
 
     def _prompts_changed(self) -> None:
-        """Tell connected clients the prompt list changed (see `Server._notify_sessions`)."""
-        notify = getattr(self, "_notify_sessions", None)
-        if notify is not None:
-            notify("prompts_changed")
+        """Tell connected clients the prompt list changed."""
+        self._announcer.tell(_prompts_changed)
 
     @overload
     def prompt(self, func: F, /) -> F: ...
@@ -169,3 +172,7 @@ class PromptApi:
             raise UserError(f"completion handler must be a function, not {type(func).__name__}")
         self.completion_handler = func
         return func
+
+
+async def _prompts_changed(session: OpenSession) -> None:
+    await session.prompts_changed()

@@ -11,7 +11,6 @@ the context tools see) is in `toolwire.lifespan`.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
@@ -124,12 +123,9 @@ class Server(PromptApi, NetworkApps):
 
     @property
     def server_info(self) -> dict[str, Any]:
-        """`serverInfo` as MCP sends it (with the icons, which handlers drop for versions
-        before 2025-11-25)."""
+        """`serverInfo` as MCP sends it (icons too: dropped before 2025-11-25)."""
         info: dict[str, Any] = {"name": self.name, "version": self.version or "0.0.0"}
-        if self.icons:
-            info["icons"] = list(self.icons)
-        return info
+        return {**info, "icons": list(self.icons)} if self.icons else info
 
     @property
     def tool_registry(self) -> ToolRegistry:
@@ -226,8 +222,7 @@ class Server(PromptApi, NetworkApps):
                 caller lacking one gets 403 `insufficient_scope` naming what to request
                 (the MCP step-up flow). The tool is listed to every caller. stdio has no
                 tokens, so scopes are not enforced there.
-            icons: Pictures of the tool for clients to show (`toolwire.Icon`s or dicts),
-                listed from 2025-11-25 on.
+            icons: Pictures of the tool (`toolwire.Icon`s or dicts), listed from 2025-11-25.
             **function_tool_options: Any option of `function_tool` (name_override, strict_mode,
                 failure_error_function, ...).
 
@@ -358,11 +353,6 @@ class Server(PromptApi, NetworkApps):
     def _notify_changed(self) -> None:
         self._announcer.tell(_tools_changed)
 
-    def _notify_sessions(self, what: str) -> None:
-        """Have every open session run its coroutine method `what` (`prompts_changed`,
-        ...), which tells its client what changed."""
-        self._announcer.tell(functools.partial(_tell, what))
-
     def serving(self) -> AbstractAsyncContextManager[SessionOpener]:
         """Serve within this: the lifespan is entered on the way in and exited on the way out.
 
@@ -415,7 +405,3 @@ class Server(PromptApi, NetworkApps):
 
 async def _tools_changed(session: OpenSession) -> None:
     await session.tools_changed()
-
-
-async def _tell(what: str, session: OpenSession) -> None:
-    await getattr(session, what)()
