@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, overload
 from ._announcer import Announcer
 from ._network_apps import NetworkApps
 from ._prompt_api import PromptApi
+from ._resource_api import ResourceApi
 from ._tool_options import one_spelling, renamed
 from .errors import UserError
 from .lifespan import LifespanError, check_options
@@ -46,7 +47,7 @@ __all__ = ["Server"]
 _TRANSPORTS = ("stdio", "http", "sse")
 
 
-class Server(PromptApi, NetworkApps):
+class Server(NetworkApps, ResourceApi, PromptApi):
     """An MCP server publishing `FunctionTool`s.
 
     Args:

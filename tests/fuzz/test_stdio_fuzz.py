@@ -306,7 +306,7 @@ def _requests_before_initialize(wire: Wire) -> None:
             request("pre-list", "tools/list"),
             request("pre-call", "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}),
             request("pre-level", "logging/setLevel", {"level": "error"}),
-            request("pre-unknown", "resources/list"),
+            request("pre-unknown", "sampling/createMessage"),
             b"{oops",
             request("pre-init-bad", "initialize", {"protocolVersion": 2025}),
             request(

@@ -33,6 +33,11 @@ LEGACY_METHODS = {
     "prompts/list",
     "prompts/get",
     "completion/complete",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
 }
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 ENVELOPE_KEY = "io.modelcontextprotocol/protocolVersion"
@@ -150,7 +155,11 @@ def _request(method: str, params: dict[str, Any] | None, tools: frozenset[str]) 
         return INVALID_PARAMS  # the fuzzed servers publish no prompt: every name is unknown
     if method == "completion/complete":
         raise Ambiguous("completion of a resource template parameter")
-    if method in ("tools/list", "prompts/list"):
+    if method in ("resources/read", "resources/subscribe", "resources/unsubscribe"):
+        if not isinstance(params.get("uri"), str):
+            return INVALID_PARAMS
+        raise Ambiguous("a resource URI (the fuzzed servers may serve it)")
+    if method in ("tools/list", "prompts/list", "resources/list", "resources/templates/list"):
         cursor = params.get("cursor")
         if cursor is None:
             return None

@@ -19,6 +19,7 @@ VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 CAPABILITIES = {
     "tools": {"listChanged": True},
     "logging": {},
+    "resources": {"listChanged": True, "subscribe": True},
     "prompts": {"listChanged": True},
     "completions": {},
 }
@@ -122,10 +123,10 @@ async def test_requests_before_initialize() -> None:
         }
         assert (await peer.request(3, "tools/call", {"name": "add"}))["error"]["code"] == -32602
         # unknown methods are -32601 whatever the state (as in the SDK)
-        assert (await peer.request(4, "resources/list"))["error"] == {
+        assert (await peer.request(4, "no/such"))["error"] == {
             "code": -32601,
             "message": "Method not found",
-            "data": "resources/list",
+            "data": "no/such",
         }
 
 

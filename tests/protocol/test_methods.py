@@ -20,46 +20,48 @@ async def _noop(*_: object) -> None:
 
 
 def test_each_era_serves_exactly_its_methods() -> None:
+    resources = ["resources/list", "resources/templates/list", "resources/read"]
     prompts = ["prompts/list", "prompts/get", "completion/complete"]
-    assert [m for m in LEGACY if not m.startswith("resources/")] == [
+    assert list(LEGACY) == [
         "initialize",
         "ping",
         "tools/list",
         "tools/call",
         "logging/setLevel",
+        *resources,
+        "resources/subscribe",
+        "resources/unsubscribe",
         *prompts,
     ]
-    assert [m for m in MODERN if not m.startswith("resources/")] == [
+    assert list(MODERN) == [
         "server/discover",
         "tools/list",
         "tools/call",
         "subscriptions/listen",
+        *resources,
         *prompts,
     ]
     assert [m for m, route in LEGACY.items() if route.before_handshake] == ["initialize", "ping"]
 
 
 def test_capabilities_follow_the_tables_key_order_included() -> None:
-    legacy = {
+    expected = {
         "tools": {"listChanged": True},
         "logging": {},
+        "resources": {"listChanged": True, "subscribe": True},
         "prompts": {"listChanged": True},
         "completions": {},
     }
-    modern = {
-        "tools": {"listChanged": True},
-        "logging": {},
-        "prompts": {"listChanged": True},
-        "completions": {},
-    }
-    for table, expected in ((LEGACY, legacy), (MODERN, modern)):
+    for table in (LEGACY, MODERN):
         derived = capabilities(table)
-        derived.pop("resources", None)
         assert json.dumps(derived) == json.dumps(expected)
-    # Without subscriptions/listen a modern server could not tell of list changes.
-    trimmed = {m: r for m, r in MODERN.items() if m != "subscriptions/listen"}
-    assert capabilities(trimmed)["tools"] == {}
-    assert capabilities(trimmed)["prompts"] == {}
+    # Without subscriptions/listen a modern server could not tell of tool-list changes.
+    trimmed = {
+        m: r
+        for m, r in MODERN.items()
+        if not m.startswith(("subscriptions/", "resources/", "prompts/", "completion/"))
+    }
+    assert capabilities(trimmed) == {"tools": {}, "logging": {}}
 
 
 def test_capabilities_are_a_fresh_dict_each_time() -> None:

@@ -32,6 +32,7 @@ async def test_discover_opens_a_modern_connection() -> None:
             "capabilities": {
                 "tools": {"listChanged": True},
                 "logging": {},
+                "resources": {"listChanged": True, "subscribe": True},
                 "prompts": {"listChanged": True},
                 "completions": {},
             },
@@ -167,7 +168,8 @@ async def test_wire_samples_for_envelope_errors() -> None:
 
 async def test_methods_the_modern_era_does_not_have() -> None:
     async with modern(_server()) as peer:
-        for i, method in enumerate(["ping", "logging/setLevel", "resources/list", "x/y"]):
+        modernless = ["ping", "logging/setLevel", "resources/subscribe", "x/y"]
+        for i, method in enumerate(modernless):
             reply = await peer.request(i, method, {"_meta": meta()})
             assert reply["error"] == {"code": -32601, "message": "Method not found", "data": method}
         # the envelope is checked before the method, as the SDK's ladder does

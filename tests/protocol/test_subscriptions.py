@@ -116,6 +116,7 @@ async def test_discover_advertises_list_changed_as_the_sdk_does_when_listen_is_s
         reply = await peer.request(1, "server/discover", {"_meta": meta()})
         capabilities = reply["result"]["capabilities"]
         assert capabilities["tools"] == capabilities["prompts"] == {"listChanged": True}
+        assert capabilities["resources"] == {"listChanged": True, "subscribe": True}
         validate("server/discover", V, reply["result"])
 
 
@@ -134,11 +135,11 @@ async def test_discover_advertises_list_changed_as_the_sdk_does_when_listen_is_s
                 "resourceSubscriptions": ["file:///a"],
                 "somethingNew": 1,
             },
-            PROMPTS,
+            {"resourcesListChanged": True, **PROMPTS},  # no resource at file:///a
         ),
     ],
 )
-async def test_acknowledgement_honors_tool_and_prompt_list_changes_only(
+async def test_acknowledgement_honors_what_the_server_publishes(
     requested: dict[str, Any], honored: dict[str, Any]
 ) -> None:
     server = _server()
@@ -147,7 +148,7 @@ async def test_acknowledgement_honors_tool_and_prompt_list_changes_only(
         assert peer.raw == [_ack_bytes("s", honored)]
         check_listen_frame(peer.take()[0], "s")
         server.add_tool(lambda: 1)
-        expected = [_changed_bytes("s")] if "toolsListChanged" in honored else []
+        expected = [_changed_bytes("s")] if honored.get("toolsListChanged") else []
         await anyio.sleep(0.05)
         assert peer.raw == expected
 

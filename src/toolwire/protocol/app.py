@@ -18,13 +18,14 @@ if TYPE_CHECKING:
     from ..tools.threads import SyncBudget
     from .prompt_registry import PromptRegistry
     from .registry import ToolRegistry
+    from .resource_registry import ResourceRegistry
 
 __all__ = ["OpenSession", "ServedApp"]
 
 
 class OpenSession(Protocol):
     """What the application may do with a session it was told about: learn its event loop
-    (changes can come from worker threads) and have it tell its client the tools changed."""
+    (changes can come from worker threads) and have it tell its client what changed."""
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
@@ -37,6 +38,14 @@ class OpenSession(Protocol):
 
     async def tools_changed(self) -> None:
         """Tell the client that the tool list changed."""
+        ...
+
+    async def resources_changed(self) -> None:
+        """Tell the client that the resource list changed."""
+        ...
+
+    async def resource_updated(self, uri: str) -> None:
+        """Tell the client (if it follows `uri`) that the resource at `uri` changed."""
         ...
 
     async def prompts_changed(self) -> None:
@@ -61,6 +70,11 @@ class ServedApp(Protocol):
     @property
     def tool_registry(self) -> ToolRegistry:
         """The published tools."""
+        ...
+
+    @property
+    def resource_registry(self) -> ResourceRegistry:
+        """The published resources and resource templates."""
         ...
 
     @property

@@ -38,6 +38,7 @@ __all__ = [
     "initialize_result",
     "list_tools_payload",
     "modern",
+    "modern_cacheable",
 ]
 
 PAGE_SIZE = 100
@@ -52,6 +53,13 @@ def modern(result: dict[str, Any], server_info: dict[str, Any]) -> dict[str, Any
     stamp = {eras.META_SERVER_INFO: server_info}
     result["_meta"] = {**meta, **stamp} if isinstance(meta, dict) else stamp
     return result
+
+
+def modern_cacheable(result: dict[str, Any], server_info: dict[str, Any]) -> dict[str, Any]:
+    """Stamp a cacheable modern-era result (a list, a read) in place: `modern` plus the
+    caching hints."""
+    result.update(_CACHE)
+    return modern(result, server_info)
 
 
 def initialize_result(

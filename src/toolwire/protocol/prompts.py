@@ -1,9 +1,9 @@
 """`prompts/list` and `prompts/get`, in both eras, as route-table entries.
 
 `PROMPT_ROUTES_HANDSHAKE` and `PROMPT_ROUTES_MODERN` are merged into the session's tables;
-serving them advertises `prompts` (`listChanged: true` in the handshake era, where the
-server announces changes itself; in 2026-07-28 changes travel on `subscriptions/listen`
-streams that asked for `promptsListChanged`).
+serving them advertises `prompts` with `listChanged: true` (the handshake era's server
+announces changes itself; in 2026-07-28 they travel on `subscriptions/listen` streams that
+asked for `promptsListChanged`).
 
 Decisions:
 
@@ -220,6 +220,7 @@ PROMPT_ROUTES_HANDSHAKE: dict[str, Route] = {
     "prompts/get": Route(_get_prompt),
 }
 PROMPT_ROUTES_MODERN: dict[str, Route] = {
-    "prompts/list": Route(_list_prompts, {"prompts": {}}),
+    # Changes travel on listen streams, which honor `promptsListChanged` (subscriptions.py).
+    "prompts/list": Route(_list_prompts, {"prompts": {"listChanged": True}}),
     "prompts/get": Route(_get_prompt),
 }

@@ -1,10 +1,222 @@
-"""The resource methods' routes, for the era tables in `session.py`."""
+"""The resource methods, and the entries they add to each era's table (`session.py`).
+
+Handshake era: `resources/list`, `resources/templates/list`, `resources/read`,
+`resources/subscribe` and `resources/unsubscribe`; the server then sends
+`notifications/resources/updated` for subscribed URIs and
+`notifications/resources/list_changed` on its own. 2026-07-28: the same lists and read; no
+subscribe methods: a client names the URIs it follows (`resourceSubscriptions`) and asks for
+list changes (`resourcesListChanged`) on a `subscriptions/listen` stream (`subscriptions.py`).
+
+Decisions:
+
+- Lists are paginated as `tools/list` is (100 per page, the same opaque cursors, -32602
+  "Invalid cursor" for anything else). A template's own listed resources (a directory's
+  files) are gathered in a worker thread: that walks a file system.
+- A URI nothing serves is the resource-not-found error, with the URI in `data` and in the
+  message: -32002 in the handshake era (what its specification names), -32602 in 2026-07-28
+  (SEP-2164). The same goes for subscribing to such a URI: a typo should not pass silently.
+- A template's values that do not convert to its function's types: -32602 naming each
+  parameter and why. A function that raises: -32603 "Error reading resource <uri>" (the
+  exception is logged for the author, not shown to the client, as with tools).
+- `params.uri` must be a string: -32602 "Invalid request parameters" naming the field.
+- At most `MAX_SUBSCRIPTIONS` URIs per connection; the next subscribe is -32603
+  "Subscription limit reached" (as a listen stream past its bound). Unsubscribing from a URI
+  not subscribed to is not an error (the end state is the one asked for).
+"""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..tools.threads import run_sync_within
+from . import eras, handlers
+from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, result_message
 from .methods import Route
+from .resource_contents import NOT_FOUND
+from .resource_reading import InvalidResourceParams
 
-__all__ = ["RESOURCE_ROUTES_HANDSHAKE", "RESOURCE_ROUTES_MODERN"]
+if TYPE_CHECKING:
+    from .app import ServedApp
+    from .jsonrpc import RequestId
+    from .resource_registry import FixedResource
 
-RESOURCE_ROUTES_HANDSHAKE: dict[str, Route] = {}
-RESOURCE_ROUTES_MODERN: dict[str, Route] = {}
+__all__ = [
+    "MAX_SUBSCRIPTIONS",
+    "RESOURCE_NOT_FOUND",
+    "RESOURCE_ROUTES_HANDSHAKE",
+    "RESOURCE_ROUTES_MODERN",
+    "not_found",
+    "read_contents",
+]
+
+logger = logging.getLogger("toolwire.protocol")
+
+RESOURCE_NOT_FOUND = -32002  # the handshake era's code; 2026-07-28 uses -32602
+MAX_SUBSCRIPTIONS = 1024
+
+Params = dict[str, Any] | None
+
+
+class ResourceSession(Protocol):
+    """What these handlers use of a session (`session.ServerSession`)."""
+
+    server: ServedApp
+    resource_subscriptions: set[str]
+
+    def send(self, frame: bytes, request_id: RequestId | None = None) -> Awaitable[None]:
+        """Write one frame."""
+        ...
+
+
+def not_found(uri: str, version: str | None) -> ProtocolError:
+    """The resource-not-found error for `version`'s era."""
+    code = INVALID_PARAMS if version in eras.MODERN_VERSIONS else RESOURCE_NOT_FOUND
+    return ProtocolError(code, f"Resource not found: {uri}", {"uri": uri})
+
+
+async def read_contents(server: ServedApp, uri: str, version: str | None) -> list[dict[str, Any]]:
+    """The `contents` of the resource at `uri`, as `resources/read` answers them.
+
+    Raises:
+        ProtocolError: Not found, invalid template values, or the reader failed (see the
+            module docstring for each code).
+    """
+    found = server.resource_registry.find(uri)
+    if found is None:
+        raise not_found(uri, version)
+    reader, values = found
+    try:
+        contents = await reader.read(uri, values, server.sync_limiter)
+    except InvalidResourceParams as invalid:
+        raise ProtocolError(INVALID_PARAMS, str(invalid), {"uri": uri}) from None
+    except Exception:
+        logger.exception("reading resource %r failed", uri)
+        raise ProtocolError(INTERNAL_ERROR, f"Error reading resource {uri}", {"uri": uri}) from None
+    if contents is NOT_FOUND:
+        raise not_found(uri, version)
+    return contents
+
+
+async def list_resources(
+    session: ResourceSession, request_id: RequestId, params: Params, version: str, *_: Any
+) -> None:
+    """`resources/list`: fixed resources, then those the templates list, one page."""
+    offset = _offset(params, "resources/list")
+    registry = session.server.resource_registry
+    entries = registry.listings()
+    listers = registry.listers()
+    if listers:
+        entries += await run_sync_within(session.server.sync_limiter, _gather, (listers,), {})
+    listed = [entry.listing(version) for entry in _page(entries, offset, params)]
+    await _send_page(session, request_id, version, "resources", listed, offset, len(entries))
+
+
+async def list_templates(
+    session: ResourceSession, request_id: RequestId, params: Params, version: str, *_: Any
+) -> None:
+    """`resources/templates/list`: one page of the templates."""
+    offset = _offset(params, "resources/templates/list")
+    entries = list(session.server.resource_registry.templates.values())
+    listed = [entry.listing(version) for entry in _page(entries, offset, params)]
+    await _send_page(
+        session, request_id, version, "resourceTemplates", listed, offset, len(entries)
+    )
+
+
+async def read(
+    session: ResourceSession, request_id: RequestId, params: Params, version: str, *_: Any
+) -> None:
+    """`resources/read`."""
+    uri = _uri(params, "resources/read")
+    result: dict[str, Any] = {"contents": await read_contents(session.server, uri, version)}
+    if version in eras.MODERN_VERSIONS:
+        handlers.modern_cacheable(result, session.server.server_info)
+    await session.send(result_message(request_id, result), request_id)
+
+
+async def subscribe(
+    session: ResourceSession, request_id: RequestId, params: Params, version: str, *_: Any
+) -> None:
+    """`resources/subscribe` (handshake era): follow one URI's updates."""
+    uri = _uri(params, "resources/subscribe")
+    if session.server.resource_registry.find(uri) is None:
+        raise not_found(uri, version)
+    subscribed = session.resource_subscriptions
+    if uri not in subscribed and len(subscribed) >= MAX_SUBSCRIPTIONS:
+        raise ProtocolError(INTERNAL_ERROR, "Subscription limit reached")
+    subscribed.add(uri)
+    await session.send(result_message(request_id, {}), request_id)
+
+
+async def unsubscribe(
+    session: ResourceSession, request_id: RequestId, params: Params, *_: Any
+) -> None:
+    """`resources/unsubscribe` (handshake era)."""
+    session.resource_subscriptions.discard(_uri(params, "resources/unsubscribe"))
+    await session.send(result_message(request_id, {}), request_id)
+
+
+def _uri(params: Params, method: str) -> str:
+    uri = params.get("uri") if params else None
+    if not isinstance(uri, str):
+        raise eras.invalid_params(f"{method}: 'uri' must be a string")
+    return uri
+
+
+def _offset(params: Params, method: str) -> int:
+    cursor = params.get("cursor") if params else None
+    if cursor is None:
+        return 0
+    if not isinstance(cursor, str):
+        raise eras.invalid_params(f"{method}: 'cursor' must be a string")
+    return handlers.decode_cursor(cursor)
+
+
+def _page(entries: list[Any], offset: int, params: Params) -> list[Any]:
+    if offset > len(entries) or (offset and offset == len(entries)):
+        raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": (params or {})["cursor"]})
+    return entries[offset : offset + handlers.PAGE_SIZE]
+
+
+async def _send_page(
+    session: ResourceSession,
+    request_id: RequestId,
+    version: str,
+    key: str,
+    listed: list[dict[str, Any]],
+    offset: int,
+    total: int,
+) -> None:
+    result: dict[str, Any] = {key: listed}
+    if offset + handlers.PAGE_SIZE < total:
+        result["nextCursor"] = handlers.encode_cursor(offset + handlers.PAGE_SIZE)
+    if version in eras.MODERN_VERSIONS:
+        handlers.modern_cacheable(result, session.server.server_info)
+    await session.send(result_message(request_id, result), request_id)
+
+
+def _gather(listers: list[Callable[[], Iterable[FixedResource]]]) -> list[FixedResource]:
+    gathered: list[FixedResource] = []
+    for lister in listers:
+        gathered.extend(lister())
+    return gathered
+
+
+# The entries each era's table merges (see methods.Route): what they add to the capabilities
+# travels with them.
+RESOURCE_ROUTES_HANDSHAKE: dict[str, Route] = {
+    "resources/list": Route(list_resources, {"resources": {"listChanged": True}}),
+    "resources/templates/list": Route(list_templates),
+    "resources/read": Route(read),
+    "resources/subscribe": Route(subscribe, {"resources": {"subscribe": True}}),
+    "resources/unsubscribe": Route(unsubscribe),
+}
+RESOURCE_ROUTES_MODERN: dict[str, Route] = {
+    # Changes and updates travel on listen streams, which honor `resourcesListChanged` and
+    # `resourceSubscriptions` (subscriptions.py): the capability comes with these methods.
+    "resources/list": Route(list_resources, {"resources": {"listChanged": True}}),
+    "resources/templates/list": Route(list_templates),
+    "resources/read": Route(read, {"resources": {"subscribe": True}}),
+}

@@ -124,7 +124,9 @@ class ServerSession(ToolCalls):
         self.log_level = "debug"  # logging/setLevel (handshake era)
         self._in_flight: dict[RequestId, CallInFlight] = {}
         self._task_group: anyio.abc.TaskGroup | None = None
-        self.listeners = Listeners(self.send)  # subscriptions/listen streams (modern era)
+        # subscriptions/listen streams (modern era); resources/subscribe URIs (handshake era)
+        self.listeners = Listeners(self.send, self._serves_resource)
+        self.resource_subscriptions: set[str] = set()
         self.backlog = Backlog()  # what the transport must not read past (backlog.py)
         self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
         # The largest frame the transport can carry (an HTTP app's `max_event_bytes`); None:
@@ -297,6 +299,24 @@ class ServerSession(ToolCalls):
         """What this connection's era serves, as the capabilities advertised."""
         return capabilities(MODERN if self.era == "modern" else LEGACY)
 
+    def _serves_resource(self, uri: str) -> bool:
+        return self.server.resource_registry.find(uri) is not None
+
+    async def resources_changed(self) -> None:
+        """Tell the client that the resource list changed (as `tools_changed` does)."""
+        if self.era == "legacy" and self.protocol_version is not None:
+            await self.send(notification("notifications/resources/list_changed", {}))
+        elif self.era == "modern":
+            await self.listeners.list_changed("resources")
+
+    async def resource_updated(self, uri: str) -> None:
+        """Tell the client that the resource at `uri` changed, if it follows that URI: by
+        `resources/subscribe` (handshake era) or on a listen stream (2026-07-28)."""
+        if self.era == "legacy" and uri in self.resource_subscriptions:
+            await self.send(notification("notifications/resources/updated", {"uri": uri}))
+        elif self.era == "modern":
+            await self.listeners.resource_updated(uri)
+
     async def tools_changed(self) -> None:
         """Tell the client that the tool list changed: a handshake-era client directly, a
         modern one only on its `subscriptions/listen` streams that asked for it."""
@@ -310,7 +330,7 @@ class ServerSession(ToolCalls):
         if self.era == "legacy" and self.protocol_version is not None:
             await self.send(notification(PROMPTS_LIST_CHANGED, {}))
         elif self.era == "modern":
-            await self.listeners.changed(PROMPTS_LIST_CHANGED)
+            await self.listeners.list_changed("prompts")
 
 
 # What each era serves (see methods.py): the capabilities advertised derive from these.
@@ -330,10 +350,7 @@ MODERN: dict[str, Route] = {
     # A call's log messages flow at the level its envelope names: no setLevel method.
     "tools/call": Route(ServerSession._start_call, {"logging": {}}),
     # List changes reach a modern client only on its listen streams.
-    "subscriptions/listen": Route(
-        connection_routes.listen,
-        {"tools": {"listChanged": True}, "prompts": {"listChanged": True}},
-    ),
+    "subscriptions/listen": Route(connection_routes.listen, {"tools": {"listChanged": True}}),
     **RESOURCE_ROUTES_MODERN,
     **PROMPT_ROUTES_MODERN,
     **COMPLETION_ROUTES_MODERN,

@@ -9,17 +9,19 @@ listen request's JSON-RPC id, string or integer, echoed exactly:
   "notifications": {"toolsListChanged": true}}}`
 - first frame of the stream: `notifications/subscriptions/acknowledged` with
   `{"notifications": <honored filter>, "_meta": {"io.modelcontextprotocol/subscriptionId": id}}`
-- then, per change: `notifications/tools/list_changed` (or `prompts/list_changed`) with
-  `{"_meta": {<same key>: id}}`
+- then, per change: `notifications/<tools|resources|prompts>/list_changed` with
+  `{"_meta": {<same key>: id}}`, and per update of a followed resource
+  `notifications/resources/updated` with `{"uri": <uri>, "_meta": {<same key>: id}}`
 - graceful end (`Listeners.end`): the result `{"resultType": "complete", "_meta":
   {<same key>: id, "io.modelcontextprotocol/serverInfo": ...}}` for the listen request.
 
 Decisions:
 
-- The acknowledgement honors `toolsListChanged` and `promptsListChanged` (each only when
-  asked for); kinds this module does not serve are omitted from it, as the spec asks of
-  unsupported kinds (the SDK's handler echoes every requested kind).
-  A stream that honors nothing stays open, silent, until it is cancelled.
+- The acknowledgement honors `toolsListChanged`, `resourcesListChanged` and
+  `promptsListChanged` when asked for, and in `resourceSubscriptions` the URIs this server
+  can read (at most `MAX_URIS`, in the order given, once each); URIs it cannot serve are
+  omitted, as the spec asks of unsupported kinds (the SDK's handler echoes every requested
+  kind). A stream that honors nothing stays open, silent, until it is cancelled.
 - `params.notifications` must be an object; each flag, when present and not null, must be a
   boolean (as the schema says; the SDK's pydantic models would coerce "yes" or 1), and
   `resourceSubscriptions` a list of strings. Anything else is -32602 "Invalid request
@@ -32,8 +34,9 @@ Decisions:
   reached" before any acknowledgement (the SDK's bound and error).
 - A stream has no task of its own: it is an entry that the change publisher writes to. Changes
   are level triggers ("refetch if you care"), so they coalesce: while a stream's notification
-  waits for the wire, further changes add at most one more of each kind. A change that
-  arrives while the acknowledgement is being written is sent right after it, never before.
+  waits for the wire, further changes of one kind (or updates of one URI) add at most one
+  more. A change that arrives while the acknowledgement is being written is sent right after
+  it, never before.
 - Leaving the session (or `close()`) drops every stream without a frame: the transport is
   going away, and an abrupt end carries no response (spec).
 """
@@ -50,8 +53,10 @@ from .jsonrpc import INTERNAL_ERROR, ProtocolError, RequestId, notification, res
 
 __all__ = [
     "ACKNOWLEDGED",
+    "LIST_CHANGED_FLAGS",
     "MAX_STREAMS",
-    "PROMPTS_LIST_CHANGED",
+    "MAX_URIS",
+    "RESOURCE_UPDATED",
     "SUBSCRIPTION_ID",
     "TOOLS_LIST_CHANGED",
     "Listeners",
@@ -65,22 +70,32 @@ Send = Callable[[bytes, RequestId | None], Awaitable[None]]
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 TOOLS_LIST_CHANGED = "notifications/tools/list_changed"
-PROMPTS_LIST_CHANGED = "notifications/prompts/list_changed"
+RESOURCE_UPDATED = "notifications/resources/updated"
 MAX_STREAMS = 1024
+MAX_URIS = 1024  # resourceSubscriptions honored per stream
 
+# The list-change flags a stream may ask for, and the kind of list each one follows (its
+# notification is `notifications/<kind>/list_changed`). Honored when listed here.
+LIST_CHANGED_FLAGS = {
+    "toolsListChanged": "tools",
+    "resourcesListChanged": "resources",
+    "promptsListChanged": "prompts",
+}
 _FLAGS = ("toolsListChanged", "promptsListChanged", "resourcesListChanged")
-# The filter flags this module honors, with the notification each one brings.
-_HONORED = {"toolsListChanged": TOOLS_LIST_CHANGED, "promptsListChanged": PROMPTS_LIST_CHANGED}
 
 
-def honored_filter(params: dict[str, Any] | None) -> dict[str, Any]:
+def honored_filter(
+    params: dict[str, Any] | None, knows: Callable[[str], bool] | None = None
+) -> dict[str, Any]:
     """Validate a listen request's params; return the filter this server honors.
 
     Args:
         params: The request's `params` (its envelope already checked).
+        knows: Whether this server can serve a resource URI (None: it serves none).
 
     Returns:
-        The honored flags the client set to true (`{"toolsListChanged": True, ...}`), or `{}`.
+        The flags of `LIST_CHANGED_FLAGS` the client set to true, and `resourceSubscriptions`
+        with the URIs honored when any is.
 
     Raises:
         ProtocolError: -32602 naming the malformed field.
@@ -101,7 +116,14 @@ def honored_filter(params: dict[str, Any] | None) -> dict[str, Any]:
         raise eras.invalid_params(
             "subscriptions/listen: 'notifications.resourceSubscriptions' must be a list of strings"
         )
-    return {flag: True for flag in _HONORED if requested.get(flag) is True}
+    honored: dict[str, Any] = {
+        flag: True for flag in LIST_CHANGED_FLAGS if requested.get(flag) is True
+    }
+    if uris and knows is not None:
+        followed = [uri for uri in dict.fromkeys(uris) if knows(uri)][:MAX_URIS]
+        if followed:
+            honored["resourceSubscriptions"] = followed
+    return honored
 
 
 @dataclass(eq=False)
@@ -109,15 +131,25 @@ class _Stream:
     """One open listen stream."""
 
     request_id: RequestId
-    honored: frozenset[str]  # the notifications (methods) this stream carries
+    kinds: frozenset[str]  # the lists whose changes it honors ("tools", "resources")
+    uris: frozenset[str]  # the resources whose updates it honors
     acked: bool = False  # the acknowledgement is on the wire
-    sending: bool = False  # a change notification is on its way to the wire
-    pending: set[str] = field(default_factory=set)  # changes not sent yet, by method
+    sending: bool = False  # a notification is on its way to the wire
+    # What is due and not sent yet, in arrival order, each once: ("list", kind) or
+    # ("updated", uri).
+    pending: dict[tuple[str, str], None] = field(default_factory=dict)
 
     @property
     def meta(self) -> dict[str, Any]:
         """The `_meta` every frame of the stream carries."""
         return {SUBSCRIPTION_ID: self.request_id}
+
+    def frame(self, due: tuple[str, str]) -> bytes:
+        """The notification for one due item."""
+        what, name = due
+        if what == "updated":
+            return notification(RESOURCE_UPDATED, {"uri": name, "_meta": self.meta})
+        return notification(f"notifications/{name}/list_changed", {"_meta": self.meta})
 
 
 class Listeners:
@@ -126,10 +158,13 @@ class Listeners:
     Args:
         send: Writes one encoded frame with the listen request it belongs to (the session's
             `send`, which never interleaves frames).
+        knows: Whether the server can serve a resource URI (what `resourceSubscriptions`
+            may honor); None: no resources.
     """
 
-    def __init__(self, send: Send) -> None:
+    def __init__(self, send: Send, knows: Callable[[str], bool] | None = None) -> None:
         self._send = send
+        self._knows = knows
         self._streams: dict[RequestId, _Stream] = {}
 
     def __len__(self) -> int:
@@ -156,10 +191,11 @@ class Listeners:
                 request_id,
             )
             return
-        honored = honored_filter(params)
+        honored = honored_filter(params, self._knows)
         if len(self._streams) >= MAX_STREAMS:
             raise ProtocolError(INTERNAL_ERROR, "Subscription limit reached")
-        stream = _Stream(request_id, frozenset(_HONORED[flag] for flag in honored))
+        kinds = frozenset(kind for flag, kind in LIST_CHANGED_FLAGS.items() if flag in honored)
+        stream = _Stream(request_id, kinds, frozenset(honored.get("resourceSubscriptions", ())))
         # Registered before the acknowledgement is written, so that a change published
         # meanwhile is remembered (and sent after it) rather than lost.
         self._streams[request_id] = stream
@@ -171,7 +207,7 @@ class Listeners:
             raise
         stream.acked = True
         if stream.pending:
-            await self._deliver(stream, None)
+            await self._flush(stream)
 
     def cancel(self, request_id: Any) -> bool:
         """End a stream the client cancelled; nothing is sent. Whether one was open."""
@@ -190,13 +226,19 @@ class Listeners:
 
     async def tools_changed(self) -> None:
         """Send `notifications/tools/list_changed` on every stream that asked for it."""
-        await self.changed(TOOLS_LIST_CHANGED)
+        await self.list_changed("tools")
 
-    async def changed(self, method: str) -> None:
-        """Send the change notification `method` on every stream that asked for it."""
+    async def list_changed(self, kind: str) -> None:
+        """Send `notifications/<kind>/list_changed` on every stream that asked for it."""
         for stream in list(self._streams.values()):
-            if method in stream.honored:
-                await self._deliver(stream, method)
+            if kind in stream.kinds:
+                await self._deliver(stream, ("list", kind))
+
+    async def resource_updated(self, uri: str) -> None:
+        """Send `notifications/resources/updated` on every stream following `uri`."""
+        for stream in list(self._streams.values()):
+            if uri in stream.uris:
+                await self._deliver(stream, ("updated", uri))
 
     async def end(self, server_info: dict[str, Any]) -> None:
         """End every stream gracefully: each listen request gets its (empty) result.
@@ -213,17 +255,18 @@ class Listeners:
         if self._streams.get(stream.request_id) is stream:
             del self._streams[stream.request_id]
 
-    async def _deliver(self, stream: _Stream, method: str | None) -> None:
-        """Write the change notification `method` (None: those pending) on `stream`,
-        coalescing changes that pile up."""
-        if method is not None:
-            stream.pending.add(method)
-        if not stream.acked or stream.sending:
-            return  # sent once the acknowledgement / the frame ahead is out
+    async def _deliver(self, stream: _Stream, due: tuple[str, str]) -> None:
+        """Write `due` on `stream`, coalescing with what already waits."""
+        stream.pending[due] = None
+        if stream.acked and not stream.sending:  # else sent by the frame ahead's writer
+            await self._flush(stream)
+
+    async def _flush(self, stream: _Stream) -> None:
         stream.sending = True
         try:
             while stream.pending and self._streams.get(stream.request_id) is stream:
-                changed = notification(stream.pending.pop(), {"_meta": stream.meta})
-                await self._send(changed, stream.request_id)
+                due = next(iter(stream.pending))
+                del stream.pending[due]
+                await self._send(stream.frame(due), stream.request_id)
         finally:
             stream.sending = False

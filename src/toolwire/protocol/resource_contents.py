@@ -1,0 +1,46 @@
+"""What a resource function returns -> the `contents` of a `resources/read` result.
+
+Decisions:
+
+- `str` -> one text item; `bytes`, `bytearray` or `memoryview` -> one `blob` item (base64).
+- Anything else (a dict, a list, a pydantic model, a dataclass...) -> its JSON as text, so
+  that a function may return data as naturally as a tool does.
+- `None` means "no such resource": the read is answered with the resource-not-found error
+  (a template's function returns it for an id that does not exist), never with empty contents,
+  which the spec forbids for a missing resource.
+- Every item names its `mimeType`: the one declared, else `text/plain` for text,
+  `application/json` for JSON, `application/octet-stream` for bytes.
+- Every item's `uri` is the URI that was read (a template's concrete URI, not the template).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from .content import to_jsonable
+
+__all__ = ["NOT_FOUND", "contents_of"]
+
+NOT_FOUND: list[dict[str, Any]] = []  # returned (by identity) for a function's None
+
+
+def contents_of(uri: str, output: Any, mime_type: str | None) -> list[dict[str, Any]]:
+    """The `contents` items for a function's `output` read at `uri`.
+
+    Returns:
+        One item, or `NOT_FOUND` (the very object) when `output` is None.
+
+    Raises:
+        ValueError: `output` cannot be written as JSON (NaN, a cycle...).
+    """
+    if output is None:
+        return NOT_FOUND
+    if isinstance(output, str):
+        return [{"uri": uri, "mimeType": mime_type or "text/plain", "text": output}]
+    if isinstance(output, bytes | bytearray | memoryview):
+        blob = base64.b64encode(bytes(output)).decode("ascii")
+        return [{"uri": uri, "mimeType": mime_type or "application/octet-stream", "blob": blob}]
+    text = json.dumps(to_jsonable(output), ensure_ascii=False, allow_nan=False)
+    return [{"uri": uri, "mimeType": mime_type or "application/json", "text": text}]

@@ -1,0 +1,181 @@
+"""URI templates for resource templates: the part of RFC 6570 that names parameters unambiguously.
+
+A resource template such as `weather://{city}/current` is both advertised (as written) and
+matched against the URIs clients read. Only expressions whose match is unambiguous are
+accepted, so that a URI either matches in exactly one way or not at all:
+
+- `{name}`: one path segment: one or more characters other than `/`, `?` and `#`.
+- `{+name}`: reserved expansion: one or more characters other than `?` and `#`, so it may
+  span segments (`file:///{+path}`).
+- `{?a,b}`: query parameters, each optional, only at the very end of the template; a URI may
+  give them in any order, and no others.
+
+Matched values are percent-decoded (strict UTF-8). Anything else (other operators, value
+modifiers such as `{x*}` or `{x:3}`, several names in one simple expression, two expressions
+with no literal text between them, repeated names, names that are not Python identifiers,
+unbalanced braces) is refused with a `ValueError` naming the template and the problem.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import NoReturn
+from urllib.parse import quote, unquote
+
+__all__ = ["UriTemplate"]
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_SEGMENT = "[^/?#]+"
+_RESERVED = "[^?#]+"
+# What a reserved expansion leaves unencoded: RFC 6570's reserved set, less `?` and `#`,
+# which would end the match of `{+name}` (so the URI made would not read back).
+_RESERVED_SAFE = ":/[]@!$&'()*+,;="
+
+
+@dataclass(frozen=True)
+class _Variable:
+    name: str
+    reserved: bool  # `{+name}`
+
+
+@dataclass(frozen=True)
+class UriTemplate:
+    """A parsed URI template.
+
+    Attributes:
+        text: The template as written (what `resources/templates/list` advertises).
+        parts: Literal strings and variables, in order (the query expression excluded).
+        query: The names of the `{?...}` expression, if any.
+    """
+
+    text: str
+    parts: tuple[str | _Variable, ...]
+    query: tuple[str, ...] = ()
+    _pattern: re.Pattern[str] = field(repr=False, compare=False, default=re.compile(""))
+
+    @classmethod
+    def parse(cls, text: str) -> UriTemplate:
+        """Parse `text`.
+
+        Raises:
+            ValueError: The template is malformed or uses what this module does not match;
+                the message quotes the template.
+        """
+        if not isinstance(text, str) or not text:
+            raise ValueError(f"resource URI template must be a non-empty string, not {text!r}")
+        parts: list[str | _Variable] = []
+        query: tuple[str, ...] = ()
+        seen: set[str] = set()
+        position = 0
+        while position < len(text):
+            if query:
+                _refuse(text, "'{?...}' must end the template")
+            opening = text.find("{", position)
+            closing = text.find("}", position)
+            if closing != -1 and (opening == -1 or closing < opening):
+                _refuse(text, f"'}}' at offset {closing} closes nothing")
+            if opening == -1:
+                parts.append(text[position:])
+                break
+            if opening > position:
+                parts.append(text[position:opening])
+            end = text.find("}", opening)
+            if end == -1:
+                _refuse(text, f"'{{' at offset {opening} is never closed")
+            body = text[opening + 1 : end]
+            if "{" in body:
+                _refuse(text, f"'{{' at offset {opening} is never closed")
+            if body.startswith("?"):  # neither kind of variable can swallow its '?'
+                query = tuple(_name(text, name, seen) for name in body[1:].split(","))
+            else:
+                if parts and isinstance(parts[-1], _Variable):
+                    _refuse(text, "two expressions need literal text between them")
+                reserved = body.startswith("+")
+                name = body[1:] if reserved else body
+                if name[:1] in ("#", "/", ".", ";", "&"):
+                    _refuse(text, f"operator {name[0]!r} in '{{{body}}}' is not supported")
+                if "," in name:
+                    _refuse(text, f"'{{{body}}}' names several variables; use one per expression")
+                parts.append(_Variable(_name(text, name, seen), reserved))
+            position = end + 1
+        pattern = "".join(
+            re.escape(part)
+            if isinstance(part, str)
+            else f"(?P<{part.name}>{_RESERVED if part.reserved else _SEGMENT})"
+            for part in parts
+        )
+        if query:
+            pattern += r"(?:\?(?P<_query_>[^#]*))?"
+        return cls(text, tuple(parts), query, re.compile(pattern + r"\Z", re.DOTALL))
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        """Every variable's name, in the order written (query names last)."""
+        return tuple(p.name for p in self.parts if isinstance(p, _Variable)) + self.query
+
+    @property
+    def is_template(self) -> bool:
+        """Whether the text has any variable (else it names one fixed URI)."""
+        return bool(self.variables)
+
+    def match(self, uri: str) -> dict[str, str] | None:
+        """The variables' decoded values if `uri` matches, else None.
+
+        Query variables absent from the URI are absent from the result. A URI whose values
+        are not valid percent-encoded UTF-8, or whose query names unknown or repeated
+        parameters, does not match.
+        """
+        found = self._pattern.match(uri)
+        if found is None:
+            return None
+        values: dict[str, str] = {}
+        try:
+            for part in self.parts:
+                if isinstance(part, _Variable):
+                    values[part.name] = unquote(found.group(part.name), errors="strict")
+            raw_query = found.group("_query_") if self.query else None
+            if raw_query:
+                for pair in raw_query.split("&"):
+                    key, sep, value = pair.partition("=")
+                    if not sep or key not in self.query or key in values:
+                        return None
+                    values[key] = unquote(value, errors="strict")
+        except UnicodeDecodeError:
+            return None
+        return values
+
+    def expand(self, values: dict[str, str]) -> str:
+        """The URI for `values` (percent-encoding them); query names without a value are
+        left out.
+
+        Raises:
+            KeyError: A path variable has no value.
+        """
+        out: list[str] = []
+        for part in self.parts:
+            if isinstance(part, str):
+                out.append(part)
+            else:
+                out.append(quote(values[part.name], safe=_RESERVED_SAFE if part.reserved else ""))
+        given = [(name, values[name]) for name in self.query if name in values]
+        if given:
+            out.append("?" + "&".join(f"{name}={quote(value, safe='')}" for name, value in given))
+        return "".join(out)
+
+
+def _name(template: str, name: str, seen: set[str]) -> str:
+    if name.endswith("*") or ":" in name:
+        _refuse(template, f"value modifiers ('{name}') are not supported")
+    if not _NAME.match(name):
+        _refuse(template, f"{name!r} is not a valid parameter name (a Python identifier)")
+    if name == "_query_":  # the name of the query's own group in the pattern
+        _refuse(template, "'_query_' is reserved")
+    if name in seen:
+        _refuse(template, f"parameter {name!r} appears twice")
+    seen.add(name)
+    return name
+
+
+def _refuse(template: str, problem: str) -> NoReturn:
+    raise ValueError(f"invalid resource URI template {template!r}: {problem}")
