@@ -61,7 +61,7 @@ class PromptApi:
         description: str | None = None,
         icons: Any = None,
         meta: dict[str, Any] | None = None,
-        completions: Mapping[str, Any] | None = None,
+        completers: Mapping[str, Any] | None = None,
     ) -> Callable[[F], F]: ...
 
     def prompt(
@@ -74,7 +74,7 @@ class PromptApi:
         description: str | None = None,
         icons: Any = None,
         meta: dict[str, Any] | None = None,
-        completions: Mapping[str, Any] | None = None,
+        completers: Mapping[str, Any] | None = None,
     ) -> F | Callable[[F], F]:
         """Publish a function as a prompt; works bare (`@server.prompt`) or with options.
 
@@ -91,7 +91,7 @@ class PromptApi:
             description: What the prompt is for (default: from the docstring).
             icons: Pictures for clients to show (`toolwire.Icon`s or dicts; 2025-11-25).
             meta: `_meta` sent with the prompt listing.
-            completions: Argument name -> completer, for `completion/complete`: a list of
+            completers: Argument name -> completer, for `completion/complete`: a list of
                 choices (suggested by prefix) or a function `(value, context_arguments)`
                 returning suggestions, sync or async.
 
@@ -111,7 +111,7 @@ class PromptApi:
                 description=description,
                 icons=icons,
                 meta=meta,
-                completions=completions,
+                completers=completers,
             )
             return the_func
 
@@ -128,7 +128,7 @@ class PromptApi:
         description: str | None = None,
         icons: Any = None,
         meta: dict[str, Any] | None = None,
-        completions: Mapping[str, Any] | None = None,
+        completers: Mapping[str, Any] | None = None,
     ) -> None:
         """Publish a function as a prompt (the options of `prompt`); connected clients are
         told, as for tools.
@@ -143,7 +143,7 @@ class PromptApi:
             description=description,
             icons=icons,
             meta=meta,
-            completions=completions,
+            completers=completers,
         )
         self.prompt_registry.add(entry)
 

@@ -1,7 +1,8 @@
 """The fixture prompts and completion the conformance harness's server scenarios call.
 
 Names and shapes follow the scenario sources of `@modelcontextprotocol/conformance` 0.1.16
-and 0.2.0-alpha.12 (prompts-*, completion-complete, input-required-result-non-tool-request),
+and 0.2.0-alpha.12 (prompts-*, completion-complete, input-required-result-non-tool-request, and the
+`test_trigger_prompt_change` hook of server-stateless),
 built with toolwire's public API only: `@server.prompt`, `PromptMessage`,
 `EmbeddedResource`, `ToolOutputImage`, per-argument completers, and a `ToolContext` whose
 `ctx.elicit` becomes an input-required result in the 2026-07-28 era.
@@ -30,7 +31,7 @@ def add_prompts(server: Server) -> None:
         """A simple prompt without arguments."""
         return "This is a simple prompt for testing."
 
-    @server.prompt(completions={"arg1": ["test", "testValue1", "other"]})
+    @server.prompt(completers={"arg1": ["test", "testValue1", "other"]})
     def test_prompt_with_arguments(arg1: str, arg2: str) -> str:
         """A prompt with required arguments.
 
@@ -74,3 +75,15 @@ def add_prompts(server: Server) -> None:
         )
         context = answer.content.get("context") if isinstance(answer.content, dict) else None
         return f"Use this context: {context}"
+
+    @server.tool
+    def test_trigger_prompt_change() -> str:
+        """Adds a prompt and removes it again, so list-changed notifications go out."""
+        server.add_prompt(_dynamic_prompt, name="test_dynamic_prompt")
+        server.remove_prompt("test_dynamic_prompt")
+        return "prompt list changed"
+
+
+def _dynamic_prompt() -> str:
+    """Exists only for a moment, inside test_trigger_prompt_change."""
+    return "dynamic"

@@ -23,7 +23,7 @@ def _server(handler: bool = False) -> Server:
         return [city for city in known.get(country, []) if city.lower().startswith(value.lower())]
 
     @server.prompt(
-        completions={
+        completers={
             "country": ["fr", "uk", "us"],
             "city": cities,
             "number": lambda value, _context: (f"{value}{i}" for i in range(1000)),
@@ -140,7 +140,7 @@ async def test_a_completer_returning_nonsense_is_an_internal_error(
 ) -> None:
     server = Server("broken")
     server.add_prompt(
-        lambda a: a, name="p", description="d", completions={"a": lambda _v, _c: [1, 2]}
+        lambda a: a, name="p", description="d", completers={"a": lambda _v, _c: [1, 2]}
     )
     async with legacy(server) as peer:
         reply = await peer.request(1, "completion/complete", _params("p", "a", ""))
@@ -149,3 +149,46 @@ async def test_a_completer_returning_nonsense_is_an_internal_error(
         "message": "Completion failed for argument 'a' of prompt 'p'",
     }
     assert "returned a int value" in caplog.text
+
+
+async def test_resource_template_parameters_complete_from_the_template_completers() -> None:
+    server = Server("templates")
+
+    @server.resource(
+        "db://{schema}/{table}/rows",
+        completers={
+            "table": lambda value, context: (
+                [t for t in ("users", "orders", "unicorns") if t.startswith(value)]
+                if context.get("schema") == "public"
+                else []
+            )
+        },
+    )
+    def rows(schema: str, table: str) -> str:
+        """The rows of a table."""
+        return f"{schema}.{table}"
+
+    ref = {"type": "ref/resource", "uri": "db://{schema}/{table}/rows"}
+    async with legacy(server) as peer:
+        found = await peer.request(
+            1,
+            "completion/complete",
+            {
+                "ref": ref,
+                "argument": {"name": "table", "value": "u"},
+                "context": {"arguments": {"schema": "public"}},
+            },
+        )
+        none = await peer.request(
+            2, "completion/complete", {"ref": ref, "argument": {"name": "schema", "value": ""}}
+        )
+        wrong = await peer.request(
+            3, "completion/complete", {"ref": ref, "argument": {"name": "column", "value": ""}}
+        )
+    assert found["result"]["completion"]["values"] == ["users", "unicorns"]
+    assert none["result"]["completion"] == {"values": [], "total": 0, "hasMore": False}
+    assert wrong["error"] == {
+        "code": -32602,
+        "message": "Resource template 'db://{schema}/{table}/rows' has no parameter 'column' "
+        "(its parameters: schema, table)",
+    }

@@ -241,9 +241,9 @@ def test_declaration_mistakes_are_named() -> None:
         server.prompt(lambda: "x", name="dup", description="d")
     with pytest.raises(UserError, match=r"icon of prompt 'i'.*'src' must be"):
         server.add_prompt(lambda: "x", name="i", icons=[{"src": "file:///etc/x.png"}])
-    with pytest.raises(UserError, match="completions of prompt 'c' name 'b'"):
+    with pytest.raises(UserError, match="completers of prompt 'c' name 'b'"):
 
         def c(a: str) -> str:
             return a
 
-        server.add_prompt(c, completions={"b": ["x"]})
+        server.add_prompt(c, completers={"b": ["x"]})

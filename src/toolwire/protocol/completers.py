@@ -54,14 +54,14 @@ def check_completers(
     if not completers:
         return {}
     if not isinstance(completers, Mapping):
-        raise UserError(f"completions of {owner} must be a dict: argument name -> completer")
+        raise UserError(f"completers of {owner} must be a dict: argument name -> completer")
     known = set(names)
     checked: dict[str, Completer] = {}
     for name, completer in completers.items():
         if name not in known:
             listed = ", ".join(sorted(known)) or "none"
             raise UserError(
-                f"completions of {owner} name {name!r}, which is not one of its arguments "
+                f"completers of {owner} name {name!r}, which is not one of its arguments "
                 f"({listed})"
             )
         if isinstance(completer, str | bytes) or not (

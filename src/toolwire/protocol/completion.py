@@ -6,7 +6,7 @@ Request: `{"ref": {"type": "ref/prompt", "name": ...} | {"type": "ref/resource",
 `completions` capability, in both eras.
 
 Where suggestions come from, first match wins: the completer declared for that argument
-(`Server.prompt(completions=...)`, or the resource template's own), then the server-wide
+(`Server.prompt(completers=...)`, or the resource template's own), then the server-wide
 handler (`@server.completion`), else none (an empty list: the spec's answer when there is
 nothing to suggest).
 
@@ -95,7 +95,7 @@ def _template_completer(server: Any, uri: str, argument: str) -> tuple[Completer
     template = registry.template_for(uri) if registry is not None else None
     if template is None:
         raise ProtocolError(INVALID_PARAMS, f"Unknown resource template: {uri}", {"uri": uri})
-    names = list(template.parameters)
+    names = list(template.parameter_names)
     if argument not in names:
         raise _invalid(
             f"Resource template {uri!r} has no parameter {argument!r} (its parameters: "

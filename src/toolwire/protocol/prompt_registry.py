@@ -224,7 +224,7 @@ def registered_prompt(
     description: str | None,
     icons: Any,
     meta: dict[str, Any] | None,
-    completions: Mapping[str, Any] | None,
+    completers: Mapping[str, Any] | None,
 ) -> RegisteredPrompt:
     """A function read as a prompt, with its options checked: what `Server.prompt` publishes.
 
@@ -253,5 +253,5 @@ def registered_prompt(
         title=title,
         icons=normalize_icons(icons, owner),
         meta=dict(meta) if meta else None,
-        completers=check_completers(completions, properties, owner),
+        completers=check_completers(completers, properties, owner),
     )

@@ -21,7 +21,7 @@ server = Server(
 
 @server.prompt(
     title="Code review",
-    completions={"language": ["python", "rust", "go", "perl"]},
+    completers={"language": ["python", "rust", "go", "perl"]},
 )
 def review(code: str, language: str = "python") -> list[Any]:
     """Review a piece of code.
