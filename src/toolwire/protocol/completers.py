@@ -61,8 +61,7 @@ def check_completers(
         if name not in known:
             listed = ", ".join(sorted(known)) or "none"
             raise UserError(
-                f"completers of {owner} name {name!r}, which is not one of its arguments "
-                f"({listed})"
+                f"completers of {owner} name {name!r}, which is not one of its arguments ({listed})"
             )
         if isinstance(completer, str | bytes) or not (
             callable(completer) or isinstance(completer, Iterable)
