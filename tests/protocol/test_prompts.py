@@ -7,7 +7,14 @@ from typing import Any
 
 import pytest
 
-from toolwire import EmbeddedResource, Icon, PromptMessage, ResourceLink, ToolOutputImage
+from toolwire import (
+    EmbeddedResource,
+    Icon,
+    PromptMessage,
+    ResourceLink,
+    ToolContext,
+    ToolOutputImage,
+)
 from toolwire.errors import UserError
 from toolwire.server import Server
 
@@ -247,3 +254,81 @@ def test_declaration_mistakes_are_named() -> None:
             return a
 
         server.add_prompt(c, completers={"b": ["x"]})
+
+
+def _asking_server() -> Server:
+    server = Server("asking")
+    form = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+    @server.prompt
+    async def greet(ctx: ToolContext[Any], greeting: str = "Hello") -> str:
+        """Greets the user by name."""
+        answer = await ctx.elicit("What is your name?", form, key="name")
+        return f"{greeting}, {answer.content['name']}!"
+
+    return server
+
+
+async def test_a_prompt_asks_the_user_over_the_back_channel_in_the_handshake_era() -> None:
+    import anyio
+
+    from .harness import session_for
+
+    async with session_for(_asking_server()) as peer:
+        await peer.request(
+            0,
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"elicitation": {}},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        )
+        await peer.notify("notifications/initialized")
+        await peer.feed(
+            {"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {"name": "greet"}}
+        )
+        with anyio.fail_after(10):
+            while not (asked := [m for m in peer.messages if m.get("method")]):
+                await anyio.sleep(0.005)
+        assert asked[0]["method"] == "elicitation/create"
+        assert asked[0]["params"]["message"] == "What is your name?"
+        answer = {"action": "accept", "content": {"name": "Ada"}}
+        await peer.feed({"jsonrpc": "2.0", "id": asked[0]["id"], "result": answer})
+        reply = await peer.wait_for(1)
+    assert reply["result"]["messages"][0]["content"]["text"] == "Hello, Ada!"
+
+
+async def test_a_prompt_that_asks_ends_with_input_required_in_2026_07_28() -> None:
+    asking = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+    async with modern(_asking_server()) as peer:
+        refused = await peer.request(10, "prompts/get", {"name": "greet", "_meta": meta()})
+        first = await peer.request(
+            1,
+            "prompts/get",
+            {"name": "greet", "arguments": {"greeting": "Hi"}, "_meta": meta(**asking)},
+        )
+        result = first["result"]
+        assert result["resultType"] == "input_required"
+        assert result["inputRequests"]["name"]["method"] == "elicitation/create"
+        answer = {"action": "accept", "content": {"name": "Bo"}}
+        retry = {
+            "name": "greet",
+            "arguments": {"greeting": "Hi"},
+            "inputResponses": {"name": answer},
+            "requestState": result["requestState"],
+            "_meta": meta(**asking),
+        }
+        second = await peer.request(2, "prompts/get", retry)
+        other = await peer.request(3, "prompts/get", {**retry, "arguments": {"greeting": "Yo"}})
+    assert second["result"]["resultType"] == "complete"
+    assert second["result"]["messages"][0]["content"]["text"] == "Hi, Bo!"
+    validate("prompts/get", "2026-07-28", second["result"])
+    # the state is bound to the prompt's arguments: other arguments are refused
+    assert other["error"]["code"] == -32602
+    assert other["error"]["message"] == "Invalid or expired requestState"
+    assert refused["error"] == {
+        "code": -32603,
+        "message": "Error rendering prompt 'greet': Cannot send 'elicitation/create': the client "
+        "did not declare the 'elicitation' capability.",
+    }

@@ -14,7 +14,10 @@ Decisions:
   naming them (prompt_registry.py).
 - A prompt that raises, or returns something that is not a prompt, is -32603 "Error
   rendering prompt '<name>'", the exception logged on `toolwire.protocol`: the client's
-  request was valid, and the traceback is for the author, not for the client.
+  request was valid, and the traceback is for the author, not for the client. A question
+  to the client that failed (`ClientRequestError`: a capability the client did not
+  declare, no back channel, no answer) adds toolwire's own message, which concerns the
+  client.
 - A prompt whose function takes a `ToolContext` runs in a task of its own (its questions'
   answers come back through the session, which must keep reading); the others are
   answered inline. A sync prompt function runs in a worker thread.
@@ -32,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from ..errors import ClientRequestError
 from . import eras, handlers
 from .asking import asker_for
 from .jsonrpc import (
@@ -124,6 +128,12 @@ async def _render(
         logger.error("%s", error)
     except ProtocolError:
         raise
+    except ClientRequestError as error:
+        # toolwire's own words about the exchange with the client (a capability it lacks,
+        # no back channel, no answer): they concern the client, and hold nothing private.
+        raise ProtocolError(
+            INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}: {error}"
+        ) from None
     except Exception:
         logger.exception("prompt %r failed", entry.name)
     raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}")
