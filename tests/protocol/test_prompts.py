@@ -332,3 +332,14 @@ async def test_a_prompt_that_asks_ends_with_input_required_in_2026_07_28() -> No
         "message": "Error rendering prompt 'greet': Cannot send 'elicitation/create': the client "
         "did not declare the 'elicitation' capability.",
     }
+
+
+@pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18"])
+async def test_listing_meta_only_where_the_version_knows_it(version: str) -> None:
+    server = Server("meta")
+    server.add_prompt(lambda: "x", name="tagged", description="d", meta={"team": "docs"})
+    async with legacy(server, version) as peer:
+        reply = await peer.request(1, "prompts/list")
+    entry = reply["result"]["prompts"][0]
+    assert ("_meta" in entry) is (version == "2025-06-18")
+    validate("prompts/list", version, reply["result"])

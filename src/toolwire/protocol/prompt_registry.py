@@ -16,8 +16,8 @@ Decisions:
   string, or one the type refuses is -32602 "Invalid params" whose message names the
   argument(s) and the prompt. A listing never shows a parameter's JSON schema: MCP describes
   prompt arguments by name, description and `required` only.
-- `icons` and `title` are left out for the versions that lack them (icons before 2025-11-25,
-  title before 2025-06-18).
+- `icons`, `title` and `_meta` are left out for the versions that lack them (icons before
+  2025-11-25, title and `_meta` before 2025-06-18).
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ class RegisteredPrompt:
             entry["arguments"] = arguments
         if self.icons and eras.supports(version, "icons"):
             entry["icons"] = list(self.icons)
-        if self.meta:
+        if self.meta and eras.supports(version, "tool_meta"):  # listings' _meta: 2025-06-18
             entry["_meta"] = self.meta
         return entry
 
