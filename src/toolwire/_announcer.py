@@ -8,13 +8,14 @@ that a slow client holds up nobody else, and a session that is closing is skippe
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import asyncio
+
     from .protocol.app import OpenSession
 
 __all__ = ["Announcer", "Message"]
@@ -47,6 +48,8 @@ class Announcer:
 
     def tell(self, message: Message) -> None:
         """Have every open session run `message(session)` soon, on its own event loop."""
+        import asyncio  # here: importing toolwire.server need not load asyncio
+
         try:
             running: object = asyncio.get_running_loop()
         except RuntimeError:

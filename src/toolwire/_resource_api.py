@@ -18,24 +18,16 @@ Decisions:
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .protocol.resource_files import DirectoryResources
-from .protocol.resource_reading import FunctionReader
-from .protocol.resource_registry import (
-    Described,
-    FixedResource,
-    ResourceRegistry,
-    TemplatedResource,
-)
-from .protocol.uri_template import UriTemplate
-
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ._announcer import Announcer
     from .protocol.app import OpenSession
+    from .protocol.resource_files import DirectoryResources
+    from .protocol.resource_registry import FixedResource, ResourceRegistry
 
 __all__ = ["ResourceApi"]
 
@@ -52,6 +44,8 @@ class ResourceApi:
     def resource_registry(self) -> ResourceRegistry:
         """The published resources and templates, as sessions serve them."""
         if self._resources is None:
+            from .protocol.resource_registry import ResourceRegistry
+
             self._resources = ResourceRegistry()
             self._resources.listeners.append(self._resources_changed)
         return self._resources
@@ -60,10 +54,10 @@ class ResourceApi:
         self,
         uri: str,
         *,
+        mime_type: str | None = None,
         name: str | None = None,
         title: str | None = None,
         description: str | None = None,
-        mime_type: str | None = None,
         size: int | None = None,
         annotations: Mapping[str, Any] | None = None,
         icons: Iterable[Mapping[str, Any]] | None = None,
@@ -77,12 +71,12 @@ class ResourceApi:
             uri: The resource's URI (`config://app`), or a URI template
                 (`users://{user_id}/profile`; `{+path}` may span `/`, `{?a,b}` names optional
                 query parameters).
-            name: The name clients show (default: the function's name).
-            title: A human-readable title (2025-06-18 on).
-            description: What the resource holds (default: the function's docstring).
             mime_type: The contents' MIME type (default: by what the function returns:
                 `text/plain` for `str`, `application/octet-stream` for `bytes`,
                 `application/json` for anything else, which is sent as JSON text).
+            name: The name clients show (default: the function's name).
+            title: A human-readable title (2025-06-18 on).
+            description: What the resource holds (default: the function's docstring).
             size: The size in bytes, if known (fixed resources).
             annotations: MCP annotations (`audience`, `priority`, `lastModified`).
             icons: Icons for clients (`{"src": ..., "mimeType": ..., "sizes": [...]}`;
@@ -122,10 +116,10 @@ class ResourceApi:
         uri: str,
         source: Callable[..., Any] | str | bytes,
         *,
+        mime_type: str | None = None,
         name: str | None = None,
         title: str | None = None,
         description: str | None = None,
-        mime_type: str | None = None,
         size: int | None = None,
         annotations: Mapping[str, Any] | None = None,
         icons: Iterable[Mapping[str, Any]] | None = None,
@@ -139,6 +133,13 @@ class ResourceApi:
             ValueError: As `resource`.
             TypeError: `source` is neither a function, text nor bytes.
         """
+        # Imported here: a server that publishes no resource never loads them.
+        import inspect
+
+        from .protocol.resource_reading import FunctionReader
+        from .protocol.resource_registry import Described, FixedResource, TemplatedResource
+        from .protocol.uri_template import UriTemplate
+
         template = UriTemplate.parse(uri)
         if isinstance(source, str | bytes):
             if template.is_template:
@@ -217,6 +218,9 @@ class ResourceApi:
         Raises:
             ValueError: `root` is not a directory, or the prefix is unusable.
         """
+        from .protocol.resource_files import DirectoryResources
+        from .protocol.resource_registry import Described, TemplatedResource
+
         directory = DirectoryResources(
             root,
             uri_prefix,

@@ -1,12 +1,10 @@
 """`Server`: a registry of tools published over MCP, with decorators and `run()`.
 
-The protocol lives in `toolwire.protocol`; this module only collects tools and their MCP
-options (see `toolwire.protocol.registry` for how listings and output schemas are built).
-A server-side `timeout` applies to sync and async tools alike; a FunctionTool's own
-`timeout_seconds` is used when no server-side timeout is given. `Server.tool` and `add_tool`
-take a tool's name and description under MCP's spelling (`name`, `description`) and under
-`function_tool`'s (`name_override`, `description_override`); the serving side (lifespan and
-the context tools see) is in `toolwire.lifespan`.
+This module collects tools and their MCP options (listings: `toolwire.protocol.registry`);
+resources are `_resource_api.py`'s, the HTTP apps `_network_apps.py`'s, serving (lifespan,
+the context tools see) `toolwire.lifespan`'s. A server-side `timeout` applies to sync and
+async tools alike, else a FunctionTool's own `timeout_seconds`. `tool` and `add_tool` take
+the name and description under MCP's spelling (`name`, `description`) or `function_tool`'s.
 """
 
 from __future__ import annotations

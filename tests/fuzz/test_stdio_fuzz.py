@@ -269,7 +269,7 @@ def _fixed_corpus() -> Iterator[bytes]:
     ):
         yield _frame(batch)
     yield from (b"null", b"true", b"1", b'"ping"', b"{}", b"[]", b"{", b"}", b'{"jsonrpc"')
-    for method_name in ("sampling/createMessage", "roots/list", "tools/call/x"):
+    for method_name in ("widgets/list", "tools/call/x"):
         yield _frame({"jsonrpc": "2.0", "id": method_name, "method": method_name})
     for method_name in ("prompts/list", "prompts/get", "completion/complete"):
         yield _frame({"jsonrpc": "2.0", "id": method_name, "method": method_name})
@@ -306,7 +306,7 @@ def _requests_before_initialize(wire: Wire) -> None:
             request("pre-list", "tools/list"),
             request("pre-call", "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}),
             request("pre-level", "logging/setLevel", {"level": "error"}),
-            request("pre-unknown", "sampling/createMessage"),
+            request("pre-unknown", "widgets/list"),
             b"{oops",
             request("pre-init-bad", "initialize", {"protocolVersion": 2025}),
             request(

@@ -33,6 +33,9 @@ LEGACY_METHODS = {
     "prompts/list",
     "prompts/get",
     "completion/complete",
+}
+# The resource methods (the server under test may publish resources or not).
+RESOURCE_METHODS = {
     "resources/list",
     "resources/templates/list",
     "resources/read",
@@ -137,6 +140,8 @@ def _request(method: str, params: dict[str, Any] | None, tools: frozenset[str]) 
     meta = params.get("_meta") if params else None
     if method != "initialize" and isinstance(meta, dict) and ENVELOPE_KEY in meta:
         return INVALID_REQUEST  # the modern envelope on a handshake-era connection
+    if method in RESOURCE_METHODS:
+        return _resource_request(method, params or {})
     if method not in LEGACY_METHODS:
         return METHOD_NOT_FOUND
     params = params or {}
@@ -155,11 +160,7 @@ def _request(method: str, params: dict[str, Any] | None, tools: frozenset[str]) 
         return INVALID_PARAMS  # the fuzzed servers publish no prompt: every name is unknown
     if method == "completion/complete":
         raise Ambiguous("completion of a resource template parameter")
-    if method in ("resources/read", "resources/subscribe", "resources/unsubscribe"):
-        if not isinstance(params.get("uri"), str):
-            return INVALID_PARAMS
-        raise Ambiguous("a resource URI (the fuzzed servers may serve it)")
-    if method in ("tools/list", "prompts/list", "resources/list", "resources/templates/list"):
+    if method in ("tools/list", "prompts/list"):
         cursor = params.get("cursor")
         if cursor is None:
             return None
@@ -179,6 +180,21 @@ def _request(method: str, params: dict[str, Any] | None, tools: frozenset[str]) 
     ):
         return INVALID_PARAMS
     raise Ambiguous("a real tool call (answered asynchronously)")
+
+
+def _resource_request(method: str, params: dict[str, Any]) -> int | None:
+    if method.endswith("/list"):
+        cursor = params.get("cursor")
+        if cursor is None:
+            return None
+        if not isinstance(cursor, str):
+            return INVALID_PARAMS
+        raise Ambiguous("an arbitrary cursor string")
+    if not isinstance(params.get("uri"), str):
+        return INVALID_PARAMS
+    if method == "resources/unsubscribe":
+        return None
+    raise Ambiguous("whether the server serves that URI")
 
 
 def check_line(line: bytes) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The requests an era serves, as tables, and the capabilities that follow from them.
 
-A session looks a request's method up in its era's table (`session.py` holds the two tables,
-next to the handlers they name); a method missing from the table is -32601. Serving a new
+A session looks a request's method up in its era's table (`session.py` holds the two tables;
+the handlers live by concern in `connection_routes.py`, `session_calls.py` and `resources.py`,
+which exports its entries for each era); a method missing from the table is -32601. Serving a new
 method is one entry, and what it adds to the advertised capabilities travels with it, so a
 server never claims a capability whose method it does not serve, nor the reverse.
 """

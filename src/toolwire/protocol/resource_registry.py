@@ -132,8 +132,11 @@ class TemplatedResource:
         return self.template.variables
 
     def listing(self, version: str) -> dict[str, Any]:
-        """The `ResourceTemplate` object `resources/templates/list` shows."""
-        return {"uriTemplate": self.template.text, **self.described.fields(version)}
+        """The `ResourceTemplate` object `resources/templates/list` shows (no `size`: a
+        template's resources have their own)."""
+        listed = {"uriTemplate": self.template.text, **self.described.fields(version)}
+        listed.pop("size", None)
+        return listed
 
 
 class ResourceRegistry:
@@ -197,7 +200,8 @@ class ResourceRegistry:
         fixed = self._fixed.get(uri)
         if fixed is not None and fixed.reader is not None:
             return fixed.reader, {}
-        for entry in self._templates.values():
+        # A snapshot: a sync tool may publish from its worker thread meanwhile.
+        for entry in tuple(self._templates.values()):
             values = entry.template.match(uri)
             if values is not None:
                 return entry.reader, values

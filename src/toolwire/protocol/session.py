@@ -4,7 +4,9 @@ The transport hands each frame's bytes to `receive()`; everything goes back thro
 Inline methods are answered before `receive()` returns; each `tools/call` runs in its own
 task, so replies may come out of order.
 
-Which era a connection serves, and how each era answers: see `eras.py`.
+Which era a connection serves, and how each era answers: see `eras.py`. The methods' handlers
+live by concern (`connection_routes.py`, `session_calls.py` for tools, `resources.py`); the
+era tables at the end of this module list every method served.
 
 Other decisions: `tools/call` for an unknown or disabled tool is the protocol error -32602
 "Unknown tool: x" (spec and FastMCP). A request reusing the id of a call still in flight is

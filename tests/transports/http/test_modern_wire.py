@@ -99,6 +99,7 @@ def test_discover_is_one_json_answer(url: str) -> None:
     assert result["capabilities"] == {
         "tools": {"listChanged": True},
         "logging": {},
+        "resources": {"listChanged": True, "subscribe": True},
         "prompts": {"listChanged": True},
         "completions": {},
     }

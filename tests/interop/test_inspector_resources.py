@@ -1,0 +1,94 @@
+"""The MCP Inspector CLI lists and reads a toolwire server's resources, over stdio, streamable
+HTTP and the legacy SSE transport (tests/interop/servers/library.py)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.interop._served_http import served_http
+from tests.interop._support import ROOT, SERVERS
+from tests.interop.test_inspector_cli import EXIT_OK, INSPECTOR
+from tests.interop.test_inspector_cli import _not_installed_reason as not_installed_reason
+
+LIBRARY = SERVERS / "library.py"
+TARGETS = ["stdio", "http", "sse"]
+
+
+@pytest.fixture(scope="module")
+def inspector_cli() -> Path:
+    if not os.access(INSPECTOR, os.X_OK):
+        reason = not_installed_reason()
+        if os.environ.get("CI", "").lower() in {"true", "1", "yes"}:
+            pytest.fail(f"{reason} (CI is set: CI must install it)")
+        pytest.skip(reason)
+    return INSPECTOR
+
+
+@pytest.fixture(scope="module", params=TARGETS)
+def target(request: pytest.FixtureRequest) -> Iterator[list[str]]:
+    if request.param == "stdio":
+        yield [sys.executable, str(LIBRARY)]
+        return
+    path = "/mcp" if request.param == "http" else "/sse"
+    with served_http(request.param, target=LIBRARY) as server:
+        yield [server.base + path, "--transport", request.param]
+
+
+def _inspect(inspector: Path, target: list[str], *args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [str(inspector), "--cli", *target, *args, "--format", "json", "-q"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+    assert done.returncode == EXIT_OK, (done.returncode, done.stdout, done.stderr)
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    payload = json.loads(lines[0])
+    assert set(payload) == {"result"}, payload
+    return dict(payload["result"])
+
+
+def test_resources_list(inspector_cli: Path, target: list[str]) -> None:
+    listed = _inspect(inspector_cli, target, "--method", "resources/list")
+    by_uri = {item["uri"]: item for item in listed["resources"]}
+    assert set(by_uri) == {
+        "test://static-text",
+        "test://static-binary",
+        "test://watched-resource",
+        "file:///docs/readme.md",
+        "file:///docs/guide/intro.txt",
+    }
+    assert by_uri["test://static-text"]["mimeType"] == "text/plain"
+    templates = _inspect(inspector_cli, target, "--method", "resources/templates/list")
+    assert {t["uriTemplate"] for t in templates["resourceTemplates"]} == {
+        "test://template/{id}/data",
+        "file:///docs/{+path}",
+    }
+
+
+def test_resources_read(inspector_cli: Path, target: list[str]) -> None:
+    read = ("--method", "resources/read", "--uri")
+    text = _inspect(inspector_cli, target, *read, "test://static-text")
+    assert text["contents"] == [
+        {
+            "uri": "test://static-text",
+            "mimeType": "text/plain",
+            "text": "This is the content of the static text resource.",
+        }
+    ]
+    data = _inspect(inspector_cli, target, *read, "test://template/42/data")
+    assert json.loads(data["contents"][0]["text"])["data"] == "Data for ID: 42"
+    blob = _inspect(inspector_cli, target, *read, "test://static-binary")
+    assert base64.b64decode(blob["contents"][0]["blob"]).startswith(b"\x89PNG")
+    doc = _inspect(inspector_cli, target, *read, "file:///docs/readme.md")
+    assert doc["contents"][0]["text"].startswith("# Library")
