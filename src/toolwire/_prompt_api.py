@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from .protocol.prompt_registry import PromptRegistry, registered_prompt
-
 if TYPE_CHECKING:
     from ._announcer import Announcer
     from .protocol.app import OpenSession
+    from .protocol.prompt_registry import PromptRegistry
 
 __all__ = ["PromptApi"]
 
@@ -33,7 +32,9 @@ class PromptApi:
     def prompt_registry(self) -> PromptRegistry:
         """The published prompts, as sessions serve them (see `protocol.app.ServedApp`)."""
         registry = self._prompt_registry
-        if registry is None:
+        if registry is None:  # made on first use: a server without prompts never loads them
+            from .protocol.prompt_registry import PromptRegistry
+
             registry = self._prompt_registry = PromptRegistry()
             registry.listeners.append(self._prompts_changed)
         return registry
@@ -136,6 +137,8 @@ class PromptApi:
         Raises:
             UserError: As for `prompt`.
         """
+        from .protocol.prompt_registry import registered_prompt
+
         entry = registered_prompt(
             func,
             name=name,
