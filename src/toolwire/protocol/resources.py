@@ -19,6 +19,10 @@ Decisions:
   parameter and why. A function that raises: -32603 "Error reading resource <uri>" (the
   exception is logged for the author, not shown to the client, as with tools).
 - `params.uri` must be a string: -32602 "Invalid request parameters" naming the field.
+- A read is answered inline, like the lists: on a connection that carries several requests
+  (stdio, legacy SSE) the next frame waits for it, so a resource function should be quick
+  (a sync one runs in a worker thread, which keeps the event loop free meanwhile). Unlike a
+  tool call it cannot be cancelled.
 - At most `MAX_SUBSCRIPTIONS` URIs per connection; the next subscribe is -32603
   "Subscription limit reached" (as a listen stream past its bound). Unsubscribing from a URI
   not subscribed to is not an error (the end state is the one asked for).
