@@ -1,7 +1,9 @@
 """A small demo MCP server built on toolwire's public API only.
 
 Tools: a text tool, a structured-output tool, an image tool, a slow tool that reports
-progress, and a destructive tool marked as such.
+progress, and a destructive tool marked as such. Resources: the notebook's index (a fixed
+URI) and each note (a URI template whose title completes). Prompt: a summary request that
+embeds a note.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import zlib
 
 from pydantic import BaseModel
 
-from toolwire import Server, ToolContext, ToolOutputImage
+from toolwire import EmbeddedResource, PromptMessage, Server, ToolContext, ToolOutputImage
 
 server = Server(
     "toolwire-demo",
@@ -126,3 +128,44 @@ def delete_note(title: str) -> str:
     if _notes.pop(title, None) is None:
         return f"no note titled {title!r}"
     return f"deleted {title!r}"
+
+
+def _titles(value: str, _context: dict[str, str]) -> list[str]:
+    return [title for title in _notes if title.startswith(value)]
+
+
+@server.resource("notes://index", name="index", mime_type="text/plain")
+def note_index() -> str:
+    """The titles of every note, one per line."""
+    return "\n".join(sorted(_notes))
+
+
+@server.resource(
+    "notes://{title}",
+    name="note",
+    description="One note's text.",
+    mime_type="text/plain",
+    completers={"title": _titles},
+)
+def note(title: str) -> str:
+    """One note's text.
+
+    Args:
+        title: The note's title.
+    """
+    return _notes.get(title, f"(no note titled {title!r})")
+
+
+@server.prompt(title="Summarise a note", completers={"title": _titles})
+def summarise(title: str, style: str = "one sentence") -> list[PromptMessage]:
+    """Ask the model to summarise one note.
+
+    Args:
+        title: The note's title.
+        style: How short the summary should be.
+    """
+    text = _notes.get(title, "(no such note)")
+    return [
+        PromptMessage(EmbeddedResource(f"notes://{title}", text=text, mime_type="text/plain")),
+        PromptMessage(f"Summarise the note above in {style}."),
+    ]

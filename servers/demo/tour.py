@@ -2,7 +2,7 @@
 
 Run from the repository root: `python -m servers.demo.tour`. It speaks raw JSON-RPC over the
 child's stdin/stdout, exactly as Claude Desktop or the Agents SDK would, and prints each
-request and reply.
+request and reply: every tool called, every resource read, every prompt completed and got.
 """
 
 from __future__ import annotations
@@ -95,7 +95,33 @@ def main() -> int:
         result = peer.request("tools/call", params).get("result", {})
         kinds = [block.get("type") for block in result.get("content", [])]
         print(f"   {tool['name']}: isError={result.get('isError')} content={kinds}\n")
+    _resources_and_prompts(peer)
     return peer.close()
+
+
+def _resources_and_prompts(peer: StdioPeer) -> None:
+    """List and read the resources, then list, complete and get the prompts."""
+    resources = peer.request("resources/list")["result"]["resources"]
+    templates = peer.request("resources/templates/list")["result"]["resourceTemplates"]
+    print(f"\n{len(resources)} resources, {len(templates)} resource templates\n")
+    uris = [resource["uri"] for resource in resources]
+    uris += [template["uriTemplate"].replace("{title}", "welcome") for template in templates]
+    for uri in uris:
+        contents = peer.request("resources/read", {"uri": uri})["result"]["contents"]
+        print(f"   {uri}: {contents[0].get('text', '')!r}\n")
+    prompts = peer.request("prompts/list")["result"]["prompts"]
+    print(f"\n{len(prompts)} prompts\n")
+    for prompt in prompts:
+        argument = prompt["arguments"][0]["name"]
+        ref = {"type": "ref/prompt", "name": prompt["name"]}
+        completion = peer.request(
+            "completion/complete", {"ref": ref, "argument": {"name": argument, "value": "w"}}
+        )["result"]["completion"]
+        print(f"   {argument} completes to {completion['values']}\n")
+        arguments = {argument: completion["values"][0]} if completion["values"] else {}
+        got = peer.request("prompts/get", {"name": prompt["name"], "arguments": arguments})
+        roles = [(m["role"], m["content"]["type"]) for m in got["result"]["messages"]]
+        print(f"   {prompt['name']}: messages={roles}\n")
 
 
 if __name__ == "__main__":

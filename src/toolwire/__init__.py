@@ -37,13 +37,16 @@ if TYPE_CHECKING:
     from .lifespan import LifespanError
     from .protocol.bearer import BearerAuth
     from .protocol.call_context import CallInfo
+    from .protocol.icons import Icon
     from .protocol.identity import Identity
+    from .protocol.prompt_messages import PromptMessage
     from .schema.problems import schema_problems
     from .schema.strict import ensure_strict_json_schema
     from .server import Server
     from .tools.failure import default_tool_error_function
     from .tools.function_tool import FunctionTool, function_tool
     from .tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
+    from .tools.resource_outputs import EmbeddedResource, ResourceLink
     from .transports.http.redis_backplane import RedisBackplane
 
 # public name -> module that defines it
@@ -76,7 +79,9 @@ _EXPORTS: dict[str, str] = {
     "LifespanError": ".lifespan",
     "BearerAuth": ".protocol.bearer",
     "CallInfo": ".protocol.call_context",
+    "Icon": ".protocol.icons",
     "Identity": ".protocol.identity",
+    "PromptMessage": ".protocol.prompt_messages",
     "schema_problems": ".schema.problems",
     "ensure_strict_json_schema": ".schema.strict",
     "Server": ".server",
@@ -87,6 +92,8 @@ _EXPORTS: dict[str, str] = {
     "ToolOutputFileContent": ".tools.outputs",
     "ToolOutputImage": ".tools.outputs",
     "ToolOutputText": ".tools.outputs",
+    "EmbeddedResource": ".tools.resource_outputs",
+    "ResourceLink": ".tools.resource_outputs",
 }
 
 __all__ = [
@@ -97,8 +104,10 @@ __all__ = [
     "ClientResponseError",
     "ClientTimeoutError",
     "ElicitResult",
+    "EmbeddedResource",
     "FunctionTool",
     "HostedMCPTool",
+    "Icon",
     "Identity",
     "LifespanError",
     "MCPCallError",
@@ -111,7 +120,9 @@ __all__ = [
     "MCPToolApprovalRequest",
     "ModelBehaviorError",
     "NoBackChannelError",
+    "PromptMessage",
     "RedisBackplane",
+    "ResourceLink",
     "RunContextWrapper",
     "SampleResult",
     "Server",

@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any, overload
 
 from ._announcer import Announcer
 from ._network_apps import NetworkApps
+from ._prompt_api import PromptApi
 from ._resource_api import ResourceApi
 from ._tool_options import one_spelling, renamed
 from .errors import UserError
 from .lifespan import LifespanError, check_options
 from .lifespan import serving as _serving
+from .protocol.icons import normalize_icons
 from .protocol.registry import (
     RegisteredTool,
     ToolRegistry,
@@ -43,7 +45,7 @@ __all__ = ["Server"]
 _TRANSPORTS = ("stdio", "http", "sse")
 
 
-class Server(NetworkApps, ResourceApi):
+class Server(NetworkApps, ResourceApi, PromptApi):
     """An MCP server publishing `FunctionTool`s.
 
     Args:
@@ -75,6 +77,8 @@ class Server(NetworkApps, ResourceApi):
             `verify_token(token)` works too). The caller's identity reaches a
             `context_factory` as `CallInfo.identity`, and tools' `scopes=` are enforced
             against it. stdio is never authenticated: there `auth` and `scopes` do nothing.
+        icons: Pictures of the server for clients to show (`toolwire.Icon`s or dicts with
+            `src`, `mimeType`, `sizes`, `theme`), sent in `serverInfo` from 2025-11-25 on.
     """
 
     def __init__(
@@ -90,8 +94,10 @@ class Server(NetworkApps, ResourceApi):
         context_factory: Callable[[CallInfo], Any] | None = None,
         lifespan: Callable[[Server], AbstractAsyncContextManager[Any]] | None = None,
         auth: BearerAuth | Callable[[str], Any] | Any = None,
+        icons: Any = None,
     ) -> None:
         check_options(context, context_factory, lifespan)
+        self.icons = normalize_icons(icons, f"server {name!r}")
         if auth is not None:
             from .protocol.bearer import bearer_auth
 
@@ -116,8 +122,9 @@ class Server(NetworkApps, ResourceApi):
 
     @property
     def server_info(self) -> dict[str, Any]:
-        """`serverInfo` as MCP sends it."""
-        return {"name": self.name, "version": self.version or "0.0.0"}
+        """`serverInfo` as MCP sends it (icons too: dropped before 2025-11-25)."""
+        info: dict[str, Any] = {"name": self.name, "version": self.version or "0.0.0"}
+        return {**info, "icons": list(self.icons)} if self.icons else info
 
     @property
     def tool_registry(self) -> ToolRegistry:
@@ -173,6 +180,7 @@ class Server(NetworkApps, ResourceApi):
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
         scopes: str | Iterable[str] | None = None,
+        icons: Any = None,
         **function_tool_options: Any,
     ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
@@ -189,6 +197,7 @@ class Server(NetworkApps, ResourceApi):
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
         scopes: str | Iterable[str] | None = None,
+        icons: Any = None,
         **function_tool_options: Any,
     ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
         """Publish a function as a tool; works bare (`@server.tool`) or with options.
@@ -212,6 +221,7 @@ class Server(NetworkApps, ResourceApi):
                 caller lacking one gets 403 `insufficient_scope` naming what to request
                 (the MCP step-up flow). The tool is listed to every caller. stdio has no
                 tokens, so scopes are not enforced there.
+            icons: Pictures of the tool (`toolwire.Icon`s or dicts), listed from 2025-11-25.
             **function_tool_options: Any option of `function_tool` (name_override, strict_mode,
                 failure_error_function, ...).
 
@@ -225,7 +235,7 @@ class Server(NetworkApps, ResourceApi):
 
         def register(the_func: Callable[..., Any]) -> FunctionTool:
             built = function_tool(the_func, **options)
-            self._register(built, title, annotations, meta, output_schema, timeout, scopes)
+            self._register(built, title, annotations, meta, output_schema, timeout, scopes, icons)
             return built
 
         if func is not None:
@@ -244,6 +254,7 @@ class Server(NetworkApps, ResourceApi):
         output_schema: dict[str, Any] | None = None,
         timeout: float | None = None,
         scopes: str | Iterable[str] | None = None,
+        icons: Any = None,
         **function_tool_options: Any,
     ) -> FunctionTool:
         """Publish a toolwire `FunctionTool`, an `agents.FunctionTool`, or a plain callable.
@@ -265,6 +276,7 @@ class Server(NetworkApps, ResourceApi):
             output_schema: The JSON schema of structured results (see `Server.tool`).
             timeout: Seconds after which the call is answered with a timeout error.
             scopes: OAuth scopes a caller must hold to call the tool (see `Server.tool`).
+            icons: Pictures of the tool for clients to show (see `Server.tool`).
             **function_tool_options: Options of `function_tool`, when `tool` is a plain
                 callable that add_tool wraps.
 
@@ -288,7 +300,7 @@ class Server(NetworkApps, ResourceApi):
                 "add_tool() takes a FunctionTool, an agents.FunctionTool or a callable, "
                 f"not {type(tool).__name__}"
             )
-        self._register(built, title, annotations, meta, output_schema, timeout, scopes)
+        self._register(built, title, annotations, meta, output_schema, timeout, scopes, icons)
         return built
 
     def remove_tool(self, name: str) -> None:
@@ -308,11 +320,12 @@ class Server(NetworkApps, ResourceApi):
         output_schema: dict[str, Any] | None,
         timeout: float | None,
         scopes: str | Iterable[str] | None = None,
+        icons: Any = None,
     ) -> None:
         if tool.name in self._registry:
             raise UserError(f"Server {self.name!r} already has a tool named {tool.name!r}")
         self._registry.add(
-            registered_tool(tool, title, annotations, meta, output_schema, timeout, scopes)
+            registered_tool(tool, title, annotations, meta, output_schema, timeout, scopes, icons)
         )
 
     def _warm_up(self) -> None:

@@ -7,10 +7,8 @@ Names, arguments and observable behaviour follow the harness's contract (scenari
 
 Audio is a `ToolOutputFileContent` holding an `audio/*` data URL, which toolwire sends as an
 MCP `audio` block; `test_reconnection` ends its SSE response with `ctx.close_sse_stream()`.
-One thing the public API cannot express: an embedded resource holding *text* under a chosen
-URI. A `ToolOutputFileContent` with `file_data` becomes an embedded resource with a `blob`
-(URI `file:///<filename>`), which the harness accepts (it wants `uri`, `mimeType` and `text`
-or `blob`).
+Embedded resources are `toolwire.EmbeddedResource` results: text under the fixture's own
+`test://` URIs, as the reference fixture sends them.
 """
 
 from __future__ import annotations
@@ -21,6 +19,7 @@ import json
 from typing import Any
 
 from toolwire import (
+    EmbeddedResource,
     FunctionTool,
     Server,
     ToolContext,
@@ -177,18 +176,24 @@ def add_handshake_tools(server: Server) -> None:
         return _file("test.wav", "audio/wav", base64.b64decode(WAV_BASE64))
 
     @server.tool
-    def test_embedded_resource() -> ToolOutputFileContent:
+    def test_embedded_resource() -> EmbeddedResource:
         """Answers with one embedded text resource."""
-        return _file("embedded-resource.txt", "text/plain", b"This is an embedded resource.")
+        return EmbeddedResource(
+            "test://embedded-resource",
+            text="This is an embedded resource content.",
+            mime_type="text/plain",
+        )
 
     @server.tool
     def test_multiple_content_types() -> list[Any]:
         """Answers with text, an image and an embedded JSON resource, in that order."""
-        payload = json.dumps({"test": "data", "value": 123}).encode()
+        payload = json.dumps({"test": "data", "value": 123})
         return [
             ToolOutputText(text="Multiple content types test:"),
             _png(),
-            _file("mixed-content-resource.json", "application/json", payload),
+            EmbeddedResource(
+                "test://mixed-content-resource", text=payload, mime_type="application/json"
+            ),
         ]
 
     @server.tool

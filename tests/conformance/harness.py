@@ -108,8 +108,9 @@ class Scenario:
 
     @property
     def clean(self) -> bool:
-        """No FAILURE and no WARNING check: how the harness judges a scenario against an
-        expected-failures baseline (a warned scenario counts as failed there)."""
+        """No FAILURE and no WARNING check: the bar every scenario must clear here (the
+        stricter of the harness's two judgements: against a baseline it counts a warned
+        scenario as failed)."""
         return self.passed and self.count("WARNING") == 0
 
     def status_of(self, check_id: str) -> str | None:
@@ -136,20 +137,18 @@ class SuiteRun:
     output: str
     scenarios: dict[str, Scenario] = field(default_factory=dict)
 
-    def table(self, expected: set[str]) -> str:
+    def table(self) -> str:
         """A readable per-scenario table (for assertion messages and reports)."""
         lines = []
         for name in sorted(self.scenarios):
             scenario = self.scenarios[name]
-            if name in expected:
-                verdict = "expected failure" if not scenario.clean else "PASS (stale baseline)"
-            elif scenario.clean:
+            if scenario.clean:
                 verdict = "pass"
             else:
                 verdict = "FAIL" if not scenario.passed else "FAIL (warnings)"
-            lines.append(f"{verdict:>21}  {name}")
+            lines.append(f"{verdict:>15}  {name}")
             if verdict.startswith("FAIL"):
-                lines.extend(f"{'':>23}{problem}" for problem in scenario.problems())
+                lines.extend(f"{'':>17}{problem}" for problem in scenario.problems())
         return "\n".join(lines)
 
 
@@ -167,23 +166,9 @@ def read_results(out_dir: Path) -> dict[str, Scenario]:
     return scenarios
 
 
-def run_server_suite(
-    harness: Path, url: str, out_dir: Path, expected_failures: Path, *extra: str
-) -> SuiteRun:
-    """`harness server --suite all` against `url`, with a baseline of expected failures."""
-    command = [
-        str(harness),
-        "server",
-        "--url",
-        url,
-        "--suite",
-        "all",
-        "--expected-failures",
-        str(expected_failures),
-        "-o",
-        str(out_dir),
-        *extra,
-    ]
+def run_server_suite(harness: Path, url: str, out_dir: Path, *extra: str) -> SuiteRun:
+    """`harness server --suite all` against `url` (no baseline: nothing may fail)."""
+    command = [str(harness), "server", "--url", url, "--suite", "all", "-o", str(out_dir), *extra]
     done = subprocess.run(
         command,
         cwd=ROOT,
@@ -194,32 +179,3 @@ def run_server_suite(
         env={**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0"},
     )
     return SuiteRun(done.returncode, done.stdout + done.stderr, read_results(out_dir))
-
-
-_ENTRY = re.compile(r"^\s+-\s+(?P<name>[\w./-]+)\s*(?:#\s*(?P<reason>.*))?$")
-
-
-def expected_failures(path: Path) -> dict[str, str]:
-    """The `server:` entries of an expected-failures file, each with its reason.
-
-    The files are the harness's baseline format, written here as `server:` followed by one
-    `  - scenario  # reason` line per entry; the reason is the comment on that line.
-
-    Raises:
-        ValueError: A line under `server:` is not an entry in that form.
-    """
-    entries: dict[str, str] = {}
-    section = None
-    for number, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if not line[0].isspace():
-            section = line.split(":", 1)[0].strip()
-            continue
-        if section != "server":
-            continue
-        match = _ENTRY.match(line)
-        if match is None:
-            raise ValueError(f"{path}:{number}: expected '  - scenario  # reason', got {line!r}")
-        entries[match["name"]] = (match["reason"] or "").strip()
-    return entries

@@ -4,7 +4,8 @@
 
 serves on 127.0.0.1 only (http: `http://127.0.0.1:N/mcp`, sse: `http://127.0.0.1:N/sse`;
 stdio for relays and local checks). The tools are in `handshake_tools.py` (the 0.1.16
-scenarios) and `modern_tools.py` (the 2026-07-28 scenarios of the alpha harness).
+scenarios) and `modern_tools.py` (the 2026-07-28 scenarios of the alpha harness), the
+resources in `fixture_resources.py`, the prompts and completers in `fixture_prompts.py`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ _ROOT = Path(__file__).resolve().parents[2]
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
+from tests.conformance.fixture_prompts import add_prompts  # noqa: E402
+from tests.conformance.fixture_resources import add_resources  # noqa: E402
 from tests.conformance.handshake_tools import add_handshake_tools  # noqa: E402
 from tests.conformance.modern_tools import add_modern_tools  # noqa: E402
 
@@ -27,7 +30,7 @@ LOOPBACK = "127.0.0.1"
 
 
 def build() -> Server:
-    """A server publishing every fixture tool of both harness versions."""
+    """A server publishing every fixture tool, resource and prompt of both harness versions."""
     server = Server(
         "toolwire-conformance-fixture",
         version="1.0.0",
@@ -35,6 +38,8 @@ def build() -> Server:
     )
     add_handshake_tools(server)
     add_modern_tools(server)
+    add_resources(server)
+    add_prompts(server)
     return server
 
 

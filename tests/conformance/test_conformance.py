@@ -6,12 +6,9 @@ free port of 127.0.0.1:
 - handshake-alpha: 0.2.0-alpha.12, `server --suite all --spec-version 2025-11-25`;
 - modern: 0.2.0-alpha.12, `server --suite all --spec-version 2026-07-28`;
 - modern-stateless: the same against the fixture served with `--stateless`.
-Each era has its own expected-failures file, which may list only scenarios about resources,
-prompts and completion (not served yet, issue #15), each with a reason; `caching` too, whose
-checks cover tools/list and four resource and prompt lists (its tools/list check must pass). The harness runs with
-that baseline, so its exit status is 0 only when every other scenario passed without a failed
-or warned check and every listed one still fails; the test also reads each scenario's
-checks.json to say which check failed.
+There is no baseline of expected failures: every scenario the harness lists must run and
+end without a failed or a warned check, and the harness must exit 0. The test reads each
+scenario's checks.json to say which check failed.
 
 The harness is HTTP-only (streamable HTTP client), so the legacy SSE transport has no leg.
 The harness comes from scripts/install_node_tools.sh (Node 22 under .tw-tools/); without it
@@ -33,7 +30,6 @@ from tests.conformance.harness import (
     HERE,
     ROOT,
     SuiteRun,
-    expected_failures,
     free_port,
     launcher,
     run_server_suite,
@@ -43,38 +39,25 @@ from tests.conformance.harness import (
 SERVER = HERE / "server.py"
 NO_CACHE = ("-p", "no:cacheprovider")
 
-# Scenarios that test resources, prompts or completion: the only ones a baseline may list.
-_NOT_SERVED_YET = re.compile(r"resource|prompt|completion")
-# Scenarios whose name does not say so, with the checks of theirs that must pass all the same
-# (the ones that are not about resources, prompts or completion).
-_PARTLY_ABOUT_THEM: dict[str, set[str]] = {
-    "input-required-result-non-tool-request": set(),  # prompts/get answering input-required
-    "caching": {"sep-2549-tools-list-caching-hints"},  # hints on tools/list and 4 unserved lists
-}
-
 
 @dataclass(frozen=True)
 class Leg:
     """One harness run: which harness, with what arguments, against which server mode."""
 
     harness: str
-    baseline: Path
     harness_args: tuple[str, ...] = ()
     server_args: tuple[str, ...] = ()
 
 
-HANDSHAKE_BASELINE = HERE / "expected-failures.handshake.yml"
-MODERN_BASELINE = HERE / "expected-failures.modern.yml"
 AT_2025_11_25 = ("--spec-version", "2025-11-25")
 AT_2026_07_28 = ("--spec-version", "2026-07-28")
 
 LEGS = {
-    "handshake": Leg("conformance", HANDSHAKE_BASELINE),
-    # The alpha harness's own checks of the handshake era (a baseline entry it does not run
-    # is ignored).
-    "handshake-alpha": Leg("conformance-alpha", HANDSHAKE_BASELINE, AT_2025_11_25),
-    "modern": Leg("conformance-alpha", MODERN_BASELINE, AT_2026_07_28),
-    "modern-stateless": Leg("conformance-alpha", MODERN_BASELINE, AT_2026_07_28, ("--stateless",)),
+    "handshake": Leg("conformance"),
+    # The alpha harness's own checks of the handshake era.
+    "handshake-alpha": Leg("conformance-alpha", AT_2025_11_25),
+    "modern": Leg("conformance-alpha", AT_2026_07_28),
+    "modern-stateless": Leg("conformance-alpha", AT_2026_07_28, ("--stateless",)),
 }
 
 
@@ -107,19 +90,7 @@ def _listed_scenarios(harness: Path, harness_args: tuple[str, ...]) -> set[str]:
     return set(re.findall(r"^\s+-\s+(\S+)", done.stdout, flags=re.MULTILINE))
 
 
-@pytest.mark.parametrize("baseline", [HANDSHAKE_BASELINE, MODERN_BASELINE], ids=lambda p: p.stem)
-def test_baseline_lists_only_resources_prompts_and_completion(baseline: Path) -> None:
-    entries = expected_failures(baseline)
-    assert entries, f"{baseline} lists nothing under server:"
-    for name, reason in entries.items():
-        assert _NOT_SERVED_YET.search(name) or name in _PARTLY_ABOUT_THEM, (
-            f"{name} is listed as an expected failure, but only resource, prompt and "
-            "completion scenarios may be"
-        )
-        assert reason, f"{name} has no reason (write it as a comment on its line)"
-
-
-def _run_leg(leg: Leg, tmp_path: Path) -> tuple[SuiteRun, set[str], set[str]]:
+def _run_leg(leg: Leg, tmp_path: Path) -> tuple[SuiteRun, set[str]]:
     harness = _harness(leg.harness)
     port = free_port()
     command = [sys.executable, str(SERVER), "--port", str(port), *leg.server_args]
@@ -128,32 +99,22 @@ def _run_leg(leg: Leg, tmp_path: Path) -> tuple[SuiteRun, set[str], set[str]]:
             harness,
             f"http://127.0.0.1:{port}/mcp",
             tmp_path / "results",
-            leg.baseline,
             *leg.harness_args,
         )
-    return run, set(expected_failures(leg.baseline)), _listed_scenarios(harness, leg.harness_args)
+    return run, _listed_scenarios(harness, leg.harness_args)
 
 
 @pytest.mark.timeout(400)
 @pytest.mark.parametrize("leg", sorted(LEGS))
-def test_every_scenario_passes_but_the_baseline(leg: str, tmp_path: Path) -> None:
-    run, expected, listed = _run_leg(LEGS[leg], tmp_path)
-    table = run.table(expected)
+def test_every_scenario_passes(leg: str, tmp_path: Path) -> None:
+    run, listed = _run_leg(LEGS[leg], tmp_path)
+    table = run.table()
     assert set(run.scenarios) == listed, (
         f"the harness reported {sorted(run.scenarios)}, but lists {sorted(listed)}:\n"
         + run.output[-3000:]
     )
-    # Judged as the harness judges against a baseline: a warned scenario counts as failed.
-    unexpected = sorted(
-        name for name, s in run.scenarios.items() if name not in expected and not s.clean
-    )
-    assert not unexpected, f"scenarios failed: {unexpected}\n{table}"
-    stale = sorted(name for name in expected & set(run.scenarios) if run.scenarios[name].clean)
-    assert not stale, f"listed as expected failures but passed (update the baseline): {stale}"
-    for name, must_pass in _PARTLY_ABOUT_THEM.items():
-        for check_id in must_pass if name in run.scenarios else ():
-            status = run.scenarios[name].status_of(check_id)
-            assert status == "SUCCESS", f"{name}: {check_id} is {status}\n{table}"
+    failed = sorted(name for name, scenario in run.scenarios.items() if not scenario.clean)
+    assert not failed, f"scenarios failed: {failed}\n{table}"
     assert run.returncode == 0, (
         f"harness exit status {run.returncode}\n{table}\n{run.output[-3000:]}"
     )
@@ -178,7 +139,17 @@ def test_without_the_harness_the_legs_skip_and_fail_under_ci(tmp_path: Path) -> 
 
     def pytest_run(**extra: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "pytest", __file__, "-k", "passes_but", "-q", "-rs", *NO_CACHE],
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                __file__,
+                "-k",
+                "every_scenario_passes",
+                "-q",
+                "-rs",
+                *NO_CACHE,
+            ],
             cwd=ROOT,
             capture_output=True,
             text=True,

@@ -1,14 +1,15 @@
 """The conformance fixture behind the legacy HTTP+SSE transport.
 
 The official harness speaks streamable HTTP only (no SSE client in 0.1.16 or 0.2.0-alpha.12),
-so this leg replays the tool scenarios of 0.1.16 with the official `mcp` client over
-`sse_client`, acting as the harness does (it declares sampling and elicitation, answers
-sampling with a `test-model` message and accepts elicitations with a user name and e-mail)
-and asserting the harness's pass condition for each scenario.
+so this leg replays the scenarios of 0.1.16 (tools, resources, prompts, completion) with the
+official `mcp` client over `sse_client`, acting as the harness does (it declares sampling
+and elicitation, answers sampling with a `test-model` message and accepts elicitations with
+a user name and e-mail) and asserting the harness's pass condition for each scenario.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -36,7 +37,7 @@ def _bounded(main: Callable[[], Awaitable[T]], seconds: float = 60) -> T:
 @pytest.mark.timeout(120)
 # The harness's 0.1.16 scenarios use logging/setLevel, which mcp 2.3 flags for 2026-07-28.
 @pytest.mark.filterwarnings("ignore:The logging capability is deprecated")
-def test_tool_scenarios_over_legacy_sse(tmp_path: Path) -> None:
+def test_scenarios_over_legacy_sse(tmp_path: Path) -> None:
     from mcp import ClientSession, types
     from mcp.client.sse import sse_client
 
@@ -116,6 +117,43 @@ def test_tool_scenarios_over_legacy_sse(tmp_path: Path) -> None:
             await call("test_elicitation_sep1330_enums")
             reconnected = await call("test_reconnection")
             assert not reconnected.is_error
+
+            # resources-*: list, read text, binary and a template, subscribe and unsubscribe.
+            resources = (await session.list_resources()).resources
+            assert resources and all(r.uri and r.name for r in resources)
+            text_resource = (await session.read_resource("test://static-text")).contents[0]
+            assert text_resource.mime_type and getattr(text_resource, "text", "")
+            binary = (await session.read_resource("test://static-binary")).contents[0]
+            assert binary.mime_type and getattr(binary, "blob", "")
+            templated = (await session.read_resource("test://template/123/data")).contents[0]
+            assert "123" in getattr(templated, "text", "")
+            await session.subscribe_resource("test://watched-resource")
+            await session.unsubscribe_resource("test://watched-resource")
+
+            # prompts-*, completion-complete.
+            prompts = (await session.list_prompts()).prompts
+            assert prompts and all(p.name and p.description for p in prompts)
+            simple = await session.get_prompt("test_simple_prompt")
+            assert simple.messages and all(m.role and m.content for m in simple.messages)
+            with_args = await session.get_prompt(
+                "test_prompt_with_arguments", {"arg1": "testValue1", "arg2": "testValue2"}
+            )
+            dumped = json.dumps([m.model_dump(mode="json") for m in with_args.messages])
+            assert "testValue1" in dumped and "testValue2" in dumped
+            embedding = await session.get_prompt(
+                "test_prompt_with_embedded_resource", {"resourceUri": "test://example-resource"}
+            )
+            assert any(m.content.type == "resource" for m in embedding.messages)
+            pictured = await session.get_prompt("test_prompt_with_image")
+            assert any(
+                m.content.type == "image" and m.content.data and m.content.mime_type
+                for m in pictured.messages
+            )
+            completed = await session.complete(
+                types.PromptReference(type="ref/prompt", name="test_prompt_with_arguments"),
+                {"name": "arg1", "value": "test"},
+            )
+            assert completed.completion.values == ["test", "testValue1"]
 
     port = free_port()
     command = [sys.executable, str(SERVER), "--port", str(port), "--transport", "sse"]

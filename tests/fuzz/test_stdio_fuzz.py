@@ -269,7 +269,9 @@ def _fixed_corpus() -> Iterator[bytes]:
     ):
         yield _frame(batch)
     yield from (b"null", b"true", b"1", b'"ping"', b"{}", b"[]", b"{", b"}", b'{"jsonrpc"')
-    for method_name in ("widgets/list", "prompts/list", "completion/complete", "tools/call/x"):
+    for method_name in ("widgets/list", "tools/call/x"):
+        yield _frame({"jsonrpc": "2.0", "id": method_name, "method": method_name})
+    for method_name in ("prompts/list", "prompts/get", "completion/complete"):
         yield _frame({"jsonrpc": "2.0", "id": method_name, "method": method_name})
     # Requests (inline ones) may reuse an id: each is answered.
     yield _frame({"jsonrpc": "2.0", "id": 7, "method": "ping"})

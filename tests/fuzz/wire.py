@@ -24,7 +24,16 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 
-LEGACY_METHODS = {"initialize", "ping", "tools/list", "tools/call", "logging/setLevel"}
+LEGACY_METHODS = {
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "logging/setLevel",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+}
 # The resource methods (the server under test may publish resources or not).
 RESOURCE_METHODS = {
     "resources/list",
@@ -142,7 +151,16 @@ def _request(method: str, params: dict[str, Any] | None, tools: frozenset[str]) 
         return None
     if method == "logging/setLevel":
         return None if params.get("level") in LOG_LEVELS else INVALID_PARAMS
-    if method == "tools/list":
+    if method == "prompts/get" or (
+        method == "completion/complete"
+        and not (
+            isinstance(params.get("ref"), dict) and params["ref"].get("type") == "ref/resource"
+        )
+    ):
+        return INVALID_PARAMS  # the fuzzed servers publish no prompt: every name is unknown
+    if method == "completion/complete":
+        raise Ambiguous("completion of a resource template parameter")
+    if method in ("tools/list", "prompts/list"):
         cursor = params.get("cursor")
         if cursor is None:
             return None

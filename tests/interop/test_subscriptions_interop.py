@@ -57,8 +57,10 @@ async def test_official_client_hears_tools_added_and_removed(mode: str, launcher
             names = {tool.name for tool in (await client.list_tools()).tools}
             assert names == {"grow", "shrink"}
             async with client.listen(tools_list_changed=True, prompts_list_changed=True) as sub:
-                # the acknowledgement honors only what a tools-only server can deliver
-                assert sub.honored == SubscriptionFilter(tools_list_changed=True)
+                # both honored: every server may publish prompts (at any time)
+                assert sub.honored == SubscriptionFilter(
+                    tools_list_changed=True, prompts_list_changed=True
+                )
                 events = aiter(sub)
 
                 grown = await client.call_tool("grow", {"name": "late"})

@@ -133,6 +133,7 @@ def check_listen_frame(message: dict[str, Any], subscription_id: Any) -> None:
     model: Any = {
         "notifications/subscriptions/acknowledged": wire.SubscriptionsAcknowledgedNotification,
         "notifications/tools/list_changed": wire.ToolListChangedNotification,
+        "notifications/prompts/list_changed": wire.PromptListChangedNotification,
     }[message["method"]]
     parsed = model.model_validate(message, by_name=False)
     # nothing the version does not know, nothing lost

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -14,6 +15,22 @@ from .harness import ENVELOPE, legacy, session_for, validate
 pytestmark = pytest.mark.anyio
 
 VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
+# What the handshake era advertises; 2024-11-05 has no `completions` capability to name.
+CAPABILITIES = {
+    "tools": {"listChanged": True},
+    "logging": {},
+    "resources": {"listChanged": True, "subscribe": True},
+    "prompts": {"listChanged": True},
+    "completions": {},
+}
+
+
+def _capabilities(version: str) -> dict[str, Any]:
+    if version == "2024-11-05":
+        return {k: v for k, v in CAPABILITIES.items() if k != "completions"}
+    return CAPABILITIES
+
+
 INIT_PARAMS = {"capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
 
 
@@ -60,8 +77,9 @@ async def test_initialize_answers_the_requested_known_version(version: str) -> N
         )
         assert peer.raw == [
             b'{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"' + version.encode() + b'",'
-            b'"capabilities":{"tools":{"listChanged":true},"logging":{},'
-            b'"resources":{"listChanged":true,"subscribe":true}},'
+            b'"capabilities":'
+            + json.dumps(_capabilities(version), separators=(",", ":")).encode()
+            + b","
             b'"serverInfo":{"name":"demo","version":"2.0.0"},"instructions":"Use the tools."}}'
         ]
         validate("initialize", version, peer.messages[0]["result"])
@@ -73,11 +91,7 @@ async def test_unknown_version_gets_the_latest_handshake_version(requested: str)
         reply = await peer.request(1, "initialize", {"protocolVersion": requested, **INIT_PARAMS})
         assert reply["result"] == {
             "protocolVersion": "2025-11-25",
-            "capabilities": {
-                "tools": {"listChanged": True},
-                "logging": {},
-                "resources": {"listChanged": True, "subscribe": True},
-            },
+            "capabilities": CAPABILITIES,
             "serverInfo": {"name": "demo", "version": "2.0.0"},
         }
 
@@ -119,7 +133,7 @@ async def test_requests_before_initialize() -> None:
 async def test_method_not_found_and_modern_only_methods() -> None:
     async with legacy(_server()) as peer:
         for i, method in enumerate(
-            ["no/such", "server/discover", "prompts/list", "subscriptions/listen"]
+            ["no/such", "server/discover", "sampling/createMessage", "subscriptions/listen"]
         ):
             reply = await peer.request(i, method)
             assert reply == {

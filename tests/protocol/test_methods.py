@@ -21,6 +21,7 @@ async def _noop(*_: object) -> None:
 
 def test_each_era_serves_exactly_its_methods() -> None:
     resources = ["resources/list", "resources/templates/list", "resources/read"]
+    prompts = ["prompts/list", "prompts/get", "completion/complete"]
     assert list(LEGACY) == [
         "initialize",
         "ping",
@@ -30,6 +31,7 @@ def test_each_era_serves_exactly_its_methods() -> None:
         *resources,
         "resources/subscribe",
         "resources/unsubscribe",
+        *prompts,
     ]
     assert list(MODERN) == [
         "server/discover",
@@ -37,6 +39,7 @@ def test_each_era_serves_exactly_its_methods() -> None:
         "tools/call",
         "subscriptions/listen",
         *resources,
+        *prompts,
     ]
     assert [m for m, route in LEGACY.items() if route.before_handshake] == ["initialize", "ping"]
 
@@ -46,13 +49,17 @@ def test_capabilities_follow_the_tables_key_order_included() -> None:
         "tools": {"listChanged": True},
         "logging": {},
         "resources": {"listChanged": True, "subscribe": True},
+        "prompts": {"listChanged": True},
+        "completions": {},
     }
     for table in (LEGACY, MODERN):
         derived = capabilities(table)
         assert json.dumps(derived) == json.dumps(expected)
     # Without subscriptions/listen a modern server could not tell of tool-list changes.
     trimmed = {
-        m: r for m, r in MODERN.items() if not m.startswith(("subscriptions/", "resources/"))
+        m: r
+        for m, r in MODERN.items()
+        if not m.startswith(("subscriptions/", "resources/", "prompts/", "completion/"))
     }
     assert capabilities(trimmed) == {"tools": {}, "logging": {}}
 

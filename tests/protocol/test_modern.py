@@ -33,6 +33,8 @@ async def test_discover_opens_a_modern_connection() -> None:
                 "tools": {"listChanged": True},
                 "logging": {},
                 "resources": {"listChanged": True, "subscribe": True},
+                "prompts": {"listChanged": True},
+                "completions": {},
             },
             "ttlMs": 0,
             "cacheScope": "private",

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.anyio
 V = "2026-07-28"
 SUB = "io.modelcontextprotocol/subscriptionId"
 TOOLS = {"toolsListChanged": True}
+PROMPTS = {"promptsListChanged": True}
 
 
 def _server() -> Server:
@@ -113,11 +114,9 @@ async def test_listen_acknowledges_then_streams_tool_changes() -> None:
 async def test_discover_advertises_list_changed_as_the_sdk_does_when_listen_is_served() -> None:
     async with modern(_server()) as peer:
         reply = await peer.request(1, "server/discover", {"_meta": meta()})
-        assert reply["result"]["capabilities"] == {
-            "tools": {"listChanged": True},
-            "logging": {},
-            "resources": {"listChanged": True, "subscribe": True},
-        }
+        capabilities = reply["result"]["capabilities"]
+        assert capabilities["tools"] == capabilities["prompts"] == {"listChanged": True}
+        assert capabilities["resources"] == {"listChanged": True, "subscribe": True}
         validate("server/discover", V, reply["result"])
 
 
@@ -125,7 +124,7 @@ async def test_discover_advertises_list_changed_as_the_sdk_does_when_listen_is_s
     ("requested", "honored"),
     [
         ({"toolsListChanged": True}, TOOLS),
-        ({"toolsListChanged": True, "promptsListChanged": True}, TOOLS),
+        ({"toolsListChanged": True, "promptsListChanged": True}, {**TOOLS, **PROMPTS}),
         ({"toolsListChanged": False}, {}),
         ({"toolsListChanged": None}, {}),
         ({}, {}),
@@ -136,7 +135,7 @@ async def test_discover_advertises_list_changed_as_the_sdk_does_when_listen_is_s
                 "resourceSubscriptions": ["file:///a"],
                 "somethingNew": 1,
             },
-            {"resourcesListChanged": True},  # no resource at file:///a
+            {"resourcesListChanged": True, **PROMPTS},  # no resource at file:///a
         ),
     ],
 )
@@ -164,7 +163,7 @@ async def test_concurrent_listeners_each_get_their_own_stamp() -> None:
         assert peer.raw == [
             _ack_bytes("a", TOOLS),
             _ack_bytes(2, TOOLS),
-            _ack_bytes("quiet", {}),
+            _ack_bytes("quiet", PROMPTS),
             _ack_bytes(3, TOOLS),
         ]
         peer.take()
@@ -432,3 +431,17 @@ async def test_closing_the_session_drops_streams_without_a_frame() -> None:
         assert len(peer.session.listeners) == 0
         await peer.session.tools_changed()
         assert peer.raw == []
+
+
+async def test_prompt_changes_reach_only_the_streams_that_asked_for_them() -> None:
+    server = _server()
+    async with modern(server) as peer:
+        await _open(peer, "tools")
+        await _open(peer, "prompts", PROMPTS)
+        peer.take()
+        server.add_prompt(lambda: "hi", name="greet", description="Greets.")
+        frames = await _frames(peer, 1)
+        assert len(frames) == 1  # nothing on the tools-only stream
+        message = json.loads(frames[0])
+        assert message["method"] == "notifications/prompts/list_changed"
+        check_listen_frame(message, "prompts")

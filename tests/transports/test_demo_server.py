@@ -5,11 +5,12 @@ from __future__ import annotations
 import base64
 import json
 import struct
+import subprocess
 import sys
 import zlib
 from typing import Any
 
-from _proc import INIT, call, exchange, frame, read_message, send, spawn
+from _proc import INIT, ROOT, call, exchange, frame, read_message, send, spawn
 
 
 def _by_id(messages: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
@@ -97,3 +98,27 @@ def test_demo_tools_over_stdio() -> None:
     assert replies[9]["result"]["content"][0]["text"] == "no note titled 't'"
     assert "t" not in replies[10]["result"]["structuredContent"]
     assert stderr == ""
+
+
+def test_the_tour_shows_tools_resources_and_prompts() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "servers.demo.tour"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [line.strip() for line in done.stdout.splitlines()]
+    assert "7 tools" in done.stdout.split(", first tools/list")[0]
+    assert "1 resources, 1 resource templates" in lines
+    assert "notes://index: 'welcome'" in lines
+    assert "notes://welcome: 'toolwire serves plain functions over MCP.'" in lines
+    assert "1 prompts" in lines
+    assert "title completes to ['welcome']" in lines
+    assert "summarise: messages=[('user', 'resource'), ('user', 'text')]" in lines
+    replies = [
+        json.loads(line[3:]) for line in lines if line.startswith("<- {") and line.endswith("}")
+    ]
+    assert all("error" not in reply for reply in replies)

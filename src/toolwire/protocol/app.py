@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import anyio
 
     from ..tools.threads import SyncBudget
+    from .prompt_registry import PromptRegistry
     from .registry import ToolRegistry
     from .resource_registry import ResourceRegistry
 
@@ -47,6 +48,10 @@ class OpenSession(Protocol):
         """Tell the client (if it follows `uri`) that the resource at `uri` changed."""
         ...
 
+    async def prompts_changed(self) -> None:
+        """Tell the client that the prompt list changed."""
+        ...
+
 
 class ServedApp(Protocol):
     """The application a session publishes.
@@ -70,6 +75,11 @@ class ServedApp(Protocol):
     @property
     def resource_registry(self) -> ResourceRegistry:
         """The published resources and resource templates."""
+        ...
+
+    @property
+    def prompt_registry(self) -> PromptRegistry:
+        """The published prompts."""
         ...
 
     @property

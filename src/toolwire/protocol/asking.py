@@ -64,8 +64,10 @@ def asker_for(
     version: str,
     params: dict[str, Any],
     name: str,
+    method: str = "tools/call",
 ) -> Asker:
-    """The questions a new `tools/call` may ask, with the answers it brings (modern era).
+    """The questions a new `tools/call` (or a `prompts/get`: `method`) may ask, with the
+    answers it brings (modern era).
 
     Raises:
         ProtocolError: -32602 for malformed `inputResponses` or a refused `requestState`.
@@ -76,7 +78,7 @@ def asker_for(
     # The caller a transport authenticated (the security layer's `identity`), if any.
     identity = getattr(session, "identity", None)
     principal = None if identity is None else compact_json(list(identity.principal))
-    round = start_round(params, name, principal)
+    round = start_round(params, name, principal, method)
     return Asker(session, call_id, version, meta[eras.META_CAPABILITIES], round)
 
 

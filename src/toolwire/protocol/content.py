@@ -12,6 +12,9 @@ Server direction (`call_result`), decisions:
   an `audio` block from 2025-03-26 on (the type MCP has for it, and what the client direction
   turns back into this output); with `file_url` -> `resource_link` (text before 2025-06-18);
   with only `file_id` -> text. The dict forms (`{"type": "image", ...}`) count too.
+- `ResourceLink` -> a `resource_link` block (its URI as text before 2025-06-18);
+  `EmbeddedResource` -> a `resource` block with `text` or a base64 `blob`
+  (tools/resource_outputs.py).
 - A list/tuple made only of such outputs -> several blocks, in order.
 - dict / pydantic model / dataclass -> `structuredContent` plus a JSON text mirror.
 - A tool with an output schema sends `structuredContent` for every successful result,
@@ -40,13 +43,16 @@ import sys
 from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import quote, unquote, urlsplit
 
+from ..tools.resource_outputs import EmbeddedResource, ResourceLink
 from . import eras
 from .jsonrpc import compact_json, wire_json
 
 if TYPE_CHECKING:
     from ..tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
 
-    ToolOutput = ToolOutputText | ToolOutputImage | ToolOutputFileContent
+    ToolOutput = (
+        ToolOutputText | ToolOutputImage | ToolOutputFileContent | ResourceLink | EmbeddedResource
+    )
 
 
 class ResultShape(Protocol):
@@ -61,7 +67,14 @@ class ResultShape(Protocol):
     def wraps_result(self) -> bool: ...
 
 
-__all__ = ["call_result", "content_to_outputs", "error_result", "output_block", "to_jsonable"]
+__all__ = [
+    "as_output",
+    "call_result",
+    "content_to_outputs",
+    "error_result",
+    "output_block",
+    "to_jsonable",
+]
 
 # The ToolOutput* classes are pydantic models, which the serving path loads only once a result
 # needs them: until toolwire.tools.outputs is imported no value can be one of them.
@@ -113,7 +126,10 @@ def _left_out(entry: ResultShape) -> None:
     )
 
 
-def _as_output(value: Any) -> ToolOutput | None:
+def as_output(value: Any) -> ToolOutput | None:
+    """The structured output a value is (an output object or its dict form), else None."""
+    if isinstance(value, ResourceLink | EmbeddedResource):
+        return value
     if isinstance(value, dict):
         kind = value.get("type")
         class_name = _DICT_TYPES.get(kind) if isinstance(kind, str) else None
@@ -121,7 +137,8 @@ def _as_output(value: Any) -> ToolOutput | None:
             return None
         from ..tools import outputs
 
-        model: type[ToolOutput] = getattr(outputs, class_name)
+        model: type[ToolOutputText | ToolOutputImage | ToolOutputFileContent]
+        model = getattr(outputs, class_name)
         try:
             return model.model_validate(value)
         except Exception:
@@ -169,6 +186,22 @@ def _link(uri: str, name: str, version: str, mime: str | None = None) -> dict[st
     return block
 
 
+def _resource_block(output: ResourceLink | EmbeddedResource, version: str) -> dict[str, Any]:
+    if isinstance(output, EmbeddedResource):
+        return {"type": "resource", "resource": output.contents()}
+    block = _link(output.uri, output.name or _name_of(output.uri, "resource"), version)
+    if block["type"] == "resource_link":
+        for key, value in (
+            ("title", output.title),
+            ("description", output.description),
+            ("mimeType", output.mime_type),
+            ("size", output.size),
+        ):
+            if value is not None:
+                block[key] = value
+    return block
+
+
 def _name_of(uri: str, fallback: str) -> str:
     path = urlsplit(uri).path.rstrip("/")
     return unquote(path.rsplit("/", 1)[-1]) or fallback
@@ -176,6 +209,8 @@ def _name_of(uri: str, fallback: str) -> str:
 
 def output_block(output: ToolOutput, version: str = eras.LATEST_HANDSHAKE) -> dict[str, Any]:
     """One MCP content block for one structured output, as `version` knows them."""
+    if isinstance(output, ResourceLink | EmbeddedResource):
+        return _resource_block(output, version)
     from ..tools.outputs import ToolOutputImage, ToolOutputText
 
     if isinstance(output, ToolOutputText):
@@ -230,11 +265,11 @@ def _shaped_result(entry: ResultShape, output: Any, version: str) -> dict[str, A
     if isinstance(output, str):
         blocks = [{"type": "text", "text": output}]
     else:
-        single = _as_output(output)
+        single = as_output(output)
         if single is not None:
             blocks = [output_block(single, version)]
         elif isinstance(output, list | tuple) and output:
-            outputs = [_as_output(item) for item in output]
+            outputs = [as_output(item) for item in output]
             if all(item is not None for item in outputs):
                 blocks = [output_block(item, version) for item in outputs if item is not None]
     if entry.output_schema is not None:

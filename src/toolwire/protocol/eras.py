@@ -19,9 +19,10 @@ Handshake era: requests other than `ping` (and `initialize`) before `initialize`
 first (-32602/-32022), then the method (`ping` and `logging/setLevel` do not exist there).
 
 What each version knows (so a reply never carries a field its version lacks):
-annotations and audio arrived in 2025-03-26; `title`, `outputSchema`, `structuredContent`,
-`resource_link` content and a tool's `_meta` in 2025-06-18; `resultType`, `ttlMs`/`cacheScope`
-and the `serverInfo` stamp exist only in 2026-07-28.
+annotations, audio and the `completions` capability arrived in 2025-03-26; `title`,
+`outputSchema`, `structuredContent`, `resource_link` content and a tool's `_meta` in
+2025-06-18; icons in 2025-11-25; `resultType`, `ttlMs`/`cacheScope` and the `serverInfo`
+stamp exist only in 2026-07-28.
 """
 
 from __future__ import annotations
@@ -62,11 +63,13 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 _SINCE = {
     "annotations": "2025-03-26",
     "audio": "2025-03-26",
+    "completions": "2025-03-26",
     "title": "2025-06-18",
     "outputSchema": "2025-06-18",
     "structuredContent": "2025-06-18",
     "resource_link": "2025-06-18",
     "tool_meta": "2025-06-18",
+    "icons": "2025-11-25",
     "modern": "2026-07-28",
 }
 

@@ -6,7 +6,8 @@ Decisions:
   `session.py`): `{"tools": {"listChanged": true}, "logging": {}}` in both eras today. In the
   modern era `listChanged` comes with `subscriptions/listen` (list changes travel only on
   those streams, see `subscriptions.py`), as the SDK derives it.
-- `serverInfo` is `{"name", "version"}`; a server without a version says "0.0.0" (MCP
+- `serverInfo` is `{"name", "version"}`, plus `icons` when the server has some and the
+  version knows them (2025-11-25 on); a server without a version says "0.0.0" (MCP
   requires the field).
 - Modern results carry `resultType: "complete"` and `_meta` with the serverInfo stamp;
   cacheable ones (`server/discover`, `tools/list`) carry `ttlMs: 0` and
@@ -65,10 +66,16 @@ def initialize_result(
     server: ServedApp, version: str, capabilities: dict[str, Any]
 ) -> dict[str, Any]:
     """The `initialize` result for a negotiated version and what the era serves."""
+    if "completions" in capabilities and not eras.supports(version, "completions"):
+        # 2024-11-05 serves completion/complete without naming a capability for it.
+        capabilities = {key: value for key, value in capabilities.items() if key != "completions"}
+    info = server.server_info
+    if "icons" in info and not eras.supports(version, "icons"):
+        info = {key: value for key, value in info.items() if key != "icons"}
     result: dict[str, Any] = {
         "protocolVersion": version,
         "capabilities": capabilities,
-        "serverInfo": server.server_info,
+        "serverInfo": info,
     }
     if server.instructions:
         result["instructions"] = server.instructions

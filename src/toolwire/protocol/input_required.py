@@ -69,13 +69,16 @@ _QUIET_PASSES = 3  # loop passes without a new question before a round ends
 _MAX_PASSES = 100  # bound on the wait for a tool that keeps asking
 
 
-def start_round(params: dict[str, Any], name: str, principal: str | None) -> InputRound:
-    """The round a modern `tools/call` starts: the answers it brings, checked.
+def start_round(
+    params: dict[str, Any], name: str, principal: str | None, method: str = "tools/call"
+) -> InputRound:
+    """The round a modern request starts (`tools/call`, or `prompts/get` for a prompt
+    that asks): the answers it brings, checked.
 
     Raises:
         ProtocolError: -32602 for malformed `inputResponses` or a refused `requestState`.
     """
-    binding = StateBinding("tools/call", name, params.get("arguments") or {}, principal)
+    binding = StateBinding(method, name, params.get("arguments") or {}, principal)
     answers: dict[str, Any] = {}
     if "requestState" in params:
         answers.update(open_state(params["requestState"], binding))
@@ -83,14 +86,14 @@ def start_round(params: dict[str, Any], name: str, principal: str | None) -> Inp
         responses = params["inputResponses"]
         if not isinstance(responses, dict):
             raise ProtocolError(
-                INVALID_PARAMS, "Invalid params", "tools/call: 'inputResponses' must be an object"
+                INVALID_PARAMS, "Invalid params", f"{method}: 'inputResponses' must be an object"
             )
         for key, answer in responses.items():
             if not isinstance(answer, dict):
                 raise ProtocolError(
                     INVALID_PARAMS,
                     "Invalid params",
-                    f"tools/call: inputResponses[{key!r}] must be an object (the client's "
+                    f"{method}: inputResponses[{key!r}] must be an object (the client's "
                     "result for that input request)",
                 )
         answers.update(responses)

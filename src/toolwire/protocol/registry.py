@@ -5,8 +5,9 @@ Decisions:
 - `outputSchema`: an explicit `output_schema` wins, then the FunctionTool's own
   `output_json_schema`, then one inferred from the return annotation with pydantic's
   `TypeAdapter(annotation).json_schema(mode="serialization")`. No annotation, `None`, `Any`,
-  `str` and the `ToolOutput*` types (and lists/unions of them) get no output schema: their
-  results are content blocks, and a `{"result": "..."}` copy of a text would only double it.
+  `str`, the `ToolOutput*` types, `ResourceLink` and `EmbeddedResource` (and lists/unions of
+  them) get no output schema: their results are content blocks, and a `{"result": "..."}`
+  copy of a text would only double it.
   A schema whose root is not an object (`int`, `list[str]`, unions, ...) is wrapped as
   `{"type": "object", "properties": {"result": ...}, "required": ["result"]}`, as FastMCP
   does, because handshake-era clients reject non-object output schemas; the results are then
@@ -39,8 +40,10 @@ from ..errors import UserError
 from ..schema.refs import lookup_local_ref
 from ..tools.function_tool import FunctionTool
 from ..tools.invoke import starts_synchronously
+from ..tools.resource_outputs import EmbeddedResource, ResourceLink
 from . import eras
 from .content import loaded_output_classes
+from .icons import normalize_icons
 from .identity import parse_scopes
 
 __all__ = [
@@ -67,6 +70,7 @@ class RegisteredTool:
         wraps_result: Whether results are sent as `{"result": value}`.
         timeout: Seconds after which a call is answered with a timeout error.
         scopes: OAuth scopes a caller must hold to call it (checked when authenticated).
+        icons: Pictures for clients to show (wire dicts, see icons.py), or None.
     """
 
     tool: FunctionTool
@@ -77,6 +81,7 @@ class RegisteredTool:
     wraps_result: bool = False
     timeout: float | None = None
     scopes: frozenset[str] = frozenset()
+    icons: tuple[dict[str, Any], ...] | None = None
     _listing: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     @property
@@ -116,6 +121,8 @@ class RegisteredTool:
             entry["outputSchema"] = self.output_schema
         if annotations and eras.supports(version, "annotations"):
             entry["annotations"] = annotations
+        if self.icons and eras.supports(version, "icons"):
+            entry["icons"] = list(self.icons)
         if self.meta and eras.supports(version, "tool_meta"):
             entry["_meta"] = self.meta
         return entry
@@ -240,7 +247,9 @@ def _is_content_annotation(annotation: Any, in_list: bool = False) -> bool:
         return True
     # The ToolOutput* classes are pydantic models the start-up path does not load; a return
     # annotation cannot name one unless their module has been imported.
-    if isinstance(annotation, type) and issubclass(annotation, loaded_output_classes()):
+    if isinstance(annotation, type) and issubclass(
+        annotation, (*loaded_output_classes(), ResourceLink, EmbeddedResource)
+    ):
         return True
     origin = get_origin(annotation)
     args = [arg for arg in get_args(annotation) if arg is not Ellipsis]
@@ -325,11 +334,13 @@ def registered_tool(
     output_schema: dict[str, Any] | None,
     timeout: float | None,
     scopes: str | Iterable[str] | None = None,
+    icons: Any = None,
 ) -> RegisteredTool:
     """A tool with its MCP options, checked: what `Server.tool` / `add_tool` publish.
 
     Raises:
-        UserError: The input schema is not an object, or `meta` is not a dict.
+        UserError: The input schema is not an object, `meta` is not a dict, or an icon is
+            malformed.
         ValueError: `timeout` is not a positive number of seconds, or a scope name is
             malformed.
         TypeError: `scopes` is not a string or a list of strings.
@@ -363,4 +374,5 @@ def registered_tool(
         wraps_result=wraps,
         timeout=float(timeout) if timeout is not None else None,
         scopes=parse_scopes(scopes, f"scopes of tool {tool.name!r}"),
+        icons=normalize_icons(icons, f"tool {tool.name!r}"),
     )

@@ -29,6 +29,7 @@ import anyio
 from . import connection_routes, eras
 from .backlog import Backlog
 from .call_context import NO_CONTEXT, ContextSource
+from .completion import COMPLETION_ROUTES_HANDSHAKE, COMPLETION_ROUTES_MODERN
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -49,6 +50,7 @@ from .jsonrpc import (
 )
 from .methods import Route, capabilities
 from .outbound import Outbound
+from .prompts import PROMPT_ROUTES_HANDSHAKE, PROMPT_ROUTES_MODERN, PROMPTS_LIST_CHANGED
 from .resources import RESOURCE_ROUTES_HANDSHAKE, RESOURCE_ROUTES_MODERN
 from .session_calls import ToolCalls
 from .sizes import oversized_frame
@@ -325,6 +327,13 @@ class ServerSession(ToolCalls):
         elif self.era == "modern":
             await self.listeners.tools_changed()
 
+    async def prompts_changed(self) -> None:
+        """Tell the client that the prompt list changed (as `tools_changed` does)."""
+        if self.era == "legacy" and self.protocol_version is not None:
+            await self.send(notification(PROMPTS_LIST_CHANGED, {}))
+        elif self.era == "modern":
+            await self.listeners.list_changed("prompts")
+
 
 # What each era serves (see methods.py): the capabilities advertised derive from these.
 LEGACY: dict[str, Route] = {
@@ -334,6 +343,8 @@ LEGACY: dict[str, Route] = {
     "tools/call": Route(ServerSession._start_call),
     "logging/setLevel": Route(connection_routes.set_level, {"logging": {}}),
     **RESOURCE_ROUTES_HANDSHAKE,
+    **PROMPT_ROUTES_HANDSHAKE,
+    **COMPLETION_ROUTES_HANDSHAKE,
 }
 MODERN: dict[str, Route] = {
     "server/discover": Route(connection_routes.discover),
@@ -343,4 +354,6 @@ MODERN: dict[str, Route] = {
     # List changes reach a modern client only on its listen streams.
     "subscriptions/listen": Route(connection_routes.listen, {"tools": {"listChanged": True}}),
     **RESOURCE_ROUTES_MODERN,
+    **PROMPT_ROUTES_MODERN,
+    **COMPLETION_ROUTES_MODERN,
 }

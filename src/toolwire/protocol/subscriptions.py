@@ -9,20 +9,19 @@ listen request's JSON-RPC id, string or integer, echoed exactly:
   "notifications": {"toolsListChanged": true}}}`
 - first frame of the stream: `notifications/subscriptions/acknowledged` with
   `{"notifications": <honored filter>, "_meta": {"io.modelcontextprotocol/subscriptionId": id}}`
-- then, per change: `notifications/tools/list_changed` (or `notifications/resources/list_changed`)
-  with `{"_meta": {<same key>: id}}`, and per update of a followed resource
+- then, per change: `notifications/<tools|resources|prompts>/list_changed` with
+  `{"_meta": {<same key>: id}}`, and per update of a followed resource
   `notifications/resources/updated` with `{"uri": <uri>, "_meta": {<same key>: id}}`
 - graceful end (`Listeners.end`): the result `{"resultType": "complete", "_meta":
   {<same key>: id, "io.modelcontextprotocol/serverInfo": ...}}` for the listen request.
 
 Decisions:
 
-- The acknowledgement honors `toolsListChanged` and `resourcesListChanged` when asked for,
-  and in `resourceSubscriptions` the URIs this server can read (at most `MAX_URIS`, in the
-  order given, once each); a kind this server does not publish (`promptsListChanged` until
-  it does) and URIs it cannot serve are omitted, as the spec asks of unsupported kinds (the
-  SDK's handler echoes every requested kind). A stream that honors nothing stays open,
-  silent, until it is cancelled.
+- The acknowledgement honors `toolsListChanged`, `resourcesListChanged` and
+  `promptsListChanged` when asked for, and in `resourceSubscriptions` the URIs this server
+  can read (at most `MAX_URIS`, in the order given, once each); URIs it cannot serve are
+  omitted, as the spec asks of unsupported kinds (the SDK's handler echoes every requested
+  kind). A stream that honors nothing stays open, silent, until it is cancelled.
 - `params.notifications` must be an object; each flag, when present and not null, must be a
   boolean (as the schema says; the SDK's pydantic models would coerce "yes" or 1), and
   `resourceSubscriptions` a list of strings. Anything else is -32602 "Invalid request
@@ -77,7 +76,11 @@ MAX_URIS = 1024  # resourceSubscriptions honored per stream
 
 # The list-change flags a stream may ask for, and the kind of list each one follows (its
 # notification is `notifications/<kind>/list_changed`). Honored when listed here.
-LIST_CHANGED_FLAGS = {"toolsListChanged": "tools", "resourcesListChanged": "resources"}
+LIST_CHANGED_FLAGS = {
+    "toolsListChanged": "tools",
+    "resourcesListChanged": "resources",
+    "promptsListChanged": "prompts",
+}
 _FLAGS = ("toolsListChanged", "promptsListChanged", "resourcesListChanged")
 
 

@@ -121,7 +121,8 @@ def test_initialize_answers_on_sse_with_a_session_id(client: httpx2.Client) -> N
     assert reply.content == (
         b'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25",'
         b'"capabilities":{"tools":{"listChanged":true},"logging":{},'
-        b'"resources":{"listChanged":true,"subscribe":true}},'
+        b'"resources":{"listChanged":true,"subscribe":true},'
+        b'"prompts":{"listChanged":true},"completions":{}},'
         b'"serverInfo":{"name":"wire","version":"1.0"}}}\n\n'
     )
 

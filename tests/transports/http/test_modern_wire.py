@@ -100,6 +100,8 @@ def test_discover_is_one_json_answer(url: str) -> None:
         "tools": {"listChanged": True},
         "logging": {},
         "resources": {"listChanged": True, "subscribe": True},
+        "prompts": {"listChanged": True},
+        "completions": {},
     }
     assert result["instructions"] == "Use the tools."
     assert (result["ttlMs"], result["cacheScope"], result["resultType"]) == (
@@ -451,7 +453,10 @@ def test_listen_streams_acknowledgement_then_changes(url: str) -> None:
     assert frames[0] == {
         "jsonrpc": "2.0",
         "method": "notifications/subscriptions/acknowledged",
-        "params": {"notifications": {"toolsListChanged": True}, "_meta": subscription},
+        "params": {
+            "notifications": {"toolsListChanged": True, "promptsListChanged": True},
+            "_meta": subscription,
+        },
     }
     assert frames[1] == {
         "jsonrpc": "2.0",

@@ -1,0 +1,99 @@
+"""Results that point at or carry an MCP resource: a link, or the resource's contents.
+
+The Agents SDK's outputs (`outputs.py`) have no notion of a resource with a URI of its own:
+a file there is bytes, a download address or an upload id. MCP has two more shapes, and a
+tool (or a prompt) returns these to produce them:
+
+- `ResourceLink`: a `resource_link` block, a pointer the client may read later
+  (`resources/read`) without the server sending the contents now.
+- `EmbeddedResource`: a `resource` block, the contents inline (text, or bytes sent as
+  base64), under the URI they belong to.
+
+They are plain frozen dataclasses (no pydantic), so returning one costs a serving process
+nothing to import. Mixed in a list with the SDK's outputs they become several blocks, in
+order. The Agents SDK, as a client, reads a link as a file address and embedded contents as
+text or file data (`protocol.content.content_to_outputs`).
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["EmbeddedResource", "ResourceLink"]
+
+
+def _text_field(value: Any, label: str, owner: str) -> None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{owner}: {label} must be a string, not {type(value).__name__}")
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceLink:
+    """A pointer to a resource the client may read (an MCP `resource_link` block).
+
+    Args:
+        uri: The resource's URI.
+        name: Its name; the last segment of the URI's path when not given.
+        title: A human-readable name.
+        description: What it holds.
+        mime_type: Its media type, when known.
+        size: Its size in bytes, when known.
+    """
+
+    uri: str
+    name: str | None = None
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.uri, str) or not self.uri:
+            raise TypeError(f"ResourceLink: uri must be a non-empty string, not {self.uri!r}")
+        for label in ("name", "title", "description", "mime_type"):
+            _text_field(getattr(self, label), label, "ResourceLink")
+        if self.size is not None and (
+            isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 0
+        ):
+            raise TypeError(f"ResourceLink: size must be a non-negative int, not {self.size!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddedResource:
+    """A resource's contents sent inline (an MCP `resource` block): text or bytes.
+
+    Args:
+        uri: The URI the contents belong to.
+        text: The contents as text (exactly one of `text` and `blob`).
+        blob: The contents as bytes (sent base64-encoded).
+        mime_type: Their media type, when known.
+    """
+
+    uri: str
+    text: str | None = None
+    blob: bytes | None = None
+    mime_type: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.uri, str) or not self.uri:
+            raise TypeError(f"EmbeddedResource: uri must be a non-empty string, not {self.uri!r}")
+        if (self.text is None) == (self.blob is None):
+            raise TypeError("EmbeddedResource: give exactly one of text and blob")
+        _text_field(self.text, "text", "EmbeddedResource")
+        _text_field(self.mime_type, "mime_type", "EmbeddedResource")
+        if self.blob is not None and not isinstance(self.blob, bytes | bytearray | memoryview):
+            raise TypeError(f"EmbeddedResource: blob must be bytes, not {type(self.blob).__name__}")
+
+    def contents(self) -> dict[str, Any]:
+        """The resource contents object (`uri`, `mimeType`, and `text` or `blob`)."""
+        entry: dict[str, Any] = {"uri": self.uri}
+        if self.mime_type is not None:
+            entry["mimeType"] = self.mime_type
+        if self.text is not None:
+            entry["text"] = self.text
+        else:
+            assert self.blob is not None
+            entry["blob"] = base64.b64encode(bytes(self.blob)).decode("ascii")
+        return entry
