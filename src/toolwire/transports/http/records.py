@@ -194,8 +194,8 @@ class MemorySessionStore:
 
     async def save(self, record: SessionRecord, ttl: float | None, *, create: bool) -> bool:
         """Keep `record` (see `SessionStore.save`)."""
-        if not create and self._live(record.session_id) is None:
-            return False
+        if (self._live(record.session_id) is None) != create:
+            return False  # a new id taken, or an update of a record that is gone
         self._records[record.session_id] = (record, _deadline(ttl))
         return True
 

@@ -1,0 +1,160 @@
+"""An HTTP app with a Redis backplane, in this process: what it costs Redis per request, and
+the options that go with it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import httpx2 as httpx
+import pytest
+from _http_harness import serving
+from tests.scale._redis import RedisServer, start_redis
+
+from toolwire import Identity, RedisBackplane, Server
+from toolwire.transports.http.changes import LocalChangeBus
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    server = start_redis()
+    yield server
+    server.stop()
+
+
+ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+SESSION_COMMANDS = ("set", "get", "pexpire", "del")
+
+
+def _command_counts(url: str) -> dict[str, int]:
+    async def read() -> dict[str, int]:
+        from redis.asyncio import Redis
+
+        client = Redis.from_url(url)
+        try:
+            stats = await client.info("commandstats")
+        finally:
+            await client.aclose()
+        return {
+            name: int(stats.get(f"cmdstat_{name}", {}).get("calls", 0)) for name in SESSION_COMMANDS
+        }
+
+    return asyncio.run(read())
+
+
+def test_a_session_held_here_costs_redis_nothing_per_request(redis_server: RedisServer) -> None:
+    server = Server("cost")
+
+    @server.tool
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    # resumable=False: no event store, so what is counted is the session store alone.
+    app = server.http_app(
+        backplane=RedisBackplane(redis_server.url), resumable=False, session_idle_timeout=600
+    )
+    with serving(app) as base, httpx.Client(base_url=base, timeout=30) as client:
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "c", "version": "1"},
+            },
+        }
+        answer = client.post("/mcp", json=init, headers=ACCEPT)
+        headers = {**ACCEPT, "mcp-session-id": answer.headers["mcp-session-id"]}
+        before = _command_counts(redis_server.url)
+        calls = 200
+        for n in range(calls):
+            call = {
+                "jsonrpc": "2.0",
+                "id": n + 2,
+                "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": n, "b": 1}},
+            }
+            assert str(n + 1) in client.post("/mcp", json=call, headers=headers).text
+        after = _command_counts(redis_server.url)
+    spent = {name: after[name] - before[name] for name in SESSION_COMMANDS}
+    # The expiry is pushed back at most once per refresh interval (150 s here): not per call.
+    assert sum(spent.values()) <= 1, spent
+    print(f"\n{calls} calls on a held session: Redis commands {spent}")
+
+
+def test_backplane_options_are_checked() -> None:
+    server = Server("opts")
+    backplane = RedisBackplane("redis://127.0.0.1:1/0")
+    with pytest.raises(ValueError, match="backplane supplies all three"):
+        server.http_app(backplane=backplane, session_store=backplane.sessions)
+    with pytest.raises(ValueError, match="session_store must have the SessionStore methods"):
+        server.http_app(session_store=object())  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="change_bus must have the ChangeBus method join"):
+        server.http_app(change_bus=object())  # type: ignore[arg-type]
+    server.http_app(change_bus=LocalChangeBus())  # an in-process bus is a bus
+    server.http_app(backplane="redis://127.0.0.1:1/0")  # a URL stands for a RedisBackplane
+    with pytest.raises(ValueError, match="timeout must be a number of seconds > 0"):
+        RedisBackplane(timeout=0)
+
+
+def test_a_session_is_found_on_another_app_by_its_caller_only(redis_server: RedisServer) -> None:
+    tokens = {
+        "alice-1": Identity("alice", client_id="app", scopes="read"),
+        "alice-2": Identity("alice", client_id="app", scopes="read write"),  # refreshed
+        "bob": Identity("bob", client_id="app", scopes="read"),
+    }
+
+    async def verify(token: str) -> Identity | None:
+        return tokens.get(token)
+
+    def make() -> Server:
+        server = Server("bound", auth=verify)
+
+        @server.tool
+        def ping() -> str:
+            """Answer."""
+            return "pong"
+
+        return server
+
+    first = make().http_app(backplane=RedisBackplane(redis_server.url, prefix="bound"))
+    second = make().http_app(backplane=RedisBackplane(redis_server.url, prefix="bound"))
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"},
+        },
+    }
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "ping", "arguments": {}},
+    }
+    with serving(first) as one, serving(second) as two:
+        made = httpx.post(
+            f"{one}/mcp",
+            json=init,
+            headers={**ACCEPT, "authorization": "Bearer alice-1"},
+            timeout=30,
+        )
+        assert made.status_code == 200, made.text
+        session = {**ACCEPT, "mcp-session-id": made.headers["mcp-session-id"]}
+        bob = httpx.post(
+            f"{two}/mcp", json=call, headers={**session, "authorization": "Bearer bob"}, timeout=30
+        )
+        assert bob.status_code == 404, bob.text  # another caller: as if there were no session
+        alice = httpx.post(
+            f"{two}/mcp",
+            json=call,
+            headers={**session, "authorization": "Bearer alice-2"},
+            timeout=30,
+        )
+        assert alice.status_code == 200, alice.text
+        assert "pong" in alice.text
