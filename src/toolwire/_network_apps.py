@@ -72,7 +72,8 @@ class NetworkApps:
             resumable: Give SSE events ids and keep them, so that a client resumes a lost
                 stream with `Last-Event-ID` (and a tool may end its stream early with
                 `ctx.close_sse_stream()`). Sessions only.
-            event_store: Where those events are kept (default: in memory, bounded).
+            event_store: Where those events are kept (default: in memory, bounded; a
+                `RedisEventStore` lets a stream resume on any process serving the URL).
             retry_ms: The reconnection delay suggested to clients, in milliseconds (None: no
                 suggestion).
             session_idle_timeout: Seconds without a request after which an idle session ends

@@ -171,3 +171,9 @@ def test_change_bus_reaches_every_member_but_the_sender(bus: Any) -> None:
             await member.leave()
 
     asyncio.run(scenario())
+
+
+def test_a_password_in_the_url_never_reaches_errors_or_logs() -> None:
+    store = RedisSessionStore("redis://app:s3cret@10.0.0.5:6379/2", timeout=0.5)
+    assert store.link.where == "redis://app:***@10.0.0.5:6379/2"
+    assert "s3cret" not in RedisSessionStore("redis://:s3cret@h/0").link.where

@@ -150,7 +150,10 @@ class RedisLink:
         return result
 
     async def close(self) -> None:
-        """Close the pool's connections (the client is made again if used later)."""
+        """Close the pool's connections (the client is made again if used later); a client
+        handed in is its owner's to close."""
+        if self._given:
+            return
         client, self._client = self._client, None
         if client is not None:
             try:

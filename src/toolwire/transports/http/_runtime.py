@@ -116,6 +116,21 @@ class Runtime:
                 if self.stateless is not None:
                     await self.stateless.close()
                 self.sessions = None
+                await self._close_connections(store)
+
+    async def _close_connections(self, session_store: Any) -> None:
+        """Close the shared stores' connections (a Redis client is bound to this event loop;
+        a store used again later connects again)."""
+        closed: list[Any] = []
+        for part in (session_store, self.event_store, self.change_bus):
+            close = getattr(part, "close", None)
+            if close is None or any(part is done for done in closed):
+                continue
+            closed.append(part)
+            try:
+                await close()
+            except Exception as error:  # the connection is gone already: nothing to free
+                logger.debug("closing %s failed: %r", type(part).__name__, error)
 
     def _publish_tools(self) -> None:
         # A tool-registry listener: may run on a worker thread (the member copes).

@@ -72,5 +72,6 @@ class RedisBackplane:
         }
 
     async def close(self) -> None:
-        """Close the connections (the app closes them when it stops serving)."""
+        """Close the connections (an app closes them when it stops serving; they open
+        again on next use)."""
         await self.link.close()

@@ -69,6 +69,10 @@ class RedisChangeBus:
         member.start()
         return member
 
+    async def close(self) -> None:
+        """Close the connections (an app's shutdown)."""
+        await self.link.close()
+
 
 class _RedisMember:
     def __init__(self, bus: RedisChangeBus, hear: Hear) -> None:
