@@ -4,7 +4,9 @@ the options that go with it."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
+from typing import Any
 
 import httpx2 as httpx
 import pytest
@@ -13,6 +15,7 @@ from tests.scale._redis import RedisServer, start_redis
 
 from toolwire import Identity, RedisBackplane, Server
 from toolwire.transports.http.changes import LocalChangeBus
+from toolwire.transports.http.redis_sessions import RedisSessionStore
 
 
 @pytest.fixture
@@ -158,3 +161,52 @@ def test_a_session_is_found_on_another_app_by_its_caller_only(redis_server: Redi
         )
         assert alice.status_code == 200, alice.text
         assert "pong" in alice.text
+
+
+def test_a_copy_that_missed_the_end_of_its_session_drops_it_at_its_next_refresh(
+    redis_server: RedisServer,
+) -> None:
+    # No change bus: the first app never hears that the second one ended the session; its
+    # next refresh of the record (every idle_timeout / 4 = 0.25 s here) finds it gone.
+    def make() -> Any:
+        server = Server("stale")
+
+        @server.tool
+        def ping() -> str:
+            """Answer."""
+            return "pong"
+
+        store = RedisSessionStore(redis_server.url, prefix="stale")
+        return server.http_app(session_store=store, resumable=False, session_idle_timeout=1.0)
+
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"},
+        },
+    }
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "ping", "arguments": {}},
+    }
+    with serving(make()) as one, serving(make()) as two:
+        made = httpx.post(f"{one}/mcp", json=init, headers=ACCEPT, timeout=30)
+        session = {**ACCEPT, "mcp-session-id": made.headers["mcp-session-id"]}
+        assert httpx.post(f"{one}/mcp", json=call, headers=session, timeout=30).status_code == 200
+        assert httpx.delete(f"{two}/mcp", headers=session, timeout=30).status_code == 200
+        statuses = []
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            statuses.append(
+                httpx.post(f"{one}/mcp", json=call, headers=session, timeout=30).status_code
+            )
+            if statuses[-1] == 404:
+                break
+            time.sleep(0.05)
+        assert statuses[-1] == 404, statuses

@@ -67,7 +67,7 @@ def test_session_store_contract(store: Any) -> None:
         await store.save(_record("s2"), 0.3, create=True)
         await store.save(_record("s3"), 0.3, create=True)
         await asyncio.sleep(0.2)
-        await store.touch(["s2", "missing"], 1.0)
+        assert await store.touch(["s2", "missing"], 1.0) == ["missing"]
         await asyncio.sleep(0.25)
         assert await store.load("s2") is not None
         assert await store.load("s3") is None

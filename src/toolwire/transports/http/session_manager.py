@@ -25,7 +25,8 @@ Decisions:
 - The log level is the only record field a request can change (`logging/setLevel`); it is
   written back after the request that changed it, and only if the record still exists.
 - Ending a session (DELETE) deletes its record first: if the store cannot, the DELETE fails
-  (503) and the session goes on. Other processes holding a copy hear of it on the change bus.
+  (503) and the session goes on. Other processes holding a copy hear of it on the change bus;
+  one that missed the notice drops its copy at its next refresh, which finds no record.
 - At most `max_sessions` live copies at once; at the bound, expired ones are reaped at once
   and if none was, the request is refused (503 with `Retry-After`). Idle but unexpired
   sessions are never evicted for a newcomer: their clients are real.
@@ -290,9 +291,14 @@ class SessionManager:
     async def _touch(self, session_ids: list[str]) -> None:
         assert self.record_ttl is not None
         try:
-            await self.store.touch(session_ids, self.record_ttl)
+            gone = await self.store.touch(session_ids, self.record_ttl)
         except StoreUnavailable:
             return  # logged by the store; the next refresh tries again
+        for session_id in gone:
+            # Ended or expired elsewhere, and this process missed the notice (its change bus
+            # was cut off): the copy goes, as the notice would have made it.
+            logger.debug("session %s has no record any more; this copy is dropped", session_id)
+            self.forget(session_id)
 
     def _in_background(self, work: Any) -> None:
         task = asyncio.get_running_loop().create_task(work)
