@@ -78,7 +78,9 @@ class NetworkApps:
                 suggestion).
             session_idle_timeout: Seconds without a request after which an idle session ends
                 (None: never).
-            max_sessions: Sessions alive at once; beyond it `initialize` gets 503.
+            max_sessions: Sessions this process holds at once (made here, or rebuilt from a
+                shared store's record); beyond it `initialize`, or a request needing a
+                rebuild, gets 503.
             max_body_bytes: The largest request body (413 beyond it); default
                 `max_message_bytes`.
             max_event_bytes: The largest message the app sends, an SSE event or a JSON body

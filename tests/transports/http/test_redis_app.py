@@ -210,3 +210,50 @@ def test_a_copy_that_missed_the_end_of_its_session_drops_it_at_its_next_refresh(
                 break
             time.sleep(0.05)
         assert statuses[-1] == 404, statuses
+
+
+def test_rebuilding_a_session_counts_against_max_sessions(redis_server: RedisServer) -> None:
+    def make(limit: int) -> Any:
+        server = Server("full")
+
+        @server.tool
+        def ping() -> str:
+            """Answer."""
+            return "pong"
+
+        store = RedisSessionStore(redis_server.url, prefix="full")
+        return server.http_app(session_store=store, resumable=False, max_sessions=limit)
+
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"},
+        },
+    }
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "ping", "arguments": {}},
+    }
+    with serving(make(2)) as roomy, serving(make(1)) as small:
+        ids = [
+            httpx.post(f"{roomy}/mcp", json=init, headers=ACCEPT, timeout=30).headers[
+                "mcp-session-id"
+            ]
+            for _ in range(2)
+        ]
+        first = httpx.post(
+            f"{small}/mcp", json=call, headers={**ACCEPT, "mcp-session-id": ids[0]}, timeout=30
+        )
+        assert first.status_code == 200, first.text
+        second = httpx.post(
+            f"{small}/mcp", json=call, headers={**ACCEPT, "mcp-session-id": ids[1]}, timeout=30
+        )
+        assert second.status_code == 503, second.text
+        assert "maximum of 1 sessions" in second.text
+        assert second.headers["retry-after"] == "5"
