@@ -29,7 +29,8 @@ class RedisSessionStore:
     Pass it as `Server.http_app(session_store=...)` in every process serving one MCP URL (or
     use `RedisBackplane`, which makes it along with the event store and change bus). A request
     reaching any of them with an `Mcp-Session-Id` continues that session; DELETE ends it for
-    all; a session idle for `session_idle_timeout` expires in Redis.
+    all; a session idle for `session_idle_timeout` expires in Redis (with
+    `session_idle_timeout=None`, a record stays until its session is deleted).
 
     Args:
         url: The Redis URL (`redis://127.0.0.1:6379/0`).

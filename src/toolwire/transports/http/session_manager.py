@@ -84,6 +84,12 @@ class SessionManager:
         # A shared record outlives its last refresh by the idle timeout plus the interval
         # during which a copy may have been used without refreshing it.
         self.record_ttl = idle_timeout + self.interval if idle_timeout and self.shared else None
+        if self.shared and idle_timeout is None:
+            logger.warning(
+                "session_idle_timeout=None with a shared session store: the records of "
+                "sessions their clients abandon are never deleted from %s",
+                type(self.store).__name__,
+            )
         self.live: dict[str, HttpSession] = {}
         self._ended = ended
         self._loading: dict[str, asyncio.Future[HttpSession | None]] = {}
