@@ -147,7 +147,9 @@ class Runtime:
         if topic == TOOLS_CHANGED:
             tools: ToolRegistry | None = getattr(self.servable, "tool_registry", None)
             for listener in list(tools.listeners if tools is not None else ()):
-                if listener != self._publish_tools:
+                # Never back onto a bus: not this app's, nor another app's of the same server
+                # (two apps re-publishing each other's notices would echo between processes).
+                if getattr(listener, "__func__", None) is not Runtime._publish_tools:
                     listener()
         elif topic == SESSION_ENDED and self.sessions is not None:
             self.sessions.forget(data)
