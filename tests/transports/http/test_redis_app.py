@@ -13,7 +13,7 @@ import pytest
 from _http_harness import serving
 from tests.scale._redis import RedisServer, start_redis
 
-from toolwire import Identity, RedisBackplane, Server
+from toolwire import Identity, RedisBackplane, Server, ToolContext
 from toolwire.transports.http.changes import LocalChangeBus
 from toolwire.transports.http.redis_sessions import RedisSessionStore
 
@@ -257,3 +257,50 @@ def test_rebuilding_a_session_counts_against_max_sessions(redis_server: RedisSer
         assert second.status_code == 503, second.text
         assert "maximum of 1 sessions" in second.text
         assert second.headers["retry-after"] == "5"
+
+
+def test_a_log_level_set_on_one_app_reaches_the_copy_another_app_holds(
+    redis_server: RedisServer,
+) -> None:
+    def make() -> Any:
+        server = Server("levels")
+
+        @server.tool
+        async def chat(ctx: ToolContext[Any]) -> str:
+            """Log at info, then answer."""
+            await ctx.info("hello")
+            return "done"
+
+        return server.http_app(backplane=RedisBackplane(redis_server.url, prefix="levels"))
+
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"},
+        },
+    }
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "chat", "arguments": {}},
+    }
+    level = {"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "error"}}
+    with serving(make()) as one, serving(make()) as two:
+        made = httpx.post(f"{one}/mcp", json=init, headers=ACCEPT, timeout=30)
+        session = {**ACCEPT, "mcp-session-id": made.headers["mcp-session-id"]}
+        chatty = httpx.post(f"{two}/mcp", json=call, headers=session, timeout=30)
+        assert "notifications/message" in chatty.text  # the second app holds a copy now
+        assert httpx.post(f"{one}/mcp", json=level, headers=session, timeout=30).status_code == 200
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            quiet = httpx.post(f"{two}/mcp", json=call, headers=session, timeout=30)
+            assert '"done"' in quiet.text
+            if "notifications/message" not in quiet.text:
+                break
+            time.sleep(0.05)
+        assert "notifications/message" not in quiet.text

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._event_limit import bounded_opener
 from ._stateless import StatelessSessions
-from .changes import SESSION_ENDED, TOOLS_CHANGED, BusMember, ChangeBus
+from .changes import SESSION_ENDED, SESSION_UPDATED, TOOLS_CHANGED, BusMember, ChangeBus
 from .events import EventStore
 from .records import SessionStore
 from .session_manager import SessionManager
@@ -89,7 +89,7 @@ class Runtime:
                 idle_timeout=idle_timeout,
                 max_sessions=max_sessions,
                 store=store,
-                ended=self._publish_end,
+                announce=self._publish_session,
             )
             sessions.start()
             self.sessions = sessions
@@ -137,9 +137,9 @@ class Runtime:
         if self._member is not None:
             self._member.publish(TOOLS_CHANGED)
 
-    def _publish_end(self, session_id: str) -> None:
+    def _publish_session(self, topic: str, session_id: str) -> None:
         if self._member is not None:
-            self._member.publish(SESSION_ENDED, session_id)
+            self._member.publish(topic, session_id)
 
     def _hear(self, topic: str, data: str) -> None:
         """A notice from another process: its tool change reaches this process's sessions
@@ -153,6 +153,8 @@ class Runtime:
                     listener()
         elif topic == SESSION_ENDED and self.sessions is not None:
             self.sessions.forget(data)
+        elif topic == SESSION_UPDATED and self.sessions is not None:
+            self.sessions.reload_soon(data)
 
     async def end_streams(self) -> None:
         """End every open stream: the server is stopping, and an ASGI server waits for open

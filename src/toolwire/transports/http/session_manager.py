@@ -23,7 +23,8 @@ Decisions:
   background of the request that finds it due; the reaper does it for copies kept busy by a
   long call or an open GET stream. Hence the record's slack of one interval.
 - The log level is the only record field a request can change (`logging/setLevel`); it is
-  written back after the request that changed it, and only if the record still exists.
+  written back after the request that changed it, and only if the record still exists; the
+  other processes holding a copy hear of it on the change bus and reload it.
 - Ending a session (DELETE) deletes its record first: if the store cannot, the DELETE fails
   (503) and the session goes on. Other processes holding a copy hear of it on the change bus;
   one that missed the notice drops its copy at its next refresh, which finds no record.
@@ -43,6 +44,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...protocol.identity import same_caller
+from .changes import SESSION_ENDED, SESSION_UPDATED
 from .records import MemorySessionStore, SessionRecord, SessionStore, StoreUnavailable, caller_key
 from .sessions import CLOSE_GRACE_SECONDS, HttpSession, SessionLimitError
 
@@ -62,8 +64,9 @@ class SessionManager:
         idle_timeout: Seconds without activity after which a session ends (None: never).
         max_sessions: Live sessions at once, in this process.
         store: Where records are kept (memory by default: sessions live in this process).
-        ended: Called with a session's id when a DELETE ended it here (the app publishes it
-            to the other processes).
+        announce: Called with a notice for the other processes (`changes.SESSION_ENDED` or
+            `changes.SESSION_UPDATED`) and a session's id, when a DELETE ended it here or a
+            request changed its record here (the app publishes it on its change bus).
     """
 
     def __init__(
@@ -73,7 +76,7 @@ class SessionManager:
         idle_timeout: float | None,
         max_sessions: int,
         store: SessionStore | None = None,
-        ended: Callable[[str], None] | None = None,
+        announce: Callable[[str, str], None] | None = None,
     ) -> None:
         self.opener = opener
         self.idle_timeout = idle_timeout
@@ -91,7 +94,7 @@ class SessionManager:
                 type(self.store).__name__,
             )
         self.live: dict[str, HttpSession] = {}
-        self._ended = ended
+        self._announce = announce
         self._loading: dict[str, asyncio.Future[HttpSession | None]] = {}
         self._background: set[asyncio.Task[Any]] = set()
         self._reaper: asyncio.Task[None] | None = None
@@ -232,6 +235,29 @@ class SessionManager:
         session.touched = time.monotonic()
         if not kept:
             await self._drop(session, end_record=False)
+        elif self._announce is not None and self.shared:
+            self._announce(SESSION_UPDATED, session.id)
+
+    def reload_soon(self, session_id: str) -> None:
+        """Another process changed a session's record: this process's copy (if any) takes
+        the new log level, in the background."""
+        if session_id in self.live:
+            self._in_background(self._reload(session_id))
+
+    async def _reload(self, session_id: str) -> None:
+        try:
+            record = await self.store.load(session_id)
+        except StoreUnavailable:
+            return  # logged by the store; the copy keeps its level until the next change
+        session = self.live.get(session_id)
+        if session is None:
+            return
+        if record is None:
+            self.forget(session_id)
+            return
+        session.saved_log_level = record.log_level
+        if session.server_session is not None:
+            session.server_session.log_level = record.log_level
 
     def _expired(self, session: HttpSession, now: float) -> bool:
         timeout = self.idle_timeout
@@ -261,8 +287,8 @@ class SessionManager:
             StoreUnavailable: Its record could not be deleted; the session goes on.
         """
         await self.store.end(session.id)
-        if self._ended is not None and self.shared:
-            self._ended(session.id)
+        if self._announce is not None and self.shared:
+            self._announce(SESSION_ENDED, session.id)
         await self._drop(session, end_record=False)
         if session.task is not None:
             await asyncio.wait({session.task}, timeout=CLOSE_GRACE_SECONDS)
