@@ -72,12 +72,15 @@ class NetworkApps:
             resumable: Give SSE events ids and keep them, so that a client resumes a lost
                 stream with `Last-Event-ID` (and a tool may end its stream early with
                 `ctx.close_sse_stream()`). Sessions only.
-            event_store: Where those events are kept (default: in memory, bounded).
+            event_store: Where those events are kept (default: in memory, bounded; a
+                `RedisEventStore` lets a stream resume on any process serving the URL).
             retry_ms: The reconnection delay suggested to clients, in milliseconds (None: no
                 suggestion).
             session_idle_timeout: Seconds without a request after which an idle session ends
                 (None: never).
-            max_sessions: Sessions alive at once; beyond it `initialize` gets 503.
+            max_sessions: Sessions this process holds at once (made here, or rebuilt from a
+                shared store's record); beyond it `initialize`, or a request needing a
+                rebuild, gets 503.
             max_body_bytes: The largest request body (413 beyond it); default
                 `max_message_bytes`.
             max_event_bytes: The largest message the app sends, an SSE event or a JSON body

@@ -4,6 +4,7 @@ one process resumes on another, and DELETE on one ends the session on all."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 
@@ -159,3 +160,51 @@ def test_a_stream_broken_on_one_process_resumes_on_another(redis_server: RedisSe
     assert logs == ["part 2", "part 3"]
     assert replayed[-1]["id"] == 7
     assert replayed[-1]["result"]["content"][0]["text"] == f"{first.pid}: told 3 parts"  # type: ignore[index]
+
+
+def test_a_get_stream_of_a_killed_process_resumes_on_another_and_goes_on_live(
+    redis_server: RedisServer,
+) -> None:
+    first, second = backend(redis_server), backend(redis_server)
+    session_id = initialize(first.url)
+    with httpx.stream("GET", first.url, headers=session_headers(session_id), timeout=30) as stream:
+        assert stream.status_code == 200
+        lines = stream.iter_lines()
+        priming = next(line for line in lines if line.startswith("id:"))
+    last_id = priming[3:].strip()
+    first.kill()
+    heard: list[dict[str, object]] = []
+    with httpx.stream(
+        "GET",
+        second.url,
+        headers=session_headers(session_id, **{"last-event-id": last_id}),
+        timeout=30,
+    ) as stream:
+        # Not a 409, not a dead end: the session's GET stream, carried by this process now.
+        assert stream.status_code == 200, stream.read()
+        answer = call(second.url, session_id, "grow", {"name": "grown_after_failover"})
+        assert answer.status_code == 200, answer.text
+        data = []
+        for line in stream.iter_lines():
+            if line.startswith("data:") and line[5:].strip():
+                data.append(line[5:].strip())
+                heard.append(json.loads(data[-1]))
+                break
+    assert heard == [{"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}}]
+
+
+def test_workers_share_sessions_through_redis(redis_server: RedisServer) -> None:
+    # `--workers 2`: the kernel spreads connections over two processes on one port; with
+    # the Redis store any of them serves the session (no 404s, no warning printed).
+    server = start_backend(TARGET, args=["--workers", "2", "--redis", redis_server.url])
+    session_id = initialize(server.url, client="worker-client")
+    pids = set()
+    for _ in range(20):
+        answer = call(server.url, session_id, "client_name")
+        assert answer.status_code == 200, answer.text
+        pid, name = result_text(answer).split(":")
+        assert name == "worker-client"
+        pids.add(int(pid))
+    assert server.pid not in pids  # the workers answered, not their supervisor
+    assert "without --stateless" not in server.log_text()
+    print(f"\n20 calls of one session served by worker pids {sorted(pids)}")

@@ -12,6 +12,10 @@ Decisions:
 - One retry on a broken connection, none on a timeout: after Redis restarts, the pool's
   connections are dead, and the first command on each must not fail a request; a Redis that
   is slow would only be made slower by retries.
+- After a failure, operations fail at once for `COOL_DOWN` seconds (with the failure's
+  cause) instead of each waiting out its own timeout: a Redis that hangs would otherwise
+  slow every event of every session this process still serves. The first operation after
+  the pause tries Redis again.
 - An outage is logged once, at ERROR on the `toolwire.http` logger (a child of `toolwire`),
   naming the store, the action and the cause; the failures that follow are logged at DEBUG
   until a command succeeds again, which is logged at WARNING. A Redis down for an hour is
@@ -23,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -39,6 +44,7 @@ logger = logging.getLogger("toolwire.http")
 T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 2.0
+COOL_DOWN = 1.0
 
 
 def _redacted(url: str) -> str:
@@ -77,6 +83,8 @@ class RedisLink:
         self._given = client is not None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._failing = False
+        self._cause = ""  # why the last operation failed
+        self._quiet_until = 0.0  # until then, operations fail without trying
 
     @property
     def client(self) -> Redis:
@@ -115,6 +123,11 @@ class RedisLink:
         """
         from redis.exceptions import RedisError
 
+        where = f"{store} at {self.where}"
+        if self._failing and time.monotonic() < self._quiet_until:
+            failure = StoreUnavailable(where, action, f"{self._cause} (retried shortly)")
+            logger.debug("%s", failure)
+            raise failure
         try:
             async with asyncio.timeout(self.timeout):
                 result = await operation(self.client)
@@ -122,7 +135,9 @@ class RedisLink:
             cause = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
             if isinstance(error, TimeoutError):
                 cause = f"no answer within {self.timeout:g} s"
-            failure = StoreUnavailable(f"{store} at {self.where}", action, cause)
+            failure = StoreUnavailable(where, action, cause)
+            self._cause = cause
+            self._quiet_until = time.monotonic() + COOL_DOWN
             if not self._failing:
                 self._failing = True
                 logger.error("%s (further failures are logged at DEBUG until it recovers)", failure)
@@ -135,7 +150,10 @@ class RedisLink:
         return result
 
     async def close(self) -> None:
-        """Close the pool's connections (the client is made again if used later)."""
+        """Close the pool's connections (the client is made again if used later); a client
+        handed in is its owner's to close."""
+        if self._given:
+            return
         client, self._client = self._client, None
         if client is not None:
             try:

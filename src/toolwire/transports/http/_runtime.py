@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._event_limit import bounded_opener
 from ._stateless import StatelessSessions
-from .changes import SESSION_ENDED, TOOLS_CHANGED, BusMember, ChangeBus
+from .changes import SESSION_ENDED, SESSION_UPDATED, TOOLS_CHANGED, BusMember, ChangeBus
 from .events import EventStore
 from .records import SessionStore
 from .session_manager import SessionManager
@@ -89,7 +89,7 @@ class Runtime:
                 idle_timeout=idle_timeout,
                 max_sessions=max_sessions,
                 store=store,
-                ended=self._publish_end,
+                announce=self._publish_session,
             )
             sessions.start()
             self.sessions = sessions
@@ -116,15 +116,30 @@ class Runtime:
                 if self.stateless is not None:
                     await self.stateless.close()
                 self.sessions = None
+                await self._close_connections(store)
+
+    async def _close_connections(self, session_store: Any) -> None:
+        """Close the shared stores' connections (a Redis client is bound to this event loop;
+        a store used again later connects again)."""
+        closed: list[Any] = []
+        for part in (session_store, self.event_store, self.change_bus):
+            close = getattr(part, "close", None)
+            if close is None or any(part is done for done in closed):
+                continue
+            closed.append(part)
+            try:
+                await close()
+            except Exception as error:  # the connection is gone already: nothing to free
+                logger.debug("closing %s failed: %r", type(part).__name__, error)
 
     def _publish_tools(self) -> None:
         # A tool-registry listener: may run on a worker thread (the member copes).
         if self._member is not None:
             self._member.publish(TOOLS_CHANGED)
 
-    def _publish_end(self, session_id: str) -> None:
+    def _publish_session(self, topic: str, session_id: str) -> None:
         if self._member is not None:
-            self._member.publish(SESSION_ENDED, session_id)
+            self._member.publish(topic, session_id)
 
     def _hear(self, topic: str, data: str) -> None:
         """A notice from another process: its tool change reaches this process's sessions
@@ -132,10 +147,14 @@ class Runtime:
         if topic == TOOLS_CHANGED:
             tools: ToolRegistry | None = getattr(self.servable, "tool_registry", None)
             for listener in list(tools.listeners if tools is not None else ()):
-                if listener != self._publish_tools:
+                # Never back onto a bus: not this app's, nor another app's of the same server
+                # (two apps re-publishing each other's notices would echo between processes).
+                if getattr(listener, "__func__", None) is not Runtime._publish_tools:
                     listener()
         elif topic == SESSION_ENDED and self.sessions is not None:
             self.sessions.forget(data)
+        elif topic == SESSION_UPDATED and self.sessions is not None:
+            self.sessions.reload_soon(data)
 
     async def end_streams(self) -> None:
         """End every open stream: the server is stopping, and an ASGI server waits for open

@@ -1,10 +1,11 @@
 """The change bus: how the processes serving one MCP URL tell each other what their clients
 must hear about.
 
-Two notices cross it. `TOOLS_CHANGED`: a process's tool list changed, so every process tells
-its own clients (handshake-era sessions get `notifications/tools/list_changed`, 2026-07-28
-`subscriptions/listen` streams theirs). `SESSION_ENDED`: a session was ended (DELETE), so a
-process still holding a live copy of it drops it.
+Three notices cross it. `TOOLS_CHANGED`: a process's tool list changed, so every process
+tells its own clients (handshake-era sessions get `notifications/tools/list_changed`,
+2026-07-28 `subscriptions/listen` streams theirs). `SESSION_ENDED`: a session was ended
+(DELETE), so a process still holding a live copy of it drops it. `SESSION_UPDATED`: a
+session's record changed (its log level), so a process holding a copy reloads it.
 
 Why here, in the HTTP transport, and not in `protocol/`: a session never needs to know that
 other processes exist. Within one process the server already tells every session of a change
@@ -34,6 +35,7 @@ from typing import Protocol, runtime_checkable
 
 __all__ = [
     "SESSION_ENDED",
+    "SESSION_UPDATED",
     "TOOLS_CHANGED",
     "BusMember",
     "ChangeBus",
@@ -45,6 +47,7 @@ logger = logging.getLogger("toolwire.http")
 
 TOOLS_CHANGED = "tools"
 SESSION_ENDED = "session-ended"
+SESSION_UPDATED = "session-updated"
 
 Hear = Callable[[str, str], None]
 """Receives one notice of another member: its topic and its data; called on the member's

@@ -1,8 +1,10 @@
 """Resumable SSE streams: every event a stream sends is kept for a while under an id, so a
 client that lost the connection can come back with `Last-Event-ID` and get what it missed.
 
-`EventStore` is the interface (an application can keep events elsewhere, e.g. in Redis, to
-resume across processes); `MemoryEventStore` is the default, bounded in events and bytes.
+`EventStore` is the interface; `MemoryEventStore` is the default, bounded in events and
+bytes; `redis_events.RedisEventStore` keeps them in Redis, so that a stream resumes on any
+process serving the URL. A store shared by several processes may raise
+`records.StoreUnavailable`: the event is then sent without an id (see `_streams.Stream.emit`).
 
 Decisions:
 

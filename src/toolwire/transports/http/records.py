@@ -164,8 +164,12 @@ class SessionStore(Protocol):
         """The record of `session_id`; None when unknown, ended or expired."""
         ...
 
-    async def touch(self, session_ids: list[str], ttl: float) -> None:
-        """Push back the expiry of these records to `ttl` seconds from now (missing: skipped)."""
+    async def touch(self, session_ids: list[str], ttl: float) -> list[str]:
+        """Push back the expiry of these records to `ttl` seconds from now.
+
+        Returns:
+            The ids among them that have no record any more (ended or expired elsewhere).
+        """
         ...
 
     async def end(self, session_id: str) -> None:
@@ -194,8 +198,8 @@ class MemorySessionStore:
 
     async def save(self, record: SessionRecord, ttl: float | None, *, create: bool) -> bool:
         """Keep `record` (see `SessionStore.save`)."""
-        if not create and self._live(record.session_id) is None:
-            return False
+        if (self._live(record.session_id) is None) != create:
+            return False  # a new id taken, or an update of a record that is gone
         self._records[record.session_id] = (record, _deadline(ttl))
         return True
 
@@ -203,12 +207,16 @@ class MemorySessionStore:
         """The live record of `session_id`, if any."""
         return self._live(session_id)
 
-    async def touch(self, session_ids: list[str], ttl: float) -> None:
-        """Push back the expiry of the records still live."""
+    async def touch(self, session_ids: list[str], ttl: float) -> list[str]:
+        """Push back the expiry of the records still live; return the ids of the others."""
+        gone = []
         for session_id in session_ids:
             record = self._live(session_id)
-            if record is not None:
+            if record is None:
+                gone.append(session_id)
+            else:
                 self._records[session_id] = (record, _deadline(ttl))
+        return gone
 
     async def end(self, session_id: str) -> None:
         """Forget the record."""

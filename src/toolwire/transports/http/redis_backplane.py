@@ -30,6 +30,14 @@ class RedisBackplane:
     names the store and what failed (logged on the `toolwire` logger); sessions a process
     holds go on being served.
 
+    What stays with one process: a call runs where its POST arrived, so the client's answer
+    to a question the tool asks (`ctx.elicit`, `ctx.sample`) must reach that process, and a
+    stream still running there is carried live only there (elsewhere its stored events are
+    replayed). A load balancer hashing on `Mcp-Session-Id` (nginx: `hash
+    $http_mcp_session_id consistent`) keeps each session on one process while it lives; the
+    backplane then moves it to another when that process goes. Each process serves its own
+    tool registry: the change bus carries the news of a change, not the tools.
+
     Args:
         url: The Redis URL (`redis://host:port/db`, `rediss://...` for TLS).
         prefix: Starts every key and channel name: deployments sharing one Redis use
@@ -72,5 +80,6 @@ class RedisBackplane:
         }
 
     async def close(self) -> None:
-        """Close the connections (the app closes them when it stops serving)."""
+        """Close the connections (an app closes them when it stops serving; they open
+        again on next use)."""
         await self.link.close()

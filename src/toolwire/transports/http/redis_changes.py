@@ -6,8 +6,8 @@ pause, at most `MAX_PAUSE` seconds, while Redis is away) and one publishes what 
 queued. A message is `{"o": <member>, "t": <topic>, "d": <data>}`; a member skips its own.
 Pub/sub delivers to whoever listens at that moment and keeps nothing: a member that was
 cut off hears `TOOLS_CHANGED` when it is back, since it may have missed one; a missed
-`SESSION_ENDED` leaves the live copy until it idles out (its record is gone, so no other
-process serves it, and this one refuses it once it reloads).
+`SESSION_ENDED` leaves its live copy until the copy's next refresh finds the record gone (at
+most one refresh interval; see `session_manager.py`).
 """
 
 from __future__ import annotations
@@ -68,6 +68,10 @@ class RedisChangeBus:
         member = _RedisMember(self, hear)
         member.start()
         return member
+
+    async def close(self) -> None:
+        """Close the connections (an app's shutdown)."""
+        await self.link.close()
 
 
 class _RedisMember:

@@ -4,7 +4,8 @@ session (see `records.py` for what a record is and how processes use it).
 Layout: one string key per session, `<prefix>:session:<id>`, holding the record's JSON, with
 Redis's own expiry as the idle timeout. A new record is written with `SET NX` (an id is never
 taken twice), an update with `SET XX` (an ended session stays ended), a touch is one
-`PEXPIRE` per session in one pipeline, and ending is `DEL`.
+`PEXPIRE` per session in one pipeline, and ending is `DEL`. A touch that finds a key gone
+tells the process its copy is stale.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ class RedisSessionStore:
     Pass it as `Server.http_app(session_store=...)` in every process serving one MCP URL (or
     use `RedisBackplane`, which makes it along with the event store and change bus). A request
     reaching any of them with an `Mcp-Session-Id` continues that session; DELETE ends it for
-    all; a session idle for `session_idle_timeout` expires in Redis.
+    all; a session idle for `session_idle_timeout` expires in Redis (with
+    `session_idle_timeout=None`, a record stays until its session is deleted).
 
     Args:
         url: The Redis URL (`redis://127.0.0.1:6379/0`).
@@ -90,14 +92,14 @@ class RedisSessionStore:
         except ValueError as error:
             raise StoreUnavailable(f"{STORE} at {self.link.where}", action, str(error)) from None
 
-    async def touch(self, session_ids: list[str], ttl: float) -> None:
-        """Push back these records' expiry (see `SessionStore.touch`).
+    async def touch(self, session_ids: list[str], ttl: float) -> list[str]:
+        """Push back these records' expiry; return the ids that have no record any more.
 
         Raises:
             StoreUnavailable: Redis failed or did not answer in time.
         """
         if not session_ids:
-            return
+            return []
         expiry = max(1, int(ttl * 1000))
 
         async def refresh(client: Redis) -> Any:
@@ -107,7 +109,8 @@ class RedisSessionStore:
                 return await pipe.execute()
 
         what = session_ids[0] if len(session_ids) == 1 else f"{len(session_ids)} sessions"
-        await self.link.call(STORE, f"refresh the expiry of {what}", refresh)
+        pushed = await self.link.call(STORE, f"refresh the expiry of {what}", refresh)
+        return [sid for sid, kept in zip(session_ids, pushed, strict=True) if not kept]
 
     async def end(self, session_id: str) -> None:
         """Delete the record: the session ends for every process.

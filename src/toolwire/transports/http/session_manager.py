@@ -23,9 +23,11 @@ Decisions:
   background of the request that finds it due; the reaper does it for copies kept busy by a
   long call or an open GET stream. Hence the record's slack of one interval.
 - The log level is the only record field a request can change (`logging/setLevel`); it is
-  written back after the request that changed it, and only if the record still exists.
+  written back after the request that changed it, and only if the record still exists; the
+  other processes holding a copy hear of it on the change bus and reload it.
 - Ending a session (DELETE) deletes its record first: if the store cannot, the DELETE fails
-  (503) and the session goes on. Other processes holding a copy hear of it on the change bus.
+  (503) and the session goes on. Other processes holding a copy hear of it on the change bus;
+  one that missed the notice drops its copy at its next refresh, which finds no record.
 - At most `max_sessions` live copies at once; at the bound, expired ones are reaped at once
   and if none was, the request is refused (503 with `Retry-After`). Idle but unexpired
   sessions are never evicted for a newcomer: their clients are real.
@@ -42,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...protocol.identity import same_caller
 from ._session_ids import new_session_id, session_id_prefix
+from .changes import SESSION_ENDED, SESSION_UPDATED
 from .records import MemorySessionStore, SessionRecord, SessionStore, StoreUnavailable, caller_key
 from .sessions import CLOSE_GRACE_SECONDS, HttpSession, SessionLimitError
 
@@ -61,8 +64,9 @@ class SessionManager:
         idle_timeout: Seconds without activity after which a session ends (None: never).
         max_sessions: Live sessions at once, in this process.
         store: Where records are kept (memory by default: sessions live in this process).
-        ended: Called with a session's id when a DELETE ended it here (the app publishes it
-            to the other processes).
+        announce: Called with a notice for the other processes (`changes.SESSION_ENDED` or
+            `changes.SESSION_UPDATED`) and a session's id, when a DELETE ended it here or a
+            request changed its record here (the app publishes it on its change bus).
     """
 
     def __init__(
@@ -72,7 +76,7 @@ class SessionManager:
         idle_timeout: float | None,
         max_sessions: int,
         store: SessionStore | None = None,
-        ended: Callable[[str], None] | None = None,
+        announce: Callable[[str, str], None] | None = None,
     ) -> None:
         self.opener = opener
         self.idle_timeout = idle_timeout
@@ -83,9 +87,15 @@ class SessionManager:
         # A shared record outlives its last refresh by the idle timeout plus the interval
         # during which a copy may have been used without refreshing it.
         self.record_ttl = idle_timeout + self.interval if idle_timeout and self.shared else None
+        if self.shared and idle_timeout is None:
+            logger.warning(
+                "session_idle_timeout=None with a shared session store: the records of "
+                "sessions their clients abandon are never deleted from %s",
+                type(self.store).__name__,
+            )
         self.live: dict[str, HttpSession] = {}
         self._id_prefix = session_id_prefix()  # a process's route (TOOLWIRE_SESSION_ROUTE)
-        self._ended = ended
+        self._announce = announce
         self._loading: dict[str, asyncio.Future[HttpSession | None]] = {}
         self._background: set[asyncio.Task[Any]] = set()
         self._reaper: asyncio.Task[None] | None = None
@@ -226,6 +236,29 @@ class SessionManager:
         session.touched = time.monotonic()
         if not kept:
             await self._drop(session, end_record=False)
+        elif self._announce is not None and self.shared:
+            self._announce(SESSION_UPDATED, session.id)
+
+    def reload_soon(self, session_id: str) -> None:
+        """Another process changed a session's record: this process's copy (if any) takes
+        the new log level, in the background."""
+        if session_id in self.live:
+            self._in_background(self._reload(session_id))
+
+    async def _reload(self, session_id: str) -> None:
+        try:
+            record = await self.store.load(session_id)
+        except StoreUnavailable:
+            return  # logged by the store; the copy keeps its level until the next change
+        session = self.live.get(session_id)
+        if session is None:
+            return
+        if record is None:
+            self.forget(session_id)
+            return
+        session.saved_log_level = record.log_level
+        if session.server_session is not None:
+            session.server_session.log_level = record.log_level
 
     def _expired(self, session: HttpSession, now: float) -> bool:
         timeout = self.idle_timeout
@@ -255,8 +288,8 @@ class SessionManager:
             StoreUnavailable: Its record could not be deleted; the session goes on.
         """
         await self.store.end(session.id)
-        if self._ended is not None and self.shared:
-            self._ended(session.id)
+        if self._announce is not None and self.shared:
+            self._announce(SESSION_ENDED, session.id)
         await self._drop(session, end_record=False)
         if session.task is not None:
             await asyncio.wait({session.task}, timeout=CLOSE_GRACE_SECONDS)
@@ -291,9 +324,14 @@ class SessionManager:
     async def _touch(self, session_ids: list[str]) -> None:
         assert self.record_ttl is not None
         try:
-            await self.store.touch(session_ids, self.record_ttl)
+            gone = await self.store.touch(session_ids, self.record_ttl)
         except StoreUnavailable:
             return  # logged by the store; the next refresh tries again
+        for session_id in gone:
+            # Ended or expired elsewhere, and this process missed the notice (its change bus
+            # was cut off): the copy goes, as the notice would have made it.
+            logger.debug("session %s has no record any more; this copy is dropped", session_id)
+            self.forget(session_id)
 
     def _in_background(self, work: Any) -> None:
         task = asyncio.get_running_loop().create_task(work)
