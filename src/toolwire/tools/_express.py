@@ -238,10 +238,12 @@ class ExpressLane:
         worker = self._worker
         if worker is not None and worker.since:
             now = time.perf_counter()
-            with self._lock:
+            with self._lock:  # the worker clears `since` and `job` under it
                 job = worker.job
-                stuck = self._worker is worker and worker.since and now - worker.since
-                if job is not None and stuck and stuck >= STUCK_SECONDS:
+                since = worker.since
+                if job is None or self._worker is not worker or not since:
+                    job = None
+                elif now - since >= STUCK_SECONDS:
                     self._worker = None  # it leaves after this body
                     worker.left_behind = True
                 else:
@@ -264,8 +266,6 @@ class ExpressLane:
             future = waiter if isinstance(waiter, asyncio.Future) else waiter.future
             self._adopt(func, watch, future is not None and future.done())
         if not self._jobs:
-            if not self._pending:
-                self._answered(0)
             return
         if self._take_slot():
             self._holds_slot = True
