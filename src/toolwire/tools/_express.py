@@ -1,46 +1,49 @@
 """The express lane: one long-lived worker per server budget for sync bodies known to be quick.
 
-Why it exists (issue #12, measured on the 2-vCPU VM this project is benchmarked on):
-`tools/call add(2, 3)` over stateless JSON HTTP under 32 connections served 4,705 req/s
-with a sync `add` against 6,967 with `async def add`. The server process is bound by the
-event loop's thread (one GIL), so what counts is CPU per call: ~171 us on the loop thread
-plus ~26 us across three pool workers for a sync call, against ~138 us for an async one
-(per-thread CPU from /proc under wrk). A driver running 20,000 calls through one
-`ServerSession` in process (32 at a time) split the difference:
+Why (issue #12; 2 vCPUs shared with other jobs, so CPU per call is the steady figure and
+req/s the noisy one). `tools/call add(2, 3)`, stateless JSON over HTTP, 32 connections:
+4,705 req/s with a sync `add`, 6,967 with `async def add`, floor 7,848. The server is bound
+by its event loop's thread, and per-thread CPU from /proc under wrk showed why: a sync call
+cost ~171 us on the loop thread plus ~26 us spread over three pool workers (1.8-3 voluntary
+context switches per call), an async one ~138 us. A driver of 20,000 calls through one
+`ServerSession` in process, 32 at a time, split the sync call's extra cost:
 
-- 20 us per call for an async tool;
-- 29 us when the sync body runs inline but the call still suspends on a future (a task is
-  made for the call, the future is settled, the task resumes): the suspension itself;
-- +7 us when 32 calls share the default 8 slots: every call beyond the 8th waits on the
-  budget's semaphore, another suspension and wake-up;
-- +4 to +10 us for the thread hop itself: a wake-up byte, a worker that wakes for one job,
-  its answer posted through the loop's self-pipe, and each wake-up a fight for the GIL with a
-  loop that releases it around every socket call (a waiting thread is woken each time only
-  to find it taken again: 6 futex calls per call under strace).
+- 20 us per call for an async tool, 36-59 us for a sync one through the pool;
+- 29 us with the sync body run inline but the call suspended on a future (a task made for
+  the call, the future settled, the task resumed): the price of suspending at all;
+- +7 us with the default budget of 8 slots for 32 calls: 24 of them wait on the semaphore,
+  one more suspension and wake-up each;
+- the rest is the hop: a wake-up per job, an answer posted through the loop's self-pipe per
+  job, and a worker that, once awake, wants the GIL of a loop that lets go of it around
+  every socket call and takes it back before the worker gets there (woken in vain, again
+  and again: 6 futex calls per call under strace).
 
-So a quick body goes to one long-lived worker per budget, and the lane takes the hop's costs
-once per batch instead of once per call:
+So calls to quick functions skip the semaphore and share one worker, and the hop's costs are
+paid once per batch:
 
-- The lane holds ONE slot of the budget while it has work (whatever the number of calls
-  queued in it), since it runs one body at a time: calls to quick functions no longer queue
-  on the semaphore. Bodies that run at once stay within the budget: each express worker
-  that runs a body holds a slot.
-- Jobs queue on a deque. The worker is woken only when it sleeps, and not at once: the
-  first job queued during a pass of the event loop schedules a kick for the next pass, so
-  every job queued meanwhile rides on one wake-up. The kick then waits in place (for at most
-  `QUICK_WAIT_SECONDS`) while the worker runs the batch: the worker finds the GIL free and
-  nobody wakes it in vain, and the results are delivered right there, with no post through
-  the self-pipe. A batch that outlasts the wait is posted back by one `call_soon_threadsafe`.
-  Measured in process: 0.16 worker wake-ups per call instead of 1-2.
-- When the lane is idle and the loop has nothing else ready (a lone call, as over stdio), the
-  call waits in place for its own result instead and never suspends: the call needs no task
-  at all (see protocol/_eager.py).
-- A body that turns slow must not hold up the jobs queued behind it: while the lane has
-  work, a timer checks every `STUCK_SECONDS`; a body that has kept the worker that long is
-  left to it (that worker keeps its slot, finishes the body, answers and leaves), and a new
-  worker takes the queue if a slot is free, else the queued calls go the general way (the
-  pool, behind the semaphore). Results the stuck worker had not posted yet are delivered
-  by the timer. The function is not quick any more, and never comes back to this lane.
+- The lane holds ONE slot of the budget while it has calls pending, however many are
+  queued, since it runs one body at a time; it gives the slot back when idle.
+- Jobs queue on a deque. The first job queued in a pass of the event loop schedules a kick
+  for the next pass, so the jobs queued meanwhile share one wake-up (~19 per kick under
+  wrk). The kick wakes the worker and waits in place, at most `QUICK_WAIT_SECONDS`, while
+  the worker runs the batch with the GIL to itself; the loop then delivers the results
+  itself, with no post through the self-pipe. (A kick that does not wait measured 10-45%
+  more wall time and ~10% more CPU in process.) A batch that outlasts the wait is posted
+  back by the worker with one `call_soon_threadsafe`.
+- A lone call (the lane idle and nothing else ready on the loop, as over stdio) waits in
+  place for its own result and never suspends, so it needs no task (protocol/_eager.py).
+  The loop's ready queue is asyncio's private `_ready`; a loop without one (uvloop) only
+  ever batches.
+- A body that turns slow must not hold up the jobs queued behind it: while calls are
+  pending, a timer looks every `STUCK_SECONDS`. A body that has kept the worker that long
+  is left to that worker, which finishes it and leaves; the lane's slot goes with the body
+  to its call, which from then on is treated as any call holding a slot (its budget's rules
+  for calls that stop waiting apply). The queue goes to a new worker if a slot is free,
+  else its calls are sent the general way (the pool, behind the semaphore). The function
+  is marked slow, so its next calls go the general way until one is quick again.
+
+Measured after (same probe, same moments): ~160 us of CPU per sync call under wrk, as an
+async call (152-161 us); 0.12-0.2 voluntary switches per call; 27-30 us per call in process.
 """
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ again for bodies whose calls already ended. While that allowance is full, a func
 has bodies in it is refused at once (`SyncToolRefused`), so the slots stay free for the
 other tools. At most 2 x `limit` bodies run at a time.
 
-The threads themselves, and the in-place wait for quick calls, are in `_pool.py`.
+Calls of functions known to be quick take the express lane (`_express.py`): one worker per
+budget that runs them one at a time under a single slot, batched; it hands that slot to a
+body that turns slow there. The other calls take a slot each and a thread of `_pool.py`.
 """
 
 from __future__ import annotations
