@@ -316,7 +316,7 @@ class ExpressLane:
             self._post()
 
     def _work(self, me: _Worker) -> None:
-        jobs, results, quick = self._jobs, self._results, _pool._quick
+        jobs, results = self._jobs, self._results
         poller = select.poll()
         poller.register(me.read_fd, select.POLLIN)
         try:
@@ -354,7 +354,7 @@ class ExpressLane:
                     if future is not None:
                         results.append((future, result, error, counted))
                 if elapsed is not None:  # after the answer: only a hint for the next call
-                    quick[id(func)] = elapsed < _pool.QUICK_WAIT_SECONDS
+                    _pool.remember(id(func), elapsed)
                 del job, waiter, future, context, call, func, result, error, watch
                 if len(results) >= _BATCH and self._batch_done is None:
                     self._post()  # a kick waiting in place delivers them all at the end

@@ -83,6 +83,13 @@ class BodyWatch:
             return True
 
 
+def remember(key: int, elapsed: float) -> None:
+    """Record whether the function `key` (its id) was quick this time."""
+    if len(_quick) >= _QUICK_MEMORY:
+        _quick.clear()
+    _quick[key] = elapsed < QUICK_WAIT_SECONDS
+
+
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
     if future.done():  # the caller was cancelled: the result is dropped
         return
@@ -291,9 +298,7 @@ class _WorkerPool:
                 with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
                     loop.call_soon_threadsafe(_settle, future, result, error)
             if elapsed is not None:  # after the answer: it is only a hint for the next call
-                if len(_quick) >= _QUICK_MEMORY:
-                    _quick.clear()
-                _quick[key] = elapsed < QUICK_WAIT_SECONDS
+                remember(key, elapsed)
             del loop, future, waiter, context, call, result, error, handoff, watch
             job = upcoming
 
