@@ -346,7 +346,8 @@ class ExpressLane:
                     me.since = 0.0
                     me.job = None
                     counted = not me.left_behind
-                watch.ended()
+                if not counted:  # only a body left behind has a call that may stop waiting
+                    watch.ended()
                 if isinstance(waiter, asyncio.Future):
                     results.append((waiter, result, error, counted))
                 else:
