@@ -131,7 +131,12 @@ class ExpressLane:
         self._results: collections.deque[tuple[asyncio.Future[Any], Any, Any, bool]] = (
             collections.deque()
         )
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # orders a worker's sleep against its wake-up
+        # Orders the stuck check against the worker's end of a body. A lock of its own: the
+        # loop holds `_lock` while it writes a wake-up byte, which lets go of the GIL, and a
+        # worker that ran its whole body meanwhile must not then block on `_lock` (measured:
+        # 3.3 context switches per lone call instead of 1.2, 29 us instead of 9).
+        self._body_lock = threading.Lock()
         self._worker: _Worker | None = None
         self._holds_slot = False  # the current worker's slot, held while calls are pending
         self._pending = 0  # calls handed to the current worker, not yet answered on the loop
@@ -241,7 +246,7 @@ class ExpressLane:
         worker = self._worker
         if worker is not None and worker.since:
             now = time.perf_counter()
-            with self._lock:  # the worker clears `since` and `job` under it
+            with self._body_lock:  # the worker clears `since` and `job` under it
                 job = worker.job
                 since = worker.since
                 if job is None or self._worker is not worker or not since:
@@ -342,7 +347,7 @@ class ExpressLane:
                     except BaseException as exc:  # SystemExit & co. mean nothing to the caller
                         result, error = None, ToolAbortedError(exc)
                     elapsed = time.perf_counter() - started
-                with self._lock:
+                with self._body_lock:
                     me.since = 0.0
                     me.job = None
                     counted = not me.left_behind
