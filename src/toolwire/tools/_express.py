@@ -42,8 +42,11 @@ paid once per batch:
   else its calls are sent the general way (the pool, behind the semaphore). The function
   is marked slow, so its next calls go the general way until one is quick again.
 
-Measured after (same probe, same moments): ~160 us of CPU per sync call under wrk, as an
-async call (152-161 us); 0.12-0.2 voluntary switches per call; 27-30 us per call in process.
+Measured after, interleaved with the commit before the lane (bench_http, stateless JSON, 3
+rounds at a load of ~2): toolwire / floor 0.80-0.83 instead of 0.69-0.75; CPU per sync call
+under wrk ~148 us (async ~130, before ~160-190), 0.16 worker wake-ups per call; a lone call
+still ~9 us in process and ~53 us p50 over stdio, as through the pool. An SSE answer waits
+two passes of the loop for such a call, so that it still goes out whole (http/_answer.py).
 """
 
 from __future__ import annotations
