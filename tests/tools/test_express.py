@@ -67,7 +67,12 @@ def _fresh_hints(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_pool, "_quick", {})  # hints are keyed by id(): start clean
 
 
-def test_many_concurrent_calls_each_get_their_own_result_and_context() -> None:
+def test_many_concurrent_calls_each_get_their_own_result_and_context(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # No body here is slow: a worker the OS leaves without a CPU must not be taken for stuck.
+    monkeypatch.setattr(_express, "STUCK_SECONDS", BOUND * 10)
+
     def body(n: int) -> tuple[int, int, str]:
         return n, probe.get(), threading.current_thread().name
 
@@ -210,6 +215,7 @@ def test_the_idle_express_worker_leaves_and_a_new_one_serves_later_calls(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(_pool, "IDLE_SECONDS", 0.1)
+    monkeypatch.setattr(_express, "STUCK_SECONDS", BOUND * 10)  # as above: nothing is slow
 
     def which() -> threading.Thread:
         return threading.current_thread()
