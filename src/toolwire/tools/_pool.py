@@ -49,11 +49,16 @@ class BodyWatch:
     The worker marks the body ended (run or skipped); the loop, when its call is cancelled,
     either learns the body already ended or leaves a callback that the worker schedules on
     the loop when it does. The lock orders the two.
+
+    `holds_slot` (loop side) says whether the call holds a slot of its budget for the body:
+    always in the pool; in the express lane only once the lane's worker got stuck on it and
+    handed it the lane's slot (see _express.py).
     """
 
-    __slots__ = ("_ended", "_lock", "_loop", "_then")
+    __slots__ = ("_ended", "_lock", "_loop", "_then", "holds_slot")
 
-    def __init__(self) -> None:
+    def __init__(self, holds_slot: bool = True) -> None:
+        self.holds_slot = holds_slot
         self._lock = threading.Lock()
         self._ended = False
         self._then: Callable[[], None] | None = None
@@ -76,6 +81,13 @@ class BodyWatch:
                 return False
             self._then, self._loop = then, loop
             return True
+
+
+def remember(key: int, elapsed: float) -> None:
+    """Record whether the function `key` (its id) was quick this time."""
+    if len(_quick) >= _QUICK_MEMORY:
+        _quick.clear()
+    _quick[key] = elapsed < QUICK_WAIT_SECONDS
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
@@ -286,9 +298,7 @@ class _WorkerPool:
                 with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
                     loop.call_soon_threadsafe(_settle, future, result, error)
             if elapsed is not None:  # after the answer: it is only a hint for the next call
-                if len(_quick) >= _QUICK_MEMORY:
-                    _quick.clear()
-                _quick[key] = elapsed < QUICK_WAIT_SECONDS
+                remember(key, elapsed)
             del loop, future, waiter, context, call, result, error, handoff, watch
             job = upcoming
 

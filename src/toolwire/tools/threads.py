@@ -9,7 +9,9 @@ again for bodies whose calls already ended. While that allowance is full, a func
 has bodies in it is refused at once (`SyncToolRefused`), so the slots stay free for the
 other tools. At most 2 x `limit` bodies run at a time.
 
-The threads themselves, and the in-place wait for quick calls, are in `_pool.py`.
+Calls of functions known to be quick take the express lane (`_express.py`): one worker per
+budget that runs them one at a time under a single slot, batched; it hands that slot to a
+body that turns slow there. The other calls take a slot each and a thread of `_pool.py`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _pool
+from ._express import REROUTED, ExpressLane, retire_lanes
 from ._pool import QUICK_WAIT_SECONDS, BodyWatch
 
 if TYPE_CHECKING:
@@ -86,6 +89,7 @@ class SyncBudget:
         self._slots = asyncio.Semaphore(limit)
         self._abandoned = 0  # bodies in the allowance
         self._abandoned_by: dict[Hashable, int] = {}  # per function, slot holders included
+        self._lane: ExpressLane | None = None
 
     @property
     def abandoned(self) -> int:
@@ -110,6 +114,24 @@ class SyncBudget:
         """
         key: Hashable = func
         self._check(key)
+        if _pool._quick.get(id(func)):
+            lane = self._lane
+            if lane is None or lane.loop is not loop:
+                lane = self._lane = ExpressLane(
+                    loop, self._try_slot, self._slots.release, self._adopt
+                )
+            if lane.admits():
+                watch = BodyWatch(holds_slot=False)
+                try:
+                    answer = await lane.call(func, args, kwargs, watch)
+                except BaseException:
+                    if watch.holds_slot:
+                        self._leave(loop, key, watch)
+                    raise
+                if answer is not REROUTED:
+                    if watch.holds_slot:
+                        self._slots.release()
+                    return answer  # type: ignore[no-any-return]
         try:
             await self._slots.acquire()
         except asyncio.CancelledError:
@@ -130,6 +152,22 @@ class SyncBudget:
             raise
         self._slots.release()  # the body has ended: its result is here
         return result
+
+    def _try_slot(self) -> bool:
+        """Take a slot if one is free now, as an uncontended `acquire()` would (the express
+        lane takes one from a plain callback, where it cannot wait)."""
+        slots = self._slots
+        if slots.locked():
+            return False
+        slots._value -= 1
+        return True
+
+    def _adopt(self, key: Hashable, watch: BodyWatch, call_ended: bool) -> None:
+        """The express lane's stuck body took the lane's slot: its call holds it now."""
+        watch.holds_slot = True
+        if call_ended:
+            assert self._lane is not None
+            self._leave(self._lane.loop, key, watch)
 
     def _leave(self, loop: asyncio.AbstractEventLoop, key: Hashable, watch: BodyWatch) -> None:
         """A call that stops waiting: its body may still run."""
@@ -210,3 +248,4 @@ def release_workers() -> None:
     a later serving in this process starts with fresh pools."""
     _pool._shutdown_pools()
     _pool._forget_pools()
+    retire_lanes()
