@@ -11,7 +11,11 @@ backends, no buffering) whose upstream is one process, then two processes, of:
 
 - floor: bench_http's bare Starlette endpoint (servers/floor_http.py), the most any
   Python server process could give here;
-- toolwire: `toolwire run servers/tw_server.py --transport http --stateless --json-response`.
+- toolwire: `toolwire run servers/tw_server.py --transport http --stateless --json-response`;
+- tw-async: the same with `async def add` (servers/tw_async_server.py). A sync tool's body
+  runs on a worker thread, which with one process has the second core to itself; with two
+  processes it competes with the other process, nginx and wrk, so the async row shows what
+  the thread hop costs the scaling.
 
 Printed per server: req/s, p50/p99 (wrk's) with one and with two processes, and two/one. The
 issue's target (toolwire two >= 1.25x one on a 2-core machine, where the floor measured
@@ -38,7 +42,7 @@ from tests.benchmarks import bench_http
 from tests.scale import _infra
 
 STATELESS = bench_http.STATELESS
-SERVERS = {peer.label: peer for peer in bench_http.PEERS if peer.label in ("floor", "toolwire")}
+SERVERS = {peer.label: peer for peer in bench_http.PEERS if peer.label in ("floor", "toolwire", "tw-async")}
 TARGET_RATIO = 1.25
 
 
