@@ -42,7 +42,9 @@ from tests.benchmarks import bench_http
 from tests.scale import _infra
 
 STATELESS = bench_http.STATELESS
-SERVERS = {peer.label: peer for peer in bench_http.PEERS if peer.label in ("floor", "toolwire", "tw-async")}
+SERVERS = {
+    peer.label: peer for peer in bench_http.PEERS if peer.label in ("floor", "toolwire", "tw-async")
+}
 TARGET_RATIO = 1.25
 
 
