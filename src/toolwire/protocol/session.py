@@ -13,7 +13,8 @@ Other decisions: `tools/call` for an unknown or disabled tool is the protocol er
 "Unknown tool: x" (spec and FastMCP). A request reusing the id of a call still in flight is
 ignored with a warning: answering it would give the client two replies for one id, the first
 of which would be taken for the original call's. `notifications/cancelled` cancels the
-request's task (a call, a read or a prompt) and no reply is sent for it. Leaving the context (or `close()`) cancels every call.
+request's task (a call, a read or a prompt) and no reply is sent for it. Leaving the
+context (or `close()`) cancels every one.
 A tool's questions to the client (asking.py) go out as requests whose responses come back
 through `receive()` (handshake era), or as the call's input-required result (2026-07-28).
 """
