@@ -10,7 +10,10 @@ Decisions:
   the parameters' annotated types; see `protocol/resource_reading.py`). A malformed template,
   or a function whose parameters do not fit it, is a `ValueError` at decoration naming both.
 - The decorator returns the function itself, still callable as before.
-- A resource's name defaults to the function's name, its description to the docstring.
+- A resource's name defaults to the function's name, its description to the docstring's
+  summary (its first block, as a tool's description: `Args:` and other sections are left
+  out, whatever the docstring convention). Icons are checked as a tool's and a prompt's
+  are (`protocol/icons.py`): a malformed one is a `UserError` naming the resource.
 - Publishing or removing a resource tells connected clients that the list changed (as tools
   do); `notify_resource_updated(uri)` tells the clients that follow `uri`. Both may be called
   from any thread, a sync tool's worker included.
@@ -91,6 +94,8 @@ class ResourceApi:
         Raises:
             ValueError: The template is malformed, the function's parameters do not fit it,
                 or the URI is published already.
+            toolwire.UserError: `icons` is not a list of well-formed icons (the message
+                names the resource and what is wrong).
         """
 
         def register(func: F) -> F:
@@ -132,10 +137,10 @@ class ResourceApi:
         Raises:
             ValueError: As `resource`.
             TypeError: `source` is neither a function, text nor bytes.
+            toolwire.UserError: As `resource`.
         """
         # Imported here: a server that publishes no resource never loads them.
-        import inspect
-
+        from .protocol.icons import normalize_icons
         from .protocol.resource_reading import FunctionReader
         from .protocol.resource_registry import Described, FixedResource, TemplatedResource
         from .protocol.uri_template import UriTemplate
@@ -152,14 +157,15 @@ class ResourceApi:
                 f"resource {uri!r}: expected a function, text or bytes, not {type(source).__name__}"
             )
         reader = FunctionReader(source, template, mime_type)
+        label = f"resource template {uri!r}" if template.is_template else f"resource {uri!r}"
         described = Described(
             name=name or getattr(source, "__name__", None) or uri,
             title=title,
-            description=description if description is not None else inspect.getdoc(source),
+            description=description if description is not None else _summary(source),
             mime_type=mime_type,
             size=size,
             annotations=annotations,
-            icons=tuple(icons) if icons is not None else None,
+            icons=normalize_icons(icons, label),
             meta=meta,
         )
         if template.is_template:
@@ -267,6 +273,21 @@ class ResourceApi:
 
     def _resources_changed(self) -> None:
         self._announcer.tell(_tell_resources_changed)
+
+
+def _summary(func: Callable[..., Any]) -> str | None:
+    """What a function's docstring says before its sections (`Args:` and the rest), as a
+    tool's description is; the parameters are described by the template, not here."""
+    if not getattr(func, "__doc__", None):
+        return None
+    from .schema.docstrings import document_function
+
+    try:
+        return document_function(func).description
+    except AttributeError:  # a callable object without a `__name__`
+        import inspect
+
+        return inspect.getdoc(func)
 
 
 async def _tell_resources_changed(session: OpenSession) -> None:

@@ -1,7 +1,8 @@
 """`Server`: a registry of tools published over MCP, with decorators and `run()`.
 
 This module collects tools and their MCP options (listings: `toolwire.protocol.registry`);
-resources are `_resource_api.py`'s, the HTTP apps `_network_apps.py`'s, serving (lifespan,
+resources are `_resource_api.py`'s, prompts `_prompt_api.py`'s, the bound on worker threads
+`_sync_workers.py`'s, the HTTP apps `_network_apps.py`'s, serving (lifespan,
 the context tools see) `toolwire.lifespan`'s. A server-side `timeout` applies to sync and
 async tools alike, else a FunctionTool's own `timeout_seconds`. `tool` and `add_tool` take
 the name and description under MCP's spelling (`name`, `description`) or `function_tool`'s.
@@ -17,6 +18,7 @@ from ._announcer import Announcer
 from ._network_apps import NetworkApps
 from ._prompt_api import PromptApi
 from ._resource_api import ResourceApi
+from ._sync_workers import SyncWorkers
 from ._tool_options import one_spelling, renamed
 from .errors import UserError
 from .lifespan import LifespanError, check_options
@@ -32,20 +34,17 @@ from .tools.function_tool import FunctionTool, function_tool
 if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
-    import anyio
-
     from .protocol.app import OpenSession
     from .protocol.bearer import BearerAuth
     from .protocol.call_context import CallInfo
     from .protocol.serving import SessionOpener
-    from .tools.threads import SyncBudget
 
 __all__ = ["Server"]
 
 _TRANSPORTS = ("stdio", "http", "sse")
 
 
-class Server(NetworkApps, ResourceApi, PromptApi):
+class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
     """An MCP server publishing `FunctionTool`s.
 
     Args:
@@ -53,7 +52,8 @@ class Server(NetworkApps, ResourceApi, PromptApi):
         version: The server's version (`serverInfo.version`).
         instructions: Guidance for the model on how to use the tools.
         tools: Tools to publish from the start (FunctionTools, agents tools or callables).
-        max_sync_workers: Threads that may run sync tools at once.
+        max_sync_workers: Threads that may run sync tools, resource functions and prompts
+            at once (see `sync_limiter`).
         max_message_bytes: The largest message accepted on stdio.
         context: What every tool call sees as `ctx.context` (e.g. `{"user": "ada"}`), the
             same object for each call. Tools that want it take a `ToolContext[...]` (or
@@ -109,13 +109,11 @@ class Server(NetworkApps, ResourceApi, PromptApi):
         self.context = context
         self.context_factory = context_factory
         self.lifespan = lifespan
-        self.max_sync_workers = max_sync_workers
+        SyncWorkers.__init__(self, max_sync_workers)
         self.max_message_bytes = max_message_bytes
         self._registry = ToolRegistry()
         self._registry.listeners.append(self._notify_changed)
         self._announcer = Announcer()
-        self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
-        self._limiter_loop: object = None
         self._warmed_up = False
         for tool in tools:
             self.add_tool(tool)
@@ -135,33 +133,6 @@ class Server(NetworkApps, ResourceApi, PromptApi):
     def tools(self) -> Mapping[str, RegisteredTool]:
         """The published tools by name (read-only)."""
         return MappingProxyType(self._registry._tools)
-
-    @property
-    def sync_limiter(self) -> SyncBudget | anyio.CapacityLimiter:
-        """Bounds the threads running sync tools (one per event loop, made on first use).
-
-        On asyncio a `SyncBudget` (see `toolwire.tools.threads`), which also accounts for
-        bodies still running after their calls timed out; its uncontended acquire does not
-        yield to the event loop (anyio's limiter always does, which costs every sync call a
-        loop pass).
-        """
-        import asyncio
-
-        try:
-            loop: object = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        if self._limiter is None or self._limiter_loop is not loop:
-            if loop is not None:
-                from .tools.threads import SyncBudget
-
-                self._limiter = SyncBudget(self.max_sync_workers)
-            else:  # another anyio backend (trio)
-                import anyio
-
-                self._limiter = anyio.CapacityLimiter(self.max_sync_workers)
-            self._limiter_loop = loop
-        return self._limiter
 
     @overload
     def tool(self, func: Callable[..., Any], /) -> FunctionTool: ...

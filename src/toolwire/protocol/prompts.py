@@ -18,9 +18,14 @@ Decisions:
   to the client that failed (`ClientRequestError`: a capability the client did not
   declare, no back channel, no answer) adds toolwire's own message, which concerns the
   client.
-- A prompt whose function takes a `ToolContext` runs in a task of its own (its questions'
-  answers come back through the session, which must keep reading); the others are
-  answered inline. A sync prompt function runs in a worker thread.
+- Rendering runs in a task the session tracks, as a tool call does (`session_requests.py`):
+  the next frame does not wait for it, `notifications/cancelled` stops it (no reply), the
+  session counts as busy meanwhile, and a prompt's questions to the client come back
+  through the session, which keeps reading. A sync prompt function runs in a worker
+  thread under the server's sync-worker bound.
+- A prompt whose first parameter is a `ToolContext` gets the server's context in
+  `ctx.context` (or its factory's answer, `CallInfo.tool_name` being the prompt's name); a
+  factory that raises is logged and answered -32603 "Error rendering prompt '<name>'".
 - In 2026-07-28 a prompt that asks (`ctx.elicit`) without the answer at hand ends the
   request with an input-required result, exactly as a tool call does (input_required.py);
   the retry brings `inputResponses` and the prompt renders from the start.
@@ -33,18 +38,17 @@ import inspect
 import logging
 from typing import TYPE_CHECKING, Any
 
-import anyio
-
 from ..errors import ClientRequestError
+from ..tools.threads import run_sync_within
 from . import eras, handlers
 from .asking import asker_for
+from .calls import CallInFlight
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     ProtocolError,
     RequestId,
     compact_json,
-    error_message,
     result_message,
 )
 from .methods import Route
@@ -103,24 +107,84 @@ async def _get_prompt(
     entry = _lookup(session, params)
     params = params or {}
     args, kwargs = entry.bind(params.get("arguments"))
-    if not entry.schema.takes_context:
-        messages = await _render(entry, args, kwargs, version)
-        await _reply(session, request_id, entry, messages, version)
+    if session.is_duplicate(request_id):
         return
-    run = _PromptRun(session, request_id, entry, params, version, log_level)
-    # Checked before the task starts, so that a malformed retry is refused right away.
-    run.prepare()
-    session.start_soon(functools.partial(run.run, args, kwargs))
+    if not entry.schema.takes_context:
+        call = CallInFlight(Reporter(session.send, None, None, request_id))
+        work = functools.partial(_rendered, session, entry, args, kwargs, version)
+        session.answer_in_task(request_id, call, work)
+        return
+    # Built before the task starts, so that a malformed retry is refused right away.
+    asker = asker_for(session, request_id, version, params, entry.name, method="prompts/get")
+    meta = params.get("_meta")
+    token = meta.get("progressToken") if isinstance(meta, dict) else None
+    call = CallInFlight(Reporter(session.send, token, log_level, request_id, asker))
+    asker.attach(session, request_id, call)
+    work = functools.partial(
+        _rendered_with_context, session, request_id, entry, params, args, kwargs, version, call
+    )
+    session.answer_in_task(request_id, call, work)
+
+
+async def _rendered(
+    session: Any,
+    entry: RegisteredPrompt,
+    args: list[Any],
+    kwargs: dict[str, Any],
+    version: str,
+) -> dict[str, Any]:
+    """The `prompts/get` result (era fields included)."""
+    messages = await _render(session, entry, args, kwargs, version)
+    result: dict[str, Any] = {}
+    if entry.description:
+        result["description"] = entry.description
+    result["messages"] = messages
+    if version in eras.MODERN_VERSIONS:
+        handlers.modern(result, session.server.server_info)
+    return result
+
+
+async def _rendered_with_context(
+    session: Any,
+    request_id: RequestId,
+    entry: RegisteredPrompt,
+    params: dict[str, Any],
+    args: list[Any],
+    kwargs: dict[str, Any],
+    version: str,
+    call: CallInFlight,
+) -> dict[str, Any]:
+    """As `_rendered`, the prompt's `ToolContext` first (its `context` as a tool call's)."""
+    from ..context import ToolContext
+
+    arguments = params.get("arguments") or {}
+    try:
+        value = await session.context_for(request_id, entry.name, arguments, params, version)
+    except Exception:
+        logger.exception("the context factory failed for prompt %r", entry.name)
+        raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}") from None
+    context = ToolContext(
+        value,
+        tool_name=entry.name,
+        tool_call_id=str(request_id),
+        tool_arguments=compact_json(arguments),
+        reporter=call.reporter,
+    )
+    return await _rendered(session, entry, [context, *args], kwargs, version)
 
 
 async def _render(
-    entry: RegisteredPrompt, args: list[Any], kwargs: dict[str, Any], version: str
+    session: Any,
+    entry: RegisteredPrompt,
+    args: list[Any],
+    kwargs: dict[str, Any],
+    version: str,
 ) -> list[dict[str, Any]]:
     try:
         if inspect.iscoroutinefunction(entry.func):
             value = await entry.func(*args, **kwargs)
         else:
-            value = await anyio.to_thread.run_sync(functools.partial(entry.func, *args, **kwargs))
+            value = await run_sync_within(session.server.sync_limiter, entry.func, args, kwargs)
             if inspect.isawaitable(value):
                 value = await value
         return render_messages(value, version, entry.name)
@@ -137,92 +201,6 @@ async def _render(
     except Exception:
         logger.exception("prompt %r failed", entry.name)
     raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}")
-
-
-async def _reply(
-    session: Any,
-    request_id: RequestId,
-    entry: RegisteredPrompt,
-    messages: list[dict[str, Any]],
-    version: str,
-) -> None:
-    result: dict[str, Any] = {}
-    if entry.description:
-        result["description"] = entry.description
-    result["messages"] = messages
-    if version in eras.MODERN_VERSIONS:
-        handlers.modern(result, session.server.server_info)
-    await session.send(result_message(request_id, result), request_id)
-
-
-class _PromptRun:
-    """One `prompts/get` of a prompt taking a context: its task, and the input round that
-    may end it early (the `RoundCall` of input_required.py)."""
-
-    def __init__(
-        self,
-        session: Any,
-        request_id: RequestId,
-        entry: RegisteredPrompt,
-        params: dict[str, Any],
-        version: str,
-        log_level: str | None,
-    ) -> None:
-        self.session = session
-        self.request_id = request_id
-        self.entry = entry
-        self.params = params
-        self.version = version
-        self.log_level = log_level
-        self.abandoned = False  # the round answered the request
-        self._scope = anyio.CancelScope()
-        self._context: Any = None
-
-    def cancel(self) -> None:
-        """End the render: the round has answered (input required)."""
-        self.abandoned = True
-        self._scope.cancel()
-
-    def prepare(self) -> None:
-        """Build the context (and, in 2026-07-28, the input round from the request)."""
-        from ..context import ToolContext
-
-        asker = asker_for(
-            self.session,
-            self.request_id,
-            self.version,
-            self.params,
-            self.entry.name,
-            method="prompts/get",
-        )
-        asker.attach(self.session, self.request_id, self)
-        meta = self.params.get("_meta")
-        token = meta.get("progressToken") if isinstance(meta, dict) else None
-        reporter = Reporter(self.session.send, token, self.log_level, self.request_id, asker)
-        self._context = ToolContext(
-            None,
-            tool_name=self.entry.name,
-            tool_call_id=str(self.request_id),
-            tool_arguments=compact_json(self.params.get("arguments") or {}),
-            reporter=reporter,
-        )
-
-    async def run(self, args: list[Any], kwargs: dict[str, Any]) -> None:
-        """Render and reply; an ended round has replied already."""
-        failure: ProtocolError | None = None
-        messages: list[dict[str, Any]] = []
-        with self._scope:
-            try:
-                messages = await _render(self.entry, [self._context, *args], kwargs, self.version)
-            except ProtocolError as error:
-                failure = error
-        if self.abandoned:
-            return
-        if failure is not None:
-            reply = error_message(self.request_id, failure.code, failure.message, failure.data)
-            await self.session.send(reply, self.request_id)
-            return
-        await _reply(self.session, self.request_id, self.entry, messages, self.version)
 
 
 PROMPT_ROUTES_HANDSHAKE: dict[str, Route] = {

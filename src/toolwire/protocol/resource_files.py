@@ -125,6 +125,7 @@ class DirectoryResources:
         uri: str,
         values: Mapping[str, str],
         limiter: SyncBudget | anyio.CapacityLimiter | None,
+        context: Any = None,
     ) -> list[dict[str, Any]]:
         """The contents of the file `uri` names (see the module docstring)."""
         return await run_sync_within(limiter, self._read, (uri, values["path"]), {})

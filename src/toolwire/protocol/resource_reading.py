@@ -15,6 +15,8 @@ Decisions:
   `Invalid parameters for resource template 'x://{id}': id: Input should be a valid integer`.
 - An async function is awaited on the event loop; a sync one runs in a worker thread under
   the server's sync-worker bound, as sync tools do (it may block on files or a database).
+- A first parameter annotated `ToolContext` (or the SDK's `RunContextWrapper`, as for a
+  tool) is not a template variable: the read's context is passed there.
 - What the function returns becomes the contents (see `resource_contents.py`).
 """
 
@@ -22,8 +24,9 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_origin
 
+from ..schema.context_types import is_context_type
 from ..tools.threads import run_sync_within
 from .resource_contents import contents_of
 
@@ -62,7 +65,7 @@ class FunctionReader:
         self.func = func
         self.template = template
         self.mime_type = mime_type
-        self._signature = _signature_of(func, template)
+        self._signature, self.takes_context = _signature_of(func, template)
         self._is_async = inspect.iscoroutinefunction(inspect.unwrap(func))
         self._model: type[BaseModel] | None = None
         self._typed = _check_fit(self._signature, template, _label(func))
@@ -72,8 +75,10 @@ class FunctionReader:
         uri: str,
         values: Mapping[str, str],
         limiter: SyncBudget | anyio.CapacityLimiter | None,
+        context: Any = None,
     ) -> list[dict[str, Any]]:
-        """Call the function with `values` and return the contents for `uri`.
+        """Call the function with `values` (after `context`, its `ToolContext`, when it
+        takes one) and return the contents for `uri`.
 
         Raises:
             InvalidResourceParams: A value does not convert to its parameter's type.
@@ -84,10 +89,11 @@ class FunctionReader:
             arguments = self._convert(arguments)
         else:
             self._check_given(arguments)
+        leading = (context,) if self.takes_context else ()
         if self._is_async:
-            output = await self.func(**arguments)
+            output = await self.func(*leading, **arguments)
         else:
-            output = await run_sync_within(limiter, self.func, (), arguments)
+            output = await run_sync_within(limiter, self.func, leading, arguments)
             if inspect.isawaitable(output):  # a sync wrapper around a coroutine function
                 output = await output
         return contents_of(uri, output, self.mime_type)
@@ -152,13 +158,23 @@ def _label(func: Callable[..., Any]) -> str:
     return getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
 
 
-def _signature_of(func: Callable[..., Any], template: UriTemplate) -> inspect.Signature:
+def _signature_of(
+    func: Callable[..., Any], template: UriTemplate
+) -> tuple[inspect.Signature, bool]:
+    """The parameters the URI fills (a leading `ToolContext` left out), and whether the
+    function takes such a context."""
     try:
-        return inspect.signature(func, eval_str=True)
+        signature = inspect.signature(func, eval_str=True)
     except (NameError, TypeError, SyntaxError) as error:
         raise ValueError(
             f"resource {template.text!r}: cannot read the signature of {_label(func)}(): {error}"
         ) from error
+    parameters = list(signature.parameters.values())
+    if parameters and parameters[0].kind is not inspect.Parameter.VAR_KEYWORD:
+        first = parameters[0].annotation
+        if first is not inspect.Parameter.empty and is_context_type(get_origin(first) or first):
+            return signature.replace(parameters=parameters[1:]), True
+    return signature, False
 
 
 def _check_fit(signature: inspect.Signature, template: UriTemplate, label: str) -> bool:

@@ -44,8 +44,10 @@ class Reader(Protocol):
         uri: str,
         values: Mapping[str, str],
         limiter: SyncBudget | anyio.CapacityLimiter | None,
+        context: Any = None,
     ) -> list[dict[str, Any]]:
-        """The `contents` items for `uri`."""
+        """The `contents` items for `uri`; `context` is the read's `ToolContext`, given
+        only to a reader whose `takes_context` attribute is true."""
         ...
 
 

@@ -19,10 +19,15 @@ Decisions:
   parameter and why. A function that raises: -32603 "Error reading resource <uri>" (the
   exception is logged for the author, not shown to the client, as with tools).
 - `params.uri` must be a string: -32602 "Invalid request parameters" naming the field.
-- A read is answered inline, like the lists: on a connection that carries several requests
-  (stdio, legacy SSE) the next frame waits for it, so a resource function should be quick
-  (a sync one runs in a worker thread, which keeps the event loop free meanwhile). Unlike a
-  tool call it cannot be cancelled.
+- A read runs in a task the session tracks, as a tool call does (`session_requests.py`):
+  the next frame does not wait for it, `notifications/cancelled` stops it (no reply is
+  sent), and while it runs the session is busy, so the 2026-07-28 HTTP pool does not hand
+  the session to another request. A sync resource function runs in a worker thread under
+  the server's sync-worker bound. The lists stay inline: they run no author code, except
+  a template's lister, which walks a directory in a worker thread.
+- A resource function whose first parameter is a `ToolContext` gets one: `ctx.context` is
+  the server's context (or its factory's answer, `CallInfo.tool_name` being the URI), and
+  it may report progress and log; in the handshake era it may ask the client questions.
 - At most `MAX_SUBSCRIPTIONS` URIs per connection; the next subscribe is -32603
   "Subscription limit reached" (as a listen stream past its bound). Unsubscribing from a URI
   not subscribed to is not an error (the end state is the one asked for).
@@ -30,18 +35,23 @@ Decisions:
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..tools.threads import run_sync_within
 from . import eras, handlers
+from .asking import asker_for
+from .calls import CallInFlight
 from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, result_message
 from .methods import Route
+from .reporter import Reporter
 from .resource_contents import NOT_FOUND
 from .resource_reading import InvalidResourceParams
 
 if TYPE_CHECKING:
+    from ..context import ToolContext
     from .app import ServedApp
     from .jsonrpc import RequestId
     from .resource_registry import FixedResource
@@ -68,9 +78,41 @@ class ResourceSession(Protocol):
 
     server: ServedApp
     resource_subscriptions: set[str]
+    era: str | None
+    client_capabilities: dict[str, Any] | None
+    back_channel: bool
+    outbound: Any
 
-    def send(self, frame: bytes, request_id: RequestId | None = None) -> Awaitable[None]:
+    def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
+        """Run a background task in the session's task group."""
+        ...
+
+    async def send(self, frame: bytes, request_id: RequestId | None = None) -> None:
         """Write one frame."""
+        ...
+
+    def is_duplicate(self, request_id: RequestId) -> bool:
+        """Whether a request with this id is in flight (see `session_requests.py`)."""
+        ...
+
+    def answer_in_task(
+        self,
+        request_id: RequestId,
+        call: CallInFlight,
+        work: Callable[[], Awaitable[dict[str, Any]]],
+    ) -> None:
+        """Answer from a tracked task (see `session_requests.py`)."""
+        ...
+
+    async def context_for(
+        self,
+        request_id: RequestId,
+        name: str,
+        arguments: dict[str, Any],
+        params: dict[str, Any],
+        version: str,
+    ) -> Any:
+        """The request's `ctx.context` (see `session_requests.py`)."""
         ...
 
 
@@ -80,19 +122,35 @@ def not_found(uri: str, version: str | None) -> ProtocolError:
     return ProtocolError(code, f"Resource not found: {uri}", {"uri": uri})
 
 
-async def read_contents(server: ServedApp, uri: str, version: str | None) -> list[dict[str, Any]]:
+async def read_contents(
+    server: ServedApp,
+    uri: str,
+    version: str | None,
+    context: Callable[[], Awaitable[ToolContext[Any]]] | None = None,
+) -> list[dict[str, Any]]:
     """The `contents` of the resource at `uri`, as `resources/read` answers them.
+
+    Args:
+        server: What publishes the resource.
+        uri: The URI read.
+        version: The protocol version (for the not-found error's code).
+        context: Makes the `ToolContext` a resource function taking one is given; without
+            it such a function gets a context holding None.
 
     Raises:
         ProtocolError: Not found, invalid template values, or the reader failed (see the
             module docstring for each code).
+        Exception: Whatever `context` raises (the server's context factory).
     """
     found = server.resource_registry.find(uri)
     if found is None:
         raise not_found(uri, version)
     reader, values = found
+    ctx: ToolContext[Any] | None = None
+    if getattr(reader, "takes_context", False):
+        ctx = await context() if context is not None else _bare_context(uri)
     try:
-        contents = await reader.read(uri, values, server.sync_limiter)
+        contents = await reader.read(uri, values, server.sync_limiter, ctx)
     except InvalidResourceParams as invalid:
         raise ProtocolError(INVALID_PARAMS, str(invalid), {"uri": uri}) from None
     except Exception:
@@ -101,6 +159,12 @@ async def read_contents(server: ServedApp, uri: str, version: str | None) -> lis
     if contents is NOT_FOUND:
         raise not_found(uri, version)
     return contents
+
+
+def _bare_context(uri: str) -> ToolContext[Any]:
+    from ..context import ToolContext
+
+    return ToolContext(None, tool_name=uri, tool_call_id="", tool_arguments="{}")
 
 
 async def list_resources(
@@ -130,14 +194,66 @@ async def list_templates(
 
 
 async def read(
-    session: ResourceSession, request_id: RequestId, params: Params, version: str, *_: Any
+    session: ResourceSession,
+    request_id: RequestId,
+    params: Params,
+    version: str,
+    log_level: str | None = None,
 ) -> None:
-    """`resources/read`."""
+    """`resources/read`: checked here, then read and answered from a tracked task."""
     uri = _uri(params, "resources/read")
-    result: dict[str, Any] = {"contents": await read_contents(session.server, uri, version)}
+    if session.is_duplicate(request_id):
+        return
+    params = params or {}
+    meta = params.get("_meta")
+    token = meta.get("progressToken") if isinstance(meta, dict) else None
+    asker = None
+    if session.era != "modern":  # 2026-07-28 has no input round for a read
+        asker = asker_for(session, request_id, version, params, uri, method="resources/read")
+    call = CallInFlight(Reporter(session.send, token, log_level, request_id, asker))
+    session.answer_in_task(
+        request_id, call, functools.partial(_read, session, request_id, uri, params, version, call)
+    )
+
+
+async def _read(
+    session: ResourceSession,
+    request_id: RequestId,
+    uri: str,
+    params: dict[str, Any],
+    version: str,
+    call: CallInFlight,
+) -> dict[str, Any]:
+    reader = _context_reader(session, request_id, uri, params, version, call)
+    result: dict[str, Any] = {"contents": await read_contents(session.server, uri, version, reader)}
     if version in eras.MODERN_VERSIONS:
         handlers.modern_cacheable(result, session.server.server_info)
-    await session.send(result_message(request_id, result), request_id)
+    return result
+
+
+def _context_reader(
+    session: ResourceSession,
+    request_id: RequestId,
+    uri: str,
+    params: dict[str, Any],
+    version: str,
+    call: CallInFlight,
+) -> Callable[[], Awaitable[ToolContext[Any]]]:
+    """Makes the `ToolContext` of a read, for a resource function that takes one."""
+
+    async def make() -> ToolContext[Any]:
+        from ..context import ToolContext
+
+        value = await session.context_for(request_id, uri, {}, params, version)
+        return ToolContext(
+            value,
+            tool_name=uri,
+            tool_call_id=str(request_id),
+            tool_arguments="{}",
+            reporter=call.reporter,
+        )
+
+    return make
 
 
 async def subscribe(

@@ -1,8 +1,9 @@
 """One MCP connection: frames in, replies and notifications out, in either protocol era.
 
 The transport hands each frame's bytes to `receive()`; everything goes back through `send`.
-Inline methods are answered before `receive()` returns; each `tools/call` runs in its own
-task, so replies may come out of order.
+Inline methods are answered before `receive()` returns; each request that runs the author's
+code (`tools/call`, `resources/read`, `prompts/get`) runs in a task the session tracks
+(`session_requests.py`), so replies may come out of order.
 
 Which era a connection serves, and how each era answers: see `eras.py`. The methods' handlers
 live by concern (`connection_routes.py`, `session_calls.py` for tools, `resources.py`); the
@@ -11,8 +12,9 @@ era tables at the end of this module list every method served.
 Other decisions: `tools/call` for an unknown or disabled tool is the protocol error -32602
 "Unknown tool: x" (spec and FastMCP). A request reusing the id of a call still in flight is
 ignored with a warning: answering it would give the client two replies for one id, the first
-of which would be taken for the original call's. `notifications/cancelled` cancels the call's
-task and no reply is sent for it. Leaving the context (or `close()`) cancels every call.
+of which would be taken for the original call's. `notifications/cancelled` cancels the
+request's task (a call, a read or a prompt) and no reply is sent for it. Leaving the
+context (or `close()`) cancels every one.
 A tool's questions to the client (asking.py) go out as requests whose responses come back
 through `receive()` (handshake era), or as the call's input-required result (2026-07-28).
 """
@@ -169,12 +171,13 @@ class ServerSession(ToolCalls):
 
     @property
     def in_flight(self) -> int:
-        """How many tool calls are running."""
+        """How many tracked requests (tool calls, resource reads, prompts) are running."""
         return len(self._in_flight)
 
     @property
     def busy(self) -> bool:
-        """Whether a call runs, or a finished call's reply still waits to be written."""
+        """Whether a tracked request runs, or a finished one's reply still waits to be
+        written."""
         return bool(self._in_flight) or self._send_lock.locked()
 
     def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:

@@ -2,25 +2,19 @@
 
 A base class of `ServerSession` (the session's state stays in one object; this file holds
 what concerns calls). A call is accepted (known, enabled, allowed to this caller), gets its
-reporter and asker, runs as a task (or eagerly, see `_eager.py`) and replies when it ends; a
-cancelled call ends without a reply. What one call does from its params to its result is
-`calls.run_call`.
+reporter and asker, runs as a tracked task (`session_requests.py`; eagerly for a sync tool,
+see `_eager.py`) and replies when it ends; a cancelled call ends without a reply. What one
+call does from its params to its result is `calls.run_call`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import logging
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-import anyio
-
 from . import eras, handlers
-from ._eager import start_eagerly
 from .asking import asker_for
-from .calls import CallInFlight, checked_tool_name, in_scope, run_call
+from .calls import CallInFlight, checked_tool_name, run_call
 from .identity import FORBIDDEN, scope_refusal
 from .jsonrpc import (
     INVALID_PARAMS,
@@ -32,13 +26,13 @@ from .jsonrpc import (
 )
 from .registry import is_enabled
 from .reporter import Reporter
+from .session_requests import TrackedRequests
 
 if TYPE_CHECKING:
-    import anyio.abc
+    import anyio
 
     from ..tools.threads import SyncBudget
     from .app import ServedApp
-    from .backlog import Backlog
     from .call_context import ContextSource
     from .identity import Identity
     from .registry import RegisteredTool
@@ -50,21 +44,15 @@ logger = logging.getLogger("toolwire.protocol")
 Params = dict[str, Any] | None
 
 
-class ToolCalls:
+class ToolCalls(TrackedRequests):
     """The `tools/list` and `tools/call` handlers of `ServerSession`, and its calls in flight."""
 
     # The session's state these handlers use (set by ServerSession.__init__/__aenter__).
     server: ServedApp
     identity: Identity | None
     client_info: dict[str, Any] | None
-    backlog: Backlog
-    loop: asyncio.AbstractEventLoop | None
-    send: Callable[..., Awaitable[None]]
     _contexts: ContextSource
     _limiter: SyncBudget | anyio.CapacityLimiter | None
-    _task_group: anyio.abc.TaskGroup | None
-    _in_flight: dict[RequestId, CallInFlight]
-    _call_tasks: set[asyncio.Task[None]]
 
     async def _list_tools(
         self, request_id: RequestId, params: Params, version: str, _level: str | None
@@ -81,8 +69,7 @@ class ToolCalls:
     async def _start_call(
         self, request_id: RequestId, params: Params, version: str, log_level: str | None
     ) -> None:
-        if request_id in self._in_flight:
-            logger.warning("request id %r is already in flight; duplicate ignored", request_id)
+        if self.is_duplicate(request_id):
             return
         params = params or {}
         entry = self.server.tool_registry.get(checked_tool_name(params))
@@ -105,23 +92,9 @@ class ToolCalls:
         asker = asker_for(session, request_id, version, params, entry.name)
         call = CallInFlight(Reporter(self.send, token, log_level, request_id, asker))
         asker.attach(session, request_id, call)
-        self._in_flight[request_id] = call
-        call.size = self.backlog.call_started()
         coro = self._run_call(request_id, entry, params, version, call, self.identity)
-        if self.loop is None:  # other anyio backends: a cancel scope in the task group
-            assert self._task_group is not None
-            call.scope = anyio.CancelScope()
-            self._task_group.start_soon(in_scope, call.scope, coro)
-            return
-        if entry.starts_synchronously and not self._contexts.is_async:
-            task = start_eagerly(self.loop, coro)
-            if task is None:
-                return  # answered already, without a task
-            call.task = task
-        else:
-            call.task = self.loop.create_task(coro)
-        self._call_tasks.add(call.task)
-        call.task.add_done_callback(functools.partial(self._call_done, request_id, call))
+        eagerly = entry.starts_synchronously and not self._contexts.is_async
+        self.launch(request_id, call, coro, eagerly=eagerly)
 
     async def _run_call(
         self,
@@ -152,10 +125,7 @@ class ToolCalls:
         except ProtocolError as error:  # the call itself is refused (see calls.py)
             refusal = error
         finally:
-            call.reporter.closed = True
-            if self._in_flight.get(request_id) is call:
-                del self._in_flight[request_id]
-                self.backlog.call_ended(call.size)
+            self.settle(request_id, call)
         if call.abandoned:  # the tool outlived its cancellation: the call is answered
             return
         if refusal is not None:
@@ -165,13 +135,3 @@ class ToolCalls:
         if version in eras.MODERN_VERSIONS:
             handlers.modern(result, self.server.server_info)
         await self.send(result_message(request_id, result), request_id)
-
-    def _call_done(
-        self, request_id: RequestId, call: CallInFlight, task: asyncio.Task[None]
-    ) -> None:
-        self._call_tasks.discard(task)
-        if self._in_flight.get(request_id) is call:  # cancelled before it ever started
-            del self._in_flight[request_id]
-            self.backlog.call_ended(call.size)
-        if not task.cancelled() and task.exception() is not None:  # a bug: calls reply
-            logger.error("a tools/call task failed", exc_info=task.exception())

@@ -96,6 +96,13 @@ def test_a_record_survives_json() -> None:
         SessionRecord.from_json(b'{"nope": 1}')
 
 
+def test_a_record_keeps_subscriptions_and_reads_records_written_without_them() -> None:
+    record = _record(resource_subscriptions=["b://2", "a://1"])
+    assert SessionRecord.from_json(record.to_json()).resource_subscriptions == ["b://2", "a://1"]
+    older = b'{"session_id":"s0","protocol_version":"2025-06-18","log_level":"info"}'
+    assert SessionRecord.from_json(older).resource_subscriptions == []
+
+
 def test_redis_event_store_replays_one_stream_bounded_and_forgets_in_time(
     redis_server: RedisServer,
 ) -> None:

@@ -233,7 +233,7 @@ class Endpoint:
             self._answering,
             as_json=as_json,
         )
-        if session.log_level != found.saved_log_level:
+        if found.record_changed:
             assert self.runtime.sessions is not None
             await self.runtime.sessions.sync(found)
 

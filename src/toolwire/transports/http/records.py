@@ -2,7 +2,8 @@
 
 A live session (`sessions.HttpSession`) holds tasks, streams and a `ServerSession`: it cannot
 leave its process. What can is its record: the id, the protocol version `initialize`
-negotiated, the client's info and capabilities, the caller it is bound to and its log level.
+negotiated, the client's info and capabilities, the caller it is bound to, its log level and
+the resource URIs it subscribed to.
 A process handed a session id it does not hold loads the record and rebuilds an initialized
 session from it (see `SessionManager.find`); so does a process that restarted.
 
@@ -89,6 +90,8 @@ class SessionRecord:
         caller: The key of the caller it is bound to (`caller_key`; None: unauthenticated).
         log_level: The level set by `logging/setLevel`.
         created: When it was made (seconds since the epoch).
+        resource_subscriptions: The URIs `resources/subscribe` follows, sorted (a record
+            written before they were kept has none).
     """
 
     session_id: str
@@ -98,6 +101,7 @@ class SessionRecord:
     caller: Any = None
     log_level: str = "debug"
     created: float = field(default_factory=time.time)
+    resource_subscriptions: list[str] = field(default_factory=list)
 
     @classmethod
     def of(cls, session_id: str, session: ServerSession, identity: Any) -> SessionRecord:
@@ -110,6 +114,7 @@ class SessionRecord:
             client_capabilities=session.client_capabilities,
             caller=caller_key(identity),
             log_level=session.log_level,
+            resource_subscriptions=sorted(session.resource_subscriptions),
         )
 
     def restore(self, session: ServerSession) -> None:
@@ -120,6 +125,7 @@ class SessionRecord:
         session.client_info = self.client_info
         session.client_capabilities = self.client_capabilities
         session.log_level = self.log_level
+        session.resource_subscriptions = set(self.resource_subscriptions)
         session.initialized = True
 
     def to_json(self) -> bytes:

@@ -22,9 +22,11 @@ Decisions:
   at most once per refresh interval (a quarter of the idle timeout, at most a minute), in the
   background of the request that finds it due; the reaper does it for copies kept busy by a
   long call or an open GET stream. Hence the record's slack of one interval.
-- The log level is the only record field a request can change (`logging/setLevel`); it is
-  written back after the request that changed it, and only if the record still exists; the
-  other processes holding a copy hear of it on the change bus and reload it.
+- The log level (`logging/setLevel`) and the subscribed resource URIs (`resources/subscribe`,
+  `unsubscribe`) are the record fields a request can change; they are written back after
+  the request that changed them, and only if the record still exists; the other processes
+  holding a copy hear of it on the change bus and reload it. So a session rebuilt on
+  another process still hears of updates to the resources its client follows.
 - Ending a session (DELETE) deletes its record first: if the store cannot, the DELETE fails
   (503) and the session goes on. Other processes holding a copy hear of it on the change bus;
   one that missed the notice drops its copy at its next refresh, which finds no record.
@@ -131,7 +133,7 @@ class SessionManager:
         assert session.server_session is not None
         record = SessionRecord.of(session.id, session.server_session, session.identity)
         await self.store.save(record, self.record_ttl, create=True)
-        session.saved_log_level = record.log_level
+        session.saved(record)
         session.touched = time.monotonic()
 
     async def find(
@@ -204,7 +206,7 @@ class SessionManager:
         await self._host(session, options)
         assert session.server_session is not None
         record.restore(session.server_session)
-        session.saved_log_level = record.log_level
+        session.saved(record)
         logger.debug("session %s rebuilt from its record", session_id)
         return session
 
@@ -223,16 +225,17 @@ class SessionManager:
 
     async def sync(self, session: HttpSession) -> None:
         """After a request: write back what it changed in the session's record (the log
-        level); a record that is gone means the session ended elsewhere."""
+        level, the subscribed URIs); a record that is gone means the session ended
+        elsewhere."""
         server_session = session.server_session
-        if server_session is None or server_session.log_level == session.saved_log_level:
+        if server_session is None or not session.record_changed:
             return
         record = SessionRecord.of(session.id, server_session, session.identity)
         try:
             kept = await self.store.save(record, self.record_ttl, create=False)
         except StoreUnavailable:
             return  # logged by the store; the next change tries again
-        session.saved_log_level = record.log_level
+        session.saved(record)
         session.touched = time.monotonic()
         if not kept:
             await self._drop(session, end_record=False)
@@ -241,7 +244,7 @@ class SessionManager:
 
     def reload_soon(self, session_id: str) -> None:
         """Another process changed a session's record: this process's copy (if any) takes
-        the new log level, in the background."""
+        the new log level and subscriptions, in the background."""
         if session_id in self.live:
             self._in_background(self._reload(session_id))
 
@@ -256,9 +259,10 @@ class SessionManager:
         if record is None:
             self.forget(session_id)
             return
-        session.saved_log_level = record.log_level
+        session.saved(record)
         if session.server_session is not None:
             session.server_session.log_level = record.log_level
+            session.server_session.resource_subscriptions = set(record.resource_subscriptions)
 
     def _expired(self, session: HttpSession, now: float) -> bool:
         timeout = self.idle_timeout

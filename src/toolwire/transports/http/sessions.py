@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ...protocol.jsonrpc import RequestId
     from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
+    from .records import SessionRecord
 
 __all__ = ["CLOSE_GRACE_SECONDS", "HttpSession", "SessionLimitError", "is_get_stream"]
 
@@ -62,6 +63,7 @@ class HttpSession:
         self.last_seen = time.monotonic()
         self.touched = self.last_seen  # when its record's expiry was last pushed back
         self.saved_log_level = "debug"  # the log level its record holds
+        self.saved_subscriptions: frozenset[str] = frozenset()  # the URIs its record holds
         self.ended = False
         self._copy = secrets.token_hex(4)  # this live copy, in the ids of its streams
         self._streams_made = 0
@@ -73,6 +75,21 @@ class HttpSession:
         """The version `initialize` negotiated, once it has."""
         session = self.server_session
         return session.protocol_version if session is not None else None
+
+    @property
+    def record_changed(self) -> bool:
+        """Whether a request changed what the session's record holds (its log level, the
+        URIs it subscribed to) since the record was last written or read."""
+        session = self.server_session
+        return session is not None and (
+            session.log_level != self.saved_log_level
+            or session.resource_subscriptions != self.saved_subscriptions
+        )
+
+    def saved(self, record: SessionRecord) -> None:
+        """The record now holds what `record` says (written or read)."""
+        self.saved_log_level = record.log_level
+        self.saved_subscriptions = frozenset(record.resource_subscriptions)
 
     @property
     def idle(self) -> bool:
