@@ -35,6 +35,9 @@ __all__ = ["MCPClientServer"]
 
 logger = logging.getLogger("toolwire.client")
 
+# (progress, total, message) -> awaitable: the `mcp` client's progress callback shape.
+ProgressCallback = Callable[[float, "float | None", "str | None"], Awaitable[None]]
+
 
 class MCPClientServer(LinkHolder):
     """An MCP server reached through the `mcp` client; see the transport classes.
@@ -197,9 +200,21 @@ class MCPClientServer(LinkHolder):
         return copy.deepcopy(self._tools) if self._tools is not None else None
 
     async def call_tool(
-        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
+        self,
+        tool_name: str,
+        arguments: dict[str, Any] | None,
+        meta: dict[str, Any] | None = None,
+        *,
+        progress_callback: ProgressCallback | None = None,
     ) -> Any:
         """Call a tool and return the `mcp.types.CallToolResult` (an `isError` one included).
+
+        Args:
+            tool_name: The remote tool's name.
+            arguments: Its arguments (None: none).
+            meta: `_meta` for the request.
+            progress_callback: Awaited with `(progress, total, message)` for each progress
+                notification the server sends about this call.
 
         Raises:
             UserError: Not connected, or required arguments missing (known from the last list).
@@ -210,10 +225,17 @@ class MCPClientServer(LinkHolder):
 
             raise UserError(NOT_CONNECTED)
         _listing.check_required(self, tool_name, arguments)
-        return await self.call_tool_unchecked(tool_name, arguments, meta)
+        return await self.call_tool_unchecked(
+            tool_name, arguments, meta, progress_callback=progress_callback
+        )
 
     async def call_tool_unchecked(
-        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
+        self,
+        tool_name: str,
+        arguments: dict[str, Any] | None,
+        meta: dict[str, Any] | None = None,
+        *,
+        progress_callback: ProgressCallback | None = None,
     ) -> Any:
         """`call_tool` without the required-arguments check: the server judges them."""
         if not self._connected:
@@ -223,6 +245,8 @@ class MCPClientServer(LinkHolder):
         options: dict[str, Any] = {}
         if meta:
             options["meta"] = meta
+        if progress_callback is not None:
+            options["progress_callback"] = progress_callback
         return await self._request(
             tool_name, lambda client: client.call_tool(tool_name, arguments or {}, **options)
         )
