@@ -17,8 +17,10 @@ import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 __all__ = [
+    "MODERN_VERSIONS",
     "ClientOptions",
     "HeadersProvider",
     "TokenProvider",
@@ -31,6 +33,8 @@ HeadersProvider = Callable[[], "Mapping[str, str] | Awaitable[Mapping[str, str]]
 TokenProvider = Callable[[], "str | Awaitable[str | None] | None"]
 
 MODERN_VERSION = "2026-07-28"
+# The 2026-era versions the `mcp` client speaks, oldest first.
+MODERN_VERSIONS: tuple[str, ...] = MODERN_PROTOCOL_VERSIONS
 
 
 @dataclass

@@ -24,7 +24,7 @@ from . import _listing
 from ._checks import Seconds, checked_backoff_max, checked_list_pages, checked_session_timeout
 from ._lifecycle import LinkHolder
 from ._link import Link
-from .errors import NOT_CONNECTED, MCPCallError, diagnose
+from .errors import NOT_CONNECTED, Diagnosis, MCPCallError, diagnose
 
 if TYPE_CHECKING:
     from ..context import RunContextWrapper
@@ -102,6 +102,7 @@ class MCPClientServer(LinkHolder):
         self._tools: list[Any] | None = None  # the last full (unfiltered) list
         self._tools_fresh = False
         self._required: dict[str, tuple[str, ...]] = {}  # of the last listing, by tool name
+        self._version_pin: str | None = None  # a version a -32022 answer made us switch to
 
     # -- identity -----------------------------------------------------------------------
 
@@ -147,6 +148,7 @@ class MCPClientServer(LinkHolder):
 
         attempt = 0
         fresh_session_tried = False
+        version_retried = False
         while True:
             if failed is None:
                 try:
@@ -164,6 +166,12 @@ class MCPClientServer(LinkHolder):
                 await self._forget_link()
             else:
                 reason += self._describe_silence()
+            if found.supported and not version_retried and await self._adopt_version(found):
+                # Refused for its protocol version, before acting: once more, at a version
+                # both sides speak (what a pinned client must do; "auto" negotiated it).
+                version_retried = True
+                logger.info("MCP server %r: %s; retrying", self.name, found.reason)
+                continue
             if found.unprocessed and not fresh_session_tried:
                 # The server refused the old session before acting: one more try on a
                 # new connection is free (it is not a retry of anything that ran).
@@ -180,6 +188,23 @@ class MCPClientServer(LinkHolder):
                 self.name, target, found.reason, attempt, delay,
             )  # fmt: skip
             await asyncio.sleep(delay)
+
+    async def _adopt_version(self, found: Diagnosis) -> bool:
+        """Whether a request refused with `found.supported` may be sent again (at a version
+        both sides speak): the current one when offered, else the newest mutual 2026-era
+        version, for which the connection is reopened."""
+        if self.protocol_version in found.supported:
+            return True
+        if self.protocol_mode == "legacy":
+            return False
+        from ._targets import MODERN_VERSIONS
+
+        mutual = [version for version in MODERN_VERSIONS if version in found.supported]
+        if not mutual:
+            return False
+        self._version_pin = mutual[-1]
+        await self._forget_link()
+        return True
 
     async def list_tools(
         self, run_context: RunContextWrapper[Any] | None = None, agent: Any = None

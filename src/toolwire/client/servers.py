@@ -102,7 +102,7 @@ class _Transported(MCPClientServer):
         from ._targets import ClientOptions
 
         return ClientOptions(
-            mode=self.protocol_mode,
+            mode=self._version_pin or self.protocol_mode,
             read_timeout_seconds=self._request_timeout,
             message_handler=self.message_handler,
             extra=dict(self._client_options),
