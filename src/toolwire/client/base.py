@@ -35,6 +35,8 @@ __all__ = ["MCPClientServer"]
 
 logger = logging.getLogger("toolwire.client")
 
+JsonObject = dict[str, Any]  # a tool's arguments, a request's `_meta`
+
 # (progress, total, message) -> awaitable: the `mcp` client's progress callback shape.
 ProgressCallback = Callable[[float, "float | None", "str | None"], Awaitable[None]]
 
@@ -246,8 +248,8 @@ class MCPClientServer(LinkHolder):
     async def call_tool(
         self,
         tool_name: str,
-        arguments: dict[str, Any] | None,
-        meta: dict[str, Any] | None = None,
+        arguments: JsonObject | None,
+        meta: JsonObject | None = None,
         *,
         progress_callback: ProgressCallback | None = None,
     ) -> Any:
@@ -276,8 +278,8 @@ class MCPClientServer(LinkHolder):
     def call_tool_unchecked(
         self,
         tool_name: str,
-        arguments: dict[str, Any] | None,
-        meta: dict[str, Any] | None = None,
+        arguments: JsonObject | None,
+        meta: JsonObject | None = None,
         *,
         progress_callback: ProgressCallback | None = None,
     ) -> Coroutine[Any, Any, Any]:
