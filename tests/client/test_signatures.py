@@ -27,6 +27,7 @@ TOOLWIRE_EXTRAS = {
     "list_roots_callback",
     "headers_provider",
     "bearer_token",
+    "errlog",
 }
 
 
@@ -48,6 +49,17 @@ def test_constructor_matches_the_sdk(name: str) -> None:
     assert mine == sdk
     extras = [p for p in ours.values() if p.name in TOOLWIRE_EXTRAS]
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in extras)
+
+
+@pytest.mark.parametrize("method", ["call_tool", "list_prompts", "get_prompt"])
+def test_methods_take_the_sdks_parameters_then_keyword_only_extras(method: str) -> None:
+    import agents.mcp
+
+    ours = inspect.signature(getattr(toolwire.MCPServerStdio, method)).parameters
+    theirs = inspect.signature(getattr(agents.mcp.MCPServerStdio, method)).parameters
+    sdk = [_shape(p) for p in theirs.values()]
+    shared = [_shape(p) for p in ours.values() if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+    assert shared == sdk
 
 
 @pytest.mark.parametrize(

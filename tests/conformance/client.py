@@ -91,6 +91,7 @@ async def run(url: str, scenario: str) -> None:
 
     The adapter keeps its default protocol mode ("auto"): it asks for the 2026-07-28 era and
     falls back to the initialize handshake, so the same client passes both harness legs.
+    TOOLWIRE_CONFORMANCE_MODE picks another one ("modern": pinned to 2026-07-28).
     """
     play = SCENARIOS[scenario]
     server = MCPServerStreamableHttp(
@@ -98,6 +99,7 @@ async def run(url: str, scenario: str) -> None:
         name=f"conformance-{scenario}",
         client_session_timeout_seconds=20,
         elicitation_callback=accept_with_defaults,
+        protocol_mode=os.environ.get("TOOLWIRE_CONFORMANCE_MODE", "auto"),
     )
     async with server:
         tools = {tool.name: tool for tool in await server.function_tools()}

@@ -8,7 +8,10 @@ suite starves sse-retry's 500 ms reconnect window on a loaded machine):
 - modern: 0.2.0-alpha.12, `--spec-version 2026-07-28`: tools_call, request-metadata and
   sep-2322-client-request-state (python-sdk's own client fails the last two), plus the three
   handshake-era scenarios the harness retired at 2026-07-28, run with `--force` (their mocks
-  still speak the handshake, which the adapter falls back to).
+  still speak the handshake, which the adapter falls back to);
+- modern-pinned: the three 2026-07-28 scenarios again with the adapter pinned to that era
+  (`protocol_mode="modern"`, through TOOLWIRE_CONFORMANCE_MODE): no discovery, so
+  request-metadata's refused first request (-32022) must be retried by the adapter itself.
 A scenario passes when the harness exits 0 and its checks.json has no FAILURE and no
 WARNING check (the harness's own rule for clients) and at least one SUCCESS.
 
@@ -46,10 +49,13 @@ class Run:
     harness: str
     scenario: str
     args: tuple[str, ...] = ()
+    mode: str = "auto"
 
     @property
     def id(self) -> str:
-        return f"{self.harness}{''.join(self.args).replace('--spec-version', '@')}-{self.scenario}"
+        spec = "".join(self.args).replace("--spec-version", "@")
+        pinned = "" if self.mode == "auto" else f"-{self.mode}"
+        return f"{self.harness}{spec}{pinned}-{self.scenario}"
 
 
 AT_2025_11_25 = ("--spec-version", "2025-11-25")
@@ -63,6 +69,10 @@ RUNS = [
         for name in ("tools_call", "request-metadata", "sep-2322-client-request-state")
     ),
     *(Run("conformance-alpha", name, (*AT_2026_07_28, "--force")) for name in RETIRED_AT_MODERN),
+    *(
+        Run("conformance-alpha", name, AT_2026_07_28, mode="modern")
+        for name in ("tools_call", "request-metadata", "sep-2322-client-request-state")
+    ),
 ]
 
 
@@ -107,7 +117,12 @@ def _run_once(run: Run, out_dir: Path) -> tuple[subprocess.CompletedProcess[str]
         text=True,
         timeout=RUN_TIMEOUT,
         check=False,
-        env={**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0"},
+        env={
+            **os.environ,
+            "NO_COLOR": "1",
+            "FORCE_COLOR": "0",
+            "TOOLWIRE_CONFORMANCE_MODE": run.mode,
+        },
     )
     found = sorted(out_dir.glob(f"{run.scenario}-*/checks.json"))
     assert found, f"no checks.json for {run.scenario}:\n{done.stdout}\n{done.stderr}"

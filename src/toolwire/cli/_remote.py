@@ -1,7 +1,8 @@
 """A remote TARGET for `toolwire tools` / `toolwire call`: a command line or an HTTP(S) URL.
 
-Only the commands that reach a remote server load this module; it imports the MCP client
-lazily, inside `connect`, so the rest of the CLI (and a stdio server's start-up) never does.
+Only the commands that reach a remote server load this module. Connecting goes through
+toolwire's client adapter (`toolwire.client`), imported inside `connect`, so the rest of the
+CLI (and a stdio server's start-up) never loads the `mcp` client.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ import shlex
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from ..client.base import MCPClientServer
 
 __all__ = [
     "RemoteError",
@@ -84,7 +88,15 @@ def _innermost(error: BaseException) -> BaseException:
 
 def describe_failure(target: RemoteTarget, error: BaseException) -> str:
     """One line saying why talking to the TARGET failed (no traceback)."""
+    from ..client.errors import MCPCallError
+
     cause = _innermost(error)
+    if isinstance(cause, MCPCallError):
+        # The adapter's message names the server again and may span lines (a child's
+        # stderr): the user gets the label once and the low-level cause, which is shorter.
+        if cause.__cause__ is None:
+            return f"{target.label}: {cause.reason.splitlines()[0]}"
+        cause = _innermost(cause.__cause__)
     if isinstance(cause, FileNotFoundError | PermissionError) and target.kind == "stdio":
         return f"cannot start {target.command!r}: {cause.strerror or cause}"
     if isinstance(cause, TimeoutError):
@@ -93,7 +105,12 @@ def describe_failure(target: RemoteTarget, error: BaseException) -> str:
     text = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
     if "Connect" in name or isinstance(cause, ConnectionError):
         return f"cannot connect to {target.label}: {text or name}"
-    closed = name in ("ClosedResourceError", "EndOfStream", "BrokenResourceError")
+    closed = name in (
+        "ClosedResourceError",
+        "EndOfStream",
+        "BrokenResourceError",
+        "LinkClosedError",
+    )
     if target.kind == "stdio" and (closed or text == "Connection closed"):
         return f"{target.label} exited or closed its output before answering"
     return f"{target.label}: {text or name}" if text else f"{target.label}: {name}"
@@ -136,47 +153,35 @@ async def connect(
     timeout: float,
     errlog: TextIO | None = None,
     headers: dict[str, str] | None = None,
-) -> AsyncIterator[Any]:
-    """An initialised `mcp` client session with the TARGET, closed on exit.
+    max_list_pages: int = 100,
+) -> AsyncIterator[MCPClientServer]:
+    """A connected client-adapter server for the TARGET, cleaned up on exit.
 
     Args:
         target: Where the server is.
         timeout: Seconds each request (the handshake included) may wait for its answer.
-        errlog: Where a stdio server's stderr goes (a real file; default: our stderr).
+        errlog: Where a stdio server's stderr goes (default: our stderr).
         headers: Extra HTTP headers for every request (HTTP and SSE).
+        max_list_pages: A bound on the pages one listing reads.
     """
-    from mcp import Client, StdioServerParameters
+    from ..client import MCPServerSse, MCPServerStdio, MCPServerStreamableHttp
 
-    transport: Any
+    common: dict[str, Any] = {
+        "name": target.label,
+        "client_session_timeout_seconds": timeout,
+        "max_list_pages": max_list_pages,
+    }
+    server: MCPClientServer
     if target.kind == "stdio":
-        from mcp.client.stdio import stdio_client
-
-        # Started from a shell, a server expects the shell's environment (the `mcp` client
+        # Started from a shell, a server expects the shell's environment (the default
         # would pass only a safe subset).
-        params = StdioServerParameters(
-            command=target.command, args=list(target.args), env=dict(os.environ)
-        )
-        transport = stdio_client(params, errlog=errlog) if errlog else params
-    elif target.kind == "sse":
-        from mcp.client.sse import sse_client
-
-        transport = sse_client(target.url, headers=headers or None, timeout=timeout)
-    elif headers:
-        import httpx2
-        from mcp.client.streamable_http import streamable_http_client
-
-        http = httpx2.AsyncClient(
-            headers=headers, timeout=httpx2.Timeout(timeout), follow_redirects=True
-        )
-        async with (
-            http,
-            Client(
-                streamable_http_client(target.url, http_client=http), read_timeout_seconds=timeout
-            ) as client,
-        ):
-            yield client
-        return
+        stdio = {"command": target.command, "args": list(target.args), "env": dict(os.environ)}
+        server = MCPServerStdio(stdio, errlog=errlog, **common)
     else:
-        transport = target.url
-    async with Client(transport, read_timeout_seconds=timeout) as client:
-        yield client
+        http: dict[str, Any] = {"url": target.url, "timeout": timeout}
+        if headers:
+            http["headers"] = dict(headers)
+        kind = MCPServerSse if target.kind == "sse" else MCPServerStreamableHttp
+        server = kind(http, **common)
+    async with server:
+        yield server

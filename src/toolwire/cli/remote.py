@@ -15,7 +15,7 @@ import json
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..schema.problems import DIALECTS, schema_problems
 from ._remote import (
@@ -32,6 +32,9 @@ __all__ = ["call_command", "tools_command"]
 
 _MAX_PAGES = 100  # a server whose cursor never ends must not keep us listing for ever
 
+if TYPE_CHECKING:
+    from ..client.base import MCPClientServer
+
 
 class _Refusal(Exception):
     """Stop with this one-line message and exit status."""
@@ -47,16 +50,8 @@ def _wire(model: Any) -> dict[str, Any]:
     return dumped
 
 
-async def _list_tools(client: Any) -> list[dict[str, Any]]:
-    tools: list[dict[str, Any]] = []
-    cursor: str | None = None
-    for _ in range(_MAX_PAGES):
-        page = await (client.list_tools(cursor=cursor) if cursor else client.list_tools())
-        tools.extend(_wire(tool) for tool in page.tools)
-        cursor = getattr(page, "next_cursor", None) or getattr(page, "nextCursor", None)
-        if not cursor:
-            break
-    return tools
+async def _list_tools(server: MCPClientServer) -> list[dict[str, Any]]:
+    return [_wire(tool) for tool in await server.list_tools()]
 
 
 def _with_problems(tool: dict[str, Any]) -> dict[str, Any]:
@@ -69,7 +64,7 @@ def _with_problems(tool: dict[str, Any]) -> dict[str, Any]:
 
 
 def _run(args: argparse.Namespace, work: Any) -> int:
-    """Connect, run `work(client, target)`, and turn every failure into one line.
+    """Connect, run `work(server, target)`, and turn every failure into one line.
 
     A stdio server's stderr (its logs, its tracebacks) is kept aside unless `--verbose`:
     the user reads the result, and the server's last line only when something failed.
@@ -100,8 +95,10 @@ def _session(
     """Run the command's work; (exit status, whether talking to the server itself failed)."""
 
     async def session() -> int:
-        async with connect(target, timeout=timeout, errlog=errlog, headers=headers) as client:
-            result: int = await work(client, target)
+        async with connect(
+            target, timeout=timeout, errlog=errlog, headers=headers, max_list_pages=_MAX_PAGES
+        ) as server:
+            result: int = await work(server, target)
             return result
 
     try:
@@ -139,8 +136,8 @@ def tools_command(args: argparse.Namespace) -> int:
 
     as_json: bool = args.json
 
-    async def _tools_work(client: Any, target: RemoteTarget) -> int:
-        tools = [_with_problems(tool) for tool in await _list_tools(client)]
+    async def _tools_work(server: MCPClientServer, target: RemoteTarget) -> int:
+        tools = [_with_problems(tool) for tool in await _list_tools(server)]
         if as_json:
             text = json.dumps({"target": target.text, "tools": tools}, indent=2, ensure_ascii=False)
         else:
@@ -203,8 +200,8 @@ def call_command(args: argparse.Namespace) -> int:
         return refusal.status
     save_dir = Path(args.save_dir) if args.save_dir else None
 
-    async def _call_work(client: Any, target: RemoteTarget) -> int:
-        tools = {tool.get("name"): tool for tool in await _list_tools(client)}
+    async def _call_work(server: MCPClientServer, target: RemoteTarget) -> int:
+        tools = {tool.get("name"): tool for tool in await _list_tools(server)}
         tool = tools.get(tool_name)
         if tool is None:
             known = ", ".join(sorted(str(name) for name in tools)) or "none"
@@ -219,7 +216,10 @@ def call_command(args: argparse.Namespace) -> int:
                 raise _Refusal("not approved; the tool was not called", status=1)
         display = ProgressDisplay(sys.stderr, live=_is_terminal(sys.stderr))
         try:
-            result = await client.call_tool(tool_name, arguments, progress_callback=display.update)
+            # Unchecked: the server judges the arguments and its answer is shown as it is.
+            result = await server.call_tool_unchecked(
+                tool_name, arguments, progress_callback=display.update
+            )
         finally:
             display.finish()
         wire = _wire(result)

@@ -117,15 +117,22 @@ class LinkHolder:
     ) -> None:
         await self.cleanup()
 
+    def _ready_client(self) -> Any:
+        """The client when the connection is healthy, else None (no await, no lock)."""
+        link = self._link
+        if link is not None and link.alive and self._transport_alive():
+            return link.client
+        return None
+
     async def _live_client(self) -> Any:
         """The client to send a request through, reconnecting when the last one died."""
         if not self._connected:
             from ..errors import UserError
 
             raise UserError(NOT_CONNECTED)
-        link = self._link
-        if link is not None and link.alive and self._transport_alive():
-            return link.client
+        ready = self._ready_client()
+        if ready is not None:
+            return ready
         async with self._reconnecting:
             if self._link is not None and self._link.alive and self._transport_alive():
                 return self._link.client

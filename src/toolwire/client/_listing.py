@@ -14,7 +14,14 @@ if TYPE_CHECKING:
     from ..context import RunContextWrapper
     from ._shape import RemoteServer
 
-__all__ = ["all_pages", "all_prompt_pages", "annotations_of", "check_required", "filtered"]
+__all__ = [
+    "all_pages",
+    "all_prompt_pages",
+    "annotations_of",
+    "check_required",
+    "filtered",
+    "required_arguments",
+]
 
 logger = logging.getLogger("toolwire.client")
 
@@ -111,19 +118,35 @@ async def filtered(
     return [tool for tool in tools if await _keeps(server, tool, context, chooser)]
 
 
-def check_required(server: RemoteServer, tool_name: str, arguments: dict[str, Any] | None) -> None:
+def required_arguments(tools: list[Any]) -> dict[str, tuple[str, ...]]:
+    """Each listed tool's required argument names (tools requiring none are left out).
+
+    Built once per listing, so that checking a call is a dictionary look-up rather than a
+    walk through every tool.
+    """
+    index: dict[str, tuple[str, ...]] = {}
+    for tool in tools:
+        schema = getattr(tool, "input_schema", None)
+        required = schema.get("required") if isinstance(schema, dict) else None
+        if isinstance(required, list):
+            names = tuple(key for key in required if isinstance(key, str))
+            if names:
+                index.setdefault(tool.name, names)
+    return index
+
+
+def check_required(
+    server: RemoteServer,
+    tool_name: str,
+    required: dict[str, tuple[str, ...]],
+    arguments: dict[str, Any] | None,
+) -> None:
     """Refuse a call that leaves out arguments the last listing says are required."""
-    listed = server.last_listed_tools
-    if not listed:
-        return
-    schema = next((tool.input_schema for tool in listed if tool.name == tool_name), None)
-    if not isinstance(schema, dict):
-        return
-    required = schema.get("required")
-    if not isinstance(required, list):
+    names = required.get(tool_name)
+    if not names:
         return
     given = arguments or {}
-    missing = [key for key in required if isinstance(key, str) and key not in given]
+    missing = [key for key in names if key not in given]
     if missing:
         raise UserError(
             f"Failed to call tool '{tool_name}' on MCP server '{server.name}': "

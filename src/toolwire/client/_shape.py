@@ -6,7 +6,7 @@ below it and take any object of this shape.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -38,9 +38,9 @@ class RemoteServer(Protocol):
         self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
     ) -> Any: ...
 
-    async def call_tool_unchecked(
+    def call_tool_unchecked(
         self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
-    ) -> Any: ...
+    ) -> Coroutine[Any, Any, Any]: ...
 
     async def function_tools(
         self,

@@ -27,7 +27,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
 from mcp.client.stdio import get_default_environment
@@ -42,6 +42,7 @@ _LINE_LIMIT = 64 * 1024 * 1024
 _STDERR_LINES = 40
 _EXIT_WAIT = 2.0  # after stdin closes, then after SIGTERM
 _STATUS_WAIT = 0.5
+_STDERR_DRAIN = 1.0  # after the child ended, for the last of its stderr to be read
 _PR_SET_PDEATHSIG = 1
 
 
@@ -118,7 +119,10 @@ async def _start(params: Mapping[str, Any], label: str) -> ChildProcess:
 
 @asynccontextmanager
 async def child_process_transport(
-    params: Mapping[str, Any], label: str, started: list[ChildProcess] | None = None
+    params: Mapping[str, Any],
+    label: str,
+    started: list[ChildProcess] | None = None,
+    errlog: TextIO | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Start the child and yield the `(read, write)` streams the `mcp` client takes.
 
@@ -126,6 +130,8 @@ async def child_process_transport(
         params: The SDK's stdio params (`command`, `args`, `env`, `cwd`, `encoding`, ...).
         label: The server's name, for log lines.
         started: Receives the `ChildProcess`, so the caller can describe how it ended.
+        errlog: Where the child's stderr lines are copied (None: our own stderr, looked up
+            at each line so that a redirected `sys.stderr` is honoured).
     """
     child = await _start(params, label)
     if started is not None:
@@ -171,25 +177,38 @@ async def child_process_transport(
                 except (BrokenPipeError, ConnectionResetError):
                     return  # the child is gone; reading its stdout reports it
 
-    async def read_stderr() -> None:
-        while True:
-            raw = await stderr.readline()
-            if not raw:
-                return
-            line = raw.decode(encoding, "replace")
-            child.stderr_tail.append(line)
-            with contextlib.suppress(Exception):
-                sys.stderr.write(line)
+    stderr_done = anyio.Event()
 
-    try:
-        async with anyio.create_task_group() as group:
-            group.start_soon(read_stdout)
-            group.start_soon(write_stdin)
-            group.start_soon(read_stderr)
-            try:
-                yield from_child, to_child
-            finally:
-                group.cancel_scope.cancel()
-    finally:
-        with anyio.CancelScope(shield=True):
-            await child.end()
+    async def read_stderr() -> None:
+        try:
+            while True:
+                raw = await stderr.readline()
+                if not raw:
+                    return
+                line = raw.decode(encoding, "replace")
+                child.stderr_tail.append(line)
+                with contextlib.suppress(Exception):
+                    sink = errlog if errlog is not None else sys.stderr
+                    sink.write(line)
+                    sink.flush()
+        finally:
+            stderr_done.set()
+
+    # stderr is read outside the pipes' task group: a child that dies says why on stderr
+    # while its stdout closes, and those last words must be read before we describe it.
+    async with anyio.create_task_group() as outer:
+        outer.start_soon(read_stderr)
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(read_stdout)
+                group.start_soon(write_stdin)
+                try:
+                    yield from_child, to_child
+                finally:
+                    group.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await child.end()
+                with anyio.move_on_after(_STDERR_DRAIN):
+                    await stderr_done.wait()
+            outer.cancel_scope.cancel()

@@ -11,14 +11,16 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, TextIO
 
 import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 __all__ = [
+    "MODERN_VERSIONS",
     "ClientOptions",
     "HeadersProvider",
     "TokenProvider",
@@ -31,6 +33,8 @@ HeadersProvider = Callable[[], "Mapping[str, str] | Awaitable[Mapping[str, str]]
 TokenProvider = Callable[[], "str | Awaitable[str | None] | None"]
 
 MODERN_VERSION = "2026-07-28"
+# The 2026-era versions the `mcp` client speaks, oldest first.
+MODERN_VERSIONS: tuple[str, ...] = MODERN_PROTOCOL_VERSIONS
 
 
 @dataclass
@@ -114,16 +118,17 @@ def open_stdio(
     options: ClientOptions,
     label: str = "",
     started: list[Any] | None = None,
+    errlog: TextIO | None = None,
 ) -> AbstractAsyncContextManager[Any]:
     """The client of a server started as a child process (the SDK's stdio params).
 
     On POSIX toolwire's own transport starts the child (see `_stdio.py`); elsewhere the
-    `mcp` client's.
+    `mcp` client's. `errlog` receives the child's stderr (None: ours).
     """
     if os.name == "posix":
         from ._stdio import child_process_transport
 
-        return options.client(child_process_transport(params, label, started))
+        return options.client(child_process_transport(params, label, started, errlog))
     server = StdioServerParameters(
         command=params["command"],
         args=list(params.get("args", [])),
@@ -132,6 +137,10 @@ def open_stdio(
         encoding=params.get("encoding", "utf-8"),
         encoding_error_handler=params.get("encoding_error_handler", "strict"),
     )
+    if errlog is not None:
+        from mcp.client.stdio import stdio_client
+
+        return options.client(stdio_client(server, errlog=errlog))
     return options.client(server)
 
 

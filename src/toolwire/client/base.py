@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from ..tools.failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
@@ -24,7 +24,7 @@ from . import _listing
 from ._checks import Seconds, checked_backoff_max, checked_list_pages, checked_session_timeout
 from ._lifecycle import LinkHolder
 from ._link import Link
-from .errors import NOT_CONNECTED, MCPCallError, diagnose
+from .errors import NOT_CONNECTED, Diagnosis, MCPCallError, diagnose
 
 if TYPE_CHECKING:
     from ..context import RunContextWrapper
@@ -34,6 +34,11 @@ if TYPE_CHECKING:
 __all__ = ["MCPClientServer"]
 
 logger = logging.getLogger("toolwire.client")
+
+JsonObject = dict[str, Any]  # a tool's arguments, a request's `_meta`
+
+# (progress, total, message) -> awaitable: the `mcp` client's progress callback shape.
+ProgressCallback = Callable[[float, "float | None", "str | None"], Awaitable[None]]
 
 
 class MCPClientServer(LinkHolder):
@@ -98,6 +103,8 @@ class MCPClientServer(LinkHolder):
         self._reconnecting = asyncio.Lock()
         self._tools: list[Any] | None = None  # the last full (unfiltered) list
         self._tools_fresh = False
+        self._required: dict[str, tuple[str, ...]] = {}  # of the last listing, by tool name
+        self._version_pin: str | None = None  # a version a -32022 answer made us switch to
 
     # -- identity -----------------------------------------------------------------------
 
@@ -123,42 +130,83 @@ class MCPClientServer(LinkHolder):
     async def _request(self, target: str, send: Callable[[Any], Awaitable[Any]]) -> Any:
         """Send one request with the retry policy; a lost connection is reopened between
         attempts. Failures become `MCPCallError`s naming the server and `target`."""
+        # The common case costs one health check and one await: the retry machinery is
+        # entered only once something failed (or the connection needs reopening).
+        client = self._ready_client() if self._connected else None
+        if client is None:
+            return await self._recover(target, send, None)
+        try:
+            return await send(client)
+        except Exception as caught:
+            failed = caught
+        return await self._recover(target, send, failed)
+
+    async def _recover(
+        self, target: str, send: Callable[[Any], Awaitable[Any]], failed: Exception | None
+    ) -> Any:
+        """The slow path of `_request`: judge `failed` (when given), then retry, reconnect
+        or give up as the policy says."""
+        from ..errors import UserError
+
         attempt = 0
         fresh_session_tried = False
+        version_retried = False
         while True:
-            try:
-                client = await self._live_client()
-                return await send(client)
-            except MCPCallError:
-                raise
-            except Exception as error:
-                from ..errors import UserError
+            if failed is None:
+                try:
+                    client = await self._live_client()
+                    return await send(client)
+                except Exception as caught:
+                    failed = caught
+            error, failed = failed, None
+            if isinstance(error, UserError):  # MCPCallError included: already explained
+                raise error
+            found = diagnose(error, self._request_timeout)
+            reason = found.reason
+            if found.lost:
+                reason += await self._describe_loss()
+                await self._forget_link()
+            else:
+                reason += self._describe_silence()
+            if found.supported and not version_retried and await self._adopt_version(found):
+                # Refused for its protocol version, before acting: once more, at a version
+                # both sides speak (what a pinned client must do; "auto" negotiated it).
+                version_retried = True
+                logger.info("MCP server %r: %s; retrying", self.name, found.reason)
+                continue
+            if found.unprocessed and not fresh_session_tried:
+                # The server refused the old session before acting: one more try on a
+                # new connection is free (it is not a retry of anything that ran).
+                fresh_session_tried = True
+                logger.info("MCP server %r: %s; reconnecting", self.name, found.reason)
+                continue
+            limit = self.max_retry_attempts
+            if limit >= 0 and attempt >= limit:
+                raise MCPCallError(self.name, target, reason, lost=found.lost) from error
+            delay = self._backoff(attempt)
+            attempt += 1
+            logger.info(
+                "MCP server %r: %s failed (%s); retry %d in %.2f s",
+                self.name, target, found.reason, attempt, delay,
+            )  # fmt: skip
+            await asyncio.sleep(delay)
 
-                if isinstance(error, UserError):
-                    raise
-                found = diagnose(error, self._request_timeout)
-                reason = found.reason
-                if found.lost:
-                    reason += await self._describe_loss()
-                    await self._forget_link()
-                else:
-                    reason += self._describe_silence()
-                if found.unprocessed and not fresh_session_tried:
-                    # The server refused the old session before acting: one more try on a
-                    # new connection is free (it is not a retry of anything that ran).
-                    fresh_session_tried = True
-                    logger.info("MCP server %r: %s; reconnecting", self.name, found.reason)
-                    continue
-                limit = self.max_retry_attempts
-                if limit >= 0 and attempt >= limit:
-                    raise MCPCallError(self.name, target, reason, lost=found.lost) from error
-                delay = self._backoff(attempt)
-                attempt += 1
-                logger.info(
-                    "MCP server %r: %s failed (%s); retry %d in %.2f s",
-                    self.name, target, found.reason, attempt, delay,
-                )  # fmt: skip
-                await asyncio.sleep(delay)
+    async def _adopt_version(self, found: Diagnosis) -> bool:
+        """Whether a request refused with `found.supported` may be sent again (at a version
+        both sides speak): the current one when offered, else the newest mutual 2026-era
+        version, for which the connection is reopened."""
+        if self.protocol_version in found.supported:
+            return True
+        if self.protocol_mode == "legacy":
+            return False
+        from ._targets import MODERN_VERSIONS
+
+        mutual = [version for version in MODERN_VERSIONS if version in found.supported]
+        if not mutual:
+            return False
+        self._version_pin = mutual[-1]
+        await self._forget_link()
+        return True
 
     async def list_tools(
         self, run_context: RunContextWrapper[Any] | None = None, agent: Any = None
@@ -179,6 +227,7 @@ class MCPClientServer(LinkHolder):
                     client.list_tools, "tools", self.max_list_pages, self.name
                 ),
             )
+            self._required = _listing.required_arguments(self._tools)
             self._tools_fresh = True
         return await _listing.filtered(self, list(self._tools), run_context, agent)
 
@@ -197,9 +246,21 @@ class MCPClientServer(LinkHolder):
         return copy.deepcopy(self._tools) if self._tools is not None else None
 
     async def call_tool(
-        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
+        self,
+        tool_name: str,
+        arguments: JsonObject | None,
+        meta: JsonObject | None = None,
+        *,
+        progress_callback: ProgressCallback | None = None,
     ) -> Any:
         """Call a tool and return the `mcp.types.CallToolResult` (an `isError` one included).
+
+        Args:
+            tool_name: The remote tool's name.
+            arguments: Its arguments (None: none).
+            meta: `_meta` for the request.
+            progress_callback: Awaited with `(progress, total, message)` for each progress
+                notification the server sends about this call.
 
         Raises:
             UserError: Not connected, or required arguments missing (known from the last list).
@@ -209,23 +270,27 @@ class MCPClientServer(LinkHolder):
             from ..errors import UserError
 
             raise UserError(NOT_CONNECTED)
-        _listing.check_required(self, tool_name, arguments)
-        return await self.call_tool_unchecked(tool_name, arguments, meta)
-
-    async def call_tool_unchecked(
-        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
-    ) -> Any:
-        """`call_tool` without the required-arguments check: the server judges them."""
-        if not self._connected:
-            from ..errors import UserError
-
-            raise UserError(NOT_CONNECTED)
-        options: dict[str, Any] = {}
-        if meta:
-            options["meta"] = meta
+        _listing.check_required(self, tool_name, self._required, arguments)
         return await self._request(
-            tool_name, lambda client: client.call_tool(tool_name, arguments or {}, **options)
+            tool_name, _tool_call(tool_name, arguments, meta, progress_callback)
         )
+
+    def call_tool_unchecked(
+        self,
+        tool_name: str,
+        arguments: JsonObject | None,
+        meta: JsonObject | None = None,
+        *,
+        progress_callback: ProgressCallback | None = None,
+    ) -> Coroutine[Any, Any, Any]:
+        """`call_tool` without the required-arguments check: the server judges them.
+
+        Await the result, as with `call_tool`. It is the request's own coroutine rather than
+        one wrapping it: converted tools call this on every invocation, and a wrapper would
+        add a frame to each resumption of the call. Not connected: a `UserError` when
+        awaited.
+        """
+        return self._request(tool_name, _tool_call(tool_name, arguments, meta, progress_callback))
 
     async def list_prompts(self) -> Any:
         """The server's prompts (`mcp.types.ListPromptsResult`, every page)."""
@@ -310,3 +375,19 @@ class MCPClientServer(LinkHolder):
             agent=agent,
             remote_tool=tool,
         )
+
+
+def _tool_call(
+    tool_name: str,
+    arguments: dict[str, Any] | None,
+    meta: dict[str, Any] | None,
+    progress_callback: ProgressCallback | None,
+) -> Callable[[Any], Awaitable[Any]]:
+    """What `_request` sends for a tool call (again on each retry) through a client."""
+    payload = arguments or {}
+    if not meta and progress_callback is None:
+        return lambda client: client.call_tool(tool_name, payload)
+    options: dict[str, Any] = {"progress_callback": progress_callback}
+    if meta:
+        options["meta"] = meta
+    return lambda client: client.call_tool(tool_name, payload, **options)

@@ -19,6 +19,7 @@ NOT_CONNECTED = "Server not initialized. Make sure you call `connect()` first."
 _REQUEST_TIMEOUT = -32001
 _CONNECTION_CLOSED = -32000
 _INVALID_REQUEST = -32600  # what a 404 on an expired streamable HTTP session becomes
+_UNSUPPORTED_VERSION = -32022  # 2026-07-28: the request's protocol version is refused
 
 _LOST_TYPES = {
     "ClosedResourceError",
@@ -86,11 +87,14 @@ class Diagnosis:
         lost: The connection is gone: reconnect before trying again.
         unprocessed: The server certainly did not act on the request (its session had
             expired), so sending it again on a new connection is safe.
+        supported: The protocol versions the server named when it refused the request's
+            version (-32022); empty for every other failure.
     """
 
     reason: str
     lost: bool
     unprocessed: bool = False
+    supported: tuple[str, ...] = ()
 
 
 def _chain(error: BaseException) -> list[BaseException]:
@@ -123,6 +127,8 @@ def diagnose(error: BaseException, timeout: float | None) -> Diagnosis:
             and "session not found" in str(item).lower()
         ):
             return Diagnosis("session expired (HTTP 404)", lost=True, unprocessed=True)
+        if name == "MCPError" and code == _UNSUPPORTED_VERSION:
+            return _refused_version(item)
         if name == "MCPError" and code == _CONNECTION_CLOSED:
             return Diagnosis(f"connection lost ({item})", lost=True)
         if name == "HTTPStatusError":
@@ -135,3 +141,14 @@ def diagnose(error: BaseException, timeout: float | None) -> Diagnosis:
             return Diagnosis("timed out", lost=False)
     text = str(error) or type(error).__name__
     return Diagnosis(text, lost=False)
+
+
+def _refused_version(error: BaseException) -> Diagnosis:
+    """A -32022 answer: which version was refused and which ones the server offers."""
+    data = getattr(getattr(error, "error", None), "data", None)
+    offered = data.get("supported") if isinstance(data, dict) else None
+    supported = tuple(item for item in offered or () if isinstance(item, str))
+    asked = data.get("requested") if isinstance(data, dict) else None
+    refused = f"protocol version {asked} refused" if asked else "protocol version refused"
+    offers = f"; it supports {', '.join(supported)}" if supported else ""
+    return Diagnosis(f"{refused}{offers}", lost=False, supported=supported)

@@ -9,6 +9,8 @@ toolwire's own keyword-only options:
 - `connect_timeout_seconds`: a bound on `connect()` as a whole (None: each request's own).
 - `elicitation_callback`, `sampling_callback`, `logging_callback`, `list_roots_callback`:
   handed to the `mcp` client, which declares the matching capabilities.
+- stdio only: `errlog`, a text stream that receives the server's stderr (by default it
+  goes to ours), e.g. a temporary file read only when something failed.
 - HTTP only: `headers_provider` (called before every HTTP request; its headers are added)
   and `bearer_token` (a string, or a sync or async callable returning one: sent as
   `Authorization: Bearer ...` on every request). OAuth goes through `params["auth"]`, e.g.
@@ -20,7 +22,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any
+from typing import Any, TextIO
 
 from ..tools.failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
 from ._checks import Seconds
@@ -100,7 +102,7 @@ class _Transported(MCPClientServer):
         from ._targets import ClientOptions
 
         return ClientOptions(
-            mode=self.protocol_mode,
+            mode=self._version_pin or self.protocol_mode,
             read_timeout_seconds=self._request_timeout,
             message_handler=self.message_handler,
             extra=dict(self._client_options),
@@ -116,6 +118,10 @@ class MCPServerStdio(_Transported):
 
     params: MCPServerStdioParams
 
+    def __init__(self, params: Any, *args: Any, errlog: TextIO | None = None, **kwargs: Any):
+        super().__init__(params, *args, **kwargs)
+        self.errlog = errlog
+
     def _default_name(self) -> str:
         return f"stdio: {self.params['command']}"
 
@@ -123,7 +129,7 @@ class MCPServerStdio(_Transported):
         from ._targets import open_stdio
 
         self._children: list[Any] = []
-        return open_stdio(self.params, self._options(), self.name, self._children)
+        return open_stdio(self.params, self._options(), self.name, self._children, self.errlog)
 
     async def _describe_loss(self) -> str:
         children = getattr(self, "_children", None)
@@ -163,21 +169,24 @@ class _OverHttp(_Transported):
         self.bearer_token = bearer_token
 
 
-def _http_signature() -> inspect.Signature:
-    # The SDK's parameters in its order, then toolwire's; `*args, **kwargs` above only
-    # forwards them, and help() and inspect should show the real list.
+def _signature_with(*extra: tuple[str, str]) -> inspect.Signature:
+    # The SDK's parameters in its order, then toolwire's; `*args, **kwargs` in the
+    # subclasses only forwards them, and help() and inspect should show the real list.
     base = inspect.signature(_Transported.__init__)
-    extra = [
+    added = [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=kind)
-        for name, kind in (
-            ("headers_provider", "Callable[[], Any] | None"),
-            ("bearer_token", "str | Callable[[], Any] | None"),
-        )
+        for name, kind in extra
     ]
-    return base.replace(parameters=[*base.parameters.values(), *extra])
+    return base.replace(parameters=[*base.parameters.values(), *added])
 
 
-_OverHttp.__init__.__signature__ = _http_signature()  # type: ignore[attr-defined]
+_OverHttp.__init__.__signature__ = _signature_with(  # type: ignore[attr-defined]
+    ("headers_provider", "Callable[[], Any] | None"),
+    ("bearer_token", "str | Callable[[], Any] | None"),
+)
+MCPServerStdio.__init__.__signature__ = _signature_with(  # type: ignore[attr-defined]
+    ("errlog", "TextIO | None")
+)
 
 
 class MCPServerStreamableHttp(_OverHttp):
