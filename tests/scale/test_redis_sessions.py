@@ -91,6 +91,22 @@ def test_a_session_made_on_one_process_goes_on_on_another_and_delete_ends_it_on_
     assert call(second.url, session_id, "whoami").status_code == 404
 
 
+def _wait_for_log_level(redis: RedisServer, session_id: str, level: str) -> None:
+    import redis as redis_py  # the test extra; the store's own client is the app's
+
+    client = redis_py.Redis.from_url(redis.url)
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            raw = client.get(f"toolwire:session:{session_id}")
+            if raw is not None and json.loads(raw).get("log_level") == level:
+                return
+            time.sleep(0.01)
+        raise AssertionError(f"the record of {session_id} never took log level {level!r}")
+    finally:
+        client.close()
+
+
 def test_a_restarted_process_continues_its_sessions_with_their_log_level(
     redis_server: RedisServer,
 ) -> None:
@@ -104,6 +120,10 @@ def test_a_restarted_process_continues_its_sessions_with_their_log_level(
         timeout=30,
     )
     assert answer.status_code == 200, answer.text
+    # The record is written back right after the reply is sent, not before: a SIGKILL inside
+    # that window (one Redis round trip) loses the new level. What this test proves is that a
+    # restart keeps what the record holds, so it waits for the record to hold it.
+    _wait_for_log_level(redis_server, quiet, "error")
     first.kill()  # SIGKILL: nothing is saved on the way out
     again = backend(redis_server)
     assert again.pid != first.pid
