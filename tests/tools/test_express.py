@@ -264,3 +264,38 @@ def test_a_stuck_body_whose_call_timed_out_counts_as_abandoned_until_it_ends() -
         return abandoned, free_meanwhile, others, budget.abandoned, budget._slots._value
 
     assert asyncio.run(main()) == (1, 2, [0, 1, 2, 3, 4], 0, 2)
+
+
+def test_a_kick_waits_one_pass_for_calls_that_other_ready_callbacks_queue(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Under load the hop to the worker costs per batch: a call queued while the loop has
+    # more work ready is not run before the calls that work queues one pass later.
+    monkeypatch.setattr(_express, "STUCK_SECONDS", BOUND * 10)  # nothing here is slow
+    ran: list[int] = []
+
+    def work(n: int) -> tuple[int, str]:
+        ran.append(n)
+        return n, threading.current_thread().name
+
+    async def later(budget: SyncBudget, seen: list[list[int]]) -> tuple[int, str]:
+        await asyncio.sleep(0)  # one pass after the first call queued its job
+        seen.append(list(ran))
+        return await run_sync_within(budget, work, (2,), {})
+
+    async def main() -> tuple[list[tuple[int, str]], list[list[int]], list[int]]:
+        budget = SyncBudget(4)
+        await _make_quick(budget, work, 0)
+        ran.clear()
+        seen: list[list[int]] = []
+        # Both tasks start in the same pass: the first call finds the second task ready,
+        # so it is queued for a kick rather than waited for in place.
+        first = asyncio.ensure_future(run_sync_within(budget, work, (1,), {}))
+        second = asyncio.ensure_future(later(budget, seen))
+        results = await asyncio.wait_for(asyncio.gather(first, second), BOUND)
+        return results, seen, list(ran)
+
+    results, seen, order = asyncio.run(main())
+    assert results == [(1, EXPRESS), (2, EXPRESS)]
+    assert seen == [[]]  # the first body had not run when the second call was queued
+    assert order == [1, 2]
