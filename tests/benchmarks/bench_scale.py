@@ -17,7 +17,10 @@ backends, no buffering) whose upstream is one process, then two processes, of:
   processes it competes with the other process, nginx and wrk, so the async row shows what
   the thread hop costs the scaling.
 
-Printed per server: req/s, p50/p99 (wrk's) with one and with two processes, and two/one. The
+Printed per server: req/s, p50/p99 (wrk's) with one and with two processes, and two/one;
+then the servers' CPU per request (user + system time of every server process and thread,
+from /proc, before and after the measured run) and context switches per request, which
+other load on the machine sways far less than req/s. The
 issue's target (toolwire two >= 1.25x one on a 2-core machine, where the floor measured
 1.27x: nginx and wrk take the rest of the machine) is reported, never asserted. Every target
 is checked before and after it is measured (a sample call through nginx must answer 5, and

@@ -28,7 +28,8 @@ paid once per batch:
   wrk). A kick that finds other callbacks ready on the loop (requests read, tasks woken,
   which may queue calls too) and fewer than `_BATCH` jobs is put off by one pass, once: with
   two server processes, nginx and wrk on 2 cores (issue #13) batches were ~3 calls and the
-  worker woke 0.43 times per call; put off, 0.28, and CPU per call fell ~5-15 us (noisy).
+  worker woke 0.43 times per call; put off, 0.28, and the servers' CPU per request fell from
+  174-175 us to 164-165 (bench_scale, interleaved with the commit before, load 2-3).
   The kick wakes the worker and waits in place, at most `QUICK_WAIT_SECONDS`, while
   the worker runs the batch with the GIL to itself; the loop then delivers the results
   itself, with no post through the self-pipe. (A kick that does not wait measured 10-45%
