@@ -288,14 +288,43 @@ def test_a_kick_waits_one_pass_for_calls_that_other_ready_callbacks_queue(
         await _make_quick(budget, work, 0)
         ran.clear()
         seen: list[list[int]] = []
-        # Both tasks start in the same pass: the first call finds the second task ready,
-        # so it is queued for a kick rather than waited for in place.
+        # The tasks start in the same pass: the first call finds the others ready, so it
+        # is queued for a kick rather than waited for in place; the kick finds two jobs.
         first = asyncio.ensure_future(run_sync_within(budget, work, (1,), {}))
+        other = asyncio.ensure_future(run_sync_within(budget, work, (3,), {}))
         second = asyncio.ensure_future(later(budget, seen))
-        results = await asyncio.wait_for(asyncio.gather(first, second), BOUND)
+        results = await asyncio.wait_for(asyncio.gather(first, other, second), BOUND)
         return results, seen, list(ran)
 
     results, seen, order = asyncio.run(main())
-    assert results == [(1, EXPRESS), (2, EXPRESS)]
-    assert seen == [[]]  # the first body had not run when the second call was queued
-    assert order == [1, 2]
+    assert results == [(1, EXPRESS), (3, EXPRESS), (2, EXPRESS)]
+    assert seen == [[]]  # no body had run when the last call was queued
+    assert order == [1, 3, 2]
+
+
+def test_a_single_queued_call_is_not_put_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The kick waits in place for the body however long a loaded machine takes to run it.
+    monkeypatch.setattr(_pool, "QUICK_WAIT_SECONDS", BOUND)
+    ran: list[int] = []
+
+    def work(n: int) -> int:
+        ran.append(n)
+        return n
+
+    async def later(seen: list[list[int]]) -> None:
+        await asyncio.sleep(0)  # one pass after the call queued its job
+        seen.append(list(ran))
+
+    async def main() -> tuple[list[int | None], list[list[int]]]:
+        budget = SyncBudget(4)
+        await _make_quick(budget, work, 0)
+        ran.clear()
+        seen: list[list[int]] = []
+        call = asyncio.ensure_future(run_sync_within(budget, work, (1,), {}))
+        watcher = asyncio.ensure_future(later(seen))
+        results = await asyncio.wait_for(asyncio.gather(call, watcher), BOUND)
+        return results, seen
+
+    results, seen = asyncio.run(main())
+    assert results == [1, None]
+    assert seen == [[1]]  # its body ran in the pass right after it was queued

@@ -26,7 +26,8 @@ paid once per batch:
 - Jobs queue on a deque. The first job queued in a pass of the event loop schedules a kick
   for the next pass, so the jobs queued meanwhile share one wake-up (~19 per kick under
   wrk). A kick that finds other callbacks ready on the loop (requests read, tasks woken,
-  which may queue calls too) and fewer than `_BATCH` jobs is put off by one pass, once: with
+  which may queue calls too) and from 2 to `_BATCH` - 1 jobs is put off by one pass, once
+  (a single job is not: over stdio that only added a pass, call p50 ~50 -> ~70 us): with
   two server processes, nginx and wrk on 2 cores (issue #13) batches were ~3 calls and the
   worker woke 0.43 times per call; put off, 0.28, and the servers' CPU per request fell from
   174-175 us to 164-165 (bench_scale, interleaved with the commit before, load 2-3).
@@ -233,9 +234,10 @@ class ExpressLane:
         if not self._jobs:
             self._kicking = self._put_off = False
             return
-        if not self._put_off and self._ready and len(self._jobs) < _BATCH:
+        if not self._put_off and self._ready and 1 < len(self._jobs) < _BATCH:
             # More callbacks are ready (requests read, tasks woken): they may queue calls
-            # too. Under load the hop costs per batch, so the kick waits for them, once.
+            # too. Under load the hop costs per batch, so the kick waits for them, once. A
+            # single job is never put off: calls one at a time (stdio) would only wait longer.
             self._put_off = True
             self._loop.call_soon(self._kick)
             return
