@@ -25,13 +25,7 @@ paid once per batch:
   queued, since it runs one body at a time; it gives the slot back when idle.
 - Jobs queue on a deque. The first job queued in a pass of the event loop schedules a kick
   for the next pass, so the jobs queued meanwhile share one wake-up (~19 per kick under
-  wrk). A kick that finds other callbacks ready on the loop (requests read, tasks woken,
-  which may queue calls too) and from 2 to `_BATCH` - 1 jobs is put off by one pass, once
-  (a single job is not: over stdio that only added a pass, call p50 ~50 -> ~70 us): with
-  two server processes, nginx and wrk on 2 cores (issue #13) batches were ~3 calls and the
-  worker woke 0.43 times per call; put off, 0.28, and the servers' CPU per request fell from
-  174-175 us to 164-165 (bench_scale, interleaved with the commit before, load 2-3).
-  The kick wakes the worker and waits in place, at most `QUICK_WAIT_SECONDS`, while
+  wrk). The kick wakes the worker and waits in place, at most `QUICK_WAIT_SECONDS`, while
   the worker runs the batch with the GIL to itself; the loop then delivers the results
   itself, with no post through the self-pipe. (A kick that does not wait measured 10-45%
   more wall time and ~10% more CPU in process.) A batch that outlasts the wait is posted
@@ -52,7 +46,7 @@ Measured after, interleaved with the commit before the lane (bench_http, statele
 rounds at a load of ~2): toolwire / floor 0.80-0.83 instead of 0.69-0.75; CPU per sync call
 under wrk ~148 us (async ~130, before ~160-190), 0.16 worker wake-ups per call; a lone call
 still ~9 us in process and ~53 us p50 over stdio, as through the pool. An SSE answer waits
-three passes of the loop for such a call, so that it still goes out whole (http/_answer.py).
+two passes of the loop for such a call, so that it still goes out whole (http/_answer.py).
 """
 
 from __future__ import annotations
@@ -151,7 +145,6 @@ class ExpressLane:
         self._pending = 0  # calls handed to the current worker, not yet answered on the loop
         self._posted = False  # a delivery is scheduled on the loop and has not started yet
         self._kicking = False  # a kick is scheduled for the next pass of the loop
-        self._put_off = False  # that kick was put off by one pass already
         self._timing = False  # the stuck check is scheduled
         self._batch_done: threading.Lock | None = None  # released by the worker for the kick
         # Pending callbacks of an asyncio loop: a lone call may wait in place only when the
@@ -231,17 +224,9 @@ class ExpressLane:
     def _kick(self) -> None:
         """Hand the jobs queued since the last pass to the worker and wait in place for it
         (bounded): the worker runs them with the GIL to itself."""
+        self._kicking = False
         if not self._jobs:
-            self._kicking = self._put_off = False
             return
-        if not self._put_off and self._ready and 1 < len(self._jobs) < _BATCH:
-            # More callbacks are ready (requests read, tasks woken): they may queue calls
-            # too. Under load the hop costs per batch, so the kick waits for them, once. A
-            # single job is never put off: calls one at a time (stdio) would only wait longer.
-            self._put_off = True
-            self._loop.call_soon(self._kick)
-            return
-        self._kicking = self._put_off = False
         worker = self._worker
         if worker is not None and not worker.asleep:
             return  # awake: it takes them and posts the results
