@@ -17,7 +17,10 @@ backends, no buffering) whose upstream is one process, then two processes, of:
   processes it competes with the other process, nginx and wrk, so the async row shows what
   the thread hop costs the scaling.
 
-Printed per server: req/s, p50/p99 (wrk's) with one and with two processes, and two/one. The
+Printed per server: req/s, p50/p99 (wrk's) with one and with two processes, and two/one;
+then the servers' CPU per request (user + system time of every server process and thread,
+from /proc, before and after the measured run) and context switches per request, which
+other load on the machine sways far less than req/s. The
 issue's target (toolwire two >= 1.25x one on a 2-core machine, where the floor measured
 1.27x: nginx and wrk take the rest of the machine) is reported, never asserted. Every target
 is checked before and after it is measured (a sample call through nginx must answer 5, and
@@ -54,35 +57,57 @@ class Row:
     p50_ms: float
     p99_ms: float
     problem: str = ""
+    cpu_us: float = 0.0  # server CPU (every process, every thread) per request
+    switches: float = 0.0  # voluntary + involuntary context switches per request
+
+
+def _server_counters(pids: list[int]) -> tuple[float, int]:
+    """CPU seconds (user + system, all threads, live or gone) and context switches (live
+    threads) of the server processes `pids`, from /proc."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    cpu, switches = 0.0, 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        cpu += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                for line in (task / "status").read_text().splitlines():
+                    if line.startswith(("voluntary_ctxt", "nonvoluntary_ctxt")):
+                        switches += int(line.split()[1])
+    return cpu, switches
 
 
 @contextlib.contextmanager
 def behind_nginx(
     peer: bench_http.Peer, processes: int, nginx_workers: int, logs: Path
-) -> Iterator[int]:
-    """`processes` copies of `peer` (stateless JSON) behind a fresh nginx; yields its port."""
+) -> Iterator[tuple[int, list[int]]]:
+    """`processes` copies of `peer` (stateless JSON) behind a fresh nginx; yields its port
+    and the servers' pids."""
     with contextlib.ExitStack() as stack:
-        ports = []
+        ports, pids = [], []
         for index in range(processes):
             folder = logs / f"{peer.label}-{processes}-{index}"
             folder.mkdir(parents=True, exist_ok=True)
-            port, _ = stack.enter_context(bench_http.running(peer, STATELESS, folder))
+            port, process = stack.enter_context(bench_http.running(peer, STATELESS, folder))
             ports.append(port)
+            pids.append(process.pid)
         balancer = _infra.start_nginx(ports, workers=nginx_workers, access_log=False)
         stack.callback(balancer.stop)
-        yield balancer.port
+        yield balancer.port, pids
 
 
 def measure(
     peer: bench_http.Peer, processes: int, args: argparse.Namespace, wrk: str, work: Path
 ) -> Row:
-    with behind_nginx(peer, processes, args.nginx_workers, work) as port:
+    with behind_nginx(peer, processes, args.nginx_workers, work) as (port, pids):
         bench_http.check_add(port, None)
         script = work / "stateless.lua"
         script.write_text(bench_http.lua_script([], args.threads))
         if args.warmup > 0:
             bench_http.run_wrk(wrk, port, script, args.warmup, args.connections, args.threads)
+        cpu_before, switches_before = _server_counters(pids)
         stats = bench_http.run_wrk(wrk, port, script, args.duration, args.connections, args.threads)
+        cpu_after, switches_after = _server_counters(pids)
         bench_http.check_add(port, None, request_id=10**9)
     errors = {k: stats[k] for k in ("connect", "read", "write", "status", "timeout") if stats[k]}
     problem = f"wrk errors {errors}" if errors else ""
@@ -93,6 +118,8 @@ def measure(
         p50_ms=stats["p50_us"] / 1000,
         p99_ms=stats["p99_us"] / 1000,
         problem=problem,
+        cpu_us=(cpu_after - cpu_before) * 1e6 / max(stats["requests"], 1),
+        switches=(switches_after - switches_before) / max(stats["requests"], 1),
     )
 
 
@@ -102,6 +129,8 @@ def _median(rows: list[Row]) -> Row:
         p50_ms=statistics.median(r.p50_ms for r in rows),
         p99_ms=statistics.median(r.p99_ms for r in rows),
         problem="; ".join(r.problem for r in rows if r.problem),
+        cpu_us=statistics.median(r.cpu_us for r in rows),
+        switches=statistics.median(r.switches for r in rows),
     )
 
 
@@ -131,6 +160,23 @@ def report(results: dict[tuple[str, int], Row], args: argparse.Namespace) -> Non
             f"| {label:9} | {one.requests_per_s:12.0f} | {one.p50_ms:7.2f} | {one.p99_ms:7.2f} |"
             f" {two.requests_per_s:13.0f} | {two.p50_ms:7.2f} | {two.p99_ms:7.2f} |"
             f" {ratio:5.2f}x | {note}"
+        )
+    print(
+        "\nserver CPU per request (utime + stime of every server process and thread, from"
+        " /proc, over the measured run; less sensitive to other load than req/s):\n"
+    )
+    print(
+        f"| {'server':9} | {'1 proc us/req':>13} | {'ctx sw/req':>10} |"
+        f" {'2 procs us/req':>14} | {'ctx sw/req':>10} |"
+    )
+    print(f"|{'-' * 11}|{'-' * 15}|{'-' * 12}|{'-' * 16}|{'-' * 12}|")
+    for label in SERVERS:
+        one, two = results.get((label, 1)), results.get((label, 2))
+        if one is None or two is None:
+            continue
+        print(
+            f"| {label:9} | {one.cpu_us:13.0f} | {one.switches:10.2f} |"
+            f" {two.cpu_us:14.0f} | {two.switches:10.2f} |"
         )
     if "toolwire" in ratios:
         verdict = "met" if ratios["toolwire"] >= TARGET_RATIO else "MISSED"

@@ -19,7 +19,10 @@ def test_nginx_in_front_answers_the_benchmark_request(
 ) -> None:
     _infra.nginx_or_skip()
     peer = bench_scale.SERVERS[label]
-    with bench_scale.behind_nginx(peer, processes, 1, tmp_path) as port:
+    with bench_scale.behind_nginx(peer, processes, 1, tmp_path) as (port, pids):
         for n in range(4 * processes):
             body = bench_http.check_add(port, None, request_id=n)
             assert '"5"' in body
+        assert len(set(pids)) == processes
+        cpu, switches = bench_scale._server_counters(pids)
+        assert cpu > 0 and switches > 0
