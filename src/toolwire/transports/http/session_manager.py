@@ -121,6 +121,8 @@ class SessionManager:
         """
         await self._make_room()
         session = HttpSession(new_session_id(self._id_prefix), identity)
+        if self.shared:
+            session.save_changes = self.sync
         await self._host(session, options)
         return session
 
@@ -203,6 +205,8 @@ class SessionManager:
             return None
         await self._make_room()
         session = HttpSession(session_id, identity)
+        if self.shared:
+            session.save_changes = self.sync
         await self._host(session, options)
         assert session.server_session is not None
         record.restore(session.server_session)

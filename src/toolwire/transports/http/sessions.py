@@ -23,6 +23,7 @@ import asyncio
 import logging
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ._streams import Stream
@@ -69,6 +70,10 @@ class HttpSession:
         self._streams_made = 0
         self._stop = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
+        # Set when the record is shared: writes a changed record back before the reply that
+        # acknowledges the change goes out, so a process killed right after a client was told
+        # "done" cannot lose it.
+        self.save_changes: Callable[[HttpSession], Awaitable[None]] | None = None
 
     @property
     def protocol_version(self) -> str | None:
@@ -127,6 +132,8 @@ class HttpSession:
                 return
             await stream.write(frame, None)
             return
+        if self.save_changes is not None and self.record_changed:
+            await self.save_changes(self)
         if await stream.write(frame, request_id):  # that request is answered
             del self.routes[request_id]
             if stream.finished and stream.stream_id is not None:
