@@ -60,12 +60,12 @@ import os
 import select
 import threading
 import time
-import weakref
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from ..errors import ToolAbortedError
 from . import _pool
+from ._express_threads import LANES, Job, Worker, retire_lanes
 from ._pool import BodyWatch
 
 __all__ = ["REROUTED", "STUCK_SECONDS", "ExpressLane", "retire_lanes"]
@@ -80,34 +80,12 @@ before its body started)."""
 
 _BATCH = 32  # results a worker holds back at most while jobs remain queued
 
-# (waiter, context, call, func, watch): the waiter is the caller's future, or the hand-off
-# the loop waits on in place.
-_Job = tuple[Any, contextvars.Context, Any, Callable[..., Any], BodyWatch]
-
-
-class _Worker:
-    """One express thread: its wake-up pipe and what it is running."""
-
-    __slots__ = ("asleep", "job", "left_behind", "read_fd", "since", "write_fd")
-
-    def __init__(self) -> None:
-        self.asleep = False  # waiting for a wake-up byte nobody has promised yet
-        self.since = 0.0  # perf_counter() when its current body started; 0.0 between bodies
-        self.job: _Job | None = None  # that body's job
-        self.left_behind = False  # stuck on a slow body and replaced: it leaves after it
-        self.read_fd, self.write_fd = os.pipe()
-
-    def close(self) -> None:
-        for fd in (self.read_fd, self.write_fd):
-            with contextlib.suppress(OSError):
-                os.close(fd)
-
 
 class ExpressLane:
     """Runs quick sync bodies for one budget, on its event loop, one at a time.
 
     Loop side everything runs on `loop`'s thread; the worker touches only the deques, its
-    `_Worker` and, under `_lock`, who the current worker is.
+    `Worker` and, under `_lock`, who the current worker is.
 
     Args:
         loop: The event loop the calls come from; results are delivered there.
@@ -130,7 +108,7 @@ class ExpressLane:
         self._take_slot = take_slot
         self._give_slot = give_slot
         self._adopt = adopt
-        self._jobs: collections.deque[_Job] = collections.deque()
+        self._jobs: collections.deque[Job] = collections.deque()
         self._results: collections.deque[tuple[asyncio.Future[Any], Any, Any, bool]] = (
             collections.deque()
         )
@@ -140,7 +118,7 @@ class ExpressLane:
         # worker that ran its whole body meanwhile must not then block on `_lock` (measured:
         # 3.3 context switches per lone call instead of 1.2, 29 us instead of 9).
         self._body_lock = threading.Lock()
-        self._worker: _Worker | None = None
+        self._worker: Worker | None = None
         self._holds_slot = False  # the current worker's slot, held while calls are pending
         self._pending = 0  # calls handed to the current worker, not yet answered on the loop
         self._posted = False  # a delivery is scheduled on the loop and has not started yet
@@ -150,7 +128,7 @@ class ExpressLane:
         # Pending callbacks of an asyncio loop: a lone call may wait in place only when the
         # loop has nothing else to do. Loops without it (uvloop) never wait in place.
         self._ready: collections.deque[Any] | None = getattr(loop, "_ready", None)
-        _LANES.add(self)
+        LANES.add(self)
 
     def admits(self) -> bool:
         """Whether a call may take this lane now (it takes a slot if it has none)."""
@@ -211,7 +189,7 @@ class ExpressLane:
         with self._lock:
             worker = self._worker
             if worker is None:
-                worker = self._worker = _Worker()
+                worker = self._worker = Worker()
                 start = True
             else:
                 start = False
@@ -266,7 +244,7 @@ class ExpressLane:
         if self._pending:
             self._watch()
 
-    def _left_behind(self, job: _Job) -> None:
+    def _left_behind(self, job: Job) -> None:
         """The worker is stuck on `job`'s body: the body keeps the lane's slot, its call
         answers for it, and the queue goes to a new worker (or the general way)."""
         waiter, _, _, func, watch = job
@@ -323,7 +301,7 @@ class ExpressLane:
         else:
             self._post()
 
-    def _work(self, me: _Worker) -> None:
+    def _work(self, me: Worker) -> None:
         jobs, results = self._jobs, self._results
         poller = select.poll()
         poller.register(me.read_fd, select.POLLIN)
@@ -371,7 +349,7 @@ class ExpressLane:
             self._batch_over()
             me.close()
 
-    def _sleep(self, me: _Worker, poller: select.poll) -> bool:
+    def _sleep(self, me: Worker, poller: select.poll) -> bool:
         """Wait for jobs: True when there may be some, False when this worker leaves."""
         me.asleep = True
         # The loop queues, then looks at `asleep`; here it is set, then the queue looked at:
@@ -406,21 +384,3 @@ class ExpressLane:
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.close()
-
-
-_LANES: weakref.WeakSet[ExpressLane] = weakref.WeakSet()
-
-
-def retire_lanes() -> None:
-    """Every lane's worker leaves once idle (the end of serving, the interpreter's exit)."""
-    for lane in list(_LANES):
-        lane.retire()
-
-
-def _after_fork_in_child() -> None:
-    for lane in list(_LANES):
-        lane.forget_worker()
-
-
-threading._register_atexit(retire_lanes)  # type: ignore[attr-defined]
-os.register_at_fork(after_in_child=_after_fork_in_child)
