@@ -11,7 +11,6 @@ the name and description under MCP's spelling (`name`, `description`) or `functi
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
 from ._announcer import Announcer
@@ -132,7 +131,7 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
     @property
     def tools(self) -> Mapping[str, RegisteredTool]:
         """The published tools by name (read-only)."""
-        return MappingProxyType(self._registry._tools)
+        return self._registry.view()
 
     @overload
     def tool(self, func: Callable[..., Any], /) -> FunctionTool: ...

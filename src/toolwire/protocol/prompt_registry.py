@@ -23,7 +23,7 @@ Decisions:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ from . import eras
 from .completers import Completer, check_completers
 from .icons import normalize_icons
 from .jsonrpc import INVALID_PARAMS, ProtocolError
+from .named_entries import NamedEntries
 
 if TYPE_CHECKING:
     from ..schema.function_schema import FuncSchema
@@ -175,45 +176,10 @@ def _maybe_json(value: str) -> Any:
         return value
 
 
-class PromptRegistry(Mapping[str, RegisteredPrompt]):
+class PromptRegistry(NamedEntries[RegisteredPrompt]):
     """Published prompts by name, in registration order; tells listeners about changes."""
 
-    def __init__(self) -> None:
-        self._prompts: dict[str, RegisteredPrompt] = {}
-        self.listeners: list[Callable[[], None]] = []
-
-    def __getitem__(self, name: str) -> RegisteredPrompt:
-        return self._prompts[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._prompts)
-
-    def __len__(self) -> int:
-        return len(self._prompts)
-
-    def add(self, entry: RegisteredPrompt) -> None:
-        """Publish `entry`; a name already taken is a UserError."""
-        if entry.name in self._prompts:
-            raise UserError(f"A prompt named {entry.name!r} is already registered on this server")
-        self._prompts[entry.name] = entry
-        self._changed()
-
-    def remove(self, name: str) -> RegisteredPrompt:
-        """Stop publishing `name`; an unknown name is a KeyError naming the known ones."""
-        entry = self._prompts.pop(name, None)
-        if entry is None:
-            known = ", ".join(sorted(self._prompts)) or "none"
-            raise KeyError(f"No prompt named {name!r} on this server (prompts: {known})")
-        self._changed()
-        return entry
-
-    def entries(self) -> list[RegisteredPrompt]:
-        """All entries, in order."""
-        return list(self._prompts.values())
-
-    def _changed(self) -> None:
-        for listener in list(self.listeners):
-            listener()
+    kind = "prompt"
 
 
 def registered_prompt(

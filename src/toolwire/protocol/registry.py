@@ -31,7 +31,7 @@ import asyncio
 import functools
 import inspect
 import math
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass, field
 from types import UnionType
 from typing import Any, Union, get_args, get_origin
@@ -45,6 +45,7 @@ from . import eras
 from .content import loaded_output_classes
 from .icons import normalize_icons
 from .identity import parse_scopes
+from .named_entries import NamedEntries
 
 __all__ = [
     "RegisteredTool",
@@ -128,63 +129,38 @@ class RegisteredTool:
         return entry
 
 
-class ToolRegistry(Mapping[str, RegisteredTool]):
+class ToolRegistry(NamedEntries[RegisteredTool]):
     """Published tools by name, in registration order; tells listeners about changes."""
 
+    kind = "tool"
+
     def __init__(self) -> None:
-        self._tools: dict[str, RegisteredTool] = {}
+        super().__init__()
         self.page_cache: dict[tuple[str, int], bytes] = {}
         self.dynamic = 0  # how many tools have a callable is_enabled
         self.scoped = 0  # how many tools require scopes
         self._all_scopes: frozenset[str] | None = None
-        self.listeners: list[Callable[[], None]] = []
 
-    def __getitem__(self, name: str) -> RegisteredTool:
-        return self._tools[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._tools)
-
-    def __len__(self) -> int:
-        return len(self._tools)
-
-    def add(self, entry: RegisteredTool) -> None:
-        """Publish `entry`; a name already taken is a UserError."""
-        if entry.name in self._tools:
-            raise UserError(f"A tool named {entry.name!r} is already registered on this server")
-        self._tools[entry.name] = entry
+    def _added(self, entry: RegisteredTool) -> None:
         self.dynamic += entry.dynamic
         self.scoped += bool(entry.scopes)
-        self._changed()
 
-    def remove(self, name: str) -> RegisteredTool:
-        """Stop publishing `name`; an unknown name is a KeyError naming the known ones."""
-        entry = self._tools.pop(name, None)
-        if entry is None:
-            known = ", ".join(sorted(self._tools)) or "none"
-            raise KeyError(f"No tool named {name!r} on this server (tools: {known})")
+    def _removed(self, entry: RegisteredTool) -> None:
         self.dynamic -= entry.dynamic
         self.scoped -= bool(entry.scopes)
-        self._changed()
-        return entry
 
     def all_scopes(self) -> frozenset[str]:
         """Every scope some tool requires (computed once per change of the tool set)."""
         known = self._all_scopes
         if known is None:
-            known = frozenset().union(*(entry.scopes for entry in self._tools.values()))
+            known = frozenset().union(*(entry.scopes for entry in self._entries.values()))
             self._all_scopes = known
         return known
 
     def _changed(self) -> None:
         self.page_cache.clear()
         self._all_scopes = None
-        for listener in list(self.listeners):
-            listener()
-
-    def entries(self) -> list[RegisteredTool]:
-        """All entries, in order."""
-        return list(self._tools.values())
+        super()._changed()
 
 
 async def is_enabled(entry: RegisteredTool) -> bool:
