@@ -19,13 +19,15 @@ import logging
 import signal
 import sys
 import threading
-from typing import TYPE_CHECKING
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 
 from . import _parent_watch
 from ._descendants import end_descendants
 from ._fdguard import FdReader, FdWriter, protect_stdout
 from ._feed import FrameFeed, handle
 from ._framing import LineSplitter
+from ._heap import settle_heap_later
 from ._process import configure_logging, release_threads
 
 if TYPE_CHECKING:
@@ -199,6 +201,12 @@ async def _watch_signals(stop: _Stop) -> None:
         _parent_watch.restore_quiet_handlers()
 
 
+async def _settled(serving: Coroutine[Any, Any, None]) -> None:
+    # This process is ours: its collector may be tuned (see _heap.py).
+    settle_heap_later()
+    await serving
+
+
 def run_stdio(
     server: Servable,
     *,
@@ -231,9 +239,10 @@ def run_stdio(
     try:
         with contextlib.suppress(KeyboardInterrupt):  # a SIGINT before the loop took it
             anyio.run(
-                lambda: serve_stdio(
+                _settled,
+                serve_stdio(
                     server, max_message_bytes=max_message_bytes, shutdown_grace=shutdown_grace
-                )
+                ),
             )
         failed = False
     finally:

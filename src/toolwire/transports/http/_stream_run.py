@@ -14,6 +14,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from .._heap import settle_heap_later
 from .._process import configure_logging, release_threads
 
 __all__ = ["GRACEFUL_SECONDS", "run_ending_streams"]
@@ -71,6 +72,7 @@ def run_ending_streams(
 
     async def serve() -> None:
         loop.append(asyncio.get_running_loop())
+        settle_heap_later()  # this process is ours (see _heap.py)
         await server.serve()
 
     try:
