@@ -136,24 +136,10 @@ async def _resume(
         and not is_get_stream(stream_id)
     )
     if followed:
-        assert live is not None
-        if not _follow.reserve(live):
-            await refuse(
-                send,
-                503,
-                f"Service Unavailable: this process already follows {live.max_followers} "
-                "streams of other processes; retry shortly",
-                headers=[(b"retry-after", b"1")],
-            )
-            return _ANSWERED
-        try:
-            await _start(send, session_header, first)
-            await _follow.follow(
-                live, found, _last_id(first, tail, last_event_id), receive, send, keepalive
-            )
-        finally:
-            _follow.release(live)
-        await _end(send)
+        assert live is not None and tail is not None
+        await _follow_elsewhere(
+            live, found, tail, last_event_id, receive, send, session_header, keepalive
+        )
         return _ANSWERED
     if foreign and is_get_stream(stream_id):
         target = found.get_stream
@@ -204,6 +190,36 @@ async def _resume(
     return _ANSWERED
 
 
+async def _follow_elsewhere(
+    live: LiveEventStore,
+    found: HttpSession,
+    tail: StreamTail,
+    last_event_id: str,
+    receive: ASGIReceive,
+    send: ASGISend,
+    session_header: list[tuple[bytes, bytes]],
+    keepalive: float | None,
+) -> None:
+    """Replay `tail`, then follow the stream its producer (another process) still writes,
+    to its end; a 503 when this process follows all it may already."""
+    if not _follow.reserve(live):
+        await refuse(
+            send,
+            503,
+            f"Service Unavailable: this process already follows {live.max_followers} "
+            "streams of other processes; retry shortly",
+            headers=[(b"retry-after", b"1")],
+        )
+        return
+    try:
+        await _start(send, session_header, tail.events)
+        after = tail.last_id or last_event_id
+        await _follow.follow(live, found, after, receive, send, keepalive)
+    finally:
+        _follow.release(live)
+    await _end(send)
+
+
 async def _start(
     send: ASGISend, session_header: list[tuple[bytes, bytes]], first: list[tuple[str, bytes]]
 ) -> None:
@@ -215,14 +231,6 @@ async def _start(
         await send(
             {"type": "http.response.body", "body": encode_event(frame, event_id), "more_body": True}
         )
-
-
-def _last_id(first: list[tuple[str, bytes]], tail: StreamTail | None, given: str) -> str:
-    """Where following starts: after the last entry the first pass read (a priming entry
-    included), or after the client's id when it read none."""
-    if tail is not None and tail.last_id is not None:
-        return tail.last_id
-    return first[-1][0] if first else given
 
 
 async def _carry(

@@ -59,8 +59,10 @@ class RedisEventStore:
         link: A `RedisLink` to share with other stores (then `url` and `timeout` are its).
         lease: Seconds a stream's producer may go without renewing its lease before a
             follower on another process takes it for dead and ends its response.
-        max_followers: Streams of other processes this process follows at once (each holds
-            a Redis connection while it waits); a resumption beyond that is answered 503.
+        max_followers: Streams of other processes followed at once through this store (one
+            store per process: per process); each holds a Redis connection while it waits.
+            A resumption beyond that is answered 503; 0 never follows (the stored events are
+            replayed and the response ends).
     """
 
     def __init__(
