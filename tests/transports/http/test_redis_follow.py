@@ -232,3 +232,51 @@ def test_followers_are_bounded_per_process_and_none_means_replay_only(
             assert '"result"' not in replayed.text
             heard = [line for line in lines if line.startswith("data:")]
         assert '"result"' in heard[-1] and '"done"' in heard[-1]
+
+
+def _command_calls(url: str, names: tuple[str, ...]) -> int:
+    async def read() -> int:
+        from redis.asyncio import Redis
+
+        client = Redis.from_url(url)
+        try:
+            stats = await client.info("commandstats")
+        finally:
+            await client.aclose()
+        return sum(int(stats.get(f"cmdstat_{name}", {}).get("calls", 0)) for name in names)
+
+    return asyncio.run(read())
+
+
+def test_json_responses_cost_the_event_store_nothing_per_call(redis_server: RedisServer) -> None:
+    server = Server("json")
+
+    @server.tool
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    prefix = f"t{secrets.token_hex(4)}"
+    app = server.http_app(
+        event_store=RedisEventStore(redis_server.url, prefix=prefix),
+        session_store=RedisSessionStore(redis_server.url, prefix=prefix),
+        json_response=True,
+        session_idle_timeout=600,
+    )
+    every = ("xadd", "xrange", "xread", "set", "get", "del", "exists", "pexpire")
+    with serving(app) as base, httpx.Client(base_url=base, timeout=30) as client:
+        headers = _initialize(client)
+        before = _command_calls(redis_server.url, every)
+        for n in range(100):
+            call = {
+                "jsonrpc": "2.0",
+                "id": n + 2,
+                "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": n, "b": 1}},
+            }
+            answer = client.post("/mcp", json=call, headers=headers)
+            assert answer.json()["result"]["content"][0]["text"] == str(n + 1)
+        spent = _command_calls(redis_server.url, every) - before
+    # No event, no lease, no end marker: a JSON body is not a stream (at most one refresh
+    # of the session's expiry).
+    assert spent <= 1, spent

@@ -150,7 +150,7 @@ class RedisEventStore:
                 if lease:
                     pipe.set(self._lease_key(stream_id), b"1", px=leases.lease_ms)
                 if last:
-                    leases.end_commands(pipe, stream_id)
+                    leases.end_commands(pipe, stream_id, expire=False)
                 return await pipe.execute()
 
         try:
