@@ -225,3 +225,37 @@ def test_a_follower_whose_producer_is_sigkilled_ends_the_stream_instead_of_hangi
     )
     assert again.status_code == 409, again.text
     assert "retry the request" in json.loads(again.text)["error"]["message"]
+
+
+def test_a_producer_stopped_gracefully_ends_its_followers_with_an_end_marker(
+    two_processes: tuple[Backend, Backend],
+) -> None:
+    producer, follower = two_processes
+    session_id = initialize(producer.url)
+    last_id, _ = _read_until_progress(producer.url, session_id, 11, steps=2, pause=1.0)
+    heard: list[dict[str, Any]] = []
+    with httpx.stream(
+        "GET",
+        follower.url,
+        headers=session_headers(session_id, **{"last-event-id": last_id}),
+        timeout=READ_SECONDS,
+    ) as resumed:
+        assert resumed.status_code == 200, resumed.read()
+        for event_id, message in _sse_events(resumed.iter_lines()):
+            if message is None:
+                continue
+            heard.append(message)
+            last_id = event_id or last_id
+            if _progress(heard)[-1:] == [3]:
+                # SIGTERM: the process ends its sessions, and with them the call's stream,
+                # whose end marker it stores before it exits.
+                assert producer.stop() == 0
+    assert not [m for m in heard if "result" in m]
+    # Ended by the marker, not by the lease lapsing.
+    assert "stopped renewing its lease" not in follower.log_text()
+    again = httpx.get(
+        follower.url,
+        headers=session_headers(session_id, **{"last-event-id": last_id}),
+        timeout=READ_SECONDS,
+    )
+    assert again.status_code == 409, again.text

@@ -152,6 +152,9 @@ class LeaseKeeper:
             for stream_id, attempts in ending.items():
                 if attempts + 1 < _END_ATTEMPTS:
                     self._ending[stream_id] = attempts + 1
+        except asyncio.CancelledError:  # the store is closing: `close` writes them
+            self._ending.update(ending)
+            raise
 
     async def close(self) -> None:
         """Write the pending end markers (briefly) and stop renewing: the app is stopping."""
