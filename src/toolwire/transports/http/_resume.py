@@ -11,26 +11,30 @@ A stream another process made (a shared event store; the session's requests are 
 several processes, or the process that made it restarted or died) cannot be taken over: it
 lives, if at all, in that process. Its stored events are replayed all the same. A GET stream
 then goes on as this process's GET stream of the session (any process can carry that one:
-changes reach every process). A POST stream's response ends after the replay; when nothing
-at all was stored after the id, the answer is a 409 saying so, so that a client gives up
-after its bounded reconnection attempts instead of polling forever for a reply that may
-never come (its process may be gone), and can retry the request.
+changes reach every process). A POST stream whose producer still runs elsewhere is followed
+live on a store that allows it (`_follow.py`: until its end marker, or its producer's lease
+lapses); at `max_followers`, the answer is a 503 to retry shortly. Otherwise (a store that
+cannot be followed, a stream ended, a producer gone) its response ends after the replay, and
+when nothing at all was stored after the id, the answer is a 409 saying so, so that a client
+gives up after its bounded reconnection attempts instead of polling forever for a reply
+that may never come (its process may be gone), and can retry the request.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from . import _follow
 from ._replies import ASGISend, refuse, unavailable
 from ._sse import SSE_HEADERS, encode_event
-from ._streams import Stream
+from ._streams import Stream, followable
 from .records import StoreUnavailable
 from .sessions import is_get_stream
 
 if TYPE_CHECKING:
-    from .events import EventStore
+    from .events import EventStore, LiveEventStore, StreamTail
     from .sessions import HttpSession
 
 __all__ = ["open_get_stream"]
@@ -76,7 +80,7 @@ async def open_get_stream(
         return
     if stream is None:
         stream_id = found.new_stream_id(get=True) if store is not None else None
-        stream = found.get_stream = Stream(stream_id, store, sse=True)
+        stream = found.get_stream = Stream(stream_id, store, sse=True, live=False)
     if outcome == _NOT_RESUMED:
         await send(
             {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + session_header}
@@ -103,17 +107,40 @@ async def _resume(
         StoreUnavailable: The event store failed (nothing was sent).
     """
     first: list[tuple[str, bytes]] = []
+    tail: StreamTail | None = None
+    live = cast("LiveEventStore", store) if followable(store) else None
+    if live is not None:
+        tail = await live.read_tail(last_event_id, None)
+        stream_id = last_event_id.rpartition("/")[0] if tail is not None else None
+        first = tail.events if tail is not None else []
+    else:
 
-    async def keep(event_id: str, frame: bytes) -> None:
-        first.append((event_id, frame))
+        async def keep(event_id: str, frame: bytes) -> None:
+            first.append((event_id, frame))
 
-    stream_id = await store.replay_after(last_event_id, keep)
+        stream_id = await store.replay_after(last_event_id, keep)
     if stream_id is None or not found.owns(stream_id):
         return _NOT_RESUMED
     target = found.streams.get(stream_id)
     if target is None and found.get_stream is not None:
         target = found.get_stream if found.get_stream.stream_id == stream_id else None
     foreign = target is None and not found.made(stream_id)
+    # Still produced on another process: followed, on a store that allows it.
+    followed = (
+        live is not None
+        and live.max_followers > 0
+        and foreign
+        and tail is not None
+        and tail.live
+        and not tail.ended
+        and not is_get_stream(stream_id)
+    )
+    if followed:
+        assert live is not None and tail is not None
+        await _follow_elsewhere(
+            live, found, tail, last_event_id, receive, send, session_header, keepalive
+        )
+        return _ANSWERED
     if foreign and is_get_stream(stream_id):
         target = found.get_stream
         if target is not None and target.attached:
@@ -131,15 +158,8 @@ async def _resume(
     elif target is not None and target.attached:
         await refuse(send, 409, "Conflict: this stream is already being received")
         return _ANSWERED
-    await send(
-        {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + session_header}
-    )
-    seen = last_event_id
-    for event_id, frame in first:
-        await send(
-            {"type": "http.response.body", "body": encode_event(frame, event_id), "more_body": True}
-        )
-        seen = event_id
+    await _start(send, session_header, first)
+    seen = first[-1][0] if first else last_event_id
     if foreign and is_get_stream(stream_id):
         return _GOES_ON
     if target is None:  # finished, or another process's: everything stored is replayed
@@ -168,6 +188,49 @@ async def _resume(
         return _ANSWERED
     await _carry(found, target, receive, send, keepalive)
     return _ANSWERED
+
+
+async def _follow_elsewhere(
+    live: LiveEventStore,
+    found: HttpSession,
+    tail: StreamTail,
+    last_event_id: str,
+    receive: ASGIReceive,
+    send: ASGISend,
+    session_header: list[tuple[bytes, bytes]],
+    keepalive: float | None,
+) -> None:
+    """Replay `tail`, then follow the stream its producer (another process) still writes,
+    to its end; a 503 when this process follows all it may already."""
+    if not _follow.reserve(live):
+        await refuse(
+            send,
+            503,
+            f"Service Unavailable: this process already follows {live.max_followers} "
+            "streams of other processes; retry shortly",
+            headers=[(b"retry-after", b"1")],
+        )
+        return
+    try:
+        await _start(send, session_header, tail.events)
+        after = tail.last_id or last_event_id
+        await _follow.follow(live, found, after, receive, send, keepalive)
+    finally:
+        _follow.release(live)
+    await _end(send)
+
+
+async def _start(
+    send: ASGISend, session_header: list[tuple[bytes, bytes]], first: list[tuple[str, bytes]]
+) -> None:
+    """Start the resumed response with the events of the first pass."""
+    await send(
+        {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + session_header}
+    )
+    for event_id, frame in first:
+        await send(
+            {"type": "http.response.body", "body": encode_event(frame, event_id), "more_body": True}
+        )
 
 
 async def _carry(

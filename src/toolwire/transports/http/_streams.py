@@ -6,6 +6,10 @@ owes. It is fed by the session's routed `send`, from whichever task produced the
 request handler only waits until the stream is finished, the client is gone, or a tool ended
 the stream early (SSE polling). Frames written while no connection is attached are still kept
 by the event store, so a client resuming with `Last-Event-ID` receives them.
+
+On a store other processes can follow (`events.LiveEventStore`), a POST stream tells the
+store that it runs here (its lease) and ends there: its last event goes with the end marker,
+and a stream finished without one (its session ended) is ended in the background.
 """
 
 from __future__ import annotations
@@ -13,15 +17,23 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import Any, cast
 
 from ...protocol.jsonrpc import RequestId, encode_value
 from ._replies import ASGISend
 from ._sse import encode_event
-from .events import EventStore
+from .events import EventStore, LiveEventStore
 from .records import StoreUnavailable
 
-__all__ = ["WATCH_AFTER_SECONDS", "Stream", "is_reply_to", "reply_prefix"]
+__all__ = [
+    "KEEPALIVE",
+    "WATCH_AFTER_SECONDS",
+    "Stream",
+    "followable",
+    "is_reply_to",
+    "reply_prefix",
+    "until_disconnect",
+]
 
 logger = logging.getLogger("toolwire.http")
 
@@ -56,10 +68,14 @@ class Stream:
         stream_id: Names it in the event store (None: events get no ids, no replay).
         store: Keeps its events for replay, or None.
         sse: An SSE stream; False collects the replies for one JSON body instead.
+        live: Another process may follow it while it runs (a POST stream; the session's
+            GET stream never ends on its own and is carried, not followed).
     """
 
     __slots__ = (
         "_held",
+        "_leased",
+        "_live",
         "_send",
         "_waiter",
         "cut",
@@ -71,9 +87,16 @@ class Stream:
         "stream_id",
     )
 
-    def __init__(self, stream_id: str | None, store: EventStore | None, *, sse: bool) -> None:
+    def __init__(
+        self, stream_id: str | None, store: EventStore | None, *, sse: bool, live: bool = True
+    ) -> None:
         self.stream_id = stream_id
         self.store = store if stream_id is not None else None
+        # The store, while others may follow this stream on it and it has not ended there.
+        self._live: LiveEventStore | None = None
+        if live and sse and store is not None and self.store is not None and followable(store):
+            self._live = cast("LiveEventStore", store)
+        self._leased = False  # told `_live` that it runs here
         self.sse = sse
         self.pending: dict[RequestId, bytes] = {}  # request id -> its reply prefix, still owed
         self.replies: list[bytes] = []  # JSON mode: the replies, for the body
@@ -136,6 +159,11 @@ class Stream:
     def finish(self) -> None:
         """Nothing more will come (every reply went out, or the session is gone)."""
         self.finished = True
+        live = self._live
+        if live is not None and self._leased:  # it stored events, and no end marker yet
+            assert self.stream_id is not None
+            live.abandon(self.stream_id)
+        self._live = None
         self._wake()
 
     async def write(self, frame: bytes, request_id: RequestId | None) -> bool:
@@ -150,29 +178,50 @@ class Stream:
             if reply:
                 self.replies.append(frame)  # notifications have no place in one JSON body
         else:
-            await self.emit(frame)
+            await self.emit(frame, last=reply and not self.pending)
         if reply and not self.pending:
             self.finish()
         return reply
 
-    async def emit(self, frame: bytes | None, retry_ms: int | None = None) -> str | None:
+    async def emit(
+        self, frame: bytes | None, retry_ms: int | None = None, *, last: bool = False
+    ) -> str | None:
         """Store (when resumable) and send one SSE event; None is a priming event. Returns
         the event's id (None: not stored).
 
         A shared store that fails does not fail the stream: the event goes out without an
         id (a priming event, which is nothing but an id, is not sent at all); the store
         logged the failure.
+
+        Args:
+            frame: The event's frame (None: a priming event).
+            retry_ms: The reconnection delay to suggest, if any.
+            last: The stream's last event (its end marker goes with it, where it is kept).
         """
         event_id = None
         if self.store is not None:
             assert self.stream_id is not None
             try:
-                event_id = await self.store.store(self.stream_id, frame)
+                event_id = await self._store(self.stream_id, frame, last)
             except StoreUnavailable:
                 if frame is None:
                     return None
         await self.send_raw(encode_event(frame or b"", event_id, retry_ms, name=frame is not None))
         return event_id
+
+    async def _store(self, stream_id: str, frame: bytes | None, last: bool) -> str:
+        live = self._live
+        if live is None:
+            assert self.store is not None
+            return await self.store.store(stream_id, frame)
+        if not self._leased:  # its first event: from now on its lease is held
+            live.produce(stream_id)
+            self._leased = True
+        if last and frame is not None:
+            event_id = await live.store_last(stream_id, frame)
+            self._live = None
+            return event_id
+        return await live.store(stream_id, frame)
 
     async def send_raw(self, chunk: bytes) -> None:
         """Send bytes on the attached connection, if any; a failed write detaches it."""
@@ -215,7 +264,7 @@ class Stream:
         def watch() -> None:
             nonlocal watcher
             assert receive is not None
-            watcher = asyncio.ensure_future(_until_disconnect(receive))
+            watcher = asyncio.ensure_future(until_disconnect(receive))
             watcher.add_done_callback(gone)
 
         timer = loop.call_later(WATCH_AFTER_SECONDS, watch) if receive is not None else None
@@ -238,7 +287,21 @@ class Stream:
                 watcher.cancel()
 
 
-async def _until_disconnect(receive: ASGIReceive) -> None:
+def followable(store: EventStore) -> bool:
+    """Whether `store` is a `LiveEventStore` (asked for every resumable stream: a look in a
+    dict by class, not a protocol check each time)."""
+    kind = type(store)
+    known = _FOLLOWABLE.get(kind)
+    if known is None:
+        known = _FOLLOWABLE[kind] = isinstance(store, LiveEventStore)
+    return known
+
+
+_FOLLOWABLE: dict[type, bool] = {}
+
+
+async def until_disconnect(receive: ASGIReceive) -> None:
+    """Until the client has gone (`http.disconnect`); never returns otherwise."""
     # After the body, a server's receive() only returns when the client is gone. Anything
     # else (a server handing out stray empty chunks) is skipped, a bounded number of times;
     # then only the waiter decides.

@@ -17,15 +17,21 @@ Decisions:
 - The memory store forgets the oldest events first, across all streams, once it holds
   `max_events` events or `max_bytes` bytes: a client away for too long resumes with a gap,
   but no client can make the server hold more.
+- A store several processes share may also be a `LiveEventStore`: a stream its producer
+  still writes on one process can then be followed, live, by a resumption on another
+  (`_follow.py`). That needs two facts a plain store does not keep: that a stream has ended
+  (an end marker, stored with its last event) and that its producer is still alive (a lease
+  the producer's process keeps renewing). The memory store has no need of either: there the
+  process resuming a stream is the one producing it.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
-__all__ = ["EventStore", "MemoryEventStore", "ReplaySink"]
+__all__ = ["EventStore", "LiveEventStore", "MemoryEventStore", "ReplaySink", "StreamTail"]
 
 ReplaySink = Callable[[str, bytes], Awaitable[None]]
 """Receives each replayed event: its id and its frame."""
@@ -45,6 +51,56 @@ class EventStore(Protocol):
         Returns:
             That stream's id, or None when the id is unknown (malformed or forgotten).
         """
+        ...
+
+
+class StreamTail(NamedTuple):
+    """What one read of a stream past an event id found (`LiveEventStore.read_tail`)."""
+
+    events: list[tuple[str, bytes]]
+    """The events with a frame, in order: (id, frame)."""
+    last_id: str | None
+    """The id of the last entry read, frames or not (the next read starts after it)."""
+    ended: bool
+    """The stream's end marker was read: nothing more will come."""
+    live: bool
+    """Its producer's lease was held when it was read."""
+
+
+@runtime_checkable
+class LiveEventStore(EventStore, Protocol):
+    """An event store on which another process can follow a stream while it is produced.
+
+    Attributes:
+        wait_seconds: How long one `read_tail` may wait for new events.
+        follow_seconds: How long one follower may follow before its response ends (the
+            client resumes from its last event id).
+        max_followers: Streams one process may follow at once.
+        followers: How many it follows now (kept by the followers).
+    """
+
+    wait_seconds: float
+    follow_seconds: float
+    max_followers: int
+    followers: int
+
+    def produce(self, stream_id: str) -> None:
+        """This process produces `stream_id`: hold its lease until the stream ends."""
+        ...
+
+    async def store_last(self, stream_id: str, frame: bytes) -> str:
+        """Keep the last event of `stream_id` with its end marker, release its lease; return
+        the event's id."""
+        ...
+
+    def abandon(self, stream_id: str) -> None:
+        """`stream_id` ended without `store_last` (its session closed, or its last write
+        failed): store its end marker soon, without waiting here."""
+        ...
+
+    async def read_tail(self, last_event_id: str, wait: float | None) -> StreamTail | None:
+        """The entries of the id's stream after it, waiting up to `wait` seconds for one
+        (None: not at all); None when the id is malformed or its stream is gone."""
         ...
 
 

@@ -31,9 +31,9 @@ class RedisBackplane:
     holds go on being served.
 
     What stays with one process: a call runs where its POST arrived, so the client's answer
-    to a question the tool asks (`ctx.elicit`, `ctx.sample`) must reach that process, and a
-    stream still running there is carried live only there (elsewhere its stored events are
-    replayed). A load balancer hashing on `Mcp-Session-Id` (nginx: `hash
+    to a question the tool asks (`ctx.elicit`, `ctx.sample`) must reach that process (a
+    stream still running there is followed live from another one through Redis: its events
+    are relayed, not produced, there). A load balancer hashing on `Mcp-Session-Id` (nginx: `hash
     $http_mcp_session_id consistent`) keeps each session on one process while it lives; the
     backplane then moves it to another when that process goes. Each process serves its own
     tool registry: the change bus carries the news of a change, not the tools.

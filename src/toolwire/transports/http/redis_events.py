@@ -10,6 +10,13 @@ trip.
 
 A priming event (`None`) is stored as an entry with no frame: it has an id to resume from and
 replays as nothing.
+
+It is a `LiveEventStore`: a POST stream another process still produces is followed live by a
+resumption here (`_follow.py`). Its last event is stored with an end marker (an entry with
+no frame, in the same round trip), and while it runs its producer holds a lease,
+`<prefix>:live:<stream id>`, renewed in the background (`_redis_leases.py` says what that
+costs). A follower waits for new entries with `XREAD BLOCK`, at most `wait_seconds` per read.
+Each waiting follower holds one connection of the pool: `max_followers` bounds them.
 """
 
 from __future__ import annotations
@@ -17,7 +24,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from ._redis_leases import END, LeaseKeeper
 from ._redis_link import DEFAULT_TIMEOUT, RedisLink
+from .events import StreamTail
+from .records import StoreUnavailable
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -43,9 +53,16 @@ class RedisEventStore:
         prefix: Starts every key this store writes.
         max_events_per_stream: Events kept per stream; older ones are trimmed (a client away
             that long resumes with a gap).
-        ttl: Seconds a stream's events are kept after its last event.
+        ttl: Seconds a stream's events are kept after its last event; also how long one
+            follower follows a stream before its response ends (the client resumes).
         timeout: Seconds an operation may take.
         link: A `RedisLink` to share with other stores (then `url` and `timeout` are its).
+        lease: Seconds a stream's producer may go without renewing its lease before a
+            follower on another process takes it for dead and ends its response.
+        max_followers: Streams of other processes followed at once through this store (one
+            store per process: per process); each holds a Redis connection while it waits.
+            A resumption beyond that is answered 503; 0 never follows (the stored events are
+            replayed and the response ends).
     """
 
     def __init__(
@@ -57,6 +74,8 @@ class RedisEventStore:
         ttl: float = 3600.0,
         timeout: float = DEFAULT_TIMEOUT,
         link: RedisLink | None = None,
+        lease: float = 6.0,
+        max_followers: int = 100,
     ) -> None:
         if isinstance(max_events_per_stream, bool) or max_events_per_stream < 1:
             raise ValueError(
@@ -64,13 +83,38 @@ class RedisEventStore:
             )
         if not ttl > 0:
             raise ValueError(f"ttl must be a number of seconds > 0, not {ttl!r}")
+        if not lease > 0:
+            raise ValueError(f"lease must be a number of seconds > 0, not {lease!r}")
+        if isinstance(max_followers, bool) or max_followers < 0:
+            raise ValueError(f"max_followers must be an integer >= 0, not {max_followers!r}")
         self.link = link if link is not None else RedisLink(url, timeout=timeout)
         self.prefix = prefix
         self.max_events_per_stream = max_events_per_stream
         self.ttl = ttl
+        self.lease = lease
+        self.max_followers = max_followers
+        self.followers = 0
+        self.follow_seconds = ttl
+        # A blocked read must end well within the link's bound on one operation.
+        self.wait_seconds = min(1.0, self.link.timeout / 2)
+        self._leases = LeaseKeeper(
+            self.link,
+            lease,
+            self._key,
+            self._lease_key,
+            max_events_per_stream,
+            self._ttl_ms,
+        )
+
+    @property
+    def _ttl_ms(self) -> int:
+        return max(1, int(self.ttl * 1000))
 
     def _key(self, stream_id: str) -> str:
         return f"{self.prefix}:events:{stream_id}"
+
+    def _lease_key(self, stream_id: str) -> str:
+        return f"{self.prefix}:live:{stream_id}"
 
     async def store(self, stream_id: str, frame: bytes | None) -> str:
         """Keep one event of `stream_id` (None: a priming event); return its id.
@@ -78,19 +122,54 @@ class RedisEventStore:
         Raises:
             StoreUnavailable: Redis failed or did not answer in time.
         """
+        return await self._add(stream_id, frame, last=False)
+
+    async def store_last(self, stream_id: str, frame: bytes) -> str:
+        """Keep the last event of `stream_id` and its end marker, and drop its lease, in one
+        round trip; return the event's id.
+
+        Raises:
+            StoreUnavailable: Redis failed or did not answer in time (the stream is still
+                running as far as this store knows: `abandon` ends it).
+        """
+        event_id = await self._add(stream_id, frame, last=True)
+        self._leases.stop(stream_id)
+        return event_id
+
+    async def _add(self, stream_id: str, frame: bytes | None, *, last: bool) -> str:
         key = self._key(stream_id)
         fields: dict[Any, Any] = {_PRIMING: b""} if frame is None else {_FRAME: frame}
-        expiry = max(1, int(self.ttl * 1000))
+        expiry = self._ttl_ms
+        leases = self._leases
+        lease = not last and leases.lease_once(stream_id)
 
         async def add(client: Redis) -> Any:
             async with client.pipeline(transaction=False) as pipe:
                 pipe.xadd(key, fields, maxlen=self.max_events_per_stream, approximate=False)
                 pipe.pexpire(key, expiry)
+                if lease:
+                    pipe.set(self._lease_key(stream_id), b"1", px=leases.lease_ms)
+                if last:
+                    leases.end_commands(pipe, stream_id, expire=False)
                 return await pipe.execute()
 
-        entry, _ = await self.link.call(STORE, f"store an event of stream {stream_id}", add)
-        text = entry.decode("ascii") if isinstance(entry, bytes) else str(entry)
-        return f"{stream_id}/{text}"
+        try:
+            entry = (await self.link.call(STORE, f"store an event of stream {stream_id}", add))[0]
+        except StoreUnavailable:
+            if lease:
+                leases.unleased.add(stream_id)  # the next event tries again
+            raise
+        return f"{stream_id}/{_text(entry)}"
+
+    def produce(self, stream_id: str) -> None:
+        """This process produces `stream_id`: its first stored event sets its lease, which
+        is renewed in the background until the stream ends."""
+        self._leases.start(stream_id)
+
+    def abandon(self, stream_id: str) -> None:
+        """`stream_id` stopped without a last event: its end marker is written soon, in the
+        background (nothing if it never stored an event here)."""
+        self._leases.abandon(stream_id)
 
     async def replay_after(self, last_event_id: str, sink: ReplaySink) -> str | None:
         """Hand `sink` the events of the id's stream that followed it.
@@ -119,10 +198,73 @@ class RedisEventStore:
             frame = fields.get(_FRAME)
             if frame is None:
                 continue  # a priming event
-            text = entry_id.decode("ascii") if isinstance(entry_id, bytes) else str(entry_id)
-            await sink(f"{stream_id}/{text}", bytes(frame))
+            await sink(f"{stream_id}/{_text(entry_id)}", bytes(frame))
         return stream_id
 
+    async def read_tail(self, last_event_id: str, wait: float | None) -> StreamTail | None:
+        """The entries of the id's stream after it, and whether its producer still holds
+        its lease; with `wait`, waits up to that many seconds (at most `wait_seconds`) for
+        an entry to come.
+
+        Returns:
+            None when the id is malformed, or (without `wait`) its stream is gone.
+
+        Raises:
+            StoreUnavailable: Redis failed or did not answer in time.
+        """
+        stream_id, _, entry = last_event_id.rpartition("/")
+        if not stream_id or _ENTRY_ID.fullmatch(entry) is None:
+            return None
+        key = self._key(stream_id)
+        lease_key = self._lease_key(stream_id)
+        block = None if wait is None else max(1, int(min(wait, self.wait_seconds) * 1000))
+
+        async def read(client: Redis) -> Any:
+            async with client.pipeline(transaction=False) as pipe:
+                if block is None:
+                    pipe.exists(key)
+                    pipe.xrange(key, min=f"({entry}", max="+")
+                else:
+                    pipe.xread({key: entry}, count=self.max_events_per_stream, block=block)
+                pipe.exists(lease_key)
+                return await pipe.execute()
+
+        replies = await self.link.call(STORE, f"follow stream {stream_id}", read)
+        if block is None:
+            exists, entries, leased = replies
+            if not exists:
+                return None
+        else:
+            found, leased = replies
+            entries = _entries_of(found)
+        events: list[tuple[str, bytes]] = []
+        last_id = None
+        ended = False
+        for entry_id, fields in entries:
+            last_id = f"{stream_id}/{_text(entry_id)}"
+            frame = fields.get(_FRAME)
+            if frame is not None:
+                events.append((last_id, bytes(frame)))
+            elif END in fields:
+                ended = True
+        return StreamTail(events, last_id, ended, bool(leased))
+
     async def close(self) -> None:
-        """Close the connections (an app's shutdown)."""
+        """Write the end markers still pending, then close the connections (an app's
+        shutdown)."""
+        await self._leases.close()
         await self.link.close()
+
+
+def _text(value: Any) -> str:
+    return value.decode("ascii") if isinstance(value, bytes) else str(value)
+
+
+def _entries_of(found: Any) -> list[Any]:
+    """The entries of the one stream an XREAD asked for (RESP2: a list of [key, entries];
+    RESP3: a mapping of key to entries; nothing new: empty)."""
+    if not found:
+        return []
+    if isinstance(found, dict):
+        return list(next(iter(found.values()), []))
+    return list(found[0][1])

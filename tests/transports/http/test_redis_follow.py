@@ -1,0 +1,282 @@
+"""Following a stream across processes, on a real redis-server: the Redis event store's end
+markers and leases, and the bound on followers of an app (two apps in this process stand for
+two processes: each holds its own copy of the session)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import Iterator
+from typing import Any
+
+import httpx2 as httpx
+import pytest
+from _http_harness import serving
+from tests.scale._redis import RedisServer, start_redis
+
+from toolwire import Server, ToolContext
+from toolwire.transports.http.events import LiveEventStore, MemoryEventStore
+from toolwire.transports.http.redis_events import RedisEventStore
+from toolwire.transports.http.redis_sessions import RedisSessionStore
+
+pytestmark = pytest.mark.timeout(120)
+
+ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+POLLS = 200  # every wait below polls at most this many times, 0.05 s apart
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    server = start_redis()
+    yield server
+    server.stop()
+
+
+def _store(url: str, **options: Any) -> RedisEventStore:
+    return RedisEventStore(url, prefix=f"t{secrets.token_hex(4)}", **options)
+
+
+def test_the_memory_store_is_not_followed_and_the_redis_store_is() -> None:
+    assert not isinstance(MemoryEventStore(), LiveEventStore)
+    assert isinstance(RedisEventStore(), LiveEventStore)
+    with pytest.raises(ValueError, match="lease must be a number of seconds > 0, not 0"):
+        RedisEventStore(lease=0)
+    with pytest.raises(ValueError, match="max_followers must be an integer >= 0, not -1"):
+        RedisEventStore(max_followers=-1)
+
+
+def test_a_stream_holds_its_lease_while_it_runs_and_ends_with_its_last_event(
+    redis_server: RedisServer,
+) -> None:
+    async def scenario() -> None:
+        store = _store(redis_server.url)
+        store.produce("s.a.1")
+        priming = await store.store("s.a.1", None)
+        first = await store.store("s.a.1", b'{"n":1}')
+        tail = await store.read_tail(priming, None)
+        assert tail is not None
+        assert (tail.events, tail.last_id, tail.ended, tail.live) == (
+            [(first, b'{"n":1}')],
+            first,
+            False,
+            True,
+        )
+        last = await store.store_last("s.a.1", b'{"n":2}')
+        tail = await store.read_tail(first, None)
+        assert tail is not None
+        assert tail.events == [(last, b'{"n":2}')]
+        assert tail.ended and not tail.live
+        # The end marker is an entry after the last event: a read after it finds the end.
+        after_last = await store.read_tail(last, None)
+        assert after_last is not None
+        assert (after_last.events, after_last.ended) == ([], True)
+        # What replays (for a store that cannot follow) is unchanged: frames only.
+        replayed: list[tuple[str, bytes]] = []
+
+        async def sink(event_id: str, frame: bytes) -> None:
+            replayed.append((event_id, frame))
+
+        assert await store.replay_after(priming, sink) == "s.a.1"
+        assert replayed == [(first, b'{"n":1}'), (last, b'{"n":2}')]
+        assert await store.read_tail("s.a.404/1-0", None) is None
+        assert await store.read_tail("no-entry", None) is None
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_an_abandoned_stream_gets_its_end_marker_and_a_blocked_read_wakes_for_an_event(
+    redis_server: RedisServer,
+) -> None:
+    async def scenario() -> None:
+        store = _store(redis_server.url)
+        store.produce("s.b.1")
+        first = await store.store("s.b.1", b'{"n":1}')
+        waiting = asyncio.ensure_future(store.read_tail(first, store.wait_seconds))
+        await asyncio.sleep(0.05)
+        second = await store.store("s.b.1", b'{"n":2}')
+        woken = await waiting
+        assert woken is not None
+        assert woken.events == [(second, b'{"n":2}')]
+        store.abandon("s.b.1")  # its session ended before its reply: the end comes anyway
+        for _ in range(POLLS):
+            tail = await store.read_tail(second, None)
+            assert tail is not None
+            if tail.ended:
+                break
+            await asyncio.sleep(0.05)
+        assert tail.ended and not tail.live and tail.events == []
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_lease_nobody_renews_lapses_and_the_stream_shows_no_end(
+    redis_server: RedisServer,
+) -> None:
+    async def scenario() -> None:
+        store = _store(redis_server.url, lease=1.5)
+        store.produce("s.c.1")
+        first = await store.store("s.c.1", b'{"n":1}')
+        await asyncio.sleep(3.0)  # two leases: only renewals keep it
+        tail = await store.read_tail(first, None)
+        assert tail is not None and tail.live
+        await store._leases.close()  # the producer stops renewing, as a killed process does
+        for _ in range(POLLS):
+            tail = await store.read_tail(first, None)
+            assert tail is not None
+            if not tail.live:
+                break
+            await asyncio.sleep(0.05)
+        assert not tail.live and not tail.ended
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+def _slow_server() -> Server:
+    server = Server("follow")
+
+    @server.tool
+    async def slow(ctx: ToolContext[Any], steps: int = 40) -> str:
+        """Report progress every 0.1 s, then answer."""
+        for step in range(1, steps + 1):
+            await ctx.report_progress(step, steps)
+            await asyncio.sleep(0.1)
+        return "done"
+
+    return server
+
+
+def _initialize(client: httpx.Client) -> dict[str, str]:
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"},
+        },
+    }
+    answer = client.post("/mcp", json=init, headers=ACCEPT)
+    assert answer.status_code == 200, answer.text
+    headers = {
+        **ACCEPT,
+        "mcp-session-id": answer.headers["mcp-session-id"],
+        "mcp-protocol-version": "2025-11-25",
+    }
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    done = client.post("/mcp", json=initialized, headers=headers)
+    assert done.status_code == 202, done.text
+    return headers
+
+
+def _break_off(client: httpx.Client, headers: dict[str, str]) -> str:
+    """Start a slow call, read its first progress, drop the connection: the last id read."""
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "slow", "arguments": {}, "_meta": {"progressToken": "p"}},
+    }
+    last_id = None
+    with client.stream("POST", "/mcp", json=call, headers=headers) as answer:
+        assert answer.status_code == 200
+        for line in answer.iter_lines():
+            if line.startswith("id:"):
+                last_id = line[3:].strip()
+            if line.startswith("data:") and "progress" in line:
+                break
+    assert last_id is not None
+    return last_id
+
+
+def test_followers_are_bounded_per_process_and_none_means_replay_only(
+    redis_server: RedisServer,
+) -> None:
+    server = _slow_server()
+    prefix = f"t{secrets.token_hex(4)}"
+    producer_store = RedisEventStore(redis_server.url, prefix=prefix)
+    one_follower = RedisEventStore(redis_server.url, prefix=prefix, max_followers=1)
+    no_follower = RedisEventStore(redis_server.url, prefix=prefix, max_followers=0)
+
+    def app(events: RedisEventStore) -> Any:
+        sessions = RedisSessionStore(redis_server.url, prefix=prefix)
+        return server.http_app(event_store=events, session_store=sessions)
+
+    with (
+        serving(app(producer_store)) as a,
+        serving(app(one_follower)) as b,
+        serving(app(no_follower)) as c,
+        httpx.Client(base_url=a, timeout=30) as on_a,
+        httpx.Client(base_url=b, timeout=30) as on_b,
+        httpx.Client(base_url=c, timeout=30) as on_c,
+    ):
+        headers = _initialize(on_a)
+        last_id = _break_off(on_a, headers)
+        resume = {**headers, "last-event-id": last_id}
+        with on_b.stream("GET", "/mcp", headers=resume) as followed:
+            assert followed.status_code == 200
+            lines = followed.iter_lines()
+            next(line for line in lines if line.startswith("data:"))  # it follows, live
+            second = on_b.get("/mcp", headers=resume)
+            assert second.status_code == 503, second.text
+            assert second.headers["retry-after"] == "1"
+            message = json.loads(second.text)["error"]["message"]
+            assert "already follows 1 streams of other processes" in message
+            # Without followers, a process replays what is stored and ends the response.
+            replayed = on_c.get("/mcp", headers=resume)
+            assert replayed.status_code in (200, 409), replayed.text
+            assert '"result"' not in replayed.text
+            heard = [line for line in lines if line.startswith("data:")]
+        assert '"result"' in heard[-1] and '"done"' in heard[-1]
+
+
+def _command_calls(url: str, names: tuple[str, ...]) -> int:
+    async def read() -> int:
+        from redis.asyncio import Redis
+
+        client = Redis.from_url(url)
+        try:
+            stats = await client.info("commandstats")
+        finally:
+            await client.aclose()
+        return sum(int(stats.get(f"cmdstat_{name}", {}).get("calls", 0)) for name in names)
+
+    return asyncio.run(read())
+
+
+def test_json_responses_cost_the_event_store_nothing_per_call(redis_server: RedisServer) -> None:
+    server = Server("json")
+
+    @server.tool
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    prefix = f"t{secrets.token_hex(4)}"
+    app = server.http_app(
+        event_store=RedisEventStore(redis_server.url, prefix=prefix),
+        session_store=RedisSessionStore(redis_server.url, prefix=prefix),
+        json_response=True,
+        session_idle_timeout=600,
+    )
+    every = ("xadd", "xrange", "xread", "set", "get", "del", "exists", "pexpire")
+    with serving(app) as base, httpx.Client(base_url=base, timeout=30) as client:
+        headers = _initialize(client)
+        before = _command_calls(redis_server.url, every)
+        for n in range(100):
+            call = {
+                "jsonrpc": "2.0",
+                "id": n + 2,
+                "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": n, "b": 1}},
+            }
+            answer = client.post("/mcp", json=call, headers=headers)
+            assert answer.json()["result"]["content"][0]["text"] == str(n + 1)
+        spent = _command_calls(redis_server.url, every) - before
+    # No event, no lease, no end marker: a JSON body is not a stream (at most one refresh
+    # of the session's expiry).
+    assert spent <= 1, spent
