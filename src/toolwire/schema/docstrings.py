@@ -98,11 +98,11 @@ class ToolText(NamedTuple):
 def tool_text(
     func: Callable[..., Any],
     style: DocstringStyle | None,
-    *,
     use_docstring_info: bool,
     lossless: bool,
     name_override: str | None,
     description_override: str | None,
+    /,
 ) -> ToolText:
     """A tool's name, description and parameter notes, for both schema builders.
 

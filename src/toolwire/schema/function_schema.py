@@ -108,10 +108,10 @@ def function_schema(
     text = tool_text(
         func,
         docstring_style,
-        use_docstring_info=use_docstring_info,
-        lossless=lossless_docstring,
-        name_override=name_override,
-        description_override=description_override,
+        use_docstring_info,
+        lossless_docstring,
+        name_override,
+        description_override,
     )
     shape = read_signature(func)
     model = build_model(
