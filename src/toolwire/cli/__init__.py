@@ -85,18 +85,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     tools = commands.add_parser("tools", help="list a remote MCP server's tools and schemas")
     tools.add_argument("target", metavar="TARGET", help=remote_target)
     tools.add_argument("--json", action="store_true", help="machine-readable output")
-    tools.add_argument(
-        "--header",
-        action="append",
-        metavar="'NAME: VALUE'",
-        help="an HTTP header for every request (repeatable; http(s) targets)",
-    )
-    tools.add_argument(
-        "--verbose", "-v", action="store_true", help="show a stdio server's stderr as it runs"
-    )
-    tools.add_argument(
-        "--timeout", type=float, default=30.0, metavar="S", help="seconds per request (30)"
-    )
+    _reaching_options(tools, timeout=30.0)
 
     call = commands.add_parser("call", help="call one tool of a remote MCP server")
     call.add_argument("target", metavar="TARGET", help=remote_target)
@@ -108,18 +97,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     call.add_argument(
         "--save-dir", metavar="DIR", help="where images and other binaries go (a new temp dir)"
     )
-    call.add_argument(
-        "--header",
-        action="append",
-        metavar="'NAME: VALUE'",
-        help="an HTTP header for every request (repeatable; http(s) targets)",
-    )
-    call.add_argument(
-        "--verbose", "-v", action="store_true", help="show a stdio server's stderr as it runs"
-    )
-    call.add_argument(
-        "--timeout", type=float, default=300.0, metavar="S", help="seconds per request (300)"
-    )
+    _reaching_options(call, timeout=300.0)
     return parser, {
         "run": run,
         "inspect": inspect,
@@ -127,6 +105,26 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         "tools": tools,
         "call": call,
     }
+
+
+def _reaching_options(command: argparse.ArgumentParser, *, timeout: float) -> None:
+    """Add how `tools` and `call` reach a remote server; only the default wait differs."""
+    command.add_argument(
+        "--header",
+        action="append",
+        metavar="'NAME: VALUE'",
+        help="an HTTP header for every request (repeatable; http(s) targets)",
+    )
+    command.add_argument(
+        "--verbose", "-v", action="store_true", help="show a stdio server's stderr as it runs"
+    )
+    command.add_argument(
+        "--timeout",
+        type=float,
+        default=timeout,
+        metavar="S",
+        help=f"seconds per request ({timeout:g})",
+    )
 
 
 def _worker_count(text: str) -> int:

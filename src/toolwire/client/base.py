@@ -70,7 +70,10 @@ class MCPClientServer(LinkHolder):
         protocol_mode: str = "auto",
         prefix_tool_names: bool = False,
         connect_timeout_seconds: float | None = None,
-        client_options: dict[str, Any] | None = None,
+        elicitation_callback: Any = None,
+        sampling_callback: Any = None,
+        logging_callback: Any = None,
+        list_roots_callback: Any = None,
     ) -> None:
         from .approvals import ApprovalPolicy
 
@@ -97,7 +100,15 @@ class MCPClientServer(LinkHolder):
         self.protocol_mode = protocol_mode
         self.prefix_tool_names = prefix_tool_names
         self.connect_timeout_seconds = connect_timeout_seconds
-        self._client_options = dict(client_options or {})
+        # Handed to the `mcp` client as given; one left out keeps that client's default
+        # (and its capability undeclared).
+        callbacks = {
+            "elicitation_callback": elicitation_callback,
+            "sampling_callback": sampling_callback,
+            "logging_callback": logging_callback,
+            "list_roots_callback": list_roots_callback,
+        }
+        self._client_options = {key: value for key, value in callbacks.items() if value is not None}
         self._link: Link | None = None
         self._connected = False  # connect() succeeded and cleanup() has not run since
         self._reconnecting = asyncio.Lock()

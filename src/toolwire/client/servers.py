@@ -24,79 +24,18 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any, TextIO
 
-from ..tools.failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
-from ._checks import Seconds
 from .base import MCPClientServer
 from .params import (
     MCPServerSseParams,
     MCPServerStdioParams,
     MCPServerStreamableHttpParams,
-    ToolFilter,
 )
 
 __all__ = ["MCPServerSse", "MCPServerStdio", "MCPServerStreamableHttp"]
 
 
 class _Transported(MCPClientServer):
-    """Collects the keyword options common to every transport."""
-
-    def __init__(
-        self,
-        params: Any,
-        cache_tools_list: bool = False,
-        name: str | None = None,
-        client_session_timeout_seconds: Seconds | None = 5,
-        tool_filter: ToolFilter = None,
-        use_structured_content: bool = False,
-        max_retry_attempts: int = 0,
-        retry_backoff_seconds_base: float = 1.0,
-        message_handler: Any = None,
-        require_approval: Any = None,
-        failure_error_function: ToolErrorFunction | Any | None = UNSET_FAILURE_ERROR_FUNCTION,
-        tool_meta_resolver: Callable[..., Any] | None = None,
-        custom_data_extractor: Callable[..., Any] | None = None,
-        retry_backoff_seconds_max: float | None = None,
-        *,
-        tool_input_guardrails: list[Any] | None = None,
-        tool_output_guardrails: list[Any] | None = None,
-        max_list_pages: int | None = None,
-        protocol_mode: str = "auto",
-        prefix_tool_names: bool = False,
-        connect_timeout_seconds: float | None = None,
-        elicitation_callback: Any = None,
-        sampling_callback: Any = None,
-        logging_callback: Any = None,
-        list_roots_callback: Any = None,
-    ) -> None:
-        callbacks = {
-            "elicitation_callback": elicitation_callback,
-            "sampling_callback": sampling_callback,
-            "logging_callback": logging_callback,
-            "list_roots_callback": list_roots_callback,
-        }
-        super().__init__(
-            params,
-            cache_tools_list,
-            name,
-            client_session_timeout_seconds,
-            tool_filter,
-            use_structured_content,
-            max_retry_attempts,
-            retry_backoff_seconds_base,
-            message_handler,
-            require_approval,
-            failure_error_function,
-            tool_meta_resolver,
-            custom_data_extractor,
-            retry_backoff_seconds_max,
-            tool_input_guardrails=tool_input_guardrails,
-            tool_output_guardrails=tool_output_guardrails,
-            max_list_pages=max_list_pages,
-            protocol_mode=protocol_mode,
-            prefix_tool_names=prefix_tool_names,
-            connect_timeout_seconds=connect_timeout_seconds,
-            client_options={key: value for key, value in callbacks.items() if value is not None},
-        )
+    """Turns the options every transport shares into the `mcp` client's options."""
 
     def _options(self) -> Any:
         from ._targets import ClientOptions

@@ -224,24 +224,8 @@ async def _read(
     version: str,
     call: CallInFlight,
 ) -> dict[str, Any]:
-    reader = _context_reader(session, request_id, uri, params, version, call)
-    result: dict[str, Any] = {"contents": await read_contents(session.server, uri, version, reader)}
-    if version in eras.MODERN_VERSIONS:
-        handlers.modern_cacheable(result, session.server.server_info)
-    return result
-
-
-def _context_reader(
-    session: ResourceSession,
-    request_id: RequestId,
-    uri: str,
-    params: dict[str, Any],
-    version: str,
-    call: CallInFlight,
-) -> Callable[[], Awaitable[ToolContext[Any]]]:
-    """Makes the `ToolContext` of a read, for a resource function that takes one."""
-
-    async def make() -> ToolContext[Any]:
+    async def context() -> ToolContext[Any]:
+        # Asked for only by a resource function that takes a `ToolContext`.
         from ..context import ToolContext
 
         value = await session.context_for(request_id, uri, {}, params, version)
@@ -253,7 +237,11 @@ def _context_reader(
             reporter=call.reporter,
         )
 
-    return make
+    contents = await read_contents(session.server, uri, version, context)
+    result: dict[str, Any] = {"contents": contents}
+    if version in eras.MODERN_VERSIONS:
+        handlers.modern_cacheable(result, session.server.server_info)
+    return result
 
 
 async def subscribe(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from ._docparse import parameter_notes, read_sections, summary_of
 from ._docstyle import guess_style
@@ -21,8 +21,10 @@ from ._lossless import lossless_description
 __all__ = [
     "DocstringStyle",
     "FuncDocumentation",
+    "ToolText",
     "document_function",
     "generate_func_documentation",
+    "tool_text",
 ]
 
 DocstringStyle = Literal["google", "numpy", "sphinx"]
@@ -82,4 +84,48 @@ def document_function(
     description = lossless_description(sections) if lossless else summary_of(sections)
     return FuncDocumentation(
         name=name, description=description, param_descriptions=parameter_notes(sections)
+    )
+
+
+class ToolText(NamedTuple):
+    """The words a tool shows of its function, after the decorator's overrides."""
+
+    name: str
+    description: str | None
+    param_notes: dict[str, str]
+
+
+def tool_text(
+    func: Callable[..., Any],
+    style: DocstringStyle | None,
+    use_docstring_info: bool,
+    lossless: bool,
+    name_override: str | None,
+    description_override: str | None,
+    /,
+) -> ToolText:
+    """A tool's name, description and parameter notes, for both schema builders.
+
+    Both the pydantic builder and the decoration fast path must name and describe a tool
+    identically, so they take these words from here.
+
+    Args:
+        func: The tool's function.
+        style: The docstring convention; guessed from the text when None.
+        use_docstring_info: Whether to read the docstring at all.
+        lossless: As for `document_function`.
+        name_override: The name to use instead of the function's (when not empty).
+        description_override: The description to use instead of the docstring's (when
+            not empty).
+
+    Returns:
+        The name, the description (None when there is none) and the parameter notes.
+    """
+    if not use_docstring_info:
+        return ToolText(name_override or func.__name__, description_override or None, {})
+    documented = document_function(func, style, lossless=lossless)
+    return ToolText(
+        name_override or documented.name,
+        description_override or documented.description,
+        documented.param_descriptions or {},
     )

@@ -213,12 +213,7 @@ def _check_default(field: str, default: Any, options: list[str] | None, here: st
 
 def _check_bounds(field: str, spec: Mapping[str, Any], here: str) -> None:
     if field == "string":
-        for key in ("minLength", "maxLength"):
-            value = spec.get(key)
-            if value is not None and (
-                not isinstance(value, int) or isinstance(value, bool) or value < 0
-            ):
-                raise UserError(f"{here}: {key!r} must be a non-negative integer")
+        _check_counts(spec, ("minLength", "maxLength"), here)
         fmt = spec.get("format")
         if fmt is not None and fmt not in _STRING_FORMATS:
             raise UserError(
@@ -229,12 +224,17 @@ def _check_bounds(field: str, spec: Mapping[str, Any], here: str) -> None:
             if key in spec and not _is_number(spec[key]):
                 raise UserError(f"{here}: {key!r} must be a number")
     elif field == "array":
-        for key in ("minItems", "maxItems"):
-            value = spec.get(key)
-            if value is not None and (
-                not isinstance(value, int) or isinstance(value, bool) or value < 0
-            ):
-                raise UserError(f"{here}: {key!r} must be a non-negative integer")
+        _check_counts(spec, ("minItems", "maxItems"), here)
+
+
+def _check_counts(spec: Mapping[str, Any], keys: tuple[str, str], here: str) -> None:
+    """Lengths and item counts: whole numbers, none below zero (a bool is not one)."""
+    for key in keys:
+        value = spec.get(key)
+        if value is not None and (
+            not isinstance(value, int) or isinstance(value, bool) or value < 0
+        ):
+            raise UserError(f"{here}: {key!r} must be a non-negative integer")
 
 
 def _from_model(model: Any) -> dict[str, Any]:

@@ -22,8 +22,8 @@ from ._params import read_signature
 from .docstrings import (
     DocstringStyle,
     FuncDocumentation,
-    document_function,
     generate_func_documentation,
+    tool_text,
 )
 from .strict import ensure_strict_json_schema
 
@@ -105,19 +105,24 @@ def function_schema(
     Raises:
         UserError: The signature cannot be a tool (see `_params` and `_fields`).
     """
-    documented: FuncDocumentation | None = None
-    if use_docstring_info:
-        documented = document_function(func, docstring_style, lossless=lossless_docstring)
-    name = name_override or (documented.name if documented else func.__name__)
+    text = tool_text(
+        func,
+        docstring_style,
+        use_docstring_info,
+        lossless_docstring,
+        name_override,
+        description_override,
+    )
     shape = read_signature(func)
-    notes = (documented.param_descriptions if documented else None) or {}
-    model = build_model(f"{name}_args", shape.params, notes, strict=strict_json_schema, func=func)
+    model = build_model(
+        f"{text.name}_args", shape.params, text.param_notes, strict=strict_json_schema, func=func
+    )
     json_schema = model.model_json_schema()
     if strict_json_schema:
         json_schema = ensure_strict_json_schema(json_schema)
     return FuncSchema(
-        name=name,
-        description=description_override or (documented.description if documented else None),
+        name=text.name,
+        description=text.description,
         params_pydantic_model=model,
         params_json_schema=json_schema,
         signature=shape.signature,

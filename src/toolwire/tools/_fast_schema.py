@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from ..schema.context_types import is_context_type
-from ..schema.docstrings import DocstringStyle, document_function
+from ..schema.docstrings import DocstringStyle, tool_text
 from ..schema.strict import ensure_strict_json_schema
 
 _PRIMITIVES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -139,13 +139,15 @@ def fast_function_schema(
             return None
         fields.append((name, schema, default))
 
-    doc_info = (
-        document_function(func, docstring_style, lossless=lossless_docstring)
-        if use_docstring_info
-        else None
+    text = tool_text(
+        func,
+        docstring_style,
+        use_docstring_info,
+        lossless_docstring,
+        name_override,
+        description_override,
     )
-    descriptions = (doc_info.param_descriptions if doc_info else None) or {}
-    func_name = name_override or (doc_info.name if doc_info else func.__name__)
+    descriptions = text.param_notes
 
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -163,13 +165,13 @@ def fast_function_schema(
     json_schema: dict[str, Any] = {"properties": properties}
     if required:
         json_schema["required"] = required
-    json_schema["title"] = f"{func_name}_args"
+    json_schema["title"] = f"{text.name}_args"
     json_schema["type"] = "object"
     if strict_json_schema:
         json_schema = ensure_strict_json_schema(json_schema)
     return FastSchema(
-        name=func_name,
-        description=description_override or (doc_info.description if doc_info else None),
+        name=text.name,
+        description=text.description,
         params_json_schema=json_schema,
         takes_context=takes_context,
         return_annotation=hints.get("return", signature.return_annotation),
