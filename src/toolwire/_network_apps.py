@@ -217,7 +217,21 @@ class NetworkApps:
         if not run_ending_streams(app, host=host, port=port, end_streams=app.end_streams):
             raise SystemExit(1)
 
-    def _run_http(self, *, host: str = "127.0.0.1", port: int = 8000, **app_options: Any) -> None:
+    def _run_http(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        workers: int = 1,
+        **app_options: Any,
+    ) -> None:
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be an integer >= 1, not {workers!r}")
+        if workers > 1:
+            from .cli._serve_workers import run_in_workers
+
+            run_in_workers(self, host=host, port=port, workers=workers, app_options=app_options)
+            return
         from .transports.http.run import run_http
 
         if not run_http(self.http_app(host=host, **app_options), host=host, port=port):

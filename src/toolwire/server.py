@@ -347,10 +347,18 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
                 HTTP+SSE transport under uvicorn).
             **options: Transport options. stdio: `max_message_bytes`, `shutdown_grace` (the
                 seconds calls in flight get to reply after stdin EOF, 2 by default). http:
-                `host` ("127.0.0.1"), `port` (8000), and every option of `http_app`. sse:
-                `host`, `port`, and every option of `sse_app`.
+                `host` ("127.0.0.1"), `port` (8000), `workers` (1), and every option of
+                `http_app`. sse: `host`, `port`, and every option of `sse_app`.
+                `workers=N` serves from N uvicorn worker processes sharing the port, each
+                importing the server anew: define it at module level and call `run()` under
+                `if __name__ == "__main__":`; options must then be plain values (a Redis
+                `backplane` as its URL). Without `stateless=True` or a backplane each worker
+                keeps its own sessions (a warning says so).
 
         Raises:
+            ValueError: An unknown transport, `workers` with another transport than "http",
+                or a server or option that worker processes cannot rebuild (the message
+                says which and what to change).
             SystemExit: With status 1 when the lifespan failed on start-up (the error is
                 logged on the `toolwire` logger first).
         """
@@ -361,6 +369,12 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
         if transport == "http":
             self._run_http(**options)
             return
+        if options.get("workers", 1) != 1:
+            raise ValueError(
+                f"workers= needs transport 'http', not {transport!r}: the legacy SSE "
+                "transport and stdio are served by one process"
+            )
+        options.pop("workers", None)
         if transport == "sse":
             self._run_sse(**options)
             return
