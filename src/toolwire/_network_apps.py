@@ -61,7 +61,8 @@ class NetworkApps:
 
         It runs under any ASGI server, or mounted inside a Starlette or FastAPI app: it then
         starts serving on its first request, or with the parent when the parent is given
-        `lifespan=app.lifespan`. The server's own `lifespan` runs once either way.
+        `lifespan=app.lifespan`. The server's own `lifespan` runs once either way, also
+        when its `sse_app()` is served beside this app (they share one serving).
 
         Args:
             path: Where MCP is served.
@@ -176,7 +177,8 @@ class NetworkApps:
         and notifications come back on the stream, which is the session: closing it ends
         the session. The app's lifespan serves the server (its own lifespan included);
         mounted in another app, it starts serving on its first stream instead (or pass
-        `lifespan=app.lifespan` to the parent). Both endpoints are guarded: `Host` and
+        `lifespan=app.lifespan` to the parent). Mounted beside `http_app()`, both share one
+        serving: the server's lifespan runs once. Both endpoints are guarded: `Host` and
         `Origin` always (loopback names unless configured), bearer tokens with
         `Server(auth=...)` (a session then belongs to the caller that opened it).
 

@@ -17,6 +17,7 @@ from ._announcer import Announcer
 from ._network_apps import NetworkApps
 from ._prompt_api import PromptApi
 from ._resource_api import ResourceApi
+from ._shared_serving import SharedServing
 from ._sync_workers import SyncWorkers
 from ._tool_options import one_spelling, renamed
 from .errors import UserError
@@ -114,6 +115,7 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
         self._registry.listeners.append(self._notify_changed)
         self._announcer = Announcer()
         self._warmed_up = False
+        self._shared_serving = SharedServing(lambda: _serving(self), name)
         for tool in tools:
             self.add_tool(tool)
 
@@ -327,7 +329,9 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
 
         For transports (and applications embedding the server in their own event loop):
         every session opened with the callable it yields gives its tools the configured
-        `ctx.context`. `run()` does this for you.
+        `ctx.context`. `run()` does this for you. Entries made on one event loop while
+        serving is held there share it (an app serving `http_app()` and `sse_app()` side by
+        side enters the lifespan once); the first entry's exit ends the lifespan.
 
         Returns:
             An async context manager yielding `open_session(send)`, which makes a
@@ -336,7 +340,7 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
         Raises:
             toolwire.lifespan.LifespanError: On entry, when the lifespan failed (logged).
         """
-        return _serving(self)
+        return self._shared_serving()
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until the client goes away (stdio: stdin EOF, SIGTERM/SIGINT, parent exit),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from collections.abc import Mapping
 from types import ModuleType
@@ -63,7 +64,7 @@ def run_in_workers(
         logger.warning(sessions_warning(workers, from_python=True))
     started = run_workers(
         target,
-        path=None,
+        root=os.getcwd(),
         workers=workers,
         host=host,
         port=port,

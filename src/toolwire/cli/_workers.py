@@ -3,12 +3,12 @@ and `Server.run("http", workers=N)`.
 
 uvicorn's multi-process supervisor starts each worker as a fresh interpreter (multiprocessing
 "spawn"), so a worker cannot be handed the app object the parent built: it needs something
-it can import. That is `worker_app` below, a factory uvicorn calls in each worker; what to
-serve reaches it through one environment variable (workers inherit the environment), as
-JSON: the TARGET, the directory to import a module TARGET from, and the options of
-`Server.http_app`. Any `module:attr` or `path/file.py[:attr]` TARGET works this way, since
-each worker imports it as `toolwire run` did; `Server.run` finds one for its server
-(`_serve_home.py`).
+it can import. That is `worker_app` (`_serve_worker.py`), a factory uvicorn calls in each
+worker; what to serve reaches it through one environment variable (workers inherit the
+environment), as JSON: the TARGET, the directory to import a module TARGET from, and the
+options of `Server.http_app`. Any `module:attr` or `path/file.py[:attr]` TARGET works this
+way, since each worker imports it as `toolwire run` did; `Server.run` finds one for its
+server (`_serve_workers.py`).
 
 The parent binds the socket, has TARGET imported once already (so a bad TARGET fails at once,
 with a clear message, not in N workers) and supervises: a worker that dies is replaced,
@@ -24,27 +24,15 @@ session's later requests can land on a worker that never saw it. Hence the warni
 
 from __future__ import annotations
 
-import asyncio
 import json
-import logging
 import os
-import signal
-import sys
-import threading
-import time
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from types import FrameType
+from collections.abc import Sequence
 from typing import Any
 
-from ._target import TargetError, is_path_target, load_server, split_target
-
-__all__ = ["SPEC_VARIABLE", "in_worker", "run_workers", "sessions_warning", "worker_app"]
-
-logger = logging.getLogger("toolwire")
+__all__ = ["SPEC_VARIABLE", "in_worker", "run_workers", "sessions_warning"]
 
 SPEC_VARIABLE = "TOOLWIRE_WORKER_SPEC"
-_PARENT_POLL_SECONDS = 0.5
+_FACTORY = "toolwire.cli._serve_worker:worker_app"  # by name: imported in the workers only
 
 
 def sessions_warning(workers: int, *, from_python: bool = False) -> str:
@@ -64,20 +52,10 @@ def sessions_warning(workers: int, *, from_python: bool = False) -> str:
     )
 
 
-def _absolute_target(target: str, path: str | None) -> tuple[str, str]:
-    """TARGET and the import directory, made independent of the current directory."""
-    spec, attribute = split_target(target)
-    if is_path_target(spec):
-        spec = str(Path(spec).expanduser().resolve())
-    suffix = f":{attribute}" if attribute else ""
-    root = Path(path).expanduser().resolve() if path else Path.cwd()
-    return spec + suffix, str(root)
-
-
 def run_workers(
     target: str,
     *,
-    path: str | None,
+    root: str,
     workers: int,
     host: str,
     port: int,
@@ -87,8 +65,9 @@ def run_workers(
     """Serve TARGET from `workers` processes until SIGTERM/SIGINT; whether they all started.
 
     Args:
-        target: The TARGET as given to `toolwire run`, or `module:NAME` from `Server.run`.
-        path: `--path` (where a module TARGET is imported from), or None.
+        target: `module[:NAME]` or an absolute `file.py[:NAME]` (workers may start in
+            another directory than the one a relative path was given in).
+        root: The absolute directory a module TARGET is imported from.
         workers: How many worker processes (at least 2).
         host: The interface to bind.
         port: The TCP port.
@@ -106,9 +85,8 @@ def run_workers(
     from ..transports._process import configure_logging
     from ..transports.http._stream_run import GRACEFUL_SECONDS
 
-    full_target, root = _absolute_target(target, path)
     spec: dict[str, Any] = {
-        "target": full_target,
+        "target": target,
         "path": root,
         "host": host,
         "options": app_options,
@@ -121,7 +99,7 @@ def run_workers(
     try:
         configure_logging()
         config = uvicorn.Config(
-            f"{__name__}:worker_app",
+            _FACTORY,
             factory=True,
             host=host,
             port=port,
@@ -156,90 +134,3 @@ def in_worker() -> bool:
     except (ValueError, AttributeError):
         return False
     return isinstance(supervisor, int) and supervisor == os.getppid()
-
-
-def worker_app() -> Any:
-    """The app of one worker process (uvicorn's factory): TARGET's `http_app`, as the
-    parent's spec describes it. A worker that cannot build it logs why and exits with
-    uvicorn's start-up failure status, which stops the parent too (rather than being
-    replaced, and failing again, forever).
-
-    Raises:
-        RuntimeError: Called outside a worker started by `run_workers`.
-    """
-    from uvicorn.config import STARTUP_FAILURE
-
-    from ..transports._process import configure_logging
-
-    raw = os.environ.get(SPEC_VARIABLE)
-    if not raw:
-        raise RuntimeError(f"{SPEC_VARIABLE} is not set: worker_app serves `--workers` only")
-    spec = json.loads(raw)
-    configure_logging()
-    _stop_with_parent()
-    try:
-        server = load_server(spec["target"], path=spec["path"])
-        _check_tools(server, spec["target"], spec.get("tools"))
-        app = server.http_app(host=spec["host"], **spec["options"])
-    except (TargetError, ValueError) as error:
-        logger.error("toolwire worker %d did not start: %s", os.getpid(), error)
-        sys.exit(STARTUP_FAILURE)
-    _end_streams_at_first_signal(app)
-    return app
-
-
-def _check_tools(server: Any, target: str, expected: list[str] | None) -> None:
-    """Refuse a worker whose server lacks tools the parent's has (added after import)."""
-    missing = sorted(set(expected or ()) - set(server.tools))
-    if missing:
-        raise TargetError(
-            f"importing {target} in a worker gives a server without the tools "
-            f"{', '.join(missing)}, which were added after the import (under "
-            '`if __name__ == "__main__":`?); workers import the module anew, so add tools '
-            "at module level"
-        )
-
-
-def _end_streams_at_first_signal(app: Any) -> None:
-    """Make the first SIGTERM/SIGINT end `app`'s open streams too, as one process does.
-
-    uvicorn installs its exit handler before it builds the app, and that handler only stops
-    accepting: open streams would run on until the graceful timeout cancels them mid-event.
-    The handler is kept and ours runs after it; the work is done on the event loop, since a
-    signal handler may interrupt any bytecode.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        return  # signals are delivered to the main thread only: nothing to chain onto
-    loop = asyncio.get_running_loop()
-    ending: list[asyncio.Task[None]] = []
-
-    async def end() -> None:
-        await app.end_streams()
-
-    def start_ending() -> None:
-        if not ending:
-            ending.append(loop.create_task(end()))
-
-    def chained(previous: Any) -> Callable[[int, FrameType | None], None]:
-        def on_signal(signum: int, frame: FrameType | None) -> None:
-            if callable(previous):
-                previous(signum, frame)
-            if not loop.is_closed():
-                loop.call_soon_threadsafe(start_ending)
-
-        return on_signal
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, chained(signal.getsignal(sig)))
-
-
-def _stop_with_parent() -> None:
-    """SIGTERM this worker (a graceful stop) once its parent is gone."""
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(_PARENT_POLL_SECONDS)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    threading.Thread(target=watch, name="toolwire-parent-watch", daemon=True).start()

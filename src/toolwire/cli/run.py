@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -75,9 +76,10 @@ def _run_workers(args: argparse.Namespace, security: dict[str, Any]) -> int:
 
     if not args.stateless and not args.redis:
         print(sessions_warning(args.workers), file=sys.stderr)
+    target, root = _absolute_target(args.target, args.path)
     started = run_workers(
-        args.target,
-        path=args.path,
+        target,
+        root=root,
         workers=args.workers,
         host=args.host,
         port=args.port,
@@ -95,3 +97,15 @@ def _security_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.allowed_origin:
         options["allowed_origins"] = list(args.allowed_origin)
     return options
+
+
+def _absolute_target(target: str, path: str | None) -> tuple[str, str]:
+    """TARGET and the import directory, made independent of the current directory."""
+    from ._target import is_path_target, split_target
+
+    spec, attribute = split_target(target)
+    if is_path_target(spec):
+        spec = str(Path(spec).expanduser().resolve())
+    suffix = f":{attribute}" if attribute else ""
+    root = Path(path).expanduser().resolve() if path else Path.cwd()
+    return spec + suffix, str(root)

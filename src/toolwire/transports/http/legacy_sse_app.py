@@ -4,7 +4,8 @@
 runs standalone under any ASGI server or mounted in another Starlette/FastAPI app. Its
 lifespan serves the server; mounted, where Starlette never runs it, serving starts on the
 first stream instead (or the parent runs `app.lifespan` itself). Either way the server's
-lifespan is entered once per app.
+lifespan is entered once, shared with its streamable HTTP app when both are served on one
+event loop (`Server.serving`).
 
 Security wraps both endpoints at one point, `_secured`: the Host/Origin guard always, the
 bearer guard when the server has `auth` (the protected resource is the stream's path).
