@@ -21,7 +21,10 @@ if TYPE_CHECKING:
     from .transports.http.legacy_sse_app import LegacySseApp
     from .transports.http.records import SessionStore
 
-__all__ = ["NetworkApps"]
+__all__ = ["HEADER_TIMEOUT_SECONDS", "NetworkApps"]
+
+HEADER_TIMEOUT_SECONDS = 30.0
+"""How long a connection gets to send a complete request head by default (nginx: 60)."""
 
 
 class NetworkApps:
@@ -212,11 +215,18 @@ class NetworkApps:
             max_event_bytes=max_event_bytes,
         )
 
-    def _run_sse(self, *, host: str = "127.0.0.1", port: int = 8000, **app_options: Any) -> None:
-        from .transports.http._stream_run import run_ending_streams
+    def _run_sse(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        header_timeout: float | None = HEADER_TIMEOUT_SECONDS,
+        **app_options: Any,
+    ) -> None:
+        from .transports.http.run import run_http
 
         app = self.sse_app(**app_options)
-        if not run_ending_streams(app, host=host, port=port, end_streams=app.end_streams):
+        if not run_http(app, host=host, port=port, header_timeout=header_timeout):
             raise SystemExit(1)
 
     def _run_http(
@@ -225,6 +235,7 @@ class NetworkApps:
         host: str = "127.0.0.1",
         port: int = 8000,
         workers: int = 1,
+        header_timeout: float | None = HEADER_TIMEOUT_SECONDS,
         **app_options: Any,
     ) -> None:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -232,11 +243,19 @@ class NetworkApps:
         if workers > 1:
             from .cli._serve_workers import run_in_workers
 
-            run_in_workers(self, host=host, port=port, workers=workers, app_options=app_options)
+            run_in_workers(
+                self,
+                host=host,
+                port=port,
+                workers=workers,
+                header_timeout=header_timeout,
+                app_options=app_options,
+            )
             return
         from .transports.http.run import run_http
 
-        if not run_http(self.http_app(host=host, **app_options), host=host, port=port):
+        app = self.http_app(host=host, **app_options)
+        if not run_http(app, host=host, port=port, header_timeout=header_timeout):
             raise SystemExit(1)
 
 

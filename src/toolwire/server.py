@@ -351,8 +351,12 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
                 HTTP+SSE transport under uvicorn).
             **options: Transport options. stdio: `max_message_bytes`, `shutdown_grace` (the
                 seconds calls in flight get to reply after stdin EOF, 2 by default). http:
-                `host` ("127.0.0.1"), `port` (8000), `workers` (1), and every option of
-                `http_app`. sse: `host`, `port`, and every option of `sse_app`.
+                `host` ("127.0.0.1"), `port` (8000), `workers` (1), `header_timeout`, and
+                every option of `http_app`. sse: `host`, `port`, `header_timeout`, and every
+                option of `sse_app`. `header_timeout` (30 s; None: none) closes a connection
+                that has not sent a complete request head that long after it opened, or
+                after the first bytes of its next request (slow-header clients); bodies
+                have their own bound, streams and calls none.
                 `workers=N` serves from N uvicorn worker processes sharing the port, each
                 importing the server anew: define it at module level and call `run()` under
                 `if __name__ == "__main__":`; options must then be plain values (a Redis

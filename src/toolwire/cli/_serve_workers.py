@@ -33,7 +33,13 @@ class WorkerTargetError(ValueError):
 
 
 def run_in_workers(
-    server: Any, *, host: str, port: int, workers: int, app_options: Mapping[str, Any]
+    server: Any,
+    *,
+    host: str,
+    port: int,
+    workers: int,
+    header_timeout: float | None,
+    app_options: Mapping[str, Any],
 ) -> None:
     """Serve `server`'s `http_app(**app_options)` from `workers` processes until a signal.
 
@@ -70,6 +76,7 @@ def run_in_workers(
         port=port,
         app_options=options,
         tools=list(server.tools),
+        header_timeout=header_timeout,
     )
     if not started:
         raise SystemExit(1)

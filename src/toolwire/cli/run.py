@@ -72,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_workers(args: argparse.Namespace, security: dict[str, Any]) -> int:
     """`--workers N` (N > 1): uvicorn's supervisor and N worker processes."""
+    from .._network_apps import HEADER_TIMEOUT_SECONDS
     from ._workers import run_workers, sessions_warning
 
     if not args.stateless and not args.redis:
@@ -84,6 +85,7 @@ def _run_workers(args: argparse.Namespace, security: dict[str, Any]) -> int:
         host=args.host,
         port=args.port,
         app_options={"stateless": args.stateless, "json_response": args.json_response, **security},
+        header_timeout=HEADER_TIMEOUT_SECONDS,
     )
     return 0 if started else 1
 

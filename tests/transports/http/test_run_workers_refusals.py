@@ -50,3 +50,10 @@ def test_workers_must_be_a_whole_number_of_at_least_one(workers: object) -> None
 def test_workers_need_the_http_transport(transport: str) -> None:
     with pytest.raises(ValueError, match=f"workers= needs transport 'http', not '{transport}'"):
         Server("one").run(transport, workers=2)
+
+
+@pytest.mark.parametrize("seconds", [0, -1, "30", True])
+@pytest.mark.parametrize("transport", ["http", "sse"])
+def test_header_timeout_must_be_a_positive_number_or_none(transport: str, seconds: object) -> None:
+    with pytest.raises(ValueError, match="header_timeout must be a number of seconds > 0 or None"):
+        Server("heads").run(transport, port=1, header_timeout=seconds)
