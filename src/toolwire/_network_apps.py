@@ -201,9 +201,12 @@ class NetworkApps:
         Returns:
             The app, for uvicorn or to mount in a Starlette/FastAPI app.
         """
-        from .transports.http.legacy_sse_app import SseSecurity, legacy_sse_app
+        from .transports.http._served_app import Guards
+        from .transports.http.legacy_sse_app import legacy_sse_app
 
-        security = SseSecurity(allowed_hosts, allowed_origins, self.auth, self._registry)
+        guards = Guards(
+            allowed_hosts, allowed_origins, self.auth, path=sse_path, tools=self._registry
+        )
         return legacy_sse_app(
             self._servable,
             sse_path=sse_path,
@@ -211,7 +214,7 @@ class NetworkApps:
             max_sessions=max_sessions,
             keepalive_seconds=keepalive_seconds,
             max_body_bytes=max_body_bytes,
-            security=security,
+            guards=guards,
             max_event_bytes=max_event_bytes,
         )
 

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 __all__ = ["Server"]
 
 _TRANSPORTS = ("stdio", "http", "sse")
+# `tool`'s and `add_tool`'s MCP options, in the order `registered_tool` takes them.
+_MCP_OPTIONS = ("title", "annotations", "meta", "output_schema", "timeout", "scopes", "icons")
 
 
 class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
@@ -157,22 +159,11 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
     ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
     def tool(
-        self,
-        func: Callable[..., Any] | None = None,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        title: str | None = None,
-        annotations: Any = None,
-        meta: dict[str, Any] | None = None,
-        output_schema: dict[str, Any] | None = None,
-        timeout: float | None = None,
-        scopes: str | Iterable[str] | None = None,
-        icons: Any = None,
-        **function_tool_options: Any,
+        self, func: Callable[..., Any] | None = None, /, **options: Any
     ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
         """Publish a function as a tool; works bare (`@server.tool`) or with options.
+
+        The options, typed in the overloads above, are the keyword arguments below.
 
         Args:
             func: The function (when used bare).
@@ -203,11 +194,13 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
         Raises:
             TypeError: Both spellings of the name, or of the description, were given.
         """
-        options = one_spelling("tool", function_tool_options, name, description)
+        name, description = options.pop("name", None), options.pop("description", None)
+        mcp_options = [options.pop(option, None) for option in _MCP_OPTIONS]
+        built_with = one_spelling("tool", options, name, description)
 
         def register(the_func: Callable[..., Any]) -> FunctionTool:
-            built = function_tool(the_func, **options)
-            self._register(built, title, annotations, meta, output_schema, timeout, scopes, icons)
+            built = function_tool(the_func, **built_with)
+            self._register(built, *mcp_options)
             return built
 
         if func is not None:
@@ -283,22 +276,11 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
         """
         self._registry.remove(name)
 
-    def _register(
-        self,
-        tool: FunctionTool,
-        title: str | None,
-        annotations: Any,
-        meta: dict[str, Any] | None,
-        output_schema: dict[str, Any] | None,
-        timeout: float | None,
-        scopes: str | Iterable[str] | None = None,
-        icons: Any = None,
-    ) -> None:
+    def _register(self, tool: FunctionTool, *mcp_options: Any) -> None:
+        """Publish `tool` with its MCP options, in `registered_tool`'s order."""
         if tool.name in self._registry:
             raise UserError(f"Server {self.name!r} already has a tool named {tool.name!r}")
-        self._registry.add(
-            registered_tool(tool, title, annotations, meta, output_schema, timeout, scopes, icons)
-        )
+        self._registry.add(registered_tool(tool, *mcp_options))
 
     def _warm_up(self) -> None:
         """Once, after the first listing: build in the background what first calls need."""

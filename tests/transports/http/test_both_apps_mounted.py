@@ -134,6 +134,11 @@ def test_both_apps_share_one_lifespan(tmp_path: Path, started_by: str) -> None:
     )
     try:
         _wait_until_serving(process, port)
+        # Paths the apps do not serve fall through to Starlette's routing: 404, not a loop.
+        missing = httpx2.get(f"http://127.0.0.1:{port}/nothing-here", timeout=10)
+        assert missing.status_code == 404
+        missing = httpx2.get(f"http://127.0.0.1:{port}/legacy/nothing-here", timeout=10)
+        assert missing.status_code == 404
         streamed, legacy = asyncio.run(asyncio.wait_for(_call_both(port), 60))
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=STOP_SECONDS)

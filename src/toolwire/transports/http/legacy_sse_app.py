@@ -7,8 +7,9 @@ first stream instead (or the parent runs `app.lifespan` itself). Either way the 
 lifespan is entered once, shared with its streamable HTTP app when both are served on one
 event loop (`Server.serving`).
 
-Security wraps both endpoints at one point, `_secured`: the Host/Origin guard always, the
-bearer guard when the server has `auth` (the protected resource is the stream's path).
+Security wraps both endpoints at one point (`Guards`, shared with the streamable HTTP app):
+the Host/Origin guard always, the bearer guard when the server has `auth` (the protected
+resource is the stream's path).
 """
 
 from __future__ import annotations
@@ -17,59 +18,22 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from starlette.applications import Starlette
 from starlette.routing import Route
 
-from ._asgi_lifespan import speak_lifespan
 from ._event_limit import DEFAULT_MAX_EVENT_BYTES, bounded_opener, checked_event_limit
+from ._served_app import GuardedApp, Guards
 from .legacy_sse import DEFAULT_MAX_SESSIONS, KEEPALIVE_SECONDS, LegacySse
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Sequence
+    from collections.abc import Awaitable, Callable
 
-    from ...protocol.bearer import BearerAuth
-    from ...protocol.registry import ToolRegistry
     from ...protocol.serving import Servable, SessionOpener
-    from ._refusals import ASGIApp
 
-__all__ = ["LegacySseApp", "SseSecurity", "legacy_sse_app"]
+__all__ = ["LegacySseApp", "legacy_sse_app"]
 
 logger = logging.getLogger("toolwire.http")
-
-
-@dataclass(frozen=True)
-class SseSecurity:
-    """What guards the SSE app.
-
-    Attributes:
-        allowed_hosts: `Host` values accepted (None: the loopback names).
-        allowed_origins: `Origin` values accepted (None: the loopback origins).
-        auth: The server's bearer authentication (None: none).
-        tools: The registry whose per-tool scopes the bearer guard checks.
-    """
-
-    allowed_hosts: Sequence[str] | None = None
-    allowed_origins: Sequence[str] | None = None
-    auth: BearerAuth | None = None
-    tools: ToolRegistry | None = None
-
-
-def _secured(app: ASGIApp, security: SseSecurity, sse_path: str, max_body: int) -> ASGIApp:
-    """`app` behind the guards `security` asks for."""
-    from .security import protected
-
-    return protected(
-        app,
-        allowed_hosts=security.allowed_hosts,
-        allowed_origins=security.allowed_origins,
-        auth=security.auth,
-        tools=security.tools,
-        endpoint_path=sse_path,
-        max_body_bytes=max_body,
-    )
 
 
 class _Endpoint:
@@ -83,12 +47,14 @@ class _Endpoint:
         await self._handler(scope, receive, send)
 
 
-class LegacySseApp(Starlette):
+class LegacySseApp(GuardedApp):
     """A Starlette app serving MCP's legacy HTTP+SSE transport (see `legacy_sse_app`).
 
     Attributes:
         transport: The endpoints and their live sessions.
     """
+
+    lifespan_name = "SSE"
 
     def __init__(
         self,
@@ -99,7 +65,7 @@ class LegacySseApp(Starlette):
         max_sessions: int,
         keepalive_seconds: float,
         max_body_bytes: int,
-        security: SseSecurity,
+        guards: Guards,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
         self.transport = LegacySse(
@@ -123,7 +89,7 @@ class LegacySseApp(Starlette):
         self._starting: asyncio.Future[None] | None = None
         self._holder: asyncio.Task[None] | None = None
         self._stopped = False
-        self._entry = _secured(self._routed, security, sse_path, max_body_bytes)
+        self._entry = guards.around(self._routed, max_body_bytes=max_body_bytes)
 
     @asynccontextmanager
     async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
@@ -140,15 +106,6 @@ class LegacySseApp(Starlette):
     async def end_streams(self) -> None:
         """End every open stream (the server is stopping); see `LegacySse.end_streams`."""
         await self.transport.end_streams()
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            await speak_lifespan(receive, send, self.lifespan, "SSE")
-            return
-        await self._entry(scope, receive, send)
-
-    async def _routed(self, scope: Any, receive: Any, send: Any) -> None:
-        await super().__call__(scope, receive, send)
 
     async def _opener(self) -> SessionOpener | None:
         """The opener for a new stream; starts serving if no lifespan did (mounted)."""
@@ -181,7 +138,7 @@ def legacy_sse_app(
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     keepalive_seconds: float = KEEPALIVE_SECONDS,
     max_body_bytes: int | None = None,
-    security: SseSecurity | None = None,
+    guards: Guards | None = None,
     max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
 ) -> LegacySseApp:
     """The Starlette app serving `servable` over the HTTP+SSE transport (see `Server.sse_app`).
@@ -196,6 +153,6 @@ def legacy_sse_app(
         max_sessions=max_sessions,
         keepalive_seconds=keepalive_seconds,
         max_body_bytes=servable.max_message_bytes if max_body_bytes is None else max_body_bytes,
-        security=security or SseSecurity(),
+        guards=guards or Guards(path=sse_path),
         max_event_bytes=max_event_bytes,
     )
