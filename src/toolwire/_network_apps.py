@@ -202,12 +202,12 @@ class NetworkApps:
             The app, for uvicorn or to mount in a Starlette/FastAPI app.
         """
         from .transports.http._served_app import Guards
-        from .transports.http.legacy_sse_app import legacy_sse_app
+        from .transports.http.legacy_sse_app import LegacySseApp
 
         guards = Guards(
             allowed_hosts, allowed_origins, self.auth, path=sse_path, tools=self._registry
         )
-        return legacy_sse_app(
+        return LegacySseApp(
             self._servable,
             sse_path=sse_path,
             message_path=message_path,

@@ -1,6 +1,6 @@
 """The legacy HTTP+SSE app of a server: `GET /sse` and `POST /messages/` in a Starlette app.
 
-`legacy_sse_app(server)` is what `Server.sse_app()` returns. Like the streamable HTTP app it
+`LegacySseApp(server)` is what `Server.sse_app()` returns. Like the streamable HTTP app it
 runs standalone under any ASGI server or mounted in another Starlette/FastAPI app. Its
 lifespan serves the server; mounted, where Starlette never runs it, serving starts on the
 first stream instead (or the parent runs `app.lifespan` itself). Either way the server's
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from ...protocol.serving import Servable, SessionOpener
 
-__all__ = ["LegacySseApp", "legacy_sse_app"]
+__all__ = ["LegacySseApp"]
 
 logger = logging.getLogger("toolwire.http")
 
@@ -48,7 +48,9 @@ class _Endpoint:
 
 
 class LegacySseApp(GuardedApp):
-    """A Starlette app serving MCP's legacy HTTP+SSE transport (see `legacy_sse_app`).
+    """A Starlette app serving MCP's legacy HTTP+SSE transport (see `Server.sse_app`, which
+    documents every option; `max_body_bytes` defaults to the server's `max_message_bytes`,
+    `guards` to the loopback-only Host/Origin check).
 
     Attributes:
         transport: The endpoints and their live sessions.
@@ -60,14 +62,16 @@ class LegacySseApp(GuardedApp):
         self,
         servable: Servable,
         *,
-        sse_path: str,
-        message_path: str,
-        max_sessions: int,
-        keepalive_seconds: float,
-        max_body_bytes: int,
-        guards: Guards,
+        sse_path: str = "/sse",
+        message_path: str = "/messages/",
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
+        keepalive_seconds: float = KEEPALIVE_SECONDS,
+        max_body_bytes: int | None = None,
+        guards: Guards | None = None,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
+        if max_body_bytes is None:
+            max_body_bytes = servable.max_message_bytes
         self.transport = LegacySse(
             self._opener,
             sse_path=sse_path,
@@ -89,6 +93,7 @@ class LegacySseApp(GuardedApp):
         self._starting: asyncio.Future[None] | None = None
         self._holder: asyncio.Task[None] | None = None
         self._stopped = False
+        guards = guards or Guards(path=sse_path)
         self._entry = guards.around(self._routed, max_body_bytes=max_body_bytes)
 
     @asynccontextmanager
@@ -128,31 +133,3 @@ class LegacySseApp(GuardedApp):
             if not started.done():
                 started.set_exception(error)
             self._starting = None  # the next stream tries again
-
-
-def legacy_sse_app(
-    servable: Servable,
-    *,
-    sse_path: str = "/sse",
-    message_path: str = "/messages/",
-    max_sessions: int = DEFAULT_MAX_SESSIONS,
-    keepalive_seconds: float = KEEPALIVE_SECONDS,
-    max_body_bytes: int | None = None,
-    guards: Guards | None = None,
-    max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
-) -> LegacySseApp:
-    """The Starlette app serving `servable` over the HTTP+SSE transport (see `Server.sse_app`).
-
-    Raises:
-        ValueError: An option is out of range (the message names it).
-    """
-    return LegacySseApp(
-        servable,
-        sse_path=sse_path,
-        message_path=message_path,
-        max_sessions=max_sessions,
-        keepalive_seconds=keepalive_seconds,
-        max_body_bytes=servable.max_message_bytes if max_body_bytes is None else max_body_bytes,
-        guards=guards or Guards(path=sse_path),
-        max_event_bytes=max_event_bytes,
-    )
