@@ -1,5 +1,5 @@
-"""`Server.run("http", workers=N)` from a script run as `python app.py`: both workers serve,
-SIGTERM stops everything with status 0, an open GET stream in a worker is ended cleanly by
+"""`Server.run("http", workers=N)` from a script run as `python app.py` (or `python -m pkg`,
+or imported from `python -c`): both workers serve, SIGTERM stops everything with status 0, an open GET stream in a worker is ended cleanly by
 the first signal (not cut by uvicorn's graceful timeout), and what workers cannot rebuild is
 refused with a message naming the fix."""
 
@@ -83,16 +83,19 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _start(script: Path, *args: str, wait: bool = True) -> tuple[ManagedProcess, int]:
-    """`python script PORT ARGS...` in its own process group; waits until it answers."""
+def _start(
+    cwd: Path, how: tuple[str, ...], *args: str, wait: bool = True
+) -> tuple[ManagedProcess, int]:
+    """`python HOW... PORT ARGS...` in `cwd`, in its own process group; waits until it
+    answers (unless not `wait`)."""
     for attempt in range(_processes.PORT_ATTEMPTS):
         port = free_port()
         workdir = _processes.new_workdir("tw-pyworkers-")
         log = workdir / "output.log"
         with log.open("wb") as sink:
             process = subprocess.Popen(
-                [sys.executable, str(script), str(port), *args],
-                cwd=script.parent,
+                [sys.executable, *how, str(port), *args],
+                cwd=cwd,
                 env=_env(),
                 stdin=subprocess.DEVNULL,
                 stdout=sink,
@@ -103,12 +106,15 @@ def _start(script: Path, *args: str, wait: bool = True) -> tuple[ManagedProcess,
         if not wait:
             return managed, port
         try:
-            _processes.wait_until_answering(process, port, "/mcp", log, script.name)
+            _processes.wait_until_answering(process, port, "/mcp", log, " ".join(how))
             return managed, port
         except _processes.Exited:
             text = managed.log_text()
             managed.kill()
-            if "address already in use" not in text.lower() or attempt + 1 == 3:
+            if (
+                "address already in use" not in text.lower()
+                or attempt + 1 == _processes.PORT_ATTEMPTS
+            ):
                 raise
     raise AssertionError("unreachable")
 
@@ -127,12 +133,30 @@ def _pid_over_new_connection(port: int, n: int) -> int:
     return int(pid)
 
 
+IMPORTED = (
+    "-c",
+    "import sys, served; served.server.run('http', host='127.0.0.1', port=int(sys.argv[1]), "
+    "workers=2, stateless=True, json_response=True)",
+)
+
+
+@pytest.mark.parametrize(
+    ("how", "where"),
+    [
+        (("app.py",), "app.py"),  # `python app.py`: the workers find it in their __main__
+        (("-m", "pkg"), "pkg/__main__.py"),  # a package's __main__, which spawn skips
+        (IMPORTED, "served.py"),  # imported from `python -c`: found in its own module
+    ],
+)
 def test_server_run_with_two_workers_serves_from_both_and_stops_with_status_0(
-    tmp_path: Path,
+    tmp_path: Path, how: tuple[str, ...], where: str
 ) -> None:
-    script = tmp_path / "app.py"
+    script = tmp_path / where
+    script.parent.mkdir(exist_ok=True)
     script.write_text(APP)
-    managed, port = _start(script, "stateless")
+    if where.startswith("pkg/"):
+        (script.parent / "__init__.py").write_text("")
+    managed, port = _start(tmp_path, how, "stateless")
     workers = {pid for pid, ppid, _ in group_members(managed.pid) if ppid == managed.pid}
     seen: set[int] = set()
     for n in range(200):  # bounded: stop once both workers have answered
@@ -182,9 +206,8 @@ def _open_get_stream(port: int) -> tuple[http.client.HTTPConnection, http.client
 
 
 def test_sigterm_ends_an_open_get_stream_in_a_worker_cleanly(tmp_path: Path) -> None:
-    script = tmp_path / "app.py"
-    script.write_text(APP)
-    managed, port = _start(script, "sessions")
+    (tmp_path / "app.py").write_text(APP)
+    managed, port = _start(tmp_path, ("app.py",), "sessions")
     connection, stream = _open_get_stream(port)
     try:
         os.kill(managed.pid, signal.SIGTERM)
@@ -204,9 +227,8 @@ def test_sigterm_ends_an_open_get_stream_in_a_worker_cleanly(tmp_path: Path) -> 
 
 
 def test_run_outside_the_main_guard_is_refused_and_nothing_is_left(tmp_path: Path) -> None:
-    script = tmp_path / "unguarded.py"
-    script.write_text(UNGUARDED)
-    managed, _ = _start(script, wait=False)
+    (tmp_path / "unguarded.py").write_text(UNGUARDED)
+    managed, _ = _start(tmp_path, ("unguarded.py",), wait=False)
     assert managed.process.wait(timeout=60) == 1, managed.log_text()
     assert _processes.wait_until_group_gone(managed.pid) == []
     log = managed.log_text()
@@ -215,9 +237,8 @@ def test_run_outside_the_main_guard_is_refused_and_nothing_is_left(tmp_path: Pat
 
 
 def test_a_tool_added_under_the_main_guard_stops_the_workers_naming_it(tmp_path: Path) -> None:
-    script = tmp_path / "late.py"
-    script.write_text(LATE_TOOL)
-    managed, _ = _start(script, wait=False)
+    (tmp_path / "late.py").write_text(LATE_TOOL)
+    managed, _ = _start(tmp_path, ("late.py",), wait=False)
     assert managed.process.wait(timeout=60) == 1, managed.log_text()
     assert _processes.wait_until_group_gone(managed.pid) == []
     log = managed.log_text()
