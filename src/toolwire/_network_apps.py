@@ -21,7 +21,10 @@ if TYPE_CHECKING:
     from .transports.http.legacy_sse_app import LegacySseApp
     from .transports.http.records import SessionStore
 
-__all__ = ["NetworkApps"]
+__all__ = ["HEADER_TIMEOUT_SECONDS", "NetworkApps"]
+
+HEADER_TIMEOUT_SECONDS = 30.0
+"""How long a connection gets to send a complete request head by default (nginx: 60)."""
 
 
 class NetworkApps:
@@ -61,7 +64,8 @@ class NetworkApps:
 
         It runs under any ASGI server, or mounted inside a Starlette or FastAPI app: it then
         starts serving on its first request, or with the parent when the parent is given
-        `lifespan=app.lifespan`. The server's own `lifespan` runs once either way.
+        `lifespan=app.lifespan`. The server's own `lifespan` runs once either way, also
+        when its `sse_app()` is served beside this app (they share one serving).
 
         Args:
             path: Where MCP is served.
@@ -176,7 +180,8 @@ class NetworkApps:
         and notifications come back on the stream, which is the session: closing it ends
         the session. The app's lifespan serves the server (its own lifespan included);
         mounted in another app, it starts serving on its first stream instead (or pass
-        `lifespan=app.lifespan` to the parent). Both endpoints are guarded: `Host` and
+        `lifespan=app.lifespan` to the parent). Mounted beside `http_app()`, both share one
+        serving: the server's lifespan runs once. Both endpoints are guarded: `Host` and
         `Origin` always (loopback names unless configured), bearer tokens with
         `Server(auth=...)` (a session then belongs to the caller that opened it).
 
@@ -196,31 +201,64 @@ class NetworkApps:
         Returns:
             The app, for uvicorn or to mount in a Starlette/FastAPI app.
         """
-        from .transports.http.legacy_sse_app import SseSecurity, legacy_sse_app
+        from .transports.http._served_app import Guards
+        from .transports.http.legacy_sse_app import LegacySseApp
 
-        security = SseSecurity(allowed_hosts, allowed_origins, self.auth, self._registry)
-        return legacy_sse_app(
+        guards = Guards(
+            allowed_hosts, allowed_origins, self.auth, path=sse_path, tools=self._registry
+        )
+        return LegacySseApp(
             self._servable,
             sse_path=sse_path,
             message_path=message_path,
             max_sessions=max_sessions,
             keepalive_seconds=keepalive_seconds,
             max_body_bytes=max_body_bytes,
-            security=security,
+            guards=guards,
             max_event_bytes=max_event_bytes,
         )
 
-    def _run_sse(self, *, host: str = "127.0.0.1", port: int = 8000, **app_options: Any) -> None:
-        from .transports.http._stream_run import run_ending_streams
-
-        app = self.sse_app(**app_options)
-        if not run_ending_streams(app, host=host, port=port, end_streams=app.end_streams):
-            raise SystemExit(1)
-
-    def _run_http(self, *, host: str = "127.0.0.1", port: int = 8000, **app_options: Any) -> None:
+    def _run_sse(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        header_timeout: float | None = HEADER_TIMEOUT_SECONDS,
+        **app_options: Any,
+    ) -> None:
         from .transports.http.run import run_http
 
-        if not run_http(self.http_app(host=host, **app_options), host=host, port=port):
+        app = self.sse_app(**app_options)
+        if not run_http(app, host=host, port=port, header_timeout=header_timeout):
+            raise SystemExit(1)
+
+    def _run_http(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        workers: int = 1,
+        header_timeout: float | None = HEADER_TIMEOUT_SECONDS,
+        **app_options: Any,
+    ) -> None:
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be an integer >= 1, not {workers!r}")
+        if workers > 1:
+            from .cli._serve_workers import run_in_workers
+
+            run_in_workers(
+                self,
+                host=host,
+                port=port,
+                workers=workers,
+                header_timeout=header_timeout,
+                app_options=app_options,
+            )
+            return
+        from .transports.http.run import run_http
+
+        app = self.http_app(host=host, **app_options)
+        if not run_http(app, host=host, port=port, header_timeout=header_timeout):
             raise SystemExit(1)
 
 

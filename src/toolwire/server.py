@@ -17,6 +17,7 @@ from ._announcer import Announcer
 from ._network_apps import NetworkApps
 from ._prompt_api import PromptApi
 from ._resource_api import ResourceApi
+from ._shared_serving import SharedServing
 from ._sync_workers import SyncWorkers
 from ._tool_options import one_spelling, renamed
 from .errors import UserError
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
 __all__ = ["Server"]
 
 _TRANSPORTS = ("stdio", "http", "sse")
+# `tool`'s and `add_tool`'s MCP options, in the order `registered_tool` takes them.
+_MCP_OPTIONS = ("title", "annotations", "meta", "output_schema", "timeout", "scopes", "icons")
 
 
 class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
@@ -114,6 +117,7 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
         self._registry.listeners.append(self._notify_changed)
         self._announcer = Announcer()
         self._warmed_up = False
+        self._shared_serving = SharedServing(lambda: _serving(self), name)
         for tool in tools:
             self.add_tool(tool)
 
@@ -155,22 +159,11 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
     ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
     def tool(
-        self,
-        func: Callable[..., Any] | None = None,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        title: str | None = None,
-        annotations: Any = None,
-        meta: dict[str, Any] | None = None,
-        output_schema: dict[str, Any] | None = None,
-        timeout: float | None = None,
-        scopes: str | Iterable[str] | None = None,
-        icons: Any = None,
-        **function_tool_options: Any,
+        self, func: Callable[..., Any] | None = None, /, **options: Any
     ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
         """Publish a function as a tool; works bare (`@server.tool`) or with options.
+
+        The options, typed in the overloads above, are the keyword arguments below.
 
         Args:
             func: The function (when used bare).
@@ -201,11 +194,13 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
         Raises:
             TypeError: Both spellings of the name, or of the description, were given.
         """
-        options = one_spelling("tool", function_tool_options, name, description)
+        name, description = options.pop("name", None), options.pop("description", None)
+        mcp_options = [options.pop(option, None) for option in _MCP_OPTIONS]
+        built_with = one_spelling("tool", options, name, description)
 
         def register(the_func: Callable[..., Any]) -> FunctionTool:
-            built = function_tool(the_func, **options)
-            self._register(built, title, annotations, meta, output_schema, timeout, scopes, icons)
+            built = function_tool(the_func, **built_with)
+            self._register(built, *mcp_options)
             return built
 
         if func is not None:
@@ -281,22 +276,11 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
         """
         self._registry.remove(name)
 
-    def _register(
-        self,
-        tool: FunctionTool,
-        title: str | None,
-        annotations: Any,
-        meta: dict[str, Any] | None,
-        output_schema: dict[str, Any] | None,
-        timeout: float | None,
-        scopes: str | Iterable[str] | None = None,
-        icons: Any = None,
-    ) -> None:
+    def _register(self, tool: FunctionTool, *mcp_options: Any) -> None:
+        """Publish `tool` with its MCP options, in `registered_tool`'s order."""
         if tool.name in self._registry:
             raise UserError(f"Server {self.name!r} already has a tool named {tool.name!r}")
-        self._registry.add(
-            registered_tool(tool, title, annotations, meta, output_schema, timeout, scopes, icons)
-        )
+        self._registry.add(registered_tool(tool, *mcp_options))
 
     def _warm_up(self) -> None:
         """Once, after the first listing: build in the background what first calls need."""
@@ -327,7 +311,9 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
 
         For transports (and applications embedding the server in their own event loop):
         every session opened with the callable it yields gives its tools the configured
-        `ctx.context`. `run()` does this for you.
+        `ctx.context`. `run()` does this for you. Entries made on one event loop while
+        serving is held there share it (an app serving `http_app()` and `sse_app()` side by
+        side enters the lifespan once); the first entry's exit ends the lifespan.
 
         Returns:
             An async context manager yielding `open_session(send)`, which makes a
@@ -336,7 +322,7 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
         Raises:
             toolwire.lifespan.LifespanError: On entry, when the lifespan failed (logged).
         """
-        return _serving(self)
+        return self._shared_serving()
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until the client goes away (stdio: stdin EOF, SIGTERM/SIGINT, parent exit),
@@ -347,10 +333,22 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
                 HTTP+SSE transport under uvicorn).
             **options: Transport options. stdio: `max_message_bytes`, `shutdown_grace` (the
                 seconds calls in flight get to reply after stdin EOF, 2 by default). http:
-                `host` ("127.0.0.1"), `port` (8000), and every option of `http_app`. sse:
-                `host`, `port`, and every option of `sse_app`.
+                `host` ("127.0.0.1"), `port` (8000), `workers` (1), `header_timeout`, and
+                every option of `http_app`. sse: `host`, `port`, `header_timeout`, and every
+                option of `sse_app`. `header_timeout` (30 s; None: none) closes a connection
+                that has not sent a complete request head that long after it opened, or
+                after the first bytes of its next request (slow-header clients); bodies
+                have their own bound, streams and calls none.
+                `workers=N` serves from N uvicorn worker processes sharing the port, each
+                importing the server anew: define it at module level and call `run()` under
+                `if __name__ == "__main__":`; options must then be plain values (a Redis
+                `backplane` as its URL). Without `stateless=True` or a backplane each worker
+                keeps its own sessions (a warning says so).
 
         Raises:
+            ValueError: An unknown transport, `workers` with another transport than "http",
+                or a server or option that worker processes cannot rebuild (the message
+                says which and what to change).
             SystemExit: With status 1 when the lifespan failed on start-up (the error is
                 logged on the `toolwire` logger first).
         """
@@ -361,6 +359,12 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
         if transport == "http":
             self._run_http(**options)
             return
+        if options.get("workers", 1) != 1:
+            raise ValueError(
+                f"workers= needs transport 'http', not {transport!r}: the legacy SSE "
+                "transport and stdio are served by one process"
+            )
+        options.pop("workers", None)
         if transport == "sse":
             self._run_sse(**options)
             return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -71,17 +72,20 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_workers(args: argparse.Namespace, security: dict[str, Any]) -> int:
     """`--workers N` (N > 1): uvicorn's supervisor and N worker processes."""
+    from .._network_apps import HEADER_TIMEOUT_SECONDS
     from ._workers import run_workers, sessions_warning
 
     if not args.stateless and not args.redis:
         print(sessions_warning(args.workers), file=sys.stderr)
+    target, root = _absolute_target(args.target, args.path)
     started = run_workers(
-        args.target,
-        path=args.path,
+        target,
+        root=root,
         workers=args.workers,
         host=args.host,
         port=args.port,
         app_options={"stateless": args.stateless, "json_response": args.json_response, **security},
+        header_timeout=HEADER_TIMEOUT_SECONDS,
     )
     return 0 if started else 1
 
@@ -95,3 +99,15 @@ def _security_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.allowed_origin:
         options["allowed_origins"] = list(args.allowed_origin)
     return options
+
+
+def _absolute_target(target: str, path: str | None) -> tuple[str, str]:
+    """TARGET and the import directory, made independent of the current directory."""
+    from ._target import is_path_target, split_target
+
+    spec, attribute = split_target(target)
+    if is_path_target(spec):
+        spec = str(Path(spec).expanduser().resolve())
+    suffix = f":{attribute}" if attribute else ""
+    root = Path(path).expanduser().resolve() if path else Path.cwd()
+    return spec + suffix, str(root)

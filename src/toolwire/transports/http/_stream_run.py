@@ -26,7 +26,12 @@ GRACEFUL_SECONDS = 5
 
 
 def run_ending_streams(
-    app: Any, *, host: str, port: int, end_streams: Callable[[], Awaitable[None]]
+    app: Any,
+    *,
+    host: str,
+    port: int,
+    end_streams: Callable[[], Awaitable[None]],
+    configure: Callable[[Any], None] | None = None,
 ) -> bool:
     """Serve `app` until an exit signal; whether it started (False: its start-up failed,
     which the app logged).
@@ -37,6 +42,7 @@ def run_ending_streams(
         port: The port to bind (0: any free port).
         end_streams: Ends the app's open streams; awaited on the event loop at the first
             exit signal.
+        configure: Adjusts the `uvicorn.Config` before serving (e.g. its HTTP protocol).
     """
     import uvicorn
 
@@ -50,6 +56,8 @@ def run_ending_streams(
         lifespan="on",
         timeout_graceful_shutdown=GRACEFUL_SECONDS,
     )
+    if configure is not None:
+        configure(config)
     ending: list[asyncio.Task[None]] = []
     loop: list[asyncio.AbstractEventLoop] = []
 

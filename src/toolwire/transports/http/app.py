@@ -8,28 +8,25 @@ may instead run it from its own lifespan (`lifespan=mcp_app.lifespan`) to start 
 The MCP path is answered straight from `__call__` (no routing, no per-request objects); any
 other path, and an app given extra middleware, go through Starlette as usual.
 
-Security (allowed hosts and origins, authentication) wraps the whole app at one point,
-`_secured`, from the options collected in `SecurityOptions`.
+Security (allowed hosts and origins, authentication) wraps the whole app at one point, from
+the options collected in `Guards` (`_served_app.py`, shared with the legacy SSE app).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import AsyncIterator, MutableMapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from starlette.applications import Starlette
 from starlette.routing import Route
 
-from ._asgi_lifespan import speak_lifespan
 from ._event_limit import DEFAULT_MAX_EVENT_BYTES, checked_event_limit
 from ._runtime import Runtime
+from ._served_app import GuardedApp, Guards
 from .endpoint import Endpoint, EndpointConfig
 from .events import EventStore, MemoryEventStore
 
 if TYPE_CHECKING:
-    from ...protocol.registry import ToolRegistry
     from ...protocol.serving import Servable
     from .changes import ChangeBus
     from .records import SessionStore
@@ -37,66 +34,14 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
     "DEFAULT_MAX_SESSIONS",
-    "SecurityOptions",
     "StreamableHttpApp",
     "streamable_http_app",
-]
-
-ASGIApp = Callable[
-    [MutableMapping[str, Any], Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]],
-    Awaitable[None],
 ]
 
 DEFAULT_IDLE_TIMEOUT = 1800.0
 DEFAULT_MAX_SESSIONS = 10_000
 DEFAULT_RETRY_MS = 1000
 DEFAULT_KEEPALIVE_SECONDS = 15.0
-
-
-@dataclass(frozen=True)
-class SecurityOptions:
-    """What guards the app (applied by `_secured`).
-
-    Attributes:
-        allowed_hosts: `Host` values accepted (None: the loopback names, whatever the bind;
-            `["*"]`: any). See `security.HostOriginGuard`.
-        allowed_origins: `Origin` values accepted besides the request's own host (None: the
-            loopback origins; `["*"]`: any).
-        auth: The server's `BearerAuth` (None: no authentication).
-        host: The interface the app is served on, when known (`Server.run` passes it): a
-            concrete address or name joins the default allowed hosts.
-        path: The MCP path (auth's protected-resource metadata names it).
-    """
-
-    allowed_hosts: Sequence[str] | None = None
-    allowed_origins: Sequence[str] | None = None
-    auth: Any = None
-    host: str | None = None
-    path: str = "/mcp"
-
-
-def _secured(
-    app: ASGIApp,
-    options: SecurityOptions,
-    *,
-    path: str,
-    tools: ToolRegistry | None,
-    max_body_bytes: int,
-) -> ASGIApp:
-    """Wrap `app` in the security middleware that `options` ask for: the Host/Origin guard
-    always, bearer authentication (and per-tool scopes of `tools`) with `auth`."""
-    from .security import protected
-
-    return protected(
-        app,
-        allowed_hosts=options.allowed_hosts,
-        bind_host=options.host,
-        allowed_origins=options.allowed_origins,
-        auth=options.auth,
-        tools=tools,
-        endpoint_path=path,
-        max_body_bytes=max_body_bytes,
-    )
 
 
 def _route_path(scope: MutableMapping[str, Any]) -> str:
@@ -108,31 +53,25 @@ def _route_path(scope: MutableMapping[str, Any]) -> str:
     return path
 
 
-class StreamableHttpApp(Starlette):
+class StreamableHttpApp(GuardedApp):
     """A Starlette app serving MCP (streamable HTTP) on one path.
 
     Args:
         endpoint: Answers the MCP path.
         runtime: The serving state the lifespan enters.
         path: The MCP path.
-        security: What `_secured` wraps the app in.
+        guards: What guards the app (their `path` is this one, their `tools` the server's).
     """
 
-    def __init__(
-        self, endpoint: Endpoint, runtime: Runtime, path: str, security: SecurityOptions
-    ) -> None:
+    lifespan_name = "MCP"
+
+    def __init__(self, endpoint: Endpoint, runtime: Runtime, path: str, guards: Guards) -> None:
         super().__init__(routes=[Route(path, endpoint)], lifespan=self.lifespan)
         self.endpoint = endpoint
         self.runtime = runtime
         self.path = path
         self._paths = {path, path.rstrip("/") + "/"} if path != "/" else {"/", ""}
-        self._entry = _secured(
-            self._dispatch,
-            security,
-            path=path,
-            tools=getattr(runtime.servable, "tool_registry", None),
-            max_body_bytes=endpoint.config.max_body_bytes,
-        )
+        self._entry = guards.around(self._dispatch, max_body_bytes=endpoint.config.max_body_bytes)
 
     @asynccontextmanager
     async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
@@ -146,12 +85,6 @@ class StreamableHttpApp(Starlette):
         otherwise wait for clients to close their GET streams)."""
         await self.runtime.end_streams()
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            await speak_lifespan(receive, send, self.lifespan, "MCP")
-            return
-        await self._entry(scope, receive, send)
-
     async def _dispatch(self, scope: Any, receive: Any, send: Any) -> None:
         if (
             scope["type"] == "http"
@@ -160,7 +93,7 @@ class StreamableHttpApp(Starlette):
         ):
             await self.endpoint(scope, receive, send)
             return
-        await super().__call__(scope, receive, send)
+        await self._routed(scope, receive, send)
 
 
 def streamable_http_app(
@@ -239,8 +172,15 @@ def streamable_http_app(
         retry_ms=retry_ms,
         keepalive_seconds=keepalive_seconds,
     )
-    security = SecurityOptions(allowed_hosts, allowed_origins, auth, host, path)
-    return StreamableHttpApp(Endpoint(runtime, config), runtime, path, security)
+    guards = Guards(
+        allowed_hosts,
+        allowed_origins,
+        auth,
+        host,
+        path,
+        getattr(servable, "tool_registry", None),
+    )
+    return StreamableHttpApp(Endpoint(runtime, config), runtime, path, guards)
 
 
 def _check_shared(session_store: Any, change_bus: Any) -> None:

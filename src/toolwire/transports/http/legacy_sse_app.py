@@ -1,13 +1,15 @@
 """The legacy HTTP+SSE app of a server: `GET /sse` and `POST /messages/` in a Starlette app.
 
-`legacy_sse_app(server)` is what `Server.sse_app()` returns. Like the streamable HTTP app it
+`LegacySseApp(server)` is what `Server.sse_app()` returns. Like the streamable HTTP app it
 runs standalone under any ASGI server or mounted in another Starlette/FastAPI app. Its
 lifespan serves the server; mounted, where Starlette never runs it, serving starts on the
 first stream instead (or the parent runs `app.lifespan` itself). Either way the server's
-lifespan is entered once per app.
+lifespan is entered once, shared with its streamable HTTP app when both are served on one
+event loop (`Server.serving`).
 
-Security wraps both endpoints at one point, `_secured`: the Host/Origin guard always, the
-bearer guard when the server has `auth` (the protected resource is the stream's path).
+Security wraps both endpoints at one point (`Guards`, shared with the streamable HTTP app):
+the Host/Origin guard always, the bearer guard when the server has `auth` (the protected
+resource is the stream's path).
 """
 
 from __future__ import annotations
@@ -16,59 +18,22 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from starlette.applications import Starlette
 from starlette.routing import Route
 
-from ._asgi_lifespan import speak_lifespan
 from ._event_limit import DEFAULT_MAX_EVENT_BYTES, bounded_opener, checked_event_limit
+from ._served_app import GuardedApp, Guards
 from .legacy_sse import DEFAULT_MAX_SESSIONS, KEEPALIVE_SECONDS, LegacySse
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Sequence
+    from collections.abc import Awaitable, Callable
 
-    from ...protocol.bearer import BearerAuth
-    from ...protocol.registry import ToolRegistry
     from ...protocol.serving import Servable, SessionOpener
-    from ._refusals import ASGIApp
 
-__all__ = ["LegacySseApp", "SseSecurity", "legacy_sse_app"]
+__all__ = ["LegacySseApp"]
 
 logger = logging.getLogger("toolwire.http")
-
-
-@dataclass(frozen=True)
-class SseSecurity:
-    """What guards the SSE app.
-
-    Attributes:
-        allowed_hosts: `Host` values accepted (None: the loopback names).
-        allowed_origins: `Origin` values accepted (None: the loopback origins).
-        auth: The server's bearer authentication (None: none).
-        tools: The registry whose per-tool scopes the bearer guard checks.
-    """
-
-    allowed_hosts: Sequence[str] | None = None
-    allowed_origins: Sequence[str] | None = None
-    auth: BearerAuth | None = None
-    tools: ToolRegistry | None = None
-
-
-def _secured(app: ASGIApp, security: SseSecurity, sse_path: str, max_body: int) -> ASGIApp:
-    """`app` behind the guards `security` asks for."""
-    from .security import protected
-
-    return protected(
-        app,
-        allowed_hosts=security.allowed_hosts,
-        allowed_origins=security.allowed_origins,
-        auth=security.auth,
-        tools=security.tools,
-        endpoint_path=sse_path,
-        max_body_bytes=max_body,
-    )
 
 
 class _Endpoint:
@@ -82,25 +47,31 @@ class _Endpoint:
         await self._handler(scope, receive, send)
 
 
-class LegacySseApp(Starlette):
-    """A Starlette app serving MCP's legacy HTTP+SSE transport (see `legacy_sse_app`).
+class LegacySseApp(GuardedApp):
+    """A Starlette app serving MCP's legacy HTTP+SSE transport (see `Server.sse_app`, which
+    documents every option; `max_body_bytes` defaults to the server's `max_message_bytes`,
+    `guards` to the loopback-only Host/Origin check).
 
     Attributes:
         transport: The endpoints and their live sessions.
     """
 
+    lifespan_name = "SSE"
+
     def __init__(
         self,
         servable: Servable,
         *,
-        sse_path: str,
-        message_path: str,
-        max_sessions: int,
-        keepalive_seconds: float,
-        max_body_bytes: int,
-        security: SseSecurity,
+        sse_path: str = "/sse",
+        message_path: str = "/messages/",
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
+        keepalive_seconds: float = KEEPALIVE_SECONDS,
+        max_body_bytes: int | None = None,
+        guards: Guards | None = None,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
+        if max_body_bytes is None:
+            max_body_bytes = servable.max_message_bytes
         self.transport = LegacySse(
             self._opener,
             sse_path=sse_path,
@@ -122,7 +93,8 @@ class LegacySseApp(Starlette):
         self._starting: asyncio.Future[None] | None = None
         self._holder: asyncio.Task[None] | None = None
         self._stopped = False
-        self._entry = _secured(self._routed, security, sse_path, max_body_bytes)
+        guards = guards or Guards(path=sse_path)
+        self._entry = guards.around(self._routed, max_body_bytes=max_body_bytes)
 
     @asynccontextmanager
     async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
@@ -139,15 +111,6 @@ class LegacySseApp(Starlette):
     async def end_streams(self) -> None:
         """End every open stream (the server is stopping); see `LegacySse.end_streams`."""
         await self.transport.end_streams()
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            await speak_lifespan(receive, send, self.lifespan, "SSE")
-            return
-        await self._entry(scope, receive, send)
-
-    async def _routed(self, scope: Any, receive: Any, send: Any) -> None:
-        await super().__call__(scope, receive, send)
 
     async def _opener(self) -> SessionOpener | None:
         """The opener for a new stream; starts serving if no lifespan did (mounted)."""
@@ -170,31 +133,3 @@ class LegacySseApp(Starlette):
             if not started.done():
                 started.set_exception(error)
             self._starting = None  # the next stream tries again
-
-
-def legacy_sse_app(
-    servable: Servable,
-    *,
-    sse_path: str = "/sse",
-    message_path: str = "/messages/",
-    max_sessions: int = DEFAULT_MAX_SESSIONS,
-    keepalive_seconds: float = KEEPALIVE_SECONDS,
-    max_body_bytes: int | None = None,
-    security: SseSecurity | None = None,
-    max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
-) -> LegacySseApp:
-    """The Starlette app serving `servable` over the HTTP+SSE transport (see `Server.sse_app`).
-
-    Raises:
-        ValueError: An option is out of range (the message names it).
-    """
-    return LegacySseApp(
-        servable,
-        sse_path=sse_path,
-        message_path=message_path,
-        max_sessions=max_sessions,
-        keepalive_seconds=keepalive_seconds,
-        max_body_bytes=servable.max_message_bytes if max_body_bytes is None else max_body_bytes,
-        security=security or SseSecurity(),
-        max_event_bytes=max_event_bytes,
-    )

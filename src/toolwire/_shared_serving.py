@@ -1,0 +1,103 @@
+"""One serving of a `Server` for every app of it served on one event loop.
+
+An app enters `Server.serving()` from its lifespan, or on its first request when it is
+mounted in a parent that never runs it. A parent mounting both `http_app()` and `sse_app()`
+would thus enter the server's lifespan twice (two pools, two start-up hooks). Instead the
+first entry on an event loop holds the serving, and entries made while it is held share it:
+they wait for its start-up, get the same session opener, and leave without touching it.
+
+The first entrant alone enters and exits the lifespan, in its own task (so a lifespan that
+opens a task group or sets context variables behaves as with one app), and whenever it
+leaves: holding the lifespan until the last sharer left could hang a shutdown, since a lazily
+started app leaves only when its event loop ends. Sharers that outlive it are apps at the
+end of a shutdown, with nothing left to serve. Serving on another event loop (another
+thread) is entered on its own, as the lifespan's resources belong to one loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import TYPE_CHECKING
+
+from .lifespan import LifespanError
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from .protocol.serving import SessionOpener
+
+__all__ = ["SharedServing"]
+
+
+class _Held:
+    """The serving being held on one event loop; `opened` resolves to its opener, or to
+    None when the start-up failed (the holder has logged why)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.opened: asyncio.Future[SessionOpener | None] = loop.create_future()
+
+
+class SharedServing:
+    """Enters serving once per event loop, however many apps ask for it at once.
+
+    Args:
+        enter: Makes the context manager that really serves (the lifespan, the contexts).
+        name: The server's name, for the refusal a sharer gets when the start-up failed.
+    """
+
+    def __init__(
+        self, enter: Callable[[], AbstractAsyncContextManager[SessionOpener]], name: str
+    ) -> None:
+        self._enter = enter
+        self._name = name
+        self._held: _Held | None = None
+
+    @asynccontextmanager
+    async def __call__(self) -> AsyncIterator[SessionOpener]:
+        """Serve for the duration; yields what opens sessions.
+
+        Raises:
+            toolwire.lifespan.LifespanError: The start-up failed (in this entry, or in the
+                one whose serving this entry would have shared).
+        """
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        held = self._held
+        if held is not None and held.loop is loop:
+            opener = await asyncio.shield(held.opened)
+            if opener is None:
+                raise LifespanError(
+                    f"server {self._name!r} did not start: its lifespan failed (logged above)"
+                )
+            yield opener
+            return
+        async with self._holding(loop) as opener:
+            yield opener
+
+    @asynccontextmanager
+    async def _holding(self, loop: asyncio.AbstractEventLoop) -> AsyncIterator[SessionOpener]:
+        """Enter serving for real, as the entry others on `loop` share until it leaves."""
+        held = _Held(loop)
+        owns = self._held is None  # else held on another loop: serve apart, unshared
+        if owns:
+            self._held = held
+        try:
+            async with self._enter() as opener:
+                held.opened.set_result(opener)
+                try:
+                    yield opener
+                finally:
+                    # Before the lifespan's exit: an entry made meanwhile starts afresh
+                    # rather than share what is closing.
+                    self._let_go(held, owns)
+        finally:
+            if not held.opened.done():
+                held.opened.set_result(None)
+            self._let_go(held, owns)
+
+    def _let_go(self, held: _Held, owns: bool) -> None:
+        if owns and self._held is held:
+            self._held = None

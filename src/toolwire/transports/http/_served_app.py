@@ -1,0 +1,92 @@
+"""What the two HTTP apps of a server have in common: the guards around them, and answering
+the ASGI lifespan themselves while every other scope passes the guards.
+
+`StreamableHttpApp` (app.py) and `LegacySseApp` (legacy_sse_app.py) differ in what they serve
+and how serving starts; both guard every request at one point, built here from `Guards`, and
+both report a failed start-up in one line (`speak_lifespan`) rather than Starlette's second
+traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from starlette.applications import Starlette
+
+from ._asgi_lifespan import speak_lifespan
+
+if TYPE_CHECKING:
+    from ...protocol.registry import ToolRegistry
+    from ._refusals import ASGIApp
+
+__all__ = ["GuardedApp", "Guards"]
+
+
+@dataclass(frozen=True)
+class Guards:
+    """What guards an app: the Host/Origin check always, bearer tokens with `auth`.
+
+    Attributes:
+        allowed_hosts: `Host` values accepted (None: the loopback names; `["*"]`: any).
+            See `security.HostOriginGuard`.
+        allowed_origins: `Origin` values accepted besides the request's own host (None: the
+            loopback origins; `["*"]`: any).
+        auth: The server's `BearerAuth` (None: no authentication).
+        host: The interface the app is served on, when known (`Server.run` passes it): a
+            concrete address or name joins the default allowed hosts.
+        path: The protected resource's path (the MCP path; the SSE app's stream path).
+        tools: The registry whose per-tool scopes the bearer guard enforces.
+    """
+
+    allowed_hosts: Sequence[str] | None = None
+    allowed_origins: Sequence[str] | None = None
+    auth: Any = None
+    host: str | None = None
+    path: str = "/mcp"
+    tools: ToolRegistry | None = None
+
+    def around(self, app: ASGIApp, *, max_body_bytes: int) -> ASGIApp:
+        """`app` behind these guards (bodies over `max_body_bytes` refused there too)."""
+        from .security import protected
+
+        return protected(
+            app,
+            allowed_hosts=self.allowed_hosts,
+            bind_host=self.host,
+            allowed_origins=self.allowed_origins,
+            auth=self.auth,
+            tools=self.tools,
+            endpoint_path=self.path,
+            max_body_bytes=max_body_bytes,
+        )
+
+
+class GuardedApp(Starlette):
+    """A Starlette app answering ASGI lifespan itself; other scopes go to `_entry`, which a
+    subclass sets to its dispatch behind `Guards.around` (ending in `_routed`)."""
+
+    lifespan_name: ClassVar[str]
+    """Names the app in a failed start-up's message ("MCP", "SSE")."""
+
+    _entry: ASGIApp
+
+    def lifespan(self, app: Any = None) -> AbstractAsyncContextManager[None]:
+        """Serve for the duration (a subclass's serving)."""
+        raise NotImplementedError
+
+    async def end_streams(self) -> None:
+        """End every open stream now: the server is stopping."""
+        raise NotImplementedError
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await speak_lifespan(receive, send, self.lifespan, self.lifespan_name)
+            return
+        await self._entry(scope, receive, send)
+
+    async def _routed(self, scope: Any, receive: Any, send: Any) -> None:
+        """Starlette's own handling (routes, middleware), for what passed the guards."""
+        await Starlette.__call__(self, scope, receive, send)
