@@ -131,8 +131,12 @@ def _watch_http(command: list[str], port: int, *, frozen: bool) -> dict[str, Any
                 time.sleep(0.1)
         return _poll(lambda n: _http_heap(port, n), frozen=frozen)
     finally:
-        proc.kill()
-        proc.wait(timeout=10)
+        proc.terminate()  # SIGTERM: a --workers parent stops its workers too
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
 
 
 def test_a_stdio_server_freezes_its_settled_heap(script: Path) -> None:
@@ -161,3 +165,11 @@ def test_an_app_mounted_in_another_process_leaves_its_collector_alone(script: Pa
     port = free_port()
     seen = _watch_http([sys.executable, str(script), "mounted", str(port)], port, frozen=False)
     assert seen["frozen"] == 0, seen
+
+
+def test_each_worker_of_toolwire_run_freezes_its_settled_heap(script: Path) -> None:
+    port = free_port()
+    command = [*toolwire_run(script), "--transport", "http", "--port", str(port)]
+    command += ["--stateless", "--json-response", "--workers", "2"]
+    seen = _watch_http(command, port, frozen=True)
+    assert seen["frozen"] > 10_000, seen

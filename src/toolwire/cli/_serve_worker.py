@@ -36,6 +36,7 @@ def worker_app() -> Any:
     """
     from uvicorn.config import STARTUP_FAILURE
 
+    from ..transports._heap import settle_heap_later
     from ..transports._process import configure_logging
 
     raw = os.environ.get(SPEC_VARIABLE)
@@ -52,6 +53,7 @@ def worker_app() -> Any:
         logger.error("toolwire worker %d did not start: %s", os.getpid(), error)
         sys.exit(STARTUP_FAILURE)
     _end_streams_at_first_signal(app)
+    settle_heap_later()  # the worker process is ours (see transports/_heap.py)
     return app
 
 
