@@ -5,9 +5,10 @@ A member holds two tasks on its loop: one reads the channel (reconnecting with a
 pause, at most `MAX_PAUSE` seconds, while Redis is away) and one publishes what `publish`
 queued. A message is `{"o": <member>, "t": <topic>, "d": <data>}`; a member skips its own.
 Pub/sub delivers to whoever listens at that moment and keeps nothing: a member that was
-cut off hears `TOOLS_CHANGED` when it is back, since it may have missed one; a missed
-`SESSION_ENDED` leaves its live copy until the copy's next refresh finds the record gone (at
-most one refresh interval; see `session_manager.py`).
+cut off hears each list change (`TOOLS_CHANGED`, `RESOURCES_CHANGED`, `PROMPTS_CHANGED`)
+when it is back, since it may have missed one; a missed `SESSION_ENDED` leaves its live copy
+until the copy's next refresh finds the record gone (at most one refresh interval; see
+`session_manager.py`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from ._redis_link import DEFAULT_TIMEOUT, RedisLink
-from .changes import TOOLS_CHANGED, BusMember, Hear
+from .changes import PROMPTS_CHANGED, RESOURCES_CHANGED, TOOLS_CHANGED, BusMember, Hear
 from .records import StoreUnavailable
 
 if TYPE_CHECKING:
@@ -38,11 +39,12 @@ same notice means no more than one."""
 
 
 class RedisChangeBus:
-    """Tool-list changes and session ends shared by every process through Redis pub/sub
-    (`toolwire[redis]`).
+    """Change notices, session ends and client answers shared by every process through Redis
+    pub/sub (`toolwire[redis]`).
 
     Pass it as `Server.http_app(change_bus=...)` in every process serving one MCP URL (or use
-    `RedisBackplane`): a tool added or removed on any process reaches the clients of all.
+    `RedisBackplane`): a tool, resource or prompt added or removed on any process, and a
+    resource update announced on any, reach the clients of all.
 
     Args:
         url: The Redis URL (`redis://127.0.0.1:6379/0`).
@@ -139,7 +141,8 @@ class _RedisMember:
                 self.listening.set()
                 if cut_off:
                     logger.warning("change bus: listening on %s again", self._bus.link.where)
-                    self._hear(TOOLS_CHANGED, "")  # a change may have passed meanwhile
+                    for topic in (TOOLS_CHANGED, RESOURCES_CHANGED, PROMPTS_CHANGED):
+                        self._hear(topic, "")  # a change may have passed meanwhile
                     cut_off = False
                 pause = FIRST_PAUSE
                 while True:

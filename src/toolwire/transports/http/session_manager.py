@@ -34,6 +34,9 @@ Decisions:
   and if none was, the request is refused (503 with `Retry-After`). Idle but unexpired
   sessions are never evicted for a newcomer: their clients are real.
 - Stopping the app drops the live copies and keeps the records (a restart goes on with them).
+- With a shared store, each live copy names its requests to the client (`ctx.elicit`...)
+  with an id prefix of its own, so that a client's answer reaching another process can be
+  passed back to the one copy waiting for it (`_client_answers.py`).
 """
 
 from __future__ import annotations
@@ -219,6 +222,10 @@ class SessionManager:
         ready: asyncio.Future[None] = loop.create_future()
         session.task = loop.create_task(session.host(self.opener, ready, **(options or {})))
         await ready
+        if self.shared and session.server_session is not None:
+            # Copies of one session on several processes each number their requests to the
+            # client apart: an answer passed on by another process then fits one copy only.
+            session.server_session.outbound.id_prefix = f"tw-{session.copy}-"
         self.live[session.id] = session
 
     async def _make_room(self) -> None:

@@ -106,6 +106,11 @@ class HttpSession:
             or (self.get_stream is not None and self.get_stream.attached)
         )
 
+    @property
+    def copy(self) -> str:
+        """Names this live copy of the session among those other processes may hold."""
+        return self._copy
+
     def new_stream_id(self, *, get: bool = False) -> str:
         """An id for a new stream of this session: it names the session and this copy of it
         (`get`: the standalone GET stream)."""
