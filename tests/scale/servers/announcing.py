@@ -17,10 +17,10 @@ ANSWER_FORM = {
 }
 
 
-@server.resource("watched://doc")
-def doc() -> str:
-    """A document clients follow."""
-    return f"served by {os.getpid()}"
+@server.resource("watched://{name}")
+def doc(name: str) -> str:
+    """Documents clients follow."""
+    return f"{name}, served by {os.getpid()}"
 
 
 @server.tool

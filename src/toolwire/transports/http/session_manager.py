@@ -25,7 +25,9 @@ Decisions:
 - The log level (`logging/setLevel`) and the subscribed resource URIs (`resources/subscribe`,
   `unsubscribe`) are the record fields a request can change; they are written back after
   the request that changed them, and only if the record still exists; the other processes
-  holding a copy hear of it on the change bus and reload it. So a session rebuilt on
+  holding a copy hear of it on the change bus and reload it. With a shared store the write
+  applies the request's change to the record as it is then (read first): a copy that has
+  not yet heard of another's subscription must not write it away. So a session rebuilt on
   another process still hears of updates to the resources its client follows.
 - Ending a session (DELETE) deletes its record first: if the store cannot, the DELETE fails
   (503) and the session goes on. Other processes holding a copy hear of it on the change bus;
@@ -241,6 +243,15 @@ class SessionManager:
         server_session = session.server_session
         if server_session is None or not session.record_changed:
             return
+        if self.shared:
+            try:
+                current = await self.store.load(session.id)
+            except StoreUnavailable:
+                return  # logged by the store; the next change tries again
+            if current is None:
+                await self._drop(session, end_record=False)
+                return
+            _merge(session, current)
         record = SessionRecord.of(session.id, server_session, session.identity)
         try:
             kept = await self.store.save(record, self.record_ttl, create=False)
@@ -373,3 +384,18 @@ class SessionManager:
             await asyncio.wait(tasks, timeout=CLOSE_GRACE_SECONDS)
         if self._background:
             await asyncio.wait(set(self._background), timeout=CLOSE_GRACE_SECONDS)
+
+
+def _merge(session: HttpSession, current: SessionRecord) -> None:
+    """Apply what a request changed in this copy of a session on top of the record as it is
+    now: another process's copy may have changed it since this one last read it (a client
+    subscribing to two URIs, the requests sent to two processes), and writing this copy's
+    whole set back would undo that change."""
+    server_session = session.server_session
+    assert server_session is not None
+    mine = server_session.resource_subscriptions
+    added = mine - session.saved_subscriptions
+    removed = session.saved_subscriptions - mine
+    server_session.resource_subscriptions = (set(current.resource_subscriptions) | added) - removed
+    if server_session.log_level == session.saved_log_level:  # not changed here: theirs holds
+        server_session.log_level = current.log_level
