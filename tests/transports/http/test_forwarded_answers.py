@@ -146,3 +146,25 @@ def test_an_answer_nobody_waits_for_is_dropped(redis_server: RedisServer) -> Non
 
     with serving(_app(redis_server.url)) as one, serving(_app(redis_server.url)) as two:
         assert anyio.run(scenario, one, two) == [202, 202, 200, 200]
+
+
+def test_notices_waiting_for_redis_are_bounded_in_bytes(caplog: pytest.LogCaptureFixture) -> None:
+    from toolwire.transports.http.changes import CLIENT_RESPONSE
+    from toolwire.transports.http.redis_changes import QUEUE_BYTES, RedisChangeBus
+
+    async def scenario() -> None:
+        bus = RedisChangeBus("redis://127.0.0.1:1/0", timeout=0.5)  # nothing listens there
+        member = await bus.join(lambda topic, data: None)
+        try:
+            # Published from the loop without yielding: all of them wait in the queue.
+            for _ in range(QUEUE_BYTES // MAX_FORWARDED_BYTES + 1):
+                member.publish(CLIENT_RESPONSE, "x" * MAX_FORWARDED_BYTES)
+        finally:
+            await member.leave()
+            await bus.close()
+
+    anyio.run(scenario)
+    dropped = [r.getMessage() for r in caplog.records if "dropped" in r.getMessage()]
+    assert dropped == [
+        f"change bus: {QUEUE_BYTES} bytes of notices waiting for Redis; client-response dropped"
+    ]

@@ -36,6 +36,9 @@ MAX_PAUSE = 2.0
 QUEUE_BOUND = 1000
 """Notices waiting to be published; past it new ones are dropped (logged): a burst of the
 same notice means no more than one."""
+QUEUE_BYTES = 16 * 1024 * 1024
+"""The data of the notices waiting, at most (client answers are up to 1 MiB each): past it
+new ones are dropped (logged) until Redis has taken some."""
 
 
 class RedisChangeBus:
@@ -83,6 +86,7 @@ class _RedisMember:
         self._origin = secrets.token_hex(8)
         self._loop = asyncio.get_running_loop()
         self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue(QUEUE_BOUND)
+        self._queued_bytes = 0
         self._tasks: list[asyncio.Task[None]] = []
         self.listening = asyncio.Event()  # subscribed (for tests and start-up ordering)
 
@@ -106,10 +110,19 @@ class _RedisMember:
             logger.debug("change bus: %s published after the app stopped", topic)
 
     def _enqueue(self, topic: str, data: str) -> None:
+        if self._queued_bytes + len(data) > QUEUE_BYTES:
+            logger.warning(
+                "change bus: %d bytes of notices waiting for Redis; %s dropped",
+                self._queued_bytes,
+                topic,
+            )
+            return
         try:
             self._queue.put_nowait((topic, data))
         except asyncio.QueueFull:
             logger.warning("change bus: %d notices waiting; %s dropped", QUEUE_BOUND, topic)
+            return
+        self._queued_bytes += len(data)
 
     async def _publish_queued(self) -> None:
         channel = self._bus.channel
@@ -118,6 +131,7 @@ class _RedisMember:
             pending = {(topic, data): None}
             while not self._queue.empty():  # a burst goes out once per notice
                 pending[self._queue.get_nowait()] = None
+            # The queue is empty again: it may fill up anew while this batch goes out.
             for topic, data in pending:
                 message = json.dumps({"o": self._origin, "t": topic, "d": data})
 
