@@ -244,6 +244,7 @@ class SessionManager:
         if server_session is None or not session.record_changed:
             return
         if self.shared:
+            session.record_reads += 1  # a reload still waiting for its read is older news
             try:
                 current = await self.store.load(session.id)
             except StoreUnavailable:
@@ -271,15 +272,23 @@ class SessionManager:
             self._in_background(self._reload(session_id))
 
     async def _reload(self, session_id: str) -> None:
+        session = self.live.get(session_id)
+        if session is None:
+            return
+        session.record_reads += 1
+        ticket = session.record_reads
         try:
             record = await self.store.load(session_id)
         except StoreUnavailable:
             return  # logged by the store; the copy keeps its level until the next change
-        session = self.live.get(session_id)
-        if session is None:
+        if self.live.get(session_id) is not session:
             return
         if record is None:
             self.forget(session_id)
+            return
+        if session.record_reads != ticket or session.record_changed:
+            # A later read (another reload, or a write of this copy's own) holds newer news;
+            # or a request changed the copy and its write, merging with the record, is due.
             return
         session.saved(record)
         if session.server_session is not None:

@@ -65,6 +65,7 @@ class HttpSession:
         self.touched = self.last_seen  # when its record's expiry was last pushed back
         self.saved_log_level = "debug"  # the log level its record holds
         self.saved_subscriptions: frozenset[str] = frozenset()  # the URIs its record holds
+        self.record_reads = 0  # reads of its record begun: only the latest one is applied
         self.ended = False
         self._copy = secrets.token_hex(4)  # this live copy, in the ids of its streams
         self._streams_made = 0
