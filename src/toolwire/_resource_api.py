@@ -51,6 +51,7 @@ class ResourceApi:
 
             self._resources = ResourceRegistry()
             self._resources.listeners.append(self._resources_changed)
+            self._resources.update_listeners.append(self._resource_updated)
         return self._resources
 
     def resource(
@@ -258,6 +259,9 @@ class ResourceApi:
     def notify_resource_updated(self, uri: str) -> None:
         """Tell the clients that follow `uri` (`resources/subscribe`, or a 2026-07-28 listen
         stream naming it) that its contents changed; they read it again if they care."""
+        self.resource_registry.updated(uri)
+
+    def _resource_updated(self, uri: str) -> None:
         self._announcer.tell(lambda session: session.resource_updated(uri))
 
     async def read_resource(self, uri: str) -> list[dict[str, Any]]:

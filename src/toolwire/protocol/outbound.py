@@ -9,7 +9,9 @@ Decisions:
 
 - Ids are strings `"tw-<n>"`, counted per session. The client's own ids live in another
   space (JSON-RPC keeps each side's ids apart), and a string that no client request is
-  likely to use keeps logs unambiguous and protects against clients that mix the two.
+  likely to use keeps logs unambiguous and protects against clients that mix the two. A
+  transport serving one session from several processes gives each copy a prefix of its own
+  (`id_prefix`), so that no two copies ever have the same id in flight.
 - Every wait is bounded: by the request's timeout (default 600 s: a person may be filling in
   a form), by the call (a cancelled call stops waiting), and by the session (closing it fails
   every pending request). A request given up by timeout or cancellation is withdrawn with
@@ -62,6 +64,7 @@ class Outbound:
         self._count = 0
         self._waiting: dict[str, _Waiting] = {}
         self.closed = False
+        self.id_prefix = "tw-"
 
     @property
     def pending(self) -> int:
@@ -81,7 +84,7 @@ class Outbound:
         if self.closed:
             raise ClientRequestError(method, f"Cannot send {method!r}: the session is closed.")
         self._count += 1
-        message_id = f"tw-{self._count}"
+        message_id = f"{self.id_prefix}{self._count}"
         waiting = _Waiting(method)
         self._waiting[message_id] = waiting
         frame = encode({"jsonrpc": "2.0", "id": message_id, "method": method, "params": params})
@@ -114,6 +117,10 @@ class Outbound:
                 await self._send(frame, call_id)
             except Exception:  # the transport is going away: nothing to withdraw from
                 logger.debug("could not withdraw request %s", message_id, exc_info=True)
+
+    def awaits(self, message_id: Any) -> bool:
+        """Whether a request with this id still waits for its answer here."""
+        return isinstance(message_id, str) and message_id in self._waiting
 
     def resolve(self, message_id: Any, result: Any, error: Any) -> None:
         """Hand a response from the client to the request awaiting it, if any."""

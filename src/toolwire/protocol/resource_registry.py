@@ -148,6 +148,9 @@ class ResourceRegistry:
         self._fixed: dict[str, FixedResource] = {}
         self._templates: dict[str, TemplatedResource] = {}
         self.listeners: list[Callable[[], None]] = []  # called after every change
+        # Called with a URI whose contents changed (the server tells its sessions; an HTTP
+        # app's change bus tells the other processes).
+        self.update_listeners: list[Callable[[str], None]] = []
 
     def __len__(self) -> int:
         """How many fixed resources and templates are published."""
@@ -216,6 +219,11 @@ class ResourceRegistry:
     def listers(self) -> list[Callable[[], Iterable[FixedResource]]]:
         """The listers of the templates that list resources of their own."""
         return [entry.lister for entry in self._templates.values() if entry.lister is not None]
+
+    def updated(self, uri: str) -> None:
+        """The contents at `uri` changed: tell the update listeners."""
+        for listener in list(self.update_listeners):
+            listener(uri)
 
     def _changed(self) -> None:
         for listener in list(self.listeners):

@@ -11,20 +11,32 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from ._client_answers import forward_notice, take_forwarded
 from ._event_limit import bounded_opener
 from ._stateless import StatelessSessions
-from .changes import SESSION_ENDED, SESSION_UPDATED, TOOLS_CHANGED, BusMember, ChangeBus
+from .changes import (
+    CLIENT_RESPONSE,
+    PROMPTS_CHANGED,
+    RESOURCE_UPDATED,
+    RESOURCES_CHANGED,
+    SESSION_ENDED,
+    SESSION_UPDATED,
+    TOOLS_CHANGED,
+    BusMember,
+    ChangeBus,
+)
 from .events import EventStore
 from .records import SessionStore
 from .session_manager import SessionManager
 
 if TYPE_CHECKING:
-    from ...protocol.registry import ToolRegistry
+    from ...protocol.jsonrpc import RequestId
     from ...protocol.serving import Servable, SessionOpener
+    from .sessions import HttpSession
 
 __all__ = ["Runtime"]
 
@@ -43,8 +55,9 @@ class Runtime:
         back_channel: Whether sessions can send requests to the client during a call.
         max_event_bytes: The largest message a session sends (None: no bound).
         stateless: Serve each POST on a born-ready session instead of keeping sessions.
-        change_bus: Carries tool-list changes and session ends between the processes
-            serving one URL (None: this process's clients only).
+        change_bus: Carries changes (tools, resources, prompts), session ends and client
+            answers between the processes serving one URL (None: this process's clients
+            only).
     """
 
     def __init__(
@@ -89,15 +102,16 @@ class Runtime:
                 idle_timeout=idle_timeout,
                 max_sessions=max_sessions,
                 store=store,
-                announce=self._publish_session,
+                announce=self._publish,
             )
             sessions.start()
             self.sessions = sessions
-            tools: ToolRegistry | None = getattr(self.servable, "tool_registry", None)
+            relays: list[_Relay] = []
             if self.change_bus is not None:
                 self._member = await self.change_bus.join(self._hear)
-                if tools is not None:
-                    tools.listeners.append(self._publish_tools)
+                relays = self._relays()
+                for relay in relays:
+                    relay.listeners.append(relay)
             # Stateless mode serves every POST from this pool; session mode serves from it
             # the requests that come without a session id (see `Endpoint._session`).
             # No session: nothing to answer a question on, so no back channel.
@@ -107,8 +121,9 @@ class Runtime:
                 yield
             finally:
                 self.opener = None
-                if tools is not None and self._publish_tools in tools.listeners:
-                    tools.listeners.remove(self._publish_tools)
+                for relay in relays:
+                    if relay in relay.listeners:
+                        relay.listeners.remove(relay)
                 if self._member is not None:
                     await self._member.leave()
                     self._member = None
@@ -132,29 +147,63 @@ class Runtime:
             except Exception as error:  # the connection is gone already: nothing to free
                 logger.debug("closing %s failed: %r", type(part).__name__, error)
 
-    def _publish_tools(self) -> None:
-        # A tool-registry listener: may run on a worker thread (the member copes).
-        if self._member is not None:
-            self._member.publish(TOOLS_CHANGED)
+    def _relays(self) -> list[_Relay]:
+        """One relay per change the servable announces (those it has): each publishes the
+        change on the bus, from the registry's listeners."""
+        relays = []
+        for registry_name, listeners_name, topic in _ANNOUNCED:
+            registry = getattr(self.servable, registry_name, None)
+            listeners = getattr(registry, listeners_name, None)
+            if isinstance(listeners, list):
+                relays.append(_Relay(self._publish, topic, listeners))
+        return relays
 
-    def _publish_session(self, topic: str, session_id: str) -> None:
+    def _publish(self, topic: str, data: str) -> None:
+        # From any thread (a sync tool changing a registry runs on a worker): the member copes.
         if self._member is not None:
-            self._member.publish(topic, session_id)
+            self._member.publish(topic, data)
+
+    def forwarded(self, found: HttpSession, request_id: RequestId, message: Any) -> bool:
+        """Pass a client's answer on to the other processes when no call of this process
+        waits for it (see `_client_answers.py`); return whether it was passed on."""
+        server_session = found.server_session
+        sessions = self.sessions
+        if (
+            self._member is None
+            or sessions is None
+            or not sessions.shared
+            or server_session is None
+            or server_session.outbound.awaits(request_id)
+        ):
+            return False
+        self._member.publish(CLIENT_RESPONSE, forward_notice(found.id, message, request_id))
+        logger.debug("session %s: answer %r passed on to the other processes", found.id, request_id)
+        return True
 
     def _hear(self, topic: str, data: str) -> None:
-        """A notice from another process: its tool change reaches this process's sessions
-        through the registry's other listeners (never back onto the bus)."""
-        if topic == TOOLS_CHANGED:
-            tools: ToolRegistry | None = getattr(self.servable, "tool_registry", None)
-            for listener in list(tools.listeners if tools is not None else ()):
+        """A notice from another process: a change reaches this process's sessions through
+        the registry's other listeners (never back onto the bus)."""
+        for registry_name, listeners_name, announced in _ANNOUNCED:
+            if topic != announced:
+                continue
+            registry = getattr(self.servable, registry_name, None)
+            for listener in list(getattr(registry, listeners_name, None) or ()):
                 # Never back onto a bus: not this app's, nor another app's of the same server
                 # (two apps re-publishing each other's notices would echo between processes).
-                if getattr(listener, "__func__", None) is not Runtime._publish_tools:
-                    listener()
-        elif topic == SESSION_ENDED and self.sessions is not None:
+                if not isinstance(listener, _Relay):
+                    if topic == RESOURCE_UPDATED:
+                        listener(data)
+                    else:
+                        listener()
+            return
+        if self.sessions is None:
+            return
+        if topic == SESSION_ENDED:
             self.sessions.forget(data)
-        elif topic == SESSION_UPDATED and self.sessions is not None:
+        elif topic == SESSION_UPDATED:
             self.sessions.reload_soon(data)
+        elif topic == CLIENT_RESPONSE:
+            take_forwarded(self.sessions, data)
 
     async def end_streams(self) -> None:
         """End every open stream: the server is stopping, and an ASGI server waits for open
@@ -189,3 +238,30 @@ class Runtime:
             if not started.done():
                 started.set_exception(error)
             self._starting = None  # the next request tries again
+
+
+# What the bus relays: (the servable's registry, its listener list, the notice). A resource
+# update's listeners take its URI; the others nothing.
+_ANNOUNCED = (
+    ("tool_registry", "listeners", TOOLS_CHANGED),
+    ("resource_registry", "listeners", RESOURCES_CHANGED),
+    ("prompt_registry", "listeners", PROMPTS_CHANGED),
+    ("resource_registry", "update_listeners", RESOURCE_UPDATED),
+)
+
+
+class _Relay:
+    """A registry listener that publishes the change on the app's bus; told apart from the
+    server's own listeners so that what the bus brings is never published again."""
+
+    __slots__ = ("listeners", "publish", "topic")
+
+    def __init__(
+        self, publish: Callable[[str, str], None], topic: str, listeners: list[Any]
+    ) -> None:
+        self.publish = publish
+        self.topic = topic
+        self.listeners = listeners  # the list it is appended to while the app serves
+
+    def __call__(self, data: str = "") -> None:
+        self.publish(self.topic, data)

@@ -1,17 +1,29 @@
 """The change bus: how the processes serving one MCP URL tell each other what their clients
 must hear about.
 
-Three notices cross it. `TOOLS_CHANGED`: a process's tool list changed, so every process
-tells its own clients (handshake-era sessions get `notifications/tools/list_changed`,
-2026-07-28 `subscriptions/listen` streams theirs). `SESSION_ENDED`: a session was ended
-(DELETE), so a process still holding a live copy of it drops it. `SESSION_UPDATED`: a
-session's record changed (its log level), so a process holding a copy reloads it.
+The notices it carries:
+
+- `TOOLS_CHANGED`, `RESOURCES_CHANGED`, `PROMPTS_CHANGED`: a process's list of that kind
+  changed, so every process tells its own clients (handshake-era sessions get
+  `notifications/<kind>/list_changed`, 2026-07-28 `subscriptions/listen` streams theirs).
+- `RESOURCE_UPDATED` (data: the URI): the server announced that a resource's contents changed;
+  every process tells its clients that follow that URI.
+- `SESSION_ENDED` (data: the session id): a session was ended (DELETE), so a process still
+  holding a live copy of it drops it. `SESSION_UPDATED`: a session's record changed (its log
+  level, its subscriptions), so a process holding a copy reloads it.
+- `CLIENT_RESPONSE` (data: see `_client_answers.py`): a client's answer to a request the
+  server sent during a call reached a process that did not send it; the process whose call
+  waits for it takes it.
+
+A handshake-era session copied on several processes still hears each notice once: every copy
+is told, but a notice without a request to travel with goes out on the session's GET stream,
+and only the process the client opened that stream on holds it; the other copies drop theirs.
 
 Why here, in the HTTP transport, and not in `protocol/`: a session never needs to know that
 other processes exist. Within one process the server already tells every session of a change
-(its tool registry's listeners); the bus only carries that fact between processes, and only
-an HTTP deployment has several. The app's runtime joins the bus while it serves, publishes its
-registry's changes, and hands what it hears from others to the same registry listeners.
+(its registries' listeners); the bus only carries that fact between processes, and only an
+HTTP deployment has several. The app's runtime joins the bus while it serves, publishes its
+registries' changes, and hands what it hears from others to the same registry listeners.
 
 Decisions:
 
@@ -19,9 +31,10 @@ Decisions:
   clients, and a notice bounced back would tell them twice.
 - `publish` returns at once and may be called from any thread (a sync tool adding a tool runs
   on a worker thread); delivery is the member's business, on its own loop.
-- Notices are level triggers ("refetch if you care"): a member may merge a burst of the same
-  notice into one, and one that lost its connection for a while hears `TOOLS_CHANGED` once it
-  is back (it may have missed some).
+- Change notices are level triggers ("refetch if you care"): a member may merge a burst of
+  the same notice into one, and one that lost its connection for a while hears each list
+  change once it is back (it may have missed some). A `RESOURCE_UPDATED` missed then is lost
+  (which URI is not known); so is a `CLIENT_RESPONSE`, whose call then times out.
 - `LocalChangeBus` (several apps in one process, e.g. in tests) is the in-process bus;
   without any bus, an app behaves as before: its own clients only.
 """
@@ -34,6 +47,10 @@ from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 __all__ = [
+    "CLIENT_RESPONSE",
+    "PROMPTS_CHANGED",
+    "RESOURCES_CHANGED",
+    "RESOURCE_UPDATED",
     "SESSION_ENDED",
     "SESSION_UPDATED",
     "TOOLS_CHANGED",
@@ -46,6 +63,10 @@ __all__ = [
 logger = logging.getLogger("toolwire.http")
 
 TOOLS_CHANGED = "tools"
+RESOURCES_CHANGED = "resources"
+PROMPTS_CHANGED = "prompts"
+RESOURCE_UPDATED = "resource-updated"
+CLIENT_RESPONSE = "client-response"
 SESSION_ENDED = "session-ended"
 SESSION_UPDATED = "session-updated"
 

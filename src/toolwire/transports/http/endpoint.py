@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from ...protocol.eras import HANDSHAKE_VERSIONS
-from ...protocol.jsonrpc import PARSE_ERROR, Invalid, Request, classify, decode
+from ...protocol.jsonrpc import PARSE_ERROR, Invalid, Request, Response, classify, decode
 from ._answer import ASSUMED_VERSION, Answering, answer
 from ._body import BodyTimeout, BodyTooLarge, ClientGone, declared_length, read_body
 from ._checks import accepts_sse, answer_as, is_json
@@ -205,7 +205,9 @@ class Endpoint:
         session_header = (SESSION_HEADER, found.id.encode("ascii"))
         session.backlog.frame_size = len(body)
         if not isinstance(item, Request):  # a notification or a client's response
-            await session.receive_message(message)
+            # An answer to a question a call on another process asked goes to that process.
+            if not (isinstance(item, Response) and self.runtime.forwarded(found, item.id, message)):
+                await session.receive_message(message)
             await respond(send, 202, b"", [session_header])
             return
         if len(found.routes) >= MAX_IN_FLIGHT:  # what one session may make the server hold

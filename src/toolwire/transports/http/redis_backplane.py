@@ -24,19 +24,22 @@ class RedisBackplane:
 
     Then, whichever process a request reaches: a handshake-era session continues (also after
     the process that created it restarted or died), a broken SSE stream resumes with
-    `Last-Event-ID`, and a tool-list change made on any process reaches the clients of all
-    (their GET streams, and 2026-07-28 `subscriptions/listen` streams). When Redis fails or
-    does not answer within `timeout`, requests that need it get a 503 whose JSON-RPC error
-    names the store and what failed (logged on the `toolwire` logger); sessions a process
-    holds go on being served.
+    `Last-Event-ID`, a change made on any process (a tool, resource or prompt added or
+    removed, a resource update announced) reaches the clients of all (their GET streams, and
+    2026-07-28 `subscriptions/listen` streams), and a client's answer to a question a tool
+    asks (`ctx.elicit`, `ctx.sample`, `ctx.list_roots`) reaches the process whose call waits
+    for it, wherever the balancer sent the answer (answers up to 1 MiB: see
+    `_client_answers.py`). When Redis fails or does not answer within `timeout`, requests
+    that need it get a 503 whose JSON-RPC error names the store and what failed (logged on
+    the `toolwire` logger); sessions a process holds go on being served.
 
-    What stays with one process: a call runs where its POST arrived, so the client's answer
-    to a question the tool asks (`ctx.elicit`, `ctx.sample`) must reach that process (a
-    stream still running there is followed live from another one through Redis: its events
-    are relayed, not produced, there). A load balancer hashing on `Mcp-Session-Id` (nginx: `hash
-    $http_mcp_session_id consistent`) keeps each session on one process while it lives; the
-    backplane then moves it to another when that process goes. Each process serves its own
-    tool registry: the change bus carries the news of a change, not the tools.
+    What stays with one process: a call runs where its POST arrived; a stream still running
+    there is followed live from any other process through Redis (its events are relayed
+    there, not produced). A load balancer hashing on `Mcp-Session-Id` (nginx: `hash
+    $http_mcp_session_id consistent`) keeps each session on one process while it lives,
+    which spares the hops through Redis; the backplane then moves it to another when that
+    process goes. Each process serves its own registries: the change bus carries the news of
+    a change, not the tools, resources or prompts.
 
     Args:
         url: The Redis URL (`redis://host:port/db`, `rediss://...` for TLS).

@@ -5,9 +5,10 @@ A member holds two tasks on its loop: one reads the channel (reconnecting with a
 pause, at most `MAX_PAUSE` seconds, while Redis is away) and one publishes what `publish`
 queued. A message is `{"o": <member>, "t": <topic>, "d": <data>}`; a member skips its own.
 Pub/sub delivers to whoever listens at that moment and keeps nothing: a member that was
-cut off hears `TOOLS_CHANGED` when it is back, since it may have missed one; a missed
-`SESSION_ENDED` leaves its live copy until the copy's next refresh finds the record gone (at
-most one refresh interval; see `session_manager.py`).
+cut off hears each list change (`TOOLS_CHANGED`, `RESOURCES_CHANGED`, `PROMPTS_CHANGED`)
+when it is back, since it may have missed one; a missed `SESSION_ENDED` leaves its live copy
+until the copy's next refresh finds the record gone (at most one refresh interval; see
+`session_manager.py`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from ._redis_link import DEFAULT_TIMEOUT, RedisLink
-from .changes import TOOLS_CHANGED, BusMember, Hear
+from .changes import PROMPTS_CHANGED, RESOURCES_CHANGED, TOOLS_CHANGED, BusMember, Hear
 from .records import StoreUnavailable
 
 if TYPE_CHECKING:
@@ -35,14 +36,18 @@ MAX_PAUSE = 2.0
 QUEUE_BOUND = 1000
 """Notices waiting to be published; past it new ones are dropped (logged): a burst of the
 same notice means no more than one."""
+QUEUE_BYTES = 16 * 1024 * 1024
+"""The data of the notices waiting, at most (client answers are up to 1 MiB each): past it
+new ones are dropped (logged) until Redis has taken some."""
 
 
 class RedisChangeBus:
-    """Tool-list changes and session ends shared by every process through Redis pub/sub
-    (`toolwire[redis]`).
+    """Change notices, session ends and client answers shared by every process through Redis
+    pub/sub (`toolwire[redis]`).
 
     Pass it as `Server.http_app(change_bus=...)` in every process serving one MCP URL (or use
-    `RedisBackplane`): a tool added or removed on any process reaches the clients of all.
+    `RedisBackplane`): a tool, resource or prompt added or removed on any process, and a
+    resource update announced on any, reach the clients of all.
 
     Args:
         url: The Redis URL (`redis://127.0.0.1:6379/0`).
@@ -81,6 +86,7 @@ class _RedisMember:
         self._origin = secrets.token_hex(8)
         self._loop = asyncio.get_running_loop()
         self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue(QUEUE_BOUND)
+        self._queued_bytes = 0
         self._tasks: list[asyncio.Task[None]] = []
         self.listening = asyncio.Event()  # subscribed (for tests and start-up ordering)
 
@@ -104,10 +110,19 @@ class _RedisMember:
             logger.debug("change bus: %s published after the app stopped", topic)
 
     def _enqueue(self, topic: str, data: str) -> None:
+        if self._queued_bytes + len(data) > QUEUE_BYTES:
+            logger.warning(
+                "change bus: %d bytes of notices waiting for Redis; %s dropped",
+                self._queued_bytes,
+                topic,
+            )
+            return
         try:
             self._queue.put_nowait((topic, data))
         except asyncio.QueueFull:
             logger.warning("change bus: %d notices waiting; %s dropped", QUEUE_BOUND, topic)
+            return
+        self._queued_bytes += len(data)
 
     async def _publish_queued(self) -> None:
         channel = self._bus.channel
@@ -116,6 +131,7 @@ class _RedisMember:
             pending = {(topic, data): None}
             while not self._queue.empty():  # a burst goes out once per notice
                 pending[self._queue.get_nowait()] = None
+            # The queue is empty again: it may fill up anew while this batch goes out.
             for topic, data in pending:
                 message = json.dumps({"o": self._origin, "t": topic, "d": data})
 
@@ -139,7 +155,8 @@ class _RedisMember:
                 self.listening.set()
                 if cut_off:
                     logger.warning("change bus: listening on %s again", self._bus.link.where)
-                    self._hear(TOOLS_CHANGED, "")  # a change may have passed meanwhile
+                    for topic in (TOOLS_CHANGED, RESOURCES_CHANGED, PROMPTS_CHANGED):
+                        self._hear(topic, "")  # a change may have passed meanwhile
                     cut_off = False
                 pause = FIRST_PAUSE
                 while True:

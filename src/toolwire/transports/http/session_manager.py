@@ -25,7 +25,9 @@ Decisions:
 - The log level (`logging/setLevel`) and the subscribed resource URIs (`resources/subscribe`,
   `unsubscribe`) are the record fields a request can change; they are written back after
   the request that changed them, and only if the record still exists; the other processes
-  holding a copy hear of it on the change bus and reload it. So a session rebuilt on
+  holding a copy hear of it on the change bus and reload it. With a shared store the write
+  applies the request's change to the record as it is then (read first): a copy that has
+  not yet heard of another's subscription must not write it away. So a session rebuilt on
   another process still hears of updates to the resources its client follows.
 - Ending a session (DELETE) deletes its record first: if the store cannot, the DELETE fails
   (503) and the session goes on. Other processes holding a copy hear of it on the change bus;
@@ -34,6 +36,9 @@ Decisions:
   and if none was, the request is refused (503 with `Retry-After`). Idle but unexpired
   sessions are never evicted for a newcomer: their clients are real.
 - Stopping the app drops the live copies and keeps the records (a restart goes on with them).
+- With a shared store, each live copy names its requests to the client (`ctx.elicit`...)
+  with an id prefix of its own, so that a client's answer reaching another process can be
+  passed back to the one copy waiting for it (`_client_answers.py`).
 """
 
 from __future__ import annotations
@@ -219,6 +224,10 @@ class SessionManager:
         ready: asyncio.Future[None] = loop.create_future()
         session.task = loop.create_task(session.host(self.opener, ready, **(options or {})))
         await ready
+        if self.shared and session.server_session is not None:
+            # Copies of one session on several processes each number their requests to the
+            # client apart: an answer passed on by another process then fits one copy only.
+            session.server_session.outbound.id_prefix = f"tw-{session.copy}-"
         self.live[session.id] = session
 
     async def _make_room(self) -> None:
@@ -234,6 +243,16 @@ class SessionManager:
         server_session = session.server_session
         if server_session is None or not session.record_changed:
             return
+        if self.shared:
+            session.record_reads += 1  # a reload still waiting for its read is older news
+            try:
+                current = await self.store.load(session.id)
+            except StoreUnavailable:
+                return  # logged by the store; the next change tries again
+            if current is None:
+                await self._drop(session, end_record=False)
+                return
+            _merge(session, current)
         record = SessionRecord.of(session.id, server_session, session.identity)
         try:
             kept = await self.store.save(record, self.record_ttl, create=False)
@@ -253,15 +272,23 @@ class SessionManager:
             self._in_background(self._reload(session_id))
 
     async def _reload(self, session_id: str) -> None:
+        session = self.live.get(session_id)
+        if session is None:
+            return
+        session.record_reads += 1
+        ticket = session.record_reads
         try:
             record = await self.store.load(session_id)
         except StoreUnavailable:
             return  # logged by the store; the copy keeps its level until the next change
-        session = self.live.get(session_id)
-        if session is None:
+        if self.live.get(session_id) is not session:
             return
         if record is None:
             self.forget(session_id)
+            return
+        if session.record_reads != ticket or session.record_changed:
+            # A later read (another reload, or a write of this copy's own) holds newer news;
+            # or a request changed the copy and its write, merging with the record, is due.
             return
         session.saved(record)
         if session.server_session is not None:
@@ -366,3 +393,18 @@ class SessionManager:
             await asyncio.wait(tasks, timeout=CLOSE_GRACE_SECONDS)
         if self._background:
             await asyncio.wait(set(self._background), timeout=CLOSE_GRACE_SECONDS)
+
+
+def _merge(session: HttpSession, current: SessionRecord) -> None:
+    """Apply what a request changed in this copy of a session on top of the record as it is
+    now: another process's copy may have changed it since this one last read it (a client
+    subscribing to two URIs, the requests sent to two processes), and writing this copy's
+    whole set back would undo that change."""
+    server_session = session.server_session
+    assert server_session is not None
+    mine = server_session.resource_subscriptions
+    added = mine - session.saved_subscriptions
+    removed = session.saved_subscriptions - mine
+    server_session.resource_subscriptions = (set(current.resource_subscriptions) | added) - removed
+    if server_session.log_level == session.saved_log_level:  # not changed here: theirs holds
+        server_session.log_level = current.log_level

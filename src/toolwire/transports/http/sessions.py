@@ -65,6 +65,7 @@ class HttpSession:
         self.touched = self.last_seen  # when its record's expiry was last pushed back
         self.saved_log_level = "debug"  # the log level its record holds
         self.saved_subscriptions: frozenset[str] = frozenset()  # the URIs its record holds
+        self.record_reads = 0  # reads of its record begun: only the latest one is applied
         self.ended = False
         self._copy = secrets.token_hex(4)  # this live copy, in the ids of its streams
         self._streams_made = 0
@@ -105,6 +106,11 @@ class HttpSession:
             or (session is not None and session.busy)
             or (self.get_stream is not None and self.get_stream.attached)
         )
+
+    @property
+    def copy(self) -> str:
+        """Names this live copy of the session among those other processes may hold."""
+        return self._copy
 
     def new_stream_id(self, *, get: bool = False) -> str:
         """An id for a new stream of this session: it names the session and this copy of it
