@@ -8,7 +8,6 @@ that a slow client holds up nobody else, and a session that is closing is skippe
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
@@ -77,7 +76,11 @@ def _hop(loop: asyncio.AbstractEventLoop, session: OpenSession, message: Message
 
 
 def _start(session: OpenSession, message: Message) -> None:
+    # The coroutine is made here so that it can be closed if the session refuses it: a task
+    # group may call the function before it finds itself closed.
+    telling = message(session)
     try:
-        session.start_soon(functools.partial(message, session))
+        session.start_soon(lambda: telling)
     except RuntimeError:  # the session is closing
+        telling.close()
         logger.debug("a change came while a session was closing; it was not told")

@@ -109,7 +109,8 @@ class NetworkApps:
                 (and with `path` appended).
             host: The interface the app will be served on (`run()` passes it): a concrete
                 address or name joins the allowed hosts.
-            change_bus: Carries tool-list changes (and session ends) between the processes
+            change_bus: Carries changes (tools, resources, prompts, resource updates), session
+                ends and clients' answers to server requests between the processes
                 serving the URL, so that the clients of every process hear a change made on
                 one (default: none, this process's clients only).
             backplane: Supplies `session_store`, `event_store` and `change_bus` at once: a

@@ -252,7 +252,7 @@ class SessionManager:
             if current is None:
                 await self._drop(session, end_record=False)
                 return
-            _merge(session, current)
+            session.rebase(current)
         record = SessionRecord.of(session.id, server_session, session.identity)
         try:
             kept = await self.store.save(record, self.record_ttl, create=False)
@@ -393,18 +393,3 @@ class SessionManager:
             await asyncio.wait(tasks, timeout=CLOSE_GRACE_SECONDS)
         if self._background:
             await asyncio.wait(set(self._background), timeout=CLOSE_GRACE_SECONDS)
-
-
-def _merge(session: HttpSession, current: SessionRecord) -> None:
-    """Apply what a request changed in this copy of a session on top of the record as it is
-    now: another process's copy may have changed it since this one last read it (a client
-    subscribing to two URIs, the requests sent to two processes), and writing this copy's
-    whole set back would undo that change."""
-    server_session = session.server_session
-    assert server_session is not None
-    mine = server_session.resource_subscriptions
-    added = mine - session.saved_subscriptions
-    removed = session.saved_subscriptions - mine
-    server_session.resource_subscriptions = (set(current.resource_subscriptions) | added) - removed
-    if server_session.log_level == session.saved_log_level:  # not changed here: theirs holds
-        server_session.log_level = current.log_level

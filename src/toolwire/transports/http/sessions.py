@@ -97,6 +97,22 @@ class HttpSession:
         self.saved_log_level = record.log_level
         self.saved_subscriptions = frozenset(record.resource_subscriptions)
 
+    def rebase(self, current: SessionRecord) -> None:
+        """Put what requests changed in this copy on top of the record as it is now.
+
+        Another process's copy may have changed the record since this one last read it (a
+        client subscribing to two URIs, its requests sent to two processes); writing this
+        copy's whole state back would undo that change.
+        """
+        session = self.server_session
+        assert session is not None
+        mine = session.resource_subscriptions
+        added = mine - self.saved_subscriptions
+        removed = self.saved_subscriptions - mine
+        session.resource_subscriptions = (set(current.resource_subscriptions) | added) - removed
+        if session.log_level == self.saved_log_level:  # not changed here: theirs holds
+            session.log_level = current.log_level
+
     @property
     def idle(self) -> bool:
         """No call running, no reply owed and no GET stream open."""
