@@ -11,6 +11,10 @@ Each such request is a `CallInFlight` in the session's in-flight table from the 
 accepted until its reply is about to be written: cancelling it ends its task and no reply
 is sent; leaving the session cancels it. A request reusing the id of one still in flight is
 ignored with a warning (two replies for one id would be taken for the first one's).
+
+A transport that keeps something open per request (an HTTP response waiting for the reply)
+learns of a request that ended without one through `unanswered`: it is called with the
+request's id once a cancelled request's task has ended, so nothing of it can still be sent.
 """
 
 from __future__ import annotations
@@ -58,6 +62,10 @@ class TrackedRequests:
     _task_group: anyio.abc.TaskGroup | None
     _in_flight: dict[RequestId, CallInFlight]
     _call_tasks: set[asyncio.Task[None]]
+
+    unanswered: Callable[[RequestId], None] | None = None
+    """Set by a transport: told the id of each request that ended without a reply (the
+    client cancelled it), after its task is over. Must not raise."""
 
     async def context_for(
         self,
@@ -125,7 +133,7 @@ class TrackedRequests:
         if self.loop is None:  # other anyio backends: a cancel scope in the task group
             assert self._task_group is not None
             call.scope = anyio.CancelScope()
-            self._task_group.start_soon(in_scope, call.scope, coro)
+            self._task_group.start_soon(self._run_in_scope, request_id, call, coro)
             return
         if eagerly:
             task = start_eagerly(self.loop, coro)
@@ -136,6 +144,14 @@ class TrackedRequests:
             call.task = self.loop.create_task(coro)
         self._call_tasks.add(call.task)
         call.task.add_done_callback(functools.partial(self._task_done, request_id, call))
+
+    async def _run_in_scope(
+        self, request_id: RequestId, call: CallInFlight, coro: Coroutine[Any, Any, None]
+    ) -> None:
+        assert call.scope is not None
+        await in_scope(call.scope, coro)
+        if call.abandoned and self.unanswered is not None:
+            self.unanswered(request_id)
 
     def settle(self, request_id: RequestId, call: CallInFlight) -> None:
         """Take `call` out of the in-flight table (its reply comes next, if any)."""
@@ -171,3 +187,5 @@ class TrackedRequests:
             self.backlog.call_ended(call.size)
         if not task.cancelled() and task.exception() is not None:  # a bug: requests reply
             logger.error("a request's task failed", exc_info=task.exception())
+        if call.abandoned and self.unanswered is not None:
+            self.unanswered(request_id)

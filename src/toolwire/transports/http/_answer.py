@@ -103,6 +103,8 @@ async def answer(
             await respond(send, 200, stream.replies[0], [JSON_TYPE, *headers])
         elif owner is not None and owner.ended:
             await refuse(send, 404, "Not Found: Session not found or expired")
+        elif not stream.pending:  # cancelled by the client: no reply, nothing more owed
+            await respond(send, 202, b"", headers)
         return
     stream.hold()
     token = None

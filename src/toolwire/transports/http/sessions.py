@@ -161,6 +161,20 @@ class HttpSession:
             if stream.finished and stream.stream_id is not None:
                 self.streams.pop(stream.stream_id, None)
 
+    def unanswered(self, request_id: RequestId) -> None:
+        """The request `request_id` ended without a reply (the client cancelled it): its
+        stream owes it nothing more, and ends once it owes nothing at all, so the POST that
+        carried it gets the end of its response instead of staying open until the session
+        ends."""
+        stream = self.routes.pop(request_id, None)
+        if stream is None:
+            return
+        stream.pending.pop(request_id, None)
+        if not stream.pending:
+            stream.finish()
+            if stream.stream_id is not None:
+                self.streams.pop(stream.stream_id, None)
+
     def stop(self) -> None:
         """End the session: its host task closes the `ServerSession`."""
         self.ended = True
@@ -171,6 +185,7 @@ class HttpSession:
         try:
             async with opener(self.route, routed=True, **extra) as session:
                 self.server_session = session
+                session.unanswered = self.unanswered
                 ready.set_result(None)
                 await self._stop.wait()
         except BaseException as error:
