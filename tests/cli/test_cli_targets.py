@@ -110,3 +110,31 @@ def test_usage_errors_exit_2() -> None:
     result = toolwire("run", "servers.demo", "--transport", "carrier-pigeon")
     assert result.returncode == 2 and "invalid choice" in result.stderr
     assert toolwire("install", "vim", "servers.demo").returncode == 2
+
+
+@pytest.mark.parametrize(
+    ("target", "parts"),
+    [
+        ("w:server", ("w", "server")),  # a one-letter module, not a drive
+        ("w", ("w", None)),
+        ("pkg.app:mcp", ("pkg.app", "mcp")),
+        ("C:\\srv\\app.py", ("C:\\srv\\app.py", None)),  # drives, with either separator
+        ("C:/srv/app.py", ("C:/srv/app.py", None)),
+        ("C:\\srv\\app.py:mcp", ("C:\\srv\\app.py", "mcp")),
+        ("C:/srv/app.py:mcp", ("C:/srv/app.py", "mcp")),
+        ("srv/app.py:", ("srv/app.py", None)),
+    ],
+)
+def test_split_target(target: str, parts: tuple[str, str | None]) -> None:
+    from toolwire.cli._target import split_target
+
+    assert split_target(target) == parts
+
+
+def test_a_one_letter_module_with_its_server_named_loads(tmp_path: Path) -> None:
+    (tmp_path / "w.py").write_text(
+        "from toolwire import Server\nserver = Server('one letter')\nother = Server('x')\n"
+    )
+    result = toolwire("inspect", "w:server", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("one letter: 0 tools")

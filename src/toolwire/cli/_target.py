@@ -21,9 +21,15 @@ class TargetError(Exception):
 
 
 def split_target(target: str) -> tuple[str, str | None]:
-    """("path or module", "attribute or None"); a Windows drive letter is not a separator."""
+    """("path or module", "attribute or None"), split at the last `:`.
+
+    When what follows the last `:` holds a path separator, that `:` is a Windows drive's
+    (`C:\\srv\\app.py`, `C:/srv/app.py`), not the attribute's separator.
+    A one-letter module (`w:server`) is just a module: POSIX has no drive letters, and a
+    Windows drive is written with its separator here.
+    """
     head, sep, tail = target.rpartition(":")
-    if not sep or (len(head) == 1 and head.isalpha()) or "/" in tail or "\\" in tail:
+    if not sep or "/" in tail or "\\" in tail:
         return target, None
     return head, tail or None
 
