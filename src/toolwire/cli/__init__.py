@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 __all__ = ["main"]
@@ -37,6 +38,13 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         default=1,
         metavar="N",
         help="streamable HTTP: serve from N uvicorn worker processes sharing the port (1)",
+    )
+    run.add_argument(
+        "--header-timeout",
+        type=_header_seconds,
+        metavar="SECONDS",
+        help="HTTP/SSE: close a connection whose request head is not complete within SECONDS "
+        "(30; 0: no limit)",
     )
     run.add_argument(
         "--redis",
@@ -135,6 +143,16 @@ def _worker_count(text: str) -> int:
     if count < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {count}")
     return count
+
+
+def _header_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(seconds) or seconds < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more seconds, not {text}")
+    return seconds
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:

@@ -33,6 +33,9 @@ def run(args: argparse.Namespace) -> int:
     if args.workers > 1 and transport != "http":
         print("toolwire run: --workers needs --transport http", file=sys.stderr)
         return 2
+    if args.header_timeout is not None and transport == "stdio":
+        print("toolwire run: --header-timeout needs --transport http or sse", file=sys.stderr)
+        return 2
     security = _security_options(args)
     if security and transport == "stdio":
         print(
@@ -42,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.redis:
         security["backplane"] = args.redis  # http_app takes the URL for a RedisBackplane
+    serving = {**security, **_head_deadline(args)}
     if transport == "stdio":
         protect_stdout()
         _parent_watch.arm()
@@ -55,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     if transport == "stdio":
         server.run("stdio")
     elif transport == "http" and args.workers > 1:
-        return _run_workers(args, security)
+        return _run_workers(args, serving)
     elif transport == "http":
         server.run(
             "http",
@@ -63,17 +67,29 @@ def run(args: argparse.Namespace) -> int:
             port=args.port,
             stateless=args.stateless,
             json_response=args.json_response,
-            **security,
+            **serving,
         )
     else:
-        server.run(transport, host=args.host, port=args.port, **security)
+        server.run(transport, host=args.host, port=args.port, **serving)
     return 0
 
 
-def _run_workers(args: argparse.Namespace, security: dict[str, Any]) -> int:
+def _head_deadline(args: argparse.Namespace) -> dict[str, Any]:
+    """`header_timeout` for `Server.run` when `--header-timeout` was given (0: no limit);
+    without it, `Server.run`'s default holds."""
+    seconds = args.header_timeout
+    if seconds is None:
+        return {}
+    return {"header_timeout": seconds or None}
+
+
+def _run_workers(args: argparse.Namespace, serving: dict[str, Any]) -> int:
     """`--workers N` (N > 1): uvicorn's supervisor and N worker processes."""
     from .._network_apps import HEADER_TIMEOUT_SECONDS
     from ._workers import run_workers, sessions_warning
+
+    options = dict(serving)
+    header_timeout = options.pop("header_timeout", HEADER_TIMEOUT_SECONDS)
 
     if not args.stateless and not args.redis:
         print(sessions_warning(args.workers), file=sys.stderr)
@@ -84,8 +100,8 @@ def _run_workers(args: argparse.Namespace, security: dict[str, Any]) -> int:
         workers=args.workers,
         host=args.host,
         port=args.port,
-        app_options={"stateless": args.stateless, "json_response": args.json_response, **security},
-        header_timeout=HEADER_TIMEOUT_SECONDS,
+        app_options={"stateless": args.stateless, "json_response": args.json_response, **options},
+        header_timeout=header_timeout,
     )
     return 0 if started else 1
 
