@@ -48,6 +48,12 @@ class RedisBackplane:
         timeout: Seconds any Redis operation may take before it counts as failed.
         max_events_per_stream: Events kept per SSE stream for resumption.
         events_ttl: Seconds a stream's events are kept after its last event.
+        lease: Seconds the process running a stream may go without renewing its lease
+            (renewed in the background while the stream runs) before a process following
+            it takes it for dead and ends its response.
+        max_followers: Streams of other processes this process follows at once, each on a
+            Redis connection of its own while it waits; a resumption beyond that is answered
+            503, and 0 never follows (stored events are replayed, then the response ends).
 
     Attributes:
         sessions: The `RedisSessionStore`.
@@ -63,6 +69,8 @@ class RedisBackplane:
         timeout: float = DEFAULT_TIMEOUT,
         max_events_per_stream: int = 1000,
         events_ttl: float = 3600.0,
+        lease: float = 6.0,
+        max_followers: int = 100,
     ) -> None:
         self.link = RedisLink(url, timeout=timeout)
         self.sessions = RedisSessionStore(prefix=prefix, link=self.link)
@@ -71,6 +79,8 @@ class RedisBackplane:
             max_events_per_stream=max_events_per_stream,
             ttl=events_ttl,
             link=self.link,
+            lease=lease,
+            max_followers=max_followers,
         )
         self.changes = RedisChangeBus(prefix=prefix, link=self.link)
 
