@@ -104,10 +104,11 @@ def test_a_cancelled_calls_sse_response_ends_without_a_reply() -> None:
         events = sse_events(body)
         assert [event.get("event") for event in events] == [None]  # the priming event only
         assert b'"result"' not in body and b'"error"' not in body
-        # The session serves on: a new call, and the call that was running meanwhile.
-        again = client.post("/mcp", json=CALL_ADD, headers=headers)
+        # The session serves on: a new call (the cancelled one's id is free again: it is no
+        # longer in flight), and the call that was running meanwhile.
+        again = client.post("/mcp", json={**CALL_ADD, "id": 7}, headers=headers)
         assert again.status_code == 200
-        assert ADD_RESULT in again.content
+        assert ADD_RESULT.replace(b'"id":2', b'"id":7') in again.content
         poster.join(WAIT_SECONDS)
         assert neighbour and b'"text":"slept"' in neighbour[0]
 
@@ -133,9 +134,9 @@ def test_a_cancelled_call_in_json_mode_gets_202_without_a_body() -> None:
         assert outcome[0].content == b""
         assert outcome[0].headers["mcp-session-id"] == headers["mcp-session-id"]
         assert seen.cancelled.is_set()
-        again = client.post("/mcp", json=CALL_ADD, headers=headers)
+        again = client.post("/mcp", json={**CALL_ADD, "id": 7}, headers=headers)
         assert again.status_code == 200
-        assert again.content == ADD_RESULT
+        assert again.content == ADD_RESULT.replace(b'"id":2', b'"id":7')
 
 
 @pytest.mark.parametrize("json_response", [False, True])
