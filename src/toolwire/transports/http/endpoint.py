@@ -18,7 +18,9 @@ answering POST, GET and DELETE, written as plain ASGI (no Request/Response objec
 - A request in the 2026-07-28 era is handed whole to `modern.serve_modern`.
 
 Every refusal is a 4xx with a JSON-RPC error body naming the problem; a client that leaves
-mid-stream only detaches its stream (calls go on; disconnection is not cancellation).
+mid-stream only detaches its stream (calls go on; disconnection is not cancellation). A call
+the client cancels (`notifications/cancelled`) gets no reply: once it has stopped, its POST's
+SSE stream ends, or, in JSON-response mode, the POST is answered 202 without a body.
 """
 
 from __future__ import annotations
