@@ -24,6 +24,7 @@ from . import _listing
 from ._checks import Seconds, checked_backoff_max, checked_list_pages, checked_session_timeout
 from ._lifecycle import LinkHolder
 from ._link import Link
+from ._prompts_resources import PromptsAndResources
 from .errors import NOT_CONNECTED, Diagnosis, MCPCallError, diagnose
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ JsonObject = dict[str, Any]  # a tool's arguments, a request's `_meta`
 ProgressCallback = Callable[[float, "float | None", "str | None"], Awaitable[None]]
 
 
-class MCPClientServer(LinkHolder):
+class MCPClientServer(PromptsAndResources, LinkHolder):
     """An MCP server reached through the `mcp` client; see the transport classes.
 
     Subclasses say how to open the client (`_open_client`) and what the default name is.
@@ -302,36 +303,6 @@ class MCPClientServer(LinkHolder):
         awaited.
         """
         return self._request(tool_name, _tool_call(tool_name, arguments, meta, progress_callback))
-
-    async def list_prompts(self) -> Any:
-        """The server's prompts (`mcp.types.ListPromptsResult`, every page)."""
-        return await self._request(
-            "method:prompts/list",
-            lambda client: _listing.all_prompt_pages(client, self.max_list_pages, self.name),
-        )
-
-    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
-        """One prompt, rendered with `arguments` (`mcp.types.GetPromptResult`)."""
-        return await self._request(
-            f"prompt:{name}", lambda client: client.get_prompt(name, arguments)
-        )
-
-    async def list_resources(self, cursor: str | None = None) -> Any:
-        """One page of the server's resources (`mcp.types.ListResourcesResult`)."""
-        return await self._request(
-            "method:resources/list", lambda client: client.list_resources(cursor=cursor)
-        )
-
-    async def list_resource_templates(self, cursor: str | None = None) -> Any:
-        """One page of the server's resource templates."""
-        return await self._request(
-            "method:resources/templates/list",
-            lambda client: client.list_resource_templates(cursor=cursor),
-        )
-
-    async def read_resource(self, uri: str) -> Any:
-        """A resource's contents (`mcp.types.ReadResourceResult`)."""
-        return await self._request(f"resource:{uri}", lambda client: client.read_resource(uri))
 
     # -- tools for models ---------------------------------------------------------------
 
