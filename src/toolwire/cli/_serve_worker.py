@@ -36,7 +36,7 @@ def worker_app() -> Any:
     """
     from uvicorn.config import STARTUP_FAILURE
 
-    from ..transports._heap import settle_heap_later
+    from ..transports._heap import settle_heap_now
     from ..transports._process import configure_logging
 
     raw = os.environ.get(SPEC_VARIABLE)
@@ -44,7 +44,7 @@ def worker_app() -> Any:
         raise RuntimeError(f"{SPEC_VARIABLE} is not set: worker_app serves `--workers` only")
     spec = json.loads(raw)
     configure_logging()
-    _stop_with_parent()
+    _stop_with_parent(spec.get("supervisor"))
     try:
         server = load_server(spec["target"], path=spec["path"])
         _check_tools(server, spec["target"], spec.get("tools"))
@@ -53,7 +53,7 @@ def worker_app() -> Any:
         logger.error("toolwire worker %d did not start: %s", os.getpid(), error)
         sys.exit(STARTUP_FAILURE)
     _end_streams_at_first_signal(app)
-    settle_heap_later()  # the worker process is ours (see transports/_heap.py)
+    settle_heap_now()  # the worker is ours and serves nothing yet (see transports/_heap.py)
     return app
 
 
@@ -102,9 +102,13 @@ def _end_streams_at_first_signal(app: Any) -> None:
         signal.signal(sig, chained(signal.getsignal(sig)))
 
 
-def _stop_with_parent() -> None:
-    """SIGTERM this worker (a graceful stop) once its parent is gone."""
-    parent = os.getppid()
+def _stop_with_parent(supervisor: int | None) -> None:
+    """SIGTERM this worker (a graceful stop) once its parent, the supervisor, is gone.
+
+    The supervisor's pid comes from the spec: a parent killed while this worker was still
+    starting has already been replaced by init, and `getppid()` read here would watch init.
+    """
+    parent = supervisor if isinstance(supervisor, int) else os.getppid()
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -8,17 +8,22 @@ comes every couple of thousand requests and stalls the event loop for the whole 
 on a 2-core VM, with about 45,000 objects): that was toolwire's p99 under load, at several
 times its p50, and 4% of its CPU.
 
-Once the process has settled, `gc.freeze()` moves every object alive at that moment to the
-permanent generation, which no pass walks; a full pass then walks only what came later. A
-collection first clears what start-up left behind, so none of it is frozen for good. The
-collection itself costs one full pass, so it does not run before the first reply: it runs
-once, `SETTLE_SECONDS` after serving began (a client that spawned a stdio server has had its
-`tools/list` long before), on the event loop.
+`gc.freeze()` moves every object alive at that moment to the permanent generation, which no
+pass walks; a full pass then walks only what came later. A collection first clears what
+start-up left behind, so none of it is frozen for good. When is the question: a frozen object
+that later becomes part of unreachable cycles is never collected, so nothing a request holds
+may be alive at the freeze (frozen sessions of a first wave of clients, once expired, stayed
+in memory for good: tests/transports/http/test_http_session_memory.py caught it).
 
-Only the entry points that own their process do this (`Server.run`, `toolwire run`); an app
-mounted in someone else's process leaves that process's collector alone. Frozen objects are
-still freed when their last reference goes; only a reference cycle among them, made after
-the freeze, would never be collected. `TOOLWIRE_GC_FREEZE=0` turns it off.
+- HTTP (`settle_heap_now`): before the server accepts its first connection. The collection
+  costs one full pass (~15 ms), which start-up can afford.
+- stdio (`settle_heap_later`): `SETTLE_SECONDS` after serving began, on the event loop, so
+  that a client that spawned the server gets its `tools/list` first. What is alive then is
+  the one session, which lives as long as the process anyway.
+
+Only the entry points that own their process do this (`Server.run`, `toolwire run`, each
+`--workers` worker); an app mounted in someone else's process leaves that process's
+collector alone. `TOOLWIRE_GC_FREEZE=0` turns it off.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import logging
 import os
 import time
 
-__all__ = ["SETTLE_SECONDS", "settle_heap_later"]
+__all__ = ["SETTLE_SECONDS", "settle_heap_later", "settle_heap_now"]
 
 logger = logging.getLogger("toolwire.transports")
 
@@ -44,9 +49,20 @@ def settle_heap_later(delay: float = SETTLE_SECONDS) -> asyncio.TimerHandle | No
         The timer (cancel it to skip), or None when `TOOLWIRE_GC_FREEZE` is "0" or the
         collector is disabled (the application decided on its own).
     """
-    if os.environ.get("TOOLWIRE_GC_FREEZE", "").strip() == "0" or not gc.isenabled():
+    if not _wanted():
         return None
     return asyncio.get_running_loop().call_later(delay, _settle)
+
+
+def settle_heap_now() -> None:
+    """Collect and freeze the heap now (unless `TOOLWIRE_GC_FREEZE` is "0" or the collector
+    is disabled): before a server takes its first request."""
+    if _wanted():
+        _settle()
+
+
+def _wanted() -> bool:
+    return os.environ.get("TOOLWIRE_GC_FREEZE", "").strip() != "0" and gc.isenabled()
 
 
 def _settle() -> None:

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from .._heap import settle_heap_later
+from .._heap import settle_heap_now
 from .._process import configure_logging, release_threads
 
 __all__ = ["GRACEFUL_SECONDS", "run_ending_streams"]
@@ -80,9 +80,9 @@ def run_ending_streams(
 
     async def serve() -> None:
         loop.append(asyncio.get_running_loop())
-        settle_heap_later()  # this process is ours (see _heap.py)
         await server.serve()
 
+    settle_heap_now()  # this process is ours, and serves nothing yet (see _heap.py)
     try:
         asyncio.run(serve())
     except SystemExit:  # how uvicorn ends a failed start-up
