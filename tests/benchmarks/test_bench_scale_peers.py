@@ -26,3 +26,15 @@ def test_nginx_in_front_answers_the_benchmark_request(
         assert len(set(pids)) == processes
         cpu, switches = bench_scale._server_counters(pids)
         assert cpu > 0 and switches > 0
+
+
+def test_round_ratios_pair_each_round_and_skip_invalid_ones() -> None:
+    def row(rate: float, problem: str = "") -> bench_scale.Row:
+        return bench_scale.Row(requests_per_s=rate, p50_ms=1, p99_ms=2, problem=problem)
+
+    samples = {
+        ("toolwire", 1): [row(100), row(200), row(100), row(0)],
+        ("toolwire", 2): [row(125), row(230), row(150, "wrk errors"), row(50)],
+    }
+    assert bench_scale.round_ratios(samples, "toolwire") == [1.25, 1.15]
+    assert bench_scale.round_ratios(samples, "floor") == []
