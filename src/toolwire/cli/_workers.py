@@ -74,7 +74,7 @@ def run_workers(
         port: The TCP port.
         app_options: Keyword arguments for `Server.http_app` (JSON-serialisable).
         header_timeout: Seconds a connection gets to send a complete request head (None:
-            no limit); see `transports/http/_head_timeout.py`.
+            no limit); see `transports/http/_http_protocol.py`.
         tools: The tool names the server has here; a worker whose import of TARGET gives
             a server without one of them refuses to start (None: no check).
 
@@ -86,7 +86,7 @@ def run_workers(
     from uvicorn.supervisors import Multiprocess
 
     from ..transports._process import configure_logging
-    from ..transports.http._head_timeout import configure_head_timeout
+    from ..transports.http._http_protocol import configure_protocol
     from ..transports.http._stream_run import GRACEFUL_SECONDS
 
     spec: dict[str, Any] = {
@@ -113,7 +113,7 @@ def run_workers(
             lifespan="on",
             timeout_graceful_shutdown=GRACEFUL_SECONDS,
         )
-        configure_head_timeout(config, header_timeout)
+        configure_protocol(config, header_timeout)
         supervisor = Multiprocess(config, sockets=[config.bind_socket()])
         supervisor.run()
     finally:

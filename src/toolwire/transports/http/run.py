@@ -34,17 +34,17 @@ def run_http(
         host: The interface to bind.
         port: The TCP port (0: any free one).
         header_timeout: Seconds a connection gets to send a complete request head before
-            it is closed (None: no limit); see `_head_timeout.py`.
+            it is closed (None: no limit); see `_http_protocol.py`.
 
     Returns:
         False when the app's start-up (the server's lifespan) failed; it is logged.
     """
-    from ._head_timeout import configure_head_timeout
+    from ._http_protocol import configure_protocol
 
     return run_ending_streams(
         app,
         host=host,
         port=port,
         end_streams=app.end_streams,
-        configure=functools.partial(configure_head_timeout, seconds=header_timeout),
+        configure=functools.partial(configure_protocol, header_timeout=header_timeout),
     )
