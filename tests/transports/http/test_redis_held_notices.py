@@ -22,6 +22,7 @@ from tests.scale._redis import RedisServer, start_redis
 
 from toolwire.transports.http import redis_changes
 from toolwire.transports.http.changes import (
+    CLIENT_RESPONSE,
     FOLLOWED_RESOURCES_UPDATED,
     PROMPTS_CHANGED,
     RESOURCE_UPDATED,
@@ -29,7 +30,7 @@ from toolwire.transports.http.changes import (
     SESSION_ENDED,
     TOOLS_CHANGED,
 )
-from toolwire.transports.http.redis_changes import QUEUE_BOUND, RedisChangeBus
+from toolwire.transports.http.redis_changes import QUEUE_BOUND, QUEUE_BYTES, RedisChangeBus
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -227,3 +228,30 @@ def test_a_member_cut_off_from_the_channel_catches_up_when_it_hears_again(
         (PROMPTS_CHANGED, ""),
         (FOLLOWED_RESOURCES_UPDATED, ""),
     ]
+
+
+def test_the_byte_bound_counts_what_waits_not_what_was_ever_published(
+    redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Client answers of 1 MiB, one after the other, more of them in all than QUEUE_BYTES:
+    # each leaves the count when Redis has taken it, so none is refused.
+    answer = "x" * (1024 * 1024)
+    count = QUEUE_BYTES // len(answer) + 4
+
+    async def scenario() -> int:
+        prefix = f"bytes{next(_prefixes)}"
+        heard: list[tuple[str, str]] = []
+        hearer = await _join(redis_server.url, prefix, heard)
+        sender = await _join(redis_server.url, prefix, [])
+        try:
+            await _subscribed(hearer)
+            for n in range(count):
+                sender.publish(CLIENT_RESPONSE, answer)
+                await _until(lambda n=n: len(heard) > n, f"answer {n} heard")
+            return len(heard)
+        finally:
+            await sender.leave()
+            await hearer.leave()
+
+    assert asyncio.run(scenario()) == count
+    assert _warnings(caplog, "dropped") == []
