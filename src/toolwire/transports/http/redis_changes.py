@@ -81,7 +81,9 @@ class RedisChangeBus:
 
     Pass it as `Server.http_app(change_bus=...)` in every process serving one MCP URL (or use
     `RedisBackplane`): a tool, resource or prompt added or removed on any process, and a
-    resource update announced on any, reach the clients of all.
+    resource update announced on any, reach the clients of all. A notice published while
+    Redis is away waits for it (up to `HOLD_SECONDS`); a process that could not hear tells
+    its clients, once it hears again, that what they follow may have changed.
 
     Args:
         url: The Redis URL (`redis://127.0.0.1:6379/0`).
