@@ -322,6 +322,15 @@ class ServerSession(ToolCalls):
         elif self.era == "modern":
             await self.listeners.resource_updated(uri)
 
+    def followed_resources(self) -> set[str]:
+        """The URIs whose updates the client hears from `resource_updated`: those it
+        subscribed to (handshake era) or its open listen streams name (2026-07-28)."""
+        if self.era == "legacy":
+            return set(self.resource_subscriptions)
+        if self.era == "modern":
+            return self.listeners.followed()
+        return set()
+
     async def tools_changed(self) -> None:
         """Tell the client that the tool list changed: a handshake-era client directly, a
         modern one only on its `subscriptions/listen` streams that asked for it."""

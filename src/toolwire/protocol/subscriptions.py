@@ -224,6 +224,10 @@ class Listeners:
         """Drop every stream without a frame (the connection is ending)."""
         self._streams.clear()
 
+    def followed(self) -> set[str]:
+        """The resource URIs that some open stream follows."""
+        return {uri for stream in self._streams.values() for uri in stream.uris}
+
     async def tools_changed(self) -> None:
         """Send `notifications/tools/list_changed` on every stream that asked for it."""
         await self.list_changed("tools")

@@ -20,6 +20,7 @@ from ._event_limit import bounded_opener
 from ._stateless import StatelessSessions
 from .changes import (
     CLIENT_RESPONSE,
+    FOLLOWED_RESOURCES_UPDATED,
     PROMPTS_CHANGED,
     RESOURCE_UPDATED,
     RESOURCES_CHANGED,
@@ -36,6 +37,7 @@ from .session_manager import SessionManager
 if TYPE_CHECKING:
     from ...protocol.jsonrpc import RequestId
     from ...protocol.serving import Servable, SessionOpener
+    from ...protocol.session import ServerSession
     from .sessions import HttpSession
 
 __all__ = ["Runtime"]
@@ -182,7 +184,9 @@ class Runtime:
 
     def _hear(self, topic: str, data: str) -> None:
         """A notice from another process: a change reaches this process's sessions through
-        the registry's other listeners (never back onto the bus)."""
+        the registry's other listeners (never back onto the bus). Or the member's own word
+        that it may have missed resource updates: each session that follows resources is
+        told that all of them may have changed."""
         for registry_name, listeners_name, announced in _ANNOUNCED:
             if topic != announced:
                 continue
@@ -198,12 +202,31 @@ class Runtime:
             return
         if self.sessions is None:
             return
-        if topic == SESSION_ENDED:
+        if topic == FOLLOWED_RESOURCES_UPDATED:
+            for session in self._following():
+                _tell_followed(session)
+        elif topic == SESSION_ENDED:
             self.sessions.forget(data)
         elif topic == SESSION_UPDATED:
             self.sessions.reload_soon(data)
         elif topic == CLIENT_RESPONSE:
             take_forwarded(self.sessions, data)
+
+    def _following(self) -> list[ServerSession]:
+        """This app's sessions that can hear resource updates: the handshake-era sessions
+        held here, and the 2026-07-28 sessions serving a listen stream of this server."""
+        found = []
+        if self.sessions is not None:
+            for held in self.sessions.live.values():
+                if held.server_session is not None:
+                    found.append(held.server_session)
+        try:
+            from .modern import listening_sessions
+        except ImportError:  # no 2026-07-28 era here: no listen streams
+            return found
+        served: object = self.servable  # what its sessions know as the app they serve
+        found += [each for each in listening_sessions() if each.server is served]
+        return found
 
     async def end_streams(self) -> None:
         """End every open stream: the server is stopping, and an ASGI server waits for open
@@ -238,6 +261,23 @@ class Runtime:
             if not started.done():
                 started.set_exception(error)
             self._starting = None  # the next request tries again
+
+
+def _tell_followed(session: ServerSession) -> None:
+    """Have `session` tell its client, in its own task group, that every resource it follows
+    may have changed."""
+    uris = sorted(session.followed_resources())
+    if not uris:
+        return
+
+    async def tell() -> None:
+        for uri in uris:
+            await session.resource_updated(uri)
+
+    try:
+        session.start_soon(tell)
+    except RuntimeError:  # the session is closing: nobody left to tell
+        logger.debug("a session closed before hearing that its resources may have changed")
 
 
 # What the bus relays: (the servable's registry, its listener list, the notice). A resource

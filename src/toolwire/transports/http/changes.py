@@ -8,6 +8,9 @@ The notices it carries:
   `notifications/<kind>/list_changed`, 2026-07-28 `subscriptions/listen` streams theirs).
 - `RESOURCE_UPDATED` (data: the URI): the server announced that a resource's contents changed;
   every process tells its clients that follow that URI.
+- `FOLLOWED_RESOURCES_UPDATED` (no data): never published; a member hands it to its own app
+  when it may have missed `RESOURCE_UPDATED` notices (it was cut off from the others). The
+  app tells each of its clients that every URI it follows may have changed.
 - `SESSION_ENDED` (data: the session id): a session was ended (DELETE), so a process still
   holding a live copy of it drops it. `SESSION_UPDATED`: a session's record changed (its log
   level, its subscriptions), so a process holding a copy reloads it.
@@ -32,9 +35,17 @@ Decisions:
 - `publish` returns at once and may be called from any thread (a sync tool adding a tool runs
   on a worker thread); delivery is the member's business, on its own loop.
 - Change notices are level triggers ("refetch if you care"): a member may merge a burst of
-  the same notice into one, and one that lost its connection for a while hears each list
-  change once it is back (it may have missed some). A `RESOURCE_UPDATED` missed then is lost
-  (which URI is not known); so is a `CLIENT_RESPONSE`, whose call then times out.
+  the same notice into one, and it may tell its clients of a change that did not happen;
+  what it must not do is leave a client unaware of one that did. So a member that cannot
+  reach the others holds what it publishes (in order, each notice once, bounded) and sends
+  it once they are reachable again; and one that could not hear for a while tells its own
+  clients, once it hears again, that each list may have changed and that every resource
+  they follow may have (`FOLLOWED_RESOURCES_UPDATED`: which URIs were updated meanwhile is
+  not known, and a client reading a resource again costs one read). A topic of its own
+  rather than a special URI on `RESOURCE_UPDATED`: a URI is whatever a server names, and
+  the registry's update listeners, the server's included, take only real ones.
+- Held notices do not wait for ever: one held past an age limit is dropped, with a log line
+  naming it (the limit and why it is enough: `redis_changes.py`).
 - `LocalChangeBus` (several apps in one process, e.g. in tests) is the in-process bus;
   without any bus, an app behaves as before: its own clients only.
 """
@@ -48,6 +59,7 @@ from typing import Protocol, runtime_checkable
 
 __all__ = [
     "CLIENT_RESPONSE",
+    "FOLLOWED_RESOURCES_UPDATED",
     "PROMPTS_CHANGED",
     "RESOURCES_CHANGED",
     "RESOURCE_UPDATED",
@@ -66,6 +78,7 @@ TOOLS_CHANGED = "tools"
 RESOURCES_CHANGED = "resources"
 PROMPTS_CHANGED = "prompts"
 RESOURCE_UPDATED = "resource-updated"
+FOLLOWED_RESOURCES_UPDATED = "followed-resources-updated"
 CLIENT_RESPONSE = "client-response"
 SESSION_ENDED = "session-ended"
 SESSION_UPDATED = "session-updated"

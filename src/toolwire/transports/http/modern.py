@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
 
-__all__ = ["end_listen_streams", "is_modern", "serve_modern"]
+__all__ = ["end_listen_streams", "is_modern", "listening_sessions", "serve_modern"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -193,6 +193,11 @@ async def _serve_on(
 
 # The sessions serving a `subscriptions/listen` stream right now (they leave by themselves).
 _LISTENING: WeakSet[ServerSession] = WeakSet()
+
+
+def listening_sessions() -> list[ServerSession]:
+    """The sessions serving a `subscriptions/listen` stream right now."""
+    return list(_LISTENING)
 
 
 async def end_listen_streams() -> None:

@@ -31,7 +31,10 @@ class RedisBackplane:
     for it, wherever the balancer sent the answer (answers up to 1 MiB: see
     `_client_answers.py`). When Redis fails or does not answer within `timeout`, requests
     that need it get a 503 whose JSON-RPC error names the store and what failed (logged on
-    the `toolwire` logger); sessions a process holds go on being served.
+    the `toolwire` logger); sessions a process holds go on being served. Changes announced
+    meanwhile wait for Redis and go out when it is back (those held over ten minutes are
+    dropped, logged), and each process that lost it tells its clients, once it hears again,
+    that every list and every resource they follow may have changed: they read them again.
 
     What stays with one process: a call runs where its POST arrived; a stream still running
     there is followed live from any other process through Redis (its events are relayed

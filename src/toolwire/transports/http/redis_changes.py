@@ -3,24 +3,46 @@ deployment, `<prefix>:changes`.
 
 A member holds two tasks on its loop: one reads the channel (reconnecting with a growing
 pause, at most `MAX_PAUSE` seconds, while Redis is away) and one publishes what `publish`
-queued. A message is `{"o": <member>, "t": <topic>, "d": <data>}`; a member skips its own.
-Pub/sub delivers to whoever listens at that moment and keeps nothing: a member that was
-cut off hears each list change (`TOOLS_CHANGED`, `RESOURCES_CHANGED`, `PROMPTS_CHANGED`)
-when it is back, since it may have missed one; a missed `SESSION_ENDED` leaves its live copy
-until the copy's next refresh finds the record gone (at most one refresh interval; see
-`session_manager.py`).
+handed it. A message is `{"o": <member>, "t": <topic>, "d": <data>}`; a member skips its own.
+
+Pub/sub delivers to whoever listens at that moment and keeps nothing, so each side of an
+outage makes up for it on its own:
+
+- Sending: a notice Redis did not take is held, in order, and published once Redis answers
+  again (tried after the same growing pause as the reader's). A notice published again
+  while held goes out once, at the place of its latest publication: what counts for a
+  "refetch" notice is the last time it was said. Held notices are bounded (`QUEUE_BOUND`,
+  `QUEUE_BYTES`: past them new ones are dropped) and aged (`HOLD_SECONDS`: older ones are
+  dropped); either drop is logged, naming what went. Redis may have published a notice
+  whose answer timed out: it is sent again, and heard twice, which a notice allows.
+- Hearing: a member cut off from the channel may have missed anything. When it is back it
+  hands its app each list change (`TOOLS_CHANGED`, `RESOURCES_CHANGED`, `PROMPTS_CHANGED`)
+  and `FOLLOWED_RESOURCES_UPDATED`, so that its clients refetch what they follow. A missed
+  `SESSION_ENDED` leaves its live copy until the copy's next refresh finds the record gone
+  (at most one refresh interval; see `session_manager.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import secrets
+import time
 from typing import TYPE_CHECKING, Any
 
 from ._redis_link import DEFAULT_TIMEOUT, RedisLink
-from .changes import PROMPTS_CHANGED, RESOURCES_CHANGED, TOOLS_CHANGED, BusMember, Hear
+from .changes import (
+    CLIENT_RESPONSE,
+    FOLLOWED_RESOURCES_UPDATED,
+    PROMPTS_CHANGED,
+    RESOURCE_UPDATED,
+    RESOURCES_CHANGED,
+    TOOLS_CHANGED,
+    BusMember,
+    Hear,
+)
 from .records import StoreUnavailable
 
 if TYPE_CHECKING:
@@ -39,6 +61,18 @@ same notice means no more than one."""
 QUEUE_BYTES = 16 * 1024 * 1024
 """The data of the notices waiting, at most (client answers are up to 1 MiB each): past it
 new ones are dropped (logged) until Redis has taken some."""
+HOLD_SECONDS = 600.0
+"""How long a notice may wait for Redis before it is dropped (logged).
+
+Ten minutes, because that is as long as the most time-bound notice can matter: a call waits
+600 s for its client's answer unless its tool asked for longer (`protocol/outbound.py`), so a
+`CLIENT_RESPONSE` held past that has nobody left to take it. The others matter less by then:
+a copy that missed a `SESSION_ENDED` drops itself at its next refresh (a minute at most),
+and a Redis gone that long from every process leaves each of them to catch up on list and
+resource changes itself once it hears again. What is lost is a change made on a process that
+alone was cut off for ten minutes: its peers' clients were that stale already, and the log
+line names it."""
+LOGGED_NAMES = 10  # notices named in one log line; the rest are counted
 
 
 class RedisChangeBus:
@@ -47,7 +81,9 @@ class RedisChangeBus:
 
     Pass it as `Server.http_app(change_bus=...)` in every process serving one MCP URL (or use
     `RedisBackplane`): a tool, resource or prompt added or removed on any process, and a
-    resource update announced on any, reach the clients of all.
+    resource update announced on any, reach the clients of all. A notice published while
+    Redis is away waits for it (up to `HOLD_SECONDS`); a process that could not hear tells
+    its clients, once it hears again, that what they follow may have changed.
 
     Args:
         url: The Redis URL (`redis://127.0.0.1:6379/0`).
@@ -85,16 +121,27 @@ class _RedisMember:
         self._hear = hear
         self._origin = secrets.token_hex(8)
         self._loop = asyncio.get_running_loop()
-        self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue(QUEUE_BOUND)
-        self._queued_bytes = 0
+        # What waits to be published, in order: (topic, data, serial) -> (ticket, when it
+        # was handed in). A notice handed in again gets a new ticket, so that the publisher,
+        # which keeps a notice until Redis took it, knows whether it was restated while it
+        # went out. The serial is 0 for the notices that merge, the ticket for the others.
+        self._held: dict[tuple[str, str, int], tuple[int, float]] = {}
+        self._held_bytes = 0
+        self._tickets = itertools.count()
+        self._due = asyncio.Event()  # set while something is held
         self._tasks: list[asyncio.Task[None]] = []
         self.listening = asyncio.Event()  # subscribed (for tests and start-up ordering)
 
     def start(self) -> None:
         self._tasks = [
             self._loop.create_task(self._listen()),
-            self._loop.create_task(self._publish_queued()),
+            self._loop.create_task(self._publish_held()),
         ]
+
+    @property
+    def held(self) -> list[tuple[str, str]]:
+        """The notices waiting for Redis, oldest first (for tests and diagnostics)."""
+        return [(topic, data) for topic, data, _ in self._held]
 
     def publish(self, topic: str, data: str = "") -> None:
         try:
@@ -110,38 +157,82 @@ class _RedisMember:
             logger.debug("change bus: %s published after the app stopped", topic)
 
     def _enqueue(self, topic: str, data: str) -> None:
-        if self._queued_bytes + len(data) > QUEUE_BYTES:
+        ticket = next(self._tickets)
+        notice = (topic, data, ticket if topic in _NEVER_MERGED else 0)
+        if notice in self._held:
+            del self._held[notice]  # restated: it moves to the back, costing nothing more
+        elif self._held_bytes + len(data) > QUEUE_BYTES:
             logger.warning(
                 "change bus: %d bytes of notices waiting for Redis; %s dropped",
-                self._queued_bytes,
+                self._held_bytes,
                 topic,
             )
             return
-        try:
-            self._queue.put_nowait((topic, data))
-        except asyncio.QueueFull:
+        elif len(self._held) >= QUEUE_BOUND:
             logger.warning("change bus: %d notices waiting; %s dropped", QUEUE_BOUND, topic)
             return
-        self._queued_bytes += len(data)
+        else:
+            self._held_bytes += len(data)
+        self._held[notice] = (ticket, time.monotonic())
+        self._due.set()
 
-    async def _publish_queued(self) -> None:
-        channel = self._bus.channel
+    async def _publish_held(self) -> None:
+        pause = FIRST_PAUSE
         while True:
-            topic, data = await self._queue.get()
-            pending = {(topic, data): None}
-            while not self._queue.empty():  # a burst goes out once per notice
-                pending[self._queue.get_nowait()] = None
-            # The queue is empty again: it may fill up anew while this batch goes out.
-            for topic, data in pending:
-                message = json.dumps({"o": self._origin, "t": topic, "d": data})
+            await self._due.wait()
+            self._drop_stale()
+            if not self._held:
+                self._due.clear()
+                continue
+            notice, (ticket, _) = next(iter(self._held.items()))
+            try:
+                await self._send(*notice[:2])
+            except StoreUnavailable:
+                # Logged by the link. Held until Redis answers; a new notice does not cut the
+                # pause short (it would only fail the same way).
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, MAX_PAUSE)
+                continue
+            pause = FIRST_PAUSE
+            if self._held.get(notice, (None,))[0] == ticket:
+                del self._held[notice]
+                self._held_bytes -= len(notice[1])
 
-                async def send(client: Redis, message: str = message) -> Any:
-                    return await client.publish(channel, message)
+    async def _send(self, topic: str, data: str) -> None:
+        channel = self._bus.channel
+        message = json.dumps({"o": self._origin, "t": topic, "d": data})
 
-                try:
-                    await self._bus.link.call(STORE, f"publish {topic}", send)
-                except StoreUnavailable:
-                    continue  # logged by the link; the other processes miss this notice
+        async def send(client: Redis) -> Any:
+            return await client.publish(channel, message)
+
+        await self._bus.link.call(STORE, f"publish {topic}", send)
+
+    def _drop_stale(self) -> None:
+        """Drop the notices held longer than `HOLD_SECONDS` (the oldest come first)."""
+        if not self._held:
+            return
+        oldest_kept = time.monotonic() - HOLD_SECONDS
+        stale = []
+        for notice, (_, since) in self._held.items():
+            if since > oldest_kept:
+                break
+            stale.append(notice)
+        if not stale:
+            return
+        for notice in stale:
+            del self._held[notice]
+            self._held_bytes -= len(notice[1])
+        names = ", ".join(_name(*notice[:2]) for notice in stale[:LOGGED_NAMES])
+        if len(stale) > LOGGED_NAMES:
+            names += f" and {len(stale) - LOGGED_NAMES} more"
+        logger.warning(
+            "change bus: %d notices waited over %g s for %s and were dropped, too old to "
+            "matter (the other processes never hear them): %s",
+            len(stale),
+            HOLD_SECONDS,
+            self._bus.link.where,
+            names,
+        )
 
     async def _listen(self) -> None:
         pause = FIRST_PAUSE
@@ -155,8 +246,8 @@ class _RedisMember:
                 self.listening.set()
                 if cut_off:
                     logger.warning("change bus: listening on %s again", self._bus.link.where)
-                    for topic in (TOOLS_CHANGED, RESOURCES_CHANGED, PROMPTS_CHANGED):
-                        self._hear(topic, "")  # a change may have passed meanwhile
+                    for topic in _CATCH_UP:
+                        self._tell(topic, "")  # it may have passed meanwhile
                     cut_off = False
                 pause = FIRST_PAUSE
                 while True:
@@ -191,8 +282,12 @@ class _RedisMember:
             return
         if origin == self._origin or not isinstance(topic, str) or not isinstance(detail, str):
             return
+        self._tell(topic, detail)
+
+    def _tell(self, topic: str, data: str) -> None:
+        # The app's failure is not the channel's: the member goes on listening.
         try:
-            self._hear(topic, detail)
+            self._hear(topic, data)
         except Exception:
             logger.exception("change bus: handling %s failed", topic)
 
@@ -202,6 +297,29 @@ class _RedisMember:
         if self._tasks:
             await asyncio.wait(self._tasks, timeout=self._bus.link.timeout)
         self._tasks = []
+        if self._held:
+            logger.warning(
+                "change bus: the app stopped with %d notices still waiting for %s; the other "
+                "processes never hear them",
+                len(self._held),
+                self._bus.link.where,
+            )
+            self._held.clear()
+            self._held_bytes = 0
+
+
+# A client's answer is a message, not a state: two equal ones (a client sending its answer
+# twice) stay two, as they were sent. Every other notice merges with its equal.
+_NEVER_MERGED = frozenset({CLIENT_RESPONSE})
+
+# What a member that was cut off hands its app when it hears again: whatever may have passed.
+_CATCH_UP = (TOOLS_CHANGED, RESOURCES_CHANGED, PROMPTS_CHANGED, FOLLOWED_RESOURCES_UPDATED)
+
+
+def _name(topic: str, data: str) -> str:
+    """A held notice as a log line names it: a resource update by its URI; the others by
+    topic only (their data are session ids and client answers, not for logs)."""
+    return f"{topic} {data}" if topic == RESOURCE_UPDATED else topic
 
 
 async def _close_quietly(pubsub: Any) -> None:
