@@ -115,8 +115,9 @@ class Endpoint:
     async def __call__(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         if scope["type"] != "http":
             return
-        if self.runtime.opener is None:
-            await self.runtime.ensure_started()
+        if self.runtime.opener is None and not await self.runtime.ensure_started():
+            await refuse(send, 503, "Service Unavailable: the server is shutting down")
+            return
         method = scope["method"]
         if method == "POST":
             await self._post(scope, receive, send)
