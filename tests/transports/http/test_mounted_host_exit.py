@@ -13,18 +13,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import re
 import signal
-import subprocess
-import sys
-import time
 from contextlib import AsyncExitStack
 from pathlib import Path
 
 import anyio
 import pytest
 from _http_harness import serving
+from _uvicorn_process import STOP_SECONDS, Uvicorn
 from mcp import ClientSession
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
@@ -33,80 +29,10 @@ from starlette.routing import Mount
 
 from toolwire import Server
 
-HERE = Path(__file__).resolve().parent
-SRC = HERE.parents[2] / "src"
-START_SECONDS = 60.0
-STOP_SECONDS = 20.0
 # What uvicorn itself ends with: it raises SIGTERM again with the default action; SIGINT
 # ends through asyncio's KeyboardInterrupt handling, which uvicorn's command turns into 0.
 USUAL_CODE = {signal.SIGTERM: -signal.SIGTERM, signal.SIGINT: 0}
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "TOOLWIRE_LOG_LEVEL"}
-    env["PYTHONPATH"] = os.pathsep.join([str(SRC), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    return {**env, **extra}
-
-
-class Uvicorn:
-    """`python -m uvicorn _mounted_parent:app` on a free port, its stderr in a file."""
-
-    def __init__(self, tmp_path: Path, **env: str) -> None:
-        self.markers = tmp_path / "markers"
-        self.log = tmp_path / "uvicorn.log"
-        command = [sys.executable, "-m", "uvicorn", "_mounted_parent:app"]
-        command += ["--app-dir", str(HERE), "--host", "127.0.0.1", "--port", "0"]
-        with self.log.open("wb") as log:
-            self.proc = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=log,
-                env=_env(MARKERS=str(self.markers), **env),
-            )
-        self.url = f"http://127.0.0.1:{self._port()}"
-
-    def _port(self) -> int:
-        deadline = time.monotonic() + START_SECONDS
-        while time.monotonic() < deadline:
-            found = re.search(r"Uvicorn running on http://127\.0\.0\.1:(\d+)", self.output())
-            if found:
-                return int(found.group(1))
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        self.proc.kill()
-        self.proc.wait(STOP_SECONDS)
-        raise AssertionError(f"uvicorn did not start:\n{self.output()}")
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def marks(self) -> list[str]:
-        return self.markers.read_text().splitlines() if self.markers.exists() else []
-
-    async def wait_for_mark(self, mark: str) -> None:
-        deadline = time.monotonic() + START_SECONDS
-        while mark not in self.marks():
-            assert time.monotonic() < deadline, f"{mark!r} never written: {self.marks()}"
-            await asyncio.sleep(0.02)
-
-    async def stop(self, signum: int) -> int:
-        """Signal the process; its exit code once it is gone (killed past STOP_SECONDS)."""
-        self.proc.send_signal(signum)
-        deadline = time.monotonic() + STOP_SECONDS
-        while self.proc.poll() is None:
-            if time.monotonic() > deadline:
-                self.proc.kill()
-                self.proc.wait(STOP_SECONDS)
-                raise AssertionError(f"uvicorn still ran {STOP_SECONDS} s after {signum}")
-            await asyncio.sleep(0.02)
-        return self.proc.returncode
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(STOP_SECONDS)
+PARENT = "_mounted_parent:app"
 
 
 async def _connected(stack: AsyncExitStack, url: str, transport: str) -> ClientSession:
@@ -131,7 +57,7 @@ async def _stopped_with_a_client(
         assert result.content[0].text == "hello ann"  # type: ignore[union-attr]
         if call_slow:
             slow = asyncio.ensure_future(session.call_tool("slow", {}))
-            await server.wait_for_mark("started")
+            await server.wait_for_mark_async("started")
         code = await server.stop(signum)
         if call_slow:
             await asyncio.wait([slow], timeout=STOP_SECONDS)
@@ -151,7 +77,7 @@ SIGNALS = [pytest.param(signal.SIGTERM, id="SIGTERM"), pytest.param(signal.SIGIN
 def test_a_lazily_started_serving_exits_once_at_the_exit_signal(
     mounted: str, signum: int, tmp_path: Path
 ) -> None:
-    server = Uvicorn(tmp_path, MOUNTED=mounted)
+    server = Uvicorn(PARENT, tmp_path, MOUNTED=mounted)
     try:
         assert server.marks() == []  # nothing forwards the lifespan: not started yet
         transport = "sse" if mounted == "sse" else "http"
@@ -167,7 +93,7 @@ def test_a_lazily_started_serving_exits_once_at_the_exit_signal(
 
 @pytest.mark.parametrize("signum", SIGNALS)
 def test_a_forwarded_lifespan_exits_with_a_stream_open(signum: int, tmp_path: Path) -> None:
-    server = Uvicorn(tmp_path, MOUNTED="http", FORWARD="1")
+    server = Uvicorn(PARENT, tmp_path, MOUNTED="http", FORWARD="1")
     try:
         assert server.marks() == ["enter"]  # the parent ran it at start-up
         code = asyncio.run(_stopped_with_a_client(server, signum, "http"))
@@ -180,7 +106,7 @@ def test_a_forwarded_lifespan_exits_with_a_stream_open(signum: int, tmp_path: Pa
 
 
 def test_a_call_in_flight_is_cancelled_before_the_lifespan_exits(tmp_path: Path) -> None:
-    server = Uvicorn(tmp_path, MOUNTED="http")
+    server = Uvicorn(PARENT, tmp_path, MOUNTED="http")
     try:
         code = asyncio.run(_stopped_with_a_client(server, signal.SIGTERM, "http", call_slow=True))
     finally:
