@@ -63,9 +63,11 @@ class NetworkApps:
         """This server as an ASGI app speaking MCP's streamable HTTP transport on `path`.
 
         It runs under any ASGI server, or mounted inside a Starlette or FastAPI app: it then
-        starts serving on its first request, or with the parent when the parent is given
-        `lifespan=app.lifespan`. The server's own `lifespan` runs once either way, also
-        when its `sse_app()` is served beside this app (they share one serving).
+        starts serving with the parent when the parent is given `lifespan=app.lifespan`
+        (recommended), or else on its first request, and then stops with uvicorn (other
+        servers may end the process without running the server's lifespan exit: a warning
+        says so). The server's own `lifespan` runs once either way, also when its
+        `sse_app()` is served beside this app (they share one serving).
 
         Args:
             path: Where MCP is served.

@@ -8,10 +8,11 @@ they wait for its start-up, get the same session opener, and leave without touch
 
 The first entrant alone enters and exits the lifespan, in its own task (so a lifespan that
 opens a task group or sets context variables behaves as with one app), and whenever it
-leaves: holding the lifespan until the last sharer left could hang a shutdown, since a lazily
-started app leaves only when its event loop ends. Sharers that outlive it are apps at the
-end of a shutdown, with nothing left to serve. Serving on another event loop (another
-thread) is entered on its own, as the lifespan's resources belong to one loop.
+leaves: holding the lifespan until the last sharer left could hang a shutdown, since a
+lazily started app leaves only when its host stops or its event loop ends. Sharers that
+outlive it are apps at the end of a shutdown, with nothing left to serve. Serving on
+another event loop (another thread) is entered on its own, as the lifespan's resources
+belong to one loop.
 """
 
 from __future__ import annotations

@@ -21,17 +21,45 @@ class TargetError(Exception):
 
 
 def split_target(target: str) -> tuple[str, str | None]:
-    """("path or module", "attribute or None"), split at the last `:`.
+    """("path or module", "attribute or None"), split at the last `:` that starts a name.
 
-    When what follows the last `:` holds a path separator, that `:` is a Windows drive's
-    (`C:\\srv\\app.py`, `C:/srv/app.py`), not the attribute's separator.
-    A one-letter module (`w:server`) is just a module: POSIX has no drive letters, and a
-    Windows drive is written with its separator here.
+    What follows the last `:` is the Server's attribute name only when it is a Python
+    identifier: an attribute is looked up with `getattr`, and a name a module can define is
+    one. Otherwise that `:` belongs to the path:
+
+    - a Windows drive with a full path, `C:\\srv\\app.py` or `C:/srv/app.py`;
+    - a Windows drive-relative path, `C:app.py` (the file app.py in the current directory of
+      drive C). On POSIX the same text names a file called `C:app.py`: a path on both, never
+      module `C` with an attribute `app.py`, which no module can have.
+
+    A one-letter module with its attribute (`w:server`) stays a module: the name after the
+    `:` is an identifier, and a drive-relative file without `.py` is no TARGET anyway.
+
+    Raises:
+        TargetError: Nothing comes before the `:`, or what follows it is neither a name nor
+            part of a path (the message names TARGET and the part at fault).
     """
     head, sep, tail = target.rpartition(":")
-    if not sep or "/" in tail or "\\" in tail:
+    if not sep:
         return target, None
-    return head, tail or None
+    if tail.isidentifier():
+        if not head:
+            raise TargetError(
+                f"TARGET {target!r} names no file or module before ':{tail}' "
+                f"(give path/file.py:{tail} or module:{tail})"
+            )
+        return head, tail
+    if not tail:
+        if not head:
+            raise TargetError("TARGET ':' names no file or module")
+        return head, None  # `srv/app.py:`: no attribute named, the module's one Server
+    if is_path_target(tail):
+        return target, None
+    raise TargetError(
+        f"TARGET {target!r}: {tail!r} after the last ':' is not an attribute name (a Python "
+        "identifier, like server) nor a path to a .py file; give path/file.py:NAME or "
+        "module:NAME"
+    )
 
 
 def is_path_target(spec: str) -> bool:
@@ -50,6 +78,11 @@ def _module_name_for(path: Path) -> str:
 def _import_file(spec: str) -> ModuleType:
     path = Path(spec).expanduser().resolve()
     if not path.exists():
+        if ":" in spec:  # a mistyped attribute, read as part of the path (see split_target)
+            raise TargetError(
+                f"no such file: {spec} (a ':' followed by something other than a Python "
+                "name is part of the path; name the Server with path/file.py:NAME)"
+            )
         raise TargetError(f"no such file: {spec}")
     if not path.is_file():
         raise TargetError(f"not a file: {spec} (give a .py file or a module name)")

@@ -3,8 +3,9 @@ place on the change bus (when it has one).
 
 Serving starts from the app's lifespan when the ASGI server runs it. An app mounted inside
 another one never sees that lifespan (Starlette runs only the outer app's), so it also starts
-on its first request; the serving then lives in a task of its own until the event loop ends.
-Either way the server's lifespan is entered exactly once.
+on its first request; the serving then lives in a task of its own until the host stops
+(`_lazy_start.py`). Either way the server's lifespan is entered exactly once, and under
+uvicorn the open streams end as soon as it starts to stop (`_host_exit.py`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from ._client_answers import forward_notice, take_forwarded
 from ._event_limit import bounded_opener
+from ._host_exit import streams_end_at_host_exit
+from ._lazy_start import LazyStart
 from ._stateless import StatelessSessions
 from .changes import (
     CLIENT_RESPONSE,
@@ -86,8 +89,9 @@ class Runtime:
         self.back_channel = back_channel
         self.max_event_bytes = max_event_bytes
         self._settings = (idle_timeout, max_sessions, session_store)
-        self._starting: asyncio.Future[None] | None = None
-        self._holder: asyncio.Task[None] | None = None
+        name = getattr(servable, "name", None)
+        self._lazy = LazyStart(self.serving, f"the MCP app of server {name!r}")
+        self._ending: asyncio.Task[None] | None = None
 
     def open_options(self, identity: Any = None) -> dict[str, Any]:
         """The keyword arguments to open a session of `identity` (None: unauthenticated)."""
@@ -120,7 +124,8 @@ class Runtime:
             self.stateless = StatelessSessions(opener)
             self.opener = opener
             try:
-                yield
+                async with streams_end_at_host_exit(self.end_streams):
+                    yield
             finally:
                 self.opener = None
                 for relay in relays:
@@ -231,7 +236,17 @@ class Runtime:
     async def end_streams(self) -> None:
         """End every open stream: the server is stopping, and an ASGI server waits for open
         responses before it stops. Sessions end (their GET and POST streams with them),
-        stateless sessions close, and 2026-07-28 listen streams get their final result."""
+        stateless sessions close, and 2026-07-28 listen streams get their final result.
+
+        Asked again while it runs (the host's exit signal seen two ways), the second asker
+        waits for the first ending rather than close the same sessions at once.
+        """
+        ending = self._ending
+        if ending is None or ending.done():
+            ending = self._ending = asyncio.get_running_loop().create_task(self._end_streams())
+        await asyncio.shield(ending)
+
+    async def _end_streams(self) -> None:
         if self.sessions is not None:
             await self.sessions.close()
         if self.stateless is not None:
@@ -242,25 +257,16 @@ class Runtime:
             return
         await end_listen_streams()
 
-    async def ensure_started(self) -> None:
-        """Start serving now if no lifespan did (the app is mounted inside another one)."""
-        if self.opener is not None:
-            return
-        if self._starting is None:
-            loop = asyncio.get_running_loop()
-            self._starting = loop.create_future()
-            self._holder = loop.create_task(self._hold(self._starting))
-        await asyncio.shield(self._starting)
+    async def ensure_started(self) -> bool:
+        """Start serving now if no lifespan did (the app is mounted inside another one);
+        whether the app is served (False: the host is stopping, nothing is started again).
 
-    async def _hold(self, started: asyncio.Future[None]) -> None:
-        try:
-            async with self.serving():
-                started.set_result(None)
-                await asyncio.get_running_loop().create_future()  # until the loop ends
-        except Exception as error:
-            if not started.done():
-                started.set_exception(error)
-            self._starting = None  # the next request tries again
+        Raises:
+            Exception: What the server's start-up raised.
+        """
+        if self.opener is not None:
+            return True
+        return await self._lazy.start()
 
 
 def _tell_followed(session: ServerSession) -> None:

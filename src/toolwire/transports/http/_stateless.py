@@ -7,6 +7,12 @@ session back and the next POST gets it, reset to what it was born as (protocol v
 log level). A session still running a call when its POST ends (the client left mid-call) is
 closed, which cancels the call, and never reused. Requests with an authenticated identity
 get a session of their own, since a session carries its caller's identity to every call.
+
+Cancelling: the POST's connection is the only handle a client has on its call. A
+`notifications/cancelled` POSTed on its own names the call by request id, which means
+nothing without a session (every client numbers its own requests, so it could be anyone's):
+it reaches an idle session, where no call has that id, and changes nothing. Closing the
+call's POST cancels it, as above; the 2026-07-28 era says the same of every request.
 """
 
 from __future__ import annotations

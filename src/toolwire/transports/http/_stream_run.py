@@ -69,6 +69,8 @@ def run_ending_streams(
             ending.append(asyncio.get_running_loop().create_task(end()))
 
     class Server(uvicorn.Server):
+        ends_app_streams = True  # so the apps need not watch for it (see _host_exit.py)
+
         def handle_exit(self, sig: int, frame: Any) -> None:
             super().handle_exit(sig, frame)
             self._captured_signals.clear()  # stopped as intended: no signal raised again

@@ -2,8 +2,9 @@
 
 `streamable_http_app(server)` is what `Server.http_app()` returns. It runs standalone under
 any ASGI server, or mounted inside another Starlette or FastAPI app: Starlette runs only the
-outermost app's lifespan, so this app also starts serving on its first request, and a parent
-may instead run it from its own lifespan (`lifespan=mcp_app.lifespan`) to start up front.
+outermost app's lifespan, so this app also starts serving on its first request (and stops
+with uvicorn, `_lazy_start.py`), and a parent may instead run it from its own lifespan
+(`lifespan=mcp_app.lifespan`) to start up front and stop under any ASGI server.
 
 The MCP path is answered straight from `__call__` (no routing, no per-request objects); any
 other path, and an app given extra middleware, go through Starlette as usual.

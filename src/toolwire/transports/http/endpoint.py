@@ -20,7 +20,9 @@ answering POST, GET and DELETE, written as plain ASGI (no Request/Response objec
 Every refusal is a 4xx with a JSON-RPC error body naming the problem; a client that leaves
 mid-stream only detaches its stream (calls go on; disconnection is not cancellation). A call
 the client cancels (`notifications/cancelled`) gets no reply: once it has stopped, its POST's
-SSE stream ends, or, in JSON-response mode, the POST is answered 202 without a body.
+SSE stream ends, or, in JSON-response mode, the POST is answered 202 without a body. Without
+a session (stateless mode, and the 2026-07-28 era) closing the POST is what cancels its
+call, and a cancel notification names nothing (see `_stateless.py`).
 """
 
 from __future__ import annotations
@@ -115,8 +117,9 @@ class Endpoint:
     async def __call__(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         if scope["type"] != "http":
             return
-        if self.runtime.opener is None:
-            await self.runtime.ensure_started()
+        if self.runtime.opener is None and not await self.runtime.ensure_started():
+            await refuse(send, 503, "Service Unavailable: the server is shutting down")
+            return
         method = scope["method"]
         if method == "POST":
             await self._post(scope, receive, send)

@@ -3,7 +3,8 @@
 `LegacySseApp(server)` is what `Server.sse_app()` returns. Like the streamable HTTP app it
 runs standalone under any ASGI server or mounted in another Starlette/FastAPI app. Its
 lifespan serves the server; mounted, where Starlette never runs it, serving starts on the
-first stream instead (or the parent runs `app.lifespan` itself). Either way the server's
+first stream instead and lasts until the host stops (`_lazy_start.py`), or the parent runs
+`app.lifespan` itself. Either way the server's
 lifespan is entered once, shared with its streamable HTTP app when both are served on one
 event loop (`Server.serving`).
 
@@ -23,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 from starlette.routing import Route
 
 from ._event_limit import DEFAULT_MAX_EVENT_BYTES, bounded_opener, checked_event_limit
+from ._host_exit import streams_end_at_host_exit
+from ._lazy_start import LazyStart
 from ._served_app import GuardedApp, Guards
 from .legacy_sse import DEFAULT_MAX_SESSIONS, KEEPALIVE_SECONDS, LegacySse
 
@@ -90,9 +93,10 @@ class LegacySseApp(GuardedApp):
         self._servable = servable
         self._max_event_bytes = checked_event_limit(max_event_bytes)
         self._opened: SessionOpener | None = None
-        self._starting: asyncio.Future[None] | None = None
-        self._holder: asyncio.Task[None] | None = None
+        name = getattr(servable, "name", None)
+        self._lazy = LazyStart(self.lifespan, f"the SSE app of server {name!r}")
         self._stopped = False
+        self._ending: asyncio.Task[None] | None = None
         guards = guards or Guards(path=sse_path)
         self._entry = guards.around(self._routed, max_body_bytes=max_body_bytes)
 
@@ -102,34 +106,29 @@ class LegacySseApp(GuardedApp):
         async with self._servable.serving() as opener:
             self._opened = bounded_opener(opener, self._max_event_bytes)
             try:
-                yield
+                async with streams_end_at_host_exit(self.end_streams):
+                    yield
             finally:
                 self._opened = None
                 self._stopped = True
                 await self.transport.end_streams()
 
     async def end_streams(self) -> None:
-        """End every open stream (the server is stopping); see `LegacySse.end_streams`."""
-        await self.transport.end_streams()
+        """End every open stream (the server is stopping); see `LegacySse.end_streams`.
+
+        Asked again while it runs (the host's exit signal seen two ways), the second asker
+        waits for the first ending.
+        """
+        ending = self._ending
+        if ending is None or ending.done():
+            ending = self._ending = asyncio.get_running_loop().create_task(
+                self.transport.end_streams()
+            )
+        await asyncio.shield(ending)
 
     async def _opener(self) -> SessionOpener | None:
         """The opener for a new stream; starts serving if no lifespan did (mounted)."""
         if self._opened is not None or self._stopped:
             return self._opened
-        if self._starting is None:
-            loop = asyncio.get_running_loop()
-            self._starting = loop.create_future()
-            self._holder = loop.create_task(self._hold(self._starting))
-        await asyncio.shield(self._starting)
+        await self._lazy.start()
         return self._opened
-
-    async def _hold(self, started: asyncio.Future[None]) -> None:
-        # Serving lives in this task until the event loop ends: nothing else would leave it.
-        try:
-            async with self.lifespan():
-                started.set_result(None)
-                await asyncio.get_running_loop().create_future()
-        except Exception as error:
-            if not started.done():
-                started.set_exception(error)
-            self._starting = None  # the next stream tries again

@@ -1,0 +1,153 @@
+"""A server's HTTP apps mounted in a parent Starlette app under a real uvicorn process: at
+SIGTERM/SIGINT the server's lifespan exits exactly once and the process ends as uvicorn
+ends, with a client still connected, whether the serving started on the first request (the
+parent does not forward the lifespan) or with the parent's lifespan.
+
+Without toolwire following uvicorn's shutdown, a lazily started serving never exits under
+SIGTERM (uvicorn re-raises the signal with its default action before any leftover task is
+cleaned up), and an open GET stream keeps uvicorn waiting for ever, forwarded lifespan or not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import anyio
+import pytest
+from _http_harness import serving
+from _uvicorn_process import STOP_SECONDS, Uvicorn
+from mcp import ClientSession
+from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamable_http_client
+from starlette.applications import Starlette
+from starlette.routing import Mount
+
+from toolwire import Server
+
+# What uvicorn itself ends with: it raises SIGTERM again with the default action; SIGINT
+# ends through asyncio's KeyboardInterrupt handling, which uvicorn's command turns into 0.
+USUAL_CODE = {signal.SIGTERM: -signal.SIGTERM, signal.SIGINT: 0}
+PARENT = "_mounted_parent:app"
+
+
+async def _connected(stack: AsyncExitStack, url: str, transport: str) -> ClientSession:
+    if transport == "http":
+        read, write, *_ = await stack.enter_async_context(streamable_http_client(url))
+    else:
+        read, write = await stack.enter_async_context(sse_client(url))
+    session = await stack.enter_async_context(ClientSession(read, write))
+    await session.initialize()
+    return session
+
+
+async def _stopped_with_a_client(
+    server: Uvicorn, signum: int, transport: str, *, call_slow: bool = False
+) -> int:
+    """Stop the server by `signum` while a client's session (and its streams) is open."""
+    url = f"{server.url}/tools/mcp" if transport == "http" else f"{server.url}/legacy/sse"
+    stack = AsyncExitStack()
+    try:
+        session = await _connected(stack, url, transport)
+        result = await session.call_tool("hello", {"name": "ann"})
+        assert result.content[0].text == "hello ann"  # type: ignore[union-attr]
+        if call_slow:
+            slow = asyncio.ensure_future(session.call_tool("slow", {}))
+            await server.wait_for_mark_async("started")
+        code = await server.stop(signum)
+        if call_slow:
+            await asyncio.wait([slow], timeout=STOP_SECONDS)
+            slow.cancel()
+    finally:
+        # The server is gone: leaving may fail to say goodbye, which is not under test.
+        with contextlib.suppress(Exception), anyio.fail_after(STOP_SECONDS):
+            await stack.aclose()
+    return code
+
+
+SIGNALS = [pytest.param(signal.SIGTERM, id="SIGTERM"), pytest.param(signal.SIGINT, id="SIGINT")]
+
+
+@pytest.mark.parametrize("signum", SIGNALS)
+@pytest.mark.parametrize("mounted", ["http", "sse", "both"])
+def test_a_lazily_started_serving_exits_once_at_the_exit_signal(
+    mounted: str, signum: int, tmp_path: Path
+) -> None:
+    server = Uvicorn(PARENT, tmp_path, MOUNTED=mounted)
+    try:
+        assert server.marks() == []  # nothing forwards the lifespan: not started yet
+        transport = "sse" if mounted == "sse" else "http"
+        code = asyncio.run(_stopped_with_a_client(server, signum, transport))
+    finally:
+        server.kill()
+    output = server.output()
+    assert server.marks() == ["enter", "exit"], output
+    assert code == USUAL_CODE[signum], output
+    assert "Traceback" not in output
+    assert "WARNING" not in output and "ERROR" not in output, output
+
+
+@pytest.mark.parametrize("signum", SIGNALS)
+def test_a_forwarded_lifespan_exits_with_a_stream_open(signum: int, tmp_path: Path) -> None:
+    server = Uvicorn(PARENT, tmp_path, MOUNTED="http", FORWARD="1")
+    try:
+        assert server.marks() == ["enter"]  # the parent ran it at start-up
+        code = asyncio.run(_stopped_with_a_client(server, signum, "http"))
+    finally:
+        server.kill()
+    output = server.output()
+    assert server.marks() == ["enter", "exit"], output
+    assert code == USUAL_CODE[signum], output
+    assert "Traceback" not in output
+
+
+def test_a_call_in_flight_is_cancelled_before_the_lifespan_exits(tmp_path: Path) -> None:
+    server = Uvicorn(PARENT, tmp_path, MOUNTED="http")
+    try:
+        code = asyncio.run(_stopped_with_a_client(server, signal.SIGTERM, "http", call_slow=True))
+    finally:
+        server.kill()
+    output = server.output()
+    assert server.marks() == ["enter", "started", "cancelled", "exit"], output
+    assert code == -signal.SIGTERM, output
+    assert "Traceback" not in output
+
+
+def _counting_server(calls: list[str]) -> Server:
+    server = Server("threaded", version="1.0")
+
+    @server.tool
+    def ping() -> str:
+        """Answer pong."""
+        calls.append("ping")
+        return "pong"
+
+    return server
+
+
+async def _two_clients(url: str) -> None:
+    for _ in range(2):
+        async with AsyncExitStack() as stack:
+            session = await _connected(stack, url, "http")
+            await session.call_tool("ping", {})
+
+
+def test_a_host_whose_shutdown_cannot_be_seen_gets_one_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # uvicorn on a thread other than the main one installs no signal handler: toolwire
+    # cannot tell when it stops, and says what to do instead, once.
+    calls: list[str] = []
+    mcp_app = _counting_server(calls).http_app()
+    parent = Starlette(routes=[Mount("/tools", app=mcp_app)])
+    with caplog.at_level(logging.WARNING, logger="toolwire.http"), serving(parent) as base:
+        asyncio.run(asyncio.wait_for(_two_clients(f"{base}/tools/mcp"), 60))
+    assert calls == ["ping", "ping"]
+    warnings = [r.getMessage() for r in caplog.records if "first request" in r.getMessage()]
+    assert len(warnings) == 1, warnings
+    assert "the MCP app of server 'threaded'" in warnings[0]
+    assert "lifespan=mcp_app.lifespan" in warnings[0]
