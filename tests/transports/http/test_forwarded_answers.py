@@ -8,28 +8,22 @@ tests/scale/test_redis_answers.py)."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
 import httpx2 as httpx
 import pytest
 from _http_harness import serving
-from tests.scale._redis import RedisServer, start_redis
+from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
+from tests._jsonrpc import initialize
+from tests.scale._redis import RedisServer
 
 from toolwire import RedisBackplane, Server, ToolContext
 from toolwire.errors import ClientResponseError
 from toolwire.transports.http._client_answers import MAX_FORWARDED_BYTES
 
-ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 FORM = {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]}
-
-
-@pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
-    server = start_redis()
-    yield server
-    server.stop()
 
 
 def _app(url: str) -> Any:
@@ -63,16 +57,7 @@ async def _messages(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
 
 
 async def _open(client: httpx.AsyncClient, base: str) -> dict[str, str]:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"elicitation": {}},
-            "clientInfo": {"name": "c", "version": "1"},
-        },
-    }
+    init = initialize(capabilities={"elicitation": {}})
     made = await client.post(f"{base}/mcp", json=init, headers=ACCEPT)
     assert made.status_code == 200, made.text
     headers = {**ACCEPT, "mcp-session-id": made.headers["mcp-session-id"]}

@@ -13,6 +13,8 @@ from typing import Any
 import httpx2 as httpx
 import pytest
 from _http_harness import serving
+from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
+from tests._jsonrpc import initialize, tool_call
 from tests.scale._redis import RedisServer, start_redis
 
 from toolwire import Server, ToolContext
@@ -22,7 +24,6 @@ from toolwire.transports.http.redis_sessions import RedisSessionStore
 
 pytestmark = pytest.mark.timeout(120)
 
-ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 POLLS = 200  # every wait below polls at most this many times, 0.05 s apart
 
 
@@ -150,17 +151,7 @@ def _slow_server() -> Server:
 
 
 def _initialize(client: httpx.Client) -> dict[str, str]:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "c", "version": "1"},
-        },
-    }
-    answer = client.post("/mcp", json=init, headers=ACCEPT)
+    answer = client.post("/mcp", json=initialize(), headers=ACCEPT)
     assert answer.status_code == 200, answer.text
     headers = {
         **ACCEPT,
@@ -268,12 +259,7 @@ def test_json_responses_cost_the_event_store_nothing_per_call(redis_server: Redi
         headers = _initialize(client)
         before = _command_calls(redis_server.url, every)
         for n in range(100):
-            call = {
-                "jsonrpc": "2.0",
-                "id": n + 2,
-                "method": "tools/call",
-                "params": {"name": "add", "arguments": {"a": n, "b": 1}},
-            }
+            call = tool_call("add", {"a": n, "b": 1}, n + 2)
             answer = client.post("/mcp", json=call, headers=headers)
             assert answer.json()["result"]["content"][0]["text"] == str(n + 1)
         spent = _command_calls(redis_server.url, every) - before
