@@ -16,7 +16,7 @@ ACCEPT_HEADERS = {
 }
 
 
-def initialize(
+def initialize_request(
     request_id: int | str = 1,
     *,
     version: str = VERSION,
@@ -36,7 +36,7 @@ def initialize(
     }
 
 
-def tool_call(
+def tool_call_request(
     name: str, arguments: dict[str, Any] | None = None, request_id: int | str = 2
 ) -> dict[str, Any]:
     """A `tools/call` request for tool `name` with `arguments` (none)."""
@@ -46,3 +46,6 @@ def tool_call(
         "method": "tools/call",
         "params": {"name": name, "arguments": arguments or {}},
     }
+
+
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}

@@ -14,19 +14,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx2
+from tests._jsonrpc import initialize_request
 from tests.cli._cli import ROOT, toolwire
 
 SERVER = Path(__file__).resolve().parent / "servers" / "secured.py"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
+INIT = initialize_request(0, client="raw")
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 

@@ -16,7 +16,7 @@ import httpx2 as httpx
 import pytest
 from _http_harness import serving
 from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
-from tests._jsonrpc import initialize
+from tests._jsonrpc import INITIALIZED, initialize_request
 from tests.scale._redis import RedisServer
 
 from toolwire import RedisBackplane, Server, ToolContext
@@ -57,12 +57,12 @@ async def _messages(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
 
 
 async def _open(client: httpx.AsyncClient, base: str) -> dict[str, str]:
-    init = initialize(capabilities={"elicitation": {}})
+    init = initialize_request(capabilities={"elicitation": {}})
     made = await client.post(f"{base}/mcp", json=init, headers=ACCEPT)
     assert made.status_code == 200, made.text
     headers = {**ACCEPT, "mcp-session-id": made.headers["mcp-session-id"]}
-    done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    assert (await client.post(f"{base}/mcp", json=done, headers=headers)).status_code == 202
+    done = await client.post(f"{base}/mcp", json=INITIALIZED, headers=headers)
+    assert done.status_code == 202, done.text
     return headers
 
 

@@ -12,27 +12,15 @@ from typing import Any
 import httpx2
 import pytest
 from _http_harness import serving
+from _sessions import open_session
+from tests._jsonrpc import initialize_request, tool_call_request
 
 from toolwire import Server, ToolContext
 
 ACCEPT_BOTH = "application/json, text/event-stream"
 HEADERS = {"accept": ACCEPT_BOTH, "content-type": "application/json"}
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
-CALL_ADD = {
-    "jsonrpc": "2.0",
-    "id": 2,
-    "method": "tools/call",
-    "params": {"name": "add", "arguments": {"a": 2, "b": 3}},
-}
+INIT = initialize_request(client="raw")
+CALL_ADD = tool_call_request("add", {"a": 2, "b": 3})
 ADD_RESULT = (
     b'{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"5"}],'
     b'"structuredContent":{"result":5},"isError":false}}'
@@ -86,17 +74,8 @@ def client() -> Iterator[httpx2.Client]:
 
 
 def initialize(client: httpx2.Client, version: str = "2025-11-25") -> str:
-    message = {**INIT, "params": {**INIT["params"], "protocolVersion": version}}
-    reply = client.post("/mcp", json=message, headers=HEADERS)
-    assert reply.status_code == 200
-    session_id = reply.headers["mcp-session-id"]
-    done = client.post(
-        "/mcp",
-        json={"jsonrpc": "2.0", "method": "notifications/initialized"},
-        headers={**HEADERS, "mcp-session-id": session_id},
-    )
-    assert done.status_code == 202
-    return session_id
+    opened = open_session(client, HEADERS, initialize_request(client="raw", version=version))
+    return opened["mcp-session-id"]
 
 
 def sse_events(body: bytes) -> list[dict[str, str]]:

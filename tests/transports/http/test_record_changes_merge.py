@@ -13,7 +13,7 @@ from typing import Any
 import httpx2 as httpx
 from _http_harness import serving
 from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
-from tests._jsonrpc import initialize
+from tests._jsonrpc import initialize_request
 from tests.scale._redis import RedisServer
 
 from toolwire import Server
@@ -43,7 +43,7 @@ def test_a_copy_that_missed_a_subscription_made_elsewhere_keeps_it_in_the_record
     redis_server: RedisServer,
 ) -> None:
     with serving(_app(redis_server.url)) as one, serving(_app(redis_server.url)) as two:
-        made = httpx.post(f"{one}/mcp", json=initialize(), headers=ACCEPT, timeout=30)
+        made = httpx.post(f"{one}/mcp", json=initialize_request(), headers=ACCEPT, timeout=30)
         session_id = made.headers["mcp-session-id"]
         headers = {**ACCEPT, "mcp-session-id": session_id}
         _post(two, headers, "ping", {}, 2)  # the second app holds a copy from now on
@@ -117,7 +117,7 @@ def test_a_late_reload_does_not_undo_a_copys_own_later_change() -> None:
     second_server, second = make(slow)
     heard: list[str] = []
     with serving(first) as one, serving(second) as two:
-        made = httpx.post(f"{one}/mcp", json=initialize(), headers=ACCEPT, timeout=30)
+        made = httpx.post(f"{one}/mcp", json=initialize_request(), headers=ACCEPT, timeout=30)
         headers = {**ACCEPT, "mcp-session-id": made.headers["mcp-session-id"]}
         _post(two, headers, "ping", {}, 2)  # the second app holds a copy from now on
         slow.hold = True

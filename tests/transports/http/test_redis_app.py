@@ -11,7 +11,7 @@ import httpx2 as httpx
 import pytest
 from _http_harness import serving
 from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
-from tests._jsonrpc import initialize, tool_call
+from tests._jsonrpc import initialize_request, tool_call_request
 from tests.scale._redis import RedisServer
 
 from toolwire import Identity, RedisBackplane, Server, ToolContext
@@ -61,12 +61,12 @@ def test_a_session_held_here_costs_redis_nothing_per_request(redis_server: Redis
         backplane=RedisBackplane(redis_server.url), resumable=False, session_idle_timeout=600
     )
     with serving(app) as base, httpx.Client(base_url=base, timeout=30) as client:
-        answer = client.post("/mcp", json=initialize(), headers=ACCEPT)
+        answer = client.post("/mcp", json=initialize_request(), headers=ACCEPT)
         headers = {**ACCEPT, "mcp-session-id": answer.headers["mcp-session-id"]}
         before = _command_counts(redis_server.url)
         calls = 200
         for n in range(calls):
-            call = tool_call("add", {"a": n, "b": 1}, n + 2)
+            call = tool_call_request("add", {"a": n, "b": 1}, n + 2)
             assert str(n + 1) in client.post("/mcp", json=call, headers=headers).text
         after = _command_counts(redis_server.url)
     spent = {name: after[name] - before[name] for name in SESSION_COMMANDS}
@@ -105,8 +105,8 @@ def test_a_session_is_found_on_another_app_by_its_caller_only(redis_server: Redi
         return _ping_server("bound", auth=verify).http_app(backplane=backplane)
 
     first, second = make(), make()
-    init = initialize()
-    call = tool_call("ping")
+    init = initialize_request()
+    call = tool_call_request("ping")
     with serving(first) as one, serving(second) as two:
         made = httpx.post(
             f"{one}/mcp",
@@ -141,8 +141,8 @@ def test_a_copy_that_missed_the_end_of_its_session_drops_it_at_its_next_refresh(
             session_store=store, resumable=False, session_idle_timeout=1.0
         )
 
-    init = initialize()
-    call = tool_call("ping")
+    init = initialize_request()
+    call = tool_call_request("ping")
     with serving(make()) as one, serving(make()) as two:
         made = httpx.post(f"{one}/mcp", json=init, headers=ACCEPT, timeout=30)
         session = {**ACCEPT, "mcp-session-id": made.headers["mcp-session-id"]}
@@ -167,8 +167,8 @@ def test_rebuilding_a_session_counts_against_max_sessions(redis_server: RedisSer
             session_store=store, resumable=False, max_sessions=limit
         )
 
-    init = initialize()
-    call = tool_call("ping")
+    init = initialize_request()
+    call = tool_call_request("ping")
     with serving(make(2)) as roomy, serving(make(1)) as small:
         ids = [
             httpx.post(f"{roomy}/mcp", json=init, headers=ACCEPT, timeout=30).headers[
@@ -202,8 +202,8 @@ def test_a_log_level_set_on_one_app_reaches_the_copy_another_app_holds(
 
         return server.http_app(backplane=RedisBackplane(redis_server.url, prefix="levels"))
 
-    init = initialize()
-    call = tool_call("chat")
+    init = initialize_request()
+    call = tool_call_request("chat")
     level = {"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "error"}}
     with serving(make()) as one, serving(make()) as two:
         made = httpx.post(f"{one}/mcp", json=init, headers=ACCEPT, timeout=30)

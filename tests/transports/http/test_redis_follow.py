@@ -13,8 +13,9 @@ from typing import Any
 import httpx2 as httpx
 import pytest
 from _http_harness import serving
+from _sessions import open_session
 from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
-from tests._jsonrpc import initialize, tool_call
+from tests._jsonrpc import tool_call_request
 from tests.scale._redis import RedisServer, start_redis
 
 from toolwire import Server, ToolContext
@@ -151,17 +152,7 @@ def _slow_server() -> Server:
 
 
 def _initialize(client: httpx.Client) -> dict[str, str]:
-    answer = client.post("/mcp", json=initialize(), headers=ACCEPT)
-    assert answer.status_code == 200, answer.text
-    headers = {
-        **ACCEPT,
-        "mcp-session-id": answer.headers["mcp-session-id"],
-        "mcp-protocol-version": "2025-11-25",
-    }
-    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    done = client.post("/mcp", json=initialized, headers=headers)
-    assert done.status_code == 202, done.text
-    return headers
+    return {**open_session(client, ACCEPT), "mcp-protocol-version": "2025-11-25"}
 
 
 def _break_off(client: httpx.Client, headers: dict[str, str]) -> str:
@@ -259,7 +250,7 @@ def test_json_responses_cost_the_event_store_nothing_per_call(redis_server: Redi
         headers = _initialize(client)
         before = _command_calls(redis_server.url, every)
         for n in range(100):
-            call = tool_call("add", {"a": n, "b": 1}, n + 2)
+            call = tool_call_request("add", {"a": n, "b": 1}, n + 2)
             answer = client.post("/mcp", json=call, headers=headers)
             assert answer.json()["result"]["content"][0]["text"] == str(n + 1)
         spent = _command_calls(redis_server.url, every) - before
