@@ -11,8 +11,8 @@ from typing import Any
 import anyio
 import httpx2 as httpx
 import pytest
-from tests.scale._infra import Backend, start_backend
-from tests.scale._redis import start_redis
+from tests.scale._infra import Backend
+from tests.scale._redis import backends_on_one_redis
 from tests.scale._shared import TARGET, call, initialize, session_headers
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
@@ -27,13 +27,8 @@ CHANGED = "notifications/tools/list_changed"
 
 @pytest.fixture
 def two_backends() -> Iterator[tuple[Backend, Backend]]:
-    redis = start_redis()
-    first = start_backend(TARGET, args=["--redis", redis.url])
-    second = start_backend(TARGET, args=["--redis", redis.url])
-    yield first, second
-    first.stop()
-    second.stop()
-    redis.stop()
+    with backends_on_one_redis(TARGET) as (_, first, second):
+        yield first, second
 
 
 async def _messages(response: httpx.Response) -> Any:

@@ -2,15 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from tests.scale._redis import redis_server
 
-import pytest
-from tests.scale._redis import RedisServer, start_redis
-
-
-@pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
-    """A private redis-server for one test, stopped after it."""
-    server = start_redis()
-    yield server
-    server.stop()
+__all__ = ["redis_server"]  # a private redis-server per test
