@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx2 as httpx
@@ -66,6 +67,18 @@ def events(text: str) -> list[tuple[str | None, dict[str, Any] | None]]:
             continue
         found.append((event_id, json.loads(data) if data else None))
     return found
+
+
+async def sse_messages(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
+    """The JSON messages of a streamed SSE response, each as soon as its event is complete."""
+    data: list[str] = []
+    async for line in response.aiter_lines():
+        if line.startswith("data:"):
+            data.append(line[5:].lstrip())
+        elif not line and data:
+            text, data = "\n".join(data), []
+            if text:
+                yield json.loads(text)
 
 
 def result_text(answer: httpx.Response) -> str:

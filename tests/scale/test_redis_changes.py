@@ -13,7 +13,7 @@ import httpx2 as httpx
 import pytest
 from tests.scale._infra import Backend
 from tests.scale._redis import backends_on_one_redis
-from tests.scale._shared import TARGET, call, initialize, session_headers
+from tests.scale._shared import TARGET, call, initialize, session_headers, sse_messages
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
@@ -29,19 +29,6 @@ CHANGED = "notifications/tools/list_changed"
 def two_backends() -> Iterator[tuple[Backend, Backend]]:
     with backends_on_one_redis(TARGET) as (_, first, second):
         yield first, second
-
-
-async def _messages(response: httpx.Response) -> Any:
-    """The JSON messages of an SSE response as they arrive."""
-    data: list[str] = []
-    async for line in response.aiter_lines():
-        if line.startswith("data:"):
-            data.append(line[5:].lstrip())
-        elif not line and data:
-            text = "\n".join(data)
-            data = []
-            if text:
-                yield json.loads(text)
 
 
 def _grow_on(url: str, name: str) -> None:
@@ -67,7 +54,7 @@ def test_a_change_on_one_process_reaches_a_get_stream_on_another(
                 assert stream.status_code == 200
                 await anyio.sleep(0.3)  # the stream is attached on the second process
                 await anyio.to_thread.run_sync(_grow_on, first.url, "grown_on_first")
-                async for message in _messages(stream):
+                async for message in sse_messages(stream):
                     heard.append(message)
                     if message.get("method") == CHANGED:
                         return
@@ -103,7 +90,7 @@ def test_a_change_on_one_process_reaches_a_listen_stream_on_another(
                 ) as stream,
             ):
                 assert stream.status_code == 200
-                async for message in _messages(stream):
+                async for message in sse_messages(stream):
                     heard.append(message)
                     if message.get("method") == "notifications/subscriptions/acknowledged":
                         await anyio.to_thread.run_sync(_grow_on, first.url, "grown_for_listen")

@@ -7,8 +7,6 @@ tests/scale/test_redis_answers.py)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -18,6 +16,7 @@ from _http_harness import serving
 from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
 from tests._jsonrpc import INITIALIZED, initialize_request
 from tests.scale._redis import RedisServer
+from tests.scale._shared import sse_messages
 
 from toolwire import RedisBackplane, Server, ToolContext
 from toolwire.errors import ClientResponseError
@@ -45,17 +44,6 @@ def _app(url: str) -> Any:
     )
 
 
-async def _messages(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
-    data: list[str] = []
-    async for line in response.aiter_lines():
-        if line.startswith("data:"):
-            data.append(line[5:].lstrip())
-        elif not line and data:
-            text, data = "\n".join(data), []
-            if text:
-                yield json.loads(text)
-
-
 async def _open(client: httpx.AsyncClient, base: str) -> dict[str, str]:
     init = initialize_request(capabilities={"elicitation": {}})
     made = await client.post(f"{base}/mcp", json=init, headers=ACCEPT)
@@ -75,7 +63,7 @@ async def _ask_here_answer_there(one: str, two: str, content: Any) -> tuple[str,
         async with httpx.AsyncClient(timeout=60) as client:
             headers = await _open(client, one)
             async with client.stream("POST", f"{one}/mcp", json=call, headers=headers) as stream:
-                async for message in _messages(stream):
+                async for message in sse_messages(stream):
                     if message.get("method") == "elicitation/create":
                         question_id = message["id"]
                         answer = {
