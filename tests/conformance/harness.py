@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests._node_tools import tool_missing
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 PREFIX = Path(os.environ.get("TW_TOOLS_PREFIX", ROOT / ".tw-tools"))
@@ -38,6 +40,17 @@ _RUN_DIR = re.compile(r"^server-(?P<name>.+)-\d{4}-\d\d-\d\dT[0-9-]+Z$")
 def launcher(name: str) -> Path:
     """The path of a harness launcher installed under the Node tools prefix."""
     return PREFIX / "bin" / name
+
+
+def harness_or_skip(name: str) -> Path:
+    """The launcher of harness `name`; the test skips without it (fails in CI)."""
+    path = launcher(name)
+    if not os.access(path, os.X_OK):
+        tool_missing(
+            f"needs the MCP conformance harness {HARNESSES[name]} on Node 22, not installed "
+            f"at {path}; run scripts/install_node_tools.sh (it needs npm)"
+        )
+    return path
 
 
 def free_port() -> int:

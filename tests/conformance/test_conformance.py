@@ -26,12 +26,11 @@ from pathlib import Path
 
 import pytest
 from tests.conformance.harness import (
-    HARNESSES,
     HERE,
     ROOT,
     SuiteRun,
     free_port,
-    launcher,
+    harness_or_skip,
     run_server_suite,
     serving,
 )
@@ -61,23 +60,6 @@ LEGS = {
 }
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in {"true", "1", "yes"}
-
-
-def _harness(name: str) -> Path:
-    path = launcher(name)
-    if not os.access(path, os.X_OK):
-        reason = (
-            f"needs the MCP conformance harness {HARNESSES[name]} on Node 22, not installed "
-            f"at {path}; run scripts/install_node_tools.sh (it needs npm)"
-        )
-        if _in_ci():
-            pytest.fail(f"{reason} (CI is set: CI must install it)")
-        pytest.skip(reason)
-    return path
-
-
 def _listed_scenarios(harness: Path, harness_args: tuple[str, ...]) -> set[str]:
     """The server scenarios `harness list` announces for these arguments."""
     done = subprocess.run(
@@ -91,7 +73,7 @@ def _listed_scenarios(harness: Path, harness_args: tuple[str, ...]) -> set[str]:
 
 
 def _run_leg(leg: Leg, tmp_path: Path) -> tuple[SuiteRun, set[str]]:
-    harness = _harness(leg.harness)
+    harness = harness_or_skip(leg.harness)
     port = free_port()
     command = [sys.executable, str(SERVER), "--port", str(port), *leg.server_args]
     with serving(command, port, tmp_path / "server.log"):

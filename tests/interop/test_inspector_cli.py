@@ -9,46 +9,19 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.interop._inspector import EXIT_OK, EXIT_TOOL_ERROR
 from tests.interop._support import ADD_INPUT_SCHEMA, DEFAULT_FAILURE, KITCHEN, KITCHEN_TOOLS, ROOT
-
-PREFIX = Path(os.environ.get("TW_TOOLS_PREFIX", ROOT / ".tw-tools"))
-INSPECTOR = PREFIX / "bin" / "mcp-inspector"
-# Exit codes documented by the Inspector CLI.
-EXIT_OK = 0
-EXIT_TOOL_ERROR = 5
 
 TARGETS = {
     "script": [sys.executable, str(KITCHEN)],
     "cli": [sys.executable, "-m", "toolwire", "run", str(KITCHEN)],
 }
-
-
-def _not_installed_reason() -> str:
-    """Why the Inspector is missing here, and how to get it."""
-    install = "run scripts/install_node_tools.sh"
-    if shutil.which("npm") is None:
-        install = (
-            "npm is not on PATH: install Node.js with npm (https://nodejs.org or your system's "
-            "package manager), then run scripts/install_node_tools.sh"
-        )
-    return f"needs the MCP Inspector on Node 22, not installed at {INSPECTOR}; {install}"
-
-
-@pytest.fixture(scope="module")
-def inspector() -> Path:
-    if not os.access(INSPECTOR, os.X_OK):
-        reason = _not_installed_reason()
-        if os.environ.get("CI", "").lower() in {"true", "1", "yes"}:
-            pytest.fail(f"{reason} (CI is set: CI must install it)")
-        pytest.skip(reason)
-    return INSPECTOR
 
 
 def _run(inspector: Path, target: list[str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -70,8 +43,8 @@ def _result(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("launcher", ["script", "cli"])
-def test_tools_list(inspector: Path, launcher: str) -> None:
-    listed = _result(_run(inspector, TARGETS[launcher], "--method", "tools/list"))
+def test_tools_list(inspector_cli: Path, launcher: str) -> None:
+    listed = _result(_run(inspector_cli, TARGETS[launcher], "--method", "tools/list"))
     tools = {tool["name"]: tool for tool in listed["tools"]}
     assert set(tools) == KITCHEN_TOOLS
     assert tools["add"]["inputSchema"] == ADD_INPUT_SCHEMA
@@ -81,12 +54,12 @@ def test_tools_list(inspector: Path, launcher: str) -> None:
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
-def test_tools_call_with_tool_args(inspector: Path, era: str) -> None:
+def test_tools_call_with_tool_args(inspector_cli: Path, era: str) -> None:
     target = TARGETS["script"]
     era_args = ["--protocol-era", era] if era == "modern" else []
     added = _result(
         _run(
-            inspector,
+            inspector_cli,
             target,
             *era_args,
             "--method",
@@ -106,7 +79,7 @@ def test_tools_call_with_tool_args(inspector: Path, era: str) -> None:
 
     echoed = _result(
         _run(
-            inspector,
+            inspector_cli,
             target,
             *era_args,
             "--method",
@@ -121,7 +94,7 @@ def test_tools_call_with_tool_args(inspector: Path, era: str) -> None:
 
     profile = _result(
         _run(
-            inspector,
+            inspector_cli,
             target,
             *era_args,
             "--method",
@@ -137,10 +110,17 @@ def test_tools_call_with_tool_args(inspector: Path, era: str) -> None:
     assert profile["structuredContent"] == {"name": "Ada", "age": 36, "tags": ["x", "y"]}
 
 
-def test_tool_error_and_unknown_tool_exit_codes(inspector: Path) -> None:
+def test_tool_error_and_unknown_tool_exit_codes(inspector_cli: Path) -> None:
     target = TARGETS["cli"]
     failed = _run(
-        inspector, target, "--method", "tools/call", "--tool-name", "boom", "--tool-arg", "reason=x"
+        inspector_cli,
+        target,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "boom",
+        "--tool-arg",
+        "reason=x",
     )
     assert failed.returncode == EXIT_TOOL_ERROR, (failed.stdout, failed.stderr)
     assert json.loads(failed.stdout)["result"] == {
@@ -149,7 +129,7 @@ def test_tool_error_and_unknown_tool_exit_codes(inspector: Path) -> None:
     }
     assert '"tool_is_error"' in failed.stderr
 
-    missing = _run(inspector, target, "--method", "tools/call", "--tool-name", "nope")
+    missing = _run(inspector_cli, target, "--method", "tools/call", "--tool-name", "nope")
     assert missing.returncode == EXIT_TOOL_ERROR, (missing.stdout, missing.stderr)
     assert '"tool_not_found"' in missing.stderr
 

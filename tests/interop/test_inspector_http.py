@@ -7,30 +7,18 @@ except under CI); the server runs in its own process, listening on 127.0.0.1.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.interop._inspector import EXIT_OK, EXIT_TOOL_ERROR
 from tests.interop._served_http import Running, served_http
 from tests.interop._support import ADD_INPUT_SCHEMA, DEFAULT_FAILURE, KITCHEN_TOOLS, ROOT
-from tests.interop.test_inspector_cli import EXIT_OK, EXIT_TOOL_ERROR, INSPECTOR
-from tests.interop.test_inspector_cli import _not_installed_reason as not_installed_reason
 
 # (transport, the path the Inspector is pointed at)
 TRANSPORTS = [("http", "/mcp"), ("sse", "/sse")]
-
-
-@pytest.fixture(scope="module")
-def inspector_cli() -> Path:
-    if not os.access(INSPECTOR, os.X_OK):
-        reason = not_installed_reason()
-        if os.environ.get("CI", "").lower() in {"true", "1", "yes"}:
-            pytest.fail(f"{reason} (CI is set: CI must install it)")
-        pytest.skip(reason)
-    return INSPECTOR
 
 
 @pytest.fixture(scope="module", params=TRANSPORTS, ids=[name for name, _ in TRANSPORTS])

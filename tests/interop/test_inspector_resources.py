@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,23 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.interop._inspector import EXIT_OK
 from tests.interop._served_http import served_http
 from tests.interop._support import ROOT, SERVERS
-from tests.interop.test_inspector_cli import EXIT_OK, INSPECTOR
-from tests.interop.test_inspector_cli import _not_installed_reason as not_installed_reason
 
 LIBRARY = SERVERS / "library.py"
 TARGETS = ["stdio", "http", "sse"]
-
-
-@pytest.fixture(scope="module")
-def inspector_cli() -> Path:
-    if not os.access(INSPECTOR, os.X_OK):
-        reason = not_installed_reason()
-        if os.environ.get("CI", "").lower() in {"true", "1", "yes"}:
-            pytest.fail(f"{reason} (CI is set: CI must install it)")
-        pytest.skip(reason)
-    return INSPECTOR
 
 
 @pytest.fixture(scope="module", params=TARGETS)

@@ -5,7 +5,6 @@ streamable HTTP and SSE (tests/interop/servers/prompting.py in its own process).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +14,6 @@ import anyio
 import pytest
 from tests.interop._served_http import served_http
 from tests.interop._support import ROOT
-from tests.interop.test_inspector_cli import INSPECTOR
-from tests.interop.test_inspector_cli import _not_installed_reason as not_installed_reason
 
 SERVER = Path(__file__).resolve().parent / "servers" / "prompting.py"
 LAUNCHERS = {"script": [str(SERVER)], "cli": ["-m", "toolwire", "run", str(SERVER)]}
@@ -138,16 +135,6 @@ async def test_fastmcp_client_lists_gets_and_completes() -> None:
 
 
 # ---------------------------------------------------------------- the Inspector CLI
-
-
-@pytest.fixture(scope="module")
-def inspector_cli() -> Path:
-    if not os.access(INSPECTOR, os.X_OK):
-        reason = not_installed_reason()
-        if os.environ.get("CI", "").lower() in {"true", "1", "yes"}:
-            pytest.fail(f"{reason} (CI is set: CI must install it)")
-        pytest.skip(reason)
-    return INSPECTOR
 
 
 def _inspect(inspector: Path, url: str, transport: str, *args: str) -> dict[str, Any]:
