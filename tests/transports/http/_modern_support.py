@@ -11,6 +11,8 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Annotated, Any
 
+import httpx2
+import pytest
 import uvicorn
 from pydantic import Field
 
@@ -153,6 +155,25 @@ def sse_frames(text: str) -> list[dict[str, Any]]:
         if any(data):  # a priming event (an id, empty data) carries no message
             frames.append(json.loads("\n".join(data)))
     return frames
+
+
+def abandon_a_nap(url: str, counts: dict[str, int]) -> None:
+    """Call `nap` for 30 s and leave after 0.5 s; wait (bounded) until the server has counted
+    one more cancelled call (`build_server`'s `counts`)."""
+    before = counts["cancelled"]
+    params = enveloped(name="nap", arguments={"seconds": 30})
+    with pytest.raises(httpx2.ReadTimeout):
+        httpx2.post(
+            url,
+            headers=headers_for("tools/call", params),
+            content=body("tools/call", params),
+            timeout=0.5,
+        )
+    for _ in range(200):
+        if counts["cancelled"] > before:
+            break
+        time.sleep(0.05)
+    assert counts["cancelled"] == before + 1
 
 
 def raw_post(
