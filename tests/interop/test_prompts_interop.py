@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 from tests.interop._served_http import served_http
-from tests.interop._support import ROOT
+from tests.interop._support import ROOT, session_at_version
 
 SERVER = Path(__file__).resolve().parent / "servers" / "prompting.py"
 LAUNCHERS = {"script": [str(SERVER)], "cli": ["-m", "toolwire", "run", str(SERVER)]}
@@ -93,17 +93,10 @@ async def test_official_client_lists_gets_and_completes(mode: str, launcher: str
 async def test_each_handshake_version_validates(
     version: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import mcp.client.session
-    from mcp import ClientSession, stdio_client, types
+    from mcp import types
 
-    # ClientSession offers its latest handshake version: pin it to `version`.
-    monkeypatch.setattr(mcp.client.session, "LATEST_HANDSHAKE_VERSION", version)
     with anyio.fail_after(60):
-        async with (
-            stdio_client(_params()) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            init = await session.initialize()
+        async with session_at_version(version, _params(), monkeypatch) as (session, init):
             assert init.protocol_version == version
             icons = getattr(init.server_info, "icons", None)
             assert bool(icons) is (version == "2025-11-25")
