@@ -10,6 +10,8 @@ unnoticed as a row of skips.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import NoReturn
 
@@ -17,6 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PREFIX = Path(os.environ.get("TW_TOOLS_PREFIX", ROOT / ".tw-tools"))
+NO_CACHE = ("-p", "no:cacheprovider")
 
 
 def in_ci() -> bool:
@@ -29,3 +32,20 @@ def tool_missing(reason: str) -> NoReturn:
     if in_ci():
         pytest.fail(f"{reason} (CI is set: CI must install it)")
     pytest.skip(reason)
+
+
+def pytest_without_ci(
+    env: dict[str, str], test_file: str, selection: str, **extra: str
+) -> subprocess.CompletedProcess[str]:
+    """The tests of `test_file` matching `-k selection`, run by a child pytest with `env`
+    (any `CI` taken out) plus `extra`: as a developer runs them, or CI with `CI="true"`."""
+    developer = {name: value for name, value in env.items() if name != "CI"}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", test_file, "-k", selection, "-q", "-rs", *NO_CACHE],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**developer, **extra},
+        check=False,
+    )

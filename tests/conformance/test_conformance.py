@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tests._node_tools import pytest_without_ci
 from tests.conformance.harness import (
     HERE,
     ROOT,
@@ -36,7 +37,6 @@ from tests.conformance.harness import (
 )
 
 SERVER = HERE / "server.py"
-NO_CACHE = ("-p", "no:cacheprovider")
 
 
 @dataclass(frozen=True)
@@ -116,29 +116,10 @@ def test_server_refuses_a_missing_port() -> None:
 
 
 def test_without_the_harness_the_legs_skip_and_fail_under_ci(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "CI"}
-    env["TW_TOOLS_PREFIX"] = str(tmp_path / "no-tools")
+    env = {**os.environ, "TW_TOOLS_PREFIX": str(tmp_path / "no-tools")}
 
     def pytest_run(**extra: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                __file__,
-                "-k",
-                "every_scenario_passes",
-                "-q",
-                "-rs",
-                *NO_CACHE,
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**env, **extra},
-            check=False,
-        )
+        return pytest_without_ci(env, __file__, "every_scenario_passes", **extra)
 
     developer = pytest_run()
     assert developer.returncode == 0, developer.stdout

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._node_tools import pytest_without_ci
 from tests.interop._inspector import EXIT_OK, EXIT_TOOL_ERROR
 from tests.interop._support import ADD_INPUT_SCHEMA, DEFAULT_FAILURE, KITCHEN, KITCHEN_TOOLS, ROOT
 
@@ -33,6 +34,18 @@ def _run(inspector: Path, target: list[str], *args: str) -> subprocess.Completed
         timeout=90,
         check=False,
     )
+
+
+def _call(
+    inspector: Path,
+    target: list[str],
+    tool: str,
+    *arguments: str,
+    era_args: list[str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`tools/call` of `tool` with `--tool-arg` `arguments` (`key=value` each)."""
+    call = ["--method", "tools/call", "--tool-name", tool, "--tool-arg", *arguments]
+    return _run(inspector, target, *(era_args or []), *call)
 
 
 def _result(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
@@ -57,54 +70,25 @@ def test_tools_list(inspector_cli: Path, launcher: str) -> None:
 def test_tools_call_with_tool_args(inspector_cli: Path, era: str) -> None:
     target = TARGETS["script"]
     era_args = ["--protocol-era", era] if era == "modern" else []
-    added = _result(
-        _run(
-            inspector_cli,
-            target,
-            *era_args,
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "add",
-            "--tool-arg",
-            "a=2",
-            "b=40",
-        )
-    )
+    added = _result(_call(inspector_cli, target, "add", "a=2", "b=40", era_args=era_args))
     assert added["content"] == [{"type": "text", "text": "42"}]
     assert added["structuredContent"] == {"result": 42}
     assert added["isError"] is False
     if era == "modern":
         assert added["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "kitchen"
 
-    echoed = _result(
-        _run(
-            inspector_cli,
-            target,
-            *era_args,
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "echo",
-            "--tool-arg",
-            "text=héllo wörld",
-        )
-    )
+    echoed = _result(_call(inspector_cli, target, "echo", "text=héllo wörld", era_args=era_args))
     assert echoed["content"] == [{"type": "text", "text": "héllo wörld"}]
 
     profile = _result(
-        _run(
+        _call(
             inspector_cli,
             target,
-            *era_args,
-            "--method",
-            "tools/call",
-            "--tool-name",
             "profile",
-            "--tool-arg",
             "name=Ada",
             "age=36",
             'tags=["x","y"]',
+            era_args=era_args,
         )
     )
     assert profile["structuredContent"] == {"name": "Ada", "age": 36, "tags": ["x", "y"]}
@@ -112,16 +96,7 @@ def test_tools_call_with_tool_args(inspector_cli: Path, era: str) -> None:
 
 def test_tool_error_and_unknown_tool_exit_codes(inspector_cli: Path) -> None:
     target = TARGETS["cli"]
-    failed = _run(
-        inspector_cli,
-        target,
-        "--method",
-        "tools/call",
-        "--tool-name",
-        "boom",
-        "--tool-arg",
-        "reason=x",
-    )
+    failed = _call(inspector_cli, target, "boom", "reason=x")
     assert failed.returncode == EXIT_TOOL_ERROR, (failed.stdout, failed.stderr)
     assert json.loads(failed.stdout)["result"] == {
         "content": [{"type": "text", "text": DEFAULT_FAILURE}],
@@ -132,9 +107,6 @@ def test_tool_error_and_unknown_tool_exit_codes(inspector_cli: Path) -> None:
     missing = _run(inspector_cli, target, "--method", "tools/call", "--tool-name", "nope")
     assert missing.returncode == EXIT_TOOL_ERROR, (missing.stdout, missing.stderr)
     assert '"tool_not_found"' in missing.stderr
-
-
-NO_CACHE = ("-p", "no:cacheprovider")
 
 
 def _path_without_npm(tmp_path: Path) -> str:
@@ -171,15 +143,7 @@ def test_without_npm_the_install_step_says_so_and_the_inspector_tests_skip(
     assert "install Node.js with npm" in install.stderr
 
     def pytest_run(**extra: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "pytest", __file__, "-k", "tools_list", "-q", "-rs", *NO_CACHE],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**env, **extra},
-            check=False,
-        )
+        return pytest_without_ci(env, __file__, "tools_list", **extra)
 
     developer = pytest_run()
     assert developer.returncode == 0, developer.stdout
