@@ -22,6 +22,15 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def accepts(port: int, timeout: float = 0.5) -> bool:
+    """Whether something accepts a TCP connection on 127.0.0.1:`port` right now."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
 @contextmanager
 def listening(command: Sequence[str], port: int, **popen: Any) -> Iterator[subprocess.Popen[bytes]]:
     """Run `command`, which is to listen on 127.0.0.1:`port`; enter once it accepts a
@@ -37,12 +46,10 @@ def listening(command: Sequence[str], port: int, **popen: Any) -> Iterator[subpr
         while True:
             if process.poll() is not None:
                 raise AssertionError(process.stderr.read().decode())  # type: ignore[union-attr]
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.05)
+            if accepts(port, timeout=1):
+                break
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.05)
         yield process
     finally:
         process.terminate()  # a --workers supervisor stops its workers too

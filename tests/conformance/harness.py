@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import time
 from collections.abc import Iterator, Sequence
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests._listening import accepts
 from tests._node_tools import tool_missing
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,22 +53,6 @@ def harness_or_skip(name: str) -> Path:
     return path
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _accepts(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
 @contextmanager
 def serving(command: Sequence[str], port: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
     """Run a server process until the block ends; it is up once `port` accepts connections.
@@ -81,7 +65,7 @@ def serving(command: Sequence[str], port: int, log: Path) -> Iterator[subprocess
         )
         try:
             deadline = time.monotonic() + SERVER_START_TIMEOUT
-            while not _accepts(port):
+            while not accepts(port):
                 if process.poll() is not None or time.monotonic() > deadline:
                     state = (
                         f"exited with status {process.returncode}"

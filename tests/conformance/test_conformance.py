@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tests._listening import free_port
 from tests._node_tools import pytest_without_ci
 from tests.conformance.harness import (
     HERE,
     ROOT,
     SuiteRun,
-    free_port,
     harness_or_skip,
     run_server_suite,
     serving,

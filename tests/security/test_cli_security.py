@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -15,18 +14,12 @@ from pathlib import Path
 
 import httpx2
 from tests._jsonrpc import initialize_request
+from tests._listening import free_port
 from tests.cli._cli import ROOT, toolwire
 
 SERVER = Path(__file__).resolve().parent / "servers" / "secured.py"
 INIT = initialize_request(0, client="raw")
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @contextmanager

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests._listening import free_port
 from tests.transports._proc import child_env
 
 HERE = Path(__file__).resolve().parent
@@ -30,12 +31,6 @@ READ_SECONDS = 15.0
 MAX_REPLY = 8 * 1024 * 1024  # nothing the tests ask for is bigger
 ACCEPT_BOTH = "application/json, text/event-stream"
 VERSION = "2025-11-25"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class LiveServer:

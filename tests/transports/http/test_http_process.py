@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ import httpx2
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from tests._listening import free_port
 
 ROOT = Path(__file__).resolve().parents[3]
 STARTUP_SECONDS = 20.0
@@ -45,12 +45,6 @@ async def lifespan(server):
 
 server = Server("broken", lifespan=lifespan)
 """
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def spawn(path: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
