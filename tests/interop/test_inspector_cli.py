@@ -16,24 +16,13 @@ from typing import Any
 
 import pytest
 from tests._node_tools import pytest_without_ci
-from tests.interop._inspector import EXIT_OK, EXIT_TOOL_ERROR
+from tests.interop._inspector import EXIT_OK, EXIT_TOOL_ERROR, run_inspector
 from tests.interop._support import ADD_INPUT_SCHEMA, DEFAULT_FAILURE, KITCHEN, KITCHEN_TOOLS, ROOT
 
 TARGETS = {
     "script": [sys.executable, str(KITCHEN)],
     "cli": [sys.executable, "-m", "toolwire", "run", str(KITCHEN)],
 }
-
-
-def _run(inspector: Path, target: list[str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(inspector), "--cli", *target, *args, "--format", "json", "-q"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
 
 
 def _call(
@@ -45,7 +34,7 @@ def _call(
 ) -> subprocess.CompletedProcess[str]:
     """`tools/call` of `tool` with `--tool-arg` `arguments` (`key=value` each)."""
     call = ["--method", "tools/call", "--tool-name", tool, "--tool-arg", *arguments]
-    return _run(inspector, target, *(era_args or []), *call)
+    return run_inspector(inspector, target, *(era_args or []), *call)
 
 
 def _result(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
@@ -57,7 +46,7 @@ def _result(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("launcher", ["script", "cli"])
 def test_tools_list(inspector_cli: Path, launcher: str) -> None:
-    listed = _result(_run(inspector_cli, TARGETS[launcher], "--method", "tools/list"))
+    listed = _result(run_inspector(inspector_cli, TARGETS[launcher], "--method", "tools/list"))
     tools = {tool["name"]: tool for tool in listed["tools"]}
     assert set(tools) == KITCHEN_TOOLS
     assert tools["add"]["inputSchema"] == ADD_INPUT_SCHEMA
@@ -104,7 +93,7 @@ def test_tool_error_and_unknown_tool_exit_codes(inspector_cli: Path) -> None:
     }
     assert '"tool_is_error"' in failed.stderr
 
-    missing = _run(inspector_cli, target, "--method", "tools/call", "--tool-name", "nope")
+    missing = run_inspector(inspector_cli, target, "--method", "tools/call", "--tool-name", "nope")
     assert missing.returncode == EXIT_TOOL_ERROR, (missing.stdout, missing.stderr)
     assert '"tool_not_found"' in missing.stderr
 
@@ -142,17 +131,17 @@ def test_without_npm_the_install_step_says_so_and_the_inspector_tests_skip(
     assert "npm is not on PATH" in install.stderr
     assert "install Node.js with npm" in install.stderr
 
-    def pytest_run(**extra: str) -> subprocess.CompletedProcess[str]:
+    def pytestrun_inspector(**extra: str) -> subprocess.CompletedProcess[str]:
         return pytest_without_ci(env, __file__, "tools_list", **extra)
 
-    developer = pytest_run()
+    developer = pytestrun_inspector()
     assert developer.returncode == 0, developer.stdout
     assert "2 skipped" in developer.stdout
     assert (
         f"needs the MCP Inspector on Node 22, not installed at {tmp_path / 'tools'}/bin/"
         "mcp-inspector; npm is not on PATH: install Node.js with npm"
     ) in developer.stdout
-    ci = pytest_run(CI="true")
+    ci = pytestrun_inspector(CI="true")
     assert ci.returncode == 1, ci.stdout
     assert "2 errors" in ci.stdout
     assert "(CI is set: CI must install it)" in ci.stdout

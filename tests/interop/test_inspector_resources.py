@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.interop._inspector import EXIT_OK
+from tests.interop._inspector import first_json, run_inspector
 from tests.interop._served_http import served_http
-from tests.interop._support import ROOT, SERVERS
+from tests.interop._support import SERVERS
 
 LIBRARY = SERVERS / "library.py"
 TARGETS = ["stdio", "http", "sse"]
@@ -31,17 +30,7 @@ def target(request: pytest.FixtureRequest) -> Iterator[list[str]]:
 
 
 def _inspect(inspector: Path, target: list[str], *args: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [str(inspector), "--cli", *target, *args, "--format", "json", "-q"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-    assert done.returncode == EXIT_OK, (done.returncode, done.stdout, done.stderr)
-    lines = [line for line in done.stdout.splitlines() if line.strip()]
-    payload = json.loads(lines[0])
+    payload = first_json(run_inspector(inspector, target, *args))
     assert set(payload) == {"result"}, payload
     return dict(payload["result"])
 

@@ -4,14 +4,13 @@ streamable HTTP and SSE (tests/interop/servers/prompting.py in its own process).
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from tests.interop._inspector import first_json, run_inspector
 from tests.interop._served_http import served_http
 from tests.interop._support import ROOT, session_at_version
 
@@ -131,17 +130,7 @@ async def test_fastmcp_client_lists_gets_and_completes() -> None:
 
 
 def _inspect(inspector: Path, url: str, transport: str, *args: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [str(inspector), "--cli", url, "--transport", transport, *args, "--format", "json", "-q"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
-    lines = [line for line in done.stdout.splitlines() if line.strip()]
-    return dict(json.loads(lines[0]))
+    return first_json(run_inspector(inspector, [url, "--transport", transport], *args))
 
 
 @pytest.mark.parametrize(("transport", "path"), [("http", "/mcp"), ("sse", "/sse")])
