@@ -78,6 +78,12 @@ def initialize(client: httpx2.Client, version: str = "2025-11-25") -> str:
     return opened["mcp-session-id"]
 
 
+def resume(client: httpx2.Client, session_id: str, last_event_id: str) -> httpx2.Response:
+    """GET the session's stream from after `last_event_id` (a resumption, as a client does)."""
+    headers = {"accept": "text/event-stream", "mcp-session-id": session_id}
+    return client.get("/mcp", headers={**headers, "last-event-id": last_event_id})
+
+
 def sse_events(body: bytes) -> list[dict[str, str]]:
     events = []
     for block in body.decode().split("\n\n"):
@@ -273,14 +279,7 @@ def test_a_closed_post_stream_is_resumed_with_last_event_id(client: httpx2.Clien
     # The priming event, then the retry hint sent when the tool closed the stream; no result.
     assert events == [{"id": events[0]["id"], "retry": "1000", "data": ""}, {"retry": "1000"}]
     time.sleep(0.4)  # the call answers meanwhile, into the event store
-    resumed = client.get(
-        "/mcp",
-        headers={
-            "accept": "text/event-stream",
-            "mcp-session-id": session_id,
-            "last-event-id": events[0]["id"],
-        },
-    )
+    resumed = resume(client, session_id, events[0]["id"])
     assert resumed.status_code == 200
     (result,) = sse_events(resumed.content)
     assert result["data"] == (
@@ -295,14 +294,7 @@ def test_resuming_while_the_call_runs_carries_the_rest_live(client: httpx2.Clien
     headers = {**HEADERS, "mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
     first = client.post("/mcp", json=call, headers=headers)
     priming = sse_events(first.content)[0]["id"]
-    resumed = client.get(
-        "/mcp",
-        headers={
-            "accept": "text/event-stream",
-            "mcp-session-id": session_id,
-            "last-event-id": priming,
-        },
-    )
+    resumed = resume(client, session_id, priming)
     (result,) = sse_events(resumed.content)
     assert json.loads(result["data"])["id"] == 8
 
@@ -464,14 +456,7 @@ def test_a_stream_closed_after_it_started_resumes_from_the_last_event_seen(
     assert priming["data"] == "" and hint == {"retry": "1000"}
     assert json.loads(progress["data"])["params"]["progress"] == 1
     time.sleep(0.4)
-    resumed = client.get(
-        "/mcp",
-        headers={
-            "accept": "text/event-stream",
-            "mcp-session-id": session_id,
-            "last-event-id": progress["id"],
-        },
-    )
+    resumed = resume(client, session_id, progress["id"])
     later = [json.loads(event["data"]) for event in sse_events(resumed.content)]
     assert [message.get("method") for message in later] == ["notifications/progress", None]
     assert later[0]["params"]["progress"] == 2
