@@ -1,12 +1,21 @@
-"""Helpers of the Redis scale-out tests: raw handshake-era requests and SSE parsing."""
+"""Helpers of the scale-out tests: raw handshake-era requests, SSE parsing, the official
+client's session, and `toolwire run` refusals."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator
-from typing import Any
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
 
 import httpx2 as httpx
+from tests.scale._infra import ROOT
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
 
 TARGET = "tests.scale.servers.shared_sessions:server"
 VERSION = "2025-11-25"
@@ -91,3 +100,31 @@ def result_text(answer: httpx.Response) -> str:
         if message is not None and "result" in message:
             return str(message["result"]["content"][0]["text"])
     raise AssertionError(f"no result in {answer.status_code} {answer.text[:500]}")
+
+
+@asynccontextmanager
+async def official_session(url: str) -> AsyncIterator[ClientSession]:
+    """The official `mcp` client's session on `url` (streamable HTTP), initialized."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        streamable_http_client(url) as (read, write, *_),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+def toolwire_run(target: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`toolwire run TARGET ARGS` to its end (a refusal, for these tests), `env` added."""
+    pythonpath = os.pathsep.join([str(ROOT / "src"), str(ROOT)])
+    return subprocess.run(
+        [sys.executable, "-m", "toolwire", "run", target, *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": pythonpath, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
