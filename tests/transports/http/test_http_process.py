@@ -32,19 +32,7 @@ def add(a: int, b: int) -> int:
     return a + b
 """
 
-FAILING = """
-import contextlib
-from toolwire import Server
-
-
-@contextlib.asynccontextmanager
-async def lifespan(server):
-    raise RuntimeError("no database")
-    yield
-
-
-server = Server("broken", lifespan=lifespan)
-"""
+FAILING = Path(__file__).resolve().parents[1] / "servers" / "failing_lifespan.py"
 
 
 def spawn(path: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
@@ -106,10 +94,8 @@ def test_toolwire_run_http_serves_and_stops_on_sigterm(
     assert err == b""  # no banner, no access log
 
 
-def test_a_failing_lifespan_exits_with_status_1(tmp_path: Path) -> None:
-    path = tmp_path / "broken.py"
-    path.write_text(FAILING)
-    process, _ = spawn(path)
+def test_a_failing_lifespan_exits_with_status_1() -> None:
+    process, _ = spawn(FAILING)
     _, err = process.communicate(timeout=30)
     assert process.returncode == 1
     assert b"no database" in err
