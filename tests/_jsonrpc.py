@@ -7,6 +7,7 @@ protocol version, the capabilities it offers).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 VERSION = "2025-11-25"
@@ -49,3 +50,16 @@ def tool_call_request(
 
 
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def encoded_request(
+    method: str, params: dict[str, Any] | None = None, request_id: Any = 1
+) -> bytes:
+    """A JSON-RPC request as the bytes of a body (a notification when `request_id` is None;
+    no `params` member when `params` is None)."""
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if request_id is not None:
+        message["id"] = request_id
+    if params is not None:
+        message["params"] = params
+    return json.dumps(message).encode()

@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import httpx2 as httpx
+from tests._jsonrpc import encoded_request as request
 from tests.scale._infra import ROOT
 
 if TYPE_CHECKING:
@@ -20,13 +21,6 @@ if TYPE_CHECKING:
 TARGET = "tests.scale.servers.shared_sessions:server"
 VERSION = "2025-11-25"
 ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-
-
-def request(method: str, params: dict[str, Any] | None = None, request_id: int = 1) -> bytes:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-    if params is not None:
-        message["params"] = params
-    return json.dumps(message).encode()
 
 
 def initialize(url: str, client: str = "redis-test") -> str:

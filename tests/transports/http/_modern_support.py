@@ -15,6 +15,7 @@ import httpx2
 import pytest
 import uvicorn
 from pydantic import Field
+from tests._jsonrpc import encoded_request as body
 
 from toolwire import Server, ToolContext
 from toolwire.protocol.serving import Servable
@@ -115,16 +116,6 @@ class Served:
         self.server.should_exit = True
         self._thread.join(timeout=15)
         self._sock.close()
-
-
-def body(method: str, params: dict[str, Any] | None = None, request_id: Any = 1) -> bytes:
-    """A JSON-RPC request (a notification when `request_id` is None)."""
-    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-    if request_id is not None:
-        message["id"] = request_id
-    if params is not None:
-        message["params"] = params
-    return json.dumps(message).encode()
 
 
 def enveloped(**params: Any) -> dict[str, Any]:
