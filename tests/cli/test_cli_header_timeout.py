@@ -8,9 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,10 +16,10 @@ from pathlib import Path
 import httpx2
 import pytest
 from _cli import ROOT, toolwire
+from tests._listening import closed_by_server, free_port, listening
 
 pytestmark = pytest.mark.timeout(180)
 
-START_SECONDS = 60.0
 READ_SECONDS = 15.0  # half the default deadline: only the flag's deadline can close in time
 
 APP = """
@@ -37,56 +35,16 @@ def ping() -> str:
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @contextmanager
 def _running(script: Path, *options: str) -> Iterator[int]:
     """`toolwire run script --port P options...` until the block ends; yields P once it
     accepts connections."""
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
     command = [sys.executable, "-m", "toolwire", "run", str(script), "--port", str(port)]
-    process = subprocess.Popen(
-        [*command, *options], env=env, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    try:
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            if process.poll() is not None:
-                raise AssertionError(process.stderr.read().decode())  # type: ignore[union-attr]
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.05)
+    with listening([*command, *options], port, env=env):
         yield port
-    finally:
-        process.terminate()  # a --workers supervisor stops its workers too
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-
-
-def _closed_by_server(sock: socket.socket) -> bool:
-    """Whether the server closed the connection before the read bound."""
-    sock.settimeout(READ_SECONDS)
-    try:
-        for _ in range(1000):  # bounded: each read waits at most READ_SECONDS
-            if sock.recv(65536) == b"":
-                return True
-    except ConnectionResetError:
-        return True
-    except TimeoutError:
-        return False
-    return False
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +68,7 @@ def test_a_silent_connection_is_closed_after_the_flags_deadline(
 ) -> None:
     with _running(script, *options, "--header-timeout", "0.5") as port:
         with socket.create_connection(("127.0.0.1", port)) as sock:
-            assert _closed_by_server(sock)
+            assert closed_by_server(sock, READ_SECONDS)
         if "http" in options:  # a request whose head comes at once is served as ever
             ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
             headers = {"accept": "application/json, text/event-stream"}

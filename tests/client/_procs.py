@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests._listening import accepts, free_port
 from tests.client._support import SERVERS
-from tests.interop._served_http import _listening, free_port
 from tests.interop._support import KITCHEN, ROOT
 
 START_SECONDS = 60.0
@@ -58,7 +58,7 @@ class NetworkServer:
         )  # fmt: skip
         log.close()
         deadline = time.monotonic() + START_SECONDS
-        while not _listening(self.port):
+        while not accepts(self.port):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 self.stop()
                 text = (self.scratch / f"stderr-{self.starts}.txt").read_text(errors="replace")
@@ -76,7 +76,7 @@ class NetworkServer:
             process.kill()
             process.wait(5)
         deadline = time.monotonic() + 10
-        while _listening(self.port) and time.monotonic() < deadline:
+        while accepts(self.port) and time.monotonic() < deadline:
             time.sleep(0.05)
 
     def restart(self) -> None:

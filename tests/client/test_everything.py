@@ -8,18 +8,16 @@ tool is a failure.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._node_tools import PREFIX, tool_missing
 from tests.client._procs import network_server
-from tests.client._support import ROOT, bounded, run_config
+from tests.client._support import bounded, run_config
 
 import toolwire
 from toolwire import ToolContext, ToolOutputImage, ToolOutputText
 
-PREFIX = Path(os.environ.get("TW_TOOLS_PREFIX", ROOT / ".tw-tools"))
 EVERYTHING = PREFIX / "bin" / "mcp-server-everything"
 TRANSPORT_NAMES = {"http": "streamableHttp", "sse": "sse"}
 
@@ -28,9 +26,7 @@ TRANSPORT_NAMES = {"http": "streamableHttp", "sse": "sse"}
 def _needs_the_server() -> None:
     if not EVERYTHING.exists():
         reason = f"{EVERYTHING} is missing: run scripts/install_node_tools.sh"
-        if os.environ.get("CI", "").lower() in {"true", "1", "yes"}:
-            pytest.fail(f"{reason} (CI is set: CI must install it)")
-        pytest.skip(reason)
+        tool_missing(reason)
 
 
 def _argv(transport: str, port: int) -> list[str]:

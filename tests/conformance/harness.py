@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import time
 from collections.abc import Iterator, Sequence
@@ -20,6 +19,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tests._listening import accepts
+from tests._node_tools import tool_missing
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -40,20 +42,15 @@ def launcher(name: str) -> Path:
     return PREFIX / "bin" / name
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _accepts(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
+def harness_or_skip(name: str) -> Path:
+    """The launcher of harness `name`; the test skips without it (fails in CI)."""
+    path = launcher(name)
+    if not os.access(path, os.X_OK):
+        tool_missing(
+            f"needs the MCP conformance harness {HARNESSES[name]} on Node 22, not installed "
+            f"at {path}; run scripts/install_node_tools.sh (it needs npm)"
+        )
+    return path
 
 
 @contextmanager
@@ -68,7 +65,7 @@ def serving(command: Sequence[str], port: int, log: Path) -> Iterator[subprocess
         )
         try:
             deadline = time.monotonic() + SERVER_START_TIMEOUT
-            while not _accepts(port):
+            while not accepts(port):
                 if process.poll() is not None or time.monotonic() > deadline:
                     state = (
                         f"exited with status {process.returncode}"

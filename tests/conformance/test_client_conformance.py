@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from tests.conformance.harness import HARNESSES, HERE, ROOT, Scenario, launcher
+from tests.conformance.harness import HERE, ROOT, Scenario, harness_or_skip
 
 CLIENT = HERE / "client.py"
 SCENARIO_TIMEOUT_MS = 60_000
@@ -76,25 +76,8 @@ RUNS = [
 ]
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in {"true", "1", "yes"}
-
-
-def _harness(name: str) -> Path:
-    path = launcher(name)
-    if not os.access(path, os.X_OK):
-        reason = (
-            f"needs the MCP conformance harness {HARNESSES[name]} on Node 22, not installed "
-            f"at {path}; run scripts/install_node_tools.sh (it needs npm)"
-        )
-        if _in_ci():
-            pytest.fail(f"{reason} (CI is set: CI must install it)")
-        pytest.skip(reason)
-    return path
-
-
 def _run_once(run: Run, out_dir: Path) -> tuple[subprocess.CompletedProcess[str], Scenario]:
-    harness = _harness(run.harness)
+    harness = harness_or_skip(run.harness)
     # The harness splits the command on spaces; neither path holds one here.
     command = f"{sys.executable} {CLIENT}"
     assert " " not in sys.executable and " " not in str(CLIENT), command

@@ -25,19 +25,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tests._listening import free_port
+from tests._node_tools import pytest_without_ci
 from tests.conformance.harness import (
-    HARNESSES,
     HERE,
     ROOT,
     SuiteRun,
-    free_port,
-    launcher,
+    harness_or_skip,
     run_server_suite,
     serving,
 )
 
 SERVER = HERE / "server.py"
-NO_CACHE = ("-p", "no:cacheprovider")
 
 
 @dataclass(frozen=True)
@@ -61,23 +60,6 @@ LEGS = {
 }
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in {"true", "1", "yes"}
-
-
-def _harness(name: str) -> Path:
-    path = launcher(name)
-    if not os.access(path, os.X_OK):
-        reason = (
-            f"needs the MCP conformance harness {HARNESSES[name]} on Node 22, not installed "
-            f"at {path}; run scripts/install_node_tools.sh (it needs npm)"
-        )
-        if _in_ci():
-            pytest.fail(f"{reason} (CI is set: CI must install it)")
-        pytest.skip(reason)
-    return path
-
-
 def _listed_scenarios(harness: Path, harness_args: tuple[str, ...]) -> set[str]:
     """The server scenarios `harness list` announces for these arguments."""
     done = subprocess.run(
@@ -91,7 +73,7 @@ def _listed_scenarios(harness: Path, harness_args: tuple[str, ...]) -> set[str]:
 
 
 def _run_leg(leg: Leg, tmp_path: Path) -> tuple[SuiteRun, set[str]]:
-    harness = _harness(leg.harness)
+    harness = harness_or_skip(leg.harness)
     port = free_port()
     command = [sys.executable, str(SERVER), "--port", str(port), *leg.server_args]
     with serving(command, port, tmp_path / "server.log"):
@@ -134,29 +116,10 @@ def test_server_refuses_a_missing_port() -> None:
 
 
 def test_without_the_harness_the_legs_skip_and_fail_under_ci(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "CI"}
-    env["TW_TOOLS_PREFIX"] = str(tmp_path / "no-tools")
+    env = {**os.environ, "TW_TOOLS_PREFIX": str(tmp_path / "no-tools")}
 
     def pytest_run(**extra: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                __file__,
-                "-k",
-                "every_scenario_passes",
-                "-q",
-                "-rs",
-                *NO_CACHE,
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**env, **extra},
-            check=False,
-        )
+        return pytest_without_ci(env, __file__, "every_scenario_passes", **extra)
 
     developer = pytest_run()
     assert developer.returncode == 0, developer.stdout

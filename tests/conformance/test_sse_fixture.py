@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 
 import anyio
 import pytest
-from tests.conformance.harness import free_port, serving
+from tests._listening import free_port
+from tests.conformance.harness import serving
 from tests.conformance.server import build
 
 pytest.importorskip("mcp")

@@ -161,12 +161,7 @@ def _request(method: str, params: dict[str, Any] | None, tools: frozenset[str]) 
     if method == "completion/complete":
         raise Ambiguous("completion of a resource template parameter")
     if method in ("tools/list", "prompts/list"):
-        cursor = params.get("cursor")
-        if cursor is None:
-            return None
-        if not isinstance(cursor, str):
-            return INVALID_PARAMS
-        raise Ambiguous("an arbitrary cursor string")
+        return _listing(params)
     # tools/call: every malformed field, and an unknown tool, is -32602.
     name = params.get("name")
     arguments = params.get("arguments")
@@ -182,14 +177,20 @@ def _request(method: str, params: dict[str, Any] | None, tools: frozenset[str]) 
     raise Ambiguous("a real tool call (answered asynchronously)")
 
 
+def _listing(params: dict[str, Any]) -> int | None:
+    """A list request: served without a cursor, -32602 with a cursor that is not a string;
+    a string cursor may or may not be one the server issued."""
+    cursor = params.get("cursor")
+    if cursor is None:
+        return None
+    if not isinstance(cursor, str):
+        return INVALID_PARAMS
+    raise Ambiguous("an arbitrary cursor string")
+
+
 def _resource_request(method: str, params: dict[str, Any]) -> int | None:
     if method.endswith("/list"):
-        cursor = params.get("cursor")
-        if cursor is None:
-            return None
-        if not isinstance(cursor, str):
-            return INVALID_PARAMS
-        raise Ambiguous("an arbitrary cursor string")
+        return _listing(params)
     if not isinstance(params.get("uri"), str):
         return INVALID_PARAMS
     if method == "resources/unsubscribe":

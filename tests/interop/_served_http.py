@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests._listening import accepts, free_port
 from tests.interop._support import KITCHEN, ROOT
 
 START_SECONDS = 30.0
@@ -56,12 +56,6 @@ class Running:
         return code
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _argv(transport: str, launcher: str, port: int, target: Path) -> list[str]:
     if launcher == "cli":
         return [
@@ -73,14 +67,6 @@ def _argv(transport: str, launcher: str, port: int, target: Path) -> list[str]:
         f"runpy.run_path({str(target)!r})['server'].run({transport!r}, port={port})"
     )
     return [sys.executable, "-c", code]
-
-
-def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
 
 
 @contextmanager
@@ -103,7 +89,7 @@ def served_http(
                 )
             running = Running(f"http://127.0.0.1:{port}", process, stderr_path)
             deadline = time.monotonic() + START_SECONDS
-            while process.poll() is None and not _listening(port):
+            while process.poll() is None and not accepts(port):
                 if time.monotonic() > deadline:
                     process.kill()
                     process.wait(5)

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVERS = Path(__file__).resolve().parent / "servers"
@@ -88,3 +93,17 @@ class RawClient:
     async def reply(self, request_id: Any) -> dict[str, Any]:
         """The reply to `request_id` (other lines are skipped, and kept in `lines`)."""
         return (await self.until_reply(request_id))[0]
+
+
+@contextlib.asynccontextmanager
+async def session_at_version(
+    version: str, params: Any, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The official `ClientSession` over stdio (`params`), initialized offering `version`
+    as its latest handshake version: the session and its `initialize` result."""
+    import mcp.client.session
+    from mcp import ClientSession, stdio_client
+
+    monkeypatch.setattr(mcp.client.session, "LATEST_HANDSHAKE_VERSION", version)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        yield session, await session.initialize()

@@ -8,8 +8,10 @@ parsed them; the tools report what they received as their text result.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -102,17 +104,25 @@ def _text(result: Any) -> str:
     return str(result.content[0].text)
 
 
-async def _legacy(peer: Peer | None, calls: list[tuple[str, dict[str, Any]]]) -> list[str]:
+@contextlib.asynccontextmanager
+async def _handshake_session(peer: Peer | None) -> AsyncIterator[Any]:
+    """An initialized `ClientSession` to the asking server over stdio, answering through
+    `peer`'s callbacks (none without a peer)."""
     from mcp import ClientSession, stdio_client
 
     kwargs = peer.callbacks() if peer is not None else {}
+    async with (
+        stdio_client(_params()) as (read, write),
+        ClientSession(read, write, **kwargs) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+async def _legacy(peer: Peer | None, calls: list[tuple[str, dict[str, Any]]]) -> list[str]:
     texts = []
     with anyio.fail_after(60):
-        async with (
-            stdio_client(_params()) as (read, write),
-            ClientSession(read, write, **kwargs) as session,
-        ):
-            await session.initialize()
+        async with _handshake_session(peer) as session:
             for name, arguments in calls:
                 texts.append(_text(await session.call_tool(name, arguments)))
     return texts
@@ -235,16 +245,10 @@ async def test_a_client_answering_with_an_error() -> None:
 
 
 async def test_a_call_cancelled_while_waiting_withdraws_its_question() -> None:
-    from mcp import ClientSession, stdio_client
-
     peer = Peer()
     peer.block = True
     with anyio.fail_after(60):
-        async with (
-            stdio_client(_params()) as (read, write),
-            ClientSession(read, write, **peer.callbacks()) as session,
-        ):
-            await session.initialize()
+        async with _handshake_session(peer) as session:
             with anyio.move_on_after(1):  # the client gives up: it sends notifications/cancelled
                 await session.call_tool("ask_profile", {"message": "Wait"})
             await peer.cancelled.wait()  # the server withdrew the question
@@ -258,16 +262,10 @@ async def test_a_call_cancelled_while_waiting_withdraws_its_question() -> None:
 
 
 async def test_an_unanswered_question_times_out_and_is_withdrawn() -> None:
-    from mcp import ClientSession, stdio_client
-
     peer = Peer()
     peer.block = True
     with anyio.fail_after(60):
-        async with (
-            stdio_client(_params()) as (read, write),
-            ClientSession(read, write, **peer.callbacks()) as session,
-        ):
-            await session.initialize()
+        async with _handshake_session(peer) as session:
             text = _text(await session.call_tool("ask_slowly", {"seconds": 0.2}))
             assert text == (
                 "ClientTimeoutError: The client did not answer 'elicitation/create' within "

@@ -9,20 +9,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._node_tools import pytest_without_ci
+from tests.interop._inspector import EXIT_OK, EXIT_TOOL_ERROR, run_inspector
 from tests.interop._support import ADD_INPUT_SCHEMA, DEFAULT_FAILURE, KITCHEN, KITCHEN_TOOLS, ROOT
-
-PREFIX = Path(os.environ.get("TW_TOOLS_PREFIX", ROOT / ".tw-tools"))
-INSPECTOR = PREFIX / "bin" / "mcp-inspector"
-# Exit codes documented by the Inspector CLI.
-EXIT_OK = 0
-EXIT_TOOL_ERROR = 5
 
 TARGETS = {
     "script": [sys.executable, str(KITCHEN)],
@@ -30,36 +25,16 @@ TARGETS = {
 }
 
 
-def _not_installed_reason() -> str:
-    """Why the Inspector is missing here, and how to get it."""
-    install = "run scripts/install_node_tools.sh"
-    if shutil.which("npm") is None:
-        install = (
-            "npm is not on PATH: install Node.js with npm (https://nodejs.org or your system's "
-            "package manager), then run scripts/install_node_tools.sh"
-        )
-    return f"needs the MCP Inspector on Node 22, not installed at {INSPECTOR}; {install}"
-
-
-@pytest.fixture(scope="module")
-def inspector() -> Path:
-    if not os.access(INSPECTOR, os.X_OK):
-        reason = _not_installed_reason()
-        if os.environ.get("CI", "").lower() in {"true", "1", "yes"}:
-            pytest.fail(f"{reason} (CI is set: CI must install it)")
-        pytest.skip(reason)
-    return INSPECTOR
-
-
-def _run(inspector: Path, target: list[str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(inspector), "--cli", *target, *args, "--format", "json", "-q"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
+def _call(
+    inspector: Path,
+    target: list[str],
+    tool: str,
+    *arguments: str,
+    era_args: list[str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`tools/call` of `tool` with `--tool-arg` `arguments` (`key=value` each)."""
+    call = ["--method", "tools/call", "--tool-name", tool, "--tool-arg", *arguments]
+    return run_inspector(inspector, target, *(era_args or []), *call)
 
 
 def _result(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
@@ -70,8 +45,8 @@ def _result(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("launcher", ["script", "cli"])
-def test_tools_list(inspector: Path, launcher: str) -> None:
-    listed = _result(_run(inspector, TARGETS[launcher], "--method", "tools/list"))
+def test_tools_list(inspector_cli: Path, launcher: str) -> None:
+    listed = _result(run_inspector(inspector_cli, TARGETS[launcher], "--method", "tools/list"))
     tools = {tool["name"]: tool for tool in listed["tools"]}
     assert set(tools) == KITCHEN_TOOLS
     assert tools["add"]["inputSchema"] == ADD_INPUT_SCHEMA
@@ -81,67 +56,36 @@ def test_tools_list(inspector: Path, launcher: str) -> None:
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
-def test_tools_call_with_tool_args(inspector: Path, era: str) -> None:
+def test_tools_call_with_tool_args(inspector_cli: Path, era: str) -> None:
     target = TARGETS["script"]
     era_args = ["--protocol-era", era] if era == "modern" else []
-    added = _result(
-        _run(
-            inspector,
-            target,
-            *era_args,
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "add",
-            "--tool-arg",
-            "a=2",
-            "b=40",
-        )
-    )
+    added = _result(_call(inspector_cli, target, "add", "a=2", "b=40", era_args=era_args))
     assert added["content"] == [{"type": "text", "text": "42"}]
     assert added["structuredContent"] == {"result": 42}
     assert added["isError"] is False
     if era == "modern":
         assert added["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "kitchen"
 
-    echoed = _result(
-        _run(
-            inspector,
-            target,
-            *era_args,
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "echo",
-            "--tool-arg",
-            "text=héllo wörld",
-        )
-    )
+    echoed = _result(_call(inspector_cli, target, "echo", "text=héllo wörld", era_args=era_args))
     assert echoed["content"] == [{"type": "text", "text": "héllo wörld"}]
 
     profile = _result(
-        _run(
-            inspector,
+        _call(
+            inspector_cli,
             target,
-            *era_args,
-            "--method",
-            "tools/call",
-            "--tool-name",
             "profile",
-            "--tool-arg",
             "name=Ada",
             "age=36",
             'tags=["x","y"]',
+            era_args=era_args,
         )
     )
     assert profile["structuredContent"] == {"name": "Ada", "age": 36, "tags": ["x", "y"]}
 
 
-def test_tool_error_and_unknown_tool_exit_codes(inspector: Path) -> None:
+def test_tool_error_and_unknown_tool_exit_codes(inspector_cli: Path) -> None:
     target = TARGETS["cli"]
-    failed = _run(
-        inspector, target, "--method", "tools/call", "--tool-name", "boom", "--tool-arg", "reason=x"
-    )
+    failed = _call(inspector_cli, target, "boom", "reason=x")
     assert failed.returncode == EXIT_TOOL_ERROR, (failed.stdout, failed.stderr)
     assert json.loads(failed.stdout)["result"] == {
         "content": [{"type": "text", "text": DEFAULT_FAILURE}],
@@ -149,12 +93,9 @@ def test_tool_error_and_unknown_tool_exit_codes(inspector: Path) -> None:
     }
     assert '"tool_is_error"' in failed.stderr
 
-    missing = _run(inspector, target, "--method", "tools/call", "--tool-name", "nope")
+    missing = run_inspector(inspector_cli, target, "--method", "tools/call", "--tool-name", "nope")
     assert missing.returncode == EXIT_TOOL_ERROR, (missing.stdout, missing.stderr)
     assert '"tool_not_found"' in missing.stderr
-
-
-NO_CACHE = ("-p", "no:cacheprovider")
 
 
 def _path_without_npm(tmp_path: Path) -> str:
@@ -190,25 +131,17 @@ def test_without_npm_the_install_step_says_so_and_the_inspector_tests_skip(
     assert "npm is not on PATH" in install.stderr
     assert "install Node.js with npm" in install.stderr
 
-    def pytest_run(**extra: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "pytest", __file__, "-k", "tools_list", "-q", "-rs", *NO_CACHE],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**env, **extra},
-            check=False,
-        )
+    def pytestrun_inspector(**extra: str) -> subprocess.CompletedProcess[str]:
+        return pytest_without_ci(env, __file__, "tools_list", **extra)
 
-    developer = pytest_run()
+    developer = pytestrun_inspector()
     assert developer.returncode == 0, developer.stdout
     assert "2 skipped" in developer.stdout
     assert (
         f"needs the MCP Inspector on Node 22, not installed at {tmp_path / 'tools'}/bin/"
         "mcp-inspector; npm is not on PATH: install Node.js with npm"
     ) in developer.stdout
-    ci = pytest_run(CI="true")
+    ci = pytestrun_inspector(CI="true")
     assert ci.returncode == 1, ci.stdout
     assert "2 errors" in ci.stdout
     assert "(CI is set: CI must install it)" in ci.stdout

@@ -6,31 +6,17 @@ except under CI); the server runs in its own process, listening on 127.0.0.1.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.interop._inspector import EXIT_TOOL_ERROR, first_json, run_inspector
 from tests.interop._served_http import Running, served_http
-from tests.interop._support import ADD_INPUT_SCHEMA, DEFAULT_FAILURE, KITCHEN_TOOLS, ROOT
-from tests.interop.test_inspector_cli import EXIT_OK, EXIT_TOOL_ERROR, INSPECTOR
-from tests.interop.test_inspector_cli import _not_installed_reason as not_installed_reason
+from tests.interop._support import ADD_INPUT_SCHEMA, DEFAULT_FAILURE, KITCHEN_TOOLS
 
 # (transport, the path the Inspector is pointed at)
 TRANSPORTS = [("http", "/mcp"), ("sse", "/sse")]
-
-
-@pytest.fixture(scope="module")
-def inspector_cli() -> Path:
-    if not os.access(INSPECTOR, os.X_OK):
-        reason = not_installed_reason()
-        if os.environ.get("CI", "").lower() in {"true", "1", "yes"}:
-            pytest.fail(f"{reason} (CI is set: CI must install it)")
-        pytest.skip(reason)
-    return INSPECTOR
 
 
 @pytest.fixture(scope="module", params=TRANSPORTS, ids=[name for name, _ in TRANSPORTS])
@@ -42,24 +28,11 @@ def remote(request: pytest.FixtureRequest) -> Iterator[tuple[Running, str, str]]
 
 def _inspect(inspector: Path, remote: tuple[Running, str, str], *args: str) -> Any:
     _, transport, url = remote
-    return subprocess.run(
-        [str(inspector), "--cli", url, "--transport", transport, *args, "--format", "json", "-q"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-
-
-def _payload(done: Any, code: int = EXIT_OK) -> dict[str, Any]:
-    assert done.returncode == code, (done.returncode, done.stdout, done.stderr)
-    lines = [line for line in done.stdout.splitlines() if line.strip()]
-    return dict(json.loads(lines[0]))
+    return run_inspector(inspector, [url, "--transport", transport], *args)
 
 
 def test_tools_list(inspector_cli: Path, remote: tuple[Running, str, str]) -> None:
-    listed = _payload(_inspect(inspector_cli, remote, "--method", "tools/list"))["result"]
+    listed = first_json(_inspect(inspector_cli, remote, "--method", "tools/list"))["result"]
     tools = {tool["name"]: tool for tool in listed["tools"]}
     assert set(tools) == KITCHEN_TOOLS
     assert tools["add"]["inputSchema"] == ADD_INPUT_SCHEMA
@@ -70,16 +43,16 @@ def test_tool_call_results_and_errors(
     inspector_cli: Path, remote: tuple[Running, str, str]
 ) -> None:
     call = ("--method", "tools/call", "--tool-name")
-    added = _payload(_inspect(inspector_cli, remote, *call, "add", "--tool-arg", "a=2", "b=3"))
+    added = first_json(_inspect(inspector_cli, remote, *call, "add", "--tool-arg", "a=2", "b=3"))
     assert added["result"]["structuredContent"] == {"result": 5}
     assert added["result"]["content"] == [{"type": "text", "text": "5"}]
 
-    profile = _payload(
+    profile = first_json(
         _inspect(inspector_cli, remote, *call, "profile", "--tool-arg", "name=Ada", "age=36")
     )
     assert profile["result"]["structuredContent"] == {"name": "Ada", "age": 36, "tags": []}
 
-    failed = _payload(
+    failed = first_json(
         _inspect(inspector_cli, remote, *call, "boom", "--tool-arg", "reason=x"),
         EXIT_TOOL_ERROR,
     )

@@ -5,31 +5,18 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.interop._inspector import first_json, run_inspector
 from tests.interop._served_http import served_http
-from tests.interop._support import ROOT, SERVERS
-from tests.interop.test_inspector_cli import EXIT_OK, INSPECTOR
-from tests.interop.test_inspector_cli import _not_installed_reason as not_installed_reason
+from tests.interop._support import SERVERS
 
 LIBRARY = SERVERS / "library.py"
 TARGETS = ["stdio", "http", "sse"]
-
-
-@pytest.fixture(scope="module")
-def inspector_cli() -> Path:
-    if not os.access(INSPECTOR, os.X_OK):
-        reason = not_installed_reason()
-        if os.environ.get("CI", "").lower() in {"true", "1", "yes"}:
-            pytest.fail(f"{reason} (CI is set: CI must install it)")
-        pytest.skip(reason)
-    return INSPECTOR
 
 
 @pytest.fixture(scope="module", params=TARGETS)
@@ -43,17 +30,7 @@ def target(request: pytest.FixtureRequest) -> Iterator[list[str]]:
 
 
 def _inspect(inspector: Path, target: list[str], *args: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [str(inspector), "--cli", *target, *args, "--format", "json", "-q"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-    assert done.returncode == EXIT_OK, (done.returncode, done.stdout, done.stderr)
-    lines = [line for line in done.stdout.splitlines() if line.strip()]
-    payload = json.loads(lines[0])
+    payload = first_json(run_inspector(inspector, target, *args))
     assert set(payload) == {"result"}, payload
     return dict(payload["result"])
 

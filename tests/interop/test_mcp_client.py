@@ -22,6 +22,7 @@ from tests.interop._support import (
     ROOT,
     RawClient,
     command,
+    session_at_version,
 )
 
 pytestmark = pytest.mark.anyio
@@ -211,16 +212,8 @@ async def test_client_session_with_each_handshake_version(
     version: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`ClientSession.initialize` offers `LATEST_HANDSHAKE_VERSION`: pin it to `version`."""
-    import mcp.client.session
-    from mcp import ClientSession, stdio_client
-
-    monkeypatch.setattr(mcp.client.session, "LATEST_HANDSHAKE_VERSION", version)
     with anyio.fail_after(60):
-        async with (
-            stdio_client(_params()) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            init = await session.initialize()
+        async with session_at_version(version, _params(), monkeypatch) as (session, init):
             assert init.protocol_version == version
             assert init.server_info.name == "kitchen"
             assert init.capabilities.tools is not None

@@ -4,19 +4,15 @@ streamable HTTP and SSE (tests/interop/servers/prompting.py in its own process).
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from tests.interop._inspector import first_json, run_inspector
 from tests.interop._served_http import served_http
-from tests.interop._support import ROOT
-from tests.interop.test_inspector_cli import INSPECTOR
-from tests.interop.test_inspector_cli import _not_installed_reason as not_installed_reason
+from tests.interop._support import ROOT, session_at_version
 
 SERVER = Path(__file__).resolve().parent / "servers" / "prompting.py"
 LAUNCHERS = {"script": [str(SERVER)], "cli": ["-m", "toolwire", "run", str(SERVER)]}
@@ -96,17 +92,10 @@ async def test_official_client_lists_gets_and_completes(mode: str, launcher: str
 async def test_each_handshake_version_validates(
     version: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import mcp.client.session
-    from mcp import ClientSession, stdio_client, types
+    from mcp import types
 
-    # ClientSession offers its latest handshake version: pin it to `version`.
-    monkeypatch.setattr(mcp.client.session, "LATEST_HANDSHAKE_VERSION", version)
     with anyio.fail_after(60):
-        async with (
-            stdio_client(_params()) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            init = await session.initialize()
+        async with session_at_version(version, _params(), monkeypatch) as (session, init):
             assert init.protocol_version == version
             icons = getattr(init.server_info, "icons", None)
             assert bool(icons) is (version == "2025-11-25")
@@ -140,28 +129,8 @@ async def test_fastmcp_client_lists_gets_and_completes() -> None:
 # ---------------------------------------------------------------- the Inspector CLI
 
 
-@pytest.fixture(scope="module")
-def inspector_cli() -> Path:
-    if not os.access(INSPECTOR, os.X_OK):
-        reason = not_installed_reason()
-        if os.environ.get("CI", "").lower() in {"true", "1", "yes"}:
-            pytest.fail(f"{reason} (CI is set: CI must install it)")
-        pytest.skip(reason)
-    return INSPECTOR
-
-
 def _inspect(inspector: Path, url: str, transport: str, *args: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [str(inspector), "--cli", url, "--transport", transport, *args, "--format", "json", "-q"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
-    lines = [line for line in done.stdout.splitlines() if line.strip()]
-    return dict(json.loads(lines[0]))
+    return first_json(run_inspector(inspector, [url, "--transport", transport], *args))
 
 
 @pytest.mark.parametrize(("transport", "path"), [("http", "/mcp"), ("sse", "/sse")])

@@ -87,15 +87,18 @@ async def session_for(server: Server) -> AsyncIterator[Peer]:
 
 
 @asynccontextmanager
-async def legacy(server: Server, version: str = "2025-11-25") -> AsyncIterator[Peer]:
-    """A handshake-era session, initialized at `version`; the handshake frames are dropped."""
+async def legacy(
+    server: Server, version: str = "2025-11-25", capabilities: dict[str, Any] | None = None
+) -> AsyncIterator[Peer]:
+    """A handshake-era session, initialized at `version` by a client offering `capabilities`
+    (none); the handshake frames are dropped."""
     async with session_for(server) as peer:
         reply = await peer.request(
             0,
             "initialize",
             {
                 "protocolVersion": version,
-                "capabilities": {},
+                "capabilities": capabilities or {},
                 "clientInfo": {"name": "test", "version": "1"},
             },
         )

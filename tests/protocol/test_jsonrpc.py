@@ -7,6 +7,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._jsonrpc import initialize_request
 
 from toolwire.protocol import jsonrpc
 from toolwire.server import Server
@@ -238,16 +239,7 @@ async def test_fuzzed_frames_never_kill_the_session() -> None:
 
     rng = random.Random(1234)
     seeds = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "f", "version": "1"},
-            },
-        },
+        initialize_request(client="f"),
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"cursor": "x"}},
         {
             "jsonrpc": "2.0",

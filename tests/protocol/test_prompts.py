@@ -272,19 +272,9 @@ def _asking_server() -> Server:
 async def test_a_prompt_asks_the_user_over_the_back_channel_in_the_handshake_era() -> None:
     import anyio
 
-    from .harness import session_for
+    from .harness import legacy
 
-    async with session_for(_asking_server()) as peer:
-        await peer.request(
-            0,
-            "initialize",
-            {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {"elicitation": {}},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        )
-        await peer.notify("notifications/initialized")
+    async with legacy(_asking_server(), capabilities={"elicitation": {}}) as peer:
         await peer.feed(
             {"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {"name": "greet"}}
         )

@@ -12,7 +12,7 @@ import pytest
 from toolwire import CallInfo, ToolContext
 from toolwire.server import Server
 
-from .harness import legacy, meta, modern, session_for
+from .harness import legacy, meta, modern
 
 pytestmark = pytest.mark.anyio
 
@@ -107,18 +107,8 @@ async def test_a_modern_read_is_cancellable_too() -> None:
 
 async def test_a_prompt_waiting_on_its_question_is_cancelled_without_a_reply() -> None:
     gate = _Gate()
-    async with session_for(_slow_server(gate)) as peer:
+    async with legacy(_slow_server(gate), capabilities={"elicitation": {}}) as peer:
         assert peer.session is not None
-        await peer.request(
-            0,
-            "initialize",
-            {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {"elicitation": {}},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        )
-        await peer.notify("notifications/initialized")
         await peer.feed(
             {"jsonrpc": "2.0", "id": 2, "method": "prompts/get", "params": {"name": "asking"}}
         )

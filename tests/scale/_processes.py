@@ -15,12 +15,13 @@ import http.client
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
+
+from tests._listening import free_port
 
 __all__ = [
     "PORT_ATTEMPTS",
@@ -50,12 +51,6 @@ _workdirs: list[Path] = []
 
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in {"true", "1", "yes"}
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def new_workdir(prefix: str) -> Path:

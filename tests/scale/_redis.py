@@ -20,12 +20,13 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
-from tests.scale._infra import free_port, in_ci
+from tests.scale._infra import Backend, free_port, in_ci, start_backend
 
-__all__ = ["RedisServer", "redis_or_skip", "start_redis"]
+__all__ = ["RedisServer", "backends_on_one_redis", "redis_or_skip", "start_redis"]
 
 START_SECONDS = 30.0
 STOP_SECONDS = 10.0
@@ -154,6 +155,23 @@ def _stop_all() -> None:
 
 
 atexit.register(_stop_all)
+
+
+@contextlib.contextmanager
+def backends_on_one_redis(
+    target: str, *, env: Mapping[str, str] | None = None
+) -> Iterator[tuple[RedisServer, Backend, Backend]]:
+    """A new redis-server and two `toolwire run TARGET --redis URL` processes sharing it: two
+    members of one deployment. The backends are stopped after the block, then Redis."""
+    redis = start_redis()
+    first = start_backend(target, env=env, args=["--redis", redis.url])
+    second = start_backend(target, env=env, args=["--redis", redis.url])
+    try:
+        yield redis, first, second
+    finally:
+        first.stop()
+        second.stop()
+        redis.stop()
 
 
 @pytest.fixture

@@ -1,22 +1,26 @@
-"""Helpers of the Redis scale-out tests: raw handshake-era requests and SSE parsing."""
+"""Helpers of the scale-out tests: raw handshake-era requests, SSE parsing, the official
+client's session, and `toolwire run` refusals."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
 
 import httpx2 as httpx
+from tests._jsonrpc import encoded_request as request
+from tests.scale._infra import ROOT
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
 
 TARGET = "tests.scale.servers.shared_sessions:server"
 VERSION = "2025-11-25"
 ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-
-
-def request(method: str, params: dict[str, Any] | None = None, request_id: int = 1) -> bytes:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-    if params is not None:
-        message["params"] = params
-    return json.dumps(message).encode()
 
 
 def initialize(url: str, client: str = "redis-test") -> str:
@@ -68,6 +72,18 @@ def events(text: str) -> list[tuple[str | None, dict[str, Any] | None]]:
     return found
 
 
+async def sse_messages(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
+    """The JSON messages of a streamed SSE response, each as soon as its event is complete."""
+    data: list[str] = []
+    async for line in response.aiter_lines():
+        if line.startswith("data:"):
+            data.append(line[5:].lstrip())
+        elif not line and data:
+            text, data = "\n".join(data), []
+            if text:
+                yield json.loads(text)
+
+
 def result_text(answer: httpx.Response) -> str:
     """The text of the one tools/call result in an answer (JSON or SSE)."""
     for _, message in (
@@ -78,3 +94,31 @@ def result_text(answer: httpx.Response) -> str:
         if message is not None and "result" in message:
             return str(message["result"]["content"][0]["text"])
     raise AssertionError(f"no result in {answer.status_code} {answer.text[:500]}")
+
+
+@asynccontextmanager
+async def official_session(url: str) -> AsyncIterator[ClientSession]:
+    """The official `mcp` client's session on `url` (streamable HTTP), initialized."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        streamable_http_client(url) as (read, write, *_),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+def toolwire_run(target: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`toolwire run TARGET ARGS` to its end (a refusal, for these tests), `env` added."""
+    pythonpath = os.pathsep.join([str(ROOT / "src"), str(ROOT)])
+    return subprocess.run(
+        [sys.executable, "-m", "toolwire", "run", target, *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": pythonpath, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )

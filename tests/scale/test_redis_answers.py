@@ -16,8 +16,8 @@ import anyio
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from tests.scale._infra import Backend, Nginx, nginx_or_skip, start_backend, start_nginx
-from tests.scale._redis import start_redis
+from tests.scale._infra import Backend, Nginx, nginx_or_skip, start_nginx
+from tests.scale._redis import backends_on_one_redis
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -32,15 +32,11 @@ TAKEN = "passed on by another process"
 @pytest.fixture
 def two_behind_nginx() -> Iterator[tuple[Backend, Backend, Nginx]]:
     nginx_or_skip()
-    redis = start_redis()
     debug = {"TOOLWIRE_LOG_LEVEL": "DEBUG"}  # the logs tell which answers were passed on
-    first = start_backend(TARGET, env=debug, args=["--redis", redis.url])
-    second = start_backend(TARGET, env=debug, args=["--redis", redis.url])
-    balancer = start_nginx([first.port, second.port])
-    yield first, second, balancer
-    for process in (balancer, first, second):
-        process.stop()
-    redis.stop()
+    with backends_on_one_redis(TARGET, env=debug) as (_, first, second):
+        balancer = start_nginx([first.port, second.port])
+        yield first, second, balancer
+        balancer.stop()
 
 
 async def _elicited(context: Any, params: Any) -> Any:

@@ -11,9 +11,9 @@ from typing import Any
 import anyio
 import httpx2 as httpx
 import pytest
-from tests.scale._infra import Backend, start_backend
-from tests.scale._redis import start_redis
-from tests.scale._shared import TARGET, call, initialize, session_headers
+from tests.scale._infra import Backend
+from tests.scale._redis import backends_on_one_redis
+from tests.scale._shared import TARGET, call, initialize, session_headers, sse_messages
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
@@ -27,26 +27,8 @@ CHANGED = "notifications/tools/list_changed"
 
 @pytest.fixture
 def two_backends() -> Iterator[tuple[Backend, Backend]]:
-    redis = start_redis()
-    first = start_backend(TARGET, args=["--redis", redis.url])
-    second = start_backend(TARGET, args=["--redis", redis.url])
-    yield first, second
-    first.stop()
-    second.stop()
-    redis.stop()
-
-
-async def _messages(response: httpx.Response) -> Any:
-    """The JSON messages of an SSE response as they arrive."""
-    data: list[str] = []
-    async for line in response.aiter_lines():
-        if line.startswith("data:"):
-            data.append(line[5:].lstrip())
-        elif not line and data:
-            text = "\n".join(data)
-            data = []
-            if text:
-                yield json.loads(text)
+    with backends_on_one_redis(TARGET) as (_, first, second):
+        yield first, second
 
 
 def _grow_on(url: str, name: str) -> None:
@@ -72,7 +54,7 @@ def test_a_change_on_one_process_reaches_a_get_stream_on_another(
                 assert stream.status_code == 200
                 await anyio.sleep(0.3)  # the stream is attached on the second process
                 await anyio.to_thread.run_sync(_grow_on, first.url, "grown_on_first")
-                async for message in _messages(stream):
+                async for message in sse_messages(stream):
                     heard.append(message)
                     if message.get("method") == CHANGED:
                         return
@@ -108,7 +90,7 @@ def test_a_change_on_one_process_reaches_a_listen_stream_on_another(
                 ) as stream,
             ):
                 assert stream.status_code == 200
-                async for message in _messages(stream):
+                async for message in sse_messages(stream):
                     heard.append(message)
                     if message.get("method") == "notifications/subscriptions/acknowledged":
                         await anyio.to_thread.run_sync(_grow_on, first.url, "grown_for_listen")

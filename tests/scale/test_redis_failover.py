@@ -26,8 +26,8 @@ import httpx2 as httpx
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from tests.scale._infra import Backend, Nginx, nginx_or_skip, start_backend, start_nginx
-from tests.scale._redis import RedisServer, start_redis
+from tests.scale._infra import Backend, Nginx, nginx_or_skip, start_nginx
+from tests.scale._redis import RedisServer, backends_on_one_redis
 from tests.scale._shared import TARGET
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -42,14 +42,10 @@ RUN_SECONDS = 180.0
 @pytest.fixture
 def two_behind_nginx() -> Iterator[tuple[Backend, Backend, Nginx, RedisServer]]:
     nginx_or_skip()
-    redis = start_redis()
-    first = start_backend(TARGET, args=["--redis", redis.url])
-    second = start_backend(TARGET, args=["--redis", redis.url])
-    balancer = start_nginx([first.port, second.port])
-    yield first, second, balancer, redis
-    for process in (balancer, first, second):
-        process.stop()
-    redis.stop()
+    with backends_on_one_redis(TARGET) as (redis, first, second):
+        balancer = start_nginx([first.port, second.port])
+        yield first, second, balancer, redis
+        balancer.stop()
 
 
 def test_sessions_survive_the_sigkill_of_one_of_two_processes_and_no_call_is_lost(

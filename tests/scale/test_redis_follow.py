@@ -8,6 +8,7 @@ slow_progress.py) reports ten steps of progress slowly, then answers.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Iterator
@@ -18,8 +19,8 @@ import httpx2 as httpx
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from tests.scale._infra import Backend, start_backend
-from tests.scale._redis import start_redis
+from tests.scale._infra import Backend
+from tests.scale._redis import backends_on_one_redis
 from tests.scale._shared import events, initialize, request, session_headers
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
@@ -31,13 +32,8 @@ READ_SECONDS = 60.0  # no read of a stream waits longer: a follower that hangs f
 
 @pytest.fixture
 def two_processes() -> Iterator[tuple[Backend, Backend]]:
-    redis = start_redis()
-    first = start_backend(TARGET, args=["--redis", redis.url])
-    second = start_backend(TARGET, args=["--redis", redis.url])
-    yield first, second
-    for process in (first, second):
-        process.stop()
-    redis.stop()
+    with backends_on_one_redis(TARGET) as (_, first, second):
+        yield first, second
 
 
 def _count_call(rid: int, pause: float) -> bytes:
@@ -94,6 +90,25 @@ def _progress(messages: list[dict[str, Any]]) -> list[float]:
     ]
 
 
+@contextlib.contextmanager
+def _resumed(
+    url: str, session_id: str, last_id: str
+) -> Iterator[Iterator[tuple[str | None, dict[str, Any] | None]]]:
+    """GET the session's stream on `url` from after `last_id`: its events as they come."""
+    headers = session_headers(session_id, **{"last-event-id": last_id})
+    with httpx.stream("GET", url, headers=headers, timeout=READ_SECONDS) as resumed:
+        assert resumed.status_code == 200, resumed.read()
+        yield _sse_events(resumed.iter_lines())
+
+
+def _resume_again(url: str, session_id: str, last_id: str) -> httpx.Response:
+    """Resume once more after the stream ended: a 409, there being nothing to replay."""
+    headers = session_headers(session_id, **{"last-event-id": last_id})
+    again = httpx.get(url, headers=headers, timeout=READ_SECONDS)
+    assert again.status_code == 409, again.text
+    return again
+
+
 def test_a_stream_resumed_on_another_process_follows_the_call_live_to_its_result(
     two_processes: tuple[Backend, Backend],
 ) -> None:
@@ -103,14 +118,8 @@ def test_a_stream_resumed_on_another_process_follows_the_call_live_to_its_result
     assert _progress(before) == [1, 2, 3]
     ids: list[str] = []
     after: list[dict[str, Any]] = []
-    with httpx.stream(
-        "GET",
-        follower.url,
-        headers=session_headers(session_id, **{"last-event-id": last_id}),
-        timeout=READ_SECONDS,
-    ) as resumed:
-        assert resumed.status_code == 200, resumed.read()
-        for event_id, message in _sse_events(resumed.iter_lines()):
+    with _resumed(follower.url, session_id, last_id) as resumed:
+        for event_id, message in resumed:
             if message is not None:
                 assert event_id is not None
                 ids.append(event_id)
@@ -123,12 +132,7 @@ def test_a_stream_resumed_on_another_process_follows_the_call_live_to_its_result
     assert [m for m in after if "result" in m] == [after[-1]]
     assert len(set(ids)) == len(ids)
     # The stream ended with the result: resuming once more gets nothing to replay.
-    again = httpx.get(
-        follower.url,
-        headers=session_headers(session_id, **{"last-event-id": ids[-1]}),
-        timeout=READ_SECONDS,
-    )
-    assert again.status_code == 409, again.text
+    _resume_again(follower.url, session_id, ids[-1])
 
 
 class _RouteResumptions(httpx.AsyncBaseTransport):
@@ -195,14 +199,8 @@ def test_a_follower_whose_producer_is_sigkilled_ends_the_stream_instead_of_hangi
     last_id, _ = _read_until_progress(producer.url, session_id, 9, steps=2, pause=1.0)
     heard: list[dict[str, Any]] = []
     ended = False
-    with httpx.stream(
-        "GET",
-        follower.url,
-        headers=session_headers(session_id, **{"last-event-id": last_id}),
-        timeout=READ_SECONDS,
-    ) as resumed:
-        assert resumed.status_code == 200, resumed.read()
-        for event_id, message in _sse_events(resumed.iter_lines()):
+    with _resumed(follower.url, session_id, last_id) as resumed:
+        for event_id, message in resumed:
             if message is None:
                 continue
             heard.append(message)
@@ -218,12 +216,7 @@ def test_a_follower_whose_producer_is_sigkilled_ends_the_stream_instead_of_hangi
         assert time.monotonic() < deadline, follower.log_text()
         time.sleep(0.1)
     # A client resuming again learns that nothing more will come here: retry the request.
-    again = httpx.get(
-        follower.url,
-        headers=session_headers(session_id, **{"last-event-id": last_id}),
-        timeout=READ_SECONDS,
-    )
-    assert again.status_code == 409, again.text
+    again = _resume_again(follower.url, session_id, last_id)
     assert "retry the request" in json.loads(again.text)["error"]["message"]
 
 
@@ -234,14 +227,8 @@ def test_a_producer_stopped_gracefully_ends_its_followers_with_an_end_marker(
     session_id = initialize(producer.url)
     last_id, _ = _read_until_progress(producer.url, session_id, 11, steps=2, pause=1.0)
     heard: list[dict[str, Any]] = []
-    with httpx.stream(
-        "GET",
-        follower.url,
-        headers=session_headers(session_id, **{"last-event-id": last_id}),
-        timeout=READ_SECONDS,
-    ) as resumed:
-        assert resumed.status_code == 200, resumed.read()
-        for event_id, message in _sse_events(resumed.iter_lines()):
+    with _resumed(follower.url, session_id, last_id) as resumed:
+        for event_id, message in resumed:
             if message is None:
                 continue
             heard.append(message)
@@ -253,9 +240,4 @@ def test_a_producer_stopped_gracefully_ends_its_followers_with_an_end_marker(
     assert not [m for m in heard if "result" in m]
     # Ended by the marker, not by the lease lapsing.
     assert "stopped renewing its lease" not in follower.log_text()
-    again = httpx.get(
-        follower.url,
-        headers=session_headers(session_id, **{"last-event-id": last_id}),
-        timeout=READ_SECONDS,
-    )
-    assert again.status_code == 409, again.text
+    _resume_again(follower.url, session_id, last_id)

@@ -20,8 +20,8 @@ import anyio
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from tests.scale._infra import Backend, Nginx, nginx_or_skip, start_backend, start_nginx
-from tests.scale._redis import start_redis
+from tests.scale._infra import Backend, Nginx, nginx_or_skip, start_nginx
+from tests.scale._redis import backends_on_one_redis
 from tests.scale._shared import call, initialize
 
 pytestmark = [
@@ -42,14 +42,10 @@ PROMPTS_CHANGED = "notifications/prompts/list_changed"
 @pytest.fixture
 def two_behind_nginx() -> Iterator[tuple[Backend, Backend, Nginx]]:
     nginx_or_skip()
-    redis = start_redis()
-    first = start_backend(TARGET, args=["--redis", redis.url])
-    second = start_backend(TARGET, args=["--redis", redis.url])
-    balancer = start_nginx([first.port, second.port])
-    yield first, second, balancer
-    for process in (balancer, first, second):
-        process.stop()
-    redis.stop()
+    with backends_on_one_redis(TARGET) as (_, first, second):
+        balancer = start_nginx([first.port, second.port])
+        yield first, second, balancer
+        balancer.stop()
 
 
 class Heard:

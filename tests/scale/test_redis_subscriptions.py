@@ -11,8 +11,8 @@ from typing import Any
 import anyio
 import httpx2 as httpx
 import pytest
-from tests.scale._infra import Backend, start_backend
-from tests.scale._redis import start_redis
+from tests.scale._infra import Backend
+from tests.scale._redis import backends_on_one_redis
 from tests.scale._shared import call, initialize, request, session_headers
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
@@ -24,13 +24,8 @@ URI = "watched://doc"
 
 @pytest.fixture
 def two_backends() -> Iterator[tuple[Backend, Backend]]:
-    redis = start_redis()
-    first = start_backend(TARGET, args=["--redis", redis.url])
-    second = start_backend(TARGET, args=["--redis", redis.url])
-    yield first, second
-    first.stop()
-    second.stop()
-    redis.stop()
+    with backends_on_one_redis(TARGET) as (_, first, second):
+        yield first, second
 
 
 def _post(url: str, session_id: str, method: str, params: dict[str, Any], rid: int) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from tests._jsonrpc import initialize_request
 from tests.scale import _processes
 from tests.scale._processes import ManagedProcess, free_port, group_members
 
@@ -176,16 +177,7 @@ def _open_get_stream(port: int) -> tuple[http.client.HTTPConnection, http.client
     """Initialize a session and open its GET stream, all on one connection (so on one
     worker: the kernel hands a connection to one worker for its whole life)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=READ_SECONDS)
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "probe", "version": "1"},
-        },
-    }
+    initialize = initialize_request(client="probe")
     connection.request("POST", "/mcp", json.dumps(initialize), HEADERS)
     response = connection.getresponse()
     assert response.status == 200, response.read()

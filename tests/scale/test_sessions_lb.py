@@ -12,32 +12,15 @@ sessions in memory (no shared store).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-
 import anyio
 import pytest
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
-from tests.scale._infra import ROOT, nginx_or_skip, start_backend, start_nginx
+from tests.scale._infra import nginx_or_skip, start_backend, start_nginx
+from tests.scale._shared import official_session, toolwire_run
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 TARGET = "tests.scale.servers.scale_server:server"
 RUN_SECONDS = 120.0
-
-
-@asynccontextmanager
-async def opened(url: str) -> AsyncIterator[ClientSession]:
-    async with (
-        streamable_http_client(url) as (read, write, *_),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
-        yield session
 
 
 def test_sessions_routed_by_their_id_stay_on_the_process_that_opened_them() -> None:
@@ -53,7 +36,7 @@ def test_sessions_routed_by_their_id_stay_on_the_process_that_opened_them() -> N
     async def scenario() -> None:
         with anyio.fail_after(RUN_SECONDS):
             for _ in range(sessions):
-                async with opened(balancer.url) as session:
+                async with official_session(balancer.url) as session:
                     pids = set()
                     for n in range(calls):
                         result = await session.call_tool("whoami", {"n": n})
@@ -88,7 +71,7 @@ def test_hashing_the_session_id_alone_strands_sessions_without_a_shared_store() 
 
     async def one_session() -> str:
         try:
-            async with opened(balancer.url) as session:
+            async with official_session(balancer.url) as session:
                 await session.call_tool("whoami", {"n": 1})
             return "ok"
         except Exception as error:  # the client's report of the 404 (in a group, for mcp)
@@ -108,19 +91,8 @@ def test_hashing_the_session_id_alone_strands_sessions_without_a_shared_store() 
 
 
 def test_an_invalid_route_is_refused_naming_the_variable() -> None:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]),
-        "TOOLWIRE_SESSION_ROUTE": "not a route",
-    }
-    completed = subprocess.run(
-        [sys.executable, "-m", "toolwire", "run", TARGET, "--transport", "http", "--port", "0"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    completed = toolwire_run(
+        TARGET, "--transport", "http", "--port", "0", TOOLWIRE_SESSION_ROUTE="not a route"
     )
     assert completed.returncode != 0
     assert "TOOLWIRE_SESSION_ROUTE='not a route' is not a valid session route" in completed.stderr

@@ -15,14 +15,13 @@ The failover policy, decided here and documented in the README:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 
 import anyio
 import pytest
 from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 from tests.scale._infra import Backend, Nginx, nginx_or_skip, start_backend, start_nginx
+from tests.scale._shared import official_session
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -40,16 +39,6 @@ def two_behind_nginx() -> Iterator[tuple[Backend, Backend, Nginx]]:
     yield first, second, balancer
     for process in (balancer, first, second):
         process.stop()
-
-
-@asynccontextmanager
-async def connected(url: str) -> AsyncIterator[ClientSession]:
-    async with (
-        streamable_http_client(url) as (read, write, *_),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
-        yield session
 
 
 def _pid_of(text: str, n: int) -> int:
@@ -73,7 +62,7 @@ def test_calls_through_nginx_all_succeed_and_both_processes_serve(
 
     async def scenario() -> None:
         with anyio.fail_after(RUN_SECONDS):
-            async with connected(balancer.url) as session:
+            async with official_session(balancer.url) as session:
                 todo = iter(range(calls))
 
                 async def worker() -> None:
@@ -129,7 +118,7 @@ def test_killing_one_of_two_backends_mid_run_loses_no_call(
         pending: int | None = None
         for _ in range(3):
             try:
-                async with connected(balancer.url) as session:
+                async with official_session(balancer.url) as session:
                     if pending is not None:
                         answered[pending] = await _call_whoami(session, pending)
                         pending = None
@@ -151,7 +140,7 @@ def test_killing_one_of_two_backends_mid_run_loses_no_call(
 
     async def scenario() -> None:
         with anyio.fail_after(RUN_SECONDS):
-            async with connected(balancer.url) as session:
+            async with official_session(balancer.url) as session:
                 listed = {tool.name: tool for tool in (await session.list_tools()).tools}
             hints = listed["whoami"].annotations
             safe = bool(hints and (hints.read_only_hint or hints.idempotent_hint))

@@ -19,6 +19,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from tests.scale import _infra
 from tests.scale._infra import ROOT, Backend, start_backend
+from tests.scale._shared import toolwire_run
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
@@ -92,19 +93,6 @@ def test_workers_with_sessions_warn_and_name_the_fix() -> None:
     assert "Use --stateless" in warning and "(--redis URL)" in warning
 
 
-def _toolwire(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
-    return subprocess.run(
-        [sys.executable, "-m", "toolwire", "run", TARGET, *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -115,7 +103,7 @@ def _toolwire(*args: str) -> subprocess.CompletedProcess[str]:
     ],
 )
 def test_bad_workers_usage_is_refused(args: tuple[str, ...], message: str) -> None:
-    completed = _toolwire(*args)
+    completed = toolwire_run(TARGET, *args)
     assert completed.returncode == 2, completed
     assert message in completed.stderr
 

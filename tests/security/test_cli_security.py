@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -14,27 +13,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx2
+from tests._jsonrpc import initialize_request
+from tests._listening import free_port
 from tests.cli._cli import ROOT, toolwire
 
 SERVER = Path(__file__).resolve().parent / "servers" / "secured.py"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
+INIT = initialize_request(0, client="raw")
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @contextmanager

@@ -13,6 +13,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
+from tests._jsonrpc import initialize_request
 
 from toolwire import BearerAuth, CallInfo, Identity, Server, ToolContext
 
@@ -30,16 +31,7 @@ MODES = [
     pytest.param({"json_response": True}, id="sessions-json"),
     pytest.param({"stateless": True}, id="stateless-sse"),
 ]
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
+INIT = initialize_request(0, client="raw")
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 

@@ -18,25 +18,11 @@ from tests.interop._served_http import free_port, served_http
 from tests.interop._support import ROOT
 from tests.transports.test_legacy_sse import INIT
 
-FAILING = """
-import contextlib
-from toolwire import Server
+FAILING = Path(__file__).resolve().parent / "servers" / "failing_lifespan.py"
 
 
-@contextlib.asynccontextmanager
-async def lifespan(server):
-    raise RuntimeError("no database")
-    yield
-
-
-server = Server("broken", lifespan=lifespan)
-"""
-
-
-def test_a_failing_lifespan_exits_1_with_one_traceback(tmp_path: Path) -> None:
-    path = tmp_path / "broken.py"
-    path.write_text(FAILING)
-    command = [sys.executable, "-m", "toolwire", "run", str(path), "--transport", "sse"]
+def test_a_failing_lifespan_exits_1_with_one_traceback() -> None:
+    command = [sys.executable, "-m", "toolwire", "run", str(FAILING), "--transport", "sse"]
     done = subprocess.run(
         [*command, "--port", str(free_port())],
         cwd=ROOT,

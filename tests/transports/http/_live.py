@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests._jsonrpc import encoded_request as rpc
+from tests._listening import free_port
 from tests.transports._proc import child_env
 
 HERE = Path(__file__).resolve().parent
@@ -30,12 +32,6 @@ READ_SECONDS = 15.0
 MAX_REPLY = 8 * 1024 * 1024  # nothing the tests ask for is bigger
 ACCEPT_BOTH = "application/json, text/event-stream"
 VERSION = "2025-11-25"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class LiveServer:
@@ -270,15 +266,6 @@ def mcp_headers(
     if session is not None:
         headers.append(("Mcp-Session-Id", session))
     return headers
-
-
-def rpc(method: str, params: dict[str, Any] | None = None, request_id: int | None = 1) -> bytes:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-    if request_id is not None:
-        message["id"] = request_id
-    if params is not None:
-        message["params"] = params
-    return json.dumps(message).encode()
 
 
 def add_call(request_id: int = 1, a: int = 2, b: int = 3) -> bytes:

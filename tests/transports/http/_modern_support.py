@@ -11,8 +11,11 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Annotated, Any
 
+import httpx2
+import pytest
 import uvicorn
 from pydantic import Field
+from tests._jsonrpc import encoded_request as body
 
 from toolwire import Server, ToolContext
 from toolwire.protocol.serving import Servable
@@ -115,16 +118,6 @@ class Served:
         self._sock.close()
 
 
-def body(method: str, params: dict[str, Any] | None = None, request_id: Any = 1) -> bytes:
-    """A JSON-RPC request (a notification when `request_id` is None)."""
-    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-    if request_id is not None:
-        message["id"] = request_id
-    if params is not None:
-        message["params"] = params
-    return json.dumps(message).encode()
-
-
 def enveloped(**params: Any) -> dict[str, Any]:
     """Params carrying the 2026-07-28 envelope (merged with any `_meta` given)."""
     meta = {**META, **params.pop("_meta", {})}
@@ -153,6 +146,25 @@ def sse_frames(text: str) -> list[dict[str, Any]]:
         if any(data):  # a priming event (an id, empty data) carries no message
             frames.append(json.loads("\n".join(data)))
     return frames
+
+
+def abandon_a_nap(url: str, counts: dict[str, int]) -> None:
+    """Call `nap` for 30 s and leave after 0.5 s; wait (bounded) until the server has counted
+    one more cancelled call (`build_server`'s `counts`)."""
+    before = counts["cancelled"]
+    params = enveloped(name="nap", arguments={"seconds": 30})
+    with pytest.raises(httpx2.ReadTimeout):
+        httpx2.post(
+            url,
+            headers=headers_for("tools/call", params),
+            content=body("tools/call", params),
+            timeout=0.5,
+        )
+    for _ in range(200):
+        if counts["cancelled"] > before:
+            break
+        time.sleep(0.05)
+    assert counts["cancelled"] == before + 1
 
 
 def raw_post(

@@ -7,29 +7,22 @@ tests/scale/test_redis_answers.py)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import anyio
 import httpx2 as httpx
 import pytest
 from _http_harness import serving
-from tests.scale._redis import RedisServer, start_redis
+from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
+from tests._jsonrpc import INITIALIZED, initialize_request
+from tests.scale._redis import RedisServer
+from tests.scale._shared import sse_messages
 
 from toolwire import RedisBackplane, Server, ToolContext
 from toolwire.errors import ClientResponseError
 from toolwire.transports.http._client_answers import MAX_FORWARDED_BYTES
 
-ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 FORM = {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]}
-
-
-@pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
-    server = start_redis()
-    yield server
-    server.stop()
 
 
 def _app(url: str) -> Any:
@@ -51,33 +44,13 @@ def _app(url: str) -> Any:
     )
 
 
-async def _messages(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
-    data: list[str] = []
-    async for line in response.aiter_lines():
-        if line.startswith("data:"):
-            data.append(line[5:].lstrip())
-        elif not line and data:
-            text, data = "\n".join(data), []
-            if text:
-                yield json.loads(text)
-
-
 async def _open(client: httpx.AsyncClient, base: str) -> dict[str, str]:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"elicitation": {}},
-            "clientInfo": {"name": "c", "version": "1"},
-        },
-    }
+    init = initialize_request(capabilities={"elicitation": {}})
     made = await client.post(f"{base}/mcp", json=init, headers=ACCEPT)
     assert made.status_code == 200, made.text
     headers = {**ACCEPT, "mcp-session-id": made.headers["mcp-session-id"]}
-    done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    assert (await client.post(f"{base}/mcp", json=done, headers=headers)).status_code == 202
+    done = await client.post(f"{base}/mcp", json=INITIALIZED, headers=headers)
+    assert done.status_code == 202, done.text
     return headers
 
 
@@ -90,7 +63,7 @@ async def _ask_here_answer_there(one: str, two: str, content: Any) -> tuple[str,
         async with httpx.AsyncClient(timeout=60) as client:
             headers = await _open(client, one)
             async with client.stream("POST", f"{one}/mcp", json=call, headers=headers) as stream:
-                async for message in _messages(stream):
+                async for message in sse_messages(stream):
                     if message.get("method") == "elicitation/create":
                         question_id = message["id"]
                         answer = {

@@ -8,19 +8,17 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
 import pytest
+from tests._listening import closed_by_server, free_port, listening
 
 pytestmark = pytest.mark.timeout(120)
 
 ROOT = Path(__file__).resolve().parents[3]
-START_SECONDS = 60.0
 READ_SECONDS = 30.0  # far above the deadline under test: a bound, not a measurement
 TRICKLES = 300  # header lines sent 0.1 s apart at most: ends the loop if nothing closes
 
@@ -59,43 +57,11 @@ HEADERS = {
 def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     script = tmp_path_factory.mktemp("heads") / "app.py"
     script.write_text(APP)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        free = int(probe.getsockname()[1])
+    free = free_port()
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
-    process = subprocess.Popen(
-        [sys.executable, str(script), str(free)], env=env, stderr=subprocess.PIPE
-    )
-    try:
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            assert process.poll() is None, process.stderr.read()  # type: ignore[union-attr]
-            try:
-                with socket.create_connection(("127.0.0.1", free), timeout=1):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.05)
+    with listening([sys.executable, str(script), str(free)], free, env=env):
         yield free
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
-
-def _closed_by_server(sock: socket.socket) -> bool:
-    """Whether the server closed the connection (EOF or reset) before the read bound; any
-    bytes it still sends on the way are read past."""
-    sock.settimeout(READ_SECONDS)
-    try:
-        for _ in range(1000):  # bounded: each read waits at most READ_SECONDS
-            if sock.recv(65536) == b"":
-                return True
-    except ConnectionResetError:
-        return True
-    except TimeoutError:
-        return False
-    return False
 
 
 def _call(port: int) -> str:
@@ -107,7 +73,7 @@ def _call(port: int) -> str:
 
 def test_a_connection_that_sends_nothing_is_closed(port: int) -> None:
     with socket.create_connection(("127.0.0.1", port)) as sock:
-        assert _closed_by_server(sock)
+        assert closed_by_server(sock, READ_SECONDS)
 
 
 def test_a_head_trickled_line_by_line_is_closed(port: int) -> None:
@@ -148,7 +114,7 @@ def test_a_second_head_begun_on_a_kept_alive_connection_is_closed(port: int) -> 
                     break
             assert json.loads(answer.read(length))["result"]["tools"][0]["name"] == "slow"
         sock.sendall(HEAD)  # the next request's head, never finished
-        assert _closed_by_server(sock)
+        assert closed_by_server(sock, READ_SECONDS)
 
 
 def test_normal_requests_and_a_call_longer_than_the_deadline_still_work(port: int) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx2
 from _http_harness import serving
-from test_http_wire import CALL_ADD, HEADERS, initialize, sse_events
+from test_http_wire import CALL_ADD, HEADERS, initialize, resume, sse_events
 
 from toolwire import Server
 
@@ -78,14 +78,7 @@ def test_a_session_call_outlives_its_stream_and_is_resumable() -> None:
             priming = sse_events(next(stream.iter_bytes()))[0]["id"]
         assert finished.wait(DEADLINE_SECONDS)
         assert seen == ["finished"]
-        resumed = client.get(
-            "/mcp",
-            headers={
-                "accept": "text/event-stream",
-                "mcp-session-id": session_id,
-                "last-event-id": priming,
-            },
-        )
+        resumed = resume(client, session_id, priming)
         (result,) = sse_events(resumed.content)
         assert '"text":"slept"' in result["data"]
         assert client.delete("/mcp", headers={"mcp-session-id": session_id}).status_code == 200

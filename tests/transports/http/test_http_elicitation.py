@@ -13,6 +13,7 @@ import pytest
 from _http_harness import serving
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from tests._jsonrpc import initialize_request
 
 from toolwire import ClientRequestError, Server, ToolContext
 
@@ -90,16 +91,7 @@ async def _events(response: httpx2.Response) -> Any:
 
 async def _raw(base: str) -> dict[str, Any]:
     async with httpx2.AsyncClient(base_url=base, timeout=20) as client:
-        init = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {"elicitation": {}, "sampling": {}},
-                "clientInfo": {"name": "raw", "version": "1"},
-            },
-        }
+        init = initialize_request(capabilities={"elicitation": {}, "sampling": {}}, client="raw")
         reply = await client.post("/mcp", json=init, headers=HEADERS)
         headers = {**HEADERS, "mcp-session-id": reply.headers["mcp-session-id"]}
         notice = {"jsonrpc": "2.0", "method": "notifications/initialized"}

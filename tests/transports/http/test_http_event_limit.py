@@ -14,6 +14,8 @@ from typing import Any
 import httpx2
 import pytest
 from _http_harness import serving
+from _sessions import open_session
+from tests._jsonrpc import initialize_request
 
 from toolwire import Server, ToolContext
 
@@ -63,21 +65,7 @@ def messages(reply: httpx2.Response) -> list[dict[str, Any]]:
 
 
 def session_headers(client: httpx2.Client) -> dict[str, str]:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
-    reply = client.post("/mcp", json=init, headers=HEADERS)
-    headers = {**HEADERS, "mcp-session-id": reply.headers["mcp-session-id"]}
-    done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    assert client.post("/mcp", json=done, headers=headers).status_code == 202
-    return headers
+    return open_session(client, HEADERS, initialize_request(0, client="raw"))
 
 
 @pytest.mark.parametrize("stateless", [False, True], ids=["sessions-sse", "stateless-json"])

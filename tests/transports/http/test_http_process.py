@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ import httpx2
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from tests._listening import free_port
 
 ROOT = Path(__file__).resolve().parents[3]
 STARTUP_SECONDS = 20.0
@@ -32,25 +32,7 @@ def add(a: int, b: int) -> int:
     return a + b
 """
 
-FAILING = """
-import contextlib
-from toolwire import Server
-
-
-@contextlib.asynccontextmanager
-async def lifespan(server):
-    raise RuntimeError("no database")
-    yield
-
-
-server = Server("broken", lifespan=lifespan)
-"""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+FAILING = Path(__file__).resolve().parents[1] / "servers" / "failing_lifespan.py"
 
 
 def spawn(path: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
@@ -112,10 +94,8 @@ def test_toolwire_run_http_serves_and_stops_on_sigterm(
     assert err == b""  # no banner, no access log
 
 
-def test_a_failing_lifespan_exits_with_status_1(tmp_path: Path) -> None:
-    path = tmp_path / "broken.py"
-    path.write_text(FAILING)
-    process, _ = spawn(path)
+def test_a_failing_lifespan_exits_with_status_1() -> None:
+    process, _ = spawn(FAILING)
     _, err = process.communicate(timeout=30)
     assert process.returncode == 1
     assert b"no database" in err

@@ -12,27 +12,15 @@ from typing import Any
 import httpx2
 import pytest
 from _http_harness import serving
+from _sessions import open_session
+from tests._jsonrpc import initialize_request, tool_call_request
 
 from toolwire import Server, ToolContext
 
 ACCEPT_BOTH = "application/json, text/event-stream"
 HEADERS = {"accept": ACCEPT_BOTH, "content-type": "application/json"}
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
-CALL_ADD = {
-    "jsonrpc": "2.0",
-    "id": 2,
-    "method": "tools/call",
-    "params": {"name": "add", "arguments": {"a": 2, "b": 3}},
-}
+INIT = initialize_request(client="raw")
+CALL_ADD = tool_call_request("add", {"a": 2, "b": 3})
 ADD_RESULT = (
     b'{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"5"}],'
     b'"structuredContent":{"result":5},"isError":false}}'
@@ -86,17 +74,14 @@ def client() -> Iterator[httpx2.Client]:
 
 
 def initialize(client: httpx2.Client, version: str = "2025-11-25") -> str:
-    message = {**INIT, "params": {**INIT["params"], "protocolVersion": version}}
-    reply = client.post("/mcp", json=message, headers=HEADERS)
-    assert reply.status_code == 200
-    session_id = reply.headers["mcp-session-id"]
-    done = client.post(
-        "/mcp",
-        json={"jsonrpc": "2.0", "method": "notifications/initialized"},
-        headers={**HEADERS, "mcp-session-id": session_id},
-    )
-    assert done.status_code == 202
-    return session_id
+    opened = open_session(client, HEADERS, initialize_request(client="raw", version=version))
+    return opened["mcp-session-id"]
+
+
+def resume(client: httpx2.Client, session_id: str, last_event_id: str) -> httpx2.Response:
+    """GET the session's stream from after `last_event_id` (a resumption, as a client does)."""
+    headers = {"accept": "text/event-stream", "mcp-session-id": session_id}
+    return client.get("/mcp", headers={**headers, "last-event-id": last_event_id})
 
 
 def sse_events(body: bytes) -> list[dict[str, str]]:
@@ -294,14 +279,7 @@ def test_a_closed_post_stream_is_resumed_with_last_event_id(client: httpx2.Clien
     # The priming event, then the retry hint sent when the tool closed the stream; no result.
     assert events == [{"id": events[0]["id"], "retry": "1000", "data": ""}, {"retry": "1000"}]
     time.sleep(0.4)  # the call answers meanwhile, into the event store
-    resumed = client.get(
-        "/mcp",
-        headers={
-            "accept": "text/event-stream",
-            "mcp-session-id": session_id,
-            "last-event-id": events[0]["id"],
-        },
-    )
+    resumed = resume(client, session_id, events[0]["id"])
     assert resumed.status_code == 200
     (result,) = sse_events(resumed.content)
     assert result["data"] == (
@@ -316,14 +294,7 @@ def test_resuming_while_the_call_runs_carries_the_rest_live(client: httpx2.Clien
     headers = {**HEADERS, "mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
     first = client.post("/mcp", json=call, headers=headers)
     priming = sse_events(first.content)[0]["id"]
-    resumed = client.get(
-        "/mcp",
-        headers={
-            "accept": "text/event-stream",
-            "mcp-session-id": session_id,
-            "last-event-id": priming,
-        },
-    )
+    resumed = resume(client, session_id, priming)
     (result,) = sse_events(resumed.content)
     assert json.loads(result["data"])["id"] == 8
 
@@ -485,14 +456,7 @@ def test_a_stream_closed_after_it_started_resumes_from_the_last_event_seen(
     assert priming["data"] == "" and hint == {"retry": "1000"}
     assert json.loads(progress["data"])["params"]["progress"] == 1
     time.sleep(0.4)
-    resumed = client.get(
-        "/mcp",
-        headers={
-            "accept": "text/event-stream",
-            "mcp-session-id": session_id,
-            "last-event-id": progress["id"],
-        },
-    )
+    resumed = resume(client, session_id, progress["id"])
     later = [json.loads(event["data"]) for event in sse_events(resumed.content)]
     assert [message.get("method") for message in later] == ["notifications/progress", None]
     assert later[0]["params"]["progress"] == 2

@@ -10,7 +10,15 @@ from typing import Any
 
 import httpx2 as httpx
 import pytest
-from _modern_support import Served, body, build_server, enveloped, headers_for, modern_only_app
+from _modern_support import (
+    Served,
+    abandon_a_nap,
+    body,
+    build_server,
+    enveloped,
+    headers_for,
+    modern_only_app,
+)
 
 from toolwire import Server
 
@@ -79,18 +87,7 @@ def test_a_request_its_client_left_closes_its_session(
     running, server, counts = served
     post(running.url, "tools/list", enveloped())
     assert open_sessions(server) == 1
-    params = enveloped(name="nap", arguments={"seconds": 30})
-    with pytest.raises(httpx.ReadTimeout):
-        httpx.post(
-            running.url,
-            headers=headers_for("tools/call", params),
-            content=body("tools/call", params),
-            timeout=0.5,
-        )
-    for _ in range(200):
-        if counts["cancelled"]:
-            break
-        time.sleep(0.02)
+    abandon_a_nap(running.url, counts)
     assert counts["cancelled"] == 1
     assert settle(server, 0) == 0  # the idle one was taken for the nap; it was not given back
     post(running.url, "tools/list", enveloped())
@@ -164,18 +161,7 @@ def test_off_asyncio_each_request_opens_and_closes_its_own_session(
         running.url, "tools/call", enveloped(name="add", arguments={"a": 1, "b": 2})
     ).json()["result"]["structuredContent"] == {"result": 3}
     assert post(running.url, "ping", enveloped()).status_code == 404
-    params = enveloped(name="nap", arguments={"seconds": 30})
-    with pytest.raises(httpx.ReadTimeout):
-        httpx.post(
-            running.url,
-            headers=headers_for("tools/call", params),
-            content=body("tools/call", params),
-            timeout=0.5,
-        )
-    for _ in range(200):
-        if counts["cancelled"]:
-            break
-        time.sleep(0.02)
+    abandon_a_nap(running.url, counts)
     assert counts["cancelled"] == 1
     assert settle(server, 0) == 0
 

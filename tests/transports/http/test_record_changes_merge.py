@@ -8,27 +8,18 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import httpx2 as httpx
-import pytest
 from _http_harness import serving
-from tests.scale._redis import RedisServer, start_redis
+from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
+from tests._jsonrpc import initialize_request
+from tests.scale._redis import RedisServer
 
 from toolwire import Server
 from toolwire.transports.http.changes import LocalChangeBus
 from toolwire.transports.http.records import MemorySessionStore, SessionRecord
 from toolwire.transports.http.redis_sessions import RedisSessionStore
-
-ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-
-
-@pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
-    server = start_redis()
-    yield server
-    server.stop()
 
 
 def _app(url: str) -> Any:
@@ -51,18 +42,8 @@ def _post(base: str, headers: dict[str, str], method: str, params: Any, rid: int
 def test_a_copy_that_missed_a_subscription_made_elsewhere_keeps_it_in_the_record(
     redis_server: RedisServer,
 ) -> None:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "c", "version": "1"},
-        },
-    }
     with serving(_app(redis_server.url)) as one, serving(_app(redis_server.url)) as two:
-        made = httpx.post(f"{one}/mcp", json=init, headers=ACCEPT, timeout=30)
+        made = httpx.post(f"{one}/mcp", json=initialize_request(), headers=ACCEPT, timeout=30)
         session_id = made.headers["mcp-session-id"]
         headers = {**ACCEPT, "mcp-session-id": session_id}
         _post(two, headers, "ping", {}, 2)  # the second app holds a copy from now on
@@ -134,19 +115,9 @@ def test_a_late_reload_does_not_undo_a_copys_own_later_change() -> None:
 
     _, first = make(SlowReads(shared))
     second_server, second = make(slow)
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "c", "version": "1"},
-        },
-    }
     heard: list[str] = []
     with serving(first) as one, serving(second) as two:
-        made = httpx.post(f"{one}/mcp", json=init, headers=ACCEPT, timeout=30)
+        made = httpx.post(f"{one}/mcp", json=initialize_request(), headers=ACCEPT, timeout=30)
         headers = {**ACCEPT, "mcp-session-id": made.headers["mcp-session-id"]}
         _post(two, headers, "ping", {}, 2)  # the second app holds a copy from now on
         slow.hold = True

@@ -5,28 +5,31 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx2 as httpx
 import pytest
 from _http_harness import serving
-from tests.scale._redis import RedisServer, start_redis
+from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
+from tests._jsonrpc import initialize_request, tool_call_request
+from tests.scale._redis import RedisServer
 
 from toolwire import Identity, RedisBackplane, Server, ToolContext
 from toolwire.transports.http.changes import LocalChangeBus
 from toolwire.transports.http.redis_sessions import RedisSessionStore
 
-
-@pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
-    server = start_redis()
-    yield server
-    server.stop()
-
-
-ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 SESSION_COMMANDS = ("set", "get", "pexpire", "del")
+
+
+def _ping_server(name: str, **options: Any) -> Server:
+    server = Server(name, **options)
+
+    @server.tool
+    def ping() -> str:
+        """Answer."""
+        return "pong"
+
+    return server
 
 
 def _command_counts(url: str) -> dict[str, int]:
@@ -58,27 +61,12 @@ def test_a_session_held_here_costs_redis_nothing_per_request(redis_server: Redis
         backplane=RedisBackplane(redis_server.url), resumable=False, session_idle_timeout=600
     )
     with serving(app) as base, httpx.Client(base_url=base, timeout=30) as client:
-        init = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "c", "version": "1"},
-            },
-        }
-        answer = client.post("/mcp", json=init, headers=ACCEPT)
+        answer = client.post("/mcp", json=initialize_request(), headers=ACCEPT)
         headers = {**ACCEPT, "mcp-session-id": answer.headers["mcp-session-id"]}
         before = _command_counts(redis_server.url)
         calls = 200
         for n in range(calls):
-            call = {
-                "jsonrpc": "2.0",
-                "id": n + 2,
-                "method": "tools/call",
-                "params": {"name": "add", "arguments": {"a": n, "b": 1}},
-            }
+            call = tool_call_request("add", {"a": n, "b": 1}, n + 2)
             assert str(n + 1) in client.post("/mcp", json=call, headers=headers).text
         after = _command_counts(redis_server.url)
     spent = {name: after[name] - before[name] for name in SESSION_COMMANDS}
@@ -112,34 +100,13 @@ def test_a_session_is_found_on_another_app_by_its_caller_only(redis_server: Redi
     async def verify(token: str) -> Identity | None:
         return tokens.get(token)
 
-    def make() -> Server:
-        server = Server("bound", auth=verify)
+    def make() -> Any:
+        backplane = RedisBackplane(redis_server.url, prefix="bound")
+        return _ping_server("bound", auth=verify).http_app(backplane=backplane)
 
-        @server.tool
-        def ping() -> str:
-            """Answer."""
-            return "pong"
-
-        return server
-
-    first = make().http_app(backplane=RedisBackplane(redis_server.url, prefix="bound"))
-    second = make().http_app(backplane=RedisBackplane(redis_server.url, prefix="bound"))
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "c", "version": "1"},
-        },
-    }
-    call = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/call",
-        "params": {"name": "ping", "arguments": {}},
-    }
+    first, second = make(), make()
+    init = initialize_request()
+    call = tool_call_request("ping")
     with serving(first) as one, serving(second) as two:
         made = httpx.post(
             f"{one}/mcp",
@@ -169,32 +136,13 @@ def test_a_copy_that_missed_the_end_of_its_session_drops_it_at_its_next_refresh(
     # No change bus: the first app never hears that the second one ended the session; its
     # next refresh of the record (every idle_timeout / 4 = 0.25 s here) finds it gone.
     def make() -> Any:
-        server = Server("stale")
-
-        @server.tool
-        def ping() -> str:
-            """Answer."""
-            return "pong"
-
         store = RedisSessionStore(redis_server.url, prefix="stale")
-        return server.http_app(session_store=store, resumable=False, session_idle_timeout=1.0)
+        return _ping_server("stale").http_app(
+            session_store=store, resumable=False, session_idle_timeout=1.0
+        )
 
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "c", "version": "1"},
-        },
-    }
-    call = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/call",
-        "params": {"name": "ping", "arguments": {}},
-    }
+    init = initialize_request()
+    call = tool_call_request("ping")
     with serving(make()) as one, serving(make()) as two:
         made = httpx.post(f"{one}/mcp", json=init, headers=ACCEPT, timeout=30)
         session = {**ACCEPT, "mcp-session-id": made.headers["mcp-session-id"]}
@@ -214,32 +162,13 @@ def test_a_copy_that_missed_the_end_of_its_session_drops_it_at_its_next_refresh(
 
 def test_rebuilding_a_session_counts_against_max_sessions(redis_server: RedisServer) -> None:
     def make(limit: int) -> Any:
-        server = Server("full")
-
-        @server.tool
-        def ping() -> str:
-            """Answer."""
-            return "pong"
-
         store = RedisSessionStore(redis_server.url, prefix="full")
-        return server.http_app(session_store=store, resumable=False, max_sessions=limit)
+        return _ping_server("full").http_app(
+            session_store=store, resumable=False, max_sessions=limit
+        )
 
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "c", "version": "1"},
-        },
-    }
-    call = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/call",
-        "params": {"name": "ping", "arguments": {}},
-    }
+    init = initialize_request()
+    call = tool_call_request("ping")
     with serving(make(2)) as roomy, serving(make(1)) as small:
         ids = [
             httpx.post(f"{roomy}/mcp", json=init, headers=ACCEPT, timeout=30).headers[
@@ -273,22 +202,8 @@ def test_a_log_level_set_on_one_app_reaches_the_copy_another_app_holds(
 
         return server.http_app(backplane=RedisBackplane(redis_server.url, prefix="levels"))
 
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "c", "version": "1"},
-        },
-    }
-    call = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/call",
-        "params": {"name": "chat", "arguments": {}},
-    }
+    init = initialize_request()
+    call = tool_call_request("chat")
     level = {"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "error"}}
     with serving(make()) as one, serving(make()) as two:
         made = httpx.post(f"{one}/mcp", json=init, headers=ACCEPT, timeout=30)

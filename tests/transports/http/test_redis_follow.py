@@ -13,6 +13,9 @@ from typing import Any
 import httpx2 as httpx
 import pytest
 from _http_harness import serving
+from _sessions import open_session
+from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
+from tests._jsonrpc import tool_call_request
 from tests.scale._redis import RedisServer, start_redis
 
 from toolwire import Server, ToolContext
@@ -22,7 +25,6 @@ from toolwire.transports.http.redis_sessions import RedisSessionStore
 
 pytestmark = pytest.mark.timeout(120)
 
-ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 POLLS = 200  # every wait below polls at most this many times, 0.05 s apart
 
 
@@ -150,27 +152,7 @@ def _slow_server() -> Server:
 
 
 def _initialize(client: httpx.Client) -> dict[str, str]:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "c", "version": "1"},
-        },
-    }
-    answer = client.post("/mcp", json=init, headers=ACCEPT)
-    assert answer.status_code == 200, answer.text
-    headers = {
-        **ACCEPT,
-        "mcp-session-id": answer.headers["mcp-session-id"],
-        "mcp-protocol-version": "2025-11-25",
-    }
-    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    done = client.post("/mcp", json=initialized, headers=headers)
-    assert done.status_code == 202, done.text
-    return headers
+    return {**open_session(client, ACCEPT), "mcp-protocol-version": "2025-11-25"}
 
 
 def _break_off(client: httpx.Client, headers: dict[str, str]) -> str:
@@ -268,12 +250,7 @@ def test_json_responses_cost_the_event_store_nothing_per_call(redis_server: Redi
         headers = _initialize(client)
         before = _command_calls(redis_server.url, every)
         for n in range(100):
-            call = {
-                "jsonrpc": "2.0",
-                "id": n + 2,
-                "method": "tools/call",
-                "params": {"name": "add", "arguments": {"a": n, "b": 1}},
-            }
+            call = tool_call_request("add", {"a": n, "b": 1}, n + 2)
             answer = client.post("/mcp", json=call, headers=headers)
             assert answer.json()["result"]["content"][0]["text"] == str(n + 1)
         spent = _command_calls(redis_server.url, every) - before

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
+
+from ._held_session import hold_session
 
 if TYPE_CHECKING:
     from ...protocol.jsonrpc import RequestId
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
     from ...protocol.session import ServerSession
 
 __all__ = ["KEEP_IDLE", "Lease", "close_idle", "lease_session", "open_options"]
-
-logger = logging.getLogger("toolwire.http")
 
 KEEP_IDLE = 64
 """Idle sessions kept per server; more concurrent requests open (then close) extra ones."""
@@ -60,17 +59,10 @@ class Lease:
         self, opener: SessionOpener, ready: asyncio.Future[None], options: dict[str, Any]
     ) -> None:
         """Hold the session open until `release` decides it is done with."""
-        try:
-            async with opener(self.route, routed=True, **options) as session:
-                session.era = "modern"  # no handshake on this path, whatever the method
-                self.session = session
-                ready.set_result(None)
-                await self._stop.wait()
-        except Exception as error:
-            if not ready.done():
-                ready.set_exception(error)
-            else:
-                logger.exception("a 2026-07-28 session ended with an error")
+        # No handshake on this path, whatever the method: the session is modern from birth.
+        await hold_session(
+            self, opener, ready, options, self._stop, kind="2026-07-28", era="modern"
+        )
 
     def release(self) -> None:
         """The request is over: back to the pool when clean, else closed."""

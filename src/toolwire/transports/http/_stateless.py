@@ -21,6 +21,8 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from ._held_session import hold_session
+
 if TYPE_CHECKING:
     from ...protocol.jsonrpc import RequestId
     from ...protocol.serving import SessionOpener
@@ -62,16 +64,7 @@ class Lease:
         self, opener: SessionOpener, ready: asyncio.Future[None], options: dict[str, Any]
     ) -> None:
         """Hold the session open until `stop()` (the lease's own task)."""
-        try:
-            async with opener(self.route, routed=True, **options) as session:
-                self.session = session
-                ready.set_result(None)
-                await self._stop.wait()
-        except Exception as error:
-            if not ready.done():
-                ready.set_exception(error)
-            else:
-                logger.exception("a stateless session ended with an error")
+        await hold_session(self, opener, ready, options, self._stop, kind="stateless")
 
 
 class StatelessSessions:

@@ -326,23 +326,38 @@ class Endpoint:
 
     # -- GET: the standalone stream, or a resumed one --------------------------------------
 
+    async def _refused_stateless(self, send: ASGISend) -> bool:
+        """Whether this app is stateless, so that a GET or DELETE was refused (405)."""
+        if not self.config.stateless:
+            return False
+        await refuse(
+            send, 405, "Method Not Allowed: no sessions in stateless mode", headers=_ALLOW_POST
+        )
+        return True
+
+    async def _addressed_session(
+        self, scope: Scope, headers: dict[bytes, bytes], send: ASGISend
+    ) -> tuple[HttpSession, str | None] | None:
+        """The session a GET or DELETE names and the request's protocol version, or None
+        once refused (a bad version header, no session id, an unknown session)."""
+        version, bad_version = self._version(headers)
+        if bad_version is not None:
+            await refuse(send, 400, bad_version)
+            return None
+        found = await self._session(headers, scope.get("toolwire.identity"), send)
+        return None if found is None else (found, version)
+
     async def _get(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
-        if self.config.stateless:
-            await refuse(
-                send, 405, "Method Not Allowed: no sessions in stateless mode", headers=_ALLOW_POST
-            )
+        if await self._refused_stateless(send):
             return
         headers: dict[bytes, bytes] = dict(scope["headers"])
         if not accepts_sse(headers.get(b"accept")):
             await refuse(send, 406, "Not Acceptable: Client must accept text/event-stream")
             return
-        version, bad_version = self._version(headers)
-        if bad_version is not None:
-            await refuse(send, 400, bad_version)
+        addressed = await self._addressed_session(scope, headers, send)
+        if addressed is None:
             return
-        found = await self._session(headers, scope.get("toolwire.identity"), send)
-        if found is None:
-            return
+        found, version = addressed
         config = self.config
         await open_get_stream(
             self.runtime.event_store,
@@ -356,19 +371,12 @@ class Endpoint:
         )
 
     async def _delete(self, scope: Scope, send: ASGISend) -> None:
-        if self.config.stateless:
-            await refuse(
-                send, 405, "Method Not Allowed: no sessions in stateless mode", headers=_ALLOW_POST
-            )
+        if await self._refused_stateless(send):
             return
-        headers: dict[bytes, bytes] = dict(scope["headers"])
-        bad_version = self._version(headers)[1]
-        if bad_version is not None:
-            await refuse(send, 400, bad_version)
+        addressed = await self._addressed_session(scope, dict(scope["headers"]), send)
+        if addressed is None:
             return
-        found = await self._session(headers, scope.get("toolwire.identity"), send)
-        if found is None:
-            return
+        found = addressed[0]
         assert self.runtime.sessions is not None
         try:
             await self.runtime.sessions.end(found)

@@ -145,12 +145,7 @@ class LegacySse:
     async def stream(self, scope: Scope, receive: Receive, send: AsgiSend) -> None:
         """ASGI endpoint of `GET sse_path`: one session, for as long as the stream is open."""
         if scope["method"] != "GET":
-            await refuse(
-                send,
-                405,
-                f"Method {scope['method']} not allowed: open the event stream with GET",
-                headers=[(b"allow", b"GET")],
-            )
+            await _wrong_method(scope, send, "GET", "open the event stream with GET")
             return
         if len(self._live) >= self.max_sessions:
             logger.warning("SSE stream refused: %d sessions open (max_sessions)", len(self._live))
@@ -219,12 +214,7 @@ class LegacySse:
     async def post(self, scope: Scope, receive: Receive, send: AsgiSend) -> None:
         """ASGI endpoint of `POST message_path?session_id=...`: one message for a session."""
         if scope["method"] != "POST":
-            await refuse(
-                send,
-                405,
-                f"Method {scope['method']} not allowed: send messages with POST",
-                headers=[(b"allow", b"POST")],
-            )
+            await _wrong_method(scope, send, "POST", "send messages with POST")
             return
         live = await self._session_of(scope, send)
         if live is None:
@@ -359,3 +349,13 @@ async def _room(live: _Live) -> bool:
     with anyio.move_on_after(BUSY_SECONDS):
         await clear.wait()
     return not backlog.full
+
+
+async def _wrong_method(scope: Scope, send: AsgiSend, allowed: str, hint: str) -> None:
+    """405 for a request whose method this endpoint does not take; `hint` says which does."""
+    await refuse(
+        send,
+        405,
+        f"Method {scope['method']} not allowed: {hint}",
+        headers=[(b"allow", allowed.encode())],
+    )
