@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -141,3 +142,56 @@ def test_a_process_cut_off_from_redis_tells_its_followers_when_it_hears_again(
     anyio.run(scenario)
     assert listened == [ResourceUpdated(uri="watched://listened")]
     assert heard.uris["watched://doc"] == 1
+
+
+def test_a_subscription_made_on_another_process_while_cut_off_is_told_too(
+    second_behind_a_relay: tuple[Backend, Backend, CutRelay],
+) -> None:
+
+    from tests.scale._shared import request, session_headers
+
+    first, second, relay = second_behind_a_relay
+    announcer = Announcer((first, second))
+    heard = Heard()
+    session_ids: set[str] = set()
+
+    async def note_session(response: httpx2.Response) -> None:
+        if "mcp-session-id" in response.headers:
+            session_ids.add(response.headers["mcp-session-id"])
+
+    def subscribe_on_first(session_id: str, uri: str) -> None:
+        # The same session, through the other process: it saves the subscription in the
+        # session's record and announces SESSION_UPDATED, which the cut-off process misses.
+        answer = httpx2.post(
+            first.url,
+            content=request("resources/subscribe", {"uri": uri}, 77),
+            headers=session_headers(session_id),
+            timeout=30,
+        )
+        assert answer.status_code == 200, answer.text
+        assert '"error"' not in answer.text, answer.text
+
+    async def scenario() -> None:
+        client = httpx2.AsyncClient(timeout=30, event_hooks={"response": [note_session]})
+        with anyio.fail_after(RUN_SECONDS):
+            async with (
+                client,
+                streamable_http_client(second.url, http_client=client) as (read, write, *_),
+                ClientSession(read, write, message_handler=heard) as session,
+            ):
+                await session.initialize()
+                await session.subscribe_resource(WARM)
+                await _until_the_get_stream_hears(heard, announcer, second)
+                (session_id,) = session_ids
+                relay.cut()  # the second process alone loses Redis
+                await anyio.to_thread.run_sync(subscribe_on_first, session_id, "watched://new")
+                await anyio.sleep(1.0)
+                relay.mend()
+                with anyio.fail_after(WAIT_SECONDS):
+                    # Told on the second process's GET stream: its copy read the record
+                    # again before it told, so the subscription made elsewhere is in it.
+                    await heard.until(heard.uris, "watched://new", 1)
+
+    anyio.run(scenario)
+    assert heard.uris["watched://new"] == 1
+    assert "Traceback" not in first.log_text() + second.log_text()

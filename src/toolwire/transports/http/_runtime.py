@@ -208,7 +208,11 @@ class Runtime:
         if self.sessions is None:
             return
         if topic == FOLLOWED_RESOURCES_UPDATED:
-            for session in self._following():
+            # A copy may also have missed a change to its subscriptions made on another
+            # process (SESSION_UPDATED): it reads its record again before it tells.
+            for session_id in list(self.sessions.live):
+                self.sessions.reload_soon(session_id, then=_tell_followed)
+            for session in self._listening():
                 _tell_followed(session)
         elif topic == SESSION_ENDED:
             self.sessions.forget(data)
@@ -217,21 +221,15 @@ class Runtime:
         elif topic == CLIENT_RESPONSE:
             take_forwarded(self.sessions, data)
 
-    def _following(self) -> list[ServerSession]:
-        """This app's sessions that can hear resource updates: the handshake-era sessions
-        held here, and the 2026-07-28 sessions serving a listen stream of this server."""
-        found = []
-        if self.sessions is not None:
-            for held in self.sessions.live.values():
-                if held.server_session is not None:
-                    found.append(held.server_session)
+    def _listening(self) -> list[ServerSession]:
+        """The 2026-07-28 sessions serving a listen stream of this server (they follow what
+        their stream asked for, kept in no record)."""
         try:
             from .modern import listening_sessions
         except ImportError:  # no 2026-07-28 era here: no listen streams
-            return found
+            return []
         served: object = self.servable  # what its sessions know as the app they serve
-        found += [each for each in listening_sessions() if each.server is served]
-        return found
+        return [each for each in listening_sessions() if each.server is served]
 
     async def end_streams(self) -> None:
         """End every open stream: the server is stopping, and an ASGI server waits for open

@@ -41,7 +41,9 @@ Decisions:
   it once they are reachable again; and one that could not hear for a while tells its own
   clients, once it hears again, that each list may have changed and that every resource
   they follow may have (`FOLLOWED_RESOURCES_UPDATED`: which URIs were updated meanwhile is
-  not known, and a client reading a resource again costs one read). A topic of its own
+  not known, and a client reading a resource again costs one read). A session's copy reads
+  its record again before it tells, since a subscription made through another process
+  meanwhile (`SESSION_UPDATED`) was missed too. A topic of its own
   rather than a special URI on `RESOURCE_UPDATED`: a URI is whatever a server names, and
   the registry's update listeners, the server's included, take only real ones.
 - Held notices do not wait for ever: one held past an age limit is dropped, with a log line

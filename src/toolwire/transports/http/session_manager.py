@@ -57,6 +57,7 @@ from .sessions import CLOSE_GRACE_SECONDS, HttpSession, SessionLimitError
 
 if TYPE_CHECKING:
     from ...protocol.serving import SessionOpener
+    from ...protocol.session import ServerSession
 
 __all__ = ["SessionManager"]
 
@@ -265,13 +266,25 @@ class SessionManager:
         elif self._announce is not None and self.shared:
             self._announce(SESSION_UPDATED, session.id)
 
-    def reload_soon(self, session_id: str) -> None:
+    def reload_soon(
+        self, session_id: str, then: Callable[[ServerSession], None] | None = None
+    ) -> None:
         """Another process changed a session's record: this process's copy (if any) takes
-        the new log level and subscriptions, in the background."""
+        the new log level and subscriptions, in the background. `then` (a catch-up after a
+        cut-off bus) gets the copy's session afterwards, and a record found gone is then left
+        to the next refresh to judge (Redis may have come back empty)."""
         if session_id in self.live:
-            self._in_background(self._reload(session_id))
+            self._in_background(self._reload_then(session_id, then))
 
-    async def _reload(self, session_id: str) -> None:
+    async def _reload_then(
+        self, session_id: str, then: Callable[[ServerSession], None] | None
+    ) -> None:
+        await self._reload(session_id, forget_gone=then is None)
+        session = self.live.get(session_id)
+        if then is not None and session is not None and session.server_session is not None:
+            then(session.server_session)
+
+    async def _reload(self, session_id: str, *, forget_gone: bool = True) -> None:
         session = self.live.get(session_id)
         if session is None:
             return
@@ -284,7 +297,8 @@ class SessionManager:
         if self.live.get(session_id) is not session:
             return
         if record is None:
-            self.forget(session_id)
+            if forget_gone:
+                self.forget(session_id)
             return
         if session.record_reads != ticket or session.record_changed:
             # A later read (another reload, or a write of this copy's own) holds newer news;
