@@ -3,9 +3,10 @@
 10,000 clients `initialize` and never come back (no `notifications/initialized`, no DELETE),
 twice, against a live server process with a short idle timeout. Its RSS is read before,
 at the peak of the first wave, after those sessions expired, and after the second wave
-expired too. Python's allocator keeps freed memory, so the first wave's peak is not given
-back; a leak shows as growth from one wave to the next. The bounds are generous (they catch
-kilobytes kept per session, not noise) and nothing here measures time.
+expired too. Python's allocator may keep a freed wave's memory, or give some of it back and
+take it again for the next wave; either way a leak shows as the second wave's peak above
+the first's. The bounds are generous (they catch kilobytes kept per session, not noise) and
+nothing here measures time.
 """
 
 from __future__ import annotations
@@ -94,7 +95,12 @@ def test_ten_thousand_abandoned_sessions_leave_memory_bounded() -> None:
             f"expired again {after:.1f} ({(peak - before) * 1024 / SESSIONS:.1f} KiB a session)"
         )
         assert peak - before < PEAK_BOUND_MIB, (before, peak)
-        assert after - expired < LEAK_BOUND_MIB, (expired, after)
+        # Compared with the first wave's peak, not with its expiry: the allocator sometimes
+        # gives a freed wave's arenas back (CI saw 107 -> 83 MiB) and takes them again for
+        # the next wave, which is no leak. A leak keeps the first wave's memory, so the
+        # second wave needs as much again on top of it.
+        assert second_peak - peak < LEAK_BOUND_MIB, (peak, second_peak)
+        assert after - max(peak, expired) < LEAK_BOUND_MIB, (peak, expired, after)
         assert second_peak - before < PEAK_BOUND_MIB, (before, second_peak)
         with RawClient(server.port) as client:
             for session in (first[0], first[-1], second[0]):
