@@ -1,10 +1,9 @@
 """Creating, finding, keeping and ending the handshake-era sessions of one app.
 
-The live sessions this process serves are kept here, by id; their records are kept in a
-`SessionStore` (memory by default, or shared, e.g. `RedisSessionStore`). A request whose
-session this process does not hold is served after loading the record and rebuilding the
-session from it, so any process of a deployment serves any session, and a restarted one
-forgets nothing its records held.
+The live sessions this process serves are kept here, by id; their records in a
+`SessionStore` (memory by default, or shared, e.g. `RedisSessionStore`). A session this
+process does not hold is rebuilt from its record, so any process of a deployment serves any
+session, and a restarted one forgets nothing its records held.
 
 Decisions:
 
@@ -14,10 +13,9 @@ Decisions:
   same caller presenting a refreshed or stepped-up token keeps its session, and its new
   scopes apply from then on.
 - Idle: no request for `idle_timeout` seconds, no call running and no GET stream open. A
-  live copy idle that long is dropped by a reaper (and refused on sight before it runs).
-  With the memory store that ends the session. With a shared store it only drops this
-  process's copy: the record expires on its own, `idle_timeout` plus one refresh interval
-  after it was last refreshed.
+  reaper drops a copy idle that long (refused on sight before that). With the memory store
+  that ends the session; with a shared store the record expires on its own, `idle_timeout`
+  plus one refresh interval after its last refresh.
 - Refreshing a shared record's expiry is not a write per request: a live copy pushes it back
   at most once per refresh interval (a quarter of the idle timeout, at most a minute), in the
   background of the request that finds it due; the reaper does it for copies kept busy by a
@@ -30,15 +28,14 @@ Decisions:
   not yet heard of another's subscription must not write it away. So a session rebuilt on
   another process still hears of updates to the resources its client follows.
 - Ending a session (DELETE) deletes its record first: if the store cannot, the DELETE fails
-  (503) and the session goes on. Other processes holding a copy hear of it on the change bus;
-  one that missed the notice drops its copy at its next refresh, which finds no record.
+  (503) and the session goes on. Other processes' copies hear of it on the change bus, or
+  drop themselves at their next refresh, which finds no record.
 - At most `max_sessions` live copies at once; at the bound, expired ones are reaped at once
   and if none was, the request is refused (503 with `Retry-After`). Idle but unexpired
   sessions are never evicted for a newcomer: their clients are real.
 - Stopping the app drops the live copies and keeps the records (a restart goes on with them).
-- With a shared store, each live copy names its requests to the client (`ctx.elicit`...)
-  with an id prefix of its own, so that a client's answer reaching another process can be
-  passed back to the one copy waiting for it (`_client_answers.py`).
+- With a shared store, each live copy prefixes the ids of its requests to the client with
+  its own, so an answer reaching another process finds its way back (`_client_answers.py`).
 """
 
 from __future__ import annotations
@@ -60,6 +57,8 @@ if TYPE_CHECKING:
     from ...protocol.session import ServerSession
 
 __all__ = ["SessionManager"]
+
+Tell = Callable[["ServerSession"], None]
 
 logger = logging.getLogger("toolwire.http")
 
@@ -266,48 +265,40 @@ class SessionManager:
         elif self._announce is not None and self.shared:
             self._announce(SESSION_UPDATED, session.id)
 
-    def reload_soon(
-        self, session_id: str, then: Callable[[ServerSession], None] | None = None
-    ) -> None:
+    def reload_soon(self, session_id: str, then: Tell | None = None) -> None:
         """Another process changed a session's record: this process's copy (if any) takes
         the new log level and subscriptions, in the background. `then` (a catch-up after a
         cut-off bus) gets the copy's session afterwards, and a record found gone is then left
         to the next refresh to judge (Redis may have come back empty)."""
         if session_id in self.live:
-            self._in_background(self._reload_then(session_id, then))
+            self._in_background(self._reload(session_id, then))
 
-    async def _reload_then(
-        self, session_id: str, then: Callable[[ServerSession], None] | None
-    ) -> None:
-        await self._reload(session_id, forget_gone=then is None)
-        session = self.live.get(session_id)
-        if then is not None and session is not None and session.server_session is not None:
-            then(session.server_session)
-
-    async def _reload(self, session_id: str, *, forget_gone: bool = True) -> None:
+    async def _reload(self, session_id: str, then: Tell | None) -> None:
         session = self.live.get(session_id)
         if session is None:
             return
         session.record_reads += 1
         ticket = session.record_reads
+        record: SessionRecord | None = None
         try:
             record = await self.store.load(session_id)
+            gone = record is None
         except StoreUnavailable:
-            return  # logged by the store; the copy keeps its level until the next change
+            gone = False  # logged by the store; the copy keeps what it has
         if self.live.get(session_id) is not session:
             return
-        if record is None:
-            if forget_gone:
-                self.forget(session_id)
+        if gone and then is None:
+            self.forget(session_id)
             return
-        if session.record_reads != ticket or session.record_changed:
-            # A later read (another reload, or a write of this copy's own) holds newer news;
-            # or a request changed the copy and its write, merging with the record, is due.
-            return
-        session.saved(record)
-        if session.server_session is not None:
-            session.server_session.log_level = record.log_level
-            session.server_session.resource_subscriptions = set(record.resource_subscriptions)
+        # Unless a later read (another reload, or a write of this copy's own) holds newer
+        # news, or a request changed the copy and its write, merging with the record, is due.
+        if record is not None and session.record_reads == ticket and not session.record_changed:
+            session.saved(record)
+            if session.server_session is not None:
+                session.server_session.log_level = record.log_level
+                session.server_session.resource_subscriptions = set(record.resource_subscriptions)
+        if then is not None and session.server_session is not None:
+            then(session.server_session)
 
     def _expired(self, session: HttpSession, now: float) -> bool:
         timeout = self.idle_timeout
