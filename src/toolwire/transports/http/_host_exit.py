@@ -35,7 +35,7 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-__all__ = ["POLL_SECONDS", "HostExit", "streams_end_at_host_exit"]
+__all__ = ["POLL_SECONDS", "HostExit", "OneEnding", "streams_end_at_host_exit"]
 
 logger = logging.getLogger("toolwire.http")
 
@@ -125,11 +125,9 @@ async def streams_end_at_host_exit(
     try:
         yield host
     finally:
-        if host.begun.is_set():
-            await asyncio.wait([ending])
-        else:
+        if not host.begun.is_set():
             ending.cancel()
-            await asyncio.wait([ending])
+        await asyncio.wait([ending])
 
 
 async def _end_when_begun(host: HostExit, end_streams: Callable[[], Awaitable[None]]) -> None:
@@ -138,3 +136,26 @@ async def _end_when_begun(host: HostExit, end_streams: Callable[[], Awaitable[No
         await end_streams()
     except Exception:  # the shutdown goes on regardless; say what was left open
         logger.exception("ending the open streams at shutdown failed")
+
+
+class OneEnding:
+    """Runs `end` one at a time: the host's exit can be seen two ways (its signal through
+    `HostExit`, then the lifespan's end), and whoever asks while an ending runs waits for
+    that one rather than close the same streams again at once.
+
+    Args:
+        end: Ends the streams.
+    """
+
+    def __init__(self, end: Callable[[], Awaitable[None]]) -> None:
+        self._end = end
+        self._running: asyncio.Task[None] | None = None
+
+    async def __call__(self) -> None:
+        running = self._running
+        if running is None or running.done():
+            running = self._running = asyncio.get_running_loop().create_task(self._run())
+        await asyncio.shield(running)
+
+    async def _run(self) -> None:
+        await self._end()

@@ -10,7 +10,6 @@ uvicorn the open streams end as soon as it starts to stop (`_host_exit.py`).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._client_answers import forward_notice, take_forwarded
 from ._event_limit import bounded_opener
-from ._host_exit import streams_end_at_host_exit
+from ._host_exit import OneEnding, streams_end_at_host_exit
 from ._lazy_start import LazyStart
 from ._stateless import StatelessSessions
 from .changes import (
@@ -91,7 +90,7 @@ class Runtime:
         self._settings = (idle_timeout, max_sessions, session_store)
         name = getattr(servable, "name", None)
         self._lazy = LazyStart(self.serving, f"the MCP app of server {name!r}")
-        self._ending: asyncio.Task[None] | None = None
+        self._ending = OneEnding(self._end_streams)
 
     def open_options(self, identity: Any = None) -> dict[str, Any]:
         """The keyword arguments to open a session of `identity` (None: unauthenticated)."""
@@ -239,10 +238,7 @@ class Runtime:
         Asked again while it runs (the host's exit signal seen two ways), the second asker
         waits for the first ending rather than close the same sessions at once.
         """
-        ending = self._ending
-        if ending is None or ending.done():
-            ending = self._ending = asyncio.get_running_loop().create_task(self._end_streams())
-        await asyncio.shield(ending)
+        await self._ending()
 
     async def _end_streams(self) -> None:
         if self.sessions is not None:

@@ -15,7 +15,6 @@ resource is the stream's path).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.routing import Route
 
 from ._event_limit import DEFAULT_MAX_EVENT_BYTES, bounded_opener, checked_event_limit
-from ._host_exit import streams_end_at_host_exit
+from ._host_exit import OneEnding, streams_end_at_host_exit
 from ._lazy_start import LazyStart
 from ._served_app import GuardedApp, Guards
 from .legacy_sse import DEFAULT_MAX_SESSIONS, KEEPALIVE_SECONDS, LegacySse
@@ -96,7 +95,7 @@ class LegacySseApp(GuardedApp):
         name = getattr(servable, "name", None)
         self._lazy = LazyStart(self.lifespan, f"the SSE app of server {name!r}")
         self._stopped = False
-        self._ending: asyncio.Task[None] | None = None
+        self._ending = OneEnding(self.transport.end_streams)
         guards = guards or Guards(path=sse_path)
         self._entry = guards.around(self._routed, max_body_bytes=max_body_bytes)
 
@@ -119,12 +118,7 @@ class LegacySseApp(GuardedApp):
         Asked again while it runs (the host's exit signal seen two ways), the second asker
         waits for the first ending.
         """
-        ending = self._ending
-        if ending is None or ending.done():
-            ending = self._ending = asyncio.get_running_loop().create_task(
-                self.transport.end_streams()
-            )
-        await asyncio.shield(ending)
+        await self._ending()
 
     async def _opener(self) -> SessionOpener | None:
         """The opener for a new stream; starts serving if no lifespan did (mounted)."""
