@@ -9,7 +9,9 @@ errors a test author needs to see are checked on what comes back.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -225,3 +227,39 @@ def test_calls_in_flight_are_cancelled_at_cleanup_and_the_lifespan_still_exits()
     asyncio.run(go())
     assert finished == ["nap's finally ran"]
     assert events == ["enter", "exit"]
+
+
+def test_a_failed_sync_tool_logs_a_warning_that_carries_its_exception(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The README's first example: a sqlite connection opened in the lifespan (on the event
+    # loop's thread) used by a sync tool (on a worker thread). What the author sees first is
+    # the WARNING line, so it must say what went wrong, not only the model's generic text.
+    @asynccontextmanager
+    async def lifespan(_server: Server) -> AsyncIterator[sqlite3.Connection]:
+        connection = sqlite3.connect(":memory:")
+        try:
+            yield connection
+        finally:
+            connection.close()
+
+    server = Server("todo", lifespan=lifespan)
+
+    @server.tool
+    def count(ctx: ToolContext[sqlite3.Connection]) -> int:
+        """Count the todos."""
+        return int(ctx.context.execute("select 1").fetchone()[0])
+
+    async def go() -> Any:
+        async with MCPServerInMemory(server) as client:
+            return await client.call_tool("count", {})
+
+    caplog.set_level(logging.WARNING, logger="toolwire")
+    result = asyncio.run(go())
+    assert result.is_error is True
+    assert result.content[0].text.startswith("An error occurred while running the tool.")
+    [warning] = [record for record in caplog.records if record.levelno == logging.WARNING]
+    assert "count" in warning.getMessage()
+    assert "SQLite objects created in a thread can only be used in that same thread" in (
+        warning.getMessage()
+    )
