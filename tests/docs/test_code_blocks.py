@@ -13,6 +13,8 @@ The convention, for whoever writes documentation (docs/README.md says the same):
   - `pytest`: with `file=`, run pytest on that file in a subprocess; it must pass.
   - `continues`: run this python block after the previous python block of the page, as one
     script (for a block that builds on the one before it).
+  - `cwd=repo`: run the block in the repository's root instead (for examples that start the
+    repository's demo server, as a reader who cloned it would).
   - `stdin=TEXT`: what the script reads on stdin (`\\n` for new lines); otherwise nothing.
   - `expect=TEXT` (repeatable): the block's stdout must contain TEXT.
   - `run`: run a bash block (cwd: the page's directory); it must exit 0.
@@ -54,7 +56,7 @@ LANGUAGES = {"python", "json", "bash", "nginx", "text"}
 SCRIPT_SECONDS = 90
 _FENCE = re.compile(r"^```(\S*)\s*$")
 _DIRECTIVE = re.compile(r"^<!--\s*docs:(.*?)-->\s*$")
-_KNOWN = {"file", "pytest", "continues", "stdin", "expect", "run", "background", "model"}
+_KNOWN = {"file", "pytest", "continues", "stdin", "expect", "run", "background", "model", "cwd"}
 
 
 @dataclass
@@ -266,11 +268,13 @@ class Page:
 
 
 def _run(block: Block, page: Page, argv: list[str], stdin: str = "", env: Any = None) -> str:
+    where = block.option("cwd")
+    assert where in (None, "repo"), f"{block.where()}: cwd= takes only 'repo', not {where!r}"
     try:
         done = subprocess.run(
             argv,
             check=False,
-            cwd=page.directory,
+            cwd=ROOT if where == "repo" else page.directory,
             env=env or page.env(),
             input=stdin.encode(),
             capture_output=True,
@@ -315,9 +319,9 @@ def _python(block: Block, page: Page) -> None:
     if calls:
         with ScriptedResponses(calls) as model:
             env.update(OPENAI_BASE_URL=model.url, OPENAI_API_KEY="sk-docs-offline")
-            _run(block, page, [sys.executable, script.name], block.option("stdin") or "", env)
+            _run(block, page, [sys.executable, str(script)], block.option("stdin") or "", env)
         return
-    _run(block, page, [sys.executable, script.name], block.option("stdin") or "", env)
+    _run(block, page, [sys.executable, str(script)], block.option("stdin") or "", env)
 
 
 def _bash(block: Block, page: Page) -> None:
@@ -367,14 +371,11 @@ def _cases() -> Iterator[Any]:
         yield pytest.param(page, id=str(page.relative_to(ROOT)))
 
 
-@pytest.mark.timeout(900)
-@pytest.mark.parametrize("page", list(_cases()))
-def test_every_code_block_runs(page: Path, tmp_path: Path) -> None:
-    blocks = blocks_of(page)
-    assert blocks or page.name != "README.md", "the README has no code blocks"
-    state = Page(tmp_path)
+def run_page(page: Path, directory: Path) -> None:
+    """Run every block of `page` in order, with `directory` as its scratch directory."""
+    state = Page(directory)
     try:
-        for block in blocks:
+        for block in blocks_of(page):
             assert block.language in LANGUAGES, (
                 f"{block.where()}: a ```{block.language} block; each block needs one of "
                 f"{sorted(LANGUAGES)} (tests/docs/test_code_blocks.py says what each does)"
@@ -394,6 +395,13 @@ def test_every_code_block_runs(page: Path, tmp_path: Path) -> None:
                 _nginx(block, state)
     finally:
         state.stop()
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("page", list(_cases()))
+def test_every_code_block_runs(page: Path, tmp_path: Path) -> None:
+    assert blocks_of(page), f"{page.name} has no code blocks"
+    run_page(page, tmp_path)
 
 
 def test_directives_are_parsed_and_checked(tmp_path: Path) -> None:
@@ -429,3 +437,35 @@ def test_the_scripted_model_drives_an_agent_offline(tmp_path: Path) -> None:
         env.update(OPENAI_BASE_URL=model.url, OPENAI_API_KEY="sk-docs-offline")
         out = _run(block, page, [sys.executable, script.name], "", env)
     assert out.strip() == "42"
+
+
+@pytest.mark.parametrize(
+    ("block", "complaint"),
+    [
+        ('<!-- docs: expect=yes -->\n```python\nprint("no")\n```\n', "'yes' not in its output"),
+        ("```python\nraise SystemExit(3)\n```\n", "exit 3"),
+        ("```json\n{'a': 1}\n```\n", "not JSON"),
+        ("```bash\nif then\n```\n", "syntax error"),
+        ("<!-- docs: run -->\n```bash\nfalse\n```\n", "exit 1"),
+        ("```py\nx = 1\n```\n", "a ```py block"),
+        (
+            "<!-- docs: file=t.py pytest -->\n```python\ndef test_x():\n    assert 0\n```\n",
+            "exit 1",
+        ),
+    ],
+)
+def test_a_broken_block_fails_its_page(block: str, complaint: str, tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(f"# A page\n\n{block}", encoding="utf-8")
+    with pytest.raises(AssertionError, match=re.escape(complaint)):
+        run_page(page, tmp_path)
+
+
+def test_a_background_server_answers_the_next_block(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "<!-- docs: background -->\n```bash\npython -m http.server 8000 --bind 127.0.0.1\n```\n"
+        "\n<!-- docs: run expect=page.md -->\n```bash\ncurl -s http://127.0.0.1:8000/\n```\n",
+        encoding="utf-8",
+    )
+    run_page(page, tmp_path)
