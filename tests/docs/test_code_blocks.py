@@ -1,6 +1,6 @@
 """Every code block in README.md and docs/*.md runs, so the documentation cannot go stale.
 
-The convention, for whoever writes documentation (docs/README.md says the same):
+The convention, for whoever writes documentation (docs/README.md shows it in short):
 
 - A fenced block's language decides what happens to it. `python`: run as a script in a
   subprocess (`python block.py`), in a scratch directory that belongs to the page. `json`:
