@@ -1,9 +1,9 @@
-"""The README's `whoami` tool served for real: `ctx.context` reaches it over stdio, from a
+"""The `whoami` tool of docs/server.md served for real: `ctx.context` reaches it over stdio, from a
 `context=` value, a sync or async `context_factory`, or the lifespan; and tools named with
 `name=`/`description=` (or the SDK's `*_override`) are listed under those names.
 
-The server (servers/whoami.py) holds the README's function verbatim; the first test keeps the
-two identical, so the README shows code that is known to work when served.
+The server (servers/whoami.py) holds the documented function verbatim; the first test keeps
+the two identical, so docs/server.md shows code that is known to work when served.
 """
 
 from __future__ import annotations
@@ -38,12 +38,12 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def test_the_served_whoami_is_the_readme_one_verbatim() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_served_whoami_is_the_documented_one_verbatim() -> None:
+    readme = (ROOT / "docs" / "server.md").read_text(encoding="utf-8")
     served = WHOAMI.read_text(encoding="utf-8")
     in_readme = _FUNCTION.search(readme)
     in_server = _FUNCTION.search(served)
-    assert in_readme is not None, "the README no longer shows the whoami tool"
+    assert in_readme is not None, "docs/server.md no longer shows the whoami tool"
     assert in_server is not None
     assert in_server.group(0) == in_readme.group(0)
     assert "from toolwire import function_tool, ToolContext\n" in readme

@@ -1,7 +1,7 @@
 """Stateless toolwire behind a real nginx, two processes: every call through the balancer
 succeeds, both processes serve, and losing one mid-run (SIGKILL) loses no call.
 
-The failover policy, decided here and documented in the README:
+The failover policy, decided here and documented in docs/deployment.md:
 
 - nginx keeps its default `proxy_next_upstream error timeout`: a request that could not be
   handed to a backend (connection refused once the process is gone) goes to the next one.

@@ -1,7 +1,7 @@
 """`PYTHONUNBUFFERED=1` (which many client configs set) and output printed before the wire is
 taken: what `python server.py` cannot protect, and what `toolwire run` does.
 
-The README's "stdout is the wire" section states both; these tests keep it true.
+The "stdout is the wire" section of docs/server.md states both; these tests keep it true.
 """
 
 from __future__ import annotations

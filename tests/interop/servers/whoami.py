@@ -1,12 +1,12 @@
-"""The README's `whoami` tool, verbatim, served with a context; plus tools named both ways.
+"""The `whoami` tool of docs/server.md, verbatim, served with a context; plus tools named both ways.
 
 `WHOAMI_CONTEXT` picks where `ctx.context` comes from: "value" (default, `context=`),
 "factory" (a sync `context_factory`), "async-factory", or "lifespan" (what the lifespan
-yields). tests/interop/test_served_context.py checks that the function below is the README's.
+yields). tests/interop/test_served_context.py checks that the function below is the documented one.
 """
 
-# ruff: noqa: I001  (the README's import line is kept as written)
-# No `from __future__ import annotations`: the README's code runs without it.
+# ruff: noqa: I001  (the documented import line is kept as written)
+# No `from __future__ import annotations`: the documented code runs without it.
 
 import os
 from collections.abc import AsyncIterator
@@ -15,7 +15,7 @@ from typing import Any
 
 from toolwire import CallInfo, Server
 
-# --- README: start (kept verbatim) ---
+# --- docs/server.md: start (kept verbatim) ---
 from toolwire import function_tool, ToolContext
 
 
@@ -29,7 +29,7 @@ async def whoami(ctx: ToolContext[dict], greeting: str) -> str:
     return f"{greeting}, {ctx.context['user']}"
 
 
-# --- README: end ---
+# --- docs/server.md: end ---
 
 
 def _user(call: CallInfo) -> dict[str, Any]:

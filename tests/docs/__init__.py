@@ -1,0 +1,1 @@
+"""Tests that run the code blocks of README.md and docs/."""
