@@ -164,23 +164,22 @@ def nearest_miss(
     best: tuple[int, int, int] | None = None  # (agree, after cursor, -at)
     best_at = 0
     budget = 20_000
-    for offset, wanted in enumerate(folded_block):
-        # Blank lines and lone braces say little about where a block belongs.
-        if len(wanted) < 2 and len(block) > 1:
-            continue
-        for index in where.get(wanted, ()):
-            at = index - offset
-            if at in tried or at < 0 or at + len(block) > len(lines):
-                continue
-            tried.add(at)
-            budget -= len(block)
-            agree = sum(1 for k, line in enumerate(folded_block) if folded_file[at + k] == line)
-            rank = (agree, int(at >= start), -at)
-            if best is None or rank > best:
-                best, best_at = rank, at
-            if budget <= 0:
-                break
-        if budget <= 0:
+    # Blank lines and lone braces say little about where a block belongs: align on the
+    # other lines first, and on those only when nothing else occurs.
+    telling = [k for k, line in enumerate(folded_block) if len(line) >= 2]
+    for offsets in (telling, range(len(block))):
+        for offset in offsets:
+            for index in where.get(folded_block[offset], ()):
+                at = index - offset
+                if at in tried or at < 0 or at + len(block) > len(lines) or budget <= 0:
+                    continue
+                tried.add(at)
+                budget -= len(block)
+                agree = sum(1 for k, line in enumerate(folded_block) if folded_file[at + k] == line)
+                rank = (agree, int(at >= start), -at)
+                if best is None or rank > best:
+                    best, best_at = rank, at
+        if best is not None:
             break
     deadline.check()
     if best is None:

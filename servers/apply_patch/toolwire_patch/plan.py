@@ -82,12 +82,14 @@ class Change:
         path: The name the patch used (for messages and diffs).
         before: Its bytes before.
         after: Its bytes after.
+        moved_from: The name of the file whose content moved here, if it did.
     """
 
     key: str
     path: str
     before: bytes | None
     after: bytes | None
+    moved_from: str | None = None
 
 
 @dataclass
@@ -127,6 +129,7 @@ def plan(
     names: dict[str, str] = {}
     done: list[str] = []
     letters: list[str] = []
+    moved: dict[str, str] = {}
 
     def touch(path: str) -> str:
         key = workspace.key(path)
@@ -185,10 +188,11 @@ def plan(
         target = touch(operation.move_to)
         current[key] = None
         current[target] = data
+        moved[target] = path
         done.append(f"Updated {path}\nMoved {path} to {operation.move_to}")
         letters.append(f"M {operation.move_to}")
     changes = [
-        Change(key, names[key], original[key], current[key])
+        Change(key, names[key], original[key], current[key], moved.get(key))
         for key in original
         if original[key] != current[key]
     ]
