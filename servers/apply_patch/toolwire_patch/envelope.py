@@ -43,12 +43,14 @@ class Chunk:
         old: Its context and removed lines, in order.
         new: Its context and added lines, in order.
         at_end: Whether it ended with `*** End of File`.
+        ops: Its lines in order, each as (" ", "-" or "+", text).
     """
 
     anchors: list[str] = field(default_factory=list)
     old: list[str] = field(default_factory=list)
     new: list[str] = field(default_factory=list)
     at_end: bool = False
+    ops: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -116,16 +118,14 @@ def _chunk(lines: list[str], index: int, base: int) -> tuple[Chunk, int]:
             chunk.at_end = True
             index += 1
             break
-        if line == "":
-            chunk.old.append("")
-            chunk.new.append("")
-        elif line[0] == " ":
-            chunk.old.append(line[1:])
-            chunk.new.append(line[1:])
-        elif line[0] == "+":
-            chunk.new.append(line[1:])
-        elif line[0] == "-":
-            chunk.old.append(line[1:])
+        kind = line[0] if line else " "
+        if kind in " +-":
+            text = line[1:]
+            chunk.ops.append((kind, text))
+            if kind != "+":
+                chunk.old.append(text)
+            if kind != "-":
+                chunk.new.append(text)
         else:
             if body == 0:
                 raise _bad_line(
@@ -217,6 +217,26 @@ def _seek(
     return find(texts, block, start, CODEX_PASSES, deadline)
 
 
+def _edits(ops: Sequence[tuple[str, str]], at: int) -> list[Edit]:
+    """A hunk's changes as edits; its context lines keep the file's own text."""
+    edits: list[Edit] = []
+    position = at
+    removed = 0
+    added: list[str] = []
+    for kind, text in [*ops, (" ", "")]:
+        if kind == " ":
+            if removed or added:
+                edits.append(Edit(position - removed, removed, added))
+                removed, added = 0, []
+            position += 1
+        elif kind == "-":
+            removed += 1
+            position += 1
+        else:
+            added.append(text)
+    return edits
+
+
 def update_lines(
     old: Sequence[Line], chunks: Sequence[Chunk], path: str, deadline: Deadline
 ) -> list[Line]:
@@ -248,11 +268,13 @@ def update_lines(
             end = len(texts) - 1 if texts and texts[-1] == "" else len(texts)
             edits.append(Edit(end, 0, chunk.new))
             continue
-        block, new = chunk.old, chunk.new
+        block, ops = chunk.old, chunk.ops
         at, number_of_pass = _seek(texts, block, index, chunk.at_end, deadline)
         if at == -1 and block[-1] == "":
+            # A blank line closing the hunk may stand for the file's final newline.
             block = block[:-1]
-            new = new[:-1] if new and new[-1] == "" else new
+            last = max(k for k, (kind, _) in enumerate(ops) if kind != "+")
+            ops = ops[:last] + ops[last + 1 :]
             at, number_of_pass = _seek(texts, block, index, chunk.at_end, deadline)
         if at == -1:
             raise not_found(
@@ -268,7 +290,7 @@ def update_lines(
             places = find_all(texts, block, index, CODEX_PASSES[number_of_pass], deadline)
             if len(places) > 1:
                 raise ambiguous(hunk, texts, block, places)
-        edits.append(Edit(at, len(block), new))
+        edits.extend(_edits(ops, at))
         index = at + len(block)
     edits.sort(key=lambda edit: edit.start)
     return apply_edits(old, edits, path)

@@ -79,6 +79,20 @@ def not_found(
         around = min(cursor, max(0, len(lines) - 1))
         parts.append(f"The file from line {around + 1}:")
         parts.append(excerpt(lines, around, around + 4))
+    elif miss.first_wrong == len(block):
+        parts.append(f"Its lines do occur at line {miss.at + 1},")
+        if miss.at < cursor:
+            parts.append(
+                f"above line {cursor + 1}, where the previous hunk left off: hunks must "
+                "follow the file's order."
+            )
+        else:
+            parts.append(
+                "but only once typographic punctuation (dashes, curly quotes, odd spaces) "
+                "is ignored, which this tool does not do: copy those lines exactly."
+            )
+        parts.append("The file there:")
+        parts.append(excerpt(lines, miss.at - 1, miss.at + len(block), miss.at))
     else:
         file_index = miss.at + miss.first_wrong
         parts.append(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -27,7 +27,7 @@ from .plan import Limits, Operation, Plan, plan
 from .report import NOTHING_CHANGED
 from .workspace import RootsWorkspace, commit
 
-__all__ = ["PatchOperation", "build_server"]
+__all__ = ["PatchOperation", "Patcher", "build_server"]
 
 logger = logging.getLogger("toolwire.patch")
 
@@ -84,13 +84,21 @@ def _patch_errors(_context: Any, error: Exception) -> str:
     return f"apply_patch failed unexpectedly ({type(error).__name__}). {NOTHING_CHANGED}"
 
 
-class _Patcher:
-    def __init__(self, roots: Roots, limits: Limits) -> None:
-        self.workspace = RootsWorkspace(roots)
-        self.limits = limits
-        self.lock = threading.Lock()
+class Patcher:
+    """Applies patches to files under a set of roots: the server's tools without MCP.
 
-    def check_size(self, size: int) -> None:
+    Args:
+        roots: The directories patches may touch (paths, or a `toolwire.paths.Roots`).
+        limits: The bounds of one patch (default `Limits()`).
+    """
+
+    def __init__(self, roots: Sequence[str] | Roots, limits: Limits | None = None) -> None:
+        self.roots = roots if isinstance(roots, Roots) else Roots(list(roots))
+        self.workspace = RootsWorkspace(self.roots)
+        self.limits = limits or Limits()
+        self._lock = threading.Lock()
+
+    def _check_size(self, size: int) -> None:
         if size > self.limits.max_patch_bytes:
             raise LimitError(
                 f"the patch is {size:,} bytes, over the server's limit of "
@@ -98,11 +106,10 @@ class _Patcher:
                 f"smaller patches. {NOTHING_CHANGED}"
             )
 
-    def run(self, build: Any, dry_run: bool) -> Plan | str:
-        with self.lock:
+    def _run(self, build: Callable[[], list[Operation]], dry_run: bool) -> Plan | str:
+        with self._lock:
             deadline = Deadline(self.limits.max_seconds)
-            operations: list[Operation] = build()
-            result = plan(operations, self.workspace, self.limits, deadline)
+            result = plan(build(), self.workspace, self.limits, deadline)
             if dry_run:
                 diff = unified(result.changes)
                 return "Dry run: nothing was written. The patch would make these changes:\n" + (
@@ -110,6 +117,39 @@ class _Patcher:
                 )
             commit(result.changes, self.workspace)
             return result
+
+    def apply_envelope(self, patch: str, *, dry_run: bool = False) -> str:
+        """Apply a Codex patch; returns Codex's summary ("Success. Updated the following
+        files:" and one "A/M/D path" line each), or the diffs of a dry run.
+
+        Raises:
+            PatchError: The patch cannot be applied; nothing was written.
+        """
+        self._check_size(len(patch.encode("utf-8", errors="replace")))
+        done = self._run(lambda: from_envelope(patch), dry_run)
+        if isinstance(done, str):
+            return done
+        return "Success. Updated the following files:\n" + "\n".join(done.letters)
+
+    def apply_operations(
+        self, operations: Sequence[Mapping[str, Any]], *, dry_run: bool = False
+    ) -> str:
+        """Apply the SDK's operations; returns one line per operation ("Created x",
+        "Updated x", "Deleted x", "Moved x to y"), or the diffs of a dry run.
+
+        Raises:
+            PatchError: The operations cannot be applied; nothing was written.
+        """
+        size = sum(
+            len(str(operation.get("diff") or "").encode("utf-8", errors="replace"))
+            for operation in operations
+            if isinstance(operation, Mapping)
+        )
+        self._check_size(size)
+        done = self._run(lambda: from_operations(operations), dry_run)
+        if isinstance(done, str):
+            return done
+        return "\n".join(done.done)
 
 
 def build_server(
@@ -122,9 +162,8 @@ def build_server(
         limits: The bounds of one patch (default `Limits()`).
         name: The server's name.
     """
-    limits = limits or Limits()
-    all_roots = roots if isinstance(roots, Roots) else Roots(list(roots))
-    patcher = _Patcher(all_roots, limits)
+    patcher = Patcher(roots, limits)
+    limits, all_roots = patcher.limits, patcher.roots
     server = Server(
         name,
         version="0.1.0",
@@ -152,11 +191,7 @@ def build_server(
             input: The whole patch, from "*** Begin Patch" to "*** End Patch".
             dry_run: Return the unified diffs and write nothing.
         """
-        patcher.check_size(len(input.encode("utf-8", errors="replace")))
-        done = patcher.run(lambda: from_envelope(input), dry_run)
-        if isinstance(done, str):
-            return done
-        return "Success. Updated the following files:\n" + "\n".join(done.letters)
+        return patcher.apply_envelope(input, dry_run=dry_run)
 
     @server.tool(
         name="apply_patch_operations",
@@ -172,12 +207,8 @@ def build_server(
             operations: The operations, applied in order, all or none.
             dry_run: Return the unified diffs and write nothing.
         """
-        size = sum(len((op.diff or "").encode("utf-8", errors="replace")) for op in operations)
-        patcher.check_size(size)
-        raw = [op.model_dump() for op in operations]
-        done = patcher.run(lambda: from_operations(raw), dry_run)
-        if isinstance(done, str):
-            return done
-        return "\n".join(done.done)
+        return patcher.apply_operations(
+            [operation.model_dump() for operation in operations], dry_run=dry_run
+        )
 
     return server
