@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from agents import apply_diff
-
 from tests.servers.apply_patch._support import envelope, fails, patcher, write
 
 # (file before, diff): the cases of the SDK's tests/test_apply_diff.py, as 0.24.0 behaves.
