@@ -270,8 +270,9 @@ def update_lines(
             continue
         block, ops = chunk.old, chunk.ops
         at, number_of_pass = _seek(texts, block, index, chunk.at_end, deadline)
-        if at == -1 and block[-1] == "":
-            # A blank line closing the hunk may stand for the file's final newline.
+        while at == -1 and len(block) > 1 and block[-1] == "":
+            # Blank lines closing a hunk may separate it from the next one, or stand for
+            # the file's final newline: try again without them, one at a time.
             block = block[:-1]
             last = max(k for k, (kind, _) in enumerate(ops) if kind != "+")
             ops = ops[:last] + ops[last + 1 :]
