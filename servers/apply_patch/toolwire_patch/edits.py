@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .errors import PatchError
+from .errors import NOTHING_CHANGED, PatchError
 from .text import Line
 
 __all__ = ["Edit", "apply_edits"]
@@ -39,12 +39,12 @@ def apply_edits(lines: Sequence[Line], edits: Sequence[Edit], path: str) -> list
         if edit.start > len(lines):
             raise PatchError(
                 f"{path}: a change starts at line {edit.start + 1}, past the end of the file "
-                f"({len(lines)} lines). Nothing was changed."
+                f"({len(lines)} lines). {NOTHING_CHANGED}"
             )
         if edit.start < cursor:
             raise PatchError(
                 f"{path}: two hunks change overlapping lines (around line {edit.start + 1}); "
-                "merge them into one hunk. Nothing was changed."
+                f"merge them into one hunk. {NOTHING_CHANGED}"
             )
         out.extend(lines[cursor : edit.start])
         ending = lines[edit.start][1] if edit.count and edit.start < len(lines) else None

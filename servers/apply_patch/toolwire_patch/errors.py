@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-__all__ = ["LimitError", "PatchError"]
+__all__ = ["NOTHING_CHANGED", "LimitError", "PatchError"]
+
+# How every error text ends: the model may retry, and needs to know there is nothing to undo.
+NOTHING_CHANGED = "Nothing was changed: fix the patch and send it again."
 
 
 class PatchError(Exception):

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .errors import LimitError
+from .errors import NOTHING_CHANGED, LimitError
 
 __all__ = [
     "CODEX_PASSES",
@@ -75,8 +75,8 @@ class Deadline:
         if self._end is not None and time.monotonic() > self._end:
             raise LimitError(
                 f"applying the patch took longer than the server's time limit "
-                f"({self.seconds:g} s, --max-seconds); nothing was changed. Split the patch "
-                "into smaller ones."
+                f"({self.seconds:g} s, --max-seconds); split the patch into smaller ones. "
+                f"{NOTHING_CHANGED}"
             )
 
 

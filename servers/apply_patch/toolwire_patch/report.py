@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .errors import PatchError
+from .errors import NOTHING_CHANGED, PatchError
 from .match import Deadline, nearest_miss
 
-__all__ = ["Hunk", "ambiguous", "excerpt", "not_found"]
+__all__ = ["NOTHING_CHANGED", "Hunk", "ambiguous", "excerpt", "not_found"]
 
-NOTHING_CHANGED = "Nothing was changed: fix the patch and send it again."
 _SHOWN_MATCHES = 20
 _LINE_CAP = 200
 

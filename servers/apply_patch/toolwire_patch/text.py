@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import PatchError
+from .errors import NOTHING_CHANGED, PatchError
 
 __all__ = ["BOM", "FileText", "Line", "decode", "dominant_ending", "encode"]
 
@@ -57,7 +57,7 @@ def decode(data: bytes, path: str) -> FileText:
         offset = exc.start + (len(BOM) if bom else 0)
         raise PatchError(
             f"{path} is not UTF-8 text (byte 0x{body[exc.start]:02x} at offset {offset} "
-            "cannot be decoded); apply_patch edits UTF-8 files only and left it unchanged."
+            f"cannot be decoded); apply_patch edits UTF-8 files only. {NOTHING_CHANGED}"
         ) from None
     return FileText(bom=bom, lines=split_lines(text))
 
