@@ -18,7 +18,7 @@ from typing import Literal
 
 from .edits import Edit, apply_edits
 from .errors import PatchError
-from .match import CODEX_PASSES, Deadline, find, find_all
+from .match import CODEX_PASSES, Deadline, LineIndex, find, find_all
 from .report import NOTHING_CHANGED, Hunk, ambiguous, not_found
 from .text import Line
 
@@ -208,7 +208,7 @@ def parse(patch: str) -> list[FilePatch]:
 
 
 def _seek(
-    texts: Sequence[str], block: Sequence[str], start: int, at_end: bool, deadline: Deadline
+    texts: LineIndex, block: Sequence[str], start: int, at_end: bool, deadline: Deadline
 ) -> tuple[int, int]:
     if at_end and len(block) <= len(texts):
         at, number = find(texts, block, len(texts) - len(block), CODEX_PASSES, deadline)
@@ -246,13 +246,14 @@ def update_lines(
         PatchError: An anchor or a hunk's lines are not found, or a hunk is ambiguous.
     """
     texts = [text for text, _ in old]
+    index_of = LineIndex(texts)
     edits: list[Edit] = []
     index = 0
     for number, chunk in enumerate(chunks, 1):
         deadline.check()
         hunk = Hunk(path, number, chunk.anchors)
         for anchor in chunk.anchors:
-            at, _ = find(texts, [anchor], index, CODEX_PASSES, deadline)
+            at, _ = find(index_of, [anchor], index, CODEX_PASSES, deadline)
             if at == -1:
                 raise not_found(
                     hunk,
@@ -269,14 +270,14 @@ def update_lines(
             edits.append(Edit(end, 0, chunk.new))
             continue
         block, ops = chunk.old, chunk.ops
-        at, number_of_pass = _seek(texts, block, index, chunk.at_end, deadline)
+        at, number_of_pass = _seek(index_of, block, index, chunk.at_end, deadline)
         while at == -1 and len(block) > 1 and block[-1] == "":
             # Blank lines closing a hunk may separate it from the next one, or stand for
             # the file's final newline: try again without them, one at a time.
             block = block[:-1]
             last = max(k for k, (kind, _) in enumerate(ops) if kind != "+")
             ops = ops[:last] + ops[last + 1 :]
-            at, number_of_pass = _seek(texts, block, index, chunk.at_end, deadline)
+            at, number_of_pass = _seek(index_of, block, index, chunk.at_end, deadline)
         if at == -1:
             raise not_found(
                 hunk,
@@ -288,7 +289,7 @@ def update_lines(
             )
         at_the_end = chunk.at_end and at == len(texts) - len(block)
         if block and not chunk.anchors and not at_the_end:
-            places = find_all(texts, block, index, CODEX_PASSES[number_of_pass], deadline)
+            places = find_all(index_of, block, index, CODEX_PASSES[number_of_pass], deadline)
             if len(places) > 1:
                 raise ambiguous(hunk, texts, block, places)
         edits.extend(_edits(ops, at))

@@ -10,6 +10,7 @@ every place that pass finds, so an ambiguous hunk can be refused with all its ma
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -19,6 +20,7 @@ __all__ = [
     "CODEX_PASSES",
     "SDK_PASSES",
     "Deadline",
+    "LineIndex",
     "Miss",
     "find",
     "find_all",
@@ -83,50 +85,94 @@ class Deadline:
 _UNBOUNDED = Deadline(None)
 
 
-def _matches_at(lines: Sequence[str], at: int, key: Pass, mapped: Sequence[str]) -> bool:
-    return all(key(lines[at + offset]) == wanted for offset, wanted in enumerate(mapped))
+class LineIndex:
+    """A file's lines, with each pass's view of them indexed by content, built when first
+    needed, so finding a block costs a dictionary lookup and a few comparisons.
+
+    Args:
+        texts: The lines (without endings).
+    """
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.texts = list(texts)
+        self._views: dict[Pass, tuple[list[str], dict[str, list[int]]]] = {}
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def view(self, key: Pass) -> tuple[list[str], dict[str, list[int]]]:
+        """The lines as `key` sees them, and where each such line occurs (ascending)."""
+        found = self._views.get(key)
+        if found is None:
+            mapped = self.texts if key is _same else [key(line) for line in self.texts]
+            where: dict[str, list[int]] = {}
+            for index, line in enumerate(mapped):
+                where.setdefault(line, []).append(index)
+            found = self._views[key] = (mapped, where)
+        return found
+
+    def starts(
+        self, block: Sequence[str], key: Pass, start: int, end: int | None = None
+    ) -> list[int]:
+        """Every index from `start` where `block` occurs under `key`, ending by `end`."""
+        if not block:
+            return [start]
+        mapped, where = self.view(key)
+        wanted = [key(line) for line in block]
+        size = len(wanted)
+        limit = len(mapped) if end is None else end
+        positions = where.get(wanted[0], [])
+        found: list[int] = []
+        for at in positions[bisect_left(positions, start) :]:
+            if at + size > limit:
+                break
+            if mapped[at : at + size] == wanted:
+                found.append(at)
+        return found
+
+    def first(self, block: Sequence[str], key: Pass, start: int, end: int | None = None) -> int:
+        """The first index from `start` where `block` occurs under `key`, or -1."""
+        if not block:
+            return start
+        mapped, where = self.view(key)
+        wanted = [key(line) for line in block]
+        size = len(wanted)
+        limit = len(mapped) if end is None else end
+        positions = where.get(wanted[0], [])
+        for at in positions[bisect_left(positions, start) :]:
+            if at + size > limit:
+                break
+            if mapped[at : at + size] == wanted:
+                return at
+        return -1
 
 
 def find(
-    lines: Sequence[str],
+    lines: LineIndex,
     block: Sequence[str],
     start: int,
     passes: Sequence[Pass],
     deadline: Deadline = _UNBOUNDED,
+    end: int | None = None,
 ) -> tuple[int, int]:
-    """Where `block` first occurs at or after `start`: (index, pass number), or (-1, -1).
-
-    An empty block is found at `start` by the first pass.
+    """Where `block` first occurs at or after `start` (and ends by `end`): (index, pass
+    number), or (-1, -1). An empty block is found at `start` by the first pass.
     """
     if not block:
         return start, 0
-    last = len(lines) - len(block)
     for number, key in enumerate(passes):
-        mapped = [key(line) for line in block]
-        head = mapped[0]
-        for at in range(start, last + 1):
-            if key(lines[at]) == head and _matches_at(lines, at, key, mapped):
-                return at, number
+        at = lines.first(block, key, start, end)
+        if at != -1:
+            return at, number
         deadline.check()
     return -1, -1
 
 
 def find_all(
-    lines: Sequence[str],
-    block: Sequence[str],
-    start: int,
-    key: Pass,
-    deadline: Deadline = _UNBOUNDED,
+    lines: LineIndex, block: Sequence[str], start: int, key: Pass, deadline: Deadline = _UNBOUNDED
 ) -> list[int]:
     """Every index at or after `start` where `block` occurs under one pass."""
-    if not block:
-        return [start]
-    mapped = [key(line) for line in block]
-    head = mapped[0]
-    found: list[int] = []
-    for at in range(start, len(lines) - len(block) + 1):
-        if key(lines[at]) == head and _matches_at(lines, at, key, mapped):
-            found.append(at)
+    found = lines.starts(block, key, start)
     deadline.check()
     return found
 

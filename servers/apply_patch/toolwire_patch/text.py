@@ -64,19 +64,13 @@ def decode(data: bytes, path: str) -> FileText:
 
 def split_lines(text: str) -> list[Line]:
     """Cut text at each "\\n"; a "\\r" just before it belongs to the ending."""
-    lines: list[Line] = []
-    start = 0
-    size = len(text)
-    while start < size:
-        end = text.find("\n", start)
-        if end == -1:
-            lines.append((text[start:], None))
-            break
-        if end > start and text[end - 1] == "\r":
-            lines.append((text[start : end - 1], "\r\n"))
-        else:
-            lines.append((text[start:end], "\n"))
-        start = end + 1
+    parts = text.split("\n")
+    last = parts.pop()
+    lines: list[Line] = [
+        (part[:-1], "\r\n") if part.endswith("\r") else (part, "\n") for part in parts
+    ]
+    if last:
+        lines.append((last, None))
     return lines
 
 

@@ -11,12 +11,13 @@ one kind of line ending; a file that mixes them keeps each line's own.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .edits import Edit, apply_edits
 from .errors import PatchError
-from .match import SDK_PASSES, Deadline, find
+from .match import SDK_PASSES, Deadline, LineIndex, find
 from .report import NOTHING_CHANGED, Hunk, not_found
 from .text import Line, dominant_ending
 
@@ -159,20 +160,21 @@ def _read_section(lines: list[str], start: int, hunk: Hunk) -> _Section:
 
 
 def _advance_to_anchor(
-    anchor: str, lines: Sequence[str], cursor: int, *, only_forward: bool
+    anchor: str, lines: LineIndex, cursor: int, *, only_forward: bool
 ) -> tuple[int, bool]:
     """Move the cursor past an `@@` anchor's line: exact text first, then trimmed.
 
     An anchor already seen above the cursor leaves it where it is (the SDK's rule) unless
     `only_forward` (a second stacked anchor) says to look below it.
     """
-    for key in (str.__str__, str.strip):
-        wanted = key(anchor)
-        if not only_forward and any(key(line) == wanted for line in lines[:cursor]):
+    for key in SDK_PASSES[::2]:  # the exact text, then both ends trimmed
+        _, where = lines.view(key)
+        positions = where.get(key(anchor), [])
+        if not only_forward and positions and positions[0] < cursor:
             return cursor, True
-        for index in range(cursor, len(lines)):
-            if key(lines[index]) == wanted:
-                return index + 1, True
+        later = positions[bisect_left(positions, cursor) :]
+        if later:
+            return later[0] + 1, True
     return cursor, False
 
 
@@ -192,6 +194,7 @@ def update_lines(
         PatchError: The diff is malformed, or a section's context or anchor is not found.
     """
     texts = [text for text, _ in old]
+    index_of = LineIndex(texts)
     lines = diff_lines(diff)
     has_newline = any(ending is not None for _, ending in old)
     newline = dominant_ending(list(old)) if has_newline else ("\r\n" if "\r\n" in diff else "\n")
@@ -211,7 +214,7 @@ def update_lines(
                 f"first starts with an @@ line. {NOTHING_CHANGED}"
             )
         for position, anchor in enumerate(anchors):
-            cursor, found = _advance_to_anchor(anchor, texts, cursor, only_forward=position > 0)
+            cursor, found = _advance_to_anchor(anchor, index_of, cursor, only_forward=position > 0)
             if not found and count > 1:
                 raise not_found(
                     hunk,
@@ -225,12 +228,12 @@ def update_lines(
         section = _read_section(lines, index, hunk)
         context = section.context
         if section.at_end_of_file:
-            tail = texts[:-1] if texts and texts[-1] == "" else texts
-            at, _ = find(tail, context, max(0, len(tail) - len(context)), SDK_PASSES, deadline)
+            tail = len(shown)
+            at, _ = find(index_of, context, max(0, tail - len(context)), SDK_PASSES, deadline, tail)
             if at == -1:
-                at, _ = find(tail, context, min(cursor, len(tail)), SDK_PASSES, deadline)
+                at, _ = find(index_of, context, min(cursor, tail), SDK_PASSES, deadline, tail)
         else:
-            at, _ = find(texts, context, cursor, SDK_PASSES, deadline)
+            at, _ = find(index_of, context, cursor, SDK_PASSES, deadline)
         if at == -1:
             label = "Invalid EOF Context" if section.at_end_of_file else "Invalid Context"
             raise not_found(
