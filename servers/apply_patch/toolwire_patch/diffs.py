@@ -35,6 +35,9 @@ def unified(changes: Sequence[Change]) -> str:
         elif before is None:
             old_name = "/dev/null"
         new_name = "/dev/null" if change.after is None else f"b/{change.path}"
+        if change.link:
+            parts.append(f"--- {old_name} (a symbolic link, removed itself)\n+++ {new_name}")
+            continue
         body = list(
             difflib.unified_diff(
                 _lines(before), _lines(change.after), old_name, new_name, lineterm=""

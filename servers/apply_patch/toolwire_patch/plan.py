@@ -40,8 +40,13 @@ class Limits:
 class Workspace(Protocol):
     """Where the files are: how a patch's path is named on disk, and reading one."""
 
-    def key(self, path: str) -> str:
-        """The canonical name of `path` inside the roots; raises `PatchError` if outside."""
+    def key(self, path: str, *, follow: bool = True) -> str:
+        """The canonical name of `path` inside the roots (of a final symbolic link itself
+        when not `follow`); raises `PatchError` if outside."""
+        ...
+
+    def is_link(self, key: str) -> bool:
+        """Whether `key` names a symbolic link."""
         ...
 
     def read(self, key: str) -> bytes | None:
@@ -83,6 +88,7 @@ class Change:
         before: Its bytes before.
         after: Its bytes after.
         moved_from: The name of the file whose content moved here, if it did.
+        link: Whether the path is a symbolic link (deleted as a link, never its target).
     """
 
     key: str
@@ -90,6 +96,7 @@ class Change:
     before: bytes | None
     after: bytes | None
     moved_from: str | None = None
+    link: bool = False
 
 
 @dataclass
@@ -130,21 +137,26 @@ def plan(
     done: list[str] = []
     letters: list[str] = []
     moved: dict[str, str] = {}
+    links: set[str] = set()
 
-    def touch(path: str) -> str:
-        key = workspace.key(path)
-        if key not in original:
-            if len(original) >= limits.max_files:
-                raise LimitError(
-                    f"the patch touches more than {limits.max_files} files, the server's limit "
-                    f"(--max-files); {path} is one too many. Split the patch. {NOTHING_CHANGED}"
-                )
+    def touch(path: str, follow: bool = True) -> str:
+        key = workspace.key(path, follow=follow)
+        if key in original:
+            return key
+        if len(original) >= limits.max_files:
+            raise LimitError(
+                f"the patch touches more than {limits.max_files} files, the server's limit "
+                f"(--max-files); {path} is one too many. Split the patch. {NOTHING_CHANGED}"
+            )
+        if not follow and workspace.is_link(key):
+            data: bytes | None = b""  # a link is removed itself: its target is not read
+            links.add(key)
+        else:
             data = workspace.read(key)
-            if data is not None and len(data) > limits.max_file_bytes:
-                raise _too_big(path, len(data), limits)
-            original[key] = data
-            current[key] = data
-            names[key] = path
+        if data is not None and len(data) > limits.max_file_bytes:
+            raise _too_big(path, len(data), limits)
+        original[key] = current[key] = data
+        names[key] = path
         return key
 
     def written(path: str, data: bytes) -> bytes:
@@ -155,7 +167,7 @@ def plan(
     for operation in operations:
         deadline.check()
         path = operation.path
-        key = touch(path)
+        key = touch(path, follow=operation.kind != "delete")
         if operation.kind == "create":
             if current[key] is not None and not operation.overwrite:
                 raise PatchError(
@@ -192,7 +204,7 @@ def plan(
         done.append(f"Updated {path}\nMoved {path} to {operation.move_to}")
         letters.append(f"M {operation.move_to}")
     changes = [
-        Change(key, names[key], original[key], current[key], moved.get(key))
+        Change(key, names[key], original[key], current[key], moved.get(key), key in links)
         for key in original
         if original[key] != current[key]
     ]

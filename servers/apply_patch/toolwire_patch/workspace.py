@@ -44,8 +44,9 @@ class RootsWorkspace:
         self.roots = roots
         self._where: dict[str, tuple[Root, str]] = {}
 
-    def key(self, path: str) -> str:
-        """The file's real place as "root number:relative path".
+    def key(self, path: str, *, follow: bool = True) -> str:
+        """The file's real place as "root number:relative path"; with `follow` false a
+        symbolic link at the end of the path is named itself, not its target.
 
         Raises:
             PatchError: The path is empty, outside every root, or leads through something
@@ -55,7 +56,7 @@ class RootsWorkspace:
             raise PatchError(f"a path is empty. {NOTHING_CHANGED}")
         try:
             root, relative = self.roots.locate(path)
-            resolved = self._resolve(root, relative, path)
+            resolved = self._resolve(root, relative, path, follow)
         except PathError as error:
             raise _refused(error) from None
         if not resolved:
@@ -65,13 +66,15 @@ class RootsWorkspace:
         return key
 
     @staticmethod
-    def _resolve(root: Root, relative: str, shown: str) -> str:
+    def _resolve(root: Root, relative: str, shown: str, follow: bool) -> str:
         """Resolve what exists of the path; the missing rest must be plain names."""
         parts = [part for part in relative.split("/") if part not in ("", ".")]
         missing: list[str] = []
         while True:
             try:
-                base = root.resolve("/".join(parts)) if parts else ""
+                base = (
+                    root.resolve("/".join(parts), follow=follow or bool(missing)) if parts else ""
+                )
                 break
             except PathNotFoundError:
                 if not parts:
@@ -94,6 +97,14 @@ class RootsWorkspace:
             return None
         except PathError as error:
             raise _refused(error) from None
+
+    def is_link(self, key: str) -> bool:
+        """Whether the key names a symbolic link (only keys made with `follow=False` can)."""
+        root, relative = self._where[key]
+        try:
+            return stat.S_ISLNK(root.stat(relative, follow=False).st_mode)
+        except PathError:
+            return False
 
     def place(self, key: str) -> tuple[Root, str]:
         """The root and relative path of a key handed out by `key`."""
@@ -166,7 +177,7 @@ def commit(changes: Sequence[Change], workspace: RootsWorkspace) -> None:
                 backup = _sibling(step.path, "orig")
                 step.root.rename(step.path, backup)
                 step.backup = backup
-                if step.root.read_bytes(backup) != change.before:
+                if not change.link and step.root.read_bytes(backup) != change.before:
                     raise PatchError(
                         f"{change.path} changed on disk while the patch was being applied; "
                         f"apply it again. {NOTHING_CHANGED}"

@@ -76,7 +76,7 @@ def test_symlinks_out_of_the_root(rooted: tuple[Path, Path]) -> None:
             assert "points outside the root" in message, message
     add = envelope("*** Add File: out/new.txt\n+x")
     assert "points outside the root" in fails(lambda: patcher(root).apply_envelope(add))
-    delete = envelope("*** Delete File: secret-link.txt")
+    delete = envelope("*** Delete File: out/secret.txt")
     assert "points outside the root" in fails(lambda: patcher(root).apply_envelope(delete))
     assert snapshot(root.parent) == before
 
@@ -347,3 +347,16 @@ def test_a_thousand_malformed_patches_each_fail_clearly_and_write_nothing(tmp_pa
         messages.add(message.splitlines()[0][:40])
     assert snapshot(tmp_path) == before
     assert len(messages) > 20  # many different failures, each with its own first line
+
+
+def test_deleting_a_link_removes_the_link_not_its_target(rooted: tuple[Path, Path]) -> None:
+    root, outside = rooted
+    (root / "alias.txt").symlink_to("sub/b.txt")
+    (root / "away.txt").symlink_to(outside / "secret.txt")
+    dry = patcher(root).apply_envelope(envelope("*** Delete File: alias.txt"), dry_run=True)
+    assert "--- a/alias.txt (a symbolic link, removed itself)\n+++ /dev/null" in dry
+    patcher(root).apply_envelope(envelope("*** Delete File: alias.txt\n*** Delete File: away.txt"))
+    assert not (root / "alias.txt").is_symlink() and not (root / "away.txt").is_symlink()
+    assert (root / "sub/b.txt").read_text() == "b\n"
+    assert (outside / "secret.txt").read_text() == "secret\n"
+    assert sorted(p.name for p in root.iterdir()) == ["a.txt", "sub"]
