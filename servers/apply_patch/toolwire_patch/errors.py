@@ -11,6 +11,9 @@ NOTHING_CHANGED = "Nothing was changed: fix the patch and send it again."
 class PatchError(Exception):
     """A patch that cannot be applied; its text says what, where, and that nothing changed.
 
+    `message` is the full text for the model, which quotes the patch and the file; `str()`
+    gives only its first line (clipped), so logs of failed calls do not copy file contents.
+
     Attributes:
         message: The full text shown to the model.
     """
@@ -20,7 +23,8 @@ class PatchError(Exception):
         self.message = message
 
     def __str__(self) -> str:
-        return self.message
+        first = self.message.split("\n", 1)[0]
+        return first if len(first) <= 120 else first[:120] + "…"
 
 
 class LimitError(PatchError):

@@ -43,7 +43,8 @@ def fails(call: object) -> str:
     try:
         result = call()  # type: ignore[operator]
     except PatchError as error:
-        return str(error)
+        assert "\n" not in str(error) and len(str(error)) <= 121  # what logs get
+        return error.message
     raise AssertionError(f"expected a PatchError, got {result!r}")
 
 
