@@ -180,3 +180,28 @@ def test_bad_settings_are_refused() -> None:
         apply_patch_tool(_server(Path("/")), on_approval_request="yes")  # type: ignore[arg-type]
     tool = apply_patch_tool(_server(Path("/")))
     assert isinstance(tool, agents.ApplyPatchTool) and tool.needs_approval is False
+
+
+def test_over_streamable_http_with_the_sdks_own_mcp_client(tmp_path: Path) -> None:
+    """The editor works with any client that has `name` and `call_tool`: here the Agents
+    SDK's `MCPServerStreamableHttp` against `toolwire-patch --transport http`."""
+    from agents.mcp import MCPServerStreamableHttp
+    from tests._listening import free_port, listening
+
+    root = _root(tmp_path)
+    port = free_port()
+    argv = [sys.executable, "-m", "toolwire_patch", "--root", str(root), "--transport", "http"]
+    model = _model(UPDATE)
+
+    async def main() -> Any:
+        params = {"url": f"http://127.0.0.1:{port}/mcp"}
+        async with MCPServerStreamableHttp(params, client_session_timeout_seconds=30) as server:
+            tool = apply_patch_tool(server, on_approval_request=lambda _request: {"approve": True})
+            agent = agents.Agent(name="editor", model=model, tools=[tool])
+            return await agents.Runner.run(agent, "edit", run_config=RUN)
+
+    with listening([*argv, "--port", str(port)], port, env=dict(os.environ)):
+        result = asyncio.run(main())
+    assert result.final_output == "done"
+    assert [(o["status"], o["output"]) for o in _outputs(model)] == [("completed", "Updated a.txt")]
+    assert (root / "a.txt").read_text() == "ALPHA\nbeta\n"
