@@ -195,6 +195,9 @@ def commit(changes: Sequence[Change], workspace: RootsWorkspace) -> None:
         if isinstance(error, PatchError):
             raise
         raise PatchError(f"writing the patch failed: {error}. {NOTHING_CHANGED}") from None
+    except BaseException:
+        _roll_back(steps, created)
+        raise
     for step in steps:
         if step.backup is not None:
             _quietly("remove the old copy of", step, step.root.delete, step.backup)
