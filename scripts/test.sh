@@ -14,6 +14,7 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q -e ".[test]"
+"$VENV/bin/python" -m pip install -q --no-deps -e servers/apply_patch
 
 # Node 22, the MCP Inspector and the conformance harness for the interop and conformance
 # tests. Where they cannot be installed (status 3:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         ToolFilterStatic,
         create_static_tool_filter,
     )
+    from .patch_tool import apply_patch_tool
     from .servers import (
         MCPServerInMemory,
         MCPServerSse,
@@ -42,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "ToolFilterContext": ".params",
     "ToolFilterStatic": ".params",
     "create_static_tool_filter": ".params",
+    "apply_patch_tool": ".patch_tool",
     "MCPServerInMemory": ".servers",
     "MCPServerSse": ".servers",
     "MCPServerStdio": ".servers",
@@ -61,6 +63,7 @@ __all__ = [
     "ToolFilterContext",
     "ToolFilterStatic",
     "all_function_tools",
+    "apply_patch_tool",
     "create_static_tool_filter",
     "prefixed_name",
 ]

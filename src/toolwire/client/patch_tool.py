@@ -1,0 +1,190 @@
+"""The Agents SDK's `ApplyPatchTool` whose edits are made by an MCP server.
+
+`apply_patch_tool(server)` returns an `agents.ApplyPatchTool` whose editor sends each
+operation the model asks for (`create_file`, `update_file`, `delete_file`) to the server's
+`apply_patch_operations` tool (toolwire-patch, or any server with a tool taking the same
+`{"operations": [...]}` arguments), and hands the server's answer back to the SDK: its text
+as the output, `isError` as a failed status. Approvals use the SDK's own hooks: without a
+callback, `require_approval` becomes the tool's `needs_approval`, so a run pauses for a
+person; with `on_approval_request` (the callback shape of `toolwire.client.approvals`), the
+SDK's `on_approval` asks it, and a denied call never reaches the server. `agents` is
+imported when the tool is built.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol
+
+from ..errors import UserError
+from .approvals import (
+    MCPApprovalRequestData,
+    MCPToolApprovalFunction,
+    MCPToolApprovalFunctionResult,
+    MCPToolApprovalRequest,
+    ask_for_approval,
+)
+
+__all__ = ["PatchServer", "apply_patch_tool"]
+
+# (run context, operation, call id) -> does this call need approval? (the SDK's shape)
+PatchApprovalPredicate = Callable[[Any, Any, str], "bool | Awaitable[bool]"]
+
+
+class PatchServer(Protocol):
+    """What the tool needs of a server: a name and `call_tool` (toolwire's MCP servers and
+    the Agents SDK's have both)."""
+
+    @property
+    def name(self) -> str:
+        """The server's name, shown to approval callbacks."""
+        ...
+
+    async def call_tool(self, tool_name: str, arguments: dict[str, Any] | None) -> Any:
+        """Call a tool; returns the MCP `CallToolResult`."""
+        ...
+
+
+def _get(item: Any, key: str) -> Any:
+    if isinstance(item, Mapping):
+        return item.get(key)
+    return getattr(item, key, None)
+
+
+def operation_arguments(operation: Any) -> dict[str, Any]:
+    """An SDK `ApplyPatchOperation` (or a raw operation item) as the server's JSON object."""
+    arguments: dict[str, Any] = {"type": _get(operation, "type"), "path": _get(operation, "path")}
+    for key in ("diff", "move_to"):
+        value = _get(operation, key)
+        if value is not None:
+            arguments[key] = value
+    return arguments
+
+
+def _result_text(result: Any) -> tuple[str, bool]:
+    """The text blocks of a `CallToolResult` joined, and whether it is an error."""
+    failed = _get(result, "is_error")
+    if failed is None:
+        failed = _get(result, "isError")
+    texts = [
+        str(_get(block, "text"))
+        for block in _get(result, "content") or []
+        if _get(block, "type") == "text"
+    ]
+    return "\n".join(texts), bool(failed)
+
+
+class _RemoteEditor:
+    """An `ApplyPatchEditor` that asks the server to make each edit."""
+
+    def __init__(self, server: PatchServer, tool_name: str) -> None:
+        self.server = server
+        self.tool_name = tool_name
+
+    async def _send(self, operation: Any) -> Any:
+        from agents import ApplyPatchResult
+
+        result = await self.server.call_tool(
+            self.tool_name, {"operations": [operation_arguments(operation)]}
+        )
+        text, failed = _result_text(result)
+        return ApplyPatchResult(status="failed" if failed else "completed", output=text)
+
+    async def create_file(self, operation: Any) -> Any:
+        """Send a `create_file` operation."""
+        return await self._send(operation)
+
+    async def update_file(self, operation: Any) -> Any:
+        """Send an `update_file` operation."""
+        return await self._send(operation)
+
+    async def delete_file(self, operation: Any) -> Any:
+        """Send a `delete_file` operation."""
+        return await self._send(operation)
+
+
+def _approval_relay(
+    callback: MCPToolApprovalFunction, server: PatchServer, tool_name: str
+) -> Callable[[Any, Any], Awaitable[MCPToolApprovalFunctionResult]]:
+    async def on_approval(run_context: Any, approval_item: Any) -> MCPToolApprovalFunctionResult:
+        call = _get(approval_item, "raw_item")
+        operations = _get(call, "operations")
+        if operations is None:
+            single = _get(call, "operation")
+            operations = [] if single is None else [single]
+        call_id = _get(call, "call_id") or _get(call, "id") or ""
+        data = MCPApprovalRequestData(
+            id=str(call_id),
+            arguments=json.dumps(
+                {"operations": [operation_arguments(op) for op in operations]},
+                ensure_ascii=False,
+            ),
+            name=tool_name,
+            server_label=server.name,
+        )
+        approved, reason = await ask_for_approval(
+            callback, MCPToolApprovalRequest(ctx_wrapper=run_context, data=data)
+        )
+        answer: MCPToolApprovalFunctionResult = {"approve": approved}
+        if reason is not None:
+            answer["reason"] = reason
+        return answer
+
+    return on_approval
+
+
+def apply_patch_tool(
+    server: PatchServer,
+    *,
+    tool_name: str = "apply_patch_operations",
+    require_approval: bool | PatchApprovalPredicate | None = None,
+    on_approval_request: MCPToolApprovalFunction | None = None,
+    name: str = "apply_patch",
+) -> Any:
+    """The Agents SDK's `ApplyPatchTool`, editing files through an MCP server.
+
+    Args:
+        server: A connected MCP server (toolwire's `MCPServerStdio` / `MCPServerStreamableHttp`
+            / `MCPServerSse`, or the SDK's) with an `apply_patch_operations`-shaped tool.
+        tool_name: The server's tool that takes `{"operations": [{type, path, diff, move_to}]}`.
+        require_approval: Whether a call must be approved: a bool, or the SDK's
+            `(run_context, operation, call_id) -> bool` (sync or async). None: ask when
+            `on_approval_request` is given, otherwise never.
+        on_approval_request: Answers approvals (`MCPToolApprovalRequest` ->
+            `{"approve": bool, "reason"?: str}`); its `data.arguments` holds the operations as
+            JSON. Without it an approval pauses the run (`RunState.approve/reject`).
+        name: The tool's name as the model sees it.
+
+    Returns:
+        An `agents.ApplyPatchTool`.
+
+    Raises:
+        UserError: `require_approval` is neither a bool, a callable nor None, or
+            `on_approval_request` is not callable.
+    """
+    from agents import ApplyPatchTool
+
+    if require_approval is not None and not (
+        isinstance(require_approval, bool) or callable(require_approval)
+    ):
+        raise UserError(
+            "require_approval must be a bool, a (run_context, operation, call_id) -> bool "
+            f"function or None, got {require_approval!r}."
+        )
+    if on_approval_request is not None and not callable(on_approval_request):
+        raise UserError(f"on_approval_request must be callable, got {on_approval_request!r}.")
+    needs: Any = require_approval
+    if needs is None:
+        needs = on_approval_request is not None
+    on_approval = (
+        None
+        if on_approval_request is None
+        else _approval_relay(on_approval_request, server, tool_name)
+    )
+    return ApplyPatchTool(
+        editor=_RemoteEditor(server, tool_name),
+        name=name,
+        needs_approval=needs,
+        on_approval=on_approval,
+    )
