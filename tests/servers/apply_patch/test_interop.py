@@ -108,7 +108,8 @@ def test_inspector_cli_applies_a_patch(tmp_path: Path) -> None:
     target = [sys.executable, "-m", "toolwire_patch", "--root", str(root)]
     done = run_inspector(
         inspector,
-        ["-e", f"PYTHONPATH={os.environ.get('PYTHONPATH', '')}", *target],
+        # This checkout's toolwire, whichever the environment would import.
+        ["-e", f"PYTHONPATH={Path(__file__).resolve().parents[3] / 'src'}", *target],
         "--method",
         "tools/call",
         "--tool-name",
