@@ -159,8 +159,14 @@ def _ours_inside(error: BaseException) -> BaseException:
 
 
 def _what(message: str) -> str:
-    """What a provider refuses, without the advice for the server's author that follows."""
-    return message.split("; ", 1)[0]
+    """What a provider refuses, without the advice for the server's author that follows.
+
+    The messages of `schema_problems` say what is refused first, then (after "; ") what the
+    author can do; the one detail kept is which properties are missing from `required`.
+    """
+    what, *rest = message.split("; ")
+    details = [part for part in rest if part.startswith("missing from required:")]
+    return "; ".join([what, *details])
 
 
 def _client_view(tool: dict[str, Any], strict: Any) -> dict[str, Any]:
