@@ -22,7 +22,12 @@ if TYPE_CHECKING:
     from .client.hosted import HostedMCPTool
     from .client.manager import MCPServerManager
     from .client.params import ToolFilterContext, create_static_tool_filter
-    from .client.servers import MCPServerSse, MCPServerStdio, MCPServerStreamableHttp
+    from .client.servers import (
+        MCPServerInMemory,
+        MCPServerSse,
+        MCPServerStdio,
+        MCPServerStreamableHttp,
+    )
     from .context import ElicitResult, RunContextWrapper, SampleResult, ToolContext, Usage
     from .errors import (
         ClientCapabilityError,
@@ -61,6 +66,7 @@ _EXPORTS: dict[str, str] = {
     "ToolFilterContext": ".client.params",
     "create_static_tool_filter": ".client.params",
     "MCPServerSse": ".client.servers",
+    "MCPServerInMemory": ".client.servers",
     "MCPServerStdio": ".client.servers",
     "MCPServerStreamableHttp": ".client.servers",
     "ElicitResult": ".context",
@@ -112,6 +118,7 @@ __all__ = [
     "Identity",
     "LifespanError",
     "MCPCallError",
+    "MCPServerInMemory",
     "MCPServerManager",
     "MCPServerSse",
     "MCPServerStdio",

@@ -22,11 +22,10 @@ Decisions:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from ._announcer import Announcer
     from .protocol.app import OpenSession
     from .protocol.resource_files import DirectoryResources
@@ -42,6 +41,7 @@ class ResourceApi:
 
     _announcer: Announcer
     _resources: ResourceRegistry | None = None
+    root_path: Path
 
     @property
     def resource_registry(self) -> ResourceRegistry:
@@ -206,8 +206,12 @@ class ResourceApi:
         NUL bytes, symbolic links pointing out) is refused with the resource-not-found error,
         as is a file larger than `max_bytes`. Text files are sent as text, others as blobs.
 
+        A relative `root` is taken from the server's `root_path`: by default the directory of
+        the module that builds the server (as Flask does), not the working directory, which is
+        wherever a client happens to start the server.
+
         Args:
-            root: The directory (it must exist).
+            root: The directory (it must exist); relative to the server's `root_path`.
             uri_prefix: What the URIs start with; it must end with `/`.
             name: The template's name (default: the directory's name).
             title: A human-readable title.
@@ -229,7 +233,7 @@ class ResourceApi:
         from .protocol.resource_registry import Described, TemplatedResource
 
         directory = DirectoryResources(
-            root,
+            self.root_path / Path(root),
             uri_prefix,
             mime_type=mime_type,
             max_listed=max_listed,

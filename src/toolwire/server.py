@@ -10,7 +10,10 @@ the name and description under MCP's spelling (`name`, `description`) or `functi
 
 from __future__ import annotations
 
+import inspect
+import os
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
 from ._announcer import Announcer
@@ -81,6 +84,9 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
             against it. stdio is never authenticated: there `auth` and `scopes` do nothing.
         icons: Pictures of the server for clients to show (`toolwire.Icon`s or dicts with
             `src`, `mimeType`, `sizes`, `theme`), sent in `serverInfo` from 2025-11-25 on.
+        root_path: The directory relative paths given to the server (such as
+            `add_directory_resources("docs")`) are resolved against. Default: the directory
+            of the module that builds the server, whatever directory a client starts it in.
     """
 
     def __init__(
@@ -97,8 +103,10 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
         lifespan: Callable[[Server], AbstractAsyncContextManager[Any]] | None = None,
         auth: BearerAuth | Callable[[str], Any] | Any = None,
         icons: Any = None,
+        root_path: str | os.PathLike[str] | None = None,
     ) -> None:
         check_options(context, context_factory, lifespan)
+        self.root_path = Path(root_path).resolve() if root_path is not None else _builder_dir()
         self.icons = normalize_icons(icons, f"server {name!r}")
         if auth is not None:
             from .protocol.bearer import bearer_auth
@@ -378,3 +386,20 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
 
 async def _tools_changed(session: OpenSession) -> None:
     await session.tools_changed()
+
+
+def _builder_dir() -> Path:
+    """The directory of the module whose code is building a `Server` (toolwire's own frames,
+    a subclass's included when it lives in toolwire, are skipped); the working directory
+    when that module has no file (a REPL, `python -c`)."""
+    frame = inspect.currentframe()
+    try:
+        while frame is not None:
+            module = str(frame.f_globals.get("__name__", ""))
+            if module != "toolwire" and not module.startswith("toolwire."):
+                break
+            frame = frame.f_back
+        file = frame.f_globals.get("__file__") if frame is not None else None
+    finally:
+        del frame
+    return Path(file).resolve().parent if isinstance(file, str) else Path.cwd()

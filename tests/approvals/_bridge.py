@@ -18,7 +18,7 @@ def read_log(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
 
 
-def fixture_server(log: Path, require_approval: Any = None) -> Any:
+def fixture_server(log: Path, require_approval: Any = None, **options: Any) -> Any:
     """An adapter for the fixture server over stdio (not connected yet), named "files"."""
     from toolwire.client import MCPServerStdio
 
@@ -31,4 +31,5 @@ def fixture_server(log: Path, require_approval: Any = None) -> Any:
         name="files",
         require_approval=require_approval,
         client_session_timeout_seconds=30,
+        **options,
     )

@@ -175,3 +175,96 @@ def test_a_predicate_policy_sees_the_running_agent_and_the_remote_tool(tmp_path:
     [(agent, name)] = consulted
     assert isinstance(agent, agents.Agent) and name == "delete_file"
     assert read_log(log) == [] and "predicate said ask" in _tool_output(model)
+
+
+# -- the server's own callback: every path a call can take -------------------------------
+
+
+def _deny_and_record(seen: list[MCPToolApprovalRequest]) -> Any:
+    def deny(request: MCPToolApprovalRequest) -> Any:
+        seen.append(request)
+        return {"approve": False, "reason": "not on a Friday"}
+
+    return deny
+
+
+@pytest.mark.parametrize("tool", ["delete_file", "touch"])
+def test_agent_mcp_servers_asks_the_servers_callback_and_a_denial_never_runs(
+    tmp_path: Path, tool: str
+) -> None:
+    # The SDK converts the server's tools itself and calls `server.call_tool`: the gate there
+    # asks, shown the run's own context (its tool call id), and the run never pauses.
+    log = tmp_path / "calls.jsonl"
+    seen: list[MCPToolApprovalRequest] = []
+
+    async def go() -> tuple[Any, Any]:
+        async with fixture_server(log, on_approval_request=_deny_and_record(seen)) as server:
+            model = _model(tool)
+            agent = agents.Agent(name="a", model=model, mcp_servers=[server])
+            result = await agents.Runner.run(agent, "go")
+            return result, model
+
+    result, model = asyncio.run(go())
+    assert result.interruptions == []
+    assert read_log(log) == []  # the server never saw the call
+    [request] = seen
+    assert request.data.name == tool and request.data.id == "c1"
+    assert json.loads(request.data.arguments) == {"path": "/tmp/x"}
+    assert getattr(request.ctx_wrapper, "tool_call_id", None) == "c1"
+    # The SDK hands MCP content to the model as input_text items.
+    [told] = _tool_output(model)
+    assert told["type"] == "input_text"
+    assert told["text"] == (
+        f"Tool call rejected: the call to '{tool}' on MCP server 'files' was not approved "
+        "(not on a Friday). The tool did not run."
+    )
+    assert result.final_output == "done"
+
+
+def test_agent_mcp_servers_runs_an_approved_call_and_skips_read_only_tools(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "calls.jsonl"
+    asked: list[str] = []
+
+    def allow(request: MCPToolApprovalRequest) -> Any:
+        asked.append(request.data.name)
+        return {"approve": True}
+
+    async def go(tool: str) -> Any:
+        async with fixture_server(log, on_approval_request=allow) as server:
+            model = _model(tool)
+            agent = agents.Agent(name="a", model=model, mcp_servers=[server])
+            await agents.Runner.run(agent, "go")
+            return model
+
+    read_model = asyncio.run(go("read_file"))
+    delete_model = asyncio.run(go("delete_file"))
+    assert asked == ["delete_file"]  # read_file is annotated read-only
+    assert [entry["tool"] for entry in read_log(log)] == ["read_file", "delete_file"]
+    assert _tool_output(read_model)[0]["text"] == "contents of /tmp/x"
+    assert _tool_output(delete_model)[0]["text"] == "deleted /tmp/x"
+
+
+def test_call_tool_and_function_tools_use_the_servers_callback(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    seen: list[MCPToolApprovalRequest] = []
+
+    async def go() -> tuple[Any, Any]:
+        async with fixture_server(log, on_approval_request=_deny_and_record(seen)) as server:
+            direct = await server.call_tool("delete_file", {"path": "/a"})
+            tools = {tool.name: tool for tool in await server.function_tools()}
+            assert tools["delete_file"].needs_approval is False
+            model = _model("delete_file", "/b")
+            agent = agents.Agent(name="a", model=model, tools=[tools["delete_file"].to_agents()])
+            await agents.Runner.run(agent, "go")
+            return direct, model
+
+    direct, model = asyncio.run(go())
+    assert read_log(log) == []
+    assert [json.loads(request.data.arguments) for request in seen] == [
+        {"path": "/a"},
+        {"path": "/b"},
+    ]
+    assert direct.is_error is True and "not on a Friday" in direct.content[0].text
+    assert "not on a Friday" in _tool_output(model)

@@ -28,6 +28,7 @@ TOOLWIRE_EXTRAS = {
     "headers_provider",
     "bearer_token",
     "errlog",
+    "on_approval_request",
 }
 
 
@@ -85,7 +86,20 @@ def test_manager_matches_the_sdk() -> None:
 
     ours = inspect.signature(toolwire.MCPServerManager).parameters
     theirs = inspect.signature(agents.mcp.MCPServerManager).parameters
-    assert [_shape(p) for p in ours.values()] == [_shape(p) for p in theirs.values()]
+    mine = [_shape(p) for p in ours.values() if p.name != "on_approval_request"]
+    assert mine == [_shape(p) for p in theirs.values()]
+    extra = ours["on_approval_request"]
+    assert (extra.kind, extra.default) == (inspect.Parameter.KEYWORD_ONLY, None)
+
+
+def test_in_memory_takes_the_server_then_the_other_classes_parameters() -> None:
+    from toolwire.client import MCPServerInMemory
+
+    ours = list(inspect.signature(MCPServerInMemory).parameters.values())
+    stdio = list(inspect.signature(toolwire.MCPServerStdio).parameters.values())
+    assert ours[0].name == "server"
+    shared = [p for p in stdio[1:] if p.name != "errlog"]
+    assert [_shape(p) for p in ours[1:]] == [_shape(p) for p in shared]
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,12 @@ if TYPE_CHECKING:
         ToolFilterStatic,
         create_static_tool_filter,
     )
-    from .servers import MCPServerSse, MCPServerStdio, MCPServerStreamableHttp
+    from .servers import (
+        MCPServerInMemory,
+        MCPServerSse,
+        MCPServerStdio,
+        MCPServerStreamableHttp,
+    )
 
 _EXPORTS: dict[str, str] = {
     "MCPToolMetaContext": "._convert",
@@ -37,6 +42,7 @@ _EXPORTS: dict[str, str] = {
     "ToolFilterContext": ".params",
     "ToolFilterStatic": ".params",
     "create_static_tool_filter": ".params",
+    "MCPServerInMemory": ".servers",
     "MCPServerSse": ".servers",
     "MCPServerStdio": ".servers",
     "MCPServerStreamableHttp": ".servers",
@@ -44,6 +50,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "MCPCallError",
+    "MCPServerInMemory",
     "MCPServerManager",
     "MCPServerSse",
     "MCPServerStdio",

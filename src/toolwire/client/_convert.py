@@ -120,11 +120,21 @@ async def _resolve_meta(
     return meta
 
 
-def _invoker(server: RemoteServer, remote_name: str, shown_name: str) -> Callable[..., Any]:
+def _invoker(
+    server: RemoteServer,
+    remote_name: str,
+    shown_name: str,
+    callback: Callable[..., Any] | None,
+    agent: Any,
+) -> Callable[..., Any]:
+    from .approvals import CallScope, note_call
+
     async def on_invoke_tool(ctx: ToolContext[Any], input_json: str) -> Any:
         try:
             arguments = _arguments(shown_name, input_json)
             meta = await _resolve_meta(server, ctx, remote_name, arguments)
+            # The server's own gate asks the callback, shown this run's context.
+            note_call(CallScope(server, remote_name, arguments, ctx, callback, agent))
             # The server checks the arguments itself; the SDK's required-keys check would
             # refuse calls that leave out a defaulted argument a strict schema lists.
             result = await server.call_tool_unchecked(remote_name, arguments, meta)
@@ -156,36 +166,37 @@ def convert_tools(
     on_approval_request: Callable[..., Any] | None,
     agent: Any = None,
 ) -> list[FunctionTool]:
-    """One gated `FunctionTool` per listed tool (see the module docstring)."""
-    from .approvals import ApprovalPolicy, gate_tool
+    """One `FunctionTool` per listed tool (see the module docstring).
 
-    policy = ApprovalPolicy.resolve(
-        server.require_approval, has_callback=on_approval_request is not None
-    )
+    With an approval callback, each call is put to it by the server's `call_tool` (the tool
+    never pauses a run); without one, each tool carries the policy's `needs_approval`.
+    """
+    from .approvals import ApprovalPolicy
+
+    policy = ApprovalPolicy.resolve(server.require_approval, has_callback=False)
     made: list[FunctionTool] = []
     for tool in listed:
         shown = _shown_name(server, tool.name)
         schema, is_strict = _schema(server.name, tool, strict)
-        converted = FunctionTool(
-            name=shown,
-            description=tool.description or getattr(tool, "title", None) or "",
-            params_json_schema=schema,
-            on_invoke_tool=_invoker(server, tool.name, shown),
-            strict_json_schema=is_strict,
-            tool_input_guardrails=server.tool_input_guardrails,
-            tool_output_guardrails=server.tool_output_guardrails,
-            custom_data_extractor=server.custom_data_extractor,
-        )
-        made.append(
-            gate_tool(
-                converted,
-                policy=policy,
+        needs_approval: Any = False
+        if on_approval_request is None:
+            needs_approval = policy.needs_approval_for(
+                tool_name=tool.name,
                 annotations=_listing.annotations_of(tool),
-                on_approval_request=on_approval_request,
-                server_label=server.name,
-                remote_tool=tool,
                 agent=agent,
-                remote_name=tool.name,
+                remote_tool=tool,
+            )
+        made.append(
+            FunctionTool(
+                name=shown,
+                description=tool.description or getattr(tool, "title", None) or "",
+                params_json_schema=schema,
+                on_invoke_tool=_invoker(server, tool.name, shown, on_approval_request, agent),
+                strict_json_schema=is_strict,
+                tool_input_guardrails=server.tool_input_guardrails,
+                tool_output_guardrails=server.tool_output_guardrails,
+                custom_data_extractor=server.custom_data_extractor,
+                needs_approval=needs_approval,
             )
         )
     return made

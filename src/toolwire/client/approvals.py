@@ -1,12 +1,12 @@
-"""Approval of remote MCP tool calls: the `require_approval` policy and the per-tool gate.
+"""Approval of remote MCP tool calls: the `require_approval` policy and the one gate.
 
-A server adapter reads `require_approval` once (`ApprovalPolicy.resolve`) and passes every
-converted tool through `gate_tool`. Two ways of asking exist, as in the Agents SDK:
-
-* no callback: the tool carries `needs_approval`, so an Agents SDK run pauses with its own
-  approval interruption and the person answers through `RunState.approve/reject`;
-* a callback (`on_approval_request`): it is asked right before the remote call, and a "no"
-  is answered locally, so the server never sees a denied call.
+Two ways of asking exist, as in the Agents SDK. Without a callback, a tool carries
+`needs_approval` (`ApprovalPolicy.needs_approval_for`), so an Agents SDK run pauses with its
+own approval interruption and a person answers through `RunState.approve/reject`. With a
+callback (`on_approval_request`, given to the server or to `function_tools()`), the server's
+`call_tool` asks it right before sending (`ask_before_call`), whoever calls: an agent run, a
+converted tool, the CLI or user code; a "no" is answered locally, so the server never sees a
+denied call. The run context the callback is shown travels beside the call (`note_call`).
 
 The settings accepted, their meanings and the texts of the errors for bad ones are those of
 openai-agents 0.24.0 (tests/approvals/test_policy_sdk.py compares them), plus the policy
@@ -15,28 +15,32 @@ openai-agents 0.24.0 (tests/approvals/test_policy_sdk.py compares them), plus th
 
 from __future__ import annotations
 
-import copy
 import inspect
 import json
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
 from ..context import RunContextWrapper
 from ..errors import UserError
-from ..tools.function_tool import FunctionTool
 from ._require_approval import bad_value, flag, tool_table
 
 __all__ = [
     "ApprovalPolicy",
+    "CallScope",
     "MCPApprovalRequestData",
     "MCPToolApprovalFunction",
     "MCPToolApprovalFunctionResult",
     "MCPToolApprovalRequest",
     "approval_rejection_text",
+    "ask_before_call",
     "ask_for_approval",
-    "gate_tool",
+    "gate_reason",
+    "note_call",
+    "noted_call",
+    "take_call",
 ]
 
 
@@ -259,75 +263,121 @@ async def ask_for_approval(
     return answer["approve"], reason
 
 
-def _call_id(run_context: Any) -> str:
+def call_id_of(run_context: Any) -> str:
+    """The tool call's id from the run context, or a fresh one when the run gave none."""
     given = getattr(run_context, "tool_call_id", "")
     return given if isinstance(given, str) and given else f"mcpr_{uuid.uuid4().hex}"
 
 
-def gate_tool(
-    tool: FunctionTool,
-    *,
-    policy: ApprovalPolicy,
-    annotations: Mapping[str, Any] | None,
-    on_approval_request: MCPToolApprovalFunction | None,
-    server_label: str,
-    remote_tool: Any = None,
-    agent: Any = None,
-    remote_name: str | None = None,
-) -> FunctionTool:
-    """Put a converted remote tool behind the approval policy.
+@dataclass
+class CallScope:
+    """The run a remote tool call belongs to, noted by the caller just before the call.
 
-    No callback: the tool carries the SDK's `needs_approval`, so a run pauses for a person.
-    A callback: it decides before the remote call; a denial never reaches the server and
-    the model gets a clear rejection naming the tool and the reason.
+    A server's `call_tool` is called by the Agents SDK with the tool's name and arguments
+    only; the run context an approval callback is shown travels beside the call in a context
+    variable. The scope names the server and the call it is for, and is taken once, so a
+    scope left behind in a task never speaks for a later call.
 
-    Args:
-        tool: The converted tool; it is not changed (a gated copy is returned).
-        policy: The server's resolved `require_approval`.
-        annotations: The remote tool's MCP annotations (a dict or the `mcp` model).
-        on_approval_request: The approval callback, if any.
-        server_label: The server's name, shown to the callback and in rejections.
-        remote_tool: The remote tool as listed (handed to a predicate policy).
-        agent: The agent the tool is converted for (handed to a predicate policy).
-        remote_name: The tool's name on the server when `tool.name` was prefixed.
+    Attributes:
+        owner: The client server the call goes to.
+        tool_name: The remote tool's name.
+        arguments: The arguments about to be sent.
+        run_context: The run's context wrapper (a `ToolContext` in a run).
+        callback: An approval callback for this call in place of the server's own.
+        agent: The agent the tool was converted for (for a predicate policy).
+        taken: Whether a call has used this scope already.
     """
-    name = remote_name or tool.name
-    gated = copy.copy(tool)
-    gated._agents_tool = None
-    if on_approval_request is None:
-        gated.needs_approval = policy.needs_approval_for(
-            tool_name=name, annotations=annotations, agent=agent, remote_tool=remote_tool
-        )
-        return gated
-    if policy.kind != "predicate" and not policy.requires(name, annotations):
-        gated.needs_approval = False
-        return gated
 
-    run_remote = tool.on_invoke_tool
-    callback = on_approval_request
+    owner: object
+    tool_name: str
+    arguments: Mapping[str, Any] | None
+    run_context: Any
+    callback: MCPToolApprovalFunction | None = None
+    agent: Any = None
+    taken: bool = False
 
-    async def ask_then_invoke(run_context: Any, arguments: str) -> Any:
-        asked = await policy.decide(
-            run_context,
-            tool_name=name,
-            annotations=annotations,
-            agent=agent if agent is not None else getattr(run_context, "agent", None),
-            remote_tool=remote_tool,
-        )
-        if asked:
-            data = MCPApprovalRequestData(
-                id=_call_id(run_context),
-                arguments=arguments if arguments else json.dumps({}),
-                name=name,
-                server_label=server_label,
-            )
-            approved, reason = await ask_for_approval(
-                callback, MCPToolApprovalRequest(ctx_wrapper=run_context, data=data)
-            )
-            if not approved:
-                return approval_rejection_text(name, server_label, reason)
-        return await run_remote(run_context, arguments)
 
-    gated.on_invoke_tool = ask_then_invoke
-    gated.needs_approval = False
-    return gated
+_current_call: ContextVar[CallScope | None] = ContextVar("toolwire_call_scope", default=None)
+
+
+def note_call(scope: CallScope) -> None:
+    """Say which run the next call to `scope.owner` of `scope.tool_name` belongs to."""
+    _current_call.set(scope)
+
+
+def noted_call(owner: object) -> CallScope | None:
+    """The scope noted for a call to `owner` that no call has taken yet, if any."""
+    scope = _current_call.get()
+    if scope is None or scope.taken or scope.owner is not owner:
+        return None
+    return scope
+
+
+def take_call(
+    owner: object, tool_name: str, arguments: Mapping[str, Any] | None
+) -> CallScope | None:
+    """The scope noted for exactly this call (same server, tool and arguments), used up."""
+    scope = noted_call(owner)
+    if scope is None or scope.tool_name != tool_name:
+        return None
+    if dict(scope.arguments or {}) != dict(arguments or {}):
+        return None
+    scope.taken = True
+    return scope
+
+
+async def ask_before_call(
+    policy: ApprovalPolicy,
+    callback: MCPToolApprovalFunction,
+    *,
+    tool_name: str,
+    arguments: Mapping[str, Any] | None,
+    server_label: str,
+    remote_tool: Any,
+    scope: CallScope | None,
+) -> str | None:
+    """Decide one remote call: None to send it, or the rejection text the caller returns.
+
+    The policy says whether this call is asked about at all; if it is, the callback is
+    shown the run's context (a fresh one outside a run) and the call.
+
+    Raises:
+        UserError: The callback answered something else than `{"approve": bool, ...}`.
+    """
+    run_context: Any = scope.run_context if scope is not None else RunContextWrapper(None)
+    agent = scope.agent if scope is not None else None
+    if agent is None:
+        agent = getattr(run_context, "agent", None)
+    annotations = None if remote_tool is None else _tool_annotations(remote_tool)
+    asked = await policy.decide(
+        run_context,
+        tool_name=tool_name,
+        annotations=annotations,
+        agent=agent,
+        remote_tool=remote_tool,
+    )
+    if not asked:
+        return None
+    data = MCPApprovalRequestData(
+        id=call_id_of(run_context),
+        arguments=json.dumps(dict(arguments or {})),
+        name=tool_name,
+        server_label=server_label,
+    )
+    approved, reason = await ask_for_approval(
+        callback, MCPToolApprovalRequest(ctx_wrapper=run_context, data=data)
+    )
+    return None if approved else approval_rejection_text(tool_name, server_label, reason)
+
+
+def _tool_annotations(remote_tool: Any) -> Any:
+    if isinstance(remote_tool, Mapping):
+        return remote_tool.get("annotations")
+    return getattr(remote_tool, "annotations", None)
+
+
+def gate_reason(annotations: object) -> str:
+    """Why the "annotations" policy asks about a tool, in words true for that tool."""
+    if _annotation(annotations, "destructiveHint") is True:
+        return "it is marked destructive (destructiveHint: true)"
+    return "its annotations do not say it is read-only or non-destructive"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import inspect
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,8 @@ from .errors import NOT_CONNECTED, Diagnosis, MCPCallError, diagnose
 if TYPE_CHECKING:
     from ..context import RunContextWrapper
     from ..tools.function_tool import FunctionTool
+    from ._convert import MCPToolMetaContext
+    from .approvals import MCPToolApprovalFunction
     from .params import ToolFilter
 
 __all__ = ["MCPClientServer"]
@@ -75,6 +78,7 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
         sampling_callback: Any = None,
         logging_callback: Any = None,
         list_roots_callback: Any = None,
+        on_approval_request: MCPToolApprovalFunction | None = None,
     ) -> None:
         from .approvals import ApprovalPolicy
 
@@ -90,11 +94,14 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
         self.retry_backoff_seconds_max = checked_backoff_max(retry_backoff_seconds_max)
         self.message_handler = message_handler
         self.require_approval = require_approval
-        # Checked now, so a bad policy fails where it is written (the SDK's messages).
+        # Checked now, so a bad policy fails where it is written (the SDK's messages). The
+        # first applies while nobody answers (runs pause), the second when a callback does.
         self._approval_policy = ApprovalPolicy.resolve(require_approval, has_callback=False)
+        self._asking_policy = ApprovalPolicy.resolve(require_approval, has_callback=True)
+        self.on_approval_request = on_approval_request
         self._failure_error_function = failure_error_function
         self.tool_input_guardrails = tool_input_guardrails
-        self.tool_meta_resolver = tool_meta_resolver
+        self._meta_resolver = tool_meta_resolver
         self.tool_output_guardrails = tool_output_guardrails
         self.custom_data_extractor = custom_data_extractor
         self.max_list_pages = checked_list_pages(max_list_pages)
@@ -130,6 +137,87 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+    # -- approvals ----------------------------------------------------------------------
+
+    @property
+    def tool_meta_resolver(self) -> Callable[..., Any] | None:
+        """The `tool_meta_resolver` given, as the SDK reads it before each tool call.
+
+        With an `on_approval_request` callback it is wrapped: the wrapper notes the run the
+        call belongs to (the callback is shown its context), then asks the given resolver.
+        """
+        if self.on_approval_request is None:
+            return self._meta_resolver
+        return self._note_run_then_resolve
+
+    @tool_meta_resolver.setter
+    def tool_meta_resolver(self, resolver: Callable[..., Any] | None) -> None:
+        self._meta_resolver = resolver
+
+    async def _note_run_then_resolve(self, context: MCPToolMetaContext) -> Any:
+        from .approvals import CallScope, note_call
+
+        note_call(CallScope(self, context.tool_name, context.arguments, context.run_context))
+        if self._meta_resolver is None:
+            return None
+        meta = self._meta_resolver(context)
+        return await meta if inspect.isawaitable(meta) else meta
+
+    def _gates(self) -> bool:
+        """Whether the next call must pass an approval callback (the server's, or one that
+        `function_tools()` noted for the call)."""
+        if self.on_approval_request is not None:
+            return True
+        from .approvals import noted_call
+
+        scope = noted_call(self)
+        return scope is not None and scope.callback is not None
+
+    async def _refusal(self, tool_name: str, arguments: JsonObject | None) -> str | None:
+        """Ask the approval callback about one call: None to send it, else the rejection."""
+        from .approvals import ask_before_call, take_call
+
+        scope = take_call(self, tool_name, arguments)
+        callback = scope.callback if scope is not None and scope.callback else None
+        callback = callback or self.on_approval_request
+        if callback is None:
+            return None
+        remote_tool = await self._listed_tool(tool_name)
+        return await ask_before_call(
+            self._asking_policy,
+            callback,
+            tool_name=tool_name,
+            arguments=arguments,
+            server_label=self.name,
+            remote_tool=remote_tool,
+            scope=scope,
+        )
+
+    async def _listed_tool(self, tool_name: str) -> Any:
+        """The tool as last listed; listed afresh when it is unknown and the policy reads
+        annotations (an unknown tool is then asked about, as an unannotated one)."""
+        for pass_ in range(2):
+            for tool in self._tools or ():
+                if tool.name == tool_name:
+                    return tool
+            if pass_ or self._asking_policy.kind in ("fixed", "per_tool"):
+                return None
+            await self._fetch_tools()
+        return None
+
+    async def _gated_call(
+        self,
+        tool_name: str,
+        arguments: JsonObject | None,
+        send: Callable[[Any], Awaitable[Any]],
+    ) -> Any:
+        refusal = await self._refusal(tool_name, arguments)
+        if refusal is not None:
+            from mcp.types import CallToolResult, TextContent
+
+            return CallToolResult(content=[TextContent(type="text", text=refusal)], is_error=True)
+        return await self._request(tool_name, send)
 
     # -- requests -----------------------------------------------------------------------
 
@@ -233,15 +321,20 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
 
             raise UserError(NOT_CONNECTED)
         if not (self.cache_tools_list and self._tools_fresh and self._tools is not None):
-            self._tools = await self._request(
-                "method:tools/list",
-                lambda client: _listing.all_pages(
-                    client.list_tools, "tools", self.max_list_pages, self.name
-                ),
-            )
-            self._required = _listing.required_arguments(self._tools)
-            self._tools_fresh = True
+            await self._fetch_tools()
+        assert self._tools is not None
         return await _listing.filtered(self, list(self._tools), run_context, agent)
+
+    async def _fetch_tools(self) -> None:
+        """List every tool on the server (all pages) and remember the list."""
+        self._tools = await self._request(
+            "method:tools/list",
+            lambda client: _listing.all_pages(
+                client.list_tools, "tools", self.max_list_pages, self.name
+            ),
+        )
+        self._required = _listing.required_arguments(self._tools)
+        self._tools_fresh = True
 
     def invalidate_tools_cache(self) -> None:
         """Make the next `list_tools()` ask the server again."""
@@ -274,8 +367,13 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
             progress_callback: Awaited with `(progress, total, message)` for each progress
                 notification the server sends about this call.
 
+        With an approval callback (`on_approval_request`), the call is first put to it as
+        the policy says; a denied call is not sent, and the result is an `isError` one whose
+        text names the tool and the reason.
+
         Raises:
-            UserError: Not connected, or required arguments missing (known from the last list).
+            UserError: Not connected, or required arguments missing (known from the last list),
+                or the approval callback answered something else than `{"approve": bool}`.
             MCPCallError: The request failed; the message names the server and the tool.
         """
         if not self._connected:
@@ -283,9 +381,10 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
 
             raise UserError(NOT_CONNECTED)
         _listing.check_required(self, tool_name, self._required, arguments)
-        return await self._request(
-            tool_name, _tool_call(tool_name, arguments, meta, progress_callback)
-        )
+        send = _tool_call(tool_name, arguments, meta, progress_callback)
+        if self._gates():
+            return await self._gated_call(tool_name, arguments, send)
+        return await self._request(tool_name, send)
 
     def call_tool_unchecked(
         self,
@@ -302,7 +401,10 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
         add a frame to each resumption of the call. Not connected: a `UserError` when
         awaited.
         """
-        return self._request(tool_name, _tool_call(tool_name, arguments, meta, progress_callback))
+        send = _tool_call(tool_name, arguments, meta, progress_callback)
+        if self._gates():
+            return self._gated_call(tool_name, arguments, send)
+        return self._request(tool_name, send)
 
     # -- tools for models ---------------------------------------------------------------
 
@@ -317,8 +419,9 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
         """The server's tools as toolwire `FunctionTool`s that call the server.
 
         Args:
-            on_approval_request: Decides each call that needs approval (sync or async); None
-                leaves the decision to the run (the tool carries `needs_approval`).
+            on_approval_request: Decides each call that needs approval (sync or async), in
+                place of the server's own `on_approval_request`; with neither, the decision
+                is left to the run (the tool carries `needs_approval`).
             convert_schemas_to_strict: Make the schemas strict where possible (a schema that
                 cannot be is kept as it is, with the reason logged).
             run_context: Passed to a callable tool filter.
@@ -335,7 +438,7 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
             self,
             listed,
             strict=convert_schemas_to_strict,
-            on_approval_request=on_approval_request,
+            on_approval_request=on_approval_request or self.on_approval_request,
             agent=agent,
         )
 
@@ -350,7 +453,10 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
         return self._failure_error_function
 
     def _get_needs_approval_for_tool(self, tool: Any, agent: Any) -> Any:
-        """`needs_approval` for one listed tool, as the SDK's run loop reads it."""
+        """`needs_approval` for one listed tool, as the SDK's run loop reads it: never with
+        an approval callback, which answers at the call instead of pausing the run."""
+        if self.on_approval_request is not None:
+            return False
         return self._approval_policy.needs_approval_for(
             tool_name=tool.name,
             annotations=_listing.annotations_of(tool),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Any
 
@@ -27,6 +27,20 @@ def _label(server: Any) -> Any:
     return getattr(server, "name", server)
 
 
+def _give_approval_callback(server: Any, callback: Callable[..., Any]) -> None:
+    from ..errors import UserError
+    from .base import MCPClientServer
+
+    if not isinstance(server, MCPClientServer):
+        raise UserError(
+            f"MCPServerManager(on_approval_request=...) cannot gate {_label(server)!r}: it is "
+            f"a {type(server).__name__}, not a toolwire client server, so its calls would run "
+            "unasked. Use toolwire.client's server classes, or its own require_approval."
+        )
+    if server.on_approval_request is None:
+        server.on_approval_request = callback
+
+
 class MCPServerManager:
     """Connects and cleans up a group of servers.
 
@@ -39,6 +53,9 @@ class MCPServerManager:
         suppress_cancelled_error: Record a cancellation raised by a server's `connect()` as
             a failure rather than letting it end the caller.
         connect_in_parallel: Connect all servers at once rather than one after another.
+        on_approval_request: An approval callback for every managed server that has none of
+            its own (see the server classes); a server that cannot take one (not a toolwire
+            client server) is refused, since its calls would go unasked.
     """
 
     def __init__(
@@ -51,11 +68,16 @@ class MCPServerManager:
         strict: bool = False,
         suppress_cancelled_error: bool = True,
         connect_in_parallel: bool = False,
+        on_approval_request: Callable[..., Any] | None = None,
     ) -> None:
         unique: list[Any] = []
         for server in servers:
             if not any(server is seen for seen in unique):
                 unique.append(server)
+        if on_approval_request is not None:
+            for server in unique:
+                _give_approval_callback(server, on_approval_request)
+        self.on_approval_request = on_approval_request
         self._servers = unique
         self._connect_timeout = connect_timeout_seconds
         self._cleanup_timeout = cleanup_timeout_seconds

@@ -1,4 +1,5 @@
-"""The three ways to reach an MCP server: a child process (stdio), streamable HTTP, legacy SSE.
+"""The ways to reach an MCP server: a child process (stdio), streamable HTTP, legacy SSE, and a
+toolwire `Server` in the same process (in memory, for tests and embedding).
 
 Each takes the Agents SDK's parameters, in the SDK's order with its defaults, and then
 toolwire's own keyword-only options:
@@ -7,6 +8,11 @@ toolwire's own keyword-only options:
   has it, else the handshake era), "legacy" (handshake era only) or "modern" (2026-07-28).
 - `prefix_tool_names`: `function_tools()` names tools `mcp_<server>__<tool>`.
 - `connect_timeout_seconds`: a bound on `connect()` as a whole (None: each request's own).
+- `on_approval_request`: an approval callback, `(MCPToolApprovalRequest) -> {"approve": bool,
+  "reason"?: str}`, sync or async, asked before every call the policy gates, whatever makes
+  the call: `Agent(mcp_servers=[...])`, `function_tools()`, `call_tool()` or `toolwire call`.
+  A denied call never reaches the server. With a callback, `require_approval=None` means
+  "annotations" (every tool not annotated as harmless is asked about).
 - `elicitation_callback`, `sampling_callback`, `logging_callback`, `list_roots_callback`:
   handed to the `mcp` client, which declares the matching capabilities.
 - stdio only: `errlog`, a text stream that receives the server's stderr (by default it
@@ -31,7 +37,7 @@ from .params import (
     MCPServerStreamableHttpParams,
 )
 
-__all__ = ["MCPServerSse", "MCPServerStdio", "MCPServerStreamableHttp"]
+__all__ = ["MCPServerInMemory", "MCPServerSse", "MCPServerStdio", "MCPServerStreamableHttp"]
 
 
 class _Transported(MCPClientServer):
@@ -166,3 +172,63 @@ class MCPServerSse(_OverHttp):
         from ._targets import open_sse
 
         return open_sse(self.params, self._options(), self.headers_provider, self.bearer_token)
+
+
+class MCPServerInMemory(_Transported):
+    """A toolwire `Server` in this process, reached in memory: no socket, no subprocess.
+
+    It is a client adapter like the others (`list_tools`, `call_tool`, `read_resource`,
+    `get_prompt`, `function_tools()`, `Agent(mcp_servers=[...])`), through the same protocol
+    session every transport serves, in either era (`protocol_mode`). `connect()` enters the
+    server's lifespan and `cleanup()` exits it; calls still running then are cancelled.
+
+    Example:
+        ```python
+        async with MCPServerInMemory(server) as client:
+            answer = await client.call_tool("add", {"a": 2, "b": 3})
+        ```
+
+    Args:
+        server: The `toolwire.Server` to serve (anything with its `serving()` and
+            `max_message_bytes`).
+        *args: The other client classes' parameters, in their order.
+        **kwargs: Their keyword options (`protocol_mode`, `on_approval_request`, ...).
+    """
+
+    params: Any
+
+    def __init__(self, server: Any, *args: Any, **kwargs: Any) -> None:
+        if not callable(getattr(server, "serving", None)):
+            from ..errors import UserError
+
+            raise UserError(
+                f"MCPServerInMemory needs a toolwire Server, not {type(server).__name__}: to "
+                "reach another kind of server, use MCPServerStdio or MCPServerStreamableHttp."
+            )
+        super().__init__(server, *args, **kwargs)
+
+    @property
+    def server(self) -> Any:
+        """The served `toolwire.Server`."""
+        return self.params
+
+    def _default_name(self) -> str:
+        return f"in-memory: {getattr(self.params, 'name', type(self.params).__name__)}"
+
+    def _open_client(self) -> AbstractAsyncContextManager[Any]:
+        from ._memory import memory_transport
+
+        client: AbstractAsyncContextManager[Any] = self._options().client(
+            memory_transport(self.params)
+        )
+        return client
+
+
+_memory_signature = _signature_with()
+MCPServerInMemory.__init__.__signature__ = _memory_signature.replace(  # type: ignore[attr-defined]
+    parameters=[
+        next(iter(_memory_signature.parameters.values())),
+        inspect.Parameter("server", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Any"),
+        *list(_memory_signature.parameters.values())[2:],
+    ]
+)

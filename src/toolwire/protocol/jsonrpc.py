@@ -83,13 +83,24 @@ class ProtocolError(Exception):
         code: The JSON-RPC error code.
         message: The error message.
         data: Optional `error.data`.
+        cause: The author's exception behind it, when there is one: logged, and added to the
+            message only for a session that shows error details (an in-process client).
     """
 
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
+    def __init__(
+        self, code: int, message: str, data: Any = None, *, cause: BaseException | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.data = data
+        self.cause = cause
+
+    def message_for(self, details: bool) -> str:
+        """The message to send: with the cause appended when `details` is set."""
+        if not details or self.cause is None:
+            return self.message
+        return f"{self.message}: {type(self.cause).__name__}: {self.cause}"
 
 
 @dataclass(slots=True)

@@ -160,9 +160,11 @@ async def _rendered_with_context(
     arguments = params.get("arguments") or {}
     try:
         value = await session.context_for(request_id, entry.name, arguments, params, version)
-    except Exception:
+    except Exception as error:
         logger.exception("the context factory failed for prompt %r", entry.name)
-        raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}") from None
+        raise ProtocolError(
+            INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=error
+        ) from None
     context = ToolContext(
         value,
         tool_name=entry.name,
@@ -190,6 +192,7 @@ async def _render(
         return render_messages(value, version, entry.name)
     except PromptResultError as error:
         logger.error("%s", error)
+        failure: Exception = error
     except ProtocolError:
         raise
     except ClientRequestError as error:
@@ -198,9 +201,10 @@ async def _render(
         raise ProtocolError(
             INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}: {error}"
         ) from None
-    except Exception:
+    except Exception as error:
         logger.exception("prompt %r failed", entry.name)
-    raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}")
+        failure = error
+    raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=failure)
 
 
 PROMPT_ROUTES_HANDSHAKE: dict[str, Route] = {

@@ -17,7 +17,8 @@ Decisions:
   (SEP-2164). The same goes for subscribing to such a URI: a typo should not pass silently.
 - A template's values that do not convert to its function's types: -32602 naming each
   parameter and why. A function that raises: -32603 "Error reading resource <uri>" (the
-  exception is logged for the author, not shown to the client, as with tools).
+  exception is logged for the author, not shown to a remote client, as with tools; an
+  in-process client, the author's own test, gets it appended to the message).
 - `params.uri` must be a string: -32602 "Invalid request parameters" naming the field.
 - A read runs in a task the session tracks, as a tool call does (`session_requests.py`):
   the next frame does not wait for it, `notifications/cancelled` stops it (no reply is
@@ -153,9 +154,11 @@ async def read_contents(
         contents = await reader.read(uri, values, server.sync_limiter, ctx)
     except InvalidResourceParams as invalid:
         raise ProtocolError(INVALID_PARAMS, str(invalid), {"uri": uri}) from None
-    except Exception:
+    except Exception as error:
         logger.exception("reading resource %r failed", uri)
-        raise ProtocolError(INTERNAL_ERROR, f"Error reading resource {uri}", {"uri": uri}) from None
+        raise ProtocolError(
+            INTERNAL_ERROR, f"Error reading resource {uri}", {"uri": uri}, cause=error
+        ) from None
     if contents is NOT_FOUND:
         raise not_found(uri, version)
     return contents

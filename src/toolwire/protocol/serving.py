@@ -22,7 +22,9 @@ class SessionOpener(Protocol):
     with `routed=True`, `send` also gets the id of the request each message belongs to.
     `back_channel=False` says the transport cannot carry requests to the client during a
     call (HTTP JSON-response or stateless mode). `identity` is the authenticated caller the
-    session serves (None without authentication)."""
+    session serves (None without authentication). `error_details=True` adds the author's
+    exception to the error replies of failed resources and prompts (for an in-process client,
+    never for a remote one)."""
 
     def __call__(
         self,
@@ -31,6 +33,7 @@ class SessionOpener(Protocol):
         routed: bool = False,
         back_channel: bool = True,
         identity: Identity | None = None,
+        error_details: bool = False,
     ) -> ServerSession: ...
 
 

@@ -108,10 +108,13 @@ class ServerSession(ToolCalls):
         routed: bool = False,
         back_channel: bool = True,
         identity: Identity | None = None,
+        error_details: bool = False,
     ) -> None:
         self.server = server
         self.back_channel = back_channel
         self.identity = identity
+        # Whether an error reply adds the author's exception (an in-process client only).
+        self.error_details = error_details
         self._send: Callable[..., Awaitable[None]] = send
         self._routed = routed
         self._contexts = contexts
@@ -259,7 +262,8 @@ class ServerSession(ToolCalls):
         try:
             await self._request(item.id, item.method, item.params)
         except ProtocolError as error:
-            await self.send(error_message(item.id, error.code, error.message, error.data), item.id)
+            text = error.message_for(self.error_details)
+            await self.send(error_message(item.id, error.code, text, error.data), item.id)
         except Exception:
             logger.exception("request %r (%s) failed", item.id, item.method)
             await self.send(error_message(item.id, INTERNAL_ERROR, "Internal error"), item.id)

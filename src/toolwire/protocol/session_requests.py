@@ -56,6 +56,7 @@ class TrackedRequests:
     backlog: Backlog
     client_info: dict[str, Any] | None
     identity: Identity | None
+    error_details: bool
     _contexts: ContextSource
     loop: asyncio.AbstractEventLoop | None
     send: Callable[..., Awaitable[None]]
@@ -169,7 +170,8 @@ class TrackedRequests:
         try:
             reply = result_message(request_id, await work())
         except ProtocolError as error:
-            reply = error_message(request_id, error.code, error.message, error.data)
+            text = error.message_for(self.error_details)
+            reply = error_message(request_id, error.code, text, error.data)
         except Exception:
             logger.exception("request %r failed", request_id)
             reply = error_message(request_id, INTERNAL_ERROR, "Internal error")

@@ -35,9 +35,20 @@ def bounded_opener(opener: SessionOpener, max_event_bytes: int | None) -> Sessio
     # The keywords are spelled out: the transports read an opener's signature to learn
     # which options it takes.
     def open_bounded(
-        send: Any, *, routed: bool = False, back_channel: bool = True, identity: Any = None
+        send: Any,
+        *,
+        routed: bool = False,
+        back_channel: bool = True,
+        identity: Any = None,
+        error_details: bool = False,
     ) -> ServerSession:
-        session = opener(send, routed=routed, back_channel=back_channel, identity=identity)
+        session = opener(
+            send,
+            routed=routed,
+            back_channel=back_channel,
+            identity=identity,
+            error_details=error_details,
+        )
         session.max_frame_bytes = max_event_bytes
         return session
 
