@@ -208,6 +208,7 @@ async def connect(
     errlog: TextIO | None = None,
     headers: dict[str, str] | None = None,
     max_list_pages: int = 100,
+    on_approval_request: Any = None,
 ) -> AsyncIterator[MCPClientServer]:
     """A connected client-adapter server for the TARGET, cleaned up on exit.
 
@@ -217,6 +218,8 @@ async def connect(
         errlog: Where a stdio server's stderr goes (default: our stderr).
         headers: Extra HTTP headers for every request (HTTP and SSE).
         max_list_pages: A bound on the pages one listing reads.
+        on_approval_request: The server's approval callback (`toolwire call`'s terminal
+            prompt): with it, the adapter's "annotations" policy gates every call.
     """
     from ..client import MCPServerSse, MCPServerStdio, MCPServerStreamableHttp
 
@@ -224,6 +227,7 @@ async def connect(
         "name": target.label,
         "client_session_timeout_seconds": timeout,
         "max_list_pages": max_list_pages,
+        "on_approval_request": on_approval_request,
     }
     server: MCPClientServer
     if target.kind == "stdio":

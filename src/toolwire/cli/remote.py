@@ -15,7 +15,7 @@ import asyncio
 import json
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -64,7 +64,13 @@ async def _list_tools(server: MCPClientServer) -> list[dict[str, Any]]:
     return [_wire(tool) for tool in await server.list_tools()]
 
 
-def _run(args: argparse.Namespace, work: Any, outcome: _Outcome | None = None) -> int:
+def _run(
+    args: argparse.Namespace,
+    work: Any,
+    outcome: _Outcome | None = None,
+    *,
+    on_approval_request: Any = None,
+) -> int:
     """Connect, run `work(server, target)`, and turn every failure into one line.
 
     A stdio server's stderr (its logs, its tracebacks) is kept aside unless `--verbose`:
@@ -79,7 +85,9 @@ def _run(args: argparse.Namespace, work: Any, outcome: _Outcome | None = None) -
         return 2
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
         errlog = None if args.verbose or target.kind != "stdio" else log
-        status, broke = _session(command, target, work, args.timeout, errlog, headers)
+        status, broke = _session(
+            command, target, work, args.timeout, errlog, headers, on_approval_request
+        )
         if broke and errlog is not None and (said := last_line(errlog)):
             print(f"toolwire {command}: the server's stderr ended with: {said}", file=sys.stderr)
         if outcome is not None and outcome.tool_failed:
@@ -116,12 +124,18 @@ def _session(
     timeout: float,
     errlog: TextIO | None,
     headers: dict[str, str],
+    on_approval_request: Any,
 ) -> tuple[int, bool]:
     """Run the command's work; (exit status, whether talking to the server itself failed)."""
 
     async def session() -> int:
         async with connect(
-            target, timeout=timeout, errlog=errlog, headers=headers, max_list_pages=_MAX_PAGES
+            target,
+            timeout=timeout,
+            errlog=errlog,
+            headers=headers,
+            max_list_pages=_MAX_PAGES,
+            on_approval_request=on_approval_request,
         ) as server:
             result: int = await work(server, target)
             return result
@@ -262,28 +276,50 @@ def _is_terminal(stream: TextIO) -> bool:
         return False
 
 
-def approval_reason(tool: dict[str, Any]) -> str | None:
-    """Why `toolwire call` asks before calling this tool; None when it does not ask.
+@dataclass
+class _TerminalApproval:
+    """`toolwire call`'s approval callback: the client adapter's gate decides which calls are
+    asked about (the "annotations" policy), and this answers for the person at the terminal.
 
-    The policy is the client adapter's "annotations": a tool is asked about unless its MCP
-    annotations vouch for it. The reason given is the one true of this tool.
+    With `--yes` every call is approved. Without a terminal to ask on, or when the person
+    says no, the call is denied (it never reaches the server) and the reason is kept for the
+    one line the command ends with.
     """
-    from ..client.approvals import ApprovalPolicy
 
-    policy = ApprovalPolicy.resolve("annotations", has_callback=True)
-    annotations = tool.get("annotations")
-    if not policy.requires(str(tool.get("name", "")), annotations):
-        return None
-    if isinstance(annotations, dict) and annotations.get("destructiveHint") is True:
-        return "it is marked destructive (destructiveHint: true)"
-    return "its annotations do not say it is read-only or non-destructive"
+    approve_all: bool
+    tools: dict[Any, dict[str, Any]] = field(default_factory=dict)  # as listed, by name
+    label: str = "the server"
+    refusal: _Refusal | None = None
+
+    def __call__(self, request: Any) -> dict[str, Any]:
+        if self.approve_all:
+            return {"approve": True}
+        name = str(request.data.name)
+        reason = self.reason(name)
+        if not (_is_terminal(sys.stdin) and _is_terminal(sys.stderr)):
+            self.refusal = _Refusal(
+                f"tool {name!r} needs approval: {reason}; there is no terminal to ask on, so "
+                "pass --yes to call it anyway"
+            )
+            return {"approve": False, "reason": "there was no terminal to ask on"}
+        arguments = json.loads(request.data.arguments or "{}")
+        if _confirm(name, self.label, arguments, reason):
+            return {"approve": True}
+        self.refusal = _Refusal("not approved; the tool was not called", status=1)
+        return {"approve": False, "reason": "declined at the terminal"}
+
+    def reason(self, name: str) -> str:
+        """Why the gate asks about this tool, in words true for it."""
+        from ..client.approvals import gate_reason
+
+        return gate_reason((self.tools.get(name) or {}).get("annotations"))
 
 
-def _confirm(tool: str, target: RemoteTarget, arguments: dict[str, Any], reason: str) -> bool:
+def _confirm(tool: str, label: str, arguments: dict[str, Any], reason: str) -> bool:
     """Ask y/N on the terminal; anything but y/yes (EOF included) is a no."""
     shown = json.dumps(arguments, ensure_ascii=False)
     sys.stderr.write(
-        f"Tool '{tool}' on {target.label} needs approval: {reason}.\nCall it with {shown}? [y/N] "
+        f"Tool '{tool}' on {label} needs approval: {reason}.\nCall it with {shown}? [y/N] "
     )
     sys.stderr.flush()
     answer = sys.stdin.readline()
@@ -311,30 +347,25 @@ def call_command(args: argparse.Namespace) -> int:
     save_dir = Path(args.save_dir) if args.save_dir else None
     shown = _shown(args)
     outcome = _Outcome()
+    approval = _TerminalApproval(approve_all=args.yes)
 
     async def _call_work(server: MCPClientServer, target: RemoteTarget) -> int:
         tools = {tool.get("name"): tool for tool in await _list_tools(server)}
-        tool = tools.get(tool_name)
-        if tool is None:
+        if tool_name not in tools:
             known = ", ".join(sorted(str(name) for name in tools)) or "none"
             raise _Refusal(f"unknown tool {tool_name!r} on {target.label} (its tools: {known})")
-        reason = approval_reason(tool)
-        if reason is not None and not args.yes:
-            if not (_is_terminal(sys.stdin) and _is_terminal(sys.stderr)):
-                raise _Refusal(
-                    f"tool {tool_name!r} needs approval: {reason}; there is no terminal to ask "
-                    "on, so pass --yes to call it anyway"
-                )
-            if not _confirm(tool_name, target, arguments, reason):
-                raise _Refusal("not approved; the tool was not called", status=1)
+        approval.tools, approval.label = tools, target.label
         display = ProgressDisplay(sys.stderr, live=_is_terminal(sys.stderr))
         try:
             # Unchecked: the server judges the arguments and its answer is shown as it is.
+            # The adapter's approval gate runs first and asks `approval` when it must.
             result = await server.call_tool_unchecked(
                 tool_name, arguments, progress_callback=display.update
             )
         finally:
             display.finish()
+        if approval.refusal is not None:
+            raise approval.refusal
         wire = _wire(result)
         failed = bool(wire.get("isError"))
         outcome.tool_failed = failed
@@ -361,4 +392,4 @@ def call_command(args: argparse.Namespace) -> int:
             write_stdout(text)
         return 0
 
-    return _run(args, _call_work, outcome)
+    return _run(args, _call_work, outcome, on_approval_request=approval)
