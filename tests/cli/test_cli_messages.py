@@ -58,6 +58,7 @@ def test_the_wrong_endpoint_gets_a_hint(running: tuple[str, Running]) -> None:
 def test_tools_advice_is_for_a_client() -> None:
     done = toolwire("tools", LOOSE)
     assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
     out = done.stdout
     search, store = out.split("\n\n")[1:3]
     assert search.splitlines()[4:] == [

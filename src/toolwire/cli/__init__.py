@@ -149,7 +149,9 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     remote_target = (
         "a command line starting a stdio server, or an http(s) URL (SSE if it ends in /sse)"
     )
-    tools = commands.add_parser("tools", help="list a remote MCP server's tools and schemas")
+    tools = commands.add_parser(
+        "tools", help="list a remote MCP server's tools, schemas, and what providers refuse in them"
+    )
     tools.add_argument("target", metavar="TARGET", help=remote_target)
     tools.add_argument("--json", action="store_true", help="machine-readable output")
     _reaching_options(tools, timeout=30.0)
@@ -159,7 +161,11 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     call.add_argument("tool", metavar="TOOL", help="the tool's name")
     call.add_argument("--args", default="{}", metavar="JSON", help="the arguments, a JSON object")
     call.add_argument(
-        "--yes", "-y", action="store_true", help="call without asking, even if it may change things"
+        "--yes",
+        "-y",
+        action="store_true",
+        help="approve the call without asking, even a tool whose annotations do not say it "
+        "is harmless",
     )
     call.add_argument(
         "--save-dir",
