@@ -1,6 +1,8 @@
 """The server `toolwire tools` / `toolwire call` are tested against (stdio, HTTP and SSE).
 
-`CLI_CALL_LOG`, when set, names a file where `wipe` writes down each call it receives.
+`CLI_CALL_LOG`, when set, names a file where `wipe` and `purge` write down each call they
+receive. `wipe` has no annotations and `purge` is marked destructive: the CLI asks before
+either, for a different reason.
 """
 
 from __future__ import annotations
@@ -57,6 +59,20 @@ def wipe(path: str) -> str:
         with open(log, "a", encoding="utf-8") as out:
             out.write(path + "\n")
     return f"wiped {path}"
+
+
+@server.tool(annotations={"destructiveHint": True})
+def purge(path: str) -> str:
+    """Delete a path for good (marked destructive, so the CLI asks before calling it).
+
+    Args:
+        path: What to delete.
+    """
+    log = os.environ.get("CLI_CALL_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as out:
+            out.write(f"purge {path}\n")
+    return f"purged {path}"
 
 
 @server.tool(annotations={"readOnlyHint": True})

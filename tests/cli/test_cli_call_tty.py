@@ -90,14 +90,24 @@ def _call(tool: str, arguments: str) -> str:
     return f"{sys.executable} -m toolwire call {quoted} {tool} --args {shlex.quote(arguments)}"
 
 
+REASONS = {
+    "wipe": "its annotations do not say it is read-only or non-destructive",
+    "purge": "it is marked destructive (destructiveHint: true)",
+}
+
+
 @pytest.mark.parametrize(("answer", "status"), [("y", 0), ("n", 1), ("", 1)])
-def test_gated_tool_asks_yes_no(
-    terminal: Terminal, tmp_path: Path, answer: str, status: int
+@pytest.mark.parametrize("tool", ["wipe", "purge"])
+def test_gated_tool_asks_yes_no_saying_why(
+    terminal: Terminal, tmp_path: Path, tool: str, answer: str, status: int
 ) -> None:
     log = tmp_path / "calls.txt"
-    terminal.start(_call("wipe", '{"path": "/srv/data"}'), CLI_CALL_LOG=str(log))
+    terminal.start(_call(tool, '{"path": "/srv/data"}'), CLI_CALL_LOG=str(log))
     shown = terminal.wait_for("[y/N]")
-    assert "Tool 'wipe' on " in shown and "may change things" in shown
+    # The reason given is the one true of this tool, and only that one.
+    assert f"Tool '{tool}' on {STDIO} needs approval: {REASONS[tool]}." in shown
+    other = REASONS["purge" if tool == "wipe" else "wipe"]
+    assert other not in shown
     assert 'Call it with {"path": "/srv/data"}? [y/N]' in shown
     assert not log.exists()  # nothing called before the answer
     if answer:
@@ -106,8 +116,8 @@ def test_gated_tool_asks_yes_no(
     shown = terminal.wait_for("EXIT=")
     assert f"EXIT={status}" in shown
     if status == 0:
-        assert "wiped /srv/data" in shown
-        assert log.read_text() == "/srv/data\n"
+        assert f"{'wiped' if tool == 'wipe' else 'purged'} /srv/data" in shown
+        assert log.read_text() == ("/srv/data\n" if tool == "wipe" else "purge /srv/data\n")
     else:
         assert "toolwire call: not approved; the tool was not called" in shown
         assert not log.exists()

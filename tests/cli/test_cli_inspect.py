@@ -83,7 +83,7 @@ def test_human_output_is_readable(tmp_path: Path) -> None:
     result = toolwire("inspect", str(module))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "opt 2.0: 1 tool"
+    assert lines[0] == "opt 2.0: 1 tool, 0 resources, 0 resource templates, 0 prompts"
     assert lines[2] == "- search (Search things): Search."
     assert lines[3] == "    annotations: readOnlyHint=True"
     assert lines[4].startswith('    input:  {"properties": {"query":')
@@ -102,8 +102,8 @@ def test_demo_server_default_output_has_no_warnings() -> None:
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     lines = result.stdout.splitlines()
-    assert lines[0] == "toolwire-demo 0.1.0: 7 tools"
-    tools = [line for line in lines if line.startswith("- ")]
+    assert lines[0] == ("toolwire-demo 0.1.0: 7 tools, 1 resource, 1 resource template, 1 prompt")
+    tools = [line for line in lines[: lines.index("Resources:")] if line.startswith("- ")]
     assert tools == [
         "- shout: Return the text in upper case.",
         "- word_stats: Count characters, words and lines of a text.",
@@ -117,3 +117,59 @@ def test_demo_server_default_output_has_no_warnings() -> None:
     accepted = [line for line in lines if line.startswith("    accepted as is by: ")]
     assert accepted == ["    accepted as is by: openai-strict, gemini, anthropic"] * len(tools)
     assert any(line.startswith('    output: {"description": "Counts for a piece') for line in lines)
+    # What else the server publishes, as a client's resources/list, resources/templates/list
+    # and prompts/list would show it.
+    assert lines[lines.index("Resources:") :] == [
+        "Resources:",
+        "- index <notes://index> [text/plain]: The titles of every note, one per line.",
+        "",
+        "Resource templates:",
+        "- note <notes://{title}> [text/plain]: One note's text.",
+        "",
+        "Prompts:",
+        "- summarise(title, style?) (Summarise a note): Ask the model to summarise one note.",
+    ]
+
+
+def test_json_lists_resources_templates_and_prompts() -> None:
+    data = json.loads(toolwire("inspect", "servers/demo/server.py", "--json").stdout)
+    assert data["resources"] == [
+        {
+            "uri": "notes://index",
+            "name": "index",
+            "description": "The titles of every note, one per line.",
+            "mimeType": "text/plain",
+        }
+    ]
+    assert [entry["uriTemplate"] for entry in data["resourceTemplates"]] == ["notes://{title}"]
+    (prompt,) = data["prompts"]
+    assert prompt["name"] == "summarise" and prompt["title"] == "Summarise a note"
+    assert [(arg["name"], arg["required"]) for arg in prompt["arguments"]] == [
+        ("title", True),
+        ("style", False),
+    ]
+    assert "listingErrors" not in data
+
+
+DIRECTORY = textwrap.dedent(
+    """
+    from pathlib import Path
+    from toolwire import Server
+
+    server = Server("docs")
+    server.add_directory_resources(Path(__file__).parent / "docs", uri_prefix="docs://")
+    """
+)
+
+
+def test_directory_resources_are_listed_file_by_file(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n")
+    (tmp_path / "docs" / "b.txt").write_text("b\n")
+    module = tmp_path / "docs_server.py"
+    module.write_text(DIRECTORY)
+    result = toolwire("inspect", str(module), "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert sorted(entry["uri"] for entry in data["resources"]) == ["docs://a.md", "docs://b.txt"]
+    assert len(data["resourceTemplates"]) == 1

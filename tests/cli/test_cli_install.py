@@ -192,3 +192,16 @@ def test_the_installed_entry_starts_the_server_from_anywhere(tmp_path: Path, tar
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["result"]["serverInfo"]["name"] == "toolwire-demo"
+
+
+def test_a_config_path_under_a_file_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "taken"
+    blocker.write_text("not a directory")
+    config = blocker / "sub" / "mcp.json"
+    result = toolwire("install", "cursor", "servers/demo/server.py", "--config", str(config))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"toolwire install: cannot write {config}: {blocker} is a file, not a directory; "
+        "nothing was changed\n"
+    )
+    assert blocker.read_text() == "not a directory"

@@ -34,13 +34,20 @@ def test_tools_lists_schemas_and_schema_problems(target: str) -> None:
     done = toolwire("tools", target)
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert out.splitlines()[0].endswith(": 6 tools")
+    assert out.splitlines()[0].endswith(": 7 tools")
     assert "- add: Add two numbers." in out and "annotations: readOnlyHint=True" in out
     assert '"a": {"description": "The first.", "title": "A", "type": "integer"}' in out
     # `loose` takes a dict: OpenAI's strict mode would refuse it, the others accept it.
     loose = out[out.index("- loose:") :].split("\n\n")[0]
-    assert "warning [openai-strict] (root): objects need" in loose
-    assert "accepted as is by: gemini, anthropic" in loose
+    assert loose.splitlines()[3:] == [
+        '    warning [openai-strict] (root): objects need "additionalProperties": false',
+        '    warning [openai-strict] properties.payload: objects need "additionalProperties": false',
+        "    for a client [openai-strict]: convert_schemas_to_strict=True cannot make this "
+        "schema strict, so toolwire's client adapter sends it non-strict, which OpenAI accepts",
+        "    accepted as is by: gemini, anthropic",
+    ]
+    # Advice for the server's author has no place in a listing of someone else's server.
+    assert "strict_mode" not in out and "serve the tool" not in out
 
 
 def test_tools_json(target: str) -> None:
@@ -48,15 +55,43 @@ def test_tools_json(target: str) -> None:
     assert done.returncode == 0, done.stderr
     listing = json.loads(done.stdout)
     tools = {tool["name"]: tool for tool in listing["tools"]}
-    assert set(tools) == {"add", "slow", "wipe", "pic", "loose", "fail"}
+    assert set(tools) == {"add", "slow", "wipe", "purge", "pic", "loose", "fail"}
     assert tools["add"]["inputSchema"]["required"] == ["a", "b"]
     assert tools["loose"]["problems"]["openai-strict"] and not tools["add"]["problems"]["gemini"]
+    assert set(tools["loose"]["client_advice"]) == {"openai-strict"}
+    assert tools["add"]["client_advice"] == {}
 
 
-def test_call_prints_text_and_structured_result(target: str) -> None:
+def test_call_prints_the_result_once(target: str) -> None:
+    # The server sends the text "42" and the structured {"result": 42}: one is shown.
     done = toolwire("call", target, "add", "--args", '{"a": 2, "b": 40}')
     assert done.returncode == 0, done.stderr
-    assert done.stdout == '42\nstructured result:\n{\n  "result": 42\n}\n'
+    assert done.stdout == "42\n"
+
+
+def test_call_structured_prints_the_structured_result_only(target: str) -> None:
+    done = toolwire("call", target, "add", "--args", '{"a": 2, "b": 40}', "--structured")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"result": 42}
+    assert done.stdout == '{\n  "result": 42\n}\n'
+
+
+def test_call_json_prints_the_whole_result(target: str) -> None:
+    done = toolwire("call", target, "add", "--args", '{"a": 2, "b": 40}', "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["content"] == [{"type": "text", "text": "42"}]
+    assert result["structuredContent"] == {"result": 42}
+    assert result["isError"] is False
+
+
+def test_call_structured_without_structured_content_says_so(tmp_path: Path) -> None:
+    done = toolwire("call", STDIO, "pic", "--structured", "--save-dir", str(tmp_path))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines() == [
+        "toolwire call: tool 'pic' returned no structured content; its content was:",
+        f"[image image/png, 70 bytes] saved to {tmp_path / 'pic-1.png'}",
+    ]
 
 
 def test_call_shows_progress_on_stderr(target: str) -> None:
@@ -83,25 +118,61 @@ def test_tool_error_is_shown_with_status_1(target: str) -> None:
     done = toolwire("call", target, "fail")
     assert done.returncode == 1
     assert done.stdout == ""
-    assert "toolwire call: tool 'fail' reported an error:" in done.stderr
-    assert "An error occurred while running the tool." in done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[:2] == [
+        "toolwire call: tool 'fail' reported an error:",
+        "An error occurred while running the tool. Please try again.",
+    ]
     assert "Traceback" not in done.stderr
+    if target == STDIO:
+        # The server's traceback went to its stderr, which the CLI keeps aside: its last
+        # line is shown, and how to see all of it.
+        assert lines[2:] == [
+            "toolwire call: the server's stderr ended with: RuntimeError: the disk is on fire",
+            "toolwire call: the server's stderr is hidden; add --verbose to see it",
+        ]
+    else:
+        url = target
+        assert lines[2:] == [
+            "toolwire call: the cause, if the server logged it, is in the log of the process "
+            f"serving {url}"
+        ]
 
 
-def test_no_terminal_refuses_a_gated_tool_without_yes(tmp_path: Path) -> None:
+def test_verbose_shows_the_failing_servers_stderr() -> None:
+    done = toolwire("call", STDIO, "fail", "--verbose")
+    assert done.returncode == 1
+    assert "RuntimeError: the disk is on fire" in done.stderr
+    assert 'raise RuntimeError("the disk is on fire")' in done.stderr  # the whole traceback
+    assert "add --verbose" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("tool", "reason", "called", "log_line"),
+    [
+        (
+            "wipe",
+            "its annotations do not say it is read-only or non-destructive",
+            "wiped /x",
+            "/x",
+        ),
+        ("purge", "it is marked destructive (destructiveHint: true)", "purged /x", "purge /x"),
+    ],
+)
+def test_no_terminal_refuses_a_gated_tool_without_yes(
+    tmp_path: Path, tool: str, reason: str, called: str, log_line: str
+) -> None:
     log = tmp_path / "calls.txt"
-    done = toolwire("call", STDIO, "wipe", "--args", '{"path": "/x"}', CLI_CALL_LOG=str(log))
+    done = toolwire("call", STDIO, tool, "--args", '{"path": "/x"}', CLI_CALL_LOG=str(log))
     assert done.returncode == 2
     assert done.stderr == (
-        "toolwire call: tool 'wipe' needs approval (its annotations do not mark it read-only) "
-        "and there is no terminal to ask on; pass --yes to call it anyway\n"
+        f"toolwire call: tool '{tool}' needs approval: {reason}; there is no terminal to ask "
+        "on, so pass --yes to call it anyway\n"
     )
     assert not log.exists()
-    done = toolwire(
-        "call", STDIO, "wipe", "--args", '{"path": "/x"}', "--yes", CLI_CALL_LOG=str(log)
-    )
-    assert done.returncode == 0 and done.stdout == "wiped /x\n"
-    assert log.read_text() == "/x\n"
+    done = toolwire("call", STDIO, tool, "--args", '{"path": "/x"}', "--yes", CLI_CALL_LOG=str(log))
+    assert done.returncode == 0 and done.stdout == f"{called}\n"
+    assert log.read_text() == f"{log_line}\n"
 
 
 @pytest.mark.parametrize(
@@ -119,7 +190,7 @@ def test_no_terminal_refuses_a_gated_tool_without_yes(tmp_path: Path) -> None:
         (
             ["call", STDIO, "nope"],
             f"toolwire call: unknown tool 'nope' on {STDIO} "
-            "(its tools: add, fail, loose, pic, slow, wipe)",
+            "(its tools: add, fail, loose, pic, purge, slow, wipe)",
         ),
         (
             ["tools", "no-such-command-tw"],

@@ -54,13 +54,16 @@ def test_files_never_overwrite(tmp_path: Path) -> None:
     assert (tmp_path / "pic-1.png").read_bytes() == b"mine"
 
 
-def test_structured_result_said_once_when_the_text_repeats_it(tmp_path: Path) -> None:
+def test_a_result_is_said_once_content_first(tmp_path: Path) -> None:
     same = {"content": [{"type": "text", "text": '{"a": 1}'}], "structuredContent": {"a": 1}}
-    assert render_result(same, save_dir=tmp_path, stem="t") == '{\n  "a": 1\n}'
+    assert render_result(same, save_dir=tmp_path, stem="t") == '{"a": 1}'
     other = {"content": [{"type": "text", "text": "one"}], "structuredContent": {"a": 1}}
-    assert render_result(other, save_dir=tmp_path, stem="t") == (
-        'one\nstructured result:\n{\n  "a": 1\n}'
-    )
+    assert render_result(other, save_dir=tmp_path, stem="t") == "one"
+    # Without content, the structured result is the result.
+    bare = {"content": [], "structuredContent": {"a": [1, 2]}}
+    shown = render_result(bare, save_dir=tmp_path, stem="t")
+    assert shown == '{\n  "a": [\n    1,\n    2\n  ]\n}'
+    assert render_result({"content": []}, save_dir=tmp_path, stem="t") == ""
 
 
 def test_progress_lines_without_a_terminal() -> None:

@@ -5,25 +5,65 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from typing import Any, NoReturn
 
 __all__ = ["main"]
 
 _TARGET_HELP = "path/file.py[:server] or module[:server]"
 
 
+class _Parser(argparse.ArgumentParser):
+    """A parser whose usage errors are one line: what is wrong, and where to read more.
+
+    argparse prints the whole usage before its message; for a bad value the user needs the
+    flag and the reason, and `--help` is one command away. `declared` keeps every argument
+    and the subcommands, in order, for the test that each has a help text.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.declared: list[argparse.Action] = []
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        self.declared.append(action)
+        return action
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        action = super().add_subparsers(**kwargs)
+        self.declared.append(action)
+        return action
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The top-level parser, and each command's own parser by name (for its usage errors)."""
     from .. import __version__
 
-    parser = argparse.ArgumentParser(prog="toolwire", description="Serve Python tools over MCP.")
-    parser.add_argument("--version", action="version", version=f"toolwire {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser = _Parser(prog="toolwire", description="Serve Python tools over MCP.")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"toolwire {__version__}",
+        help="print toolwire's version and exit",
+    )
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", help="what to do (each has --help)"
+    )
 
     run = commands.add_parser("run", help="serve a toolwire Server over stdio or HTTP")
     run.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
-    run.add_argument("--transport", default="stdio", choices=["stdio", "http", "sse"])
-    run.add_argument("--host", default="127.0.0.1", help="HTTP: the interface to bind")
-    run.add_argument("--port", type=int, default=8000, help="HTTP: the TCP port (8000)")
+    run.add_argument(
+        "--transport",
+        default="stdio",
+        choices=["stdio", "http", "sse"],
+        help="stdio (the default: for a client that starts the server), http (streamable "
+        "HTTP at /mcp) or sse (legacy SSE at /sse)",
+    )
+    run.add_argument("--host", type=_host, default="127.0.0.1", help="HTTP: the interface to bind")
+    run.add_argument("--port", type=_port, default=8000, help="HTTP: the TCP port (8000)")
     run.add_argument(
         "--stateless", action="store_true", help="streamable HTTP: no sessions, one POST each"
     )
@@ -48,6 +88,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     )
     run.add_argument(
         "--redis",
+        type=_redis_url,
         metavar="URL",
         help="streamable HTTP: keep sessions, resumable streams and change notices in this "
         "Redis (redis://host:port/db), shared by every process serving the URL; needs "
@@ -56,6 +97,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     run.add_argument(
         "--allowed-host",
         action="append",
+        type=_allowed_host,
         metavar="HOST",
         help="HTTP: a Host name the server answers, instead of the loopback ones (repeatable; "
         "'name' any port, 'name:port' that one, '*' any host)",
@@ -63,34 +105,53 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     run.add_argument(
         "--allowed-origin",
         action="append",
+        type=_allowed_origin,
         metavar="ORIGIN",
         help="HTTP: a browser Origin allowed besides the server's own, instead of the loopback "
         "ones (repeatable; e.g. https://app.example.com, '*' any origin)",
     )
     run.add_argument(
-        "--path", metavar="DIR", help="import a module TARGET from DIR (default: the current dir)"
+        "--path",
+        type=_directory,
+        metavar="DIR",
+        help="import a module TARGET from DIR (default: the current dir)",
     )
 
-    inspect = commands.add_parser("inspect", help="list tools, schemas and schema problems")
+    inspect = commands.add_parser(
+        "inspect",
+        help="list a server's tools (schemas, schema problems), resources, templates and prompts",
+    )
     inspect.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
     inspect.add_argument("--json", action="store_true", help="machine-readable output")
-    inspect.add_argument("--path", metavar="DIR", help="import a module TARGET from DIR")
+    inspect.add_argument(
+        "--path", type=_directory, metavar="DIR", help="import a module TARGET from DIR"
+    )
 
     install = commands.add_parser("install", help="add the server to a client's MCP config")
-    install.add_argument("client", choices=["claude-desktop", "claude-code", "cursor", "mcp-json"])
+    install.add_argument(
+        "client",
+        choices=["claude-desktop", "claude-code", "cursor", "mcp-json"],
+        help="whose config to write (mcp-json: print a standalone mcpServers object)",
+    )
     install.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
-    install.add_argument("--name", help="the server's name in the config (default: its own)")
+    install.add_argument(
+        "--name", type=_name, help="the server's name in the config (default: its own)"
+    )
     install.add_argument(
         "--env", action="append", default=[], metavar="K=V", help="set in the server's env"
     )
     install.add_argument("--config", metavar="PATH", help="the config file to write")
     install.add_argument("--dry-run", action="store_true", help="show the result, write nothing")
-    install.add_argument("--path", metavar="DIR", help="import a module TARGET from DIR")
+    install.add_argument(
+        "--path", type=_directory, metavar="DIR", help="import a module TARGET from DIR"
+    )
 
     remote_target = (
         "a command line starting a stdio server, or an http(s) URL (SSE if it ends in /sse)"
     )
-    tools = commands.add_parser("tools", help="list a remote MCP server's tools and schemas")
+    tools = commands.add_parser(
+        "tools", help="list a remote MCP server's tools, schemas, and what providers refuse in them"
+    )
     tools.add_argument("target", metavar="TARGET", help=remote_target)
     tools.add_argument("--json", action="store_true", help="machine-readable output")
     _reaching_options(tools, timeout=30.0)
@@ -100,10 +161,27 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     call.add_argument("tool", metavar="TOOL", help="the tool's name")
     call.add_argument("--args", default="{}", metavar="JSON", help="the arguments, a JSON object")
     call.add_argument(
-        "--yes", "-y", action="store_true", help="call without asking, even if it may change things"
+        "--yes",
+        "-y",
+        action="store_true",
+        help="approve the call without asking, even a tool whose annotations do not say it "
+        "is harmless",
     )
     call.add_argument(
-        "--save-dir", metavar="DIR", help="where images and other binaries go (a new temp dir)"
+        "--save-dir",
+        type=_save_dir,
+        metavar="DIR",
+        help="where images and other binaries go (a new temp dir)",
+    )
+    call.add_argument(
+        "--structured",
+        action="store_true",
+        help="print the structured result (structuredContent) as JSON instead of the content",
+    )
+    call.add_argument(
+        "--json",
+        action="store_true",
+        help="print the whole result as JSON: content, structuredContent and isError",
     )
     _reaching_options(call, timeout=300.0)
     return parser, {
@@ -128,11 +206,92 @@ def _reaching_options(command: argparse.ArgumentParser, *, timeout: float) -> No
     )
     command.add_argument(
         "--timeout",
-        type=float,
+        type=_timeout_seconds,
         default=timeout,
         metavar="S",
         help=f"seconds per request ({timeout:g})",
     )
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a TCP port is 1 to 65535, not {port}")
+    return port
+
+
+def _host(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty; give an address or name, e.g. 127.0.0.1")
+    return text.strip()
+
+
+def _name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty; give the name the client should show")
+    return text.strip()
+
+
+def _directory(text: str) -> str:
+    from pathlib import Path
+
+    found = Path(text).expanduser()
+    if not found.exists():
+        raise argparse.ArgumentTypeError(f"no such directory: {text}")
+    if not found.is_dir():
+        raise argparse.ArgumentTypeError(f"not a directory: {text}")
+    return text
+
+
+def _save_dir(text: str) -> str:
+    from pathlib import Path
+
+    found = Path(text).expanduser()
+    if found.exists() and not found.is_dir():
+        raise argparse.ArgumentTypeError(f"not a directory: {text}")
+    return str(found)
+
+
+def _timeout_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text}")
+    return seconds
+
+
+def _redis_url(text: str) -> str:
+    scheme = text.partition("://")[0].lower() if "://" in text else ""
+    if scheme not in ("redis", "rediss", "unix"):
+        raise argparse.ArgumentTypeError(
+            f"not a Redis URL: {text!r} (write redis://host:port/db, rediss://... for TLS, "
+            "or unix:///path/to/socket)"
+        )
+    return text
+
+
+def _guard_entry(text: str, what: str) -> str:
+    """Check one --allowed-host / --allowed-origin value as the server will."""
+    from ..transports.http.security import HostOriginGuard
+
+    try:
+        HostOriginGuard(None, **{what: [text]})  # type: ignore[arg-type]
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix(f"{what}: ")) from None
+    return text
+
+
+def _allowed_host(text: str) -> str:
+    return _guard_entry(text, "allowed_hosts")
+
+
+def _allowed_origin(text: str) -> str:
+    return _guard_entry(text, "allowed_origins")
 
 
 def _worker_count(text: str) -> int:
@@ -159,12 +318,15 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     """Parse `argv`; an option no parser knows is reported by the parser it was meant for.
 
     argparse leaves the arguments a subcommand does not recognise to the top-level parser,
-    whose error shows the top-level usage; `toolwire run x.py --port 8000` deserves run's
-    usage and a message naming `--port`. Exits with status 2 on any usage error.
+    whose error names the top-level command; `toolwire run x.py --reload` deserves a message
+    from `toolwire run` naming `--reload`. Exits with status 2 on any usage error, after one
+    line on stderr.
     """
     parser, commands = _parser()
     args, unknown = parser.parse_known_args(argv)
     if not unknown:
+        if args.command == "call" and args.json and args.structured:
+            commands["call"].error("--json and --structured exclude each other (--json has both)")
         return args
     # Anything before the command word belongs to the top level (`toolwire --port run ...`).
     command_at = argv.index(args.command) if args.command in argv else len(argv)
@@ -173,8 +335,8 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     options = [token for token in unknown if token.startswith("-")]
     if options:
         label = "unknown option" if len(options) == 1 else "unknown options"
-        owner.error(f"{label}: {', '.join(options)} (see `{owner.prog} --help`)")
-    owner.error(f"unexpected arguments: {' '.join(unknown)} (see `{owner.prog} --help`)")
+        owner.error(f"{label}: {', '.join(options)}")
+    owner.error(f"unexpected arguments: {' '.join(unknown)}")
     raise AssertionError("unreachable: ArgumentParser.error exits")  # pragma: no cover
 
 
@@ -187,7 +349,20 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit code: 0 on success, 2 for a bad TARGET, usage or config.
     """
-    args = _parse(sys.argv[1:] if argv is None else argv)
+    from ._stdout import end_for_closed_stdout
+
+    try:
+        args = _parse(sys.argv[1:] if argv is None else argv)
+    except BrokenPipeError:  # `toolwire --help | true`
+        return end_for_closed_stdout()
+    except SystemExit:
+        # --help and --version wrote to stdout: flush now, while a closed pipe can be told
+        # apart from other failures.
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            end_for_closed_stdout()
+        raise
     if args.command == "run":
         from .run import run
 
@@ -218,12 +393,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _emit(text: str) -> int:
-    """Print for a human or a pipe; a reader that went away (`| head`) is not an error."""
-    try:
-        print(text, flush=True)
-    except BrokenPipeError:
-        import os
+    """Print for a human or a pipe; a reader that went away (`| head`) ends us as it would
+    end `cat` (see `_stdout`)."""
+    from ._stdout import StdoutClosed, end_for_closed_stdout, write_stdout
 
-        # Python would complain again when flushing stdout at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    try:
+        write_stdout(text)
+    except StdoutClosed:
+        return end_for_closed_stdout()
     return 0

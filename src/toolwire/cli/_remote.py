@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TextIO
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 if TYPE_CHECKING:
     from ..client.base import MCPClientServer
@@ -86,10 +86,64 @@ def _innermost(error: BaseException) -> BaseException:
     return error
 
 
+def _chain(error: BaseException) -> list[BaseException]:
+    """The error, what it wraps (exception groups) and what caused it, depth first."""
+    found: list[BaseException] = []
+    pending = [error]
+    while pending and len(found) < 50:
+        current = pending.pop()
+        if any(current is seen for seen in found):
+            continue
+        found.append(current)
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(reversed(current.exceptions))
+        if current.__cause__ is not None:
+            pending.append(current.__cause__)
+        elif current.__context__ is not None and not current.__suppress_context__:
+            pending.append(current.__context__)
+    return found
+
+
+# The `mcp` client's streamable HTTP transport turns a 404 answer to `initialize` into a
+# JSON-RPC "method not found" error with this message; the SSE transport raises the HTTP
+# client's status error, which carries the response.
+_METHOD_NOT_FOUND = -32601
+
+
+def _answered_404(error: BaseException) -> bool:
+    for cause in _chain(error):
+        response = getattr(cause, "response", None)
+        if getattr(response, "status_code", None) == 404:
+            return True
+        if getattr(cause, "code", None) == _METHOD_NOT_FOUND and str(
+            getattr(cause, "message", "")
+        ).startswith("Not Found"):
+            return True
+    return False
+
+
+def _endpoint_hint(target: RemoteTarget) -> str:
+    """What to try when nothing answers at the URL's path."""
+    parts = urlsplit(target.url)
+    path = parts.path.rstrip("/")
+    if path.endswith(("/mcp", "/sse")):
+        return (
+            "is the path right? toolwire serves streamable HTTP at /mcp and legacy SSE at "
+            "/sse, under the mount's prefix when mounted in an app"
+        )
+    base = urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+    return (
+        f"the URL needs the endpoint's path: try {base}/mcp (streamable HTTP; toolwire's "
+        f"default) or {base}/sse (legacy SSE)"
+    )
+
+
 def describe_failure(target: RemoteTarget, error: BaseException) -> str:
     """One line saying why talking to the TARGET failed (no traceback)."""
     from ..client.errors import MCPCallError
 
+    if target.kind != "stdio" and _answered_404(error):
+        return f"{target.url} answered 404 Not Found: {_endpoint_hint(target)}"
     cause = _innermost(error)
     if isinstance(cause, MCPCallError):
         # The adapter's message names the server again and may span lines (a child's
@@ -154,6 +208,7 @@ async def connect(
     errlog: TextIO | None = None,
     headers: dict[str, str] | None = None,
     max_list_pages: int = 100,
+    on_approval_request: Any = None,
 ) -> AsyncIterator[MCPClientServer]:
     """A connected client-adapter server for the TARGET, cleaned up on exit.
 
@@ -163,6 +218,8 @@ async def connect(
         errlog: Where a stdio server's stderr goes (default: our stderr).
         headers: Extra HTTP headers for every request (HTTP and SSE).
         max_list_pages: A bound on the pages one listing reads.
+        on_approval_request: The server's approval callback (`toolwire call`'s terminal
+            prompt): with it, the adapter's "annotations" policy gates every call.
     """
     from ..client import MCPServerSse, MCPServerStdio, MCPServerStreamableHttp
 
@@ -170,6 +227,7 @@ async def connect(
         "name": target.label,
         "client_session_timeout_seconds": timeout,
         "max_list_pages": max_list_pages,
+        "on_approval_request": on_approval_request,
     }
     server: MCPClientServer
     if target.kind == "stdio":

@@ -95,7 +95,11 @@ def _block_lines(block: dict[str, Any], saver: _Saver) -> list[str]:
 
 
 def render_result(result: dict[str, Any], *, save_dir: Path, stem: str) -> str:
-    """The readable form of a `tools/call` result.
+    """The readable form of a `tools/call` result: its content, said once.
+
+    The content blocks are the result; `structuredContent` is shown (as indented JSON) only
+    when there is no content at all, since a server that sends both usually repeats one in
+    the other. `toolwire call --structured` and `--json` show it on request.
 
     Args:
         result: The result as on the wire (`content`, `structuredContent`, `isError`).
@@ -107,12 +111,6 @@ def render_result(result: dict[str, Any], *, save_dir: Path, stem: str) -> str:
     for block in result.get("content") or []:
         lines.extend(_block_lines(block, saver) if isinstance(block, dict) else [str(block)])
     structured = result.get("structuredContent")
-    if structured is not None:
-        pretty = json.dumps(structured, indent=2, ensure_ascii=False)
-        # The text blocks usually repeat the structured result; say it once.
-        if lines != [json.dumps(structured)] and lines != [pretty]:
-            lines.append("structured result:")
-        else:
-            lines = []
-        lines.append(pretty)
+    if not lines and structured is not None:
+        lines.append(json.dumps(structured, indent=2, ensure_ascii=False))
     return "\n".join(lines)

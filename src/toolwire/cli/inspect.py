@@ -1,4 +1,5 @@
-"""`toolwire inspect`: what a server publishes, and what each client dialect would reject."""
+"""`toolwire inspect`: what a server publishes (tools, resources, resource templates, prompts),
+and what each client dialect would reject in its tools' schemas."""
 
 from __future__ import annotations
 
@@ -16,7 +17,13 @@ _LISTING_VERSION = "2025-11-25"
 
 
 def describe(server: Server) -> dict[str, Any]:
-    """The server's tools as `tools/list` shows them, plus schema problems per dialect."""
+    """Everything the server lists, as its `*/list` answers show it, plus schema problems
+    per dialect for each tool.
+
+    Returns:
+        `server` (its info and instructions), `tools`, `resources`, `resourceTemplates` and
+        `prompts`; `listingErrors` too when a template's own listing of resources failed.
+    """
     tools = []
     for entry in server.tools.values():
         listing = dict(entry.listing(_LISTING_VERSION))
@@ -29,39 +36,114 @@ def describe(server: Server) -> dict[str, Any]:
     info: dict[str, Any] = dict(server.server_info)
     if server.instructions:
         info["instructions"] = server.instructions
-    return {"server": info, "tools": tools}
+    registry = server.resource_registry
+    resources = [entry.listing(_LISTING_VERSION) for entry in registry.listings()]
+    errors: list[str] = []
+    for template in registry.templates.values():
+        if template.lister is None:
+            continue
+        try:
+            resources.extend(entry.listing(_LISTING_VERSION) for entry in template.lister())
+        except Exception as error:  # a directory that went away: say so, list the rest
+            errors.append(f"listing the resources of {template.uri_template} failed: {error}")
+    data: dict[str, Any] = {
+        "server": info,
+        "tools": tools,
+        "resources": resources,
+        "resourceTemplates": [
+            template.listing(_LISTING_VERSION) for template in registry.templates.values()
+        ],
+        "prompts": [prompt.listing(_LISTING_VERSION) for prompt in server.prompts.values()],
+    }
+    if errors:
+        data["listingErrors"] = errors
+    return data
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def inspect_server(server: Server, *, as_json: bool = False) -> str:
-    """Readable (or JSON) report of a server's tools."""
+    """Readable (or JSON) report of what a server publishes."""
     data = describe(server)
     if as_json:
         return json.dumps(data, indent=2, ensure_ascii=False)
     header = f"{server.name} {server.version or ''}".rstrip()
-    return render_tools(header, data["tools"])
+    lines = [
+        f"{header}: "
+        + ", ".join(
+            [
+                _count(len(data["tools"]), "tool"),
+                _count(len(data["resources"]), "resource"),
+                _count(len(data["resourceTemplates"]), "resource template"),
+                _count(len(data["prompts"]), "prompt"),
+            ]
+        ),
+        "",
+    ]
+    if data["tools"]:
+        lines += [_tool_lines(tool) for tool in data["tools"]]
+    for title, key, render in (
+        ("Resources", "resources", _resource_line),
+        ("Resource templates", "resourceTemplates", _resource_line),
+        ("Prompts", "prompts", _prompt_line),
+    ):
+        if data[key]:
+            lines += [f"{title}:", *(render(entry) for entry in data[key]), ""]
+    lines += [f"warning: {error}" for error in data.get("listingErrors", [])]
+    return "\n".join(lines).rstrip()
+
+
+def _summary(entry: dict[str, Any], between: str = "") -> str:
+    """` (title)`, then `between`, then `: first line of the description`, as far as the
+    entry has them."""
+    title = f" ({entry['title']})" if entry.get("title") else ""
+    description = (entry.get("description") or "").strip().splitlines()
+    return title + between + (f": {description[0]}" if description else "")
+
+
+def _resource_line(entry: dict[str, Any]) -> str:
+    where = entry.get("uri") or entry.get("uriTemplate") or ""
+    kind = f" [{entry['mimeType']}]" if entry.get("mimeType") else ""
+    return f"- {entry.get('name', '')}{_summary(entry, f' <{where}>{kind}')}"
+
+
+def _prompt_line(entry: dict[str, Any]) -> str:
+    arguments = ", ".join(
+        argument["name"] + ("" if argument.get("required") else "?")
+        for argument in entry.get("arguments", [])
+    )
+    return f"- {entry['name']}({arguments}){_summary(entry)}"
+
+
+def _tool_lines(tool: dict[str, Any]) -> str:
+    """One tool (wire form with `problems`, and `client_advice` when listed remotely)."""
+    lines = [f"- {tool['name']}{_summary(tool)}"]
+    if tool.get("annotations"):
+        hints = ", ".join(f"{key}={value}" for key, value in tool["annotations"].items())
+        lines.append(f"    annotations: {hints}")
+    lines.append(f"    input:  {json.dumps(tool.get('inputSchema', {}), ensure_ascii=False)}")
+    if "outputSchema" in tool:
+        lines.append(f"    output: {json.dumps(tool['outputSchema'], ensure_ascii=False)}")
+    advice: dict[str, str] = tool.get("client_advice") or {}
+    clean = [dialect for dialect, found in tool["problems"].items() if not found]
+    for dialect, problems in tool["problems"].items():
+        lines.extend(f"    warning [{dialect}] {problem}" for problem in problems)
+        if dialect in advice:
+            lines.append(f"    for a client [{dialect}]: {advice[dialect]}")
+    if clean:
+        lines.append(f"    accepted as is by: {', '.join(clean)}")
+    return "\n".join(lines) + "\n"
 
 
 def render_tools(header: str, tools: list[dict[str, Any]]) -> str:
     """Tools as listed (wire form, each with its `problems` per dialect), for a person.
 
-    Shared by `toolwire inspect` (a local server) and `toolwire tools` (a remote one).
+    Shared by `toolwire inspect` (a local server: the problems carry advice for its author)
+    and `toolwire tools` (a remote one: each tool also has `client_advice`, what a client
+    can do about what a provider refuses).
     """
-    count = len(tools)
-    lines = [f"{header}: {count} tool{'s' if count != 1 else ''}", ""]
-    for tool in tools:
-        title = f" ({tool['title']})" if tool.get("title") else ""
-        description = (tool.get("description") or "").strip().splitlines()
-        lines.append(f"- {tool['name']}{title}" + (f": {description[0]}" if description else ""))
-        if tool.get("annotations"):
-            hints = ", ".join(f"{key}={value}" for key, value in tool["annotations"].items())
-            lines.append(f"    annotations: {hints}")
-        lines.append(f"    input:  {json.dumps(tool.get('inputSchema', {}), ensure_ascii=False)}")
-        if "outputSchema" in tool:
-            lines.append(f"    output: {json.dumps(tool['outputSchema'], ensure_ascii=False)}")
-        clean = [dialect for dialect, found in tool["problems"].items() if not found]
-        for dialect, problems in tool["problems"].items():
-            lines.extend(f"    warning [{dialect}] {problem}" for problem in problems)
-        if clean:
-            lines.append(f"    accepted as is by: {', '.join(clean)}")
-        lines.append("")
+    lines = [f"{header}: {_count(len(tools), 'tool')}", ""]
+    lines += [_tool_lines(tool) for tool in tools]
     return "\n".join(lines).rstrip()

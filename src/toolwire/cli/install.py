@@ -165,6 +165,17 @@ def _write_atomically(path: Path, text: str) -> Path | None:
     return backup
 
 
+def _why(path: Path, error: OSError) -> str:
+    """Why the config could not be written, naming the part of the path at fault."""
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                return f"{parent} is a file, not a directory"
+            break
+    where = f" ({error.filename})" if error.filename else ""
+    return f"{error.strerror or error}{where}"
+
+
 def install(args: argparse.Namespace, server: Server) -> str:
     """Merge the entry into the client's config (or print it); return the report to print."""
     name = (args.name or server.name).strip()
@@ -189,7 +200,12 @@ def install(args: argparse.Namespace, server: Server) -> str:
     if args.dry_run:
         verb = "replace" if replaced else "add"
         return f"dry run: would {verb} server {name!r} in {path} ({kept}):\n{shown}"
-    backup = _write_atomically(path, text)
+    try:
+        backup = _write_atomically(path, text)
+    except OSError as error:  # a parent that is a file, no permission, a full disk
+        raise InstallError(
+            f"cannot write {path}: {_why(path, error)}; nothing was changed"
+        ) from None
     lines = [f"{'replaced' if replaced else 'added'} server {name!r} in {path} ({kept}):", shown]
     if backup is not None:
         lines.append(f"backup of the previous file: {backup}")

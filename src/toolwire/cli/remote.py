@@ -4,7 +4,8 @@ TARGET is a command line that starts a stdio server (`"python server.py"`, `"npx
 or an http(s) URL (streamable HTTP; legacy SSE when the path ends in /sse). Every failure
 (bad arguments, an unknown tool, a server that cannot be reached) ends in one line on stderr
 and a non-zero exit status: 1 when the tool ran and failed or the call was declined, 2 when
-nothing could be called.
+nothing could be called. A reader of stdout that goes away (`| head`) ends the command as it
+ends `cat` (see `_stdout`), never as a failure to reach the server.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import asyncio
 import json
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -27,6 +29,7 @@ from ._remote import (
     parse_headers,
     parse_remote_target,
 )
+from ._stdout import StdoutClosed, end_for_closed_stdout, write_stdout
 
 __all__ = ["call_command", "tools_command"]
 
@@ -44,6 +47,13 @@ class _Refusal(Exception):
         self.status = status
 
 
+@dataclass
+class _Outcome:
+    """What the command's work found out, for what is said after the server has gone."""
+
+    tool_failed: bool = False
+
+
 def _wire(model: Any) -> dict[str, Any]:
     """An `mcp` model as it travels on the wire (camelCase keys, no unset fields)."""
     dumped: dict[str, Any] = model.model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -54,16 +64,13 @@ async def _list_tools(server: MCPClientServer) -> list[dict[str, Any]]:
     return [_wire(tool) for tool in await server.list_tools()]
 
 
-def _with_problems(tool: dict[str, Any]) -> dict[str, Any]:
-    schema = tool.get("inputSchema") or {}
-    problems = {
-        dialect: [str(problem) for problem in schema_problems(schema, dialect)]
-        for dialect in DIALECTS
-    }
-    return {**tool, "problems": problems}
-
-
-def _run(args: argparse.Namespace, work: Any) -> int:
+def _run(
+    args: argparse.Namespace,
+    work: Any,
+    outcome: _Outcome | None = None,
+    *,
+    on_approval_request: Any = None,
+) -> int:
     """Connect, run `work(server, target)`, and turn every failure into one line.
 
     A stdio server's stderr (its logs, its tracebacks) is kept aside unless `--verbose`:
@@ -78,10 +85,36 @@ def _run(args: argparse.Namespace, work: Any) -> int:
         return 2
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
         errlog = None if args.verbose or target.kind != "stdio" else log
-        status, broke = _session(command, target, work, args.timeout, errlog, headers)
+        status, broke = _session(
+            command, target, work, args.timeout, errlog, headers, on_approval_request
+        )
         if broke and errlog is not None and (said := last_line(errlog)):
             print(f"toolwire {command}: the server's stderr ended with: {said}", file=sys.stderr)
+        if outcome is not None and outcome.tool_failed:
+            _where_the_cause_is(command, target, errlog, verbose=args.verbose)
         return status
+
+
+def _where_the_cause_is(
+    command: str, target: RemoteTarget, errlog: TextIO | None, *, verbose: bool
+) -> None:
+    """After a tool failed: where its cause can be read (the server's stderr, or its log)."""
+    if target.kind != "stdio":
+        print(
+            f"toolwire {command}: the cause, if the server logged it, is in the log of the "
+            f"process serving {target.url}",
+            file=sys.stderr,
+        )
+        return
+    if verbose:
+        return  # its stderr has been shown as it ran
+    said = last_line(errlog)
+    if said:
+        print(f"toolwire {command}: the server's stderr ended with: {said}", file=sys.stderr)
+    print(
+        f"toolwire {command}: the server's stderr is hidden; add --verbose to see it",
+        file=sys.stderr,
+    )
 
 
 def _session(
@@ -91,12 +124,18 @@ def _session(
     timeout: float,
     errlog: TextIO | None,
     headers: dict[str, str],
+    on_approval_request: Any,
 ) -> tuple[int, bool]:
     """Run the command's work; (exit status, whether talking to the server itself failed)."""
 
     async def session() -> int:
         async with connect(
-            target, timeout=timeout, errlog=errlog, headers=headers, max_list_pages=_MAX_PAGES
+            target,
+            timeout=timeout,
+            errlog=errlog,
+            headers=headers,
+            max_list_pages=_MAX_PAGES,
+            on_approval_request=on_approval_request,
         ) as server:
             result: int = await work(server, target)
             return result
@@ -110,39 +149,108 @@ def _session(
         print(f"toolwire {command}: interrupted", file=sys.stderr)
         return 130, False
     except BaseException as error:  # the user gets one line, never a traceback
-        wrapped = _refusal_inside(error)
-        if wrapped is not None:
-            print(f"toolwire {command}: {wrapped}", file=sys.stderr)
-            return wrapped.status, False
+        ours = _ours_inside(error)
+        if isinstance(ours, StdoutClosed):
+            # The server has been left cleanly by now; nothing more is said.
+            return end_for_closed_stdout(), False
+        if isinstance(ours, _Refusal):
+            print(f"toolwire {command}: {ours}", file=sys.stderr)
+            return ours.status, False
         if isinstance(error, SystemExit):
             raise
         print(f"toolwire {command}: {describe_failure(target, error)}", file=sys.stderr)
         return 2, True
 
 
-def _refusal_inside(error: BaseException) -> _Refusal | None:
-    """Our own refusal, even when the client's task groups wrapped it in exception groups."""
+def _ours_inside(error: BaseException) -> BaseException:
+    """The first exception inside the client's task groups (their exception groups)."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
-    return error if isinstance(error, _Refusal) else None
+    return error
 
 
 # -- toolwire tools -------------------------------------------------------------------------
 
 
+def _what(message: str) -> str:
+    """What a provider refuses, without the advice for the server's author that follows.
+
+    The messages of `schema_problems` say what is refused first, then (after "; ") what the
+    author can do; the one detail kept is which properties are missing from `required`.
+    """
+    what, *rest = message.split("; ")
+    details = [part for part in rest if part.startswith("missing from required:")]
+    return "; ".join([what, *details])
+
+
+def _client_view(tool: dict[str, Any], strict: Any) -> dict[str, Any]:
+    """The tool with what each provider refuses and what a client (not the author) can do.
+
+    Args:
+        tool: The tool as listed (wire form).
+        strict: The same tool converted by the client adapter with
+            `convert_schemas_to_strict=True` (None when it could not be converted at all).
+    """
+    schema = tool.get("inputSchema") or {}
+    problems = {
+        dialect: [
+            f"{problem.path or '(root)'}: {_what(problem.message)}"
+            for problem in schema_problems(schema, dialect)
+        ]
+        for dialect in DIALECTS
+    }
+    advice: dict[str, str] = {}
+    if problems["openai-strict"]:
+        made_strict = (
+            strict is not None
+            and strict.strict_json_schema
+            and not schema_problems(strict.params_json_schema, "openai-strict")
+        )
+        if made_strict:
+            advice["openai-strict"] = (
+                "toolwire's client adapter sends a strict version with "
+                "convert_schemas_to_strict=True (function_tools(), or Agent(mcp_config=...)); "
+                "without it the tool is sent non-strict, which OpenAI accepts"
+            )
+        else:
+            advice["openai-strict"] = (
+                "convert_schemas_to_strict=True cannot make this schema strict, so toolwire's "
+                "client adapter sends it non-strict, which OpenAI accepts"
+            )
+    for dialect in ("gemini", "anthropic"):
+        if problems[dialect]:
+            advice[dialect] = (
+                "a client cannot rewrite this; leave the tool out for this provider "
+                "(tool_filter= on toolwire's client adapter)"
+            )
+    return {**tool, "problems": problems, "client_advice": advice}
+
+
+async def _strict_versions(server: MCPClientServer) -> dict[str, Any]:
+    """The server's tools as the client adapter converts them when asked for strict schemas."""
+    try:
+        converted = await server.function_tools(convert_schemas_to_strict=True)
+    except Exception:  # a tool the adapter cannot take at all: no advice about it, no failure
+        return {}
+    return {tool.name: tool for tool in converted}
+
+
 def tools_command(args: argparse.Namespace) -> int:
-    """List a remote server's tools, their schemas and the schema problems per provider."""
+    """List a remote server's tools, their schemas, what each provider would refuse in them,
+    and what a client can do about it."""
     from .inspect import render_tools
 
     as_json: bool = args.json
 
     async def _tools_work(server: MCPClientServer, target: RemoteTarget) -> int:
-        tools = [_with_problems(tool) for tool in await _list_tools(server)]
+        listed = await _list_tools(server)
+        strict = await _strict_versions(server)
+        tools = [_client_view(tool, strict.get(str(tool.get("name")))) for tool in listed]
         if as_json:
             text = json.dumps({"target": target.text, "tools": tools}, indent=2, ensure_ascii=False)
         else:
             text = render_tools(target.label, tools)
-        print(text, flush=True)
+        write_stdout(text)
         return 0
 
     return _run(args, _tools_work)
@@ -168,27 +276,65 @@ def _is_terminal(stream: TextIO) -> bool:
         return False
 
 
-def _confirm(tool: str, target: RemoteTarget, arguments: dict[str, Any]) -> bool:
+@dataclass
+class _TerminalApproval:
+    """`toolwire call`'s approval callback: the client adapter's gate decides which calls are
+    asked about (the "annotations" policy), and this answers for the person at the terminal.
+
+    With `--yes` every call is approved. Without a terminal to ask on, or when the person
+    says no, the call is denied (it never reaches the server) and the reason is kept for the
+    one line the command ends with.
+    """
+
+    approve_all: bool
+    tools: dict[Any, dict[str, Any]] = field(default_factory=dict)  # as listed, by name
+    label: str = "the server"
+    refusal: _Refusal | None = None
+
+    def __call__(self, request: Any) -> dict[str, Any]:
+        if self.approve_all:
+            return {"approve": True}
+        name = str(request.data.name)
+        reason = self.reason(name)
+        if not (_is_terminal(sys.stdin) and _is_terminal(sys.stderr)):
+            self.refusal = _Refusal(
+                f"tool {name!r} needs approval: {reason}; there is no terminal to ask on, so "
+                "pass --yes to call it anyway"
+            )
+            return {"approve": False, "reason": "there was no terminal to ask on"}
+        arguments = json.loads(request.data.arguments or "{}")
+        if _confirm(name, self.label, arguments, reason):
+            return {"approve": True}
+        self.refusal = _Refusal("not approved; the tool was not called", status=1)
+        return {"approve": False, "reason": "declined at the terminal"}
+
+    def reason(self, name: str) -> str:
+        """Why the gate asks about this tool, in words true for it."""
+        from ..client.approvals import gate_reason
+
+        return gate_reason((self.tools.get(name) or {}).get("annotations"))
+
+
+def _confirm(tool: str, label: str, arguments: dict[str, Any], reason: str) -> bool:
     """Ask y/N on the terminal; anything but y/yes (EOF included) is a no."""
     shown = json.dumps(arguments, ensure_ascii=False)
     sys.stderr.write(
-        f"Tool '{tool}' on {target.label} may change things (its annotations do not mark it "
-        f"read-only).\nCall it with {shown}? [y/N] "
+        f"Tool '{tool}' on {label} needs approval: {reason}.\nCall it with {shown}? [y/N] "
     )
     sys.stderr.flush()
     answer = sys.stdin.readline()
     return answer.strip().lower() in ("y", "yes")
 
 
-def _needs_approval(tool: dict[str, Any]) -> bool:
-    from ..client.approvals import ApprovalPolicy
-
-    policy = ApprovalPolicy.resolve("annotations", has_callback=True)
-    return policy.requires(str(tool.get("name", "")), tool.get("annotations"))
+def _shown(args: argparse.Namespace) -> str:
+    """What of the result goes to stdout: "content", "structured" or "json"."""
+    if args.json:
+        return "json"
+    return "structured" if args.structured else "content"
 
 
 def call_command(args: argparse.Namespace) -> int:
-    """Call one tool of a remote server and print its result readably."""
+    """Call one tool of a remote server and print its result once, readably."""
     from ._progress import ProgressDisplay
     from ._render import render_result
 
@@ -199,38 +345,51 @@ def call_command(args: argparse.Namespace) -> int:
         print(f"toolwire call: {refusal}", file=sys.stderr)
         return refusal.status
     save_dir = Path(args.save_dir) if args.save_dir else None
+    shown = _shown(args)
+    outcome = _Outcome()
+    approval = _TerminalApproval(approve_all=args.yes)
 
     async def _call_work(server: MCPClientServer, target: RemoteTarget) -> int:
         tools = {tool.get("name"): tool for tool in await _list_tools(server)}
-        tool = tools.get(tool_name)
-        if tool is None:
+        if tool_name not in tools:
             known = ", ".join(sorted(str(name) for name in tools)) or "none"
             raise _Refusal(f"unknown tool {tool_name!r} on {target.label} (its tools: {known})")
-        if _needs_approval(tool) and not args.yes:
-            if not (_is_terminal(sys.stdin) and _is_terminal(sys.stderr)):
-                raise _Refusal(
-                    f"tool {tool_name!r} needs approval (its annotations do not mark it "
-                    "read-only) and there is no terminal to ask on; pass --yes to call it anyway"
-                )
-            if not _confirm(tool_name, target, arguments):
-                raise _Refusal("not approved; the tool was not called", status=1)
+        approval.tools, approval.label = tools, target.label
         display = ProgressDisplay(sys.stderr, live=_is_terminal(sys.stderr))
         try:
             # Unchecked: the server judges the arguments and its answer is shown as it is.
+            # The adapter's approval gate runs first and asks `approval` when it must.
             result = await server.call_tool_unchecked(
                 tool_name, arguments, progress_callback=display.update
             )
         finally:
             display.finish()
+        if approval.refusal is not None:
+            raise approval.refusal
         wire = _wire(result)
+        failed = bool(wire.get("isError"))
+        outcome.tool_failed = failed
+        if shown == "json":
+            write_stdout(json.dumps(wire, indent=2, ensure_ascii=False))
+            return 1 if failed else 0
         folder = save_dir or Path(tempfile.mkdtemp(prefix="toolwire-call-"))
         text = render_result(wire, save_dir=folder, stem=tool_name)
-        if wire.get("isError"):
+        if failed:
             print(f"toolwire call: tool {tool_name!r} reported an error:", file=sys.stderr)
             print(text, file=sys.stderr, flush=True)
             return 1
+        if shown == "structured":
+            if "structuredContent" not in wire:
+                print(
+                    f"toolwire call: tool {tool_name!r} returned no structured content; its "
+                    "content was:",
+                    file=sys.stderr,
+                )
+                print(text, file=sys.stderr, flush=True)
+                return 1
+            text = json.dumps(wire["structuredContent"], indent=2, ensure_ascii=False)
         if text:
-            print(text, flush=True)
+            write_stdout(text)
         return 0
 
-    return _run(args, _call_work)
+    return _run(args, _call_work, outcome, on_approval_request=approval)
