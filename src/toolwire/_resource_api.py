@@ -1,22 +1,11 @@
 """The resource side of a `Server`: `@server.resource`, directories, and telling clients of changes.
 
-A base class of `Server`, so that `server.py` stays about tools. What is published lives in a
-`protocol.resource_registry.ResourceRegistry`; the sessions serve it (`protocol/resources.py`).
-
-Decisions:
-
-- `@server.resource(uri)` with a URI that has no `{...}` publishes one resource; with
-  variables, a resource template whose variables are the function's arguments (converted to
-  the parameters' annotated types; see `protocol/resource_reading.py`). A malformed template,
-  or a function whose parameters do not fit it, is a `ValueError` at decoration naming both.
-- The decorator returns the function itself, still callable as before.
-- A resource's name defaults to the function's name, its description to the docstring's
-  summary (its first block, as a tool's description: `Args:` and other sections are left
-  out, whatever the docstring convention). Icons are checked as a tool's and a prompt's
-  are (`protocol/icons.py`): a malformed one is a `UserError` naming the resource.
-- Publishing or removing a resource tells connected clients that the list changed (as tools
-  do); `notify_resource_updated(uri)` tells the clients that follow `uri`. Both may be called
-  from any thread, a sync tool's worker included.
+`@server.resource(uri)` publishes one resource, or a template when the URI has `{...}`
+variables (the function's arguments), and returns the function unchanged; a malformed
+template or a function that does not fit it is a `ValueError` at decoration naming both, a
+malformed icon a `UserError`. What is published lives in a `ResourceRegistry` that the sessions
+serve. Publishing or removing a resource tells clients the list changed, and
+`notify_resource_updated(uri)` tells those following `uri`; both may be called from any thread.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """One serving of a `Server` for every app of it served on one event loop.
 
-An app enters `Server.serving()` from its lifespan, or on its first request when it is
-mounted in a parent that never runs it. A parent mounting both `http_app()` and `sse_app()`
-would thus enter the server's lifespan twice (two pools, two start-up hooks). Instead the
-first entry on an event loop holds the serving, and entries made while it is held share it:
-they wait for its start-up, get the same session opener, and leave without touching it.
-
-The first entrant alone enters and exits the lifespan, in its own task (so a lifespan that
-opens a task group or sets context variables behaves as with one app), and whenever it
-leaves: holding the lifespan until the last sharer left could hang a shutdown, since a
-lazily started app leaves only when its host stops or its event loop ends. Sharers that
-outlive it are apps at the end of a shutdown, with nothing left to serve. Serving on
-another event loop (another thread) is entered on its own, as the lifespan's resources
-belong to one loop.
+An app enters `Server.serving()` from its lifespan, or on its first request when its parent
+never runs it. With `SharedServing`, the first entry on an event loop holds the serving and the
+entries made while it is held share it: they wait for its start-up, get the same session opener,
+and leave without touching it. Only the first entrant enters and exits the lifespan, in its own
+task, whenever it leaves; another event loop (another thread) gets a serving of its own.
 """
 
 from __future__ import annotations

@@ -1,24 +1,12 @@
 """Serving a `Server`: its lifespan held open around every session, and where calls' contexts
 come from.
 
-Each transport serves inside `Server.serving()`. stdio enters it around its one session; an
-HTTP app will enter it from its own start-up to its shutdown, around all of its sessions. So
-a lifespan runs once per serving whatever carries the bytes, and no transport needs `Server`:
-it enters the async context manager it is handed and opens sessions with what that yields.
-
-Decisions:
-
-- `ctx.context` of a call: the `context_factory`'s answer when there is one (it sees the
-  lifespan's value as `CallInfo.state`); else `context`; else what the lifespan yielded. A
-  `context` together with a lifespan that yields something other than None fails start-up:
-  tools could see only one of the two, and silently dropping either would surprise.
-- A lifespan that fails on entry (or cannot be entered) is logged at ERROR on the `toolwire`
-  logger, naming the server and the exception, with its traceback; then `LifespanError` is
-  raised, which `Server.run` turns into exit status 1. Cancellation during entry (a signal
-  while the lifespan is still connecting somewhere) is a shutdown, not a failure.
-- The exit runs shielded from cancellation, so cleanup that awaits (closing a pool) is not
-  cut short by the shutdown that triggered it. An exit that raises is logged at ERROR and
-  serving ends as it otherwise would: the server's work is done by then.
+Every transport serves inside `Server.serving()`: stdio around its one session, an HTTP app
+from its start-up to its shutdown, so a lifespan runs once per serving and no transport needs
+`Server`. A call's `ctx.context` is the `context_factory`'s answer, else `context`, else what
+the lifespan yielded (giving both `context` and a lifespan that yields a value fails
+start-up). A lifespan that fails on entry is logged and raises `LifespanError`; its exit runs
+shielded from cancellation, and an exit that raises is logged.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """`toolwire install`: add a server to a client's MCP config, without uv and without loss.
 
-The entry runs this environment's own interpreter (`sys.executable -m toolwire run TARGET`),
-so the client needs nothing on its PATH ("spawn uv ENOENT" cannot happen) and the server runs
-with exactly the packages it was tested with. The existing file is merged, never replaced:
-other servers and every other key stay, the old file is kept as a timestamped backup, an
-invalid file is refused untouched, and the new file is written atomically (temp file in the
-same directory, fsync, rename), through a symlink if the config is one, keeping its mode.
-
-Where each client reads its servers (top-level "mcpServers" object in each file):
-
-- claude-desktop: macOS `~/Library/Application Support/Claude/claude_desktop_config.json`,
-  Windows `%APPDATA%\\Claude\\claude_desktop_config.json`, Linux
-  `$XDG_CONFIG_HOME/Claude/claude_desktop_config.json` (default `~/.config/...`).
-- claude-code: `~/.claude.json`, top-level "mcpServers" = user scope (all projects); entries
-  carry `"type": "stdio"` as `claude mcp add --scope user` writes them.
-- cursor: `~/.cursor/mcp.json` (global; a project's own is `.cursor/mcp.json`, use --config).
-- mcp-json: prints a standalone `{"mcpServers": {...}}`, or merges into --config.
+The entry runs this environment's interpreter (`sys.executable -m toolwire run TARGET`), so the
+client needs nothing on its PATH and the server runs with the packages it was tested with. The
+config (claude-desktop, claude-code, cursor, or a standalone `mcp-json`) is merged, never
+replaced: other keys stay, the old file is kept as a timestamped backup, an invalid file is
+refused untouched, and the new one is written atomically, through a symlink and with its mode.
 """
 
 from __future__ import annotations

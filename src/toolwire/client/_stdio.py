@@ -1,17 +1,11 @@
 """The stdio transport under the `mcp` client: a child process and its three pipes.
 
-toolwire starts the child itself rather than through `mcp.client.stdio`, for four reasons:
-
-- a server that closes its stdout but keeps running must end the connection at once (the
-  pending calls fail with "connection lost"), not leave them waiting for a timeout;
-- what the child wrote on stderr is kept (the last lines), so that a server that never
-  starts or dies is reported with its own last words and exit status;
-- the child runs in a session of its own and `cleanup()` ends its whole process group
-  (stdin closed, then SIGTERM, then SIGKILL, each bounded), so nothing it started is left;
-- on Linux the child gets SIGTERM if this process dies without cleaning up (the parent-death
-  signal), on top of the end of file every server sees on its stdin.
-
-Lines are newline-delimited JSON-RPC, read with no length limit below 64 MiB.
+`child_process_transport` starts the server in a session of its own and speaks
+newline-delimited JSON-RPC with it (lines up to 64 MiB). A server that closes its stdout ends
+the connection at once (pending calls fail with "connection lost"); a server that never starts
+or dies is reported with the last lines of its stderr and its exit status; `cleanup()` ends the
+whole process group (stdin closed, then SIGTERM, then SIGKILL, each bounded); on Linux the child
+gets SIGTERM if this process dies without cleaning up.
 """
 
 from __future__ import annotations

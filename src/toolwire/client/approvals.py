@@ -1,16 +1,11 @@
 """Approval of remote MCP tool calls: the `require_approval` policy and the one gate.
 
-Two ways of asking exist, as in the Agents SDK. Without a callback, a tool carries
-`needs_approval` (`ApprovalPolicy.needs_approval_for`), so an Agents SDK run pauses with its
-own approval interruption and a person answers through `RunState.approve/reject`. With a
-callback (`on_approval_request`, given to the server or to `function_tools()`), the server's
-`call_tool` asks it right before sending (`ask_before_call`), whoever calls: an agent run, a
-converted tool, the CLI or user code; a "no" is answered locally, so the server never sees a
-denied call. The run context the callback is shown travels beside the call (`note_call`).
-
-The settings accepted, their meanings and the texts of the errors for bad ones are those of
-openai-agents 0.24.0 (tests/approvals/test_policy_sdk.py compares them), plus the policy
-"annotations", which asks for every tool whose MCP annotations do not say it is harmless.
+Without a callback, a tool carries `needs_approval` (`ApprovalPolicy.needs_approval_for`), so an
+Agents SDK run pauses with its own approval interruption. With `on_approval_request`, the
+server's `call_tool` asks the callback right before sending (`ask_before_call`), whoever calls,
+and a "no" is answered locally, so the server never sees a denied call; the run context it is
+shown travels beside the call (`note_call`). Settings and their error texts are the Agents
+SDK's, plus the policy "annotations": ask for every tool not annotated as harmless.
 """
 
 from __future__ import annotations

@@ -1,26 +1,12 @@
 """The ways to reach an MCP server: a child process (stdio), streamable HTTP, legacy SSE, and a
 toolwire `Server` in the same process (in memory, for tests and embedding).
 
-Each takes the Agents SDK's parameters, in the SDK's order with its defaults, and then
-toolwire's own keyword-only options:
-
-- `protocol_mode`: "auto" (the `mcp` client negotiates: the 2026-07-28 era when the server
-  has it, else the handshake era), "legacy" (handshake era only) or "modern" (2026-07-28).
-- `prefix_tool_names`: `function_tools()` names tools `mcp_<server>__<tool>`.
-- `connect_timeout_seconds`: a bound on `connect()` as a whole (None: each request's own).
-- `on_approval_request`: an approval callback, `(MCPToolApprovalRequest) -> {"approve": bool,
-  "reason"?: str}`, sync or async, asked before every call the policy gates, whatever makes
-  the call: `Agent(mcp_servers=[...])`, `function_tools()`, `call_tool()` or `toolwire call`.
-  A denied call never reaches the server. With a callback, `require_approval=None` means
-  "annotations" (every tool not annotated as harmless is asked about).
-- `elicitation_callback`, `sampling_callback`, `logging_callback`, `list_roots_callback`:
-  handed to the `mcp` client, which declares the matching capabilities.
-- stdio only: `errlog`, a text stream that receives the server's stderr (by default it
-  goes to ours), e.g. a temporary file read only when something failed.
-- HTTP only: `headers_provider` (called before every HTTP request; its headers are added)
-  and `bearer_token` (a string, or a sync or async callable returning one: sent as
-  `Authorization: Bearer ...` on every request). OAuth goes through `params["auth"]`, e.g.
-  an `mcp.client.auth.OAuthClientProvider`.
+Each class takes the Agents SDK's parameters, in its order with its defaults, then toolwire's
+keyword-only options: `protocol_mode` ("auto", "legacy" or "modern"), `prefix_tool_names`,
+`connect_timeout_seconds` (a bound on `connect()` as a whole), `on_approval_request` (asked
+before every call the approval policy gates, whoever makes the call; a denied call never
+reaches the server), the `mcp` client's callbacks (elicitation, sampling, logging, roots), and
+per transport `errlog` (stdio) or `headers_provider` and `bearer_token` (HTTP).
 """
 
 from __future__ import annotations

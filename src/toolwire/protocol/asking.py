@@ -1,21 +1,11 @@
 """What a tool asks its client, shaped and checked on both ends, in either era.
 
-`ToolContext.elicit`, `.sample` and `.list_roots` come here (through the call's `Reporter`).
-The request is built and checked before anything is sent (a bad form or message is the tool
-author's `UserError`), the client's capability is checked (it must have declared
-`elicitation`, `sampling` or `roots`), then the request goes out: as a request during the
-call in the handshake era (`outbound.py`), as an input request of an input-required result in
-2026-07-28 (`input_required.py`). The answer is checked against what the method returns, so
-a tool never gets a malformed one (`ClientResponseError` instead).
-
-Decisions:
-
-- `mode: "form"` is sent from 2025-11-25 on (the version that added URL mode) and never to
-  older clients, whose schemas do not know the field. A client whose `elicitation`
-  capability lists modes without `form` is not sent a form.
-- In the handshake era a session without a back channel (HTTP JSON-response or stateless
-  mode, `back_channel=False`) refuses with `NoBackChannelError` saying what to change. The
-  2026-07-28 era needs no back channel: its questions travel in the call's result.
+`ToolContext.elicit`, `.sample` and `.list_roots` come here through the call's `Reporter`. The
+request is built and checked before anything is sent (a bad form or message is the author's
+`UserError`) and the client must have declared `elicitation`, `sampling` or `roots`; then it
+goes out as a request during the call (handshake era, `outbound.py`) or in an input-required
+result (2026-07-28, `input_required.py`). An answer that does not fit the method is a
+`ClientResponseError`; a handshake session with no back channel raises `NoBackChannelError`.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """How much a session holds for a client that may not keep up, and when to stop reading.
 
-A client that stops reading its replies but goes on writing requests would otherwise make the
-server read, run and hold every request and reply in memory. A session counts what it holds:
-the bytes of replies and notifications not yet written, and the bytes and number of requests
-whose calls are still running. While any of them is past its limit the backlog is `full`, and
-a transport reads no more frames until it clears; nothing read is dropped, and every call is
-answered once the client reads again.
-
-The limits keep what is read ahead to about 16 MiB at most, whatever the tools do. Requests
-of calls still running are bounded too (not only unwritten replies): with slow tools, reading
-on would otherwise hold every request's arguments. A running call holds its request about
-three times over (the frame, the decoded arguments, their JSON text for the tool's context),
-hence a lower limit for those bytes (measured: 100 kB requests to a tool that sleeps grew
-the server by about 3 MiB per MiB of requests). The number of calls is bounded far above
-any real client's concurrency, so that a flood of tiny requests cannot grow tasks for ever.
-While the backlog is full a `notifications/cancelled` is not read either; that is the price
-of a bound, and it only arises when a client sends far more than it takes back.
+A `Backlog` counts what a session holds: bytes of replies and notifications not yet written
+(`UNSENT_LIMIT`), bytes of requests whose calls still run (`CALL_BYTES_LIMIT`) and the number of
+those calls (`CALLS_LIMIT`). While any is past its limit the backlog is `full` and a transport
+reads no more frames until it clears. Nothing read is dropped, and every call is answered once
+the client reads again; while full, a `notifications/cancelled` is not read either.
 """
 
 from __future__ import annotations

@@ -1,24 +1,11 @@
 """`BearerAuth`: how a server checks bearer tokens, and what it publishes about itself.
 
-The MCP server is an OAuth resource server: it never issues tokens, it only verifies them.
-The verifier is the user's code (a JWT check, an introspection call, a lookup table); this
-module adapts the two shapes a verifier comes in to one async `token -> Identity | None`:
-
-- an async (or plain) callable taking the token, returning an `Identity`, something shaped
-  like mcp's `AccessToken`, or None for a token it does not accept;
-- an object with a `verify_token(token)` method (mcp's `TokenVerifier` protocol), so a
-  verifier written for the official SDK plugs in unchanged.
-
-Decisions:
-
-- A verifier that raises is treated as refusing the token (401), with a warning naming the
-  exception type but never the token: `jwt.decode` raising on garbage is the common case,
-  and a malformed token is the client's problem, not a server error.
-- `authorization_servers` may be empty: a server whose tokens are handed out by hand (API
-  keys) has no authorization server to point to. OAuth clients need at least one (the MCP
-  spec requires it for them), so give it whenever an OAuth server issues the tokens.
-- `scopes_supported` defaults to the server-wide required scopes plus every tool's, computed
-  when the metadata is asked for (tools come and go).
+The server is an OAuth resource server: it verifies tokens, never issues them. The user's
+verifier is either a callable (sync or async) taking the token and returning an `Identity`,
+something shaped like mcp's `AccessToken`, or None to refuse, or an object with mcp's
+`verify_token(token)` method; both become one async `token -> Identity | None`. A verifier that
+raises refuses the token (401). `authorization_servers` may be empty; `scopes_supported`
+defaults to the server-wide required scopes plus every tool's, computed when asked for.
 """
 
 from __future__ import annotations

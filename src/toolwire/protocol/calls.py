@@ -1,28 +1,11 @@
 """Running one `tools/call`: arguments in, a `CallToolResult` dict out.
 
-Decisions:
-
-- Arguments pass through `arguments.call_arguments` (null-for-default, see there).
-- A failed call (`ToolOutcome.error` set) is an `isError` result carrying the tool's
-  failure-function text, which by default never names the exception. One exception: when the
-  arguments fail validation and the tool uses the default failure function, the text names
-  the offending parameters and why (`Invalid arguments for tool 'add': b: Input should be a
-  valid integer`) so a model can correct itself; the values sent are not echoed.
-- `timeout` (server-side, per tool) answers `Tool 'x' timed out after N seconds.` as an
-  `isError` result at the deadline. An async tool is cancelled; a sync tool's worker thread is
-  abandoned (it runs on, its late result is dropped; see tools/threads.py for what its body
-  still counts for). A call that never got a worker thread says so after that sentence.
-- A sync tool whose abandoned bodies fill the server's allowance is refused at once:
-  `Tool 'x' refused the call: ...`, naming why, whatever the tool's failure function.
-- In the 2026-07-28 era a call that fails because its tool asked the client for something
-  the client did not declare (a `ClientCapabilityError` the tool let through) is answered
-  with the JSON-RPC error -32021 (MissingRequiredClientCapability, `data.requiredCapabilities`
-  naming it), as that era requires, not with an `isError` result; a tool that catches the
-  error and carries on answers normally. The handshake era has no such error: `isError`.
-- `ctx.context` comes from the session's `ContextSource` (see call_context.py). A context
-  factory that raises answers the call "Internal error" (the model learns nothing of the
-  server's set-up) and logs the traceback; the tool does not run. The server-side timeout
-  covers the tool only, not the factory.
+`run_call` validates the arguments, takes the call's context from the session's context source
+and runs the tool under its server-side timeout. A failure is an `isError` result with the
+tool's failure text (naming the invalid parameters, never their values, when the arguments are
+wrong and the default failure function is in use); a timeout answers `Tool 'x' timed out after
+N seconds.`; a context factory that raises answers "Internal error" and the tool does not run.
+In 2026-07-28 a missing client capability the tool let through is the JSON-RPC error -32021.
 """
 
 from __future__ import annotations

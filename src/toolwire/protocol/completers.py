@@ -1,15 +1,10 @@
 """Completers: what suggests values for one prompt argument or resource-template parameter.
 
-A completer is either a fixed collection of strings (the suggestions are those starting
-with what the user typed, case-insensitively, in the collection's order) or a function
-`completer(value, context)` returning an iterable of strings, sync or async: `value` is
-what was typed so far and `context` the arguments the client has already settled
-(`completion/complete`'s `context.arguments`, `{}` when it sent none). A function sees
-every request and does its own filtering.
-
-Decisions: a function's result is read at most `SCAN_LIMIT` items deep, so a generator
-that never ends cannot hang the request; values that are not strings are the author's
-mistake and fail the request with -32603 naming the completer.
+A completer is a fixed collection of strings (those starting with what the user typed,
+case-insensitively, in the collection's order) or a function `completer(value, context)`, sync
+or async, returning an iterable of strings; `context` holds the arguments the client already
+settled (`{}` when it sent none), and the function does its own filtering. At most
+`SCAN_LIMIT` items are read; a value that is not a string fails the request with -32603.
 """
 
 from __future__ import annotations

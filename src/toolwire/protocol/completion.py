@@ -1,23 +1,11 @@
 """`completion/complete`: suggestions for a prompt argument or a resource-template parameter.
 
-Request: `{"ref": {"type": "ref/prompt", "name": ...} | {"type": "ref/resource", "uri":
-<template>}, "argument": {"name", "value"}, "context"?: {"arguments": {...}}}`; result:
-`{"completion": {"values": [...], "total": n, "hasMore": bool}}`. Serving it advertises the
-`completions` capability, in both eras.
-
-Where suggestions come from, first match wins: the completer declared for that argument
-(`Server.prompt(completers=...)`, or the resource template's own), then the server-wide
-handler (`@server.completion`), else none (an empty list: the spec's answer when there is
-nothing to suggest).
-
-Decisions:
-
-- At most 100 values go out (the spec's cap); `total` counts every suggestion the completer
-  gave (read up to `completers.SCAN_LIMIT`), and `hasMore` says whether some were cut.
-- A ref to a prompt or template the server does not publish, an argument that prompt or
-  template does not have, or a malformed request is -32602 naming what was wrong.
-- A completer that raises, or returns something other than strings, is -32603 "Completion
-  failed for <what>", the exception logged on `toolwire.protocol`.
+Serving it advertises the `completions` capability in both eras. Suggestions come from the
+completer declared for that argument, else the server-wide `@server.completion` handler, else
+none (an empty list). At most 100 values go out, with `total` and `hasMore` saying what was
+cut. A reference to an unknown prompt, template or argument, or a malformed request, is -32602
+naming what was wrong; a completer that raises or returns something other than strings is
+-32603 "Completion failed for <what>".
 """
 
 from __future__ import annotations

@@ -1,38 +1,12 @@
-"""Tool results <-> MCP content, both directions (the server uses one, a client adapter the other).
+"""Tool results to MCP content and back: `call_result` for a server, `content_to_outputs` for a
+client adapter.
 
-Server direction (`call_result`), decisions:
-
-- `str` -> one text block. `None` -> no content blocks (an empty list is valid MCP).
-- `ToolOutputText` -> text block. `ToolOutputImage` with a `data:` URL -> image block (base64
-  `data` + `mimeType`); with an http(s) URL -> a `resource_link` (MCP image blocks carry bytes
-  and fetching the URL would put network I/O in the server), degraded to a text block holding
-  the URL before 2025-06-18 (which has no `resource_link`); with only a `file_id` -> text.
-- `ToolOutputFileContent` with `file_data` (a data URL or bare base64) -> embedded resource
-  with a `blob` (uri `file:///<filename>`), except audio: a data URL of an `audio/*` type is
-  an `audio` block from 2025-03-26 on (the type MCP has for it, and what the client direction
-  turns back into this output); with `file_url` -> `resource_link` (text before 2025-06-18);
-  with only `file_id` -> text. The dict forms (`{"type": "image", ...}`) count too.
-- `ResourceLink` -> a `resource_link` block (its URI as text before 2025-06-18);
-  `EmbeddedResource` -> a `resource` block with `text` or a base64 `blob`
-  (tools/resource_outputs.py).
-- A list/tuple made only of such outputs -> several blocks, in order.
-- dict / pydantic model / dataclass -> `structuredContent` plus a JSON text mirror.
-- A tool with an output schema sends `structuredContent` for every successful result,
-  `{"result": value}` when the schema wraps a non-object value.
-- Failures -> `isError: true` with the failure text as the only block, never structured.
-- Versions before 2025-06-18 know no `structuredContent`: the text mirror alone carries it.
-- NaN and Infinity have no JSON spelling. A result holding them keeps its text mirror, which
-  says `NaN`/`Infinity` as Python's json module writes them (inside a JSON string, so the
-  frame stays valid), and leaves `structuredContent` out of that one reply, with a warning on
-  the `toolwire` logger: `null` in their place would contradict the advertised
-  `outputSchema` (a `number` is required) and tell the model something the tool did not say.
-- An integer past Python's digit limit for int-to-str conversion (4300 digits by default)
-  cannot be written at all: the call fails with a tool error that says so.
-
-Client direction (`content_to_outputs`): text -> `ToolOutputText`; image -> `ToolOutputImage`
-with a data URL; audio and blob resources -> `ToolOutputFileContent` with a data URL; text
-resources -> `ToolOutputText`; `resource_link` -> `ToolOutputImage` (image mime types) or
-`ToolOutputFileContent(file_url=...)`; anything else -> its JSON as text.
+`call_result` turns what a tool returned (a string, `ToolOutput*` values or their dict forms,
+resource outputs, a list of those, or structured data) into a `CallToolResult` dict for the
+negotiated protocol version, never with a field or block type that version lacks: structured
+data gets `structuredContent` and a JSON text mirror, a failure is `isError` with its text
+alone. `content_to_outputs` maps MCP content blocks back to `ToolOutput*` values; a block it
+does not know becomes its JSON as text.
 """
 
 from __future__ import annotations

@@ -1,28 +1,11 @@
-"""The two MCP protocol eras: versions, negotiation, features per version, the modern envelope.
+"""The two MCP protocol eras: their versions, negotiation, what each version knows, and the
+2026-07-28 request envelope.
 
-- Handshake era: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, negotiated by `initialize`
-  (a version the server does not know gets the latest one as a counter-offer, as the SDK's
-  `_negotiate_initialize` does).
-- Modern era: 2026-07-28, stateless; every request carries `params._meta` with the protocol
-  version and the client capabilities. The checks below follow the SDK's inbound ladder
-  (`mcp/shared/inbound.py` `classify_inbound_request`), messages and codes included.
-
-How a session picks its era follows the SDK's `serve_dual_era_loop`: the first request
-decides, once. A request (other than `initialize`) whose `_meta` carries the 2026-07-28
-protocol-version key opens a modern connection; anything else opens a handshake-era one.
-Later, `initialize` on a modern connection gets -32022 and an enveloped request on a
-handshake one gets -32600. Notifications never decide the era.
-
-Handshake era: requests other than `ping` (and `initialize`) before `initialize` get -32602
-"Invalid request parameters", as in the SDK; methods this server does not serve get -32601
-"Method not found" (data: the method) whatever the state. Modern era: the envelope is checked
-first (-32602/-32022), then the method (`ping` and `logging/setLevel` do not exist there).
-
-What each version knows (so a reply never carries a field its version lacks):
-annotations, audio and the `completions` capability arrived in 2025-03-26; `title`,
-`outputSchema`, `structuredContent`, `resource_link` content and a tool's `_meta` in
-2025-06-18; icons in 2025-11-25; `resultType`, `ttlMs`/`cacheScope` and the `serverInfo`
-stamp exist only in 2026-07-28.
+`HANDSHAKE_VERSIONS` are negotiated by `initialize` (`negotiate` counter-offers the latest when
+asked for one it does not know); `MODERN_VERSIONS` are stateless, every request carrying a
+`params._meta` envelope that `check_envelope` validates (-32602, -32022). A connection's first
+request decides its era, once. `supports(version, feature)` tells whether a version has a
+field or content type, so that no reply carries one its version lacks.
 """
 
 from __future__ import annotations

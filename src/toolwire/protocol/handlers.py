@@ -1,20 +1,10 @@
-"""Results of the methods answered inline: initialize, server/discover, tools/list.
+"""Results of the methods answered inline: `initialize`, `server/discover` and `tools/list`.
 
-Decisions:
-
-- Capabilities derive from the methods each era serves (`methods.py`, the tables in
-  `session.py`): `{"tools": {"listChanged": true}, "logging": {}}` in both eras today. In the
-  modern era `listChanged` comes with `subscriptions/listen` (list changes travel only on
-  those streams, see `subscriptions.py`), as the SDK derives it.
-- `serverInfo` is `{"name", "version"}`, plus `icons` when the server has some and the
-  version knows them (2025-11-25 on); a server without a version says "0.0.0" (MCP
-  requires the field).
-- Modern results carry `resultType: "complete"` and `_meta` with the serverInfo stamp;
-  cacheable ones (`server/discover`, `tools/list`) carry `ttlMs: 0` and
-  `cacheScope: "private"`, the SDK's defaults.
-- `tools/list` pages hold 100 tools. The cursor is opaque to clients (urlsafe base64 of
-  `tw1:<offset>`); anything else, or an offset past the end, is -32602 "Invalid cursor".
-  Each page's encoded result is cached per version until the tool set changes.
+Capabilities derive from the methods each era serves. `serverInfo` is the server's name and
+version ("0.0.0" when it has none) with its icons where the version knows them; 2026-07-28
+results carry `resultType: "complete"` and the serverInfo stamp, cacheable ones `ttlMs: 0` and
+`cacheScope: "private"`. `tools/list` pages hold 100 tools behind an opaque cursor; any other
+cursor is -32602 "Invalid cursor".
 """
 
 from __future__ import annotations

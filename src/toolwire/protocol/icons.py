@@ -1,17 +1,11 @@
 """Icons (MCP 2025-11-25): pictures a client may show next to a server, tool or prompt.
 
-An icon is `{"src", "mimeType"?, "sizes"?, "theme"?}` on the wire. Authors give `Icon`
-objects, dicts spelled as on the wire, or anything with a pydantic `model_dump` (mcp's own
-`Icon`); each is checked once, when the server, tool or prompt is declared, so a typo fails
-at start-up rather than in a client.
-
-Decisions:
-
-- `src` must be an `https:`, `http:` or `data:` URI, the forms the spec names; anything else
-  (a bare path, `file:`, `javascript:`) is refused, since a client would either fail to load
-  it or, worse, load something local.
-- `sizes` is a list of strings such as `"48x48"` or `"any"`; `theme` is "light" or "dark".
-- Versions before 2025-11-25 know no icons: listings for them simply leave the field out.
+An icon is `{"src", "mimeType"?, "sizes"?, "theme"?}` on the wire. Authors give `Icon` objects,
+dicts spelled as on the wire, or anything with a pydantic `model_dump` (mcp's own `Icon`);
+`normalize_icons` checks each once, when the server, tool or prompt is declared, and refuses a
+`src` that is not an `https:`, `http:` or `data:` URI, `sizes` that are not strings such as
+`"48x48"` or `"any"`, and a `theme` other than "light" or "dark". Listings for versions before
+2025-11-25 leave icons out.
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
 """Who is calling: the identity an authenticated HTTP request carries to the protocol and tools.
 
-Decisions:
-
-- An `Identity` never holds the bearer token it came from. The MCP authorization spec forbids
-  passing a client's token on to other services, and a token kept where every context
-  factory can read it would invite exactly that; logs and reprs stay free of secrets too.
-- Scopes are a frozenset. A single string is read as OAuth writes scopes (space-separated),
-  so `scopes="files:read files:write"` means two scopes, not a set of characters.
-- Two identities are the same caller when subject and client id agree (`principal`). A
-  session is bound to that pair, not to the token's scopes or expiry: a client that refreshes
-  its token, or steps up to more scopes, keeps its session.
-- Equality compares every field except `claims` (a mapping the verifier chose, possibly
-  unhashable); hashing uses the same fields, so identities work as dict keys.
-- `from_token_info` accepts what mcp's token verifiers return (an `AccessToken`: client_id,
-  scopes, expires_at, resource, subject, claims), read by attribute so mcp need not be
-  imported: users migrating from the SDK keep their verifier as it is.
+An `Identity` holds the subject, client id, scopes (a frozenset; one string is split on spaces
+as OAuth writes them), expiry, resource and the verifier's `claims`, never the bearer token.
+Its `principal` (subject and client id) is the caller a session is bound to, so refreshing a
+token or gaining scopes keeps the session; equality and hashing ignore `claims`.
+`from_token_info` reads what mcp's token verifiers return, by attribute.
 """
 
 from __future__ import annotations

@@ -1,26 +1,10 @@
-"""Asking the client in the 2026-07-28 era: input-required results (multi round-trip).
+"""Asking the client in the 2026-07-28 era: input-required results, answered by a retry.
 
-That era has no requests from server to client. When a tool asks (`ctx.elicit`, ...) and the
-call did not arrive with the answer, the call ends with a result of `resultType:
-"input_required"` listing what it needs under `inputRequests` (one key per question) and a
-sealed `requestState`; the client asks its user or model, then retries the same call with
-`inputResponses` (the answers by key) and the state echoed. The tool runs again from the
-start, and this time each question it asks finds its answer at once.
-
-Decisions:
-
-- The tool is suspended, not unwound: its ask awaits, the session ends the round (answers
-  the call, then cancels its task) and the tool sees a cancellation, as when a client
-  cancels. An exception would be swallowed by the many tools that catch `Exception`.
-- Questions asked together (`asyncio.gather`) go out in one round: the round ends only once
-  the event loop has passed a few times without a new question.
-- Keys: the tool's own (`key=`), else made from the order of the questions in the run
-  (`elicitation-1`, `sampling-2`, ...), which is the same in every run of a deterministic
-  tool. An answer for a key nobody asks for is ignored, as the spec says.
-- What the state carries is only the answers the run used, so each round's state grows by
-  what the tool needed and nothing a client adds. An answer may arrive without any state
-  (the client knew the key): it is used all the same, since it is the client's to give.
-- Malformed `inputResponses` (not an object, an answer that is not an object) is -32602.
+When a tool asks (`ctx.elicit`, ...) and its call did not bring the answer, an `InputRound`
+ends the call with `resultType: "input_required"`, the questions by key under `inputRequests`
+and a sealed `requestState`. The client retries with `inputResponses` and the state; the tool
+runs again from the start and finds each answer at once. Keys are the tool's own or follow the
+order of the questions; answers for keys nobody asks for are ignored, malformed ones are -32602.
 """
 
 from __future__ import annotations

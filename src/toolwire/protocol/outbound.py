@@ -1,24 +1,12 @@
 """Requests from the server to its client during a call (handshake era): send, await, match.
 
-A tool's `ctx.elicit` / `ctx.sample` / `ctx.list_roots` becomes one JSON-RPC request to the
-client, written on the stream of the call it belongs to (an HTTP transport puts it on that
-call's SSE response), and the tool waits until the client's response comes back through
-`ServerSession.receive`.
-
-Decisions:
-
-- Ids are strings `"tw-<n>"`, counted per session. The client's own ids live in another
-  space (JSON-RPC keeps each side's ids apart), and a string that no client request is
-  likely to use keeps logs unambiguous and protects against clients that mix the two. A
-  transport serving one session from several processes gives each copy a prefix of its own
-  (`id_prefix`), so that no two copies ever have the same id in flight.
-- Every wait is bounded: by the request's timeout (default 600 s: a person may be filling in
-  a form), by the call (a cancelled call stops waiting), and by the session (closing it fails
-  every pending request). A request given up by timeout or cancellation is withdrawn with
-  `notifications/cancelled`, so that a client does not keep a dialog open for nobody.
-- A response nobody waits for (late, after a timeout, or with an unknown id) is dropped with a
-  debug log; answering a response is never right.
-- The client's error response becomes `ClientResponseError` with its code, message and data.
+A tool's `ctx.elicit`, `ctx.sample` or `ctx.list_roots` becomes one JSON-RPC request written on
+the stream of the call it belongs to, and the tool waits until the client's response comes back
+through `ServerSession.receive`. Ids are strings `"tw-<n>"` counted per session (with an
+`id_prefix` per process when several serve one session). Every wait is bounded by the request's
+timeout, the call and the session; a request given up is withdrawn with
+`notifications/cancelled`; an error response becomes `ClientResponseError` with its code,
+message and data; a response nobody waits for is dropped.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """What a prompt function returns, turned into the `messages` of a `prompts/get` result.
 
-A prompt returns one of:
-
-- a string: one user message holding that text;
-- a `PromptMessage` (or a dict `{"role": ..., "content": ...}` as MCP spells it);
-- a list or tuple of those (strings among them are user messages), in order.
-
-A message's content is a string (text), one of the Agents SDK's outputs (`ToolOutputText`,
-`ToolOutputImage`, `ToolOutputFileContent`, with the same mapping as tool results, see
-content.py), a `ResourceLink` or `EmbeddedResource`, or an MCP content block as a dict
-(`{"type": "text" | "image" | "audio" | "resource" | "resource_link", ...}`), which is sent
-as given once its `type` and required fields are checked. Anything else is the author's
-mistake: `PromptResultError` names the message and what was wrong, and the client gets
--32603 (its arguments were fine).
+A prompt returns a string (one user message), a `PromptMessage` or its MCP dict form, or a list
+or tuple of those, in order. A message's content is text, one of the Agents SDK's outputs
+(mapped as tool results are), a `ResourceLink` or `EmbeddedResource`, or an MCP content block as
+a dict, sent as given once its `type` and required fields check out. Anything else raises
+`PromptResultError` naming the message and the problem; the client gets -32603.
 """
 
 from __future__ import annotations

@@ -1,23 +1,10 @@
 """The prompts a server publishes: each function with its arguments, listed per version.
 
-A prompt is a function whose parameters are the prompt's arguments. toolwire's schema layer
-reads it as it reads a tool (`function_schema`, not strict): a parameter without a default is
-a required argument, the docstring's parameter descriptions describe the arguments, and a
-first parameter annotated `ToolContext` receives the request's context (for `ctx.elicit`)
-instead of being an argument.
-
-Decisions:
-
-- On the wire every argument value is a string (MCP's `{[name]: string}`). A value for a
-  parameter whose type accepts strings is passed as sent; for any other type (int, bool,
-  list, a model) it is read as JSON first when it parses, then validated by the parameter's
-  type with pydantic's usual coercions, so `"3"` reaches an `int` parameter as 3.
-- A missing required argument, an argument the prompt does not have, a value that is not a
-  string, or one the type refuses is -32602 "Invalid params" whose message names the
-  argument(s) and the prompt. A listing never shows a parameter's JSON schema: MCP describes
-  prompt arguments by name, description and `required` only.
-- `icons`, `title` and `_meta` are left out for the versions that lack them (icons before
-  2025-11-25, title and `_meta` before 2025-06-18).
+A prompt function is read as a tool is (`function_schema`, not strict): parameters without a
+default are required arguments, docstring descriptions describe them, and a first `ToolContext`
+parameter receives the request's context. Argument values arrive as strings and are validated
+by each parameter's type; a missing, unknown, non-string or refused argument is -32602 "Invalid
+params" naming the arguments and the prompt. Listings leave out the fields a version lacks.
 """
 
 from __future__ import annotations

@@ -1,34 +1,12 @@
-"""`prompts/list` and `prompts/get`, in both eras, as route-table entries.
+"""`prompts/list` and `prompts/get` for both eras, as route-table entries.
 
-`PROMPT_ROUTES_HANDSHAKE` and `PROMPT_ROUTES_MODERN` are merged into the session's tables;
-serving them advertises `prompts` with `listChanged: true` (the handshake era's server
-announces changes itself; in 2026-07-28 they travel on `subscriptions/listen` streams that
-asked for `promptsListChanged`).
-
-Decisions:
-
-- `prompts/list` pages hold 100 prompts, with the same opaque cursors as `tools/list`; a
-  modern result carries the cache hints `ttlMs: 0`, `cacheScope: "private"` (SEP-2549).
-- `prompts/get` for a name the server does not publish is -32602 "Unknown prompt: <name>"
-  (data: the name), as the spec asks for an invalid prompt name; bad arguments are -32602
-  naming them (prompt_registry.py).
-- A prompt that raises, or returns something that is not a prompt, is -32603 "Error
-  rendering prompt '<name>'", the exception logged on `toolwire.protocol`: the client's
-  request was valid, and the traceback is for the author, not for the client. A question
-  to the client that failed (`ClientRequestError`: a capability the client did not
-  declare, no back channel, no answer) adds toolwire's own message, which concerns the
-  client.
-- Rendering runs in a task the session tracks, as a tool call does (`session_requests.py`):
-  the next frame does not wait for it, `notifications/cancelled` stops it (no reply), the
-  session counts as busy meanwhile, and a prompt's questions to the client come back
-  through the session, which keeps reading. A sync prompt function runs in a worker
-  thread under the server's sync-worker bound.
-- A prompt whose first parameter is a `ToolContext` gets the server's context in
-  `ctx.context` (or its factory's answer, `CallInfo.tool_name` being the prompt's name); a
-  factory that raises is logged and answered -32603 "Error rendering prompt '<name>'".
-- In 2026-07-28 a prompt that asks (`ctx.elicit`) without the answer at hand ends the
-  request with an input-required result, exactly as a tool call does (input_required.py);
-  the retry brings `inputResponses` and the prompt renders from the start.
+`PROMPT_ROUTES_HANDSHAKE` and `PROMPT_ROUTES_MODERN` are merged into the session's tables and
+advertise `prompts` with `listChanged: true`. Lists page 100 at a time as `tools/list` does; an
+unknown name is -32602 "Unknown prompt: <name>", bad arguments are -32602 naming them, and a
+prompt (or context factory) that raises or returns no prompt is -32603 "Error rendering prompt
+'<name>'", its traceback logged, not sent. Rendering runs as a task the session tracks; a first
+`ToolContext` parameter gets the server's context, and in 2026-07-28 a prompt that asks the
+client ends with an input-required result.
 """
 
 from __future__ import annotations

@@ -1,23 +1,11 @@
-"""The `requestState` of a 2026-07-28 input-required result: sealed by the server, echoed by
-the client, trusted only once its seal checks out.
+"""The `requestState` of a 2026-07-28 input-required result: sealed by the server, echoed by the
+client, trusted only once its seal checks out.
 
-What it carries: the answers a call has already used (so that a later round, which brings
-only the newest answers, still has the earlier ones), and what binds it to one call: the
-method, the tool, a digest of the arguments, the caller's identity when there is one, and an
-expiry. The text is `base64url(JSON payload) "." base64url(HMAC-SHA256)`.
-
-Decisions:
-
-- HMAC, not encryption: the answers came from the client in the first place, so there is
-  nothing to hide from it; what matters is that it cannot alter them, forge them, or replay
-  the state on another call, another caller or after it lapsed (the spec's requirements).
-- The key is random per process unless `TOOLWIRE_REQUEST_STATE_KEY` is set: replicas behind
-  one URL (or a restarted server) must share it, or they refuse each other's states.
-- Anything that fails any check is refused with the same error: -32602 "Invalid or expired
-  requestState" (as the official SDK words it), the reason in `data`.
-- Bounded: a state longer than `MAX_STATE_CHARS` is refused before it is decoded, and the
-  server never issues one that long (the call gets a clear error instead).
-- Expiry: 10 minutes, the time a person may take over the questions of one round.
+A state carries the answers a call has used and what binds it to that call (method, tool, a
+digest of the arguments, the caller when known, an expiry), as `base64url(JSON) "."
+base64url(HMAC-SHA256)`. The key is random per process unless `TOOLWIRE_REQUEST_STATE_KEY` is
+set, which replicas behind one URL must share. A state that fails any check, or is longer than
+`MAX_STATE_CHARS`, is -32602 "Invalid or expired requestState" with the reason in `data`.
 """
 
 from __future__ import annotations

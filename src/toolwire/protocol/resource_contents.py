@@ -1,16 +1,10 @@
-"""What a resource function returns -> the `contents` of a `resources/read` result.
+"""What a resource function returns, turned into the `contents` of a `resources/read` result.
 
-Decisions:
-
-- `str` -> one text item; `bytes`, `bytearray` or `memoryview` -> one `blob` item (base64).
-- Anything else (a dict, a list, a pydantic model, a dataclass...) -> its JSON as text, so
-  that a function may return data as naturally as a tool does.
-- `None` means "no such resource": the read is answered with the resource-not-found error
-  (a template's function returns it for an id that does not exist), never with empty contents,
-  which the spec forbids for a missing resource.
-- Every item names its `mimeType`: the one declared, else `text/plain` for text,
-  `application/json` for JSON, `application/octet-stream` for bytes.
-- Every item's `uri` is the URI that was read (a template's concrete URI, not the template).
+`contents_of` makes a `str` one text item, `bytes`, `bytearray` or `memoryview` one base64
+`blob` item, and anything else (a dict, a list, a model, a dataclass) its JSON as text. `None`
+means "no such resource" and is answered with the resource-not-found error, never with empty
+contents. Every item carries the URI that was read and a `mimeType`: the declared one, else
+`text/plain`, `application/json` or `application/octet-stream`.
 """
 
 from __future__ import annotations

@@ -1,23 +1,11 @@
 """A resource function: checked against its URI template once, then called for each read.
 
-Decisions:
-
-- At decoration, the function's parameters must fit the template: each template variable is
-  a parameter (or lands in `**kwargs`), and each parameter without a default is a template
-  variable. A static resource's function takes no required argument. Positional-only
-  parameters are refused (values are passed by name). A mismatch is a `ValueError` naming
-  the template, the function and the parameter.
-- Values arrive as strings (decoded from the URI). Parameters annotated `str` (or not at
-  all) get them as they are, without loading pydantic; other annotations (`int`, `bool`,
-  `Literal[...]`, `datetime`, ...) are converted as pydantic does for tool arguments (lax
-  mode: "42" is a fine `int`), and a value that does not convert is refused with the
-  parameter named and the reason, as tool arguments are:
-  `Invalid parameters for resource template 'x://{id}': id: Input should be a valid integer`.
-- An async function is awaited on the event loop; a sync one runs in a worker thread under
-  the server's sync-worker bound, as sync tools do (it may block on files or a database).
-- A first parameter annotated `ToolContext` (or the SDK's `RunContextWrapper`, as for a
-  tool) is not a template variable: the read's context is passed there.
-- What the function returns becomes the contents (see `resource_contents.py`).
+At decoration every template variable must be a parameter (or land in `**kwargs`) and every
+parameter without a default a template variable; positional-only parameters are refused, and a
+mismatch is a `ValueError` naming the template, the function and the parameter. Values arrive
+as strings and are converted to the annotated types as tool arguments are, a value that does not
+convert being refused with the parameter named. A first `ToolContext` parameter receives the
+read's context; sync functions run in a worker thread under the server's bound.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """The published resources and resource templates, and how a URI finds the one that serves it.
 
-Decisions:
-
-- A fixed resource is found by its exact URI; otherwise templates are tried in the order they
-  were published and the first that matches serves the URI. A URI is compared as a string:
-  never resolved, normalised or used as a path here (a directory's own reader decides what a
-  matched path may name, see `resource_files.py`).
-- A template may also list concrete resources of its own (a directory lists its files):
-  `resources/list` shows the fixed resources first, then each template's listed ones.
-- Publishing a URI (or a template text) twice is an error naming it; removing an unknown one
-  is a `KeyError` naming it. Every change calls the registry's listeners (the server then
-  tells connected clients that the list changed).
-- Listings are built per protocol version, so that no reply carries a field its version does
-  not know: `title` and `_meta` from 2025-06-18, `icons` from 2025-11-25.
+A fixed resource is found by its exact URI, else the templates are tried in the order they were
+published and the first that matches serves it; a URI is compared as a string, never resolved or
+used as a path here. `resources/list` shows the fixed resources, then each template's own listed
+ones. Publishing a URI or template twice is an error naming it, removing an unknown one a
+`KeyError`; every change calls the registry's listeners. Listings are built per protocol version.
 """
 
 from __future__ import annotations

@@ -1,37 +1,13 @@
-"""The resource methods, and the entries they add to each era's table (`session.py`).
+"""The resource methods, as route-table entries for each era (merged in by `session.py`).
 
-Handshake era: `resources/list`, `resources/templates/list`, `resources/read`,
-`resources/subscribe` and `resources/unsubscribe`; the server then sends
-`notifications/resources/updated` for subscribed URIs and
-`notifications/resources/list_changed` on its own. 2026-07-28: the same lists and read; no
-subscribe methods: a client names the URIs it follows (`resourceSubscriptions`) and asks for
-list changes (`resourcesListChanged`) on a `subscriptions/listen` stream (`subscriptions.py`).
-
-Decisions:
-
-- Lists are paginated as `tools/list` is (100 per page, the same opaque cursors, -32602
-  "Invalid cursor" for anything else). A template's own listed resources (a directory's
-  files) are gathered in a worker thread: that walks a file system.
-- A URI nothing serves is the resource-not-found error, with the URI in `data` and in the
-  message: -32002 in the handshake era (what its specification names), -32602 in 2026-07-28
-  (SEP-2164). The same goes for subscribing to such a URI: a typo should not pass silently.
-- A template's values that do not convert to its function's types: -32602 naming each
-  parameter and why. A function that raises: -32603 "Error reading resource <uri>" (the
-  exception is logged for the author, not shown to a remote client, as with tools; an
-  in-process client, the author's own test, gets it appended to the message).
-- `params.uri` must be a string: -32602 "Invalid request parameters" naming the field.
-- A read runs in a task the session tracks, as a tool call does (`session_requests.py`):
-  the next frame does not wait for it, `notifications/cancelled` stops it (no reply is
-  sent), and while it runs the session is busy, so the 2026-07-28 HTTP pool does not hand
-  the session to another request. A sync resource function runs in a worker thread under
-  the server's sync-worker bound. The lists stay inline: they run no author code, except
-  a template's lister, which walks a directory in a worker thread.
-- A resource function whose first parameter is a `ToolContext` gets one: `ctx.context` is
-  the server's context (or its factory's answer, `CallInfo.tool_name` being the URI), and
-  it may report progress and log; in the handshake era it may ask the client questions.
-- At most `MAX_SUBSCRIPTIONS` URIs per connection; the next subscribe is -32603
-  "Subscription limit reached" (as a listen stream past its bound). Unsubscribing from a URI
-  not subscribed to is not an error (the end state is the one asked for).
+Both eras serve `resources/list`, `resources/templates/list` and `resources/read`; the
+handshake era adds `resources/subscribe` and `resources/unsubscribe` (at most
+`MAX_SUBSCRIPTIONS` per connection, then -32603 "Subscription limit reached"), while a
+2026-07-28 client follows URIs on a `subscriptions/listen` stream. Lists page 100 at a time.
+An unknown URI is `not_found` (-32002 in the handshake era, -32602 in 2026-07-28); template
+values that do not convert, or a `params.uri` that is not a string, are -32602 naming the
+field; a resource function that raises is -32603 "Error reading resource <uri>". A read runs
+as a task the session tracks, which `notifications/cancelled` stops.
 """
 
 from __future__ import annotations

@@ -1,44 +1,12 @@
-"""`subscriptions/listen` (2026-07-28): the streams on which a modern client hears list changes.
+"""`subscriptions/listen` (2026-07-28): the streams on which a modern client hears of changes.
 
-In the modern era a server never sends `notifications/tools/list_changed` on its own: a client
-opts in with a `subscriptions/listen` request, whose response is the stream. Wire shapes follow
-the spec and the official SDK (`mcp.server.subscriptions.ListenHandler`); `id` below is the
-listen request's JSON-RPC id, string or integer, echoed exactly:
-
-- request  `{"method": "subscriptions/listen", "params": {"_meta": <envelope>,
-  "notifications": {"toolsListChanged": true}}}`
-- first frame of the stream: `notifications/subscriptions/acknowledged` with
-  `{"notifications": <honored filter>, "_meta": {"io.modelcontextprotocol/subscriptionId": id}}`
-- then, per change: `notifications/<tools|resources|prompts>/list_changed` with
-  `{"_meta": {<same key>: id}}`, and per update of a followed resource
-  `notifications/resources/updated` with `{"uri": <uri>, "_meta": {<same key>: id}}`
-- graceful end (`Listeners.end`): the result `{"resultType": "complete", "_meta":
-  {<same key>: id, "io.modelcontextprotocol/serverInfo": ...}}` for the listen request.
-
-Decisions:
-
-- The acknowledgement honors `toolsListChanged`, `resourcesListChanged` and
-  `promptsListChanged` when asked for, and in `resourceSubscriptions` the URIs this server
-  can read (at most `MAX_URIS`, in the order given, once each); URIs it cannot serve are
-  omitted, as the spec asks of unsupported kinds (the SDK's handler echoes every requested
-  kind). A stream that honors nothing stays open, silent, until it is cancelled.
-- `params.notifications` must be an object; each flag, when present and not null, must be a
-  boolean (as the schema says; the SDK's pydantic models would coerce "yes" or 1), and
-  `resourceSubscriptions` a list of strings. Anything else is -32602 "Invalid request
-  parameters" with `data` naming the field (unknown filter keys are ignored).
-- `notifications/cancelled` naming the listen request ends the stream and sends nothing:
-  a cancelled request gets no response (spec), and the SDK client settles its side itself.
-- A listen reusing the id of a stream still open is ignored with a warning (answering it
-  would close the client's open stream); ids are not checked against calls in flight.
-- At most `MAX_STREAMS` per connection; the next listen gets -32603 "Subscription limit
-  reached" before any acknowledgement (the SDK's bound and error).
-- A stream has no task of its own: it is an entry that the change publisher writes to. Changes
-  are level triggers ("refetch if you care"), so they coalesce: while a stream's notification
-  waits for the wire, further changes of one kind (or updates of one URI) add at most one
-  more. A change that arrives while the acknowledgement is being written is sent right after
-  it, never before.
-- Leaving the session (or `close()`) drops every stream without a frame: the transport is
-  going away, and an abrupt end carries no response (spec).
+A listen request's response is a stream: `notifications/subscriptions/acknowledged` with the
+honored filter, then list changes and resource updates, each tagged with the listen request's
+id under `SUBSCRIPTION_ID`, and on a graceful end (`Listeners.end`) a `complete` result. Only
+the flags asked for and URIs this server can read (at most `MAX_URIS`) are honored; a malformed
+filter is -32602 naming the field, and a listen past `MAX_STREAMS` per connection is -32603
+"Subscription limit reached". A cancelled listen, or a session going away, ends its stream
+without a frame.
 """
 
 from __future__ import annotations

@@ -1,19 +1,13 @@
-"""URI templates for resource templates: the part of RFC 6570 that names parameters unambiguously.
+"""URI templates for resource templates: the part of RFC 6570 whose matches are unambiguous.
 
-A resource template such as `weather://{city}/current` is both advertised (as written) and
-matched against the URIs clients read. Only expressions whose match is unambiguous are
-accepted, so that a URI either matches in exactly one way or not at all:
-
-- `{name}`: one path segment: one or more characters other than `/`, `?` and `#`.
-- `{+name}`: reserved expansion: one or more characters other than `?` and `#`, so it may
-  span segments (`file:///{+path}`).
-- `{?a,b}`: query parameters, each optional, only at the very end of the template; a URI may
-  give them in any order, and no others.
-
-Matched values are percent-decoded (strict UTF-8). Anything else (other operators, value
-modifiers such as `{x*}` or `{x:3}`, several names in one simple expression, two expressions
-with no literal text between them, repeated names, names that are not Python identifiers,
-unbalanced braces) is refused with a `ValueError` naming the template and the problem.
+A `UriTemplate` is advertised as written and matched against the URIs clients read; a URI
+matches it in exactly one way or not at all. Accepted: `{name}` (one path segment, without
+`/`, `?` or `#`), `{+name}` (may span segments, without `?` or `#`) and, only at the very end,
+`{?a,b}` (optional query parameters, in any order, no others). Matched values are
+percent-decoded as strict UTF-8. Anything else (other operators, modifiers such as `{x*}` or
+`{x:3}`, several names in one simple expression, two expressions with no literal text between
+them, repeated or non-identifier names, unbalanced braces) is a `ValueError` naming the template
+and the problem.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
-"""From parameters to a pydantic model: one field per parameter, described as the SDK does.
+"""From parameters to a pydantic model: one field per parameter, described as the Agents SDK does.
 
-A property's description can come from three places, and which one wins is part of the
-schema's bytes: the docstring's note for the parameter, a plain string in the parameter's
-`Annotated[...]` metadata, and a pydantic `Field(description=...)` written by the author
-(in the metadata or as the default). The rules, all pinned by the differential tests:
-
-- no `Annotated`: the docstring note is the description (an empty note included). A
-  `Field` default keeps its own description unless the note is non-empty.
-- `Annotated`: the note, or when the docstring says nothing the first string in the
-  metadata, is used only if non-empty; it beats an author's `Field` in the metadata. When
-  the default is also a `Field`, that default's own description (if it sets one) beats the
-  note; without a `Field` in the metadata the note beats the default's.
-- `*args` / `**kwargs`: the note, else the metadata string, as it is (even empty). The
-  annotation describes each item, so a `Field` in it lends the items its constraints only.
+`build_model` makes a pydantic model whose fields are the function's parameters. A property's
+description comes from the docstring's note for the parameter, a plain string in its
+`Annotated[...]` metadata, or an author's `Field(description=...)`; which one wins follows the
+SDK exactly, since it shows in the schema's bytes, and the differential tests pin it.
 """
 
 from __future__ import annotations

@@ -1,23 +1,11 @@
-"""Elicitation forms: the restricted JSON Schema MCP lets a server ask a user to fill in.
+"""Elicitation forms: the restricted JSON Schema that MCP lets a server ask a user to fill in.
 
-MCP's `requestedSchema` is a flat object whose properties are primitives a client can render
-as form fields: strings (optionally with a format), numbers, integers, booleans, and enums:
-single-select untitled (`enum`), titled (`oneOf` of `const`/`title`) or legacy-titled
-(`enum` + `enumNames`), and multi-select untitled (`items.enum`) or titled (`items.anyOf`)
-as arrays (SEP-1330). Every field may carry a `default` (SEP-1034).
-
-Decisions:
-
-- A schema outside that subset is refused before anything is sent, with a `UserError`
-  naming the property and the keyword: a client would otherwise reject the request (or show a
-  broken form) and the tool author would learn of it from a user.
-- A pydantic model class is converted: its `$ref`s to enum classes are inlined,
-  `Optional[X]` becomes an optional `X`, a `None` default is dropped, and the titles pydantic
-  makes up for the model itself are left out; then the result is checked like any schema.
-- Annotation keywords (`title`, `description`) are allowed everywhere they make sense;
-  anything else unknown is refused, so that a typo (`minLenght`) does not pass silently.
-- An accepted answer is checked against the form (`answer_problems`) so that a tool never
-  sees a value of the wrong type; extra keys in an answer are ignored.
+A form is a flat object of primitive fields a client can render (strings with an optional
+format, numbers, integers, booleans, single- and multi-select enums, each with an optional
+`default`). A schema outside that subset, or with an unknown keyword, is refused before
+anything is sent, with a `UserError` naming the property and the keyword; a pydantic model
+class is converted to the subset first. `answer_problems` checks an accepted answer against the
+form, so that a tool never sees a value of the wrong type; extra keys are ignored.
 """
 
 from __future__ import annotations

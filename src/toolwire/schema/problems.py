@@ -1,18 +1,10 @@
 """What a model provider would refuse in a tool's input schema, each with what to do about it.
 
-Three dialects, each checked against the provider's published documentation on 2026-11-23:
-
-- "openai-strict": OpenAI function calling with `strict: true` (Structured Outputs).
-- "gemini": Gemini function declarations given as JSON Schema (`parametersJsonSchema`), the
-  form current Gemini clients send MCP tool schemas in. The older `parameters` field takes an
-  OpenAPI 3.0 subset that refuses `additionalProperties`, `$ref` or `"type": [...]`; a client
-  that still uses it has to convert every tool's schema itself (google-genai does), so nothing
-  a server author writes can help there and nothing is reported for it.
-- "anthropic": Claude tool use, `input_schema`.
-
-Only refusals are reported, never keywords a provider merely ignores: a warning the author can
-neither act on nor needs to is noise. Each rule names its source next to it. The checks are
-static: they read the schema and never call a service.
+`schema_problems(schema, dialect)` checks a schema against one of `DIALECTS`: "openai-strict"
+(OpenAI function calling with `strict: true`), "gemini" (function declarations given as JSON
+Schema, `parametersJsonSchema`) or "anthropic" (Claude tool use, `input_schema`). It reports
+only what the provider refuses, never keywords it merely ignores, each `SchemaProblem` saying
+what to do; the checks read the schema and call no service.
 """
 
 from __future__ import annotations

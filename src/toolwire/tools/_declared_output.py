@@ -1,15 +1,10 @@
 """A function tool's declared output: its JSON schema, and checking a result against it.
 
-There are three ways to declare one, as in the Agents SDK: `output_type` (a Python type whose
-pydantic schema is used and which validates each result), `output_json_schema` (a schema
-taken as given), or, for a tool that a program may call (`allowed_callers` includes
-"programmatic"), the function's return annotation when it names a structured type. Whatever the
-source, the schema must describe a JSON object and survive the strict rewrite. The refusals
-and the message of a result that does not match are the SDK's
-(tests/tools/test_output_parity.py compares them).
-
-pydantic is imported only when a Python type has to be turned into a schema, so decorating a
-tool without a declared output does not load it.
+As in the Agents SDK, an output is declared by `output_type` (a Python type whose schema is used
+and which validates each result), `output_json_schema` (taken as given), or, for a tool a
+program may call, a return annotation naming a structured type. The schema must describe a JSON
+object and survive the strict rewrite; refusals and the message of a result that does not match
+are the SDK's. pydantic is imported only when a Python type must become a schema.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """What `function_tool` may decorate, and how an object with `__call__` becomes a function.
 
-Functions, methods and classes are decorated as they are. An instance of a class that defines
-`__call__` is different: its contract is that method without `self`, its name is its class's
-name, and its description may come from the class. The Agents SDK takes such an instance only
-when that contract can be read off plain source without guessing (no partials, wrappers,
-decorated or generic `__call__`, no type variables), and refuses everything else with a message
-that recommends an explicit wrapper function. toolwire takes and refuses the same objects with
-the same messages (tests/tools/test_callable_parity.py holds the two side by side).
-
-An accepted instance is handed on as a small forwarding function that carries the resolved
-signature, annotations, docstring and name, so the schema code needs no special case for it.
+Functions, methods and classes are decorated as they are. An instance of a class defining
+`__call__` is taken, as by the Agents SDK, only when its contract can be read off plain source
+(that method without `self`, the class's name, a description from the class); anything else is
+refused with the SDK's messages, which recommend an explicit wrapper function. An accepted
+instance becomes a forwarding function carrying the resolved signature, docstring and name.
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
 """`on_invoke_tool` of a decorated function: decode, validate, call, and answer failures.
 
-A call goes through two stages. First its arguments: the JSON is decoded (empty means `{}`),
-must be an object, and is validated by the function's argument model; a refusal is a
-`ModelBehaviorError` whose message is the Agents SDK's ("Invalid JSON input for tool ...",
-with the details only when tool data may be logged). Then the function runs (a sync one in a
-worker thread, see threads.py) and its result is checked against a declared output type.
-
-A failure at either stage goes to the tool's failure function, whose text becomes the output,
-as in the SDK; without one (or when it returns None) the exception propagates. toolwire adds
-two things: the failure is logged for the server's author (call_log.py), and `invoke_tool`
-learns which exception was answered, so that MCP can mark the result `isError`.
-
-How validated fields map onto the function's parameters is worked out once per tool
-(`CallPlan`), not on every call.
+The arguments' JSON is decoded (empty means `{}`), must be an object and is validated by the
+function's argument model; a refusal is a `ModelBehaviorError` worded as the Agents SDK words
+it. Then the function runs (a sync one in a worker thread) and its result is checked against a
+declared output type. A failure at either stage goes to the tool's failure function, whose text
+becomes the output; without one, or when it returns None, the exception propagates. Each failure
+is logged for the author (`call_log.py`), and `invoke_tool` learns which exception was answered.
 """
 
 from __future__ import annotations

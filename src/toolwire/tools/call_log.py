@@ -1,22 +1,12 @@
 """What a failed tool call leaves on the `toolwire` logger for the server's author.
 
-The model is told only what the failure function returns, by default a fixed sentence that
-names nothing. The author gets the rest, one WARNING on `toolwire.tools` per failed call:
-
-- a tool that raised: its name, the exception, and the traceback;
-- arguments refused before the function ran (not JSON, not an object, or not valid for the
-  signature): one line naming what was wrong, parameter by parameter, without the values;
-- a call stopped by its timeout: one line (saying so when it never got a worker thread);
-- a call of a sync tool refused because its earlier, abandoned calls still run: one line.
-
-The arguments of the call are added only when the author opts in, since they may hold
-secrets: `TOOLWIRE_LOG_TOOL_DATA=1`, or the Agents SDK's `OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0`
-(see `toolwire.tools.failure.dont_log_tool_data`). A server run over stdio sends WARNING and
-above to stderr unless the application configured logging itself (transports/stdio.py).
-
-Whoever turns a failure into the model's text writes the line, so each failure is logged
-once: the decorated tool's invoker, `invoke_tool` for exceptions that escape a tool, the
-`from_agents()` wrapper, and the places that enforce timeouts.
+The model is told only what the failure function returns; the author gets one WARNING on
+`toolwire.tools` per failed call: a tool that raised (name, exception, traceback), arguments
+refused before the function ran (what was wrong, parameter by parameter, without the values),
+a timeout, or a sync tool refused because its abandoned calls still run. The call's arguments
+are added only when the author opts in (`TOOLWIRE_LOG_TOOL_DATA=1`, or the Agents SDK's
+`OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0`), since they may hold secrets. Whoever turns a failure into
+the model's text writes the line, so each failure is logged once.
 """
 
 from __future__ import annotations

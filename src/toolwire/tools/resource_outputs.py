@@ -1,18 +1,10 @@
 """Results that point at or carry an MCP resource: a link, or the resource's contents.
 
-The Agents SDK's outputs (`outputs.py`) have no notion of a resource with a URI of its own:
-a file there is bytes, a download address or an upload id. MCP has two more shapes, and a
-tool (or a prompt) returns these to produce them:
-
-- `ResourceLink`: a `resource_link` block, a pointer the client may read later
-  (`resources/read`) without the server sending the contents now.
-- `EmbeddedResource`: a `resource` block, the contents inline (text, or bytes sent as
-  base64), under the URI they belong to.
-
-They are plain frozen dataclasses (no pydantic), so returning one costs a serving process
-nothing to import. Mixed in a list with the SDK's outputs they become several blocks, in
-order. The Agents SDK, as a client, reads a link as a file address and embedded contents as
-text or file data (`protocol.content.content_to_outputs`).
+A tool or prompt returns a `ResourceLink` to send a `resource_link` block (a pointer the client
+may read later with `resources/read`), or an `EmbeddedResource` to send a `resource` block (text,
+or bytes as base64, under their URI). Both are plain frozen dataclasses, cheap to import; in a
+list with the Agents SDK's outputs they become several blocks, in order. The Agents SDK, as a
+client, reads a link as a file address and embedded contents as text or file data.
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
-"""Process life: quiet exits on SIGTERM/SIGINT, and no orphan when the parent dies.
+"""Process life: quiet exits on SIGTERM and SIGINT, and no orphan when the parent dies.
 
-A stdio server whose client was killed keeps running forever if nothing notices: its stdin
-may stay open (a grandparent holds the pipe), so EOF never comes. Two mechanisms:
-
-- Linux: `prctl(PR_SET_PDEATHSIG)` asks the kernel for a signal when the parent goes away.
-  The kernel sends it when the *thread* that spawned us exits, even if the parent process
-  lives on (a client spawning servers from a worker thread), so the signal only triggers a
-  check of `getppid()`; a dedicated real-time signal keeps it apart from a real SIGTERM.
-- Everywhere with `getppid()`: a poll every 0.2 s notices the re-parenting. On Windows,
-  where nothing is re-parented, the poll asks a handle to the parent process instead.
-
-`arm()` is called as early as possible (before the user's module is imported) so that the
-window in which a dead parent goes unnoticed is as small as it can be. Until the event loop
-takes over, the handlers exit the process directly: nothing is in flight yet.
+A stdio server whose client was killed may never see EOF (a grandparent can hold the pipe), so
+`arm()`, called before the user's module is imported, remembers the parent and installs quiet
+handlers (only where the defaults are in place). The parent is watched through a kernel death
+signal on Linux and by polling every `POLL_SECONDS` everywhere (on Windows, a handle to the
+parent). Until the event loop takes over, a dead parent or a SIGTERM exits the process at once
+(`quiet_exit`); then `watch(on_gone)` tells the transport.
 """
 
 from __future__ import annotations

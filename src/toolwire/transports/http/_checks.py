@@ -1,15 +1,9 @@
 """What a handshake-era request's headers must say: `Accept` and `Content-Type`.
 
-Media ranges are compared without their parameters; `*/*` and a type's wildcard (`text/*`)
-count, as HTTP defines them.
-
-The transport specification asks clients to accept both JSON and SSE on a POST, yet real
-clients do not all do so: OpenAI's hosted MCP connector and some Claude clients send only
-`Accept: application/json` (or no `Accept`), and a strict 406 makes the server unusable
-from them (openai-cookbook#2394, claude-code#45368). Since the server may always answer a
-request with one JSON body, a POST gets an event stream only when its `Accept` names one
-(`text/event-stream` or `text/*`); one that allows JSON, a bare `*/*` or no `Accept` at all
-(RFC 9110: anything) gets a JSON body. Only an `Accept` allowing neither is refused.
+Media ranges are compared without their parameters, and `*/*` and type wildcards count, as HTTP
+defines them. `answer_as` gives a POST an event stream only when its `Accept` names one
+(`text/event-stream` or `text/*`), a JSON body when it allows JSON, `*/*` or has no `Accept`,
+and refuses it only when it allows neither.
 """
 
 from __future__ import annotations

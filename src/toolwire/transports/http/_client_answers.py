@@ -1,21 +1,11 @@
 """A client's answer that reaches a process other than the one whose call asked for it.
 
-During a call a tool may ask its client something (`ctx.elicit`, `ctx.sample`,
-`ctx.list_roots`): the request goes out on the call's SSE response, from the process running
-the call, and the call waits there. The client POSTs its answer separately, and a load
-balancer that does not stick to sessions sends that POST to any process. The process that
-receives an answer it does not wait for passes it on the change bus (`CLIENT_RESPONSE`), still
-answering the POST with 202 at once; the process waiting for it takes it.
-
-Addressing: the notice names the session and carries the client's message. Each live copy of
-a shared session numbers its requests under a prefix of its own (see `SessionManager`), so at
-most one copy anywhere waits for a given id: the process holding it resolves the request,
-every other one ignores the notice. An answer nobody waits for (late, or after its call ended)
-is dropped with a debug log, as an unknown answer is within one process.
-
-The bus does not carry unbounded bodies: an answer larger than `MAX_FORWARDED_BYTES` is not
-passed on. The waiting call is told instead, with an error answer naming the size and the
-limit (its tool sees a `ClientResponseError`), rather than being left to time out.
+When a tool asks its client something during a call, the answer comes in a separate POST,
+which a load balancer may send to any process. A process that receives an answer it does not
+wait for still answers the POST 202 at once and passes it on the change bus
+(`CLIENT_RESPONSE`, naming the session); the one copy waiting for that id takes it, and the
+others ignore it. An answer larger than `MAX_FORWARDED_BYTES` is not passed on: the waiting
+call gets an error answer naming the size and the limit.
 """
 
 from __future__ import annotations

@@ -1,23 +1,12 @@
-"""Following, live, a stream another process is still producing: the resumption of a POST
-stream whose call runs on another process sharing the event store.
+"""Following, live, a stream another process is still producing: resuming a POST stream whose call
+runs on another process sharing the event store.
 
-After the replay (`_resume.py`), the GET's response goes on with each event the producer
-stores, read from the shared store as it comes (`LiveEventStore.read_tail`, a bounded
-blocking read in a loop), until one of these ends it:
-
-- the stream's end marker: the call was answered (its reply was the last event passed on),
-  or its producer ended it without a reply (its session closed there);
-- the producer's lease lapsing without an end marker: its process died (SIGKILL), froze,
-  or lost Redis. Logged at WARNING. The response just ends, as a broken connection would: the
-  client's own retry logic decides. If it resumes again, the stream has no lease and nothing
-  new, so it gets the 409 that tells it to retry the request (`_resume.py`);
-- the client leaving, the session ending on this process, or the follower's lifetime
-  (`follow_seconds`) running out: a client still there resumes from its last event id with
-  a fresh follower, losing nothing;
-- the store failing (logged by the store).
-
-Each follower holds one Redis connection while it waits; `reserve` bounds how many one
-process runs at once (`max_followers`).
+After the replay (`_resume.py`), the GET's response passes on each event the producer stores,
+read from the shared store as it comes, until the stream's end marker, the producer's lease
+lapsing without one (logged at WARNING; the response just ends), the client leaving, the session
+ending here, the follower's `follow_seconds` running out (the client resumes from its last event
+id, losing nothing) or the store failing. Each follower holds one Redis connection while it
+waits; `reserve` bounds how many run at once (`max_followers`).
 """
 
 from __future__ import annotations

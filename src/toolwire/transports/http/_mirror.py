@@ -1,26 +1,10 @@
 """The HTTP headers a 2026-07-28 POST mirrors from its JSON-RPC body, checked against it.
 
-Intermediaries (gateways, load balancers) route on `MCP-Protocol-Version`, `Mcp-Method`,
-`Mcp-Name` and the `Mcp-Param-*` headers without reading the body; the server reads the
-body, so it must refuse any request whose two sources disagree (SEP-2243). Every refusal is
-the JSON-RPC error -32020 (HeaderMismatch), answered with HTTP 400 by the caller. The
-messages are the official SDK's, word for word, since clients and logs show them.
-
-Decisions, matching the specification and the SDK where they speak:
-
-- Header names are case-insensitive, values case-sensitive; optional whitespace around a
-  value is not part of it. A header sent twice is read as its values joined by ", " (HTTP's
-  own folding), so it matches nothing.
-- `Mcp-Name` is required on `tools/call`, `prompts/get` (body `params.name`) and
-  `resources/read` (body `params.uri`) whenever the body names a target; a body without one
-  is left to the method's own -32602.
-- A value wrapped as `=?base64?...?=` is decoded (strict alphabet and padding, UTF-8) before
-  comparing; a value that is not wrapped exactly so is taken literally. A value holding
-  characters a header may not carry (controls, non-ASCII) matches nothing.
-- `Mcp-Param-{Name}` headers follow the tool's `inputSchema`: every property reachable from
-  the root through `properties` alone that carries `x-mcp-header`. A value present in the
-  arguments (not null) requires its header; a header whose argument is absent is refused
-  too. Integers compare as numbers (`42.0` matches 42), booleans as `true` / `false`.
+Proxies route on `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` without
+reading the body, so `check_version`, `check_method`, `check_name` and `check_params` refuse a
+request whose headers and body disagree with the JSON-RPC error -32020 (HeaderMismatch), which
+the caller answers with HTTP 400. Header names are case-insensitive, values case-sensitive;
+`=?base64?...?=` values are decoded first; the messages are the official SDK's.
 """
 
 from __future__ import annotations

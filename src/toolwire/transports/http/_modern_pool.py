@@ -1,16 +1,10 @@
 """Sessions for 2026-07-28 requests: born in that era, each serving one POST at a time, reused.
 
-A 2026-07-28 request carries its whole context in its envelope, so any session serving that
-era can answer it, and nothing of one request may reach the next. Opening and closing a
-`ServerSession` per request would honour that at the price of a task group entered, and its
-cancellation delivered, on every POST: most of what a small request costs. So a finished
-request hands its session back and the next one takes it.
-
-Never reused, closed instead: a session whose request did not end cleanly (its client left,
-which cancels the call, or the request itself was cancelled), one that served
-`subscriptions/listen`, one opened for an authenticated caller (it hands that identity to
-every call), and any beyond `KEEP_IDLE`. On an event loop other than asyncio's every request
-gets a session of its own.
+`lease_session` lends a request a session of that era and takes it back when the request ends
+cleanly, so that nothing of one request reaches the next. A session is closed instead of reused
+when its request did not end cleanly (the client left or the request was cancelled), when it
+served `subscriptions/listen`, when it was opened for an authenticated caller, or beyond
+`KEEP_IDLE` idle ones; on an event loop other than asyncio's every request gets its own.
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
 """The leases a process holds on the SSE streams it produces in Redis, and the end markers of
 streams that stopped without a last event.
 
-A follower on another process (`_follow.py`) must tell a producer that is slow from one that
-is dead: a SIGKILLed process writes no end marker. So while a stream runs, its producer holds
-a key `<prefix>:live:<stream id>` with a short expiry, and one task per process renews the
-leases of all its streams in one pipelined round trip every third of the lease. A key that
-lapses means its producer stopped renewing it: dead, frozen, or cut off from Redis.
-
-What it costs: no round trip per event or per stream beyond the one per event the store
-already makes. The first event of a stream sets its lease in the pipeline that stores the
-event; the last event adds the end marker and deletes the lease in its own pipeline: three
-commands more per stream (a quick call on 2025-11-25: 7 commands in its 2 round trips, was
-4). JSON responses and stateless calls store nothing, so they pay nothing. Only the renewals
-are extra: one round trip per `lease / 3` seconds per process while any stream is running
-(one command per running stream). A stream that stops without a last event (its session
-ended, or the write of its last event failed) is ended by the same task, at once.
+While a stream runs its producer holds the key `<prefix>:live:<stream id>` with a short
+expiry, renewed by one task per process for all its streams, so that a follower on another
+process (`_follow.py`) can tell a slow producer from a dead one: a lapsed lease means dead,
+frozen or cut off from Redis. The same task writes the end marker of a stream that stopped
+without its last event, at once.
 """
 
 from __future__ import annotations

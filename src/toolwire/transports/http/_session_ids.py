@@ -1,15 +1,9 @@
 """New `Mcp-Session-Id` values, optionally tagged with the route of the process that made them.
 
-Several toolwire processes behind one balancer, each keeping its own sessions in memory,
-need every request of a session to reach the process that opened it. A balancer can only
-route on what it sees, and the `initialize` that opens a session carries no id yet: hashing
-the id sends about half the sessions to a process that never heard of them. So a process
-started with `TOOLWIRE_SESSION_ROUTE=NAME` issues ids of the form `NAME.<32 hex digits>`,
-and the balancer maps the part before the dot to that process (nginx: a `map` on
-`$http_mcp_session_id`, see the README). Without the variable, ids are the bare 32 digits.
-
-A route is 1 to 32 letters, digits, `-` or `_`: it goes into a header and into balancer
-configuration, so anything else is refused when the app starts, naming the variable.
+`new_session_id` makes 32 random hex digits, prefixed with `NAME.` when the process was started
+with `TOOLWIRE_SESSION_ROUTE=NAME`, so that a balancer can send every request of a session to
+the process that opened it (nginx: a `map` on `$http_mcp_session_id`). A route is 1 to 32
+letters, digits, `-` or `_`; anything else is refused when the app starts, naming the variable.
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
 """Sessions for stateless mode: born initialized, each serving one POST at a time, reused.
 
-Stateless mode promises that no request depends on another: there is no session id and no
-`initialize`. Opening and closing a `ServerSession` for every POST would honour that, at the
-price of a task group entered and left per request; instead a finished POST hands its
-session back and the next POST gets it, reset to what it was born as (protocol version,
-log level). A session still running a call when its POST ends (the client left mid-call) is
-closed, which cancels the call, and never reused. Requests with an authenticated identity
-get a session of their own, since a session carries its caller's identity to every call.
-
-Cancelling: the POST's connection is the only handle a client has on its call. A
-`notifications/cancelled` POSTed on its own names the call by request id, which means
-nothing without a session (every client numbers its own requests, so it could be anyone's):
-it reaches an idle session, where no call has that id, and changes nothing. Closing the
-call's POST cancels it, as above; the 2026-07-28 era says the same of every request.
+`StatelessSessions` lends each POST a `ServerSession` (no session id, no `initialize`) and takes
+it back when the POST ends, reset to what it was born as (protocol version, log level), for the
+next one. A session still running a call when its POST ends (the client left) is closed, which
+cancels the call, and never reused; a request with an authenticated identity gets a session of
+its own. Closing the POST is the only way to cancel its call: a `notifications/cancelled` POSTed
+on its own changes nothing.
 """
 
 from __future__ import annotations

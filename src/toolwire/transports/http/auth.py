@@ -1,35 +1,12 @@
 """`BearerGuard`: bearer-token authentication in front of an MCP endpoint, with RFC 9728
-protected-resource metadata and the MCP spec's scope challenges.
+protected-resource metadata and the MCP specification's scope challenges.
 
-What a client sees:
-
-- `GET /.well-known/oauth-protected-resource` and `.../oauth-protected-resource/mcp` (the
-  endpoint's path appended, the form the spec's clients probe first): the metadata, with
-  `resource`, `authorization_servers`, `scopes_supported`, `bearer_methods_supported`. No
-  token needed, and any origin may read it (`Access-Control-Allow-Origin: *`): browser-based
-  clients discover the authorization server from it.
-- No token, a malformed `Authorization` header, a token the verifier refuses, an expired
-  token, or one issued for another resource: 401 with `WWW-Authenticate: Bearer
-  error="invalid_token", error_description=..., resource_metadata=...` (and `scope=` with
-  the server-wide required scopes, which the spec says a server should name).
-- A token without the server-wide `required_scopes`: 403 `error="insufficient_scope"`.
-- A `tools/call` of a tool declaring scopes the token lacks: 403 `insufficient_scope`
-  whose `scope` lists what that call needs (server-wide plus the tool's), so a client can
-  step up and retry; the tokens' current scopes are not echoed (the 2026-07-28 revision
-  dropped that advice). The body is a JSON-RPC error with the request's id.
-- Otherwise the request goes on with ASGI scope key `"toolwire.identity"` set.
-
-Decisions:
-
-- Only requests whose identity lacks a scope some tool requires have their body read here
-  (to find the tool called), so servers without per-tool scopes, and callers holding every
-  scope, pay nothing for the feature. The body is read up to the server's message limit and
-  handed on unchanged; a larger one goes on unread and the endpoint refuses it.
-- The protocol layer checks per-tool scopes again with the identity the session carries:
-  whatever reaches a tool has been checked, whichever transport brought it.
-- Tools are listed whatever the caller's scopes: the step-up flow needs a client to see a
-  tool, call it and be told what it needs; and one cached listing serves every caller.
-- CORS preflights (`OPTIONS`) pass without a token: browsers never attach one to them.
+The guard serves the metadata at `METADATA_PATH` (also with the endpoint's path appended) to
+anyone. A missing, malformed, refused, expired or foreign token is 401 `invalid_token`; a token
+without the server-wide scopes is 403 `insufficient_scope`; a `tools/call` of a tool whose
+scopes the token lacks is 403 naming every scope that call needs, with a JSON-RPC error body.
+CORS preflights pass without a token. Anything else goes on with the caller's `Identity` under
+the ASGI scope key `IDENTITY_KEY`.
 """
 
 from __future__ import annotations

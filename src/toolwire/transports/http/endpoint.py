@@ -1,28 +1,12 @@
-"""The streamable HTTP endpoint of the handshake era (2024-11-05 .. 2025-11-25): one path
-answering POST, GET and DELETE, written as plain ASGI (no Request/Response objects per call).
+"""The streamable HTTP endpoint of the handshake era (2024-11-05 to 2025-11-25), as plain ASGI.
 
-- POST carries one JSON-RPC message. A request is answered as one `application/json` body
-  (`json_response=True`) or as an SSE stream holding the reply and whatever the call sends on
-  the way (progress, logs, requests to the client). Notifications and client responses: 202.
-- `initialize` creates a session; its id comes back in `Mcp-Session-Id` and every later
-  request must carry it (400 without, 404 once unknown, expired or ended). GET opens the
-  session's standalone SSE stream (one at a time: 409), DELETE ends the session.
-- Stateless mode: no session ids; each POST is served by a fresh session born initialized,
-  and GET/DELETE answer 405.
-- `MCP-Protocol-Version` must name a version this era serves (else 400 listing them); when
-  absent the specification says to assume 2025-03-26 (a session knows its negotiated one).
-- Resumability (SEP-1699): with an event store, SSE events carry ids and a POST stream may
-  end early; the client resumes with GET and `Last-Event-ID`, the events it missed are
-  replayed, then the stream goes on live there (`_answer.py` answers one request,
-  `_resume.py` serves GET).
-- A request in the 2026-07-28 era is handed whole to `modern.serve_modern`.
-
-Every refusal is a 4xx with a JSON-RPC error body naming the problem; a client that leaves
-mid-stream only detaches its stream (calls go on; disconnection is not cancellation). A call
-the client cancels (`notifications/cancelled`) gets no reply: once it has stopped, its POST's
-SSE stream ends, or, in JSON-response mode, the POST is answered 202 without a body. Without
-a session (stateless mode, and the 2026-07-28 era) closing the POST is what cancels its
-call, and a cancel notification names nothing (see `_stateless.py`).
+One path answers POST (one JSON-RPC message: a request gets a JSON body or an SSE stream, a
+notification or client response 202), GET (the session's own stream, one at a time, else 409)
+and DELETE (ends the session). `initialize` returns `Mcp-Session-Id`, which later requests must
+carry (400 without, 404 once unknown or ended); in stateless mode each POST gets a fresh session
+and GET or DELETE is 405. With an event store, a stream resumes with `Last-Event-ID`. Every
+refusal is a 4xx with a JSON-RPC error naming the problem. A 2026-07-28 request is handed to
+`modern.serve_modern`.
 """
 
 from __future__ import annotations

@@ -1,32 +1,12 @@
 """The 2026-07-28 protocol era over streamable HTTP: one POST, one exchange, no session.
 
-Each POST carries its whole context (the `_meta` envelope), so nothing ties it to the POSTs
-before it: it is served by a session born in this era that serves nothing else meanwhile
-(reused from one clean request to the next, see `_modern_pool.py`). The endpoint (http-core)
-decides the era per request with `is_modern` and hands modern POSTs to `serve_modern`, which
-answers them as plain ASGI from start to end.
-
-How a request is answered:
-
-- Anything but one JSON-RPC request or notification object: 400, -32600.
-- A notification: 202, no body (on HTTP the only client notification, cancellation, is the
-  closing of a response stream, so nothing is delivered).
-- A request is checked before anything runs, in the SDK's order: the envelope's shape
-  (-32602), then the headers mirrored from the body (-32020, see `_mirror.py`), then the
-  version (-32022); the method itself is the session's to judge (-32601 for one it does not
-  serve).
-- The answer is JSON when the reply comes before any notification; once a progress or log
-  notification of the call (or a listen stream's acknowledgement) arrives, the answer turns
-  into an event stream carrying them and then the reply. With `json_response=True` the
-  answer is always JSON and those notifications are dropped, except for
-  `subscriptions/listen`, which is a stream by nature.
-- A call that stays silent for 15 s turns the answer into an event stream (when streams
-  are allowed) with a comment line every 15 s, so that proxies and client timeouts do not
-  cut a slow call or a quiet listen stream (see `_modern_answer.py`).
-- A client that goes away cancels the request: the call is cancelled, nothing more is sent.
-- `end_listen_streams()` ends open listen streams with their result, for a stopping server.
-- Errors answered as JSON carry the spec's HTTP status: 400 for -32700, -32600, -32602,
-  -32020, -32021, -32022; 404 for -32601; 200 otherwise (as the SDK).
+The endpoint hands a POST to `serve_modern` when `is_modern` finds the era's envelope. A body
+that is not one JSON-RPC request or notification is 400 (-32600); a notification is 202 with no
+body; a request is checked (envelope -32602, mirrored headers -32020, version -32022) before
+its session runs it. The answer is JSON until the call sends a notification, then an event
+stream (always JSON with `json_response=True`, except `subscriptions/listen`); a client that
+goes away cancels its request; an error answered as JSON carries the specification's HTTP
+status. `end_listen_streams()` ends open listen streams for a stopping server.
 """
 
 from __future__ import annotations

@@ -1,28 +1,11 @@
-"""Session records: what a handshake-era session is, written down so any process can serve it.
+"""Session records: a handshake-era session written down, so that any process can serve it.
 
-A live session (`sessions.HttpSession`) holds tasks, streams and a `ServerSession`: it cannot
-leave its process. What can is its record: the id, the protocol version `initialize`
-negotiated, the client's info and capabilities, the caller it is bound to, its log level and
-the resource URIs it subscribed to.
-A process handed a session id it does not hold loads the record and rebuilds an initialized
-session from it (see `SessionManager.find`); so does a process that restarted.
-
-Decisions:
-
-- A `SessionStore` keeps records, never live sessions; every method is async so that a store
-  may live across the network (`RedisSessionStore`). `MemorySessionStore` is the default and
-  behaves as toolwire always did for one process.
-- Idle expiry is the store's: a record lives `ttl` seconds after its last `touch` or `save`
-  (None: until ended). Processes touch a record at most once per refresh interval, not once
-  per request (see `SessionManager`), and give it that interval as slack.
-- Ending a session deletes its record: an ended and an expired session are the same 404.
-  `save(..., create=False)` only updates a record that still exists, so a late write from a
-  process that has not yet heard of the end cannot bring the session back.
-- The caller a session is bound to is stored as a key (`caller_key`): the principal of an
-  `Identity` (subject and client id), so a refreshed token of the same caller keeps its
-  session on every process.
-- A store that cannot answer raises `StoreUnavailable`, naming itself and what failed; the
-  endpoint turns it into a 503 with that text.
+A `SessionRecord` holds what rebuilding a live session needs: its id, negotiated version,
+client info and capabilities, the caller it is bound to (`caller_key`), log level and
+subscribed URIs. A `SessionStore` keeps records, never live sessions, behind async methods: a
+record lives `ttl` seconds after its last `touch` or `save`, ending a session deletes it, and
+`save(..., create=False)` never brings a deleted record back. A store that cannot answer
+raises `StoreUnavailable` naming itself and what failed. `MemorySessionStore` is the default.
 """
 
 from __future__ import annotations

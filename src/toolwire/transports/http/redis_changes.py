@@ -1,25 +1,12 @@
-"""`RedisChangeBus`: the change bus (see `changes.py`) over Redis pub/sub, one channel per
+"""`RedisChangeBus`: the change bus of `changes.py` over Redis pub/sub, one channel per
 deployment, `<prefix>:changes`.
 
-A member holds two tasks on its loop: one reads the channel (reconnecting with a growing
-pause, at most `MAX_PAUSE` seconds, while Redis is away) and one publishes what `publish`
-handed it. A message is `{"o": <member>, "t": <topic>, "d": <data>}`; a member skips its own.
-
-Pub/sub delivers to whoever listens at that moment and keeps nothing, so each side of an
-outage makes up for it on its own:
-
-- Sending: a notice Redis did not take is held, in order, and published once Redis answers
-  again (tried after the same growing pause as the reader's). A notice published again
-  while held goes out once, at the place of its latest publication: what counts for a
-  "refetch" notice is the last time it was said. Held notices are bounded (`QUEUE_BOUND`,
-  `QUEUE_BYTES`: past them new ones are dropped) and aged (`HOLD_SECONDS`: older ones are
-  dropped); either drop is logged, naming what went. Redis may have published a notice
-  whose answer timed out: it is sent again, and heard twice, which a notice allows.
-- Hearing: a member cut off from the channel may have missed anything. When it is back it
-  hands its app each list change (`TOOLS_CHANGED`, `RESOURCES_CHANGED`, `PROMPTS_CHANGED`)
-  and `FOLLOWED_RESOURCES_UPDATED`, so that its clients refetch what they follow. A missed
-  `SESSION_ENDED` leaves its live copy until the copy's next refresh finds the record gone
-  (at most one refresh interval; see `session_manager.py`).
+A member reads the channel and publishes on it from two tasks on its loop, skips its own
+messages, and reconnects after a growing pause (at most `MAX_PAUSE` seconds) while Redis is
+away. Pub/sub keeps nothing, so each side makes up for an outage: notices Redis did not take are
+held in order, bounded by `QUEUE_BOUND`, `QUEUE_BYTES` and `HOLD_SECONDS` (a dropped notice is
+logged), and a member that was cut off tells its app that every list and followed resource may
+have changed. A notice may thus be heard twice, never silently lost.
 """
 
 from __future__ import annotations

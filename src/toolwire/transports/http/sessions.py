@@ -1,20 +1,11 @@
 """Live streamable-HTTP sessions: one client's session as this process serves it.
 
-Each session is a `ServerSession` held open by a task of its own (its task group must be
-entered and left by one task, and requests come on many); the requests of the session find it
-by id and hand it their messages. Its outgoing frames come back through `HttpSession.route`,
-which writes each on the stream of the request it belongs to (see `_streams.py`). Sessions
-are created, found, kept and ended by `SessionManager` (`session_manager.py`); what outlives
-the process is the session's record (`records.py`).
-
-Decisions:
-
-- Ids are 32 random hex digits (`secrets`): unguessable, and visible ASCII as the spec asks;
-  a process given a route puts it in front (`_session_ids.py`), for balancers.
-- Several processes may each hold a live copy of one session (requests spread by a load
-  balancer). A stream id names the session and the copy that made it (`<session>.<copy>.<n>`,
-  `g<n>` for a GET stream), so two copies never issue the same id, and a copy can tell a
-  stream of its own from one another process (or its own previous life) made.
+An `HttpSession` is a `ServerSession` held open by a task of its own; the requests of the
+session find it by id and hand it their messages, and `HttpSession.route` writes each outgoing
+frame on the stream of the request it belongs to. `SessionManager` creates, finds, keeps and
+ends sessions; what outlives the process is the record (`records.py`). Session ids are 32
+random hex digits, and stream ids name the session and the copy that made them, so copies of
+one session on several processes never issue the same id.
 """
 
 from __future__ import annotations
