@@ -116,6 +116,9 @@ def run_workers(
         )
         listening = config.bind_socket()  # logs why and exits when it cannot
         with listening:
+            # Listening already: a client told the address below is queued until a worker
+            # takes it, rather than refused while the workers start.
+            listening.listen(config.backlog)
             path = app_options.get("path", "/mcp")
             say(serving_line(host, listening.getsockname()[1], path, workers=workers))
             return _supervise(listening, workers)

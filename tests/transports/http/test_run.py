@@ -446,3 +446,56 @@ def test_a_request_once_the_winding_down_began_is_refused(app: Path) -> None:
         "connection refused",
         (503, "close", {"jsonrpc": "2.0", "id": None, "error": refusal}),
     )
+
+
+def test_each_worker_answers_its_call_in_flight_at_sigterm(app: Path) -> None:
+    flags = ("--transport", "http", "--stateless", "--json-response", "--workers", "2")
+    with served(_run(app, *flags), app.parent) as server:
+        assert server.first_line.endswith(" (2 worker processes); press Ctrl+C to stop\n")
+        calls = [
+            InBackground(lambda n=n: _post(server.port, _call(n, "slow", seconds=1.5)))
+            for n in (1, 2)
+        ]
+        server.wait_started(2)
+        code = server.stop()
+        replies = [_messages(call.outcome()[2])[-1] for call in calls]
+    assert code == 0, server.stderr()
+    assert [reply["id"] for reply in replies] == [1, 2]
+    assert {reply["result"]["content"][0]["text"] for reply in replies} == {"slept 1.5"}
+
+
+def test_a_legacy_sse_call_in_flight_at_sigterm_is_answered_on_its_stream(app: Path) -> None:
+    with served(_run(app, "--transport", "sse"), app.parent) as server:
+        listener = http.client.HTTPConnection("127.0.0.1", server.port, timeout=READ_SECONDS)
+        listener.request("GET", "/sse", headers={"accept": "text/event-stream"})
+        stream = listener.getresponse()
+        assert stream.status == 200
+        endpoint = ""
+        while not endpoint.startswith("data:"):
+            endpoint = stream.readline().decode().strip()
+        url = endpoint[5:].strip()
+
+        def post(message: dict[str, Any]) -> int:
+            connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+            connection.request("POST", url, json.dumps(message), HEADERS)
+            status = connection.getresponse().status
+            connection.close()
+            return status
+
+        assert post(INIT) == 202
+        assert post({"jsonrpc": "2.0", "method": "notifications/initialized"}) == 202
+        assert post(_call(5, "slow", seconds=1.5)) == 202
+        server.wait_started()
+        server.process.send_signal(signal.SIGTERM)
+        rest = stream.read().decode()  # the stream ends after the call's reply
+        code = server.process.wait(STOP_SECONDS)
+        listener.close()
+    assert code == 0, server.stderr()
+    replies = [m for m in _messages(rest) if m.get("id") == 5]
+    assert replies == [
+        {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "result": {"content": [{"type": "text", "text": "slept 1.5"}], "isError": False},
+        }
+    ]
