@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _modern_support import enveloped, headers_for
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -499,3 +500,35 @@ def test_a_legacy_sse_call_in_flight_at_sigterm_is_answered_on_its_stream(app: P
             "result": {"content": [{"type": "text", "text": "slept 1.5"}], "isError": False},
         }
     ]
+
+
+def _post_modern(port: int, request_id: int, tool: str, **arguments: Any) -> str:
+    """A 2026-07-28 `tools/call` (no session: the envelope in `_meta`, the headers)."""
+    params = enveloped(name=tool, arguments=arguments)
+    message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=READ_SECONDS)
+    try:
+        connection.request("POST", "/mcp", json.dumps(message), headers_for("tools/call", params))
+        response = connection.getresponse()
+        assert response.status == 200
+        return response.read().decode()
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("grace", ["5", "0.5"], ids=["answered", "refused"])
+def test_a_2026_07_28_call_in_flight_at_sigterm(app: Path, grace: str) -> None:
+    seconds = 1.5 if grace == "5" else 3600
+    command = _run(app, "--transport", "http", "--shutdown-grace", grace)
+    with served(command, app.parent) as server:
+        call = InBackground(lambda: _post_modern(server.port, 11, "slow", seconds=seconds))
+        server.wait_started()
+        code = server.stop()
+        reply = _messages(call.outcome())[-1]
+    assert code == 0, server.stderr()
+    assert reply["id"] == 11
+    if grace == "5":
+        assert reply["result"]["content"] == [{"type": "text", "text": "slept 1.5"}]
+    else:
+        assert reply["error"]["code"] == -32000
+        assert "did not finish within the 0.5 s shutdown grace period" in reply["error"]["message"]
