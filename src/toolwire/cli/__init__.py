@@ -47,7 +47,6 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     run.add_argument(
         "--shutdown-grace",
         type=_grace_seconds,
-        default=5.0,
         metavar="SECONDS",
         help="HTTP/SSE: after SIGTERM/SIGINT, how long calls in flight get to be answered "
         "before they are refused with a JSON-RPC error (5)",

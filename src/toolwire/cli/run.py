@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import argparse
 
-_DEFAULT_GRACE = 5.0  # the default of `--shutdown-grace`
-
 
 def run(args: argparse.Namespace) -> int:
     """Import TARGET and serve it; for stdio, protect stdout and arm process-life handling
@@ -44,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         flag
         for flag, on in (
             ("--access-log", args.access_log),
-            ("--shutdown-grace", args.shutdown_grace != _DEFAULT_GRACE),
+            ("--shutdown-grace", args.shutdown_grace is not None),
         )
         if on
     ]
@@ -63,11 +61,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.redis:
         security["backplane"] = args.redis  # http_app takes the URL for a RedisBackplane
-    serving = {
-        **security,
-        "access_log": args.access_log,
-        "shutdown_grace": args.shutdown_grace,
-    }
+    serving: dict[str, Any] = {**security, "access_log": args.access_log}
+    if args.shutdown_grace is not None:  # else Server.run's default
+        serving["shutdown_grace"] = args.shutdown_grace
     if transport == "stdio":
         protect_stdout()
         _parent_watch.arm()
@@ -102,7 +98,8 @@ def _run_workers(args: argparse.Namespace, serving: dict[str, Any]) -> int:
 
     options = dict(serving)
     access_log = options.pop("access_log")
-    shutdown_grace = options.pop("shutdown_grace")
+    grace = options.pop("shutdown_grace", None)
+    timing = {} if grace is None else {"shutdown_grace": grace}
 
     if not args.stateless and not args.redis:
         print(sessions_warning(args.workers), file=sys.stderr)
@@ -115,7 +112,7 @@ def _run_workers(args: argparse.Namespace, serving: dict[str, Any]) -> int:
         port=args.port,
         app_options={"stateless": args.stateless, "json_response": args.json_response, **options},
         access_log=access_log,
-        shutdown_grace=shutdown_grace,
+        **timing,
     )
     return 0 if started else 1
 

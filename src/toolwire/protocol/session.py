@@ -204,8 +204,12 @@ class ServerSession(ToolCalls):
         refused = list(self._in_flight.items())
         for request_id, call in refused:
             call.abandoned = True
-            await self.send(error_message(request_id, code, message), request_id)
-            call.cancel()
+            try:
+                await self.send(error_message(request_id, code, message), request_id)
+            except Exception as error:  # the client is gone: the call is cancelled regardless
+                logger.debug("the refusal of request %r was not delivered: %r", request_id, error)
+            finally:
+                call.cancel()
         return len(refused)
 
     async def end_streams(self) -> None:
