@@ -1,11 +1,9 @@
-"""Stopping an HTTP app that toolwire's own runner serves: new requests refused, idle streams
-ended at once, calls in flight given a grace period to be answered, and those still running
-when it runs out answered with a JSON-RPC error before they are cancelled.
-
-`ShutdownGate` wraps the app the runner hands to uvicorn and counts the POSTs whose response
-is not over; `wind_down` is what the runner does once uvicorn's `should_exit` is set. The app
-provides `end_idle_streams`, `calls_in_flight`, `refuse_calls` and `end_streams`; both HTTP
-apps (`StreamableHttpApp`, `LegacySseApp`) do, through `SessionsOpened` for the last three.
+"""Stopping an HTTP app that toolwire's own runner serves: `ShutdownGate` sits in front of
+the app and counts the POSTs under way, and `wind_down`, once uvicorn's `should_exit` is set,
+refuses new requests, ends idle streams at once, gives calls in flight a grace period to be
+answered, answers those still running at its end with a JSON-RPC error before cancelling
+them, then ends every session. The app provides what `Drainable` lists; both HTTP apps do,
+finding their sessions through `SessionsOpened`.
 """
 
 from __future__ import annotations
