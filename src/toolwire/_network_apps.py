@@ -1,5 +1,5 @@
 """The HTTP faces of a `Server`: the streamable HTTP app, the legacy SSE app, and running
-either under uvicorn.
+either under a uvicorn server of its own.
 
 A base class of `Server` so that `server.py` stays about collecting tools; everything here
 reaches the transports through `toolwire.transports.http`, imported on these paths only
@@ -21,10 +21,7 @@ if TYPE_CHECKING:
     from .transports.http.legacy_sse_app import LegacySseApp
     from .transports.http.records import SessionStore
 
-__all__ = ["HEADER_TIMEOUT_SECONDS", "NetworkApps"]
-
-HEADER_TIMEOUT_SECONDS = 30.0
-"""How long a connection gets to send a complete request head by default (nginx: 60)."""
+__all__ = ["NetworkApps"]
 
 
 class NetworkApps:
@@ -62,12 +59,18 @@ class NetworkApps:
     ) -> StreamableHttpApp:
         """This server as an ASGI app speaking MCP's streamable HTTP transport on `path`.
 
-        It runs under any ASGI server, or mounted inside a Starlette or FastAPI app: it then
-        starts serving with the parent when the parent is given `lifespan=app.lifespan`
-        (recommended), or else on its first request, and then stops with uvicorn (other
-        servers may end the process without running the server's lifespan exit: a warning
-        says so). The server's own `lifespan` runs once either way, also when its
-        `sse_app()` is served beside this app (they share one serving).
+        It runs under any ASGI server (`uvicorn module:app`), or mounted inside a Starlette
+        or FastAPI app, which must forward its ASGI lifespan:
+        `Starlette(routes=[Mount("/", app)], lifespan=app.lifespan)` or
+        `FastAPI(lifespan=app.lifespan)`. The lifespan is how the server starts up front and
+        learns that it stops; mounted without it, the app starts serving on its first
+        request and its server's lifespan may never exit (a warning says so). uvicorn waits
+        for open responses before it runs the lifespan's exit, and a GET stream stays open
+        until its client leaves: under your own uvicorn give it a graceful timeout
+        (`--timeout-graceful-shutdown 5`). `Server.run("http")` and `toolwire run` need none
+        of this: they own their uvicorn server and stop it themselves. The server's own
+        `lifespan` runs once either way, also when its `sse_app()` is served beside this
+        app (they share one serving).
 
         Args:
             path: Where MCP is served.
@@ -181,12 +184,13 @@ class NetworkApps:
         A client opens `GET sse_path`; the stream's first event names the URL it POSTs its
         messages to (`message_path?session_id=...`, under the app's mount point); replies
         and notifications come back on the stream, which is the session: closing it ends
-        the session. The app's lifespan serves the server (its own lifespan included);
-        mounted in another app, it starts serving on its first stream instead (or pass
-        `lifespan=app.lifespan` to the parent). Mounted beside `http_app()`, both share one
-        serving: the server's lifespan runs once. Both endpoints are guarded: `Host` and
-        `Origin` always (loopback names unless configured), bearer tokens with
-        `Server(auth=...)` (a session then belongs to the caller that opened it).
+        the session. The app's lifespan serves the server (its own lifespan included); a
+        parent app that mounts it must forward that lifespan (`lifespan=app.lifespan`), as
+        for `http_app()`, whose notes on uvicorn's graceful timeout apply here too. Mounted
+        beside `http_app()`, both share one serving: the server's lifespan runs once. Both
+        endpoints are guarded: `Host` and `Origin` always (loopback names unless
+        configured), bearer tokens with `Server(auth=...)` (a session then belongs to the
+        caller that opened it).
 
         Args:
             sse_path: Where clients open their event stream.
@@ -226,13 +230,23 @@ class NetworkApps:
         *,
         host: str = "127.0.0.1",
         port: int = 8000,
-        header_timeout: float | None = HEADER_TIMEOUT_SECONDS,
+        access_log: bool = False,
+        shutdown_grace: float = 5.0,
         **app_options: Any,
     ) -> None:
-        from .transports.http.run import run_http
+        from .transports.http.run import checked_grace, run_http
 
+        grace = checked_grace(shutdown_grace)
         app = self.sse_app(**app_options)
-        if not run_http(app, host=host, port=port, header_timeout=header_timeout):
+        started = run_http(
+            app,
+            host=host,
+            port=port,
+            path=app.transport.sse_path,
+            access_log=bool(access_log),
+            shutdown_grace=grace,
+        )
+        if not started:
             raise SystemExit(1)
 
     def _run_http(
@@ -241,11 +255,15 @@ class NetworkApps:
         host: str = "127.0.0.1",
         port: int = 8000,
         workers: int = 1,
-        header_timeout: float | None = HEADER_TIMEOUT_SECONDS,
+        access_log: bool = False,
+        shutdown_grace: float = 5.0,
         **app_options: Any,
     ) -> None:
+        from .transports.http.run import checked_grace
+
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be an integer >= 1, not {workers!r}")
+        grace = checked_grace(shutdown_grace)
         if workers > 1:
             from .cli._serve_workers import run_in_workers
 
@@ -254,14 +272,23 @@ class NetworkApps:
                 host=host,
                 port=port,
                 workers=workers,
-                header_timeout=header_timeout,
+                access_log=bool(access_log),
+                shutdown_grace=grace,
                 app_options=app_options,
             )
             return
         from .transports.http.run import run_http
 
         app = self.http_app(host=host, **app_options)
-        if not run_http(app, host=host, port=port, header_timeout=header_timeout):
+        started = run_http(
+            app,
+            host=host,
+            port=port,
+            path=app.path,
+            access_log=bool(access_log),
+            shutdown_grace=grace,
+        )
+        if not started:
             raise SystemExit(1)
 
 

@@ -341,12 +341,12 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
                 HTTP+SSE transport under uvicorn).
             **options: Transport options. stdio: `max_message_bytes`, `shutdown_grace` (the
                 seconds calls in flight get to reply after stdin EOF, 2 by default). http:
-                `host` ("127.0.0.1"), `port` (8000), `workers` (1), `header_timeout`, and
-                every option of `http_app`. sse: `host`, `port`, `header_timeout`, and every
-                option of `sse_app`. `header_timeout` (30 s; None: none) closes a connection
-                that has not sent a complete request head that long after it opened, or
-                after the first bytes of its next request (slow-header clients); bodies
-                have their own bound, streams and calls none.
+                `host` ("127.0.0.1"), `port` (8000; 0: any free port), `workers` (1),
+                `access_log` (False: one line per request on stderr when True),
+                `shutdown_grace` (5: after SIGTERM/SIGINT, the seconds calls in flight get
+                to be answered before they are refused with a JSON-RPC error), and every
+                option of `http_app`. sse: the same but `workers`, and every option of
+                `sse_app`. Once listening, one line on stderr says where MCP is served.
                 `workers=N` serves from N uvicorn worker processes sharing the port, each
                 importing the server anew: define it at module level and call `run()` under
                 `if __name__ == "__main__":`; options must then be plain values (a Redis
@@ -355,8 +355,9 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
 
         Raises:
             ValueError: An unknown transport, `workers` with another transport than "http",
-                or a server or option that worker processes cannot rebuild (the message
-                says which and what to change).
+                `header_timeout` (removed: see docs/deployment.md), or a server or option
+                that worker processes cannot rebuild (the message says which and what to
+                change).
             SystemExit: With status 1 when the lifespan failed on start-up (the error is
                 logged on the `toolwire` logger first).
         """
@@ -364,6 +365,10 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
             raise ValueError(
                 f"unknown transport {transport!r}; available: {', '.join(_TRANSPORTS)}"
             )
+        if "header_timeout" in options and transport != "stdio":
+            from .transports.http.run import HEADER_TIMEOUT_GONE
+
+            raise ValueError(f"header_timeout {HEADER_TIMEOUT_GONE}")
         if transport == "http":
             self._run_http(**options)
             return

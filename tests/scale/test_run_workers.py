@@ -170,7 +170,9 @@ def test_server_run_with_two_workers_serves_from_both_and_stops_with_status_0(
     os.kill(managed.pid, signal.SIGTERM)
     assert managed.process.wait(timeout=_processes.STOP_SECONDS) == 0, managed.log_text()
     assert _processes.wait_until_group_gone(managed.pid) == []
-    assert managed.log_text() == ""  # stateless: no warning; no banner, no traceback
+    # Stateless: no warning; one line says where, no traceback.
+    serving = f"http://127.0.0.1:{port}/mcp (2 worker processes); press Ctrl+C to stop\n"
+    assert managed.log_text() == "toolwire: serving MCP at " + serving
 
 
 def _open_get_stream(port: int) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:

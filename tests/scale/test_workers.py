@@ -74,7 +74,9 @@ def test_two_workers_serve_and_sigterm_stops_them_all_with_status_0() -> None:
     status = backend.process.wait(timeout=WAIT_SECONDS)
     assert status == 0, backend.log_text()
     assert _infra.wait_until_group_gone(backend.pid) == []
-    assert backend.log_text() == ""  # no banner, no access log, no traceback
+    # One line says where; no access log, no traceback.
+    serving = f"toolwire: serving MCP at {backend.url} (2 worker processes); press Ctrl+C to stop"
+    assert backend.log_text() == serving + "\n"
 
 
 def test_workers_outlive_no_parent_killed_outright() -> None:

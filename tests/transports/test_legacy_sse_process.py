@@ -38,7 +38,7 @@ def test_a_failing_lifespan_exits_1_with_one_traceback() -> None:
     assert done.stderr.count("Traceback") == 1, done.stderr
 
 
-def test_serving_and_stopping_print_nothing() -> None:
+def test_serving_says_where_once_and_stopping_prints_nothing() -> None:
     async def one_call(url: str) -> str:
         from mcp import ClientSession
         from mcp.client.sse import sse_client
@@ -52,7 +52,9 @@ def test_serving_and_stopping_print_nothing() -> None:
     with served_http("sse", "cli") as server:
         assert anyio.run(one_call, server.base + "/sse") == "3"
         assert server.stop() == 0
-        assert server.stderr() == ""  # no banner, no access log, nothing about the stop
+        # One line says where; no access log, nothing about the stop.
+        serving = f"toolwire: serving MCP at {server.base}/sse; press Ctrl+C to stop\n"
+        assert server.stderr() == serving
 
 
 def _rss_kib(pid: int) -> int:

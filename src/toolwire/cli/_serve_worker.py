@@ -1,5 +1,5 @@
-"""The app of one worker process of `run_workers` (`_workers.py`): uvicorn imports this
-module in each worker by name, and calls `worker_app` to build what the worker serves."""
+"""One worker process of `run_workers` (`_workers.py`): `serve_worker` runs in each, builds
+what the worker serves and serves it on the socket the parent bound."""
 
 from __future__ import annotations
 
@@ -8,40 +8,43 @@ import json
 import logging
 import os
 import signal
+import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
-from types import FrameType
 from typing import Any
 
 from ._target import TargetError, load_server
 from ._workers import SPEC_VARIABLE
 
-__all__ = ["worker_app"]
+__all__ = ["serve_worker"]
 
 logger = logging.getLogger("toolwire")
 
 _PARENT_POLL_SECONDS = 0.5
 
 
-def worker_app() -> Any:
-    """The app of one worker process (uvicorn's factory): TARGET's `http_app`, as the
-    parent's spec describes it. A worker that cannot build it logs why and exits with
-    uvicorn's start-up failure status, which stops the parent too (rather than being
-    replaced, and failing again, forever).
+def serve_worker(listening: socket.socket) -> None:
+    """The body of one worker process: build TARGET's `http_app` as the parent's spec
+    describes it and serve it on `listening` under a uvicorn server of its own, until
+    SIGTERM/SIGINT. A worker that cannot build the app logs why and exits with uvicorn's
+    start-up failure status, which stops the parent too (rather than being replaced, and
+    failing again, forever).
 
     Raises:
         RuntimeError: Called outside a worker started by `run_workers`.
     """
+    import uvicorn
     from uvicorn.config import STARTUP_FAILURE
 
     from ..transports._heap import settle_heap_now
-    from ..transports._process import configure_logging
+    from ..transports._process import configure_logging, release_threads
+    from ..transports.http._winding_down import ShutdownGate
+    from ..transports.http.run import serve_with, serving_config, signals_stop
 
     raw = os.environ.get(SPEC_VARIABLE)
     if not raw:
-        raise RuntimeError(f"{SPEC_VARIABLE} is not set: worker_app serves `--workers` only")
+        raise RuntimeError(f"{SPEC_VARIABLE} is not set: serve_worker serves `--workers` only")
     spec = json.loads(raw)
     configure_logging()
     _stop_with_parent(spec.get("supervisor"))
@@ -52,9 +55,18 @@ def worker_app() -> Any:
     except (TargetError, ValueError) as error:
         logger.error("toolwire worker %d did not start: %s", os.getpid(), error)
         sys.exit(STARTUP_FAILURE)
-    _end_streams_at_first_signal(app)
+    grace = float(spec["shutdown_grace"])
+    gate = ShutdownGate(app)
+    config = serving_config(
+        gate, host=spec["host"], port=0, access_log=bool(spec["access_log"]), grace=grace
+    )
+    uvicorn_server = uvicorn.Server(config)
     settle_heap_now()  # the worker is ours and serves nothing yet (see transports/_heap.py)
-    return app
+    try:
+        with signals_stop(uvicorn_server):
+            asyncio.run(serve_with(uvicorn_server, app, gate, grace=grace, sockets=[listening]))
+    finally:
+        release_threads(0 if uvicorn_server.started else STARTUP_FAILURE, logger)
 
 
 def _check_tools(server: Any, target: str, expected: list[str] | None) -> None:
@@ -67,39 +79,6 @@ def _check_tools(server: Any, target: str, expected: list[str] | None) -> None:
             '`if __name__ == "__main__":`?); workers import the module anew, so add tools '
             "at module level"
         )
-
-
-def _end_streams_at_first_signal(app: Any) -> None:
-    """Make the first SIGTERM/SIGINT end `app`'s open streams too, as one process does.
-
-    uvicorn installs its exit handler before it builds the app, and that handler only stops
-    accepting: open streams would run on until the graceful timeout cancels them mid-event.
-    The handler is kept and ours runs after it; the work is done on the event loop, since a
-    signal handler may interrupt any bytecode.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        return  # signals are delivered to the main thread only: nothing to chain onto
-    loop = asyncio.get_running_loop()
-    ending: list[asyncio.Task[None]] = []
-
-    async def end() -> None:
-        await app.end_streams()
-
-    def start_ending() -> None:
-        if not ending:
-            ending.append(loop.create_task(end()))
-
-    def chained(previous: Any) -> Callable[[int, FrameType | None], None]:
-        def on_signal(signum: int, frame: FrameType | None) -> None:
-            if callable(previous):
-                previous(signum, frame)
-            if not loop.is_closed():
-                loop.call_soon_threadsafe(start_ending)
-
-        return on_signal
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, chained(signal.getsignal(sig)))
 
 
 def _stop_with_parent(supervisor: int | None) -> None:

@@ -38,7 +38,8 @@ def run_in_workers(
     host: str,
     port: int,
     workers: int,
-    header_timeout: float | None,
+    access_log: bool,
+    shutdown_grace: float,
     app_options: Mapping[str, Any],
 ) -> None:
     """Serve `server`'s `http_app(**app_options)` from `workers` processes until a signal.
@@ -76,7 +77,8 @@ def run_in_workers(
         port=port,
         app_options=options,
         tools=list(server.tools),
-        header_timeout=header_timeout,
+        access_log=access_log,
+        shutdown_grace=shutdown_grace,
     )
     if not started:
         raise SystemExit(1)

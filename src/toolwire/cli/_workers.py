@@ -1,21 +1,20 @@
-"""N uvicorn worker processes on one socket: `toolwire run TARGET --transport http --workers N`
-and `Server.run("http", workers=N)`.
+"""N worker processes on one socket, each serving the app under a uvicorn server of its own:
+`toolwire run TARGET --transport http --workers N` and `Server.run("http", workers=N)`.
 
-uvicorn's multi-process supervisor starts each worker as a fresh interpreter (multiprocessing
-"spawn"), so a worker cannot be handed the app object the parent built: it needs something
-it can import. That is `worker_app` (`_serve_worker.py`), a factory uvicorn calls in each
-worker; what to serve reaches it through one environment variable (workers inherit the
-environment), as JSON: the TARGET, the directory to import a module TARGET from, and the
-options of `Server.http_app`. Any `module:attr` or `path/file.py[:attr]` TARGET works this
-way, since each worker imports it as `toolwire run` did; `Server.run` finds one for its
-server (`_serve_workers.py`).
+A worker is a fresh interpreter (multiprocessing "spawn"), so it cannot be handed the app
+object the parent built: it imports TARGET anew and builds the app itself
+(`_serve_worker.py`). What to serve reaches it through one environment variable (workers
+inherit the environment), as JSON: the TARGET, the directory to import a module TARGET from,
+the options of `Server.http_app` and how to serve; the listening socket is passed to it. Any
+`module:attr` or `path/file.py[:attr]` TARGET works this way, since each worker imports it as
+`toolwire run` did; `Server.run` finds one for its server (`_serve_workers.py`).
 
 The parent binds the socket, has TARGET imported once already (so a bad TARGET fails at once,
 with a clear message, not in N workers) and supervises: a worker that dies is replaced,
-SIGTERM/SIGINT stop every worker, then the parent exits with status 0. In a worker the first
-of those signals also ends the open streams, as in a single process (`_stream_run.py`). A
-worker that cannot build the app says why and stops the lot; a worker whose parent was killed
-outright (SIGKILL: nothing could stop the workers) notices and stops itself.
+SIGTERM/SIGINT stop every worker (each winds down as a single process does), then the parent
+exits with status 0. A worker that cannot build the app says why and exits with uvicorn's
+start-up failure status, which stops the lot; a worker whose parent was killed outright
+(SIGKILL: nothing could stop the workers) notices and stops itself.
 
 Each worker keeps its own sessions: the kernel spreads connections over the workers, so a
 session's later requests can land on a worker that never saw it. Hence the warning without
@@ -24,15 +23,26 @@ session's later requests can land on a worker that never saw it. Hence the warni
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
+import signal
+import socket
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["SPEC_VARIABLE", "in_worker", "run_workers", "sessions_warning"]
 
+logger = logging.getLogger("toolwire")
+
 SPEC_VARIABLE = "TOOLWIRE_WORKER_SPEC"
-_FACTORY = "toolwire.cli._serve_worker:worker_app"  # by name: imported in the workers only
+
+_WORKER_MODULE = "toolwire.cli._serve_worker"
+
+SUPERVISE_SECONDS = 0.5
+"""How often the parent looks for a worker that ended."""
 
 
 def sessions_warning(workers: int, *, from_python: bool = False) -> str:
@@ -60,7 +70,8 @@ def run_workers(
     host: str,
     port: int,
     app_options: dict[str, Any],
-    header_timeout: float | None,
+    access_log: bool = False,
+    shutdown_grace: float = 5.0,
     tools: Sequence[str] | None = None,
 ) -> bool:
     """Serve TARGET from `workers` processes until SIGTERM/SIGINT; whether they all started.
@@ -71,23 +82,19 @@ def run_workers(
         root: The absolute directory a module TARGET is imported from.
         workers: How many worker processes (at least 2).
         host: The interface to bind.
-        port: The TCP port.
+        port: The TCP port (0: any free one).
         app_options: Keyword arguments for `Server.http_app` (JSON-serialisable).
-        header_timeout: Seconds a connection gets to send a complete request head (None:
-            no limit); see `transports/http/_http_protocol.py`.
+        access_log: Log one line per request on stderr.
+        shutdown_grace: After the exit signal, the seconds calls in flight get in each
+            worker.
         tools: The tool names the server has here; a worker whose import of TARGET gives
             a server without one of them refuses to start (None: no check).
 
     Returns:
         False when a worker failed to start (its error was logged); the others are stopped.
     """
-    import uvicorn
-    from uvicorn.config import STARTUP_FAILURE
-    from uvicorn.supervisors import Multiprocess
-
     from ..transports._process import configure_logging
-    from ..transports.http._http_protocol import configure_protocol
-    from ..transports.http._stream_run import GRACEFUL_SECONDS
+    from ..transports.http.run import say, serving_config, serving_line
 
     spec: dict[str, Any] = {
         "target": target,
@@ -95,6 +102,8 @@ def run_workers(
         "host": host,
         "options": app_options,
         "supervisor": os.getpid(),
+        "access_log": access_log,
+        "shutdown_grace": shutdown_grace,
     }
     if tools is not None:
         spec["tools"] = sorted(tools)
@@ -102,26 +111,78 @@ def run_workers(
     os.environ[SPEC_VARIABLE] = json.dumps(spec)
     try:
         configure_logging()
-        config = uvicorn.Config(
-            _FACTORY,
-            factory=True,
-            host=host,
-            port=port,
-            workers=workers,
-            log_level="warning",
-            access_log=False,
-            lifespan="on",
-            timeout_graceful_shutdown=GRACEFUL_SECONDS,
+        config = serving_config(
+            None, host=host, port=port, access_log=access_log, grace=shutdown_grace
         )
-        configure_protocol(config, header_timeout)
-        supervisor = Multiprocess(config, sockets=[config.bind_socket()])
-        supervisor.run()
+        listening = config.bind_socket()  # logs why and exits when it cannot
+        with listening:
+            # Listening already: a client told the address below is queued until a worker
+            # takes it, rather than refused while the workers start.
+            listening.listen(config.backlog)
+            path = app_options.get("path", "/mcp")
+            say(serving_line(host, listening.getsockname()[1], path, workers=workers))
+            return _supervise(listening, workers)
     finally:
         if before is None:
             os.environ.pop(SPEC_VARIABLE, None)
         else:
             os.environ[SPEC_VARIABLE] = before
-    return not any(worker.exitcode == STARTUP_FAILURE for worker in supervisor.processes)
+
+
+def _supervise(listening: socket.socket, workers: int) -> bool:
+    """Run `workers` processes serving `listening`, replacing those that die, until
+    SIGTERM/SIGINT or a worker's failed start; then stop them all and wait for them."""
+    import multiprocessing
+
+    from uvicorn.config import STARTUP_FAILURE
+
+    spawn = multiprocessing.get_context("spawn")
+    stop = threading.Event()
+
+    def start() -> Any:
+        process = spawn.Process(target=_worker, args=(listening,), name="toolwire-worker")
+        process.start()
+        return process
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    processes = [start() for _ in range(workers)]
+    failed = False
+    try:
+        while not stop.wait(SUPERVISE_SECONDS):
+            for index, process in enumerate(processes):
+                if process.is_alive():
+                    continue
+                if process.exitcode == STARTUP_FAILURE:
+                    failed = True
+                    stop.set()
+                    break
+                logger.warning(
+                    "toolwire worker %s ended (exit status %s); starting another",
+                    process.pid,
+                    process.exitcode,
+                )
+                processes[index] = start()
+    finally:
+        for process in processes:
+            if process.is_alive() and process.pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(process.pid, signal.SIGTERM)
+        for process in processes:
+            process.join()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return not failed and not any(p.exitcode == STARTUP_FAILURE for p in processes)
+
+
+def _worker(listening: socket.socket) -> None:
+    """A worker process's body: `_serve_worker.serve_worker`, imported by name in the worker
+    only (the parent, which imports the server's module, never needs it)."""
+    import importlib
+
+    importlib.import_module(_WORKER_MODULE).serve_worker(listening)
 
 
 def in_worker() -> bool:

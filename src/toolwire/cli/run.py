@@ -33,8 +33,24 @@ def run(args: argparse.Namespace) -> int:
     if args.workers > 1 and transport != "http":
         print("toolwire run: --workers needs --transport http", file=sys.stderr)
         return 2
-    if args.header_timeout is not None and transport == "stdio":
-        print("toolwire run: --header-timeout needs --transport http or sse", file=sys.stderr)
+    if args.header_timeout is not None:
+        from ..transports.http.run import HEADER_TIMEOUT_GONE
+
+        print(f"toolwire run: --header-timeout {HEADER_TIMEOUT_GONE}", file=sys.stderr)
+        return 2
+    serving_flags = [
+        flag
+        for flag, on in (
+            ("--access-log", args.access_log),
+            ("--shutdown-grace", args.shutdown_grace is not None),
+        )
+        if on
+    ]
+    if serving_flags and transport == "stdio":
+        print(
+            f"toolwire run: {', '.join(serving_flags)} needs --transport http or sse",
+            file=sys.stderr,
+        )
         return 2
     security = _security_options(args)
     if security and transport == "stdio":
@@ -45,7 +61,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.redis:
         security["backplane"] = args.redis  # http_app takes the URL for a RedisBackplane
-    serving = {**security, **_head_deadline(args)}
+    serving: dict[str, Any] = {**security, "access_log": args.access_log}
+    if args.shutdown_grace is not None:  # else Server.run's default
+        serving["shutdown_grace"] = args.shutdown_grace
     if transport == "stdio":
         protect_stdout()
         _parent_watch.arm()
@@ -74,22 +92,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _head_deadline(args: argparse.Namespace) -> dict[str, Any]:
-    """`header_timeout` for `Server.run` when `--header-timeout` was given (0: no limit);
-    without it, `Server.run`'s default holds."""
-    seconds = args.header_timeout
-    if seconds is None:
-        return {}
-    return {"header_timeout": seconds or None}
-
-
 def _run_workers(args: argparse.Namespace, serving: dict[str, Any]) -> int:
     """`--workers N` (N > 1): uvicorn's supervisor and N worker processes."""
-    from .._network_apps import HEADER_TIMEOUT_SECONDS
     from ._workers import run_workers, sessions_warning
 
     options = dict(serving)
-    header_timeout = options.pop("header_timeout", HEADER_TIMEOUT_SECONDS)
+    access_log = options.pop("access_log")
+    grace = options.pop("shutdown_grace", None)
+    timing = {} if grace is None else {"shutdown_grace": grace}
 
     if not args.stateless and not args.redis:
         print(sessions_warning(args.workers), file=sys.stderr)
@@ -101,7 +111,8 @@ def _run_workers(args: argparse.Namespace, serving: dict[str, Any]) -> int:
         host=args.host,
         port=args.port,
         app_options={"stateless": args.stateless, "json_response": args.json_response, **options},
-        header_timeout=header_timeout,
+        access_log=access_log,
+        **timing,
     )
     return 0 if started else 1
 

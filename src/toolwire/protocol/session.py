@@ -197,6 +197,24 @@ class ServerSession(ToolCalls):
         if self._task_group is not None:
             self._task_group.cancel_scope.cancel()
 
+    async def refuse_calls(self, code: int, message: str) -> int:
+        """Answer every request in flight with the JSON-RPC error `code`/`message`, then
+        cancel it (the server is stopping and cannot wait for it); how many there were.
+
+        Each call is marked abandoned before its error goes out, so a call ending meanwhile
+        sends no second reply.
+        """
+        refused = list(self._in_flight.items())
+        for request_id, call in refused:
+            call.abandoned = True
+            try:
+                await self.send(error_message(request_id, code, message), request_id)
+            except Exception as error:  # the client is gone: the call is cancelled regardless
+                logger.debug("the refusal of request %r was not delivered: %r", request_id, error)
+            finally:
+                call.cancel()
+        return len(refused)
+
     async def end_streams(self) -> None:
         """End every `subscriptions/listen` stream with its `complete` result."""
         await self.listeners.end(self.server.server_info)

@@ -1,7 +1,7 @@
 """A parent Starlette app mounting a toolwire server's HTTP apps, for a real uvicorn process.
 
 Chosen by the environment: `MOUNTED` is `http`, `sse` or `both` (the apps mounted),
-`FORWARD=1` runs the MCP app's lifespan from the parent, and the server's lifespan appends
+`FORWARD=1` runs the mounted apps' lifespans from the parent's, and the server's lifespan appends
 `enter` and `exit` lines to the file `MARKERS`. The tool `slow` writes `started` and, when it
 is cut short, `cancelled`.
 """
@@ -63,11 +63,21 @@ def _home(request: Any) -> PlainTextResponse:
 
 mounted = os.environ.get("MOUNTED", "http")
 routes: list[Any] = [Route("/", _home)]
-http_app = server.http_app()
+apps: list[Any] = []
 if mounted in ("http", "both"):
-    routes.append(Mount("/tools", app=http_app))
+    apps.append(server.http_app())
+    routes.append(Mount("/tools", app=apps[-1]))
 if mounted in ("sse", "both"):
-    routes.append(Mount("/legacy", app=server.sse_app()))
-app = Starlette(
-    routes=routes, lifespan=http_app.lifespan if os.environ.get("FORWARD") == "1" else None
-)
+    apps.append(server.sse_app())
+    routes.append(Mount("/legacy", app=apps[-1]))
+
+
+@contextlib.asynccontextmanager
+async def _forwarded(parent: Any) -> AsyncIterator[None]:
+    async with contextlib.AsyncExitStack() as stack:
+        for each in apps:
+            await stack.enter_async_context(each.lifespan(parent))
+        yield
+
+
+app = Starlette(routes=routes, lifespan=_forwarded if os.environ.get("FORWARD") == "1" else None)

@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -28,13 +29,16 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 class Uvicorn:
-    """A uvicorn process serving `target` (`module:attribute`) on 127.0.0.1."""
+    """A uvicorn process serving `target` (`module:attribute`) on 127.0.0.1, with uvicorn's
+    command-line `options`."""
 
-    def __init__(self, target: str, tmp_path: Path, **env: str) -> None:
+    def __init__(
+        self, target: str, tmp_path: Path, options: Sequence[str] = (), **env: str
+    ) -> None:
         self.markers = tmp_path / "markers"
         self.log = tmp_path / "uvicorn.log"
         command = [sys.executable, "-m", "uvicorn", target, "--app-dir", str(HERE)]
-        command += ["--host", "127.0.0.1", "--port", "0"]
+        command += ["--host", "127.0.0.1", "--port", "0", *options]
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(
                 command,

@@ -91,7 +91,9 @@ def test_toolwire_run_http_serves_and_stops_on_sigterm(
         out, err = process.communicate(timeout=20)
     assert process.returncode == 0, err
     assert out == b""
-    assert err == b""  # no banner, no access log
+    # One line says where MCP is served; no access log, nothing about the stop.
+    line = f"toolwire: serving MCP at http://127.0.0.1:{port}/mcp; press Ctrl+C to stop\n"
+    assert err.decode() == line
 
 
 def test_a_failing_lifespan_exits_with_status_1() -> None:

@@ -52,8 +52,18 @@ def test_workers_need_the_http_transport(transport: str) -> None:
         Server("one").run(transport, workers=2)
 
 
-@pytest.mark.parametrize("seconds", [0, -1, "30", True])
+@pytest.mark.parametrize("seconds", [30, None])
 @pytest.mark.parametrize("transport", ["http", "sse"])
-def test_header_timeout_must_be_a_positive_number_or_none(transport: str, seconds: object) -> None:
-    with pytest.raises(ValueError, match="header_timeout must be a number of seconds > 0 or None"):
+def test_header_timeout_is_refused_pointing_to_a_proxy(transport: str, seconds: object) -> None:
+    with pytest.raises(ValueError) as caught:
         Server("heads").run(transport, port=1, header_timeout=seconds)
+    message = str(caught.value)
+    assert message.startswith("header_timeout no longer exists: uvicorn offers no public way")
+    assert "nginx: client_header_timeout" in message
+
+
+@pytest.mark.parametrize("seconds", [-1, "5", True, float("nan"), float("inf")])
+@pytest.mark.parametrize("transport", ["http", "sse"])
+def test_shutdown_grace_must_be_seconds_of_at_least_zero(transport: str, seconds: object) -> None:
+    with pytest.raises(ValueError, match="shutdown_grace must be a number of seconds >= 0, not"):
+        Server("grace").run(transport, port=1, shutdown_grace=seconds)

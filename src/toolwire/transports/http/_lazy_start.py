@@ -2,10 +2,9 @@
 
 Starlette runs only the outermost app's lifespan, so an HTTP app of a server mounted in a
 parent that does not forward it (`lifespan=mcp_app.lifespan`) starts serving when its first
-request comes, in a task of its own. That task has to leave serving when the host stops,
-or the server's lifespan exit never runs: under uvicorn it follows the host's shutdown
-(`_host_exit.py`); elsewhere it is left to the event loop's end, and a host that ends the
-process first skips the exit, which is why such a start warns once.
+request comes, in a task of its own. Nothing then tells it that the host stops: the serving
+lasts until the event loop ends, and a host that ends the process first (uvicorn does, at
+SIGTERM) skips the server's lifespan exit. Such a start warns once, naming the fix.
 """
 
 from __future__ import annotations
@@ -16,15 +15,13 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from ._host_exit import HostExit
-
 __all__ = ["LazyStart"]
 
 logger = logging.getLogger("toolwire.http")
 
 
 class LazyStart:
-    """Enters an app's serving once, on demand, and holds it until the host stops.
+    """Enters an app's serving once, on demand, and holds it until the event loop ends.
 
     Args:
         serve: Enters the app's serving (its lifespan) for as long as it is held.
@@ -38,7 +35,7 @@ class LazyStart:
         self._holder: asyncio.Task[None] | None = None
         self._warned = False
         self.stopped = False
-        """True once the host began to stop and the serving was left: nothing restarts it."""
+        """True once the serving was left: nothing restarts it."""
 
     async def start(self) -> bool:
         """Start serving unless it is started (or starting); whether it is served now.
@@ -56,20 +53,13 @@ class LazyStart:
         return not self.stopped
 
     async def _hold(self, started: asyncio.Future[None]) -> None:
-        host = HostExit.watch()
-        if host is None:
-            self._warn()
+        self._warn()
         try:
             async with self._serve():
                 started.set_result(None)
-                if host is None:
+                try:
                     await asyncio.get_running_loop().create_future()  # until the loop ends
-                else:
-                    await host.begun.wait()
-                    holder = asyncio.current_task()
-                    if holder is not None:
-                        # Leaving runs the lifespan's exit: the host must not die meanwhile.
-                        host.wait_for(holder)
+                finally:
                     self.stopped = True
         except Exception as error:
             if not started.done():
@@ -82,9 +72,9 @@ class LazyStart:
         self._warned = True
         logger.warning(
             "%s started serving on its first request: it is mounted in an app that does not "
-            "run its lifespan, and toolwire cannot tell when this ASGI server stops, so the "
-            "server's lifespan may never exit (its teardown skipped). Run the app's lifespan "
-            "from the parent: Starlette(routes=[Mount(..., app=mcp_app)], "
-            "lifespan=mcp_app.lifespan), or FastAPI(lifespan=mcp_app.lifespan).",
+            "forward its lifespan, so nothing tells the server when this ASGI server stops "
+            "and its lifespan may never exit (its teardown skipped). Forward the lifespan: "
+            "Starlette(routes=[Mount(..., app=mcp_app)], lifespan=mcp_app.lifespan), or "
+            "FastAPI(lifespan=mcp_app.lifespan).",
             self._what,
         )

@@ -1,11 +1,11 @@
 """What an HTTP app holds while it is served: the server's opener, the live sessions, and its
 place on the change bus (when it has one).
 
-Serving starts from the app's lifespan when the ASGI server runs it. An app mounted inside
-another one never sees that lifespan (Starlette runs only the outer app's), so it also starts
-on its first request; the serving then lives in a task of its own until the host stops
-(`_lazy_start.py`). Either way the server's lifespan is entered exactly once, and under
-uvicorn the open streams end as soon as it starts to stop (`_host_exit.py`).
+Serving starts from the app's lifespan when the ASGI server runs it, and ends with it. An app
+mounted inside another one sees that lifespan only if the parent forwards it
+(`lifespan=mcp_app.lifespan`); otherwise serving starts on the first request and lasts until
+the event loop ends (`_lazy_start.py`, which warns). Either way the server's lifespan is
+entered exactly once.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from ._client_answers import forward_notice, take_forwarded
 from ._event_limit import bounded_opener
-from ._host_exit import OneEnding, streams_end_at_host_exit
 from ._lazy_start import LazyStart
 from ._stateless import StatelessSessions
+from ._winding_down import OneEnding, SessionsOpened
 from .changes import (
     CLIENT_RESPONSE,
     FOLLOWED_RESOURCES_UPDATED,
@@ -91,6 +91,7 @@ class Runtime:
         name = getattr(servable, "name", None)
         self._lazy = LazyStart(self.serving, f"the MCP app of server {name!r}")
         self._ending = OneEnding(self._end_streams)
+        self.opened = SessionsOpened()
 
     def open_options(self, identity: Any = None) -> dict[str, Any]:
         """The keyword arguments to open a session of `identity` (None: unauthenticated)."""
@@ -100,7 +101,7 @@ class Runtime:
     async def serving(self) -> AsyncIterator[None]:
         """Serve for the duration: the server's lifespan, the sessions and their reaper."""
         async with self.servable.serving() as served_opener:
-            opener = bounded_opener(served_opener, self.max_event_bytes)
+            opener = bounded_opener(self.opened.opener(served_opener), self.max_event_bytes)
             idle_timeout, max_sessions, store = self._settings
             sessions = SessionManager(
                 opener,
@@ -123,8 +124,7 @@ class Runtime:
             self.stateless = StatelessSessions(opener)
             self.opener = opener
             try:
-                async with streams_end_at_host_exit(self.end_streams):
-                    yield
+                yield
             finally:
                 self.opener = None
                 for relay in relays:
@@ -229,6 +229,17 @@ class Runtime:
             return []
         served: object = self.servable  # what its sessions know as the app they serve
         return [each for each in listening_sessions() if each.server is served]
+
+    async def end_idle_streams(self) -> None:
+        """End the streams that owe no call an answer: each session's GET stream and this
+        server's listen streams (the server is stopping; its calls may still finish)."""
+        if self.sessions is not None:
+            for found in list(self.sessions.live.values()):
+                stream = found.get_stream
+                if stream is not None and not stream.finished:
+                    stream.finish()
+        for session in self._listening():
+            await session.end_streams()
 
     async def end_streams(self) -> None:
         """End every open stream: the server is stopping, and an ASGI server waits for open

@@ -1,10 +1,11 @@
 """The streamable HTTP app of a server: a Starlette app with one MCP path.
 
 `streamable_http_app(server)` is what `Server.http_app()` returns. It runs standalone under
-any ASGI server, or mounted inside another Starlette or FastAPI app: Starlette runs only the
-outermost app's lifespan, so this app also starts serving on its first request (and stops
-with uvicorn, `_lazy_start.py`), and a parent may instead run it from its own lifespan
-(`lifespan=mcp_app.lifespan`) to start up front and stop under any ASGI server.
+any ASGI server, or mounted inside another Starlette or FastAPI app, which is expected to
+forward its lifespan (`lifespan=mcp_app.lifespan`): the ASGI lifespan is how the server
+starts up front and learns that it stops. Starlette runs only the outermost app's lifespan,
+so an app mounted without it starts serving on its first request instead and stops only
+when the event loop ends (`_lazy_start.py`, which warns).
 
 The MCP path is answered straight from `__call__` (no routing, no per-request objects); any
 other path, and an app given extra middleware, go through Starlette as usual.
@@ -85,6 +86,20 @@ class StreamableHttpApp(GuardedApp):
         """End every open stream and session now (for a server that is stopping: it would
         otherwise wait for clients to close their GET streams)."""
         await self.runtime.end_streams()
+
+    async def end_idle_streams(self) -> None:
+        """End the GET and listen streams, which owe no call an answer (the server is
+        stopping; calls in flight may still finish on their POSTs)."""
+        await self.runtime.end_idle_streams()
+
+    def calls_in_flight(self) -> int:
+        """How many calls (tools, resources, prompts) the app's sessions are running."""
+        return self.runtime.opened.calls_in_flight()
+
+    async def refuse_calls(self, message: str) -> int:
+        """Answer every call in flight with a JSON-RPC error saying `message` and cancel it;
+        how many there were."""
+        return await self.runtime.opened.refuse_calls(message)
 
     async def _dispatch(self, scope: Any, receive: Any, send: Any) -> None:
         if (

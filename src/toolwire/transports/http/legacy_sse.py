@@ -142,6 +142,15 @@ class LegacySse:
                 await live.session.end_streams()
             live.ended.set()
 
+    async def end_idle_streams(self) -> None:
+        """End the stream (and session) of every session running no call, as at shutdown;
+        a session still answering calls keeps its stream."""
+        for live in list(self._live.values()):
+            if not live.session.busy and not live.ended.is_set():
+                with anyio.move_on_after(STREAM_END_SECONDS):
+                    await live.session.end_streams()
+                live.ended.set()
+
     async def stream(self, scope: Scope, receive: Receive, send: AsgiSend) -> None:
         """ASGI endpoint of `GET sse_path`: one session, for as long as the stream is open."""
         if scope["method"] != "GET":

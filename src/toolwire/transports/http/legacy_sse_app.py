@@ -2,11 +2,11 @@
 
 `LegacySseApp(server)` is what `Server.sse_app()` returns. Like the streamable HTTP app it
 runs standalone under any ASGI server or mounted in another Starlette/FastAPI app. Its
-lifespan serves the server; mounted, where Starlette never runs it, serving starts on the
-first stream instead and lasts until the host stops (`_lazy_start.py`), or the parent runs
-`app.lifespan` itself. Either way the server's
-lifespan is entered once, shared with its streamable HTTP app when both are served on one
-event loop (`Server.serving`).
+lifespan serves the server, and a parent that mounts it is expected to forward it
+(`lifespan=app.lifespan`): that is how the server learns that it stops. Without it, serving
+starts on the first stream and lasts until the event loop ends (`_lazy_start.py`, which
+warns). Either way the server's lifespan is entered once, shared with its streamable HTTP
+app when both are served on one event loop (`Server.serving`).
 
 Security wraps both endpoints at one point (`Guards`, shared with the streamable HTTP app):
 the Host/Origin guard always, the bearer guard when the server has `auth` (the protected
@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 from starlette.routing import Route
 
 from ._event_limit import DEFAULT_MAX_EVENT_BYTES, bounded_opener, checked_event_limit
-from ._host_exit import OneEnding, streams_end_at_host_exit
 from ._lazy_start import LazyStart
 from ._served_app import GuardedApp, Guards
+from ._winding_down import OneEnding, SessionsOpened
 from .legacy_sse import DEFAULT_MAX_SESSIONS, KEEPALIVE_SECONDS, LegacySse
 
 if TYPE_CHECKING:
@@ -92,6 +92,7 @@ class LegacySseApp(GuardedApp):
         self._servable = servable
         self._max_event_bytes = checked_event_limit(max_event_bytes)
         self._opened: SessionOpener | None = None
+        self._sessions = SessionsOpened()
         name = getattr(servable, "name", None)
         self._lazy = LazyStart(self.lifespan, f"the SSE app of server {name!r}")
         self._stopped = False
@@ -103,10 +104,9 @@ class LegacySseApp(GuardedApp):
     async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
         """Serve for the duration; also the lifespan a parent app may run for this one."""
         async with self._servable.serving() as opener:
-            self._opened = bounded_opener(opener, self._max_event_bytes)
+            self._opened = bounded_opener(self._sessions.opener(opener), self._max_event_bytes)
             try:
-                async with streams_end_at_host_exit(self.end_streams):
-                    yield
+                yield
             finally:
                 self._opened = None
                 self._stopped = True
@@ -119,6 +119,19 @@ class LegacySseApp(GuardedApp):
         waits for the first ending.
         """
         await self._ending()
+
+    async def end_idle_streams(self) -> None:
+        """End the streams of the sessions running no call (the server is stopping)."""
+        await self.transport.end_idle_streams()
+
+    def calls_in_flight(self) -> int:
+        """How many calls (tools, resources, prompts) the open sessions are running."""
+        return self._sessions.calls_in_flight()
+
+    async def refuse_calls(self, message: str) -> int:
+        """Answer every call in flight with a JSON-RPC error saying `message` and cancel it;
+        how many there were."""
+        return await self._sessions.refuse_calls(message)
 
     async def _opener(self) -> SessionOpener | None:
         """The opener for a new stream; starts serving if no lifespan did (mounted)."""

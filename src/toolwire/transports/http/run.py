@@ -1,50 +1,270 @@
-"""Running an HTTP app of a server under uvicorn, the way `Server.run("http" | "sse")` and
-`toolwire run --transport http | sse` do."""
+"""Serving an HTTP app of a server under a uvicorn server that toolwire creates and owns: what
+`Server.run("http" | "sse")` and `toolwire run --transport http | sse` do, with or without
+worker processes.
+
+The `uvicorn.Server` is built here from a `uvicorn.Config` given documented options only, and
+is watched through its public `should_exit`, which uvicorn sets at SIGTERM/SIGINT: toolwire
+then stops serving as `_winding_down.py` describes (no new requests, idle streams ended at
+once, calls in flight answered within the grace period or refused with a JSON-RPC error),
+while uvicorn closes its listening socket and waits for the open responses. The process
+then leaves with status 0 (a stop by signal is the normal end). Once listening, one line on
+stderr says where MCP is served and how to stop; uvicorn's access log, on stderr too, is
+off unless asked for.
+"""
 
 from __future__ import annotations
 
-import functools
-from typing import TYPE_CHECKING
+import asyncio
+import contextlib
+import logging
+import math
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
-from ._stream_run import run_ending_streams
+from .._heap import settle_heap_now
+from .._process import configure_logging, release_threads
+from ._winding_down import ShutdownGate, wind_down
 
 if TYPE_CHECKING:
+    import uvicorn
+
     from .app import StreamableHttpApp
     from .legacy_sse_app import LegacySseApp
 
-__all__ = ["run_http"]
+__all__ = [
+    "HEADER_TIMEOUT_GONE",
+    "SHUTDOWN_GRACE_SECONDS",
+    "checked_grace",
+    "run_http",
+    "serve_with",
+    "serving_config",
+    "serving_line",
+    "signals_stop",
+]
+
+logger = logging.getLogger("toolwire.http")
+
+SHUTDOWN_GRACE_SECONDS = 5.0
+"""After SIGTERM/SIGINT, how long calls in flight get to be answered."""
+
+HEADER_TIMEOUT_GONE = (
+    "no longer exists: uvicorn offers no public way to bound the time a request head may "
+    "take, so toolwire does not either. Serve behind a reverse proxy that does (nginx: "
+    "client_header_timeout, on by default); see docs/deployment.md"
+)
+"""Why `header_timeout` / `--header-timeout` are refused."""
+
+WATCH_SECONDS = 0.05
+"""How often `should_exit` is read (uvicorn reads it every 0.1 s itself)."""
+
+UVICORN_EXTRA_SECONDS = 3
+"""uvicorn's own graceful timeout is the grace plus this: the refusals of calls still running
+at the end of the grace go out before uvicorn would cancel their responses."""
+
+
+def checked_grace(seconds: Any) -> float:
+    """`seconds` as a shutdown grace period.
+
+    Raises:
+        ValueError: It is not a finite number of seconds >= 0.
+    """
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int | float)
+        or not math.isfinite(seconds)
+        or seconds < 0
+    ):
+        raise ValueError(f"shutdown_grace must be a number of seconds >= 0, not {seconds!r}")
+    return float(seconds)
+
+
+_TO_STDERR = {"class": "logging.StreamHandler", "stream": "ext://sys.stderr"}
+
+
+def _log_config(access_log: bool) -> dict[str, Any]:
+    """uvicorn's logging: its warnings and errors on stderr, and its access log (one line
+    per request, also on stderr: stdout is left to the application) when asked for."""
+    formatter = "uvicorn.logging.DefaultFormatter"
+    access_formatter = "uvicorn.logging.AccessFormatter"
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {
+            "plain": {"()": formatter, "fmt": "%(levelprefix)s %(message)s"},
+            "request": {
+                "()": access_formatter,
+                "fmt": '%(client_addr)s "%(request_line)s" %(status_code)s',
+            },
+        },
+        "handlers": {
+            "errors": {**_TO_STDERR, "formatter": "plain"},
+            "requests": {**_TO_STDERR, "formatter": "request"},
+        },
+        "loggers": {
+            "uvicorn": {"handlers": ["errors"], "level": "WARNING", "propagate": False},
+            "uvicorn.access": {
+                "handlers": ["requests"] if access_log else [],
+                "level": "INFO" if access_log else "WARNING",
+                "propagate": False,
+            },
+        },
+    }
+
+
+def serving_config(
+    app: Any, *, host: str, port: int, access_log: bool, grace: float, **extra: Any
+) -> uvicorn.Config:
+    """The `uvicorn.Config` toolwire serves `app` with (`extra`: more documented options)."""
+    import uvicorn
+
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_config=_log_config(access_log),
+        access_log=access_log,
+        lifespan="on",
+        timeout_graceful_shutdown=math.ceil(grace) + UVICORN_EXTRA_SECONDS,
+        **extra,
+    )
+
+
+def serving_line(host: str, port: int, path: str, *, workers: int = 1) -> str:
+    """The line said on stderr once the server listens."""
+    shown = f"[{host}]" if ":" in host else host
+    processes = f" ({workers} worker processes)" if workers > 1 else ""
+    return f"toolwire: serving MCP at http://{shown}:{port}{path}{processes}; press Ctrl+C to stop"
+
+
+def say(line: str) -> None:
+    """Write `line` on stderr at once (never stdout: it may belong to the application)."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+@contextlib.contextmanager
+def signals_stop(server: uvicorn.Server) -> Iterator[None]:
+    """For the duration, SIGTERM/SIGINT set `server.should_exit`.
+
+    uvicorn installs its own handlers while it serves and puts these back when it is done,
+    then raises the signal it stopped for again: it reaches these, and the process is not
+    killed by the signal's default action. Outside the main thread nothing is installed
+    (signals are the main thread's).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        server.should_exit = True
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+async def serve_with(
+    server: uvicorn.Server,
+    app: StreamableHttpApp | LegacySseApp,
+    gate: ShutdownGate,
+    *,
+    grace: float,
+    sockets: list[socket.socket],
+    on_started: Callable[[], None] | None = None,
+) -> None:
+    """Run `server` (serving `gate`, in front of `app`) on `sockets` until it stops; wind the
+    app down as soon as `should_exit` is set.
+
+    Raises:
+        SystemExit: uvicorn's start-up failure (the app's lifespan failed, logged).
+    """
+    watcher = asyncio.get_running_loop().create_task(
+        _watch(server, app, gate, grace, on_started), name="toolwire: watch should_exit"
+    )
+    try:
+        await server.serve(sockets=sockets)
+    finally:
+        if not watcher.done():
+            watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+
+
+async def _watch(
+    server: uvicorn.Server,
+    app: StreamableHttpApp | LegacySseApp,
+    gate: ShutdownGate,
+    grace: float,
+    on_started: Callable[[], None] | None,
+) -> None:
+    announced = False
+    while not server.should_exit:
+        if not announced and server.started:
+            announced = True
+            if on_started is not None:
+                on_started()
+        await asyncio.sleep(WATCH_SECONDS)
+    try:
+        await wind_down(app, gate, grace)
+    except Exception:  # the shutdown goes on regardless; say what was left open
+        logger.exception("winding down the app at shutdown failed")
 
 
 def run_http(
     app: StreamableHttpApp | LegacySseApp,
+    *,
     host: str = "127.0.0.1",
     port: int = 8000,
-    *,
-    header_timeout: float | None,
+    path: str,
+    access_log: bool = False,
+    shutdown_grace: float = SHUTDOWN_GRACE_SECONDS,
 ) -> bool:
     """Serve `app` on `host:port` until SIGINT/SIGTERM; return whether it started.
-
-    uvicorn logs only warnings and errors (no banner, no access log); toolwire's own logger
-    is set up as for stdio (`TOOLWIRE_LOG_LEVEL`). The first exit signal ends every session
-    and stream (uvicorn would otherwise wait for clients to drop their GET streams), then
-    the process leaves with status 0; worker threads of sync tools are let go at the end.
 
     Args:
         app: The app `Server.http_app()` or `Server.sse_app()` built.
         host: The interface to bind.
-        port: The TCP port (0: any free one).
-        header_timeout: Seconds a connection gets to send a complete request head before
-            it is closed (None: no limit); see `_http_protocol.py`.
+        port: The TCP port (0: any free one; the line on stderr names the one taken).
+        path: Where the app serves MCP (for the line on stderr).
+        access_log: Log one line per request on stderr.
+        shutdown_grace: After the exit signal, the seconds calls in flight get to be
+            answered.
 
     Returns:
         False when the app's start-up (the server's lifespan) failed; it is logged.
     """
-    from ._http_protocol import configure_protocol
+    import uvicorn
 
-    return run_ending_streams(
-        app,
-        host=host,
-        port=port,
-        end_streams=app.end_streams,
-        configure=functools.partial(configure_protocol, header_timeout=header_timeout),
-    )
+    configure_logging()
+    gate = ShutdownGate(app)
+    config = serving_config(gate, host=host, port=port, access_log=access_log, grace=shutdown_grace)
+    server = uvicorn.Server(config)
+    settle_heap_now()  # this process is ours, and serves nothing yet (see _heap.py)
+    try:
+        with signals_stop(server):
+            listening = config.bind_socket()  # logs why and exits when it cannot
+            bound = listening.getsockname()[1]
+            with contextlib.closing(listening):
+                asyncio.run(
+                    serve_with(
+                        server,
+                        app,
+                        gate,
+                        grace=shutdown_grace,
+                        sockets=[listening],
+                        on_started=lambda: say(serving_line(host, bound, path)),
+                    )
+                )
+    except SystemExit:  # how uvicorn ends a failed start-up
+        if server.started:
+            raise
+    finally:
+        release_threads(0 if server.started else 1, logger)
+    return bool(server.started)
