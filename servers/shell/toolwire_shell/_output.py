@@ -87,12 +87,25 @@ class Capture:
         return taken
 
     def text(self) -> str:
-        """What is kept, decoded, with the marker where bytes were cut."""
-        head = bytes(self._head).decode("utf-8", "replace")
+        """What is kept, decoded: at most `limit` characters, the marker included."""
+        head = bytes(self._head)
+        tail = b"".join(self._tail)
         if self.cut_bytes == 0:
-            return head + b"".join(self._tail).decode("utf-8", "replace")
-        tail = b"".join(self._tail).decode("utf-8", "replace")
-        return head + marker(self.cut_bytes) + tail
+            return (head + tail).decode("utf-8", "replace")
+        # Make room for the marker inside the limit, so a later cut to the same budget
+        # leaves this text as it is.
+        room = self.limit
+        for _ in range(3):
+            room = max(0, self.limit - len(marker(self.total - room)))
+        head_keep = min(len(head), room - room // 2)
+        tail_keep = min(len(tail), room - head_keep)
+        kept_tail = tail[len(tail) - tail_keep :] if tail_keep else b""
+        removed = self.total - head_keep - len(kept_tail)
+        return (
+            head[:head_keep].decode("utf-8", "replace")
+            + marker(removed)
+            + kept_tail.decode("utf-8", "replace")
+        )
 
 
 def cut(text: str, budget: int) -> str:

@@ -97,6 +97,7 @@ class ShellServer:
         self._ids = itertools.count(1)
         self._messages: queue.Queue[dict[str, Any]] = queue.Queue()
         self.notifications: list[dict[str, Any]] = []
+        self.replies: dict[Any, dict[str, Any]] = {}
         self.stderr = b""
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._read_err, daemon=True).start()
@@ -135,12 +136,15 @@ class ShellServer:
         return number
 
     def wait_reply(self, number: int, timeout: float = 60.0) -> dict[str, Any]:
+        """The reply to request `number` (replies to others are kept for their turn)."""
         end = time.monotonic() + timeout
-        while True:
+        while number not in self.replies:
             message = self._messages.get(timeout=max(0.01, end - time.monotonic()))
-            if message.get("id") == number and "method" not in message:
-                return message
-            self.notifications.append(message)
+            if "method" in message:
+                self.notifications.append(message)
+            else:
+                self.replies[message.get("id")] = message
+        return self.replies.pop(number)
 
     def request(self, method: str, params: dict[str, Any], timeout: float = 60.0) -> Any:
         reply = self.wait_reply(self.start(method, params), timeout)
