@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tests.servers.shell._harness import ShellServer, tagged_processes, wait_until, zombies_of
 
 
