@@ -79,7 +79,8 @@ class Run:
             self.argv,
             stdin=subprocess.PIPE if self.interactive else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            # A session reads both streams from one pipe, in the order they were written.
+            stderr=subprocess.STDOUT if self.interactive else subprocess.PIPE,
             cwd=self.cwd,
             env=self.env,
             start_new_session=True,
@@ -87,13 +88,13 @@ class Run:
         self.runner.table.started(self.process.pid)
         self.runner.runs.add(self)
         self.runner.wake_monitor()
-        assert self.process.stdout is not None and self.process.stderr is not None
+        assert self.process.stdout is not None
         loop = asyncio.get_running_loop()
         self._open = 0
-        for stream, capture in (
-            (self.process.stdout, self.stdout),
-            (self.process.stderr, self.stderr),
-        ):
+        streams = [(self.process.stdout, self.stdout)]
+        if self.process.stderr is not None:
+            streams.append((self.process.stderr, self.stderr))
+        for stream, capture in streams:
             fd = stream.fileno()
             os.set_blocking(fd, False)
             loop.add_reader(fd, self._readable, fd, capture)

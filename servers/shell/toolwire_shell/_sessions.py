@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import secrets
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,17 @@ class Session:
     run: Run
     created: float = field(default_factory=time.monotonic)
     last_used: float = field(default_factory=time.monotonic)
+    busy: int = 0
+
+    @contextlib.contextmanager
+    def in_use(self) -> Iterator[None]:
+        """Mark the session used by a call for as long as the call lasts."""
+        self.busy += 1
+        try:
+            yield
+        finally:
+            self.busy -= 1
+            self.last_used = time.monotonic()
 
     def describe(self) -> dict[str, Any]:
         """The session as `list_sessions` shows it."""
@@ -122,6 +134,8 @@ class SessionStore:
             await asyncio.sleep(min(5.0, max(0.05, self.idle_seconds / 4)))
             now = time.monotonic()
             for session in list(self._sessions.values()):
+                if session.busy:
+                    continue
                 if session.run.exited and now - session.last_used > self.idle_seconds:
                     self.forget(session)
                 elif now - session.last_used > self.idle_seconds:

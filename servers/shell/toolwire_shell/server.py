@@ -33,7 +33,7 @@ from ._output import Capture, CommandResult, cut, spend_budget
 from ._policy import CommandRefused, Policy
 from ._procs import become_subreaper
 from ._run import Run, Runner
-from ._sessions import SessionStore, UnknownSession
+from ._sessions import Session, SessionStore, UnknownSession
 
 __all__ = ["ShellConfig", "build_server"]
 
@@ -268,7 +268,8 @@ async def exec_command(
     session = state.sessions.add(owner, cmd, run)
     kept = False
     try:
-        await _follow(ctx, run, _clamp(yield_time_ms, _YIELD_MIN_MS) / 1000, "exec_command")
+        with session.in_use():
+            await _follow(ctx, run, _clamp(yield_time_ms, _YIELD_MIN_MS) / 1000, "exec_command")
         kept = True
     finally:
         if not kept:  # cancelled: the command goes with the call
@@ -297,8 +298,20 @@ async def write_stdin(
         max_output_tokens: Tokens of output returned at most (about 4 bytes each).
     """
     state, owner = _state(ctx)
-    started = time.monotonic()
     session = state.sessions.get(session_id, owner)
+    with session.in_use():
+        return await _write_and_read(ctx, state, session, chars, yield_time_ms, max_output_tokens)
+
+
+async def _write_and_read(
+    ctx: ToolContext[Any],
+    state: _State,
+    session: Session,
+    chars: str,
+    yield_time_ms: int,
+    max_output_tokens: int | None,
+) -> dict[str, Any]:
+    started = time.monotonic()
     run = session.run
     data, close = chars, False
     if data.endswith("\x04"):
