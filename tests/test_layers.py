@@ -6,7 +6,7 @@ it names, and checked against the layer order
 
     foundation -> schema -> tools -> protocol -> transports -> top
 
-where foundation is `errors`, `context` and `_fastjson`, and top is `server`, `lifespan`,
+where foundation is `errors`, `context`, `_fastjson` and `paths`, and top is `server`, `lifespan`,
 `_tool_options`, `__main__`, `cli/` and a future `client/`. A module may import its own layer
 or any layer below it. The package `__init__` is the re-export hub: its own imports are not
 checked, and importing it from inside the package counts as importing the top layer.
@@ -23,7 +23,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 PACKAGE = "toolwire"
 
 LAYERS = ("foundation", "schema", "tools", "protocol", "transports", "top")
-_FOUNDATION = {"toolwire.errors", "toolwire.context", "toolwire._fastjson"}
+_FOUNDATION = {"toolwire.errors", "toolwire.context", "toolwire._fastjson", "toolwire.paths"}
 _SUBPACKAGE_LAYERS = {
     "schema": "schema",
     "tools": "tools",

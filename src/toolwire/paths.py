@@ -1,0 +1,842 @@
+"""Paths confined to root directories: the one way toolwire lets a caller name a file.
+
+A `Root` holds an open descriptor of its directory and resolves every path inside it one
+component at a time (`os.open` with `dir_fd`, `O_NOFOLLOW`, `O_DIRECTORY`), never by joining
+strings and asking the file system afterwards. A symbolic link is followed only when its
+target, resolved the same way, stays inside the same root; `..` may climb back up but never
+above the root. Reads open regular files only (never a FIFO, a device or a socket); writes go
+to a temporary file in the target's directory that is renamed over the target through the
+directory's descriptor, so the old file's mode is kept and a hard link to the old inode is left
+untouched. Each operation works on the directory descriptors it resolved, so a parent swapped
+for a link after resolution cannot redirect it. Every refusal is a `PathError` (a `ValueError`)
+naming the path and the reason. `Roots` picks the root an absolute path lies in. The module
+is POSIX only (it needs `dir_fd` support) and imports nothing but the standard library.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import BinaryIO, Literal
+
+__all__ = [
+    "Entry",
+    "PathError",
+    "PathNotFoundError",
+    "PathOutsideError",
+    "Root",
+    "Roots",
+]
+
+MAX_LINKS = 40  # symbolic links followed while resolving one path (as Linux's own limit)
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_DIR_FLAGS = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC | _NONBLOCK
+_READ_FLAGS = os.O_RDONLY | _NOFOLLOW | _CLOEXEC | _NONBLOCK
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+
+Kind = Literal["file", "directory", "symlink", "fifo", "socket", "device", "other"]
+
+
+class PathError(ValueError):
+    """A path was refused or could not be used; the message names it and says why.
+
+    Args:
+        path: The path as the caller gave it.
+        reason: Why it was refused, as a clause ("it leads outside ...").
+
+    Attributes:
+        path: The path as the caller gave it.
+        reason: The reason alone.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path!r}: {reason}")
+
+
+class PathOutsideError(PathError):
+    """The path (or a link on its way) leads outside every allowed root."""
+
+
+class PathNotFoundError(PathError):
+    """The path is allowed but names nothing (or a directory on its way is missing)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One name in a directory listing, described without following it.
+
+    Attributes:
+        name: The name inside its directory.
+        kind: What it is; a symbolic link is `"symlink"` whatever it points to.
+        size: Its size in bytes (a link's own size for a link).
+        mtime: Its modification time, in seconds since the epoch.
+        mode: Its full `st_mode`.
+    """
+
+    name: str
+    kind: Kind
+    size: int
+    mtime: float
+    mode: int
+
+
+def kind_of(mode: int) -> Kind:
+    """The `Entry.kind` of an `st_mode`."""
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "directory"
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    if stat.S_ISFIFO(mode):
+        return "fifo"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "other"
+
+
+_KIND_WORDS = {
+    "directory": "a directory",
+    "symlink": "a symbolic link",
+    "fifo": "a FIFO (named pipe)",
+    "socket": "a socket",
+    "device": "a device",
+    "other": "not a regular file",
+}
+
+
+def _split(path: str) -> list[str]:
+    return [part for part in path.split("/") if part not in ("", ".")]
+
+
+def _strip_prefix(parts: list[str], prefix: list[str]) -> list[str] | None:
+    if parts[: len(prefix)] == prefix:
+        return parts[len(prefix) :]
+    return None
+
+
+class _Walk:
+    """The descriptors of the real directories from the root down to the current one."""
+
+    def __init__(self, root: Root, shown: str) -> None:
+        self.root = root
+        self.shown = shown
+        self.fds: list[int] = []
+        self.names: list[str] = []
+        self.links = 0
+
+    @property
+    def fd(self) -> int:
+        return self.fds[-1] if self.fds else self.root.fileno()
+
+    def up(self) -> None:
+        if not self.fds:
+            raise PathOutsideError(self.shown, f"it leads above the root {self.root.path!r}")
+        os.close(self.fds.pop())
+        self.names.pop()
+
+    def down(self, name: str, fd: int) -> None:
+        self.fds.append(fd)
+        self.names.append(name)
+
+    def release(self) -> int:
+        """A descriptor of the current directory the caller owns; the others are closed."""
+        fd = self.fds.pop() if self.fds else os.dup(self.root.fileno())
+        self.close()
+        return fd
+
+    def close(self) -> None:
+        while self.fds:
+            os.close(self.fds.pop())
+
+    def link_target(self, name: str) -> list[str]:
+        """The parts to resolve in place of the link `name` in the current directory."""
+        self.links += 1
+        if self.links > MAX_LINKS:
+            raise PathError(self.shown, "it goes through too many symbolic links (a loop?)")
+        target = os.readlink(name, dir_fd=self.fd)
+        if "\x00" in target:  # pragma: no cover - the kernel never returns one
+            raise PathError(self.shown, "a symbolic link on its way holds a NUL byte")
+        if not target.startswith("/"):
+            return _split(target)
+        inside = self.root.inside_parts(target)
+        if inside is None:
+            raise PathOutsideError(
+                self.shown, f"a symbolic link on its way points outside the root ({target!r})"
+            )
+        self.close()
+        self.names = []
+        return inside
+
+
+class Root:
+    """One directory that paths are confined to, held open by descriptor.
+
+    Paths given to its methods may be relative (to the root) or absolute (they must then
+    start with the root's path, as given or as resolved; compared component by component, so
+    `/root_evil` is not inside `/root`). Nothing is expanded or normalised: `~`, trailing
+    spaces or quotes and Unicode forms are names like any other.
+
+    Args:
+        directory: The directory; it must exist.
+        read_only: Refuse every method that would change something under the root.
+        allow_hard_links: Read regular files that have more than one hard link. Their other
+            names may lie outside the root, so a caller guarding secrets may refuse them.
+
+    Raises:
+        PathError: `directory` is not a directory that can be opened.
+
+    Attributes:
+        path: The root's real absolute path (links resolved once, at construction).
+        given: The absolute path as given (not resolved), also accepted as a prefix.
+        read_only: Whether writes are refused.
+        allow_hard_links: Whether multiply-linked files may be read.
+    """
+
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        *,
+        read_only: bool = False,
+        allow_hard_links: bool = True,
+    ) -> None:
+        shown = os.fspath(directory)
+        self._fd = -1
+        self.path = self.given = shown
+        if "\x00" in shown:
+            raise PathError(shown, "it holds a NUL byte")
+        try:
+            self._fd = os.open(shown, os.O_RDONLY | _DIRECTORY | _CLOEXEC | _NONBLOCK)
+        except OSError as error:
+            raise PathError(shown, f"the root cannot be opened ({error.strerror})") from None
+        self.given = os.path.abspath(shown)
+        self.path = os.path.realpath(shown)
+        self.read_only = read_only
+        self.allow_hard_links = allow_hard_links
+        opened, named = os.fstat(self._fd), os.stat(self.path)
+        if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):
+            os.close(self._fd)
+            raise PathError(shown, "the root changed while it was opened")
+        self._prefixes = [_split(self.path)]
+        if self.given != self.path:
+            self._prefixes.append(_split(self.given))
+
+    def __repr__(self) -> str:
+        return f"Root({self.path!r}{', read_only=True' if self.read_only else ''})"
+
+    def __enter__(self) -> Root:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def fileno(self) -> int:
+        """The root directory's descriptor (owned by the root: do not close it)."""
+        if self._fd < 0:
+            raise ValueError(f"root {self.path!r} is closed")
+        return self._fd
+
+    def close(self) -> None:
+        """Close the root's descriptor; the root cannot be used afterwards."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    # -- naming ---------------------------------------------------------------------------
+
+    def inside_parts(self, path: str) -> list[str] | None:
+        """The components of an absolute `path` below the root, or None when it is not under
+        the root's path (lexically: links are not looked at here)."""
+        parts = _split(path)
+        for prefix in self._prefixes:
+            rest = _strip_prefix(parts, prefix)
+            if rest is not None:
+                return rest
+        return None
+
+    @property
+    def prefixes(self) -> list[list[str]]:
+        """The root's path components, as resolved and as given (when they differ)."""
+        return list(self._prefixes)
+
+    def contains(self, path: str) -> bool:
+        """Whether an absolute `path` starts with the root's path, component by component."""
+        return self.inside_parts(path) is not None
+
+    def _parts(self, path: str) -> list[str]:
+        if not isinstance(path, str):
+            raise PathError(repr(path), "a path must be a string")
+        if "\x00" in path:
+            raise PathError(path, "it holds a NUL byte")
+        if path.startswith("/"):
+            inside = self.inside_parts(path)
+            if inside is None:
+                raise PathOutsideError(path, f"it is not inside the root {self.path!r}")
+            return inside
+        return _split(path)
+
+    def _resolve(self, path: str, *, follow_last: bool, create: bool = False) -> tuple[_Walk, str]:
+        """Walk to the directory holding the last component; returns the walk and that name
+        ("" when the path is the directory itself)."""
+        walk = _Walk(self, path)
+        pending = self._parts(path)
+        pending.reverse()
+        try:
+            while pending:
+                name = pending.pop()
+                if name in ("", "."):
+                    continue
+                if name == "..":
+                    walk.up()
+                    continue
+                last = not pending
+                if last:
+                    try:
+                        status = os.stat(name, dir_fd=walk.fd, follow_symlinks=False)
+                    except FileNotFoundError:
+                        return walk, name
+                    except OSError as error:
+                        raise PathError(
+                            path, f"it cannot be looked at ({error.strerror})"
+                        ) from None
+                    if not follow_last:
+                        return walk, name
+                    if stat.S_ISLNK(status.st_mode):
+                        pending.extend(reversed(walk.link_target(name)))
+                        continue
+                    if not stat.S_ISDIR(status.st_mode):
+                        return walk, name
+                self._enter(walk, name, pending, create)
+            return walk, ""
+        except OSError as error:
+            walk.close()
+            raise PathError(path, f"it cannot be resolved ({error.strerror})") from None
+        except BaseException:
+            walk.close()
+            raise
+
+    def _enter(self, walk: _Walk, name: str, pending: list[str], create: bool) -> None:
+        try:
+            fd = os.open(name, _DIR_FLAGS, dir_fd=walk.fd)
+        except FileNotFoundError:
+            if not create:
+                raise PathNotFoundError(
+                    walk.shown, f"the directory {name!r} on its way does not exist"
+                ) from None
+            if self.read_only:
+                raise PathError(walk.shown, "the root is read-only") from None
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o777, dir_fd=walk.fd)
+            fd = os.open(name, _DIR_FLAGS, dir_fd=walk.fd)
+        except OSError as error:
+            if error.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                raise
+            status = os.stat(name, dir_fd=walk.fd, follow_symlinks=False)
+            if not stat.S_ISLNK(status.st_mode):
+                raise PathError(walk.shown, f"{name!r} on its way is not a directory") from None
+            pending.extend(reversed(walk.link_target(name)))
+            return
+        walk.down(name, fd)
+
+    def _relative(self, walk: _Walk, name: str) -> str:
+        return "/".join([*walk.names, name] if name else walk.names)
+
+    def _writable(self, path: str) -> None:
+        if self.read_only:
+            raise PathError(path, f"the root {self.path!r} is read-only")
+
+    # -- looking ----------------------------------------------------------------------------
+
+    def resolve(self, path: str, *, follow: bool = True) -> str:
+        """The real path of `path` relative to the root ("" for the root itself), links on
+        the way (and the last one when `follow`) followed. The last component need not
+        exist; the directories on the way must.
+
+        Raises:
+            PathError: The path leads outside the root, or cannot be resolved.
+        """
+        walk, name = self._resolve(path, follow_last=follow)
+        try:
+            return self._relative(walk, name)
+        finally:
+            walk.close()
+
+    def absolute(self, path: str, *, follow: bool = True) -> str:
+        """The real absolute path of `path` (see `resolve`)."""
+        relative = self.resolve(path, follow=follow)
+        return f"{self.path.rstrip('/')}/{relative}" if relative else self.path
+
+    def stat(self, path: str, *, follow: bool = True) -> os.stat_result:
+        """`os.stat` of `path` inside the root.
+
+        Raises:
+            PathNotFoundError: Nothing is there.
+            PathError: The path is refused.
+        """
+        walk, name = self._resolve(path, follow_last=follow)
+        try:
+            if not name:
+                return os.fstat(walk.fd)
+            try:
+                return os.stat(name, dir_fd=walk.fd, follow_symlinks=False)
+            except FileNotFoundError:
+                raise PathNotFoundError(path, "it does not exist") from None
+        finally:
+            walk.close()
+
+    def exists(self, path: str) -> bool:
+        """Whether `path` names something inside the root (a refused path does not)."""
+        try:
+            self.stat(path)
+        except PathError:
+            return False
+        return True
+
+    def open_directory(self, path: str = "", *, create: bool = False) -> int:
+        """A descriptor of the directory `path` (the caller closes it), e.g. to run a process
+        there (`os.fchdir`) or to list it; `create` makes missing directories on the way.
+
+        Raises:
+            PathNotFoundError: It (or a directory on its way) does not exist.
+            PathError: It is not a directory, or is refused.
+        """
+        walk, name = self._resolve(path, follow_last=True, create=create)
+        try:
+            if not name:
+                return walk.release()
+            status = _lstat(name, walk.fd)
+            if status is not None:
+                kind = kind_of(status.st_mode)
+                raise PathError(path, f"it is {_KIND_WORDS.get(kind, 'a file')}, not a directory")
+            if not create:
+                raise PathNotFoundError(path, "it does not exist")
+            self._writable(path)
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o777, dir_fd=walk.fd)
+            try:
+                fd = os.open(name, _DIR_FLAGS, dir_fd=walk.fd)
+            except OSError as error:
+                raise PathError(path, f"it cannot be opened ({error.strerror})") from None
+            walk.down(name, fd)
+            return walk.release()
+        finally:
+            walk.close()
+
+    def directory(self, path: str = "") -> str:
+        """The real absolute path of the directory `path`, checked to be one: a working
+        directory for a subprocess. Prefer `open_directory` where a descriptor can be used,
+        since a path can be swapped after it is returned."""
+        os.close(self.open_directory(path))
+        return self.absolute(path)
+
+    def open_file(self, path: str) -> BinaryIO:
+        """Open the regular file `path` for reading in binary mode.
+
+        Raises:
+            PathNotFoundError: Nothing is there.
+            PathError: It is a directory, FIFO, device or socket, a multiply-linked file when
+                hard links are not allowed, or refused.
+        """
+        walk, name = self._resolve(path, follow_last=True)
+        try:
+            if not name:
+                raise PathError(path, "it is a directory")
+            try:
+                before = os.stat(name, dir_fd=walk.fd, follow_symlinks=False)
+            except FileNotFoundError:
+                raise PathNotFoundError(path, "it does not exist") from None
+            self._check_readable(path, before)
+            try:
+                fd = os.open(name, _READ_FLAGS, dir_fd=walk.fd)
+            except OSError as error:
+                raise PathError(path, f"it cannot be opened ({error.strerror})") from None
+        finally:
+            walk.close()
+        status = os.fstat(fd)
+        if (status.st_dev, status.st_ino) != (before.st_dev, before.st_ino):
+            os.close(fd)
+            raise PathError(path, "it changed while it was opened")
+        try:
+            self._check_readable(path, status)
+        except PathError:
+            os.close(fd)
+            raise
+        return os.fdopen(fd, "rb")
+
+    def _check_readable(self, path: str, status: os.stat_result) -> None:
+        kind = kind_of(status.st_mode)
+        if kind != "file":
+            raise PathError(path, f"it is {_KIND_WORDS[kind]}, not a regular file")
+        if status.st_nlink > 1 and not self.allow_hard_links:
+            raise PathError(path, "it has several hard links, which are not read here")
+
+    def read_bytes(self, path: str, *, max_bytes: int | None = None) -> bytes:
+        """The whole content of the regular file `path`.
+
+        Args:
+            path: The file.
+            max_bytes: Refuse a file larger than this.
+
+        Raises:
+            PathError: As `open_file`, or the file is larger than `max_bytes`.
+        """
+        with self.open_file(path) as file:
+            if max_bytes is None:
+                return file.read()
+            data = file.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise PathError(path, f"it is larger than {max_bytes} bytes")
+        return data
+
+    def list_directory(self, path: str = "") -> list[Entry]:
+        """The entries of the directory `path`, sorted by name, links not followed.
+
+        Raises:
+            PathError: As `open_directory`.
+        """
+        fd = self.open_directory(path)
+        try:
+            return _entries(fd)
+        finally:
+            os.close(fd)
+
+    def walk(
+        self, path: str = "", *, max_depth: int | None = None
+    ) -> Iterator[tuple[str, list[Entry]]]:
+        """Each directory under `path` (itself first, then depth first in name order) as
+        (path relative to the root, its entries). Links are listed but never entered, so the
+        walk stays inside the root and ends; `max_depth` 0 lists `path` alone.
+
+        Raises:
+            PathError: `path` itself is refused (unreadable subdirectories are skipped).
+        """
+        start_fd = self.open_directory(path)
+        start = self.resolve(path)
+        stack: list[tuple[int, str, int]] = [(start_fd, start, 0)]
+        try:
+            while stack:
+                fd, relative, depth = stack.pop()
+                try:
+                    entries = _entries(fd)
+                except OSError:
+                    entries = []
+                below: list[tuple[int, str, int]] = []
+                if max_depth is None or depth < max_depth:
+                    for entry in entries:
+                        if entry.kind != "directory":
+                            continue
+                        try:
+                            child = os.open(entry.name, _DIR_FLAGS, dir_fd=fd)
+                        except OSError:
+                            continue
+                        joined = f"{relative}/{entry.name}" if relative else entry.name
+                        below.append((child, joined, depth + 1))
+                os.close(fd)
+                stack.extend(reversed(below))
+                yield relative, entries
+        finally:
+            for fd, _, _ in stack:
+                os.close(fd)
+
+    # -- changing -----------------------------------------------------------------------------
+
+    def write_bytes(
+        self,
+        path: str,
+        data: bytes,
+        *,
+        create_parents: bool = False,
+        exclusive: bool = False,
+        mode: int | None = None,
+    ) -> None:
+        """Replace (or create) the file `path` with `data`, atomically: a temporary file in
+        the same directory renamed over it by descriptor. An existing file keeps its mode; a
+        link to a file inside the root is written through to its target.
+
+        Args:
+            path: The file.
+            data: Its new content.
+            create_parents: Make missing directories on the way.
+            exclusive: Refuse when something already exists there.
+            mode: The mode of a new file (default 0o666 less the umask).
+
+        Raises:
+            PathError: The path is refused, is a directory or other non-regular file, exists
+                and `exclusive` is set, or the root is read-only.
+        """
+        self._writable(path)
+        walk, name = self._resolve(path, follow_last=True, create=create_parents)
+        try:
+            if not name:
+                raise PathError(path, "it is a directory")
+            existing = _lstat(name, walk.fd)
+            if existing is not None:
+                if exclusive:
+                    raise PathError(path, "it already exists")
+                kind = kind_of(existing.st_mode)
+                if kind != "file":
+                    raise PathError(path, f"it is {_KIND_WORDS[kind]}, not a regular file")
+                mode = stat.S_IMODE(existing.st_mode)
+            _replace(walk.fd, name, data, mode, exclusive=exclusive, shown=path)
+        finally:
+            walk.close()
+
+    def mkdir(self, path: str, *, parents: bool = True, exist_ok: bool = True) -> None:
+        """Create the directory `path` (and, with `parents`, those on its way).
+
+        Raises:
+            PathError: The path is refused, something else is there, or it exists and not
+                `exist_ok`, or the root is read-only.
+        """
+        self._writable(path)
+        walk, name = self._resolve(path, follow_last=True, create=parents)
+        try:
+            if not name:
+                if exist_ok:
+                    return
+                raise PathError(path, "it already exists")
+            try:
+                os.mkdir(name, 0o777, dir_fd=walk.fd)
+            except FileExistsError:
+                status = _lstat(name, walk.fd)
+                if not exist_ok or status is None or not stat.S_ISDIR(status.st_mode):
+                    raise PathError(path, "it already exists") from None
+            except OSError as error:
+                raise PathError(path, f"it cannot be created ({error.strerror})") from None
+        finally:
+            walk.close()
+
+    def delete(self, path: str, *, directory: bool = False) -> None:
+        """Remove the file (or, with `directory`, the empty directory) `path`; a link is
+        removed itself, never its target.
+
+        Raises:
+            PathNotFoundError: Nothing is there.
+            PathError: The path is refused, of the other kind, or the root is read-only.
+        """
+        self._writable(path)
+        walk, name = self._resolve(path, follow_last=False)
+        try:
+            if not name:
+                raise PathError(path, "it names the root or ends in '..'")
+            try:
+                if directory:
+                    os.rmdir(name, dir_fd=walk.fd)
+                else:
+                    status = _lstat(name, walk.fd)
+                    if status is not None and stat.S_ISDIR(status.st_mode):
+                        raise PathError(path, "it is a directory")
+                    os.unlink(name, dir_fd=walk.fd)
+            except FileNotFoundError:
+                raise PathNotFoundError(path, "it does not exist") from None
+            except OSError as error:
+                raise PathError(path, f"it cannot be deleted ({error.strerror})") from None
+        finally:
+            walk.close()
+
+    def rename(
+        self,
+        source: str,
+        destination: str,
+        *,
+        overwrite: bool = False,
+        into: Root | None = None,
+    ) -> None:
+        """Move `source` to `destination` (in `into`, another root on the same file system,
+        when given); a link is moved itself, never its target.
+
+        Args:
+            source: What to move.
+            destination: Where to; its directory must exist.
+            overwrite: Replace an existing file at `destination`.
+            into: The root `destination` is in (default this one).
+
+        Raises:
+            PathNotFoundError: `source` does not exist.
+            PathError: Either path is refused, `destination` exists and not `overwrite`, or
+                a root is read-only.
+        """
+        target_root = into or self
+        self._writable(source)
+        target_root._writable(destination)
+        walk, name = self._resolve(source, follow_last=False)
+        try:
+            if not name:
+                raise PathError(source, "the root or a '..' path cannot be moved")
+            if _lstat(name, walk.fd) is None:
+                raise PathNotFoundError(source, "it does not exist")
+            target, new_name = target_root._resolve(destination, follow_last=False)
+            try:
+                if not new_name:
+                    raise PathError(destination, "it names an existing directory")
+                if not overwrite and _lstat(new_name, target.fd) is not None:
+                    raise PathError(destination, "it already exists")
+                try:
+                    os.rename(name, new_name, src_dir_fd=walk.fd, dst_dir_fd=target.fd)
+                except FileNotFoundError:
+                    raise PathNotFoundError(source, "it does not exist") from None
+                except OSError as error:
+                    raise PathError(
+                        destination, f"it cannot be moved there ({error.strerror})"
+                    ) from None
+            finally:
+                target.close()
+        finally:
+            walk.close()
+
+    def subroot(self, path: str, *, read_only: bool | None = None) -> Root:
+        """A new root for the directory `path` inside this one (resolved by descriptor, so it
+        is inside by construction); it inherits the settings unless told otherwise.
+
+        Raises:
+            PathError: As `open_directory`.
+        """
+        fd = self.open_directory(path)
+        try:
+            real = self.absolute(path)
+            sub = Root(
+                real,
+                read_only=self.read_only if read_only is None else read_only,
+                allow_hard_links=self.allow_hard_links,
+            )
+            opened, expected = os.fstat(sub.fileno()), os.fstat(fd)
+            if (opened.st_dev, opened.st_ino) != (expected.st_dev, expected.st_ino):
+                sub.close()
+                raise PathError(path, "the directory changed while it was opened")
+            return sub
+        finally:
+            os.close(fd)
+
+
+class Roots:
+    """Several roots; an absolute path belongs to the deepest one whose path it starts with,
+    a relative path to the first.
+
+    Args:
+        roots: The roots (directories are opened as `Root`s with default settings).
+
+    Raises:
+        PathError: A directory cannot be opened.
+    """
+
+    def __init__(self, roots: Iterable[Root | str | os.PathLike[str]]) -> None:
+        self.roots: list[Root] = [r if isinstance(r, Root) else Root(r) for r in roots]
+
+    def __iter__(self) -> Iterator[Root]:
+        return iter(self.roots)
+
+    def __len__(self) -> int:
+        return len(self.roots)
+
+    @property
+    def paths(self) -> list[str]:
+        """The roots' real paths, in order."""
+        return [root.path for root in self.roots]
+
+    def locate(self, path: str) -> tuple[Root, str]:
+        """The root `path` is in and the path relative to it (unresolved).
+
+        Raises:
+            PathOutsideError: No root holds it, or there is no root at all.
+            PathError: It is not a string or holds a NUL byte.
+        """
+        if not isinstance(path, str):
+            raise PathError(repr(path), "a path must be a string")
+        if "\x00" in path:
+            raise PathError(path, "it holds a NUL byte")
+        if not self.roots:
+            raise PathOutsideError(path, "no directory is allowed at the moment")
+        if not path.startswith("/"):
+            return self.roots[0], path
+        best: tuple[int, Root, list[str]] | None = None
+        for root in self.roots:
+            for prefix in root.prefixes:
+                rest = _strip_prefix(_split(path), prefix)
+                if rest is not None and (best is None or len(prefix) > best[0]):
+                    best = (len(prefix), root, rest)
+        if best is None:
+            raise PathOutsideError(
+                path, f"it is outside the allowed directories ({', '.join(self.paths)})"
+            )
+        return best[1], "/".join(best[2])
+
+    def close(self) -> None:
+        """Close every root."""
+        for root in self.roots:
+            root.close()
+
+
+def _lstat(name: str, dir_fd: int) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _entries(fd: int) -> list[Entry]:
+    found = []
+    with os.scandir(fd) as listing:
+        for item in listing:
+            try:
+                status = item.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            found.append(
+                Entry(
+                    item.name,
+                    kind_of(status.st_mode),
+                    status.st_size,
+                    status.st_mtime,
+                    status.st_mode,
+                )
+            )
+    found.sort(key=lambda entry: entry.name)
+    return found
+
+
+def _replace(
+    dir_fd: int, name: str, data: bytes, mode: int | None, *, exclusive: bool, shown: str
+) -> None:
+    """Write `data` to a fresh temporary file beside `name` and rename it over `name`."""
+    temporary = f".{name[:100]}.{secrets.token_hex(6)}.tmp"
+    try:
+        fd = os.open(temporary, _TEMP_FLAGS, 0o666 if mode is None else 0o600, dir_fd=dir_fd)
+    except OSError as error:
+        raise PathError(shown, f"it cannot be written ({error.strerror})") from None
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            if mode is not None:
+                os.fchmod(file.fileno(), mode)
+        if exclusive:
+            os.link(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+            os.unlink(temporary, dir_fd=dir_fd)
+        else:
+            os.replace(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except FileExistsError:
+        _discard(temporary, dir_fd)
+        raise PathError(shown, "it already exists") from None
+    except OSError as error:
+        _discard(temporary, dir_fd)
+        raise PathError(shown, f"it cannot be written ({error.strerror})") from None
+    except BaseException:
+        _discard(temporary, dir_fd)
+        raise
+
+
+def _discard(name: str, dir_fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(name, dir_fd=dir_fd)
