@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolwire.paths import PathError, Roots
+
 __all__ = ["LAUNCHERS", "CommandRefused", "Policy"]
 
 # Programs whose arguments are themselves a command line: allowing one allows everything.
@@ -67,7 +69,8 @@ class Policy:
     """The server's confinement.
 
     Args:
-        roots: Directories a working directory must lie in (empty: anywhere).
+        roots: Directories a working directory must lie in (empty: anywhere), confined by
+            `toolwire.paths` (links are followed only inside a root).
         allow: Allowed program names; empty means commands run through `/bin/sh -c`.
         env_names: Names of the server's environment variables passed on to commands.
         shell: The shell used without an allow-list.
@@ -87,10 +90,13 @@ class Policy:
                 f"--allow {launchers[0]!r} is refused: it runs its arguments as another "
                 "command, so allowing it would allow every command"
             )
-        self.roots = [Path(os.path.realpath(root)) for root in self.roots]
-        for root in self.roots:
-            if not root.is_dir():
-                raise CommandRefused(f"--root {str(root)!r} is not a directory")
+        self._roots: Roots | None = None
+        if self.roots:
+            try:
+                self._roots = Roots(self.roots)
+            except PathError as error:
+                raise CommandRefused(f"--root {error}") from None
+            self.roots = [Path(path) for path in self._roots.paths]
 
     def argv(self, command: str) -> list[str]:
         """The argv that runs `command`.
@@ -164,25 +170,25 @@ class Policy:
                 )
 
     def workdir(self, requested: str | None) -> str:
-        """The directory a command runs in: `requested` (relative to the first root) or the
-        first root, refused when it lies outside every root.
+        """The directory a command runs in: `requested` (relative to the first root, or
+        absolute inside one) or the first root; with no roots, anywhere.
 
         Raises:
             CommandRefused: The directory is outside the roots or not a directory.
         """
-        base = self.roots[0] if self.roots else Path.cwd()
-        if requested is None or not requested.strip():
-            return str(base)
-        candidate = Path(os.path.expanduser(requested))
-        if not candidate.is_absolute():
-            candidate = base / candidate
-        real = Path(os.path.realpath(candidate))
-        if self.roots and not any(real == root or root in real.parents for root in self.roots):
-            listed = ", ".join(str(root) for root in self.roots)
-            raise CommandRefused(f"workdir {requested!r} is outside the allowed roots ({listed})")
-        if not real.is_dir():
-            raise CommandRefused(f"workdir {requested!r} is not a directory")
-        return str(real)
+        if self._roots is None:
+            if requested is None or not requested.strip():
+                return os.getcwd()
+            if not os.path.isdir(requested):
+                raise CommandRefused(f"workdir {requested!r} is not a directory")
+            return os.path.realpath(requested)
+        try:
+            if requested is None or not requested.strip():
+                return self._roots.roots[0].directory()
+            root, relative = self._roots.locate(requested)
+            return root.directory(relative)
+        except PathError as error:
+            raise CommandRefused(f"workdir {requested!r} is refused: {error.reason}") from None
 
     def environment(self, tag_name: str, tag: str, source: Mapping[str, str]) -> dict[str, str]:
         """The environment of one command."""
