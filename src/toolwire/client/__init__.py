@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         create_static_tool_filter,
     )
     from .servers import MCPServerSse, MCPServerStdio, MCPServerStreamableHttp
+    from .shell_tools import local_shell_tool, shell_tool
 
 _EXPORTS: dict[str, str] = {
     "MCPToolMetaContext": "._convert",
@@ -40,6 +41,8 @@ _EXPORTS: dict[str, str] = {
     "MCPServerSse": ".servers",
     "MCPServerStdio": ".servers",
     "MCPServerStreamableHttp": ".servers",
+    "local_shell_tool": ".shell_tools",
+    "shell_tool": ".shell_tools",
 }
 
 __all__ = [
@@ -55,7 +58,9 @@ __all__ = [
     "ToolFilterStatic",
     "all_function_tools",
     "create_static_tool_filter",
+    "local_shell_tool",
     "prefixed_name",
+    "shell_tool",
 ]
 
 
