@@ -1,0 +1,98 @@
+"""toolwire-shell driven by real clients: the official `mcp` client over stdio and streamable
+HTTP in both protocol eras (sessions used across calls by their id alone), and the MCP
+Inspector CLI over stdio."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import anyio
+import pytest
+from tests._listening import free_port, listening
+from tests.interop._inspector import first_json, inspector_or_skip, run_inspector
+from tests.servers.shell._harness import ROOT, env_for_server, tagged_processes
+
+COMMAND = [sys.executable, "-m", "toolwire_shell"]
+
+
+async def exercise(client: Any) -> None:
+    """What every client does: list, run, a session across two calls, errors."""
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert set(tools) == {"shell", "exec_command", "write_stdin", "kill_session", "list_sessions"}
+    assert tools["shell"].annotations.destructive_hint is True
+    ran = await client.call_tool("shell", {"commands": ["echo hi; exit 2"]})
+    assert ran.is_error is False
+    assert ran.structured_content["output"][0] == {
+        "command": "echo hi; exit 2",
+        "stdout": "hi\n",
+        "stderr": "",
+        "outcome": {"type": "exit", "exit_code": 2},
+    }
+    started = await client.call_tool("exec_command", {"cmd": "cat", "yield_time_ms": 250})
+    session = started.structured_content["session_id"]
+    assert isinstance(session, int)
+    echoed = await client.call_tool(
+        "write_stdin", {"session_id": session, "chars": "ping\n", "yield_time_ms": 1000}
+    )
+    assert echoed.structured_content["output"] == "ping\n"
+    killed = await client.call_tool("kill_session", {"session_id": session})
+    assert killed.structured_content["session_id"] == session
+    again = await client.call_tool("write_stdin", {"session_id": session, "chars": "x"})
+    assert again.is_error is True and "does not exist" in again.content[0].text
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_official_client_over_stdio(mode: str) -> None:
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(
+        command=COMMAND[0], args=COMMAND[1:], env=env_for_server(), cwd=str(ROOT)
+    )
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with Client(params, mode=mode) as client:
+                await exercise(client)
+
+    anyio.run(main)
+    assert tagged_processes() == []
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_official_client_over_http(mode: str) -> None:
+    from mcp import Client
+
+    port = free_port()
+    command = [*COMMAND, "--transport", "http", "--port", str(port)]
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with Client(f"http://127.0.0.1:{port}/mcp", mode=mode) as client:
+                await exercise(client)
+
+    with listening(command, port, env=env_for_server(), cwd=str(ROOT)) as process:
+        anyio.run(main)
+        assert process.poll() is None
+    assert tagged_processes() == []
+
+
+def test_inspector_cli_calls_shell() -> None:
+    inspector = inspector_or_skip()
+    # The Inspector starts the server with its own environment: pass the source paths on.
+    pythonpath = env_for_server()["PYTHONPATH"]
+    done = run_inspector(
+        inspector,
+        ["/usr/bin/env", f"PYTHONPATH={pythonpath}", *COMMAND],
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "shell",
+        "--tool-arg",
+        'commands=["echo from-inspector"]',
+    )
+    payload = first_json(done)
+    result = payload.get("result", payload)
+    assert result["structuredContent"]["output"][0]["stdout"] == "from-inspector\n"
+    assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
