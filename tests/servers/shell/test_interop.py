@@ -96,3 +96,52 @@ def test_inspector_cli_calls_shell() -> None:
     result = payload.get("result", payload)
     assert result["structuredContent"]["output"][0]["stdout"] == "from-inspector\n"
     assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_agents_sdk_runs_it(transport: str) -> None:
+    agents = pytest.importorskip("agents")
+    testing = pytest.importorskip("agents.testing")
+    from agents.mcp import MCPServerStdio, MCPServerStreamableHttp
+
+    model = testing.ScriptedModel(
+        [
+            testing.ModelStep(
+                output=[
+                    testing.function_call(
+                        "shell", {"commands": ["echo via-agents; exit 4"]}, call_id="c1"
+                    )
+                ]
+            ),
+            testing.ModelStep(output=[testing.assistant_message("done")]),
+        ]
+    )
+
+    async def run(server: Any) -> Any:
+        async with server:
+            agent = agents.Agent(name="a", model=model, mcp_servers=[server])
+            return await agents.Runner.run(agent, "go")
+
+    if transport == "stdio":
+        params = {"command": COMMAND[0], "args": COMMAND[1:], "env": env_for_server()}
+        result = anyio.run(run, MCPServerStdio(params, client_session_timeout_seconds=30))
+    else:
+        port = free_port()
+        command = [*COMMAND, "--transport", "http", "--port", str(port)]
+        with listening(command, port, env=env_for_server(), cwd=str(ROOT)):
+            server = MCPServerStreamableHttp(
+                {"url": f"http://127.0.0.1:{port}/mcp"}, client_session_timeout_seconds=30
+            )
+            result = anyio.run(run, server)
+    assert result.final_output == "done"
+    [seen] = [
+        item
+        for item in model.calls[-1].input
+        if isinstance(item, dict) and item.get("type") == "function_call_output"
+    ]
+    # The SDK hands the model the MCP text block: the JSON of the structured result.
+    [block] = seen["output"]
+    data = json.loads(block["text"])
+    assert data["output"][0]["stdout"] == "via-agents\n"
+    assert data["output"][0]["outcome"] == {"type": "exit", "exit_code": 4}
+    assert tagged_processes() == []
