@@ -426,8 +426,15 @@ _DESTRUCTIVE = {
 }
 
 
-def build_server(config: ShellConfig | None = None, *, name: str = "toolwire-shell") -> Server:
+def build_server(
+    config: ShellConfig | None = None, *, name: str = "toolwire-shell", **server_options: Any
+) -> Server:
     """A server running commands as `config` says.
+
+    Args:
+        config: The settings (defaults: no roots, any command through /bin/sh).
+        name: The server's name.
+        **server_options: Further `toolwire.Server` options (`auth=`, `version=`, ...).
 
     Raises:
         CommandRefused: The configuration is refused (a launcher allowed, a root missing).
@@ -457,8 +464,13 @@ def build_server(config: ShellConfig | None = None, *, name: str = "toolwire-she
         )
         + ". Stdin is at end of file: use exec_command and write_stdin for interactive programs."
     )
+    server_options.setdefault("version", "0.1.0")
     server = Server(
-        name, version="0.1.0", instructions=instructions, lifespan=lifespan, context_factory=_owner
+        name,
+        instructions=instructions,
+        lifespan=lifespan,
+        context_factory=_owner,
+        **server_options,
     )
     common: dict[str, Any] = {"failure_error_function": _failure_text, "strict_mode": False}
     server.tool(name="shell", annotations=_DESTRUCTIVE, output_schema=SHELL_SCHEMA, **common)(shell)
