@@ -50,6 +50,12 @@ def parser() -> argparse.ArgumentParser:
     )
     cli.add_argument("--max-sessions", type=int, default=16)
     cli.add_argument("--session-idle-seconds", type=float, default=600.0)
+    cli.add_argument(
+        "--session-buffer-bytes",
+        type=int,
+        default=1 << 20,
+        help="output a session keeps between two reads (head and tail)",
+    )
     cli.add_argument("--transport", choices=["stdio", "http", "sse"], default="stdio")
     cli.add_argument("--host", default="127.0.0.1")
     cli.add_argument("--port", type=int, default=8000)
@@ -59,7 +65,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the server until its client goes away."""
     options = parser().parse_args(argv)
-    for name in ("max_output_bytes", "default_timeout_ms", "max_sessions"):
+    for name in ("max_output_bytes", "default_timeout_ms", "max_sessions", "session_buffer_bytes"):
         if getattr(options, name) <= 0:
             parser().error(f"--{name.replace('_', '-')} must be positive")
     config = ShellConfig(
@@ -71,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         max_processes=options.max_processes or None,
         max_sessions=options.max_sessions,
         session_idle_seconds=options.session_idle_seconds,
+        session_buffer_bytes=options.session_buffer_bytes,
     )
     try:
         server = build_server(config)

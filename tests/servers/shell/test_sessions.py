@@ -138,3 +138,17 @@ def test_server_exit_ends_every_tree(how: str) -> None:
         server.proc.wait(15)
     assert wait_until(lambda: tagged_processes(token) == [], 15), tagged_processes(token)
     server.close()
+
+
+def test_session_buffer_is_bounded_between_reads() -> None:
+    with ShellServer("--session-buffer-bytes", "1000") as server:
+        started = reply(
+            server.call(
+                "exec_command",
+                {"cmd": "seq 1 200000; echo last; sleep 30", "yield_time_ms": 3000},
+            )
+        )
+        output = started["output"]
+        assert len(output) <= 1000 and "bytes cut" in output
+        assert output.startswith("1\n2\n3\n") and output.endswith("last\n")
+        reply(server.call("kill_session", {"session_id": started["session_id"]}))
