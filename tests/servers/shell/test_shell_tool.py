@@ -246,3 +246,25 @@ def test_cancelling_the_call_kills_the_command(server: ShellServer) -> None:
     time.sleep(0.2)
     server.call("list_sessions", {})
     assert number not in server.replies
+
+
+def test_yes_and_binary_output_stay_bounded(server: ShellServer) -> None:
+    result = server.call(
+        "shell",
+        {
+            "commands": ["head -c 3000000 /dev/urandom; printf 'a\\0b'", "yes"],
+            "timeout_ms": 1500,
+            "max_output_length": 4000,
+        },
+        timeout=30,
+    )
+    binary, yes = outputs(result)
+    assert binary["outcome"] == {"type": "exit", "exit_code": 0}
+    assert binary["stdout"].endswith("a\0b") and "bytes cut" in binary["stdout"]
+    assert len(binary["stdout"]) <= 4000
+    assert yes["outcome"] == {"type": "timeout"}
+    head, _, rest = yes["stdout"].partition("\n…")
+    tail = rest.partition(" bytes cut…\n")[2]
+    assert set(head + tail) <= {"y", "\n"}
+    assert len(binary["stdout"]) + len(yes["stdout"]) <= 4000
+    assert tagged_processes(server.token()) == []
