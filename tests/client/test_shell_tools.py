@@ -235,3 +235,12 @@ def test_local_shell_tool(tmp_path: Path, approve: bool) -> None:
     else:
         assert text == "Tool execution was not approved."
     assert tagged() == []
+
+
+def test_a_callback_that_is_not_callable_is_refused() -> None:
+    from toolwire import UserError
+    from toolwire.client import local_shell_tool, shell_tool
+
+    for make in (shell_tool, local_shell_tool):
+        with pytest.raises(UserError, match="on_approval_request must be callable"):
+            make(object(), on_approval_request="yes")  # type: ignore[arg-type]

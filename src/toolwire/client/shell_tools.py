@@ -113,6 +113,10 @@ class _RemoteShell:
         needs_approval: ShellNeedsApproval,
         on_approval_request: MCPToolApprovalFunction | None,
     ) -> None:
+        if on_approval_request is not None and not callable(on_approval_request):
+            from ..errors import UserError
+
+            raise UserError(f"on_approval_request must be callable, got {on_approval_request!r}.")
         self.server = server
         self.remote_name = remote_name
         self.needs_approval = needs_approval
@@ -218,6 +222,9 @@ def shell_tool(
 
     Returns:
         The SDK's `ShellTool`, ready for `Agent(tools=[...])`.
+
+    Raises:
+        UserError: `on_approval_request` is not callable.
     """
     from agents import ShellTool
 
@@ -264,6 +271,9 @@ def local_shell_tool(
 
     Returns:
         The SDK's `LocalShellTool`.
+
+    Raises:
+        UserError: `on_approval_request` is not callable.
     """
     from agents import LocalShellTool
 
