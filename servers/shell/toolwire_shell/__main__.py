@@ -62,13 +62,12 @@ def parser() -> argparse.ArgumentParser:
     return cli
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Run the server until its client goes away."""
-    options = parser().parse_args(argv)
+def config_from(options: argparse.Namespace) -> ShellConfig:
+    """The server settings the parsed options describe."""
     for name in ("max_output_bytes", "default_timeout_ms", "max_sessions", "session_buffer_bytes"):
         if getattr(options, name) <= 0:
             parser().error(f"--{name.replace('_', '-')} must be positive")
-    config = ShellConfig(
+    return ShellConfig(
         roots=[Path(root) for root in options.root],
         allow=split_allow(options.allow),
         env=parse_names(options.env),
@@ -79,8 +78,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         session_idle_seconds=options.session_idle_seconds,
         session_buffer_bytes=options.session_buffer_bytes,
     )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the server until its client goes away."""
+    options = parser().parse_args(argv)
     try:
-        server = build_server(config)
+        server = build_server(config_from(options))
     except CommandRefused as error:
         print(f"toolwire-shell: {error}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -145,3 +145,36 @@ def test_agents_sdk_runs_it(transport: str) -> None:
     assert data["output"][0]["stdout"] == "via-agents\n"
     assert data["output"][0]["outcome"] == {"type": "exit", "exit_code": 4}
     assert tagged_processes() == []
+
+
+def test_toolwire_install_writes_an_entry_that_serves(tmp_path: Any) -> None:
+    import os
+    import subprocess
+
+    from mcp import Client, StdioServerParameters
+
+    path = env_for_server()["PYTHONPATH"]
+    done = subprocess.run(
+        [sys.executable, "-m", "toolwire", "install", "mcp-json", "toolwire_shell.app", "--env",
+         f"TOOLWIRE_SHELL_ARGS=--root '{tmp_path}' --allow echo"],
+        capture_output=True, text=True, timeout=60, check=True,
+        env={**os.environ, "PYTHONPATH": path}, cwd=str(ROOT),
+    )  # fmt: skip
+    [entry] = json.loads(done.stdout)["mcpServers"].values()
+    assert entry["args"][:4] == ["-m", "toolwire", "run", "toolwire_shell.app"]
+    params = StdioServerParameters(
+        command=entry["command"], args=entry["args"], env={**entry["env"], "PYTHONPATH": path}
+    )
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with Client(params, mode="legacy") as client:
+                ran = await client.call_tool("shell", {"commands": ["echo ok"]})
+                assert ran.structured_content["output"][0]["stdout"] == "ok\n"
+                refused = await client.call_tool("shell", {"commands": ["ls"]})
+                assert refused.is_error is True and "'ls' is not an allowed command" in (
+                    refused.content[0].text
+                )
+
+    anyio.run(main)
+    assert tagged_processes() == []
