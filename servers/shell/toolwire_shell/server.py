@@ -225,22 +225,6 @@ def _exec_reply(
     }
 
 
-def exec_text(reply: dict[str, Any]) -> str:
-    """An `exec_command` / `write_stdin` reply as the SDK's sandbox writes it for the model."""
-    lines = [
-        f"Chunk ID: {reply['chunk_id']}",
-        f"Wall time: {reply['wall_time_seconds']:.4f} seconds",
-    ]
-    if reply["exit_code"] is not None:
-        lines.append(f"Process exited with code {reply['exit_code']}")
-    if reply["session_id"] is not None:
-        lines.append(f"Process running with session ID {reply['session_id']}")
-    if reply["original_token_count"] is not None:
-        lines.append(f"Original token count: {reply['original_token_count']}")
-    lines.extend(["Output:", reply["output"]])
-    return "\n".join(lines)
-
-
 async def exec_command(
     ctx: ToolContext[Any],
     cmd: str,
