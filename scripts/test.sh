@@ -14,7 +14,9 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q -e ".[test]"
-"$VENV/bin/python" -m pip install -q --no-deps -e servers/apply_patch
+# The reference servers, each its own package (servers/<name>/pyproject.toml); --no-deps keeps
+# pip from fetching a released toolwire in place of this checkout's.
+"$VENV/bin/python" -m pip install -q --no-deps -e servers/apply_patch -e servers/shell
 
 # Node 22, the MCP Inspector and the conformance harness for the interop and conformance
 # tests. Where they cannot be installed (status 3:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         MCPServerStdio,
         MCPServerStreamableHttp,
     )
+    from .shell_tools import local_shell_tool, shell_tool
 
 _EXPORTS: dict[str, str] = {
     "MCPToolMetaContext": "._convert",
@@ -48,6 +49,8 @@ _EXPORTS: dict[str, str] = {
     "MCPServerSse": ".servers",
     "MCPServerStdio": ".servers",
     "MCPServerStreamableHttp": ".servers",
+    "local_shell_tool": ".shell_tools",
+    "shell_tool": ".shell_tools",
 }
 
 __all__ = [
@@ -65,7 +68,9 @@ __all__ = [
     "all_function_tools",
     "apply_patch_tool",
     "create_static_tool_filter",
+    "local_shell_tool",
     "prefixed_name",
+    "shell_tool",
 ]
 
 

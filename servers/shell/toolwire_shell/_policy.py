@@ -1,0 +1,212 @@
+"""What a command may be, where it runs and what environment it sees.
+
+Without an allow-list a command is a shell script run by `/bin/sh -c`. With one (`--allow`),
+there is no shell at all: the command line is split with `shlex` into an argv whose first word
+must be one of the allowed names, exactly as written; shell syntax (pipes, `;`, `&`,
+redirections, `$`, backquotes, subshells, unquoted globs, newlines) is refused with an error
+naming what was found, because nothing would interpret it. Commands that run their arguments as
+another command (`sh`, `env`, `xargs`, ...) cannot be allowed: they would open the list to
+everything. The environment is a fresh one: a few basics and the names passed with `--env`,
+plus settings that keep pagers, editors and prompts from waiting for a terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolwire.paths import PathError, Roots
+
+__all__ = ["LAUNCHERS", "CommandRefused", "Policy"]
+
+# Programs whose arguments are themselves a command line: allowing one allows everything.
+LAUNCHERS = frozenset(
+    {
+        "sh", "bash", "dash", "zsh", "ksh", "fish", "csh", "tcsh", "busybox", "env", "xargs",
+        "nohup", "setsid", "sudo", "doas", "su", "exec", "eval", "command", "builtin", "time",
+        "timeout", "nice", "ionice", "chroot", "strace", "ltrace", "watch", "parallel",
+        "script", "stdbuf", "unshare", "nsenter", "flock", "runuser", "python", "python3",
+        "perl", "ruby", "node", "find", "awk", "gawk", "ssh",
+    }
+)  # fmt: skip
+
+BASIC_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "USER", "LOGNAME", "TMPDIR", "TZ")
+
+# Set for every command: no pager, no editor, no password prompt, no colours or cursor games.
+QUIET_ENV = {
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "MANPAGER": "cat",
+    "SYSTEMD_PAGER": "",
+    "LESS": "-FRX",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_EDITOR": "true",
+    "EDITOR": "true",
+    "VISUAL": "true",
+    "GIT_ASKPASS": "true",
+    "SSH_ASKPASS": "true",
+    "TERM": "dumb",
+    "NO_COLOR": "1",
+    "DEBIAN_FRONTEND": "noninteractive",
+    "PIP_NO_INPUT": "1",
+}
+
+_OPERATORS = set("|;&<>()")
+_ALWAYS_REFUSED = {"$": "'$' (expansion)", "`": "'`' (command substitution)"}
+_GLOBS = set("*?[")
+
+
+class CommandRefused(ValueError):
+    """A command, a working directory or an option the server will not accept."""
+
+
+@dataclass
+class Policy:
+    """The server's confinement.
+
+    Args:
+        roots: Directories a working directory must lie in (empty: anywhere), confined by
+            `toolwire.paths` (links are followed only inside a root).
+        allow: Allowed program names; empty means commands run through `/bin/sh -c`.
+        env_names: Names of the server's environment variables passed on to commands.
+        shell: The shell used without an allow-list.
+    """
+
+    roots: list[Path] = field(default_factory=list)
+    allow: frozenset[str] = frozenset()
+    env_names: tuple[str, ...] = ()
+    shell: str = "/bin/sh"
+
+    def __post_init__(self) -> None:
+        launchers = sorted(
+            name for name in self.allow if Path(name).name in LAUNCHERS or not name.strip()
+        )
+        if launchers:
+            raise CommandRefused(
+                f"--allow {launchers[0]!r} is refused: it runs its arguments as another "
+                "command, so allowing it would allow every command"
+            )
+        self._roots: Roots | None = None
+        if self.roots:
+            try:
+                self._roots = Roots(self.roots)
+            except PathError as error:
+                raise CommandRefused(f"--root {error}") from None
+            self.roots = [Path(path) for path in self._roots.paths]
+
+    def argv(self, command: str) -> list[str]:
+        """The argv that runs `command`.
+
+        Raises:
+            CommandRefused: With an allow-list: shell syntax, or a program not on the list.
+        """
+        if not command.strip():
+            raise CommandRefused("the command is empty")
+        if not self.allow:
+            return [self.shell, "-c", command]
+        return self._checked_argv(command)
+
+    def _checked_argv(self, command: str) -> list[str]:
+        if "\n" in command or "\r" in command or "\0" in command:
+            raise CommandRefused(
+                "this server runs commands without a shell (allow-list mode): one command per "
+                "call, no newlines"
+            )
+        for char, what in _ALWAYS_REFUSED.items():
+            if char in command:
+                raise CommandRefused(
+                    f"this server runs commands without a shell (allow-list mode): {what} "
+                    f"is not allowed in {command!r}"
+                )
+        lexer = shlex.shlex(command, posix=True, punctuation_chars="|;&<>()")
+        lexer.whitespace_split = True
+        try:
+            words = list(lexer)
+        except ValueError as error:
+            raise CommandRefused(f"cannot split {command!r} into words: {error}") from None
+        for word in words:
+            if word and set(word) <= _OPERATORS:
+                raise CommandRefused(
+                    f"this server runs commands without a shell (allow-list mode): {word!r} "
+                    f"(a shell operator) is not allowed in {command!r}"
+                )
+        self._refuse_unquoted_globs(command)
+        if not words:
+            raise CommandRefused("the command is empty")
+        program = words[0]
+        if program not in self.allow:
+            allowed = ", ".join(sorted(self.allow))
+            raise CommandRefused(
+                f"{program!r} is not an allowed command (allowed: {allowed}); the first word "
+                "must be one of them exactly as written"
+            )
+        resolved = shutil.which(program) if "/" not in program else program
+        if resolved is None:
+            raise CommandRefused(f"{program!r} is allowed but not found on PATH")
+        return [resolved, *words[1:]]
+
+    @staticmethod
+    def _refuse_unquoted_globs(command: str) -> None:
+        quote: str | None = None
+        escaped = False
+        for char in command:
+            if escaped:
+                escaped = False
+            elif char == "\\" and quote != "'":
+                escaped = True
+            elif quote is not None:
+                if char == quote:
+                    quote = None
+            elif char in "'\"":
+                quote = char
+            elif char in _GLOBS:
+                raise CommandRefused(
+                    f"this server runs commands without a shell (allow-list mode): the glob "
+                    f"{char!r} in {command!r} would not be expanded; quote it to pass it as is"
+                )
+
+    def workdir(self, requested: str | None) -> str:
+        """The directory a command runs in: `requested` (relative to the first root, or
+        absolute inside one) or the first root; with no roots, anywhere.
+
+        Raises:
+            CommandRefused: The directory is outside the roots or not a directory.
+        """
+        if self._roots is None:
+            if requested is None or not requested.strip():
+                return os.getcwd()
+            if not os.path.isdir(requested):
+                raise CommandRefused(f"workdir {requested!r} is not a directory")
+            return os.path.realpath(requested)
+        try:
+            if requested is None or not requested.strip():
+                return self._roots.roots[0].directory()
+            root, relative = self._roots.locate(requested)
+            return root.directory(relative)
+        except PathError as error:
+            raise CommandRefused(f"workdir {requested!r} is refused: {error.reason}") from None
+
+    def environment(self, tag_name: str, tag: str, source: Mapping[str, str]) -> dict[str, str]:
+        """The environment of one command."""
+        env = {name: source[name] for name in (*BASIC_ENV, *self.env_names) if name in source}
+        env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+        env.update(QUIET_ENV)
+        env[tag_name] = tag
+        return env
+
+
+def parse_names(values: Iterable[str]) -> tuple[str, ...]:
+    """`--env` values (repeatable, or comma-separated) as a tuple of names."""
+    names: list[str] = []
+    for value in values:
+        names.extend(part.strip() for part in value.split(",") if part.strip())
+    return tuple(names)
+
+
+def split_allow(values: Sequence[str]) -> frozenset[str]:
+    """`--allow` values (repeatable, or comma-separated) as a set of names."""
+    return frozenset(parse_names(values))

@@ -1,0 +1,308 @@
+"""The Agents SDK's own shell tools, executed by a remote MCP server's `shell` tool.
+
+`shell_tool(server)` returns an `agents.ShellTool` and `local_shell_tool(server)` an
+`agents.LocalShellTool`; their executors send each action to a connected toolwire client
+server (`MCPServerStdio`, `MCPServerStreamableHttp`, `MCPServerSse`) as a `shell` call and turn
+the structured result (`output`: per command stdout, stderr and an `exit` or `timeout`
+outcome) back into the SDK's `ShellResult`, so a model trained on the native shell tool drives
+a remote, confined shell such as `toolwire-shell`. A server whose `shell` tool answers with
+text only gives that text. Approvals follow the same rule as the adapter's other tools: by
+default a call is asked about unless the remote tool's annotations say it is harmless; the
+`ShellTool` asks through the SDK's `needs_approval` and `on_approval`, answered by the same
+`on_approval_request` callback (`MCPToolApprovalRequest` in, `{"approve", "reason"}` out) or,
+without one, by interrupting the run for `RunState.approve` / `reject`. `LocalShellTool` has
+no approval hooks in the SDK, so its executor asks the callback itself and refuses a call it
+cannot ask about.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+import shlex
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from .approvals import (
+    MCPApprovalRequestData,
+    MCPToolApprovalFunction,
+    MCPToolApprovalRequest,
+    annotations_ask,
+    ask_for_approval,
+)
+
+if TYPE_CHECKING:
+    from agents import LocalShellTool, ShellTool
+
+__all__ = ["local_shell_tool", "shell_tool"]
+
+logger = logging.getLogger("toolwire.client")
+
+REJECTED = "Tool execution was not approved."
+
+ShellNeedsApproval = bool | Callable[[Any, Any, str], "bool | Awaitable[bool]"] | None
+
+
+class RemoteShellError(RuntimeError):
+    """The remote `shell` tool answered with an error; the message is its text."""
+
+
+def _text_of(result: Any) -> str:
+    parts = [getattr(block, "text", None) for block in getattr(result, "content", None) or ()]
+    return "\n".join(part for part in parts if isinstance(part, str))
+
+
+def _structured(result: Any) -> Mapping[str, Any] | None:
+    data = getattr(result, "structured_content", None)
+    if data is None:
+        data = getattr(result, "structuredContent", None)
+    return data if isinstance(data, Mapping) else None
+
+
+def _command_outputs(data: Mapping[str, Any]) -> list[Any]:
+    from agents import ShellCallOutcome, ShellCommandOutput
+
+    outputs = []
+    for entry in data.get("output") or ():
+        outcome = entry.get("outcome") or {}
+        kind: Literal["exit", "timeout"] = "timeout" if outcome.get("type") == "timeout" else "exit"
+        code = outcome.get("exit_code")
+        outputs.append(
+            ShellCommandOutput(
+                stdout=str(entry.get("stdout") or ""),
+                stderr=str(entry.get("stderr") or ""),
+                outcome=ShellCallOutcome(
+                    type=kind, exit_code=code if isinstance(code, int) else None
+                ),
+                command=entry.get("command"),
+            )
+        )
+    return outputs
+
+
+def render_outputs(outputs: Sequence[Any]) -> str:
+    """Shell outputs as the SDK writes them for the model (used for `LocalShellTool`, whose
+    executor returns text)."""
+    if not outputs:
+        return "(no output)"
+    pieces = []
+    for output in outputs:
+        lines = [f"$ {output.command}"] if output.command else []
+        out, err = output.stdout.rstrip("\n"), output.stderr.rstrip("\n")
+        if out:
+            lines.append(out)
+        if err:
+            lines.extend(["", "stderr:", err] if out else ["stderr:", err])
+        if output.exit_code not in (None, 0):
+            lines.append(f"exit code: {output.exit_code}")
+        if output.status == "timeout":
+            lines.append("status: timeout")
+        pieces.append("\n".join(lines).strip() or "(no output)")
+    return "\n\n".join(pieces)
+
+
+class _RemoteShell:
+    """What both tools share: the server, the remote tool's name, and the approval rule."""
+
+    def __init__(
+        self,
+        server: Any,
+        remote_name: str,
+        needs_approval: ShellNeedsApproval,
+        on_approval_request: MCPToolApprovalFunction | None,
+    ) -> None:
+        if on_approval_request is not None and not callable(on_approval_request):
+            from ..errors import UserError
+
+            raise UserError(f"on_approval_request must be callable, got {on_approval_request!r}.")
+        self.server = server
+        self.remote_name = remote_name
+        self.needs_approval = needs_approval
+        self.callback = on_approval_request
+
+    async def annotations(self) -> Any:
+        """The remote tool's annotations, from the server's last listing (listed if need be)."""
+        listed = getattr(self.server, "last_listed_tools", None)
+        tools = listed if isinstance(listed, list) else None
+        if tools is None or not any(tool.name == self.remote_name for tool in tools):
+            tools = await self.server.list_tools()
+        for tool in tools:
+            if tool.name == self.remote_name:
+                return getattr(tool, "annotations", None)
+        return None
+
+    async def must_ask(self, context: Any, action: Any, call_id: str) -> bool:
+        if self.needs_approval is None:
+            return annotations_ask(await self.annotations())
+        if isinstance(self.needs_approval, bool):
+            return self.needs_approval
+        answer = self.needs_approval(context, action, call_id)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        return bool(answer)
+
+    async def ask(self, context: Any, arguments: Mapping[str, Any], call_id: str) -> dict[str, Any]:
+        """Put one call to the callback; the SDK's `{"approve", "reason"?}` answer."""
+        assert self.callback is not None
+        request = MCPToolApprovalRequest(
+            ctx_wrapper=context,
+            data=MCPApprovalRequestData(
+                id=call_id or uuid.uuid4().hex,
+                arguments=json.dumps(dict(arguments)),
+                name=self.remote_name,
+                server_label=str(getattr(self.server, "name", "")),
+            ),
+        )
+        approved, reason = await ask_for_approval(self.callback, request)
+        return {"approve": approved, "reason": reason} if reason else {"approve": approved}
+
+    async def call(self, arguments: dict[str, Any]) -> Any:
+        """Call the remote `shell` tool; a `ShellResult`, or its text when it sent no
+        structured result.
+
+        Raises:
+            RemoteShellError: The tool answered with an error.
+        """
+        from agents import ShellResult
+
+        result = await self.server.call_tool(self.remote_name, arguments)
+        if getattr(result, "is_error", False) or getattr(result, "isError", False):
+            raise RemoteShellError(_text_of(result) or "the remote shell tool failed")
+        data = _structured(result)
+        if data is None or not isinstance(data.get("output"), list):
+            return _text_of(result)
+        limit = data.get("max_output_length")
+        return ShellResult(
+            output=_command_outputs(data),
+            max_output_length=limit if isinstance(limit, int) else None,
+        )
+
+
+def _as_mapping(value: Any) -> dict[str, Any]:
+    """A dict of a model item (a dict, a pydantic model or a dataclass); {} otherwise."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dict(dump())
+    return dict(getattr(value, "__dict__", {}))
+
+
+def _action_arguments(action: Any) -> dict[str, Any]:
+    arguments: dict[str, Any] = {"commands": list(action.commands)}
+    if action.timeout_ms is not None:
+        arguments["timeout_ms"] = action.timeout_ms
+    if action.max_output_length is not None:
+        arguments["max_output_length"] = action.max_output_length
+    return arguments
+
+
+def shell_tool(
+    server: Any,
+    *,
+    name: str = "shell",
+    remote_tool: str = "shell",
+    needs_approval: ShellNeedsApproval = None,
+    on_approval_request: MCPToolApprovalFunction | None = None,
+) -> ShellTool:
+    """An `agents.ShellTool` whose commands run on `server`'s `shell` tool.
+
+    Args:
+        server: A connected toolwire client server (stdio, streamable HTTP or SSE).
+        name: The tool's name for the model.
+        remote_tool: The name of the server's tool taking `commands`, `timeout_ms` and
+            `max_output_length`.
+        needs_approval: None (ask unless the remote tool's annotations say it is harmless),
+            a bool, or the SDK's `(run_context, action, call_id) -> bool` (sync or async).
+        on_approval_request: Decides each call that needs approval (sync or async), as for
+            the adapter's other tools; without it the run is interrupted for
+            `RunState.approve` / `reject`.
+
+    Returns:
+        The SDK's `ShellTool`, ready for `Agent(tools=[...])`.
+
+    Raises:
+        UserError: `on_approval_request` is not callable.
+    """
+    from agents import ShellTool
+
+    remote = _RemoteShell(server, remote_tool, needs_approval, on_approval_request)
+
+    async def execute(request: Any) -> Any:
+        return await remote.call(_action_arguments(request.data.action))
+
+    async def on_approval(context: Any, item: Any) -> Any:
+        raw = item.raw_item
+        call = raw if isinstance(raw, Mapping) else _as_mapping(raw)
+        action = _as_mapping(call.get("action"))
+        return await remote.ask(context, action, str(call.get("call_id") or ""))
+
+    return ShellTool(
+        executor=execute,
+        name=name,
+        needs_approval=remote.must_ask,
+        on_approval=on_approval if on_approval_request is not None else None,
+    )
+
+
+def local_shell_tool(
+    server: Any,
+    *,
+    remote_tool: str = "shell",
+    needs_approval: ShellNeedsApproval = None,
+    on_approval_request: MCPToolApprovalFunction | None = None,
+) -> LocalShellTool:
+    """An `agents.LocalShellTool` whose commands run on `server`'s `shell` tool.
+
+    The action's argv is joined into one command line (`shlex.join`) and its
+    `working_directory` sent as `workdir`; `env` and `user` are not sent (the server decides
+    the environment and runs as itself). The text the model reads is the SDK's rendering of
+    the outputs.
+
+    Args:
+        server: A connected toolwire client server.
+        remote_tool: The name of the server's `shell` tool.
+        needs_approval: None (ask unless the remote tool's annotations say it is harmless),
+            a bool, or `(run_context, action, call_id) -> bool` (sync or async).
+        on_approval_request: Decides each call that needs approval. The SDK cannot pause a
+            run for this tool, so a call that needs approval without a callback is refused.
+
+    Returns:
+        The SDK's `LocalShellTool`.
+
+    Raises:
+        UserError: `on_approval_request` is not callable.
+    """
+    from agents import LocalShellTool
+
+    remote = _RemoteShell(server, remote_tool, needs_approval, on_approval_request)
+
+    async def execute(request: Any) -> str:
+        call = request.data
+        action = call.action
+        arguments: dict[str, Any] = {"commands": [shlex.join(list(action.command))]}
+        if getattr(action, "timeout_ms", None):
+            arguments["timeout_ms"] = action.timeout_ms
+        if getattr(action, "working_directory", None):
+            arguments["workdir"] = action.working_directory
+        call_id = str(getattr(call, "call_id", "") or "")
+        if await remote.must_ask(request.ctx_wrapper, action, call_id):
+            if remote.callback is None:
+                logger.warning(
+                    "local_shell_tool: a call to %r needs approval and no on_approval_request "
+                    "was given; refused",
+                    remote_tool,
+                )
+                return REJECTED
+            answer = await remote.ask(request.ctx_wrapper, arguments, call_id)
+            if not answer["approve"]:
+                return str(answer.get("reason") or REJECTED)
+        try:
+            result = await remote.call(arguments)
+        except RemoteShellError as error:
+            return str(error)
+        return result if isinstance(result, str) else render_outputs(result.output)
+
+    return LocalShellTool(executor=execute)

@@ -1,0 +1,246 @@
+"""`toolwire.client.shell_tool` / `local_shell_tool` inside real Agents SDK runs: a
+`ScriptedModel` emits `shell_call` / `local_shell_call` items, the SDK's own tools run them on
+a toolwire-shell server over stdio. Denied: nothing ran (disk and process table); approved:
+the output reaches the model in the SDK's format, the same as from a local executor giving the
+same result."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolwire.client.approvals import MCPToolApprovalRequest
+
+agents = pytest.importorskip("agents")
+testing = pytest.importorskip("agents.testing")
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY = b"TOOLWIRE_SHELL_TAG="
+
+if not sys.platform.startswith("linux"):
+    pytest.skip("the process-table checks read Linux's /proc", allow_module_level=True)
+
+
+def tagged() -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if KEY in Path(f"/proc/{entry}/environ").read_bytes():
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def shell_server(*args: str) -> Any:
+    from toolwire.client import MCPServerStdio
+
+    paths = [str(ROOT / "src"), str(ROOT / "servers" / "shell"), os.environ.get("PYTHONPATH", "")]
+    return MCPServerStdio(
+        params={
+            "command": sys.executable,
+            "args": ["-m", "toolwire_shell", *args],
+            "env": {"PYTHONPATH": os.pathsep.join(paths), "PATH": os.environ["PATH"]},
+        },
+        name="shell-server",
+        client_session_timeout_seconds=30,
+    )
+
+
+def shell_call(commands: list[str], call_id: str = "call_1") -> dict[str, Any]:
+    return {
+        "type": "shell_call",
+        "id": "sh_1",
+        "call_id": call_id,
+        "status": "completed",
+        "action": {"commands": commands, "timeout_ms": 10_000, "max_output_length": None},
+    }
+
+
+def scripted(item: dict[str, Any]) -> Any:
+    return testing.ScriptedModel(
+        [
+            testing.ModelStep(output=[item]),
+            testing.ModelStep(output=[testing.assistant_message("done")]),
+        ]
+    )
+
+
+def seen_output(model: Any, kind: str) -> dict[str, Any]:
+    items = [
+        item
+        for item in model.calls[-1].input
+        if isinstance(item, dict) and item.get("type") == kind
+    ]
+    assert len(items) == 1, model.calls[-1].input
+    return dict(items[0])
+
+
+async def run_shell(
+    commands: list[str], answer: dict[str, Any] | None
+) -> tuple[Any, Any, list[Any]]:
+    from toolwire.client import shell_tool
+
+    asked: list[MCPToolApprovalRequest] = []
+
+    def decide(request: MCPToolApprovalRequest) -> Any:
+        asked.append(request)
+        return answer
+
+    async with shell_server() as server:
+        tool = shell_tool(server, on_approval_request=decide if answer is not None else None)
+        model = scripted(shell_call(commands))
+        agent = agents.Agent(name="a", model=model, tools=[tool])
+        result = await agents.Runner.run(agent, "go")
+        return result, model, asked
+
+
+def test_denied_call_runs_nothing(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    result, model, asked = asyncio.run(
+        run_shell([f"touch {marker}; sleep 300 &"], {"approve": False, "reason": "no shells"})
+    )
+    assert not marker.exists() and tagged() == []
+    [request] = asked
+    assert request.data.name == "shell" and request.data.server_label == "shell-server"
+    assert '"commands"' in request.data.arguments and str(marker) in request.data.arguments
+    output = seen_output(model, "shell_call_output")
+    assert output["call_id"] == "call_1"
+    text = str(output["output"])
+    assert "no shells" in text
+    assert result.final_output == "done"
+
+
+def test_approved_call_reaches_the_model_in_the_sdk_format(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    commands = [f"touch {marker}; echo made; echo warn >&2", "exit 3"]
+    result, model, asked = asyncio.run(run_shell(commands, {"approve": True}))
+    assert marker.exists() and len(asked) == 1 and tagged() == []
+    remote = seen_output(model, "shell_call_output")
+
+    async def local(request: Any) -> Any:
+        return agents.ShellResult(
+            output=[
+                agents.ShellCommandOutput(
+                    stdout="made\n",
+                    stderr="warn\n",
+                    command=commands[0],
+                    outcome=agents.ShellCallOutcome(type="exit", exit_code=0),
+                ),
+                agents.ShellCommandOutput(
+                    command=commands[1], outcome=agents.ShellCallOutcome(type="exit", exit_code=3)
+                ),
+            ],
+            max_output_length=1 << 20,
+        )
+
+    reference = scripted(shell_call(commands))
+    asyncio.run(
+        agents.Runner.run(
+            agents.Agent(name="a", model=reference, tools=[agents.ShellTool(executor=local)]), "go"
+        )
+    )
+    assert remote == seen_output(reference, "shell_call_output")
+    assert remote["output"][0]["stdout"] == "made\n"
+    assert remote["output"][1]["outcome"] == {"type": "exit", "exit_code": 3}
+    assert result.final_output == "done"
+
+
+def test_without_a_callback_the_run_is_interrupted(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+
+    async def scenario() -> tuple[Any, Any]:
+        from toolwire.client import shell_tool
+
+        async with shell_server() as server:
+            tool = shell_tool(server)
+            model = scripted(shell_call([f"touch {marker}"]))
+            agent = agents.Agent(name="a", model=model, tools=[tool])
+            first = await agents.Runner.run(agent, "go")
+            [item] = first.interruptions
+            assert not marker.exists()
+            state = first.to_state()
+            state.reject(item)
+            second = await agents.Runner.run(agent, state)
+            return second, model
+
+    result, model = asyncio.run(scenario())
+    assert not marker.exists()
+    output = seen_output(model, "shell_call_output")
+    assert output["output"][0]["stderr"] == "Tool execution was not approved."
+    assert result.final_output == "done"
+
+
+def test_remote_refusal_is_the_failure_text(tmp_path: Path) -> None:
+    async def scenario() -> Any:
+        from toolwire.client import shell_tool
+
+        async with shell_server("--allow", "echo") as server:
+            tool = shell_tool(server, needs_approval=False)
+            model = scripted(shell_call(["echo a; touch x"]))
+            await agents.Runner.run(agents.Agent(name="a", model=model, tools=[tool]), "go")
+            return model
+
+    model = asyncio.run(scenario())
+    output = seen_output(model, "shell_call_output")
+    [entry] = output["output"]
+    assert entry["outcome"] == {"type": "exit", "exit_code": 1}  # the SDK's failed status
+    assert "';' (a shell operator) is not allowed" in entry["stdout"]
+
+
+@pytest.mark.parametrize("approve", [True, False])
+def test_local_shell_tool(tmp_path: Path, approve: bool) -> None:
+    marker = tmp_path / "ran file"
+
+    async def scenario() -> tuple[Any, list[Any]]:
+        from toolwire.client import local_shell_tool
+
+        asked: list[Any] = []
+
+        def decide(request: MCPToolApprovalRequest) -> Any:
+            asked.append(request)
+            return {"approve": approve}
+
+        async with shell_server() as server:
+            tool = local_shell_tool(server, on_approval_request=decide)
+            item = {
+                "type": "local_shell_call",
+                "id": "ls_1",
+                "call_id": "call_9",
+                "status": "completed",
+                "action": {
+                    "type": "exec",
+                    "command": ["sh", "-c", f"touch '{marker}' && echo made"],
+                    "env": {},
+                    "timeout_ms": 10_000,
+                    "working_directory": str(tmp_path),
+                },
+            }
+            model = scripted(item)
+            await agents.Runner.run(agents.Agent(name="a", model=model, tools=[tool]), "go")
+            return model, asked
+
+    model, asked = asyncio.run(scenario())
+    assert len(asked) == 1 and marker.exists() is approve
+    output = seen_output(model, "local_shell_call_output")
+    text = output["output"]
+    if approve:
+        assert text.endswith("\nmade") and text.startswith("$ sh -c")
+    else:
+        assert text == "Tool execution was not approved."
+    assert tagged() == []
+
+
+def test_a_callback_that_is_not_callable_is_refused() -> None:
+    from toolwire import UserError
+    from toolwire.client import local_shell_tool, shell_tool
+
+    for make in (shell_tool, local_shell_tool):
+        with pytest.raises(UserError, match="on_approval_request must be callable"):
+            make(object(), on_approval_request="yes")  # type: ignore[arg-type]

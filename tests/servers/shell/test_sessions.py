@@ -1,0 +1,154 @@
+"""`exec_command`, `write_stdin`, `kill_session` and `list_sessions`: an interactive Python,
+the SDK sandbox's reply text, bounds on sessions, and process trees that end with the session
+or with the server however it dies."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from tests.servers.shell._harness import ShellServer, tagged_processes, wait_until
+
+LEAVERS = (
+    "sleep 300 & setsid sleep 301 & nohup sleep 302 >/dev/null 2>&1 & (sleep 303 &); "
+    "sh -c 'setsid sh -c \"sleep 304 &\" &'; echo ready; sleep 1000"
+)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ShellServer]:
+    with ShellServer("--max-sessions", "3") as running:
+        yield running
+
+
+def reply(result: dict[str, Any]) -> dict[str, Any]:
+    assert result["isError"] is False, result
+    return dict(result["structuredContent"])
+
+
+def until(server: ShellServer, session: int, seen: str, wanted: str) -> str:
+    """Poll the session (empty writes) until its output so far ends with `wanted`."""
+    for _ in range(6):
+        if seen.endswith(wanted):
+            break
+        seen += reply(server.call("write_stdin", {"session_id": session, "chars": ""}))["output"]
+    return seen
+
+
+def test_interactive_python(server: ShellServer) -> None:
+    started = reply(server.call("exec_command", {"cmd": "python3 -i -q", "yield_time_ms": 1000}))
+    session = started["session_id"]
+    assert isinstance(session, int) and started["exit_code"] is None
+    assert until(server, session, started["output"], ">>> ") == ">>> "
+    answer = reply(
+        server.call("write_stdin", {"session_id": session, "chars": "x = 6 * 7\nprint(x)\n"})
+    )
+    assert until(server, session, answer["output"], "42\n>>> ") == ">>> 42\n>>> "
+    assert answer["session_id"] == session
+    listed = reply(server.call("list_sessions", {}))["sessions"]
+    assert [entry["session_id"] for entry in listed] == [session]
+    assert listed[0]["command"] == "python3 -i -q" and listed[0]["running"] is True
+    done = reply(
+        server.call("write_stdin", {"session_id": session, "chars": "raise SystemExit(7)\n"})
+    )
+    assert done["exit_code"] == 7 and done["session_id"] is None
+    assert reply(server.call("list_sessions", {}))["sessions"] == []
+    gone = server.call("write_stdin", {"session_id": session, "chars": "1\n"})
+    assert gone["isError"] is True
+    assert f"session {session} does not exist" in gone["content"][0]["text"]
+
+
+def test_quick_command_exits_within_the_yield(server: ShellServer) -> None:
+    done = reply(server.call("exec_command", {"cmd": "echo one; echo two >&2; exit 4"}))
+    assert done["exit_code"] == 4 and done["session_id"] is None
+    assert done["output"] == "one\ntwo\n"
+
+
+def test_ctrl_d_closes_stdin(server: ShellServer) -> None:
+    started = reply(server.call("exec_command", {"cmd": "cat; echo closed", "yield_time_ms": 250}))
+    done = reply(
+        server.call(
+            "write_stdin",
+            {"session_id": started["session_id"], "chars": "abc\n\u0004", "yield_time_ms": 2000},
+        )
+    )
+    assert done["output"] == "abc\nclosed\n" and done["exit_code"] == 0
+
+
+def test_max_output_tokens_keeps_head_and_tail(server: ShellServer) -> None:
+    done = reply(server.call("exec_command", {"cmd": "seq 1 5000", "max_output_tokens": 50}))
+    output = done["output"]
+    assert output.startswith("Total output lines: 5000\n\n1\n2\n")
+    assert output.endswith("4999\n5000\n") and "bytes cut" in output
+    assert len(output) <= 200
+    assert done["original_token_count"] == -(-len("".join(f"{n}\n" for n in range(1, 5001))) // 4)
+
+
+def test_kill_session_ends_the_whole_tree(server: ShellServer) -> None:
+    token = server.token()
+    started = reply(server.call("exec_command", {"cmd": LEAVERS, "yield_time_ms": 1000}))
+    assert started["output"] == "ready\n"
+    assert len(tagged_processes(token)) >= 6
+    killed = reply(server.call("kill_session", {"session_id": started["session_id"]}))
+    assert killed["session_id"] == started["session_id"]
+    assert tagged_processes(token) == []
+
+
+def test_sessions_are_bounded_in_number(server: ShellServer) -> None:
+    token = server.token()
+    ids = [
+        reply(server.call("exec_command", {"cmd": f"sleep {500 + n}", "yield_time_ms": 250}))[
+            "session_id"
+        ]
+        for n in range(4)
+    ]
+    listed = [entry["session_id"] for entry in reply(server.call("list_sessions", {}))["sessions"]]
+    assert listed == ids[1:]
+    assert server.call("kill_session", {"session_id": ids[0]})["isError"] is True
+    for number in ids[1:]:
+        reply(server.call("kill_session", {"session_id": number}))
+    assert tagged_processes(token) == []
+
+
+def test_session_idle_expiry() -> None:
+    with ShellServer("--session-idle-seconds", "0.5") as server:
+        token = server.token()
+        started = reply(server.call("exec_command", {"cmd": "sleep 400 & sleep 401"}))
+        assert started["session_id"] is not None
+        assert wait_until(lambda: tagged_processes(token) == [], 15)
+        assert reply(server.call("list_sessions", {}))["sessions"] == []
+
+
+@pytest.mark.parametrize("how", ["eof", "sigterm", "sigkill"])
+def test_server_exit_ends_every_tree(how: str) -> None:
+    server = ShellServer()
+    token = server.token()
+    started = reply(server.call("exec_command", {"cmd": LEAVERS, "yield_time_ms": 1000}))
+    assert started["output"] == "ready\n"
+    assert len(tagged_processes(token)) >= 6
+    if how == "eof":
+        server.close()
+    elif how == "sigterm":
+        server.proc.send_signal(signal.SIGTERM)
+        server.proc.wait(15)
+    else:
+        server.proc.send_signal(signal.SIGKILL)
+        server.proc.wait(15)
+    assert wait_until(lambda: tagged_processes(token) == [], 15), tagged_processes(token)
+    server.close()
+
+
+def test_session_buffer_is_bounded_between_reads() -> None:
+    with ShellServer("--session-buffer-bytes", "1000") as server:
+        started = reply(
+            server.call(
+                "exec_command",
+                {"cmd": "seq 1 200000; echo last; sleep 30", "yield_time_ms": 3000},
+            )
+        )
+        output = started["output"]
+        assert len(output) <= 1000 and "bytes cut" in output
+        assert output.startswith("1\n2\n3\n") and output.endswith("last\n")
+        reply(server.call("kill_session", {"session_id": started["session_id"]}))
