@@ -157,9 +157,20 @@ class SessionsOpened:
 
         # The keywords are spelled out: transports read an opener's signature.
         def open_recorded(
-            send: Any, *, routed: bool = False, back_channel: bool = True, identity: Any = None
+            send: Any,
+            *,
+            routed: bool = False,
+            back_channel: bool = True,
+            identity: Any = None,
+            error_details: bool = False,
         ) -> ServerSession:
-            session = opener(send, routed=routed, back_channel=back_channel, identity=identity)
+            session = opener(
+                send,
+                routed=routed,
+                back_channel=back_channel,
+                identity=identity,
+                error_details=error_details,
+            )
             opened.add(session)
             return session
 
