@@ -22,7 +22,7 @@ from toolwire.errors import UserError
 RUN = agents.RunConfig(tracing_disabled=True)
 
 
-def _server(root: Path) -> MCPServerStdio:
+def _server(root: Path, **options: Any) -> MCPServerStdio:
     return MCPServerStdio(
         {
             "command": sys.executable,
@@ -31,6 +31,7 @@ def _server(root: Path) -> MCPServerStdio:
         },
         name="patcher",
         client_session_timeout_seconds=30,
+        **options,
     )
 
 
@@ -94,6 +95,29 @@ def test_an_approved_call_edits_and_the_sdk_result_reaches_the_model(tmp_path: P
     assert asked[0].data.server_label == "patcher"
     assert json.loads(asked[0].data.arguments) == {"operations": [UPDATE]}
     assert asked[0].data.id == "p1"
+
+
+def test_the_servers_own_callback_is_asked_once_per_operation(tmp_path: Path) -> None:
+    # One callback on the server: the SDK's approval of the operation uses it, and the
+    # server's gate in call_tool does not ask about the same operation a second time.
+    root = _root(tmp_path)
+    asked: list[str] = []
+
+    def approve(request: MCPToolApprovalRequest) -> dict[str, Any]:
+        asked.append(request.data.id)
+        return {"approve": True}
+
+    async def go() -> Any:
+        model = _model(UPDATE)
+        async with _server(root, on_approval_request=approve) as server:
+            agent = agents.Agent(name="editor", model=model, tools=[apply_patch_tool(server)])
+            await agents.Runner.run(agent, "edit", run_config=RUN)
+        return model
+
+    model = asyncio.run(go())
+    assert asked == ["p1"]
+    assert (root / "a.txt").read_text() == "ALPHA\nbeta\n"
+    assert [o["status"] for o in _outputs(model)] == ["completed"]
 
 
 def test_a_denied_call_leaves_the_disk_unchanged(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ def tagged() -> list[int]:
     return found
 
 
-def shell_server(*args: str) -> Any:
+def shell_server(*args: str, **options: Any) -> Any:
     from toolwire.client import MCPServerStdio
 
     paths = [str(ROOT / "src"), str(ROOT / "servers" / "shell"), os.environ.get("PYTHONPATH", "")]
@@ -50,6 +50,7 @@ def shell_server(*args: str) -> Any:
         },
         name="shell-server",
         client_session_timeout_seconds=30,
+        **options,
     )
 
 
@@ -149,6 +150,29 @@ def test_approved_call_reaches_the_model_in_the_sdk_format(tmp_path: Path) -> No
     assert remote == seen_output(reference, "shell_call_output")
     assert remote["output"][0]["stdout"] == "made\n"
     assert remote["output"][1]["outcome"] == {"type": "exit", "exit_code": 3}
+    assert result.final_output == "done"
+
+
+def test_the_servers_own_callback_is_asked_once(tmp_path: Path) -> None:
+    # The callback given to the server answers the SDK's approval of the shell call, and the
+    # server's gate in call_tool does not ask about the same call again.
+    from toolwire.client import shell_tool
+
+    marker = tmp_path / "ran"
+    asked: list[str] = []
+
+    def approve(request: MCPToolApprovalRequest) -> Any:
+        asked.append(request.data.id)
+        return {"approve": True}
+
+    async def go() -> Any:
+        async with shell_server(on_approval_request=approve) as server:
+            model = scripted(shell_call([f"touch {marker}"]))
+            agent = agents.Agent(name="a", model=model, tools=[shell_tool(server)])
+            return await agents.Runner.run(agent, "go")
+
+    result = asyncio.run(go())
+    assert asked == ["call_1"] and marker.exists() and tagged() == []
     assert result.final_output == "done"
 
 

@@ -280,6 +280,8 @@ class CallScope:
         run_context: The run's context wrapper (a `ToolContext` in a run).
         callback: An approval callback for this call in place of the server's own.
         agent: The agent the tool was converted for (for a predicate policy).
+        approved: The caller has had this call approved already (the SDK's own approval of
+            a shell or apply_patch call), so the server's gate does not ask again.
         taken: Whether a call has used this scope already.
     """
 
@@ -289,6 +291,7 @@ class CallScope:
     run_context: Any
     callback: MCPToolApprovalFunction | None = None
     agent: Any = None
+    approved: bool = False
     taken: bool = False
 
 

@@ -179,6 +179,8 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
         from .approvals import ask_before_call, take_call
 
         scope = take_call(self, tool_name, arguments)
+        if scope is not None and scope.approved:
+            return None
         callback = scope.callback if scope is not None and scope.callback else None
         callback = callback or self.on_approval_request
         if callback is None:

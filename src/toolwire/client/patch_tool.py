@@ -85,9 +85,13 @@ class _RemoteEditor:
     async def _send(self, operation: Any) -> Any:
         from agents import ApplyPatchResult
 
-        result = await self.server.call_tool(
-            self.tool_name, {"operations": [operation_arguments(operation)]}
-        )
+        from .approvals import CallScope, note_call
+
+        arguments = {"operations": [operation_arguments(operation)]}
+        # The SDK has settled approval for this operation: the server's gate is not asked again.
+        context = _get(operation, "ctx_wrapper")
+        note_call(CallScope(self.server, self.tool_name, arguments, context, approved=True))
+        result = await self.server.call_tool(self.tool_name, arguments)
         text, failed = _result_text(result)
         return ApplyPatchResult(status="failed" if failed else "completed", output=text)
 
@@ -150,10 +154,12 @@ def apply_patch_tool(
         tool_name: The server's tool that takes `{"operations": [{type, path, diff, move_to}]}`.
         require_approval: Whether a call must be approved: a bool, or the SDK's
             `(run_context, operation, call_id) -> bool` (sync or async). None: ask when
-            `on_approval_request` is given, otherwise never.
+            there is a callback, otherwise never.
         on_approval_request: Answers approvals (`MCPToolApprovalRequest` ->
             `{"approve": bool, "reason"?: str}`); its `data.arguments` holds the operations as
-            JSON. Without it an approval pauses the run (`RunState.approve/reject`).
+            JSON. Default: the server's own `on_approval_request`. Without either an approval
+            pauses the run (`RunState.approve/reject`). Either way the server's gate does not
+            ask again about an operation the SDK has settled.
         name: The tool's name as the model sees it.
 
     Returns:
@@ -174,6 +180,8 @@ def apply_patch_tool(
         )
     if on_approval_request is not None and not callable(on_approval_request):
         raise UserError(f"on_approval_request must be callable, got {on_approval_request!r}.")
+    # The server's own callback answers when none is given for this tool.
+    on_approval_request = on_approval_request or getattr(server, "on_approval_request", None)
     needs: Any = require_approval
     if needs is None:
         needs = on_approval_request is not None

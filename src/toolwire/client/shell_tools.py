@@ -120,7 +120,8 @@ class _RemoteShell:
         self.server = server
         self.remote_name = remote_name
         self.needs_approval = needs_approval
-        self.callback = on_approval_request
+        # The server's own callback answers when none is given for this tool.
+        self.callback = on_approval_request or getattr(server, "on_approval_request", None)
 
     async def annotations(self) -> Any:
         """The remote tool's annotations, from the server's last listing (listed if need be)."""
@@ -158,15 +159,18 @@ class _RemoteShell:
         approved, reason = await ask_for_approval(self.callback, request)
         return {"approve": approved, "reason": reason} if reason else {"approve": approved}
 
-    async def call(self, arguments: dict[str, Any]) -> Any:
-        """Call the remote `shell` tool; a `ShellResult`, or its text when it sent no
-        structured result.
+    async def call(self, arguments: dict[str, Any], context: Any) -> Any:
+        """Call the remote `shell` tool, approval already settled (the server's own gate is
+        not asked again); a `ShellResult`, or its text when it sent no structured result.
 
         Raises:
             RemoteShellError: The tool answered with an error.
         """
         from agents import ShellResult
 
+        from .approvals import CallScope, note_call
+
+        note_call(CallScope(self.server, self.remote_name, arguments, context, approved=True))
         result = await self.server.call_tool(self.remote_name, arguments)
         if getattr(result, "is_error", False) or getattr(result, "isError", False):
             raise RemoteShellError(_text_of(result) or "the remote shell tool failed")
@@ -231,7 +235,7 @@ def shell_tool(
     remote = _RemoteShell(server, remote_tool, needs_approval, on_approval_request)
 
     async def execute(request: Any) -> Any:
-        return await remote.call(_action_arguments(request.data.action))
+        return await remote.call(_action_arguments(request.data.action), request.ctx_wrapper)
 
     async def on_approval(context: Any, item: Any) -> Any:
         raw = item.raw_item
@@ -243,7 +247,7 @@ def shell_tool(
         executor=execute,
         name=name,
         needs_approval=remote.must_ask,
-        on_approval=on_approval if on_approval_request is not None else None,
+        on_approval=on_approval if remote.callback is not None else None,
     )
 
 
@@ -300,7 +304,7 @@ def local_shell_tool(
             if not answer["approve"]:
                 return str(answer.get("reason") or REJECTED)
         try:
-            result = await remote.call(arguments)
+            result = await remote.call(arguments, request.ctx_wrapper)
         except RemoteShellError as error:
             return str(error)
         return result if isinstance(result, str) else render_outputs(result.output)
