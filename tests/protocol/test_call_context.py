@@ -117,8 +117,7 @@ async def test_call_info_in_the_modern_era_takes_the_client_from_the_envelope() 
 
 
 async def test_an_async_factory_runs_in_a_task_of_its_own_even_for_a_quick_sync_tool() -> None:
-    # anyio's cancel scopes need the current task: a call may not start inside the reading
-    # callback (protocol/_eager.py) when its context factory is a coroutine function.
+    # anyio's cancel scopes need the current task: the factory runs in the call's task.
     async def factory(info: CallInfo) -> dict[str, str]:
         with anyio.fail_after(5):
             await anyio.sleep(0)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import threading
-import time
 from typing import Any
 
 import pytest
 
-from toolwire.tools import _pool
+from toolwire.tools import threads
 from toolwire.tools.threads import SyncBudget, SyncToolRefused, run_sync, sync_limiter, worker_wait
 
 
@@ -77,7 +77,7 @@ def test_abandoned_bodies_stay_within_twice_the_limit_and_the_hung_function_is_r
     assert len(outcomes) == 20
     assert "refused" in outcomes and "answered" not in outcomes
     assert bodies.peak <= 4  # limit 2 + allowance 2 (it was 18 with a limit of 2 before)
-    assert budget._slots._value == 2  # every slot came back
+    assert budget.free_slots == 2  # every slot came back
 
 
 def test_another_function_is_served_while_a_hung_one_fills_the_allowance() -> None:
@@ -137,7 +137,7 @@ def test_a_body_that_raises_gives_its_slot_back() -> None:
         for _ in range(5):
             with pytest.raises(ValueError, match="boom"):
                 await run_sync(boom)
-        return budget._slots._value
+        return budget.free_slots
 
     assert asyncio.run(main()) == 1
 
@@ -147,35 +147,92 @@ def test_a_limit_below_one_is_refused() -> None:
         SyncBudget(0)
 
 
-def test_idle_workers_leave(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_pool, "IDLE_SECONDS", 0.1)
-    pool = _pool._WorkerPool(8, "toolwire-idle-test")
-    barrier = threading.Barrier(4, timeout=5)
+def test_idle_workers_leave_and_later_calls_get_new_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(threads, "IDLE_SECONDS", 0.1)
+    barrier = threading.Barrier(3, timeout=5)
 
-    def meet() -> str:
-        barrier.wait()
-        return threading.current_thread().name
+    def meet() -> threading.Thread:
+        barrier.wait()  # only returns if three bodies run at the same time
+        return threading.current_thread()
 
-    async def main() -> set[str]:
-        loop = asyncio.get_running_loop()
-        names = await asyncio.gather(*(pool.call(loop, meet, (), {}) for _ in range(4)))
-        return set(names)
+    async def main() -> tuple[list[threading.Thread], threading.Thread]:
+        budget = SyncBudget(3)
+        first = await asyncio.gather(*(budget_call(budget, meet) for _ in range(3)))
+        await _settle_until(lambda: not any(thread.is_alive() for thread in first))
+        again = await budget_call(budget, threading.current_thread)
+        budget.retire()
+        return first, again
 
-    names = asyncio.run(main())
-    assert len(names) == 4
-
-    def alive() -> list[str]:
-        return [t.name for t in threading.enumerate() if t.name in names]
-
-    deadline = time.monotonic() + 10
-    while alive() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert alive() == []
-    assert pool._threads == 0 and pool._idle == 0
-    # The pool still works: a new worker is started for the next job.
-    assert asyncio.run(_one(pool)) == "again"
-    pool.shutdown()
+    first, again = asyncio.run(main())
+    assert len(set(first)) == 3
+    assert all(again is not thread for thread in first)  # a new thread serves the next call
 
 
-async def _one(pool: _pool._WorkerPool) -> str:
-    return await pool.call(asyncio.get_running_loop(), lambda: "again", (), {})
+async def budget_call(budget: SyncBudget, func: Any) -> Any:
+    from toolwire.tools.threads import run_sync_within
+
+    return await run_sync_within(budget, func, (), {})
+
+
+def test_many_concurrent_calls_each_get_their_own_result_and_context() -> None:
+    from toolwire.tools.threads import run_sync_within
+
+    probe: contextvars.ContextVar[int] = contextvars.ContextVar("probe", default=-1)
+
+    def body(n: int) -> tuple[int, int]:
+        return n, probe.get()
+
+    async def one(budget: SyncBudget, n: int) -> tuple[int, int]:
+        probe.set(n)  # this task's own context
+        return await run_sync_within(budget, body, (n,), {})
+
+    async def main() -> tuple[list[tuple[int, int]], int]:
+        budget = SyncBudget(8)
+        results = await asyncio.wait_for(asyncio.gather(*(one(budget, n) for n in range(2000))), 60)
+        budget.retire()
+        return results, budget.free_slots
+
+    results, free = asyncio.run(main())
+    assert results == [(n, n) for n in range(2000)]
+    assert free == 8
+
+
+def test_a_call_cancelled_while_waiting_for_a_slot_never_runs_its_body() -> None:
+    bodies = Bodies()
+    ran: list[str] = []
+
+    async def main() -> tuple[bool, int]:
+        budget = SyncBudget(1)
+        sync_limiter.set(budget)
+        first = asyncio.ensure_future(run_sync(bodies.hang, 10))
+        await _settle_until(lambda: bodies.now == 1)
+        second = asyncio.ensure_future(run_sync(ran.append, "second"))
+        await asyncio.sleep(0.01)
+        second.cancel()
+        bodies.release.set()
+        assert await asyncio.wait_for(first, 5) == "done"
+        await _settle_until(lambda: budget.free_slots == 1)
+        return second.cancelled(), budget.abandoned
+
+    assert asyncio.run(main()) == (True, 0)
+    assert ran == []
+
+
+def test_a_body_whose_call_was_cancelled_counts_as_abandoned_until_it_ends() -> None:
+    bodies = Bodies()
+
+    async def main() -> tuple[int, int, list[str], int, int]:
+        budget = SyncBudget(2)
+        sync_limiter.set(budget)
+        stuck = asyncio.ensure_future(run_sync(bodies.hang, 10))
+        await _settle_until(lambda: bodies.now == 1)
+        stuck.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await stuck
+        abandoned, free = budget.abandoned, budget.free_slots
+        others = await asyncio.gather(*(run_sync(str, n) for n in range(5)))
+        bodies.release.set()
+        await _settle_until(lambda: budget.abandoned == 0)
+        return abandoned, free, others, budget.abandoned, budget.free_slots
+
+    assert asyncio.run(main()) == (1, 2, ["0", "1", "2", "3", "4"], 0, 2)

@@ -16,10 +16,10 @@ from _proc import INIT, call, frame, read_message, send, signal_and_collect, spa
 SERVER = textwrap.dedent(
     '''
     import asyncio, threading, time
-    import toolwire.tools._pool as pool
+    import toolwire.tools.threads as threads
     from toolwire import Server
 
-    pool.IDLE_SECONDS = 1.0
+    threads.IDLE_SECONDS = 1.0
     server = Server("hung", version="1", max_sync_workers=2)
     lock = threading.Lock()
     bodies = {"now": 0, "peak": 0}

@@ -110,8 +110,7 @@ class ContextSource:
         self.value = value
         self.factory = factory
         self.state = state
-        # Known once: a session does not start such calls inside the reading callback
-        # (protocol/_eager.py), where user coroutines relying on their own task would break.
+        # Known once: whether every call's context must be awaited.
         self.is_async = factory is not None and (
             inspect.iscoroutinefunction(factory)
             or inspect.iscoroutinefunction(type(factory).__call__)

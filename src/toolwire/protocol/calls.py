@@ -56,7 +56,7 @@ def _argument_problem(entry: RegisteredTool, error: BaseException, arguments: An
         _INVALID_JSON_PREFIX
     ):
         return None
-    if not getattr(entry.tool, "_use_default_failure_error_function", True):
+    if not entry.tool._use_default_failure_error_function:
         return None  # the tool chose its own failure text
     from pydantic import ValidationError
 

@@ -38,7 +38,6 @@ import json
 import logging
 import math
 from dataclasses import dataclass
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from .._fastjson import decoding_function
@@ -140,27 +139,18 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-# The C scanner and encoder, built once and called directly: JSONEncoder.encode builds a new
-# C encoder on every call and JSONDecoder.decode runs two regular expressions around the
-# scanner, which on a small message is about half of the cost. Whatever the fast path does
-# not take (leading whitespace, bad JSON, cycles) goes to the full decoder/encoder, which
-# gives the same result or the same error.
+# Decoders and encoders built once. The encoders used first skip the search for cycles (a
+# dict of every container seen); a cycle then ends in RecursionError, and the checking
+# encoder gives the proper ValueError.
 _decoder = json.JSONDecoder(parse_constant=_no_constants)
 _decode_json = decoding_function(_decoder)
-_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-_encode_c = (
-    c_make_encoder(None, _encoder.default, encode_basestring, None, ":", ",", False, False, True)
-    if c_make_encoder is not None
-    else None
-)
-# The same encoders with allow_nan off, for frames: they raise ValueError where the lenient
-# ones would write NaN or Infinity.
-_wire_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-_wire_c = (
-    c_make_encoder(None, _encoder.default, encode_basestring, None, ":", ",", False, False, False)
-    if c_make_encoder is not None
-    else None
-)
+_COMPACT: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
+_encoder = json.JSONEncoder(**_COMPACT)
+_encode_fast = json.JSONEncoder(**_COMPACT, check_circular=False).encode
+# The same with allow_nan off, for frames: they raise ValueError where the lenient ones
+# would write NaN or Infinity.
+_wire_encoder = json.JSONEncoder(**_COMPACT, allow_nan=False)
+_wire_fast = json.JSONEncoder(**_COMPACT, allow_nan=False, check_circular=False).encode
 _ascii_wire = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 
 logger = logging.getLogger("toolwire")
@@ -168,12 +158,10 @@ logger = logging.getLogger("toolwire")
 
 def compact_json(value: Any) -> str:
     """Compact JSON text, non-ASCII kept as is (what every frame is written with)."""
-    if _encode_c is not None:
-        try:
-            return "".join(_encode_c(value, 0))
-        except RecursionError:  # a cycle (this encoder does not look for them) or too deep
-            pass
-    return _encoder.encode(value)
+    try:
+        return _encode_fast(value)
+    except RecursionError:  # a cycle (this encoder does not look for them) or too deep
+        return _encoder.encode(value)
 
 
 def wire_json(value: Any) -> str:
@@ -183,12 +171,10 @@ def wire_json(value: Any) -> str:
         ValueError: `value` holds NaN or Infinity, an integer past Python's digit limit
             for int-to-str conversion, or a cycle.
     """
-    if _wire_c is not None:
-        try:
-            return "".join(_wire_c(value, 0))
-        except RecursionError:
-            pass
-    return _wire_encoder.encode(value)
+    try:
+        return _wire_fast(value)
+    except RecursionError:
+        return _wire_encoder.encode(value)
 
 
 def _sendable(value: Any, path: list[int]) -> Any:

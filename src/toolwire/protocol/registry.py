@@ -27,11 +27,9 @@ Decisions:
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import inspect
 import math
-from collections.abc import Awaitable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from types import UnionType
 from typing import Any, Union, get_args, get_origin
@@ -39,7 +37,6 @@ from typing import Any, Union, get_args, get_origin
 from ..errors import UserError
 from ..schema.refs import lookup_local_ref
 from ..tools.function_tool import FunctionTool
-from ..tools.invoke import starts_synchronously
 from ..tools.resource_outputs import EmbeddedResource, ResourceLink
 from . import eras
 from .content import loaded_output_classes
@@ -94,12 +91,6 @@ class RegisteredTool:
     def dynamic(self) -> bool:
         """Whether `is_enabled` is a callable, asked at every listing and call."""
         return not isinstance(self.tool.is_enabled, bool)
-
-    @functools.cached_property
-    def starts_synchronously(self) -> bool:
-        """Whether a call may start in the task that read it (see protocol/_eager.py): a sync
-        function without a server-side timeout, whose timeout needs a task of its own."""
-        return self.timeout is None and starts_synchronously(self.tool)
 
     def listing(self, version: str) -> dict[str, Any]:
         """The `tools/list` entry for a protocol version (computed once)."""
@@ -173,23 +164,10 @@ async def is_enabled(entry: RegisteredTool) -> bool:
     try:
         answer = flag(RunContextWrapper(None), None)
         if inspect.isawaitable(answer):
-            answer = await _in_a_task(answer)
+            answer = await answer
     except Exception:
         return False
     return bool(answer)
-
-
-async def _in_a_task(awaitable: Awaitable[Any]) -> Any:
-    """Await the user's coroutine in a task of its own when the caller runs outside any task
-    (a request handled in the reader's callback, see transports/_feed.py): anyio's cancel
-    scopes, `asyncio.timeout()` and `current_task()` need one."""
-    try:
-        task = asyncio.current_task()
-    except RuntimeError:  # not asyncio (trio): the caller is a task there
-        return await awaitable
-    if task is not None:
-        return await awaitable
-    return await asyncio.ensure_future(awaitable)
 
 
 def normalize_annotations(annotations: Any) -> dict[str, Any] | None:

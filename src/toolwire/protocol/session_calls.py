@@ -2,9 +2,9 @@
 
 A base class of `ServerSession` (the session's state stays in one object; this file holds
 what concerns calls). A call is accepted (known, enabled, allowed to this caller), gets its
-reporter and asker, runs as a tracked task (`session_requests.py`; eagerly for a sync tool,
-see `_eager.py`) and replies when it ends; a cancelled call ends without a reply. What one
-call does from its params to its result is `calls.run_call`.
+reporter and asker, runs as a tracked task (`session_requests.py`) and replies when it ends;
+a cancelled call ends without a reply. What one call does from its params to its result is
+`calls.run_call`.
 """
 
 from __future__ import annotations
@@ -93,8 +93,7 @@ class ToolCalls(TrackedRequests):
         call = CallInFlight(Reporter(self.send, token, log_level, request_id, asker))
         asker.attach(session, request_id, call)
         coro = self._run_call(request_id, entry, params, version, call, self.identity)
-        eagerly = entry.starts_synchronously and not self._contexts.is_async
-        self.launch(request_id, call, coro, eagerly=eagerly)
+        self.launch(request_id, call, coro)
 
     async def _run_call(
         self,

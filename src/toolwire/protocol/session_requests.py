@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ._eager import start_eagerly
 from .calls import CallInFlight, in_scope
 from .jsonrpc import (
     INTERNAL_ERROR,
@@ -124,11 +123,9 @@ class TrackedRequests:
         request_id: RequestId,
         call: CallInFlight,
         coro: Coroutine[Any, Any, None],
-        *,
-        eagerly: bool = False,
     ) -> None:
         """Put `call` in flight and run `coro` (which replies and takes it out of the table
-        with `settle`) as its task; `eagerly`: start it in this task (see `_eager.py`)."""
+        with `settle`) as its task."""
         self._in_flight[request_id] = call
         call.size = self.backlog.call_started()
         if self.loop is None:  # other anyio backends: a cancel scope in the task group
@@ -136,13 +133,7 @@ class TrackedRequests:
             call.scope = anyio.CancelScope()
             self._task_group.start_soon(self._run_in_scope, request_id, call, coro)
             return
-        if eagerly:
-            task = start_eagerly(self.loop, coro)
-            if task is None:
-                return  # answered already, without a task
-            call.task = task
-        else:
-            call.task = self.loop.create_task(coro)
+        call.task = self.loop.create_task(coro)
         self._call_tasks.add(call.task)
         call.task.add_done_callback(functools.partial(self._task_done, request_id, call))
 

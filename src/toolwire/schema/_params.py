@@ -8,6 +8,7 @@ by the invoker rather than by the model.
 
 from __future__ import annotations
 
+import enum
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ class Param:
     """
 
     name: str
-    kind: inspect._ParameterKind
+    kind: enum.IntEnum  # one of the `inspect.Parameter` kinds
     annotation: Any
     default: Any
 

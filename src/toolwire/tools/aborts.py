@@ -7,7 +7,8 @@ turns them into `ToolAbortedError`, which is handled like any failure. A real ca
 (a timeout, the client's `notifications/cancelled`, shutdown) must go on stopping the call.
 
 A sync tool's body runs in a worker thread, where nothing can be a cancellation of the call:
-the pool turns its non-`Exception`s into `ToolAbortedError` right there (tools/_pool.py), and
+the worker turns its non-`Exception`s into `ToolAbortedError` right there (tools/threads.py),
+and
 a `CancelledError` that reaches the awaiting coroutine is always the call's own. An async
 tool's body runs in the call's task: on asyncio, a cancellation somebody requested leaves the
 task's `cancelling()` count above zero, and a `CancelledError` the tool raised itself does

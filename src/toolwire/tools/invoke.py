@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .function_tool import FunctionTool
     from .threads import SyncBudget
 
-__all__ = ["ToolOutcome", "invoke_function_tool", "invoke_tool", "starts_synchronously"]
+__all__ = ["ToolOutcome", "invoke_function_tool", "invoke_tool"]
 
 
 @dataclass(frozen=True)
@@ -89,21 +89,6 @@ async def invoke_tool(
         if budget is not None:
             sync_limiter.reset(budget)
     return ToolOutcome(output, slot[0] if slot else None)
-
-
-def starts_synchronously(tool: FunctionTool) -> bool:
-    """Whether calling `tool` runs no async code of the user's before its function returns:
-    a decorated sync function whose failure function (if any) is not a coroutine function.
-    Such a call may start inside its caller's task (see protocol/_eager.py)."""
-    invoker = tool.on_invoke_tool
-    if not isinstance(invoker, FunctionInvoker) or not invoker.is_sync:
-        return False
-    formatter = tool._failure_error_function
-    return not (
-        not tool._use_default_failure_error_function
-        and formatter is not None
-        and inspect.iscoroutinefunction(formatter)
-    )
 
 
 async def invoke_function_tool(tool: FunctionTool, ctx: ToolContext[Any], arguments: str) -> Any:

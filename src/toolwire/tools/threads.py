@@ -2,35 +2,36 @@
 
 A thread cannot be stopped. When a call to a sync tool times out or is cancelled, its body
 runs on to its end, and the call's caller has already been answered. Freeing the call's
-slot at once let a hung tool pile up bodies and threads without bound; keeping the slot
-until the body ends would let a hung tool take every slot. A server's `SyncBudget` does
-neither: `limit` slots for calls that are still waited for, plus an allowance of as many
-again for bodies whose calls already ended. While that allowance is full, a function that
-has bodies in it is refused at once (`SyncToolRefused`), so the slots stay free for the
-other tools. At most 2 x `limit` bodies run at a time.
-
-Calls of functions known to be quick take the express lane (`_express.py`): one worker per
-budget that runs them one at a time under a single slot, batched; it hands that slot to a
-body that turns slow there. The other calls take a slot each and a thread of `_pool.py`.
+slot at once would let a hung tool pile up bodies and threads without bound; keeping the
+slot until the body ends would let a hung tool take every slot. A server's `SyncBudget`
+does neither: `limit` slots for calls that are still waited for, plus an allowance of as
+many again for bodies whose calls already ended. While that allowance is full, a function
+that has bodies in it is refused at once (`SyncToolRefused`), so the slots stay free for
+the other tools. At most 2 x `limit` bodies run at a time, on the budget's own
+`concurrent.futures.ThreadPoolExecutor`, whose threads leave after `IDLE_SECONDS` without
+work. Every body runs in a copy of its caller's context; a body cancelled before it starts
+never runs; a `BaseException` that is not an `Exception` fails its call only.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
+import contextvars
 import functools
+import weakref
 from collections.abc import Callable, Hashable, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from . import _pool
-from ._express import REROUTED, ExpressLane, retire_lanes
-from ._pool import QUICK_WAIT_SECONDS, BodyWatch
+from ..errors import ToolAbortedError
 
 if TYPE_CHECKING:
     import anyio
 
 __all__ = [
-    "QUICK_WAIT_SECONDS",
+    "IDLE_SECONDS",
     "SyncBudget",
     "SyncToolRefused",
     "release_workers",
@@ -42,16 +43,21 @@ __all__ = [
 
 T = TypeVar("T")
 
+IDLE_SECONDS = 30.0
+"""How long a budget's threads may go without a new body before they are let go."""
+
 sync_limiter: ContextVar[SyncBudget | anyio.CapacityLimiter | asyncio.Semaphore | None] = (
     ContextVar("toolwire_sync_limiter", default=None)
 )
 """The limiter for callers that are handed none: `run_sync`, and tools invoked without one.
 A server passes its own explicitly (a request's task may not share the session's context);
-None means nothing beyond the pool's own size."""
+None means anyio's default thread limiter."""
 
 worker_wait: ContextVar[list[int] | None] = ContextVar("toolwire_worker_wait", default=None)
 """A list a caller installs to learn why its call was slow: `run_sync` appends the budget's
 limit when the call was cancelled while it still waited for a free slot."""
+
+_BUDGETS: weakref.WeakSet[SyncBudget] = weakref.WeakSet()
 
 
 class SyncToolRefused(RuntimeError):
@@ -72,6 +78,16 @@ class SyncToolRefused(RuntimeError):
         )
 
 
+def _body(func: Callable[..., T], args: Sequence[Any], kwargs: dict[str, Any]) -> T:
+    """A body as a worker runs it: a non-`Exception` fails the call, not the worker."""
+    try:
+        return func(*args, **kwargs)
+    except Exception:
+        raise
+    except BaseException as escaped:  # SystemExit & co. mean nothing to the caller
+        raise ToolAbortedError(escaped) from escaped
+
+
 class SyncBudget:
     """How many sync tool bodies may run: `limit` for calls someone waits for, and as many
     again for bodies whose calls already ended (see the module docstring).
@@ -87,14 +103,23 @@ class SyncBudget:
             raise ValueError(f"max_sync_workers must be at least 1, not {limit}")
         self.limit = limit
         self._slots = asyncio.Semaphore(limit)
+        self._taken = 0  # slots held, by calls or by abandoned bodies beyond the allowance
         self._abandoned = 0  # bodies in the allowance
         self._abandoned_by: dict[Hashable, int] = {}  # per function, slot holders included
-        self._lane: ExpressLane | None = None
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._last_start = 0.0
+        self._idle_check: asyncio.TimerHandle | None = None
+        _BUDGETS.add(self)
 
     @property
     def abandoned(self) -> int:
         """Bodies running in the allowance (their calls already ended)."""
         return self._abandoned
+
+    @property
+    def free_slots(self) -> int:
+        """Slots no call or body holds now."""
+        return self.limit - self._taken
 
     def _check(self, key: Hashable) -> None:
         if self._abandoned >= self.limit and key in self._abandoned_by:
@@ -114,24 +139,6 @@ class SyncBudget:
         """
         key: Hashable = func
         self._check(key)
-        if _pool._quick.get(id(func)):
-            lane = self._lane
-            if lane is None or lane.loop is not loop:
-                lane = self._lane = ExpressLane(
-                    loop, self._try_slot, self._slots.release, self._adopt
-                )
-            if lane.admits():
-                watch = BodyWatch(holds_slot=False)
-                try:
-                    answer = await lane.call(func, args, kwargs, watch)
-                except BaseException:
-                    if watch.holds_slot:
-                        self._leave(loop, key, watch)
-                    raise
-                if answer is not REROUTED:
-                    if watch.holds_slot:
-                        self._slots.release()
-                    return answer  # type: ignore[no-any-return]
         try:
             await self._slots.acquire()
         except asyncio.CancelledError:
@@ -139,47 +146,69 @@ class SyncBudget:
             if note is not None:
                 note.append(self.limit)
             raise
+        self._taken += 1
         try:
             self._check(key)  # the allowance may have filled while this call waited
-        except SyncToolRefused:
-            self._slots.release()
-            raise
-        watch = BodyWatch()
-        try:
-            result = await _pool.pool(limited=True).call(loop, func, args, kwargs, watch)
+            future = self._workers(loop).submit(
+                contextvars.copy_context().run, _body, func, args, kwargs
+            )
         except BaseException:
-            self._leave(loop, key, watch)
+            self._give_back()
             raise
-        self._slots.release()  # the body has ended: its result is here
-        return result
+        try:
+            return await asyncio.wrap_future(future, loop=loop)
+        finally:
+            self._leave(loop, key, future)
 
-    def _try_slot(self) -> bool:
-        """Take a slot if one is free now, as an uncontended `acquire()` would (the express
-        lane takes one from a plain callback, where it cannot wait)."""
-        slots = self._slots
-        if slots.locked():
-            return False
-        slots._value -= 1
-        return True
+    def _give_back(self) -> None:
+        self._taken -= 1
+        self._slots.release()
 
-    def _adopt(self, key: Hashable, watch: BodyWatch, call_ended: bool) -> None:
-        """The express lane's stuck body took the lane's slot: its call holds it now."""
-        watch.holds_slot = True
-        if call_ended:
-            assert self._lane is not None
-            self._leave(self._lane.loop, key, watch)
+    def _workers(self, loop: asyncio.AbstractEventLoop) -> concurrent.futures.ThreadPoolExecutor:
+        self._last_start = loop.time()
+        executor = self._executor
+        if executor is None:
+            executor = self._executor = concurrent.futures.ThreadPoolExecutor(
+                2 * self.limit, thread_name_prefix="toolwire-sync"
+            )
+            self._idle_check = loop.call_later(IDLE_SECONDS, self._retire_if_idle, loop)
+        return executor
 
-    def _leave(self, loop: asyncio.AbstractEventLoop, key: Hashable, watch: BodyWatch) -> None:
-        """A call that stops waiting: its body may still run."""
-        holds_slot = self._abandoned >= self.limit
-        ended = functools.partial(self._abandoned_body_ended, key, holds_slot)
-        if not watch.abandon(loop, ended):
-            self._slots.release()
+    def _retire_if_idle(self, loop: asyncio.AbstractEventLoop) -> None:
+        idle_for = loop.time() - self._last_start
+        if idle_for < IDLE_SECONDS:
+            self._idle_check = loop.call_later(IDLE_SECONDS - idle_for, self._retire_if_idle, loop)
             return
+        self._idle_check = None
+        self.retire()
+
+    def retire(self) -> None:
+        """Let the threads go: idle ones now, busy ones after their body; the next call
+        starts new ones."""
+        executor, self._executor = self._executor, None
+        if self._idle_check is not None:
+            self._idle_check.cancel()
+            self._idle_check = None
+        if executor is not None:
+            executor.shutdown(wait=False)
+
+    def _leave(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        key: Hashable,
+        future: concurrent.futures.Future[Any],
+    ) -> None:
+        """The call stops waiting: its slot comes back, unless its body still runs."""
+        if future.cancel() or future.done():  # never started, or over
+            self._give_back()
+            return
+        holds_slot = self._abandoned >= self.limit  # a full allowance: it keeps the slot
         self._abandoned_by[key] = self._abandoned_by.get(key, 0) + 1
         if not holds_slot:
             self._abandoned += 1
-            self._slots.release()
+            self._give_back()
+        ended = functools.partial(self._abandoned_body_ended, key, holds_slot)
+        future.add_done_callback(functools.partial(_tell, loop, ended))
 
     def _abandoned_body_ended(self, key: Hashable, held_slot: bool) -> None:
         left = self._abandoned_by[key] - 1
@@ -188,9 +217,15 @@ class SyncBudget:
         else:
             del self._abandoned_by[key]
         if held_slot:
-            self._slots.release()
+            self._give_back()
         else:
             self._abandoned -= 1
+
+
+def _tell(loop: asyncio.AbstractEventLoop, then: Callable[[], None], _: object) -> None:
+    """From a worker: run `then` on `loop` (a closed loop has nobody left to tell)."""
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(then)
 
 
 async def run_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -221,31 +256,19 @@ async def run_sync_within(
     """
     if limiter is None:
         limiter = sync_limiter.get()
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        loop = None
-    if loop is None:  # another anyio backend (trio): let anyio do it
-        import anyio.to_thread
+    if isinstance(limiter, SyncBudget):
+        return await limiter.run(asyncio.get_running_loop(), func, args, kwargs)
+    import anyio.to_thread
 
-        call = functools.partial(func, *args, **kwargs)
-        capacity = limiter if isinstance(limiter, anyio.CapacityLimiter) else None
-        return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=capacity)
-    if type(limiter) is SyncBudget:
-        return await limiter.run(loop, func, args, kwargs)
-    if limiter is None:
-        return await _pool.pool(limited=False).call(loop, func, args, kwargs)
-    assert not isinstance(limiter, SyncBudget)
-    await limiter.acquire()
-    try:
-        return await _pool.pool(limited=True).call(loop, func, args, kwargs)
-    finally:
-        limiter.release()
+    call = functools.partial(_body, func, args, kwargs)
+    if isinstance(limiter, asyncio.Semaphore):
+        async with limiter:
+            return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+    return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=limiter)
 
 
 def release_workers() -> None:
-    """At the end of serving: idle worker threads leave now, busy ones after their job, and
-    a later serving in this process starts with fresh pools."""
-    _pool._shutdown_pools()
-    _pool._forget_pools()
-    retire_lanes()
+    """At the end of serving: every budget's idle threads leave now, busy ones after their
+    body, and later calls start new ones."""
+    for budget in list(_BUDGETS):
+        budget.retire()

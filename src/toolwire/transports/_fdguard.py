@@ -20,7 +20,6 @@ import os
 import select
 import sys
 from collections import deque
-from collections.abc import Callable
 
 __all__ = ["FdReader", "FdWriter", "protect_stdout"]
 
@@ -152,39 +151,11 @@ class FdReader:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._registered = False
         self._waiter: asyncio.Future[None] | None = None
-        self._on_chunk: Callable[[bytes], None] | None = None
 
     @property
     def error(self) -> OSError | None:
         """Why reading stopped early, if it failed."""
         return self._error
-
-    def push(self, on_chunk: Callable[[bytes], None]) -> bool:
-        """Hand every chunk to `on_chunk` from the event loop's readiness callback instead of
-        `read()`: b"" at the end of the stream (or once reading failed, see `error`).
-
-        Returns False where that cannot be done (not on asyncio, or not a selectable
-        descriptor); `read()` is the way then.
-        """
-        loop = _asyncio_loop()
-        if loop is None or not self._selectable:
-            return False
-        self._loop = loop
-        self._on_chunk = on_chunk
-        if not self._register():  # /dev/null, say: read() reads it directly
-            self._on_chunk = None
-            self._selectable = False
-            return False
-        return True
-
-    def pause(self) -> None:
-        """Stop reading until `resume()` (the client's writes then block: backpressure)."""
-        self._unregister()
-
-    def resume(self) -> None:
-        """Read again after `pause()`."""
-        if not self._registered and not self._eof and self._loop is not None:
-            self._register()
 
     async def read(self) -> bytes:
         """Up to 64 KiB; b"" at end of stream. Raises OSError if reading failed."""
@@ -236,12 +207,6 @@ class FdReader:
         except OSError as error:
             self._error = error
             chunk = b""
-        if self._on_chunk is not None:
-            if not chunk:
-                self._eof = True
-                self._unregister()
-            self._on_chunk(chunk)
-            return
         if chunk:
             self._chunks.append(chunk)
             self._buffered += len(chunk)

@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 from . import _parent_watch
 from ._descendants import end_descendants
 from ._fdguard import FdReader, FdWriter, protect_stdout
-from ._feed import FrameFeed, handle
-from ._framing import LineSplitter
+from ._framing import LineSplitter, Oversized
 from ._heap import settle_heap_later
 from ._process import configure_logging, release_threads
 
@@ -147,20 +146,8 @@ class _Stop:
 
 
 async def _serve(session: ServerSession, reader: FdReader, splitter: LineSplitter) -> None:
-    """Hand the session every frame until stdin ends."""
-    feed = FrameFeed.start(reader, splitter, session)
-    if feed is None:
-        await _pump(reader, splitter, session)
-        return
-    try:
-        await feed.wait()
-    finally:
-        feed.close()
-
-
-async def _pump(reader: FdReader, splitter: LineSplitter, session: ServerSession) -> None:
-    """Feed every frame to the session until stdin ends; oversized lines are answered.
-    (On asyncio a `FrameFeed` does this from the reader's callback instead.)"""
+    """Hand the session every frame, in order, until stdin ends; oversized lines are answered.
+    While the session's backlog is full (protocol/backlog.py) nothing more is read."""
     import anyio
 
     while True:
@@ -170,9 +157,14 @@ async def _pump(reader: FdReader, splitter: LineSplitter, session: ServerSession
             logger.info("reading stdin failed (%s); shutting down", error)
             chunk = b""
         for item in splitter.feed(chunk) if chunk else splitter.finish():
-            while session.backlog.full:  # see protocol/backlog.py; this path is the fallback
-                await anyio.sleep(0.005)
-            await handle(session, item)
+            if session.backlog.full:
+                cleared = anyio.Event()
+                session.backlog.when_clear(cleared.set)
+                await cleared.wait()
+            if isinstance(item, Oversized):
+                await session.reject_oversized(item.size, item.head)
+            else:
+                await session.receive(item)
         if not chunk:
             return
 

@@ -37,7 +37,24 @@ def build(auth: bool) -> Server:
             await asyncio.sleep(delay)
         return f"dripped {steps}"
 
+    @server.tool
+    async def flood(ctx: ToolContext[Any], count: int, size: int) -> str:
+        """Report progress `count` times at once, each with a message of `size` characters."""
+        text = "x" * size
+        for step in range(count):
+            await ctx.report_progress(step + 1, count, text)
+            FLOODED[0] = step + 1
+        return f"flooded {count}"
+
+    @server.tool
+    async def flooded() -> int:
+        """How many progress reports `flood` has made so far."""
+        return FLOODED[0]
+
     return server
+
+
+FLOODED = [0]
 
 
 if __name__ == "__main__":

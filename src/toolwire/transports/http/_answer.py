@@ -6,9 +6,9 @@ becomes the response. On an SSE stream:
 - A client on 2025-11-25 or later whose session keeps events (resumable) first gets a
   priming event (an id, empty data, `retry`), so that a tool may end the stream early
   (`ctx.close_sse_stream()`) and the client resumes with `Last-Event-ID`.
-- Events are held back until the session has had the request and up to two passes of the
-  event loop: a call answered by then goes out as one whole response with a
-  `Content-Length` (one write instead of a start, several chunks and an end).
+- Events are held back until the session has had the request and one pass of the event
+  loop: a call answered by then goes out as one whole response with a `Content-Length`
+  (one write instead of a start, several chunks and an end).
 - A slow call streams: progress and logs as they come, the reply last, keep-alive comments
   during long silences; the client leaving only detaches the stream (the call goes on).
 """
@@ -121,13 +121,10 @@ async def answer(
         if token is not None:
             STREAM_CLOSER.reset(token)
     if not (stream.finished or stream.cut):
-        # A quick async tool answers within one pass of the event loop, a quick sync one
-        # within two (the express lane runs the calls queued in a pass at the start of the
-        # next, tools/_express.py, and the call's task writes the reply in the one after):
-        # worth two passes to send one whole response instead of a start, chunks and an end.
+        # A call's task runs in the next pass of the event loop, and a quick async tool
+        # answers there: worth one pass to send one whole response instead of a start,
+        # chunks and an end.
         await asyncio.sleep(0)
-        if not (stream.finished or stream.cut):
-            await asyncio.sleep(0)
     if stream.finished or stream.cut:  # answered (or cut) already: one whole response
         body = stream.unhold(None)
         if stream.cut:

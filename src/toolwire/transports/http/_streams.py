@@ -41,6 +41,10 @@ ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 
 WATCH_AFTER_SECONDS = 0.2
 """How long a request waits for its answer before watching for the client's disconnect."""
+HOLD_BYTES = 64 * 1024
+"""Events held back before the response starts, at most: a task writing past it waits for
+the response to start, and from then on each write waits for the connection (uvicorn's flow
+control), so a client that does not read slows the tool, not the server."""
 KEEPALIVE = b": keep-alive\n\n"
 MAX_KEEPALIVES = 100_000
 """Keep-alive comments one wait sends at most (about 17 days at 15 s)."""
@@ -74,9 +78,12 @@ class Stream:
 
     __slots__ = (
         "_held",
+        "_held_bytes",
+        "_holder",
         "_leased",
         "_live",
         "_send",
+        "_started",
         "_waiter",
         "cut",
         "finished",
@@ -104,6 +111,9 @@ class Stream:
         self._send: ASGISend | None = None
         self._waiter: asyncio.Future[None] | None = None
         self._held: list[bytes] | None = None  # events written before the response starts
+        self._held_bytes = 0
+        self._holder: asyncio.Task[Any] | None = None  # the task that asked for the hold
+        self._started: asyncio.Future[None] | None = None  # tasks past HOLD_BYTES wait on it
         self.cut = False  # a tool ended the stream while it was held
 
     @property
@@ -113,15 +123,22 @@ class Stream:
 
     def hold(self) -> None:
         """Keep events back until `unhold`: a call answered at once then goes out as one
-        complete response instead of a start, several chunks and an end."""
+        complete response instead of a start, several chunks and an end. At most
+        `HOLD_BYTES` are held; the holding task itself is never kept waiting."""
         self._held = []
+        self._held_bytes = 0
+        self._holder = asyncio.current_task()
 
     def unhold(self, send: ASGISend | None) -> bytes:
         """The events held so far, as one chunk; from now on events go to `send` (if any)."""
         held = self._held or []
         self._held = None
+        self._holder = None
         if send is not None and not self.cut:
             self._send = send
+        started, self._started = self._started, None
+        if started is not None and not started.done():
+            started.set_result(None)  # the waiting tasks write after the held events
         return b"".join(held)
 
     @property
@@ -227,9 +244,22 @@ class Stream:
         """Send bytes on the attached connection, if any; a failed write detaches it."""
         held = self._held
         if held is not None:
-            if not self.cut:  # once cut, events are only stored (a resume replays them)
+            if self.cut:  # once cut, events are only stored (a resume replays them)
+                return
+            if (
+                self._held_bytes + len(chunk) <= HOLD_BYTES
+                or not held
+                or asyncio.current_task() is self._holder
+            ):
                 held.append(chunk)
-            return
+                self._held_bytes += len(chunk)
+                return
+            started = self._started
+            if started is None:
+                started = self._started = asyncio.get_running_loop().create_future()
+            await asyncio.shield(started)
+            if self.cut:
+                return
         send = self._send
         if send is None:
             return

@@ -27,7 +27,6 @@ Decisions:
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import secrets
@@ -173,7 +172,7 @@ class LegacySse:
         session_id = secrets.token_hex(16)
         identity: Identity | None = scope.get("toolwire.identity")
         ended = anyio.Event()
-        lock = _write_lock()
+        lock = anyio.Lock()
         gone = False
         written = [anyio.current_time()]  # when the stream last carried something
 
@@ -312,17 +311,6 @@ def _unknown_session(sse_path: str) -> str:
         "Unknown session_id: the session ended (its event stream closed) or never existed; "
         f"open a new stream with GET {sse_path}"
     )
-
-
-def _write_lock() -> asyncio.Lock | anyio.Lock:
-    # The session may start writing a reply in the POST's task and finish in a task of its
-    # own (protocol/_eager.py); anyio's lock cannot be released by another task than the one
-    # that took it, asyncio's can.
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return anyio.Lock()
-    return asyncio.Lock()
 
 
 def _header(scope: Scope, name: bytes) -> str:
