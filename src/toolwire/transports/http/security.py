@@ -1,4 +1,5 @@
-"""`HostOriginGuard`: DNS-rebinding and cross-site protection, on for every bind.
+"""`HostOriginGuard`: DNS-rebinding and cross-site protection, on for every bind, and the
+refusal of requests whose head could be read two ways.
 
 A web page can make a browser send requests to a server on the user's machine or network:
 through DNS rebinding (the attacker's name resolves to 127.0.0.1, the browser sends
@@ -28,6 +29,10 @@ Decisions:
 - A refused Host is 421 Misdirected Request, a refused Origin 403 Forbidden, as the SDK
   answers, each with a JSON-RPC error body. Each distinct refused value is logged once (up to
   a bound): a flood of forged headers must not flood the log.
+- A request whose head could be read two ways is refused with 400 and `Connection: close`
+  before anything else: both `Content-Length` and `Transfer-Encoding` (RFC 9112 section 6.1
+  asks the server to close such a connection, or a second request may hide in its body),
+  more than one `Host` (section 3.2) or more than one `Origin` (one checked, another acted on).
 - The hot path is a scan of the header list and a set lookup: decisions for header values
   already seen are cached (bounded; refusals are not cached, so forged values cannot evict).
 """
@@ -193,11 +198,21 @@ class HostOriginGuard:
             await self.app(scope, receive, send)
             return
         host = origin = None
+        hosts = origins = lengths = encodings = 0
         for name, value in scope["headers"]:
             if name == b"host":
                 host = value
+                hosts += 1
             elif name == b"origin":
                 origin = value
+                origins += 1
+            elif name == b"content-length":
+                lengths = 1
+            elif name == b"transfer-encoding":
+                encodings = 1
+        if hosts > 1 or origins > 1 or lengths + encodings > 1:
+            await _refuse_ambiguous(send, hosts, origins)
+            return
         if host not in self._good_hosts and not self._host_allowed(host):
             await self._refuse_host(send, host)
             return
@@ -274,6 +289,21 @@ class HostOriginGuard:
             return
         self._logged.add(message)
         logger.warning("%s", message)
+
+
+async def _refuse_ambiguous(send: Send, hosts: int, origins: int) -> None:
+    if hosts > 1:
+        problem = f"the request has {hosts} Host headers; send one"
+    elif origins > 1:
+        problem = f"the request has {origins} Origin headers; send one"
+    else:
+        problem = (
+            "the request has both Content-Length and Transfer-Encoding, which leaves its "
+            "length in doubt (RFC 9112 section 6.1); send one of them"
+        )
+    logger.debug("refused: %s", problem)
+    headers = [(b"connection", b"close")]  # nothing more is read on this connection
+    await refuse(send, 400, INVALID_REQUEST, f"Bad Request: {problem}", headers=headers)
 
 
 def _entries(given: Iterable[str] | None, default: Iterable[str], what: str) -> list[str]:
