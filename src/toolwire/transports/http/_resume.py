@@ -18,6 +18,10 @@ cannot be followed, a stream ended, a producer gone) its response ends after the
 when nothing at all was stored after the id, the answer is a 409 saying so, so that a client
 gives up after its bounded reconnection attempts instead of polling forever for a reply
 that may never come (its process may be gone), and can retry the request.
+
+A `Last-Event-ID` that cannot be an event id (not printable ASCII, longer than
+`MAX_EVENT_ID_LENGTH`, or not of the store's form) is answered 400 saying so; an empty one
+counts as absent, as an event stream's reset id.
 """
 
 from __future__ import annotations
@@ -27,9 +31,11 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any, cast
 
 from . import _follow
+from ._refusals import printable
 from ._replies import ASGISend, refuse, unavailable
 from ._sse import SSE_HEADERS, encode_event
 from ._streams import Stream, followable
+from .events import MalformedEventId
 from .records import StoreUnavailable
 from .sessions import is_get_stream
 
@@ -37,11 +43,13 @@ if TYPE_CHECKING:
     from .events import EventStore, LiveEventStore, StreamTail
     from .sessions import HttpSession
 
-__all__ = ["open_get_stream"]
+__all__ = ["MAX_EVENT_ID_LENGTH", "open_get_stream"]
 
 ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 
 CATCH_UP_PASSES = 100
+MAX_EVENT_ID_LENGTH = 256
+"""The longest `Last-Event-ID` taken (toolwire's own ids are under 150 characters)."""
 PRIMING_SINCE = "2025-11-25"
 
 _NOT_RESUMED = 0  # the id names nothing of this session's: open the GET stream instead
@@ -61,16 +69,23 @@ async def open_get_stream(
     version: str | None,
 ) -> None:
     """Serve one GET of session `found` until the client leaves or the session ends."""
-    last = headers.get(b"last-event-id")
+    last = headers.get(b"last-event-id") or None
     session_header = [(b"mcp-session-id", found.id.encode("ascii"))]
     outcome = _NOT_RESUMED
-    if last is not None and store is not None:
+    if last is not None:
+        malformed = _malformed(last)
         try:
-            outcome = await _resume(
-                found, store, last.decode("latin-1"), receive, send, session_header, keepalive
-            )
+            if malformed is None and store is not None:
+                outcome = await _resume(
+                    found, store, last.decode("ascii"), receive, send, session_header, keepalive
+                )
         except StoreUnavailable as failure:
             await unavailable(send, failure)
+            return
+        except MalformedEventId as error:
+            malformed = str(error)
+        if malformed is not None:
+            await refuse(send, 400, f"Bad Request: Last-Event-ID '{printable(last)}': {malformed}")
             return
         if outcome == _ANSWERED:
             return
@@ -89,6 +104,16 @@ async def open_get_stream(
     if stream.store is not None and (found.protocol_version or version or "") >= PRIMING_SINCE:
         await stream.emit(None, retry_ms)
     await _carry(found, stream, receive, send, keepalive)
+
+
+def _malformed(last: bytes) -> str | None:
+    """What makes a `Last-Event-ID` no event id at all, whatever the store; None if nothing."""
+    if len(last) > MAX_EVENT_ID_LENGTH:
+        return f"{len(last)} bytes long, and an event id is at most {MAX_EVENT_ID_LENGTH}"
+    text = last.decode("latin-1")
+    if not (text.isascii() and text.isprintable()):
+        return "an event id is printable ASCII"
+    return None
 
 
 async def _resume(
