@@ -9,7 +9,9 @@ and the balancer maps the part before the dot to that process (nginx: a `map` on
 `$http_mcp_session_id`, see the README). Without the variable, ids are the bare 32 digits.
 
 A route is 1 to 32 letters, digits, `-` or `_`: it goes into a header and into balancer
-configuration, so anything else is refused when the app starts, naming the variable.
+configuration, so anything else is refused when the app starts, naming the variable. A
+request naming an id of any other form is for no session of the deployment: it is told so
+(404) without a look in the session store, and the value goes nowhere (logs, errors, Redis).
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ import os
 import re
 import secrets
 
-__all__ = ["ROUTE_VARIABLE", "new_session_id", "session_id_prefix"]
+__all__ = ["ROUTE_VARIABLE", "could_be_session_id", "new_session_id", "session_id_prefix"]
 
 ROUTE_VARIABLE = "TOOLWIRE_SESSION_ROUTE"
 _ROUTE = re.compile(r"[A-Za-z0-9_-]{1,32}")
+_SESSION_ID = re.compile(rb"(?:[A-Za-z0-9_-]{1,32}\.)?[0-9a-f]{32}")
 
 
 def session_id_prefix() -> str:
@@ -44,3 +47,8 @@ def session_id_prefix() -> str:
 def new_session_id(prefix: str) -> str:
     """A fresh, unguessable session id after `prefix`."""
     return prefix + secrets.token_hex(16)
+
+
+def could_be_session_id(raw: bytes) -> bool:
+    """Whether an `Mcp-Session-Id` value has the form of the ids any process issues."""
+    return _SESSION_ID.fullmatch(raw) is not None
