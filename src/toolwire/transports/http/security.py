@@ -114,7 +114,7 @@ def _host_entry(entry: str, what: str) -> tuple[str, str | None]:
     if parsed is None:
         name, _, port = text.rpartition(":")
         if _authority(name) is not None and port and not set(port) & set("/@"):
-            raise ValueError(f"{what}: {entry!r} has a port that is not a number")
+            raise ValueError(f"{what}: {entry!r} has a port that is not a number up to 65535")
         raise ValueError(f"{what}: {entry!r} is not a host; write 'name' (any port) or 'name:port'")
     return parsed
 
