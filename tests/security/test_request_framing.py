@@ -155,3 +155,17 @@ def test_a_plain_request_keeps_its_connection(app: Any, http: str) -> None:
                 assert chunk, f"the connection closed: {received!r}"
                 received += chunk
     assert received.count(b"HTTP/1.1 200 ") == 2
+
+
+def test_server_run_closes_too() -> None:
+    """`server.run("http")` serves with toolwire's own protocol class: the same holds."""
+    from tests.transports.http._live import LiveServer
+
+    request, problem = CASES["Content-Length and Transfer-Encoding"]
+    with LiveServer() as live:
+        received, closed = _exchange(live.port, request)
+    assert closed, f"the connection stayed open after: {received[:300]!r}"
+    assert received.count(b"HTTP/1.1 ") == 1, received
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 ") and b"\r\nconnection: close" in head.lower(), head
+    assert problem in json.loads(body)["error"]["message"]
