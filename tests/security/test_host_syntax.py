@@ -52,6 +52,7 @@ FORGED_HOSTS = [
     b"127.0.0.1:8000@evil.example",
     b"localhost:80@evil.example:80",
     b"[::1]@evil.example",
+    b"[::1]@80",
     b"[::1]x",
     b"[::1]:80x",
     b"localhost:\xb2",  # a superscript two (latin-1): a digit to str.isdigit, not a port
@@ -81,6 +82,7 @@ def test_a_forged_host_is_421_saying_what_a_host_is(url: str, host: bytes) -> No
     [
         b"http://127.0.0.1:8000@evil.example",
         b"http://[::1]@evil.example",
+        b"http://[::1]@80",
         b"http://localhost:\xb2",
         b"http://localhost:80/evil",
         b"1http://localhost",
@@ -152,6 +154,7 @@ HOSTS = st.one_of(
 @given(HOSTS)
 @example(b"127.0.0.1:8000@evil.example")
 @example(b"[::1]@evil.example")
+@example(b"[::1]@0")
 @example(b"b.example:8443")
 @example(b"b.example:08443")
 def test_the_host_check_agrees_with_the_reference(raw: bytes) -> None:

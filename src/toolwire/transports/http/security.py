@@ -91,7 +91,9 @@ def _authority(text: str) -> tuple[str, str | None] | None:
     if not rest:
         return name, None
     port = rest[1:]
-    if not (0 < len(port) <= 5 and port.isascii() and port.isdigit()) or int(port) > _MAX_PORT:
+    if rest[0] != ":" or not (0 < len(port) <= 5 and port.isascii() and port.isdigit()):
+        return None
+    if int(port) > _MAX_PORT:
         return None
     return name, port
 
