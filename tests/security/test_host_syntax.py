@@ -143,14 +143,21 @@ _ODD = ["\xb2", "\u0663", "\xa0", " ", "\t", "x", "0", "65536", "::", ".", "LOCA
 _PIECES = st.sampled_from(
     [*sorted(ANY_PORT), "b.example", "[::2]", ":", ":8443", ":80", "@", "[", "]", "/", *_ODD]
 )
+# A name, something after it, then what might be a port: where forgeries hide.
+_SHAPED = st.tuples(
+    st.sampled_from([*sorted(ANY_PORT), "b.example", "[::2]", "[::1", "::1", ""]),
+    st.sampled_from([":", "@", "", "]", "x", "::", ":@", "/"]),
+    st.text(alphabet="0123456789\xb2\u0663@:x.", max_size=7),
+).map("".join)
 HOSTS = st.one_of(
+    _SHAPED,
     st.lists(_PIECES, max_size=6).map("".join),
     st.text(alphabet="[]:.@0123456789abcdefx\xb2 ", max_size=24),
     st.text(max_size=12),
 ).map(lambda text: text.encode("utf-8"))
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(HOSTS)
 @example(b"127.0.0.1:8000@evil.example")
 @example(b"[::1]@evil.example")
