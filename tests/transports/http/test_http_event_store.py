@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from toolwire.transports.http.events import EventStore, MemoryEventStore
+from toolwire.transports.http.events import EventStore, MalformedEventId, MemoryEventStore
 
 
 def replay(store: MemoryEventStore, last: str) -> tuple[str | None, list[tuple[str, bytes]]]:
@@ -36,11 +36,22 @@ def test_replay_sends_the_later_events_of_that_stream_only() -> None:
     assert replay(store, ids[1]) == ("b", [(ids[4], b"b2")])
 
 
-@pytest.mark.parametrize("last", ["", "nope", "a/", "a/x", "a/999", "/3"])
+@pytest.mark.parametrize("last", ["a/999", "b/1", "a.b.c/12345678901234567890"])
 def test_unknown_ids_replay_nothing(last: str) -> None:
     store = MemoryEventStore()
     store_all(store, [("a", b"1")])
     assert replay(store, last) == (None, [])
+
+
+@pytest.mark.parametrize(
+    "last",
+    ["", "nope", "a/", "a/x", "/3", "a/\xb2", "a/\u0663", "a/1" + "0" * 20, "a/" + "9" * 5000],
+)
+def test_malformed_ids_are_refused_saying_what_an_id_is(last: str) -> None:
+    store = MemoryEventStore()
+    store_all(store, [("a", b"1")])
+    with pytest.raises(MalformedEventId, match="<stream>/<sequence>, the sequence a number"):
+        replay(store, last)
 
 
 def test_the_oldest_events_go_first_once_a_bound_is_reached() -> None:

@@ -19,7 +19,7 @@ from tests._jsonrpc import tool_call_request
 from tests.scale._redis import RedisServer, start_redis
 
 from toolwire import Server, ToolContext
-from toolwire.transports.http.events import LiveEventStore, MemoryEventStore
+from toolwire.transports.http.events import LiveEventStore, MalformedEventId, MemoryEventStore
 from toolwire.transports.http.redis_events import RedisEventStore
 from toolwire.transports.http.redis_sessions import RedisSessionStore
 
@@ -82,7 +82,8 @@ def test_a_stream_holds_its_lease_while_it_runs_and_ends_with_its_last_event(
         assert await store.replay_after(priming, sink) == "s.a.1"
         assert replayed == [(first, b'{"n":1}'), (last, b'{"n":2}')]
         assert await store.read_tail("s.a.404/1-0", None) is None
-        assert await store.read_tail("no-entry", None) is None
+        with pytest.raises(MalformedEventId):
+            await store.read_tail("no-entry", None)
         await store.close()
 
     asyncio.run(scenario())

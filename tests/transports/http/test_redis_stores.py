@@ -14,6 +14,7 @@ from tests.scale._redis import RedisServer, start_redis
 
 from toolwire import Identity
 from toolwire.transports.http.changes import LocalChangeBus
+from toolwire.transports.http.events import MalformedEventId
 from toolwire.transports.http.records import MemorySessionStore, SessionRecord, caller_key
 from toolwire.transports.http.redis_changes import RedisChangeBus
 from toolwire.transports.http.redis_events import RedisEventStore
@@ -127,10 +128,14 @@ def test_redis_event_store_replays_one_stream_bounded_and_forgets_in_time(
         assert await store.replay_after(prime, sink) == "a.x.1"
         assert [frame for _, frame in got] == [b"n0", b"n1", b"n2"]
         assert got[-1][0] == more[-1]
-        # Malformed or unknown ids name nothing.
-        assert await store.replay_after("no-slash", sink) is None
-        assert await store.replay_after("a.x.1/abc", sink) is None
+        # Unknown ids name nothing; malformed ones are refused before Redis is asked (it would
+        # fail the command on an entry id beyond 64 bits, and the store pause a while).
         assert await store.replay_after("a.x.9/1-0", sink) is None
+        for malformed in ("no-slash", "a.x.1/abc", "a.x.1/\u0663-0", f"a.x.1/{2**64}-0"):
+            with pytest.raises(MalformedEventId, match="a Redis stream entry id"):
+                await store.replay_after(malformed, sink)
+        assert await store.replay_after(f"a.x.1/{2**64 - 1}-0", sink) == "a.x.1"
+        assert got[-1][0] == more[-1]  # the store was not paused by anything above
         # Bounded in time: a stream lapses `ttl` after its last event.
         short = RedisEventStore(redis_server.url, prefix=_prefix(), ttl=0.2)
         brief = await short.store("b.x.1", b"soon gone")

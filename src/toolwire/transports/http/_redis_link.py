@@ -9,6 +9,8 @@ Decisions:
 - Every command is bounded twice: the socket timeouts of redis-py and an `asyncio.timeout`
   around the whole operation (a pool waiting for a free connection has no socket to time
   out). Nothing waits on Redis longer than `timeout` seconds.
+- The pool holds `POOL_SIZE` connections; a burst of operations beyond that waits for a free
+  one rather than failing (a failure would pause every operation for `COOL_DOWN`).
 - One retry on a broken connection, none on a timeout: after Redis restarts, the pool's
   connections are dead, and the first command on each must not fail a request; a Redis that
   is slow would only be made slower by retries.
@@ -45,6 +47,7 @@ T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 2.0
 COOL_DOWN = 1.0
+POOL_SIZE = 100  # connections at most; an operation past them waits for one (within timeout)
 
 
 def _redacted(url: str) -> str:
@@ -96,18 +99,21 @@ class RedisLink:
             self._client = None  # the old loop's connections die with it
         self._loop = loop
         if self._client is None:
-            from redis.asyncio import Redis
+            from redis.asyncio import BlockingConnectionPool, Redis
             from redis.asyncio.retry import Retry
             from redis.backoff import NoBackoff
             from redis.exceptions import ConnectionError as RedisConnectionError
 
-            self._client = Redis.from_url(
+            pool = BlockingConnectionPool.from_url(
                 self.url,
+                max_connections=POOL_SIZE,
+                timeout=self.timeout,
                 socket_timeout=self.timeout,
                 socket_connect_timeout=self.timeout,
                 retry=Retry(NoBackoff(), 1),
                 retry_on_error=[RedisConnectionError],
             )
+            self._client = Redis.from_pool(pool)
         return self._client
 
     async def call(self, store: str, action: str, operation: Callable[[Redis], Awaitable[T]]) -> T:

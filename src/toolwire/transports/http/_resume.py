@@ -18,6 +18,13 @@ cannot be followed, a stream ended, a producer gone) its response ends after the
 when nothing at all was stored after the id, the answer is a 409 saying so, so that a client
 gives up after its bounded reconnection attempts instead of polling forever for a reply
 that may never come (its process may be gone), and can retry the request.
+
+A stream is taken by one GET at a time: a second gets 409, also while the first is still
+reading the store to catch up (the stream is claimed from the check on, before any await).
+
+A `Last-Event-ID` that cannot be an event id (not printable ASCII, longer than
+`MAX_EVENT_ID_LENGTH`, or not of the store's form) is answered 400 saying so; an empty one
+counts as absent, as an event stream's reset id.
 """
 
 from __future__ import annotations
@@ -27,9 +34,11 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any, cast
 
 from . import _follow
+from ._refusals import printable
 from ._replies import ASGISend, refuse, unavailable
 from ._sse import SSE_HEADERS, encode_event
 from ._streams import Stream, followable
+from .events import MalformedEventId
 from .records import StoreUnavailable
 from .sessions import is_get_stream
 
@@ -37,11 +46,13 @@ if TYPE_CHECKING:
     from .events import EventStore, LiveEventStore, StreamTail
     from .sessions import HttpSession
 
-__all__ = ["open_get_stream"]
+__all__ = ["MAX_EVENT_ID_LENGTH", "open_get_stream"]
 
 ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 
 CATCH_UP_PASSES = 100
+MAX_EVENT_ID_LENGTH = 256
+"""The longest `Last-Event-ID` taken (toolwire's own ids are under 150 characters)."""
 PRIMING_SINCE = "2025-11-25"
 
 _NOT_RESUMED = 0  # the id names nothing of this session's: open the GET stream instead
@@ -61,34 +72,64 @@ async def open_get_stream(
     version: str | None,
 ) -> None:
     """Serve one GET of session `found` until the client leaves or the session ends."""
-    last = headers.get(b"last-event-id")
+    last = headers.get(b"last-event-id") or None
     session_header = [(b"mcp-session-id", found.id.encode("ascii"))]
     outcome = _NOT_RESUMED
-    if last is not None and store is not None:
+    if last is not None:
+        malformed = _malformed(last)
         try:
-            outcome = await _resume(
-                found, store, last.decode("latin-1"), receive, send, session_header, keepalive
-            )
+            if malformed is None and store is not None:
+                outcome = await _resume(
+                    found, store, last.decode("ascii"), receive, send, session_header, keepalive
+                )
         except StoreUnavailable as failure:
             await unavailable(send, failure)
+            return
+        except MalformedEventId as error:
+            malformed = str(error)
+        if malformed is not None:
+            await refuse(send, 400, f"Bad Request: Last-Event-ID '{printable(last)}': {malformed}")
             return
         if outcome == _ANSWERED:
             return
     stream = found.get_stream
-    if stream is not None and stream.attached:
+    if stream is not None and _taken(found, stream):
         await refuse(send, 409, _ONE_GET)
         return
     if stream is None:
         stream_id = found.new_stream_id(get=True) if store is not None else None
         stream = found.get_stream = Stream(stream_id, store, sse=True, live=False)
     if outcome == _NOT_RESUMED:
-        await send(
-            {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + session_header}
-        )
+        found.claimed.add(stream)
+        try:
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": SSE_HEADERS + session_header,
+                }
+            )
+        finally:
+            found.claimed.discard(stream)
     stream.attach(send)
     if stream.store is not None and (found.protocol_version or version or "") >= PRIMING_SINCE:
         await stream.emit(None, retry_ms)
     await _carry(found, stream, receive, send, keepalive)
+
+
+def _taken(found: HttpSession, stream: Stream) -> bool:
+    """Whether a connection receives `stream`, or a GET is about to."""
+    return stream.attached or stream in found.claimed
+
+
+def _malformed(last: bytes) -> str | None:
+    """What makes a `Last-Event-ID` no event id at all, whatever the store; None if nothing."""
+    if len(last) > MAX_EVENT_ID_LENGTH:
+        return f"{len(last)} bytes long, and an event id is at most {MAX_EVENT_ID_LENGTH}"
+    text = last.decode("latin-1")
+    if not (text.isascii() and text.isprintable()):
+        return "an event id is printable ASCII"
+    return None
 
 
 async def _resume(
@@ -143,7 +184,7 @@ async def _resume(
         return _ANSWERED
     if foreign and is_get_stream(stream_id):
         target = found.get_stream
-        if target is not None and target.attached:
+        if target is not None and _taken(found, target):
             await refuse(send, 409, _ONE_GET)
             return _ANSWERED
     elif foreign and not first:
@@ -155,16 +196,32 @@ async def _resume(
             "request",
         )
         return _ANSWERED
-    elif target is not None and target.attached:
+    elif target is not None and _taken(found, target):
         await refuse(send, 409, "Conflict: this stream is already being received")
         return _ANSWERED
-    await _start(send, session_header, first)
-    seen = first[-1][0] if first else last_event_id
-    if foreign and is_get_stream(stream_id):
-        return _GOES_ON
-    if target is None:  # finished, or another process's: everything stored is replayed
+    if target is not None:
+        found.claimed.add(target)
+    try:
+        await _start(send, session_header, first)
+        if foreign and is_get_stream(stream_id):
+            return _GOES_ON
+        if target is None:  # finished, or another process's: everything stored is replayed
+            await _end(send)
+            return _ANSWERED
+        carry = await _catch_up(store, target, first[-1][0] if first else last_event_id, send)
+    finally:
+        if target is not None:
+            found.claimed.discard(target)
+    if carry:
+        await _carry(found, target, receive, send, keepalive)
+    else:
         await _end(send)
-        return _ANSWERED
+    return _ANSWERED
+
+
+async def _catch_up(store: EventStore, target: Stream, seen: str, send: ASGISend) -> bool:
+    """Send what was stored on `target` after `seen` since the first pass; whether it is
+    still running (to be carried from here)."""
     for _ in range(CATCH_UP_PASSES):
         later: list[tuple[str, bytes]] = []
 
@@ -183,11 +240,7 @@ async def _resume(
                 }
             )
             seen = event_id
-    if target.finished:
-        await _end(send)
-        return _ANSWERED
-    await _carry(found, target, receive, send, keepalive)
-    return _ANSWERED
+    return not target.finished
 
 
 async def _follow_elsewhere(

@@ -4,6 +4,8 @@
 with `TOOLWIRE_SESSION_ROUTE=NAME`, so that a balancer can send every request of a session to
 the process that opened it (nginx: a `map` on `$http_mcp_session_id`). A route is 1 to 32
 letters, digits, `-` or `_`; anything else is refused when the app starts, naming the variable.
+`could_be_session_id` tells an id of this deployment's shape from any other, which names no session
+and is answered 404 without a look in the session store.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ import os
 import re
 import secrets
 
-__all__ = ["ROUTE_VARIABLE", "new_session_id", "session_id_prefix"]
+__all__ = ["ROUTE_VARIABLE", "could_be_session_id", "new_session_id", "session_id_prefix"]
 
 ROUTE_VARIABLE = "TOOLWIRE_SESSION_ROUTE"
 _ROUTE = re.compile(r"[A-Za-z0-9_-]{1,32}")
+_SESSION_ID = re.compile(rb"(?:[A-Za-z0-9_-]{1,32}\.)?[0-9a-f]{32}")
 
 
 def session_id_prefix() -> str:
@@ -38,3 +41,8 @@ def session_id_prefix() -> str:
 def new_session_id(prefix: str) -> str:
     """A fresh, unguessable session id after `prefix`."""
     return prefix + secrets.token_hex(16)
+
+
+def could_be_session_id(raw: bytes) -> bool:
+    """Whether an `Mcp-Session-Id` value has the form of the ids any process issues."""
+    return _SESSION_ID.fullmatch(raw) is not None

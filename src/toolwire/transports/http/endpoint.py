@@ -23,6 +23,7 @@ from ._checks import accepts_sse, answer_as, is_json
 from ._initialize import SESSION_HEADER, full, start_session
 from ._replies import JSON_TYPE, ASGISend, refuse, respond, unavailable
 from ._resume import open_get_stream
+from ._session_ids import could_be_session_id
 from ._streams import Stream
 from .records import StoreUnavailable
 from .sessions import HttpSession, SessionLimitError
@@ -252,7 +253,7 @@ class Endpoint:
             return None
         sessions = self.runtime.sessions
         found = None
-        if sessions is not None:
+        if sessions is not None and could_be_session_id(raw):
             options = self.runtime.open_options(identity)
             try:
                 found = await sessions.find(raw.decode("latin-1"), identity, options)

@@ -10,7 +10,9 @@ Decisions:
 
 - An event id names its stream: `<stream>/<sequence>`. Sequences are shared by all streams,
   so an id is never issued twice. Replaying after an id sends the later events of that
-  stream only, as the specification requires (never another stream's).
+  stream only, as the specification requires (never another stream's). A `Last-Event-ID`
+  that cannot be an id (a store raises `MalformedEventId` saying why; the client gets a 400
+  with it) is told apart from one well formed but unknown or forgotten (None).
 - A priming event (an id and empty data, stored as `None`) is what lets a client resume a
   stream that ended before its first message; it is stored like any event, but replays as
   nothing.
@@ -31,10 +33,24 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import NamedTuple, Protocol, runtime_checkable
 
-__all__ = ["EventStore", "LiveEventStore", "MemoryEventStore", "ReplaySink", "StreamTail"]
+__all__ = [
+    "EventStore",
+    "LiveEventStore",
+    "MalformedEventId",
+    "MemoryEventStore",
+    "ReplaySink",
+    "StreamTail",
+]
 
 ReplaySink = Callable[[str, bytes], Awaitable[None]]
 """Receives each replayed event: its id and its frame."""
+
+_MAX_SEQUENCE_DIGITS = 20
+
+
+class MalformedEventId(ValueError):
+    """A `Last-Event-ID` that cannot be an id the store issued; the message says what an id
+    of the store looks like (the client is answered 400 with it)."""
 
 
 @runtime_checkable
@@ -49,7 +65,11 @@ class EventStore(Protocol):
         """Hand `sink` every event of the stream `last_event_id` belongs to that came after it.
 
         Returns:
-            That stream's id, or None when the id is unknown (malformed or forgotten).
+            That stream's id, or None when the id is unknown (never issued, or forgotten).
+
+        Raises:
+            MalformedEventId: The id cannot be one this store issues (optional: a store may
+                also return None for it).
         """
         ...
 
@@ -100,7 +120,11 @@ class LiveEventStore(EventStore, Protocol):
 
     async def read_tail(self, last_event_id: str, wait: float | None) -> StreamTail | None:
         """The entries of the id's stream after it, waiting up to `wait` seconds for one
-        (None: not at all); None when the id is malformed or its stream is gone."""
+        (None: not at all); None when its stream is gone.
+
+        Raises:
+            MalformedEventId: The id cannot be one this store issues.
+        """
         ...
 
 
@@ -148,10 +172,22 @@ class MemoryEventStore:
             del self._streams[stream_id]
 
     async def replay_after(self, last_event_id: str, sink: ReplaySink) -> str | None:
-        """Send `sink` the events of the id's stream that followed it."""
+        """Send `sink` the events of the id's stream that followed it.
+
+        Raises:
+            MalformedEventId: The id is not `<stream>/<sequence>`.
+        """
         stream_id, _, tail = last_event_id.rpartition("/")
-        if not stream_id or not tail.isdigit():
-            return None
+        if not (
+            stream_id
+            and 0 < len(tail) <= _MAX_SEQUENCE_DIGITS
+            and tail.isascii()
+            and tail.isdigit()
+        ):
+            raise MalformedEventId(
+                "an event id here is <stream>/<sequence>, the sequence a number of at most "
+                f"{_MAX_SEQUENCE_DIGITS} digits 0-9"
+            )
         after = int(tail)
         if after >= self._next:
             return None  # never issued

@@ -127,6 +127,7 @@ class LegacySse:
         self.keepalive_seconds = float(keepalive_seconds)
         self.max_body_bytes = max_body_bytes
         self._live: dict[str, _Live] = {}
+        self._opening: set[object] = set()  # streams admitted, their session not yet live
 
     @property
     def open_sessions(self) -> int:
@@ -155,12 +156,24 @@ class LegacySse:
         if scope["method"] != "GET":
             await _wrong_method(scope, send, "GET", "open the event stream with GET")
             return
-        if len(self._live) >= self.max_sessions:
+        if len(self._live) + len(self._opening) >= self.max_sessions:
             logger.warning("SSE stream refused: %d sessions open (max_sessions)", len(self._live))
             await refuse(
                 send, 503, f"Too many open sessions (max_sessions={self.max_sessions}); retry later"
             )
             return
+        # The slot is taken before any await (streams racing for the last one cannot all see
+        # it free), and is the session's once it is live.
+        slot = object()
+        self._opening.add(slot)
+        try:
+            await self._serve_stream(scope, receive, send, slot)
+        finally:
+            self._opening.discard(slot)
+
+    async def _serve_stream(
+        self, scope: Scope, receive: Receive, send: AsgiSend, slot: object
+    ) -> None:
         try:
             opener = await self._opener()
         except Exception:  # the server's lifespan failed; serving.py logged why
@@ -196,6 +209,7 @@ class LegacySse:
         async with opener(write, identity=identity) as session:
             live = _Live(session, identity, ended)
             self._live[session_id] = live
+            self._opening.discard(slot)
             logger.debug("SSE session %s opened", session_id)
             try:
                 await put(b"event: endpoint\ndata: " + self._endpoint(scope, session_id) + b"\n\n")

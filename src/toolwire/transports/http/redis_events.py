@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._redis_leases import END, LeaseKeeper
 from ._redis_link import DEFAULT_TIMEOUT, RedisLink
-from .events import StreamTail
+from .events import MalformedEventId, StreamTail
 from .records import StoreUnavailable
 
 if TYPE_CHECKING:
@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 __all__ = ["RedisEventStore"]
 
 STORE = "Redis event store"
-_ENTRY_ID = re.compile(r"\d{1,20}-\d{1,20}")
+_ENTRY_ID = re.compile(r"([0-9]{1,20})-([0-9]{1,20})")
+_ENTRY_PART_LIMIT = 2**64  # each part of a Redis stream entry id is an unsigned 64-bit number
 _FRAME = b"f"
 _PRIMING = b"p"
 
@@ -175,14 +176,13 @@ class RedisEventStore:
         """Hand `sink` the events of the id's stream that followed it.
 
         Returns:
-            The stream's id, or None when the id is malformed or its stream is gone.
+            The stream's id, or None when its stream is gone.
 
         Raises:
+            MalformedEventId: The id is not `<stream>/<Redis entry id>`.
             StoreUnavailable: Redis failed or did not answer in time.
         """
-        stream_id, _, entry = last_event_id.rpartition("/")
-        if not stream_id or _ENTRY_ID.fullmatch(entry) is None:
-            return None
+        stream_id, entry = _parts(last_event_id)
         key = self._key(stream_id)
 
         async def read(client: Redis) -> Any:
@@ -207,14 +207,13 @@ class RedisEventStore:
         an entry to come.
 
         Returns:
-            None when the id is malformed, or (without `wait`) its stream is gone.
+            None when (without `wait`) its stream is gone.
 
         Raises:
+            MalformedEventId: The id is not `<stream>/<Redis entry id>`.
             StoreUnavailable: Redis failed or did not answer in time.
         """
-        stream_id, _, entry = last_event_id.rpartition("/")
-        if not stream_id or _ENTRY_ID.fullmatch(entry) is None:
-            return None
+        stream_id, entry = _parts(last_event_id)
         key = self._key(stream_id)
         lease_key = self._lease_key(stream_id)
         block = None if wait is None else max(1, int(min(wait, self.wait_seconds) * 1000))
@@ -258,6 +257,19 @@ class RedisEventStore:
 
 def _text(value: Any) -> str:
     return value.decode("ascii") if isinstance(value, bytes) else str(value)
+
+
+def _parts(event_id: str) -> tuple[str, str]:
+    """The stream and the Redis entry an event id names; checked here, for Redis would fail
+    the command (and the store would pause) on an entry id it cannot read."""
+    stream_id, _, entry = event_id.rpartition("/")
+    parts = _ENTRY_ID.fullmatch(entry)
+    if not stream_id or parts is None or any(int(p) >= _ENTRY_PART_LIMIT for p in parts.groups()):
+        raise MalformedEventId(
+            "an event id here is <stream>/<entry>, the entry a Redis stream entry id "
+            "(two numbers below 2**64 joined by '-', such as 1700000000000-0)"
+        )
+    return stream_id, entry
 
 
 def _entries_of(found: Any) -> list[Any]:

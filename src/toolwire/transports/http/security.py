@@ -1,4 +1,5 @@
-"""`HostOriginGuard`: DNS-rebinding and cross-site protection, on for every bind.
+"""`HostOriginGuard`: DNS-rebinding and cross-site protection, on for every bind, and the
+refusal of requests whose head could be read two ways.
 
 A web page can make a browser send requests to a server on the user's machine or network:
 through DNS rebinding (the attacker's name resolves to 127.0.0.1, the browser sends
@@ -21,9 +22,17 @@ Decisions:
   `Origin` whose `name[:port]` is the (already allowed) `Host` passes: that page was served
   by this very site. Otherwise it must match `allowed_origins` (default: the loopback
   origins, http and https, any port), with the same port rule as hosts.
+- A `Host` must be exactly `name[:port]`: a name of letters, digits, `-._~` or an IPv6
+  address in brackets, and a port of one to five ASCII digits; an `Origin`'s authority
+  likewise. Anything else (`127.0.0.1:8000@evil.example`, `[::1]x`, a port `²`) is refused
+  as not allowed, saying what the header should look like, before any name is compared.
 - A refused Host is 421 Misdirected Request, a refused Origin 403 Forbidden, as the SDK
   answers, each with a JSON-RPC error body. Each distinct refused value is logged once (up to
   a bound): a flood of forged headers must not flood the log.
+- A request whose head could be read two ways is refused with 400 and `Connection: close`
+  before anything else: both `Content-Length` and `Transfer-Encoding` (RFC 9112 section 6.1
+  asks the server to close such a connection, or a second request may hide in its body),
+  more than one `Host` (section 3.2) or more than one `Origin` (one checked, another acted on).
 - The hot path is a scan of the header list and a set lookup: decisions for header values
   already seen are cached (bounded; refusals are not cached, so forged values cannot evict).
 """
@@ -60,20 +69,38 @@ ANY = "*"
 _WILDCARD_BINDS = ("", "0.0.0.0", "::", "[::]")
 
 
-def _split_port(authority: str) -> tuple[str, str | None]:
-    """`("name", "port")` from `name[:port]`, bracketed IPv6 included; port None if absent."""
-    if authority.startswith("["):
-        end = authority.find("]")
-        if end < 0:
-            return authority, None
-        rest = authority[end + 1 :]
-        return authority[: end + 1], rest[1:] if rest.startswith(":") else None
-    name, colon, port = authority.rpartition(":")
-    if not colon:
-        return authority, None
-    if ":" in name:  # an unbracketed IPv6 address: no port can be told apart
-        return authority, None
+_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-._~")
+_IPV6_CHARACTERS = frozenset("0123456789abcdef:.")
+_MAX_PORT = 65535
+
+
+def _authority(text: str) -> tuple[str, str | None] | None:
+    """`(name, port)` from a lower-case `name[:port]` (an IPv6 address in brackets), the port
+    None when absent; None when `text` is anything but that."""
+    if text.startswith("["):
+        end = text.find("]")
+        name, rest = text[: end + 1], text[end + 1 :]
+        address = name[1:-1]
+        if end < 0 or ":" not in address or not set(address) <= _IPV6_CHARACTERS:
+            return None
+    else:
+        name, _, _ = text.partition(":")
+        rest = text[len(name) :]
+        if not name or not set(name) <= _NAME_CHARACTERS:
+            return None
+    if not rest:
+        return name, None
+    port = rest[1:]
+    if rest[0] != ":" or not (0 < len(port) <= 5 and port.isascii() and port.isdigit()):
+        return None
+    if int(port) > _MAX_PORT:
+        return None
     return name, port
+
+
+def _scheme(text: str) -> bool:
+    """Whether `text` is a URI scheme (a letter, then letters, digits, `+`, `-`, `.`)."""
+    return text[:1].isalpha() and text.isascii() and all(c.isalnum() or c in "+-." for c in text)
 
 
 def _host_entry(entry: str, what: str) -> tuple[str, str | None]:
@@ -81,16 +108,17 @@ def _host_entry(entry: str, what: str) -> tuple[str, str | None]:
     if not isinstance(entry, str) or not entry.strip():
         raise ValueError(f"{what}: {entry!r} is not a host name")
     text = entry.strip().lower()
-    if "/" in text or "@" in text:
-        raise ValueError(f"{what}: {entry!r} is not a host; write 'name' (any port) or 'name:port'")
     if text.count(":") > 1 and not text.startswith("["):
         text = f"[{text}]"  # a bare IPv6 address, as a Host header brackets it
-    name, port = _split_port(text)
-    if port in (None, "", ANY):
-        return name, None
-    if not port.isdigit():
-        raise ValueError(f"{what}: {entry!r} has a port that is not a number")
-    return name, port
+    if text.endswith((":" + ANY, ":")):
+        text = text.rpartition(":")[0]  # any port, as a bare name says too
+    parsed = _authority(text)
+    if parsed is None:
+        name, _, port = text.rpartition(":")
+        if _authority(name) is not None and port and not set(port) & set("/@"):
+            raise ValueError(f"{what}: {entry!r} has a port that is not a number up to 65535")
+        raise ValueError(f"{what}: {entry!r} is not a host; write 'name' (any port) or 'name:port'")
+    return parsed
 
 
 class _Matcher:
@@ -107,10 +135,10 @@ class _Matcher:
         else:
             self.exact.add(f"{prefix}{name}:{port}")
 
-    def matches(self, prefix: str, authority: str) -> bool:
-        if self.everything or prefix + authority in self.exact:
+    def matches(self, prefix: str, name: str, port: str | None) -> bool:
+        if self.everything or prefix + name in self.any_port:
             return True
-        return prefix + _split_port(authority)[0] in self.any_port
+        return port is not None and f"{prefix}{name}:{port}" in self.exact
 
 
 class HostOriginGuard:
@@ -172,11 +200,21 @@ class HostOriginGuard:
             await self.app(scope, receive, send)
             return
         host = origin = None
+        hosts = origins = lengths = encodings = 0
         for name, value in scope["headers"]:
             if name == b"host":
                 host = value
+                hosts += 1
             elif name == b"origin":
                 origin = value
+                origins += 1
+            elif name == b"content-length":
+                lengths = 1
+            elif name == b"transfer-encoding":
+                encodings = 1
+        if hosts > 1 or origins > 1 or lengths + encodings > 1:
+            await _refuse_ambiguous(send, hosts, origins)
+            return
         if host not in self._good_hosts and not self._host_allowed(host):
             await self._refuse_host(send, host)
             return
@@ -193,19 +231,22 @@ class HostOriginGuard:
     def _host_allowed(self, host: bytes | None) -> bool:
         if host is None:
             return False
-        if not self._hosts.matches("", host.decode("latin-1").strip().lower()):
-            return False
+        if not self._hosts.everything:
+            parsed = _authority(host.decode("latin-1").strip(" \t").lower())
+            if parsed is None or not self._hosts.matches("", *parsed):
+                return False
         if len(self._good_hosts) < _CACHE_LIMIT:
             self._good_hosts.add(host)
         return True
 
     def _origin_allowed(self, origin: bytes, host: bytes) -> bool:
-        text = origin.decode("latin-1").strip().lower()
+        text = origin.decode("latin-1").strip(" \t").lower()
         scheme, sep, authority = text.partition("://")
-        if not sep:
-            return False  # "null" and other opaque origins
-        own_host = host.decode("latin-1").strip().lower()
-        if authority != own_host and not self._origins.matches(scheme + "://", authority):
+        parsed = _authority(authority)
+        if not sep or not _scheme(scheme) or parsed is None:
+            return False  # "null", other opaque origins, and anything not scheme://name[:port]
+        own_host = host.decode("latin-1").strip(" \t").lower()
+        if authority != own_host and not self._origins.matches(scheme + "://", *parsed):
             return False
         if len(self._good_origins) < _CACHE_LIMIT:
             self._good_origins.add((origin, host))
@@ -216,11 +257,18 @@ class HostOriginGuard:
             message = "The request has no Host header; the server needs one to check it"
         else:
             shown = printable(host)
-            allow = _split_port(shown.strip().lower())[0]
-            message = (
-                f"Host '{shown}' is not allowed; pass allowed_hosts=['{allow}'] to "
-                f"http_app()/run(), or --allowed-host {allow} on the CLI"
-            )
+            parsed = _authority(host.decode("latin-1").strip(" \t").lower())
+            if parsed is None:
+                message = (
+                    f"Host '{shown}' is not allowed: a Host header is name[:port], the port in "
+                    "digits and an IPv6 address in brackets"
+                )
+            else:
+                allow = parsed[0]
+                message = (
+                    f"Host '{shown}' is not allowed; pass allowed_hosts=['{allow}'] to "
+                    f"http_app()/run(), or --allowed-host {allow} on the CLI"
+                )
         self._log(message)
         await refuse(send, 421, INVALID_REQUEST, message)
 
@@ -243,6 +291,21 @@ class HostOriginGuard:
             return
         self._logged.add(message)
         logger.warning("%s", message)
+
+
+async def _refuse_ambiguous(send: Send, hosts: int, origins: int) -> None:
+    if hosts > 1:
+        problem = f"the request has {hosts} Host headers; send one"
+    elif origins > 1:
+        problem = f"the request has {origins} Origin headers; send one"
+    else:
+        problem = (
+            "the request has both Content-Length and Transfer-Encoding, which leaves its "
+            "length in doubt (RFC 9112 section 6.1); send one of them"
+        )
+    logger.debug("refused: %s", problem)
+    headers = [(b"connection", b"close")]  # nothing more is read on this connection
+    await refuse(send, 400, INVALID_REQUEST, f"Bad Request: {problem}", headers=headers)
 
 
 def _entries(given: Iterable[str] | None, default: Iterable[str], what: str) -> list[str]:

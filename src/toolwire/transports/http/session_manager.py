@@ -30,9 +30,10 @@ Decisions:
 - Ending a session (DELETE) deletes its record first: if the store cannot, the DELETE fails
   (503) and the session goes on. Other processes' copies hear of it on the change bus, or
   drop themselves at their next refresh, which finds no record.
-- At most `max_sessions` live copies at once; at the bound, expired ones are reaped at once
-  and if none was, the request is refused (503 with `Retry-After`). Idle but unexpired
-  sessions are never evicted for a newcomer: their clients are real.
+- At most `max_sessions` live copies at once, however many requests race (a slot is taken
+  before any await, freed if its session does not come up); at the bound, expired ones are
+  reaped at once, and if none was the request is refused (503 with `Retry-After`). Idle
+  unexpired sessions are never evicted for a newcomer: their clients are real.
 - Stopping the app drops the live copies and keeps the records (a restart goes on with them).
 - With a shared store, each live copy prefixes the ids of its requests to the client with
   its own, so an answer reaching another process finds its way back (`_client_answers.py`).
@@ -101,6 +102,7 @@ class SessionManager:
                 type(self.store).__name__,
             )
         self.live: dict[str, HttpSession] = {}
+        self._opening = 0  # sessions being opened or rebuilt, each holding a slot
         self._id_prefix = session_id_prefix()  # a process's route (TOOLWIRE_SESSION_ROUTE)
         self._announce = announce
         self._loading: dict[str, asyncio.Future[HttpSession | None]] = {}
@@ -124,10 +126,7 @@ class SessionManager:
         Raises:
             SessionLimitError: `max_sessions` live sessions, none of them idle.
         """
-        await self._make_room()
         session = HttpSession(new_session_id(self._id_prefix), identity)
-        if self.shared:
-            session.save_changes = self.sync
         await self._host(session, options)
         return session
 
@@ -208,10 +207,7 @@ class SessionManager:
         record = await self.store.load(session_id)
         if record is None or record.caller != caller_key(identity):
             return None
-        await self._make_room()
         session = HttpSession(session_id, identity)
-        if self.shared:
-            session.save_changes = self.sync
         await self._host(session, options)
         assert session.server_session is not None
         record.restore(session.server_session)
@@ -220,21 +216,25 @@ class SessionManager:
         return session
 
     async def _host(self, session: HttpSession, options: dict[str, Any] | None) -> None:
-        loop = asyncio.get_running_loop()
-        ready: asyncio.Future[None] = loop.create_future()
-        session.task = loop.create_task(session.host(self.opener, ready, **(options or {})))
-        await ready
-        if self.shared and session.server_session is not None:
-            # Copies of one session on several processes each number their requests to the
-            # client apart: an answer passed on by another process then fits one copy only.
-            session.server_session.outbound.id_prefix = f"tw-{session.copy}-"
-        self.live[session.id] = session
-
-    async def _make_room(self) -> None:
-        if len(self.live) >= self.max_sessions:
+        if len(self.live) + self._opening >= self.max_sessions:
             await self.reap()
-            if len(self.live) >= self.max_sessions:
+            if len(self.live) + self._opening >= self.max_sessions:
                 raise SessionLimitError
+        self._opening += 1
+        try:
+            session.save_changes = self.sync if self.shared else None
+            loop = asyncio.get_running_loop()
+            ready: asyncio.Future[None] = loop.create_future()
+            session.task = loop.create_task(session.host(self.opener, ready, **(options or {})))
+            await ready
+            if self.shared and session.server_session is not None:
+                # Copies on several processes number their requests apart (see above).
+                session.server_session.outbound.id_prefix = f"tw-{session.copy}-"
+            self.live[session.id] = session
+        finally:
+            self._opening -= 1
+            if self.live.get(session.id) is not session:
+                session.stop()  # it did not come up: its task must not hold it open
 
     async def sync(self, session: HttpSession) -> None:
         """After a request: write back what it changed in the session's record (the log

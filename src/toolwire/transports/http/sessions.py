@@ -52,6 +52,8 @@ class HttpSession:
         self.routes: dict[RequestId, Stream] = {}  # requests in flight -> their stream
         self.streams: dict[str, Stream] = {}  # resumable streams not yet finished, by id
         self.get_stream: Stream | None = None  # the standalone stream (GET), when open
+        # Streams a GET is taking over but has not attached yet: no other GET may meanwhile.
+        self.claimed: set[Stream] = set()
         self.last_seen = time.monotonic()
         self.touched = self.last_seen  # when its record's expiry was last pushed back
         self.saved_log_level = "debug"  # the log level its record holds
