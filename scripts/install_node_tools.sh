@@ -49,7 +49,7 @@ mkdir -p "$PREFIX/bin" "$PREFIX/home"
 
 installed_version() {  # $1 = npm prefix, $2 = package name -> its installed version, or nothing
     local manifest="$1/node_modules/$2/package.json"
-    [ -f "$manifest" ] && sed -n 's/^  "version": "\(.*\)",$/\1/p' "$manifest" | head -n 1
+    [ -f "$manifest" ] && sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$manifest" | head -n 1
 }
 
 need_npm() {
