@@ -11,6 +11,10 @@
 #   .tw-tools/bin/conformance        @modelcontextprotocol/conformance 0.1.16 (handshake-era scenarios)
 #   .tw-tools/bin/conformance-alpha  @modelcontextprotocol/conformance 0.2.0-alpha.12 (adds the
 #                                    2026-07-28 scenarios: `--spec-version 2026-07-28`)
+#   .tw-tools/bin/bun                Bun (npm package bun, whose binary ships in an npm package)
+#   .tw-tools/peers/node_modules     @modelcontextprotocol/sdk, the official TypeScript SDK, and
+#                                    redis, the npm Redis client: the TypeScript peer of
+#                                    tests/benchmarks/bench_peers.py, on Node 22 and on Bun
 #
 # The two harness versions share one npm package name, so each gets its own npm prefix
 # (.tw-tools/harness/<version>/) rather than a second entry in the main package.json.
@@ -32,6 +36,7 @@ INSPECTOR_PKG="@modelcontextprotocol/inspector@2.12.0"
 EVERYTHING_PKG="@modelcontextprotocol/server-everything@2026.8.31"
 HARNESS_NAME="@modelcontextprotocol/conformance"
 HARNESS_VERSIONS=("0.1.16" "0.2.0-alpha.12")
+PEER_PKGS=("@modelcontextprotocol/sdk@1.32.2" "redis@6.3.1" "bun@1.4.4")
 
 UNAVAILABLE=3
 case "$(uname -s)-$(uname -m)" in
@@ -44,7 +49,7 @@ mkdir -p "$PREFIX/bin" "$PREFIX/home"
 
 installed_version() {  # $1 = npm prefix, $2 = package name -> its installed version, or nothing
     local manifest="$1/node_modules/$2/package.json"
-    [ -f "$manifest" ] && sed -n 's/^  "version": "\(.*\)",$/\1/p' "$manifest" | head -n 1
+    [ -f "$manifest" ] && sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$manifest" | head -n 1
 }
 
 need_npm() {
@@ -82,6 +87,16 @@ for version in "${HARNESS_VERSIONS[@]}"; do
     fi
 done
 
+# The benchmark's TypeScript peer has a prefix of its own, so that its SDK version is the one
+# pinned here whatever the Inspector depends on.
+for spec in "${PEER_PKGS[@]}"; do
+    if [ "$(installed_version "$PREFIX/peers" "${spec%@*}")" != "${spec##*@}" ]; then
+        need_npm
+        npm_into "$PREFIX/peers" "${PEER_PKGS[@]}"
+        break
+    fi
+done
+
 cat > "$PREFIX/bin/loopback-only.cjs" <<'EOF'
 // node --require preload: a TCP server that names no address binds 127.0.0.1 instead of
 // every interface (patches net.Server.prototype._listen2 so listen() stays synchronous).
@@ -115,6 +130,8 @@ harness_launcher() {  # $1 = launcher name, $2 = harness version
 }
 harness_launcher conformance "${HARNESS_VERSIONS[0]}"
 harness_launcher conformance-alpha "${HARNESS_VERSIONS[1]}"
+# npm's bun package puts the binary of this platform's @oven/bun-* package in its bin/.
+launcher bun "exec \"$PREFIX/peers/node_modules/bun/bin/bun.exe\" \"\$@\""
 
 node_version="$("$PREFIX/bin/node22" --version)"
 case "$node_version" in
@@ -132,5 +149,10 @@ for name in conformance conformance-alpha; do
         exit 1
     }
 done
+bun_version="$("$PREFIX/bin/bun" --version 2>/dev/null || true)"
+[ -n "$bun_version" ] || {
+    echo "install_node_tools.sh: $PREFIX/bin/bun does not start (try removing $PREFIX/peers)" >&2
+    exit 1
+}
 echo "node tools ready in $PREFIX/bin (node $node_version, inspector ${INSPECTOR_PKG##*@}," \
-    "conformance ${HARNESS_VERSIONS[*]})"
+    "conformance ${HARNESS_VERSIONS[*]}, bun $bun_version)"
