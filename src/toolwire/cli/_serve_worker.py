@@ -3,7 +3,6 @@ what the worker serves and serves it on the socket the parent bound."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -40,7 +39,7 @@ def serve_worker(listening: socket.socket) -> None:
     from ..transports._heap import settle_heap_now
     from ..transports._process import configure_logging, release_threads
     from ..transports.http._winding_down import ShutdownGate
-    from ..transports.http.run import serve_with, serving_config, signals_stop
+    from ..transports.http.run import run_loop, serve_with, serving_config, signals_stop
 
     raw = os.environ.get(SPEC_VARIABLE)
     if not raw:
@@ -64,7 +63,9 @@ def serve_worker(listening: socket.socket) -> None:
     settle_heap_now()  # the worker is ours and serves nothing yet (see transports/_heap.py)
     try:
         with signals_stop(uvicorn_server):
-            asyncio.run(serve_with(uvicorn_server, app, gate, grace=grace, sockets=[listening]))
+            run_loop(
+                config, serve_with(uvicorn_server, app, gate, grace=grace, sockets=[listening])
+            )
     finally:
         release_threads(0 if uvicorn_server.started else STARTUP_FAILURE, logger)
 

@@ -22,7 +22,7 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .._heap import settle_heap_now
@@ -131,6 +131,13 @@ def serving_config(
         timeout_graceful_shutdown=math.ceil(grace) + UVICORN_EXTRA_SECONDS,
         **extra,
     )
+
+
+def run_loop(config: uvicorn.Config, main: Coroutine[Any, Any, Any]) -> Any:
+    """Run `main` on the event loop `config` asks for: uvloop when it is installed (uvicorn's
+    `loop="auto"`), else asyncio's own, as `uvicorn.Server.run` would."""
+    with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
+        return runner.run(main)
 
 
 def serving_line(host: str, port: int, path: str, *, workers: int = 1) -> str:
@@ -252,7 +259,8 @@ def run_http(
             listening = config.bind_socket()  # logs why and exits when it cannot
             bound = listening.getsockname()[1]
             with contextlib.closing(listening):
-                asyncio.run(
+                run_loop(
+                    config,
                     serve_with(
                         server,
                         app,
@@ -260,7 +268,7 @@ def run_http(
                         grace=shutdown_grace,
                         sockets=[listening],
                         on_started=lambda: say(serving_line(host, bound, path)),
-                    )
+                    ),
                 )
     except SystemExit:  # how uvicorn ends a failed start-up
         if server.started:
