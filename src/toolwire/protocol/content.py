@@ -97,7 +97,7 @@ def _unsendable_text(entry: ResultShape, error: ValueError) -> str:
 def _left_out(entry: ResultShape) -> None:
     logger.warning(
         "tool %r returned NaN or Infinity, which JSON cannot carry: structuredContent is left "
-        "out of this reply, and its text content spells the values",
+        "out of this reply, which sends its text content only",
         entry.name,
     )
 
