@@ -277,3 +277,31 @@ def test_an_empty_content_list_reaches_the_model_as_empty_text() -> None:
         return ToolResult(Point(x=1), content=[])
 
     assert run_with(toolwire.function_tool(quiet).to_agents(), "{}") == ""
+
+
+@pytest.mark.parametrize("caller", ["program", "direct", None])
+def test_a_program_calling_through_the_sdk_gets_the_structured_part(caller: str | None) -> None:
+    from agents.tool_context import ToolContext as SdkToolContext
+    from openai.types.responses import ResponseFunctionToolCall
+
+    def locate(x: int) -> ToolResult:
+        return ToolResult({"x": x}, content=f"at {x}")
+
+    tool = toolwire.function_tool(locate, allowed_callers=["direct", "programmatic"]).to_agents()
+    call = ResponseFunctionToolCall(
+        id="c1",
+        call_id="c1",
+        type="function_call",
+        name="locate",
+        arguments='{"x": 3}',
+        caller={
+            "program": {"type": "program", "caller_id": "p1"},
+            "direct": {"type": "direct"},
+            None: None,
+        }[caller],
+    )
+    ctx = SdkToolContext(
+        None, tool_name="locate", tool_call_id="c1", tool_arguments='{"x": 3}', tool_call=call
+    )
+    output = asyncio.run(tool.on_invoke_tool(ctx, '{"x": 3}'))
+    assert output == ({"x": 3} if caller == "program" else "at 3")

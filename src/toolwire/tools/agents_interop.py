@@ -65,7 +65,8 @@ def to_agents(tool: Any) -> Any:
         raw = invoker.without_failure_handling()
 
         async def invoke_raw(ctx: Any, arguments: str) -> Any:
-            return _to_sdk_outputs(_model_reads(await raw(ctx, arguments), declares_output))
+            output = await raw(ctx, arguments)
+            return _to_sdk_outputs(_model_reads(output, declares_output, ctx))
 
         failure: dict[str, Any] = {}
         if not tool._use_default_failure_error_function:
@@ -88,7 +89,8 @@ def to_agents(tool: Any) -> Any:
         )
 
     async def on_invoke_tool(ctx: Any, arguments: str) -> Any:
-        return _to_sdk_outputs(_model_reads(await invoker(ctx, arguments), declares_output))
+        output = await invoker(ctx, arguments)
+        return _to_sdk_outputs(_model_reads(output, declares_output, ctx))
 
     converted = module.FunctionTool(
         on_invoke_tool=on_invoke_tool,
@@ -101,14 +103,15 @@ def to_agents(tool: Any) -> Any:
     return converted
 
 
-def _model_reads(output: Any, declares_output: bool) -> Any:
-    """What the SDK gets of a `ToolResult`: its content, as a model reads it from an MCP server;
-    its structured part when it names no content or the tool declares its output (the SDK then
-    shows the model that output's JSON, whatever else the tool says)."""
+def _model_reads(output: Any, declares_output: bool, ctx: Any) -> Any:
+    """What the SDK gets of a `ToolResult`: its content, as a model reads it from an MCP server.
+    Its structured part instead when it names no content, when a program made the call, or
+    when the tool declares its output (the SDK then shows the model that output's JSON,
+    whatever else the tool says)."""
     if not isinstance(output, ToolResult):
         return output
     content = output.content
-    if content is None or declares_output:
+    if content is None or declares_output or _invoker.called_by_program(ctx):
         return output.structured
     if isinstance(content, list | tuple):
         return list(content) if content else ""

@@ -59,9 +59,9 @@ class ToolResult(Generic[StructuredT]):
     Annotate a tool's return as `ToolResult[Model]` to have its output schema inferred from
     `Model`. A client on a protocol version without `structuredContent` (2025-03-26 and
     before) gets `content` alone. Inside an Agents SDK run (`FunctionTool.to_agents()`) the
-    model reads `content`, except for a tool that declares its output to the SDK
-    (`output_type` or `output_json_schema`): the SDK gives the model the JSON of such a tool's
-    output, so it gets `structured` there.
+    model reads `content` and a program calling the tool gets `structured`; so does the model
+    for a tool that declares its output to the SDK (`output_type` or `output_json_schema`),
+    since the SDK gives the model the JSON of such a tool's output.
 
     Example:
         ```python
