@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from .tools.function_tool import FunctionTool, function_tool
     from .tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
     from .tools.resource_outputs import EmbeddedResource, ResourceLink
+    from .tools.tool_result import ToolResult
     from .transports.http.redis_backplane import RedisBackplane
 
 # public name -> module that defines it
@@ -101,6 +102,7 @@ _EXPORTS: dict[str, str] = {
     "ToolOutputText": ".tools.outputs",
     "EmbeddedResource": ".tools.resource_outputs",
     "ResourceLink": ".tools.resource_outputs",
+    "ToolResult": ".tools.tool_result",
 }
 
 __all__ = [
@@ -140,6 +142,7 @@ __all__ = [
     "ToolOutputFileContent",
     "ToolOutputImage",
     "ToolOutputText",
+    "ToolResult",
     "ToolTimeoutError",
     "Usage",
     "UserError",

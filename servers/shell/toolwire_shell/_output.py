@@ -5,8 +5,10 @@ A `Capture` keeps the first and the last `limit // 2` bytes of a stream, countin
 command that prints gigabytes costs a constant amount of memory. What reaches the model is cut
 again under one budget spent the way the Agents SDK spends `max_output_length` (each command's
 stdout, then its stderr, in order) but keeping head and tail around a marker that says how much
-was cut instead of dropping the tail. `render` writes results as the SDK renders them
-(`$ command`, stdout, `stderr:`, `exit code: N`, `status: timeout`, `(no output)`).
+was cut instead of dropping the tail. `render` writes `shell` results as the SDK renders them
+(`$ command`, stdout, `stderr:`, `exit code: N`, `status: timeout`, `(no output)`), and
+`render_exec` an `exec_command` / `write_stdin` reply as the SDK sandbox's tools do (`Chunk ID`,
+`Wall time`, the exit code or the session id, `Output:`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Capture", "CommandResult", "cut", "render", "spend_budget"]
+__all__ = ["Capture", "CommandResult", "cut", "render", "render_exec", "spend_budget"]
 
 
 def marker(removed: int) -> str:
@@ -186,3 +188,19 @@ def render(results: list[CommandResult]) -> str:
             lines.append("status: timeout")
         chunks.append("\n".join(lines).strip() or "(no output)")
     return "\n\n".join(chunks)
+
+
+def render_exec(reply: dict[str, Any]) -> str:
+    """An `exec_command` or `write_stdin` reply as the SDK sandbox writes it for the model."""
+    lines = [
+        f"Chunk ID: {reply['chunk_id']}",
+        f"Wall time: {reply['wall_time_seconds']:.4f} seconds",
+    ]
+    if reply.get("exit_code") is not None:
+        lines.append(f"Process exited with code {reply['exit_code']}")
+    if reply.get("session_id") is not None:
+        lines.append(f"Process running with session ID {reply['session_id']}")
+    if reply.get("original_token_count") is not None:
+        lines.append(f"Original token count: {reply['original_token_count']}")
+    lines += ["Output:", reply["output"]]
+    return "\n".join(lines)

@@ -2,8 +2,9 @@
 
 Tools: `shell` (the SDK's `ShellTool` action: commands run in order, each with the timeout,
 the rest skipped after one times out; per command stdout, stderr and an `exit` or `timeout`
-outcome as structured content), `exec_command` and `write_stdin` (the SDK sandbox's
-long-running form: output so far, the exit code once it exited, a session id while it runs),
+outcome as structured content, and as text what the SDK renders for the model),
+`exec_command` and `write_stdin` (the SDK sandbox's long-running form: output so far, the exit
+code once it exited, a session id while it runs; as text the sandbox's rendering),
 `kill_session` and `list_sessions`. Every command gets stdin at end of file (unless a session
 writes to it), a quiet environment, output kept bounded while it is read, and its own process
 tree, which is ended when the command is done, times out, is cancelled, its session ends, or the
@@ -26,10 +27,11 @@ from toolwire import (
     RunContextWrapper,
     Server,
     ToolContext,
+    ToolResult,
     default_tool_error_function,
 )
 
-from ._output import Capture, CommandResult, cut, spend_budget
+from ._output import Capture, CommandResult, cut, render, render_exec, spend_budget
 from ._policy import CommandRefused, Policy
 from ._procs import become_subreaper
 from ._run import Run, Runner
@@ -147,7 +149,7 @@ async def shell(
     timeout_ms: int | None = None,
     max_output_length: int | None = None,
     workdir: str | None = None,
-) -> dict[str, Any]:
+) -> ToolResult[dict[str, Any]]:
     """Run shell commands one after another and return each one's output and exit code.
 
     Stdin is at end of file, pagers and prompts are turned off, and each command's whole
@@ -199,7 +201,8 @@ async def shell(
         if not done:
             break
     spend_budget(results, limit)
-    return {"output": [result.as_dict() for result in results], "max_output_length": limit}
+    structured = {"output": [result.as_dict() for result in results], "max_output_length": limit}
+    return ToolResult(structured, content=render(results))
 
 
 def _clamp(value: int, low: int) -> int:
@@ -231,7 +234,7 @@ async def exec_command(
     workdir: str | None = None,
     yield_time_ms: int = _EXEC_YIELD_MS,
     max_output_tokens: int | None = None,
-) -> dict[str, Any]:
+) -> ToolResult[dict[str, Any]]:
     """Start a command and return its output so far: its exit code if it ended within the
     yield time, else a session id to use with write_stdin, kill_session and list_sessions.
 
@@ -261,7 +264,7 @@ async def exec_command(
     reply = _exec_reply(started, run, run.stdout.take(), session.id, max_output_tokens)
     if run.exited:
         state.sessions.forget(session)
-    return reply
+    return ToolResult(reply, content=render_exec(reply))
 
 
 async def write_stdin(
@@ -270,7 +273,7 @@ async def write_stdin(
     chars: str = "",
     yield_time_ms: int = _STDIN_YIELD_MS,
     max_output_tokens: int | None = None,
-) -> dict[str, Any]:
+) -> ToolResult[dict[str, Any]]:
     """Write characters to a running session's stdin (empty: just read) and return the output
     since the last read. A trailing Ctrl-D (\\u0004) closes stdin.
 
@@ -294,7 +297,7 @@ async def _write_and_read(
     chars: str,
     yield_time_ms: int,
     max_output_tokens: int | None,
-) -> dict[str, Any]:
+) -> ToolResult[dict[str, Any]]:
     started = time.monotonic()
     run = session.run
     data, close = chars, False
@@ -321,7 +324,7 @@ async def _write_and_read(
     reply["output"] = note + reply["output"]
     if run.exited:
         state.sessions.forget(session)
-    return reply
+    return ToolResult(reply, content=render_exec(reply))
 
 
 async def kill_session(ctx: ToolContext[Any], session_id: int) -> dict[str, Any]:

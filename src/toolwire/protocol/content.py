@@ -2,11 +2,12 @@
 client adapter.
 
 `call_result` turns what a tool returned (a string, `ToolOutput*` values or their dict forms,
-resource outputs, a list of those, or structured data) into a `CallToolResult` dict for the
-negotiated protocol version, never with a field or block type that version lacks: structured
-data gets `structuredContent` and a JSON text mirror, a failure is `isError` with its text
-alone. `content_to_outputs` maps MCP content blocks back to `ToolOutput*` values; a block it
-does not know becomes its JSON as text.
+resource outputs, a list of those, structured data, or a `ToolResult`) into a `CallToolResult`
+dict for the negotiated protocol version, never with a field or block type that version lacks:
+structured data gets `structuredContent` and a JSON text mirror (a `ToolResult` names its own
+content in place of the mirror), a failure is `isError` with its text alone.
+`content_to_outputs` maps MCP content blocks back to `ToolOutput*` values; a block it does not
+know becomes its JSON as text.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import quote, unquote, urlsplit
 
 from ..tools.resource_outputs import EmbeddedResource, ResourceLink
+from ..tools.tool_result import ToolResult
 from . import eras
 from .jsonrpc import compact_json, wire_json
 
@@ -95,7 +97,7 @@ def _unsendable_text(entry: ResultShape, error: ValueError) -> str:
 def _left_out(entry: ResultShape) -> None:
     logger.warning(
         "tool %r returned NaN or Infinity, which JSON cannot carry: structuredContent is left "
-        "out of this reply, and its text content spells the values",
+        "out of this reply, which sends its text content only",
         entry.name,
     )
 
@@ -233,7 +235,39 @@ def call_result(entry: ResultShape, output: Any, version: str) -> dict[str, Any]
         return error_result(_unsendable_text(entry, error))
 
 
+def _with_content(entry: ResultShape, result: ToolResult[Any], version: str) -> dict[str, Any]:
+    """A `ToolResult`: its structured part shaped as a plain return of it would be, then its
+    content in place of that shape's content."""
+    structured = result.structured
+    if structured is None and not (entry.output_schema is not None and entry.wraps_result):
+        shaped: dict[str, Any] = {"content": [], "isError": False}  # null is no object
+    else:
+        shaped = _shaped_result(entry, structured, version)
+    if result.content is not None:
+        shaped["content"] = _content_blocks(result.content, version)
+    return shaped
+
+
+def _content_blocks(content: Any, version: str) -> list[dict[str, Any]]:
+    """The blocks of a `ToolResult`'s content (checked when the result was made)."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    items = content if isinstance(content, list | tuple) else [content]
+    blocks = []
+    for item in items:
+        output = as_output(item)
+        # A dict changed since the check: its JSON, as a client shows a block it does not know.
+        blocks.append(
+            output_block(output, version)
+            if output is not None
+            else {"type": "text", "text": compact_json(to_jsonable(item))}
+        )
+    return blocks
+
+
 def _shaped_result(entry: ResultShape, output: Any, version: str) -> dict[str, Any]:
+    if isinstance(output, ToolResult):
+        return _with_content(entry, output, version)
     structured_ok = eras.supports(version, "structuredContent")
     blocks: list[dict[str, Any]] | None = None
     if isinstance(output, str):

@@ -7,7 +7,8 @@ Decisions:
   `TypeAdapter(annotation).json_schema(mode="serialization")`. No annotation, `None`, `Any`,
   `str`, the `ToolOutput*` types, `ResourceLink` and `EmbeddedResource` (and lists/unions of
   them) get no output schema: their results are content blocks, and a `{"result": "..."}`
-  copy of a text would only double it.
+  copy of a text would only double it. `ToolResult[T]` is read as `T` (a bare `ToolResult` as
+  `Any`).
   A schema whose root is not an object (`int`, `list[str]`, unions, ...) is wrapped as
   `{"type": "object", "properties": {"result": ...}, "required": ["result"]}`, as FastMCP
   does, because handshake-era clients reject non-object output schemas; the results are then
@@ -38,6 +39,7 @@ from ..errors import UserError
 from ..schema.refs import lookup_local_ref
 from ..tools.function_tool import FunctionTool
 from ..tools.resource_outputs import EmbeddedResource, ResourceLink
+from ..tools.tool_result import structured_annotation
 from . import eras
 from .content import loaded_output_classes
 from .icons import normalize_icons
@@ -250,7 +252,9 @@ def normalize_output_schema(schema: dict[str, Any]) -> tuple[dict[str, Any], boo
 
 
 def infer_output_schema(return_annotation: Any) -> tuple[dict[str, Any] | None, bool]:
-    """(output schema, wraps_result) for a return annotation; content-like returns get none."""
+    """(output schema, wraps_result) for a return annotation; content-like returns get none,
+    and `ToolResult[T]` gets `T`'s."""
+    return_annotation = structured_annotation(return_annotation)[1]
     if _is_content_annotation(return_annotation):
         return None, False
     schema = _simple_output_schema(return_annotation)

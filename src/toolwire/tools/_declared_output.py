@@ -2,14 +2,16 @@
 
 As in the Agents SDK, an output is declared by `output_type` (a Python type whose schema is used
 and which validates each result), `output_json_schema` (taken as given), or, for a tool a
-program may call, a return annotation naming a structured type. The schema must describe a JSON
-object and survive the strict rewrite; refusals and the message of a result that does not match
-are the SDK's. pydantic is imported only when a Python type must become a schema.
+program may call, a return annotation naming a structured type (`ToolResult[T]` names `T`). The
+schema must describe a JSON object and survive the strict rewrite; refusals and the message of
+a result that does not match are the SDK's; a `ToolResult` has its structured part checked.
+pydantic is imported only when a Python type must become a schema.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -18,6 +20,7 @@ from ..schema.refs import lookup_local_ref
 from ..schema.strict import ensure_strict_json_schema
 from ._annotations import strip_annotated
 from .failure import dont_log_tool_data
+from .tool_result import ToolResult, structured_annotation
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -84,6 +87,7 @@ def declared_output(
         return DeclaredOutput(copy.deepcopy(output_json_schema), None)
     if allowed_callers is None or "programmatic" not in allowed_callers:
         return _NOTHING_DECLARED
+    return_annotation = structured_annotation(return_annotation)[1]
     if strip_annotated(return_annotation) in _UNDECLARED_RETURNS:
         return _NOTHING_DECLARED
     return _from_python_type(return_annotation, _RETURN_ANNOTATION_REFUSED)
@@ -133,16 +137,21 @@ def is_object_schema(schema: Any) -> bool:
 def check_output(tool_name: str, result: Any, validator: TypeAdapter[Any]) -> Any:
     """Validate a result against a declared output type and return the validated value.
 
-    The error names the tool; pydantic's details (which quote the result) are added only when
-    tool data may be logged (see `dont_log_tool_data`).
+    A `ToolResult` has its `structured` part validated and comes back with the validated value
+    in it, its content untouched. The error names the tool; pydantic's details (which quote the
+    result) are added only when tool data may be logged (see `dont_log_tool_data`).
 
     Raises:
         UserError: The result does not match.
     """
     from pydantic import ValidationError
 
+    wrapper = result if isinstance(result, ToolResult) else None
     try:
-        return validator.validate_python(result)
+        if wrapper is None:
+            return validator.validate_python(result)
+        checked = validator.validate_python(wrapper.structured)
+        return dataclasses.replace(wrapper, structured=checked)
     except ValidationError as error:
         mismatch = error
     headline = (
@@ -152,6 +161,6 @@ def check_output(tool_name: str, result: Any, validator: TypeAdapter[Any]) -> An
     # as its context; the result leaves this frame's locals too, which some error reporters
     # record.
     if dont_log_tool_data():
-        del mismatch, result
+        del mismatch, result, wrapper
         raise UserError(headline)
     raise UserError(f"{headline}: {mismatch}") from mismatch

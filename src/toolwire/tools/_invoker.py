@@ -341,7 +341,7 @@ def failure_formatter(tool: FailurePolicy, ctx: Any | None = None) -> ToolErrorF
     """
     if not tool._use_default_failure_error_function:
         return tool._failure_error_function
-    if tool.output_json_schema is not None and _called_by_program(ctx):
+    if tool.output_json_schema is not None and called_by_program(ctx):
         return None
     return default_tool_error_function
 
@@ -353,7 +353,7 @@ def _member(holder: Any, key: str) -> Any:
     return getattr(holder, key, None)
 
 
-def _called_by_program(ctx: Any) -> bool:
+def called_by_program(ctx: Any) -> bool:
     """Whether the model's tool-call item says a program made the call."""
     caller = _member(getattr(ctx, "tool_call", None), "caller")
     return bool(_member(caller, "type") == "program")

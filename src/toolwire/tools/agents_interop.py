@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _invoker
 from .call_log import log_failed_call
+from .tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..context import ToolContext
@@ -31,7 +32,8 @@ def to_agents(tool: Any) -> Any:
     A decorated tool is built the way `agents.function_tool` builds its own: the SDK's failure
     wrapper formats failures (so `RunConfig.tool_error_formatter`, tracing and the run's
     bookkeeping apply) with this tool's `failure_error_function`. A tool that came from
-    `from_agents()` goes back as the original object.
+    `from_agents()` goes back as the original object. A `ToolResult` reaches the SDK as its
+    content (see `_model_reads`).
     """
     if tool._agents_tool is not None:
         return tool._agents_tool
@@ -56,13 +58,15 @@ def to_agents(tool: Any) -> Any:
         "output_json_schema": tool.output_json_schema,
     }
     invoker = tool.on_invoke_tool
+    declares_output = tool.output_json_schema is not None
     build = getattr(module, "_build_wrapped_function_tool", None)
     make_handler = getattr(module, "_build_handled_function_tool_error_handler", None)
     if isinstance(invoker, _invoker.FunctionInvoker) and build and make_handler:
         raw = invoker.without_failure_handling()
 
         async def invoke_raw(ctx: Any, arguments: str) -> Any:
-            return _to_sdk_outputs(await raw(ctx, arguments))
+            output = await raw(ctx, arguments)
+            return _to_sdk_outputs(_model_reads(output, declares_output, ctx))
 
         failure: dict[str, Any] = {}
         if not tool._use_default_failure_error_function:
@@ -85,7 +89,8 @@ def to_agents(tool: Any) -> Any:
         )
 
     async def on_invoke_tool(ctx: Any, arguments: str) -> Any:
-        return _to_sdk_outputs(await invoker(ctx, arguments))
+        output = await invoker(ctx, arguments)
+        return _to_sdk_outputs(_model_reads(output, declares_output, ctx))
 
     converted = module.FunctionTool(
         on_invoke_tool=on_invoke_tool,
@@ -96,6 +101,21 @@ def to_agents(tool: Any) -> Any:
         converted._failure_error_function = tool._failure_error_function
     converted._use_default_failure_error_function = False
     return converted
+
+
+def _model_reads(output: Any, declares_output: bool, ctx: Any) -> Any:
+    """What the SDK gets of a `ToolResult`: its content, as a model reads it from an MCP server.
+    Its structured part instead when it names no content, when a program made the call, or
+    when the tool declares its output (the SDK then shows the model that output's JSON,
+    whatever else the tool says)."""
+    if not isinstance(output, ToolResult):
+        return output
+    content = output.content
+    if content is None or declares_output or _invoker.called_by_program(ctx):
+        return output.structured
+    if isinstance(content, list | tuple):
+        return list(content) if content else ""
+    return content
 
 
 def _convert_outputs(output: Any, source_module: str, target: dict[str, Any]) -> Any:

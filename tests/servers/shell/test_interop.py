@@ -95,7 +95,7 @@ def test_inspector_cli_calls_shell() -> None:
     payload = first_json(done)
     result = payload.get("result", payload)
     assert result["structuredContent"]["output"][0]["stdout"] == "from-inspector\n"
-    assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+    assert result["content"] == [{"type": "text", "text": "$ echo from-inspector\nfrom-inspector"}]
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
@@ -139,11 +139,10 @@ def test_agents_sdk_runs_it(transport: str) -> None:
         for item in model.calls[-1].input
         if isinstance(item, dict) and item.get("type") == "function_call_output"
     ]
-    # The SDK hands the model the MCP text block: the JSON of the structured result.
-    [block] = seen["output"]
-    data = json.loads(block["text"])
-    assert data["output"][0]["stdout"] == "via-agents\n"
-    assert data["output"][0]["outcome"] == {"type": "exit", "exit_code": 4}
+    # The SDK hands the model the MCP text block: the SDK's own rendering of shell output.
+    assert seen["output"] == [
+        {"type": "input_text", "text": "$ echo via-agents; exit 4\nvia-agents\nexit code: 4"}
+    ]
     assert tagged_processes() == []
 
 

@@ -4,6 +4,7 @@ or with the server however it dies."""
 
 from __future__ import annotations
 
+import json
 import signal
 from collections.abc import Iterator
 from typing import Any
@@ -24,8 +25,23 @@ def server() -> Iterator[ShellServer]:
 
 
 def reply(result: dict[str, Any]) -> dict[str, Any]:
+    """The structured reply; its text is the SDK sandbox's rendering (exec_command,
+    write_stdin) or the JSON of the structured reply (kill_session, list_sessions)."""
     assert result["isError"] is False, result
-    return dict(result["structuredContent"])
+    data = dict(result["structuredContent"])
+    [block] = result["content"]
+    if "chunk_id" not in data:
+        assert json.loads(block["text"]) == data
+        return data
+    lines = [f"Chunk ID: {data['chunk_id']}", f"Wall time: {data['wall_time_seconds']:.4f} seconds"]
+    if data["exit_code"] is not None:
+        lines.append(f"Process exited with code {data['exit_code']}")
+    if data["session_id"] is not None:
+        lines.append(f"Process running with session ID {data['session_id']}")
+    if data.get("original_token_count") is not None:
+        lines.append(f"Original token count: {data['original_token_count']}")
+    assert block["text"] == "\n".join([*lines, "Output:", data["output"]])
+    return data
 
 
 def until(server: ShellServer, session: int, seen: str, wanted: str) -> str:
@@ -38,9 +54,11 @@ def until(server: ShellServer, session: int, seen: str, wanted: str) -> str:
 
 
 def test_interactive_python(server: ShellServer) -> None:
-    started = reply(server.call("exec_command", {"cmd": "python3 -i -q", "yield_time_ms": 1000}))
+    first = server.call("exec_command", {"cmd": "python3 -i -q", "yield_time_ms": 1000})
+    started = reply(first)
     session = started["session_id"]
     assert isinstance(session, int) and started["exit_code"] is None
+    assert f"\nProcess running with session ID {session}\nOutput:\n" in first["content"][0]["text"]
     assert until(server, session, started["output"], ">>> ") == ">>> "
     answer = reply(
         server.call("write_stdin", {"session_id": session, "chars": "x = 6 * 7\nprint(x)\n"})
@@ -61,9 +79,13 @@ def test_interactive_python(server: ShellServer) -> None:
 
 
 def test_quick_command_exits_within_the_yield(server: ShellServer) -> None:
-    done = reply(server.call("exec_command", {"cmd": "echo one; echo two >&2; exit 4"}))
+    result = server.call("exec_command", {"cmd": "echo one; echo two >&2; exit 4"})
+    done = reply(result)
     assert done["exit_code"] == 4 and done["session_id"] is None
     assert done["output"] == "one\ntwo\n"
+    text = result["content"][0]["text"]
+    assert text.split("\n", 2)[2] == "Process exited with code 4\nOutput:\none\ntwo\n"
+    assert text.startswith(f"Chunk ID: {done['chunk_id']}\nWall time: ")
 
 
 def test_ctrl_d_closes_stdin(server: ShellServer) -> None:

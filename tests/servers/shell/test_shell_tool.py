@@ -3,8 +3,6 @@ output, environment and concurrency, checked on the wire and in the process tabl
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -21,10 +19,34 @@ def server() -> Iterator[ShellServer]:
         yield running
 
 
+def sdk_rendering(structured: dict[str, Any]) -> str:
+    """What the Agents SDK writes for the model from these shell outputs."""
+    from agents import ShellCallOutcome, ShellCommandOutput
+    from agents.run_internal.tool_execution import render_shell_outputs
+
+    return str(
+        render_shell_outputs(
+            [
+                ShellCommandOutput(
+                    command=entry["command"],
+                    stdout=entry["stdout"],
+                    stderr=entry["stderr"],
+                    outcome=ShellCallOutcome(
+                        type=entry["outcome"]["type"],
+                        exit_code=entry["outcome"].get("exit_code"),
+                    ),
+                )
+                for entry in structured["output"]
+            ]
+        )
+    )
+
+
 def outputs(result: dict[str, Any]) -> list[dict[str, Any]]:
     assert result["isError"] is False, result
     structured = result["structuredContent"]
-    assert json.loads(result["content"][0]["text"]) == structured
+    [block] = result["content"]
+    assert block == {"type": "text", "text": sdk_rendering(structured)}
     return list(structured["output"])
 
 
@@ -46,6 +68,10 @@ def test_exit_codes_and_streams(server: ShellServer) -> None:
         "shell", {"commands": ["echo out; echo err >&2; exit 3", "true", "exit 255"]}
     )
     first, second, third = outputs(result)
+    assert result["content"][0]["text"] == (
+        "$ echo out; echo err >&2; exit 3\nout\n\nstderr:\nerr\nexit code: 3\n\n"
+        "$ true\n\n$ exit 255\nexit code: 255"
+    )
     assert first == {
         "command": "echo out; echo err >&2; exit 3",
         "stdout": "out\n",
@@ -64,6 +90,7 @@ def test_timeout_kills_and_skips_the_rest(server: ShellServer, tmp_path: Path) -
         timeout=10,
     )
     (only,) = outputs(result)
+    assert result["content"][0]["text"] == "$ echo before; sleep 30\nbefore\nstatus: timeout"
     assert only["outcome"] == {"type": "timeout"}
     assert only["stdout"] == "before\n"
     assert not marker.exists()
@@ -168,11 +195,10 @@ def test_max_output_length_is_one_budget_head_and_tail(server: ShellServer) -> N
 
 
 def test_environment_is_an_allow_list(tmp_path: Path) -> None:
-    env = dict(os.environ, SHELL_TEST_SECRET="s3cret", SHELL_TEST_SHARED="shared")
     from tests.servers.shell._harness import env_for_server
 
-    full = env_for_server()
-    full.update(env)
+    # The worktree's sources stay first on PYTHONPATH: this server must be the code under test.
+    full = env_for_server(SHELL_TEST_SECRET="s3cret", SHELL_TEST_SHARED="shared")
     with ShellServer("--env", "SHELL_TEST_SHARED", env=full) as server:
         result = server.call(
             "shell", {"commands": ["echo [$SHELL_TEST_SECRET] [$SHELL_TEST_SHARED]"]}
