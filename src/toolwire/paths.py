@@ -18,15 +18,15 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO, Literal
 
 __all__ = [
     "Entry",
     "PathError",
+    "PathKindError",
     "PathNotFoundError",
     "PathOutsideError",
     "Root",
@@ -70,6 +70,11 @@ class PathOutsideError(PathError):
 
 class PathNotFoundError(PathError):
     """The path is allowed but names nothing (or a directory on its way is missing)."""
+
+
+class PathKindError(PathError):
+    """The path names something of the wrong kind: a directory where a file is wanted, a file
+    on the way to another name, a FIFO, device or socket where a regular file is wanted."""
 
 
 @dataclass(frozen=True)
@@ -346,7 +351,7 @@ class Root:
                 raise
             status = os.stat(name, dir_fd=walk.fd, follow_symlinks=False)
             if not stat.S_ISLNK(status.st_mode):
-                raise PathError(walk.shown, f"{name!r} on its way is not a directory") from None
+                raise PathKindError(walk.shown, f"{name!r} on its way is not a directory") from None
             pending.extend(reversed(walk.link_target(name)))
             return
         walk.down(name, fd)
@@ -419,8 +424,8 @@ class Root:
                 return walk.release()
             status = _lstat(name, walk.fd)
             if status is not None:
-                kind = kind_of(status.st_mode)
-                raise PathError(path, f"it is {_KIND_WORDS.get(kind, 'a file')}, not a directory")
+                what = _KIND_WORDS.get(kind_of(status.st_mode), "a file")
+                raise PathKindError(path, f"it is {what}, not a directory")
             if not create:
                 raise PathNotFoundError(path, "it does not exist")
             self._writable(path)
@@ -453,7 +458,7 @@ class Root:
         walk, name = self._resolve(path, follow_last=True)
         try:
             if not name:
-                raise PathError(path, "it is a directory")
+                raise PathKindError(path, "it is a directory")
             try:
                 before = os.stat(name, dir_fd=walk.fd, follow_symlinks=False)
             except FileNotFoundError:
@@ -479,7 +484,7 @@ class Root:
     def _check_readable(self, path: str, status: os.stat_result) -> None:
         kind = kind_of(status.st_mode)
         if kind != "file":
-            raise PathError(path, f"it is {_KIND_WORDS[kind]}, not a regular file")
+            raise PathKindError(path, f"it is {_KIND_WORDS[kind]}, not a regular file")
         if status.st_nlink > 1 and not self.allow_hard_links:
             raise PathError(path, "it has several hard links, which are not read here")
 
@@ -514,41 +519,54 @@ class Root:
             os.close(fd)
 
     def walk(
-        self, path: str = "", *, max_depth: int | None = None
-    ) -> Iterator[tuple[str, list[Entry]]]:
+        self,
+        path: str = "",
+        *,
+        max_depth: int | None = None,
+        enter: Callable[[str], bool] | None = None,
+    ) -> Generator[tuple[str, list[Entry]], None, None]:
         """Each directory under `path` (itself first, then depth first in name order) as
         (path relative to the root, its entries). Links are listed but never entered, so the
-        walk stays inside the root and ends; `max_depth` 0 lists `path` alone.
+        walk stays inside the root and ends; `max_depth` 0 lists `path` alone, and a
+        subdirectory is entered only when `enter(its path relative to the root)` is true.
 
         Raises:
             PathError: `path` itself is refused (unreadable subdirectories are skipped).
         """
-        start_fd = self.open_directory(path)
         start = self.resolve(path)
-        stack: list[tuple[int, str, int]] = [(start_fd, start, 0)]
+        frames: list[tuple[int, str, int, list[str]]] = []
+
+        def enter_frame(fd: int, relative: str, depth: int) -> list[Entry]:
+            names: list[str] = []
+            frames.append((fd, relative, depth, names))
+            try:
+                entries = _entries(fd)
+            except OSError:
+                return []
+            if max_depth is None or depth < max_depth:
+                for entry in reversed(entries):
+                    joined = f"{relative}/{entry.name}" if relative else entry.name
+                    if entry.kind == "directory" and (enter is None or enter(joined)):
+                        names.append(entry.name)
+            return entries
+
         try:
-            while stack:
-                fd, relative, depth = stack.pop()
+            yield start, enter_frame(self.open_directory(path), start, 0)
+            while frames:
+                fd, relative, depth, names = frames[-1]
+                if not names:
+                    os.close(fd)
+                    frames.pop()
+                    continue
+                name = names.pop()
                 try:
-                    entries = _entries(fd)
+                    child = os.open(name, _DIR_FLAGS, dir_fd=fd)
                 except OSError:
-                    entries = []
-                below: list[tuple[int, str, int]] = []
-                if max_depth is None or depth < max_depth:
-                    for entry in entries:
-                        if entry.kind != "directory":
-                            continue
-                        try:
-                            child = os.open(entry.name, _DIR_FLAGS, dir_fd=fd)
-                        except OSError:
-                            continue
-                        joined = f"{relative}/{entry.name}" if relative else entry.name
-                        below.append((child, joined, depth + 1))
-                os.close(fd)
-                stack.extend(reversed(below))
-                yield relative, entries
+                    continue
+                joined = f"{relative}/{name}" if relative else name
+                yield joined, enter_frame(child, joined, depth + 1)
         finally:
-            for fd, _, _ in stack:
+            for fd, _, _, _ in frames:
                 os.close(fd)
 
     # -- changing -----------------------------------------------------------------------------
@@ -581,14 +599,14 @@ class Root:
         walk, name = self._resolve(path, follow_last=True, create=create_parents)
         try:
             if not name:
-                raise PathError(path, "it is a directory")
+                raise PathKindError(path, "it is a directory")
             existing = _lstat(name, walk.fd)
             if existing is not None:
                 if exclusive:
                     raise PathError(path, "it already exists")
                 kind = kind_of(existing.st_mode)
                 if kind != "file":
-                    raise PathError(path, f"it is {_KIND_WORDS[kind]}, not a regular file")
+                    raise PathKindError(path, f"it is {_KIND_WORDS[kind]}, not a regular file")
                 mode = stat.S_IMODE(existing.st_mode)
             _replace(walk.fd, name, data, mode, exclusive=exclusive, shown=path)
         finally:
@@ -638,7 +656,7 @@ class Root:
                 else:
                     status = _lstat(name, walk.fd)
                     if status is not None and stat.S_ISDIR(status.st_mode):
-                        raise PathError(path, "it is a directory")
+                        raise PathKindError(path, "it is a directory")
                     os.unlink(name, dir_fd=walk.fd)
             except FileNotFoundError:
                 raise PathNotFoundError(path, "it does not exist") from None
@@ -811,7 +829,7 @@ def _replace(
     dir_fd: int, name: str, data: bytes, mode: int | None, *, exclusive: bool, shown: str
 ) -> None:
     """Write `data` to a fresh temporary file beside `name` and rename it over `name`."""
-    temporary = f".{name[:100]}.{secrets.token_hex(6)}.tmp"
+    temporary = f".{name[:100]}.{os.urandom(6).hex()}.tmp"
     try:
         fd = os.open(temporary, _TEMP_FLAGS, 0o666 if mode is None else 0o600, dir_fd=dir_fd)
     except OSError as error:
