@@ -14,6 +14,8 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q -e ".[test]"
+# The reference servers, each its own package (servers/<name>/pyproject.toml).
+"$VENV/bin/python" -m pip install -q -e servers/files
 
 # Node 22, the MCP Inspector and the conformance harness for the interop and conformance
 # tests. Where they cannot be installed (status 3:

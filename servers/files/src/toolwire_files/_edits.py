@@ -1,0 +1,199 @@
+"""Text files as the server edits them: decoded with their encoding, BOM and line endings
+remembered, edited by exact replacement that refuses ambiguity, and encoded back unchanged in
+every respect but the edit.
+
+Encodings: a UTF-8 BOM, a UTF-16 BOM, otherwise UTF-8, otherwise Latin-1 (which maps every
+byte, so the file round-trips byte for byte). A file whose line breaks are all CRLF is edited
+with LF and written back with CRLF; edits' own CRLFs are normalised the same way.
+"""
+
+from __future__ import annotations
+
+import codecs
+import difflib
+import hashlib
+from dataclasses import dataclass
+
+__all__ = ["EditError", "TextFile", "apply_edits", "sha256", "unified_diff"]
+
+
+class EditError(ValueError):
+    """An edit could not be applied; the message says which and why."""
+
+
+def sha256(data: bytes) -> str:
+    """The SHA-256 of `data`, in hex."""
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class TextFile:
+    """A file's text with what it takes to write it back as it was.
+
+    Attributes:
+        text: The text, with LF line breaks when the file used CRLF throughout.
+        encoding: The codec name.
+        bom: The byte-order mark the file started with (b"" for none).
+        crlf: Whether the file's line breaks were all CRLF.
+    """
+
+    text: str
+    encoding: str
+    bom: bytes
+    crlf: bool
+
+    @classmethod
+    def decode(cls, data: bytes) -> TextFile:
+        """Decode a file's bytes (see the module docstring)."""
+        bom = b""
+        encoding = "utf-8"
+        if data.startswith(codecs.BOM_UTF8):
+            bom = codecs.BOM_UTF8
+        elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            bom = data[:2]
+            encoding = "utf-16-le" if bom == codecs.BOM_UTF16_LE else "utf-16-be"
+        body = data[len(bom) :]
+        try:
+            text = body.decode(encoding)
+        except UnicodeDecodeError:
+            encoding = "latin-1"
+            text = body.decode(encoding)
+        crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
+        if crlf:
+            text = text.replace("\r\n", "\n")
+        return cls(text, encoding, bom, crlf)
+
+    def encode(self, text: str) -> bytes:
+        """`text` (LF line breaks where the file had CRLF) as the file's bytes."""
+        if self.crlf:
+            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        try:
+            return self.bom + text.encode(self.encoding)
+        except UnicodeEncodeError as error:
+            raise EditError(
+                f"the new text holds {error.object[error.start : error.end]!r}, which the "
+                f"file's encoding ({self.encoding}) cannot represent"
+            ) from None
+
+
+def _line_of(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
+
+
+def _positions(text: str, needle: str) -> list[int]:
+    found = []
+    start = text.find(needle)
+    while start >= 0:
+        found.append(start)
+        start = text.find(needle, start + 1)
+    return found
+
+
+def _trimmed_matches(lines: list[str], old: list[str]) -> list[int]:
+    wanted = [line.strip() for line in old]
+    return [
+        i
+        for i in range(len(lines) - len(old) + 1)
+        if all(lines[i + j].strip() == wanted[j] for j in range(len(old)))
+    ]
+
+
+def _reindent(found: list[str], old: list[str], new: list[str]) -> list[str]:
+    """New lines indented as the matched lines were (the reference's whitespace leniency)."""
+    base = found[0][: len(found[0]) - len(found[0].lstrip())]
+    out = []
+    for j, line in enumerate(new):
+        if j == 0:
+            out.append(base + line.lstrip())
+            continue
+        old_indent = len(old[j]) - len(old[j].lstrip()) if j < len(old) else 0
+        new_indent = len(line) - len(line.lstrip())
+        if j < len(old) and old[j].strip() and line.strip():
+            out.append(base + " " * max(0, new_indent - old_indent) + line.lstrip())
+        else:
+            out.append(line)
+    return out
+
+
+def _mismatch_hint(text: str, old: str) -> str:
+    """Where the first line of `old` occurs, and the first line that then differs."""
+    lines = text.split("\n")
+    wanted = old.split("\n")
+    first = wanted[0].strip()
+    if not first:
+        return ""
+    for i, line in enumerate(lines):
+        if line.strip() != first:
+            continue
+        for j in range(1, len(wanted)):
+            have = lines[i + j] if i + j < len(lines) else None
+            if have is None:
+                return (
+                    f" Its first line matches line {i + 1}, but the file ends before "
+                    f"its line {j + 1}."
+                )
+            if have.strip() != wanted[j].strip():
+                return (
+                    f" Its first line matches line {i + 1}, but its line {j + 1} "
+                    f"({wanted[j]!r}) differs from line {i + j + 1} of the file ({have!r})."
+                )
+    return ""
+
+
+def apply_edits(text: str, edits: list[tuple[str, str]]) -> str:
+    """Apply each (oldText, newText) in order and return the new text.
+
+    Each oldText must occur exactly once: first as written, else line by line with leading
+    and trailing whitespace ignored (the new lines then take the matched indentation).
+
+    Raises:
+        EditError: An oldText is empty, not found (with the first diverging line when its
+            first line is found) or found more than once (naming the lines).
+    """
+    for number, (old_given, new_given) in enumerate(edits, start=1):
+        old = old_given.replace("\r\n", "\n")
+        new = new_given.replace("\r\n", "\n")
+        if not old:
+            raise EditError(f"edit {number}: oldText is empty")
+        positions = _positions(text, old)
+        if len(positions) == 1:
+            at = positions[0]
+            text = text[:at] + new + text[at + len(old) :]
+            continue
+        if len(positions) > 1:
+            lines = ", ".join(str(_line_of(text, at)) for at in positions[:20])
+            raise EditError(
+                f"edit {number}: oldText matches {len(positions)} times (at lines {lines}); "
+                "add surrounding lines to make it unique"
+            )
+        lines_now = text.split("\n")
+        old_lines = old.split("\n")
+        matches = _trimmed_matches(lines_now, old_lines)
+        if len(matches) > 1:
+            listed = ", ".join(str(i + 1) for i in matches[:20])
+            raise EditError(
+                f"edit {number}: oldText matches {len(matches)} times when whitespace is "
+                f"ignored (at lines {listed}); add surrounding lines to make it unique"
+            )
+        if not matches:
+            raise EditError(f"edit {number}: oldText was not found.{_mismatch_hint(text, old)}")
+        i = matches[0]
+        replaced = _reindent(lines_now[i : i + len(old_lines)], old_lines, new.split("\n"))
+        text = "\n".join([*lines_now[:i], *replaced, *lines_now[i + len(old_lines) :]])
+    return text
+
+
+def _lines(text: str) -> list[str]:
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += "\n"
+    return lines
+
+
+def unified_diff(before: str, after: str, path: str) -> str:
+    """A git-style unified diff of two texts, fenced for Markdown as the reference does."""
+    body = "".join(difflib.unified_diff(_lines(before), _lines(after), fromfile=path, tofile=path))
+    fence = "```"
+    while fence in body:
+        fence += "`"
+    return f"{fence}diff\n{body}{fence}\n"

@@ -1,0 +1,1090 @@
+"""The filesystem MCP server: the reference server's tools, names and parameters, on
+`toolwire.paths` confinement, with structured results and bounded reads, listings and searches.
+
+`build_server(access, read_only=...)` returns a `toolwire.Server`; `cli.main` parses the
+command line and runs it. Every path goes through `Access.locate` (roots, deny list) and then a
+`Root` (resolution by descriptor); every failure reaches the model as a tool error naming the
+path and the reason.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+import os
+import re
+import stat
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, Literal, TypeVar
+
+import anyio
+from pydantic import BaseModel, Field
+
+from toolwire import (
+    CallInfo,
+    Server,
+    ToolContext,
+    ToolOutputFileContent,
+    ToolOutputImage,
+    default_tool_error_function,
+)
+from toolwire.paths import Entry, PathError, PathNotFoundError, Root
+
+from ._access import Access, FilesError
+from ._edits import EditError, TextFile, apply_edits, sha256, unified_diff
+from ._globs import Glob, excluded
+
+__all__ = ["build_server"]
+
+T = TypeVar("T")
+Ctx = ToolContext[Any]
+
+_READ = {"readOnlyHint": True, "openWorldHint": False}
+_MEDIA = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+    ".bmp": "image/bmp",
+    ".svg": "image/svg+xml",
+    ".mp3": "audio/mpeg",
+    ".wav": "audio/wav",
+    ".ogg": "audio/ogg",
+    ".flac": "audio/flac",
+}
+_BINARY_SNIFF = 8192
+
+
+# ---------------------------------------------------------------- results
+
+
+class TextRead(BaseModel):
+    """A file's text, or the lines asked for."""
+
+    content: str = Field(description="The text read.")
+    path: str = Field(description="The file's real absolute path.")
+    startLine: int = Field(description="The line number of the first line returned (1-based).")
+    lineCount: int = Field(description="How many lines were returned.")
+    totalLines: int | None = Field(description="The file's line count, when it was read whole.")
+    truncated: bool = Field(description="Whether the size bound cut the text short.")
+    sha256: str | None = Field(
+        description="SHA-256 of the whole file, when it was read whole (edit_file's expectedHash)."
+    )
+    note: str | None = Field(default=None, description="What a bound left out, if anything.")
+
+
+class FileText(BaseModel):
+    """One file of a multiple read."""
+
+    path: str
+    content: str | None = None
+    error: str | None = None
+    truncated: bool = False
+
+
+class MultiRead(BaseModel):
+    """Several files, each with its text or its error."""
+
+    content: str = Field(description="All files, each headed by its path, separated by ---.")
+    files: list[FileText]
+
+
+class Done(BaseModel):
+    """What a change did."""
+
+    content: str = Field(description="A sentence saying what was done.")
+    path: str = Field(description="The real absolute path changed.")
+
+
+class Edited(BaseModel):
+    """The outcome of edit_file."""
+
+    content: str = Field(description="The unified diff of the change, fenced.")
+    path: str
+    applied: bool = Field(description="False for a dry run: nothing was written.")
+    sha256: str = Field(description="SHA-256 of the file after the edit (or as it would be).")
+
+
+class Listed(BaseModel):
+    """One directory entry."""
+
+    name: str
+    type: Literal["file", "directory", "symlink", "other"]
+    size: int | None = None
+    modified: str | None = None
+
+
+class Listing(BaseModel):
+    """A directory's entries."""
+
+    content: str = Field(description="The entries, one per line, [DIR] or [FILE] first.")
+    path: str
+    entries: list[Listed]
+    truncated: bool = Field(description="Whether the entry bound cut the listing short.")
+
+
+class Tree(BaseModel):
+    """A directory tree as JSON text."""
+
+    content: str = Field(description="The tree: JSON list of {name, type, children}.")
+    path: str
+    entries: int = Field(description="How many entries the tree holds.")
+    truncated: bool = Field(description="Whether a bound (entries, depth, time) cut it short.")
+    note: str | None = None
+
+
+class Found(BaseModel):
+    """Paths whose relative path matched a glob."""
+
+    content: str = Field(description="The matching paths, one per line.")
+    matches: list[str]
+    truncated: bool = Field(description="Whether a bound (results, time) cut the search short.")
+    note: str | None = None
+
+
+class LineMatch(BaseModel):
+    """One matching line."""
+
+    path: str
+    line: int
+    text: str
+
+
+class ContentFound(BaseModel):
+    """Lines matching a regular expression."""
+
+    content: str = Field(description="path:line: text, one match per line.")
+    matches: list[LineMatch]
+    filesSearched: int
+    filesSkipped: int = Field(description="Binary, too large or unreadable files skipped.")
+    truncated: bool = Field(description="Whether a bound (results, time) cut the search short.")
+    note: str | None = None
+
+
+class Info(BaseModel):
+    """What is known about a file or directory."""
+
+    content: str = Field(description="key: value lines, as the reference server writes them.")
+    path: str
+    type: Literal["file", "directory", "symlink", "other"]
+    size: int
+    created: str | None
+    modified: str
+    accessed: str
+    isDirectory: bool
+    isFile: bool
+    permissions: str
+
+
+class Allowed(BaseModel):
+    """The directories this call may use."""
+
+    content: str
+    directories: list[str]
+    readOnly: list[str] = Field(description="Those of them that are read-only.")
+
+
+class Edit(BaseModel):
+    """One replacement."""
+
+    oldText: str = Field(description="Text to search for - must match exactly, once.")
+    newText: str = Field(description="Text to replace with")
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _iso(seconds: float | None) -> str | None:
+    if seconds is None:
+        return None
+    return datetime.fromtimestamp(seconds, tz=UTC).isoformat()
+
+
+def _kind(entry_kind: str) -> Literal["file", "directory", "symlink", "other"]:
+    if entry_kind in ("file", "directory", "symlink"):
+        return entry_kind  # type: ignore[return-value]
+    return "other"
+
+
+def _size_text(size: int) -> str:
+    units = ["B", "KB", "MB", "GB", "TB"]
+    if size <= 0:
+        return "0 B"
+    index = 0
+    value = float(size)
+    while value >= 1024 and index < len(units) - 1:
+        value /= 1024
+        index += 1
+    return f"{size} B" if index == 0 else f"{value:.2f} {units[index]}"
+
+
+def _split_lines(text: str) -> list[str]:
+    """Lines with their breaks; a final line without one is kept as it is."""
+    parts = text.split("\n")
+    last = parts.pop()
+    lines = [part + "\n" for part in parts]
+    if last:
+        lines.append(last)
+    return lines
+
+
+def _decode(data: bytes) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data.decode("utf-8", errors="replace")
+
+
+def _is_binary(head: bytes) -> bool:
+    return b"\x00" in head
+
+
+def _failure(ctx: Any, error: Exception) -> str:
+    if isinstance(error, FilesError | PathError | EditError):
+        return f"Error: {error}"
+    return default_tool_error_function(ctx, error)
+
+
+async def _thread(func: Callable[..., T], *args: Any) -> T:
+    return await anyio.to_thread.run_sync(func, *args)
+
+
+# ---------------------------------------------------------------- the server
+
+
+def build_server(
+    access: Access, *, read_only: bool = False, name: str = "toolwire-files"
+) -> Server:
+    """The filesystem server for `access`.
+
+    Args:
+        access: Roots, deny list and limits.
+        read_only: List only the tools that change nothing.
+        name: The server's name.
+
+    Returns:
+        The server, ready to `run()`.
+    """
+    from . import __version__
+
+    limits = access.limits
+    server = Server(
+        name,
+        version=__version__,
+        instructions=(
+            "Read, search and edit files inside the allowed directories "
+            "(list_allowed_directories). Paths may be absolute or relative to the first "
+            "allowed directory."
+        ),
+        context_factory=_protocol_version,
+    )
+
+    def tool(annotations: dict[str, Any], title: str) -> Callable[[Callable[..., Any]], Any]:
+        def register(func: Callable[..., Any]) -> Any:
+            return server.tool(
+                title=title, annotations=annotations, failure_error_function=_failure
+            )(func)
+
+        return register
+
+    def write_tool(annotations: dict[str, Any], title: str) -> Callable[[Callable[..., Any]], Any]:
+        def register(func: Callable[..., Any]) -> Any:
+            if read_only:
+                return func
+            marked = {"readOnlyHint": False, "openWorldHint": False, **annotations}
+            return server.tool(title=title, annotations=marked, failure_error_function=_failure)(
+                func
+            )
+
+        return register
+
+    async def place(ctx: Ctx, path: str) -> tuple[Root, str]:
+        return access.locate(await access.roots_for(ctx), path)
+
+    # ------------------------------------------------------------ reading
+
+    async def read_text(
+        ctx: Ctx,
+        path: str,
+        head: int | None = None,
+        tail: int | None = None,
+        offset: int | None = None,
+        limit: int | None = None,
+    ) -> TextRead:
+        """Read a text file (UTF-8; a BOM is dropped, invalid bytes are replaced).
+
+        Use `head`/`tail` for the first or last lines, or `offset`/`limit` for a line range.
+        Reads are bounded: a longer file is cut at a line break and `truncated` says so.
+        Only works within allowed directories.
+
+        Args:
+            path: The file.
+            head: If provided, returns only the first N lines of the file.
+            tail: If provided, returns only the last N lines of the file.
+            offset: The line number to start at (1-based).
+            limit: How many lines to return from `offset`.
+        """
+        for label, value in (("head", head), ("tail", tail), ("offset", offset), ("limit", limit)):
+            if value is not None and value < (1 if label == "offset" else 0):
+                raise FilesError(f"{label} must be a positive number, not {value}")
+        if head is not None and tail is not None:
+            raise FilesError("Cannot specify both head and tail parameters simultaneously")
+        if tail is not None and (offset is not None or limit is not None):
+            raise FilesError("tail cannot be combined with offset or limit")
+        root, relative = await place(ctx, path)
+        return await _thread(
+            _read_text, root, relative, path, head, tail, offset, limit, limits.max_read_bytes
+        )
+
+    tool(_READ, "Read Text File")(_renamed(read_text, "read_text_file"))
+    tool(_READ, "Read File (Deprecated)")(
+        _renamed(read_text, "read_file", "Deprecated: use read_text_file. ")
+    )
+
+    @tool(_READ, "Read Media File")
+    async def read_media_file(ctx: Ctx, path: str) -> ToolOutputImage | ToolOutputFileContent:
+        """Read an image, audio or other file and return it as base64 content with its MIME
+        type (images as image content, audio as audio, others as an embedded resource).
+        Only works within allowed directories.
+
+        Args:
+            path: The file.
+        """
+        root, relative = await place(ctx, path)
+        data = await _thread(_read_bytes, root, relative, path, limits.max_media_bytes)
+        extension = os.path.splitext(relative)[1].lower()
+        mime = _MEDIA.get(extension) or mimetypes.guess_type(relative)[0]
+        mime = mime or "application/octet-stream"
+        url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+        if mime.startswith("image/"):
+            return ToolOutputImage(image_url=url)
+        return ToolOutputFileContent(file_data=url, filename=os.path.basename(relative))
+
+    @tool(_READ, "Read Multiple Files")
+    async def read_multiple_files(ctx: Ctx, paths: list[str]) -> MultiRead:
+        """Read several text files at once; a failed read does not stop the others. Each
+        file's content is headed by its path. Bounded in total size. Only works within
+        allowed directories.
+
+        Args:
+            paths: Array of file paths to read. Each path must be a string pointing to a
+                valid file within allowed directories.
+        """
+        if not paths:
+            raise FilesError("paths must hold at least one path")
+        roots = await access.roots_for(ctx)
+        budget = limits.max_total_bytes
+        files: list[FileText] = []
+        for given in paths:
+            try:
+                root, relative = access.locate(roots, given)
+                cap = max(0, min(limits.max_read_bytes, budget))
+                read = await _thread(_read_text, root, relative, given, None, None, None, None, cap)
+            except (FilesError, PathError) as error:
+                files.append(FileText(path=given, error=str(error)))
+                continue
+            budget -= len(read.content.encode("utf-8"))
+            files.append(FileText(path=given, content=read.content, truncated=read.truncated))
+        text = "\n---\n".join(
+            f"{item.path}: Error - {item.error}"
+            if item.error is not None
+            else f"{item.path}:\n{item.content}\n"
+            for item in files
+        )
+        return MultiRead(content=text, files=files)
+
+    # ------------------------------------------------------------ changing
+
+    @write_tool({"idempotentHint": True, "destructiveHint": True}, "Write File")
+    async def write_file(ctx: Ctx, path: str, content: str) -> Done:
+        """Create a new file or completely overwrite an existing file with new content (UTF-8),
+        atomically; an existing file keeps its permissions. Only works within allowed
+        directories.
+
+        Args:
+            path: The file.
+            content: Its new content.
+        """
+        root, relative = await place(ctx, path)
+        await _thread(_write, root, relative, path, content.encode("utf-8"))
+        return Done(content=f"Successfully wrote to {path}", path=root.absolute(relative))
+
+    @write_tool({"idempotentHint": False, "destructiveHint": False}, "Append to File")
+    async def append_file(ctx: Ctx, path: str, content: str) -> Done:
+        """Append text to a file (created when missing), keeping its encoding, BOM and line
+        endings. Only works within allowed directories.
+
+        Args:
+            path: The file.
+            content: The text to add at its end.
+        """
+        root, relative = await place(ctx, path)
+        await _thread(_append, root, relative, path, content, limits.max_total_bytes)
+        return Done(content=f"Successfully appended to {path}", path=root.absolute(relative))
+
+    @write_tool({"idempotentHint": False, "destructiveHint": True}, "Edit File")
+    async def edit_file(
+        ctx: Ctx,
+        path: str,
+        edits: list[Edit],
+        dryRun: bool = False,
+        expectedHash: str | None = None,
+    ) -> Edited:
+        """Replace exact text in a file; returns a git-style diff. Each oldText must match
+        exactly once (an ambiguous match is an error naming its lines; leading and trailing
+        whitespace per line is forgiven when nothing matches exactly). Encoding, BOM and
+        CRLF line endings are kept. Only works within allowed directories.
+
+        Args:
+            path: The file.
+            edits: The replacements, applied in order.
+            dryRun: Preview changes using git-style diff format, writing nothing.
+            expectedHash: The file's SHA-256 as last read (read_text_file's sha256): the
+                edit is refused if the file changed since.
+        """
+        root, relative = await place(ctx, path)
+        pairs = [(edit.oldText, edit.newText) for edit in edits]
+        if not pairs:
+            raise FilesError("edits must hold at least one edit")
+        return await _thread(
+            _edit, root, relative, path, pairs, dryRun, expectedHash, limits.max_read_bytes
+        )
+
+    @write_tool({"idempotentHint": True, "destructiveHint": False}, "Create Directory")
+    async def create_directory(ctx: Ctx, path: str) -> Done:
+        """Create a directory, with the missing ones on its way; an existing directory is
+        fine. Only works within allowed directories.
+
+        Args:
+            path: The directory.
+        """
+        root, relative = await place(ctx, path)
+        await _thread(root.mkdir, relative)
+        return Done(content=f"Successfully created directory {path}", path=root.absolute(relative))
+
+    @write_tool({"idempotentHint": False, "destructiveHint": True}, "Move File")
+    async def move_file(ctx: Ctx, source: str, destination: str) -> Done:
+        """Move or rename a file or directory. Fails if the destination exists. Both source
+        and destination must be within allowed directories.
+
+        Args:
+            source: What to move.
+            destination: Where to.
+        """
+        roots = await access.roots_for(ctx)
+        root, relative = access.locate(roots, source)
+        target_root, target = access.locate(roots, destination)
+        await _thread(_move, root, relative, target_root, target)
+        return Done(
+            content=f"Successfully moved {source} to {destination}",
+            path=target_root.absolute(target),
+        )
+
+    @write_tool({"idempotentHint": False, "destructiveHint": False}, "Copy File")
+    async def copy_file(ctx: Ctx, source: str, destination: str) -> Done:
+        """Copy a regular file. Fails if the destination exists. Both must be within allowed
+        directories.
+
+        Args:
+            source: The file to copy.
+            destination: The new file.
+        """
+        roots = await access.roots_for(ctx)
+        root, relative = access.locate(roots, source)
+        target_root, target = access.locate(roots, destination)
+        data = await _thread(_read_bytes, root, relative, source, limits.max_media_bytes)
+        await _thread(_create, target_root, target, destination, data)
+        return Done(
+            content=f"Successfully copied {source} to {destination}",
+            path=target_root.absolute(target),
+        )
+
+    # ------------------------------------------------------------ listing
+
+    @tool(_READ, "List Directory")
+    async def list_directory(ctx: Ctx, path: str) -> Listing:
+        """List a directory's files and directories, [FILE] and [DIR] first. Bounded in
+        entries. Only works within allowed directories.
+
+        Args:
+            path: The directory.
+        """
+        root, relative = await place(ctx, path)
+        listing = await _thread(_list, root, relative, access, limits.max_entries, False, "name")
+        return listing
+
+    @tool(_READ, "List Directory with Sizes")
+    async def list_directory_with_sizes(
+        ctx: Ctx, path: str, sortBy: Literal["name", "size"] = "name"
+    ) -> Listing:
+        """List a directory with sizes and a summary. Bounded in entries. Only works within
+        allowed directories.
+
+        Args:
+            path: The directory.
+            sortBy: Sort entries by name or size
+        """
+        root, relative = await place(ctx, path)
+        return await _thread(_list, root, relative, access, limits.max_entries, True, sortBy)
+
+    @tool(_READ, "Directory Tree")
+    async def directory_tree(
+        ctx: Ctx,
+        path: str,
+        excludePatterns: list[str] | None = None,
+        maxDepth: int | None = None,
+        maxEntries: int | None = None,
+    ) -> Tree:
+        """A recursive tree of files and directories as JSON: each entry has `name`, `type`
+        (file/directory) and, for directories, `children`. Bounded in depth, entries and
+        time (the result says when a bound applied). Only works within allowed directories.
+
+        Args:
+            path: The directory.
+            excludePatterns: Glob patterns of relative paths to leave out.
+            maxDepth: How many levels below `path` to show (default: the server's bound).
+            maxEntries: The most entries to show (default: the server's bound).
+        """
+        depth = limits.max_depth if maxDepth is None else min(max(maxDepth, 0), limits.max_depth)
+        entries = (
+            limits.max_entries
+            if maxEntries is None
+            else min(max(maxEntries, 0), limits.max_entries)
+        )
+        root, relative = await place(ctx, path)
+        return await _thread(
+            _tree,
+            root,
+            relative,
+            access,
+            excludePatterns or [],
+            depth,
+            entries,
+            limits.search_seconds,
+        )
+
+    @tool(_READ, "Search Files")
+    async def search_files(
+        ctx: Ctx, path: str, pattern: str, excludePatterns: list[str] | None = None
+    ) -> Found:
+        """Recursively find files and directories whose path relative to `path` matches a
+        glob ('*.py' at the top, '**/*.py' anywhere). Returns full paths. Bounded in results
+        and time. Only searches within allowed directories.
+
+        Args:
+            path: Where to search.
+            pattern: The glob.
+            excludePatterns: Globs of relative paths to leave out.
+        """
+        root, relative = await place(ctx, path)
+        return await _thread(_search_names, root, relative, access, pattern, excludePatterns or [])
+
+    @tool(_READ, "Search File Contents")
+    async def search_file_contents(
+        ctx: Ctx,
+        path: str,
+        pattern: str,
+        filePattern: str | None = None,
+        excludePatterns: list[str] | None = None,
+        caseSensitive: bool = True,
+        maxResults: int | None = None,
+    ) -> ContentFound:
+        """Search file contents for a regular expression (Python syntax), line by line;
+        returns path, line number and line of each match. Binary files are skipped. Bounded
+        in results, line length and time. Only searches within allowed directories.
+
+        Args:
+            path: The file or directory to search.
+            pattern: The regular expression.
+            filePattern: Only files whose relative path matches this glob (e.g. '**/*.py').
+            excludePatterns: Globs of relative paths to leave out.
+            caseSensitive: Whether case matters.
+            maxResults: The most matches to return (default: the server's bound).
+        """
+        try:
+            regex = re.compile(pattern, 0 if caseSensitive else re.IGNORECASE)
+        except re.error as error:
+            raise FilesError(
+                f"pattern {pattern!r} is not a valid regular expression: {error}"
+            ) from None
+        cap = (
+            limits.max_results
+            if maxResults is None
+            else min(max(maxResults, 1), limits.max_results)
+        )
+        root, relative = await place(ctx, path)
+        return await _thread(
+            _search_contents, root, relative, access, regex, filePattern, excludePatterns or [], cap
+        )
+
+    @tool(_READ, "Get File Info")
+    async def get_file_info(ctx: Ctx, path: str) -> Info:
+        """Metadata of a file or directory: size, times, permissions, type. Only works
+        within allowed directories.
+
+        Args:
+            path: The file or directory.
+        """
+        root, relative = await place(ctx, path)
+        return await _thread(_info, root, relative, path)
+
+    @tool(_READ, "List Allowed Directories")
+    async def list_allowed_directories(ctx: Ctx) -> Allowed:
+        """The directories this server may access now (subdirectories included). Use it
+        before trying to access files."""
+        roots = await access.roots_for(ctx)
+        directories = roots.paths
+        text = "Allowed directories:\n" + "\n".join(directories)
+        read_only_dirs = [root.path for root in roots if root.read_only]
+        return Allowed(content=text, directories=directories, readOnly=read_only_dirs)
+
+    return server
+
+
+def _protocol_version(info: CallInfo) -> str:
+    return info.protocol_version
+
+
+def _renamed(func: Callable[..., Any], name: str, prefix: str = "") -> Callable[..., Any]:
+    async def renamed(*args: Any, **kwargs: Any) -> Any:
+        return await func(*args, **kwargs)
+
+    import functools
+
+    wrapped = functools.wraps(func)(renamed)
+    wrapped.__name__ = name
+    wrapped.__qualname__ = name
+    wrapped.__doc__ = prefix + (func.__doc__ or "")
+    return wrapped
+
+
+# ---------------------------------------------------------------- the work (worker threads)
+
+
+def _read_bytes(root: Root, relative: str, shown: str, cap: int) -> bytes:
+    try:
+        return root.read_bytes(relative, max_bytes=cap)
+    except PathError as error:
+        raise FilesError(f"{shown!r}: {error.reason}") from None
+
+
+def _read_text(
+    root: Root,
+    relative: str,
+    shown: str,
+    head: int | None,
+    tail: int | None,
+    offset: int | None,
+    limit: int | None,
+    cap: int,
+) -> TextRead:
+    try:
+        file = root.open_file(relative)
+    except PathError as error:
+        raise FilesError(f"{shown!r}: {error.reason}") from None
+    real = root.absolute(relative)
+    with file:
+        size = os.fstat(file.fileno()).st_size
+        whole = size <= cap
+        if whole:
+            data = file.read(cap + 1)
+            whole = len(data) <= cap
+            data = data[:cap]
+        elif tail is not None:
+            file.seek(size - cap)
+            data = file.read(cap)
+            data = data[data.find(b"\n") + 1 :]
+        else:
+            data = file.read(cap)
+    digest = sha256(data) if whole else None
+    if not whole and tail is None:
+        cut = data.rfind(b"\n")
+        data = data[: cut + 1] if cut >= 0 else data
+    lines = _split_lines(_decode(data))
+    total = len(lines) if whole else None
+    count: int | None = None
+    if tail is not None:
+        chosen = lines[-tail:] if tail else []
+        start = (total - len(chosen) + 1) if total is not None else 0
+    else:
+        begin = (offset or 1) - 1
+        count = head if head is not None else limit
+        chosen = lines[begin : begin + count] if count is not None else lines[begin:]
+        start = begin + 1
+    note = None
+    truncated = False
+    if not whole:
+        asked_beyond = tail is None and (count is None or (offset or 1) - 1 + count > len(lines))
+        if asked_beyond or (tail is not None and len(chosen) < tail):
+            truncated = True
+            note = (
+                f"the file has {size} bytes; only {len(data)} bytes were read (the server's "
+                f"bound is {cap}): use offset/limit or tail to read further"
+            )
+    return TextRead(
+        content="".join(chosen),
+        path=real,
+        startLine=start,
+        lineCount=len(chosen),
+        totalLines=total,
+        truncated=truncated,
+        sha256=digest,
+        note=note,
+    )
+
+
+def _write(root: Root, relative: str, shown: str, data: bytes) -> None:
+    try:
+        root.write_bytes(relative, data)
+    except PathNotFoundError as error:
+        raise FilesError(f"{shown!r}: {error.reason} (create_directory makes it)") from None
+    except PathError as error:
+        raise FilesError(f"{shown!r}: {error.reason}") from None
+
+
+def _create(root: Root, relative: str, shown: str, data: bytes) -> None:
+    try:
+        root.write_bytes(relative, data, exclusive=True)
+    except PathError as error:
+        raise FilesError(f"{shown!r}: {error.reason}") from None
+
+
+def _append(root: Root, relative: str, shown: str, content: str, cap: int) -> None:
+    try:
+        existing = root.read_bytes(relative, max_bytes=cap)
+    except PathNotFoundError:
+        existing = b""
+    except PathError as error:
+        raise FilesError(f"{shown!r}: {error.reason}") from None
+    text = TextFile.decode(existing) if existing else TextFile("", "utf-8", b"", False)
+    try:
+        data = text.encode(text.text + content.replace("\r\n", "\n"))
+    except EditError as error:
+        raise FilesError(f"{shown!r}: {error}") from None
+    _write(root, relative, shown, data)
+
+
+def _edit(
+    root: Root,
+    relative: str,
+    shown: str,
+    pairs: list[tuple[str, str]],
+    dry_run: bool,
+    expected: str | None,
+    cap: int,
+) -> Edited:
+    try:
+        data = root.read_bytes(relative, max_bytes=cap)
+    except PathError as error:
+        raise FilesError(f"{shown!r}: {error.reason}") from None
+    if expected is not None and sha256(data) != expected.strip().lower():
+        raise FilesError(
+            f"{shown!r} changed since it was read: its sha256 is {sha256(data)}, "
+            f"not {expected}; read it again before editing"
+        )
+    text = TextFile.decode(data)
+    try:
+        after = apply_edits(text.text, pairs)
+        encoded = text.encode(after)
+    except EditError as error:
+        raise FilesError(f"{shown!r}: {error}") from None
+    diff = unified_diff(text.text, after, root.absolute(relative))
+    if not dry_run:
+        _write(root, relative, shown, encoded)
+    return Edited(
+        content=diff, path=root.absolute(relative), applied=not dry_run, sha256=sha256(encoded)
+    )
+
+
+def _move(root: Root, relative: str, target_root: Root, target: str) -> None:
+    try:
+        root.rename(relative, target, into=target_root)
+    except PathError as error:
+        raise FilesError(str(error)) from None
+
+
+def _entry_of(entry: Entry, with_size: bool) -> Listed:
+    return Listed(
+        name=entry.name,
+        type=_kind(entry.kind),
+        size=entry.size if with_size and entry.kind != "directory" else None,
+        modified=_iso(entry.mtime) if with_size else None,
+    )
+
+
+def _list(
+    root: Root, relative: str, access: Access, cap: int, with_sizes: bool, sort_by: str
+) -> Listing:
+    try:
+        entries = [e for e in root.list_directory(relative) if not access.hidden(e.name)]
+    except PathError as error:
+        raise FilesError(str(error)) from None
+    truncated = len(entries) > cap
+    entries = entries[:cap]
+    if with_sizes:
+        for index, entry in enumerate(entries):
+            if entry.kind == "symlink":  # the reference reports what a link points to
+                try:
+                    status = root.stat(f"{relative}/{entry.name}" if relative else entry.name)
+                except PathError:
+                    continue
+                entries[index] = Entry(
+                    entry.name,
+                    "directory" if stat.S_ISDIR(status.st_mode) else "file",
+                    status.st_size,
+                    status.st_mtime,
+                    status.st_mode,
+                )
+    if sort_by == "size":
+        entries.sort(key=lambda e: -e.size if e.kind != "directory" else 0)
+    listed = [_entry_of(entry, with_sizes) for entry in entries]
+    if with_sizes:
+        lines = [
+            f"{'[DIR]' if e.kind == 'directory' else '[FILE]'} {e.name.ljust(30)} "
+            f"{'' if e.kind == 'directory' else _size_text(e.size).rjust(10)}"
+            for e in entries
+        ]
+        files = [e for e in entries if e.kind != "directory"]
+        lines += [
+            "",
+            f"Total: {len(files)} files, {len(entries) - len(files)} directories",
+            f"Combined size: {_size_text(sum(e.size for e in files))}",
+        ]
+    else:
+        lines = [f"{'[DIR]' if e.kind == 'directory' else '[FILE]'} {e.name}" for e in entries]
+    if truncated:
+        lines.append(f"(listing cut at {cap} entries)")
+    return Listing(
+        content="\n".join(lines), path=root.absolute(relative), entries=listed, truncated=truncated
+    )
+
+
+def _tree(
+    root: Root,
+    relative: str,
+    access: Access,
+    exclude: list[str],
+    max_depth: int,
+    max_entries: int,
+    seconds: float,
+) -> Tree:
+    deadline = time.monotonic() + seconds
+    start = _resolved_dir(root, relative)
+    prefix = len(start) + 1 if start else 0
+    nodes: dict[str, list[dict[str, Any]]] = {}
+    count = 0
+    cut: str | None = None
+    deepest = 0
+
+    def keep(path: str) -> bool:
+        return not excluded(path[prefix:], exclude) and not access.hidden(path.rsplit("/", 1)[-1])
+
+    walk = root.walk(start, max_depth=max_depth, enter=keep)
+    try:
+        for directory, entries in walk:
+            children = nodes.setdefault(directory, [])
+            depth = 0 if directory == start else directory[prefix:].count("/") + 1
+            for entry in entries:
+                path = f"{directory}/{entry.name}" if directory else entry.name
+                if not keep(path):
+                    continue
+                if count >= max_entries:
+                    cut = f"the tree was cut at {max_entries} entries"
+                    break
+                count += 1
+                node: dict[str, Any] = {
+                    "name": entry.name,
+                    "type": "directory" if entry.kind == "directory" else "file",
+                }
+                if entry.kind == "directory":
+                    if depth < max_depth:
+                        node["children"] = nodes.setdefault(path, [])
+                    else:
+                        node["children"] = []
+                        deepest = max_depth
+                children.append(node)
+            if cut is not None:
+                break
+            if time.monotonic() > deadline:
+                cut = f"the tree was cut after {seconds:g} seconds"
+                break
+    finally:
+        walk.close()
+    if cut is None and deepest:
+        cut = f"directories deeper than {max_depth} levels are shown without their children"
+    text = json.dumps(nodes.get(start, []), indent=2, ensure_ascii=False)
+    return Tree(
+        content=text,
+        path=root.absolute(relative),
+        entries=count,
+        truncated=cut is not None,
+        note=cut,
+    )
+
+
+def _resolved_dir(root: Root, relative: str) -> str:
+    try:
+        os.close(root.open_directory(relative))
+        return root.resolve(relative)
+    except PathError as error:
+        raise FilesError(str(error)) from None
+
+
+def _search_names(
+    root: Root, relative: str, access: Access, pattern: str, exclude: list[str]
+) -> Found:
+    limits = access.limits
+    deadline = time.monotonic() + limits.search_seconds
+    start = _resolved_dir(root, relative)
+    prefix = len(start) + 1 if start else 0
+    glob = Glob(pattern)
+    matches: list[str] = []
+    cut: str | None = None
+
+    def keep(path: str) -> bool:
+        return not excluded(path[prefix:], exclude) and not access.hidden(path.rsplit("/", 1)[-1])
+
+    walk = root.walk(start, max_depth=limits.max_depth, enter=keep)
+    base = root.path.rstrip("/")
+    try:
+        for directory, entries in walk:
+            for entry in entries:
+                path = f"{directory}/{entry.name}" if directory else entry.name
+                if not keep(path):
+                    continue
+                if glob.matches(path[prefix:]):
+                    if len(matches) >= limits.max_results:
+                        cut = f"the search stopped at {limits.max_results} results"
+                        break
+                    matches.append(f"{base}/{path}")
+            if cut is not None:
+                break
+            if time.monotonic() > deadline:
+                cut = f"the search stopped after {limits.search_seconds:g} seconds"
+                break
+    finally:
+        walk.close()
+    text = "\n".join(matches) if matches else "No matches found"
+    if cut:
+        text += f"\n({cut})"
+    return Found(content=text, matches=matches, truncated=cut is not None, note=cut)
+
+
+def _search_contents(
+    root: Root,
+    relative: str,
+    access: Access,
+    regex: re.Pattern[str],
+    file_pattern: str | None,
+    exclude: list[str],
+    cap: int,
+) -> ContentFound:
+    limits = access.limits
+    deadline = time.monotonic() + limits.search_seconds
+    base = root.path.rstrip("/")
+    matches: list[LineMatch] = []
+    searched = skipped = 0
+    cut: str | None = None
+    try:
+        status = root.stat(relative)
+    except PathError as error:
+        raise FilesError(str(error)) from None
+    if stat.S_ISDIR(status.st_mode):
+        start = _resolved_dir(root, relative)
+        prefix = len(start) + 1 if start else 0
+
+        def keep(path: str) -> bool:
+            return not excluded(path[prefix:], exclude) and not access.hidden(
+                path.rsplit("/", 1)[-1]
+            )
+
+        def files() -> Any:
+            walk = root.walk(start, max_depth=limits.max_depth, enter=keep)
+            try:
+                for directory, entries in walk:
+                    for entry in entries:
+                        path = f"{directory}/{entry.name}" if directory else entry.name
+                        if entry.kind != "file" or not keep(path):
+                            continue
+                        if file_pattern and not Glob(file_pattern).matches(path[prefix:]):
+                            continue
+                        yield path
+            finally:
+                walk.close()
+
+        candidates = files()
+    else:
+        candidates = iter([root.resolve(relative)])
+    glob_note = None
+    for path in candidates:
+        if time.monotonic() > deadline:
+            cut = f"the search stopped after {limits.search_seconds:g} seconds"
+            break
+        try:
+            with root.open_file(path) as file:
+                if os.fstat(file.fileno()).st_size > limits.max_read_bytes:
+                    skipped += 1
+                    continue
+                data = file.read(limits.max_read_bytes)
+        except PathError:
+            skipped += 1
+            continue
+        if _is_binary(data[:_BINARY_SNIFF]):
+            skipped += 1
+            continue
+        searched += 1
+        text = _decode(data)
+        if regex.search(text) is None:
+            continue
+        for number, raw in enumerate(text.split("\n"), start=1):
+            line = raw.rstrip("\r")
+            if regex.search(line[: limits.max_line_chars]) is None:
+                continue
+            if len(matches) >= cap:
+                cut = f"the search stopped at {cap} matches"
+                break
+            matches.append(LineMatch(path=f"{base}/{path}", line=number, text=line[:500]))
+        if cut is not None:
+            break
+    if hasattr(candidates, "close"):
+        candidates.close()
+    text = "\n".join(f"{m.path}:{m.line}: {m.text}" for m in matches) or "No matches found"
+    if cut:
+        text += f"\n({cut})"
+    return ContentFound(
+        content=text,
+        matches=matches,
+        filesSearched=searched,
+        filesSkipped=skipped,
+        truncated=cut is not None,
+        note=cut or glob_note,
+    )
+
+
+def _info(root: Root, relative: str, shown: str) -> Info:
+    try:
+        status = root.stat(relative)
+    except PathError as error:
+        raise FilesError(str(error)) from None
+    birth = getattr(status, "st_birthtime", None)
+    kind = _kind(
+        "directory"
+        if stat.S_ISDIR(status.st_mode)
+        else "file"
+        if stat.S_ISREG(status.st_mode)
+        else "other"
+    )
+    fields = {
+        "size": status.st_size,
+        "created": _iso(birth),
+        "modified": _iso(status.st_mtime),
+        "accessed": _iso(status.st_atime),
+        "isDirectory": kind == "directory",
+        "isFile": kind == "file",
+        "permissions": oct(stat.S_IMODE(status.st_mode))[-3:],
+    }
+    text = "\n".join(f"{key}: {value}" for key, value in fields.items())
+    return Info(content=text, path=root.absolute(relative), type=kind, **fields)  # type: ignore[arg-type]
