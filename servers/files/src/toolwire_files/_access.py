@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from toolwire import ClientCapabilityError, NoBackChannelError, ToolContext
-from toolwire.paths import PathError, PathOutsideError, Root, Roots
+from toolwire.paths import PathError, PathNotFoundError, PathOutsideError, Root, Roots
 
 from ._globs import name_matches
 
@@ -169,7 +169,11 @@ class Access:
         """
         if not self.deny:
             return
-        for candidate in (relative, root.resolve(relative)):
+        try:
+            resolved = root.resolve(relative)
+        except PathNotFoundError:  # a directory on the way is missing: nothing to resolve yet
+            resolved = relative
+        for candidate in (relative, resolved):
             for part in candidate.split("/"):
                 if part and name_matches(part, self.deny):
                     raise FilesError(

@@ -877,7 +877,7 @@ def _tree(
     nodes: dict[str, list[dict[str, Any]]] = {}
     count = 0
     cut: str | None = None
-    deepest = 0
+    deepest = False
 
     def keep(path: str) -> bool:
         return not excluded(path[prefix:], exclude) and not access.hidden(path.rsplit("/", 1)[-1])
@@ -904,7 +904,7 @@ def _tree(
                         node["children"] = nodes.setdefault(path, [])
                     else:
                         node["children"] = []
-                        deepest = max_depth
+                        deepest = True
                 children.append(node)
             if cut is not None:
                 break
@@ -1019,6 +1019,9 @@ def _search_contents(
     else:
         candidates = iter([root.resolve(relative)])
     glob_note = None
+    # A whole-file screen first: with MULTILINE, ^ and $ match wherever they would per line.
+    anchored = "\\A" in regex.pattern or "\\Z" in regex.pattern
+    screen = None if anchored else re.compile(regex.pattern, regex.flags | re.MULTILINE)
     for path in candidates:
         if time.monotonic() > deadline:
             cut = f"the search stopped after {limits.search_seconds:g} seconds"
@@ -1037,7 +1040,7 @@ def _search_contents(
             continue
         searched += 1
         text = _decode(data)
-        if regex.search(text) is None:
+        if screen is not None and screen.search(text) is None:
             continue
         for number, raw in enumerate(text.split("\n"), start=1):
             line = raw.rstrip("\r")
