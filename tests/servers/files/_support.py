@@ -83,11 +83,13 @@ def build(
     deny: tuple[str, ...] = DEFAULT_DENY,
     limits: Limits | None = None,
     allow_hard_links: bool = False,
+    client_roots: str = "narrow",
 ) -> Server:
     """The server as `toolwire-files` builds it."""
     roots = [Root(d, read_only=read_only, allow_hard_links=allow_hard_links) for d in directories]
     roots += [Root(d, read_only=True, allow_hard_links=allow_hard_links) for d in read_only_dirs]
-    return build_server(Access(roots, deny, limits or Limits()), read_only=read_only)
+    access = Access(roots, deny, limits or Limits(), client_roots)
+    return build_server(access, read_only=read_only)
 
 
 class Client:

@@ -144,3 +144,22 @@ async def test_the_2026_era_uses_the_command_line_alone(root: Path) -> None:
         read = await client.call("read_text_file", {"path": "a.txt"})
         assert structured(read)["content"] == "alpha\nbeta\ngamma\n"
         assert client.roots_asked == 0
+
+
+async def test_an_empty_list_keeps_the_command_line_when_told(root: Path) -> None:
+    async with connected(build(root, client_roots="nonempty"), roots=[]) as client:
+        assert await _allowed(client) == [str(root)]
+        client.roots = [(root / "sub").as_uri()]
+        assert await _allowed(client) == [str(root / "sub")]
+
+
+async def test_client_roots_can_be_ignored(root: Path) -> None:
+    async with connected(build(root, client_roots="ignore"), roots=[]) as client:
+        assert await _allowed(client) == [str(root)]
+        assert client.roots_asked == 0
+
+
+async def test_revocation_says_how_to_keep_the_directories(root: Path) -> None:
+    async with connected(build(root), roots=[]) as client:
+        refused = await client.call("read_text_file", {"path": "a.txt"})
+    assert "--client-roots nonempty" in _text(refused)

@@ -4,7 +4,9 @@ The directories on the command line are a ceiling (`toolwire.paths.Root`s). In t
 era a client that declares `roots` is asked for them on every call, so a change is seen at
 once and each call works with one consistent set: each client root inside a command-line
 directory narrows access to it, one that holds a command-line directory keeps that directory,
-any other is ignored, and an empty list revokes everything. The 2026-07-28 era has no roots:
+any other is ignored, and an empty list revokes everything (mode "narrow"; "nonempty" keeps
+the command line for an empty list, as clients that declare roots but hold none need, and
+"ignore" never asks). The 2026-07-28 era has no roots:
 the command line alone applies. Deny patterns (secrets) apply to every component of the path
 as given and as resolved.
 """
@@ -25,11 +27,12 @@ from toolwire.paths import PathError, PathNotFoundError, PathOutsideError, Root,
 
 from ._globs import name_matches
 
-__all__ = ["DEFAULT_DENY", "Access", "FilesError", "Limits"]
+__all__ = ["CLIENT_ROOTS", "DEFAULT_DENY", "Access", "FilesError", "Limits"]
 
 logger = logging.getLogger("toolwire.files")
 
 DEFAULT_DENY = (".env", ".env.*", "*.pem", "id_*")
+CLIENT_ROOTS = ("narrow", "nonempty", "ignore")
 _DRIVE = re.compile(r"^[A-Za-z]:(?:[\\/]|$)")
 _ROOTS_TIMEOUT = 10.0
 _CACHED_SETS = 16
@@ -71,9 +74,19 @@ class Access:
         roots: The command-line directories.
         deny: Name patterns never read, written or listed.
         limits: The bounds.
+        client_roots: "narrow", "nonempty" or "ignore" (see the module docstring).
     """
 
-    def __init__(self, roots: list[Root], deny: tuple[str, ...], limits: Limits) -> None:
+    def __init__(
+        self,
+        roots: list[Root],
+        deny: tuple[str, ...],
+        limits: Limits,
+        client_roots: str = "narrow",
+    ) -> None:
+        if client_roots not in CLIENT_ROOTS:
+            raise ValueError(f"client_roots must be one of {CLIENT_ROOTS}, not {client_roots!r}")
+        self.client_roots = client_roots
         self.cli = Roots(roots)
         self.deny = deny
         self.limits = limits
@@ -83,7 +96,7 @@ class Access:
     async def roots_for(self, ctx: ToolContext[Any]) -> Roots:
         """The roots this call may use (see the module docstring)."""
         version = ctx.context if isinstance(ctx.context, str) else ""
-        if version >= "2026":
+        if version >= "2026" or self.client_roots == "ignore":
             return self.cli
         try:
             listed = await ctx.list_roots(timeout=_ROOTS_TIMEOUT)
@@ -92,6 +105,8 @@ class Access:
         except Exception as error:
             raise FilesError(f"the client's roots could not be read ({error})") from None
         uris = tuple(sorted(str(item.get("uri", "")) for item in listed))
+        if not uris and self.client_roots == "nonempty":
+            return self.cli
         return self._narrowed(uris)
 
     def _narrowed(self, uris: tuple[str, ...]) -> Roots:
@@ -155,7 +170,14 @@ class Access:
             root, relative = roots.locate(path)
             self.check(root, relative, given)
         except PathOutsideError as error:
-            raise FilesError(f"Access denied - {error}") from None
+            hint = ""
+            if not roots.paths and self.client_roots == "narrow":
+                hint = (
+                    " (the client's roots allow none of the server's directories; a client "
+                    "that lists no roots at all needs the server started with "
+                    "--client-roots nonempty)"
+                )
+            raise FilesError(f"Access denied - {error}{hint}") from None
         except PathError as error:
             raise FilesError(str(error)) from None
         return root, relative

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from toolwire.paths import PathError, Root
 
-from ._access import DEFAULT_DENY, Access, Limits
+from ._access import CLIENT_ROOTS, DEFAULT_DENY, Access, Limits
 
 __all__ = ["main", "parse"]
 
@@ -55,6 +55,13 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--allow-hard-links",
         action="store_true",
         help="read files that have several hard links (their other names may be outside)",
+    )
+    parser.add_argument(
+        "--client-roots",
+        choices=CLIENT_ROOTS,
+        default="narrow",
+        help="narrow: a client's roots narrow the directories and an empty list revokes "
+        "access (default); nonempty: an empty list keeps the directories; ignore: never ask",
     )
     defaults = Limits()
     parser.add_argument("--max-read-bytes", type=int, default=defaults.max_read_bytes)
@@ -108,7 +115,7 @@ def access_from(options: argparse.Namespace) -> Access:
         max_results=options.max_results,
         search_seconds=options.search_seconds,
     )
-    return Access(roots, (*deny, *options.deny), limits)
+    return Access(roots, (*deny, *options.deny), limits, options.client_roots)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
