@@ -43,19 +43,8 @@ T = TypeVar("T")
 Ctx = ToolContext[Any]
 
 _READ = {"readOnlyHint": True, "openWorldHint": False}
-_MEDIA = {
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".gif": "image/gif",
-    ".webp": "image/webp",
-    ".bmp": "image/bmp",
-    ".svg": "image/svg+xml",
-    ".mp3": "audio/mpeg",
-    ".wav": "audio/wav",
-    ".ogg": "audio/ogg",
-    ".flac": "audio/flac",
-}
+# What `mimetypes` lacks or spells differently on some systems, as the reference names them.
+_MEDIA = {ext: "audio/" + ext[1:] for ext in (".wav", ".ogg", ".flac")} | {".webp": "image/webp"}
 _BINARY_SNIFF = 8192
 
 
@@ -356,7 +345,7 @@ def build_server(
         root, relative = await place(ctx, path)
         data = await _thread(_read_bytes, root, relative, path, limits.max_media_bytes)
         extension = os.path.splitext(relative)[1].lower()
-        mime = _MEDIA.get(extension) or mimetypes.guess_type(relative)[0]
+        mime = _MEDIA.get(extension) or mimetypes.guess_type(relative, strict=False)[0]
         mime = mime or "application/octet-stream"
         url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
         if mime.startswith("image/"):
