@@ -206,3 +206,34 @@ def test_agents_sdk_run_with_an_approval_callback(root: Path, approve: bool) -> 
     else:
         assert sorted(p.name for p in root.iterdir()) == before
         assert "not on my disk" in _told(model)
+
+
+def test_toolwire_install_writes_an_entry_that_serves(root: Path) -> None:
+    import os
+    import subprocess
+
+    from mcp import Client, StdioServerParameters
+
+    checkout = LAUNCH.resolve().parents[3]
+    path = os.pathsep.join([str(checkout / "src"), str(checkout / "servers" / "files" / "src")])
+    done = subprocess.run(
+        [sys.executable, "-m", "toolwire", "install", "mcp-json", "toolwire_files.app", "--env",
+         f"TOOLWIRE_FILES_ARGS='{root}' --read-only"],
+        capture_output=True, text=True, timeout=60, check=True,
+        env={**os.environ, "PYTHONPATH": path},
+    )  # fmt: skip
+    entry = json.loads(done.stdout)["mcpServers"]["toolwire-files"]
+    assert entry["args"][:4] == ["-m", "toolwire", "run", "toolwire_files.app"]
+    params = StdioServerParameters(
+        command=entry["command"], args=entry["args"], env={**entry["env"], "PYTHONPATH": path}
+    )
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with Client(params, mode="legacy") as client:
+                names = {tool.name for tool in (await client.list_tools()).tools}
+                assert "write_file" not in names and "read_text_file" in names
+                read = await client.call_tool("read_text_file", {"path": "a.txt"})
+                assert read.structured_content["content"] == "alpha\nbeta\ngamma\n"
+
+    anyio.run(main)

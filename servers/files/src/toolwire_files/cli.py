@@ -20,8 +20,13 @@ widen them. Names matching a deny pattern are refused and hidden
 """
 
 
-def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    """The command line, checked (exits with status 2 and a message on bad input)."""
+def parse(argv: Sequence[str] | None = None, *, need_directory: bool = True) -> argparse.Namespace:
+    """The command line, checked (exits with status 2 and a message on bad input).
+
+    Args:
+        argv: The arguments (default: the process's).
+        need_directory: Refuse a command line that names no directory.
+    """
     parser = argparse.ArgumentParser(
         prog="toolwire-files",
         description="A filesystem MCP server: read, search and edit files inside DIRs.",
@@ -78,7 +83,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--host", default="127.0.0.1", help="HTTP host (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
     options = parser.parse_args(argv)
-    if not options.directories and not options.read_only_dir:
+    if need_directory and not options.directories and not options.read_only_dir:
         parser.error("give at least one directory")
     for name in ("max_read_bytes", "max_entries", "max_depth", "max_results", "search_seconds"):
         if getattr(options, name) <= 0:
