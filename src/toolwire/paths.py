@@ -447,35 +447,48 @@ class Root:
         os.close(self.open_directory(path))
         return self.absolute(path)
 
-    def open_file(self, path: str) -> BinaryIO:
+    def open_file(self, path: str, *, directory: int | None = None) -> BinaryIO:
         """Open the regular file `path` for reading in binary mode.
+
+        Args:
+            path: The file.
+            directory: A descriptor from `open_directory` (or a directory `walk` listed, opened
+                that way); `path` is then one name in it, opened without following a link,
+                which saves resolving the directory again for each of its files.
 
         Raises:
             PathNotFoundError: Nothing is there.
-            PathError: It is a directory, FIFO, device or socket, a multiply-linked file when
-                hard links are not allowed, or refused.
+            PathError: It is a directory, FIFO, device, socket or (with `directory`) a link, a
+                multiply-linked file when hard links are not allowed, or refused.
         """
+        if directory is not None:
+            if "/" in path or path in ("", ".", ".."):
+                raise PathError(path, "with a directory descriptor the path must be one name")
+            return self._open_regular(directory, path, path)
         walk, name = self._resolve(path, follow_last=True)
         try:
             if not name:
                 raise PathKindError(path, "it is a directory")
-            try:
-                before = os.stat(name, dir_fd=walk.fd, follow_symlinks=False)
-            except FileNotFoundError:
-                raise PathNotFoundError(path, "it does not exist") from None
-            self._check_readable(path, before)
-            try:
-                fd = os.open(name, _READ_FLAGS, dir_fd=walk.fd)
-            except OSError as error:
-                raise PathError(path, f"it cannot be opened ({error.strerror})") from None
+            return self._open_regular(walk.fd, name, path)
         finally:
             walk.close()
+
+    def _open_regular(self, dir_fd: int, name: str, shown: str) -> BinaryIO:
+        try:
+            before = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            raise PathNotFoundError(shown, "it does not exist") from None
+        self._check_readable(shown, before)
+        try:
+            fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+        except OSError as error:
+            raise PathError(shown, f"it cannot be opened ({error.strerror})") from None
         status = os.fstat(fd)
         if (status.st_dev, status.st_ino) != (before.st_dev, before.st_ino):
             os.close(fd)
-            raise PathError(path, "it changed while it was opened")
+            raise PathError(shown, "it changed while it was opened")
         try:
-            self._check_readable(path, status)
+            self._check_readable(shown, status)
         except PathError:
             os.close(fd)
             raise

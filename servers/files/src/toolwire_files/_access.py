@@ -20,12 +20,11 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 from toolwire import ClientCapabilityError, NoBackChannelError, ToolContext
 from toolwire.paths import PathError, PathNotFoundError, PathOutsideError, Root, Roots
 
-from ._globs import name_matches
+from ._globs import Glob
 
 __all__ = ["CLIENT_ROOTS", "DEFAULT_DENY", "Access", "FilesError", "Limits"]
 
@@ -89,6 +88,7 @@ class Access:
         self.client_roots = client_roots
         self.cli = Roots(roots)
         self.deny = deny
+        self._denied = [Glob(pattern) for pattern in deny]
         self.limits = limits
         self._sets: OrderedDict[tuple[str, ...], tuple[Roots, list[Root]]] = OrderedDict()
         self._lock = threading.Lock()
@@ -130,6 +130,8 @@ class Access:
             return narrowed
 
     def _within(self, uri: str, owned: list[Root]) -> list[Root]:
+        from urllib.parse import unquote, urlsplit
+
         parts = urlsplit(uri)
         if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
             return []
@@ -197,11 +199,11 @@ class Access:
             resolved = relative
         for candidate in (relative, resolved):
             for part in candidate.split("/"):
-                if part and name_matches(part, self.deny):
+                if part and self.hidden(part):
                     raise FilesError(
                         f"{shown!r}: access to {part!r} is denied by the server's deny list"
                     )
 
     def hidden(self, name: str) -> bool:
         """Whether a listing must leave `name` out."""
-        return bool(self.deny) and name_matches(name, self.deny)
+        return any(glob.matches(name) for glob in self._denied)

@@ -10,7 +10,6 @@ with LF and written back with CRLF; edits' own CRLFs are normalised the same way
 from __future__ import annotations
 
 import codecs
-import difflib
 import hashlib
 from dataclasses import dataclass
 
@@ -192,6 +191,8 @@ def _lines(text: str) -> list[str]:
 
 def unified_diff(before: str, after: str, path: str) -> str:
     """A git-style unified diff of two texts, fenced for Markdown as the reference does."""
+    import difflib
+
     body = "".join(difflib.unified_diff(_lines(before), _lines(after), fromfile=path, tofile=path))
     fence = "```"
     while fence in body:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-__all__ = ["Glob", "excluded", "name_matches"]
+__all__ = ["Glob", "excluded"]
 
 
 @lru_cache(maxsize=256)
@@ -77,8 +77,3 @@ def excluded(relative: str, patterns: Sequence[str]) -> bool:
         ):
             return True
     return False
-
-
-def name_matches(name: str, patterns: Sequence[str]) -> bool:
-    """Whether a single file name matches one of `patterns` (deny lists)."""
-    return any(Glob(pattern).matches(name) for pattern in patterns)

@@ -9,33 +9,31 @@ path and the reason.
 
 from __future__ import annotations
 
-import base64
+import copy
+import dataclasses
 import json
-import mimetypes
 import os
 import re
 import stat
 import time
-from collections.abc import Callable
-from datetime import UTC, datetime
-from typing import Any, Literal, TypeVar
+from collections.abc import Callable, Iterator
+from typing import Any, BinaryIO, Literal, TypeVar
 
 import anyio
-from pydantic import BaseModel, Field
 
 from toolwire import (
     CallInfo,
     Server,
     ToolContext,
-    ToolOutputFileContent,
-    ToolOutputImage,
     default_tool_error_function,
+    function_tool,
 )
 from toolwire.paths import Entry, PathError, PathNotFoundError, Root
 
 from ._access import Access, FilesError
 from ._edits import EditError, TextFile, apply_edits, sha256, unified_diff
 from ._globs import Glob, excluded
+from ._schemas import EDITS, OUTPUTS, PARAMS
 
 __all__ = ["build_server"]
 
@@ -46,142 +44,10 @@ _READ = {"readOnlyHint": True, "openWorldHint": False}
 # What `mimetypes` lacks or spells differently on some systems, as the reference names them.
 _MEDIA = {ext: "audio/" + ext[1:] for ext in (".wav", ".ogg", ".flac")} | {".webp": "image/webp"}
 _BINARY_SNIFF = 8192
+_INLINE_BYTES = 256 * 1024  # smaller files are read on the event loop, larger in a thread
 
 
-# ---------------------------------------------------------------- results
-
-
-class TextRead(BaseModel):
-    """A file's text, or the lines asked for."""
-
-    content: str = Field(description="The text read.")
-    path: str = Field(description="The file's real absolute path.")
-    startLine: int = Field(description="The line number of the first line returned (1-based).")
-    lineCount: int = Field(description="How many lines were returned.")
-    totalLines: int | None = Field(description="The file's line count, when it was read whole.")
-    truncated: bool = Field(description="Whether the size bound cut the text short.")
-    sha256: str | None = Field(
-        description="SHA-256 of the whole file, when it was read whole (edit_file's expectedHash)."
-    )
-    note: str | None = Field(default=None, description="What a bound left out, if anything.")
-
-
-class FileText(BaseModel):
-    """One file of a multiple read."""
-
-    path: str
-    content: str | None = None
-    error: str | None = None
-    truncated: bool = False
-
-
-class MultiRead(BaseModel):
-    """Several files, each with its text or its error."""
-
-    content: str = Field(description="All files, each headed by its path, separated by ---.")
-    files: list[FileText]
-
-
-class Done(BaseModel):
-    """What a change did."""
-
-    content: str = Field(description="A sentence saying what was done.")
-    path: str = Field(description="The real absolute path changed.")
-
-
-class Edited(BaseModel):
-    """The outcome of edit_file."""
-
-    content: str = Field(description="The unified diff of the change, fenced.")
-    path: str
-    applied: bool = Field(description="False for a dry run: nothing was written.")
-    sha256: str = Field(description="SHA-256 of the file after the edit (or as it would be).")
-
-
-class Listed(BaseModel):
-    """One directory entry."""
-
-    name: str
-    type: Literal["file", "directory", "symlink", "other"]
-    size: int | None = None
-    modified: str | None = None
-
-
-class Listing(BaseModel):
-    """A directory's entries."""
-
-    content: str = Field(description="The entries, one per line, [DIR] or [FILE] first.")
-    path: str
-    entries: list[Listed]
-    truncated: bool = Field(description="Whether the entry bound cut the listing short.")
-
-
-class Tree(BaseModel):
-    """A directory tree as JSON text."""
-
-    content: str = Field(description="The tree: JSON list of {name, type, children}.")
-    path: str
-    entries: int = Field(description="How many entries the tree holds.")
-    truncated: bool = Field(description="Whether a bound (entries, depth, time) cut it short.")
-    note: str | None = None
-
-
-class Found(BaseModel):
-    """Paths whose relative path matched a glob."""
-
-    content: str = Field(description="The matching paths, one per line.")
-    matches: list[str]
-    truncated: bool = Field(description="Whether a bound (results, time) cut the search short.")
-    note: str | None = None
-
-
-class LineMatch(BaseModel):
-    """One matching line."""
-
-    path: str
-    line: int
-    text: str
-
-
-class ContentFound(BaseModel):
-    """Lines matching a regular expression."""
-
-    content: str = Field(description="path:line: text, one match per line.")
-    matches: list[LineMatch]
-    filesSearched: int
-    filesSkipped: int = Field(description="Binary, too large or unreadable files skipped.")
-    truncated: bool = Field(description="Whether a bound (results, time) cut the search short.")
-    note: str | None = None
-
-
-class Info(BaseModel):
-    """What is known about a file or directory."""
-
-    content: str = Field(description="key: value lines, as the reference server writes them.")
-    path: str
-    type: Literal["file", "directory", "symlink", "other"]
-    size: int
-    created: str | None
-    modified: str
-    accessed: str
-    isDirectory: bool
-    isFile: bool
-    permissions: str
-
-
-class Allowed(BaseModel):
-    """The directories this call may use."""
-
-    content: str
-    directories: list[str]
-    readOnly: list[str] = Field(description="Those of them that are read-only.")
-
-
-class Edit(BaseModel):
-    """One replacement."""
-
-    oldText: str = Field(description="Text to search for - must match exactly, once.")
-    newText: str = Field(description="Text to replace with")
+Result = dict[str, Any]
 
 
 # ---------------------------------------------------------------- helpers
@@ -190,6 +56,8 @@ class Edit(BaseModel):
 def _iso(seconds: float | None) -> str | None:
     if seconds is None:
         return None
+    from datetime import UTC, datetime
+
     return datetime.fromtimestamp(seconds, tz=UTC).isoformat()
 
 
@@ -271,22 +139,30 @@ def build_server(
         context_factory=_protocol_version,
     )
 
+    def publish(func: Callable[..., Any], annotations: dict[str, Any], title: str) -> None:
+        built = function_tool(func, failure_error_function=_failure, strict_mode=False)
+        schema = copy.deepcopy(built.params_json_schema)
+        for param, described in PARAMS.get(built.name, {}).items():
+            schema["properties"][param]["description"] = described
+        if built.name == "edit_file":  # the fast schema path types `edits` as a plain list
+            schema["properties"]["edits"] = {**EDITS, "title": "Edits"}
+        built = dataclasses.replace(built, params_json_schema=schema)
+        server.add_tool(
+            built, title=title, annotations=annotations, output_schema=OUTPUTS.get(built.name)
+        )
+
     def tool(annotations: dict[str, Any], title: str) -> Callable[[Callable[..., Any]], Any]:
         def register(func: Callable[..., Any]) -> Any:
-            return server.tool(
-                title=title, annotations=annotations, failure_error_function=_failure
-            )(func)
+            publish(func, annotations, title)
+            return func
 
         return register
 
     def write_tool(annotations: dict[str, Any], title: str) -> Callable[[Callable[..., Any]], Any]:
         def register(func: Callable[..., Any]) -> Any:
-            if read_only:
-                return func
-            marked = {"readOnlyHint": False, "openWorldHint": False, **annotations}
-            return server.tool(title=title, annotations=marked, failure_error_function=_failure)(
-                func
-            )
+            if not read_only:
+                publish(func, {"readOnlyHint": False, "openWorldHint": False, **annotations}, title)
+            return func
 
         return register
 
@@ -302,20 +178,12 @@ def build_server(
         tail: int | None = None,
         offset: int | None = None,
         limit: int | None = None,
-    ) -> TextRead:
+    ) -> Result:
         """Read a text file (UTF-8; a BOM is dropped, invalid bytes are replaced).
 
         Use `head`/`tail` for the first or last lines, or `offset`/`limit` for a line range.
-        Reads are bounded: a longer file is cut at a line break and `truncated` says so.
-        Only works within allowed directories.
-
-        Args:
-            path: The file.
-            head: If provided, returns only the first N lines of the file.
-            tail: If provided, returns only the last N lines of the file.
-            offset: The line number to start at (1-based).
-            limit: How many lines to return from `offset`.
-        """
+        Reads are bounded; a longer file is cut at a line break and `truncated` says so.
+        Only works within allowed directories."""
         for label, value in (("head", head), ("tail", tail), ("offset", offset), ("limit", limit)):
             if value is not None and value < (1 if label == "offset" else 0):
                 raise FilesError(f"{label} must be a positive number, not {value}")
@@ -324,118 +192,104 @@ def build_server(
         if tail is not None and (offset is not None or limit is not None):
             raise FilesError("tail cannot be combined with offset or limit")
         root, relative = await place(ctx, path)
-        return await _thread(
-            _read_text, root, relative, path, head, tail, offset, limit, limits.max_read_bytes
-        )
+        opened = _open(root, relative, path)
+        cap = limits.max_read_bytes
+        if opened[2] <= _INLINE_BYTES:  # small: no worker thread (a regular file, never a FIFO)
+            return _read_opened(opened, head, tail, offset, limit, cap)
+        return await _thread(_read_opened, opened, head, tail, offset, limit, cap)
 
     tool(_READ, "Read Text File")(_renamed(read_text, "read_text_file"))
     tool(_READ, "Read File (Deprecated)")(
-        _renamed(read_text, "read_file", "Deprecated: use read_text_file. ")
+        _renamed(read_text, "read_file", "Deprecated (use read_text_file). ")
     )
 
     @tool(_READ, "Read Media File")
-    async def read_media_file(ctx: Ctx, path: str) -> ToolOutputImage | ToolOutputFileContent:
+    async def read_media_file(ctx: Ctx, path: str) -> Any:
         """Read an image, audio or other file and return it as base64 content with its MIME
         type (images as image content, audio as audio, others as an embedded resource).
-        Only works within allowed directories.
-
-        Args:
-            path: The file.
-        """
+        Only works within allowed directories."""
         root, relative = await place(ctx, path)
         data = await _thread(_read_bytes, root, relative, path, limits.max_media_bytes)
         extension = os.path.splitext(relative)[1].lower()
+        import base64
+        import mimetypes
+
         mime = _MEDIA.get(extension) or mimetypes.guess_type(relative, strict=False)[0]
         mime = mime or "application/octet-stream"
         url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+        from toolwire import ToolOutputFileContent, ToolOutputImage  # pydantic: on first use
+
         if mime.startswith("image/"):
             return ToolOutputImage(image_url=url)
         return ToolOutputFileContent(file_data=url, filename=os.path.basename(relative))
 
     @tool(_READ, "Read Multiple Files")
-    async def read_multiple_files(ctx: Ctx, paths: list[str]) -> MultiRead:
+    async def read_multiple_files(ctx: Ctx, paths: list[str]) -> Result:
         """Read several text files at once; a failed read does not stop the others. Each
         file's content is headed by its path. Bounded in total size. Only works within
-        allowed directories.
-
-        Args:
-            paths: Array of file paths to read. Each path must be a string pointing to a
-                valid file within allowed directories.
-        """
+        allowed directories."""
         if not paths:
             raise FilesError("paths must hold at least one path")
         roots = await access.roots_for(ctx)
         budget = limits.max_total_bytes
-        files: list[FileText] = []
+        files: list[Result] = []
         for given in paths:
             try:
                 root, relative = access.locate(roots, given)
                 cap = max(0, min(limits.max_read_bytes, budget))
                 read = await _thread(_read_text, root, relative, given, None, None, None, None, cap)
             except (FilesError, PathError) as error:
-                files.append(FileText(path=given, error=str(error)))
+                files.append(dict(path=given, content=None, error=str(error), truncated=False))
                 continue
-            budget -= len(read.content.encode("utf-8"))
-            files.append(FileText(path=given, content=read.content, truncated=read.truncated))
+            budget -= len(read["content"].encode("utf-8"))
+            files.append(
+                dict(path=given, content=read["content"], error=None, truncated=read["truncated"])
+            )
         text = "\n---\n".join(
-            f"{item.path}: Error - {item.error}"
-            if item.error is not None
-            else f"{item.path}:\n{item.content}\n"
+            f"{item['path']}: Error - {item['error']}"
+            if item["error"] is not None
+            else f"{item['path']}:\n{item['content']}\n"
             for item in files
         )
-        return MultiRead(content=text, files=files)
+        return dict(content=text, files=files)
 
     # ------------------------------------------------------------ changing
 
     @write_tool({"idempotentHint": True, "destructiveHint": True}, "Write File")
-    async def write_file(ctx: Ctx, path: str, content: str) -> Done:
+    async def write_file(ctx: Ctx, path: str, content: str) -> Result:
         """Create a new file or completely overwrite an existing file with new content (UTF-8),
         atomically; an existing file keeps its permissions. Only works within allowed
-        directories.
-
-        Args:
-            path: The file.
-            content: Its new content.
-        """
+        directories."""
         root, relative = await place(ctx, path)
-        await _thread(_write, root, relative, path, content.encode("utf-8"))
-        return Done(content=f"Successfully wrote to {path}", path=root.absolute(relative))
+        data = content.encode("utf-8")
+        if len(data) <= _INLINE_BYTES:
+            _write(root, relative, path, data)
+        else:
+            await _thread(_write, root, relative, path, data)
+        return dict(content=f"Successfully wrote to {path}", path=root.absolute(relative))
 
     @write_tool({"idempotentHint": False, "destructiveHint": False}, "Append to File")
-    async def append_file(ctx: Ctx, path: str, content: str) -> Done:
+    async def append_file(ctx: Ctx, path: str, content: str) -> Result:
         """Append text to a file (created when missing), keeping its encoding, BOM and line
-        endings. Only works within allowed directories.
-
-        Args:
-            path: The file.
-            content: The text to add at its end.
-        """
+        endings. Only works within allowed directories."""
         root, relative = await place(ctx, path)
         await _thread(_append, root, relative, path, content, limits.max_total_bytes)
-        return Done(content=f"Successfully appended to {path}", path=root.absolute(relative))
+        return dict(content=f"Successfully appended to {path}", path=root.absolute(relative))
 
     @write_tool({"idempotentHint": False, "destructiveHint": True}, "Edit File")
     async def edit_file(
         ctx: Ctx,
         path: str,
-        edits: list[Edit],
+        edits: list[Any],
         dryRun: bool = False,
         expectedHash: str | None = None,
-    ) -> Edited:
+    ) -> Result:
         """Replace exact text in a file; returns a git-style diff. Each oldText must match
         exactly once (an ambiguous match is an error naming its lines; leading and trailing
         whitespace per line is forgiven when nothing matches exactly). Encoding, BOM and
-        CRLF line endings are kept. Only works within allowed directories.
-
-        Args:
-            path: The file.
-            edits: The replacements, applied in order.
-            dryRun: Preview changes using git-style diff format, writing nothing.
-            expectedHash: The file's SHA-256 as last read (read_text_file's sha256): the
-                edit is refused if the file changed since.
-        """
+        CRLF line endings are kept. Only works within allowed directories."""
         root, relative = await place(ctx, path)
-        pairs = [(edit.oldText, edit.newText) for edit in edits]
+        pairs = _edit_pairs(edits)
         if not pairs:
             raise FilesError("edits must hold at least one edit")
         return await _thread(
@@ -443,50 +297,36 @@ def build_server(
         )
 
     @write_tool({"idempotentHint": True, "destructiveHint": False}, "Create Directory")
-    async def create_directory(ctx: Ctx, path: str) -> Done:
+    async def create_directory(ctx: Ctx, path: str) -> Result:
         """Create a directory, with the missing ones on its way; an existing directory is
-        fine. Only works within allowed directories.
-
-        Args:
-            path: The directory.
-        """
+        fine. Only works within allowed directories."""
         root, relative = await place(ctx, path)
-        await _thread(root.mkdir, relative)
-        return Done(content=f"Successfully created directory {path}", path=root.absolute(relative))
+        _mkdir(root, relative, path)
+        return dict(content=f"Successfully created directory {path}", path=root.absolute(relative))
 
     @write_tool({"idempotentHint": False, "destructiveHint": True}, "Move File")
-    async def move_file(ctx: Ctx, source: str, destination: str) -> Done:
+    async def move_file(ctx: Ctx, source: str, destination: str) -> Result:
         """Move or rename a file or directory. Fails if the destination exists. Both source
-        and destination must be within allowed directories.
-
-        Args:
-            source: What to move.
-            destination: Where to.
-        """
+        and destination must be within allowed directories."""
         roots = await access.roots_for(ctx)
         root, relative = access.locate(roots, source)
         target_root, target = access.locate(roots, destination)
         await _thread(_move, root, relative, target_root, target)
-        return Done(
+        return dict(
             content=f"Successfully moved {source} to {destination}",
             path=target_root.absolute(target),
         )
 
     @write_tool({"idempotentHint": False, "destructiveHint": False}, "Copy File")
-    async def copy_file(ctx: Ctx, source: str, destination: str) -> Done:
+    async def copy_file(ctx: Ctx, source: str, destination: str) -> Result:
         """Copy a regular file. Fails if the destination exists. Both must be within allowed
-        directories.
-
-        Args:
-            source: The file to copy.
-            destination: The new file.
-        """
+        directories."""
         roots = await access.roots_for(ctx)
         root, relative = access.locate(roots, source)
         target_root, target = access.locate(roots, destination)
         data = await _thread(_read_bytes, root, relative, source, limits.max_media_bytes)
         await _thread(_create, target_root, target, destination, data)
-        return Done(
+        return dict(
             content=f"Successfully copied {source} to {destination}",
             path=target_root.absolute(target),
         )
@@ -494,13 +334,9 @@ def build_server(
     # ------------------------------------------------------------ listing
 
     @tool(_READ, "List Directory")
-    async def list_directory(ctx: Ctx, path: str) -> Listing:
+    async def list_directory(ctx: Ctx, path: str) -> Result:
         """List a directory's files and directories, [FILE] and [DIR] first. Bounded in
-        entries. Only works within allowed directories.
-
-        Args:
-            path: The directory.
-        """
+        entries. Only works within allowed directories."""
         root, relative = await place(ctx, path)
         listing = await _thread(_list, root, relative, access, limits.max_entries, False, "name")
         return listing
@@ -508,14 +344,9 @@ def build_server(
     @tool(_READ, "List Directory with Sizes")
     async def list_directory_with_sizes(
         ctx: Ctx, path: str, sortBy: Literal["name", "size"] = "name"
-    ) -> Listing:
+    ) -> Result:
         """List a directory with sizes and a summary. Bounded in entries. Only works within
-        allowed directories.
-
-        Args:
-            path: The directory.
-            sortBy: Sort entries by name or size
-        """
+        allowed directories."""
         root, relative = await place(ctx, path)
         return await _thread(_list, root, relative, access, limits.max_entries, True, sortBy)
 
@@ -526,17 +357,10 @@ def build_server(
         excludePatterns: list[str] | None = None,
         maxDepth: int | None = None,
         maxEntries: int | None = None,
-    ) -> Tree:
-        """A recursive tree of files and directories as JSON: each entry has `name`, `type`
+    ) -> Result:
+        """A recursive tree of files and directories as JSON, where each entry has `name`, `type`
         (file/directory) and, for directories, `children`. Bounded in depth, entries and
-        time (the result says when a bound applied). Only works within allowed directories.
-
-        Args:
-            path: The directory.
-            excludePatterns: Glob patterns of relative paths to leave out.
-            maxDepth: How many levels below `path` to show (default: the server's bound).
-            maxEntries: The most entries to show (default: the server's bound).
-        """
+        time (the result says when a bound applied). Only works within allowed directories."""
         depth = limits.max_depth if maxDepth is None else min(max(maxDepth, 0), limits.max_depth)
         entries = (
             limits.max_entries
@@ -558,16 +382,10 @@ def build_server(
     @tool(_READ, "Search Files")
     async def search_files(
         ctx: Ctx, path: str, pattern: str, excludePatterns: list[str] | None = None
-    ) -> Found:
+    ) -> Result:
         """Recursively find files and directories whose path relative to `path` matches a
         glob ('*.py' at the top, '**/*.py' anywhere). Returns full paths. Bounded in results
-        and time. Only searches within allowed directories.
-
-        Args:
-            path: Where to search.
-            pattern: The glob.
-            excludePatterns: Globs of relative paths to leave out.
-        """
+        and time. Only searches within allowed directories."""
         root, relative = await place(ctx, path)
         return await _thread(_search_names, root, relative, access, pattern, excludePatterns or [])
 
@@ -580,19 +398,10 @@ def build_server(
         excludePatterns: list[str] | None = None,
         caseSensitive: bool = True,
         maxResults: int | None = None,
-    ) -> ContentFound:
+    ) -> Result:
         """Search file contents for a regular expression (Python syntax), line by line;
         returns path, line number and line of each match. Binary files are skipped. Bounded
-        in results, line length and time. Only searches within allowed directories.
-
-        Args:
-            path: The file or directory to search.
-            pattern: The regular expression.
-            filePattern: Only files whose relative path matches this glob (e.g. '**/*.py').
-            excludePatterns: Globs of relative paths to leave out.
-            caseSensitive: Whether case matters.
-            maxResults: The most matches to return (default: the server's bound).
-        """
+        in results, line length and time. Only searches within allowed directories."""
         try:
             regex = re.compile(pattern, 0 if caseSensitive else re.IGNORECASE)
         except re.error as error:
@@ -610,27 +419,40 @@ def build_server(
         )
 
     @tool(_READ, "Get File Info")
-    async def get_file_info(ctx: Ctx, path: str) -> Info:
-        """Metadata of a file or directory: size, times, permissions, type. Only works
-        within allowed directories.
-
-        Args:
-            path: The file or directory.
-        """
+    async def get_file_info(ctx: Ctx, path: str) -> Result:
+        """Metadata of a file or directory (size, times, permissions, type). Only works
+        within allowed directories."""
         root, relative = await place(ctx, path)
-        return await _thread(_info, root, relative, path)
+        return _info(root, relative, path)
 
     @tool(_READ, "List Allowed Directories")
-    async def list_allowed_directories(ctx: Ctx) -> Allowed:
+    async def list_allowed_directories(ctx: Ctx) -> Result:
         """The directories this server may access now (subdirectories included). Use it
         before trying to access files."""
         roots = await access.roots_for(ctx)
         directories = roots.paths
         text = "Allowed directories:\n" + "\n".join(directories)
         read_only_dirs = [root.path for root in roots if root.read_only]
-        return Allowed(content=text, directories=directories, readOnly=read_only_dirs)
+        return dict(content=text, directories=directories, readOnly=read_only_dirs)
 
     return server
+
+
+def _edit_pairs(edits: list[Any]) -> list[tuple[str, str]]:
+    pairs = []
+    for number, edit in enumerate(edits, start=1):
+        if (
+            not isinstance(edit, dict)
+            or not isinstance(edit.get("oldText"), str)
+            or not isinstance(edit.get("newText"), str)
+            or set(edit) - {"oldText", "newText"}
+        ):
+            raise FilesError(
+                f"edit {number} must be an object with string oldText and newText, "
+                f"not {json.dumps(edit)[:200]}"
+            )
+        pairs.append((edit["oldText"], edit["newText"]))
+    return pairs
 
 
 def _protocol_version(info: CallInfo) -> str:
@@ -660,6 +482,15 @@ def _read_bytes(root: Root, relative: str, shown: str, cap: int) -> bytes:
         raise FilesError(f"{shown!r}: {error.reason}") from None
 
 
+def _open(root: Root, relative: str, shown: str) -> tuple[BinaryIO, str, int]:
+    """The open file, its real absolute path and its size."""
+    try:
+        file = root.open_file(relative)
+    except PathError as error:
+        raise FilesError(f"{shown!r}: {error.reason}") from None
+    return file, root.absolute(relative), os.fstat(file.fileno()).st_size
+
+
 def _read_text(
     root: Root,
     relative: str,
@@ -669,14 +500,20 @@ def _read_text(
     offset: int | None,
     limit: int | None,
     cap: int,
-) -> TextRead:
-    try:
-        file = root.open_file(relative)
-    except PathError as error:
-        raise FilesError(f"{shown!r}: {error.reason}") from None
-    real = root.absolute(relative)
+) -> Result:
+    return _read_opened(_open(root, relative, shown), head, tail, offset, limit, cap)
+
+
+def _read_opened(
+    opened: tuple[BinaryIO, str, int],
+    head: int | None,
+    tail: int | None,
+    offset: int | None,
+    limit: int | None,
+    cap: int,
+) -> Result:
+    file, real, size = opened
     with file:
-        size = os.fstat(file.fileno()).st_size
         whole = size <= cap
         if whole:
             data = file.read(cap + 1)
@@ -713,7 +550,7 @@ def _read_text(
                 f"the file has {size} bytes; only {len(data)} bytes were read (the server's "
                 f"bound is {cap}): use offset/limit or tail to read further"
             )
-    return TextRead(
+    return dict(
         content="".join(chosen),
         path=real,
         startLine=start,
@@ -730,6 +567,13 @@ def _write(root: Root, relative: str, shown: str, data: bytes) -> None:
         root.write_bytes(relative, data)
     except PathNotFoundError as error:
         raise FilesError(f"{shown!r}: {error.reason} (create_directory makes it)") from None
+    except PathError as error:
+        raise FilesError(f"{shown!r}: {error.reason}") from None
+
+
+def _mkdir(root: Root, relative: str, shown: str) -> None:
+    try:
+        root.mkdir(relative)
     except PathError as error:
         raise FilesError(f"{shown!r}: {error.reason}") from None
 
@@ -764,7 +608,7 @@ def _edit(
     dry_run: bool,
     expected: str | None,
     cap: int,
-) -> Edited:
+) -> Result:
     try:
         data = root.read_bytes(relative, max_bytes=cap)
     except PathError as error:
@@ -783,7 +627,7 @@ def _edit(
     diff = unified_diff(text.text, after, root.absolute(relative))
     if not dry_run:
         _write(root, relative, shown, encoded)
-    return Edited(
+    return dict(
         content=diff, path=root.absolute(relative), applied=not dry_run, sha256=sha256(encoded)
     )
 
@@ -795,8 +639,8 @@ def _move(root: Root, relative: str, target_root: Root, target: str) -> None:
         raise FilesError(str(error)) from None
 
 
-def _entry_of(entry: Entry, with_size: bool) -> Listed:
-    return Listed(
+def _entry_of(entry: Entry, with_size: bool) -> Result:
+    return dict(
         name=entry.name,
         type=_kind(entry.kind),
         size=entry.size if with_size and entry.kind != "directory" else None,
@@ -806,7 +650,7 @@ def _entry_of(entry: Entry, with_size: bool) -> Listed:
 
 def _list(
     root: Root, relative: str, access: Access, cap: int, with_sizes: bool, sort_by: str
-) -> Listing:
+) -> Result:
     try:
         entries = [e for e in root.list_directory(relative) if not access.hidden(e.name)]
     except PathError as error:
@@ -846,7 +690,7 @@ def _list(
         lines = [f"{'[DIR]' if e.kind == 'directory' else '[FILE]'} {e.name}" for e in entries]
     if truncated:
         lines.append(f"(listing cut at {cap} entries)")
-    return Listing(
+    return dict(
         content="\n".join(lines), path=root.absolute(relative), entries=listed, truncated=truncated
     )
 
@@ -859,7 +703,7 @@ def _tree(
     max_depth: int,
     max_entries: int,
     seconds: float,
-) -> Tree:
+) -> Result:
     deadline = time.monotonic() + seconds
     start = _resolved_dir(root, relative)
     prefix = len(start) + 1 if start else 0
@@ -905,7 +749,7 @@ def _tree(
     if cut is None and deepest:
         cut = f"directories deeper than {max_depth} levels are shown without their children"
     text = json.dumps(nodes.get(start, []), indent=2, ensure_ascii=False)
-    return Tree(
+    return dict(
         content=text,
         path=root.absolute(relative),
         entries=count,
@@ -924,7 +768,7 @@ def _resolved_dir(root: Root, relative: str) -> str:
 
 def _search_names(
     root: Root, relative: str, access: Access, pattern: str, exclude: list[str]
-) -> Found:
+) -> Result:
     limits = access.limits
     deadline = time.monotonic() + limits.search_seconds
     start = _resolved_dir(root, relative)
@@ -959,7 +803,7 @@ def _search_names(
     text = "\n".join(matches) if matches else "No matches found"
     if cut:
         text += f"\n({cut})"
-    return Found(content=text, matches=matches, truncated=cut is not None, note=cut)
+    return dict(content=text, matches=matches, truncated=cut is not None, note=cut)
 
 
 def _search_contents(
@@ -970,11 +814,11 @@ def _search_contents(
     file_pattern: str | None,
     exclude: list[str],
     cap: int,
-) -> ContentFound:
+) -> Result:
     limits = access.limits
     deadline = time.monotonic() + limits.search_seconds
     base = root.path.rstrip("/")
-    matches: list[LineMatch] = []
+    matches: list[Result] = []
     searched = skipped = 0
     cut: str | None = None
     try:
@@ -990,33 +834,47 @@ def _search_contents(
                 path.rsplit("/", 1)[-1]
             )
 
-        def files() -> Any:
+        only = Glob(file_pattern) if file_pattern else None
+
+        def files() -> Iterator[tuple[int | None, str, str]]:
             walk = root.walk(start, max_depth=limits.max_depth, enter=keep)
             try:
                 for directory, entries in walk:
+                    chosen = []
                     for entry in entries:
                         path = f"{directory}/{entry.name}" if directory else entry.name
                         if entry.kind != "file" or not keep(path):
                             continue
-                        if file_pattern and not Glob(file_pattern).matches(path[prefix:]):
-                            continue
-                        yield path
+                        if only is None or only.matches(path[prefix:]):
+                            chosen.append((entry.name, path))
+                    if not chosen:
+                        continue
+                    try:  # one descriptor per directory, not one resolution per file
+                        directory_fd = root.open_directory(directory)
+                    except PathError:
+                        continue
+                    try:
+                        for name, path in chosen:
+                            yield directory_fd, name, path
+                    finally:
+                        os.close(directory_fd)
             finally:
                 walk.close()
 
         candidates = files()
     else:
-        candidates = iter([root.resolve(relative)])
+        resolved = root.resolve(relative)
+        candidates = iter([(None, resolved, resolved)])
     glob_note = None
     # A whole-file screen first: with MULTILINE, ^ and $ match wherever they would per line.
     anchored = "\\A" in regex.pattern or "\\Z" in regex.pattern
     screen = None if anchored else re.compile(regex.pattern, regex.flags | re.MULTILINE)
-    for path in candidates:
+    for directory_fd, name, path in candidates:
         if time.monotonic() > deadline:
             cut = f"the search stopped after {limits.search_seconds:g} seconds"
             break
         try:
-            with root.open_file(path) as file:
+            with root.open_file(name, directory=directory_fd) as file:
                 if os.fstat(file.fileno()).st_size > limits.max_read_bytes:
                     skipped += 1
                     continue
@@ -1038,15 +896,15 @@ def _search_contents(
             if len(matches) >= cap:
                 cut = f"the search stopped at {cap} matches"
                 break
-            matches.append(LineMatch(path=f"{base}/{path}", line=number, text=line[:500]))
+            matches.append(dict(path=f"{base}/{path}", line=number, text=line[:500]))
         if cut is not None:
             break
     if hasattr(candidates, "close"):
         candidates.close()
-    text = "\n".join(f"{m.path}:{m.line}: {m.text}" for m in matches) or "No matches found"
+    text = "\n".join(f"{m['path']}:{m['line']}: {m['text']}" for m in matches) or "No matches found"
     if cut:
         text += f"\n({cut})"
-    return ContentFound(
+    return dict(
         content=text,
         matches=matches,
         filesSearched=searched,
@@ -1056,7 +914,7 @@ def _search_contents(
     )
 
 
-def _info(root: Root, relative: str, shown: str) -> Info:
+def _info(root: Root, relative: str, shown: str) -> Result:
     try:
         status = root.stat(relative)
     except PathError as error:
@@ -1079,4 +937,4 @@ def _info(root: Root, relative: str, shown: str) -> Info:
         "permissions": oct(stat.S_IMODE(status.st_mode))[-3:],
     }
     text = "\n".join(f"{key}: {value}" for key, value in fields.items())
-    return Info(content=text, path=root.absolute(relative), type=kind, **fields)  # type: ignore[arg-type]
+    return dict(content=text, path=root.absolute(relative), type=kind, **fields)
