@@ -65,9 +65,12 @@ def commands(scratch: Path, *directories: Path) -> dict[str, list[str]]:
 class Stdio:
     """One server process; every read is bounded by `timeout` (TimeoutError past it)."""
 
-    def __init__(self, argv: list[str], timeout: float = 30.0) -> None:
+    def __init__(
+        self, argv: list[str], timeout: float = 30.0, roots: list[str] | None = None
+    ) -> None:
         self.argv = argv
         self.timeout = timeout
+        self.roots = roots  # answered to roots/list when given (and declared in initialize)
         self.proc = subprocess.Popen(
             argv,
             cwd=ROOT,
@@ -107,6 +110,10 @@ class Stdio:
         deadline = time.monotonic() + self.timeout
         while True:
             reply = json.loads(self._line(deadline))
+            if reply.get("method") == "roots/list" and "id" in reply:
+                listed = [{"uri": uri} for uri in self.roots or []]
+                self.send({"jsonrpc": "2.0", "id": reply["id"], "result": {"roots": listed}})
+                continue
             if reply.get("id") == self.next_id and "method" not in reply:
                 return dict(reply)
 
@@ -115,7 +122,10 @@ class Stdio:
         return self.ask("tools/call", {"name": name, "arguments": arguments})
 
     def handshake(self) -> None:
-        self.ask("initialize", INITIALIZE)
+        params = dict(INITIALIZE)
+        if self.roots is not None:
+            params["capabilities"] = {"roots": {"listChanged": True}}
+        self.ask("initialize", params)
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     def close(self) -> None:
