@@ -399,3 +399,44 @@ def test_read_only_directories_refuse_changes(tmp_path: Path) -> None:
     assert structured(read)["content"] == "doc"
     assert structured(allowed)["readOnly"] == [str(docs)]
     assert sorted(os.listdir(docs)) == ["d.txt"] and (docs / "d.txt").read_text() == "doc"
+
+
+def test_bad_arguments_get_clear_errors(root: Path) -> None:
+    (root / "bom.txt").write_bytes(b"\xef\xbb\xbfhello\n")
+
+    async def body(c: Any) -> list[Any]:
+        return [
+            await c.call("edit_file", {"path": "a.txt", "edits": [{"oldText": 1, "newText": "x"}]}),
+            await c.call("edit_file", {"path": "a.txt", "edits": []}),
+            await c.call(
+                "edit_file", {"path": "a.txt", "edits": [{"oldText": "", "newText": "x"}]}
+            ),
+            await c.call("read_text_file", {"path": "a.txt", "offset": 0}),
+            await c.call("read_text_file", {"path": "C:\\Windows\\win.ini"}),
+            await c.call("read_text_file", {"path": ""}),
+            await c.call("read_text_file", {"path": "sub"}),
+            await c.call("list_directory", {"path": "a.txt"}),
+            await c.call("read_multiple_files", {"paths": []}),
+            await c.call("read_text_file", {"path": "bom.txt"}),
+            await c.call("search_file_contents", {"path": "a.txt", "pattern": "^g"}),
+        ]
+
+    results = run(build(root), body)
+    expected = [
+        "edit 1 must be an object with string oldText and newText",
+        "edits must hold at least one edit",
+        "edit 1: oldText is empty",
+        "offset must be a positive number, not 0",
+        "a Windows drive path cannot name a file on this host",
+        "a path must be a non-empty string",
+        "'sub': it is a directory",
+        "it is a file, not a directory",
+        "paths must hold at least one path",
+    ]
+    for result, words in zip(results, expected, strict=False):
+        assert result["isError"] is True, result
+        assert words in text_of(result), (words, text_of(result))
+    assert structured(results[9])["content"] == "hello\n"
+    grep = structured(results[10])
+    assert [(m["line"], m["text"]) for m in grep["matches"]] == [(3, "gamma")]
+    assert (root / "a.txt").read_text() == "alpha\nbeta\ngamma\n"

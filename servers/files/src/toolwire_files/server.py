@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import logging
 import os
 import re
 import stat
@@ -99,6 +100,16 @@ def _is_binary(head: bytes) -> bool:
     return b"\x00" in head
 
 
+class _QuietRefusals(logging.Filter):
+    """Refusals are this server's everyday answers: logged in one line, without a traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], FilesError | PathError | EditError):
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
 def _failure(ctx: Any, error: Exception) -> str:
     if isinstance(error, FilesError | PathError | EditError):
         return f"Error: {error}"
@@ -128,6 +139,9 @@ def build_server(
     from . import __version__
 
     limits = access.limits
+    calls_logger = logging.getLogger("toolwire.tools")
+    if not any(isinstance(known, _QuietRefusals) for known in calls_logger.filters):
+        calls_logger.addFilter(_QuietRefusals())
     server = Server(
         name,
         version=__version__,
