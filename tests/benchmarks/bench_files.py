@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.benchmarks._files_peers import Stdio, commands
+from tests.benchmarks._files_peers import REFERENCE, REFERENCE_VERSION, Stdio, commands
 
 PATTERN = "**/f*7.txt"
 NEEDLE = "NEEDLE"
@@ -171,7 +171,9 @@ def main() -> None:
                 server.close()
 
     width = max(len(metric) for metric in figures[labels[0]])
-    print(f"{options.files} files; reference {labels[1]}; ratio = reference / toolwire-files")
+    print(
+        f"{options.files} files; reference = {REFERENCE}@{REFERENCE_VERSION}; ratio = reference / ours"
+    )
     print(f"{'':{width}}  {'toolwire-files':>14}  {'reference':>10}  {'ratio':>6}")
     for metric, ours in figures["toolwire-files"].items():
         theirs = figures["reference"][metric]
