@@ -24,7 +24,7 @@ from typing import Any
 from toolwire import ClientCapabilityError, NoBackChannelError, ToolContext
 from toolwire.paths import PathError, PathNotFoundError, PathOutsideError, Root, Roots
 
-from ._globs import Glob
+from ._globs import GlobSet
 
 __all__ = ["CLIENT_ROOTS", "DEFAULT_DENY", "Access", "FilesError", "Limits"]
 
@@ -88,7 +88,7 @@ class Access:
         self.client_roots = client_roots
         self.cli = Roots(roots)
         self.deny = deny
-        self._denied = [Glob(pattern) for pattern in deny]
+        self._denied = GlobSet(deny)
         self.limits = limits
         self._sets: OrderedDict[tuple[str, ...], tuple[Roots, list[Root]]] = OrderedDict()
         self._lock = threading.Lock()
@@ -206,4 +206,4 @@ class Access:
 
     def hidden(self, name: str) -> bool:
         """Whether a listing must leave `name` out."""
-        return any(glob.matches(name) for glob in self._denied)
+        return self._denied.matches(name)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-__all__ = ["Glob", "excluded"]
+__all__ = ["Glob", "GlobSet", "excluded"]
 
 
 @lru_cache(maxsize=256)
@@ -66,8 +66,26 @@ class Glob:
         return self._regex.fullmatch(relative) is not None
 
 
+class GlobSet:
+    """Several patterns matched in one pass (one alternation).
+
+    Args:
+        patterns: The globs; none matches nothing.
+    """
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        joined = "|".join(f"(?:{_compile(pattern).pattern})" for pattern in patterns)
+        self._regex = re.compile(joined, re.DOTALL) if patterns else None
+
+    def matches(self, relative: str) -> bool:
+        """Whether one of the patterns matches the whole of `relative`."""
+        return self._regex is not None and self._regex.fullmatch(relative) is not None
+
+
 def excluded(relative: str, patterns: Sequence[str]) -> bool:
     """Whether `relative` is excluded by one of `patterns` (see the module docstring)."""
+    if not patterns:
+        return False
     for pattern in patterns:
         if Glob(pattern).matches(relative):
             return True

@@ -96,8 +96,8 @@ def _decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def _is_binary(head: bytes) -> bool:
-    return b"\x00" in head
+def _is_binary(data: bytes) -> bool:
+    return data.find(b"\x00", 0, _BINARY_SNIFF) >= 0
 
 
 class _QuietRefusals(logging.Filter):
@@ -896,7 +896,7 @@ def _search_contents(
         except PathError:
             skipped += 1
             continue
-        if _is_binary(data[:_BINARY_SNIFF]):
+        if _is_binary(data):
             skipped += 1
             continue
         searched += 1
