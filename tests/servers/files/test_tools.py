@@ -440,3 +440,20 @@ def test_bad_arguments_get_clear_errors(root: Path) -> None:
     grep = structured(results[10])
     assert [(m["line"], m["text"]) for m in grep["matches"]] == [(3, "gamma")]
     assert (root / "a.txt").read_text() == "alpha\nbeta\ngamma\n"
+
+
+def test_a_pathological_regex_stops_at_the_time_bound_and_the_server_lives(root: Path) -> None:
+    (root / "evil.txt").write_text("a" * 40 + "b\n")
+    server = build(root, limits=Limits(search_seconds=0.5))
+
+    async def body(c: Any) -> Any:
+        with anyio.fail_after(30):
+            return await c.call("search_file_contents", {"path": ".", "pattern": "^(a+)+$"})
+
+    async def both(c: Any) -> list[Any]:
+        return [await body(c), await c.call("read_text_file", {"path": "a.txt"})]
+
+    result, after = run(server, both)
+    found = structured(result)
+    assert found["truncated"] is True and "stopped after 0.5 seconds" in found["note"]
+    assert structured(after)["content"] == "alpha\nbeta\ngamma\n"

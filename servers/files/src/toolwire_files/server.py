@@ -34,6 +34,7 @@ from toolwire.paths import Entry, PathError, PathNotFoundError, Root
 from ._access import Access, FilesError
 from ._edits import EditError, TextFile, apply_edits, sha256, unified_diff
 from ._globs import Glob, excluded
+from ._matcher import TimeUp, matcher_for
 from ._schemas import EDITS, OUTPUTS, PARAMS
 
 __all__ = ["build_server"]
@@ -46,6 +47,7 @@ _READ = {"readOnlyHint": True, "openWorldHint": False}
 _MEDIA = {ext: "audio/" + ext[1:] for ext in (".wav", ".ogg", ".flac")} | {".webp": "image/webp"}
 _BINARY_SNIFF = 8192
 _INLINE_BYTES = 256 * 1024  # smaller files are read on the event loop, larger in a thread
+_MATCH_BATCH = 1 << 20  # characters of text handed to the matcher at once
 
 
 Result = dict[str, Any]
@@ -117,7 +119,9 @@ def _failure(ctx: Any, error: Exception) -> str:
 
 
 async def _thread(func: Callable[..., T], *args: Any) -> T:
-    return await anyio.to_thread.run_sync(func, *args)
+    # A cancelled call (the client's cancel, the tool's timeout) answers at once; the worker
+    # finishes on its own, bounded by the work's own limits.
+    return await anyio.to_thread.run_sync(func, *args, abandon_on_cancel=True)
 
 
 # ---------------------------------------------------------------- the server
@@ -161,8 +165,15 @@ def build_server(
         if built.name == "edit_file":  # the fast schema path types `edits` as a plain list
             schema["properties"]["edits"] = {**EDITS, "title": "Edits"}
         built = dataclasses.replace(built, params_json_schema=schema)
+        # The walking tools stop themselves at `search_seconds`; a pathological regular
+        # expression on one line cannot, so the call itself is bounded a little later.
+        walks = built.name in ("directory_tree", "search_files", "search_file_contents")
         server.add_tool(
-            built, title=title, annotations=annotations, output_schema=OUTPUTS.get(built.name)
+            built,
+            title=title,
+            annotations=annotations,
+            output_schema=OUTPUTS.get(built.name),
+            timeout=limits.search_seconds + 5 if walks else None,
         )
 
     def tool(annotations: dict[str, Any], title: str) -> Callable[[Callable[..., Any]], Any]:
@@ -879,40 +890,56 @@ def _search_contents(
     else:
         resolved = root.resolve(relative)
         candidates = iter([(None, resolved, resolved)])
-    glob_note = None
-    # A whole-file screen first: with MULTILINE, ^ and $ match wherever they would per line.
-    anchored = "\\A" in regex.pattern or "\\Z" in regex.pattern
-    screen = None if anchored else re.compile(regex.pattern, regex.flags | re.MULTILINE)
-    for directory_fd, name, path in candidates:
-        if time.monotonic() > deadline:
-            cut = f"the search stopped after {limits.search_seconds:g} seconds"
-            break
+    matcher = matcher_for(regex, deadline, limits.max_line_chars, 500)
+    pending: list[tuple[str, str]] = []
+    pending_chars = 0
+
+    def flush() -> str | None:
+        """Match the pending texts; the reason to stop, if any."""
+        nonlocal pending_chars
         try:
-            with root.open_file(name, directory=directory_fd) as file:
-                if os.fstat(file.fileno()).st_size > limits.max_read_bytes:
-                    skipped += 1
-                    continue
-                data = file.read(limits.max_read_bytes)
-        except PathError:
-            skipped += 1
-            continue
-        if _is_binary(data):
-            skipped += 1
-            continue
-        searched += 1
-        text = _decode(data)
-        if screen is not None and screen.search(text) is None:
-            continue
-        for number, raw in enumerate(text.split("\n"), start=1):
-            line = raw.rstrip("\r")
-            if regex.search(line[: limits.max_line_chars]) is None:
-                continue
-            if len(matches) >= cap:
-                cut = f"the search stopped at {cap} matches"
+            found = matcher.match([text for _, text in pending])
+        except TimeUp:
+            return f"the search stopped after {limits.search_seconds:g} seconds"
+        finally:
+            texts, pending[:] = list(pending), []
+            pending_chars = 0
+        for (path, _), hits in zip(texts, found, strict=True):
+            for number, line in hits:
+                if len(matches) >= cap:
+                    return f"the search stopped at {cap} matches"
+                matches.append(dict(path=f"{base}/{path}", line=number, text=line))
+        return None
+
+    try:
+        for directory_fd, name, path in candidates:
+            if time.monotonic() > deadline:
+                cut = f"the search stopped after {limits.search_seconds:g} seconds"
                 break
-            matches.append(dict(path=f"{base}/{path}", line=number, text=line[:500]))
-        if cut is not None:
-            break
+            try:
+                with root.open_file(name, directory=directory_fd) as file:
+                    if os.fstat(file.fileno()).st_size > limits.max_read_bytes:
+                        skipped += 1
+                        continue
+                    data = file.read(limits.max_read_bytes)
+            except PathError:
+                skipped += 1
+                continue
+            if _is_binary(data):
+                skipped += 1
+                continue
+            searched += 1
+            text = _decode(data)
+            pending.append((path, text))
+            pending_chars += len(text)
+            if pending_chars >= _MATCH_BATCH:
+                cut = flush()
+                if cut is not None:
+                    break
+        if cut is None and pending:
+            cut = flush()
+    finally:
+        matcher.close()
     if hasattr(candidates, "close"):
         candidates.close()
     text = "\n".join(f"{m['path']}:{m['line']}: {m['text']}" for m in matches) or "No matches found"
@@ -924,7 +951,7 @@ def _search_contents(
         filesSearched=searched,
         filesSkipped=skipped,
         truncated=cut is not None,
-        note=cut or glob_note,
+        note=cut,
     )
 
 
