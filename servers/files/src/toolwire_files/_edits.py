@@ -88,29 +88,41 @@ def _positions(text: str, needle: str) -> list[int]:
     return found
 
 
+_LENIENT_WORK = 20_000_000  # line comparisons the whitespace-tolerant passes may make
+
+
 def _trimmed_matches(lines: list[str], old: list[str]) -> list[int]:
+    if len(lines) * len(old) > _LENIENT_WORK:
+        return []  # too large to search line by line: only exact matches count
     wanted = [line.strip() for line in old]
+    stripped = [line.strip() for line in lines]
+    first = wanted[0]
     return [
         i
         for i in range(len(lines) - len(old) + 1)
-        if all(lines[i + j].strip() == wanted[j] for j in range(len(old)))
+        if stripped[i] == first and stripped[i : i + len(old)] == wanted
     ]
 
 
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
 def _reindent(found: list[str], old: list[str], new: list[str]) -> list[str]:
-    """New lines indented as the matched lines were (the reference's whitespace leniency)."""
-    base = found[0][: len(found[0]) - len(found[0].lstrip())]
+    """New lines indented as the matched lines are: each keeps its indentation relative to
+    the oldText line in the same place (the last one for lines beyond), applied to the
+    file's line there."""
     out = []
     for j, line in enumerate(new):
-        if j == 0:
-            out.append(base + line.lstrip())
-            continue
-        old_indent = len(old[j]) - len(old[j].lstrip()) if j < len(old) else 0
-        new_indent = len(line) - len(line.lstrip())
-        if j < len(old) and old[j].strip() and line.strip():
-            out.append(base + " " * max(0, new_indent - old_indent) + line.lstrip())
-        else:
+        if not line.strip():
             out.append(line)
+            continue
+        k = min(j, len(old) - 1)
+        have, was = _indent(found[k]), _indent(old[k])
+        delta = len(_indent(line)) - len(was)
+        width = max(0, len(have) + delta)
+        indent = have[:width] if width <= len(have) else have + " " * (width - len(have))
+        out.append(indent + line.lstrip())
     return out
 
 
@@ -119,7 +131,7 @@ def _mismatch_hint(text: str, old: str) -> str:
     lines = text.split("\n")
     wanted = old.split("\n")
     first = wanted[0].strip()
-    if not first:
+    if not first or len(lines) * len(wanted) > _LENIENT_WORK:
         return ""
     for i, line in enumerate(lines):
         if line.strip() != first:
@@ -190,11 +202,38 @@ def _lines(text: str) -> list[str]:
 
 
 def unified_diff(before: str, after: str, path: str) -> str:
-    """A git-style unified diff of two texts, fenced for Markdown as the reference does."""
+    """A git-style unified diff of two texts, fenced for Markdown as the reference does.
+
+    Only the window between the common leading and trailing lines is compared (an edit is
+    local), so a large file costs its length, not difflib's quadratic worst case over it."""
     import difflib
 
-    body = "".join(difflib.unified_diff(_lines(before), _lines(after), fromfile=path, tofile=path))
+    old, new = _lines(before), _lines(after)
+    same = 0
+    while same < min(len(old), len(new)) and old[same] == new[same]:
+        same += 1
+    end = 0
+    while end < min(len(old), len(new)) - same and old[-1 - end] == new[-1 - end]:
+        end += 1
+    start = max(0, same - 3)
+    old_window = old[start : len(old) - max(0, end - 3)]
+    new_window = new[start : len(new) - max(0, end - 3)]
+    body = []
+    for line in difflib.unified_diff(old_window, new_window, fromfile=path, tofile=path):
+        body.append(_shifted(line, start) if line.startswith("@@ ") else line)
+    text = "".join(body)
     fence = "```"
-    while fence in body:
+    while fence in text:
         fence += "`"
-    return f"{fence}diff\n{body}{fence}\n"
+    return f"{fence}diff\n{text}{fence}\n"
+
+
+def _shifted(header: str, offset: int) -> str:
+    """A hunk header `@@ -a,b +c,d @@` with both start lines moved down by `offset`."""
+    ranges = header.split(" ")[1:3]
+    moved = []
+    for item in ranges:
+        sign, numbers = item[0], item[1:]
+        first, comma, count = numbers.partition(",")
+        moved.append(f"{sign}{int(first) + offset}{comma}{count}")
+    return f"@@ {moved[0]} {moved[1]} @@\n"
