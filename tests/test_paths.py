@@ -421,3 +421,13 @@ def test_open_file_by_name_in_an_open_directory(tree: Path) -> None:
                 root.open_file("missing", directory=fd)
         finally:
             os.close(fd)
+
+
+def test_listings_can_be_bounded(tree: Path) -> None:
+    for i in range(50):
+        (tree / "sub" / f"n{i:02}").write_text("")
+    with Root(tree) as root:
+        few = root.list_directory("sub", limit=10)
+        assert len(few) == 10 and [e.name for e in few] == sorted(e.name for e in few)
+        walked = dict(root.walk("sub", limit=5))
+        assert all(len(entries) <= 5 for entries in walked.values())

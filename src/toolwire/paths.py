@@ -519,15 +519,20 @@ class Root:
             raise PathError(path, f"it is larger than {max_bytes} bytes")
         return data
 
-    def list_directory(self, path: str = "") -> list[Entry]:
+    def list_directory(self, path: str = "", *, limit: int | None = None) -> list[Entry]:
         """The entries of the directory `path`, sorted by name, links not followed.
+
+        Args:
+            path: The directory.
+            limit: Read at most this many entries (the first the directory yields, then
+                sorted), so that a huge directory costs no more than that.
 
         Raises:
             PathError: As `open_directory`.
         """
         fd = self.open_directory(path)
         try:
-            return _entries(fd)
+            return _entries(fd, limit)
         finally:
             os.close(fd)
 
@@ -537,11 +542,13 @@ class Root:
         *,
         max_depth: int | None = None,
         enter: Callable[[str], bool] | None = None,
+        limit: int | None = None,
     ) -> Generator[tuple[str, list[Entry]], None, None]:
         """Each directory under `path` (itself first, then depth first in name order) as
         (path relative to the root, its entries). Links are listed but never entered, so the
         walk stays inside the root and ends; `max_depth` 0 lists `path` alone, and a
-        subdirectory is entered only when `enter(its path relative to the root)` is true.
+        subdirectory is entered only when `enter(its path relative to the root)` is true;
+        `limit` bounds the entries read from each directory (as in `list_directory`).
 
         Raises:
             PathError: `path` itself is refused (unreadable subdirectories are skipped).
@@ -553,7 +560,7 @@ class Root:
             names: list[str] = []
             frames.append((fd, relative, depth, names))
             try:
-                entries = _entries(fd)
+                entries = _entries(fd, limit)
             except OSError:
                 return []
             if max_depth is None or depth < max_depth:
@@ -817,10 +824,12 @@ def _lstat(name: str, dir_fd: int) -> os.stat_result | None:
         return None
 
 
-def _entries(fd: int) -> list[Entry]:
-    found = []
+def _entries(fd: int, limit: int | None = None) -> list[Entry]:
+    found: list[Entry] = []
     with os.scandir(fd) as listing:
         for item in listing:
+            if limit is not None and len(found) >= limit:
+                break
             try:
                 status = item.stat(follow_symlinks=False)
             except OSError:

@@ -48,6 +48,7 @@ _MEDIA = {ext: "audio/" + ext[1:] for ext in (".wav", ".ogg", ".flac")} | {".web
 _BINARY_SNIFF = 8192
 _INLINE_BYTES = 256 * 1024  # smaller files are read on the event loop, larger in a thread
 _MATCH_BATCH = 1 << 20  # characters of text handed to the matcher at once
+_DIRECTORY_ENTRIES = 100_000  # entries read from one directory (memory stays bounded)
 
 
 Result = dict[str, Any]
@@ -677,10 +678,11 @@ def _list(
     root: Root, relative: str, access: Access, cap: int, with_sizes: bool, sort_by: str
 ) -> Result:
     try:
-        entries = [e for e in root.list_directory(relative) if not access.hidden(e.name)]
+        read = root.list_directory(relative, limit=_DIRECTORY_ENTRIES)
+        entries = [e for e in read if not access.hidden(e.name)]
     except PathError as error:
         raise FilesError(str(error)) from None
-    truncated = len(entries) > cap
+    truncated = len(entries) > cap or len(read) >= _DIRECTORY_ENTRIES
     entries = entries[:cap]
     if with_sizes:
         for index, entry in enumerate(entries):
@@ -740,7 +742,7 @@ def _tree(
     def keep(path: str) -> bool:
         return not excluded(path[prefix:], exclude) and not access.hidden(path.rsplit("/", 1)[-1])
 
-    walk = root.walk(start, max_depth=max_depth, enter=keep)
+    walk = root.walk(start, max_depth=max_depth, enter=keep, limit=_DIRECTORY_ENTRIES)
     try:
         for directory, entries in walk:
             children = nodes.setdefault(directory, [])
@@ -805,7 +807,7 @@ def _search_names(
     def keep(path: str) -> bool:
         return not excluded(path[prefix:], exclude) and not access.hidden(path.rsplit("/", 1)[-1])
 
-    walk = root.walk(start, max_depth=limits.max_depth, enter=keep)
+    walk = root.walk(start, max_depth=limits.max_depth, enter=keep, limit=_DIRECTORY_ENTRIES)
     base = root.path.rstrip("/")
     try:
         for directory, entries in walk:
@@ -862,7 +864,9 @@ def _search_contents(
         only = Glob(file_pattern) if file_pattern else None
 
         def files() -> Iterator[tuple[int | None, str, str]]:
-            walk = root.walk(start, max_depth=limits.max_depth, enter=keep)
+            walk = root.walk(
+                start, max_depth=limits.max_depth, enter=keep, limit=_DIRECTORY_ENTRIES
+            )
             try:
                 for directory, entries in walk:
                     chosen = []
