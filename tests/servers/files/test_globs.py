@@ -66,3 +66,13 @@ def test_hostile_patterns_finish(pattern: str) -> None:
     long_name = "a" * 255
     assert Glob(pattern).matches(deep) is False
     assert Glob(pattern).matches(long_name) is False
+
+
+def test_name_sets() -> None:
+    from toolwire_files._globs import NameSet
+
+    deny = NameSet([".env", ".env.*", "*.pem", "id_*", "k?y[0-9]", "a/b"])
+    for name in (".env", ".env.local", "cert.pem", "id_rsa", "key7"):
+        assert deny.matches(name), name
+    for name in ("env", ".envrc", "pem", "my_id", "key", "a/b", "b"):
+        assert not deny.matches(name), name

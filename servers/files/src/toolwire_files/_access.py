@@ -24,7 +24,7 @@ from typing import Any
 from toolwire import ClientCapabilityError, NoBackChannelError, ToolContext
 from toolwire.paths import PathError, PathNotFoundError, PathOutsideError, Root, Roots
 
-from ._globs import GlobSet
+from ._globs import NameSet
 
 __all__ = ["CLIENT_ROOTS", "DEFAULT_DENY", "Access", "FilesError", "Limits"]
 
@@ -88,7 +88,7 @@ class Access:
         self.client_roots = client_roots
         self.cli = Roots(roots)
         self.deny = deny
-        self._denied = GlobSet(deny)
+        self._denied = NameSet(deny)
         self.limits = limits
         self._sets: OrderedDict[tuple[str, ...], tuple[Roots, list[Root]]] = OrderedDict()
         self._lock = threading.Lock()

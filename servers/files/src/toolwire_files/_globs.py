@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-__all__ = ["Glob", "GlobSet", "excluded"]
+__all__ = ["Glob", "GlobSet", "NameSet", "excluded"]
 
 _STAR = "*"
 Token = str | Callable[[str], bool]  # "*", a literal character, or a one-character test
@@ -195,6 +195,39 @@ class GlobSet:
     def matches(self, relative: str) -> bool:
         """Whether one of the patterns matches the whole of `relative`."""
         return any(glob.matches(relative) for glob in self._globs)
+
+
+class NameSet:
+    """Patterns for single names (deny lists): exact names are looked up, one-star patterns
+    compared by prefix and suffix, the rest matched as a segment.
+
+    Args:
+        patterns: The name patterns (a `/` in one makes it match no name).
+    """
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        self._exact: set[str] = set()
+        self._halves: list[tuple[str, str]] = []
+        self._other: list[_Segment] = []
+        for pattern in patterns:
+            if "/" in pattern:
+                continue
+            segment = _Segment(pattern)
+            if segment.exact is not None:
+                self._exact.add(segment.exact)
+            elif segment.halves is not None:
+                self._halves.append(segment.halves)
+            else:
+                self._other.append(segment)
+
+    def matches(self, name: str) -> bool:
+        """Whether `name` matches one of the patterns."""
+        if name in self._exact:
+            return True
+        for head, tail in self._halves:
+            if len(name) >= len(head) + len(tail) and name.startswith(head) and name.endswith(tail):
+                return True
+        return any(segment.matches(name) for segment in self._other)
 
 
 def excluded(relative: str, patterns: Sequence[str]) -> bool:

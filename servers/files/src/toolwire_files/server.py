@@ -514,7 +514,19 @@ def _open(root: Root, relative: str, shown: str) -> tuple[BinaryIO, str, int]:
         file = root.open_file(relative)
     except PathError as error:
         raise FilesError(f"{shown!r}: {error.reason}") from None
-    return file, root.absolute(relative), os.fstat(file.fileno()).st_size
+    return file, _real_path(root, relative, file.fileno()), os.fstat(file.fileno()).st_size
+
+
+def _real_path(root: Root, relative: str, fd: int) -> str:
+    """Where the open file `fd` is: the kernel's name for it (one call on Linux), else the
+    path resolved again."""
+    try:
+        named = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        named = ""
+    if named.startswith(root.path.rstrip("/") + "/"):
+        return named
+    return root.absolute(relative)
 
 
 def _read_text(
