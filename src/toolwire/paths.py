@@ -9,8 +9,11 @@ to a temporary file in the target's directory that is renamed over the target th
 directory's descriptor, so the old file's mode is kept and a hard link to the old inode is left
 untouched. Each operation works on the directory descriptors it resolved, so a parent swapped
 for a link after resolution cannot redirect it. Every refusal is a `PathError` (a `ValueError`)
-naming the path and the reason. `Roots` picks the root an absolute path lies in. The module
-is POSIX only (it needs `dir_fd` support) and imports nothing but the standard library.
+naming the path and the reason. `Roots` picks the root an absolute path lies in. A descriptor
+pins a directory, not its place: a directory someone moves out of the root while an operation
+holds it is followed there (Linux's `openat2` with `RESOLVE_BENEATH` would close that gap; the
+standard library does not offer it). The module is POSIX only (it needs `dir_fd` support) and
+imports nothing but the standard library.
 """
 
 from __future__ import annotations
