@@ -16,7 +16,8 @@ fi
 "$VENV/bin/python" -m pip install -q -e ".[test]"
 # The reference servers, each its own package (servers/<name>/pyproject.toml); --no-deps keeps
 # pip from fetching a released toolwire in place of this checkout's.
-"$VENV/bin/python" -m pip install -q --no-deps -e servers/apply_patch -e servers/shell
+"$VENV/bin/python" -m pip install -q --no-deps -e servers/apply_patch -e servers/files \
+    -e servers/shell
 
 # Node 22, the MCP Inspector and the conformance harness for the interop and conformance
 # tests. Where they cannot be installed (status 3:

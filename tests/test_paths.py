@@ -398,3 +398,36 @@ def test_a_parent_swapped_for_a_link_never_leads_outside(tree: Path) -> None:
     assert leaked == 0
     assert sorted(os.listdir(base / "outside")) == ["b.txt", "secret.txt"]
     assert (base / "outside" / "b.txt").read_bytes() == SECRET
+
+
+def test_open_file_by_name_in_an_open_directory(tree: Path) -> None:
+    (tree / "sub" / "link").symlink_to("b.txt")
+    os.mkfifo(tree / "sub" / "fifo")
+    with Root(tree) as root:
+        fd = root.open_directory("sub")
+        try:
+            with root.open_file("b.txt", directory=fd) as file:
+                assert file.read() == b"beta\n"
+            for name, reason in (
+                ("link", "a symbolic link"),
+                ("fifo", "FIFO"),
+                ("deep", "a directory"),
+                ("../a.txt", "one name"),
+                ("..", "one name"),
+            ):
+                with pytest.raises(PathError, match=reason):
+                    root.open_file(name, directory=fd)
+            with pytest.raises(PathNotFoundError):
+                root.open_file("missing", directory=fd)
+        finally:
+            os.close(fd)
+
+
+def test_listings_can_be_bounded(tree: Path) -> None:
+    for i in range(50):
+        (tree / "sub" / f"n{i:02}").write_text("")
+    with Root(tree) as root:
+        few = root.list_directory("sub", limit=10)
+        assert len(few) == 10 and [e.name for e in few] == sorted(e.name for e in few)
+        walked = dict(root.walk("sub", limit=5))
+        assert all(len(entries) <= 5 for entries in walked.values())

@@ -9,8 +9,11 @@ to a temporary file in the target's directory that is renamed over the target th
 directory's descriptor, so the old file's mode is kept and a hard link to the old inode is left
 untouched. Each operation works on the directory descriptors it resolved, so a parent swapped
 for a link after resolution cannot redirect it. Every refusal is a `PathError` (a `ValueError`)
-naming the path and the reason. `Roots` picks the root an absolute path lies in. The module
-is POSIX only (it needs `dir_fd` support) and imports nothing but the standard library.
+naming the path and the reason. `Roots` picks the root an absolute path lies in. A descriptor
+pins a directory, not its place: a directory someone moves out of the root while an operation
+holds it is followed there (Linux's `openat2` with `RESOLVE_BENEATH` would close that gap; the
+standard library does not offer it). The module is POSIX only (it needs `dir_fd` support) and
+imports nothing but the standard library.
 """
 
 from __future__ import annotations
@@ -18,15 +21,15 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO, Literal
 
 __all__ = [
     "Entry",
     "PathError",
+    "PathKindError",
     "PathNotFoundError",
     "PathOutsideError",
     "Root",
@@ -70,6 +73,11 @@ class PathOutsideError(PathError):
 
 class PathNotFoundError(PathError):
     """The path is allowed but names nothing (or a directory on its way is missing)."""
+
+
+class PathKindError(PathError):
+    """The path names something of the wrong kind: a directory where a file is wanted, a file
+    on the way to another name, a FIFO, device or socket where a regular file is wanted."""
 
 
 @dataclass(frozen=True)
@@ -346,7 +354,7 @@ class Root:
                 raise
             status = os.stat(name, dir_fd=walk.fd, follow_symlinks=False)
             if not stat.S_ISLNK(status.st_mode):
-                raise PathError(walk.shown, f"{name!r} on its way is not a directory") from None
+                raise PathKindError(walk.shown, f"{name!r} on its way is not a directory") from None
             pending.extend(reversed(walk.link_target(name)))
             return
         walk.down(name, fd)
@@ -419,8 +427,8 @@ class Root:
                 return walk.release()
             status = _lstat(name, walk.fd)
             if status is not None:
-                kind = kind_of(status.st_mode)
-                raise PathError(path, f"it is {_KIND_WORDS.get(kind, 'a file')}, not a directory")
+                what = _KIND_WORDS.get(kind_of(status.st_mode), "a file")
+                raise PathKindError(path, f"it is {what}, not a directory")
             if not create:
                 raise PathNotFoundError(path, "it does not exist")
             self._writable(path)
@@ -442,35 +450,48 @@ class Root:
         os.close(self.open_directory(path))
         return self.absolute(path)
 
-    def open_file(self, path: str) -> BinaryIO:
+    def open_file(self, path: str, *, directory: int | None = None) -> BinaryIO:
         """Open the regular file `path` for reading in binary mode.
+
+        Args:
+            path: The file.
+            directory: A descriptor from `open_directory` (or a directory `walk` listed, opened
+                that way); `path` is then one name in it, opened without following a link,
+                which saves resolving the directory again for each of its files.
 
         Raises:
             PathNotFoundError: Nothing is there.
-            PathError: It is a directory, FIFO, device or socket, a multiply-linked file when
-                hard links are not allowed, or refused.
+            PathError: It is a directory, FIFO, device, socket or (with `directory`) a link, a
+                multiply-linked file when hard links are not allowed, or refused.
         """
+        if directory is not None:
+            if "/" in path or path in ("", ".", ".."):
+                raise PathError(path, "with a directory descriptor the path must be one name")
+            return self._open_regular(directory, path, path)
         walk, name = self._resolve(path, follow_last=True)
         try:
             if not name:
-                raise PathError(path, "it is a directory")
-            try:
-                before = os.stat(name, dir_fd=walk.fd, follow_symlinks=False)
-            except FileNotFoundError:
-                raise PathNotFoundError(path, "it does not exist") from None
-            self._check_readable(path, before)
-            try:
-                fd = os.open(name, _READ_FLAGS, dir_fd=walk.fd)
-            except OSError as error:
-                raise PathError(path, f"it cannot be opened ({error.strerror})") from None
+                raise PathKindError(path, "it is a directory")
+            return self._open_regular(walk.fd, name, path)
         finally:
             walk.close()
+
+    def _open_regular(self, dir_fd: int, name: str, shown: str) -> BinaryIO:
+        try:
+            before = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            raise PathNotFoundError(shown, "it does not exist") from None
+        self._check_readable(shown, before)
+        try:
+            fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+        except OSError as error:
+            raise PathError(shown, f"it cannot be opened ({error.strerror})") from None
         status = os.fstat(fd)
         if (status.st_dev, status.st_ino) != (before.st_dev, before.st_ino):
             os.close(fd)
-            raise PathError(path, "it changed while it was opened")
+            raise PathError(shown, "it changed while it was opened")
         try:
-            self._check_readable(path, status)
+            self._check_readable(shown, status)
         except PathError:
             os.close(fd)
             raise
@@ -479,7 +500,7 @@ class Root:
     def _check_readable(self, path: str, status: os.stat_result) -> None:
         kind = kind_of(status.st_mode)
         if kind != "file":
-            raise PathError(path, f"it is {_KIND_WORDS[kind]}, not a regular file")
+            raise PathKindError(path, f"it is {_KIND_WORDS[kind]}, not a regular file")
         if status.st_nlink > 1 and not self.allow_hard_links:
             raise PathError(path, "it has several hard links, which are not read here")
 
@@ -501,54 +522,74 @@ class Root:
             raise PathError(path, f"it is larger than {max_bytes} bytes")
         return data
 
-    def list_directory(self, path: str = "") -> list[Entry]:
+    def list_directory(self, path: str = "", *, limit: int | None = None) -> list[Entry]:
         """The entries of the directory `path`, sorted by name, links not followed.
+
+        Args:
+            path: The directory.
+            limit: Read at most this many entries (the first the directory yields, then
+                sorted), so that a huge directory costs no more than that.
 
         Raises:
             PathError: As `open_directory`.
         """
         fd = self.open_directory(path)
         try:
-            return _entries(fd)
+            return _entries(fd, limit)
         finally:
             os.close(fd)
 
     def walk(
-        self, path: str = "", *, max_depth: int | None = None
-    ) -> Iterator[tuple[str, list[Entry]]]:
+        self,
+        path: str = "",
+        *,
+        max_depth: int | None = None,
+        enter: Callable[[str], bool] | None = None,
+        limit: int | None = None,
+    ) -> Generator[tuple[str, list[Entry]], None, None]:
         """Each directory under `path` (itself first, then depth first in name order) as
         (path relative to the root, its entries). Links are listed but never entered, so the
-        walk stays inside the root and ends; `max_depth` 0 lists `path` alone.
+        walk stays inside the root and ends; `max_depth` 0 lists `path` alone, and a
+        subdirectory is entered only when `enter(its path relative to the root)` is true;
+        `limit` bounds the entries read from each directory (as in `list_directory`).
 
         Raises:
             PathError: `path` itself is refused (unreadable subdirectories are skipped).
         """
-        start_fd = self.open_directory(path)
         start = self.resolve(path)
-        stack: list[tuple[int, str, int]] = [(start_fd, start, 0)]
+        frames: list[tuple[int, str, int, list[str]]] = []
+
+        def enter_frame(fd: int, relative: str, depth: int) -> list[Entry]:
+            names: list[str] = []
+            frames.append((fd, relative, depth, names))
+            try:
+                entries = _entries(fd, limit)
+            except OSError:
+                return []
+            if max_depth is None or depth < max_depth:
+                for entry in reversed(entries):
+                    joined = f"{relative}/{entry.name}" if relative else entry.name
+                    if entry.kind == "directory" and (enter is None or enter(joined)):
+                        names.append(entry.name)
+            return entries
+
         try:
-            while stack:
-                fd, relative, depth = stack.pop()
+            yield start, enter_frame(self.open_directory(path), start, 0)
+            while frames:
+                fd, relative, depth, names = frames[-1]
+                if not names:
+                    os.close(fd)
+                    frames.pop()
+                    continue
+                name = names.pop()
                 try:
-                    entries = _entries(fd)
+                    child = os.open(name, _DIR_FLAGS, dir_fd=fd)
                 except OSError:
-                    entries = []
-                below: list[tuple[int, str, int]] = []
-                if max_depth is None or depth < max_depth:
-                    for entry in entries:
-                        if entry.kind != "directory":
-                            continue
-                        try:
-                            child = os.open(entry.name, _DIR_FLAGS, dir_fd=fd)
-                        except OSError:
-                            continue
-                        joined = f"{relative}/{entry.name}" if relative else entry.name
-                        below.append((child, joined, depth + 1))
-                os.close(fd)
-                stack.extend(reversed(below))
-                yield relative, entries
+                    continue
+                joined = f"{relative}/{name}" if relative else name
+                yield joined, enter_frame(child, joined, depth + 1)
         finally:
-            for fd, _, _ in stack:
+            for fd, _, _, _ in frames:
                 os.close(fd)
 
     # -- changing -----------------------------------------------------------------------------
@@ -581,14 +622,14 @@ class Root:
         walk, name = self._resolve(path, follow_last=True, create=create_parents)
         try:
             if not name:
-                raise PathError(path, "it is a directory")
+                raise PathKindError(path, "it is a directory")
             existing = _lstat(name, walk.fd)
             if existing is not None:
                 if exclusive:
                     raise PathError(path, "it already exists")
                 kind = kind_of(existing.st_mode)
                 if kind != "file":
-                    raise PathError(path, f"it is {_KIND_WORDS[kind]}, not a regular file")
+                    raise PathKindError(path, f"it is {_KIND_WORDS[kind]}, not a regular file")
                 mode = stat.S_IMODE(existing.st_mode)
             _replace(walk.fd, name, data, mode, exclusive=exclusive, shown=path)
         finally:
@@ -638,7 +679,7 @@ class Root:
                 else:
                     status = _lstat(name, walk.fd)
                     if status is not None and stat.S_ISDIR(status.st_mode):
-                        raise PathError(path, "it is a directory")
+                        raise PathKindError(path, "it is a directory")
                     os.unlink(name, dir_fd=walk.fd)
             except FileNotFoundError:
                 raise PathNotFoundError(path, "it does not exist") from None
@@ -786,10 +827,12 @@ def _lstat(name: str, dir_fd: int) -> os.stat_result | None:
         return None
 
 
-def _entries(fd: int) -> list[Entry]:
-    found = []
+def _entries(fd: int, limit: int | None = None) -> list[Entry]:
+    found: list[Entry] = []
     with os.scandir(fd) as listing:
         for item in listing:
+            if limit is not None and len(found) >= limit:
+                break
             try:
                 status = item.stat(follow_symlinks=False)
             except OSError:
@@ -811,7 +854,7 @@ def _replace(
     dir_fd: int, name: str, data: bytes, mode: int | None, *, exclusive: bool, shown: str
 ) -> None:
     """Write `data` to a fresh temporary file beside `name` and rename it over `name`."""
-    temporary = f".{name[:100]}.{secrets.token_hex(6)}.tmp"
+    temporary = f".{name[:100]}.{os.urandom(6).hex()}.tmp"
     try:
         fd = os.open(temporary, _TEMP_FLAGS, 0o666 if mode is None else 0o600, dir_fd=dir_fd)
     except OSError as error:

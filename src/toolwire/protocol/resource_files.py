@@ -8,11 +8,10 @@ segments, and only then joined under the root:
   (a leading `/`), an empty segment (`a//b`), a `.` or `..` segment (also when it arrived
   percent-encoded, since the check runs after decoding), a hidden segment (`.env`, `.git`)
   unless `include_hidden`;
-- then the joined path is resolved (symbolic links followed) and must still lie under the
-  resolved root: a link pointing out is refused the same way;
-- then the file is opened without following a final link (`O_NOFOLLOW`, so a link swapped in
-  after the check fails to open) and without blocking (a FIFO cannot hang the read), and
-  must be a regular file no larger than `max_bytes`.
+- then the path is resolved inside the root by descriptor (`toolwire.paths.Root`): a
+  symbolic link is followed only when it stays inside, one pointing out is refused the same
+  way, and only a regular file no larger than `max_bytes` is opened (a FIFO cannot hang the
+  read, a link swapped in after the check cannot redirect it).
 
 A path that passes every check but names nothing is the ordinary resource-not-found error.
 Files whose type is text (by name, or by content when the name says nothing) and that decode
@@ -29,6 +28,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..paths import PathError, PathKindError, PathNotFoundError, PathOutsideError, Root
 from ..tools.threads import run_sync_within
 from .resource_contents import NOT_FOUND, contents_of
 from .resource_reading import InvalidResourceParams
@@ -46,13 +46,7 @@ logger = logging.getLogger("toolwire")
 
 _MAX_SCANNED = 100_000  # directory entries looked at for one listing
 _TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "image/svg+xml")
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
+_OUTSIDE = "it leads outside the directory (a symbolic link)"
 
 
 class DirectoryResources:
@@ -80,9 +74,11 @@ class DirectoryResources:
         max_bytes: int = 16 * 1024 * 1024,
         include_hidden: bool = False,
     ) -> None:
-        resolved = Path(root).resolve()
-        if not resolved.is_dir():
-            raise ValueError(f"directory resources: {str(root)!r} is not a directory")
+        try:
+            self._root = Root(root, read_only=True)
+        except PathError:
+            raise ValueError(f"directory resources: {str(root)!r} is not a directory") from None
+        resolved = Path(self._root.path)
         if not uri_prefix.endswith("/") or "{" in uri_prefix or "}" in uri_prefix:
             raise ValueError(
                 f"directory resources: uri_prefix {uri_prefix!r} must end with '/' and "
@@ -111,11 +107,12 @@ class DirectoryResources:
         """
         reason = self._refusal(relative)
         if reason is None:
-            candidate = self.root.joinpath(*relative.split("/"))
-            real = Path(os.path.realpath(candidate))
-            if real == self.root or self.root in real.parents:
-                return real
-            reason = "it leads outside the directory (a symbolic link)"
+            try:
+                return Path(self._root.absolute(relative))
+            except PathOutsideError:
+                reason = _OUTSIDE
+            except PathError:  # a missing or non-directory parent: resolved by the read
+                return self.root.joinpath(*relative.split("/"))
         raise InvalidResourceParams(
             f"Refused resource URI {self.uri_prefix + relative!r}: {reason}"
         )
@@ -167,23 +164,22 @@ class DirectoryResources:
         return None
 
     def _read(self, uri: str, relative: str) -> list[dict[str, Any]]:
-        path = self.path_for(relative)
+        self.path_for(relative)  # the segment checks
         try:
-            descriptor = os.open(path, _OPEN_FLAGS)
-        except (FileNotFoundError, NotADirectoryError):
-            return NOT_FOUND
-        except OSError as error:  # ELOOP: a link swapped in; EACCES; ...
+            file = self._root.open_file(relative)
+        except (PathNotFoundError, PathKindError):
+            return NOT_FOUND  # nothing there, a directory, a FIFO, a device: not a resource
+        except PathOutsideError:
+            raise InvalidResourceParams(f"Refused resource URI {uri!r}: {_OUTSIDE}") from None
+        except PathError as error:  # a loop, a permission, ...
             raise InvalidResourceParams(
-                f"Refused resource URI {uri!r}: it cannot be opened ({error.strerror})"
+                f"Refused resource URI {uri!r}: it cannot be opened ({error.reason})"
             ) from None
-        status = os.fstat(descriptor)
-        if not stat.S_ISREG(status.st_mode):
-            os.close(descriptor)
-            return NOT_FOUND  # a directory, a FIFO, a device: not a resource here
-        with os.fdopen(descriptor, "rb") as file:
-            if status.st_size > self.max_bytes:
+        with file:
+            size = os.fstat(file.fileno()).st_size
+            if size > self.max_bytes:
                 raise InvalidResourceParams(
-                    f"Refused resource URI {uri!r}: the file has {status.st_size} bytes, "
+                    f"Refused resource URI {uri!r}: the file has {size} bytes, "
                     f"more than the {self.max_bytes} served"
                 )
             data = file.read(self.max_bytes + 1)[: self.max_bytes]
@@ -201,34 +197,30 @@ class DirectoryResources:
     def _walk(self) -> Iterator[tuple[str, int]]:
         """(relative path, size) of each servable regular file, sorted, links out skipped."""
         scanned = 0
-        pending = [""]
-        while pending:
-            base = pending.pop()
-            try:
-                with os.scandir(self.root / base if base else self.root) as listing:
-                    entries = sorted(listing, key=lambda entry: entry.name)
-            except OSError:
-                continue
-            subdirectories = []
-            for entry in entries:
-                scanned += 1
-                if scanned > _MAX_SCANNED:
-                    return
-                relative = f"{base}/{entry.name}" if base else entry.name
-                if self._refusal(relative) is not None:
-                    continue
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        subdirectories.append(relative)
+        walk = self._root.walk(enter=lambda relative: self._refusal(relative) is None)
+        try:
+            for base, entries in walk:
+                for entry in entries:
+                    scanned += 1
+                    if scanned > _MAX_SCANNED:
+                        return
+                    relative = f"{base}/{entry.name}" if base else entry.name
+                    if self._refusal(relative) is not None:
                         continue
-                    if entry.is_symlink():
-                        self.path_for(relative)  # refuses a link out
-                    status = entry.stat()  # follows a link (inside)
-                except (OSError, InvalidResourceParams):
-                    continue
-                if stat.S_ISREG(status.st_mode):
-                    yield relative, status.st_size
-            pending.extend(reversed(subdirectories))
+                    size = entry.size
+                    if entry.kind == "symlink":
+                        try:
+                            status = self._root.stat(relative)  # refuses a link out
+                        except PathError:
+                            continue
+                        if not stat.S_ISREG(status.st_mode):
+                            continue
+                        size = status.st_size
+                    elif entry.kind != "file":
+                        continue
+                    yield relative, size
+        finally:
+            walk.close()
 
 
 def _guess(name: str) -> str | None:

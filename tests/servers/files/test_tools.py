@@ -1,0 +1,459 @@
+"""Each tool of the files server, through a real protocol session, checked on the disk."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from toolwire_files._access import Limits
+
+from ._support import build, connected, make_tree, structured, text_of
+
+READ_ONLY_TOOLS = {
+    "read_text_file",
+    "read_file",
+    "read_media_file",
+    "read_multiple_files",
+    "list_directory",
+    "list_directory_with_sizes",
+    "directory_tree",
+    "search_files",
+    "search_file_contents",
+    "get_file_info",
+    "list_allowed_directories",
+}
+WRITE_TOOLS = {
+    "write_file",
+    "append_file",
+    "edit_file",
+    "create_directory",
+    "move_file",
+    "copy_file",
+}
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return make_tree(tmp_path)
+
+
+def run(server: Any, body: Any, **options: Any) -> Any:
+    async def go() -> Any:
+        async with connected(server, **options) as client:
+            return await body(client)
+
+    return anyio.run(go)
+
+
+def test_every_tool_is_listed_with_true_annotations_and_output_schemas(root: Path) -> None:
+    tools = run(build(root), lambda c: c.tools())
+    assert set(tools) == READ_ONLY_TOOLS | WRITE_TOOLS
+    for name, tool in tools.items():
+        hints = tool["annotations"]
+        assert hints["openWorldHint"] is False
+        assert hints["readOnlyHint"] is (name in READ_ONLY_TOOLS), name
+        if name != "read_media_file":
+            schema = tool["outputSchema"]
+            assert schema["type"] == "object" and "content" in schema["properties"], name
+    assert tools["write_file"]["annotations"]["destructiveHint"] is True
+    assert tools["create_directory"]["annotations"]["destructiveHint"] is False
+    assert tools["copy_file"]["annotations"]["destructiveHint"] is False
+    props = tools["edit_file"]["inputSchema"]["properties"]
+    assert set(props) == {"path", "edits", "dryRun", "expectedHash"}
+    assert set(tools["read_text_file"]["inputSchema"]["properties"]) == {
+        "path",
+        "head",
+        "tail",
+        "offset",
+        "limit",
+    }
+    assert set(tools["move_file"]["inputSchema"]["required"]) == {"source", "destination"}
+
+
+def test_read_only_lists_only_read_only_tools(root: Path) -> None:
+    tools = run(build(root, read_only=True), lambda c: c.tools())
+    assert set(tools) == READ_ONLY_TOOLS
+
+
+def test_reads_whole_and_by_lines(root: Path) -> None:
+    async def body(c: Any) -> list[Any]:
+        return [
+            await c.call("read_text_file", {"path": "a.txt"}),
+            await c.call("read_text_file", {"path": str(root / "a.txt"), "head": 2}),
+            await c.call("read_text_file", {"path": "a.txt", "tail": 1}),
+            await c.call("read_text_file", {"path": "a.txt", "tail": 2}),
+            await c.call("read_text_file", {"path": "a.txt", "offset": 2, "limit": 1}),
+            await c.call("read_text_file", {"path": "a.txt", "head": 1, "tail": 1}),
+            await c.call("read_file", {"path": "sub/b.txt"}),
+        ]
+
+    whole, head, tail1, tail2, ranged, both, old = run(build(root), body)
+    data = (root / "a.txt").read_bytes()
+    assert structured(whole) == {
+        "content": "alpha\nbeta\ngamma\n",
+        "path": str(root / "a.txt"),
+        "startLine": 1,
+        "lineCount": 3,
+        "totalLines": 3,
+        "truncated": False,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "note": None,
+    }
+    assert json.loads(text_of(whole)) == structured(whole)
+    assert structured(head)["content"] == "alpha\nbeta\n"
+    # the last line of a newline-terminated file is its last line (the reference gives "")
+    assert structured(tail1)["content"] == "gamma\n"
+    assert structured(tail2)["content"] == "beta\ngamma\n"
+    assert structured(tail2)["startLine"] == 2
+    assert structured(ranged)["content"] == "beta\n"
+    assert both["isError"] is True and "both head and tail" in text_of(both)
+    assert structured(old)["content"] == "inside b\n"
+
+
+def test_reads_are_bounded_and_say_so(root: Path) -> None:
+    (root / "big.txt").write_text("".join(f"line {i}\n" for i in range(10_000)))
+    server = build(root, limits=Limits(max_read_bytes=1000))
+
+    async def body(c: Any) -> list[Any]:
+        return [
+            await c.call("read_text_file", {"path": "big.txt"}),
+            await c.call("read_text_file", {"path": "big.txt", "tail": 3}),
+            await c.call("read_text_file", {"path": "big.txt", "head": 2}),
+        ]
+
+    whole, tail, head = run(server, body)
+    cut = structured(whole)
+    assert cut["truncated"] is True and cut["sha256"] is None
+    assert "only" in cut["note"] and "1000" in cut["note"]
+    assert len(cut["content"].encode()) <= 1000 and cut["content"].endswith("\n")
+    assert structured(tail)["content"] == "line 9997\nline 9998\nline 9999\n"
+    assert structured(tail)["truncated"] is False
+    assert structured(head) | {"note": None} == structured(head)
+    assert structured(head)["content"] == "line 0\nline 1\n"
+
+
+def test_read_multiple_files_reports_each(root: Path) -> None:
+    async def body(c: Any) -> Any:
+        return await c.call("read_multiple_files", {"paths": ["a.txt", "nope.txt", "/etc/hosts"]})
+
+    got = structured(run(build(root), body))
+    files = got["files"]
+    assert files[0] == {
+        "path": "a.txt",
+        "content": "alpha\nbeta\ngamma\n",
+        "error": None,
+        "truncated": False,
+    }
+    assert "does not exist" in files[1]["error"]
+    assert "Access denied" in files[2]["error"]
+    assert got["content"].startswith("a.txt:\nalpha\n")
+
+
+def test_read_media_file(root: Path) -> None:
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 20
+    (root / "p.png").write_bytes(png)
+    (root / "s.wav").write_bytes(b"RIFF0000WAVE")
+    (root / "d.bin").write_bytes(b"\x00\x01")
+
+    async def body(c: Any) -> list[Any]:
+        return [await c.call("read_media_file", {"path": p}) for p in ("p.png", "s.wav", "d.bin")]
+
+    image, audio, blob = run(build(root), body)
+    import base64
+
+    assert image["content"][0]["type"] == "image"
+    assert base64.b64decode(image["content"][0]["data"]) == png
+    assert audio["content"][0]["type"] == "audio"
+    assert blob["content"][0]["type"] == "resource"
+
+
+def test_write_append_copy_move_create(root: Path) -> None:
+    (root / "a.txt").chmod(0o640)
+
+    async def body(c: Any) -> list[Any]:
+        return [
+            await c.call("write_file", {"path": "a.txt", "content": "new\n"}),
+            await c.call("write_file", {"path": "fresh/x.txt", "content": "x"}),
+            await c.call("create_directory", {"path": "fresh/deeper"}),
+            await c.call("write_file", {"path": "fresh/x.txt", "content": "x"}),
+            await c.call("append_file", {"path": "fresh/x.txt", "content": "y"}),
+            await c.call("copy_file", {"source": "a.txt", "destination": "copy.txt"}),
+            await c.call("copy_file", {"source": "a.txt", "destination": "copy.txt"}),
+            await c.call("move_file", {"source": "copy.txt", "destination": "sub/moved.txt"}),
+            await c.call("move_file", {"source": "a.txt", "destination": "sub/b.txt"}),
+        ]
+
+    results = run(build(root), body)
+    wrote, no_parent, made, wrote2, appended, copied, copied_again, moved, clash = results
+    assert structured(wrote)["content"] == "Successfully wrote to a.txt"
+    assert (root / "a.txt").read_text() == "new\n"
+    assert stat.S_IMODE((root / "a.txt").stat().st_mode) == 0o640
+    assert no_parent["isError"] and "'fresh' on its way does not exist" in text_of(no_parent)
+    assert structured(made)["path"] == str(root / "fresh" / "deeper")
+    assert structured(wrote2) and structured(appended)
+    assert (root / "fresh" / "x.txt").read_text() == "xy"
+    assert structured(copied)["path"] == str(root / "copy.txt")
+    assert copied_again["isError"] and "already exists" in text_of(copied_again)
+    assert structured(moved) and not (root / "copy.txt").exists()
+    assert (root / "sub" / "moved.txt").read_text() == "new\n"
+    assert clash["isError"] and "already exists" in text_of(clash)
+    assert (root / "sub" / "b.txt").read_text() == "inside b\n"
+
+
+def test_edits_refuse_ambiguity_keep_bytes_and_check_the_hash(root: Path) -> None:
+    crlf = root / "win.txt"
+    crlf.write_bytes(b"\xef\xbb\xbfone\r\ntwo\r\nthree\r\ntwo\r\n")
+    latin = root / "latin.txt"
+    latin.write_bytes("café = 1\n".encode("latin-1"))
+    before = crlf.read_bytes()
+
+    async def body(c: Any) -> list[Any]:
+        edit = {"oldText": "two", "newText": "2"}
+        return [
+            await c.call("edit_file", {"path": "win.txt", "edits": [edit]}),
+            await c.call(
+                "edit_file",
+                {
+                    "path": "win.txt",
+                    "edits": [{"oldText": "one\ntwo", "newText": "1\n2"}],
+                    "dryRun": True,
+                },
+            ),
+            await c.call(
+                "edit_file",
+                {"path": "win.txt", "edits": [{"oldText": "one\r\ntwo", "newText": "1\r\n2"}]},
+            ),
+            await c.call(
+                "edit_file", {"path": "latin.txt", "edits": [{"oldText": "1", "newText": "2"}]}
+            ),
+            await c.call(
+                "edit_file",
+                {
+                    "path": "latin.txt",
+                    "edits": [{"oldText": "2", "newText": "3"}],
+                    "expectedHash": "0" * 64,
+                },
+            ),
+            await c.call(
+                "edit_file",
+                {"path": "a.txt", "edits": [{"oldText": "alpha\nbeta\nzeta", "newText": ""}]},
+            ),
+        ]
+
+    ambiguous, dry, applied, latin_ok, stale, missing = run(build(root), body)
+    assert ambiguous["isError"]
+    assert "matches 2 times (at lines 2, 4)" in text_of(ambiguous)
+    dry_result = structured(dry)
+    assert dry_result["applied"] is False and "-one\n-two\n+1\n+2\n" in dry_result["content"]
+    assert dry_result["content"].startswith("```diff\n")
+    assert structured(applied)["applied"] is True
+    assert crlf.read_bytes() == b"\xef\xbb\xbf1\r\n2\r\nthree\r\ntwo\r\n" != before
+    assert structured(applied)["sha256"] == hashlib.sha256(crlf.read_bytes()).hexdigest()
+    assert structured(latin_ok) and latin.read_bytes() == "café = 2\n".encode("latin-1")
+    assert stale["isError"] and "changed since it was read" in text_of(stale)
+    assert latin.read_bytes() == "café = 2\n".encode("latin-1")
+    assert missing["isError"]
+    assert "its line 3 ('zeta') differs from line 3 of the file ('gamma')" in text_of(missing)
+    assert (root / "a.txt").read_text() == "alpha\nbeta\ngamma\n"
+
+
+def test_listings_tree_and_searches(root: Path) -> None:
+    (root / "bin.dat").write_bytes(b"def \x00 binary")
+    (root / "sub" / "notes.md").write_text("return here\nnothing\n")
+
+    async def body(c: Any) -> list[Any]:
+        return [
+            await c.call("list_directory", {"path": "."}),
+            await c.call("list_directory_with_sizes", {"path": str(root), "sortBy": "size"}),
+            await c.call("directory_tree", {"path": ".", "excludePatterns": ["deep"]}),
+            await c.call("directory_tree", {"path": ".", "maxDepth": 0}),
+            await c.call("search_files", {"path": ".", "pattern": "**/*.py"}),
+            await c.call("search_files", {"path": "sub", "pattern": "*.txt"}),
+            await c.call("search_file_contents", {"path": ".", "pattern": r"^\s*return"}),
+            await c.call(
+                "search_file_contents",
+                {
+                    "path": ".",
+                    "pattern": "RETURN",
+                    "caseSensitive": False,
+                    "filePattern": "**/*.md",
+                },
+            ),
+            await c.call("search_file_contents", {"path": ".", "pattern": "("}),
+            await c.call("get_file_info", {"path": "a.txt"}),
+            await c.call("list_allowed_directories", {}),
+        ]
+
+    listing, sizes, tree, flat, py, txt, grep, grep_md, bad, info, allowed = run(build(root), body)
+    assert text_of(listing) and structured(listing)["content"].splitlines() == [
+        "[FILE] a.txt",
+        "[FILE] bin.dat",
+        "[DIR] sub",
+    ]  # .env is denied, so never listed
+    sized = structured(sizes)
+    assert "Total: 2 files, 1 directories" in sized["content"]
+    assert [e["name"] for e in sized["entries"]] == ["a.txt", "bin.dat", "sub"]
+    nodes = json.loads(structured(tree)["content"])
+    assert nodes == [
+        {"name": "a.txt", "type": "file"},
+        {"name": "bin.dat", "type": "file"},
+        {
+            "name": "sub",
+            "type": "directory",
+            "children": [{"name": "b.txt", "type": "file"}, {"name": "notes.md", "type": "file"}],
+        },
+    ]
+    shallow = structured(flat)
+    assert shallow["truncated"] is True and "deeper than 0 levels" in shallow["note"]
+    assert json.loads(shallow["content"])[2] == {"name": "sub", "type": "directory", "children": []}
+    assert structured(py)["matches"] == [str(root / "sub" / "deep" / "c.py")]
+    assert structured(txt)["matches"] == [str(root / "sub" / "b.txt")]
+    found = structured(grep)
+    assert [(m["path"], m["line"]) for m in found["matches"]] == [
+        (str(root / "sub" / "notes.md"), 1),
+        (str(root / "sub" / "deep" / "c.py"), 2),
+    ]
+    assert found["filesSkipped"] == 1  # bin.dat
+    assert [m["path"] for m in structured(grep_md)["matches"]] == [str(root / "sub" / "notes.md")]
+    assert bad["isError"] and "not a valid regular expression" in text_of(bad)
+    facts = structured(info)
+    assert facts["size"] == 17 and facts["isFile"] is True and facts["type"] == "file"
+    assert "size: 17" in facts["content"]
+    assert structured(allowed)["directories"] == [str(root)]
+
+
+def test_results_are_capped_and_say_so(root: Path) -> None:
+    for i in range(30):
+        (root / f"f{i:02}.txt").write_text("hit\n" * 3)
+    server = build(root, limits=Limits(max_results=10, max_entries=5))
+
+    async def body(c: Any) -> list[Any]:
+        return [
+            await c.call("search_file_contents", {"path": ".", "pattern": "hit"}),
+            await c.call("search_files", {"path": ".", "pattern": "*.txt"}),
+            await c.call("list_directory", {"path": "."}),
+            await c.call("directory_tree", {"path": "."}),
+        ]
+
+    grep, names, listing, tree = run(server, body)
+    assert len(structured(grep)["matches"]) == 10 and structured(grep)["truncated"] is True
+    assert "stopped at 10 matches" in structured(grep)["content"]
+    assert len(structured(names)["matches"]) == 10 and structured(names)["truncated"] is True
+    assert len(structured(listing)["entries"]) == 5 and structured(listing)["truncated"] is True
+    assert structured(tree)["entries"] == 5 and "cut at 5 entries" in structured(tree)["note"]
+
+
+def test_deny_patterns_apply_to_every_tool(root: Path) -> None:
+    (root / "sub" / "id_rsa").write_text("PRIVATE")
+    (root / "cert.pem").write_text("PRIVATE")
+    os.symlink(".env", root / "innocent.txt")
+
+    async def body(c: Any) -> list[Any]:
+        return [
+            await c.call("read_text_file", {"path": ".env"}),
+            await c.call("read_text_file", {"path": "innocent.txt"}),
+            await c.call("read_text_file", {"path": "sub/id_rsa"}),
+            await c.call("write_file", {"path": "cert.pem", "content": "x"}),
+            await c.call("search_files", {"path": ".", "pattern": "**"}),
+            await c.call("search_file_contents", {"path": ".", "pattern": "PRIVATE|TOKEN"}),
+            await c.call("directory_tree", {"path": "."}),
+            await c.call("copy_file", {"source": "cert.pem", "destination": "c.txt"}),
+            await c.call("move_file", {"source": "a.txt", "destination": ".env.local"}),
+        ]
+
+    results = run(build(root), body)
+    for result in results[:4] + results[7:]:
+        assert result["isError"] is True, result
+        assert "denied by the server's deny list" in text_of(result)
+    for result in results[4:7]:
+        text = json.dumps(result)
+        assert "id_rsa" not in text and "cert.pem" not in text and ".env" not in text
+        assert "PRIVATE" not in text and "TOKEN" not in text
+    assert (root / "cert.pem").read_text() == "PRIVATE"
+    assert (root / "a.txt").exists()
+
+
+def test_read_only_directories_refuse_changes(tmp_path: Path) -> None:
+    root = make_tree(tmp_path)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "d.txt").write_text("doc")
+
+    async def body(c: Any) -> list[Any]:
+        return [
+            await c.call("write_file", {"path": str(docs / "d.txt"), "content": "x"}),
+            await c.call("copy_file", {"source": "a.txt", "destination": str(docs / "n.txt")}),
+            await c.call("read_text_file", {"path": str(docs / "d.txt")}),
+            await c.call("list_allowed_directories", {}),
+        ]
+
+    wrote, copied, read, allowed = run(build(root, read_only_dirs=(docs,)), body)
+    assert wrote["isError"] and "read-only" in text_of(wrote)
+    assert copied["isError"] and "read-only" in text_of(copied)
+    assert structured(read)["content"] == "doc"
+    assert structured(allowed)["readOnly"] == [str(docs)]
+    assert sorted(os.listdir(docs)) == ["d.txt"] and (docs / "d.txt").read_text() == "doc"
+
+
+def test_bad_arguments_get_clear_errors(root: Path) -> None:
+    (root / "bom.txt").write_bytes(b"\xef\xbb\xbfhello\n")
+
+    async def body(c: Any) -> list[Any]:
+        return [
+            await c.call("edit_file", {"path": "a.txt", "edits": [{"oldText": 1, "newText": "x"}]}),
+            await c.call("edit_file", {"path": "a.txt", "edits": []}),
+            await c.call(
+                "edit_file", {"path": "a.txt", "edits": [{"oldText": "", "newText": "x"}]}
+            ),
+            await c.call("read_text_file", {"path": "a.txt", "offset": 0}),
+            await c.call("read_text_file", {"path": "C:\\Windows\\win.ini"}),
+            await c.call("read_text_file", {"path": ""}),
+            await c.call("read_text_file", {"path": "sub"}),
+            await c.call("list_directory", {"path": "a.txt"}),
+            await c.call("read_multiple_files", {"paths": []}),
+            await c.call("read_text_file", {"path": "bom.txt"}),
+            await c.call("search_file_contents", {"path": "a.txt", "pattern": "^g"}),
+        ]
+
+    results = run(build(root), body)
+    expected = [
+        "edit 1 must be an object with string oldText and newText",
+        "edits must hold at least one edit",
+        "edit 1: oldText is empty",
+        "offset must be a positive number, not 0",
+        "a Windows drive path cannot name a file on this host",
+        "a path must be a non-empty string",
+        "'sub': it is a directory",
+        "it is a file, not a directory",
+        "paths must hold at least one path",
+    ]
+    for result, words in zip(results, expected, strict=False):
+        assert result["isError"] is True, result
+        assert words in text_of(result), (words, text_of(result))
+    assert structured(results[9])["content"] == "hello\n"
+    grep = structured(results[10])
+    assert [(m["line"], m["text"]) for m in grep["matches"]] == [(3, "gamma")]
+    assert (root / "a.txt").read_text() == "alpha\nbeta\ngamma\n"
+
+
+def test_a_pathological_regex_stops_at_the_time_bound_and_the_server_lives(root: Path) -> None:
+    (root / "evil.txt").write_text("a" * 40 + "b\n")
+    server = build(root, limits=Limits(search_seconds=0.5))
+
+    async def body(c: Any) -> Any:
+        with anyio.fail_after(30):
+            return await c.call("search_file_contents", {"path": ".", "pattern": "^(a+)+$"})
+
+    async def both(c: Any) -> list[Any]:
+        return [await body(c), await c.call("read_text_file", {"path": "a.txt"})]
+
+    result, after = run(server, both)
+    found = structured(result)
+    assert found["truncated"] is True and "stopped after 0.5 seconds" in found["note"]
+    assert structured(after)["content"] == "alpha\nbeta\ngamma\n"
