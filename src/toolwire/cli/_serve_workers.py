@@ -1,16 +1,11 @@
-"""`Server.run("http", workers=N)`: the server served from N uvicorn worker processes, as
-`toolwire run TARGET --transport http --workers N` serves it (`_workers.py`).
+"""`Server.run("http", workers=N)`: the `module:NAME` target from which workers take the server.
 
-A worker is a fresh interpreter (uvicorn starts it with multiprocessing's "spawn"), so the
-object `run` was called on cannot travel there; each worker imports a module and takes the
-server from one of its globals, as `toolwire run module:NAME` would. This module finds such
-a `module:NAME` for a live server, or says precisely why there is none.
-
-The script that was started (`python app.py`, `python -m pkg.app`) is `__main__`. spawn runs
-it again in every worker under the name `__mp_main__` (so its `if __name__ == "__main__":`
-block stays quiet), and there `__main__` names that copy: the target `__main__:NAME` finds the
-worker's own server without running the file a second time. A package run as `python -m pkg`
-is the exception: spawn skips `pkg/__main__.py`, so the worker imports it by its real name.
+A worker is a fresh interpreter (uvicorn starts it with multiprocessing's "spawn"), so the object
+`run` was called on cannot travel there: each worker imports a module and takes the server from
+one of its globals, as `toolwire run module:NAME` does, and is served as `_workers.py` describes.
+This module finds such a target for a live server, or says precisely why there is none. A server
+defined in the script that was started is found as `__main__:NAME` without running the script a
+second time.
 """
 
 from __future__ import annotations

@@ -1,24 +1,12 @@
-"""N worker processes on one socket, each serving the app under a uvicorn server of its own:
-`toolwire run TARGET --transport http --workers N` and `Server.run("http", workers=N)`.
+"""N worker processes on one socket, each serving the app under a uvicorn server of its own.
 
-A worker is a fresh interpreter (multiprocessing "spawn"), so it cannot be handed the app
-object the parent built: it imports TARGET anew and builds the app itself
-(`_serve_worker.py`). What to serve reaches it through one environment variable (workers
-inherit the environment), as JSON: the TARGET, the directory to import a module TARGET from,
-the options of `Server.http_app` and how to serve; the listening socket is passed to it. Any
-`module:attr` or `path/file.py[:attr]` TARGET works this way, since each worker imports it as
-`toolwire run` did; `Server.run` finds one for its server (`_serve_workers.py`).
-
-The parent binds the socket, has TARGET imported once already (so a bad TARGET fails at once,
-with a clear message, not in N workers) and supervises: a worker that dies is replaced,
-SIGTERM/SIGINT stop every worker (each winds down as a single process does), then the parent
-exits with status 0. A worker that cannot build the app says why and exits with uvicorn's
-start-up failure status, which stops the lot; a worker whose parent was killed outright
-(SIGKILL: nothing could stop the workers) notices and stops itself.
-
-Each worker keeps its own sessions: the kernel spreads connections over the workers, so a
-session's later requests can land on a worker that never saw it. Hence the warning without
-`--stateless` (see `sessions_warning`).
+This is `toolwire run TARGET --transport http --workers N` and `Server.run("http", workers=N)`.
+The parent binds the socket, imports TARGET once (a bad one fails at once, saying why) and starts
+workers that import TARGET anew, told what to serve by `TOOLWIRE_WORKER_SPEC` (JSON). A worker
+that dies is replaced; SIGTERM or SIGINT stops every worker, then the parent exits with status 0.
+A worker that cannot build the app exits with uvicorn's start-up failure status, which stops
+them all, and a worker whose parent was killed stops itself. Each worker keeps its own sessions,
+hence the warning without `--stateless` (`sessions_warning`).
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """What a served tool finds in `ctx.context`: one value shared by every call, or a factory's answer.
 
-Decisions:
-
-- A factory runs once per `tools/call`, not once per connection. The 2026-07-28 era and
-  stateless HTTP have no connection state to hang a context on, and who is calling (an HTTP
-  bearer token, a `_meta` entry the host adds) belongs to the request, so a per-request answer
-  is the one that stays right on every transport. What should outlive a call (a connection
-  pool) belongs in the server's lifespan, whose value every call's `CallInfo.state` carries.
-- The factory takes one argument, a `CallInfo`, so what a transport learns about a request
-  (the HTTP caller's `identity`) is a field, added without breaking a single factory.
-- A sync factory runs on the event loop: it must be quick. A coroutine function is awaited,
-  and so is an awaitable returned by a plain callable (a lambda calling an async function).
-- The default (no factory) costs a call nothing: `value` goes into the `ToolContext` as is.
+A factory runs once per `tools/call` and takes one argument, a `CallInfo`: what the transport
+learned of the request (the HTTP caller's `identity`, for one) and the lifespan's value as
+`state`. A sync factory runs on the event loop and must be quick; a coroutine function, or a
+callable that returns an awaitable, is awaited. Without a factory the value goes into the
+`ToolContext` as it is, at no cost to a call.
 """
 
 from __future__ import annotations

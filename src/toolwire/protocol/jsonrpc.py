@@ -1,35 +1,13 @@
-"""JSON-RPC 2.0, framing-agnostic: decode one frame, classify it, encode replies.
+"""JSON-RPC 2.0, whatever the framing: decode one frame, classify it, encode replies.
 
-Decisions (kept in step with the tests in tests/protocol/):
-
-- A frame is UTF-8, always: it is decoded strictly before `json.loads` (which would otherwise
-  guess UTF-16/32 from the bytes). A leading UTF-8 BOM is tolerated. `NaN`/`Infinity` are not
-  JSON and are a parse error, as is a frame that is not valid UTF-8.
-- Ids are strings or integers of any size (echoed back exactly); null, floats, booleans,
-  arrays and objects are not ids, so such a message is an invalid request answered with
-  `id: null`.
-- Batches (JSON arrays) were allowed by MCP 2025-03-26 and removed later. The official SDK
-  silently drops them. toolwire answers instead: each request in the array gets
-  `-32600 "Batches are not supported"` with its own id (so a client waiting on it is not left
-  hanging); notifications and responses in it get nothing; and if the array is empty or
-  holds anything else (non-objects, bad ids) one more such error goes out with `id: null`.
-  Replies are separate frames rather than one array because every MCP client parses one
-  object per message.
-- Responses from the client (`result`/`error` with a valid id, no method) are classified as
-  `Response`, for the session to match with the request it sent (outbound.py). A response
-  with an id that is not a valid id, or without an id, is dropped (answering a broken
-  response could start two peers replying to each other forever).
-- A message with neither an id nor a string method is not a notification: it gets -32600
-  with id null (JSON-RPC 2.0 section 5.1), as do non-object messages.
-- Encoding is compact (`separators=(",", ":")`, `ensure_ascii=False`). A string holding a
-  lone surrogate (legal in JSON text as an escape, not encodable as UTF-8) falls back to
-  ASCII escapes so the wire always stays valid UTF-8.
-- Nothing but JSON leaves through `encode`/`encode_value`: NaN and Infinity (which Python's
-  json module writes unless told not to, and which `JSON.parse`, Go and serde reject) and
-  integers past Python's digit limit are sent as `null`, with a warning on the `toolwire`
-  logger. Tool results never get that far with such values: `content.call_result` decides
-  what a result says about them. `compact_json` stays lenient, because it also writes text
-  that is not a frame (a call's argument text, a result's text mirror).
+A frame is strict UTF-8 (a leading BOM tolerated) holding JSON; anything else, `NaN` and
+`Infinity` included, is a parse error. Ids are strings or integers of any size, echoed exactly;
+a request with another kind of id, a message with neither an id nor a string method, and a
+message that is not an object get -32600 with `id: null`. Each request of a batch gets -32600
+"Batches are not supported" under its own id, in a frame of its own. Client responses are
+classified for the session to match, and one without a valid id is dropped. `encode` writes
+compact JSON that is always valid UTF-8: values JSON cannot hold (NaN, Infinity, integers past
+Python's digit limit) go out as `null`, with a warning.
 """
 
 from __future__ import annotations

@@ -1,29 +1,14 @@
 """The tools a server publishes: each FunctionTool with its MCP options, listed per version.
 
-Decisions:
-
-- `outputSchema`: an explicit `output_schema` wins, then the FunctionTool's own
-  `output_json_schema`, then one inferred from the return annotation with pydantic's
-  `TypeAdapter(annotation).json_schema(mode="serialization")`. No annotation, `None`, `Any`,
-  `str`, the `ToolOutput*` types, `ResourceLink` and `EmbeddedResource` (and lists/unions of
-  them) get no output schema: their results are content blocks, and a `{"result": "..."}`
-  copy of a text would only double it. `ToolResult[T]` is read as `T` (a bare `ToolResult` as
-  `Any`).
-  A schema whose root is not an object (`int`, `list[str]`, unions, ...) is wrapped as
-  `{"type": "object", "properties": {"result": ...}, "required": ["result"]}`, as FastMCP
-  does, because handshake-era clients reject non-object output schemas; the results are then
-  sent as `structuredContent: {"result": value}`. A root `$ref` to an object definition
-  (pydantic's form for recursive models) is inlined so the root says `"type": "object"`.
-- `inputSchema` is the FunctionTool's `params_json_schema`; it must be object-rooted.
-- `annotations` take a dict (or any object with `model_dump`, e.g. mcp's `ToolAnnotations`)
-  with the MCP keys only. Before 2025-06-18 a tool `title` travels as `annotations.title`.
-- Listing entries are computed once per (tool, version); whole `tools/list` pages are cached
-  as encoded bytes per version by the handlers and dropped whenever the set changes.
-- `is_enabled=False` hides a tool from listing and calling. A callable `is_enabled` is asked
-  (with an empty run context and no agent) at every `tools/list` and `tools/call`.
-- `scopes` are OAuth scopes a caller's token must grant to call the tool; they are checked
-  only where there is a token (HTTP with `Server(auth=...)`), never on stdio. A tool is
-  listed whatever the caller's scopes (see transports/http/auth.py for why).
+A tool's `inputSchema` is its `params_json_schema`, which must have an object at its root. Its
+`outputSchema` is `output_schema` when given, else the FunctionTool's `output_json_schema`, else
+one inferred from the return annotation (`ToolResult[T]` read as `T`); tools whose results are
+content blocks (text, the `ToolOutput*` types, resource links) get none, and a schema whose root
+is not an object is wrapped under `result`, the value then sent as `structuredContent: {"result":
+value}`.
+`annotations` take the MCP keys only. `is_enabled` (a bool, or a callable asked at every listing
+and call) can hide a tool; `scopes` name the OAuth scopes a caller's token must grant to call it,
+checked wherever there is a token.
 """
 
 from __future__ import annotations

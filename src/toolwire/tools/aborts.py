@@ -1,21 +1,11 @@
 """Telling a tool's own `BaseException` from a cancellation of its call.
 
-A tool body may raise what is not an `Exception`: `sys.exit()` (often from an argparse CLI
-wrapped as a tool), `KeyboardInterrupt`, `GeneratorExit`, a `CancelledError` it made itself.
-None of these is a reason to end a server or leave a call unanswered, so `as_tool_failure`
-turns them into `ToolAbortedError`, which is handled like any failure. A real cancellation
-(a timeout, the client's `notifications/cancelled`, shutdown) must go on stopping the call.
-
-A sync tool's body runs in a worker thread, where nothing can be a cancellation of the call:
-the worker turns its non-`Exception`s into `ToolAbortedError` right there (tools/threads.py),
-and
-a `CancelledError` that reaches the awaiting coroutine is always the call's own. An async
-tool's body runs in the call's task: on asyncio, a cancellation somebody requested leaves the
-task's `cancelling()` count above zero, and a `CancelledError` the tool raised itself does
-not. Another anyio backend's own cancellation class is never the tool's.
-
-The Agents SDK's runner sees an async tool's `SystemExit` as the SDK would (it propagates);
-a sync tool's arrives as `ToolAbortedError` there too, since a thread cannot end a run.
+A tool body may raise what is not an `Exception`: `sys.exit()`, `KeyboardInterrupt`,
+`GeneratorExit`, a `CancelledError` of its own making. `as_tool_failure` turns these into
+`ToolAbortedError`, a failure like any other, so that none of them ends the server or leaves the
+call unanswered, while a real cancellation (a timeout, the client's `notifications/cancelled`,
+shutdown) still stops the call. Under the Agents SDK's runner an async tool's `SystemExit`
+propagates as it does with the SDK; a sync tool's arrives as `ToolAbortedError`.
 """
 
 from __future__ import annotations

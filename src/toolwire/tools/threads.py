@@ -1,16 +1,12 @@
 """Where synchronous tool functions run: worker threads, within the budget a server sets.
 
-A thread cannot be stopped. When a call to a sync tool times out or is cancelled, its body
-runs on to its end, and the call's caller has already been answered. Freeing the call's
-slot at once would let a hung tool pile up bodies and threads without bound; keeping the
-slot until the body ends would let a hung tool take every slot. A server's `SyncBudget`
-does neither: `limit` slots for calls that are still waited for, plus an allowance of as
-many again for bodies whose calls already ended. While that allowance is full, a function
-that has bodies in it is refused at once (`SyncToolRefused`), so the slots stay free for
-the other tools. At most 2 x `limit` bodies run at a time, on the budget's own
-`concurrent.futures.ThreadPoolExecutor`, whose threads leave after `IDLE_SECONDS` without
-work. Every body runs in a copy of its caller's context; a body cancelled before it starts
-never runs; a `BaseException` that is not an `Exception` fails its call only.
+A thread cannot be stopped, so a sync tool's body runs to its end even when its call timed out or
+was cancelled. A server's `SyncBudget` has `limit` slots for calls still waited for, plus an
+allowance of as many again for bodies whose calls have ended; while that allowance is full, a
+function with bodies in it is refused at once (`SyncToolRefused`). At most 2 x `limit` bodies run
+at a time, on the budget's own threads, which leave after `IDLE_SECONDS` without work. A body runs
+in a copy of its caller's context; one cancelled before it starts never runs; a `BaseException`
+that is not an `Exception` fails its call only.
 """
 
 from __future__ import annotations

@@ -1,16 +1,12 @@
 """Answering one JSON-RPC request over streamable HTTP: one JSON body, or an SSE stream.
 
-The request goes to its session; whatever the session routes back for it (see `_streams.py`)
-becomes the response. On an SSE stream:
-
-- A client on 2025-11-25 or later whose session keeps events (resumable) first gets a
-  priming event (an id, empty data, `retry`), so that a tool may end the stream early
-  (`ctx.close_sse_stream()`) and the client resumes with `Last-Event-ID`.
-- Events are held back until the session has had the request and one pass of the event
-  loop: a call answered by then goes out as one whole response with a `Content-Length`
-  (one write instead of a start, several chunks and an end).
-- A slow call streams: progress and logs as they come, the reply last, keep-alive comments
-  during long silences; the client leaving only detaches the stream (the call goes on).
+The request goes to its session, and what the session routes back for it (`_streams.py`) becomes
+the response. On an SSE stream, a client on 2025-11-25 or later whose session keeps events first
+gets a priming event (an id, empty data, `retry`), so that a tool may end the stream early
+(`ctx.close_sse_stream()`) and the client resume with `Last-Event-ID`. A quick call goes out as
+one whole response with a `Content-Length`; a slow one streams its progress and logs, then its
+reply, with keep-alive comments during long silences. A client that leaves detaches the stream
+and the call goes on.
 """
 
 from __future__ import annotations

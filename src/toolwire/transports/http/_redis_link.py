@@ -1,27 +1,11 @@
-"""One Redis connection pool shared by a backplane's stores, with bounded waits and errors that
-name the store and what it was doing.
+"""One Redis connection pool shared by a backplane's stores, with bounded waits and clear errors.
 
-Only the Redis modules import this, and this is the one place `redis` is imported: an app that
-does not use Redis never loads it.
-
-Decisions:
-
-- Every command is bounded twice: the socket timeouts of redis-py and an `asyncio.timeout`
-  around the whole operation (a pool waiting for a free connection has no socket to time
-  out). Nothing waits on Redis longer than `timeout` seconds.
-- The pool holds `POOL_SIZE` connections; a burst of operations beyond that waits for a free
-  one rather than failing (a failure would pause every operation for `COOL_DOWN`).
-- One retry on a broken connection, none on a timeout: after Redis restarts, the pool's
-  connections are dead, and the first command on each must not fail a request; a Redis that
-  is slow would only be made slower by retries.
-- After a failure, operations fail at once for `COOL_DOWN` seconds (with the failure's
-  cause) instead of each waiting out its own timeout: a Redis that hangs would otherwise
-  slow every event of every session this process still serves. The first operation after
-  the pause tries Redis again.
-- An outage is logged once, at ERROR on the `toolwire.http` logger (a child of `toolwire`),
-  naming the store, the action and the cause; the failures that follow are logged at DEBUG
-  until a command succeeds again, which is logged at WARNING. A Redis down for an hour is
-  two lines, not one per request.
+This is the only module that imports `redis`, and only the Redis stores import it, so an app
+without Redis never loads it. No operation waits on Redis longer than `timeout` seconds; at most
+`POOL_SIZE` connections are open, and a burst past them waits for one. A broken connection is
+retried once, a timeout never. After a failure every operation fails at once for `COOL_DOWN`
+seconds, its error naming the store, the action and the cause. An outage is logged once at
+ERROR on `toolwire.http`, and its end at WARNING.
 """
 
 from __future__ import annotations

@@ -1,30 +1,13 @@
-"""GET on the MCP path: the session's standalone stream, or the resumption of a stream the
-client lost (`Last-Event-ID`).
+"""GET on the MCP path: the session's standalone stream, or the resumption of a lost stream.
 
-Resuming replays what the event store kept of that stream after the given id, then, if the
-stream is still running (a call not yet answered), the GET takes it over and carries the rest
-live. The first pass is collected before answering, so that an id of another session's stream
-is never replayed and a stream already received elsewhere gets its 409; later passes catch up
-with what was stored meanwhile, then the stream is attached with no pause in between.
-
-A stream another process made (a shared event store; the session's requests are spread over
-several processes, or the process that made it restarted or died) cannot be taken over: it
-lives, if at all, in that process. Its stored events are replayed all the same. A GET stream
-then goes on as this process's GET stream of the session (any process can carry that one:
-changes reach every process). A POST stream whose producer still runs elsewhere is followed
-live on a store that allows it (`_follow.py`: until its end marker, or its producer's lease
-lapses); at `max_followers`, the answer is a 503 to retry shortly. Otherwise (a store that
-cannot be followed, a stream ended, a producer gone) its response ends after the replay, and
-when nothing at all was stored after the id, the answer is a 409 saying so, so that a client
-gives up after its bounded reconnection attempts instead of polling forever for a reply
-that may never come (its process may be gone), and can retry the request.
-
-A stream is taken by one GET at a time: a second gets 409, also while the first is still
-reading the store to catch up (the stream is claimed from the check on, before any await).
-
-A `Last-Event-ID` that cannot be an event id (not printable ASCII, longer than
-`MAX_EVENT_ID_LENGTH`, or not of the store's form) is answered 400 saying so; an empty one
-counts as absent, as an event stream's reset id.
+With `Last-Event-ID`, what the event store kept of that stream after the id is replayed, then a
+stream still running in this process is taken over and carries the rest live. A POST stream that
+another process still produces is followed live when the store allows it (503, to retry shortly,
+at `max_followers`); otherwise the response ends after the replay, and when nothing was stored
+after the id the answer is 409, so that the client retries its request. One GET at a time takes
+a stream: a second gets 409. A `Last-Event-ID` that is not printable ASCII, is longer than
+`MAX_EVENT_ID_LENGTH` or is not of the store's form gets a 400 saying so; an empty one counts as
+absent.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
-"""Where a session's outgoing frames land: the response of the POST that carried a request
-(one JSON body, or an SSE stream), or the session's GET stream.
+"""Where a session's outgoing frames land: a POST's response (JSON or SSE) or the GET stream.
 
-A `Stream` belongs to one POST (or one GET) and knows the requests whose replies it still
-owes. It is fed by the session's routed `send`, from whichever task produced the frame; the
-request handler only waits until the stream is finished, the client is gone, or a tool ended
-the stream early (SSE polling). Frames written while no connection is attached are still kept
-by the event store, so a client resuming with `Last-Event-ID` receives them.
-
-On a store other processes can follow (`events.LiveEventStore`), a POST stream tells the
-store that it runs here (its lease) and ends there: its last event goes with the end marker,
-and a stream finished without one (its session ended) is ended in the background.
+A `Stream` belongs to one POST (or one GET) and knows the requests whose replies it still owes.
+The session's routed `send` feeds it, from whichever task produced the frame; the request handler
+waits until the stream is finished, the client is gone, or a tool ended the stream early. Frames
+written while no connection is attached are still kept by the event store, for a client resuming
+with `Last-Event-ID`. On a `LiveEventStore` a POST stream holds a lease while it runs and stores
+an end marker with its last event.
 """
 
 from __future__ import annotations

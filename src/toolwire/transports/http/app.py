@@ -1,17 +1,11 @@
 """The streamable HTTP app of a server: a Starlette app with one MCP path.
 
-`streamable_http_app(server)` is what `Server.http_app()` returns. It runs standalone under
-any ASGI server, or mounted inside another Starlette or FastAPI app, which is expected to
-forward its lifespan (`lifespan=mcp_app.lifespan`): the ASGI lifespan is how the server
-starts up front and learns that it stops. Starlette runs only the outermost app's lifespan,
-so an app mounted without it starts serving on its first request instead and stops only
-when the event loop ends (`_lazy_start.py`, which warns).
-
-The MCP path is answered straight from `__call__` (no routing, no per-request objects); any
-other path, and an app given extra middleware, go through Starlette as usual.
-
-Security (allowed hosts and origins, authentication) wraps the whole app at one point, from
-the options collected in `Guards` (`_served_app.py`, shared with the legacy SSE app).
+`streamable_http_app(server)` is what `Server.http_app()` returns. It runs standalone under any
+ASGI server, or mounted in a Starlette or FastAPI app that forwards its lifespan
+(`lifespan=mcp_app.lifespan`), so that the server starts up front and learns when it stops;
+mounted without that, it starts on its first request, stops when the event loop ends, and warns.
+The MCP path is answered straight from `__call__`; other paths go through Starlette. Allowed
+hosts and origins, and authentication, wrap the whole app (`Guards`, shared with the SSE app).
 """
 
 from __future__ import annotations

@@ -1,30 +1,13 @@
-"""Resumable SSE streams: every event a stream sends is kept for a while under an id, so a
-client that lost the connection can come back with `Last-Event-ID` and get what it missed.
+"""Resumable SSE streams: events kept under ids, so a client can resume with `Last-Event-ID`.
 
-`EventStore` is the interface; `MemoryEventStore` is the default, bounded in events and
-bytes; `redis_events.RedisEventStore` keeps them in Redis, so that a stream resumes on any
-process serving the URL. A store shared by several processes may raise
-`records.StoreUnavailable`: the event is then sent without an id (see `_streams.Stream.emit`).
-
-Decisions:
-
-- An event id names its stream: `<stream>/<sequence>`. Sequences are shared by all streams,
-  so an id is never issued twice. Replaying after an id sends the later events of that
-  stream only, as the specification requires (never another stream's). A `Last-Event-ID`
-  that cannot be an id (a store raises `MalformedEventId` saying why; the client gets a 400
-  with it) is told apart from one well formed but unknown or forgotten (None).
-- A priming event (an id and empty data, stored as `None`) is what lets a client resume a
-  stream that ended before its first message; it is stored like any event, but replays as
-  nothing.
-- The memory store forgets the oldest events first, across all streams, once it holds
-  `max_events` events or `max_bytes` bytes: a client away for too long resumes with a gap,
-  but no client can make the server hold more.
-- A store several processes share may also be a `LiveEventStore`: a stream its producer
-  still writes on one process can then be followed, live, by a resumption on another
-  (`_follow.py`). That needs two facts a plain store does not keep: that a stream has ended
-  (an end marker, stored with its last event) and that its producer is still alive (a lease
-  the producer's process keeps renewing). The memory store has no need of either: there the
-  process resuming a stream is the one producing it.
+`EventStore` is the interface. An id names its stream (`<stream>/<sequence>`) and is never issued
+twice; replaying after an id hands over that stream's later events only. A `Last-Event-ID` that
+cannot be an id raises `MalformedEventId` (the client gets a 400 with its text); an unknown or
+forgotten one replays nothing (None). A priming event (`None`) is stored but replays as nothing.
+`MemoryEventStore`, the default, forgets the oldest events first past `max_events` or
+`max_bytes`. A shared store may raise `records.StoreUnavailable` (the event then goes out without
+an id), and a `LiveEventStore` also keeps end markers and producer leases, so that another
+process can follow a stream live.
 """
 
 from __future__ import annotations

@@ -1,28 +1,13 @@
 """MCP's HTTP+SSE transport of protocol 2024-11-05: an event stream per client, POSTs beside it.
 
-A client opens `GET /sse`. The first event on that stream, `endpoint`, names the URL it then
-POSTs every message to (`/messages/?session_id=<hex>`); each POST is answered 202, and every
-reply, notification and server request goes out as a `message` event on the stream. The
-stream is the session: when it closes, the session ends and its calls are cancelled.
-
-Decisions:
-
-- The endpoint is an absolute path carrying the mount prefix (`root_path`), as the official
-  servers send it: clients resolve it against the stream's URL (`urljoin`), and some simply
-  append it to the origin, which only an absolute path survives.
-- A POST is answered once the session has taken its message in (an inline reply is on the
-  stream by then), so a client that stops reading its stream is slowed at its POSTs instead
-  of being buffered for. A session whose backlog is full makes a POST wait a while, then 503.
-- One session's POSTs reach it one at a time, in the order they arrived.
-- A session belongs to the caller that opened its stream (`toolwire.identity` in the ASGI
-  scope, set by the auth middleware); a POST by anyone else gets the 404 an unknown id gets,
-  so ids cannot be probed. The same caller's refreshed token replaces the session's identity
-  (its new scopes count from then on).
-- Streams are bounded in number (503 beyond `max_sessions`) and carry a comment after
-  `keepalive_seconds` of silence, which keeps proxies from timing out an idle session.
-- Refusals are those of the streamable HTTP endpoint (415 for a body that is not declared
-  JSON, 413 past the size limit, 400 for bad JSON), each with a JSON-RPC error body. JSON
-  goes to the session as is, which answers what else is wrong with it on the stream.
+A client opens `GET /sse`; the stream's first event, `endpoint`, names the absolute path (mount
+prefix included) of `/messages/?session_id=<hex>`, where it POSTs every message. A POST is
+answered 202 once the session has taken its message in, in arrival order, and every reply,
+notification and server request goes out as a `message` event on the stream. The stream is the
+session: when it closes, the session ends and its calls are cancelled. Only the caller that
+opened the stream may POST to it (anyone else gets the 404 of an unknown id). Past
+`max_sessions` streams, or while a session's backlog stays full, the answer is 503; bodies are
+refused as on the streamable HTTP endpoint (415, 413, 400).
 """
 
 from __future__ import annotations

@@ -1,16 +1,12 @@
 """The legacy HTTP+SSE app of a server: `GET /sse` and `POST /messages/` in a Starlette app.
 
-`LegacySseApp(server)` is what `Server.sse_app()` returns. Like the streamable HTTP app it
-runs standalone under any ASGI server or mounted in another Starlette/FastAPI app. Its
-lifespan serves the server, and a parent that mounts it is expected to forward it
-(`lifespan=app.lifespan`): that is how the server learns that it stops. Without it, serving
-starts on the first stream and lasts until the event loop ends (`_lazy_start.py`, which
-warns). Either way the server's lifespan is entered once, shared with its streamable HTTP
-app when both are served on one event loop (`Server.serving`).
-
-Security wraps both endpoints at one point (`Guards`, shared with the streamable HTTP app):
-the Host/Origin guard always, the bearer guard when the server has `auth` (the protected
-resource is the stream's path).
+`LegacySseApp(server)` is what `Server.sse_app()` returns. It runs standalone under any ASGI
+server, or mounted in a Starlette or FastAPI app that forwards its lifespan
+(`lifespan=app.lifespan`), which is how the server learns that it stops; without that, serving
+starts on the first stream, lasts until the event loop ends, and warns. The server's lifespan is
+entered once, shared with its streamable HTTP app on the same event loop. The Host/Origin guard
+covers both endpoints, and so does the bearer guard when the server has `auth` (the protected
+resource being the stream's path).
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
-"""`RedisEventStore`: the events of resumable SSE streams in Redis, so that a client whose
-stream broke resumes it with `Last-Event-ID` on whichever process its reconnection reaches.
+"""`RedisEventStore`: the events of resumable SSE streams in Redis, resumable on any process.
 
-Layout: one Redis stream per SSE stream, `<prefix>:events:<stream id>`. An event id is
-`<stream id>/<entry id>`, the entry id being the one Redis gave (`<ms>-<n>`, increasing within
-the stream), so an id names its stream and replaying after it is one `XRANGE` from that
-entry, exclusive. Each event is one `XADD` (trimming the stream to `max_events_per_stream`)
-and one `PEXPIRE` (the whole stream lapses `ttl` seconds after its last event), in one round
-trip.
-
-A priming event (`None`) is stored as an entry with no frame: it has an id to resume from and
-replays as nothing.
-
-It is a `LiveEventStore`: a POST stream another process still produces is followed live by a
-resumption here (`_follow.py`). Its last event is stored with an end marker (an entry with
-no frame, in the same round trip), and while it runs its producer holds a lease,
-`<prefix>:live:<stream id>`, renewed in the background (`_redis_leases.py` says what that
-costs). A follower waits for new entries with `XREAD BLOCK`, at most `wait_seconds` per read.
-Each waiting follower holds one connection of the pool: `max_followers` bounds them.
+Each SSE stream is one Redis stream, `<prefix>:events:<stream id>`, and an event id is
+`<stream id>/<entry id>`, the entry id being Redis' own, so replaying after an id is one
+`XRANGE`. A stream keeps at most `max_events_per_stream` events and lapses `ttl` seconds after
+its last one. A priming event is an entry without a frame. As a `LiveEventStore` it stores an
+end marker with a stream's last event and holds a lease, `<prefix>:live:<stream id>`, while the
+producer runs; a follower waits at most `wait_seconds` per read, and `max_followers` bounds them.
 """
 
 from __future__ import annotations

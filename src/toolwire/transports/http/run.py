@@ -1,15 +1,11 @@
-"""Serving an HTTP app of a server under a uvicorn server that toolwire creates and owns: what
-`Server.run("http" | "sse")` and `toolwire run --transport http | sse` do, with or without
-worker processes.
+"""Serving an HTTP app under a uvicorn server that toolwire creates and owns.
 
-The `uvicorn.Server` is built here from a `uvicorn.Config` given documented options only, and
-is watched through its public `should_exit`, which uvicorn sets at SIGTERM/SIGINT: toolwire
-then stops serving as `_winding_down.py` describes (no new requests, idle streams ended at
-once, calls in flight answered within the grace period or refused with a JSON-RPC error),
-while uvicorn closes its listening socket and waits for the open responses. The process
-then leaves with status 0 (a stop by signal is the normal end). Once listening, one line on
-stderr says where MCP is served and how to stop; uvicorn's access log, on stderr too, is
-off unless asked for.
+This is what `Server.run("http" | "sse")` and `toolwire run --transport http | sse` do, with or
+without worker processes. At SIGTERM or SIGINT toolwire winds down (no new requests, idle streams
+ended at once, calls in flight answered within the grace period or refused with a JSON-RPC error)
+while uvicorn closes its listening socket and waits for the open responses; the process then
+exits with status 0. Once listening, one line on stderr says where MCP is served and how to stop;
+uvicorn's access log is off unless asked for.
 """
 
 from __future__ import annotations

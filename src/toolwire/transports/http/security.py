@@ -1,40 +1,13 @@
-"""`HostOriginGuard`: DNS-rebinding and cross-site protection, on for every bind, and the
-refusal of requests whose head could be read two ways.
+"""`HostOriginGuard`: Host and Origin checks against DNS rebinding and cross-site requests.
 
-A web page can make a browser send requests to a server on the user's machine or network:
-through DNS rebinding (the attacker's name resolves to 127.0.0.1, the browser sends
-`Host: evil.example`) or as a plain cross-site request (`Origin: https://evil.example`). The
-MCP spec asks servers to validate `Origin`; checking `Host` as well closes rebinding.
-
-Decisions:
-
-- On by default whatever the bind address. The defaults allow the loopback names only
-  (`127.0.0.1`, `localhost`, `[::1]`, any port; plus the bind address when it names one
-  interface rather than all of them), so a server deployed behind a real name
-  refuses requests until told its name: the 421 body and the log line on the `toolwire`
-  logger say exactly what to pass. Failing closed with a clear message beats the official
-  SDK's choice of protecting only loopback binds.
-- An allowed host written without a port (`"api.example.com"`) matches it on any port;
-  `"api.example.com:8443"` matches that port only; `"api.example.com:*"` is accepted too (the
-  official SDK's spelling). Names compare case-insensitively. `"*"` switches the Host check
-  off (and `allowed_origins=["*"]` the Origin check): an explicit choice, never a default.
-- Origins: a request without `Origin` passes (non-browser clients, same-origin GETs). An
-  `Origin` whose `name[:port]` is the (already allowed) `Host` passes: that page was served
-  by this very site. Otherwise it must match `allowed_origins` (default: the loopback
-  origins, http and https, any port), with the same port rule as hosts.
-- A `Host` must be exactly `name[:port]`: a name of letters, digits, `-._~` or an IPv6
-  address in brackets, and a port of one to five ASCII digits; an `Origin`'s authority
-  likewise. Anything else (`127.0.0.1:8000@evil.example`, `[::1]x`, a port `²`) is refused
-  as not allowed, saying what the header should look like, before any name is compared.
-- A refused Host is 421 Misdirected Request, a refused Origin 403 Forbidden, as the SDK
-  answers, each with a JSON-RPC error body. Each distinct refused value is logged once (up to
-  a bound): a flood of forged headers must not flood the log.
-- A request whose head could be read two ways is refused with 400 and `Connection: close`
-  before anything else: both `Content-Length` and `Transfer-Encoding` (RFC 9112 section 6.1
-  asks the server to close such a connection, or a second request may hide in its body),
-  more than one `Host` (section 3.2) or more than one `Origin` (one checked, another acted on).
-- The hot path is a scan of the header list and a set lookup: decisions for header values
-  already seen are cached (bounded; refusals are not cached, so forged values cannot evict).
+On whatever the bind address, it allows by default the loopback names (`127.0.0.1`, `localhost`,
+`[::1]`, any port, plus a bind address naming one interface) and the loopback origins, so a
+server behind a real name refuses requests until told it, and the refusal says what to pass. A
+host without a port matches any port, `name:port` that port only, `name:*` any; `"*"` turns a
+check off. A request without `Origin` passes, as does one whose `Origin` is its allowed `Host`.
+A refused Host (malformed ones included) is 421, a refused Origin 403, and a head that reads two
+ways (`Content-Length` with `Transfer-Encoding`, two `Host`s or two `Origin`s) 400 with
+`Connection: close`, each with a JSON-RPC error body.
 """
 
 from __future__ import annotations

@@ -1,42 +1,13 @@
 """Creating, finding, keeping and ending the handshake-era sessions of one app.
 
-The live sessions this process serves are kept here, by id; their records in a
-`SessionStore` (memory by default, or shared, e.g. `RedisSessionStore`). A session this
-process does not hold is rebuilt from its record, so any process of a deployment serves any
-session, and a restarted one forgets nothing its records held.
-
-Decisions:
-
-- A session bound to an identity (the authenticated caller that created it) is not found by
-  anyone else: a foreign identity gets the same 404 as an unknown id, which reveals nothing.
-  "Anyone else" is another subject or client (`same_caller`, `caller_key` for records): the
-  same caller presenting a refreshed or stepped-up token keeps its session, and its new
-  scopes apply from then on.
-- Idle: no request for `idle_timeout` seconds, no call running and no GET stream open. A
-  reaper drops a copy idle that long (refused on sight before that). With the memory store
-  that ends the session; with a shared store the record expires on its own, `idle_timeout`
-  plus one refresh interval after its last refresh.
-- Refreshing a shared record's expiry is not a write per request: a live copy pushes it back
-  at most once per refresh interval (a quarter of the idle timeout, at most a minute), in the
-  background of the request that finds it due; the reaper does it for copies kept busy by a
-  long call or an open GET stream. Hence the record's slack of one interval.
-- The log level (`logging/setLevel`) and the subscribed resource URIs (`resources/subscribe`,
-  `unsubscribe`) are the record fields a request can change; they are written back after
-  the request that changed them, and only if the record still exists; the other processes
-  holding a copy hear of it on the change bus and reload it. With a shared store the write
-  applies the request's change to the record as it is then (read first): a copy that has
-  not yet heard of another's subscription must not write it away. So a session rebuilt on
-  another process still hears of updates to the resources its client follows.
-- Ending a session (DELETE) deletes its record first: if the store cannot, the DELETE fails
-  (503) and the session goes on. Other processes' copies hear of it on the change bus, or
-  drop themselves at their next refresh, which finds no record.
-- At most `max_sessions` live copies at once, however many requests race (a slot is taken
-  before any await, freed if its session does not come up); at the bound, expired ones are
-  reaped at once, and if none was the request is refused (503 with `Retry-After`). Idle
-  unexpired sessions are never evicted for a newcomer: their clients are real.
-- Stopping the app drops the live copies and keeps the records (a restart goes on with them).
-- With a shared store, each live copy prefixes the ids of its requests to the client with
-  its own, so an answer reaching another process finds its way back (`_client_answers.py`).
+`SessionManager` keeps this process's live sessions by id and their records in a `SessionStore`
+(memory by default, or shared, e.g. `RedisSessionStore`); a session it does not hold is rebuilt
+from its record, so any process serves any session. A session bound to a caller is found by that
+caller only (same subject and client, whatever its current token): anyone else gets the 404 of
+an unknown id. A session idle for `idle_timeout` seconds (no request, no call, no GET stream) is
+dropped. Beyond `max_sessions` live copies a new session is refused with 503 and `Retry-After`.
+A DELETE whose record cannot be deleted is a 503 and the session goes on; stopping the app drops
+the live copies and keeps the records.
 """
 
 from __future__ import annotations
