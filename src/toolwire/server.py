@@ -1,27 +1,23 @@
-"""`Server`: a registry of tools published over MCP, with decorators and `run()`.
+"""`Server`: what an MCP server publishes (tools, resources, prompts) and the ways to serve it.
 
-This module collects tools and their MCP options (listings: `toolwire.protocol.registry`);
-resources are `_resource_api.py`'s, prompts `_prompt_api.py`'s, the bound on worker threads
-`_sync_workers.py`'s, the HTTP apps `_network_apps.py`'s, serving (lifespan,
-the context tools see) `toolwire.lifespan`'s. A server-side `timeout` applies to sync and
-async tools alike, else a FunctionTool's own `timeout_seconds`. `tool` and `add_tool` take
-the name and description under MCP's spelling (`name`, `description`) or `function_tool`'s.
+One class over parts it owns: a `ToolRegistry`, a `ResourceRegistry` and a `PromptRegistry`
+(the latter two made on first use, so that a server without them never loads their modules),
+an `Announcer` telling open sessions of every change, the bound on worker threads, and one
+`SharedServing` holding the lifespan; the HTTP apps come from `toolwire.transports.http`,
+imported only when asked for, so that `import toolwire` and stdio load no web stack.
 """
 
 from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from ._announcer import Announcer
-from ._network_apps import NetworkApps
-from ._prompt_api import PromptApi
-from ._resource_api import ResourceApi
 from ._shared_serving import SharedServing
-from ._sync_workers import SyncWorkers
 from ._tool_options import one_spelling, renamed
 from .errors import UserError
 from .lifespan import LifespanError, check_options
@@ -37,19 +33,32 @@ from .tools.function_tool import FunctionTool, function_tool
 if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
+    import anyio
+
     from .protocol.app import OpenSession
     from .protocol.bearer import BearerAuth
     from .protocol.call_context import CallInfo
+    from .protocol.prompt_registry import PromptRegistry
+    from .protocol.resource_files import DirectoryResources
+    from .protocol.resource_registry import ResourceRegistry
     from .protocol.serving import SessionOpener
+    from .tools.threads import SyncBudget
+    from .transports.http.app import StreamableHttpApp
+    from .transports.http.changes import ChangeBus
+    from .transports.http.events import EventStore
+    from .transports.http.legacy_sse_app import LegacySseApp
+    from .transports.http.records import SessionStore
 
 __all__ = ["Server"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 _TRANSPORTS = ("stdio", "http", "sse")
 # `tool`'s and `add_tool`'s MCP options, in the order `registered_tool` takes them.
 _MCP_OPTIONS = ("title", "annotations", "meta", "output_schema", "timeout", "scopes", "icons")
 
 
-class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
+class Server:
     """An MCP server publishing `FunctionTool`s.
 
     Args:
@@ -119,11 +128,16 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
         self.context = context
         self.context_factory = context_factory
         self.lifespan = lifespan
-        SyncWorkers.__init__(self, max_sync_workers)
+        self.max_sync_workers = max_sync_workers
         self.max_message_bytes = max_message_bytes
-        self._registry = ToolRegistry()
-        self._registry.listeners.append(self._notify_changed)
+        self.completion_handler: Callable[..., Any] | None = None
         self._announcer = Announcer()
+        self._registry = ToolRegistry()
+        self._registry.listeners.append(partial(self._announcer.tell, _tools_changed))
+        self._resources: ResourceRegistry | None = None  # made on first use, as prompts are
+        self._prompts: PromptRegistry | None = None
+        self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
+        self._limiter_loop: object = None
         self._warmed_up = False
         self._shared_serving = SharedServing(lambda: _serving(self), name)
         for tool in tools:
@@ -311,8 +325,574 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
         """Sessions call this on exit."""
         self._announcer.closed(session)
 
-    def _notify_changed(self) -> None:
-        self._announcer.tell(_tools_changed)
+    @property
+    def resource_registry(self) -> ResourceRegistry:
+        """The published resources and templates, as sessions serve them."""
+        registry = self._resources
+        if registry is None:  # made on first use: a server without resources never loads them
+            from .protocol.resource_registry import ResourceRegistry
+
+            registry = self._resources = ResourceRegistry()
+            registry.listeners.append(partial(self._announcer.tell, _resources_changed))
+            registry.update_listeners.append(self._resource_updated)
+        return registry
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        mime_type: str | None = None,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        size: int | None = None,
+        annotations: Mapping[str, Any] | None = None,
+        icons: Iterable[Mapping[str, Any]] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        completers: Mapping[str, Callable[..., Any]] | None = None,
+    ) -> Callable[[F], F]:
+        """Publish a function as a resource (`uri` fixed) or a resource template (`uri` with
+        `{name}` variables, which become the function's arguments).
+
+        Args:
+            uri: The resource's URI (`config://app`), or a URI template
+                (`users://{user_id}/profile`; `{+path}` may span `/`, `{?a,b}` names optional
+                query parameters).
+            mime_type: The contents' MIME type (default: by what the function returns:
+                `text/plain` for `str`, `application/octet-stream` for `bytes`,
+                `application/json` for anything else, which is sent as JSON text).
+            name: The name clients show (default: the function's name).
+            title: A human-readable title (2025-06-18 on).
+            description: What the resource holds (default: the function's docstring).
+            size: The size in bytes, if known (fixed resources).
+            annotations: MCP annotations (`audience`, `priority`, `lastModified`).
+            icons: Icons for clients (`{"src": ..., "mimeType": ..., "sizes": [...]}`;
+                2025-11-25 on).
+            meta: `_meta` sent with the listing.
+            completers: For templates, per-variable functions suggesting values for
+                `completion/complete`.
+
+        Returns:
+            A decorator returning the function unchanged.
+
+        Raises:
+            ValueError: The template is malformed, the function's parameters do not fit it,
+                or the URI is published already.
+            toolwire.UserError: `icons` is not a list of well-formed icons (the message
+                names the resource and what is wrong).
+        """
+
+        def register(func: F) -> F:
+            self.add_resource(
+                uri,
+                func,
+                name=name,
+                title=title,
+                description=description,
+                mime_type=mime_type,
+                size=size,
+                annotations=annotations,
+                icons=icons,
+                meta=meta,
+                completers=completers,
+            )
+            return func
+
+        return register
+
+    def add_resource(
+        self,
+        uri: str,
+        source: Callable[..., Any] | str | bytes,
+        *,
+        mime_type: str | None = None,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        size: int | None = None,
+        annotations: Mapping[str, Any] | None = None,
+        icons: Iterable[Mapping[str, Any]] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        completers: Mapping[str, Callable[..., Any]] | None = None,
+    ) -> None:
+        """Publish a resource or template, as `resource` does; `source` may also be fixed
+        text or bytes (then `name` defaults to the URI).
+
+        Raises:
+            ValueError: As `resource`.
+            TypeError: `source` is neither a function, text nor bytes.
+            toolwire.UserError: As `resource`.
+        """
+        # Imported here: a server that publishes no resource never loads them.
+        from .protocol.resource_entries import registered_resource
+
+        entry = registered_resource(
+            uri,
+            source,
+            mime_type=mime_type,
+            name=name,
+            title=title,
+            description=description,
+            size=size,
+            annotations=annotations,
+            icons=icons,
+            meta=meta,
+            completers=completers,
+        )
+        self.resource_registry.add(entry)
+
+    def add_directory_resources(
+        self,
+        root: str | Path,
+        uri_prefix: str = "file:///",
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        max_listed: int = 1000,
+        max_bytes: int = 16 * 1024 * 1024,
+        include_hidden: bool = False,
+    ) -> DirectoryResources:
+        """Serve the files under `root`, read-only, as resources under `uri_prefix`.
+
+        `uri_prefix + "notes/todo.md"` reads `root/notes/todo.md`. URIs are matched against
+        the prefix and checked segment by segment, never handed to the file system as given:
+        anything that would leave `root` (`..`, encoded or not, absolute paths, backslashes,
+        NUL bytes, symbolic links pointing out) is refused with the resource-not-found error,
+        as is a file larger than `max_bytes`. Text files are sent as text, others as blobs.
+
+        A relative `root` is taken from the server's `root_path`: by default the directory of
+        the module that builds the server (as Flask does), not the working directory, which is
+        wherever a client happens to start the server.
+
+        Args:
+            root: The directory (it must exist); relative to the server's `root_path`.
+            uri_prefix: What the URIs start with; it must end with `/`.
+            name: The template's name (default: the directory's name).
+            title: A human-readable title.
+            description: What the files are.
+            mime_type: One MIME type for every file (default: guessed from each name).
+            max_listed: How many files `resources/list` shows at most (the rest stay
+                readable; a warning is logged once when the listing is cut).
+            max_bytes: The largest file served.
+            include_hidden: Serve and list names starting with `.` too (`.env`, `.git` are
+                refused by default).
+
+        Returns:
+            The `DirectoryResources` serving it (its `template` is what was published).
+
+        Raises:
+            ValueError: `root` is not a directory, or the prefix is unusable.
+        """
+        from .protocol.resource_entries import directory_resource
+
+        directory, entry = directory_resource(
+            self.root_path / Path(root),
+            uri_prefix,
+            name=name,
+            title=title,
+            description=description,
+            mime_type=mime_type,
+            max_listed=max_listed,
+            max_bytes=max_bytes,
+            include_hidden=include_hidden,
+        )
+        self.resource_registry.add(entry)
+        return directory
+
+    def remove_resource(self, uri: str) -> None:
+        """Stop publishing the resource with this URI (or the template with this text);
+        connected clients are told the list changed.
+
+        Raises:
+            KeyError: Nothing is published under it.
+        """
+        self.resource_registry.remove(uri)
+
+    def notify_resource_updated(self, uri: str) -> None:
+        """Tell the clients that follow `uri` (`resources/subscribe`, or a 2026-07-28 listen
+        stream naming it) that its contents changed; they read it again if they care."""
+        self.resource_registry.updated(uri)
+
+    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        """Read a published resource as a client would: its `contents` items.
+
+        Raises:
+            toolwire.protocol.jsonrpc.ProtocolError: What `resources/read` would answer
+                (not found, invalid template values, the function failed).
+        """
+        from .protocol.resources import read_contents
+
+        return await read_contents(self, uri, None)
+
+    def _resource_updated(self, uri: str) -> None:
+        self._announcer.tell(lambda session: session.resource_updated(uri))
+
+    @property
+    def prompt_registry(self) -> PromptRegistry:
+        """The published prompts, as sessions serve them (see `protocol.app.ServedApp`)."""
+        registry = self._prompts
+        if registry is None:  # made on first use: a server without prompts never loads them
+            from .protocol.prompt_registry import PromptRegistry
+
+            registry = self._prompts = PromptRegistry()
+            registry.listeners.append(partial(self._announcer.tell, _prompts_changed))
+        return registry
+
+    @property
+    def prompts(self) -> Mapping[str, Any]:
+        """The published prompts by name (read-only)."""
+        return self.prompt_registry
+
+    @overload
+    def prompt(self, func: F, /) -> F: ...
+
+    @overload
+    def prompt(
+        self,
+        func: None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: Any = None,
+        meta: dict[str, Any] | None = None,
+        completers: Mapping[str, Any] | None = None,
+    ) -> Callable[[F], F]: ...
+
+    def prompt(
+        self,
+        func: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: Any = None,
+        meta: dict[str, Any] | None = None,
+        completers: Mapping[str, Any] | None = None,
+    ) -> F | Callable[[F], F]:
+        """Publish a function as a prompt; works bare (`@server.prompt`) or with options.
+
+        The function's parameters are the prompt's arguments (a parameter without a
+        default is required; the docstring's `Args:` describe them). It returns a string,
+        a `toolwire.PromptMessage`, or a list of them (see `toolwire.PromptMessage` for
+        the content a message may hold); it may be async. A first parameter annotated
+        `ToolContext` receives the request's context instead (for `ctx.elicit`).
+
+        Args:
+            func: The function (when used bare).
+            name: The prompt's name (default: the function's name).
+            title: A human-readable name shown by clients.
+            description: What the prompt is for (default: from the docstring).
+            icons: Pictures for clients to show (`toolwire.Icon`s or dicts; 2025-11-25).
+            meta: `_meta` sent with the prompt listing.
+            completers: Argument name -> completer, for `completion/complete`: a list of
+                choices (suggested by prefix) or a function `(value, context_arguments)`
+                returning suggestions, sync or async.
+
+        Returns:
+            The function itself, unchanged.
+
+        Raises:
+            UserError: A prompt of that name exists, the function cannot be a prompt, or
+                an option is malformed (the message names which).
+        """
+
+        def register(the_func: F) -> F:
+            self.add_prompt(
+                the_func,
+                name=name,
+                title=title,
+                description=description,
+                icons=icons,
+                meta=meta,
+                completers=completers,
+            )
+            return the_func
+
+        if func is not None:
+            return register(func)
+        return register
+
+    def add_prompt(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: Any = None,
+        meta: dict[str, Any] | None = None,
+        completers: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Publish a function as a prompt (the options of `prompt`); connected clients are
+        told, as for tools.
+
+        Raises:
+            UserError: As for `prompt`.
+        """
+        from .protocol.prompt_registry import registered_prompt
+
+        entry = registered_prompt(
+            func,
+            name=name,
+            title=title,
+            description=description,
+            icons=icons,
+            meta=meta,
+            completers=completers,
+        )
+        self.prompt_registry.add(entry)
+
+    def remove_prompt(self, name: str) -> None:
+        """Stop publishing a prompt; connected clients are told.
+
+        Raises:
+            KeyError: No prompt has that name.
+        """
+        self.prompt_registry.remove(name)
+
+    def completion(self, func: F, /) -> F:
+        """Use `func` for `completion/complete` requests no declared completer answers.
+
+        `func(ref, argument, value, context_arguments)` (sync or async) gets the request's
+        `ref` as sent (`{"type": "ref/prompt", "name": ...}` or `{"type": "ref/resource",
+        "uri": ...}`), the argument's name, what was typed so far, and the arguments the
+        client already settled; it returns suggestions (an iterable of strings) or None.
+
+        Returns:
+            The function itself, unchanged.
+        """
+        if not callable(func):
+            from .errors import UserError
+
+            raise UserError(f"completion handler must be a function, not {type(func).__name__}")
+        self.completion_handler = func
+        return func
+
+    @property
+    def sync_limiter(self) -> SyncBudget | anyio.CapacityLimiter:
+        """Bounds the threads running sync tools, resources and prompts.
+
+        On asyncio a `SyncBudget` (see `toolwire.tools.threads`), which also accounts for
+        bodies still running after their calls timed out; its uncontended acquire does not
+        yield to the event loop (anyio's limiter always does, which costs every sync call a
+        loop pass). On another anyio backend (trio), an `anyio.CapacityLimiter`. One
+        bound, of `max_sync_workers`, covers every sync function run for a client (tools,
+        resource functions, prompts, a directory's reads and listings). It is made on first
+        use on each event loop and belongs to it: the same server may be served from
+        several loops, and a limiter is never awaited from another loop than its own.
+        """
+        import asyncio
+
+        try:
+            loop: object = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if self._limiter is None or self._limiter_loop is not loop:
+            if loop is not None:
+                from .tools.threads import SyncBudget
+
+                self._limiter = SyncBudget(self.max_sync_workers)
+            else:
+                import anyio
+
+                self._limiter = anyio.CapacityLimiter(self.max_sync_workers)
+            self._limiter_loop = loop
+        return self._limiter
+
+    def http_app(
+        self,
+        path: str = "/mcp",
+        *,
+        stateless: bool = False,
+        json_response: bool = False,
+        resumable: bool = True,
+        event_store: EventStore | None = None,
+        retry_ms: int | None = 1000,
+        session_idle_timeout: float | None = 1800.0,
+        max_sessions: int = 10_000,
+        max_body_bytes: int | None = None,
+        max_event_bytes: int | None = 16 * 1024 * 1024,
+        keepalive_seconds: float | None = 15.0,
+        session_store: SessionStore | None = None,
+        allowed_hosts: Sequence[str] | None = None,
+        allowed_origins: Sequence[str] | None = None,
+        auth: Any = None,
+        host: str | None = None,
+        change_bus: ChangeBus | None = None,
+        backplane: Any = None,
+    ) -> StreamableHttpApp:
+        """This server as an ASGI app speaking MCP's streamable HTTP transport on `path`.
+
+        It runs under any ASGI server (`uvicorn module:app`), or mounted inside a Starlette
+        or FastAPI app, which must forward its ASGI lifespan:
+        `Starlette(routes=[Mount("/", app)], lifespan=app.lifespan)` or
+        `FastAPI(lifespan=app.lifespan)`. The lifespan is how the server starts up front and
+        learns that it stops; mounted without it, the app starts serving on its first
+        request and its server's lifespan may never exit (a warning says so). uvicorn waits
+        for open responses before it runs the lifespan's exit, and a GET stream stays open
+        until its client leaves: under your own uvicorn give it a graceful timeout
+        (`--timeout-graceful-shutdown 5`). `Server.run("http")` and `toolwire run` need none
+        of this: they own their uvicorn server and stop it themselves. The server's own
+        `lifespan` runs once either way, also when its `sse_app()` is served beside this
+        app (they share one serving).
+
+        Args:
+            path: Where MCP is served.
+            stateless: No sessions: each POST is served on its own (no `initialize` needed)
+                and GET/DELETE answer 405; tools cannot send requests to the client.
+            json_response: Answer each request with one JSON body instead of an SSE stream
+                (then no progress or log messages, no requests to the client during a call).
+            resumable: Give SSE events ids and keep them, so that a client resumes a lost
+                stream with `Last-Event-ID` (and a tool may end its stream early with
+                `ctx.close_sse_stream()`). Sessions only.
+            event_store: Where those events are kept (default: in memory, bounded; a
+                `RedisEventStore` lets a stream resume on any process serving the URL).
+            retry_ms: The reconnection delay suggested to clients, in milliseconds (None: no
+                suggestion).
+            session_idle_timeout: Seconds without a request after which an idle session ends
+                (None: never).
+            max_sessions: Sessions this process holds at once (made here, or rebuilt from a
+                shared store's record); beyond it `initialize`, or a request needing a
+                rebuild, gets 503.
+            max_body_bytes: The largest request body (413 beyond it); default
+                `max_message_bytes`.
+            max_event_bytes: The largest message the app sends, an SSE event or a JSON body
+                (16 MiB; None: no bound). A reply over it becomes a JSON-RPC error naming both
+                sizes; a notification over it is dropped; both are logged.
+            keepalive_seconds: Seconds of silence on an SSE stream after which a comment
+                keeps it open through proxies (None: never).
+            session_store: Where session records are kept (default: in memory, for this
+                process). A store shared by every process serving the URL
+                (`toolwire.transports.http.redis_sessions.RedisSessionStore`) lets any of
+                them continue any session, also after a restart.
+            allowed_hosts: `Host` values the app answers (DNS-rebinding protection, on for
+                every bind). Default: `127.0.0.1`, `localhost`, `[::1]` on any port, plus
+                `host` when it names one interface; a server reached under another name
+                refuses with 421 until it is listed here: `["api.example.com"]` (any port),
+                `["api.example.com:8443"]` (that port); `["*"]` switches the check off.
+            allowed_origins: Browser `Origin`s allowed besides the request's own host.
+                Default: the loopback origins; `["*"]` switches the check off. Others: 403.
+            auth: Bearer authentication for this app (default: the server's `auth`). With
+                one, every request needs a token, tools' `scopes` are enforced, and the
+                RFC 9728 metadata is served at `/.well-known/oauth-protected-resource`
+                (and with `path` appended).
+            host: The interface the app will be served on (`run()` passes it): a concrete
+                address or name joins the allowed hosts.
+            change_bus: Carries changes (tools, resources, prompts, resource updates), session
+                ends and clients' answers to server requests between the processes
+                serving the URL, so that the clients of every process hear a change made on
+                one (default: none, this process's clients only).
+            backplane: Supplies `session_store`, `event_store` and `change_bus` at once: a
+                `toolwire.RedisBackplane(url)` (`pip install 'toolwire[redis]'`), or just its
+                URL, for several processes or machines behind one URL (`toolwire run
+                --redis URL` passes it). Excludes those three options.
+
+        Returns:
+            A Starlette app.
+
+        Raises:
+            ValueError: An option is out of range (the message names it).
+        """
+        from .protocol.bearer import bearer_auth
+        from .transports.http.app import streamable_http_app
+
+        stores: dict[str, Any] = {
+            "session_store": session_store,
+            "event_store": event_store,
+            "change_bus": change_bus,
+        }
+        if backplane is not None:
+            if any(store is not None for store in stores.values()):
+                raise ValueError(
+                    "http_app() got backplane= and session_store=, event_store= or change_bus=: "
+                    "the backplane supplies all three; pass one or the others"
+                )
+            if isinstance(backplane, str):
+                from .transports.http.redis_backplane import RedisBackplane
+
+                backplane = RedisBackplane(backplane)
+            stores = backplane.app_options()
+        return streamable_http_app(
+            self,
+            path=path,
+            stateless=stateless,
+            json_response=json_response,
+            resumable=resumable,
+            retry_ms=retry_ms,
+            session_idle_timeout=session_idle_timeout,
+            max_sessions=max_sessions,
+            max_body_bytes=max_body_bytes,
+            max_event_bytes=max_event_bytes,
+            keepalive_seconds=keepalive_seconds,
+            allowed_hosts=None if allowed_hosts is None else _listed(allowed_hosts),
+            allowed_origins=None if allowed_origins is None else _listed(allowed_origins),
+            auth=self.auth if auth is None else bearer_auth(auth),
+            host=host,
+            **stores,
+        )
+
+    def sse_app(
+        self,
+        *,
+        sse_path: str = "/sse",
+        message_path: str = "/messages/",
+        max_sessions: int = 1000,
+        keepalive_seconds: float = 15.0,
+        max_body_bytes: int | None = None,
+        max_event_bytes: int | None = 16 * 1024 * 1024,
+        allowed_hosts: Sequence[str] | None = None,
+        allowed_origins: Sequence[str] | None = None,
+    ) -> LegacySseApp:
+        """A Starlette app serving the tools over MCP's legacy HTTP+SSE transport (2024-11-05).
+
+        A client opens `GET sse_path`; the stream's first event names the URL it POSTs its
+        messages to (`message_path?session_id=...`, under the app's mount point); replies
+        and notifications come back on the stream, which is the session: closing it ends
+        the session. The app's lifespan serves the server (its own lifespan included); a
+        parent app that mounts it must forward that lifespan (`lifespan=app.lifespan`), as
+        for `http_app()`, whose notes on uvicorn's graceful timeout apply here too. Mounted
+        beside `http_app()`, both share one serving: the server's lifespan runs once. Both
+        endpoints are guarded: `Host` and `Origin` always (loopback names unless
+        configured), bearer tokens with `Server(auth=...)` (a session then belongs to the
+        caller that opened it).
+
+        Args:
+            sse_path: Where clients open their event stream.
+            message_path: Where clients POST their messages.
+            max_sessions: Streams open at once beyond which a new one is refused (503).
+            keepalive_seconds: Seconds of silence on a stream after which a comment keeps
+                it open through proxies.
+            max_body_bytes: The largest POST body (413 beyond it); default
+                `max_message_bytes`.
+            max_event_bytes: The largest event sent on a stream (16 MiB; None: no bound); a
+                reply over it becomes a JSON-RPC error, a notification is dropped.
+            allowed_hosts: `Host` values accepted (default: 127.0.0.1, localhost, [::1]).
+            allowed_origins: `Origin` values accepted (default: the loopback origins).
+
+        Returns:
+            The app, for uvicorn or to mount in a Starlette/FastAPI app.
+        """
+        from .transports.http._served_app import Guards
+        from .transports.http.legacy_sse_app import LegacySseApp
+
+        guards = Guards(
+            allowed_hosts, allowed_origins, self.auth, path=sse_path, tools=self._registry
+        )
+        return LegacySseApp(
+            self,
+            sse_path=sse_path,
+            message_path=message_path,
+            max_sessions=max_sessions,
+            keepalive_seconds=keepalive_seconds,
+            max_body_bytes=max_body_bytes,
+            guards=guards,
+            max_event_bytes=max_event_bytes,
+        )
 
     def serving(self) -> AbstractAsyncContextManager[SessionOpener]:
         """Serve within this: the lifespan is entered on the way in and exited on the way out.
@@ -370,7 +950,7 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
 
             raise ValueError(f"header_timeout {HEADER_TIMEOUT_GONE}")
         if transport == "http":
-            self._run_http(**options)
+            _run_http(self, **options)
             return
         if options.get("workers", 1) != 1:
             raise ValueError(
@@ -379,7 +959,7 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
             )
         options.pop("workers", None)
         if transport == "sse":
-            self._run_sse(**options)
+            _run_sse(self, **options)
             return
         from .transports.stdio import run_stdio
 
@@ -387,6 +967,79 @@ class Server(NetworkApps, ResourceApi, PromptApi, SyncWorkers):
             run_stdio(self, **options)
         except LifespanError:
             raise SystemExit(1) from None
+
+
+def _run_sse(
+    server: Server,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    access_log: bool = False,
+    shutdown_grace: float = 5.0,
+    **app_options: Any,
+) -> None:
+    from .transports.http.run import checked_grace, run_http
+
+    grace = checked_grace(shutdown_grace)
+    app = server.sse_app(**app_options)
+    started = run_http(
+        app,
+        host=host,
+        port=port,
+        path=app.transport.sse_path,
+        access_log=bool(access_log),
+        shutdown_grace=grace,
+    )
+    if not started:
+        raise SystemExit(1)
+
+
+def _run_http(
+    server: Server,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    workers: int = 1,
+    access_log: bool = False,
+    shutdown_grace: float = 5.0,
+    **app_options: Any,
+) -> None:
+    from .transports.http.run import checked_grace
+
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, not {workers!r}")
+    grace = checked_grace(shutdown_grace)
+    if workers > 1:
+        from .cli._serve_workers import run_in_workers
+
+        run_in_workers(
+            server,
+            host=host,
+            port=port,
+            workers=workers,
+            access_log=bool(access_log),
+            shutdown_grace=grace,
+            app_options=app_options,
+        )
+        return
+    from .transports.http.run import run_http
+
+    app = server.http_app(host=host, **app_options)
+    started = run_http(
+        app,
+        host=host,
+        port=port,
+        path=app.path,
+        access_log=bool(access_log),
+        shutdown_grace=grace,
+    )
+    if not started:
+        raise SystemExit(1)
+
+
+def _listed(values: Iterable[str]) -> list[str]:
+    # One name is a common slip for a list of one: never a list of its characters.
+    return [values] if isinstance(values, str) else list(values)
 
 
 async def _tools_changed(session: OpenSession) -> None:
@@ -408,3 +1061,11 @@ def _builder_dir() -> Path:
     finally:
         del frame
     return Path(file).resolve().parent if isinstance(file, str) else Path.cwd()
+
+
+async def _resources_changed(session: OpenSession) -> None:
+    await session.resources_changed()
+
+
+async def _prompts_changed(session: OpenSession) -> None:
+    await session.prompts_changed()

@@ -1,0 +1,78 @@
+"""`Server` is one class whose public surface `help()` shows in full."""
+
+from __future__ import annotations
+
+import inspect
+import pydoc
+
+from toolwire import Server
+
+# What users call on a server today; a name leaving this set is a breaking change.
+PUBLIC = {
+    "add_directory_resources",
+    "add_prompt",
+    "add_resource",
+    "add_tool",
+    "completion",
+    "http_app",
+    "notify_resource_updated",
+    "prompt",
+    "prompt_registry",
+    "prompts",
+    "read_resource",
+    "remove_prompt",
+    "remove_resource",
+    "remove_tool",
+    "resource",
+    "resource_registry",
+    "run",
+    "server_info",
+    "serving",
+    "session_closed",
+    "session_opened",
+    "sse_app",
+    "sync_limiter",
+    "tool",
+    "tool_registry",
+    "tools",
+    "tools_listed",
+}
+
+
+def test_server_inherits_from_nothing_but_object() -> None:
+    assert Server.__mro__ == (Server, object)
+
+
+def test_the_public_methods_and_properties_are_all_there() -> None:
+    assert {name for name in vars(Server) if not name.startswith("_")} == PUBLIC
+
+
+def test_help_shows_each_public_member_with_its_docstring() -> None:
+    page = pydoc.render_doc(Server, renderer=pydoc.plaintext)
+    for name in sorted(PUBLIC):
+        member = inspect.getattr_static(Server, name)
+        doc = inspect.getdoc(member.fget if isinstance(member, property) else member)
+        assert doc, f"Server.{name} has no docstring"
+        assert name in page, f"help(Server) does not show {name}"
+        assert doc.splitlines()[0] in page, f"help(Server) lacks the summary of {name}"
+
+
+def test_the_options_of_a_method_are_documented_under_args() -> None:
+    # Every option (keyword) a public method takes is named in its docstring's Args section,
+    # unless the docstring says whose options it takes (add_resource's, add_prompt's).
+    for name in sorted(PUBLIC):
+        member = inspect.getattr_static(Server, name)
+        if isinstance(member, property):
+            continue
+        doc = inspect.getdoc(member) or ""
+        options = [
+            parameter.name
+            for parameter in inspect.signature(member).parameters.values()
+            if parameter.kind in (parameter.KEYWORD_ONLY, parameter.VAR_KEYWORD)
+        ]
+        if not options or "options of `" in doc or "as `resource` does" in doc:
+            continue
+        assert "Args:" in doc, f"Server.{name} documents no Args"
+        args = doc.split("Args:", 1)[1]
+        for option in options:
+            assert f"{option}:" in args, f"Server.{name} does not document {option!r}"
