@@ -63,7 +63,12 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         "HTTP at /mcp) or sse (legacy SSE at /sse)",
     )
     run.add_argument("--host", type=_host, default="127.0.0.1", help="HTTP: the interface to bind")
-    run.add_argument("--port", type=_port, default=8000, help="HTTP: the TCP port (8000)")
+    run.add_argument(
+        "--port",
+        type=_port,
+        default=8000,
+        help="HTTP: the TCP port (8000; 0: any free port, said on stderr)",
+    )
     run.add_argument(
         "--stateless", action="store_true", help="streamable HTTP: no sessions, one POST each"
     )
@@ -92,7 +97,12 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         "before they are refused with a JSON-RPC error (5)",
     )
     # Removed (uvicorn has no public way to time a request head): refused with the reason.
-    run.add_argument("--header-timeout", metavar="SECONDS", help=argparse.SUPPRESS)
+    run.add_argument(
+        "--header-timeout",
+        metavar="SECONDS",
+        type=_gone,
+        help="removed: bound request heads in a reverse proxy (nginx: client_header_timeout)",
+    )
     run.add_argument(
         "--redis",
         type=_redis_url,
@@ -225,9 +235,17 @@ def _port(text: str) -> int:
         port = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a TCP port is 1 to 65535, not {port}")
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"a TCP port is 1 to 65535 (or 0: any free port), not {port}"
+        )
     return port
+
+
+def _gone(_text: str) -> str:
+    from ..transports.http.run import HEADER_TIMEOUT_GONE
+
+    raise argparse.ArgumentTypeError(HEADER_TIMEOUT_GONE)
 
 
 def _host(text: str) -> str:

@@ -33,11 +33,6 @@ def run(args: argparse.Namespace) -> int:
     if args.workers > 1 and transport != "http":
         print("toolwire run: --workers needs --transport http", file=sys.stderr)
         return 2
-    if args.header_timeout is not None:
-        from ..transports.http.run import HEADER_TIMEOUT_GONE
-
-        print(f"toolwire run: --header-timeout {HEADER_TIMEOUT_GONE}", file=sys.stderr)
-        return 2
     serving_flags = [
         flag
         for flag, on in (

@@ -328,7 +328,9 @@ def test_header_timeout_is_refused_naming_what_to_use_instead(app: Path, transpo
         check=False,
     )
     assert done.returncode == 2
-    assert done.stderr.startswith("toolwire run: --header-timeout no longer exists: uvicorn")
+    assert done.stderr.startswith(
+        "toolwire run: error: argument --header-timeout: no longer exists: uvicorn"
+    )
     assert "nginx: client_header_timeout" in done.stderr
     assert done.stderr.count("\n") == 1
 
