@@ -122,3 +122,27 @@ def test_inspector_cli_applies_a_patch(tmp_path: Path) -> None:
     assert result["content"][0]["text"].endswith("M a.txt\nA d/n.txt")
     assert (root / "a.txt").read_text() == "alpha\nBETA\n"
     assert (root / "d/n.txt").read_text() == "new\n"
+
+
+def test_inspector_cli_applies_a_patch_over_streamable_http(tmp_path: Path) -> None:
+    inspector = inspector_or_skip()
+    root = _root(tmp_path)
+    port = free_port()
+    argv = [sys.executable, "-m", "toolwire_patch", "--root", str(root)]
+    argv += ["--transport", "http", "--port", str(port)]
+    with listening(argv, port, env={**os.environ, **_env()}):
+        remote = [f"http://127.0.0.1:{port}/mcp", "--transport", "http"]
+        done = run_inspector(
+            inspector,
+            remote,
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "apply_patch",
+            "--tool-arg",
+            f"input={PATCH}",
+        )
+    result = first_json(done)["result"]
+    assert result["isError"] is False, json.dumps(result)
+    assert (root / "a.txt").read_text() == "alpha\nBETA\n"
+    assert (root / "d/n.txt").read_text() == "new\n"
