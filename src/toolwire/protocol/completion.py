@@ -13,12 +13,15 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import eras, handlers
 from .completers import MAX_VALUES, Completer, CompleterError, ask_completer
 from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, RequestId, result_message
 from .methods import Route
+
+if TYPE_CHECKING:
+    from .methods import Session
 
 __all__ = ["COMPLETION_ROUTES_HANDSHAKE", "COMPLETION_ROUTES_MODERN", "completion_result"]
 
@@ -129,7 +132,7 @@ async def _suggestions(
 
 
 async def _complete(
-    session: Any, request_id: RequestId, params: Params, version: str, _level: str | None
+    session: Session, request_id: RequestId, params: Params, version: str, _level: str | None
 ) -> None:
     ref, argument, value, settled = _parse(params)
     values = await _suggestions(session.server, ref, argument, value, settled)

@@ -34,6 +34,7 @@ from .prompt_messages import PromptResultError, render_messages
 from .reporter import Reporter
 
 if TYPE_CHECKING:
+    from .methods import Session
     from .prompt_registry import PromptRegistry, RegisteredPrompt
 
 __all__ = ["PROMPTS_LIST_CHANGED", "PROMPT_ROUTES_HANDSHAKE", "PROMPT_ROUTES_MODERN"]
@@ -46,13 +47,13 @@ _CACHE_HINTS = {"ttlMs": 0, "cacheScope": "private"}
 Params = dict[str, Any] | None
 
 
-def _registry(session: Any) -> PromptRegistry:
+def _registry(session: Session) -> PromptRegistry:
     registry: PromptRegistry = session.server.prompt_registry
     return registry
 
 
 async def _list_prompts(
-    session: Any, request_id: RequestId, params: Params, version: str, _level: str | None
+    session: Session, request_id: RequestId, params: Params, version: str, _level: str | None
 ) -> None:
     cursor = params.get("cursor") if params else None
     offset = 0 if cursor is None else handlers.decode_cursor(cursor)
@@ -69,7 +70,7 @@ async def _list_prompts(
     await session.send(result_message(request_id, result), request_id)
 
 
-def _lookup(session: Any, params: Params) -> RegisteredPrompt:
+def _lookup(session: Session, params: Params) -> RegisteredPrompt:
     name = params.get("name") if params else None
     if not isinstance(name, str):
         raise eras.invalid_params("prompts/get: 'name' must be a string")
@@ -80,17 +81,17 @@ def _lookup(session: Any, params: Params) -> RegisteredPrompt:
 
 
 async def _get_prompt(
-    session: Any, request_id: RequestId, params: Params, version: str, log_level: str | None
+    session: Session, request_id: RequestId, params: Params, version: str, log_level: str | None
 ) -> None:
     entry = _lookup(session, params)
     params = params or {}
     args, kwargs = entry.bind(params.get("arguments"))
-    if session.is_duplicate(request_id):
+    if session.requests.is_duplicate(request_id):
         return
     if not entry.schema.takes_context:
         call = CallInFlight(Reporter(session.send, None, None, request_id))
         work = functools.partial(_rendered, session, entry, args, kwargs, version)
-        session.answer_in_task(request_id, call, work)
+        session.requests.answer_in_task(request_id, call, work)
         return
     # Built before the task starts, so that a malformed retry is refused right away.
     asker = asker_for(session, request_id, version, params, entry.name, method="prompts/get")
@@ -101,11 +102,11 @@ async def _get_prompt(
     work = functools.partial(
         _rendered_with_context, session, request_id, entry, params, args, kwargs, version, call
     )
-    session.answer_in_task(request_id, call, work)
+    session.requests.answer_in_task(request_id, call, work)
 
 
 async def _rendered(
-    session: Any,
+    session: Session,
     entry: RegisteredPrompt,
     args: list[Any],
     kwargs: dict[str, Any],
@@ -123,7 +124,7 @@ async def _rendered(
 
 
 async def _rendered_with_context(
-    session: Any,
+    session: Session,
     request_id: RequestId,
     entry: RegisteredPrompt,
     params: dict[str, Any],
@@ -154,7 +155,7 @@ async def _rendered_with_context(
 
 
 async def _render(
-    session: Any,
+    session: Session,
     entry: RegisteredPrompt,
     args: list[Any],
     kwargs: dict[str, Any],
