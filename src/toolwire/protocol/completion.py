@@ -23,7 +23,12 @@ from .methods import Route
 if TYPE_CHECKING:
     from .methods import Session
 
-__all__ = ["COMPLETION_ROUTES_HANDSHAKE", "COMPLETION_ROUTES_MODERN", "completion_result"]
+__all__ = [
+    "COMPLETION_ROUTES_HANDSHAKE",
+    "COMPLETION_ROUTES_MODERN",
+    "complete",
+    "completion_result",
+]
 
 logger = logging.getLogger("toolwire.protocol")
 
@@ -131,9 +136,10 @@ async def _suggestions(
     raise ProtocolError(INTERNAL_ERROR, f"Completion failed for {what}")
 
 
-async def _complete(
+async def complete(
     session: Session, request_id: RequestId, params: Params, version: str, _level: str | None
 ) -> None:
+    """`completion/complete`: the suggestions for one argument."""
     ref, argument, value, settled = _parse(params)
     values = await _suggestions(session.server, ref, argument, value, settled)
     result: dict[str, Any] = {"completion": completion_result(values)}
@@ -143,8 +149,8 @@ async def _complete(
 
 
 COMPLETION_ROUTES_HANDSHAKE: dict[str, Route] = {
-    "completion/complete": Route(_complete, {"completions": {}}),
+    "completion/complete": Route(complete, {"completions": {}}),
 }
 COMPLETION_ROUTES_MODERN: dict[str, Route] = {
-    "completion/complete": Route(_complete, {"completions": {}}),
+    "completion/complete": Route(complete, {"completions": {}}),
 }

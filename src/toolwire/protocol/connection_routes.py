@@ -2,8 +2,8 @@
 
 `initialize`, `ping` and `logging/setLevel` (handshake era), `server/discover` and
 `subscriptions/listen` (2026-07-28). Each is a route handler (see `methods.Route`): it gets
-the session and answers on it. The era tables in `session.py` list them; what each answers is
-decided in `handlers.py`, `eras.py` and `subscriptions.py`.
+the session and answers on it. The era tables in `session.py` list them; what each answers
+is decided in `handlers.py`, `eras.py` and `subscriptions.py`.
 """
 
 from __future__ import annotations

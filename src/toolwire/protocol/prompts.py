@@ -37,7 +37,13 @@ if TYPE_CHECKING:
     from .methods import Session
     from .prompt_registry import PromptRegistry, RegisteredPrompt
 
-__all__ = ["PROMPTS_LIST_CHANGED", "PROMPT_ROUTES_HANDSHAKE", "PROMPT_ROUTES_MODERN"]
+__all__ = [
+    "PROMPTS_LIST_CHANGED",
+    "PROMPT_ROUTES_HANDSHAKE",
+    "PROMPT_ROUTES_MODERN",
+    "get_prompt",
+    "list_prompts",
+]
 
 logger = logging.getLogger("toolwire.protocol")
 
@@ -52,9 +58,10 @@ def _registry(session: Session) -> PromptRegistry:
     return registry
 
 
-async def _list_prompts(
+async def list_prompts(
     session: Session, request_id: RequestId, params: Params, version: str, _level: str | None
 ) -> None:
+    """`prompts/list`: one page of the prompts."""
     cursor = params.get("cursor") if params else None
     offset = 0 if cursor is None else handlers.decode_cursor(cursor)
     prompts = _registry(session).entries()
@@ -80,9 +87,10 @@ def _lookup(session: Session, params: Params) -> RegisteredPrompt:
     return entry
 
 
-async def _get_prompt(
+async def get_prompt(
     session: Session, request_id: RequestId, params: Params, version: str, log_level: str | None
 ) -> None:
+    """`prompts/get`: checked here, then rendered and answered from a request in flight."""
     entry = _lookup(session, params)
     params = params or {}
     args, kwargs = entry.bind(params.get("arguments"))
@@ -187,11 +195,11 @@ async def _render(
 
 
 PROMPT_ROUTES_HANDSHAKE: dict[str, Route] = {
-    "prompts/list": Route(_list_prompts, {"prompts": {"listChanged": True}}),
-    "prompts/get": Route(_get_prompt),
+    "prompts/list": Route(list_prompts, {"prompts": {"listChanged": True}}),
+    "prompts/get": Route(get_prompt),
 }
 PROMPT_ROUTES_MODERN: dict[str, Route] = {
     # Changes travel on listen streams, which honor `promptsListChanged` (subscriptions.py).
-    "prompts/list": Route(_list_prompts, {"prompts": {"listChanged": True}}),
-    "prompts/get": Route(_get_prompt),
+    "prompts/list": Route(list_prompts, {"prompts": {"listChanged": True}}),
+    "prompts/get": Route(get_prompt),
 }

@@ -7,7 +7,7 @@ handshake era adds `resources/subscribe` and `resources/unsubscribe` (at most
 An unknown URI is `not_found` (-32002 in the handshake era, -32602 in 2026-07-28); template
 values that do not convert, or a `params.uri` that is not a string, are -32602 naming the
 field; a resource function that raises is -32603 "Error reading resource <uri>". A read runs
-as a request in flight of the session, which `notifications/cancelled` stops.
+as a task the session tracks, which `notifications/cancelled` stops.
 """
 
 from __future__ import annotations
