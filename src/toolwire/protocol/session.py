@@ -1,23 +1,15 @@
 """One MCP connection: frames in, replies and notifications out, in either protocol era.
 
-The transport hands each frame's bytes to `receive()`; everything goes back through `send`.
-Inline methods are answered before `receive()` returns; each request that runs the author's
-code (`tools/call`, `resources/read`, `prompts/get`) runs in a task of the session's
-`requests` (`requests_in_flight.py`), so replies may come out of order.
-
-Which era a connection serves, and how each era answers: see `eras.py`. The methods' handlers
-live by concern (`connection_routes.py`, `tool_routes.py`, `resources.py`, `prompts.py`,
-`completion.py`), each a function of the session (`methods.Session`); the era tables at the
-end of this module list every method served.
-
-Other decisions: `tools/call` for an unknown or disabled tool is the protocol error -32602
-"Unknown tool: x" (spec and FastMCP). A request reusing the id of a call still in flight is
-ignored with a warning: answering it would give the client two replies for one id, the first
-of which would be taken for the original call's. `notifications/cancelled` cancels the
-request's task (a call, a read or a prompt) and no reply is sent for it. Leaving the
-context (or `close()`) cancels every one.
-A tool's questions to the client (asking.py) go out as requests whose responses come back
-through `receive()` (handshake era), or as the call's input-required result (2026-07-28).
+The transport hands each frame's bytes to `receive()`, and every frame goes back through
+`send`, one at a time. The first request fixes the era (`eras.py`); the era tables at the end
+of this module route each request to its feature's handler (`connection_routes.py`,
+`tool_routes.py`, `resources.py`, `prompts.py`, `completion.py`), a function of the session as
+`methods.Session` describes it. A request that runs the author's code (`tools/call`,
+`resources/read`, `prompts/get`) runs in a task of the session's `requests`
+(`requests_in_flight.py`), so replies may come out of order and `notifications/cancelled` ends
+one without a reply; a tool's questions to the client go out through `outbound` (handshake
+era) or as an input-required result (2026-07-28). Leaving the context, or `close()`, cancels
+everything still running.
 """
 
 from __future__ import annotations
@@ -197,8 +189,7 @@ class ServerSession:
 
     async def refuse_calls(self, code: int, message: str) -> int:
         """Answer every request in flight with the JSON-RPC error `code`/`message`, then
-        cancel it (the server is stopping and cannot wait for it); how many there were.
-        """
+        cancel it (the server is stopping and cannot wait for it); how many there were."""
         return await self.requests.refuse_all(code, message)
 
     async def end_streams(self) -> None:
