@@ -1,4 +1,4 @@
-"""`ServerSession.unanswered`: a transport is told of each request that ended without a
+"""`ServerSession.requests.unanswered`: a transport is told of each request that ended without a
 reply (cancelled by the client), once its task is over; answered requests are not reported."""
 
 from __future__ import annotations
@@ -51,7 +51,9 @@ def test_a_cancelled_call_is_reported_after_its_task_ends() -> None:
 
     async def body() -> None:
         async with ServerSession(server, send) as session:
-            session.unanswered = lambda request_id: reported.append((request_id, [*stopped]))
+            session.requests.unanswered = lambda request_id: reported.append(
+                (request_id, [*stopped])
+            )
             init = {"protocolVersion": "2025-11-25", "capabilities": {}}
             await session.receive(_message({"id": 1, "method": "initialize", "params": init}))
             await session.receive(_call(2, "quick"))

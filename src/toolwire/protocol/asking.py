@@ -26,6 +26,7 @@ from .input_required import InputRound, RoundCall, RoundSession, start_round
 from .jsonrpc import compact_json
 
 if TYPE_CHECKING:
+    from .identity import Identity
     from .jsonrpc import RequestId
     from .outbound import Outbound
 
@@ -46,6 +47,7 @@ class AskingSession(RoundSession, Protocol):
     back_channel: bool
     outbound: Outbound
     client_capabilities: dict[str, Any] | None
+    identity: Identity | None
 
 
 def asker_for(
@@ -65,8 +67,7 @@ def asker_for(
     if session.era != "modern":
         return Asker(session, call_id, version, session.client_capabilities, None)
     meta = params["_meta"]  # the envelope was checked
-    # The caller a transport authenticated (the security layer's `identity`), if any.
-    identity = getattr(session, "identity", None)
+    identity = session.identity  # the caller a transport authenticated, if any
     principal = None if identity is None else compact_json(list(identity.principal))
     round = start_round(params, name, principal, method)
     return Asker(session, call_id, version, meta[eras.META_CAPABILITIES], round)

@@ -13,14 +13,22 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import eras, handlers
 from .completers import MAX_VALUES, Completer, CompleterError, ask_completer
 from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, RequestId, result_message
 from .methods import Route
 
-__all__ = ["COMPLETION_ROUTES_HANDSHAKE", "COMPLETION_ROUTES_MODERN", "completion_result"]
+if TYPE_CHECKING:
+    from .methods import Session
+
+__all__ = [
+    "COMPLETION_ROUTES_HANDSHAKE",
+    "COMPLETION_ROUTES_MODERN",
+    "complete",
+    "completion_result",
+]
 
 logger = logging.getLogger("toolwire.protocol")
 
@@ -128,9 +136,10 @@ async def _suggestions(
     raise ProtocolError(INTERNAL_ERROR, f"Completion failed for {what}")
 
 
-async def _complete(
-    session: Any, request_id: RequestId, params: Params, version: str, _level: str | None
+async def complete(
+    session: Session, request_id: RequestId, params: Params, version: str, _level: str | None
 ) -> None:
+    """`completion/complete`: the suggestions for one argument."""
     ref, argument, value, settled = _parse(params)
     values = await _suggestions(session.server, ref, argument, value, settled)
     result: dict[str, Any] = {"completion": completion_result(values)}
@@ -140,8 +149,8 @@ async def _complete(
 
 
 COMPLETION_ROUTES_HANDSHAKE: dict[str, Route] = {
-    "completion/complete": Route(_complete, {"completions": {}}),
+    "completion/complete": Route(complete, {"completions": {}}),
 }
 COMPLETION_ROUTES_MODERN: dict[str, Route] = {
-    "completion/complete": Route(_complete, {"completions": {}}),
+    "completion/complete": Route(complete, {"completions": {}}),
 }

@@ -8,44 +8,21 @@ is decided in `handlers.py`, `eras.py` and `subscriptions.py`.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from . import eras, handlers
 from .jsonrpc import result_message
 
 if TYPE_CHECKING:
-    from .app import ServedApp
     from .jsonrpc import RequestId
-    from .subscriptions import Listeners
+    from .methods import Session
 
 __all__ = ["discover", "initialize", "listen", "ping", "set_level"]
 
 Params = dict[str, Any] | None
 
 
-class ServerSession(Protocol):
-    """What these handlers use of a session (`session.ServerSession`)."""
-
-    server: ServedApp
-    protocol_version: str | None
-    client_info: dict[str, Any] | None
-    client_capabilities: dict[str, Any] | None
-    log_level: str
-    listeners: Listeners
-
-    def send(self, frame: bytes, request_id: RequestId | None = None) -> Awaitable[None]:
-        """Write one frame."""
-        ...
-
-    def capabilities(self) -> dict[str, Any]:
-        """The capabilities the connection's era advertises."""
-        ...
-
-
-async def initialize(
-    session: ServerSession, request_id: RequestId, params: Params, *_: Any
-) -> None:
+async def initialize(session: Session, request_id: RequestId, params: Params, *_: Any) -> None:
     """Negotiate the version and remember what the client said about itself."""
     negotiated = eras.negotiate(eras.check_initialize(params))
     session.protocol_version = negotiated
@@ -55,12 +32,12 @@ async def initialize(
     await session.send(result_message(request_id, result), request_id)
 
 
-async def ping(session: ServerSession, request_id: RequestId, *_: Any) -> None:
+async def ping(session: Session, request_id: RequestId, *_: Any) -> None:
     """Answer `{}`: the connection is alive."""
     await session.send(result_message(request_id, {}), request_id)
 
 
-async def set_level(session: ServerSession, request_id: RequestId, params: Params, *_: Any) -> None:
+async def set_level(session: Session, request_id: RequestId, params: Params, *_: Any) -> None:
     """Set the level below which a call's log messages are not sent (handshake era)."""
     level: Any = (params or {}).get("level")
     if level not in eras.LOG_LEVELS:
@@ -71,12 +48,12 @@ async def set_level(session: ServerSession, request_id: RequestId, params: Param
     await session.send(result_message(request_id, {}), request_id)
 
 
-async def discover(session: ServerSession, request_id: RequestId, *_: Any) -> None:
+async def discover(session: Session, request_id: RequestId, *_: Any) -> None:
     """Say which versions and capabilities this server serves (2026-07-28)."""
     result = handlers.discover_result(session.server, session.capabilities())
     await session.send(result_message(request_id, result), request_id)
 
 
-async def listen(session: ServerSession, request_id: RequestId, params: Params, *_: Any) -> None:
+async def listen(session: Session, request_id: RequestId, params: Params, *_: Any) -> None:
     """Open a stream of change notifications (2026-07-28, see `subscriptions.py`)."""
     await session.listeners.listen(request_id, params)

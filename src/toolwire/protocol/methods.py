@@ -1,19 +1,74 @@
 """The requests an era serves, as tables, and the capabilities that follow from them.
 
-A session looks a request's method up in its era's table (`session.py` holds the two tables;
-the handlers live by concern in `connection_routes.py`, `session_calls.py` and `resources.py`,
-which exports its entries for each era); a method missing from the table is -32601. Serving a new
-method is one entry, and what it adds to the advertised capabilities travels with it, so a
-server never claims a capability whose method it does not serve, nor the reverse.
+A session looks a request's method up in its era's table (`session.py` holds the two tables);
+a method missing from the table is -32601. The handlers live by concern (`connection_routes.py`,
+`tool_routes.py`, `resources.py`, `prompts.py`, `completion.py`), each a function that gets the
+`Session` serving the request and answers on it. Serving a new method is one entry, and what it
+adds to the advertised capabilities travels with it, so a server never claims a capability
+whose method it does not serve, nor the reverse.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Concatenate, Protocol
 
-__all__ = ["Route", "capabilities"]
+if TYPE_CHECKING:
+    import anyio
+
+    from ..tools.threads import SyncBudget
+    from .app import ServedApp
+    from .call_context import ContextSource
+    from .identity import Identity
+    from .jsonrpc import RequestId
+    from .outbound import Outbound
+    from .requests_in_flight import RequestsInFlight
+    from .subscriptions import Listeners
+
+__all__ = ["Route", "Session", "capabilities"]
+
+
+class Session(Protocol):
+    """What a route handler uses of the session serving the request (`session.ServerSession`)."""
+
+    server: ServedApp
+    requests: RequestsInFlight
+    contexts: ContextSource
+    sync_limiter: SyncBudget | anyio.CapacityLimiter | None
+    listeners: Listeners
+    outbound: Outbound
+    identity: Identity | None
+    era: str | None
+    back_channel: bool
+    protocol_version: str | None
+    client_info: dict[str, Any] | None
+    client_capabilities: dict[str, Any] | None
+    log_level: str
+    resource_subscriptions: set[str]
+
+    async def send(self, frame: bytes, request_id: RequestId | None = None) -> None:
+        """Write one frame, for the request `request_id` if any."""
+        ...
+
+    def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
+        """Run a background task in the session's task group."""
+        ...
+
+    def capabilities(self) -> dict[str, Any]:
+        """The capabilities the connection's era advertises."""
+        ...
+
+    async def context_for(
+        self,
+        request_id: RequestId,
+        name: str,
+        arguments: dict[str, Any],
+        params: dict[str, Any],
+        version: str,
+    ) -> Any:
+        """What `ctx.context` holds for a request that is not a tool call."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +82,7 @@ class Route:
         before_handshake: Whether a handshake-era client may send it before `initialize`.
     """
 
-    handler: Callable[..., Awaitable[None]]
+    handler: Callable[Concatenate[Session, ...], Awaitable[None]]
     grants: Mapping[str, Mapping[str, Any]] | None = None
     before_handshake: bool = False
 

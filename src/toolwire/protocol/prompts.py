@@ -34,9 +34,16 @@ from .prompt_messages import PromptResultError, render_messages
 from .reporter import Reporter
 
 if TYPE_CHECKING:
+    from .methods import Session
     from .prompt_registry import PromptRegistry, RegisteredPrompt
 
-__all__ = ["PROMPTS_LIST_CHANGED", "PROMPT_ROUTES_HANDSHAKE", "PROMPT_ROUTES_MODERN"]
+__all__ = [
+    "PROMPTS_LIST_CHANGED",
+    "PROMPT_ROUTES_HANDSHAKE",
+    "PROMPT_ROUTES_MODERN",
+    "get_prompt",
+    "list_prompts",
+]
 
 logger = logging.getLogger("toolwire.protocol")
 
@@ -46,14 +53,15 @@ _CACHE_HINTS = {"ttlMs": 0, "cacheScope": "private"}
 Params = dict[str, Any] | None
 
 
-def _registry(session: Any) -> PromptRegistry:
+def _registry(session: Session) -> PromptRegistry:
     registry: PromptRegistry = session.server.prompt_registry
     return registry
 
 
-async def _list_prompts(
-    session: Any, request_id: RequestId, params: Params, version: str, _level: str | None
+async def list_prompts(
+    session: Session, request_id: RequestId, params: Params, version: str, _level: str | None
 ) -> None:
+    """`prompts/list`: one page of the prompts."""
     cursor = params.get("cursor") if params else None
     offset = 0 if cursor is None else handlers.decode_cursor(cursor)
     prompts = _registry(session).entries()
@@ -69,7 +77,7 @@ async def _list_prompts(
     await session.send(result_message(request_id, result), request_id)
 
 
-def _lookup(session: Any, params: Params) -> RegisteredPrompt:
+def _lookup(session: Session, params: Params) -> RegisteredPrompt:
     name = params.get("name") if params else None
     if not isinstance(name, str):
         raise eras.invalid_params("prompts/get: 'name' must be a string")
@@ -79,18 +87,19 @@ def _lookup(session: Any, params: Params) -> RegisteredPrompt:
     return entry
 
 
-async def _get_prompt(
-    session: Any, request_id: RequestId, params: Params, version: str, log_level: str | None
+async def get_prompt(
+    session: Session, request_id: RequestId, params: Params, version: str, log_level: str | None
 ) -> None:
+    """`prompts/get`: checked here, then rendered and answered from a request in flight."""
     entry = _lookup(session, params)
     params = params or {}
     args, kwargs = entry.bind(params.get("arguments"))
-    if session.is_duplicate(request_id):
+    if session.requests.is_duplicate(request_id):
         return
     if not entry.schema.takes_context:
         call = CallInFlight(Reporter(session.send, None, None, request_id))
         work = functools.partial(_rendered, session, entry, args, kwargs, version)
-        session.answer_in_task(request_id, call, work)
+        session.requests.answer_in_task(request_id, call, work)
         return
     # Built before the task starts, so that a malformed retry is refused right away.
     asker = asker_for(session, request_id, version, params, entry.name, method="prompts/get")
@@ -101,11 +110,11 @@ async def _get_prompt(
     work = functools.partial(
         _rendered_with_context, session, request_id, entry, params, args, kwargs, version, call
     )
-    session.answer_in_task(request_id, call, work)
+    session.requests.answer_in_task(request_id, call, work)
 
 
 async def _rendered(
-    session: Any,
+    session: Session,
     entry: RegisteredPrompt,
     args: list[Any],
     kwargs: dict[str, Any],
@@ -123,7 +132,7 @@ async def _rendered(
 
 
 async def _rendered_with_context(
-    session: Any,
+    session: Session,
     request_id: RequestId,
     entry: RegisteredPrompt,
     params: dict[str, Any],
@@ -154,7 +163,7 @@ async def _rendered_with_context(
 
 
 async def _render(
-    session: Any,
+    session: Session,
     entry: RegisteredPrompt,
     args: list[Any],
     kwargs: dict[str, Any],
@@ -186,11 +195,11 @@ async def _render(
 
 
 PROMPT_ROUTES_HANDSHAKE: dict[str, Route] = {
-    "prompts/list": Route(_list_prompts, {"prompts": {"listChanged": True}}),
-    "prompts/get": Route(_get_prompt),
+    "prompts/list": Route(list_prompts, {"prompts": {"listChanged": True}}),
+    "prompts/get": Route(get_prompt),
 }
 PROMPT_ROUTES_MODERN: dict[str, Route] = {
     # Changes travel on listen streams, which honor `promptsListChanged` (subscriptions.py).
-    "prompts/list": Route(_list_prompts, {"prompts": {"listChanged": True}}),
-    "prompts/get": Route(_get_prompt),
+    "prompts/list": Route(list_prompts, {"prompts": {"listChanged": True}}),
+    "prompts/get": Route(get_prompt),
 }

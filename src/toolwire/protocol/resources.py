@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..tools.threads import run_sync_within
 from . import eras, handlers
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..context import ToolContext
     from .app import ServedApp
     from .jsonrpc import RequestId
+    from .methods import Session
     from .resource_registry import FixedResource
 
 __all__ = [
@@ -48,49 +49,6 @@ RESOURCE_NOT_FOUND = -32002  # the handshake era's code; 2026-07-28 uses -32602
 MAX_SUBSCRIPTIONS = 1024
 
 Params = dict[str, Any] | None
-
-
-class ResourceSession(Protocol):
-    """What these handlers use of a session (`session.ServerSession`)."""
-
-    server: ServedApp
-    resource_subscriptions: set[str]
-    era: str | None
-    client_capabilities: dict[str, Any] | None
-    back_channel: bool
-    outbound: Any
-
-    def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
-        """Run a background task in the session's task group."""
-        ...
-
-    async def send(self, frame: bytes, request_id: RequestId | None = None) -> None:
-        """Write one frame."""
-        ...
-
-    def is_duplicate(self, request_id: RequestId) -> bool:
-        """Whether a request with this id is in flight (see `session_requests.py`)."""
-        ...
-
-    def answer_in_task(
-        self,
-        request_id: RequestId,
-        call: CallInFlight,
-        work: Callable[[], Awaitable[dict[str, Any]]],
-    ) -> None:
-        """Answer from a tracked task (see `session_requests.py`)."""
-        ...
-
-    async def context_for(
-        self,
-        request_id: RequestId,
-        name: str,
-        arguments: dict[str, Any],
-        params: dict[str, Any],
-        version: str,
-    ) -> Any:
-        """The request's `ctx.context` (see `session_requests.py`)."""
-        ...
 
 
 def not_found(uri: str, version: str | None) -> ProtocolError:
@@ -147,7 +105,7 @@ def _bare_context(uri: str) -> ToolContext[Any]:
 
 
 async def list_resources(
-    session: ResourceSession, request_id: RequestId, params: Params, version: str, *_: Any
+    session: Session, request_id: RequestId, params: Params, version: str, *_: Any
 ) -> None:
     """`resources/list`: fixed resources, then those the templates list, one page."""
     offset = _offset(params, "resources/list")
@@ -161,7 +119,7 @@ async def list_resources(
 
 
 async def list_templates(
-    session: ResourceSession, request_id: RequestId, params: Params, version: str, *_: Any
+    session: Session, request_id: RequestId, params: Params, version: str, *_: Any
 ) -> None:
     """`resources/templates/list`: one page of the templates."""
     offset = _offset(params, "resources/templates/list")
@@ -173,7 +131,7 @@ async def list_templates(
 
 
 async def read(
-    session: ResourceSession,
+    session: Session,
     request_id: RequestId,
     params: Params,
     version: str,
@@ -181,7 +139,7 @@ async def read(
 ) -> None:
     """`resources/read`: checked here, then read and answered from a tracked task."""
     uri = _uri(params, "resources/read")
-    if session.is_duplicate(request_id):
+    if session.requests.is_duplicate(request_id):
         return
     params = params or {}
     meta = params.get("_meta")
@@ -190,13 +148,13 @@ async def read(
     if session.era != "modern":  # 2026-07-28 has no input round for a read
         asker = asker_for(session, request_id, version, params, uri, method="resources/read")
     call = CallInFlight(Reporter(session.send, token, log_level, request_id, asker))
-    session.answer_in_task(
+    session.requests.answer_in_task(
         request_id, call, functools.partial(_read, session, request_id, uri, params, version, call)
     )
 
 
 async def _read(
-    session: ResourceSession,
+    session: Session,
     request_id: RequestId,
     uri: str,
     params: dict[str, Any],
@@ -224,7 +182,7 @@ async def _read(
 
 
 async def subscribe(
-    session: ResourceSession, request_id: RequestId, params: Params, version: str, *_: Any
+    session: Session, request_id: RequestId, params: Params, version: str, *_: Any
 ) -> None:
     """`resources/subscribe` (handshake era): follow one URI's updates."""
     uri = _uri(params, "resources/subscribe")
@@ -237,9 +195,7 @@ async def subscribe(
     await session.send(result_message(request_id, {}), request_id)
 
 
-async def unsubscribe(
-    session: ResourceSession, request_id: RequestId, params: Params, *_: Any
-) -> None:
+async def unsubscribe(session: Session, request_id: RequestId, params: Params, *_: Any) -> None:
     """`resources/unsubscribe` (handshake era)."""
     session.resource_subscriptions.discard(_uri(params, "resources/unsubscribe"))
     await session.send(result_message(request_id, {}), request_id)
@@ -268,7 +224,7 @@ def _page(entries: list[Any], offset: int, params: Params) -> list[Any]:
 
 
 async def _send_page(
-    session: ResourceSession,
+    session: Session,
     request_id: RequestId,
     version: str,
     key: str,

@@ -1,22 +1,15 @@
 """One MCP connection: frames in, replies and notifications out, in either protocol era.
 
-The transport hands each frame's bytes to `receive()`; everything goes back through `send`.
-Inline methods are answered before `receive()` returns; each request that runs the author's
-code (`tools/call`, `resources/read`, `prompts/get`) runs in a task the session tracks
-(`session_requests.py`), so replies may come out of order.
-
-Which era a connection serves, and how each era answers: see `eras.py`. The methods' handlers
-live by concern (`connection_routes.py`, `session_calls.py` for tools, `resources.py`); the
-era tables at the end of this module list every method served.
-
-Other decisions: `tools/call` for an unknown or disabled tool is the protocol error -32602
-"Unknown tool: x" (spec and FastMCP). A request reusing the id of a call still in flight is
-ignored with a warning: answering it would give the client two replies for one id, the first
-of which would be taken for the original call's. `notifications/cancelled` cancels the
-request's task (a call, a read or a prompt) and no reply is sent for it. Leaving the
-context (or `close()`) cancels every one.
-A tool's questions to the client (asking.py) go out as requests whose responses come back
-through `receive()` (handshake era), or as the call's input-required result (2026-07-28).
+The transport hands each frame's bytes to `receive()`, and every frame goes back through
+`send`, one at a time. The first request fixes the era (`eras.py`); the era tables at the end
+of this module route each request to its feature's handler (`connection_routes.py`,
+`tool_routes.py`, `resources.py`, `prompts.py`, `completion.py`), a function of the session as
+`methods.Session` describes it. A request that runs the author's code (`tools/call`,
+`resources/read`, `prompts/get`) runs in a task of the session's `requests`
+(`requests_in_flight.py`), so replies may come out of order and `notifications/cancelled` ends
+one without a reply; a tool's questions to the client go out through `outbound` (handshake
+era) or as an input-required result (2026-07-28). Leaving the context, or `close()`, cancels
+everything still running.
 """
 
 from __future__ import annotations
@@ -53,10 +46,11 @@ from .jsonrpc import (
 from .methods import Route, capabilities
 from .outbound import Outbound
 from .prompts import PROMPT_ROUTES_HANDSHAKE, PROMPT_ROUTES_MODERN, PROMPTS_LIST_CHANGED
+from .requests_in_flight import RequestsInFlight
 from .resources import RESOURCE_ROUTES_HANDSHAKE, RESOURCE_ROUTES_MODERN
-from .session_calls import ToolCalls
 from .sizes import oversized_frame
 from .subscriptions import Listeners
+from .tool_routes import TOOL_ROUTES_HANDSHAKE, TOOL_ROUTES_MODERN
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -65,7 +59,6 @@ if TYPE_CHECKING:
 
     from ..tools.threads import SyncBudget
     from .app import ServedApp
-    from .calls import CallInFlight
     from .identity import Identity
 
 __all__ = ["ServerSession"]
@@ -76,7 +69,7 @@ Send = Callable[[bytes], Awaitable[None]]
 RoutedSend = Callable[[bytes, "RequestId | None"], Awaitable[None]]
 
 
-class ServerSession(ToolCalls):
+class ServerSession:
     """The protocol state of one connection to an application (a `Server`).
 
     Args:
@@ -117,32 +110,33 @@ class ServerSession(ToolCalls):
         self.error_details = error_details
         self._send: Callable[..., Awaitable[None]] = send
         self._routed = routed
-        self._contexts = contexts
+        self.contexts = contexts  # where each request's `ctx.context` comes from
         self.client_info: dict[str, Any] | None = None  # from `initialize` (handshake era)
         self.client_capabilities: dict[str, Any] | None = None  # likewise
         self.outbound = Outbound(self.send)  # this server's requests to the client
         self._send_lock: asyncio.Lock | anyio.Lock = anyio.Lock()
         # The asyncio loop serving this session; None on other anyio backends.
         self.loop: asyncio.AbstractEventLoop | None = None
-        self._call_tasks: set[asyncio.Task[None]] = set()  # running, or still replying
         self.era: str | None = None  # "legacy" | "modern", fixed by the first request
         self.protocol_version: str | None = None  # negotiated (handshake era)
         self.initialized = False  # notifications/initialized seen
         self.log_level = "debug"  # logging/setLevel (handshake era)
-        self._in_flight: dict[RequestId, CallInFlight] = {}
         self._task_group: anyio.abc.TaskGroup | None = None
         # subscriptions/listen streams (modern era); resources/subscribe URIs (handshake era)
         self.listeners = Listeners(self.send, self._serves_resource)
         self.resource_subscriptions: set[str] = set()
         self.backlog = Backlog()  # what the transport must not read past (backlog.py)
-        self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
+        # The requests running the author's code, each in a task of its own.
+        self.requests = RequestsInFlight(self.send, self.backlog, error_details=error_details)
+        # The server's budget for sync bodies, passed to each call (set on entry).
+        self.sync_limiter: SyncBudget | anyio.CapacityLimiter | None = None
         # The largest frame the transport can carry (an HTTP app's `max_event_bytes`); None:
         # no limit (stdio). Set by the transport right after opening the session.
         self.max_frame_bytes: int | None = None
 
     async def __aenter__(self) -> ServerSession:
         # Passed to each call, not set in a context: a request's task may not share this one.
-        self._limiter = self.server.sync_limiter
+        self.sync_limiter = self.server.sync_limiter
         try:
             self.loop = asyncio.get_running_loop()
         except RuntimeError:  # another anyio backend: anyio's primitives throughout
@@ -153,6 +147,7 @@ class ServerSession(ToolCalls):
             self._send_lock = asyncio.Lock()
         self._task_group = anyio.create_task_group()
         await self._task_group.__aenter__()
+        self.requests.start(self.loop, self._task_group)
         self.server.session_opened(self)
         return self
 
@@ -165,23 +160,19 @@ class ServerSession(ToolCalls):
         self.server.session_closed(self)
         assert self._task_group is not None
         self.close()
-        if self._call_tasks:
-            # As a task group waits for its children; a call already replying finishes its
-            # frame (a reply cut in half would corrupt the stream).
-            with anyio.CancelScope(shield=True):
-                await asyncio.wait(set(self._call_tasks))
+        await self.requests.wait()
         return await self._task_group.__aexit__(exc_type, exc, tb)
 
     @property
     def in_flight(self) -> int:
         """How many tracked requests (tool calls, resource reads, prompts) are running."""
-        return len(self._in_flight)
+        return len(self.requests)
 
     @property
     def busy(self) -> bool:
         """Whether a tracked request runs, or a finished one's reply still waits to be
         written."""
-        return bool(self._in_flight) or self._send_lock.locked()
+        return bool(self.requests) or self._send_lock.locked()
 
     def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
         """Run a background task (e.g. a transport watcher) in the session's task group."""
@@ -190,8 +181,7 @@ class ServerSession(ToolCalls):
 
     def close(self) -> None:
         """Cancel every call in flight and every task of the session."""
-        for call in list(self._in_flight.values()):  # not those already sending their reply
-            call.cancel()
+        self.requests.cancel_all()
         self.outbound.close()
         self.listeners.cancel_all()
         if self._task_group is not None:
@@ -199,21 +189,8 @@ class ServerSession(ToolCalls):
 
     async def refuse_calls(self, code: int, message: str) -> int:
         """Answer every request in flight with the JSON-RPC error `code`/`message`, then
-        cancel it (the server is stopping and cannot wait for it); how many there were.
-
-        Each call is marked abandoned before its error goes out, so a call ending meanwhile
-        sends no second reply.
-        """
-        refused = list(self._in_flight.items())
-        for request_id, call in refused:
-            call.abandoned = True
-            try:
-                await self.send(error_message(request_id, code, message), request_id)
-            except Exception as error:  # the client is gone: the call is cancelled regardless
-                logger.debug("the refusal of request %r was not delivered: %r", request_id, error)
-            finally:
-                call.cancel()
-        return len(refused)
+        cancel it (the server is stopping and cannot wait for it); how many there were."""
+        return await self.requests.refuse_all(code, message)
 
     async def end_streams(self) -> None:
         """End every `subscriptions/listen` stream with its `complete` result."""
@@ -289,10 +266,8 @@ class ServerSession(ToolCalls):
     def _notification(self, method: str, params: dict[str, Any] | None) -> None:
         if method == "notifications/cancelled":
             request_id: Any = (params or {}).get("requestId")
-            call = self._in_flight.get(request_id) if valid_id(request_id) else None
-            if call is not None:
-                call.cancel()
-            elif self.era == "modern":
+            cancelled = valid_id(request_id) and self.requests.cancel(request_id)
+            if not cancelled and self.era == "modern":
                 self.listeners.cancel(request_id)
         elif method == "notifications/initialized" and self.era == "legacy":
             self.initialized = True
@@ -321,6 +296,35 @@ class ServerSession(ToolCalls):
         if route is None:
             raise ProtocolError(METHOD_NOT_FOUND, "Method not found", method)
         await route.handler(self, request_id, params, version, log_level)
+
+    async def context_for(
+        self,
+        request_id: RequestId,
+        name: str,
+        arguments: dict[str, Any],
+        params: dict[str, Any],
+        version: str,
+    ) -> Any:
+        """What `ctx.context` holds for a request that is not a tool call (a prompt, a
+        resource read): the server's context, or its factory's answer, as for a call;
+        `CallInfo.tool_name` is then the prompt's name or the resource's URI.
+
+        Raises:
+            Exception: Whatever the context factory raises.
+        """
+        contexts = self.contexts
+        if contexts.factory is None:
+            return contexts.value
+        meta = params.get("_meta")
+        return await contexts.make(
+            str(request_id),
+            name,
+            arguments,
+            meta if isinstance(meta, dict) else None,
+            version,
+            self.client_info,
+            self.identity,
+        )
 
     def capabilities(self) -> dict[str, Any]:
         """What this connection's era serves, as the capabilities advertised."""
@@ -373,8 +377,7 @@ class ServerSession(ToolCalls):
 LEGACY: dict[str, Route] = {
     "initialize": Route(connection_routes.initialize, before_handshake=True),
     "ping": Route(connection_routes.ping, before_handshake=True),
-    "tools/list": Route(ServerSession._list_tools, {"tools": {"listChanged": True}}),
-    "tools/call": Route(ServerSession._start_call),
+    **TOOL_ROUTES_HANDSHAKE,
     "logging/setLevel": Route(connection_routes.set_level, {"logging": {}}),
     **RESOURCE_ROUTES_HANDSHAKE,
     **PROMPT_ROUTES_HANDSHAKE,
@@ -382,9 +385,7 @@ LEGACY: dict[str, Route] = {
 }
 MODERN: dict[str, Route] = {
     "server/discover": Route(connection_routes.discover),
-    "tools/list": Route(ServerSession._list_tools, {"tools": {}}),
-    # A call's log messages flow at the level its envelope names: no setLevel method.
-    "tools/call": Route(ServerSession._start_call, {"logging": {}}),
+    **TOOL_ROUTES_MODERN,
     # List changes reach a modern client only on its listen streams.
     "subscriptions/listen": Route(connection_routes.listen, {"tools": {"listChanged": True}}),
     **RESOURCE_ROUTES_MODERN,

@@ -178,7 +178,7 @@ class HttpSession:
         try:
             async with opener(self.route, routed=True, **extra) as session:
                 self.server_session = session
-                session.unanswered = self.unanswered
+                session.requests.unanswered = self.unanswered
                 ready.set_result(None)
                 await self._stop.wait()
         except BaseException as error:
