@@ -337,24 +337,28 @@ def test_expired_ended_and_foreign_sessions() -> None:
     """Sessions end (idle expiry, DELETE) and belong to their creator: 404 for the rest."""
     alice = [("Authorization", "Bearer alice-token")]
     bob = [("Authorization", "Bearer bob-token")]
-    with LiveServer("--auth", "--idle-timeout", "3") as server, RawClient(server.port) as client:
-        mine = [open_session(client, alice) for _ in range(20)]
+    # Each session is checked right after it is opened: a session opened early and used only
+    # after its idle timeout had passed (a loaded machine) would be gone for the wrong reason.
+    with LiveServer("--auth", "--idle-timeout", "5") as server, RawClient(server.port) as client:
         sent = 0
-        for session in mine:
+        expired: list[str] = []
+        for n in range(20):
+            session = open_session(client, alice)
             for method in ("POST", "GET", "DELETE"):
                 reply = client.request(method, mcp_headers(session) + bob, add_call())
                 sent += 1
                 assert_refused(reply, 404, context=f"bob uses alice's {session} ({method})")
             assert_adds(client, session, alice)  # still alice's
-        for session in mine[:10]:
+            if n >= 10:
+                expired.append(session)
+                continue
             assert client.request("DELETE", mcp_headers(session) + alice).status == 200
             for method in ("POST", "GET", "DELETE"):
                 reply = client.request(method, mcp_headers(session) + alice, add_call())
                 sent += 1
                 assert_refused(reply, 404, context=f"{session} after DELETE ({method})")
-        expired = mine[10:]
-        for _ in range(10):  # idle timeout 3 s; asking about a session makes it active again
-            time.sleep(4)
+        for _ in range(10):  # idle timeout 5 s; asking about a session makes it active again
+            time.sleep(6)
             reply = client.request("POST", mcp_headers(expired[0]) + alice, add_call())
             sent += 1
             if reply.status == 404:
