@@ -431,3 +431,42 @@ def test_listings_can_be_bounded(tree: Path) -> None:
         assert len(few) == 10 and [e.name for e in few] == sorted(e.name for e in few)
         walked = dict(root.walk("sub", limit=5))
         assert all(len(entries) <= 5 for entries in walked.values())
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts /proc/self/fd (Linux)")
+def test_a_root_nobody_closes_releases_its_descriptor_when_collected(tmp_path: Path) -> None:
+    # A server's directory resources hold a Root for the server's life; servers made and
+    # dropped (a test suite makes thousands) must not pile up directory descriptors.
+    import gc
+
+    from toolwire import Server
+
+    (tmp_path / "a.txt").write_text("a")
+    before = _open_descriptors()
+    for n in range(40):
+        server = Server(f"s{n}")
+        server.add_directory_resources(tmp_path, "docs://")
+        Root(tmp_path)  # dropped at once
+        del server
+    gc.collect()
+    assert _open_descriptors() == before
+
+
+def test_close_then_collection_closes_once(tmp_path: Path) -> None:
+    import gc
+
+    root = Root(tmp_path)
+    held = root.fileno()
+    root.close()
+    reused = os.open(tmp_path, os.O_RDONLY)  # may take the number the root had
+    try:
+        del root
+        gc.collect()
+        os.fstat(reused)  # still open: collecting the closed root closed nothing else
+    finally:
+        os.close(reused)
+    assert held >= 0

@@ -22,6 +22,7 @@ import contextlib
 import errno
 import os
 import stat
+import weakref
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO, Literal
@@ -47,6 +48,11 @@ _READ_FLAGS = os.O_RDONLY | _NOFOLLOW | _CLOEXEC | _NONBLOCK
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
 
 Kind = Literal["file", "directory", "symlink", "fifo", "socket", "device", "other"]
+
+
+def _close_quietly(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.close(fd)
 
 
 class PathError(ValueError):
@@ -230,13 +236,16 @@ class Root:
             self._fd = os.open(shown, os.O_RDONLY | _DIRECTORY | _CLOEXEC | _NONBLOCK)
         except OSError as error:
             raise PathError(shown, f"the root cannot be opened ({error.strerror})") from None
+        # The descriptor is closed by close(), or when the root is collected, whichever comes
+        # first: a root nobody closes (a server's directory resources) leaks nothing.
+        self._release = weakref.finalize(self, _close_quietly, self._fd)
         self.given = os.path.abspath(shown)
         self.path = os.path.realpath(shown)
         self.read_only = read_only
         self.allow_hard_links = allow_hard_links
         opened, named = os.fstat(self._fd), os.stat(self.path)
         if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):
-            os.close(self._fd)
+            self.close()
             raise PathError(shown, "the root changed while it was opened")
         self._prefixes = [_split(self.path)]
         if self.given != self.path:
@@ -260,8 +269,8 @@ class Root:
     def close(self) -> None:
         """Close the root's descriptor; the root cannot be used afterwards."""
         if self._fd >= 0:
-            os.close(self._fd)
             self._fd = -1
+            self._release()
 
     # -- naming ---------------------------------------------------------------------------
 
