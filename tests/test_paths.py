@@ -453,7 +453,8 @@ def test_a_root_nobody_closes_releases_its_descriptor_when_collected(tmp_path: P
         Root(tmp_path)  # dropped at once
         del server
     gc.collect()
-    assert _open_descriptors() == before
+    # At most as many as before: collecting may close what other tests left, never more.
+    assert _open_descriptors() <= before
 
 
 def test_close_then_collection_closes_once(tmp_path: Path) -> None:

@@ -240,7 +240,11 @@ def test_a_parent_swapped_for_a_link_during_500_reads_and_writes(trapped: Path) 
     async def race() -> None:
         async with connected(build(trapped)) as client:
             swapper.start()
-            for i in range(500):
+            # 500 calls, and more (5,000 at most) until the swapper, which shares the GIL with
+            # the server, has swapped 10 times: a loaded machine may give it few turns.
+            i = 0
+            while i < 500 or (len(swaps) < 10 and i < 5000):
+                i += 1
                 if i % 2:
                     call = ("read_text_file", {"path": "sub/b.txt"})
                 else:
@@ -257,7 +261,7 @@ def test_a_parent_swapped_for_a_link_during_500_reads_and_writes(trapped: Path) 
         stop.set()
         swapper.join(10)
     assert leaks == []
-    assert outcomes["ok"] + outcomes["refused"] == 500
+    assert outcomes["ok"] + outcomes["refused"] >= 500
     assert len(swaps) >= 10
     assert outcomes["ok"] > 0  # calls between swaps went through, inside
     assert outside_snapshot(base) == before
