@@ -82,7 +82,7 @@ def run_workers(
         False when a worker failed to start (its error was logged); the others are stopped.
     """
     from ..transports._process import configure_logging
-    from ..transports.http.run import say, serving_config, serving_line
+    from ..transports.http.run import bound_socket, say, serving_config, serving_line
 
     spec: dict[str, Any] = {
         "target": target,
@@ -102,7 +102,7 @@ def run_workers(
         config = serving_config(
             None, host=host, port=port, access_log=access_log, grace=shutdown_grace
         )
-        listening = config.bind_socket()  # logs why and exits when it cannot
+        listening = bound_socket(config)
         with listening:
             # Listening already: a client told the address below is queued until a worker
             # takes it, rather than refused while the workers start.
