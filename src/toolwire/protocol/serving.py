@@ -7,14 +7,15 @@ the message-size limit to enforce while framing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .identity import Identity
     from .session import RoutedSend, Send, ServerSession
 
-__all__ = ["Servable", "SessionOpener"]
+__all__ = ["Servable", "SessionOpener", "opener_then"]
 
 
 class SessionOpener(Protocol):
@@ -48,3 +49,31 @@ class Servable(Protocol):
     def serving(self) -> AbstractAsyncContextManager[SessionOpener]:
         """Hold the application open; yield what opens its sessions."""
         ...
+
+
+def opener_then(opener: SessionOpener, then: Callable[[ServerSession], None]) -> SessionOpener:
+    """`opener`, with `then` done to each session it opens (before the transport uses it).
+
+    The keywords are spelled out here, once: transports read an opener's signature to learn
+    which options it takes.
+    """
+
+    def open_then(
+        send: Any,
+        *,
+        routed: bool = False,
+        back_channel: bool = True,
+        identity: Identity | None = None,
+        error_details: bool = False,
+    ) -> ServerSession:
+        session = opener(
+            send,
+            routed=routed,
+            back_channel=back_channel,
+            identity=identity,
+            error_details=error_details,
+        )
+        then(session)
+        return session
+
+    return open_then

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...protocol.serving import opener_then
+
 if TYPE_CHECKING:
     from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
@@ -32,24 +34,7 @@ def bounded_opener(opener: SessionOpener, max_event_bytes: int | None) -> Sessio
     if max_event_bytes is None:
         return opener
 
-    # The keywords are spelled out: the transports read an opener's signature to learn
-    # which options it takes.
-    def open_bounded(
-        send: Any,
-        *,
-        routed: bool = False,
-        back_channel: bool = True,
-        identity: Any = None,
-        error_details: bool = False,
-    ) -> ServerSession:
-        session = opener(
-            send,
-            routed=routed,
-            back_channel=back_channel,
-            identity=identity,
-            error_details=error_details,
-        )
+    def limit(session: ServerSession) -> None:
         session.max_frame_bytes = max_event_bytes
-        return session
 
-    return open_bounded
+    return opener_then(opener, limit)

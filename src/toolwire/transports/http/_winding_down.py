@@ -15,6 +15,8 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ...protocol.serving import opener_then
+
 if TYPE_CHECKING:
     from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
@@ -153,28 +155,7 @@ class SessionsOpened:
 
     def opener(self, opener: SessionOpener) -> SessionOpener:
         """`opener`, recording here each session it makes."""
-        opened = self.open
-
-        # The keywords are spelled out: transports read an opener's signature.
-        def open_recorded(
-            send: Any,
-            *,
-            routed: bool = False,
-            back_channel: bool = True,
-            identity: Any = None,
-            error_details: bool = False,
-        ) -> ServerSession:
-            session = opener(
-                send,
-                routed=routed,
-                back_channel=back_channel,
-                identity=identity,
-                error_details=error_details,
-            )
-            opened.add(session)
-            return session
-
-        return open_recorded
+        return opener_then(opener, self.open.add)
 
     def calls_in_flight(self) -> int:
         """The calls running in every session."""
