@@ -159,14 +159,14 @@ async def test_initialize_with_an_envelope_still_opens_the_handshake_era() -> No
             1, "initialize", {"protocolVersion": "2025-11-25", **INIT_PARAMS, "_meta": ENVELOPE}
         )
         assert reply["result"]["protocolVersion"] == "2025-11-25"
-        assert peer.session is not None and peer.session.era == "legacy"
+        assert peer.session is not None and peer.session.era == "handshake"
 
 
 async def test_a_bare_progress_token_meta_is_not_an_envelope() -> None:
     async with session_for(_server()) as peer:
         reply = await peer.request(1, "ping", {"_meta": {"progressToken": 1}})
         assert reply["result"] == {}
-        assert peer.session is not None and peer.session.era == "legacy"
+        assert peer.session is not None and peer.session.era == "handshake"
 
 
 def _expected_tools(version: str) -> list[dict[str, Any]]:
