@@ -110,12 +110,13 @@ async def startups() -> tuple[float, float]:
 async def main() -> None:
     print(f"per call, {CALLS} calls of `add` on the kitchen server over stdio (us/call)")
     session = await raw_session()
-    legacy = await adapter("legacy", converted=False)
-    legacy_tool = await adapter("legacy", converted=True)
+    handshake = await adapter("handshake", converted=False)
+    handshake_tool = await adapter("handshake", converted=True)
     print(f"  mcp ClientSession (2025-11-25)          {session:9.0f}")
-    print(f"  toolwire call_tool (legacy)             {legacy:9.0f}  x{legacy / session:.2f}")
+    print(f"  toolwire call_tool (handshake)          {handshake:9.0f}  x{handshake / session:.2f}")
     print(
-        f"  toolwire FunctionTool (legacy)          {legacy_tool:9.0f}  x{legacy_tool / session:.2f}"
+        f"  toolwire FunctionTool (handshake)       {handshake_tool:9.0f}"
+        f"  x{handshake_tool / session:.2f}"
     )
     client = await raw_client()
     auto = await adapter("auto", converted=False)

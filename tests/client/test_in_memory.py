@@ -22,7 +22,7 @@ from toolwire import Server, ToolContext
 from toolwire.client import MCPCallError, MCPServerInMemory
 from toolwire.errors import UserError
 
-MODES = ["auto", "legacy", "modern"]
+MODES = ["auto", "handshake", "modern"]
 
 
 def _server(events: list[str]) -> Server:
@@ -93,7 +93,7 @@ def test_the_whole_surface_in_each_era(mode: str) -> None:
 
     seen = asyncio.run(go())
     assert events == ["enter", "exit"]
-    expected_version = "2025-11-25" if mode == "legacy" else "2026-07-28"
+    expected_version = "2025-11-25" if mode == "handshake" else "2026-07-28"
     assert seen == {
         "version": expected_version,
         "tools": ["add"],
@@ -104,7 +104,7 @@ def test_the_whole_surface_in_each_era(mode: str) -> None:
     }
 
 
-@pytest.mark.parametrize("mode", ["legacy", "modern"])
+@pytest.mark.parametrize("mode", ["handshake", "modern"])
 def test_a_failing_resource_or_prompt_reaches_the_caller_with_its_cause(mode: str) -> None:
     server = _server([])
 

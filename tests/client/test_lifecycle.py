@@ -85,7 +85,7 @@ def test_a_killed_stdio_server_is_restarted_on_the_next_call() -> None:
 
 @pytest.mark.parametrize(
     "transport, retries, mode",
-    [("http", 0, "legacy"), ("http", 0, "auto"), ("sse", 1, "auto"), ("sse", 1, "legacy")],
+    [("http", 0, "handshake"), ("http", 0, "auto"), ("sse", 1, "auto"), ("sse", 1, "handshake")],
 )
 def test_a_restarted_network_server_is_reconnected(transport: str, retries: int, mode: str) -> None:
     cls = toolwire.MCPServerStreamableHttp if transport == "http" else toolwire.MCPServerSse
@@ -108,7 +108,7 @@ def test_a_restarted_network_server_is_reconnected(transport: str, retries: int,
 
         texts, sessions = bounded(main, 120)
     assert texts == ["10", "11"]
-    if transport == "http" and mode == "legacy":
+    if transport == "http" and mode == "handshake":
         assert None not in sessions and sessions[0] != sessions[1]
 
 

@@ -137,7 +137,7 @@ def test_a_custom_httpx_auth_and_the_bearer_token_both_apply() -> None:
     assert seen["authorization"] == "Bearer static-token"
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
+@pytest.mark.parametrize("mode", ["handshake", "auto"])
 def test_elicitation_and_sampling_callbacks_answer_the_server(mode: str) -> None:
     import mcp.types as mt
     from tests.interop._support import SERVERS as INTEROP_SERVERS

@@ -52,7 +52,7 @@ def oracle() -> dict[str, tuple[type, dict[str, Any]]]:
     return _shape(bounded(lambda: _read_all(sdk), 60))
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("mode", ["auto", "handshake"])
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_the_adapter_returns_what_the_sdk_returns(
     oracle: dict[str, tuple[type, dict[str, Any]]], transport: str, mode: str
@@ -81,7 +81,7 @@ def test_the_adapter_returns_what_the_sdk_returns(
     assert oracle["read_template"][1]["contents"][0]["text"] == "Buy milk"
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("mode", ["auto", "handshake"])
 def test_a_missing_prompt_or_resource_names_the_server_and_what_was_asked(mode: str) -> None:
     async def main() -> list[str]:
         said: list[str] = []

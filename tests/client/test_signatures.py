@@ -149,6 +149,26 @@ def test_bad_settings_fail_as_in_the_sdk(name: str, setting: dict[str, Any]) -> 
     assert mine[0] != "ok"
 
 
+@pytest.mark.parametrize("name", [*SERVER_CLASSES, "MCPServerInMemory"])
+def test_protocol_mode_names_an_era_and_refuses_the_old_legacy_value(name: str) -> None:
+    make = getattr(toolwire, name)
+    params = PARAMS.get(name, toolwire.Server("s"))
+    assert [make(params, protocol_mode=mode).protocol_mode for mode in ("auto", "handshake")] == [
+        "auto",
+        "handshake",
+    ]
+    assert make(params).protocol_mode == "auto"
+    kind, message = _outcome(lambda: make(params, protocol_mode="legacy"))
+    assert kind == "ValueError"
+    assert 'protocol_mode="handshake"' in message and "legacy" in message
+    for bad in ("Handshake", "2025-11-25", "", None, 1):
+        kind, message = _outcome(lambda mode=bad: make(params, protocol_mode=mode))
+        assert (kind, message) == (
+            "ValueError",
+            f'protocol_mode must be "auto", "handshake" or "modern", not {bad!r}.',
+        )
+
+
 @pytest.mark.parametrize("name", SERVER_CLASSES)
 def test_default_names_and_public_attributes(name: str) -> None:
     import agents.mcp

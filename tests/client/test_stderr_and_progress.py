@@ -12,7 +12,7 @@ from tests.client._support import bounded, script_params
 import toolwire
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("mode", ["auto", "handshake"])
 def test_errlog_receives_the_servers_stderr(mode: str, capfd: pytest.CaptureFixture[str]) -> None:
     async def main(log: Any) -> None:
         async with toolwire.MCPServerStdio(
@@ -54,7 +54,7 @@ def test_a_dying_servers_last_words_reach_errlog() -> None:
     assert log.getvalue() == "boom: cannot bind\n"
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("mode", ["auto", "handshake"])
 @pytest.mark.parametrize("checked", [True, False])
 def test_progress_callback_hears_each_step(mode: str, checked: bool) -> None:
     heard: list[tuple[float, float | None, str | None]] = []

@@ -47,7 +47,7 @@ async def _exercise(server: Any) -> dict[str, Any]:
 CASES = [(kind, transport) for kind in KINDS for transport in ("stdio", "http", "sse")]
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("mode", ["auto", "handshake"])
 @pytest.mark.parametrize("kind, transport", CASES)
 def test_list_and_call_everywhere(kind: str, transport: str, mode: str) -> None:
     common = {"client_session_timeout_seconds": 30, "protocol_mode": mode}
@@ -62,7 +62,7 @@ def test_list_and_call_everywhere(kind: str, transport: str, mode: str) -> None:
     assert seen["has_add"]
     assert seen["direct"] == "42"
     assert seen["converted"] == "3"
-    if mode == "legacy":
+    if mode == "handshake":
         assert seen["version"] == "2025-11-25"
     else:
         assert seen["version"] in {"2025-11-25", "2026-07-28"}

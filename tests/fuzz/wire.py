@@ -24,7 +24,7 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 
-LEGACY_METHODS = {
+HANDSHAKE_METHODS = {
     "initialize",
     "ping",
     "tools/list",
@@ -142,7 +142,7 @@ def _request(method: str, params: dict[str, Any] | None, tools: frozenset[str]) 
         return INVALID_REQUEST  # the modern envelope on a handshake-era connection
     if method in RESOURCE_METHODS:
         return _resource_request(method, params or {})
-    if method not in LEGACY_METHODS:
+    if method not in HANDSHAKE_METHODS:
         return METHOD_NOT_FOUND
     params = params or {}
     if method == "initialize":

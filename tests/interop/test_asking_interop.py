@@ -119,7 +119,7 @@ async def _handshake_session(peer: Peer | None) -> AsyncIterator[Any]:
         yield session
 
 
-async def _legacy(peer: Peer | None, calls: list[tuple[str, dict[str, Any]]]) -> list[str]:
+async def _handshake_era(peer: Peer | None, calls: list[tuple[str, dict[str, Any]]]) -> list[str]:
     texts = []
     with anyio.fail_after(60):
         async with _handshake_session(peer) as session:
@@ -141,7 +141,7 @@ async def _auto(peer: Peer | None, calls: list[tuple[str, dict[str, Any]]]) -> l
     return texts
 
 
-@pytest.mark.parametrize("run", [_legacy, _auto], ids=["handshake", "2026-07-28"])
+@pytest.mark.parametrize("run", [_handshake_era, _auto], ids=["handshake", "2026-07-28"])
 async def test_elicitation_with_a_dict_form(run: Any) -> None:
     peer = Peer()
     peer.elicit_answer = {"action": "accept", "content": {"name": "Bob", "age": 7, "tags": ["a"]}}
@@ -155,7 +155,7 @@ async def test_elicitation_with_a_dict_form(run: Any) -> None:
     }
 
 
-@pytest.mark.parametrize("run", [_legacy, _auto], ids=["handshake", "2026-07-28"])
+@pytest.mark.parametrize("run", [_handshake_era, _auto], ids=["handshake", "2026-07-28"])
 async def test_elicitation_with_a_model_and_a_decline(run: Any) -> None:
     peer = Peer()
     peer.elicit_answer = {"action": "accept", "content": {"username": "bob", "plan": "pro"}}
@@ -180,7 +180,7 @@ async def test_elicitation_with_a_model_and_a_decline(run: Any) -> None:
     assert json.loads(declined) == {"action": "decline", "content": None}
 
 
-@pytest.mark.parametrize("run", [_legacy, _auto], ids=["handshake", "2026-07-28"])
+@pytest.mark.parametrize("run", [_handshake_era, _auto], ids=["handshake", "2026-07-28"])
 async def test_sampling(run: Any) -> None:
     peer = Peer()
     [text] = await run(peer, [("ask_model", {"prompt": "Say hi"})])
@@ -202,7 +202,7 @@ async def test_sampling(run: Any) -> None:
     }
 
 
-@pytest.mark.parametrize("run", [_legacy, _auto], ids=["handshake", "2026-07-28"])
+@pytest.mark.parametrize("run", [_handshake_era, _auto], ids=["handshake", "2026-07-28"])
 async def test_three_questions_at_once_and_two_rounds(run: Any) -> None:
     peer = Peer()
     peer.elicit_answer = {"action": "accept", "content": {"name": "Bob", "color": "teal"}}
@@ -217,7 +217,7 @@ async def test_three_questions_at_once_and_two_rounds(run: Any) -> None:
     assert [params["message"] for _, params in peer.asked[3:]] == ["Step 1", "Step 2, Bob"]
 
 
-@pytest.mark.parametrize("run", [_legacy, _auto], ids=["handshake", "2026-07-28"])
+@pytest.mark.parametrize("run", [_handshake_era, _auto], ids=["handshake", "2026-07-28"])
 async def test_a_client_without_the_capabilities(run: Any) -> None:
     profile, model = await run(
         None, [("ask_profile", {"message": "?"}), ("ask_model", {"prompt": "?"})]
@@ -237,7 +237,7 @@ async def test_a_client_answering_with_an_error() -> None:
 
     peer = Peer()
     peer.elicit_answer = types.ErrorData(code=-32001, message="User is away")
-    [text] = await _legacy(peer, [("ask_profile", {"message": "?"})])
+    [text] = await _handshake_era(peer, [("ask_profile", {"message": "?"})])
     assert text == (
         "ClientResponseError: The client answered 'elicitation/create' with error -32001: "
         "User is away"
@@ -276,7 +276,7 @@ async def test_an_unanswered_question_times_out_and_is_withdrawn() -> None:
 
 async def test_a_form_outside_the_subset_is_never_sent() -> None:
     peer = Peer()
-    texts = await _legacy(
+    texts = await _handshake_era(
         peer, [("ask_bad_form", {"which": w}) for w in ("nested", "default", "enum", "root")]
     )
     assert texts == [

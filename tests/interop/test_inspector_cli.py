@@ -55,7 +55,7 @@ def test_tools_list(inspector_cli: Path, launcher: str) -> None:
     assert tools["profile"]["title"] == "Make a profile"
 
 
-@pytest.mark.parametrize("era", ["legacy", "modern"])
+@pytest.mark.parametrize("era", ["handshake", "modern"])
 def test_tools_call_with_tool_args(inspector_cli: Path, era: str) -> None:
     target = TARGETS["script"]
     era_args = ["--protocol-era", era] if era == "modern" else []

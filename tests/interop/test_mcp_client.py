@@ -1,7 +1,7 @@
 """toolwire servers driven by the official `mcp` client over real stdio subprocesses.
 
 `mcp.Client` in mode "auto" (the 2026-07-28 era, probed with `server/discover`) and "legacy"
-(the `initialize` handshake), with the server started both by its own `server.run()` and by
+(its name for the handshake era, opened by `initialize`), with the server started both by its own `server.run()` and by
 `python -m toolwire run`; then `ClientSession.initialize` pinned to each handshake version.
 """
 

@@ -38,6 +38,7 @@ FIXED = {
     "file:///docs/guide/intro.txt",
 }
 TEMPLATES = {"test://template/{id}/data", "file:///docs/{+path}"}
+# `mcp.Client` modes ("legacy" is its name for the handshake era) and the version each gets.
 ERAS = [("legacy", "2025-11-25"), ("2026-07-28", "2026-07-28")]
 
 

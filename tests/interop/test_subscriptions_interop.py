@@ -84,7 +84,7 @@ async def test_official_client_hears_tools_added_and_removed(mode: str, launcher
             assert "after" in names
 
 
-async def test_legacy_client_cannot_listen() -> None:
+async def test_a_handshake_era_client_cannot_listen() -> None:
     from mcp import Client
     from mcp.client.subscriptions import ListenNotSupportedError
 

@@ -87,11 +87,11 @@ async def session_for(server: Server) -> AsyncIterator[Peer]:
 
 
 @asynccontextmanager
-async def legacy(
+async def handshake(
     server: Server, version: str = "2025-11-25", capabilities: dict[str, Any] | None = None
 ) -> AsyncIterator[Peer]:
     """A handshake-era session, initialized at `version` by a client offering `capabilities`
-    (none); the handshake frames are dropped."""
+    (none); the `initialize` exchange is dropped."""
     async with session_for(server) as peer:
         reply = await peer.request(
             0,

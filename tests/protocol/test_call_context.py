@@ -16,7 +16,7 @@ from toolwire import CallInfo, LifespanError, RunContextWrapper, ToolContext, fu
 from toolwire.protocol.session import ServerSession
 from toolwire.server import Server
 
-from .harness import Peer, legacy, meta, modern
+from .harness import Peer, handshake, meta, modern
 
 pytestmark = pytest.mark.anyio
 
@@ -60,7 +60,7 @@ async def test_a_context_value_is_the_same_object_in_every_call() -> None:
         seen.append(ctx.context)
         return "ok"
 
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         for request_id in (1, 2):
             assert _text(await _call(peer, request_id, "look")) == "ok"
     assert seen == [shared, shared]
@@ -76,7 +76,7 @@ async def test_a_factory_runs_for_every_call_with_its_call_info(tool: str) -> No
         return {"user": f"ada#{len(infos)}"}
 
     server = _user_server(context_factory=factory)
-    async with legacy(server, "2025-06-18") as peer:
+    async with handshake(server, "2025-06-18") as peer:
         assert _text(await _call(peer, 7, tool)) == "ada#1"
         assert _text(await _call(peer, "eight", tool)) == "ada#2"
     first = infos[0]
@@ -123,7 +123,7 @@ async def test_an_async_factory_runs_in_a_task_of_its_own_even_for_a_quick_sync_
             await anyio.sleep(0)
         return {"user": "ada"}
 
-    async with legacy(_user_server(context_factory=factory)) as peer:
+    async with handshake(_user_server(context_factory=factory)) as peer:
         for request_id in range(1, 4):
             assert _text(await _call(peer, request_id, "user_sync")) == "ada"
 
@@ -132,7 +132,7 @@ async def test_a_sync_factory_returning_an_awaitable_is_awaited() -> None:
     async def later() -> dict[str, str]:
         return {"user": "ada"}
 
-    async with legacy(_user_server(context_factory=lambda info: later())) as peer:
+    async with handshake(_user_server(context_factory=lambda info: later())) as peer:
         assert _text(await _call(peer, 1, "user")) == "ada"
 
 
@@ -153,7 +153,7 @@ async def test_a_failing_factory_answers_internal_error_and_logs(
         return "ran"
 
     with caplog.at_level(logging.ERROR, logger="toolwire"):
-        async with legacy(server) as peer:
+        async with handshake(server) as peer:
             reply = await _call(peer, 1, "never")
             assert (await peer.request(2, "ping"))["result"] == {}  # still serving
     assert reply["result"] == {
@@ -176,7 +176,7 @@ async def test_the_lifespan_value_becomes_the_context_and_is_exited_after_servin
         steps.append("exit")
 
     server = _user_server(lifespan=lifespan)
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         assert steps == ["enter ctx"]
         assert _text(await _call(peer, 1, "user")) == "ada"
         assert _text(await _call(peer, 2, "user_sync")) == "ada"
@@ -191,7 +191,7 @@ async def test_a_factory_sees_the_lifespan_value_as_state() -> None:
     def factory(info: CallInfo) -> dict[str, str]:
         return {"user": info.state["ada-token"]}
 
-    async with legacy(_user_server(lifespan=lifespan, context_factory=factory)) as peer:
+    async with handshake(_user_server(lifespan=lifespan, context_factory=factory)) as peer:
         assert _text(await _call(peer, 1, "user")) == "ada"
 
 
@@ -255,7 +255,7 @@ async def test_an_agents_sdk_tool_sees_the_context() -> None:
     server = Server("sdk", context={"user": "ada"})
     server.add_tool(sdk_user)
     server.add_tool(sdk_user, name="sdk_user_again")
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         assert _text(await _call(peer, 1, "sdk_user")) == "ada"
         assert _text(await _call(peer, 2, "sdk_user_again")) == "ada"
 
@@ -271,7 +271,7 @@ async def test_the_readme_tool_reads_the_context_through_add_tool() -> None:
         return f"{greeting}, {ctx.context['user']}"
 
     server = Server("readme", context={"user": "ada"}, tools=[whoami])
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         assert _text(await _call(peer, 1, "whoami", greeting="hello")) == "hello, ada"
 
 

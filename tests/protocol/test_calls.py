@@ -14,7 +14,7 @@ from toolwire import ToolContext
 from toolwire.server import Server
 from toolwire.tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
 
-from .harness import SERVER_INFO_KEY, legacy, meta, modern, validate
+from .harness import SERVER_INFO_KEY, handshake, meta, modern, validate
 
 pytestmark = pytest.mark.anyio
 PNG = "iVBORw0KGgo="
@@ -199,7 +199,7 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     ("name", "arguments", "expected"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)]
 )
 async def test_result_kinds(name: str, arguments: dict[str, Any], expected: dict[str, Any]) -> None:
-    async with legacy(_kinds()) as peer:
+    async with handshake(_kinds()) as peer:
         reply = await peer.request(1, "tools/call", {"name": name, "arguments": arguments})
         assert reply["result"] == expected
         validate("tools/call", "2025-11-25", reply["result"])
@@ -217,7 +217,7 @@ async def test_result_kinds(name: str, arguments: dict[str, Any], expected: dict
 
 
 async def test_older_versions_degrade_links_and_drop_structured_content() -> None:
-    async with legacy(_kinds(), "2025-03-26") as peer:
+    async with handshake(_kinds(), "2025-03-26") as peer:
         link = await peer.request(1, "tools/call", {"name": "web_image"})
         assert link["result"] == {
             "content": [{"type": "text", "text": "https://example.com/a/cat.png"}],
@@ -228,7 +228,7 @@ async def test_older_versions_degrade_links_and_drop_structured_content() -> Non
             "content": [{"type": "text", "text": '{"w":2,"h":3}'}],
             "isError": False,
         }
-    async with legacy(_kinds()) as peer:
+    async with handshake(_kinds()) as peer:
         listed = await peer.request(1, "tools/list")
         schemas = {t["name"]: t.get("outputSchema") for t in listed["result"]["tools"]}
         assert (
@@ -277,7 +277,7 @@ def _failing() -> Server:
 
 
 async def test_exceptions_never_leak_by_default() -> None:
-    async with legacy(_failing()) as peer:
+    async with handshake(_failing()) as peer:
         reply = await peer.request(
             1, "tools/call", {"name": "boom", "arguments": {"secret": "hunter2"}}
         )
@@ -305,7 +305,7 @@ async def test_exceptions_never_leak_by_default() -> None:
 
 
 async def test_invalid_arguments_name_the_parameter(monkeypatch: pytest.MonkeyPatch) -> None:
-    async with legacy(_failing()) as peer:
+    async with handshake(_failing()) as peer:
         reply = await peer.request(
             1, "tools/call", {"name": "typed", "arguments": {"count": "many", "extra": 1}}
         )
@@ -325,7 +325,7 @@ async def test_invalid_arguments_name_the_parameter(monkeypatch: pytest.MonkeyPa
         )
         assert missing["result"]["isError"] is True
     monkeypatch.setenv("TOOLWIRE_LOG_TOOL_DATA", "1")
-    async with legacy(_failing()) as peer:
+    async with handshake(_failing()) as peer:
         reply = await peer.request(
             1, "tools/call", {"name": "typed", "arguments": {"count": "many"}}
         )
@@ -337,7 +337,7 @@ async def test_invalid_arguments_name_the_parameter(monkeypatch: pytest.MonkeyPa
 
 
 async def test_null_for_a_defaulted_parameter_means_the_default() -> None:
-    async with legacy(_failing()) as peer:
+    async with handshake(_failing()) as peer:
         reply = await peer.request(
             1,
             "tools/call",
@@ -361,7 +361,7 @@ async def test_unknown_disabled_and_malformed_calls_are_protocol_errors() -> Non
     server.add_tool(
         function_tool(lambda: "maybe", name_override="maybe", is_enabled=lambda ctx, agent: False)
     )
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         names = [t["name"] for t in (await peer.request(1, "tools/list"))["result"]["tools"]]
         assert names == ["<lambda>"]
         for i, name in enumerate(["nope", "off", "maybe"], start=2):
@@ -432,7 +432,7 @@ def _slow(started: threading.Event, release: threading.Event, log: list[str]) ->
 
 async def test_timeouts_answer_at_the_deadline_for_async_and_sync_tools() -> None:
     started, release, log = threading.Event(), threading.Event(), []
-    async with legacy(_slow(started, release, log)) as peer:
+    async with handshake(_slow(started, release, log)) as peer:
         reply = await peer.request(
             1, "tools/call", {"name": "sleepy", "arguments": {"seconds": 30}}
         )
@@ -460,7 +460,7 @@ async def test_timeouts_answer_at_the_deadline_for_async_and_sync_tools() -> Non
 
 async def test_cancelled_calls_get_no_reply_and_free_their_slot() -> None:
     started, release, log = threading.Event(), threading.Event(), []
-    async with legacy(_slow(started, release, log)) as peer:
+    async with handshake(_slow(started, release, log)) as peer:
         await peer.feed(
             {
                 "jsonrpc": "2.0",
@@ -512,7 +512,7 @@ async def test_calls_run_concurrently_and_reply_out_of_order() -> None:
         gate.set()
         return "opened"
 
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         await peer.feed(
             {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "wait_gate"}}
         )
@@ -549,7 +549,7 @@ def _reporting() -> Server:
 
 
 async def test_progress_and_logs_in_the_handshake_era(caplog: pytest.LogCaptureFixture) -> None:
-    async with legacy(_reporting()) as peer:
+    async with handshake(_reporting()) as peer:
         await peer.request(1, "tools/call", {"name": "work", "_meta": {"progressToken": "tok"}})
         assert peer.notifications("notifications/progress") == [
             {"progressToken": "tok", "progress": 1, "total": 3, "message": "one"},

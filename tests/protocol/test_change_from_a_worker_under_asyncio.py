@@ -13,7 +13,7 @@ from typing import Any
 
 from toolwire.server import Server
 
-from .harness import legacy
+from .harness import handshake
 
 
 def test_a_sync_tool_changing_the_tools_notifies_under_asyncio_run() -> None:
@@ -27,7 +27,7 @@ def test_a_sync_tool_changing_the_tools_notifies_under_asyncio_run() -> None:
         return "grown"
 
     async def main() -> list[dict[str, Any]]:
-        async with legacy(server) as peer:
+        async with handshake(server) as peer:
             reply = await peer.request(1, "tools/call", {"name": "grow", "arguments": {}})
             assert reply["result"]["content"] == [{"type": "text", "text": "grown"}]
             for _ in range(500):

@@ -9,7 +9,7 @@ import pytest
 
 from toolwire.server import Server
 
-from .harness import legacy, meta, modern, validate
+from .harness import handshake, meta, modern, validate
 
 pytestmark = pytest.mark.anyio
 
@@ -51,7 +51,7 @@ def _params(name: str, argument: str, value: str, **extra: Any) -> dict[str, Any
 
 
 async def test_fixed_choices_filter_by_prefix_and_functions_see_the_context() -> None:
-    async with legacy(_server()) as peer:
+    async with handshake(_server()) as peer:
         country = await peer.request(1, "completion/complete", _params("travel", "country", "U"))
         city = await peer.request(
             2,
@@ -69,7 +69,7 @@ async def test_fixed_choices_filter_by_prefix_and_functions_see_the_context() ->
 
 
 async def test_at_most_one_hundred_values_with_total_and_has_more() -> None:
-    async with legacy(_server()) as peer:
+    async with handshake(_server()) as peer:
         reply = await peer.request(1, "completion/complete", _params("travel", "number", "n"))
     completion = reply["result"]["completion"]
     assert len(completion["values"]) == 100
@@ -78,7 +78,7 @@ async def test_at_most_one_hundred_values_with_total_and_has_more() -> None:
 
 
 async def test_the_server_wide_handler_answers_what_no_completer_does() -> None:
-    async with legacy(_server(handler=True)) as peer:
+    async with handshake(_server(handler=True)) as peer:
         reply = await peer.request(1, "completion/complete", _params("travel", "note", "ab"))
         declared = await peer.request(2, "completion/complete", _params("travel", "country", "f"))
     assert reply["result"]["completion"]["values"] == ["travel:note:ab"]
@@ -129,7 +129,7 @@ async def test_modern_results_are_stamped() -> None:
 async def test_bad_requests_are_invalid_params_naming_what_was_wrong(
     params: dict[str, Any], message: str
 ) -> None:
-    async with legacy(_server()) as peer:
+    async with handshake(_server()) as peer:
         reply = await peer.request(1, "completion/complete", params)
     assert reply["error"]["code"] == -32602
     assert reply["error"]["message"] == message
@@ -142,7 +142,7 @@ async def test_a_completer_returning_nonsense_is_an_internal_error(
     server.add_prompt(
         lambda a: a, name="p", description="d", completers={"a": lambda _v, _c: [1, 2]}
     )
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         reply = await peer.request(1, "completion/complete", _params("p", "a", ""))
     assert reply["error"] == {
         "code": -32603,
@@ -169,7 +169,7 @@ async def test_resource_template_parameters_complete_from_the_template_completer
         return f"{schema}.{table}"
 
     ref = {"type": "ref/resource", "uri": "db://{schema}/{table}/rows"}
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         found = await peer.request(
             1,
             "completion/complete",

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from toolwire.server import Server
 
-from .harness import ENVELOPE, legacy, session_for, validate
+from .harness import ENVELOPE, handshake, session_for, validate
 
 pytestmark = pytest.mark.anyio
 
@@ -131,7 +131,7 @@ async def test_requests_before_initialize() -> None:
 
 
 async def test_method_not_found_and_modern_only_methods() -> None:
-    async with legacy(_server()) as peer:
+    async with handshake(_server()) as peer:
         for i, method in enumerate(
             ["no/such", "server/discover", "sampling/createMessage", "subscriptions/listen"]
         ):
@@ -144,7 +144,7 @@ async def test_method_not_found_and_modern_only_methods() -> None:
 
 
 async def test_enveloped_request_on_a_handshake_connection_is_invalid_request() -> None:
-    async with legacy(_server()) as peer:
+    async with handshake(_server()) as peer:
         reply = await peer.request(5, "tools/list", {"_meta": ENVELOPE})
         assert reply["error"] == {
             "code": -32600,
@@ -159,14 +159,14 @@ async def test_initialize_with_an_envelope_still_opens_the_handshake_era() -> No
             1, "initialize", {"protocolVersion": "2025-11-25", **INIT_PARAMS, "_meta": ENVELOPE}
         )
         assert reply["result"]["protocolVersion"] == "2025-11-25"
-        assert peer.session is not None and peer.session.era == "legacy"
+        assert peer.session is not None and peer.session.era == "handshake"
 
 
 async def test_a_bare_progress_token_meta_is_not_an_envelope() -> None:
     async with session_for(_server()) as peer:
         reply = await peer.request(1, "ping", {"_meta": {"progressToken": 1}})
         assert reply["result"] == {}
-        assert peer.session is not None and peer.session.era == "legacy"
+        assert peer.session is not None and peer.session.era == "handshake"
 
 
 def _expected_tools(version: str) -> list[dict[str, Any]]:
@@ -232,7 +232,7 @@ def _expected_tools(version: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("version", VERSIONS)
 async def test_tools_list_per_version_is_exact_and_valid(version: str) -> None:
-    async with legacy(_server(), version) as peer:
+    async with handshake(_server(), version) as peer:
         reply = await peer.request(1, "tools/list")
         assert reply["result"] == {"tools": _expected_tools(version)}
         validate("tools/list", version, reply["result"])
@@ -244,7 +244,7 @@ async def test_tools_list_per_version_is_exact_and_valid(version: str) -> None:
 
 @pytest.mark.parametrize("version", VERSIONS)
 async def test_tools_call_results_per_version(version: str) -> None:
-    async with legacy(_server(), version) as peer:
+    async with handshake(_server(), version) as peer:
         add = await peer.request(1, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})
         point = await peer.request(2, "tools/call", {"name": "point", "arguments": {"x": 3}})
         greet = await peer.request(3, "tools/call", {"name": "greet", "arguments": {"name": "é"}})
@@ -269,7 +269,7 @@ async def test_tools_call_results_per_version(version: str) -> None:
 
 
 async def test_logging_set_level() -> None:
-    async with legacy(_server()) as peer:
+    async with handshake(_server()) as peer:
         assert (await peer.request(1, "logging/setLevel", {"level": "warning"}))["result"] == {}
         assert peer.session is not None and peer.session.log_level == "warning"
         bad = await peer.request(2, "logging/setLevel", {"level": "loud"})
@@ -279,7 +279,7 @@ async def test_logging_set_level() -> None:
 
 async def test_list_changed_is_sent_on_add_and_remove() -> None:
     server = _server()
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         server.add_tool(lambda: "x", title="Late")
         server.remove_tool("greet")
         assert peer.session is not None
@@ -313,7 +313,7 @@ async def test_a_sync_tool_adding_a_tool_from_its_worker_thread_notifies_the_cli
         server.add_tool(lambda: name, title=name)
         return "grown"
 
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         reply = await peer.request(1, "tools/call", {"name": "grow", "arguments": {"name": "x"}})
         assert reply["result"]["content"] == [{"type": "text", "text": "grown"}]
         with anyio.fail_after(5):

@@ -10,7 +10,7 @@ import pytest
 from toolwire import EmbeddedResource, Icon, ResourceLink, UserError
 from toolwire.server import Server
 
-from .harness import legacy, meta, modern, session_for, validate
+from .harness import handshake, meta, modern, session_for, validate
 
 pytestmark = pytest.mark.anyio
 
@@ -58,7 +58,7 @@ async def test_server_icons_travel_in_server_info_from_2025_11_25() -> None:
 
 @pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2025-11-25"])
 async def test_tool_icons_are_listed_only_where_the_version_knows_them(version: str) -> None:
-    async with legacy(_server(), version) as peer:
+    async with handshake(_server(), version) as peer:
         reply = await peer.request(1, "tools/list")
     tool = reply["result"]["tools"][0]
     if version == "2025-11-25":
@@ -69,7 +69,7 @@ async def test_tool_icons_are_listed_only_where_the_version_knows_them(version: 
 
 
 async def test_resource_results_in_every_version() -> None:
-    async with legacy(_server(), "2025-11-25") as peer:
+    async with handshake(_server(), "2025-11-25") as peer:
         reply = await peer.request(1, "tools/call", {"name": "linked"})
     assert reply["result"]["content"] == [
         {
@@ -89,7 +89,7 @@ async def test_resource_results_in_every_version() -> None:
     ]
     assert "structuredContent" not in reply["result"]  # content, not data
     validate("tools/call", "2025-11-25", reply["result"])
-    async with legacy(_server(), "2025-03-26") as peer:
+    async with handshake(_server(), "2025-03-26") as peer:
         old = await peer.request(1, "tools/call", {"name": "linked"})
     assert old["result"]["content"][0] == {"type": "text", "text": "docs://guide/intro.md"}
     validate("tools/call", "2025-03-26", old["result"])

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from toolwire.protocol.methods import Route, capabilities
-from toolwire.protocol.session import LEGACY, MODERN
+from toolwire.protocol.session import HANDSHAKE, MODERN
 from toolwire.server import Server
 
 from .harness import meta, modern, session_for
@@ -22,7 +22,7 @@ async def _noop(*_: object) -> None:
 def test_each_era_serves_exactly_its_methods() -> None:
     resources = ["resources/list", "resources/templates/list", "resources/read"]
     prompts = ["prompts/list", "prompts/get", "completion/complete"]
-    assert list(LEGACY) == [
+    assert list(HANDSHAKE) == [
         "initialize",
         "ping",
         "tools/list",
@@ -41,7 +41,7 @@ def test_each_era_serves_exactly_its_methods() -> None:
         *resources,
         *prompts,
     ]
-    assert [m for m, route in LEGACY.items() if route.before_handshake] == ["initialize", "ping"]
+    assert [m for m, route in HANDSHAKE.items() if route.before_handshake] == ["initialize", "ping"]
 
 
 def test_capabilities_follow_the_tables_key_order_included() -> None:
@@ -52,7 +52,7 @@ def test_capabilities_follow_the_tables_key_order_included() -> None:
         "prompts": {"listChanged": True},
         "completions": {},
     }
-    for table in (LEGACY, MODERN):
+    for table in (HANDSHAKE, MODERN):
         derived = capabilities(table)
         assert json.dumps(derived) == json.dumps(expected)
     # Without subscriptions/listen a modern server could not tell of tool-list changes.
@@ -76,7 +76,7 @@ async def test_the_wire_advertises_the_derived_capabilities() -> None:
     async with session_for(server) as peer:
         params = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {}}
         reply = await peer.request(1, "initialize", params)
-        assert reply["result"]["capabilities"] == capabilities(LEGACY)
+        assert reply["result"]["capabilities"] == capabilities(HANDSHAKE)
     async with modern(server) as peer:
         reply = await peer.request(1, "server/discover", {"_meta": meta()})
         assert reply["result"]["capabilities"] == capabilities(MODERN)

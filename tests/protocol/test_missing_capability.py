@@ -15,7 +15,7 @@ import pytest
 from toolwire import ClientCapabilityError, ToolContext
 from toolwire.server import Server
 
-from .harness import legacy, meta, modern
+from .harness import handshake, meta, modern
 
 pytestmark = pytest.mark.anyio
 
@@ -82,7 +82,7 @@ async def test_a_tool_that_catches_the_error_answers_normally() -> None:
 
 
 async def test_handshake_era_keeps_the_is_error_result() -> None:
-    async with legacy(_server()) as peer:
+    async with handshake(_server()) as peer:
         reply = await peer.request(1, "tools/call", {"name": "needs_sampling", "arguments": {}})
     assert reply["result"] == {
         "content": [{"type": "text", "text": DEFAULT_FAILURE}],

@@ -1,4 +1,4 @@
-"""The stateless 2026-07-28 era: discover, the envelope ladder, stamped results."""
+"""The 2026-07-28 era: discover, the envelope ladder, stamped results."""
 
 from __future__ import annotations
 

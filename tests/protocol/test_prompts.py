@@ -18,7 +18,7 @@ from toolwire import (
 from toolwire.errors import UserError
 from toolwire.server import Server
 
-from .harness import SERVER_INFO_KEY, legacy, meta, modern, validate
+from .harness import SERVER_INFO_KEY, handshake, meta, modern, validate
 
 pytestmark = pytest.mark.anyio
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n").decode()
@@ -80,7 +80,7 @@ def _server() -> Server:
 
 async def test_list_describes_arguments_and_drops_what_old_versions_lack() -> None:
     server = _server()
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         reply = await peer.request(1, "prompts/list")
     prompts = {p["name"]: p for p in reply["result"]["prompts"]}
     assert list(prompts) == ["simple", "review", "count", "picture", "broken", "raising"]
@@ -97,7 +97,7 @@ async def test_list_describes_arguments_and_drops_what_old_versions_lack() -> No
         ],
         "icons": [{"src": "https://x.test/r.png"}],
     }
-    async with legacy(server, "2025-03-26") as peer:
+    async with handshake(server, "2025-03-26") as peer:
         old = await peer.request(1, "prompts/list")
     review = next(p for p in old["result"]["prompts"] if p["name"] == "review")
     assert "icons" not in review and "title" not in review
@@ -105,7 +105,7 @@ async def test_list_describes_arguments_and_drops_what_old_versions_lack() -> No
 
 
 async def test_get_renders_messages_of_every_kind() -> None:
-    async with legacy(_server()) as peer:
+    async with handshake(_server()) as peer:
         simple = await peer.request(1, "prompts/get", {"name": "simple"})
         review = await peer.request(
             2, "prompts/get", {"name": "review", "arguments": {"code": "x=1", "strict": "true"}}
@@ -166,7 +166,7 @@ async def test_get_renders_messages_of_every_kind() -> None:
 async def test_bad_requests_are_invalid_params_naming_the_problem(
     params: dict[str, Any], message: str
 ) -> None:
-    async with legacy(_server()) as peer:
+    async with handshake(_server()) as peer:
         reply = await peer.request(1, "prompts/get", params)
     assert reply["error"]["code"] == -32602
     assert reply["error"]["message"] == message
@@ -176,7 +176,7 @@ async def test_bad_requests_are_invalid_params_naming_the_problem(
 async def test_a_failing_prompt_is_an_internal_error_without_its_details(
     name: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async with legacy(_server()) as peer:
+    async with handshake(_server()) as peer:
         reply = await peer.request(1, "prompts/get", {"name": name})
     assert reply["error"] == {"code": -32603, "message": f"Error rendering prompt {name!r}"}
     assert "secret" not in str(reply)
@@ -198,7 +198,7 @@ async def test_pages_of_one_hundred() -> None:
     server = Server("many")
     for index in range(150):
         server.add_prompt(lambda: "x", name=f"p{index:03}", description="d")
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         first = await peer.request(1, "prompts/list")
         cursor = first["result"]["nextCursor"]
         second = await peer.request(2, "prompts/list", {"cursor": cursor})
@@ -211,7 +211,7 @@ async def test_pages_of_one_hundred() -> None:
 
 async def test_capabilities_and_list_changed() -> None:
     server = _server()
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         init = peer.session
         assert init is not None
         server.add_prompt(lambda: "new", name="late", description="added later")
@@ -272,9 +272,9 @@ def _asking_server() -> Server:
 async def test_a_prompt_asks_the_user_over_the_back_channel_in_the_handshake_era() -> None:
     import anyio
 
-    from .harness import legacy
+    from .harness import handshake
 
-    async with legacy(_asking_server(), capabilities={"elicitation": {}}) as peer:
+    async with handshake(_asking_server(), capabilities={"elicitation": {}}) as peer:
         await peer.feed(
             {"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {"name": "greet"}}
         )
@@ -328,7 +328,7 @@ async def test_a_prompt_that_asks_ends_with_input_required_in_2026_07_28() -> No
 async def test_listing_meta_only_where_the_version_knows_it(version: str) -> None:
     server = Server("meta")
     server.add_prompt(lambda: "x", name="tagged", description="d", meta={"team": "docs"})
-    async with legacy(server, version) as peer:
+    async with handshake(server, version) as peer:
         reply = await peer.request(1, "prompts/list")
     entry = reply["result"]["prompts"][0]
     assert ("_meta" in entry) is (version == "2025-06-18")

@@ -23,7 +23,7 @@ from toolwire.protocol.jsonrpc import ProtocolError
 from toolwire.protocol.resource_files import DirectoryResources
 from toolwire.server import Server
 
-from .harness import legacy, modern
+from .harness import handshake, modern
 
 SENTINEL = "SENTINEL-outside-the-root-7f3a"
 PREFIX = "file:///docs/"
@@ -145,7 +145,7 @@ def test_the_listing_shows_servable_files_only(tree: Path) -> None:
     server = _server(tree)
 
     async def listed() -> list[dict[str, Any]]:
-        async with legacy(server) as peer:
+        async with handshake(server) as peer:
             return list((await peer.request(1, "resources/list"))["result"]["resources"])
 
     resources = anyio.run(listed)

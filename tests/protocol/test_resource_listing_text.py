@@ -11,7 +11,7 @@ import pytest
 from toolwire import UserError
 from toolwire.server import Server
 
-from .harness import legacy
+from .harness import handshake
 
 pytestmark = pytest.mark.anyio
 
@@ -70,7 +70,7 @@ def _documented() -> Server:
 
 
 async def test_a_listed_description_is_the_docstrings_summary() -> None:
-    async with legacy(_documented()) as peer:
+    async with handshake(_documented()) as peer:
         templates = (await peer.request(1, "resources/templates/list"))["result"]
         resources = (await peer.request(2, "resources/list"))["result"]
     described = {t["uriTemplate"]: t.get("description") for t in templates["resourceTemplates"]}
@@ -93,7 +93,7 @@ async def test_resource_icons_are_normalized_like_a_prompts() -> None:
     server.add_resource(
         "icons://a", "a", icons=[Icon(src="https://example.com/a.png", sizes=["16x16"])]
     )
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         listed = (await peer.request(1, "resources/list"))["result"]["resources"]
     assert listed[0]["icons"] == [{"src": "https://example.com/a.png", "sizes": ["16x16"]}]
 

@@ -13,7 +13,7 @@ import pytest
 
 from toolwire.server import Server
 
-from .harness import SERVER_INFO_KEY, legacy, meta, modern, session_for, validate
+from .harness import SERVER_INFO_KEY, handshake, meta, modern, session_for, validate
 
 pytestmark = pytest.mark.anyio
 V = "2026-07-28"
@@ -62,7 +62,7 @@ async def _read(peer: Any, uri: Any, request_id: int = 1, **params: Any) -> dict
 
 async def test_list_shows_fixed_resources_with_what_each_version_knows() -> None:
     server = _server()
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         reply = await peer.request(1, "resources/list")
         result = reply["result"]
         validate("resources/list", "2025-11-25", result)
@@ -88,7 +88,7 @@ async def test_list_shows_fixed_resources_with_what_each_version_knows() -> None
                 },
             ]
         }
-    async with legacy(server, "2025-03-26") as peer:  # no title, no icons yet
+    async with handshake(server, "2025-03-26") as peer:  # no title, no icons yet
         result = (await peer.request(1, "resources/list"))["result"]
         validate("resources/list", "2025-03-26", result)
         assert "title" not in result["resources"][0]
@@ -106,7 +106,7 @@ async def test_templates_list_in_both_eras() -> None:
         },
         {"uriTemplate": "users://{name}/profile", "name": "profile"},
     ]
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         result = (await peer.request(1, "resources/templates/list"))["result"]
         validate("resources/templates/list", "2025-11-25", result)
         assert result == {"resourceTemplates": listed}
@@ -120,7 +120,7 @@ async def test_templates_list_in_both_eras() -> None:
 
 
 async def test_read_text_blob_json_and_template_contents() -> None:
-    async with legacy(_server()) as peer:
+    async with handshake(_server()) as peer:
         text = (await _read(peer, "test://static-text"))["result"]
         validate("resources/read", "2025-11-25", text)
         assert text == {
@@ -159,7 +159,7 @@ async def test_read_text_blob_json_and_template_contents() -> None:
 
 @pytest.mark.parametrize("uri", ["test://nope", "users://ghost/profile", "test://template//data"])
 async def test_an_unknown_resource_is_not_found_with_each_eras_code(uri: str) -> None:
-    async with legacy(_server()) as peer:
+    async with handshake(_server()) as peer:
         reply = await _read(peer, uri)
         assert reply["error"] == {
             "code": -32002,  # the handshake era's specification
@@ -176,7 +176,7 @@ async def test_an_unknown_resource_is_not_found_with_each_eras_code(uri: str) ->
 
 
 async def test_wrong_typed_template_values_name_the_parameter() -> None:
-    async with legacy(_server()) as peer:
+    async with handshake(_server()) as peer:
         reply = await _read(peer, "test://template/abc/data")
         assert reply["error"] == {
             "code": -32602,
@@ -187,7 +187,7 @@ async def test_wrong_typed_template_values_name_the_parameter() -> None:
 
 
 async def test_malformed_params_are_invalid_params() -> None:
-    async with legacy(_server()) as peer:
+    async with handshake(_server()) as peer:
         for i, params in enumerate([{}, {"uri": 5}, {"uri": None}]):
             reply = await peer.request(i, "resources/read", params)
             assert reply["error"] == {
@@ -215,7 +215,7 @@ async def test_a_failing_function_is_an_internal_error_logged_not_shown(
         raise RuntimeError("password=hunter2")
 
     caplog.set_level(logging.ERROR, logger="toolwire.protocol")
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         reply = await _read(peer, "secret://thing")
         assert reply["error"] == {
             "code": -32603,
@@ -230,7 +230,7 @@ async def test_lists_are_paginated_as_tools_are() -> None:
     server = Server("many")
     for i in range(250):
         server.add_resource(f"n://{i:03}", f"value {i}")
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         seen: list[str] = []
         cursor = None
         for page in range(5):  # bounded: three pages expected
@@ -248,7 +248,7 @@ async def test_lists_are_paginated_as_tools_are() -> None:
 
 async def test_handshake_subscriptions_get_updated_notifications() -> None:
     server = _server()
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         assert (await peer.request(1, "resources/subscribe", {"uri": "test://static-text"})) == {
             "jsonrpc": "2.0",
             "id": 1,
@@ -293,7 +293,7 @@ async def test_subscriptions_are_bounded_per_connection() -> None:
     def number(i: int) -> str:
         return str(i)
 
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         for i in range(MAX_SUBSCRIPTIONS):
             await peer.feed(
                 {
@@ -312,7 +312,7 @@ async def test_subscriptions_are_bounded_per_connection() -> None:
 
 async def test_publishing_and_removing_tells_clients_the_list_changed() -> None:
     server = _server()
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         server.add_resource("late://one", "late")
         server.remove_resource("late://one")
         await anyio.sleep(0.05)

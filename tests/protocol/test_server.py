@@ -16,7 +16,7 @@ from toolwire.server import Server
 from toolwire.tools.function_tool import FunctionTool
 from toolwire.tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
 
-from .harness import legacy, meta, modern, validate
+from .harness import handshake, meta, modern, validate
 
 pytestmark = pytest.mark.anyio
 
@@ -151,7 +151,7 @@ async def test_recursive_model_results_validate() -> None:
         """A tree."""
         return Node(value=1, children=[Node(value=2)])
 
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         listed = await peer.request(1, "tools/list")
         validate("tools/list", "2025-11-25", listed["result"])
         called = await peer.request(2, "tools/call", {"name": "tree"})
@@ -170,7 +170,7 @@ def _many(count: int) -> Server:
 
 
 async def test_pagination_walks_every_tool_once() -> None:
-    async with legacy(_many(250)) as peer:
+    async with handshake(_many(250)) as peer:
         names: list[str] = []
         cursor = None
         for i in range(10):
@@ -196,7 +196,7 @@ async def test_pagination_walks_every_tool_once() -> None:
     "cursor", ["garbage", "", encode_cursor(999), encode_cursor(5), "dHcxOi0x", 5]
 )
 async def test_invalid_cursors_are_invalid_params(cursor: Any) -> None:
-    async with legacy(_many(5)) as peer:
+    async with handshake(_many(5)) as peer:
         reply = await peer.request(1, "tools/list", {"cursor": cursor})
         assert reply["error"]["code"] == -32602
 

@@ -15,7 +15,7 @@ from toolwire.protocol import subscriptions
 from toolwire.protocol.session import ServerSession
 from toolwire.server import Server
 
-from .harness import Peer, check_listen_frame, legacy, meta, modern, session_for, validate
+from .harness import Peer, check_listen_frame, handshake, meta, modern, session_for, validate
 
 pytestmark = pytest.mark.anyio
 V = "2026-07-28"
@@ -270,7 +270,7 @@ async def test_envelope_is_checked_before_the_filter() -> None:
 
 async def test_listen_on_a_handshake_era_connection_is_method_not_found() -> None:
     server = _server()
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         reply = await peer.request(1, "subscriptions/listen", {"notifications": TOOLS})
         assert reply == {
             "jsonrpc": "2.0",

@@ -13,7 +13,7 @@ import pytest
 
 from toolwire.server import Server
 
-from .harness import legacy
+from .harness import handshake
 
 pytestmark = pytest.mark.anyio
 
@@ -47,7 +47,7 @@ async def test_quick_calls_are_answered_each_with_its_own_result_while_a_slow_on
         gate.wait(BOUND)
         return "slow"
 
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         session = peer.session
         assert session is not None
         loop = asyncio.get_running_loop()

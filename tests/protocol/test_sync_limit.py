@@ -19,7 +19,7 @@ import pytest
 
 from toolwire.server import Server
 
-from .harness import legacy
+from .harness import handshake
 
 pytestmark = pytest.mark.anyio
 
@@ -69,7 +69,7 @@ def _call(request_id: int) -> dict[str, Any]:
 
 async def _calls_from_fresh_contexts(workers: int, count: int) -> tuple[Overlap, list[Any]]:
     overlap = Overlap()
-    async with legacy(_server(overlap, workers)) as peer:
+    async with handshake(_server(overlap, workers)) as peer:
         loop = asyncio.get_running_loop()
         session = peer.session
         assert session is not None

@@ -11,7 +11,7 @@ import pytest
 from toolwire import function_tool
 from toolwire.server import Server
 
-from .harness import legacy
+from .harness import handshake
 
 pytestmark = pytest.mark.anyio
 
@@ -114,7 +114,7 @@ async def test_a_renamed_tool_answers_under_its_new_name() -> None:
 
     server = Server("names")
     server.add_tool(add, name="plus")
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         listed = await peer.request(1, "tools/list")
         assert [tool["name"] for tool in listed["result"]["tools"]] == ["plus"]
         reply = await peer.request(2, "tools/call", {"name": "plus", "arguments": {"a": 2}})

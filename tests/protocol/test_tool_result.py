@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from toolwire import ResourceLink, ToolOutputImage, ToolOutputText, ToolResult
 from toolwire.server import Server
 
-from .harness import SERVER_INFO_KEY, legacy, meta, modern, validate
+from .harness import SERVER_INFO_KEY, handshake, meta, modern, validate
 
 pytestmark = pytest.mark.anyio
 
@@ -108,7 +108,7 @@ async def _call(version: str, name: str, arguments: dict[str, Any]) -> tuple[byt
             reply = await peer.request(1, "tools/call", params)
             raw = peer.raw[-1]
     else:
-        async with legacy(_server(), version) as peer:
+        async with handshake(_server(), version) as peer:
             reply = await peer.request(1, "tools/call", {"name": name, "arguments": arguments})
             raw = peer.raw[-1]
     validate("tools/call", version, reply["result"])
@@ -170,7 +170,7 @@ async def test_output_schemas_come_from_the_structured_type(version: str) -> Non
         async with modern(server) as peer:
             listed = await peer.request(1, "tools/list", {"_meta": meta()})
     else:
-        async with legacy(server, version) as peer:
+        async with handshake(server, version) as peer:
             listed = await peer.request(1, "tools/list")
     schemas = {tool["name"]: tool.get("outputSchema") for tool in listed["result"]["tools"]}
     assert schemas["locate"] == Point.model_json_schema(mode="serialization")

@@ -12,7 +12,7 @@ import pytest
 from toolwire import CallInfo, ToolContext
 from toolwire.server import Server
 
-from .harness import legacy, meta, modern
+from .harness import handshake, meta, modern
 
 pytestmark = pytest.mark.anyio
 
@@ -64,7 +64,7 @@ def anyio_backend() -> str:
 
 async def test_a_slow_read_is_busy_cancellable_and_gets_no_reply() -> None:
     gate = _Gate()
-    async with legacy(_slow_server(gate)) as peer:
+    async with handshake(_slow_server(gate)) as peer:
         assert peer.session is not None
         await peer.feed(
             {
@@ -107,7 +107,7 @@ async def test_a_modern_read_is_cancellable_too() -> None:
 
 async def test_a_prompt_waiting_on_its_question_is_cancelled_without_a_reply() -> None:
     gate = _Gate()
-    async with legacy(_slow_server(gate), capabilities={"elicitation": {}}) as peer:
+    async with handshake(_slow_server(gate), capabilities={"elicitation": {}}) as peer:
         assert peer.session is not None
         await peer.feed(
             {"jsonrpc": "2.0", "id": 2, "method": "prompts/get", "params": {"name": "asking"}}
@@ -127,7 +127,7 @@ async def test_a_prompt_waiting_on_its_question_is_cancelled_without_a_reply() -
 
 async def test_a_reused_id_of_a_read_in_flight_is_ignored() -> None:
     gate = _Gate()
-    async with legacy(_slow_server(gate)) as peer:
+    async with handshake(_slow_server(gate)) as peer:
         read = {"jsonrpc": "2.0", "id": 2, "method": "resources/read"}
         with anyio.fail_after(10):
             await peer.feed({**read, "params": {"uri": "slow://forever"}})
@@ -160,7 +160,7 @@ def _context_server(**options: Any) -> Server:
 
 
 async def _texts(server: Server) -> list[str]:
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         prompt = await peer.request(1, "prompts/get", {"name": "who"})
         fixed = await peer.request(2, "resources/read", {"uri": "ctx://who"})
         item = await peer.request(3, "resources/read", {"uri": "ctx://7/who"})
@@ -202,7 +202,7 @@ async def test_a_failing_context_factory_fails_the_request_without_details() -> 
     def factory(info: CallInfo) -> str:
         raise RuntimeError("secret set-up detail")
 
-    async with legacy(_context_server(context_factory=factory)) as peer:
+    async with handshake(_context_server(context_factory=factory)) as peer:
         prompt = await peer.request(1, "prompts/get", {"name": "who"})
         read = await peer.request(2, "resources/read", {"uri": "ctx://who"})
     assert prompt["error"] == {"code": -32603, "message": "Error rendering prompt 'who'"}
@@ -212,7 +212,7 @@ async def test_a_failing_context_factory_fails_the_request_without_details() -> 
 
 async def test_a_context_parameter_is_not_a_template_variable() -> None:
     server = _context_server()
-    async with legacy(server) as peer:
+    async with handshake(server) as peer:
         listed = await peer.request(1, "resources/templates/list")
         bad = await peer.request(2, "resources/read", {"uri": "ctx://x/who"})
     assert [t["uriTemplate"] for t in listed["result"]["resourceTemplates"]] == ["ctx://{id}/who"]

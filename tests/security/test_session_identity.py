@@ -70,13 +70,13 @@ async def test_the_identity_reaches_the_context_factory() -> None:
     assert [info.identity for info in server.seen] == [alice, alice]  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("era", ["legacy", "modern"])
+@pytest.mark.parametrize("era", ["handshake", "modern"])
 async def test_a_call_lacking_a_tool_scope_is_refused_naming_it(era: str) -> None:
     server = make_server()
     bob = Identity("bob", scopes=["files:read"])
     async with session(server, bob) as peer:
         params: dict[str, Any] = {"name": "write", "arguments": {"text": "x"}}
-        if era == "legacy":
+        if era == "handshake":
             await handshake(peer)
         else:
             params["_meta"] = meta()

@@ -1,13 +1,27 @@
-"""Checking the constructor's numbers the way the Agents SDK does (same messages)."""
+"""Checking the constructor's options: its numbers the way the Agents SDK does (same
+messages), and toolwire's own `protocol_mode`."""
 
 from __future__ import annotations
 
 import math
 from datetime import timedelta
+from typing import Literal
 
-__all__ = ["Seconds", "checked_backoff_max", "checked_list_pages", "checked_session_timeout"]
+__all__ = [
+    "PROTOCOL_MODES",
+    "ProtocolMode",
+    "Seconds",
+    "checked_backoff_max",
+    "checked_list_pages",
+    "checked_protocol_mode",
+    "checked_session_timeout",
+]
 
 Seconds = float  # a duration; int values are accepted too, as everywhere in Python
+
+# "handshake": 2024-11-05 to 2025-11-25, opened by `initialize`; "modern": 2026-07-28.
+ProtocolMode = Literal["auto", "handshake", "modern"]
+PROTOCOL_MODES: tuple[ProtocolMode, ...] = ("auto", "handshake", "modern")
 
 
 def checked_session_timeout(value: object) -> float | None:
@@ -54,3 +68,16 @@ def checked_list_pages(value: object) -> int | None:
     if value < 1:
         raise ValueError("max_list_pages must be a positive integer or None.")
     return value
+
+
+def checked_protocol_mode(value: object) -> ProtocolMode:
+    """The protocol era a client pins ("handshake", "modern"), or "auto" to negotiate."""
+    if value == "legacy":
+        raise ValueError(
+            'protocol_mode="legacy" is now protocol_mode="handshake" (the era opened by '
+            "`initialize`, 2024-11-05 to 2025-11-25)."
+        )
+    for mode in PROTOCOL_MODES:
+        if value == mode:
+            return mode
+    raise ValueError(f'protocol_mode must be "auto", "handshake" or "modern", not {value!r}.')

@@ -33,7 +33,7 @@ HeadersProvider = Callable[[], "Mapping[str, str] | Awaitable[Mapping[str, str]]
 TokenProvider = Callable[[], "str | Awaitable[str | None] | None"]
 
 MODERN_VERSION = "2026-07-28"
-# The 2026-era versions the `mcp` client speaks, oldest first.
+# The modern-era versions the `mcp` client speaks, oldest first.
 MODERN_VERSIONS: tuple[str, ...] = MODERN_PROTOCOL_VERSIONS
 
 
@@ -47,7 +47,8 @@ class ClientOptions:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def client(self, target: Any) -> Client:
-        mode = MODERN_VERSION if self.mode == "modern" else self.mode
+        # `mcp.Client` names the handshake era "legacy" and takes a version for the other.
+        mode = {"handshake": "legacy", "modern": MODERN_VERSION}.get(self.mode, self.mode)
         return Client(
             target,
             mode=mode,

@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..tools.failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
 from . import _listing
-from ._checks import Seconds, checked_backoff_max, checked_list_pages, checked_session_timeout
+from ._checks import (
+    ProtocolMode,
+    Seconds,
+    checked_backoff_max,
+    checked_list_pages,
+    checked_protocol_mode,
+    checked_session_timeout,
+)
 from ._lifecycle import LinkHolder
 from ._link import Link
 from ._prompts_resources import PromptsAndResources
@@ -71,7 +78,7 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
         tool_input_guardrails: list[Any] | None = None,
         tool_output_guardrails: list[Any] | None = None,
         max_list_pages: int | None = None,
-        protocol_mode: str = "auto",
+        protocol_mode: ProtocolMode = "auto",
         prefix_tool_names: bool = False,
         connect_timeout_seconds: float | None = None,
         elicitation_callback: Any = None,
@@ -105,7 +112,7 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
         self.tool_output_guardrails = tool_output_guardrails
         self.custom_data_extractor = custom_data_extractor
         self.max_list_pages = checked_list_pages(max_list_pages)
-        self.protocol_mode = protocol_mode
+        self.protocol_mode = checked_protocol_mode(protocol_mode)
         self.prefix_tool_names = prefix_tool_names
         self.connect_timeout_seconds = connect_timeout_seconds
         # Handed to the `mcp` client as given; one left out keeps that client's default
@@ -295,11 +302,11 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
 
     async def _adopt_version(self, found: Diagnosis) -> bool:
         """Whether a request refused with `found.supported` may be sent again (at a version
-        both sides speak): the current one when offered, else the newest mutual 2026-era
+        both sides speak): the current one when offered, else the newest mutual modern-era
         version, for which the connection is reopened."""
         if self.protocol_version in found.supported:
             return True
-        if self.protocol_mode == "legacy":
+        if self.protocol_mode == "handshake":
             return False
         from ._targets import MODERN_VERSIONS
 

@@ -2,7 +2,7 @@
 toolwire `Server` in the same process (in memory, for tests and embedding).
 
 Each class takes the Agents SDK's parameters, in its order with its defaults, then toolwire's
-keyword-only options: `protocol_mode` ("auto", "legacy" or "modern"), `prefix_tool_names`,
+keyword-only options: `protocol_mode` ("auto", "handshake" or "modern"), `prefix_tool_names`,
 `connect_timeout_seconds` (a bound on `connect()` as a whole), `on_approval_request` (asked
 before every call the approval policy gates, whoever makes the call; a denied call never
 reaches the server), the `mcp` client's callbacks (elicitation, sampling, logging, roots), and

@@ -43,7 +43,7 @@ _ACTIONS = ("accept", "decline", "cancel")
 class AskingSession(RoundSession, Protocol):
     """What asking needs from the session serving the call."""
 
-    era: str | None
+    era: eras.Era | None
     back_channel: bool
     outbound: Outbound
     client_capabilities: dict[str, Any] | None

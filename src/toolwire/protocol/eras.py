@@ -10,7 +10,7 @@ field or content type, so that no reply carries one its version lacks.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from .jsonrpc import INVALID_PARAMS, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION, ProtocolError
 
@@ -19,6 +19,7 @@ __all__ = [
     "LATEST_HANDSHAKE",
     "LOG_LEVELS",
     "MODERN_VERSIONS",
+    "Era",
     "check_envelope",
     "envelope_refused",
     "handshake_refused",
@@ -27,6 +28,10 @@ __all__ = [
     "negotiate",
     "supports",
 ]
+
+# A connection's era: "handshake" (2024-11-05 to 2025-11-25, opened by `initialize`) or
+# "modern" (2026-07-28 on, an envelope on every request).
+Era = Literal["handshake", "modern"]
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MODERN_VERSIONS = ("2026-07-28",)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..tools.threads import SyncBudget
     from .app import ServedApp
     from .call_context import ContextSource
+    from .eras import Era
     from .identity import Identity
     from .jsonrpc import RequestId
     from .outbound import Outbound
@@ -39,7 +40,7 @@ class Session(Protocol):
     listeners: Listeners
     outbound: Outbound
     identity: Identity | None
-    era: str | None
+    era: Era | None
     back_channel: bool
     protocol_version: str | None
     client_info: dict[str, Any] | None

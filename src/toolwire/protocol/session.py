@@ -117,7 +117,7 @@ class ServerSession:
         self._send_lock: asyncio.Lock | anyio.Lock = anyio.Lock()
         # The asyncio loop serving this session; None on other anyio backends.
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.era: str | None = None  # "legacy" | "modern", fixed by the first request
+        self.era: eras.Era | None = None  # fixed by the first request
         self.protocol_version: str | None = None  # negotiated (handshake era)
         self.initialized = False  # notifications/initialized seen
         self.log_level = "debug"  # logging/setLevel (handshake era)
@@ -269,7 +269,7 @@ class ServerSession:
             cancelled = valid_id(request_id) and self.requests.cancel(request_id)
             if not cancelled and self.era == "modern":
                 self.listeners.cancel(request_id)
-        elif method == "notifications/initialized" and self.era == "legacy":
+        elif method == "notifications/initialized" and self.era == "handshake":
             self.initialized = True
         # Anything else (progress, roots/list_changed, unknown) needs nothing from this server.
 
@@ -278,7 +278,7 @@ class ServerSession:
     ) -> None:
         if self.era is None:
             self.era = (
-                "modern" if method != "initialize" and eras.has_envelope(params) else "legacy"
+                "modern" if method != "initialize" and eras.has_envelope(params) else "handshake"
             )
         version: str | None
         if self.era == "modern":
@@ -289,7 +289,7 @@ class ServerSession:
         else:
             if method != "initialize" and eras.has_envelope(params):
                 raise eras.envelope_refused()
-            route = LEGACY.get(method)
+            route = HANDSHAKE.get(method)
             version, log_level = self.protocol_version, self.log_level
             if route is not None and version is None and not route.before_handshake:
                 raise eras.invalid_params("Received request before initialization")
@@ -328,14 +328,14 @@ class ServerSession:
 
     def capabilities(self) -> dict[str, Any]:
         """What this connection's era serves, as the capabilities advertised."""
-        return capabilities(MODERN if self.era == "modern" else LEGACY)
+        return capabilities(MODERN if self.era == "modern" else HANDSHAKE)
 
     def _serves_resource(self, uri: str) -> bool:
         return self.server.resource_registry.find(uri) is not None
 
     async def resources_changed(self) -> None:
         """Tell the client that the resource list changed (as `tools_changed` does)."""
-        if self.era == "legacy" and self.protocol_version is not None:
+        if self.era == "handshake" and self.protocol_version is not None:
             await self.send(notification("notifications/resources/list_changed", {}))
         elif self.era == "modern":
             await self.listeners.list_changed("resources")
@@ -343,7 +343,7 @@ class ServerSession:
     async def resource_updated(self, uri: str) -> None:
         """Tell the client that the resource at `uri` changed, if it follows that URI: by
         `resources/subscribe` (handshake era) or on a listen stream (2026-07-28)."""
-        if self.era == "legacy" and uri in self.resource_subscriptions:
+        if self.era == "handshake" and uri in self.resource_subscriptions:
             await self.send(notification("notifications/resources/updated", {"uri": uri}))
         elif self.era == "modern":
             await self.listeners.resource_updated(uri)
@@ -351,7 +351,7 @@ class ServerSession:
     def followed_resources(self) -> set[str]:
         """The URIs whose updates the client hears from `resource_updated`: those it
         subscribed to (handshake era) or its open listen streams name (2026-07-28)."""
-        if self.era == "legacy":
+        if self.era == "handshake":
             return set(self.resource_subscriptions)
         if self.era == "modern":
             return self.listeners.followed()
@@ -360,21 +360,21 @@ class ServerSession:
     async def tools_changed(self) -> None:
         """Tell the client that the tool list changed: a handshake-era client directly, a
         modern one only on its `subscriptions/listen` streams that asked for it."""
-        if self.era == "legacy" and self.protocol_version is not None:
+        if self.era == "handshake" and self.protocol_version is not None:
             await self.send(notification("notifications/tools/list_changed", {}))
         elif self.era == "modern":
             await self.listeners.tools_changed()
 
     async def prompts_changed(self) -> None:
         """Tell the client that the prompt list changed (as `tools_changed` does)."""
-        if self.era == "legacy" and self.protocol_version is not None:
+        if self.era == "handshake" and self.protocol_version is not None:
             await self.send(notification(PROMPTS_LIST_CHANGED, {}))
         elif self.era == "modern":
             await self.listeners.list_changed("prompts")
 
 
 # What each era serves (see methods.py): the capabilities advertised derive from these.
-LEGACY: dict[str, Route] = {
+HANDSHAKE: dict[str, Route] = {
     "initialize": Route(connection_routes.initialize, before_handshake=True),
     "ping": Route(connection_routes.ping, before_handshake=True),
     **TOOL_ROUTES_HANDSHAKE,

@@ -16,7 +16,7 @@ from tests.servers.shell._harness import ROOT, env_for_server, tagged_processes
 SERVER = Path(__file__).with_name("servers") / "authenticated.py"
 
 
-@pytest.mark.parametrize("mode", ["modern", "legacy"])
+@pytest.mark.parametrize("mode", ["modern", "handshake"])
 def test_another_caller_cannot_use_a_session(mode: str) -> None:
     from toolwire.client import MCPServerStreamableHttp
 

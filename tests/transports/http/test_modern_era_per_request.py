@@ -21,52 +21,58 @@ def url() -> Iterator[str]:
         yield running.url
 
 
-def test_a_legacy_session_and_modern_clients_side_by_side(url: str) -> None:
-    legacy_progress: list[float] = []
+def test_a_handshake_session_and_modern_clients_side_by_side(url: str) -> None:
+    handshake_progress: list[float] = []
     modern_progress: list[float] = []
 
-    async def on_legacy(done: float, total: float | None, message: str | None) -> None:
-        legacy_progress.append(done)
+    async def on_handshake(done: float, total: float | None, message: str | None) -> None:
+        handshake_progress.append(done)
 
     async def on_modern(done: float, total: float | None, message: str | None) -> None:
         modern_progress.append(done)
 
     async def scenario() -> dict[str, Any]:
-        async with mcp.Client(url, mode="legacy") as legacy, mcp.Client(url) as modern:
-            seen: dict[str, Any] = {"versions": (legacy.protocol_version, modern.protocol_version)}
+        async with mcp.Client(url, mode="legacy") as handshake, mcp.Client(url) as modern:
+            seen: dict[str, Any] = {
+                "versions": (handshake.protocol_version, modern.protocol_version)
+            }
             seen["sums"] = [
-                (await legacy.call_tool("add", {"a": 1, "b": 2})).structured_content,
+                (await handshake.call_tool("add", {"a": 1, "b": 2})).structured_content,
                 (await modern.call_tool("add", {"a": 3, "b": 4})).structured_content,
-                (await legacy.call_tool("add", {"a": 5, "b": 6})).structured_content,
+                (await handshake.call_tool("add", {"a": 5, "b": 6})).structured_content,
             ]
             async with anyio.create_task_group() as group:
                 group.start_soon(
-                    lambda: legacy.call_tool("progress", {"steps": 2}, progress_callback=on_legacy)
+                    lambda: handshake.call_tool(
+                        "progress", {"steps": 2}, progress_callback=on_handshake
+                    )
                 )
                 group.start_soon(
                     lambda: modern.call_tool("progress", {"steps": 3}, progress_callback=on_modern)
                 )
             with anyio.fail_after(20):
                 async with modern.listen(tools_list_changed=True) as subscription:
-                    grown = await legacy.call_tool("grow", {})  # the change comes from the session
+                    grown = await handshake.call_tool(
+                        "grow", {}
+                    )  # the change comes from the session
                     async for _event in subscription:
                         break
             seen["grown"] = grown.content[0].text
             seen["modern tools"] = [tool.name for tool in (await modern.list_tools()).tools]
-            seen["legacy tools"] = [tool.name for tool in (await legacy.list_tools()).tools]
+            seen["handshake tools"] = [tool.name for tool in (await handshake.list_tools()).tools]
             return seen
 
     seen = anyio.run(scenario)
     assert seen["versions"] == ("2025-11-25", "2026-07-28")
     assert seen["sums"] == [{"result": 3}, {"result": 7}, {"result": 11}]
-    assert legacy_progress == [1.0, 2.0]
+    assert handshake_progress == [1.0, 2.0]
     assert modern_progress == [1.0, 2.0, 3.0]
     assert seen["grown"] in seen["modern tools"]
-    assert seen["grown"] in seen["legacy tools"]
+    assert seen["grown"] in seen["handshake tools"]
 
 
 def test_a_modern_request_ignores_a_session_id_and_leaves_the_session_alone(url: str) -> None:
-    legacy = {
+    handshake = {
         "Content-Type": "application/json",
         "Accept": "application/json, text/event-stream",
     }
@@ -75,10 +81,10 @@ def test_a_modern_request_ignores_a_session_id_and_leaves_the_session_alone(url:
         "capabilities": {},
         "clientInfo": {"name": "t", "version": "1"},
     }
-    opened = httpx.post(url, headers=legacy, content=body("initialize", init), timeout=20)
+    opened = httpx.post(url, headers=handshake, content=body("initialize", init), timeout=20)
     assert opened.status_code == 200
     session_id = opened.headers["mcp-session-id"]
-    in_session = {**legacy, "Mcp-Session-Id": session_id, "MCP-Protocol-Version": "2025-11-25"}
+    in_session = {**handshake, "Mcp-Session-Id": session_id, "MCP-Protocol-Version": "2025-11-25"}
     done = httpx.post(
         url, headers=in_session, content=body("notifications/initialized", None, None), timeout=20
     )

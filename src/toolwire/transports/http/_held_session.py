@@ -14,6 +14,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from ...protocol.eras import Era
     from ...protocol.jsonrpc import RequestId
     from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
@@ -37,7 +38,7 @@ async def hold_session(
     stop: asyncio.Event,
     *,
     kind: str,
-    era: str | None = None,
+    era: Era | None = None,
 ) -> None:
     """Open a routed session for `holder` (its frames go to `holder.route`), hand it over in
     `holder.session`, resolve `ready`, and keep it open until `stop` is set.

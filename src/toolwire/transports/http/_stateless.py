@@ -81,7 +81,7 @@ class StatelessSessions:
             lease = await self._open(identity)
         session = lease.session
         assert session is not None
-        session.era = "legacy"
+        session.era = "handshake"
         session.protocol_version = version
         session.initialized = True
         session.log_level = "debug"

@@ -103,7 +103,7 @@ class SessionRecord:
     def restore(self, session: ServerSession) -> None:
         """Make a freshly opened `session` the initialized handshake-era session this record
         describes (the client already sent `initialize` and `notifications/initialized`)."""
-        session.era = "legacy"
+        session.era = "handshake"
         session.protocol_version = self.protocol_version
         session.client_info = self.client_info
         session.client_capabilities = self.client_capabilities
