@@ -751,7 +751,8 @@ class Server:
                 stream with `Last-Event-ID` (and a tool may end its stream early with
                 `ctx.close_sse_stream()`). Sessions only.
             event_store: Where those events are kept (default: in memory, bounded; a
-                `RedisEventStore` lets a stream resume on any process serving the URL).
+                `toolwire.redis.RedisEventStore` lets a stream resume on any process serving
+                the URL).
             retry_ms: The reconnection delay suggested to clients, in milliseconds (None: no
                 suggestion).
             session_idle_timeout: Seconds without a request after which an idle session ends
@@ -768,8 +769,8 @@ class Server:
                 keeps it open through proxies (None: never).
             session_store: Where session records are kept (default: in memory, for this
                 process). A store shared by every process serving the URL
-                (`toolwire.redis.RedisSessionStore`) lets any of
-                them continue any session, also after a restart.
+                (`toolwire.redis.RedisSessionStore`) lets any of them continue any session,
+                also after a restart.
             allowed_hosts: `Host` values the app answers (DNS-rebinding protection, on for
                 every bind). Default: `127.0.0.1`, `localhost`, `[::1]` on any port, plus
                 `host` when it names one interface; a server reached under another name
