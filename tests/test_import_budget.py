@@ -152,3 +152,30 @@ def test_serving_the_first_tools_list_loads_no_pydantic() -> None:
     assert "toolwire" in loaded
     for heavy in ("pydantic", "pydantic_core", "griffe", "annotated_types", *HEAVY):
         assert heavy not in loaded, heavy
+
+
+HTTP_PROBE = """
+import json, sys
+from toolwire import Server
+
+server = Server("probe")
+
+@server.tool
+def add(a: int, b: int) -> int:
+    '''Add two integers.'''
+    return a + b
+
+apps = [server.http_app(), server.http_app(stateless=True), server.sse_app()]
+print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))
+"""
+
+
+def test_the_server_side_never_loads_mcp_or_redis() -> None:
+    """Building the HTTP apps loads starlette, but never the `mcp` package (the client side's
+    alone) nor redis-py (only a Redis backplane needs it)."""
+    out = subprocess.run(
+        [sys.executable, "-c", HTTP_PROBE], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    loaded = set(json.loads(out))
+    assert "starlette" in loaded  # the probe did build the apps
+    assert {"mcp", "mcp_types", "redis", "agents", "fastmcp"}.isdisjoint(loaded), loaded

@@ -4,10 +4,12 @@ Every import in `src/toolwire` is read from the source (module level, inside fun
 under `TYPE_CHECKING` alike: a deferred import is still a dependency), resolved to the module
 it names, and checked against the layer order
 
-    foundation -> schema -> tools -> protocol -> transports -> top
+    foundation -> schema -> tools -> protocol -> transports -> redis -> top
 
-where foundation is `errors`, `context`, `_fastjson` and `paths`, and top is `server`, `lifespan`,
-`_tool_options`, `__main__`, `cli/` and a future `client/`. A module may import its own layer
+where foundation is `errors`, `context`, `_fastjson` and `paths`, redis is the `redis/` backplane
+(it implements stores the HTTP transport defines; `server` imports it only for
+`backplane="redis://..."`), and top is `server`, `lifespan`, `_tool_options`, `__main__`, `cli/`
+and `client/`. A module may import its own layer
 or any layer below it. The package `__init__` is the re-export hub: its own imports are not
 checked, and importing it from inside the package counts as importing the top layer.
 """
@@ -22,13 +24,14 @@ import pytest
 SRC = Path(__file__).resolve().parent.parent / "src"
 PACKAGE = "toolwire"
 
-LAYERS = ("foundation", "schema", "tools", "protocol", "transports", "top")
+LAYERS = ("foundation", "schema", "tools", "protocol", "transports", "redis", "top")
 _FOUNDATION = {"toolwire.errors", "toolwire.context", "toolwire._fastjson", "toolwire.paths"}
 _SUBPACKAGE_LAYERS = {
     "schema": "schema",
     "tools": "tools",
     "protocol": "protocol",
     "transports": "transports",
+    "redis": "redis",
     "cli": "top",
     "client": "top",
 }
@@ -206,6 +209,8 @@ def test_no_import_cycles() -> None:
         ("toolwire.tools.threads", "tools"),
         ("toolwire.protocol.session", "protocol"),
         ("toolwire.transports.stdio", "transports"),
+        ("toolwire.redis", "redis"),
+        ("toolwire.redis.backplane", "redis"),
         ("toolwire.server", "top"),
         ("toolwire.cli.run", "top"),
         ("toolwire", "top"),
@@ -213,3 +218,63 @@ def test_no_import_cycles() -> None:
 )
 def test_layer_assignment(module: str, layer: str) -> None:
     assert layer_of(module) == layer
+
+
+def _defers(node: ast.AST) -> bool:
+    """Whether imports inside `node` wait: a function body, or an `if TYPE_CHECKING:`."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        return True
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def _imports_with_timing(module: str) -> list[tuple[list[str], bool]]:
+    """Each import statement of `module` as (the names it imports, package modules resolved),
+    and whether it runs when the module is loaded (not deferred by `_defers`)."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"), str(MODULES[module]))
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = _resolve(module, node) or [node.module or ""]
+        else:
+            continue
+        eager, up = True, parents.get(node)
+        while up is not None:
+            eager = eager and not _defers(up)
+            up = parents.get(up)
+        found.append((names, eager))
+    return found
+
+
+def _importers(target: str) -> dict[str, bool]:
+    """Modules importing `target` (a package outside toolwire or a subpackage of it), those
+    inside `target` and the re-export hub left out, each mapped to whether some import of it
+    runs when the module is loaded."""
+    found: dict[str, bool] = {}
+    for module in MODULES:
+        if module in (PACKAGE, target) or module.startswith(target + "."):
+            continue
+        for names, eager in _imports_with_timing(module):
+            if any(name == target or name.startswith(target + ".") for name in names):
+                found[module] = found.get(module, False) or eager
+    return found
+
+
+def test_only_the_client_imports_mcp() -> None:
+    """The server side never needs the `mcp` package: only `client/` imports it, and only the
+    CLI's remote commands (`toolwire call`, `toolwire tools`...) reach `client/`."""
+    users = set(_importers("mcp"))
+    assert "toolwire.client._targets" in users, "the scan no longer sees mcp imports"
+    assert all(module.startswith("toolwire.client.") for module in users), sorted(users)
+    assert set(_importers("toolwire.client")) == {"toolwire.cli.remote", "toolwire.cli._remote"}
+
+
+def test_only_the_redis_subpackage_imports_redis() -> None:
+    """redis-py is imported by `toolwire.redis` alone, and `server` loads that package only
+    when an app is given a backplane URL (inside a function, never at module level)."""
+    users = set(_importers("redis"))
+    assert "toolwire.redis" in users, "the scan no longer sees redis imports"
+    assert all(module.startswith("toolwire.redis") for module in users), sorted(users)
+    assert _importers("toolwire.redis") == {"toolwire.server": False}

@@ -54,7 +54,6 @@ if TYPE_CHECKING:
     from .tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
     from .tools.resource_outputs import EmbeddedResource, ResourceLink
     from .tools.tool_result import ToolResult
-    from .transports.http.redis_backplane import RedisBackplane
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
@@ -93,7 +92,6 @@ _EXPORTS: dict[str, str] = {
     "schema_problems": ".schema.problems",
     "ensure_strict_json_schema": ".schema.strict",
     "Server": ".server",
-    "RedisBackplane": ".transports.http.redis_backplane",
     "default_tool_error_function": ".tools.failure",
     "FunctionTool": ".tools.function_tool",
     "function_tool": ".tools.function_tool",
@@ -131,7 +129,6 @@ __all__ = [
     "ModelBehaviorError",
     "NoBackChannelError",
     "PromptMessage",
-    "RedisBackplane",
     "ResourceLink",
     "RunContextWrapper",
     "SampleResult",
@@ -154,4 +151,7 @@ __all__ = [
 ]
 
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+# public names that moved -> where they are now (getting one raises an AttributeError saying so)
+_MOVED: dict[str, str] = {"RedisBackplane": "toolwire.redis.RedisBackplane"}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), moved=_MOVED)

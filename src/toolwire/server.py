@@ -751,7 +751,8 @@ class Server:
                 stream with `Last-Event-ID` (and a tool may end its stream early with
                 `ctx.close_sse_stream()`). Sessions only.
             event_store: Where those events are kept (default: in memory, bounded; a
-                `RedisEventStore` lets a stream resume on any process serving the URL).
+                `toolwire.redis.RedisEventStore` lets a stream resume on any process serving
+                the URL).
             retry_ms: The reconnection delay suggested to clients, in milliseconds (None: no
                 suggestion).
             session_idle_timeout: Seconds without a request after which an idle session ends
@@ -768,8 +769,8 @@ class Server:
                 keeps it open through proxies (None: never).
             session_store: Where session records are kept (default: in memory, for this
                 process). A store shared by every process serving the URL
-                (`toolwire.transports.http.redis_sessions.RedisSessionStore`) lets any of
-                them continue any session, also after a restart.
+                (`toolwire.redis.RedisSessionStore`) lets any of them continue any session,
+                also after a restart.
             allowed_hosts: `Host` values the app answers (DNS-rebinding protection, on for
                 every bind). Default: `127.0.0.1`, `localhost`, `[::1]` on any port, plus
                 `host` when it names one interface; a server reached under another name
@@ -788,7 +789,7 @@ class Server:
                 serving the URL, so that the clients of every process hear a change made on
                 one (default: none, this process's clients only).
             backplane: Supplies `session_store`, `event_store` and `change_bus` at once: a
-                `toolwire.RedisBackplane(url)` (`pip install 'toolwire[redis]'`), or just its
+                `toolwire.redis.RedisBackplane(url)` (`pip install 'toolwire[redis]'`), or just its
                 URL, for several processes or machines behind one URL (`toolwire run
                 --redis URL` passes it). Excludes those three options.
 
@@ -813,7 +814,7 @@ class Server:
                     "the backplane supplies all three; pass one or the others"
                 )
             if isinstance(backplane, str):
-                from .transports.http.redis_backplane import RedisBackplane
+                from .redis import RedisBackplane
 
                 backplane = RedisBackplane(backplane)
             stores = backplane.app_options()

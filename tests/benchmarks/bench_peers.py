@@ -171,8 +171,9 @@ def start_api() -> tuple[_processes.ManagedProcess, str]:
 def io_services() -> Iterator[dict[str, str]]:
     """redis-server (with the item the tool reads) and the nginx API, both private and
     stopped after the block; yields the environment the io servers read them from."""
+    from tests.redis._server import start_redis
+
     import redis
-    from tests.scale._redis import start_redis
 
     with contextlib.ExitStack() as stack:
         store = start_redis()

@@ -32,7 +32,7 @@ def ts_server(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def io_services() -> Iterator[dict[str, str]]:
     if nginx_path() is None:
         tool_missing("nginx is not installed (run scripts/install_system_tools.sh)")
-    from tests.scale._redis import redis_or_skip
+    from tests.redis._server import redis_or_skip
 
     redis_or_skip()
     with bench_peers.io_services() as services:

@@ -2,18 +2,21 @@
 
 `start_backend` runs `toolwire run TARGET --transport http` on a free loopback port and waits
 until it answers; `start_nginx` (from `_nginx.py`) runs a private, unprivileged nginx
-load-balancing over given backend ports. No process outlives its test (`_processes.py`:
+load-balancing over given backend ports; `backends_on_one_redis` runs two backends sharing a
+private redis-server. No process outlives its test (`_processes.py`:
 each runs in its own process group, killed whole; `reap_all()` after every test and at exit).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+from tests.redis._server import RedisServer, start_redis
 from tests.scale._nginx import LogEntry, Nginx, nginx_or_skip, nginx_path, start_nginx
 from tests.scale._processes import (
     PORT_ATTEMPTS,
@@ -37,6 +40,7 @@ __all__ = [
     "Backend",
     "LogEntry",
     "Nginx",
+    "backends_on_one_redis",
     "free_port",
     "group_members",
     "in_ci",
@@ -123,3 +127,20 @@ def start_backend(
             backend.kill()
             raise
     raise AssertionError("unreachable")
+
+
+@contextlib.contextmanager
+def backends_on_one_redis(
+    target: str, *, env: Mapping[str, str] | None = None
+) -> Iterator[tuple[RedisServer, Backend, Backend]]:
+    """A new redis-server and two `toolwire run TARGET --redis URL` processes sharing it: two
+    members of one deployment. The backends are stopped after the block, then Redis."""
+    redis = start_redis()
+    first = start_backend(target, env=env, args=["--redis", redis.url])
+    second = start_backend(target, env=env, args=["--redis", redis.url])
+    try:
+        yield redis, first, second
+    finally:
+        first.stop()
+        second.stop()
+        redis.stop()

@@ -26,8 +26,8 @@ import httpx2 as httpx
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from tests.scale._infra import Backend, Nginx, nginx_or_skip, start_nginx
-from tests.scale._redis import RedisServer, backends_on_one_redis
+from tests.redis._server import RedisServer
+from tests.scale._infra import Backend, Nginx, backends_on_one_redis, nginx_or_skip, start_nginx
 from tests.scale._shared import TARGET
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]

@@ -19,8 +19,7 @@ import httpx2 as httpx
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from tests.scale._infra import Backend
-from tests.scale._redis import backends_on_one_redis
+from tests.scale._infra import Backend, backends_on_one_redis
 from tests.scale._shared import events, initialize, request, session_headers
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]

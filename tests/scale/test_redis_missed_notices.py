@@ -21,9 +21,9 @@ import httpx2
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from tests.scale._cut_relay import CutRelay
+from tests.redis._cut_relay import CutRelay
+from tests.redis._server import RedisServer, start_redis
 from tests.scale._infra import Backend, start_backend
-from tests.scale._redis import RedisServer, start_redis
 from tests.scale.test_redis_notices import Announcer, Heard
 
 pytestmark = [

@@ -20,8 +20,7 @@ import anyio
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from tests.scale._infra import Backend, Nginx, nginx_or_skip, start_nginx
-from tests.scale._redis import backends_on_one_redis
+from tests.scale._infra import Backend, Nginx, backends_on_one_redis, nginx_or_skip, start_nginx
 from tests.scale._shared import call, initialize
 
 pytestmark = [

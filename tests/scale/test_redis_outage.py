@@ -10,8 +10,8 @@ import time
 
 import httpx2 as httpx
 import pytest
+from tests.redis._server import start_redis
 from tests.scale._infra import start_backend
-from tests.scale._redis import start_redis
 from tests.scale._shared import ACCEPT, TARGET, call, initialize, request, result_text
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]

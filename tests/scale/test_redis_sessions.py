@@ -13,8 +13,8 @@ import httpx2 as httpx
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from tests.redis._server import RedisServer, start_redis
 from tests.scale._infra import Backend, nginx_or_skip, start_backend, start_nginx
-from tests.scale._redis import RedisServer, start_redis
 from tests.scale._shared import (
     TARGET,
     call,

@@ -11,8 +11,7 @@ from typing import Any
 import anyio
 import httpx2 as httpx
 import pytest
-from tests.scale._infra import Backend
-from tests.scale._redis import backends_on_one_redis
+from tests.scale._infra import Backend, backends_on_one_redis
 from tests.scale._shared import call, initialize, request, session_headers
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]

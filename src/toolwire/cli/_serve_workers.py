@@ -89,7 +89,7 @@ def _check_plain(options: Mapping[str, Any], workers: int) -> None:
                 f"Server.run('http', workers={workers}): {name}={value!r} cannot be sent to "
                 "the worker processes, which build their apps from plain values (strings, "
                 "numbers, booleans, lists, None). Give backplane= a Redis URL rather than "
-                "stores or a RedisBackplane, and auth to Server(auth=...)"
+                "stores or a toolwire.redis.RedisBackplane, and auth to Server(auth=...)"
             ) from None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.redis and (transport != "http" or args.stateless):
         print("toolwire run: --redis needs --transport http with sessions", file=sys.stderr)
+        return 2
+    if args.redis and importlib.util.find_spec("redis") is None:
+        print(
+            "toolwire run: --redis needs the redis package: pip install 'toolwire[redis]'",
+            file=sys.stderr,
+        )
         return 2
     if args.workers > 1 and transport != "http":
         print("toolwire run: --workers needs --transport http", file=sys.stderr)

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from tests.scale._redis import redis_server
+from tests.redis._server import redis_server
 
 __all__ = ["redis_server"]  # a private redis-server per test

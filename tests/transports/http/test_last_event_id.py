@@ -15,11 +15,12 @@ from typing import Any
 import httpx2
 import pytest
 from tests._jsonrpc import ACCEPT_HEADERS, initialize_request
-from tests.scale._redis import RedisServer
+from tests.redis._server import RedisServer
 from tests.transports.http._http_harness import serving
 from tests.transports.http._sessions import open_session
 
-from toolwire import RedisBackplane, Server
+from toolwire import Server
+from toolwire.redis import RedisBackplane
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -18,11 +18,12 @@ from typing import Any
 import httpx2
 import pytest
 from tests._jsonrpc import ACCEPT_HEADERS, tool_call_request
-from tests.scale._redis import RedisServer
+from tests.redis._server import RedisServer
 from tests.transports.http._http_harness import serving
 from tests.transports.http._sessions import open_session
 
-from toolwire import RedisBackplane, Server, ToolContext
+from toolwire import Server, ToolContext
+from toolwire.redis import RedisBackplane
 from toolwire.transports.http.events import MemoryEventStore, ReplaySink
 
 pytestmark = pytest.mark.timeout(120)

@@ -3,7 +3,7 @@ reach Redis holds what it publishes and sends it once Redis answers (in order, e
 once, at most `QUEUE_BOUND`, none older than `HOLD_SECONDS`); a member that could not hear
 hands its app the catch-up notices when it hears again.
 
-One member at a time loses Redis through a `CutRelay` (tests/scale/_cut_relay.py) while the
+One member at a time loses Redis through a `CutRelay` (tests/redis/_cut_relay.py) while the
 other stays connected straight to redis-server, so what the connected one hears is exactly
 what crossed the outage.
 """
@@ -17,10 +17,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from tests.scale._cut_relay import CutRelay
-from tests.scale._redis import RedisServer, start_redis
+from tests.redis._cut_relay import CutRelay
+from tests.redis._server import RedisServer
 
-from toolwire.transports.http import redis_changes
+from toolwire.redis import RedisChangeBus
+from toolwire.redis import changes as redis_changes
+from toolwire.redis.changes import QUEUE_BOUND, QUEUE_BYTES
 from toolwire.transports.http.changes import (
     CLIENT_RESPONSE,
     FOLLOWED_RESOURCES_UPDATED,
@@ -30,7 +32,6 @@ from toolwire.transports.http.changes import (
     SESSION_ENDED,
     TOOLS_CHANGED,
 )
-from toolwire.transports.http.redis_changes import QUEUE_BOUND, QUEUE_BYTES, RedisChangeBus
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -38,16 +39,9 @@ WAIT_SECONDS = 30.0
 _prefixes = itertools.count()
 
 
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = start_redis()
-    yield server
-    server.stop()
-
-
 @pytest.fixture
-def relay(redis_server: RedisServer) -> Iterator[CutRelay]:
-    with CutRelay(redis_server.port) as cuttable:
+def relay(module_redis: RedisServer) -> Iterator[CutRelay]:
+    with CutRelay(module_redis.port) as cuttable:
         yield cuttable
 
 
@@ -85,14 +79,14 @@ def _failed_to_publish(caplog: pytest.LogCaptureFixture) -> bool:
 
 
 def test_notices_held_while_redis_is_away_go_out_in_order_once_it_answers(
-    redis_server: RedisServer, relay: CutRelay, caplog: pytest.LogCaptureFixture
+    module_redis: RedisServer, relay: CutRelay, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="toolwire.http")
 
     async def scenario() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
         prefix = f"held{next(_prefixes)}"
         heard: list[tuple[str, str]] = []
-        hearer = await _join(redis_server.url, prefix, heard)
+        hearer = await _join(module_redis.url, prefix, heard)
         sender = await _join(relay.url, prefix, [])
         try:
             await _subscribed(hearer)
@@ -127,12 +121,12 @@ def test_notices_held_while_redis_is_away_go_out_in_order_once_it_answers(
 
 
 def test_the_held_notices_are_bounded_and_a_restated_one_costs_nothing(
-    redis_server: RedisServer, relay: CutRelay, caplog: pytest.LogCaptureFixture
+    module_redis: RedisServer, relay: CutRelay, caplog: pytest.LogCaptureFixture
 ) -> None:
     async def scenario() -> list[tuple[str, str]]:
         prefix = f"bound{next(_prefixes)}"
         heard: list[tuple[str, str]] = []
-        hearer = await _join(redis_server.url, prefix, heard)
+        hearer = await _join(module_redis.url, prefix, heard)
         relay.cut()  # the sender never reaches Redis until mended
         sender = await _join(relay.url, prefix, [])
         try:
@@ -162,7 +156,7 @@ def test_the_held_notices_are_bounded_and_a_restated_one_costs_nothing(
 
 
 def test_a_notice_held_past_the_age_limit_is_dropped_with_a_log_line_naming_it(
-    redis_server: RedisServer,
+    module_redis: RedisServer,
     relay: CutRelay,
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
@@ -170,7 +164,7 @@ def test_a_notice_held_past_the_age_limit_is_dropped_with_a_log_line_naming_it(
     async def scenario() -> list[tuple[str, str]]:
         prefix = f"aged{next(_prefixes)}"
         heard: list[tuple[str, str]] = []
-        hearer = await _join(redis_server.url, prefix, heard)
+        hearer = await _join(module_redis.url, prefix, heard)
         relay.cut()
         sender = await _join(relay.url, prefix, [])
         try:
@@ -201,13 +195,13 @@ def test_a_notice_held_past_the_age_limit_is_dropped_with_a_log_line_naming_it(
 
 
 def test_a_member_cut_off_from_the_channel_catches_up_when_it_hears_again(
-    redis_server: RedisServer, relay: CutRelay
+    module_redis: RedisServer, relay: CutRelay
 ) -> None:
     async def scenario() -> list[tuple[str, str]]:
         prefix = f"deaf{next(_prefixes)}"
         heard: list[tuple[str, str]] = []
         hearer = await _join(relay.url, prefix, heard)
-        sender = await _join(redis_server.url, prefix, [])
+        sender = await _join(module_redis.url, prefix, [])
         try:
             await _subscribed(hearer)
             await _subscribed(sender)
@@ -231,7 +225,7 @@ def test_a_member_cut_off_from_the_channel_catches_up_when_it_hears_again(
 
 
 def test_the_byte_bound_counts_what_waits_not_what_was_ever_published(
-    redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+    module_redis: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     # Client answers of 1 MiB, one after the other, more of them in all than QUEUE_BYTES:
     # each leaves the count when Redis has taken it, so none is refused.
@@ -241,8 +235,8 @@ def test_the_byte_bound_counts_what_waits_not_what_was_ever_published(
     async def scenario() -> int:
         prefix = f"bytes{next(_prefixes)}"
         heard: list[tuple[str, str]] = []
-        hearer = await _join(redis_server.url, prefix, heard)
-        sender = await _join(redis_server.url, prefix, [])
+        hearer = await _join(module_redis.url, prefix, heard)
+        sender = await _join(module_redis.url, prefix, [])
         try:
             await _subscribed(hearer)
             for n in range(count):

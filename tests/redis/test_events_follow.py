@@ -7,32 +7,22 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import Iterator
 from typing import Any
 
 import httpx2 as httpx
 import pytest
-from _http_harness import serving
-from _sessions import open_session
-from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
 from tests._jsonrpc import tool_call_request
-from tests.scale._redis import RedisServer, start_redis
+from tests.redis._server import RedisServer
+from tests.redis._streams import break_off, open_streaming_session, slow_server
+from tests.transports.http._http_harness import serving
 
-from toolwire import Server, ToolContext
+from toolwire import Server
+from toolwire.redis import RedisEventStore, RedisSessionStore
 from toolwire.transports.http.events import LiveEventStore, MalformedEventId, MemoryEventStore
-from toolwire.transports.http.redis_events import RedisEventStore
-from toolwire.transports.http.redis_sessions import RedisSessionStore
 
 pytestmark = pytest.mark.timeout(120)
 
 POLLS = 200  # every wait below polls at most this many times, 0.05 s apart
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = start_redis()
-    yield server
-    server.stop()
 
 
 def _store(url: str, **options: Any) -> RedisEventStore:
@@ -49,10 +39,10 @@ def test_the_memory_store_is_not_followed_and_the_redis_store_is() -> None:
 
 
 def test_a_stream_holds_its_lease_while_it_runs_and_ends_with_its_last_event(
-    redis_server: RedisServer,
+    module_redis: RedisServer,
 ) -> None:
     async def scenario() -> None:
-        store = _store(redis_server.url)
+        store = _store(module_redis.url)
         store.produce("s.a.1")
         priming = await store.store("s.a.1", None)
         first = await store.store("s.a.1", b'{"n":1}')
@@ -90,10 +80,10 @@ def test_a_stream_holds_its_lease_while_it_runs_and_ends_with_its_last_event(
 
 
 def test_an_abandoned_stream_gets_its_end_marker_and_a_blocked_read_wakes_for_an_event(
-    redis_server: RedisServer,
+    module_redis: RedisServer,
 ) -> None:
     async def scenario() -> None:
-        store = _store(redis_server.url)
+        store = _store(module_redis.url)
         store.produce("s.b.1")
         first = await store.store("s.b.1", b'{"n":1}')
         waiting = asyncio.ensure_future(store.read_tail(first, store.wait_seconds))
@@ -116,10 +106,10 @@ def test_an_abandoned_stream_gets_its_end_marker_and_a_blocked_read_wakes_for_an
 
 
 def test_a_lease_nobody_renews_lapses_and_the_stream_shows_no_end(
-    redis_server: RedisServer,
+    module_redis: RedisServer,
 ) -> None:
     async def scenario() -> None:
-        store = _store(redis_server.url, lease=1.5)
+        store = _store(module_redis.url, lease=1.5)
         store.produce("s.c.1")
         first = await store.store("s.c.1", b'{"n":1}')
         await asyncio.sleep(3.0)  # two leases: only renewals keep it
@@ -138,55 +128,17 @@ def test_a_lease_nobody_renews_lapses_and_the_stream_shows_no_end(
     asyncio.run(scenario())
 
 
-def _slow_server() -> Server:
-    server = Server("follow")
-
-    @server.tool
-    async def slow(ctx: ToolContext[Any], steps: int = 40) -> str:
-        """Report progress every 0.1 s, then answer."""
-        for step in range(1, steps + 1):
-            await ctx.report_progress(step, steps)
-            await asyncio.sleep(0.1)
-        return "done"
-
-    return server
-
-
-def _initialize(client: httpx.Client) -> dict[str, str]:
-    return {**open_session(client, ACCEPT), "mcp-protocol-version": "2025-11-25"}
-
-
-def _break_off(client: httpx.Client, headers: dict[str, str]) -> str:
-    """Start a slow call, read its first progress, drop the connection: the last id read."""
-    call = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/call",
-        "params": {"name": "slow", "arguments": {}, "_meta": {"progressToken": "p"}},
-    }
-    last_id = None
-    with client.stream("POST", "/mcp", json=call, headers=headers) as answer:
-        assert answer.status_code == 200
-        for line in answer.iter_lines():
-            if line.startswith("id:"):
-                last_id = line[3:].strip()
-            if line.startswith("data:") and "progress" in line:
-                break
-    assert last_id is not None
-    return last_id
-
-
 def test_followers_are_bounded_per_process_and_none_means_replay_only(
-    redis_server: RedisServer,
+    module_redis: RedisServer,
 ) -> None:
-    server = _slow_server()
+    server = slow_server()
     prefix = f"t{secrets.token_hex(4)}"
-    producer_store = RedisEventStore(redis_server.url, prefix=prefix)
-    one_follower = RedisEventStore(redis_server.url, prefix=prefix, max_followers=1)
-    no_follower = RedisEventStore(redis_server.url, prefix=prefix, max_followers=0)
+    producer_store = RedisEventStore(module_redis.url, prefix=prefix)
+    one_follower = RedisEventStore(module_redis.url, prefix=prefix, max_followers=1)
+    no_follower = RedisEventStore(module_redis.url, prefix=prefix, max_followers=0)
 
     def app(events: RedisEventStore) -> Any:
-        sessions = RedisSessionStore(redis_server.url, prefix=prefix)
+        sessions = RedisSessionStore(module_redis.url, prefix=prefix)
         return server.http_app(event_store=events, session_store=sessions)
 
     with (
@@ -197,8 +149,8 @@ def test_followers_are_bounded_per_process_and_none_means_replay_only(
         httpx.Client(base_url=b, timeout=30) as on_b,
         httpx.Client(base_url=c, timeout=30) as on_c,
     ):
-        headers = _initialize(on_a)
-        last_id = _break_off(on_a, headers)
+        headers = open_streaming_session(on_a)
+        last_id = break_off(on_a, headers)
         resume = {**headers, "last-event-id": last_id}
         with on_b.stream("GET", "/mcp", headers=resume) as followed:
             assert followed.status_code == 200
@@ -231,7 +183,7 @@ def _command_calls(url: str, names: tuple[str, ...]) -> int:
     return asyncio.run(read())
 
 
-def test_json_responses_cost_the_event_store_nothing_per_call(redis_server: RedisServer) -> None:
+def test_json_responses_cost_the_event_store_nothing_per_call(module_redis: RedisServer) -> None:
     server = Server("json")
 
     @server.tool
@@ -241,20 +193,20 @@ def test_json_responses_cost_the_event_store_nothing_per_call(redis_server: Redi
 
     prefix = f"t{secrets.token_hex(4)}"
     app = server.http_app(
-        event_store=RedisEventStore(redis_server.url, prefix=prefix),
-        session_store=RedisSessionStore(redis_server.url, prefix=prefix),
+        event_store=RedisEventStore(module_redis.url, prefix=prefix),
+        session_store=RedisSessionStore(module_redis.url, prefix=prefix),
         json_response=True,
         session_idle_timeout=600,
     )
     every = ("xadd", "xrange", "xread", "set", "get", "del", "exists", "pexpire")
     with serving(app) as base, httpx.Client(base_url=base, timeout=30) as client:
-        headers = _initialize(client)
-        before = _command_calls(redis_server.url, every)
+        headers = open_streaming_session(client)
+        before = _command_calls(module_redis.url, every)
         for n in range(100):
             call = tool_call_request("add", {"a": n, "b": 1}, n + 2)
             answer = client.post("/mcp", json=call, headers=headers)
             assert answer.json()["result"]["content"][0]["text"] == str(n + 1)
-        spent = _command_calls(redis_server.url, every) - before
+        spent = _command_calls(module_redis.url, every) - before
     # No event, no lease, no end marker: a JSON body is not a stream (at most one refresh
     # of the session's expiry).
     assert spent <= 1, spent

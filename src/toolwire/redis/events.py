@@ -13,15 +13,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ._redis_leases import END, LeaseKeeper
-from ._redis_link import DEFAULT_TIMEOUT, RedisLink
-from .events import MalformedEventId, StreamTail
-from .records import StoreUnavailable
+from ..transports.http.events import MalformedEventId, StreamTail
+from ..transports.http.records import StoreUnavailable
+from ._leases import END, LeaseKeeper
+from ._link import DEFAULT_TIMEOUT, RedisLink
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
-    from .events import ReplaySink
+    from ..transports.http.events import ReplaySink
 
 __all__ = ["RedisEventStore"]
 

@@ -1,11 +1,11 @@
 """The leases a process holds on the SSE streams it produces in Redis, and the end markers of
 streams that stopped without a last event.
 
-While a stream runs its producer holds the key `<prefix>:live:<stream id>` with a short
-expiry, renewed by one task per process for all its streams, so that a follower on another
-process (`_follow.py`) can tell a slow producer from a dead one: a lapsed lease means dead,
-frozen or cut off from Redis. The same task writes the end marker of a stream that stopped
-without its last event, at once.
+While a stream runs its producer holds the key `<prefix>:live:<stream id>` with a short expiry,
+renewed by one task per process for all its streams, so that a follower on another process
+(`transports/http/_follow.py`) can tell a slow producer from a dead one: a lapsed lease means dead,
+frozen or cut off from Redis. The same task writes the end marker of a stream that stopped without
+its last event, at once.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .records import StoreUnavailable
+from ..transports.http.records import StoreUnavailable
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
-    from ._redis_link import RedisLink
+    from ._link import RedisLink
 
 __all__ = ["END", "LeaseKeeper"]
 

@@ -1,5 +1,5 @@
 """`RedisSessionStore`: session records in Redis, so every process behind one URL serves every
-session (see `records.py` for what a record is and how processes use it).
+session (see `toolwire.transports.http.records` for what a record is and how processes use it).
 
 Layout: one string key per session, `<prefix>:session:<id>`, holding the record's JSON, with
 Redis's own expiry as the idle timeout. A new record is written with `SET NX` (an id is never
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._redis_link import DEFAULT_TIMEOUT, RedisLink
-from .records import SessionRecord, StoreUnavailable
+from ..transports.http.records import SessionRecord, StoreUnavailable
+from ._link import DEFAULT_TIMEOUT, RedisLink
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis

@@ -1,5 +1,5 @@
-"""`RedisChangeBus`: the change bus of `changes.py` over Redis pub/sub, one channel per
-deployment, `<prefix>:changes`.
+"""`RedisChangeBus`: the change bus of `toolwire.transports.http.changes` over Redis pub/sub,
+one channel per deployment, `<prefix>:changes`.
 
 A member reads the channel and publishes on it from two tasks on its loop, skips its own
 messages, and reconnects after a growing pause (at most `MAX_PAUSE` seconds) while Redis is
@@ -19,8 +19,7 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
-from ._redis_link import DEFAULT_TIMEOUT, RedisLink
-from .changes import (
+from ..transports.http.changes import (
     CLIENT_RESPONSE,
     FOLLOWED_RESOURCES_UPDATED,
     PROMPTS_CHANGED,
@@ -30,7 +29,8 @@ from .changes import (
     BusMember,
     Hear,
 )
-from .records import StoreUnavailable
+from ..transports.http.records import StoreUnavailable
+from ._link import DEFAULT_TIMEOUT, RedisLink
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis

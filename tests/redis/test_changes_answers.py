@@ -12,14 +12,15 @@ from typing import Any
 import anyio
 import httpx2 as httpx
 import pytest
-from _http_harness import serving
 from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
 from tests._jsonrpc import INITIALIZED, initialize_request
-from tests.scale._redis import RedisServer
+from tests.redis._server import RedisServer
 from tests.scale._shared import sse_messages
+from tests.transports.http._http_harness import serving
 
-from toolwire import RedisBackplane, Server, ToolContext
+from toolwire import Server, ToolContext
 from toolwire.errors import ClientResponseError
+from toolwire.redis import RedisBackplane
 from toolwire.transports.http._client_answers import MAX_FORWARDED_BYTES
 
 FORM = {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]}
@@ -122,8 +123,8 @@ def test_an_answer_nobody_waits_for_is_dropped(redis_server: RedisServer) -> Non
 
 
 def test_notices_waiting_for_redis_are_bounded_in_bytes(caplog: pytest.LogCaptureFixture) -> None:
+    from toolwire.redis.changes import QUEUE_BYTES, RedisChangeBus
     from toolwire.transports.http.changes import CLIENT_RESPONSE
-    from toolwire.transports.http.redis_changes import QUEUE_BYTES, RedisChangeBus
 
     async def scenario() -> None:
         bus = RedisChangeBus("redis://127.0.0.1:1/0", timeout=0.5)  # nothing listens there

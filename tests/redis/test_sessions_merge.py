@@ -11,15 +11,15 @@ import threading
 from typing import Any
 
 import httpx2 as httpx
-from _http_harness import serving
 from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
 from tests._jsonrpc import initialize_request
-from tests.scale._redis import RedisServer
+from tests.redis._server import RedisServer
+from tests.transports.http._http_harness import serving
 
 from toolwire import Server
+from toolwire.redis import RedisSessionStore
 from toolwire.transports.http.changes import LocalChangeBus
 from toolwire.transports.http.records import MemorySessionStore, SessionRecord
-from toolwire.transports.http.redis_sessions import RedisSessionStore
 
 
 def _app(url: str) -> Any:

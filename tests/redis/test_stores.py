@@ -6,27 +6,16 @@ redis-server on a free loopback port (skipped without one, except under CI)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from tests.scale._redis import RedisServer, start_redis
+from tests.redis._server import RedisServer
 
 from toolwire import Identity
+from toolwire.redis import RedisChangeBus, RedisEventStore, RedisSessionStore
 from toolwire.transports.http.changes import LocalChangeBus
 from toolwire.transports.http.events import MalformedEventId
 from toolwire.transports.http.records import MemorySessionStore, SessionRecord, caller_key
-from toolwire.transports.http.redis_changes import RedisChangeBus
-from toolwire.transports.http.redis_events import RedisEventStore
-from toolwire.transports.http.redis_sessions import RedisSessionStore
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = start_redis()
-    yield server
-    server.stop()
-
 
 _prefixes = iter(range(1_000_000))
 
@@ -43,7 +32,7 @@ def _record(session_id: str = "s1", **fields: Any) -> SessionRecord:
 def store(request: pytest.FixtureRequest) -> Any:
     if request.param == "memory":
         return MemorySessionStore()
-    server: RedisServer = request.getfixturevalue("redis_server")
+    server: RedisServer = request.getfixturevalue("module_redis")
     return RedisSessionStore(server.url, prefix=_prefix())
 
 
@@ -105,10 +94,10 @@ def test_a_record_keeps_subscriptions_and_reads_records_written_without_them() -
 
 
 def test_redis_event_store_replays_one_stream_bounded_and_forgets_in_time(
-    redis_server: RedisServer,
+    module_redis: RedisServer,
 ) -> None:
     async def scenario() -> None:
-        store = RedisEventStore(redis_server.url, prefix=_prefix(), max_events_per_stream=3)
+        store = RedisEventStore(module_redis.url, prefix=_prefix(), max_events_per_stream=3)
         prime = await store.store("a.x.1", None)
         ids = [await store.store("a.x.1", f"m{i}".encode()) for i in range(2)]
         await store.store("a.x.2", b"other stream")
@@ -137,7 +126,7 @@ def test_redis_event_store_replays_one_stream_bounded_and_forgets_in_time(
         assert await store.replay_after(f"a.x.1/{2**64 - 1}-0", sink) == "a.x.1"
         assert got[-1][0] == more[-1]  # the store was not paused by anything above
         # Bounded in time: a stream lapses `ttl` after its last event.
-        short = RedisEventStore(redis_server.url, prefix=_prefix(), ttl=0.2)
+        short = RedisEventStore(module_redis.url, prefix=_prefix(), ttl=0.2)
         brief = await short.store("b.x.1", b"soon gone")
         await asyncio.sleep(0.4)
         assert await short.replay_after(brief, sink) is None
@@ -156,7 +145,7 @@ def test_event_store_rejects_bad_bounds() -> None:
 def bus(request: pytest.FixtureRequest) -> Any:
     if request.param == "local":
         return LocalChangeBus()
-    server: RedisServer = request.getfixturevalue("redis_server")
+    server: RedisServer = request.getfixturevalue("module_redis")
     return RedisChangeBus(server.url, prefix=_prefix())
 
 

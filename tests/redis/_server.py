@@ -1,10 +1,10 @@
-"""A real `redis-server` for the scale-out tests: private, on a free loopback port, no disk.
+"""A real `redis-server` for the Redis tests: private, on a free loopback port, no disk.
 
 `start_redis()` runs Debian's `redis-server` (installed by scripts/install_system_tools.sh)
 with its own tmp dir as working directory, no RDB snapshots (`--save ''`) and no AOF
 (`--appendonly no`), so nothing outlives the test, and waits until it answers PING. The
 same port can be used again after a `kill()` (`start_redis(port=...)`), for tests of a
-Redis that goes away and comes back.
+Redis that goes away and comes back. The `redis_server` fixture is one such server per test.
 
 Where redis-server is not installed, the tests skip saying so on a developer's machine and
 fail under CI (`CI=true`), which must install it.
@@ -20,13 +20,14 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.scale._infra import Backend, free_port, in_ci, start_backend
+from tests._listening import free_port
+from tests._node_tools import in_ci
 
-__all__ = ["RedisServer", "backends_on_one_redis", "redis_or_skip", "start_redis"]
+__all__ = ["RedisServer", "redis_or_skip", "redis_server", "start_redis"]
 
 START_SECONDS = 30.0
 STOP_SECONDS = 10.0
@@ -157,25 +158,8 @@ def _stop_all() -> None:
 atexit.register(_stop_all)
 
 
-@contextlib.contextmanager
-def backends_on_one_redis(
-    target: str, *, env: Mapping[str, str] | None = None
-) -> Iterator[tuple[RedisServer, Backend, Backend]]:
-    """A new redis-server and two `toolwire run TARGET --redis URL` processes sharing it: two
-    members of one deployment. The backends are stopped after the block, then Redis."""
-    redis = start_redis()
-    first = start_backend(target, env=env, args=["--redis", redis.url])
-    second = start_backend(target, env=env, args=["--redis", redis.url])
-    try:
-        yield redis, first, second
-    finally:
-        first.stop()
-        second.stop()
-        redis.stop()
-
-
 @pytest.fixture
-def redis_server() -> object:
+def redis_server() -> Iterator[RedisServer]:
     """A private redis-server for one test, stopped after it."""
     server = start_redis()
     try:

@@ -8,25 +8,16 @@ import asyncio
 import inspect
 import json
 import secrets
-from collections.abc import Iterator
 
 import httpx2 as httpx
 import pytest
-from _http_harness import serving
-from test_redis_follow import _break_off, _initialize, _slow_server
-from tests.scale._redis import RedisServer, start_redis
+from tests.redis._server import RedisServer
+from tests.redis._streams import break_off, open_streaming_session, slow_server
+from tests.transports.http._http_harness import serving
 
-from toolwire.transports.http.redis_backplane import RedisBackplane
-from toolwire.transports.http.redis_events import RedisEventStore
+from toolwire.redis import RedisBackplane, RedisEventStore
 
 pytestmark = pytest.mark.timeout(120)
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = start_redis()
-    yield server
-    server.stop()
 
 
 @pytest.mark.parametrize("name", ["lease", "max_followers"])
@@ -56,12 +47,12 @@ def test_bad_values_are_refused_as_the_store_refuses_them(
 
 
 def test_a_running_streams_lease_lasts_what_the_backplane_was_given(
-    redis_server: RedisServer,
+    module_redis: RedisServer,
 ) -> None:
     prefix = f"t{secrets.token_hex(4)}"
 
     async def scenario() -> int:
-        backplane = RedisBackplane(redis_server.url, prefix=prefix, lease=1.5)
+        backplane = RedisBackplane(module_redis.url, prefix=prefix, lease=1.5)
         store = backplane.events
         store.produce("s.a.1")
         await store.store("s.a.1", b'{"n":1}')
@@ -74,12 +65,12 @@ def test_a_running_streams_lease_lasts_what_the_backplane_was_given(
     assert 0 < remaining <= 1500  # the default lease would be 6000 ms
 
 
-def test_a_backplanes_follower_bound_is_kept(redis_server: RedisServer) -> None:
-    server = _slow_server()
+def test_a_backplanes_follower_bound_is_kept(module_redis: RedisServer) -> None:
+    server = slow_server()
     prefix = f"t{secrets.token_hex(4)}"
-    producer = server.http_app(backplane=RedisBackplane(redis_server.url, prefix=prefix))
+    producer = server.http_app(backplane=RedisBackplane(module_redis.url, prefix=prefix))
     follower = server.http_app(
-        backplane=RedisBackplane(redis_server.url, prefix=prefix, max_followers=1)
+        backplane=RedisBackplane(module_redis.url, prefix=prefix, max_followers=1)
     )
     with (
         serving(producer) as a,
@@ -87,8 +78,8 @@ def test_a_backplanes_follower_bound_is_kept(redis_server: RedisServer) -> None:
         httpx.Client(base_url=a, timeout=30) as on_a,
         httpx.Client(base_url=b, timeout=30) as on_b,
     ):
-        headers = _initialize(on_a)
-        resume = {**headers, "last-event-id": _break_off(on_a, headers)}
+        headers = open_streaming_session(on_a)
+        resume = {**headers, "last-event-id": break_off(on_a, headers)}
         with on_b.stream("GET", "/mcp", headers=resume) as followed:
             assert followed.status_code == 200
             lines = followed.iter_lines()

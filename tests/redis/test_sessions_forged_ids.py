@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 from tests._jsonrpc import tool_call_request
-from tests.scale._redis import RedisServer
+from tests.redis._server import RedisServer
 from tests.transports.http._http_harness import serving
 
 from toolwire import Server
-from toolwire.transports.http.redis_sessions import RedisSessionStore
+from toolwire.redis import RedisSessionStore
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._redis_link import DEFAULT_TIMEOUT, RedisLink
-from .redis_changes import RedisChangeBus
-from .redis_events import RedisEventStore
-from .redis_sessions import RedisSessionStore
+from ._link import DEFAULT_TIMEOUT, RedisLink
+from .changes import RedisChangeBus
+from .events import RedisEventStore
+from .sessions import RedisSessionStore
 
 __all__ = ["RedisBackplane"]
 
@@ -22,19 +22,19 @@ class RedisBackplane:
         backplane = RedisBackplane("redis://10.0.0.5:6379/0")
         app = server.http_app(backplane=backplane)
 
-    Then, whichever process a request reaches: a handshake-era session continues (also after
-    the process that created it restarted or died), a broken SSE stream resumes with
-    `Last-Event-ID`, a change made on any process (a tool, resource or prompt added or
-    removed, a resource update announced) reaches the clients of all (their GET streams, and
-    2026-07-28 `subscriptions/listen` streams), and a client's answer to a question a tool
-    asks (`ctx.elicit`, `ctx.sample`, `ctx.list_roots`) reaches the process whose call waits
-    for it, wherever the balancer sent the answer (answers up to 1 MiB: see
-    `_client_answers.py`). When Redis fails or does not answer within `timeout`, requests
-    that need it get a 503 whose JSON-RPC error names the store and what failed (logged on
-    the `toolwire` logger); sessions a process holds go on being served. Changes announced
+    Then, whichever process a request reaches: a handshake-era session continues (also after the
+    process that created it restarted or died), a broken SSE stream resumes with
+    `Last-Event-ID`, a change made on any process (a tool, resource or prompt added or removed,
+    a resource update announced) reaches the clients of all (their GET streams, and 2026-07-28
+    `subscriptions/listen` streams), and a client's answer to a question a tool asks
+    (`ctx.elicit`, `ctx.sample`, `ctx.list_roots`) reaches the process whose call waits for it,
+    wherever the balancer sent the answer (answers up to 1 MiB: see
+    `transports/http/_client_answers.py`). When Redis fails or does not answer within `timeout`,
+    requests that need it get a 503 whose JSON-RPC error names the store and what failed (logged
+    on the `toolwire` logger); sessions a process holds go on being served. Changes announced
     meanwhile wait for Redis and go out when it is back (those held over ten minutes are
-    dropped, logged), and each process that lost it tells its clients, once it hears again,
-    that every list and every resource they follow may have changed: they read them again.
+    dropped, logged), and each process that lost it tells its clients, once it hears again, that
+    every list and every resource they follow may have changed: they read them again.
 
     What stays with one process: a call runs where its POST arrived; a stream still running
     there is followed live from any other process through Redis (its events are relayed

@@ -9,14 +9,14 @@ from typing import Any
 
 import httpx2 as httpx
 import pytest
-from _http_harness import serving
 from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
 from tests._jsonrpc import initialize_request, tool_call_request
-from tests.scale._redis import RedisServer
+from tests.redis._server import RedisServer
+from tests.transports.http._http_harness import serving
 
-from toolwire import Identity, RedisBackplane, Server, ToolContext
+from toolwire import Identity, Server, ToolContext
+from toolwire.redis import RedisBackplane, RedisSessionStore
 from toolwire.transports.http.changes import LocalChangeBus
-from toolwire.transports.http.redis_sessions import RedisSessionStore
 
 SESSION_COMMANDS = ("set", "get", "pexpire", "del")
 

@@ -1,24 +1,22 @@
 """One Redis connection pool shared by a backplane's stores, with bounded waits and clear errors.
 
-This is the only module that imports `redis`, and only the Redis stores import it, so an app
-without Redis never loads it. No operation waits on Redis longer than `timeout` seconds; at most
-`POOL_SIZE` connections are open, and a burst past them waits for one. A broken connection is
-retried once, a timeout never. After a failure every operation fails at once for `COOL_DOWN`
-seconds, its error naming the store, the action and the cause. An outage is logged once at
-ERROR on `toolwire.http`, and its end at WARNING.
+Every Redis command of the stores goes through here; the client is made on first use. No operation
+waits on Redis longer than `timeout` seconds; at most `POOL_SIZE` connections are open, and a burst
+past them waits for one. A broken connection is retried once, a timeout never. After a failure every
+operation fails at once for `COOL_DOWN` seconds, its error naming the store, the action and the
+cause. An outage is logged once at ERROR on `toolwire.http`, and its end at WARNING.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-from .records import StoreUnavailable
+from ..transports.http.records import StoreUnavailable
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -59,10 +57,6 @@ class RedisLink:
     def __init__(self, url: str, *, timeout: float = DEFAULT_TIMEOUT, client: Any = None) -> None:
         if not timeout > 0:
             raise ValueError(f"timeout must be a number of seconds > 0, not {timeout!r}")
-        if client is None and importlib.util.find_spec("redis") is None:
-            raise ImportError(
-                "toolwire's Redis stores need redis-py: pip install 'toolwire[redis]'"
-            )
         self.url = url
         self.where = _redacted(url)
         self.timeout = timeout
