@@ -178,9 +178,8 @@ class SessionPool:
         Raises:
             Exception: What opening a new session raised.
         """
-        if identity is None and self._idle:
-            lease = self._idle.pop()
-        else:
+        lease = self._idle_one() if identity is None else None
+        if lease is None:
             lease = Lease(identity)
             self._live.add(lease)
             try:
@@ -190,13 +189,26 @@ class SessionPool:
                 raise
             task = lease.hosted.task
             assert task is not None
-            task.add_done_callback(lambda _: self._live.discard(lease))
+            task.add_done_callback(lambda _: self._discard(lease))
         session = lease.session
         session.era = era
         if era == "legacy":  # born initialized: no handshake on a session-less request
             session.protocol_version = version
             session.initialized = True
         return lease
+
+    def _idle_one(self) -> Lease | None:
+        while self._idle:
+            lease = self._idle.pop()
+            if lease in self._live:  # else its session ended while it waited
+                return lease
+        return None
+
+    def _discard(self, lease: Lease) -> None:
+        """`lease`'s session has ended (closed, or failed while idle): it is lent no more."""
+        self._live.discard(lease)
+        if lease in self._idle:
+            self._idle.remove(lease)
 
     def give_back(self, lease: Lease) -> None:
         """The request is over: keep its session for the next one when it ended cleanly and

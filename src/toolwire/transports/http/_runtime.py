@@ -1,5 +1,7 @@
-"""What an HTTP app holds while it is served: the server's opener, the live sessions, and its
-place on the change bus (when it has one).
+"""What an HTTP app holds while it is served: the server's opener, the live sessions, the pool
+of sessions lent to requests without one (and their listen streams), and its place on the
+change bus (when it has one). Nothing of it is module-level: apps in one process serve and
+stop apart.
 
 Serving starts from the app's lifespan when the ASGI server runs it, and ends with it. An app
 mounted inside another one sees that lifespan only if the parent forwards it
