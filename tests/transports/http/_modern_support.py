@@ -19,6 +19,7 @@ from tests._jsonrpc import encoded_request as body
 
 from toolwire import Server, ToolContext
 from toolwire.protocol.serving import Servable
+from toolwire.transports.http._hosting import SessionPool
 from toolwire.transports.http.modern import is_modern, serve_modern
 
 Scope = MutableMapping[str, Any]
@@ -31,17 +32,34 @@ META = {
 MODERN = "2026-07-28"
 
 
-def modern_only_app(servable: Servable, *, json_response: bool = False) -> ASGIApp:
-    """The smallest endpoint around `serve_modern`: handshake-era requests get a 400."""
-    openers: dict[str, Any] = {}
+class ModernOnlyApp:
+    """The smallest endpoint around `serve_modern`: handshake-era requests get a 400. Its
+    lifespan serves the server and holds the pool its requests borrow sessions from."""
 
-    async def app(scope: Scope, receive: Any, send: Any) -> None:
+    def __init__(self, servable: Servable, *, json_response: bool = False) -> None:
+        self.servable = servable
+        self.json_response = json_response
+        self.pool: SessionPool | None = None
+
+    async def end_idle_streams(self) -> None:
+        """End the open listen streams with their final result (a stopping app's first step)."""
+        assert self.pool is not None
+        await self.pool.end_listen_streams()
+
+    async def end_streams(self) -> None:
+        """End the listen streams, then close every pooled session (the app is stopping)."""
+        assert self.pool is not None
+        await self.pool.end_listen_streams()
+        await self.pool.close()
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
             await receive()
-            async with servable.serving() as opener:
-                openers["open"] = opener
+            async with self.servable.serving() as opener:
+                self.pool = SessionPool(opener)
                 await send({"type": "lifespan.startup.complete"})
                 await receive()
+                await self.end_streams()
             await send({"type": "lifespan.shutdown.complete"})
             return
         if scope["method"] != "POST":
@@ -61,17 +79,19 @@ def modern_only_app(servable: Servable, *, json_response: bool = False) -> ASGIA
         if not is_modern(scope["headers"], decoded):
             await _plain(send, 400, b"handshake era: not served by this test app")
             return
+        assert self.pool is not None
         await serve_modern(
             scope,
             receive,
             send,
             body=body,
             message=decoded,
-            opener=openers["open"],
-            json_response=json_response,
+            pool=self.pool,
+            json_response=self.json_response,
         )
 
-    return app
+
+modern_only_app = ModernOnlyApp
 
 
 async def _plain(send: Any, status: int, body: bytes) -> None:
@@ -83,6 +103,7 @@ class Served:
     """An ASGI app served by uvicorn in a thread; `url` is its `/mcp` endpoint."""
 
     def __init__(self, app: Any, path: str = "/mcp") -> None:
+        self.app = app
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind(("127.0.0.1", 0))

@@ -1,4 +1,4 @@
-"""The 2026-07-28 session pool never hands out a session whose resource read or prompt still
+"""The session pool never hands out a session whose resource read or prompt still
 runs: such a request counts as busy, so releasing its lease closes the session (which
 cancels the read) instead of giving it to the next request."""
 
@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from toolwire import Server
-from toolwire.transports.http._modern_pool import lease_session
+from toolwire.transports.http._hosting import SessionPool
 
 pytestmark = pytest.mark.anyio
 
@@ -66,9 +66,9 @@ async def test_a_lease_released_during_a_read_is_not_reused(
         frames.append(frame)
 
     async with server.serving() as opener:
-        lease = await lease_session(opener, None)
+        pool = SessionPool(opener)
+        lease = await pool.take(None, era="modern")
         lease.target = collect
-        assert lease.session is not None
         message = {"jsonrpc": "2.0", "id": 7, "method": method}
         message["params"] = {**params, "_meta": ENVELOPE}
         with anyio.fail_after(10):  # answered inline, the read would hold this for ever
@@ -76,10 +76,13 @@ async def test_a_lease_released_during_a_read_is_not_reused(
             await started.wait()
         assert lease.session.busy
         lease.reusable = True  # as if its request had ended cleanly (a client that left)
-        lease.release()
+        pool.give_back(lease)
         with anyio.fail_after(10):
             await cancelled.wait()
-        again = await lease_session(opener, None)
+        again = await pool.take(None, era="modern")
         assert again is not lease  # a fresh session, not the one still reading
-        again.release()
+        again.reusable = True
+        pool.give_back(again)
+        assert pool.idle == 1  # that one, clean, is kept
+        await pool.close()
     assert frames == []

@@ -171,12 +171,10 @@ def test_a_stopping_server_closes_the_idle_sessions(
 ) -> None:
     import asyncio
 
-    from toolwire.transports.http import modern
-
     running, server, _ = served
     post(running.url, "tools/list", enveloped())
     assert open_sessions(server) == 1
     assert running.loop is not None
-    asyncio.run_coroutine_threadsafe(modern.end_listen_streams(), running.loop).result(10)
+    asyncio.run_coroutine_threadsafe(running.app.end_streams(), running.loop).result(10)
     assert settle(server, 0) == 0
     assert post(running.url, "tools/list", enveloped()).status_code == 200  # opens anew if asked

@@ -548,7 +548,7 @@ def test_a_stopping_server_ends_listen_streams_with_their_result(
     reader.start()
     assert acknowledged.wait(10)
     assert running.loop is not None
-    asyncio.run_coroutine_threadsafe(modern.end_listen_streams(), running.loop).result(10)
+    asyncio.run_coroutine_threadsafe(running.app.end_idle_streams(), running.loop).result(10)
     reader.join(10)
     assert not reader.is_alive()
     assert [frame.get("method") for frame in frames] == [

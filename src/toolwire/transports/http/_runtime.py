@@ -1,5 +1,7 @@
-"""What an HTTP app holds while it is served: the server's opener, the live sessions, and its
-place on the change bus (when it has one).
+"""What an HTTP app holds while it is served: the server's opener, the live sessions, the pool
+of sessions lent to requests without one (and their listen streams), and its place on the
+change bus (when it has one). Nothing of it is module-level: apps in one process serve and
+stop apart.
 
 Serving starts from the app's lifespan when the ASGI server runs it, and ends with it. An app
 mounted inside another one sees that lifespan only if the parent forwards it
@@ -17,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from ._client_answers import forward_notice, take_forwarded
 from ._event_limit import bounded_opener
+from ._hosting import SessionPool
 from ._lazy_start import LazyStart
-from ._stateless import StatelessSessions
 from ._winding_down import OneEnding, SessionsOpened
 from .changes import (
     CLIENT_RESPONSE,
@@ -81,7 +83,7 @@ class Runtime:
         self.change_bus = change_bus
         self._member: BusMember | None = None
         self.is_stateless = stateless
-        self.stateless: StatelessSessions | None = None
+        self.pool: SessionPool | None = None
         self.event_store = event_store
         self.opener: SessionOpener | None = None
         self.sessions: SessionManager | None = None
@@ -118,10 +120,10 @@ class Runtime:
                 relays = self._relays()
                 for relay in relays:
                     relay.listeners.append(relay)
-            # Stateless mode serves every POST from this pool; session mode serves from it
-            # the requests that come without a session id (see `Endpoint._session`).
-            # No session: nothing to answer a question on, so no back channel.
-            self.stateless = StatelessSessions(opener)
+            # Sessions lent to the requests that have none of their own: every POST in
+            # stateless mode, a handshake-era POST without a session id, and every
+            # 2026-07-28 request.
+            self.pool = SessionPool(opener)
             self.opener = opener
             try:
                 yield
@@ -134,8 +136,8 @@ class Runtime:
                     await self._member.leave()
                     self._member = None
                 await sessions.close()
-                if self.stateless is not None:
-                    await self.stateless.close()
+                if self.pool is not None:
+                    await self.pool.close()
                 self.sessions = None
                 await self._close_connections(store)
 
@@ -221,14 +223,9 @@ class Runtime:
             take_forwarded(self.sessions, data)
 
     def _listening(self) -> list[ServerSession]:
-        """The 2026-07-28 sessions serving a listen stream of this server (they follow what
-        their stream asked for, kept in no record)."""
-        try:
-            from .modern import listening_sessions
-        except ImportError:  # no 2026-07-28 era here: no listen streams
-            return []
-        served: object = self.servable  # what its sessions know as the app they serve
-        return [each for each in listening_sessions() if each.server is served]
+        """This app's 2026-07-28 sessions serving a listen stream (they follow what their
+        stream asked for, kept in no record)."""
+        return self.pool.listening() if self.pool is not None else []
 
     async def end_idle_streams(self) -> None:
         """End the streams that owe no call an answer: each session's GET stream and this
@@ -238,13 +235,13 @@ class Runtime:
                 stream = found.get_stream
                 if stream is not None and not stream.finished:
                     stream.finish()
-        for session in self._listening():
-            await session.end_streams()
+        if self.pool is not None:
+            await self.pool.end_listen_streams()
 
     async def end_streams(self) -> None:
         """End every open stream: the server is stopping, and an ASGI server waits for open
         responses before it stops. Sessions end (their GET and POST streams with them),
-        stateless sessions close, and 2026-07-28 listen streams get their final result.
+        2026-07-28 listen streams get their final result, and the pooled sessions close.
 
         Asked again while it runs (the host's exit signal seen two ways), the second asker
         waits for the first ending rather than close the same sessions at once.
@@ -254,13 +251,9 @@ class Runtime:
     async def _end_streams(self) -> None:
         if self.sessions is not None:
             await self.sessions.close()
-        if self.stateless is not None:
-            await self.stateless.close()
-        try:
-            from .modern import end_listen_streams
-        except ImportError:  # the 2026-07-28 era is not there to end anything
-            return
-        await end_listen_streams()
+        if self.pool is not None:
+            await self.pool.end_listen_streams()  # their final results, before they close
+            await self.pool.close()
 
     async def ensure_started(self) -> bool:
         """Start serving now if no lifespan did (the app is mounted inside another one);

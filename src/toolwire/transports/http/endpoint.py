@@ -144,14 +144,14 @@ class Endpoint:
             await refuse(send, 400, f"Parse error: {detail}", code=PARSE_ERROR)
             return
         if self._is_modern is not None and self._is_modern(headers, message):
-            assert self.runtime.opener is not None
+            assert self.runtime.pool is not None
             await self._serve_modern(
                 scope,
                 receive,
                 send,
                 body=body,
                 message=message,
-                opener=self.runtime.opener,
+                pool=self.runtime.pool,
                 json_response=config.json_response,
             )
             return
@@ -279,20 +279,22 @@ class Endpoint:
         version: str | None,
         as_json: bool,
     ) -> None:
-        """Serve this one POST on a born-ready session (see `_stateless.py`)."""
-        pool = self.runtime.stateless
+        """Serve this one POST on a session lent by the app's pool (see `_hosting.py`)."""
+        pool = self.runtime.pool
         assert pool is not None
         identity = scope.get("toolwire.identity")
-        lease = await pool.take(identity, version or ASSUMED_VERSION)
+        lease = await pool.take(identity, era="handshake", version=version or ASSUMED_VERSION)
         session = lease.session
-        assert session is not None
         try:
             session.backlog.frame_size = len(body)
             if not isinstance(item, Request):
                 await session.receive_message(message)
+                lease.reusable = True
                 await respond(send, 202)
                 return
-            stream = lease.stream = Stream(None, None, sse=not as_json)
+            stream = Stream(None, None, sse=not as_json)
+            lease.target = stream.write
+            lease.on_end = stream.finish
             await answer(
                 session,
                 None,
@@ -306,8 +308,9 @@ class Endpoint:
                 stream,
                 as_json=as_json,
             )
+            lease.reusable = True
         finally:
-            pool.give_back(lease, identity)
+            pool.give_back(lease)
 
     # -- GET: the standalone stream, or a resumed one --------------------------------------
 

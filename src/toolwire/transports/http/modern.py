@@ -6,7 +6,8 @@ body; a request is checked (envelope -32602, mirrored headers -32020, version -3
 its session runs it. The answer is JSON until the call sends a notification, then an event
 stream (always JSON with `json_response=True`, except `subscriptions/listen`); a client that
 goes away cancels its request; an error answered as JSON carries the specification's HTTP
-status. `end_listen_streams()` ends open listen streams for a stopping server.
+status. The sessions come from the app's `SessionPool`, which also ends its listen streams
+when the app stops.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
-from weakref import WeakSet
 
 from ...protocol import eras
 from ...protocol.jsonrpc import (
@@ -29,14 +29,13 @@ from ...protocol.jsonrpc import (
 from . import _mirror
 from ._mirror import Headers
 from ._modern_answer import Answer
-from ._modern_pool import close_idle, lease_session, open_options
 from ._replies import refuse, respond
 
 if TYPE_CHECKING:
-    from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
+    from ._hosting import Lease, SessionPool
 
-__all__ = ["end_listen_streams", "is_modern", "listening_sessions", "serve_modern"]
+__all__ = ["is_modern", "serve_modern"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -85,7 +84,7 @@ async def serve_modern(
     *,
     body: bytes,
     message: Any,
-    opener: SessionOpener,
+    pool: SessionPool,
     json_response: bool,
 ) -> None:
     """Serve one 2026-07-28 POST, from its checks to the last byte of its answer.
@@ -97,7 +96,7 @@ async def serve_modern(
         send: The ASGI send channel; nothing has been sent on it yet.
         body: The request body, as received.
         message: The body decoded as JSON.
-        opener: Opens the session that serves the request (`routed=True`).
+        pool: Lends the session that serves the request.
         json_response: Answer with one JSON object even when notifications flow (they are
             then dropped), except for `subscriptions/listen`.
     """
@@ -118,20 +117,22 @@ async def serve_modern(
     exchange = Answer(send, streams=streams, notifications=streams)
     identity = scope.get("toolwire.identity")
     if _on_asyncio():
-        lease = await lease_session(opener, identity)
+        lease = await pool.take(identity, era="modern")
         lease.target = exchange.frame
         try:
-            assert lease.session is not None
             await _serve_on(
-                lease.session, item, message, len(body), headers, refusal, exchange, receive
+                lease.session, item, message, len(body), headers, refusal, exchange, receive, lease
             )
             lease.reusable = not exchange.gone and item.method != LISTEN
         finally:
-            lease.release()
+            pool.give_back(lease)
     else:  # another anyio backend: a session of its own, in this task
-        async with opener(exchange.frame, routed=True, **open_options(identity)) as session:
+        opener = pool.opener
+        async with opener(exchange.frame, routed=True, **pool.options(identity)) as session:
             session.era = "modern"  # no handshake on this path, whatever the method
-            await _serve_on(session, item, message, len(body), headers, refusal, exchange, receive)
+            await _serve_on(
+                session, item, message, len(body), headers, refusal, exchange, receive, None
+            )
     await exchange.finish()
 
 
@@ -152,8 +153,10 @@ async def _serve_on(
     refusal: ProtocolError | None,
     exchange: Answer,
     receive: Receive,
+    lease: Lease | None,
 ) -> None:
-    """Run one checked request on `session` until its answer is complete or abandoned."""
+    """Run one checked request on `session` (lent by `lease`, if any) until its answer is
+    complete or abandoned."""
     if refusal is None or refusal.code == UNSUPPORTED_PROTOCOL_VERSION:
         try:
             if item.method == "tools/call":
@@ -166,31 +169,9 @@ async def _serve_on(
     session.backlog.frame_size = size
     await session.receive_message(message)
     if exchange.reply is None and not exchange.ended:
-        if item.method == LISTEN:
-            _LISTENING.add(session)
+        if item.method == LISTEN and lease is not None:
+            lease.listening = True  # its pool ends the stream when the app stops
         await exchange.wait(receive, session)
-
-
-# The sessions serving a `subscriptions/listen` stream right now (they leave by themselves).
-_LISTENING: WeakSet[ServerSession] = WeakSet()
-
-
-def listening_sessions() -> list[ServerSession]:
-    """The sessions serving a `subscriptions/listen` stream right now."""
-    return list(_LISTENING)
-
-
-async def end_listen_streams() -> None:
-    """End every open `subscriptions/listen` stream gracefully: each gets its `complete`
-    result and its HTTP response ends. The idle sessions kept for reuse are closed too.
-
-    For a server that is stopping: an ASGI server waits for open responses before it shuts
-    down, and a listen stream would otherwise stay open until the client leaves. Call it on
-    the serving event loop.
-    """
-    for session in list(_LISTENING):
-        await session.end_streams()
-    close_idle()  # the sessions kept for reuse would otherwise outlive the server's lifespan
 
 
 def _precheck(

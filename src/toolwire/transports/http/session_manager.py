@@ -194,10 +194,7 @@ class SessionManager:
         self._opening += 1
         try:
             session.save_changes = self.sync if self.shared else None
-            loop = asyncio.get_running_loop()
-            ready: asyncio.Future[None] = loop.create_future()
-            session.task = loop.create_task(session.host(self.opener, ready, **(options or {})))
-            await ready
+            await session.open(self.opener, options or {})
             if self.shared and session.server_session is not None:
                 # Copies on several processes number their requests apart (see above).
                 session.server_session.outbound.id_prefix = f"tw-{session.copy}-"

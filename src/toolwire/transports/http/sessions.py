@@ -1,11 +1,11 @@
 """Live streamable-HTTP sessions: one client's session as this process serves it.
 
-An `HttpSession` is a `ServerSession` held open by a task of its own; the requests of the
-session find it by id and hand it their messages, and `HttpSession.route` writes each outgoing
-frame on the stream of the request it belongs to. `SessionManager` creates, finds, keeps and
-ends sessions; what outlives the process is the record (`records.py`). Session ids are 32
-random hex digits, and stream ids name the session and the copy that made them, so copies of
-one session on several processes never issue the same id.
+An `HttpSession` is a `ServerSession` hosted in a task of its own (`HostedSession`); the
+requests of the session find it by id and hand it their messages, and `HttpSession.route`
+writes each outgoing frame on the stream of the request it belongs to. `SessionManager`
+creates, finds, keeps and ends sessions; what outlives the process is the record
+(`records.py`). Session ids are 32 random hex digits, and stream ids name the session and the
+copy that made them, so copies of one session on several processes never issue the same id.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ._hosting import HostedSession
 from ._streams import Stream
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ class HttpSession:
     def __init__(self, session_id: str, identity: Any = None) -> None:
         self.id = session_id
         self.identity = identity
-        self.server_session: ServerSession | None = None
+        self.hosted = HostedSession(self.route, name=f"session {session_id}", ended=self._ended)
         self.routes: dict[RequestId, Stream] = {}  # requests in flight -> their stream
         self.streams: dict[str, Stream] = {}  # resumable streams not yet finished, by id
         self.get_stream: Stream | None = None  # the standalone stream (GET), when open
@@ -62,12 +63,20 @@ class HttpSession:
         self.ended = False
         self._copy = secrets.token_hex(4)  # this live copy, in the ids of its streams
         self._streams_made = 0
-        self._stop = asyncio.Event()
-        self.task: asyncio.Task[None] | None = None
         # Set when the record is shared: writes a changed record back before the reply that
         # acknowledges the change goes out, so a process killed right after a client was told
         # "done" cannot lose it.
         self.save_changes: Callable[[HttpSession], Awaitable[None]] | None = None
+
+    @property
+    def server_session(self) -> ServerSession | None:
+        """The protocol session, once open."""
+        return self.hosted.session
+
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        """The task holding the session open."""
+        return self.hosted.task
 
     @property
     def protocol_version(self) -> str | None:
@@ -169,33 +178,28 @@ class HttpSession:
                 self.streams.pop(stream.stream_id, None)
 
     def stop(self) -> None:
-        """End the session: its host task closes the `ServerSession`."""
+        """End the session: its task closes the `ServerSession`."""
         self.ended = True
-        self._stop.set()
+        self.hosted.stop()
 
-    async def host(self, opener: SessionOpener, ready: asyncio.Future[None], **extra: Any) -> None:
-        """Hold the `ServerSession` open until `stop()` (run as the session's own task)."""
-        try:
-            async with opener(self.route, routed=True, **extra) as session:
-                self.server_session = session
-                session.requests.unanswered = self.unanswered
-                ready.set_result(None)
-                await self._stop.wait()
-        except BaseException as error:
-            if not ready.done():
-                ready.set_exception(error if isinstance(error, Exception) else RuntimeError())
-            if not isinstance(error, asyncio.CancelledError | Exception):
-                raise
-            if isinstance(error, Exception):
-                logger.exception("session %s ended with an error", self.id)
-        finally:
-            self.ended = True
-            for stream in [*self.streams.values(), *self.routes.values()]:
-                stream.finish()  # wakes every request still waiting on this session
-            if self.get_stream is not None:
-                self.get_stream.finish()
-            self.routes.clear()
-            self.streams.clear()
+    async def open(self, opener: SessionOpener, options: dict[str, Any]) -> None:
+        """Open the `ServerSession` in a task of its own, held until `stop()`.
+
+        Raises:
+            Exception: What opening it raised.
+        """
+        session = await self.hosted.open(opener, options)
+        session.requests.unanswered = self.unanswered
+
+    def _ended(self) -> None:
+        """The session closed: every request still waiting on it is finished."""
+        self.ended = True
+        for stream in [*self.streams.values(), *self.routes.values()]:
+            stream.finish()
+        if self.get_stream is not None:
+            self.get_stream.finish()
+        self.routes.clear()
+        self.streams.clear()
 
 
 def is_get_stream(stream_id: str) -> bool:
