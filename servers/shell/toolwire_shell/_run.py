@@ -2,8 +2,9 @@
 into bounded captures as it arrives, and its whole tree ended when it is done or given up on.
 
 `Runner` owns the server's `ProcessTable` and a single monitor task that, while commands run,
-counts each command's processes and ends any command past the process limit (a fork loop) and
-collects orphans that exit on their own.
+counts each command's processes and ends any command past the process limit (a fork loop),
+records for the watchdog the processes that belong to no command, and collects orphans that
+exit on their own.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ class Run:
             env=self.env,
             start_new_session=True,
         )
-        self.runner.table.started(self.process.pid)
+        self.runner.table.started(self.process.pid, self.tag)
         self.runner.runs.add(self)
         self.runner.wake_monitor()
         assert self.process.stdout is not None
@@ -285,9 +286,10 @@ class Runner:
                 idle_ticks += 1
                 continue
             idle_ticks = 0
+            counts, strays = await asyncio.to_thread(self.table.survey)
+            self.table.record_strays(strays)
             if self.max_processes is None:
                 continue
-            counts = await asyncio.to_thread(self.table.counts)
             for run in list(self.runs):
                 if counts.get(run.tag, 0) > self.max_processes:
                     run.kill(f"more than {self.max_processes} processes at once")
