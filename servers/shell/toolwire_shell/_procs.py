@@ -240,6 +240,23 @@ class ProcessTable:
                 self._strays.add(stray)
                 self._tell(f"p {stray[0]} {stray[1]}")
 
+    def end_strays(self) -> int:
+        """Kill every descendant that belongs to no command; how many were killed."""
+        killed = 0
+        for _ in range(_KILL_ROUNDS):
+            strays = [pid for pid, _start in self.survey()[1]]
+            if not strays:
+                break
+            for pid in strays:
+                _signal(pid, signal.SIGSTOP)
+            for pid in strays:
+                _signal(pid, signal.SIGKILL)
+            killed += len(strays)
+            self.reap()
+            time.sleep(0.002)
+        self.reap()
+        return killed
+
     def end(self, tag: str, leader: int | None) -> int:
         """Kill the command's group and every descendant belonging to it; how many were
         killed.

@@ -124,3 +124,41 @@ def _watchdogs(parent: int) -> dict[int, str]:
         if int(fields[1]) == parent and any(arg.endswith(b"_watchdog.py") for arg in argv):
             found[int(entry.name)] = fields[19]
     return found
+
+
+def _in_session(session: int) -> list[int]:
+    """Live processes whose session id is `session`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if fields[0] != "Z" and int(fields[3]) == session:
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_fork_loop_outside_any_command_is_ended(pids: Path) -> None:
+    loop = "while :; do sleep 316 & done"
+    with ShellServer("--max-processes", "20") as server:
+        result = server.call(
+            "shell",
+            {
+                "commands": [
+                    f"env -i setsid /bin/sh -c 'echo $$ >> {pids}; {loop}' & {_wait_for(pids, 1)}"
+                ]
+            },
+            timeout=30,
+        )
+        assert result["isError"] is False
+        [word] = pids.read_text().split()
+        # The loop leads a session of its own, untagged: it belongs to no command, and past
+        # the process limit every such process is stopped and killed.
+        assert wait_until(lambda: _in_session(int(word)) == [], 20), len(_in_session(int(word)))
+        assert server.proc.poll() is None
+        ran = server.call("shell", {"commands": ["echo alive"]})
+        assert ran["structuredContent"]["output"][0]["stdout"] == "alive\n"
