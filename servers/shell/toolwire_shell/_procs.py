@@ -234,11 +234,18 @@ class ProcessTable:
 
     def record_strays(self, strays: list[tuple[int, int]]) -> None:
         """Tell the watchdog of processes that belong to no command (they left their session
-        and lost their tag), so that it can find them if the server is SIGKILLed."""
-        for stray in strays:
-            if stray not in self._strays:
-                self._strays.add(stray)
-                self._tell(f"p {stray[0]} {stray[1]}")
+        and lost their tag), so that it can find them if the server is SIGKILLed, and of the
+        recorded ones that are gone (`strays` is a whole survey's list)."""
+        live = set(strays)
+        for pid, start in self._strays - live:
+            stat = _stat(pid)
+            if stat is not None and stat.start == start and stat.state != "Z":
+                live.add((pid, start))  # a survey older than the record: still there
+            else:
+                self._tell(f"q {pid} {start}")
+        for pid, start in live - self._strays:
+            self._tell(f"p {pid} {start}")
+        self._strays = live
 
     def end_strays(self) -> int:
         """Kill every descendant that belongs to no command; how many were killed."""

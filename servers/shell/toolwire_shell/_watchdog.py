@@ -2,12 +2,13 @@
 
 It reads FD, a pipe whose write end only the server holds, one line at a time: `s SID START`
 (a command's session, its leader's start time or 0), `e SID` (that session has no process
-left), `p PID START` (a process that left its session and lost its tag), and `x` (the server
-ended its commands itself: exit). End of file without `x` means the server died (SIGKILL, a
-crash): then every process whose `TOOLWIRE_SHELL_TAG` starts with TOKEN, that sits in a live
-session of the server's, or that was recorded, is stopped together with its descendants, then
-killed, round after round until none is left. Standard library only, so that it starts fast
-and depends on nothing the server's environment may lack.
+left), `p PID START` (a process that left its session and lost its tag), `q PID START` (that
+process is gone), and `x` (the server ended its commands itself: exit). End of file without
+`x` means the server died (SIGKILL, a crash): then every process whose `TOOLWIRE_SHELL_TAG`
+starts with TOKEN, that sits in a live session of the server's, or that was recorded, is
+stopped together with its descendants, then killed, round after round until none is left.
+Standard library only, so that it starts fast and depends on nothing the server's environment
+may lack.
 """
 
 from __future__ import annotations
@@ -125,6 +126,8 @@ def _listen(fd: int) -> tuple[bool, dict[int, int], set[tuple[int, int]]]:
                     sessions.pop(int(words[1]), None)
                 elif len(words) == 3 and words[0] == b"p":
                     strays.add((int(words[1]), int(words[2])))
+                elif len(words) == 3 and words[0] == b"q":
+                    strays.discard((int(words[1]), int(words[2])))
             except ValueError:
                 continue
 
