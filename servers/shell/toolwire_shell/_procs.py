@@ -1,16 +1,21 @@
 """The process table of the commands this server runs: who belongs to which command, and how a
 command's whole tree is ended.
 
-Every command runs in a new session (so its own process group) and carries a tag in its
-environment, `TOOLWIRE_SHELL_TAG=<server token>.<run number>`, which its descendants inherit.
+Every command runs in a new session (its leader's pid is the session id, which the kernel does
+not hand out again while any process of the session lives) and carries a tag in its
+environment, `TOOLWIRE_SHELL_TAG=<server token>.<run number>`, which its descendants inherit. A
+process belongs to a command when it carries the command's tag or sits in the command's
+session, so scrubbing the environment (`env -i`) does not take a process out of its command.
 On Linux the server makes itself a child subreaper, so whatever a command leaves behind
 (`cmd &`, `setsid`, `nohup`, a double fork) is re-parented to the server rather than to init
 and stays findable by walking the server's descendants through `/proc`; ending a command kills
-its group and then, round after round until none is left, every descendant carrying its tag,
-and reaps the orphans the server adopted. A separate watchdog process, holding the read end of
-a pipe only the server writes to, wakes when the server is gone however it went (SIGKILL
-included) and kills every process on the machine carrying the server's token. Elsewhere than
-Linux only the process group is ended.
+its group and then, round after round until none is left, every descendant belonging to it,
+and reaps the orphans the server adopted. A separate watchdog process reads a pipe only the
+server writes to: the server tells it each command's session and every descendant that
+belongs to no command (it left the session and lost the tag); when the pipe closes without a
+goodbye (SIGKILL, a crash) the watchdog kills every process carrying the server's token, in
+one of its live sessions, or recorded, with their descendants. Elsewhere than Linux only the
+process group is ended.
 """
 
 from __future__ import annotations
@@ -25,7 +30,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
 from pathlib import Path
 
 __all__ = [
@@ -108,22 +112,35 @@ def tag_of(pid: int) -> str | None:
     return None
 
 
-def _parent_of(pid: int) -> int | None:
+class _Stat:
+    """The fields of `/proc/PID/stat` this module reads."""
+
+    __slots__ = ("parent", "session", "start", "state")
+
+    def __init__(self, text: str) -> None:
+        # The command name may hold spaces and parentheses: the fields after the last ')' count.
+        fields = text[text.rfind(")") + 2 :].split()
+        self.state = fields[0]
+        self.parent = int(fields[1])
+        self.session = int(fields[3])
+        self.start = int(fields[19])  # clock ticks after boot: a pid and this name a process
+
+
+def _stat(pid: int) -> _Stat | None:
     try:
-        stat = (_PROC / str(pid) / "stat").read_text()
-    except OSError:
+        return _Stat((_PROC / str(pid) / "stat").read_text())
+    except (OSError, ValueError, IndexError):
         return None
-    # The command name may hold spaces and parentheses: the fields after the last ')' count.
-    fields = stat[stat.rfind(")") + 2 :].split()
-    return int(fields[1]) if len(fields) > 1 else None
+
+
+def _parent_of(pid: int) -> int | None:
+    stat = _stat(pid)
+    return stat.parent if stat is not None else None
 
 
 def _is_zombie(pid: int) -> bool:
-    try:
-        stat = (_PROC / str(pid) / "stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2 :].startswith("Z")
+    stat = _stat(pid)
+    return stat is not None and stat.state == "Z"
 
 
 def _signal(pid: int, signum: int) -> None:
@@ -131,8 +148,17 @@ def _signal(pid: int, signum: int) -> None:
         os.kill(pid, signum)
 
 
+class _Member:
+    """A live descendant of the server, as one walk of `/proc` saw it."""
+
+    __slots__ = ("pid", "session", "start", "tag")
+
+    def __init__(self, pid: int, tag: str | None, stat: _Stat) -> None:
+        self.pid, self.tag, self.session, self.start = pid, tag, stat.session, stat.start
+
+
 class ProcessTable:
-    """The commands of one server: their tags, their leaders, and how they are ended.
+    """The commands of one server: their tags, sessions and leaders, and how they are ended.
 
     Args:
         token: The server's random token (a fresh one when None); tags start with it.
@@ -142,6 +168,9 @@ class ProcessTable:
         self.token = token or secrets.token_hex(8)
         self._runs = 0
         self._leaders: set[int] = set()
+        self._sessions: dict[str, int] = {}  # tag -> its command's session id
+        self._tags: dict[int, str] = {}  # session id -> tag
+        self._strays: set[tuple[int, int]] = set()  # (pid, start) told to the watchdog
         self._watchdog: subprocess.Popen[bytes] | None = None
         self._watch_fd: int | None = None
         self.linux = sys.platform.startswith("linux") and _PROC.is_dir()
@@ -151,39 +180,93 @@ class ProcessTable:
         self._runs += 1
         return f"{self.token}.{self._runs}"
 
-    def started(self, pid: int) -> None:
-        """A command leader was spawned (asyncio reaps it; this table must not)."""
+    def started(self, pid: int, tag: str) -> None:
+        """A command leader was spawned in a new session (asyncio reaps it; this table must
+        not); its session now belongs to `tag`."""
         self._leaders.add(pid)
         self._ensure_watchdog()
+        if not self.linux:
+            return
+        self._sessions[tag] = pid
+        self._tags[pid] = tag
+        stat = _stat(pid)
+        self._tell(f"s {pid} {stat.start if stat is not None else 0}")
 
     def finished(self, pid: int) -> None:
         """A command leader was reaped by asyncio."""
         self._leaders.discard(pid)
 
+    def _walk(self) -> list[_Member]:
+        """Every live descendant but the watchdog."""
+        skip = self._watchdog.pid if self._watchdog is not None else -1
+        found = []
+        for pid in descendants(os.getpid()):
+            stat = _stat(pid)
+            if pid != skip and stat is not None and stat.state != "Z":
+                found.append(_Member(pid, tag_of(pid), stat))
+        return found
+
+    def _owner(self, member: _Member) -> str | None:
+        """The tag of the command `member` belongs to: its session's, else its own."""
+        return self._tags.get(member.session) or member.tag
+
     def members(self, tag: str) -> list[int]:
-        """The live processes carrying `tag` among this server's descendants."""
+        """The live processes of the command `tag` among this server's descendants."""
         if not self.linux:
             return []
-        skip = self._watchdog.pid if self._watchdog is not None else -1
-        return [
-            pid
-            for pid in descendants(os.getpid())
-            if pid != skip and not _is_zombie(pid) and tag_of(pid) == tag
-        ]
+        return [member.pid for member in self._walk() if self._owner(member) == tag]
 
-    def counts(self) -> dict[str, int]:
-        """How many live processes each tag has among this server's descendants."""
+    def survey(self) -> tuple[dict[str, int], list[tuple[int, int]]]:
+        """How many live processes each command has among this server's descendants, and
+        the (pid, start time) of those that belong to no command (safe in a thread)."""
         tally: dict[str, int] = {}
+        strays: list[tuple[int, int]] = []
         if not self.linux:
-            return tally
-        for pid in descendants(os.getpid()):
-            tag = tag_of(pid)
-            if tag is not None and not _is_zombie(pid):
-                tally[tag] = tally.get(tag, 0) + 1
-        return tally
+            return tally, strays
+        prefix = self.token + "."
+        for member in self._walk():
+            owner = self._owner(member)
+            if owner is not None and owner.startswith(prefix):
+                tally[owner] = tally.get(owner, 0) + 1
+            if member.session not in self._tags and not (member.tag or "").startswith(prefix):
+                strays.append((member.pid, member.start))
+        return tally, strays
+
+    def record_strays(self, strays: list[tuple[int, int]]) -> None:
+        """Tell the watchdog of processes that belong to no command (they left their session
+        and lost their tag), so that it can find them if the server is SIGKILLed, and of the
+        recorded ones that are gone (`strays` is a whole survey's list)."""
+        live = set(strays)
+        for pid, start in self._strays - live:
+            stat = _stat(pid)
+            if stat is not None and stat.start == start and stat.state != "Z":
+                live.add((pid, start))  # a survey older than the record: still there
+            else:
+                self._tell(f"q {pid} {start}")
+        for pid, start in live - self._strays:
+            self._tell(f"p {pid} {start}")
+        self._strays = live
+
+    def end_strays(self) -> int:
+        """Kill every descendant that belongs to no command; how many were killed."""
+        killed = 0
+        for _ in range(_KILL_ROUNDS):
+            strays = [pid for pid, _start in self.survey()[1]]
+            if not strays:
+                break
+            for pid in strays:
+                _signal(pid, signal.SIGSTOP)
+            for pid in strays:
+                _signal(pid, signal.SIGKILL)
+            killed += len(strays)
+            self.reap()
+            time.sleep(0.002)
+        self.reap()
+        return killed
 
     def end(self, tag: str, leader: int | None) -> int:
-        """Kill the command's group and every descendant carrying `tag`; how many were killed.
+        """Kill the command's group and every descendant belonging to it; how many were
+        killed.
 
         Synchronous on purpose: it runs from `finally` blocks of cancelled calls too.
         """
@@ -195,9 +278,11 @@ class ProcessTable:
                     killed += 1
         if not self.linux:
             return killed
+        self.record_strays(self.survey()[1])
         for _ in range(_KILL_ROUNDS):
             members = self.members(tag)
             if not members:
+                self._forget(tag)
                 break
             # Stop first so a fork loop cannot replace what is killed, then kill.
             for pid in members:
@@ -210,14 +295,21 @@ class ProcessTable:
         self.reap()
         return killed
 
+    def _forget(self, tag: str) -> None:
+        """The command `tag` has no process left: its session id may be reused."""
+        session = self._sessions.pop(tag, None)
+        if session is not None and session not in self._leaders:
+            self._tags.pop(session, None)
+            self._tell(f"e {session}")
+        elif session is not None:
+            self._sessions[tag] = session  # its leader is not reaped yet: keep the record
+
     def end_all(self) -> None:
         """Kill every descendant but the watchdog (the server is going away)."""
         if not self.linux:
             return
-        skip = self._watchdog.pid if self._watchdog is not None else -1
         for _ in range(_KILL_ROUNDS):
-            pids = [pid for pid in descendants(os.getpid()) if pid != skip]
-            live = [pid for pid in pids if not _is_zombie(pid)]
+            live = [member.pid for member in self._walk()]
             if not live:
                 break
             for pid in live:
@@ -243,6 +335,17 @@ class ProcessTable:
             with contextlib.suppress(ChildProcessError, OSError):
                 os.waitpid(pid, os.WNOHANG)
 
+    def _tell(self, line: str) -> None:
+        """Send one line to the watchdog (dropped, with a warning, if its pipe is full)."""
+        if self._watch_fd is None:
+            return
+        try:
+            os.write(self._watch_fd, line.encode("ascii") + b"\n")
+        except BlockingIOError:
+            logger.warning("toolwire-shell: the watchdog is behind; it missed %r", line)
+        except OSError:
+            pass
+
     def _ensure_watchdog(self) -> None:
         if not self.linux or self._watchdog is not None:
             return
@@ -260,6 +363,7 @@ class ProcessTable:
             logger.warning("toolwire-shell: no watchdog (%s); a SIGKILLed server leaks", error)
             os.close(write_end)
         else:
+            os.set_blocking(write_end, False)  # a slow watchdog never blocks the event loop
             self._watch_fd = write_end
         finally:
             os.close(read_end)
@@ -268,36 +372,10 @@ class ProcessTable:
         """End every command and let the watchdog go (it sees the pipe close and exits)."""
         self.end_all()
         if self._watch_fd is not None:
-            with contextlib.suppress(OSError):
-                os.write(self._watch_fd, b"x")  # a clean exit: the watchdog need not sweep
+            self._tell("x")  # a clean exit: the watchdog need not sweep
             os.close(self._watch_fd)
             self._watch_fd = None
         if self._watchdog is not None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._watchdog.wait(timeout=2)
             self._watchdog = None
-
-
-def sweep(token: str, exclude: Iterable[int] = ()) -> int:
-    """Kill every process on the machine whose tag starts with `token` (the watchdog's work,
-    kept here for tests); how many were signalled."""
-    skip = set(exclude) | {os.getpid()}
-    prefix = token + "."
-    total = 0
-    for _ in range(_KILL_ROUNDS):
-        found = []
-        for entry in os.listdir(_PROC):
-            if not entry.isdigit() or int(entry) in skip:
-                continue
-            tag = tag_of(int(entry))
-            if tag is not None and tag.startswith(prefix) and not _is_zombie(int(entry)):
-                found.append(int(entry))
-        if not found:
-            break
-        for pid in found:
-            _signal(pid, signal.SIGSTOP)
-        for pid in found:
-            _signal(pid, signal.SIGKILL)
-        total += len(found)
-        time.sleep(0.005)
-    return total

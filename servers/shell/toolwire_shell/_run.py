@@ -2,14 +2,16 @@
 into bounded captures as it arrives, and its whole tree ended when it is done or given up on.
 
 `Runner` owns the server's `ProcessTable` and a single monitor task that, while commands run,
-counts each command's processes and ends any command past the process limit (a fork loop) and
-collects orphans that exit on their own.
+counts each command's processes and ends any command past the process limit (a fork loop),
+records for the watchdog the processes that belong to no command (and kills them all when
+they are more than that limit), and collects orphans that exit on their own.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import subprocess
 import time
@@ -19,6 +21,8 @@ from ._policy import Policy
 from ._procs import TAG_VARIABLE, ProcessTable
 
 __all__ = ["Run", "Runner"]
+
+logger = logging.getLogger("toolwire.shell")
 
 _READ_SIZE = 65536
 _MONITOR_SECONDS = 0.2
@@ -85,7 +89,7 @@ class Run:
             env=self.env,
             start_new_session=True,
         )
-        self.runner.table.started(self.process.pid)
+        self.runner.table.started(self.process.pid, self.tag)
         self.runner.runs.add(self)
         self.runner.wake_monitor()
         assert self.process.stdout is not None
@@ -281,16 +285,27 @@ class Runner:
         while idle_ticks < 25:
             await asyncio.sleep(_MONITOR_SECONDS)
             self.table.reap()
-            if not self.runs:
+            counts, strays = await asyncio.to_thread(self.table.survey)
+            self.table.record_strays(strays)
+            limit = self.max_processes
+            if limit is not None and len(strays) > limit:
+                # Processes that belong to no command share one budget (a fork loop that
+                # left its session and scrubbed its environment).
+                killed = self.table.end_strays()
+                logger.warning(
+                    "toolwire-shell: %d processes outside any command (more than %d): killed",
+                    killed,
+                    limit,
+                )
+            if not self.runs and not strays:
                 idle_ticks += 1
                 continue
             idle_ticks = 0
-            if self.max_processes is None:
+            if limit is None:
                 continue
-            counts = await asyncio.to_thread(self.table.counts)
             for run in list(self.runs):
-                if counts.get(run.tag, 0) > self.max_processes:
-                    run.kill(f"more than {self.max_processes} processes at once")
+                if counts.get(run.tag, 0) > limit:
+                    run.kill(f"more than {limit} processes at once")
 
     def close(self) -> None:
         """End every command (the server is going away)."""

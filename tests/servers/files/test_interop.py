@@ -55,6 +55,13 @@ async def _exercise(client: Any, root: Path) -> None:
     assert wrote.is_error is False
     assert (root / "w.txt").read_text() == "written"
     assert (root / "a.txt").read_text() == "alpha\nbeta\ngamma\n"
+    # The client checks structured content against the listed output schema.
+    (root / "m.bin").write_bytes(b"\x00\xff")
+    media = await client.call_tool("read_media_file", {"path": "m.bin"})
+    assert media.is_error is False
+    block = {"uri": (root / "m.bin").as_uri(), "mimeType": "application/octet-stream"}
+    block["blob"] = "AP8="
+    assert media.structured_content == {"content": [{"type": "resource", "resource": block}]}
 
 
 @pytest.mark.parametrize(("mode", "version"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
@@ -237,3 +244,54 @@ def test_toolwire_install_writes_an_entry_that_serves(root: Path) -> None:
                 assert read.structured_content["content"] == "alpha\nbeta\ngamma\n"
 
     anyio.run(main)
+
+
+def _reference_or_skip() -> Path:
+    """The npm reference server's entry point, when it is installed here (no network use)."""
+    import os
+
+    from tests.benchmarks._files_peers import REFERENCE, TOOLS
+
+    given = os.environ.get("FILES_REFERENCE_DIR")
+    for prefix in [Path(given)] if given else [TOOLS, TOOLS / "files-reference"]:
+        entry = prefix / "node_modules" / REFERENCE / "dist" / "index.js"
+        if entry.exists():
+            return entry
+    pytest.skip("the npm server-filesystem is not installed (set FILES_REFERENCE_DIR)")
+
+
+def test_read_media_file_matches_the_npm_server(root: Path) -> None:
+    from tests.benchmarks._files_peers import Stdio, node
+
+    entry = _reference_or_skip()
+    (root / "p.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (root / "s.wav").write_bytes(b"RIFF0000WAVE")
+    (root / "d.bin").write_bytes(b"\x00\x01")
+    seen: dict[str, Any] = {}
+    for label, argv in (
+        ("ours", [sys.executable, str(LAUNCH), str(root)]),
+        ("npm", [node(), str(entry), str(root)]),
+    ):
+        server = Stdio(argv)
+        try:
+            server.handshake()
+            listed = server.ask("tools/list")["result"]["tools"]
+            schema = next(t for t in listed if t["name"] == "read_media_file")["outputSchema"]
+            calls = [
+                server.call("read_media_file", {"path": str(root / name)})["result"]
+                for name in ("p.png", "s.wav", "d.bin")
+            ]
+        finally:
+            server.close()
+        schema.pop("$schema", None)
+        seen[label] = (schema, calls)
+
+    def bare(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: bare(v) for k, v in value.items() if k != "description"}
+        return [bare(item) for item in value] if isinstance(value, list) else value
+
+    assert bare(seen["ours"][0]) == bare(seen["npm"][0])
+    for ours, theirs in zip(seen["ours"][1], seen["npm"][1], strict=True):
+        assert ours["structuredContent"] == theirs["structuredContent"]
+        assert ours["content"] == theirs["content"]

@@ -58,9 +58,8 @@ def test_every_tool_is_listed_with_true_annotations_and_output_schemas(root: Pat
         hints = tool["annotations"]
         assert hints["openWorldHint"] is False
         assert hints["readOnlyHint"] is (name in READ_ONLY_TOOLS), name
-        if name != "read_media_file":
-            schema = tool["outputSchema"]
-            assert schema["type"] == "object" and "content" in schema["properties"], name
+        schema = tool["outputSchema"]
+        assert schema["type"] == "object" and "content" in schema["properties"], name
     assert tools["write_file"]["annotations"]["destructiveHint"] is True
     assert tools["create_directory"]["annotations"]["destructiveHint"] is False
     assert tools["copy_file"]["annotations"]["destructiveHint"] is False
@@ -155,22 +154,106 @@ def test_read_multiple_files_reports_each(root: Path) -> None:
     assert got["content"].startswith("a.txt:\nalpha\n")
 
 
+# The output schema @modelcontextprotocol/server-filesystem 2026.8.31 lists for read_media_file
+# (its `$schema` keyword aside), as its tools/list sent it.
+REFERENCE_MEDIA_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "content": {
+            "type": "array",
+            "items": {
+                "anyOf": [
+                    {
+                        "type": "object",
+                        "properties": {
+                            "type": {"type": "string", "enum": ["image", "audio"]},
+                            "data": {"type": "string"},
+                            "mimeType": {"type": "string"},
+                        },
+                        "required": ["type", "data", "mimeType"],
+                        "additionalProperties": False,
+                    },
+                    {
+                        "type": "object",
+                        "properties": {
+                            "type": {"type": "string", "const": "resource"},
+                            "resource": {
+                                "type": "object",
+                                "properties": {
+                                    "uri": {"type": "string"},
+                                    "mimeType": {"type": "string"},
+                                    "blob": {"type": "string"},
+                                },
+                                "required": ["uri", "blob"],
+                                "additionalProperties": False,
+                            },
+                        },
+                        "required": ["type", "resource"],
+                        "additionalProperties": False,
+                    },
+                ]
+            },
+        }
+    },
+    "required": ["content"],
+    "additionalProperties": False,
+}
+
+
+def _without_descriptions(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_descriptions(v) for k, v in value.items() if k != "description"}
+    if isinstance(value, list):
+        return [_without_descriptions(item) for item in value]
+    return value
+
+
 def test_read_media_file(root: Path) -> None:
+    import base64
+
+    import jsonschema
+
     png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 20
     (root / "p.png").write_bytes(png)
     (root / "s.wav").write_bytes(b"RIFF0000WAVE")
     (root / "d.bin").write_bytes(b"\x00\x01")
+    (root / "sub" / "n a%me.bin").write_bytes(b"\xff")
+    names = ("p.png", "s.wav", "d.bin", "sub/n a%me.bin")
 
-    async def body(c: Any) -> list[Any]:
-        return [await c.call("read_media_file", {"path": p}) for p in ("p.png", "s.wav", "d.bin")]
+    async def body(c: Any) -> tuple[Any, list[Any]]:
+        tools = await c.tools()
+        return tools, [await c.call("read_media_file", {"path": p}) for p in names]
 
-    image, audio, blob = run(build(root), body)
-    import base64
-
-    assert image["content"][0]["type"] == "image"
-    assert base64.b64decode(image["content"][0]["data"]) == png
-    assert audio["content"][0]["type"] == "audio"
-    assert blob["content"][0]["type"] == "resource"
+    tools, (image, audio, blob, spaced) = run(build(root), body)
+    schema = tools["read_media_file"]["outputSchema"]
+    assert _without_descriptions(schema) == REFERENCE_MEDIA_SCHEMA
+    for result in (image, audio, blob, spaced):
+        assert result["isError"] is False
+        # The structured result is the content block itself, and it fits the listed schema.
+        assert result["structuredContent"] == {"content": result["content"]}
+        jsonschema.validate(result["structuredContent"], schema)
+    assert image["content"] == [
+        {"type": "image", "data": base64.b64encode(png).decode(), "mimeType": "image/png"}
+    ]
+    assert audio["content"] == [
+        {
+            "type": "audio",
+            "data": base64.b64encode(b"RIFF0000WAVE").decode(),
+            "mimeType": "audio/wav",
+        }
+    ]
+    assert blob["content"] == [
+        {
+            "type": "resource",
+            "resource": {
+                "uri": (root / "d.bin").as_uri(),
+                "mimeType": "application/octet-stream",
+                "blob": "AAE=",
+            },
+        }
+    ]
+    assert spaced["content"][0]["resource"]["uri"] == (root / "sub" / "n a%me.bin").as_uri()
+    assert spaced["content"][0]["resource"]["uri"].endswith("/sub/n%20a%25me.bin")
 
 
 def test_write_append_copy_move_create(root: Path) -> None:

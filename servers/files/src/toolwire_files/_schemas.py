@@ -1,6 +1,6 @@
 """The JSON schemas of the tools' structured results (and of edit_file's `edits`), written out
 so that starting the server builds no models. Every result keeps the reference server's
-`content` text and adds typed fields."""
+`content` (text, or for read_media_file its list of content blocks) and adds typed fields."""
 
 from __future__ import annotations
 
@@ -51,7 +51,26 @@ _LISTING = _object(
     truncated=_CUT,
 )
 
+_BLOB = {  # an embedded resource's contents; the reference server leaves mimeType optional
+    "type": "object",
+    "properties": {"uri": _STR, "mimeType": _STR, "blob": _STR},
+    "required": ["uri", "blob"],
+    "additionalProperties": False,
+}
+_MEDIA_BLOCK = {
+    "anyOf": [
+        _object(type={"type": "string", "enum": ["image", "audio"]}, data=_STR, mimeType=_STR),
+        _object(type={"type": "string", "const": "resource"}, resource=_BLOB),
+    ]
+}
+
 OUTPUTS: dict[str, dict[str, Any]] = {
+    "read_media_file": _object(
+        content=_said(
+            {"type": "array", "items": _MEDIA_BLOCK},
+            "The file as one content block: image or audio data, or an embedded resource.",
+        )
+    ),
     "read_text_file": _object(
         content=_said(_STR, "The text read."),
         path=_said(_STR, "The file's real absolute path."),

@@ -24,8 +24,10 @@ import anyio
 
 from toolwire import (
     CallInfo,
+    EmbeddedResource,
     Server,
     ToolContext,
+    ToolResult,
     default_tool_error_function,
     function_tool,
 )
@@ -230,7 +232,7 @@ def build_server(
     )
 
     @tool(_READ, "Read Media File")
-    async def read_media_file(ctx: Ctx, path: str) -> Any:
+    async def read_media_file(ctx: Ctx, path: str) -> ToolResult[Result]:
         """Read an image, audio or other file and return it as base64 content with its MIME
         type (images as image content, audio as audio, others as an embedded resource).
         Only works within allowed directories."""
@@ -239,15 +241,29 @@ def build_server(
         extension = os.path.splitext(relative)[1].lower()
         import base64
         import mimetypes
+        from pathlib import PurePosixPath
 
         mime = _MEDIA.get(extension) or mimetypes.guess_type(relative, strict=False)[0]
         mime = mime or "application/octet-stream"
-        url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
-        from toolwire import ToolOutputFileContent, ToolOutputImage  # pydantic: on first use
+        encoded = base64.b64encode(data).decode("ascii")
+        # The structured result is the content block itself, as the reference server sends it.
+        kind = mime.split("/", 1)[0]
+        if kind in ("image", "audio"):
+            block: Result = {"type": kind, "data": encoded, "mimeType": mime}
+            url = f"data:{mime};base64,{encoded}"
+            from toolwire import ToolOutputFileContent, ToolOutputImage  # pydantic: on first use
 
-        if mime.startswith("image/"):
-            return ToolOutputImage(image_url=url)
-        return ToolOutputFileContent(file_data=url, filename=os.path.basename(relative))
+            item: Any = (
+                ToolOutputImage(image_url=url)
+                if kind == "image"
+                else ToolOutputFileContent(file_data=url, filename=os.path.basename(relative))
+            )
+        else:
+            uri = PurePosixPath(root.absolute(relative)).as_uri()
+            resource = {"uri": uri, "mimeType": mime, "blob": encoded}
+            block = {"type": "resource", "resource": resource}
+            item = EmbeddedResource(uri=uri, blob=data, mime_type=mime)
+        return ToolResult({"content": [block]}, content=[item])
 
     @tool(_READ, "Read Multiple Files")
     async def read_multiple_files(ctx: Ctx, paths: list[str]) -> Result:
