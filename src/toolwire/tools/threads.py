@@ -13,7 +13,6 @@ that is not an `Exception` fails its call only.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import functools
 import queue
@@ -295,8 +294,11 @@ class _Job:
             result = self.context.run(_body, self.func, self.args, self.kwargs)
         except BaseException as failed:  # _body leaves only Exceptions
             error = failed
-        with contextlib.suppress(RuntimeError):  # a closed loop has nobody left to tell
+        # The loop, once woken, waits for this thread to let go of the GIL: nothing after this.
+        try:
             self.loop.call_soon_threadsafe(self.budget._body_ended, self, result, error)
+        except RuntimeError:  # a closed loop has nobody left to tell
+            return
 
 
 class _Workers:
