@@ -6,13 +6,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import os
+import subprocess
+import sys
 import threading
 from typing import Any
 
 import pytest
 
 from toolwire.tools import threads
-from toolwire.tools.threads import SyncBudget, SyncToolRefused, run_sync, sync_limiter, worker_wait
+from toolwire.tools.threads import (
+    SyncBudget,
+    SyncToolRefused,
+    run_sync,
+    run_sync_within,
+    sync_limiter,
+    worker_wait,
+)
 
 
 class Bodies:
@@ -236,3 +246,103 @@ def test_a_body_whose_call_was_cancelled_counts_as_abandoned_until_it_ends() -> 
         return abandoned, free, others, budget.abandoned, budget.free_slots
 
     assert asyncio.run(main()) == (1, 2, ["0", "1", "2", "3", "4"], 0, 2)
+
+
+def test_cancelling_right_after_the_hand_over_either_runs_the_body_or_never_does() -> None:
+    """The worker starting a body and the loop cancelling its call race; whichever wins, the
+    books balance: every slot comes back, nothing stays abandoned or handed over."""
+    ran: list[int] = []
+
+    async def main() -> tuple[int, int, int, int]:
+        budget = SyncBudget(2)
+        cancelled_first = 0
+        for n in range(500):
+            call = asyncio.ensure_future(run_sync_within(budget, ran.append, (n,), {}))
+            for _ in range(n % 3):  # cancel at several points of the hand-over
+                await asyncio.sleep(0)
+            call.cancel()
+            try:
+                await call
+            except asyncio.CancelledError:
+                cancelled_first += 1
+        await _settle_until(lambda: budget.abandoned == 0 and budget.free_slots == 2)
+        workers = budget._workers
+        pending = workers.pending if workers is not None else 0
+        budget.retire()
+        return cancelled_first, budget.free_slots, budget.abandoned, pending
+
+    cancelled_first, free, abandoned, pending = asyncio.run(main())
+    assert (free, abandoned, pending) == (2, 0, 0)
+    assert len(ran) == len(set(ran))  # no body ran twice
+    assert 500 - cancelled_first <= len(ran) <= 500  # each answered call ran its body
+
+
+def test_a_body_raising_stop_iteration_fails_its_call_instead_of_hanging_it() -> None:
+    def stop() -> None:
+        raise StopIteration("drained")
+
+    async def main() -> BaseException:
+        budget = SyncBudget(1)
+        with pytest.raises(RuntimeError) as caught:
+            await asyncio.wait_for(run_sync_within(budget, stop, (), {}), 30)
+        budget.retire()
+        return caught.value
+
+    error = asyncio.run(main())
+    assert str(error) == "the function raised StopIteration: drained"
+    assert isinstance(error.__cause__, StopIteration)
+
+
+def test_release_workers_returns_the_threads_let_go_and_busy_ones_finish_their_body() -> None:
+    release = threading.Event()
+    finished: list[str] = []
+
+    def busy() -> None:
+        release.wait(30)
+        finished.append("busy")
+
+    async def main() -> list[threading.Thread]:
+        budget = SyncBudget(2)
+        assert await run_sync_within(budget, str, (1,), {}) == "1"
+        call = asyncio.ensure_future(run_sync_within(budget, busy, (), {}))
+        await asyncio.sleep(0.05)
+        call.cancel()  # abandoned: its body keeps running
+        with contextlib.suppress(asyncio.CancelledError):
+            await call
+        return threads.release_workers()
+
+    dismissed = asyncio.run(main())
+    assert dismissed and all(thread.daemon for thread in dismissed)
+    assert all(thread.name.startswith("toolwire-sync-") for thread in dismissed)
+    release.set()
+    for thread in dismissed:
+        thread.join(30)
+    assert not any(thread.is_alive() for thread in dismissed)
+    assert finished == ["busy"]
+
+
+HUNG_AT_EXIT = """
+import asyncio, threading
+from toolwire.tools.threads import SyncBudget, run_sync_within
+
+async def main():
+    budget = SyncBudget(1)
+    never = threading.Event()
+    try:
+        await asyncio.wait_for(run_sync_within(budget, never.wait, (), {}), 0.1)
+    except TimeoutError:
+        print("timed out", flush=True)
+
+asyncio.run(main())
+"""
+
+
+def test_a_hung_body_does_not_hold_the_interpreter_at_exit() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", HUNG_AT_EXIT],
+        check=False,
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert (done.returncode, done.stdout) == (0, b"timed out\n"), done.stderr

@@ -4,7 +4,8 @@ A thread cannot be stopped, so a sync tool's body runs to its end even when its 
 was cancelled. A server's `SyncBudget` has `limit` slots for calls still waited for, plus an
 allowance of as many again for bodies whose calls have ended; while that allowance is full, a
 function with bodies in it is refused at once (`SyncToolRefused`). At most 2 x `limit` bodies run
-at a time, on the budget's own threads, which leave after `IDLE_SECONDS` without work. A body runs
+at a time, on the budget's own daemon threads, which take bodies from a queue, wake the event loop
+once per body (`call_soon_threadsafe`) and leave after `IDLE_SECONDS` without work. A body runs
 in a copy of its caller's context; one cancelled before it starts never runs; a `BaseException`
 that is not an `Exception` fails its call only.
 """
@@ -12,10 +13,10 @@ that is not an `Exception` fails its call only.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import contextlib
 import contextvars
 import functools
+import queue
+import threading
 import weakref
 from collections.abc import Callable, Hashable, Sequence
 from contextvars import ContextVar
@@ -102,7 +103,7 @@ class SyncBudget:
         self._taken = 0  # slots held, by calls or by abandoned bodies beyond the allowance
         self._abandoned = 0  # bodies in the allowance
         self._abandoned_by: dict[Hashable, int] = {}  # per function, slot holders included
-        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._workers: _Workers | None = None
         self._last_start = 0.0
         self._idle_check: asyncio.TimerHandle | None = None
         _BUDGETS.add(self)
@@ -133,8 +134,7 @@ class SyncBudget:
         Raises:
             SyncToolRefused: This function's abandoned bodies are in a full allowance.
         """
-        key: Hashable = func
-        self._check(key)
+        self._check(func)
         try:
             await self._slots.acquire()
         except asyncio.CancelledError:
@@ -144,31 +144,28 @@ class SyncBudget:
             raise
         self._taken += 1
         try:
-            self._check(key)  # the allowance may have filled while this call waited
-            future = self._workers(loop).submit(
-                contextvars.copy_context().run, _body, func, args, kwargs
-            )
+            self._check(func)  # the allowance may have filled while this call waited
+            job = _Job(self, loop, func, args, kwargs)
+            self._hand_over(loop, job)
         except BaseException:
             self._give_back()
             raise
         try:
-            return await asyncio.wrap_future(future, loop=loop)
+            return await job.waiter  # type: ignore[no-any-return]
         finally:
-            self._leave(loop, key, future)
+            self._leave(job)
 
     def _give_back(self) -> None:
         self._taken -= 1
         self._slots.release()
 
-    def _workers(self, loop: asyncio.AbstractEventLoop) -> concurrent.futures.ThreadPoolExecutor:
+    def _hand_over(self, loop: asyncio.AbstractEventLoop, job: _Job) -> None:
         self._last_start = loop.time()
-        executor = self._executor
-        if executor is None:
-            executor = self._executor = concurrent.futures.ThreadPoolExecutor(
-                2 * self.limit, thread_name_prefix="toolwire-sync"
-            )
+        workers = self._workers
+        if workers is None:
+            workers = self._workers = _Workers()
             self._idle_check = loop.call_later(IDLE_SECONDS, self._retire_if_idle, loop)
-        return executor
+        workers.take(job)
 
     def _retire_if_idle(self, loop: asyncio.AbstractEventLoop) -> None:
         idle_for = loop.time() - self._last_start
@@ -178,50 +175,169 @@ class SyncBudget:
         self._idle_check = None
         self.retire()
 
-    def retire(self) -> None:
+    def retire(self) -> list[threading.Thread]:
         """Let the threads go: idle ones now, busy ones after their body; the next call
-        starts new ones."""
-        executor, self._executor = self._executor, None
+        starts new ones. Returns the threads let go (a caller may join them)."""
+        workers, self._workers = self._workers, None
         if self._idle_check is not None:
             self._idle_check.cancel()
             self._idle_check = None
-        if executor is not None:
-            executor.shutdown(wait=False)
+        return workers.dismiss() if workers is not None else []
 
-    def _leave(
-        self,
-        loop: asyncio.AbstractEventLoop,
-        key: Hashable,
-        future: concurrent.futures.Future[Any],
-    ) -> None:
+    def _leave(self, job: _Job) -> None:
         """The call stops waiting: its slot comes back, unless its body still runs."""
-        if future.cancel() or future.done():  # never started, or over
+        if job.over:
+            self._give_back()
+            return
+        if job.cancel():  # it never started
+            job.workers.pending -= 1
             self._give_back()
             return
         holds_slot = self._abandoned >= self.limit  # a full allowance: it keeps the slot
+        key = job.func
         self._abandoned_by[key] = self._abandoned_by.get(key, 0) + 1
         if not holds_slot:
             self._abandoned += 1
             self._give_back()
-        ended = functools.partial(self._abandoned_body_ended, key, holds_slot)
-        future.add_done_callback(functools.partial(_tell, loop, ended))
+        job.abandoned = True
+        job.held_slot = holds_slot
 
-    def _abandoned_body_ended(self, key: Hashable, held_slot: bool) -> None:
+    def _body_ended(self, job: _Job, result: Any, error: BaseException | None) -> None:
+        """On the loop, once a body is over: its call gets the outcome, or, if the call was
+        abandoned, the allowance gets its room back."""
+        job.over = True
+        job.workers.pending -= 1
+        if not job.abandoned:
+            waiter = job.waiter
+            if not waiter.done():
+                if error is None:
+                    waiter.set_result(result)
+                elif isinstance(error, StopIteration):  # a future refuses it: it ends coroutines
+                    refused = RuntimeError(f"the function raised StopIteration: {error}")
+                    refused.__cause__ = error
+                    waiter.set_exception(refused)
+                else:
+                    waiter.set_exception(error)
+            return
+        key = job.func
         left = self._abandoned_by[key] - 1
         if left:
             self._abandoned_by[key] = left
         else:
             del self._abandoned_by[key]
-        if held_slot:
+        if job.held_slot:
             self._give_back()
         else:
             self._abandoned -= 1
 
 
-def _tell(loop: asyncio.AbstractEventLoop, then: Callable[[], None], _: object) -> None:
-    """From a worker: run `then` on `loop` (a closed loop has nobody left to tell)."""
-    with contextlib.suppress(RuntimeError):
-        loop.call_soon_threadsafe(then)
+class _Job:
+    """One body on its way to a worker, and the loop's future for its outcome.
+
+    `ticket` decides the race between a worker starting the body and the loop cancelling
+    it: whoever pops the one item wins (a list's `pop` is atomic).
+    """
+
+    __slots__ = (
+        "abandoned",
+        "args",
+        "budget",
+        "context",
+        "func",
+        "held_slot",
+        "kwargs",
+        "loop",
+        "over",
+        "ticket",
+        "waiter",
+        "workers",
+    )
+
+    def __init__(
+        self,
+        budget: SyncBudget,
+        loop: asyncio.AbstractEventLoop,
+        func: Callable[..., Any],
+        args: Sequence[Any],
+        kwargs: dict[str, Any],
+    ) -> None:
+        self.budget = budget
+        self.loop = loop
+        self.func = func
+        self.args = args
+        self.kwargs = kwargs
+        self.context = contextvars.copy_context()
+        self.waiter: asyncio.Future[Any] = loop.create_future()
+        self.ticket: list[None] = [None]
+        self.over = False
+        self.abandoned = False
+        self.held_slot = False
+        self.workers: _Workers
+
+    def cancel(self) -> bool:
+        """From the loop: True if the body will never start."""
+        try:
+            self.ticket.pop()
+        except IndexError:
+            return False
+        return True
+
+    def run(self) -> None:
+        """In a worker: the body, unless cancelled first; then one wake-up of the loop."""
+        try:
+            self.ticket.pop()
+        except IndexError:
+            return
+        result: Any = None
+        error: BaseException | None = None
+        try:
+            result = self.context.run(_body, self.func, self.args, self.kwargs)
+        except BaseException as failed:  # _body leaves only Exceptions
+            error = failed
+        # The loop, once woken, waits for this thread to let go of the GIL: nothing after this.
+        try:
+            self.loop.call_soon_threadsafe(self.budget._body_ended, self, result, error)
+        except RuntimeError:  # a closed loop has nobody left to tell
+            return
+
+
+class _Workers:
+    """A budget's threads and the queue they take jobs from; a new thread starts when every
+    one has a job (at most 2 x limit then, since no more bodies may be out at once)."""
+
+    def __init__(self) -> None:
+        self.inbox: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self.threads: list[threading.Thread] = []
+        self.pending = 0  # jobs handed over whose end the loop has not heard of
+
+    def take(self, job: _Job) -> None:
+        job.workers = self
+        if self.pending >= len(self.threads):
+            thread = threading.Thread(
+                target=_serve,
+                args=(self.inbox,),
+                name=f"toolwire-sync-{len(self.threads)}",
+                daemon=True,  # a hung body must not hold the interpreter's exit
+            )
+            thread.start()
+            self.threads.append(thread)
+        self.pending += 1
+        self.inbox.put(job)
+
+    def dismiss(self) -> list[threading.Thread]:
+        for _ in self.threads:
+            self.inbox.put(None)
+        return self.threads
+
+
+def _serve(inbox: queue.SimpleQueue[_Job | None]) -> None:
+    """A worker thread: jobs until told to leave (None)."""
+    while True:
+        job = inbox.get()
+        if job is None:
+            return
+        job.run()
+        del job  # an idle worker keeps nothing of the last call alive
 
 
 async def run_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -263,8 +379,11 @@ async def run_sync_within(
     return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=limiter)
 
 
-def release_workers() -> None:
+def release_workers() -> list[threading.Thread]:
     """At the end of serving: every budget's idle threads leave now, busy ones after their
-    body, and later calls start new ones."""
+    body, and later calls start new ones. Returns the threads let go: they are daemons, so
+    whoever wants busy bodies to finish before the process exits joins them."""
+    dismissed: list[threading.Thread] = []
     for budget in list(_BUDGETS):
-        budget.retire()
+        dismissed += budget.retire()
+    return dismissed

@@ -43,22 +43,22 @@ def release_threads(exit_code: int, log: logging.Logger = logger) -> None:
     """Let idle workers go; if a thread is still busy after a short grace, exit without it
     (with `exit_code`: 1 when serving failed, so a stuck thread cannot hide the failure).
     `log` is the transport's logger, which says so."""
+    workers: list[threading.Thread] = []
     if "toolwire.tools.threads" in sys.modules:  # no sync tool ran: nothing to release
         from ..tools.threads import release_workers
 
-        release_workers()
+        workers = release_workers()  # daemons, yet a busy body gets the grace too
     # An orphan has nobody to finish work for: no grace then.
     grace = THREAD_GRACE_SECONDS if _parent_watch.parent_alive() else 0.0
     deadline = time.monotonic() + grace
-    for thread in threading.enumerate():
-        if thread is threading.current_thread() or thread.daemon:
-            continue
-        thread.join(max(0.0, deadline - time.monotonic()))
-    stuck = [
-        thread.name
+    waited = workers + [
+        thread
         for thread in threading.enumerate()
-        if thread is not threading.current_thread() and not thread.daemon and thread.is_alive()
+        if thread is not threading.current_thread() and not thread.daemon
     ]
+    for thread in waited:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    stuck = [thread.name for thread in waited if thread.is_alive()]
     if stuck:
         log.info("leaving without %d busy worker thread(s): %s", len(stuck), stuck)
         for handler in logging.getLogger("toolwire").handlers:
