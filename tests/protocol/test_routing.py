@@ -9,6 +9,7 @@ import anyio
 import pytest
 
 from toolwire import ToolContext
+from toolwire.protocol.jsonrpc import FrameKind
 from toolwire.server import Server
 
 from .harness import meta
@@ -27,9 +28,11 @@ async def test_replies_and_a_calls_notifications_carry_their_request_id() -> Non
         return n
 
     sent: list[tuple[Any, dict[str, Any]]] = []
+    kinds: list[FrameKind] = []
 
-    async def send(frame: bytes, request_id: Any) -> None:
+    async def send(frame: bytes, kind: FrameKind, request_id: Any) -> None:
         sent.append((request_id, json.loads(frame)))
+        kinds.append(kind)
 
     async with server.serving() as open_session, open_session(send, routed=True) as session:
         init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {}}
@@ -61,14 +64,18 @@ async def test_replies_and_a_calls_notifications_carry_their_request_id() -> Non
         (9, "result"),
         (None, "error"),
     ]
+    reply, notice = FrameKind.REPLY, FrameKind.NOTICE
+    assert kinds == [reply, reply, reply, notice, notice, reply, reply]
 
 
 async def test_a_listen_streams_frames_carry_the_listen_request() -> None:
     server = Server("streams")
     sent: list[tuple[Any, dict[str, Any]]] = []
+    kinds: list[FrameKind] = []
 
-    async def send(frame: bytes, request_id: Any) -> None:
+    async def send(frame: bytes, kind: FrameKind, request_id: Any) -> None:
         sent.append((request_id, json.loads(frame)))
+        kinds.append(kind)
 
     async with server.serving() as open_session, open_session(send, routed=True) as session:
         listen = {
@@ -88,3 +95,4 @@ async def test_a_listen_streams_frames_carry_the_listen_request() -> None:
         ("L", "notifications/tools/list_changed"),
         ("L", "result"),
     ]
+    assert kinds == [FrameKind.NOTICE, FrameKind.NOTICE, FrameKind.REPLY]

@@ -14,7 +14,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from ...protocol.jsonrpc import RequestId
+    from ...protocol.jsonrpc import FrameKind, RequestId
     from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
 
@@ -26,7 +26,9 @@ logger = logging.getLogger("toolwire.http")
 class _Holder(Protocol):
     session: ServerSession | None
 
-    def route(self, frame: bytes, request_id: RequestId | None) -> Awaitable[None]: ...
+    def route(
+        self, frame: bytes, kind: FrameKind, request_id: RequestId | None
+    ) -> Awaitable[None]: ...
 
 
 async def hold_session(

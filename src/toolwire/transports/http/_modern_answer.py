@@ -24,6 +24,7 @@ from ...protocol.jsonrpc import (
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
+    FrameKind,
     RequestId,
     decode,
 )
@@ -60,8 +61,6 @@ _STATUS_BY_CODE = {
     METHOD_NOT_FOUND: 404,
 }
 
-# How the protocol layer writes frames: a notification begins so, a reply does not.
-_NOTIFICATION_HEAD = b'{"jsonrpc":"2.0","method"'
 _ERROR_MEMBER = b',"error":{'
 _RESULT_MEMBER = b',"result":'
 
@@ -92,11 +91,11 @@ class Answer:
         self._done = anyio.Event()
         self._lock = anyio.Lock()  # keep-alives and frames never interleave
 
-    async def frame(self, frame: bytes, _request_id: RequestId | None) -> None:
+    async def frame(self, frame: bytes, kind: FrameKind, _request_id: RequestId | None) -> None:
         """Take one frame of the session (every frame of this session is this request's)."""
         if self.ended or self.reply is not None:
             return  # the client is gone, or the answer is complete: nothing more is sent
-        if frame.startswith(_NOTIFICATION_HEAD):
+        if kind is not FrameKind.REPLY:
             if self._notifications:
                 await self._event(frame)
             return

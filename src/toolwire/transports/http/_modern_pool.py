@@ -18,7 +18,7 @@ from weakref import WeakKeyDictionary
 from ._held_session import hold_session
 
 if TYPE_CHECKING:
-    from ...protocol.jsonrpc import RequestId
+    from ...protocol.jsonrpc import FrameKind, RequestId
     from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
 
@@ -27,7 +27,7 @@ __all__ = ["KEEP_IDLE", "Lease", "close_idle", "lease_session", "open_options"]
 KEEP_IDLE = 64
 """Idle sessions kept per server; more concurrent requests open (then close) extra ones."""
 
-Route = Callable[[bytes, "RequestId | None"], Awaitable[None]]
+Route = Callable[[bytes, "FrameKind", "RequestId | None"], Awaitable[None]]
 
 
 class Lease:
@@ -43,11 +43,11 @@ class Lease:
         self.task: asyncio.Task[None] | None = None
         self.reusable = False  # set by the request once it ended cleanly
 
-    async def route(self, frame: bytes, request_id: RequestId | None) -> None:
+    async def route(self, frame: bytes, kind: FrameKind, request_id: RequestId | None) -> None:
         """The session's routed `send`: frames go to the request being served, if any."""
         target = self.target
         if target is not None:
-            await target(frame, request_id)
+            await target(frame, kind, request_id)
 
     async def host(
         self, opener: SessionOpener, ready: asyncio.Future[None], options: dict[str, Any]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ._held_session import hold_session
 
 if TYPE_CHECKING:
-    from ...protocol.jsonrpc import RequestId
+    from ...protocol.jsonrpc import FrameKind, RequestId
     from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
     from ._streams import Stream
@@ -42,12 +42,12 @@ class Lease:
         self._stop = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
 
-    async def route(self, frame: bytes, request_id: RequestId | None) -> None:
+    async def route(self, frame: bytes, kind: FrameKind, request_id: RequestId | None) -> None:
         """The session's routed `send`: only what belongs to the current request has a place
         to go (a stateless session has no GET stream)."""
         stream = self.stream
         if stream is not None and request_id is not None:
-            await stream.write(frame, request_id)
+            await stream.write(frame, kind, request_id)
 
     def stop(self) -> None:
         """Let the session close (its host task leaves the session's context)."""

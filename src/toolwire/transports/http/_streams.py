@@ -15,7 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, cast
 
-from ...protocol.jsonrpc import RequestId, encode_value
+from ...protocol.jsonrpc import FrameKind, RequestId
 from ._replies import ASGISend
 from ._sse import encode_event
 from .events import EventStore, LiveEventStore
@@ -26,8 +26,6 @@ __all__ = [
     "WATCH_AFTER_SECONDS",
     "Stream",
     "followable",
-    "is_reply_to",
-    "reply_prefix",
     "until_disconnect",
 ]
 
@@ -44,21 +42,6 @@ control), so a client that does not read slows the tool, not the server."""
 KEEPALIVE = b": keep-alive\n\n"
 MAX_KEEPALIVES = 100_000
 """Keep-alive comments one wait sends at most (about 17 days at 15 s)."""
-
-
-def reply_prefix(request_id: RequestId) -> bytes:
-    """How the session's replies to `request_id` begin (see `jsonrpc.result_message`)."""
-    encoded = str(request_id).encode("ascii") if isinstance(request_id, int) else None
-    return b'{"jsonrpc":"2.0","id":' + (encoded or encode_value(request_id)) + b","
-
-
-def is_reply_to(frame: bytes, prefix: bytes) -> bool:
-    """Whether `frame` answers the request whose `reply_prefix` is `prefix` (rather than
-    being a notification or a server-to-client request that travels with it)."""
-    if not frame.startswith(prefix):
-        return False
-    rest = frame[len(prefix) : len(prefix) + 3]
-    return rest in (b'"re', b'"er')
 
 
 class Stream:
@@ -101,7 +84,7 @@ class Stream:
             self._live = cast("LiveEventStore", store)
         self._leased = False  # told `_live` that it runs here
         self.sse = sse
-        self.pending: dict[RequestId, bytes] = {}  # request id -> its reply prefix, still owed
+        self.pending: set[RequestId] = set()  # the requests whose replies are still owed
         self.replies: list[bytes] = []  # JSON mode: the replies, for the body
         self.finished = False  # every reply sent (or the session ended)
         self._send: ASGISend | None = None
@@ -167,7 +150,7 @@ class Stream:
 
     def owe(self, request_id: RequestId) -> None:
         """This stream carries the reply to `request_id`."""
-        self.pending[request_id] = reply_prefix(request_id)
+        self.pending.add(request_id)
 
     def finish(self) -> None:
         """Nothing more will come (every reply went out, or the session is gone)."""
@@ -179,14 +162,12 @@ class Stream:
         self._live = None
         self._wake()
 
-    async def write(self, frame: bytes, request_id: RequestId | None) -> bool:
+    async def write(self, frame: bytes, kind: FrameKind, request_id: RequestId | None) -> bool:
         """Route one frame here; return whether it was the reply to `request_id`."""
         reply = False
-        if request_id is not None:
-            prefix = self.pending.get(request_id)
-            if prefix is not None and is_reply_to(frame, prefix):
-                del self.pending[request_id]
-                reply = True
+        if kind is FrameKind.REPLY and request_id is not None and request_id in self.pending:
+            self.pending.discard(request_id)
+            reply = True
         if not self.sse:
             if reply:
                 self.replies.append(frame)  # notifications have no place in one JSON body
