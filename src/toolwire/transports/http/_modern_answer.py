@@ -31,6 +31,7 @@ from ...protocol.jsonrpc import (
 from ._mirror import HEADER_MISMATCH
 from ._replies import JSON_TYPE, respond
 from ._sse import SSE_HEADERS, encode_event
+from .channel import KEEPALIVE, KEEPALIVE_SECONDS, WATCH_AFTER_SECONDS
 
 if TYPE_CHECKING:
     from ...protocol.session import ServerSession
@@ -42,12 +43,6 @@ logger = logging.getLogger("toolwire.http")
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
-
-KEEPALIVE_SECONDS = 15.0
-"""How long an answer may stay silent before a keep-alive comment (the SDK's interval)."""
-
-WATCH_AFTER_SECONDS = 0.2
-"""How long a request waits for its reply before it starts watching for the client leaving."""
 
 MISSING_CLIENT_CAPABILITY = -32021
 
@@ -65,7 +60,6 @@ _ERROR_MEMBER = b',"error":{'
 _RESULT_MEMBER = b',"result":'
 
 _EMPTY = [(b"content-length", b"0")]
-_KEEPALIVE_EVENT = b": keep-alive\n\n"
 
 
 class Answer:
@@ -137,7 +131,7 @@ class Answer:
             if self.ended or self._done.is_set():
                 return  # the reply came meanwhile: it may still go out as plain JSON
             await self._start_stream()
-            await self._write(_KEEPALIVE_EVENT)
+            await self._write(KEEPALIVE)
 
     async def _event(self, frame: bytes) -> None:
         async with self._lock:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ...protocol.jsonrpc import FrameKind, RequestId
     from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
-    from ._streams import Stream
+    from .channel import Stream
 
 __all__ = ["Lease", "StatelessSessions"]
 

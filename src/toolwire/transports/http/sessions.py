@@ -17,7 +17,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ._streams import Stream
+from .channel import Stream
 
 if TYPE_CHECKING:
     from ...protocol.jsonrpc import FrameKind, RequestId

@@ -1,30 +1,46 @@
-"""Where a session's outgoing frames land: a POST's response (JSON or SSE) or the GET stream.
+"""The response channel of streamable HTTP and legacy SSE: where a session's frames become bytes.
 
-A `Stream` belongs to one POST (or one GET) and knows the requests whose replies it still owes.
-The session's routed `send` feeds it, from whichever task produced the frame; the request handler
-waits until the stream is finished, the client is gone, or a tool ended the stream early. Frames
-written while no connection is attached are still kept by the event store, for a client resuming
-with `Last-Event-ID`. On a `LiveEventStore` a POST stream holds a lease while it runs and stores
-an end marker with its last event.
+A `Stream` belongs to one POST (or one GET) and knows the requests whose replies it still owes;
+the session's routed `send` feeds it with each frame's `FrameKind`, from whichever task produced
+it. `answer` serves one request on it: one JSON body, or an SSE stream whose events are held
+back briefly so that a quick call goes out as one whole response. With an event store, events
+get ids (a priming event first, for clients on 2025-11-25 or later) so that a tool may end the
+stream early (`ctx.close_sse_stream()`) and the client resume with `Last-Event-ID`; a
+`LiveEventStore` stream holds a lease while it runs and stores an end marker with its last
+event. Held events are bounded (`HOLD_BYTES`): a client that does not read slows the tool, not
+the server. `Stream.wait` sends a keep-alive comment after `KEEPALIVE_SECONDS` of silence and,
+once a request has lasted `WATCH_AFTER_SECONDS`, watches for the client leaving, which
+detaches the stream: the call goes on and its events are still stored.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ...protocol.jsonrpc import FrameKind, RequestId
-from ._replies import ASGISend
-from ._sse import encode_event
+from ...protocol.reporter import STREAM_CLOSER
+from ._replies import JSON_TYPE, ASGISend, refuse, respond
+from ._sse import SSE_HEADERS, encode_event
 from .events import EventStore, LiveEventStore
 from .records import StoreUnavailable
 
+if TYPE_CHECKING:
+    from ...protocol.jsonrpc import Request
+    from ...protocol.session import ServerSession
+    from .sessions import HttpSession
+
 __all__ = [
+    "ASSUMED_VERSION",
     "KEEPALIVE",
+    "KEEPALIVE_SECONDS",
     "WATCH_AFTER_SECONDS",
+    "Answering",
     "Stream",
+    "answer",
     "followable",
     "until_disconnect",
 ]
@@ -33,12 +49,19 @@ logger = logging.getLogger("toolwire.http")
 
 ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 
+KEEPALIVE_SECONDS = 15.0
+"""Seconds of silence on an event stream after which a keep-alive comment goes out (the
+default of every app; proxies drop idle connections, and a dead peer shows up as a failed
+write)."""
 WATCH_AFTER_SECONDS = 0.2
 """How long a request waits for its answer before watching for the client's disconnect."""
 HOLD_BYTES = 64 * 1024
 """Events held back before the response starts, at most: a task writing past it waits for
 the response to start, and from then on each write waits for the connection (uvicorn's flow
 control), so a client that does not read slows the tool, not the server."""
+BODY_AFTER_BYTES = 64 * 1024
+"""Body bytes a client may send on a request whose answer is streaming (a GET should send
+none) before it is taken as gone."""
 KEEPALIVE = b": keep-alive\n\n"
 MAX_KEEPALIVES = 100_000
 """Keep-alive comments one wait sends at most (about 17 days at 15 s)."""
@@ -64,6 +87,7 @@ class Stream:
         "_send",
         "_started",
         "_waiter",
+        "_written",
         "cut",
         "finished",
         "pending",
@@ -89,6 +113,7 @@ class Stream:
         self.finished = False  # every reply sent (or the session ended)
         self._send: ASGISend | None = None
         self._waiter: asyncio.Future[None] | None = None
+        self._written = time.monotonic()  # when the connection last got bytes
         self._held: list[bytes] | None = None  # events written before the response starts
         self._held_bytes = 0
         self._holder: asyncio.Task[Any] | None = None  # the task that asked for the hold
@@ -237,6 +262,7 @@ class Stream:
             await asyncio.shield(started)
             if self.cut:
                 return
+        self._written = time.monotonic()
         send = self._send
         if send is None:
             return
@@ -254,8 +280,9 @@ class Stream:
 
         Args:
             receive: The request's receive callable, to notice the client leaving.
-            keepalive: With an SSE stream, seconds of silence after which a comment is sent
-                (proxies drop idle connections; a dead peer shows up as a failed write).
+            keepalive: With an SSE stream, seconds of silence on the connection after which
+                a comment is sent (proxies drop idle connections; a dead peer shows up as a
+                failed write).
         """
         if self.finished or (self.sse and self._send is None):
             return
@@ -279,12 +306,18 @@ class Stream:
             if keepalive is None or not self.sse:
                 await waiter
                 return
-            for _ in range(MAX_KEEPALIVES):
-                done, _pending = await asyncio.wait((waiter,), timeout=keepalive)
-                if done:
-                    return
+            sent = 0
+            while sent < MAX_KEEPALIVES and not waiter.done():
+                quiet = time.monotonic() - self._written
+                if quiet < keepalive:
+                    done, _pending = await asyncio.wait((waiter,), timeout=keepalive - quiet)
+                    if done:
+                        return
+                    continue
                 await self.send_raw(KEEPALIVE)
-            self.detach()  # silent for days: let the client reconnect
+                sent += 1
+            if not waiter.done():
+                self.detach()  # silent for days: let the client reconnect
         finally:
             self._waiter = None
             if timer is not None:
@@ -308,12 +341,149 @@ _FOLLOWABLE: dict[type, bool] = {}
 
 
 async def until_disconnect(receive: ASGIReceive) -> None:
-    """Until the client has gone (`http.disconnect`); never returns otherwise."""
-    # After the body, a server's receive() only returns when the client is gone. Anything
-    # else (a server handing out stray empty chunks) is skipped, a bounded number of times;
-    # then only the waiter decides.
-    for _ in range(1000):
+    """Until the client has gone (`http.disconnect`), or has sent more than `BODY_AFTER_BYTES`
+    of body after what the request was read for (a GET should send none); never returns
+    otherwise."""
+    # After the body, a server's receive() only returns when the client is gone. Stray empty
+    # chunks are skipped, a bounded number of times; then only the waiter decides.
+    received = empty = 0
+    while empty < 1000:
         message = await receive()
         if message.get("type") == "http.disconnect":
             return
+        size = len(message.get("body") or b"")
+        received += size
+        if received > BODY_AFTER_BYTES:
+            return
+        empty += size == 0
     await asyncio.get_running_loop().create_future()  # never done: cancelled by `wait`
+
+
+ASSUMED_VERSION = "2025-03-26"  # the spec's assumption when the version header is absent
+PRIMING_SINCE = "2025-11-25"  # SEP-1699: older clients may choke on an event without data
+
+
+class Answering:
+    """How requests are answered (fixed per app)."""
+
+    __slots__ = ("keepalive_seconds", "retry_ms", "store")
+
+    def __init__(
+        self,
+        *,
+        store: EventStore | None,
+        retry_ms: int | None,
+        keepalive_seconds: float | None,
+    ) -> None:
+        self.store = store
+        self.retry_ms = retry_ms
+        self.keepalive_seconds = keepalive_seconds
+
+
+async def answer(
+    session: ServerSession,
+    owner: HttpSession | None,
+    item: Request,
+    message: Any,
+    receive: ASGIReceive,
+    send: ASGISend,
+    headers: list[tuple[bytes, bytes]],
+    version: str | None,
+    config: Answering,
+    stream: Stream | None = None,
+    *,
+    as_json: bool,
+) -> None:
+    """Hand `message` (a request) to `session`; answer with what it routes back.
+
+    Args:
+        session: The protocol session serving the request.
+        owner: Its HTTP session (None in stateless mode: no resumption, no routes kept).
+        item: The request.
+        message: The decoded body, as the session takes it.
+        receive: The request's ASGI receive (to notice the client leaving).
+        send: The request's ASGI send.
+        headers: Extra response headers (the session id).
+        version: The protocol-version header, if any.
+        config: How to answer.
+        stream: The stream the session already routes this request to (stateless mode).
+        as_json: Answer with one JSON body (the app's choice, or all the client accepts).
+    """
+    store = config.store if owner is not None else None
+    if stream is None:
+        stream_id = owner.new_stream_id() if store is not None and owner else None
+        stream = Stream(stream_id, store, sse=not as_json)
+        if owner is not None:
+            owner.routes[item.id] = stream
+            if stream_id is not None:
+                owner.streams[stream_id] = stream
+    stream.owe(item.id)
+    if as_json:
+        await session.receive_message(message)
+        await stream.wait(receive)
+        if stream.replies:
+            await respond(send, 200, stream.replies[0], [JSON_TYPE, *headers])
+        elif owner is not None and owner.ended:
+            await refuse(send, 404, "Not Found: Session not found or expired")
+        elif not stream.pending:  # cancelled by the client: no reply, nothing more owed
+            await respond(send, 202, b"", headers)
+        return
+    stream.hold()
+    token = None
+    if stream.store is not None:
+        negotiated = owner.protocol_version if owner is not None else None
+        if (negotiated or version or ASSUMED_VERSION) >= PRIMING_SINCE and await stream.emit(
+            None, config.retry_ms
+        ):
+            # Only a stream with an id to resume from may be ended early.
+            token = STREAM_CLOSER.set(_closer(stream, send, config.retry_ms))
+    try:
+        await session.receive_message(message)
+    finally:
+        if token is not None:
+            STREAM_CLOSER.reset(token)
+    if not (stream.finished or stream.cut):
+        # A call's task runs in the next pass of the event loop, and a quick async tool
+        # answers there: worth one pass to send one whole response instead of a start,
+        # chunks and an end.
+        await asyncio.sleep(0)
+    if stream.finished or stream.cut:  # answered (or cut) already: one whole response
+        body = stream.unhold(None)
+        if stream.cut:
+            body += _retry_line(config.retry_ms)
+        await respond(send, 200, body, [*SSE_HEADERS, *headers])
+        return
+    await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + headers})
+    held = stream.unhold(send)
+    if held:
+        await stream.send_raw(held)
+    await stream.wait(receive, config.keepalive_seconds)
+    await _end_response(stream, send)
+
+
+def _retry_line(retry_ms: int | None) -> bytes:
+    return b"" if retry_ms is None else b"retry: " + str(retry_ms).encode("ascii") + b"\n\n"
+
+
+def _closer(stream: Stream, send: ASGISend, retry_ms: int | None) -> Callable[[], Awaitable[None]]:
+    """What `ctx.close_sse_stream()` calls for a call carried by `stream` on `send`: end the
+    response now (with a `retry` hint); the call's later events are only stored."""
+
+    async def close() -> None:
+        if stream.holding:
+            stream.cut = True  # the handler ends the response as soon as it may
+        elif stream.is_sending_to(send):
+            await stream.send_raw(_retry_line(retry_ms))
+            stream.detach()
+
+    return close
+
+
+async def _end_response(stream: Stream, send: ASGISend) -> None:
+    """End the SSE response on `send` (the stream itself may live on, stored or resumed)."""
+    if stream.is_sending_to(send):
+        stream.release()
+    try:
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except Exception as error:  # the client is gone already
+        logger.debug("ending an SSE response failed (%s)", error)
