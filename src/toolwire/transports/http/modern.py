@@ -28,9 +28,9 @@ from ...protocol.jsonrpc import (
 )
 from . import _mirror
 from ._mirror import Headers
-from ._modern_answer import Answer
 from ._modern_pool import close_idle, lease_session, open_options
 from ._replies import refuse, respond
+from .channel import Answer
 
 if TYPE_CHECKING:
     from ...protocol.serving import SessionOpener
