@@ -21,7 +21,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import anyio
 
@@ -45,7 +45,6 @@ from .records import StoreUnavailable
 if TYPE_CHECKING:
     from ...protocol.jsonrpc import Request
     from ...protocol.session import ServerSession
-    from .sessions import HttpSession
 
 __all__ = [
     "ASSUMED_VERSION",
@@ -378,6 +377,19 @@ ASSUMED_VERSION = "2025-03-26"  # the spec's assumption when the version header 
 PRIMING_SINCE = "2025-11-25"  # SEP-1699: older clients may choke on an event without data
 
 
+class Owner(Protocol):
+    """What `answer` needs of the HTTP session a request belongs to (`sessions.HttpSession`)."""
+
+    routes: dict[RequestId, Stream]
+    streams: dict[str, Stream]
+    ended: bool
+
+    @property
+    def protocol_version(self) -> str | None: ...
+
+    def new_stream_id(self, *, get: bool = False) -> str: ...
+
+
 class Answering:
     """How requests are answered (fixed per app)."""
 
@@ -397,7 +409,7 @@ class Answering:
 
 async def answer(
     session: ServerSession,
-    owner: HttpSession | None,
+    owner: Owner | None,
     item: Request,
     message: Any,
     receive: ASGIReceive,
@@ -530,9 +542,9 @@ class Answer:
     -32602, -32020, -32021, -32022; 404 for -32601; 200 otherwise, as the SDK). A frame of
     another kind first (progress, a log message, a listen stream's acknowledgement) starts an
     event stream instead, which then carries every frame as it comes, the reply last. A
-    silent request gets a keep-alive comment every `KEEPALIVE_SECONDS` (which also starts the
-    stream), and one whose client goes away is cancelled. It runs on any anyio backend (the
-    2026-07-28 path does), where `Stream` needs asyncio.
+    silent request gets a keep-alive comment after `KEEPALIVE_SECONDS` of silence (which also
+    starts the stream), and one whose client goes away is cancelled. It runs on any anyio
+    backend (the 2026-07-28 path does), where `Stream` needs asyncio.
 
     Args:
         send: The ASGI send channel.
@@ -550,6 +562,7 @@ class Answer:
         self.gone = False  # the client went away
         self._done = anyio.Event()
         self._lock = anyio.Lock()  # keep-alives and frames never interleave
+        self._written = time.monotonic()  # when the connection last got bytes (or was due)
 
     async def frame(self, frame: bytes, kind: FrameKind, _request_id: RequestId | None) -> None:
         """Take one frame of the session (every frame of this session is this request's)."""
@@ -576,9 +589,14 @@ class Answer:
         async with anyio.create_task_group() as watchers:
             watchers.start_soon(self._watch, receive, session)
             while not self._done.is_set():
-                with anyio.move_on_after(KEEPALIVE_SECONDS if self._streams else None):
+                quiet = time.monotonic() - self._written
+                with anyio.move_on_after(KEEPALIVE_SECONDS - quiet if self._streams else None):
                     await self._done.wait()
-                if not self._done.is_set():
+                if (
+                    not self._done.is_set()
+                    and time.monotonic() - self._written >= KEEPALIVE_SECONDS
+                ):
+                    self._written = time.monotonic()  # due now, whether it goes out or not
                     await self._keep_alive()
             watchers.cancel_scope.cancel()
 
@@ -609,6 +627,7 @@ class Answer:
             await self._send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
 
     async def _write(self, chunk: bytes) -> None:
+        self._written = time.monotonic()
         try:
             await self._send({"type": "http.response.body", "body": chunk, "more_body": True})
         except OSError:  # the client is gone; the watcher ends the request
