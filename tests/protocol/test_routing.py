@@ -96,3 +96,27 @@ async def test_a_listen_streams_frames_carry_the_listen_request() -> None:
         ("L", "result"),
     ]
     assert kinds == [FrameKind.NOTICE, FrameKind.NOTICE, FrameKind.REPLY]
+
+
+async def test_a_list_change_is_a_broadcast_for_no_request() -> None:
+    server = Server("broadcasts")
+    sent: list[tuple[FrameKind, Any, dict[str, Any]]] = []
+
+    async def send(frame: bytes, kind: FrameKind, request_id: Any) -> None:
+        sent.append((kind, request_id, json.loads(frame)))
+
+    async with server.serving() as open_session, open_session(send, routed=True) as session:
+        init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {}}
+        for message in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        ):
+            await session.receive(json.dumps(message).encode())
+        server.add_tool(lambda: 1, name="one")
+        with anyio.fail_after(10):
+            while len(sent) < 2:
+                await anyio.sleep(0.002)
+    assert [(kind, rid, m.get("method", "result")) for kind, rid, m in sent] == [
+        (FrameKind.REPLY, 1, "result"),
+        (FrameKind.BROADCAST, None, "notifications/tools/list_changed"),
+    ]
