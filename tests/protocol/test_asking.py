@@ -17,6 +17,7 @@ import pytest
 from pydantic import BaseModel
 
 from toolwire import ClientRequestError, ToolContext
+from toolwire.protocol.jsonrpc import FrameKind
 from toolwire.server import Server
 
 pytestmark = pytest.mark.anyio
@@ -77,8 +78,14 @@ class Client:
         self.sent: list[tuple[Any, dict[str, Any]]] = []
         self.session: Any = None
 
-    async def send(self, frame: bytes, request_id: Any) -> None:
-        self.sent.append((request_id, json.loads(frame)))
+    async def send(self, frame: bytes, kind: FrameKind, request_id: Any) -> None:
+        message = json.loads(frame)
+        if "method" in message:  # a question has an id, a notice none; neither is a reply
+            expected = FrameKind.QUESTION if "id" in message else FrameKind.NOTICE
+        else:
+            expected = FrameKind.REPLY
+        assert kind is expected, (kind, message)
+        self.sent.append((request_id, message))
 
     async def feed(self, message: dict[str, Any]) -> None:
         await self.session.receive(json.dumps({"jsonrpc": "2.0", **message}).encode())

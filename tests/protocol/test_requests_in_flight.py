@@ -12,7 +12,7 @@ import anyio
 
 from toolwire.protocol.backlog import Backlog
 from toolwire.protocol.calls import CallInFlight
-from toolwire.protocol.jsonrpc import INVALID_PARAMS, ProtocolError, RequestId
+from toolwire.protocol.jsonrpc import INVALID_PARAMS, FrameKind, ProtocolError, RequestId
 from toolwire.protocol.reporter import Reporter
 from toolwire.protocol.requests_in_flight import RequestsInFlight
 
@@ -22,7 +22,8 @@ Sent = list[tuple[dict[str, Any], RequestId | None]]
 def _run(body: Callable[[RequestsInFlight, Backlog, Sent], Awaitable[None]]) -> Sent:
     sent: Sent = []
 
-    async def send(frame: bytes, request_id: RequestId | None) -> None:
+    async def send(frame: bytes, kind: FrameKind, request_id: RequestId | None) -> None:
+        assert kind is FrameKind.REPLY
         sent.append((json.loads(frame), request_id))
 
     async def main() -> None:
@@ -38,7 +39,7 @@ def _run(body: Callable[[RequestsInFlight, Backlog, Sent], Awaitable[None]]) -> 
 
 
 def _call(request_id: RequestId) -> CallInFlight:
-    async def send(frame: bytes, request_id: RequestId | None) -> None:
+    async def send(frame: bytes, kind: FrameKind, request_id: RequestId | None) -> None:
         raise AssertionError("nothing reports in these tests")
 
     return CallInFlight(Reporter(send, None, None, request_id))

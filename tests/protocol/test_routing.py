@@ -9,6 +9,7 @@ import anyio
 import pytest
 
 from toolwire import ToolContext
+from toolwire.protocol.jsonrpc import FrameKind
 from toolwire.server import Server
 
 from .harness import meta
@@ -27,9 +28,11 @@ async def test_replies_and_a_calls_notifications_carry_their_request_id() -> Non
         return n
 
     sent: list[tuple[Any, dict[str, Any]]] = []
+    kinds: list[FrameKind] = []
 
-    async def send(frame: bytes, request_id: Any) -> None:
+    async def send(frame: bytes, kind: FrameKind, request_id: Any) -> None:
         sent.append((request_id, json.loads(frame)))
+        kinds.append(kind)
 
     async with server.serving() as open_session, open_session(send, routed=True) as session:
         init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {}}
@@ -61,14 +64,18 @@ async def test_replies_and_a_calls_notifications_carry_their_request_id() -> Non
         (9, "result"),
         (None, "error"),
     ]
+    reply, notice = FrameKind.REPLY, FrameKind.NOTICE
+    assert kinds == [reply, reply, reply, notice, notice, reply, reply]
 
 
 async def test_a_listen_streams_frames_carry_the_listen_request() -> None:
     server = Server("streams")
     sent: list[tuple[Any, dict[str, Any]]] = []
+    kinds: list[FrameKind] = []
 
-    async def send(frame: bytes, request_id: Any) -> None:
+    async def send(frame: bytes, kind: FrameKind, request_id: Any) -> None:
         sent.append((request_id, json.loads(frame)))
+        kinds.append(kind)
 
     async with server.serving() as open_session, open_session(send, routed=True) as session:
         listen = {
@@ -87,4 +94,29 @@ async def test_a_listen_streams_frames_carry_the_listen_request() -> None:
         ("L", "notifications/subscriptions/acknowledged"),
         ("L", "notifications/tools/list_changed"),
         ("L", "result"),
+    ]
+    assert kinds == [FrameKind.NOTICE, FrameKind.NOTICE, FrameKind.REPLY]
+
+
+async def test_a_list_change_is_a_broadcast_for_no_request() -> None:
+    server = Server("broadcasts")
+    sent: list[tuple[FrameKind, Any, dict[str, Any]]] = []
+
+    async def send(frame: bytes, kind: FrameKind, request_id: Any) -> None:
+        sent.append((kind, request_id, json.loads(frame)))
+
+    async with server.serving() as open_session, open_session(send, routed=True) as session:
+        init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {}}
+        for message in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        ):
+            await session.receive(json.dumps(message).encode())
+        server.add_tool(lambda: 1, name="one")
+        with anyio.fail_after(10):
+            while len(sent) < 2:
+                await anyio.sleep(0.002)
+    assert [(kind, rid, m.get("method", "result")) for kind, rid, m in sent] == [
+        (FrameKind.REPLY, 1, "result"),
+        (FrameKind.BROADCAST, None, "notifications/tools/list_changed"),
     ]

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 from . import eras, handlers
 from .completers import MAX_VALUES, Completer, CompleterError, ask_completer
-from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, RequestId, result_message
+from .jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    FrameKind,
+    ProtocolError,
+    RequestId,
+    result_message,
+)
 from .methods import Route
 
 if TYPE_CHECKING:
@@ -145,7 +152,7 @@ async def complete(
     result: dict[str, Any] = {"completion": completion_result(values)}
     if version in eras.MODERN_VERSIONS:
         handlers.modern(result, session.server.server_info)
-    await session.send(result_message(request_id, result), request_id)
+    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
 
 
 COMPLETION_ROUTES_HANDSHAKE: dict[str, Route] = {

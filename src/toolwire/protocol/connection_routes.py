@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import eras, handlers
-from .jsonrpc import result_message
+from .jsonrpc import FrameKind, result_message
 
 if TYPE_CHECKING:
     from .jsonrpc import RequestId
@@ -29,12 +29,12 @@ async def initialize(session: Session, request_id: RequestId, params: Params, *_
     session.client_info = (params or {}).get("clientInfo")
     session.client_capabilities = (params or {}).get("capabilities")
     result = handlers.initialize_result(session.server, negotiated, session.capabilities())
-    await session.send(result_message(request_id, result), request_id)
+    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
 
 
 async def ping(session: Session, request_id: RequestId, *_: Any) -> None:
     """Answer `{}`: the connection is alive."""
-    await session.send(result_message(request_id, {}), request_id)
+    await session.send(result_message(request_id, {}), FrameKind.REPLY, request_id)
 
 
 async def set_level(session: Session, request_id: RequestId, params: Params, *_: Any) -> None:
@@ -45,13 +45,13 @@ async def set_level(session: Session, request_id: RequestId, params: Params, *_:
             f"logging/setLevel: 'level' must be one of {', '.join(eras.LOG_LEVELS)}"
         )
     session.log_level = level
-    await session.send(result_message(request_id, {}), request_id)
+    await session.send(result_message(request_id, {}), FrameKind.REPLY, request_id)
 
 
 async def discover(session: Session, request_id: RequestId, *_: Any) -> None:
     """Say which versions and capabilities this server serves (2026-07-28)."""
     result = handlers.discover_result(session.server, session.capabilities())
-    await session.send(result_message(request_id, result), request_id)
+    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
 
 
 async def listen(session: Session, request_id: RequestId, params: Params, *_: Any) -> None:

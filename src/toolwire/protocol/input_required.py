@@ -16,7 +16,7 @@ import anyio
 
 from ..errors import ClientRequestError, UserError
 from . import eras
-from .jsonrpc import INVALID_PARAMS, ProtocolError, result_message
+from .jsonrpc import INVALID_PARAMS, FrameKind, ProtocolError, result_message
 from .request_state import MAX_STATE_CHARS, StateBinding, open_state, seal_state
 
 if TYPE_CHECKING:
@@ -41,7 +41,9 @@ class RoundSession(Protocol):
 
     def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None: ...
 
-    async def send(self, frame: bytes, request_id: RequestId | None = None) -> None: ...
+    async def send(
+        self, frame: bytes, kind: FrameKind, request_id: RequestId | None = None
+    ) -> None: ...
 
 
 _SHORT = {
@@ -120,7 +122,7 @@ class InputRound:
         if result is None:  # the tool got an error instead and goes on
             return
         call.cancel()
-        await session.send(result_message(call_id, result), call_id)
+        await session.send(result_message(call_id, result), FrameKind.REPLY, call_id)
 
     def key_for(self, method: str, key: str | None) -> str:
         """The key of the next question (the tool's own, or the next in order)."""

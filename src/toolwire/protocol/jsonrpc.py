@@ -15,7 +15,9 @@ from __future__ import annotations
 import json
 import logging
 import math
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from .._fastjson import decoding_function
@@ -27,11 +29,13 @@ __all__ = [
     "METHOD_NOT_FOUND",
     "PARSE_ERROR",
     "UNSUPPORTED_PROTOCOL_VERSION",
+    "FrameKind",
     "Invalid",
     "Notification",
     "ProtocolError",
     "Request",
     "Response",
+    "RoutedSend",
     "classify",
     "decode",
     "encode",
@@ -51,6 +55,28 @@ INTERNAL_ERROR = -32603
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 RequestId = str | int
+
+
+class FrameKind(Enum):
+    """What an outgoing frame is, so that a transport can route it without reading it.
+
+    A routed session sends each frame with its kind and the id of the request it belongs to
+    (None for `BROADCAST`, and for a reply to a message that had no usable id).
+    """
+
+    REPLY = "reply"
+    """The result or error that answers a request: the last frame that request gets."""
+    NOTICE = "notice"
+    """A notification that belongs to a request: progress, a log message, a listen stream's
+    frames, the withdrawal of a question."""
+    QUESTION = "question"
+    """A request of the server's own (sampling, elicitation, roots) made during a request."""
+    BROADCAST = "broadcast"
+    """A message for no request in particular (a list or a resource changed)."""
+
+
+RoutedSend = Callable[[bytes, FrameKind, "RequestId | None"], Awaitable[None]]
+"""A routed session's `send`: a frame, its kind, and the request it belongs to."""
 
 
 class ProtocolError(Exception):

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .call_context import ContextSource
     from .eras import Era
     from .identity import Identity
-    from .jsonrpc import RequestId
+    from .jsonrpc import FrameKind, RequestId
     from .outbound import Outbound
     from .requests_in_flight import RequestsInFlight
     from .subscriptions import Listeners
@@ -48,8 +48,10 @@ class Session(Protocol):
     log_level: str
     resource_subscriptions: set[str]
 
-    async def send(self, frame: bytes, request_id: RequestId | None = None) -> None:
-        """Write one frame, for the request `request_id` if any."""
+    async def send(
+        self, frame: bytes, kind: FrameKind, request_id: RequestId | None = None
+    ) -> None:
+        """Write one frame of `kind`, for the request `request_id` if any."""
         ...
 
     def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:

@@ -12,13 +12,12 @@ message and data; a response nobody waits for is dropped.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 
 from ..errors import ClientRequestError, ClientResponseError, ClientTimeoutError
-from .jsonrpc import RequestId, encode, notification
+from .jsonrpc import FrameKind, RequestId, RoutedSend, encode, notification
 
 __all__ = ["Outbound"]
 
@@ -47,7 +46,7 @@ class Outbound:
             belongs to, for routing.
     """
 
-    def __init__(self, send: Callable[[bytes, RequestId | None], Awaitable[None]]) -> None:
+    def __init__(self, send: RoutedSend) -> None:
         self._send = send
         self._count = 0
         self._waiting: dict[str, _Waiting] = {}
@@ -78,7 +77,7 @@ class Outbound:
         frame = encode({"jsonrpc": "2.0", "id": message_id, "method": method, "params": params})
         sent = timed_out = False
         try:
-            await self._send(frame, call_id)
+            await self._send(frame, FrameKind.QUESTION, call_id)
             sent = True
             with anyio.move_on_after(timeout):
                 await waiting.answered.wait()
@@ -102,7 +101,7 @@ class Outbound:
         frame = notification("notifications/cancelled", {"requestId": message_id, "reason": reason})
         with anyio.CancelScope(shield=True), anyio.move_on_after(_WITHDRAW_SECONDS):
             try:
-                await self._send(frame, call_id)
+                await self._send(frame, FrameKind.NOTICE, call_id)
             except Exception:  # the transport is going away: nothing to withdraw from
                 logger.debug("could not withdraw request %s", message_id, exc_info=True)
 

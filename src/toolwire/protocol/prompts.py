@@ -24,6 +24,7 @@ from .calls import CallInFlight
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
+    FrameKind,
     ProtocolError,
     RequestId,
     compact_json,
@@ -74,7 +75,7 @@ async def list_prompts(
     if version in eras.MODERN_VERSIONS:
         result.update(_CACHE_HINTS)
         handlers.modern(result, session.server.server_info)
-    await session.send(result_message(request_id, result), request_id)
+    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
 
 
 def _lookup(session: Session, params: Params) -> RegisteredPrompt:

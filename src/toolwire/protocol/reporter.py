@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import NoBackChannelError
 from .content import to_jsonable
 from .eras import LOG_LEVELS
-from .jsonrpc import RequestId, notification
+from .jsonrpc import FrameKind, RequestId, RoutedSend, notification
 
 if TYPE_CHECKING:
     from ..context import ElicitResult, SampleResult
@@ -66,7 +66,7 @@ class Reporter:
 
     def __init__(
         self,
-        send: Callable[[bytes, RequestId | None], Awaitable[None]],
+        send: RoutedSend,
         token: Any,
         log_level: str | None,
         request_id: RequestId | None = None,
@@ -108,7 +108,9 @@ class Reporter:
             params["total"] = total
         if message is not None:
             params["message"] = str(message)
-        await self._send(notification("notifications/progress", params), self._request_id)
+        await self._send(
+            notification("notifications/progress", params), FrameKind.NOTICE, self._request_id
+        )
 
     async def log(self, level: str, data: Any, logger_name: str | None) -> None:
         """Send `notifications/message` if `level` passes the client's threshold."""
@@ -123,7 +125,9 @@ class Reporter:
         if logger_name:
             params["logger"] = str(logger_name)
         params["data"] = to_jsonable(data)
-        await self._send(notification("notifications/message", params), self._request_id)
+        await self._send(
+            notification("notifications/message", params), FrameKind.NOTICE, self._request_id
+        )
 
     def _questions(self, method: str) -> Asker:
         if self._asker is None:

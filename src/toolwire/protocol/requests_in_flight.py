@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from .calls import CallInFlight, in_scope
-from .jsonrpc import INTERNAL_ERROR, ProtocolError, RequestId, error_message, result_message
+from .jsonrpc import (
+    INTERNAL_ERROR,
+    FrameKind,
+    ProtocolError,
+    RequestId,
+    RoutedSend,
+    error_message,
+    result_message,
+)
 
 if TYPE_CHECKING:
     import anyio.abc
@@ -44,7 +52,7 @@ class RequestsInFlight:
 
     def __init__(
         self,
-        send: Callable[[bytes, RequestId | None], Awaitable[None]],
+        send: RoutedSend,
         backlog: Backlog,
         *,
         error_details: bool = False,
@@ -138,7 +146,9 @@ class RequestsInFlight:
         for request_id, call in refused:
             call.abandoned = True
             try:
-                await self._send(error_message(request_id, code, message), request_id)
+                await self._send(
+                    error_message(request_id, code, message), FrameKind.REPLY, request_id
+                )
             except Exception as error:  # the client is gone: the call is cancelled regardless
                 logger.debug("the refusal of request %r was not delivered: %r", request_id, error)
             finally:
@@ -178,7 +188,7 @@ class RequestsInFlight:
         finally:
             self.settle(request_id, call)
         if not call.abandoned:  # cancelled, or answered by its input round
-            await self._send(reply, request_id)
+            await self._send(reply, FrameKind.REPLY, request_id)
 
     def _task_done(
         self, request_id: RequestId, call: CallInFlight, task: asyncio.Task[None]

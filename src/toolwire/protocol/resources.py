@@ -21,7 +21,7 @@ from ..tools.threads import run_sync_within
 from . import eras, handlers
 from .asking import asker_for
 from .calls import CallInFlight
-from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, result_message
+from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameKind, ProtocolError, result_message
 from .methods import Route
 from .reporter import Reporter
 from .resource_contents import NOT_FOUND
@@ -192,13 +192,13 @@ async def subscribe(
     if uri not in subscribed and len(subscribed) >= MAX_SUBSCRIPTIONS:
         raise ProtocolError(INTERNAL_ERROR, "Subscription limit reached")
     subscribed.add(uri)
-    await session.send(result_message(request_id, {}), request_id)
+    await session.send(result_message(request_id, {}), FrameKind.REPLY, request_id)
 
 
 async def unsubscribe(session: Session, request_id: RequestId, params: Params, *_: Any) -> None:
     """`resources/unsubscribe` (handshake era)."""
     session.resource_subscriptions.discard(_uri(params, "resources/unsubscribe"))
-    await session.send(result_message(request_id, {}), request_id)
+    await session.send(result_message(request_id, {}), FrameKind.REPLY, request_id)
 
 
 def _uri(params: Params, method: str) -> str:
@@ -237,7 +237,7 @@ async def _send_page(
         result["nextCursor"] = handlers.encode_cursor(offset + handlers.PAGE_SIZE)
     if version in eras.MODERN_VERSIONS:
         handlers.modern_cacheable(result, session.server.server_info)
-    await session.send(result_message(request_id, result), request_id)
+    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
 
 
 def _gather(listers: list[Callable[[], Iterable[FixedResource]]]) -> list[FixedResource]:

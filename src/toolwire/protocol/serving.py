@@ -13,14 +13,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .identity import Identity
-    from .session import RoutedSend, Send, ServerSession
+    from .jsonrpc import RoutedSend
+    from .session import Send, ServerSession
 
 __all__ = ["Servable", "SessionOpener", "opener_then"]
 
 
 class SessionOpener(Protocol):
     """Opens one session (an async context manager) that writes its messages with `send`;
-    with `routed=True`, `send` also gets the id of the request each message belongs to.
+    with `routed=True`, `send` also gets each message's kind and the id of the request it
+    belongs to.
     `back_channel=False` says the transport cannot carry requests to the client during a
     call (HTTP JSON-response or stateless mode). `identity` is the authenticated caller the
     session serves (None without authentication). `error_details=True` adds the author's

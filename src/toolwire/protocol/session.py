@@ -30,11 +30,13 @@ from .jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
+    FrameKind,
     Invalid,
     Notification,
     ProtocolError,
     RequestId,
     Response,
+    RoutedSend,
     batch_replies,
     classify,
     decode,
@@ -66,7 +68,6 @@ __all__ = ["ServerSession"]
 logger = logging.getLogger("toolwire.protocol")
 
 Send = Callable[[bytes], Awaitable[None]]
-RoutedSend = Callable[[bytes, "RequestId | None"], Awaitable[None]]
 
 
 class ServerSession:
@@ -77,10 +78,10 @@ class ServerSession:
         send: Writes one encoded JSON-RPC message (the transport frames it).
         contexts: Where each call's `ctx.context` comes from (see `Server.serving`, which
             builds it once per serving); without it every call's context is None.
-        routed: `send` also takes the id of the request a message belongs to (`RoutedSend`):
-            a reply, a call's progress and log notifications, a listen stream's frames, a
-            call's requests to the client; None for the rest. An HTTP transport routes each
-            to its request's stream.
+        routed: `send` also takes each frame's `FrameKind` and the id of the request it
+            belongs to (`RoutedSend`): a reply, a call's progress and log notifications, a
+            listen stream's frames, a call's requests to the client; None for the rest. An
+            HTTP transport routes each to its request's stream.
         back_channel: Whether the transport can carry requests from the server to the
             client during a call (handshake era). False for HTTP in JSON-response or
             stateless mode: a tool's `ctx.elicit`/`ctx.sample` then raises
@@ -196,8 +197,11 @@ class ServerSession:
         """End every `subscriptions/listen` stream with its `complete` result."""
         await self.listeners.end(self.server.server_info)
 
-    async def send(self, frame: bytes, request_id: RequestId | None = None) -> None:
-        """Write one frame (frames never interleave), for the request `request_id` if any."""
+    async def send(
+        self, frame: bytes, kind: FrameKind, request_id: RequestId | None = None
+    ) -> None:
+        """Write one frame of `kind` (frames never interleave), for the request `request_id`
+        if any; a routed transport gets both, an unrouted one only the frame."""
         size = len(frame)
         if self.max_frame_bytes is not None and size > self.max_frame_bytes:
             replacement = oversized_frame(frame, request_id, self.max_frame_bytes)
@@ -208,7 +212,7 @@ class ServerSession:
         try:
             async with self._send_lock:
                 if self._routed:
-                    await self._send(frame, request_id)
+                    await self._send(frame, kind, request_id)
                 else:
                     await self._send(frame)
         finally:
@@ -221,7 +225,9 @@ class ServerSession:
         text = f"Message of {size} bytes exceeds the maximum message size"
         text += f" of {limit} bytes" if limit else ""
         request_id = sniff_request_id(head) if head else None
-        await self.send(error_message(request_id, INVALID_REQUEST, text), request_id)
+        await self.send(
+            error_message(request_id, INVALID_REQUEST, text), FrameKind.REPLY, request_id
+        )
 
     async def receive(self, frame: bytes) -> None:
         """Handle one incoming frame; never raises for anything the client sent."""
@@ -229,10 +235,15 @@ class ServerSession:
         try:
             message = decode(frame)
         except ValueError as error:
-            await self.send(error_message(None, PARSE_ERROR, "Parse error", str(error)))
+            await self.send(
+                error_message(None, PARSE_ERROR, "Parse error", str(error)), FrameKind.REPLY
+            )
             return
         except RecursionError:
-            await self.send(error_message(None, PARSE_ERROR, "Parse error", "nested too deeply"))
+            await self.send(
+                error_message(None, PARSE_ERROR, "Parse error", "nested too deeply"),
+                FrameKind.REPLY,
+            )
             return
         await self.receive_message(message)
 
@@ -241,12 +252,12 @@ class ServerSession:
         route it; decoding it twice would cost every request); never raises for client input."""
         if isinstance(message, list):
             for reply in batch_replies(message):
-                await self.send(reply)
+                await self.send(reply, FrameKind.REPLY)
             return
         item = classify(message)
         if isinstance(item, Invalid):
             if item.reply is not None:
-                await self.send(item.reply)
+                await self.send(item.reply, FrameKind.REPLY)
             return
         if isinstance(item, Notification):
             self._notification(item.method, item.params)
@@ -258,10 +269,14 @@ class ServerSession:
             await self._request(item.id, item.method, item.params)
         except ProtocolError as error:
             text = error.message_for(self.error_details)
-            await self.send(error_message(item.id, error.code, text, error.data), item.id)
+            await self.send(
+                error_message(item.id, error.code, text, error.data), FrameKind.REPLY, item.id
+            )
         except Exception:
             logger.exception("request %r (%s) failed", item.id, item.method)
-            await self.send(error_message(item.id, INTERNAL_ERROR, "Internal error"), item.id)
+            await self.send(
+                error_message(item.id, INTERNAL_ERROR, "Internal error"), FrameKind.REPLY, item.id
+            )
 
     def _notification(self, method: str, params: dict[str, Any] | None) -> None:
         if method == "notifications/cancelled":
@@ -336,7 +351,9 @@ class ServerSession:
     async def resources_changed(self) -> None:
         """Tell the client that the resource list changed (as `tools_changed` does)."""
         if self.era == "handshake" and self.protocol_version is not None:
-            await self.send(notification("notifications/resources/list_changed", {}))
+            await self.send(
+                notification("notifications/resources/list_changed", {}), FrameKind.BROADCAST
+            )
         elif self.era == "modern":
             await self.listeners.list_changed("resources")
 
@@ -344,7 +361,9 @@ class ServerSession:
         """Tell the client that the resource at `uri` changed, if it follows that URI: by
         `resources/subscribe` (handshake era) or on a listen stream (2026-07-28)."""
         if self.era == "handshake" and uri in self.resource_subscriptions:
-            await self.send(notification("notifications/resources/updated", {"uri": uri}))
+            await self.send(
+                notification("notifications/resources/updated", {"uri": uri}), FrameKind.BROADCAST
+            )
         elif self.era == "modern":
             await self.listeners.resource_updated(uri)
 
@@ -361,14 +380,16 @@ class ServerSession:
         """Tell the client that the tool list changed: a handshake-era client directly, a
         modern one only on its `subscriptions/listen` streams that asked for it."""
         if self.era == "handshake" and self.protocol_version is not None:
-            await self.send(notification("notifications/tools/list_changed", {}))
+            await self.send(
+                notification("notifications/tools/list_changed", {}), FrameKind.BROADCAST
+            )
         elif self.era == "modern":
             await self.listeners.tools_changed()
 
     async def prompts_changed(self) -> None:
         """Tell the client that the prompt list changed (as `tools_changed` does)."""
         if self.era == "handshake" and self.protocol_version is not None:
-            await self.send(notification(PROMPTS_LIST_CHANGED, {}))
+            await self.send(notification(PROMPTS_LIST_CHANGED, {}), FrameKind.BROADCAST)
         elif self.era == "modern":
             await self.listeners.list_changed("prompts")
 

@@ -12,12 +12,20 @@ without a frame.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import eras, handlers
-from .jsonrpc import INTERNAL_ERROR, ProtocolError, RequestId, notification, result_message
+from .jsonrpc import (
+    INTERNAL_ERROR,
+    FrameKind,
+    ProtocolError,
+    RequestId,
+    RoutedSend,
+    notification,
+    result_message,
+)
 
 __all__ = [
     "ACKNOWLEDGED",
@@ -33,7 +41,6 @@ __all__ = [
 
 logger = logging.getLogger("toolwire.protocol")
 
-Send = Callable[[bytes, RequestId | None], Awaitable[None]]
 
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
@@ -130,7 +137,7 @@ class Listeners:
             may honor); None: no resources.
     """
 
-    def __init__(self, send: Send, knows: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, send: RoutedSend, knows: Callable[[str], bool] | None = None) -> None:
         self._send = send
         self._knows = knows
         self._streams: dict[RequestId, _Stream] = {}
@@ -169,7 +176,9 @@ class Listeners:
         self._streams[request_id] = stream
         try:
             acknowledgement = {"notifications": honored, "_meta": stream.meta}
-            await self._send(notification(ACKNOWLEDGED, acknowledgement), request_id)
+            await self._send(
+                notification(ACKNOWLEDGED, acknowledgement), FrameKind.NOTICE, request_id
+            )
         except BaseException:
             self._drop(stream)
             raise
@@ -221,7 +230,9 @@ class Listeners:
         for stream in list(self._streams.values()):
             self._drop(stream)
             result = handlers.modern({"_meta": stream.meta}, server_info)
-            await self._send(result_message(stream.request_id, result), stream.request_id)
+            await self._send(
+                result_message(stream.request_id, result), FrameKind.REPLY, stream.request_id
+            )
 
     def _drop(self, stream: _Stream) -> None:
         if self._streams.get(stream.request_id) is stream:
@@ -239,6 +250,6 @@ class Listeners:
             while stream.pending and self._streams.get(stream.request_id) is stream:
                 due = next(iter(stream.pending))
                 del stream.pending[due]
-                await self._send(stream.frame(due), stream.request_id)
+                await self._send(stream.frame(due), FrameKind.NOTICE, stream.request_id)
         finally:
             stream.sending = False

@@ -17,6 +17,7 @@ from .calls import CallInFlight, checked_tool_name, run_call
 from .identity import FORBIDDEN, scope_refusal
 from .jsonrpc import (
     INVALID_PARAMS,
+    FrameKind,
     ProtocolError,
     RequestId,
     error_message,
@@ -46,7 +47,7 @@ async def list_tools(
         raise eras.invalid_params("tools/list: 'cursor' must be a string")
     server = session.server
     payload = await handlers.list_tools_payload(server, server.tool_registry, version, params)
-    await session.send(result_message_raw(request_id, payload), request_id)
+    await session.send(result_message_raw(request_id, payload), FrameKind.REPLY, request_id)
     server.tools_listed()  # the client knows the tools: calls come next
 
 
@@ -115,11 +116,11 @@ async def _run(
         return
     if refusal is not None:
         reply = error_message(request_id, refusal.code, refusal.message, refusal.data)
-        await session.send(reply, request_id)
+        await session.send(reply, FrameKind.REPLY, request_id)
         return
     if version in eras.MODERN_VERSIONS:
         handlers.modern(result, session.server.server_info)
-    await session.send(result_message(request_id, result), request_id)
+    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
 
 
 TOOL_ROUTES_HANDSHAKE: dict[str, Route] = {

@@ -45,7 +45,7 @@ def _server() -> Server:
 
 
 async def _call(lease: Any, frames: list[bytes], request_id: int) -> Any:
-    async def collect(frame: bytes, _: Any) -> None:
+    async def collect(frame: bytes, _kind: Any, _id: Any) -> None:
         frames.append(frame)
 
     lease.target = collect

@@ -25,7 +25,7 @@ from _modern_support import (
     sse_frames,
 )
 
-from toolwire.transports.http import _modern_answer, modern
+from toolwire.transports.http import channel, modern
 
 MISMATCH = -32020
 
@@ -494,7 +494,7 @@ def test_closing_the_answer_cancels_the_call(served: tuple[Served, dict[str, int
 def test_a_silent_call_gets_keep_alive_comments(
     served: tuple[Served, dict[str, int]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_modern_answer, "KEEPALIVE_SECONDS", 0.2)
+    monkeypatch.setattr(channel, "KEEPALIVE_SECONDS", 0.2)
     params = enveloped(name="nap", arguments={"seconds": 0.7})
     response = post(served[0].url, "tools/call", params)
     assert response.headers["content-type"] == "text/event-stream"

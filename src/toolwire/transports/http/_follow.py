@@ -17,7 +17,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ._sse import encode_event
-from ._streams import KEEPALIVE, ASGIReceive, until_disconnect
+from .channel import KEEPALIVE, ASGIReceive, until_disconnect
 from .records import StoreUnavailable
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ...protocol.eras import Era
-    from ...protocol.jsonrpc import RequestId
+    from ...protocol.jsonrpc import FrameKind, RequestId
     from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
 
@@ -35,7 +35,7 @@ KEEP_IDLE = 64
 CLOSE_GRACE_SECONDS = 5.0
 """How long closing a pool waits for its sessions to stop before leaving them to finish."""
 
-Route = Callable[["bytes", "RequestId | None"], Awaitable[Any]]
+Route = Callable[["bytes", "FrameKind", "RequestId | None"], Awaitable[Any]]
 
 
 class HostedSession:
@@ -137,11 +137,11 @@ class Lease:
         assert session is not None
         return session
 
-    async def route(self, frame: bytes, request_id: RequestId | None) -> None:
+    async def route(self, frame: bytes, kind: FrameKind, request_id: RequestId | None) -> None:
         """The session's routed `send`: a frame for a request goes to the current target."""
         target = self.target
         if target is not None and request_id is not None:
-            await target(frame, request_id)
+            await target(frame, kind, request_id)
 
     def _ended(self) -> None:
         on_end, self.on_end = self.on_end, None

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._replies import JSON_TYPE, ASGISend, refuse, respond, unavailable
 from ._sse import SSE_HEADERS, encode_event
-from ._streams import Stream
+from .channel import Stream
 from .records import StoreUnavailable
 from .sessions import SessionLimitError
 

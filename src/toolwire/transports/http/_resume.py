@@ -20,7 +20,7 @@ from . import _follow
 from ._refusals import printable
 from ._replies import ASGISend, refuse, unavailable
 from ._sse import SSE_HEADERS, encode_event
-from ._streams import Stream, followable
+from .channel import Stream, followable
 from .events import MalformedEventId
 from .records import StoreUnavailable
 from .sessions import is_get_stream

@@ -19,6 +19,7 @@ from starlette.routing import Route
 from ._event_limit import DEFAULT_MAX_EVENT_BYTES, checked_event_limit
 from ._runtime import Runtime
 from ._served_app import GuardedApp, Guards
+from .channel import KEEPALIVE_SECONDS
 from .endpoint import Endpoint, EndpointConfig
 from .events import EventStore, MemoryEventStore
 
@@ -37,7 +38,6 @@ __all__ = [
 DEFAULT_IDLE_TIMEOUT = 1800.0
 DEFAULT_MAX_SESSIONS = 10_000
 DEFAULT_RETRY_MS = 1000
-DEFAULT_KEEPALIVE_SECONDS = 15.0
 
 
 def _route_path(scope: MutableMapping[str, Any]) -> str:
@@ -119,7 +119,7 @@ def streamable_http_app(
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     max_body_bytes: int | None = None,
     max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
-    keepalive_seconds: float | None = DEFAULT_KEEPALIVE_SECONDS,
+    keepalive_seconds: float | None = KEEPALIVE_SECONDS,
     session_store: SessionStore | None = None,
     allowed_hosts: Sequence[str] | None = None,
     allowed_origins: Sequence[str] | None = None,

@@ -17,14 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from ...protocol.eras import HANDSHAKE_VERSIONS
 from ...protocol.jsonrpc import PARSE_ERROR, Invalid, Request, Response, classify, decode
-from ._answer import ASSUMED_VERSION, Answering, answer
 from ._body import BodyTimeout, BodyTooLarge, ClientGone, declared_length, read_body
 from ._checks import accepts_sse, answer_as, is_json
 from ._initialize import SESSION_HEADER, full, start_session
 from ._replies import JSON_TYPE, ASGISend, refuse, respond, unavailable
 from ._resume import open_get_stream
 from ._session_ids import could_be_session_id
-from ._streams import Stream
+from .channel import ASSUMED_VERSION, Answering, Stream, answer
 from .records import StoreUnavailable
 from .sessions import HttpSession, SessionLimitError
 

@@ -27,6 +27,7 @@ from ...protocol.jsonrpc import PARSE_ERROR, decode
 from ._body import BodyTooLarge, ClientGone, declared_length, read_body
 from ._replies import refuse, respond
 from ._sse import SSE_HEADERS, encode_event
+from .channel import KEEPALIVE_SECONDS, Stream
 
 if TYPE_CHECKING:
     from ...protocol.identity import Identity
@@ -44,17 +45,12 @@ AsgiSend = Callable[[AsgiMessage], Awaitable[None]]
 
 DEFAULT_MAX_SESSIONS = 1000
 """Event streams open at once beyond which a new `GET /sse` is refused with 503."""
-KEEPALIVE_SECONDS = 15.0
-"""Seconds between the comments that keep an idle stream open through proxies."""
 BUSY_SECONDS = 10.0
 """How long a POST waits for a session whose backlog is full before answering 503."""
 STREAM_END_SECONDS = 1.0
 """At shutdown, how long a session's listen streams get to send their final results."""
-GET_BODY_LIMIT = 64 * 1024
-"""Bytes a `GET /sse` may send in its body before the stream is ended (it should send none)."""
 
 _SESSION_ID = re.compile(r"[0-9a-f]{32}")
-_KEEPALIVE = b": keep-alive\n\n"
 _TEXT = (b"content-type", b"text/plain; charset=utf-8")
 
 
@@ -64,7 +60,7 @@ class _Live:
 
     session: ServerSession
     identity: Identity | None
-    ended: anyio.Event
+    stream: Stream
     order: anyio.Lock = field(default_factory=anyio.Lock)
     closed: bool = False
 
@@ -125,16 +121,16 @@ class LegacySse:
         for live in list(self._live.values()):
             with anyio.move_on_after(STREAM_END_SECONDS):
                 await live.session.end_streams()
-            live.ended.set()
+            live.stream.finish()
 
     async def end_idle_streams(self) -> None:
         """End the stream (and session) of every session running no call, as at shutdown;
         a session still answering calls keeps its stream."""
         for live in list(self._live.values()):
-            if not live.session.busy and not live.ended.is_set():
+            if not live.session.busy and not live.stream.finished:
                 with anyio.move_on_after(STREAM_END_SECONDS):
                     await live.session.end_streams()
-                live.ended.set()
+                live.stream.finish()
 
     async def stream(self, scope: Scope, receive: Receive, send: AsgiSend) -> None:
         """ASGI endpoint of `GET sse_path`: one session, for as long as the stream is open."""
@@ -169,41 +165,26 @@ class LegacySse:
             return
         session_id = secrets.token_hex(16)
         identity: Identity | None = scope.get("toolwire.identity")
-        ended = anyio.Event()
-        lock = anyio.Lock()
-        gone = False
-        written = [anyio.current_time()]  # when the stream last carried something
-
-        async def put(chunk: bytes) -> None:
-            nonlocal gone
-            if gone:  # nobody reads any more: what the session still sends is dropped
-                return
-            written[0] = anyio.current_time()
-            async with lock:  # keep-alive comments and messages never interleave
-                try:
-                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
-                except Exception as error:  # the server could not write: the client is gone
-                    gone = True
-                    logger.debug("SSE session %s: write failed (%r)", session_id, error)
-                    ended.set()
+        # The stream carries the session's frames; once the client is gone (or the write
+        # failed), what the session still sends is dropped.
+        stream = Stream(None, None, sse=True)
 
         async def write(frame: bytes) -> None:
-            await put(encode_event(frame))
+            await stream.send_raw(encode_event(frame))
 
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        stream.attach(send)
         async with opener(write, identity=identity) as session:
-            live = _Live(session, identity, ended)
+            live = _Live(session, identity, stream)
             self._live[session_id] = live
             self._opening.discard(slot)
             logger.debug("SSE session %s opened", session_id)
             try:
-                await put(b"event: endpoint\ndata: " + self._endpoint(scope, session_id) + b"\n\n")
-                async with anyio.create_task_group() as watchers:
-                    watchers.start_soon(_until_disconnect, receive, ended)
-                    watchers.start_soon(self._keep_alive, put, written)
-                    await ended.wait()
-                    watchers.cancel_scope.cancel()
+                endpoint = self._endpoint(scope, session_id)
+                await stream.send_raw(b"event: endpoint\ndata: " + endpoint + b"\n\n")
+                await stream.wait(receive, self.keepalive_seconds)
             finally:
+                stream.release()
                 del self._live[session_id]
                 live.closed = True
                 # A POST still handing the session its message finishes first: a call it
@@ -212,7 +193,6 @@ class LegacySse:
                     async with live.order:
                         pass
                 logger.debug("SSE session %s closed", session_id)
-        gone = True
         try:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except Exception as error:  # the client is gone: nothing left to end
@@ -293,17 +273,6 @@ class LegacySse:
         prefix = str(scope.get("root_path", "")).rstrip("/")
         return f"{quote(prefix + self.message_path)}?session_id={session_id}".encode()
 
-    async def _keep_alive(
-        self, put: Callable[[bytes], Awaitable[None]], written: list[float]
-    ) -> None:
-        """Write a comment whenever the stream has been silent for `keepalive_seconds`."""
-        while True:  # ends with the stream, which cancels it
-            quiet_for = anyio.current_time() - written[0]
-            if quiet_for >= self.keepalive_seconds:
-                await put(_KEEPALIVE)
-            else:
-                await anyio.sleep(self.keepalive_seconds - quiet_for)
-
 
 def _unknown_session(sse_path: str) -> str:
     return (
@@ -322,17 +291,6 @@ def _header(scope: Scope, name: bytes) -> str:
 def _query_value(scope: Scope, name: str) -> str | None:
     values = parse_qs(bytes(scope.get("query_string", b"")).decode("latin-1")).get(name)
     return values[0] if values else None
-
-
-async def _until_disconnect(receive: Receive, ended: anyio.Event) -> None:
-    """Return once the client closed the stream (or sent a body no GET should have)."""
-    received = 0
-    while received <= GET_BODY_LIMIT:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            break
-        received += len(message.get("body", b""))
-    ended.set()
 
 
 async def _room(live: _Live) -> bool:

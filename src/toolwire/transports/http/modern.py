@@ -28,8 +28,8 @@ from ...protocol.jsonrpc import (
 )
 from . import _mirror
 from ._mirror import Headers
-from ._modern_answer import Answer
 from ._replies import refuse, respond
+from .channel import Answer
 
 if TYPE_CHECKING:
     from ...protocol.session import ServerSession

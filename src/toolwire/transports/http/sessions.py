@@ -18,10 +18,10 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ._hosting import HostedSession
-from ._streams import Stream
+from .channel import Stream
 
 if TYPE_CHECKING:
-    from ...protocol.jsonrpc import RequestId
+    from ...protocol.jsonrpc import FrameKind, RequestId
     from ...protocol.serving import SessionOpener
     from ...protocol.session import ServerSession
     from .records import SessionRecord
@@ -145,7 +145,7 @@ class HttpSession:
         """Whether this copy of the session made `stream_id` (rather than another process)."""
         return stream_id.startswith(f"{self.id}.{self._copy}.")
 
-    async def route(self, frame: bytes, request_id: RequestId | None) -> None:
+    async def route(self, frame: bytes, kind: FrameKind, request_id: RequestId | None) -> None:
         """The session's routed `send`: a frame for a request goes to that request's stream,
         the rest to the GET stream; with no stream to take it, it is dropped (logged)."""
         stream = self.routes.get(request_id) if request_id is not None else None
@@ -154,11 +154,11 @@ class HttpSession:
             if stream is None:
                 logger.debug("session %s: no stream for a message; dropped", self.id)
                 return
-            await stream.write(frame, None)
+            await stream.write(frame, kind, None)
             return
         if self.save_changes is not None and self.record_changed:
             await self.save_changes(self)
-        if await stream.write(frame, request_id):  # that request is answered
+        if await stream.write(frame, kind, request_id):  # that request is answered
             del self.routes[request_id]
             if stream.finished and stream.stream_id is not None:
                 self.streams.pop(stream.stream_id, None)
@@ -171,7 +171,7 @@ class HttpSession:
         stream = self.routes.pop(request_id, None)
         if stream is None:
             return
-        stream.pending.pop(request_id, None)
+        stream.pending.discard(request_id)
         if not stream.pending:
             stream.finish()
             if stream.stream_id is not None:

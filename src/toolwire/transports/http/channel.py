@@ -1,0 +1,670 @@
+"""The response channel of streamable HTTP (both eras) and legacy SSE: frames become bytes.
+
+A `Stream` belongs to one POST (or a GET stream, or a legacy SSE stream) and knows the requests
+whose replies it still owes; the session's routed `send` feeds it with each frame's
+`FrameKind`. `answer` serves one handshake-era request on it: one JSON body, or an SSE stream
+whose events are held back briefly so that a quick call goes out as one whole response. With
+an event store, events get ids (a priming event first, for clients on 2025-11-25 or later), a
+tool may end the stream early (`ctx.close_sse_stream()`) and the client resume with
+`Last-Event-ID`; a `LiveEventStore` stream holds a lease while it runs and stores an end
+marker with its last event. Held events are bounded (`HOLD_BYTES`): a client that does not
+read slows the tool, not the server. `Stream.wait` sends a keep-alive comment after
+`KEEPALIVE_SECONDS` of silence and, once a request has lasted `WATCH_AFTER_SECONDS`, watches
+for the client leaving, which detaches the stream: the call goes on, its events still stored.
+`Answer` answers a 2026-07-28 request the same way (JSON, with the status its error code calls
+for, or SSE) except that a client leaving cancels the call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+import anyio
+
+from ...protocol.jsonrpc import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    FrameKind,
+    RequestId,
+    decode,
+)
+from ...protocol.reporter import STREAM_CLOSER
+from ._mirror import HEADER_MISMATCH
+from ._replies import JSON_TYPE, ASGISend, refuse, respond
+from ._sse import SSE_HEADERS, encode_event
+from .events import EventStore, LiveEventStore
+from .records import StoreUnavailable
+
+if TYPE_CHECKING:
+    from ...protocol.jsonrpc import Request
+    from ...protocol.session import ServerSession
+
+__all__ = [
+    "ASSUMED_VERSION",
+    "KEEPALIVE",
+    "KEEPALIVE_SECONDS",
+    "WATCH_AFTER_SECONDS",
+    "Answer",
+    "Answering",
+    "Stream",
+    "answer",
+    "followable",
+    "until_disconnect",
+]
+
+logger = logging.getLogger("toolwire.http")
+
+ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+
+KEEPALIVE_SECONDS = 15.0
+"""Seconds of silence on an event stream after which a keep-alive comment goes out (the
+default of every app; proxies drop idle connections, and a dead peer shows up as a failed
+write)."""
+WATCH_AFTER_SECONDS = 0.2
+"""How long a request waits for its answer before watching for the client's disconnect."""
+HOLD_BYTES = 64 * 1024
+"""Events held back before the response starts, at most: a task writing past it waits for
+the response to start, and from then on each write waits for the connection (uvicorn's flow
+control), so a client that does not read slows the tool, not the server."""
+BODY_AFTER_BYTES = 64 * 1024
+"""Body bytes a client may send on a request whose answer is streaming (a GET should send
+none) before it is taken as gone."""
+KEEPALIVE = b": keep-alive\n\n"
+MAX_KEEPALIVES = 100_000
+"""Keep-alive comments one wait sends at most (about 17 days at 15 s)."""
+
+
+class Stream:
+    """One response that frames are routed to.
+
+    Args:
+        stream_id: Names it in the event store (None: events get no ids, no replay).
+        store: Keeps its events for replay, or None.
+        sse: An SSE stream; False collects the replies for one JSON body instead.
+        live: Another process may follow it while it runs (a POST stream; the session's
+            GET stream never ends on its own and is carried, not followed).
+    """
+
+    __slots__ = (
+        "_held",
+        "_held_bytes",
+        "_holder",
+        "_leased",
+        "_live",
+        "_send",
+        "_started",
+        "_waiter",
+        "_written",
+        "cut",
+        "finished",
+        "pending",
+        "replies",
+        "sse",
+        "store",
+        "stream_id",
+    )
+
+    def __init__(
+        self, stream_id: str | None, store: EventStore | None, *, sse: bool, live: bool = True
+    ) -> None:
+        self.stream_id = stream_id
+        self.store = store if stream_id is not None else None
+        # The store, while others may follow this stream on it and it has not ended there.
+        self._live: LiveEventStore | None = None
+        if live and sse and store is not None and self.store is not None and followable(store):
+            self._live = cast("LiveEventStore", store)
+        self._leased = False  # told `_live` that it runs here
+        self.sse = sse
+        self.pending: set[RequestId] = set()  # the requests whose replies are still owed
+        self.replies: list[bytes] = []  # JSON mode: the replies, for the body
+        self.finished = False  # every reply sent (or the session ended)
+        self._send: ASGISend | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self._written = time.monotonic()  # when the connection last got bytes
+        self._held: list[bytes] | None = None  # events written before the response starts
+        self._held_bytes = 0
+        self._holder: asyncio.Task[Any] | None = None  # the task that asked for the hold
+        self._started: asyncio.Future[None] | None = None  # tasks past HOLD_BYTES wait on it
+        self.cut = False  # a tool ended the stream while it was held
+
+    @property
+    def holding(self) -> bool:
+        """Whether events are held back (the response has not started yet)."""
+        return self._held is not None
+
+    def hold(self) -> None:
+        """Keep events back until `unhold`: a call answered at once then goes out as one
+        complete response instead of a start, several chunks and an end. At most
+        `HOLD_BYTES` are held; the holding task itself is never kept waiting."""
+        self._held = []
+        self._held_bytes = 0
+        self._holder = asyncio.current_task()
+
+    def unhold(self, send: ASGISend | None) -> bytes:
+        """The events held so far, as one chunk; from now on events go to `send` (if any)."""
+        held = self._held or []
+        self._held = None
+        self._holder = None
+        if send is not None and not self.cut:
+            self._send = send
+        started, self._started = self._started, None
+        if started is not None and not started.done():
+            started.set_result(None)  # the waiting tasks write after the held events
+        return b"".join(held)
+
+    @property
+    def attached(self) -> bool:
+        """Whether a connection currently receives this stream's events."""
+        return self._send is not None
+
+    def attach(self, send: ASGISend) -> None:
+        """Write this stream's events to `send` (an open SSE response) from now on."""
+        self._send = send
+
+    def is_sending_to(self, send: ASGISend) -> bool:
+        """Whether events currently go to `send`."""
+        return self._send is send
+
+    def release(self) -> None:
+        """Stop sending to the current connection, which its handler is ending anyway."""
+        self._send = None
+
+    def detach(self) -> None:
+        """No connection receives the events any more (they are still stored); wakes the
+        handler waiting on the stream so it can end its response."""
+        self._send = None
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def owe(self, request_id: RequestId) -> None:
+        """This stream carries the reply to `request_id`."""
+        self.pending.add(request_id)
+
+    def finish(self) -> None:
+        """Nothing more will come (every reply went out, or the session is gone)."""
+        self.finished = True
+        live = self._live
+        if live is not None and self._leased:  # it stored events, and no end marker yet
+            assert self.stream_id is not None
+            live.abandon(self.stream_id)
+        self._live = None
+        self._wake()
+
+    async def write(self, frame: bytes, kind: FrameKind, request_id: RequestId | None) -> bool:
+        """Route one frame here; return whether it was the reply to `request_id`."""
+        reply = False
+        if kind is FrameKind.REPLY and request_id is not None and request_id in self.pending:
+            self.pending.discard(request_id)
+            reply = True
+        if not self.sse:
+            if reply:
+                self.replies.append(frame)  # notifications have no place in one JSON body
+        else:
+            await self.emit(frame, last=reply and not self.pending)
+        if reply and not self.pending:
+            self.finish()
+        return reply
+
+    async def emit(
+        self, frame: bytes | None, retry_ms: int | None = None, *, last: bool = False
+    ) -> str | None:
+        """Store (when resumable) and send one SSE event; None is a priming event. Returns
+        the event's id (None: not stored).
+
+        A shared store that fails does not fail the stream: the event goes out without an
+        id (a priming event, which is nothing but an id, is not sent at all); the store
+        logged the failure.
+
+        Args:
+            frame: The event's frame (None: a priming event).
+            retry_ms: The reconnection delay to suggest, if any.
+            last: The stream's last event (its end marker goes with it, where it is kept).
+        """
+        event_id = None
+        if self.store is not None:
+            assert self.stream_id is not None
+            try:
+                event_id = await self._store(self.stream_id, frame, last)
+            except StoreUnavailable:
+                if frame is None:
+                    return None
+        await self.send_raw(encode_event(frame or b"", event_id, retry_ms, name=frame is not None))
+        return event_id
+
+    async def _store(self, stream_id: str, frame: bytes | None, last: bool) -> str:
+        live = self._live
+        if live is None:
+            assert self.store is not None
+            return await self.store.store(stream_id, frame)
+        if not self._leased:  # its first event: from now on its lease is held
+            live.produce(stream_id)
+            self._leased = True
+        if last and frame is not None:
+            event_id = await live.store_last(stream_id, frame)
+            self._live = None
+            return event_id
+        return await live.store(stream_id, frame)
+
+    async def send_raw(self, chunk: bytes) -> None:
+        """Send bytes on the attached connection, if any; a failed write detaches it."""
+        held = self._held
+        if held is not None:
+            if self.cut:  # once cut, events are only stored (a resume replays them)
+                return
+            if (
+                self._held_bytes + len(chunk) <= HOLD_BYTES
+                or not held
+                or asyncio.current_task() is self._holder
+            ):
+                held.append(chunk)
+                self._held_bytes += len(chunk)
+                return
+            started = self._started
+            if started is None:
+                started = self._started = asyncio.get_running_loop().create_future()
+            await asyncio.shield(started)
+            if self.cut:
+                return
+        self._written = time.monotonic()
+        send = self._send
+        if send is None:
+            return
+        try:
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        except Exception as error:  # the client went away (servers raise various errors)
+            logger.debug("SSE write failed (%s); the stream continues detached", error)
+            self.detach()
+
+    async def wait(self, receive: ASGIReceive | None, keepalive: float | None = None) -> None:
+        """Until the stream finishes or is detached; the client's disconnect detaches it.
+
+        Most calls answer within a few milliseconds: the watch on the connection (a task
+        reading `receive`) only starts if the wait lasts longer than `WATCH_AFTER_SECONDS`.
+
+        Args:
+            receive: The request's receive callable, to notice the client leaving.
+            keepalive: With an SSE stream, seconds of silence on the connection after which
+                a comment is sent (proxies drop idle connections; a dead peer shows up as a
+                failed write).
+        """
+        if self.finished or (self.sse and self._send is None):
+            return
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        watcher: asyncio.Future[None] | None = None
+
+        def gone(task: asyncio.Future[None]) -> None:
+            if not task.cancelled():
+                task.exception()  # a failing receive() counts as a disconnect too
+                self.detach()
+
+        def watch() -> None:
+            nonlocal watcher
+            assert receive is not None
+            watcher = asyncio.ensure_future(until_disconnect(receive))
+            watcher.add_done_callback(gone)
+
+        timer = loop.call_later(WATCH_AFTER_SECONDS, watch) if receive is not None else None
+        try:
+            if keepalive is None or not self.sse:
+                await waiter
+                return
+            sent = 0
+            while sent < MAX_KEEPALIVES and not waiter.done():
+                quiet = time.monotonic() - self._written
+                if quiet < keepalive:
+                    done, _pending = await asyncio.wait((waiter,), timeout=keepalive - quiet)
+                    if done:
+                        return
+                    continue
+                await self.send_raw(KEEPALIVE)
+                sent += 1
+            if not waiter.done():
+                self.detach()  # silent for days: let the client reconnect
+        finally:
+            self._waiter = None
+            if timer is not None:
+                timer.cancel()
+            if watcher is not None and not watcher.done():
+                watcher.remove_done_callback(gone)
+                watcher.cancel()
+
+
+def followable(store: EventStore) -> bool:
+    """Whether `store` is a `LiveEventStore` (asked for every resumable stream: a look in a
+    dict by class, not a protocol check each time)."""
+    kind = type(store)
+    known = _FOLLOWABLE.get(kind)
+    if known is None:
+        known = _FOLLOWABLE[kind] = isinstance(store, LiveEventStore)
+    return known
+
+
+_FOLLOWABLE: dict[type, bool] = {}
+
+
+async def until_disconnect(receive: ASGIReceive) -> None:
+    """Until the client has gone (`http.disconnect`), or has sent more than `BODY_AFTER_BYTES`
+    of body after what the request was read for (a GET should send none); never returns
+    otherwise."""
+    # After the body, a server's receive() only returns when the client is gone. Stray empty
+    # chunks are skipped, a bounded number of times; then only the waiter decides.
+    received = empty = 0
+    while empty < 1000:
+        message = await receive()
+        if message.get("type") == "http.disconnect":
+            return
+        size = len(message.get("body") or b"")
+        received += size
+        if received > BODY_AFTER_BYTES:
+            return
+        empty += size == 0
+    await anyio.sleep_forever()  # cancelled by the waiter
+
+
+ASSUMED_VERSION = "2025-03-26"  # the spec's assumption when the version header is absent
+PRIMING_SINCE = "2025-11-25"  # SEP-1699: older clients may choke on an event without data
+
+
+class Owner(Protocol):
+    """What `answer` needs of the HTTP session a request belongs to (`sessions.HttpSession`)."""
+
+    routes: dict[RequestId, Stream]
+    streams: dict[str, Stream]
+    ended: bool
+
+    @property
+    def protocol_version(self) -> str | None: ...
+
+    def new_stream_id(self, *, get: bool = False) -> str: ...
+
+
+class Answering:
+    """How requests are answered (fixed per app)."""
+
+    __slots__ = ("keepalive_seconds", "retry_ms", "store")
+
+    def __init__(
+        self,
+        *,
+        store: EventStore | None,
+        retry_ms: int | None,
+        keepalive_seconds: float | None,
+    ) -> None:
+        self.store = store
+        self.retry_ms = retry_ms
+        self.keepalive_seconds = keepalive_seconds
+
+
+async def answer(
+    session: ServerSession,
+    owner: Owner | None,
+    item: Request,
+    message: Any,
+    receive: ASGIReceive,
+    send: ASGISend,
+    headers: list[tuple[bytes, bytes]],
+    version: str | None,
+    config: Answering,
+    stream: Stream | None = None,
+    *,
+    as_json: bool,
+) -> None:
+    """Hand `message` (a request) to `session`; answer with what it routes back.
+
+    Args:
+        session: The protocol session serving the request.
+        owner: Its HTTP session (None in stateless mode: no resumption, no routes kept).
+        item: The request.
+        message: The decoded body, as the session takes it.
+        receive: The request's ASGI receive (to notice the client leaving).
+        send: The request's ASGI send.
+        headers: Extra response headers (the session id).
+        version: The protocol-version header, if any.
+        config: How to answer.
+        stream: The stream the session already routes this request to (stateless mode).
+        as_json: Answer with one JSON body (the app's choice, or all the client accepts).
+    """
+    store = config.store if owner is not None else None
+    if stream is None:
+        stream_id = owner.new_stream_id() if store is not None and owner else None
+        stream = Stream(stream_id, store, sse=not as_json)
+        if owner is not None:
+            owner.routes[item.id] = stream
+            if stream_id is not None:
+                owner.streams[stream_id] = stream
+    stream.owe(item.id)
+    if as_json:
+        await session.receive_message(message)
+        await stream.wait(receive)
+        if stream.replies:
+            await respond(send, 200, stream.replies[0], [JSON_TYPE, *headers])
+        elif owner is not None and owner.ended:
+            await refuse(send, 404, "Not Found: Session not found or expired")
+        elif not stream.pending:  # cancelled by the client: no reply, nothing more owed
+            await respond(send, 202, b"", headers)
+        return
+    stream.hold()
+    token = None
+    if stream.store is not None:
+        negotiated = owner.protocol_version if owner is not None else None
+        if (negotiated or version or ASSUMED_VERSION) >= PRIMING_SINCE and await stream.emit(
+            None, config.retry_ms
+        ):
+            # Only a stream with an id to resume from may be ended early.
+            token = STREAM_CLOSER.set(_closer(stream, send, config.retry_ms))
+    try:
+        await session.receive_message(message)
+    finally:
+        if token is not None:
+            STREAM_CLOSER.reset(token)
+    if not (stream.finished or stream.cut):
+        # A call's task runs in the next pass of the event loop, and a quick async tool
+        # answers there: worth one pass to send one whole response instead of a start,
+        # chunks and an end.
+        await asyncio.sleep(0)
+    if stream.finished or stream.cut:  # answered (or cut) already: one whole response
+        body = stream.unhold(None)
+        if stream.cut:
+            body += _retry_line(config.retry_ms)
+        await respond(send, 200, body, [*SSE_HEADERS, *headers])
+        return
+    await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + headers})
+    held = stream.unhold(send)
+    if held:
+        await stream.send_raw(held)
+    await stream.wait(receive, config.keepalive_seconds)
+    await _end_response(stream, send)
+
+
+def _retry_line(retry_ms: int | None) -> bytes:
+    return b"" if retry_ms is None else b"retry: " + str(retry_ms).encode("ascii") + b"\n\n"
+
+
+def _closer(stream: Stream, send: ASGISend, retry_ms: int | None) -> Callable[[], Awaitable[None]]:
+    """What `ctx.close_sse_stream()` calls for a call carried by `stream` on `send`: end the
+    response now (with a `retry` hint); the call's later events are only stored."""
+
+    async def close() -> None:
+        if stream.holding:
+            stream.cut = True  # the handler ends the response as soon as it may
+        elif stream.is_sending_to(send):
+            await stream.send_raw(_retry_line(retry_ms))
+            stream.detach()
+
+    return close
+
+
+async def _end_response(stream: Stream, send: ASGISend) -> None:
+    """End the SSE response on `send` (the stream itself may live on, stored or resumed)."""
+    if stream.is_sending_to(send):
+        stream.release()
+    try:
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except Exception as error:  # the client is gone already
+        logger.debug("ending an SSE response failed (%s)", error)
+
+
+MISSING_CLIENT_CAPABILITY = -32021
+
+_STATUS_BY_CODE = {
+    PARSE_ERROR: 400,
+    INVALID_REQUEST: 400,
+    INVALID_PARAMS: 400,
+    HEADER_MISMATCH: 400,
+    MISSING_CLIENT_CAPABILITY: 400,
+    UNSUPPORTED_PROTOCOL_VERSION: 400,
+    METHOD_NOT_FOUND: 404,
+}
+
+_ERROR_MEMBER = b',"error":{'
+_RESULT_MEMBER = b',"result":'
+
+_EMPTY = [(b"content-length", b"0")]
+
+
+class Answer:
+    """The answer to one 2026-07-28 request, as its session's frames arrive.
+
+    The reply is kept until the request is done when no stream was started, and then sent as
+    one JSON body with the HTTP status its error code calls for (400 for -32700, -32600,
+    -32602, -32020, -32021, -32022; 404 for -32601; 200 otherwise, as the SDK). A frame of
+    another kind first (progress, a log message, a listen stream's acknowledgement) starts an
+    event stream instead, which then carries every frame as it comes, the reply last. A
+    silent request gets a keep-alive comment after `KEEPALIVE_SECONDS` of silence (which also
+    starts the stream), and one whose client goes away is cancelled. It runs on any anyio
+    backend (the 2026-07-28 path does), where `Stream` needs asyncio.
+
+    Args:
+        send: The ASGI send channel.
+        streams: Whether the answer may become an event stream.
+        notifications: Whether notifications are delivered (else dropped).
+    """
+
+    def __init__(self, send: ASGISend, *, streams: bool, notifications: bool) -> None:
+        self._send = send
+        self._streams = streams
+        self._notifications = notifications
+        self.reply: bytes | None = None  # the reply, while no stream is open
+        self.streaming = False  # the event-stream answer has started
+        self.ended = False  # the stream carried the reply, or the client is gone
+        self.gone = False  # the client went away
+        self._done = anyio.Event()
+        self._lock = anyio.Lock()  # keep-alives and frames never interleave
+        self._written = time.monotonic()  # when the connection last got bytes (or was due)
+
+    async def frame(self, frame: bytes, kind: FrameKind, _request_id: RequestId | None) -> None:
+        """Take one frame of the session (every frame of this session is this request's)."""
+        if self.ended or self.reply is not None:
+            return  # the client is gone, or the answer is complete: nothing more is sent
+        if kind is not FrameKind.REPLY:
+            if self._notifications:
+                await self._event(frame)
+            return
+        if self.streaming:
+            await self._event(frame)
+            await self._close_stream()
+        else:
+            self.reply = frame
+        self._done.set()
+
+    async def wait(self, receive: ASGIReceive, session: ServerSession) -> None:
+        """Until the reply is in, keep the answer alive and watch for the client leaving."""
+        # Most calls answer within moments: only then is a watcher task worth its cost.
+        with anyio.move_on_after(min(WATCH_AFTER_SECONDS, KEEPALIVE_SECONDS)):
+            await self._done.wait()
+        if self._done.is_set():
+            return
+        async with anyio.create_task_group() as watchers:
+            watchers.start_soon(self._watch, receive, session)
+            while not self._done.is_set():
+                quiet = time.monotonic() - self._written
+                with anyio.move_on_after(KEEPALIVE_SECONDS - quiet if self._streams else None):
+                    await self._done.wait()
+                if (
+                    not self._done.is_set()
+                    and time.monotonic() - self._written >= KEEPALIVE_SECONDS
+                ):
+                    self._written = time.monotonic()  # due now, whether it goes out or not
+                    await self._keep_alive()
+            watchers.cancel_scope.cancel()
+
+    async def _watch(self, receive: ASGIReceive, session: ServerSession) -> None:
+        await until_disconnect(receive)
+        logger.debug("a 2026-07-28 client went away before its answer ended; request cancelled")
+        self.gone = self.ended = True
+        self._done.set()
+        session.close()  # cancels the call: closing the stream is the cancellation
+
+    async def _keep_alive(self) -> None:
+        async with self._lock:
+            if self.ended or self._done.is_set():
+                return  # the reply came meanwhile: it may still go out as plain JSON
+            await self._start_stream()
+            await self._write(KEEPALIVE)
+
+    async def _event(self, frame: bytes) -> None:
+        async with self._lock:
+            if self.ended:
+                return
+            await self._start_stream()
+            await self._write(encode_event(frame))
+
+    async def _start_stream(self) -> None:
+        if not self.streaming:
+            self.streaming = True
+            await self._send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+
+    async def _write(self, chunk: bytes) -> None:
+        self._written = time.monotonic()
+        try:
+            await self._send({"type": "http.response.body", "body": chunk, "more_body": True})
+        except OSError:  # the client is gone; the watcher ends the request
+            self.gone = self.ended = True
+
+    async def _close_stream(self) -> None:
+        async with self._lock:
+            if self.ended:
+                return
+            self.ended = True
+            await self._send({"type": "http.response.body", "body": b""})
+
+    async def finish(self) -> None:
+        """Complete the answer once the session is closed: the JSON reply, or the end of an
+        open stream (a listen stream ended by the client, or a request cut short)."""
+        if self.gone:
+            return
+        if self.reply is not None and not self.streaming:
+            await respond(self._send, _status_of(self.reply), self.reply, [JSON_TYPE])
+        elif self.streaming and not self.ended:
+            if self.reply is not None:  # kept while a keep-alive opened the stream
+                await self._event(self.reply)
+            await self._close_stream()
+        elif not self.streaming:
+            # The session closed without a reply (cancelled from outside): say so rather
+            # than leaving the client waiting on an empty answer.
+            await respond(self._send, 503, headers=_EMPTY)
+
+
+def _status_of(reply: bytes) -> int:
+    """The HTTP status of a JSON reply: 200 for a result, by code for an error."""
+    error_at = reply.find(_ERROR_MEMBER)
+    result_at = reply.find(_RESULT_MEMBER)
+    if error_at < 0 or (0 <= result_at < error_at):
+        return 200
+    try:
+        code = decode(reply)["error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        return 200
+    return _STATUS_BY_CODE.get(code, 200)
