@@ -360,14 +360,28 @@ class Endpoint:
     async def _delete(self, scope: Scope, send: ASGISend) -> None:
         if await self._refused_stateless(send):
             return
-        addressed = await self._addressed_session(scope, dict(scope["headers"]), send)
-        if addressed is None:
+        headers: dict[bytes, bytes] = dict(scope["headers"])
+        bad_version = self._version(headers)[1]
+        if bad_version is not None:
+            await refuse(send, 400, bad_version)
             return
-        found = addressed[0]
-        assert self.runtime.sessions is not None
-        try:
-            await self.runtime.sessions.end(found)
-        except StoreUnavailable as failure:
-            await unavailable(send, failure)
+        raw = headers.get(SESSION_HEADER)
+        if raw is None:
+            await refuse(send, 400, "Bad Request: Missing session ID")
+            return
+        sessions = self.runtime.sessions
+        ended = False
+        if sessions is not None and could_be_session_id(raw):
+            # Ending a session needs no live copy of it: a process at its session cap still
+            # ends a session another process holds.
+            try:
+                ended = await sessions.end_by_id(
+                    raw.decode("latin-1"), scope.get("toolwire.identity")
+                )
+            except StoreUnavailable as failure:
+                await unavailable(send, failure)
+                return
+        if not ended:
+            await refuse(send, 404, "Not Found: Session not found or expired")
             return
         await respond(send, 200)

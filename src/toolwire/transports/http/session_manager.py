@@ -302,6 +302,31 @@ class SessionManager:
         if session.task is not None:
             await asyncio.wait({session.task}, timeout=CLOSE_GRACE_SECONDS)
 
+    async def end_by_id(self, session_id: str, identity: Any = None) -> bool:
+        """End the session `session_id` of this caller (DELETE) without rebuilding a copy of
+        it here; whether there was one to end (False: unknown, ended, expired, or another
+        caller's).
+
+        Raises:
+            StoreUnavailable: Its record could not be read or deleted; the session goes on.
+        """
+        session = self.live.get(session_id)
+        if session is not None:
+            if not same_caller(session.identity, identity):
+                return False
+            if session.ended or self._expired(session, time.monotonic()):
+                await self._drop(session, end_record=not self.shared)
+                return False
+            await self.end(session)
+            return True
+        record = await self.store.load(session_id)
+        if record is None or record.caller != caller_key(identity):
+            return False
+        await self.store.end(session_id)
+        if self._announce is not None and self.shared:
+            self._announce(SESSION_ENDED, session_id)
+        return True
+
     async def discard(self, session: HttpSession) -> None:
         """Drop a session that never got a record (its `initialize` failed or was left)."""
         await self._drop(session, end_record=False)
