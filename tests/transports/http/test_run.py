@@ -33,6 +33,7 @@ READ_SECONDS = 30.0
 SERVING = re.compile(r"toolwire: serving MCP at http://127\.0\.0\.1:(\d+)(/[^\s;]*)(.*)\n")
 
 APP = """
+import os
 import time
 
 import anyio
@@ -40,6 +41,14 @@ import anyio
 from toolwire import Server
 
 server = Server("winding", version="1.0")
+
+
+def say_started() -> None:
+    '''Write the mark the tests wait for in one write(2). With --workers, the processes share
+    this stdout pipe, and print() sends a line's text and its newline apart when Python runs
+    unbuffered (PYTHONUNBUFFERED): two marks could then interleave as "startedstarted" + two
+    newlines, and the test waiting for two "started" lines would never see them.'''
+    os.write(1, b"started\\n")
 
 
 @server.tool
@@ -51,7 +60,7 @@ def add(a: int, b: int) -> int:
 @server.tool
 async def slow(seconds: float) -> str:
     '''Take `seconds`, then answer.'''
-    print("started", flush=True)
+    say_started()
     await anyio.sleep(seconds)
     return f"slept {seconds}"
 
@@ -59,7 +68,7 @@ async def slow(seconds: float) -> str:
 @server.tool
 def slow_sync(seconds: float) -> str:
     '''Take `seconds` in a worker thread, then answer.'''
-    print("started", flush=True)
+    say_started()
     time.sleep(seconds)
     return f"slept {seconds}"
 
