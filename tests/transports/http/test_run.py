@@ -135,10 +135,14 @@ class Served:
                 time.sleep(0.2)  # the readers may still be draining the pipes
                 if done(lines):
                     break
-                raise AssertionError(f"exited with {self.process.returncode}: {''.join(self.err)}")
-            assert time.monotonic() < deadline, "".join(self.err)
+                raise AssertionError(f"exited with {self.process.returncode}: {self._seen()}")
+            assert time.monotonic() < deadline, f"waited {seconds:g} s: {self._seen()}"
             time.sleep(0.02)
         return lines
+
+    def _seen(self) -> str:
+        """Both streams so far, for a failure to say what was (and was not) written."""
+        return f"stdout {''.join(self.out)!r}, stderr {''.join(self.err)!r}"
 
     def wait_started(self, count: int = 1) -> None:
         """Until `count` tool bodies have begun."""
