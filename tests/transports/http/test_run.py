@@ -33,6 +33,7 @@ READ_SECONDS = 30.0
 SERVING = re.compile(r"toolwire: serving MCP at http://127\.0\.0\.1:(\d+)(/[^\s;]*)(.*)\n")
 
 APP = """
+import os
 import time
 
 import anyio
@@ -40,6 +41,14 @@ import anyio
 from toolwire import Server
 
 server = Server("winding", version="1.0")
+
+
+def say_started() -> None:
+    '''Write the mark the tests wait for in one write(2). With --workers, the processes share
+    this stdout pipe, and print() sends a line's text and its newline apart when Python runs
+    unbuffered (PYTHONUNBUFFERED): two marks could then interleave as "startedstarted" + two
+    newlines, and the test waiting for two "started" lines would never see them.'''
+    os.write(1, b"started\\n")
 
 
 @server.tool
@@ -51,7 +60,7 @@ def add(a: int, b: int) -> int:
 @server.tool
 async def slow(seconds: float) -> str:
     '''Take `seconds`, then answer.'''
-    print("started", flush=True)
+    say_started()
     await anyio.sleep(seconds)
     return f"slept {seconds}"
 
@@ -59,7 +68,7 @@ async def slow(seconds: float) -> str:
 @server.tool
 def slow_sync(seconds: float) -> str:
     '''Take `seconds` in a worker thread, then answer.'''
-    print("started", flush=True)
+    say_started()
     time.sleep(seconds)
     return f"slept {seconds}"
 
@@ -126,10 +135,14 @@ class Served:
                 time.sleep(0.2)  # the readers may still be draining the pipes
                 if done(lines):
                     break
-                raise AssertionError(f"exited with {self.process.returncode}: {''.join(self.err)}")
-            assert time.monotonic() < deadline, "".join(self.err)
+                raise AssertionError(f"exited with {self.process.returncode}: {self._seen()}")
+            assert time.monotonic() < deadline, f"waited {seconds:g} s: {self._seen()}"
             time.sleep(0.02)
         return lines
+
+    def _seen(self) -> str:
+        """Both streams so far, for a failure to say what was (and was not) written."""
+        return f"stdout {''.join(self.out)!r}, stderr {''.join(self.err)!r}"
 
     def wait_started(self, count: int = 1) -> None:
         """Until `count` tool bodies have begun."""
@@ -171,8 +184,10 @@ def _run(app: Path, *flags: str) -> list[str]:
     return [sys.executable, "-m", "toolwire", "run", str(app), "--port", "0", *flags]
 
 
-def _post(port: int, body: Any, session: str | None = None) -> tuple[int, dict[str, str], str]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=READ_SECONDS)
+def _post(
+    port: int, body: Any, session: str | None = None, *, seconds: float = READ_SECONDS
+) -> tuple[int, dict[str, str], str]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=seconds)
     try:
         headers = dict(HEADERS)
         if session is not None:
@@ -454,9 +469,16 @@ def test_a_request_once_the_winding_down_began_is_refused(app: Path) -> None:
 
 
 def test_each_worker_answers_its_call_in_flight_at_sigterm(app: Path) -> None:
-    flags = ("--transport", "http", "--stateless", "--json-response", "--workers", "2")
+    # A grace far longer than the calls: they are answered however busy the machine is.
+    stateless = ("--transport", "http", "--stateless", "--json-response")
+    flags = (*stateless, "--workers", "2", "--shutdown-grace", "60")
     with served(_run(app, *flags), app.parent) as server:
         assert server.first_line.endswith(" (2 worker processes); press Ctrl+C to stop\n")
+        # The parent says where it serves before its workers have started (it queues what
+        # comes): one answered ping first, so the calls' time bound is not spent starting
+        # interpreters.
+        ping = {"jsonrpc": "2.0", "id": 0, "method": "ping"}
+        assert _post(server.port, ping, seconds=START_SECONDS)[0] == 200
         calls = [
             InBackground(lambda n=n: _post(server.port, _call(n, "slow", seconds=1.5)))
             for n in (1, 2)
