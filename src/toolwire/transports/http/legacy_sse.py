@@ -191,7 +191,7 @@ class LegacySse:
             await put(encode_event(frame))
 
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-        async with opener(write, identity=identity) as session:
+        async with opener(write, identity=identity, session_id=session_id) as session:
             live = _Live(session, identity, ended)
             self._live[session_id] = live
             self._opening.discard(slot)
