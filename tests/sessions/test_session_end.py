@@ -277,3 +277,23 @@ def test_on_session_end_refuses_what_is_not_callable() -> None:
     server = Server("x")
     with pytest.raises(TypeError, match="function of the session id, not int"):
         server.on_session_end(3)  # type: ignore[type-var]
+
+
+def test_modern_era_requests_have_no_session_and_fire_nothing(tmp_path: Path) -> None:
+    from mcp import Client
+
+    record, port = tmp_path / "ended", free_port()
+    seen: list[tuple[str, str]] = []
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                result = await client.call_tool("whoami", {})
+                seen.append((str(client.protocol_version), result.content[0].text))  # type: ignore[union-attr]
+
+    with listening([*APP, "http", str(record), str(port)], port, cwd=ROOT):
+        anyio.run(main)
+    [(version, text)] = seen
+    assert version == "2026-07-28"
+    assert text == "None|None"
+    assert not record.exists()  # the server shut down without a session to end
