@@ -199,6 +199,13 @@ class ToolContext(RunContextWrapper[TContext]):
             return f"{self.tool_namespace}.{self.tool_name}"
         return self.tool_name
 
+    @property
+    def session_id(self) -> str | None:
+        """The MCP session this call comes in: an opaque id, the same for every call of one
+        session as this process serves it; None outside MCP and for session-less requests
+        (stateless HTTP, the 2026-07-28 era). `Server.on_session_end` tells when it ends."""
+        return getattr(self.reporter, "session_id", None)
+
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     import anyio
 
+    from ._session_end import SessionEndHooks
     from .protocol.app import OpenSession
     from .protocol.bearer import BearerAuth
     from .protocol.call_context import CallInfo
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
 __all__ = ["Server"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+H = TypeVar("H", bound=Callable[[str], Any])
 
 _TRANSPORTS = ("stdio", "http", "sse")
 # `tool`'s and `add_tool`'s MCP options, in the order `registered_tool` takes them.
@@ -136,6 +138,7 @@ class Server:
         self._registry.listeners.append(partial(self._announcer.tell, _tools_changed))
         self._resources: ResourceRegistry | None = None  # made on first use, as prompts are
         self._prompts: PromptRegistry | None = None
+        self._session_end: SessionEndHooks | None = None  # made by the first on_session_end
         self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
         self._limiter_loop: object = None
         self._warmed_up = False
@@ -324,6 +327,39 @@ class Server:
     def session_closed(self, session: OpenSession) -> None:
         """Sessions call this on exit."""
         self._announcer.closed(session)
+
+    async def session_ended(self, session_id: str) -> None:
+        """Sessions with an id call this once closed: runs the `on_session_end` hooks."""
+        if self._session_end is not None:
+            await self._session_end.run(session_id)
+
+    def on_session_end(self, func: H) -> H:
+        """Call `func(session_id)` whenever this process stops serving an MCP session that
+        has an id (the `ctx.session_id` and `CallInfo.session_id` its calls saw): a DELETE or
+        idle expiry over streamable HTTP, a closed legacy SSE stream, stdin EOF, shutdown.
+
+        Usable as a decorator, several times. `func` may be a coroutine function; a sync one
+        runs in a worker thread. The hooks of one session run together once its calls are
+        over, within 5 seconds altogether (an async hook still running then is cancelled; a
+        sync one is left to finish). A hook that raises is logged on the `toolwire` logger
+        and the session closes all the same. Session-less requests (stateless HTTP, the
+        2026-07-28 era) have no session id and never fire it.
+
+        Args:
+            func: Takes the session id (a string).
+
+        Returns:
+            `func`, unchanged.
+
+        Raises:
+            TypeError: `func` is not callable.
+        """
+        if self._session_end is None:
+            from ._session_end import SessionEndHooks
+
+            self._session_end = SessionEndHooks()
+        self._session_end.add(func)
+        return func
 
     @property
     def resource_registry(self) -> ResourceRegistry:

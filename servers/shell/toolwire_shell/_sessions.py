@@ -6,6 +6,7 @@ arrive) kept in a bounded capture until the next call reads it. Sessions are bou
 buffered bytes (head and tail kept around a marker). A session id is a large random integer,
 the only handle a caller needs (the 2026-07-28 era has no protocol sessions), and it belongs to
 the caller that made it: under authentication another caller is told it does not exist.
+A session started within an MCP session (`ctx.session_id`) ends with it (`end_mcp_session`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Session:
     owner: Any
     command: str
     run: Run
+    mcp_session: str | None = None  # the MCP session that started it, when it had an id
     created: float = field(default_factory=time.monotonic)
     last_used: float = field(default_factory=time.monotonic)
     busy: int = 0
@@ -80,15 +82,16 @@ class SessionStore:
         self._sessions: dict[int, Session] = {}
         self._expiry: asyncio.Task[None] | None = None
 
-    def add(self, owner: Any, command: str, run: Run) -> Session:
-        """Keep `run` as a new session, ending the least recently used one if full."""
+    def add(self, owner: Any, command: str, run: Run, mcp_session: str | None = None) -> Session:
+        """Keep `run` as a new session, ending the least recently used one if full;
+        `mcp_session` is the id of the MCP session it was started in, if any."""
         while len(self._sessions) >= self.max_sessions:
             oldest = min(self._sessions.values(), key=lambda session: session.last_used)
             self.end(oldest, "too many sessions: the least recently used one was ended")
         number = secrets.randbelow(_ID_SPAN - 1000) + 1000
         while number in self._sessions:
             number = secrets.randbelow(_ID_SPAN - 1000) + 1000
-        session = Session(number, owner, command, run)
+        session = Session(number, owner, command, run, mcp_session)
         self._sessions[number] = session
         if self._expiry is None or self._expiry.done():
             self._expiry = asyncio.create_task(self._expire())
@@ -121,6 +124,14 @@ class SessionStore:
         """End a session's whole process tree and drop it."""
         self._sessions.pop(session.id, None)
         session.run.kill(reason)
+
+    def end_mcp_session(self, mcp_session: str) -> int:
+        """End every session started within the MCP session `mcp_session`, which has ended;
+        how many there were."""
+        ended = [s for s in self._sessions.values() if s.mcp_session == mcp_session]
+        for session in ended:
+            self.end(session, "the MCP session that started it ended")
+        return len(ended)
 
     def end_all(self) -> None:
         """End every session (the server is going away)."""

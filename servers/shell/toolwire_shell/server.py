@@ -252,7 +252,7 @@ async def exec_command(
         await run.start()
     except OSError as error:
         raise CommandRefused(f"cannot start {cmd!r}: {error}") from None
-    session = state.sessions.add(owner, cmd, run)
+    session = state.sessions.add(owner, cmd, run, ctx.session_id)
     kept = False
     try:
         with session.in_use():
@@ -428,17 +428,24 @@ def build_server(
     """
     config = config or ShellConfig()
     policy = config.policy()
+    serving: list[SessionStore] = []  # the store while the lifespan is held
 
     @asynccontextmanager
     async def lifespan(_server: Server) -> AsyncIterator[_State]:
         become_subreaper()
         runner = Runner(policy, max_processes=config.max_processes)
         sessions = SessionStore(config.max_sessions, config.session_idle_seconds)
+        serving.append(sessions)
         try:
             yield _State(config, runner, sessions)
         finally:
+            serving.remove(sessions)
             sessions.end_all()
             runner.close()
+
+    async def mcp_session_ended(session_id: str) -> None:
+        for sessions in serving:
+            sessions.end_mcp_session(session_id)
 
     mode = "without a shell, only these programs: " + ", ".join(sorted(config.allow))
     instructions = (
@@ -459,6 +466,7 @@ def build_server(
         context_factory=_owner,
         **server_options,
     )
+    server.on_session_end(mcp_session_ended)
     common: dict[str, Any] = {"failure_error_function": _failure_text, "strict_mode": False}
     server.tool(name="shell", annotations=_DESTRUCTIVE, output_schema=SHELL_SCHEMA, **common)(shell)
     server.tool(name="exec_command", annotations=_DESTRUCTIVE, output_schema=EXEC_SCHEMA, **common)(

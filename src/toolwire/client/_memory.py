@@ -13,6 +13,7 @@ are cancelled) and then exits the lifespan.
 from __future__ import annotations
 
 import contextlib
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -56,7 +57,7 @@ async def memory_transport(server: Servable) -> AsyncIterator[tuple[Any, Any]]:
         client_writes,
         from_client,
         server.serving() as open_session,
-        open_session(send, error_details=True) as session,
+        open_session(send, error_details=True, session_id=secrets.token_hex(16)) as session,
         anyio.create_task_group() as group,
     ):
         group.start_soon(_hand_frames, from_client, session)

@@ -100,6 +100,11 @@ class ServedApp(Protocol):
         """A session ended."""
         ...
 
+    async def session_ended(self, session_id: str) -> None:
+        """The session with this id closed and its calls are over (never raises; returns
+        within a bound of the application's choosing, even when cancelled)."""
+        ...
+
     def tools_listed(self) -> None:
         """A client just received the tool list; calls usually follow (a warm-up hook)."""
         ...

@@ -42,6 +42,11 @@ class CallInfo:
         identity: Who calls: the `toolwire.Identity` the server's `auth` verifier made of
             the request's bearer token (HTTP with `Server(auth=...)`); None on stdio and
             on HTTP without `auth`.
+        session_id: The MCP session the call comes in: an opaque string, the same for every
+            call of one session as this process serves it (streamable HTTP's
+            `Mcp-Session-Id`, legacy SSE's `session_id`, one random id per stdio or
+            in-memory connection); None for session-less requests (stateless HTTP, every
+            2026-07-28 request). `Server.on_session_end` hears when it ends.
     """
 
     # A plain class: a dataclass would cost every server's start-up more than it gives.
@@ -52,6 +57,7 @@ class CallInfo:
         "identity",
         "meta",
         "protocol_version",
+        "session_id",
         "state",
         "tool_name",
     )
@@ -67,6 +73,7 @@ class CallInfo:
         client_info: Mapping[str, Any] | None,
         state: Any,
         identity: Identity | None = None,
+        session_id: str | None = None,
     ) -> None:
         self.tool_name = tool_name
         self.call_id = call_id
@@ -76,6 +83,7 @@ class CallInfo:
         self.client_info = client_info
         self.state = state
         self.identity = identity
+        self.session_id = session_id
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
@@ -118,6 +126,7 @@ class ContextSource:
         protocol_version: str,
         client_info: Mapping[str, Any] | None,
         identity: Identity | None = None,
+        session_id: str | None = None,
     ) -> Any:
         """The context of one call: the factory's answer (awaited if need be), else `value`."""
         factory = self.factory
@@ -136,6 +145,7 @@ class ContextSource:
                 client_info=client_info,
                 state=self.state,
                 identity=identity,
+                session_id=session_id,
             )
         )
         if self.is_async or inspect.isawaitable(made):

@@ -124,6 +124,7 @@ async def run_call(
                 version,
                 client_info,
                 identity,
+                reporter.session_id,
             )
         except Exception:
             logger.exception("the context factory failed for a call of tool %r", entry.name)

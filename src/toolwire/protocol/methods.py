@@ -40,6 +40,7 @@ class Session(Protocol):
     listeners: Listeners
     outbound: Outbound
     identity: Identity | None
+    session_id: str | None
     era: Era | None
     back_channel: bool
     protocol_version: str | None

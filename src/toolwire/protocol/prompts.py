@@ -98,7 +98,9 @@ async def get_prompt(
     if session.requests.is_duplicate(request_id):
         return
     if not entry.schema.takes_context:
-        call = CallInFlight(Reporter(session.send, None, None, request_id))
+        call = CallInFlight(
+            Reporter(session.send, None, None, request_id, None, session.session_id)
+        )
         work = functools.partial(_rendered, session, entry, args, kwargs, version)
         session.requests.answer_in_task(request_id, call, work)
         return
@@ -106,7 +108,9 @@ async def get_prompt(
     asker = asker_for(session, request_id, version, params, entry.name, method="prompts/get")
     meta = params.get("_meta")
     token = meta.get("progressToken") if isinstance(meta, dict) else None
-    call = CallInFlight(Reporter(session.send, token, log_level, request_id, asker))
+    call = CallInFlight(
+        Reporter(session.send, token, log_level, request_id, asker, session.session_id)
+    )
     asker.attach(session, request_id, call)
     work = functools.partial(
         _rendered_with_context, session, request_id, entry, params, args, kwargs, version, call

@@ -51,6 +51,7 @@ class Reporter:
             writes them on that request's stream).
         asker: Where the tool's questions to the client go (see asking.py); None when the
             call has no client to ask.
+        session_id: The MCP session the request comes in (`ServerSession.session_id`).
     """
 
     __slots__ = (
@@ -62,6 +63,7 @@ class Reporter:
         "_send",
         "_token",
         "closed",
+        "session_id",
     )
 
     def __init__(
@@ -71,8 +73,10 @@ class Reporter:
         log_level: str | None,
         request_id: RequestId | None = None,
         asker: Asker | None = None,
+        session_id: str | None = None,
     ) -> None:
         self._asker = asker
+        self.session_id = session_id
         self._send = send
         self._request_id = request_id
         self._token = token

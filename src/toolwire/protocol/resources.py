@@ -147,7 +147,9 @@ async def read(
     asker = None
     if session.era != "modern":  # 2026-07-28 has no input round for a read
         asker = asker_for(session, request_id, version, params, uri, method="resources/read")
-    call = CallInFlight(Reporter(session.send, token, log_level, request_id, asker))
+    call = CallInFlight(
+        Reporter(session.send, token, log_level, request_id, asker, session.session_id)
+    )
     session.requests.answer_in_task(
         request_id, call, functools.partial(_read, session, request_id, uri, params, version, call)
     )

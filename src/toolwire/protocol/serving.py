@@ -27,7 +27,8 @@ class SessionOpener(Protocol):
     call (HTTP JSON-response or stateless mode). `identity` is the authenticated caller the
     session serves (None without authentication). `error_details=True` adds the author's
     exception to the error replies of failed resources and prompts (for an in-process client,
-    never for a remote one)."""
+    never for a remote one). `session_id` names the MCP session the transport serves (see
+    `ServerSession`); None for a session that serves requests of no MCP session of their own."""
 
     def __call__(
         self,
@@ -37,6 +38,7 @@ class SessionOpener(Protocol):
         back_channel: bool = True,
         identity: Identity | None = None,
         error_details: bool = False,
+        session_id: str | None = None,
     ) -> ServerSession: ...
 
 
@@ -67,6 +69,7 @@ def opener_then(opener: SessionOpener, then: Callable[[ServerSession], None]) ->
         back_channel: bool = True,
         identity: Identity | None = None,
         error_details: bool = False,
+        session_id: str | None = None,
     ) -> ServerSession:
         session = opener(
             send,
@@ -74,6 +77,7 @@ def opener_then(opener: SessionOpener, then: Callable[[ServerSession], None]) ->
             back_channel=back_channel,
             identity=identity,
             error_details=error_details,
+            session_id=session_id,
         )
         then(session)
         return session

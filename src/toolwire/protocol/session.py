@@ -91,6 +91,14 @@ class ServerSession:
             (only when it is not None: stdio never enforces scopes). A transport may replace
             `session.identity` with each request's identity of the same caller: a refreshed
             or stepped-up token brings its new scopes.
+        error_details: Error replies of failed resources and prompts add the author's
+            exception (an in-process client only).
+        session_id: The opaque id of the MCP session this connection serves (streamable
+            HTTP's `Mcp-Session-Id`, legacy SSE's `session_id`, a random one per stdio or
+            in-memory connection); None when it serves requests of no session of their own
+            (pooled, session-less HTTP). Tools see it as `ctx.session_id`, context factories
+            as `CallInfo.session_id`; when a session with an id closes, the application is
+            told (`ServedApp.session_ended`).
     """
 
     def __init__(
@@ -103,8 +111,10 @@ class ServerSession:
         back_channel: bool = True,
         identity: Identity | None = None,
         error_details: bool = False,
+        session_id: str | None = None,
     ) -> None:
         self.server = server
+        self.session_id = session_id
         self.back_channel = back_channel
         self.identity = identity
         # Whether an error reply adds the author's exception (an in-process client only).
@@ -161,8 +171,12 @@ class ServerSession:
         self.server.session_closed(self)
         assert self._task_group is not None
         self.close()
-        await self.requests.wait()
-        return await self._task_group.__aexit__(exc_type, exc, tb)
+        try:
+            await self.requests.wait()
+            return await self._task_group.__aexit__(exc_type, exc, tb)
+        finally:
+            if self.session_id is not None:  # its calls are over: the application may clean up
+                await self.server.session_ended(self.session_id)
 
     @property
     def in_flight(self) -> int:
@@ -339,6 +353,7 @@ class ServerSession:
             version,
             self.client_info,
             self.identity,
+            self.session_id,
         )
 
     def capabilities(self) -> dict[str, Any]:

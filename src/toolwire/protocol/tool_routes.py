@@ -75,7 +75,9 @@ async def call_tool(
     meta = params.get("_meta")
     token = meta.get("progressToken") if meta else None
     asker = asker_for(session, request_id, version, params, entry.name)
-    call = CallInFlight(Reporter(session.send, token, log_level, request_id, asker))
+    call = CallInFlight(
+        Reporter(session.send, token, log_level, request_id, asker, session.session_id)
+    )
     asker.attach(session, request_id, call)
     requests.launch(
         request_id, call, _run(session, request_id, entry, params, version, call, identity)

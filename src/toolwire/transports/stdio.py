@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import logging
+import secrets
 import signal
 import sys
 import threading
@@ -105,7 +106,10 @@ async def serve_stdio(
             await anyio.sleep(0)
             try:
                 with stop.starting:
-                    async with server.serving() as open_session, open_session(send) as session:
+                    async with (
+                        server.serving() as open_session,
+                        open_session(send, session_id=secrets.token_hex(16)) as session,
+                    ):
                         stop.session = session
                         await _serve(session, reader, splitter)
                         # EOF: calls in flight may still finish and answer (a client that

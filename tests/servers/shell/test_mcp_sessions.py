@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import anyio
-import pytest
 from tests._listening import free_port, listening
 from tests.servers.shell._harness import ROOT, env_for_server, wait_until
 
@@ -32,11 +31,6 @@ def _start_time(pid: int) -> str | None:
     return None if fields[0] == "Z" else fields[19]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="no public toolwire hook tells a tool its MCP session ended (CallInfo has no "
-    "session key, Server no session-end callback); exec sessions last until idle expiry",
-)
 def test_exec_session_ends_with_its_mcp_session_over_http(tmp_path: Path) -> None:
     from mcp import Client
 

@@ -174,7 +174,7 @@ class LegacySse:
 
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
         stream.attach(send)
-        async with opener(write, identity=identity) as session:
+        async with opener(write, identity=identity, session_id=session_id) as session:
             live = _Live(session, identity, stream)
             self._live[session_id] = live
             self._opening.discard(slot)

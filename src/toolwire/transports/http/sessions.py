@@ -188,7 +188,7 @@ class HttpSession:
         Raises:
             Exception: What opening it raised.
         """
-        session = await self.hosted.open(opener, options)
+        session = await self.hosted.open(opener, {**options, "session_id": self.id})
         session.requests.unanswered = self.unanswered
 
     def _ended(self) -> None:
