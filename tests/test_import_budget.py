@@ -36,7 +36,7 @@ def add(a: int, b: int = 2) -> int:
     '''
     return a + b
 
-import toolwire.transports.stdio, toolwire.protocol.session, toolwire.cli
+import toolwire.transports.stdio.stdio, toolwire.protocol.session.session, toolwire.cli
 stage2 = sorted({m.split('.')[0] for m in sys.modules})
 print(json.dumps([stage1, stage2]))
 """

@@ -174,9 +174,9 @@ def test_every_module_has_a_layer() -> None:
 def test_the_resolver_sees_deferred_and_type_checking_imports() -> None:
     # handlers.py imports the registry at module level; content.py imports tools.outputs
     # inside functions and under TYPE_CHECKING.
-    assert "toolwire.protocol.registry" in GRAPH["toolwire.protocol.handlers"]
-    assert "toolwire.tools.outputs" in GRAPH["toolwire.protocol.content"]
-    assert "toolwire.protocol.eras" in GRAPH["toolwire.protocol.content"]
+    assert "toolwire.protocol.features.registry" in GRAPH["toolwire.protocol.session.handlers"]
+    assert "toolwire.tools.outputs" in GRAPH["toolwire.protocol.wire.content"]
+    assert "toolwire.protocol.wire.eras" in GRAPH["toolwire.protocol.wire.content"]
 
 
 def test_layers_point_one_way() -> None:
@@ -207,8 +207,8 @@ def test_no_import_cycles() -> None:
         ("toolwire.schema", "schema"),
         ("toolwire.schema.strict", "schema"),
         ("toolwire.tools.threads", "tools"),
-        ("toolwire.protocol.session", "protocol"),
-        ("toolwire.transports.stdio", "transports"),
+        ("toolwire.protocol.session.session", "protocol"),
+        ("toolwire.transports.stdio.stdio", "transports"),
         ("toolwire.redis", "redis"),
         ("toolwire.redis.backplane", "redis"),
         ("toolwire.server", "top"),

@@ -41,11 +41,11 @@ if TYPE_CHECKING:
         UserError,
     )
     from .lifespan import LifespanError
-    from .protocol.bearer import BearerAuth
-    from .protocol.call_context import CallInfo
-    from .protocol.icons import Icon
-    from .protocol.identity import Identity
-    from .protocol.prompt_messages import PromptMessage
+    from .protocol.auth.bearer import BearerAuth
+    from .protocol.auth.identity import Identity
+    from .protocol.features.prompt_messages import PromptMessage
+    from .protocol.session.call_context import CallInfo
+    from .protocol.wire.icons import Icon
     from .schema.problems import schema_problems
     from .schema.strict import ensure_strict_json_schema
     from .server import Server
@@ -84,11 +84,11 @@ _EXPORTS: dict[str, str] = {
     "ToolTimeoutError": ".errors",
     "UserError": ".errors",
     "LifespanError": ".lifespan",
-    "BearerAuth": ".protocol.bearer",
-    "CallInfo": ".protocol.call_context",
-    "Icon": ".protocol.icons",
-    "Identity": ".protocol.identity",
-    "PromptMessage": ".protocol.prompt_messages",
+    "BearerAuth": ".protocol.auth.bearer",
+    "CallInfo": ".protocol.session.call_context",
+    "Icon": ".protocol.wire.icons",
+    "Identity": ".protocol.auth.identity",
+    "PromptMessage": ".protocol.features.prompt_messages",
     "schema_problems": ".schema.problems",
     "ensure_strict_json_schema": ".schema.strict",
     "Server": ".server",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import asyncio
 
-    from .protocol.app import OpenSession
+    from .protocol.session.app import OpenSession
 
 __all__ = ["Announcer", "Message"]
 

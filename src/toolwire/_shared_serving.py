@@ -18,7 +18,7 @@ from .lifespan import LifespanError
 if TYPE_CHECKING:
     import asyncio
 
-    from .protocol.serving import SessionOpener
+    from .protocol.session.serving import SessionOpener
 
 __all__ = ["SharedServing"]
 

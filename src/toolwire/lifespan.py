@@ -19,12 +19,12 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import ToolwireError, UserError
-from .protocol.app import ServedApp
-from .protocol.call_context import NO_CONTEXT, ContextSource
-from .protocol.serving import SessionOpener
+from .protocol.session.app import ServedApp
+from .protocol.session.call_context import NO_CONTEXT, ContextSource
+from .protocol.session.serving import SessionOpener
 
 if TYPE_CHECKING:
-    from .protocol.call_context import CallInfo
+    from .protocol.session.call_context import CallInfo
 
 __all__ = ["ConfiguredApp", "LifespanError", "SessionOpener", "check_options", "serving"]
 
@@ -81,7 +81,7 @@ async def serving(server: ConfiguredApp) -> AsyncIterator[SessionOpener]:
 
 
 def _opener(server: ConfiguredApp, contexts: ContextSource) -> SessionOpener:
-    from .protocol.session import ServerSession
+    from .protocol.session.session import ServerSession
 
     return functools.partial(ServerSession, server, contexts=contexts)
 

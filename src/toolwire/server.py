@@ -22,12 +22,12 @@ from ._tool_options import one_spelling, renamed
 from .errors import UserError
 from .lifespan import LifespanError, check_options
 from .lifespan import serving as _serving
-from .protocol.icons import normalize_icons
-from .protocol.registry import (
+from .protocol.features.registry import (
     RegisteredTool,
     ToolRegistry,
     registered_tool,
 )
+from .protocol.wire.icons import normalize_icons
 from .tools.function_tool import FunctionTool, function_tool
 
 if TYPE_CHECKING:
@@ -36,19 +36,19 @@ if TYPE_CHECKING:
     import anyio
 
     from ._session_end import SessionEndHooks
-    from .protocol.app import OpenSession
-    from .protocol.bearer import BearerAuth
-    from .protocol.call_context import CallInfo
-    from .protocol.prompt_registry import PromptRegistry
-    from .protocol.resource_files import DirectoryResources
-    from .protocol.resource_registry import ResourceRegistry
-    from .protocol.serving import SessionOpener
+    from .protocol.auth.bearer import BearerAuth
+    from .protocol.features.prompt_registry import PromptRegistry
+    from .protocol.features.resource_files import DirectoryResources
+    from .protocol.features.resource_registry import ResourceRegistry
+    from .protocol.session.app import OpenSession
+    from .protocol.session.call_context import CallInfo
+    from .protocol.session.serving import SessionOpener
     from .tools.threads import SyncBudget
-    from .transports.http.app import StreamableHttpApp
     from .transports.http.changes import ChangeBus
-    from .transports.http.events import EventStore
-    from .transports.http.legacy_sse_app import LegacySseApp
-    from .transports.http.records import SessionStore
+    from .transports.http.sse.app import LegacySseApp
+    from .transports.http.streamable.app import StreamableHttpApp
+    from .transports.http.streamable.events import EventStore
+    from .transports.http.streamable.records import SessionStore
 
 __all__ = ["Server"]
 
@@ -120,7 +120,7 @@ class Server:
         self.root_path = Path(root_path).resolve() if root_path is not None else _builder_dir()
         self.icons = normalize_icons(icons, f"server {name!r}")
         if auth is not None:
-            from .protocol.bearer import bearer_auth
+            from .protocol.auth.bearer import bearer_auth
 
             auth = bearer_auth(auth)
         self.auth: BearerAuth | None = auth
@@ -366,7 +366,7 @@ class Server:
         """The published resources and templates, as sessions serve them."""
         registry = self._resources
         if registry is None:  # made on first use: a server without resources never loads them
-            from .protocol.resource_registry import ResourceRegistry
+            from .protocol.features.resource_registry import ResourceRegistry
 
             registry = self._resources = ResourceRegistry()
             registry.listeners.append(partial(self._announcer.tell, _resources_changed))
@@ -460,7 +460,7 @@ class Server:
             toolwire.UserError: As `resource`.
         """
         # Imported here: a server that publishes no resource never loads them.
-        from .protocol.resource_entries import registered_resource
+        from .protocol.features.resource_entries import registered_resource
 
         entry = registered_resource(
             uri,
@@ -521,7 +521,7 @@ class Server:
         Raises:
             ValueError: `root` is not a directory, or the prefix is unusable.
         """
-        from .protocol.resource_entries import directory_resource
+        from .protocol.features.resource_entries import directory_resource
 
         directory, entry = directory_resource(
             self.root_path / Path(root),
@@ -555,10 +555,10 @@ class Server:
         """Read a published resource as a client would: its `contents` items.
 
         Raises:
-            toolwire.protocol.jsonrpc.ProtocolError: What `resources/read` would answer
+            toolwire.protocol.wire.jsonrpc.ProtocolError: What `resources/read` would answer
                 (not found, invalid template values, the function failed).
         """
-        from .protocol.resources import read_contents
+        from .protocol.features.resources import read_contents
 
         return await read_contents(self, uri, None)
 
@@ -570,7 +570,7 @@ class Server:
         """The published prompts, as sessions serve them (see `protocol.app.ServedApp`)."""
         registry = self._prompts
         if registry is None:  # made on first use: a server without prompts never loads them
-            from .protocol.prompt_registry import PromptRegistry
+            from .protocol.features.prompt_registry import PromptRegistry
 
             registry = self._prompts = PromptRegistry()
             registry.listeners.append(partial(self._announcer.tell, _prompts_changed))
@@ -670,7 +670,7 @@ class Server:
         Raises:
             UserError: As for `prompt`.
         """
-        from .protocol.prompt_registry import registered_prompt
+        from .protocol.features.prompt_registry import registered_prompt
 
         entry = registered_prompt(
             func,
@@ -835,8 +835,8 @@ class Server:
         Raises:
             ValueError: An option is out of range (the message names it).
         """
-        from .protocol.bearer import bearer_auth
-        from .transports.http.app import streamable_http_app
+        from .protocol.auth.bearer import bearer_auth
+        from .transports.http.streamable.app import streamable_http_app
 
         stores: dict[str, Any] = {
             "session_store": session_store,
@@ -915,7 +915,7 @@ class Server:
             The app, for uvicorn or to mount in a Starlette/FastAPI app.
         """
         from .transports.http._served_app import Guards
-        from .transports.http.legacy_sse_app import LegacySseApp
+        from .transports.http.sse.app import LegacySseApp
 
         guards = Guards(
             allowed_hosts, allowed_origins, self.auth, path=sse_path, tools=self._registry
@@ -998,7 +998,7 @@ class Server:
         if transport == "sse":
             _run_sse(self, **options)
             return
-        from .transports.stdio import run_stdio
+        from .transports.stdio.stdio import run_stdio
 
         try:
             run_stdio(self, **options)

@@ -30,7 +30,7 @@ from tests.client._support import SERVERS, bounded
 
 import toolwire
 from toolwire import ToolContext
-from toolwire.protocol.content import to_jsonable
+from toolwire.protocol.wire.content import to_jsonable
 from toolwire.tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
 
 GROUPS = groups()

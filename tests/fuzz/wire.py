@@ -4,7 +4,7 @@
 deadlocks against a full pipe) and checks every line it ever printed. `expect()` is the
 oracle: what a handshake-era, initialized MCP server must answer to one frame, following
 JSON-RPC 2.0 and MCP plus toolwire's documented decisions (batches: see `_batch` and
-`toolwire.protocol.jsonrpc`). Frames whose correct answer the specs leave open
+`toolwire.protocol.wire.jsonrpc`). Frames whose correct answer the specs leave open
 raise `Ambiguous`; the generators steer clear of them.
 """
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import anyio
 
-from toolwire.protocol.session import ServerSession
+from toolwire.protocol.session.session import ServerSession
 from toolwire.server import Server
 
 ENVELOPE = {

@@ -18,7 +18,11 @@ from tests.transports.http._http_harness import serving
 
 from toolwire import Server
 from toolwire.redis import RedisEventStore, RedisSessionStore
-from toolwire.transports.http.events import LiveEventStore, MalformedEventId, MemoryEventStore
+from toolwire.transports.http.streamable.events import (
+    LiveEventStore,
+    MalformedEventId,
+    MemoryEventStore,
+)
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -19,7 +19,7 @@ from tests.transports.http._http_harness import serving
 from toolwire import Server
 from toolwire.redis import RedisSessionStore
 from toolwire.transports.http.changes import LocalChangeBus
-from toolwire.transports.http.records import MemorySessionStore, SessionRecord
+from toolwire.transports.http.streamable.records import MemorySessionStore, SessionRecord
 
 
 def _app(url: str) -> Any:

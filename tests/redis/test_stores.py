@@ -14,8 +14,12 @@ from tests.redis._server import RedisServer
 from toolwire import Identity
 from toolwire.redis import RedisChangeBus, RedisEventStore, RedisSessionStore
 from toolwire.transports.http.changes import LocalChangeBus
-from toolwire.transports.http.events import MalformedEventId
-from toolwire.transports.http.records import MemorySessionStore, SessionRecord, caller_key
+from toolwire.transports.http.streamable.events import MalformedEventId
+from toolwire.transports.http.streamable.records import (
+    MemorySessionStore,
+    SessionRecord,
+    caller_key,
+)
 
 _prefixes = iter(range(1_000_000))
 

@@ -11,7 +11,7 @@ import httpx2
 import pytest
 
 from toolwire import BearerAuth, Identity, Server
-from toolwire.transports.http.auth import BearerGuard
+from toolwire.transports.http.security.auth import BearerGuard
 
 from ._serve import echo_app, served
 
@@ -276,7 +276,7 @@ def test_options_pass_without_a_token() -> None:
 
 
 def test_protected_checks_the_host_before_the_token() -> None:
-    from toolwire.transports.http.security import protected
+    from toolwire.transports.http.security.host_origin import protected
 
     server = tools_server()
     app = protected(

@@ -8,7 +8,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from toolwire.transports.http.security import HostOriginGuard
+from toolwire.transports.http.security.host_origin import HostOriginGuard
 
 from ._serve import echo_app, served
 

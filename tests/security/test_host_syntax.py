@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from toolwire.transports.http.security import HostOriginGuard
+from toolwire.transports.http.security.host_origin import HostOriginGuard
 
 from ._serve import echo_app, served
 

@@ -9,8 +9,8 @@ import pytest
 
 import toolwire
 from toolwire import BearerAuth, Identity, Server
-from toolwire.protocol.bearer import bearer_auth
-from toolwire.protocol.identity import parse_scopes, same_caller, scope_refusal
+from toolwire.protocol.auth.bearer import bearer_auth
+from toolwire.protocol.auth.identity import parse_scopes, same_caller, scope_refusal
 
 pytestmark = pytest.mark.anyio
 

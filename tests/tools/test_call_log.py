@@ -1,7 +1,7 @@
 """Each failed call is logged once, at WARNING on `toolwire.tools`, by whoever answers it.
 
 The records are read with pytest's `caplog`; what reaches a real server's stderr is tested in
-tests/transports/test_failed_call_logging.py.
+tests/transports/stdio/test_failed_call_logging.py.
 """
 
 from __future__ import annotations

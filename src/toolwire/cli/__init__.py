@@ -302,7 +302,7 @@ def _redis_url(text: str) -> str:
 
 def _guard_entry(text: str, what: str) -> str:
     """Check one --allowed-host / --allowed-origin value as the server will."""
-    from ..transports.http.security import HostOriginGuard
+    from ..transports.http.security.host_origin import HostOriginGuard
 
     try:
         HostOriginGuard(None, **{what: [text]})  # type: ignore[arg-type]

@@ -16,8 +16,8 @@ def run(args: argparse.Namespace) -> int:
     first. Returns the exit code."""
     # Before the user's module runs: a print() at import time must not reach the wire, and a
     # parent that dies during a slow import must not leave us orphaned.
-    from ..transports import _parent_watch
-    from ..transports.stdio import protect_stdout
+    from ..transports.stdio import _parent_watch
+    from ..transports.stdio.stdio import protect_stdout
 
     transport = args.transport
     http_only = [

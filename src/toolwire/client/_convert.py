@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ModelBehaviorError, UserError
-from ..protocol.content import content_to_outputs
+from ..protocol.wire.content import content_to_outputs
 from ..schema.strict import ensure_strict_json_schema
 from ..tools.failure import default_tool_error_function, dont_log_tool_data
 from ..tools.function_tool import FunctionTool

@@ -25,8 +25,8 @@ from mcp.types import jsonrpc_message_adapter
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream
 
-    from ..protocol.serving import Servable
-    from ..protocol.session import ServerSession
+    from ..protocol.session.serving import Servable
+    from ..protocol.session.session import ServerSession
 
 __all__ = ["memory_transport"]
 

@@ -1,7 +1,7 @@
 """Reading a `require_approval` setting's static forms: every check, and its error text.
 
 The forms and the messages for bad settings are those of openai-agents 0.24.0's MCP servers
-(the differential test tests/approvals/test_policy_sdk.py holds them side by side). Only a
+(the differential test tests/client/approvals/test_policy_sdk.py holds them side by side). Only a
 plain `dict` is a table: other mappings are refused, as the SDK refuses them.
 """
 

@@ -3,9 +3,9 @@ streams that stopped without a last event.
 
 While a stream runs its producer holds the key `<prefix>:live:<stream id>` with a short expiry,
 renewed by one task per process for all its streams, so that a follower on another process
-(`transports/http/_follow.py`) can tell a slow producer from a dead one: a lapsed lease means dead,
-frozen or cut off from Redis. The same task writes the end marker of a stream that stopped without
-its last event, at once.
+(`transports/http/streamable/_follow.py`) can tell a slow producer from a dead one: a lapsed lease
+means dead, frozen or cut off from Redis. The same task writes the end marker of a stream that
+stopped without its last event, at once.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..transports.http.records import StoreUnavailable
+from ..transports.http.streamable.records import StoreUnavailable
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis

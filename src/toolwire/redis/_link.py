@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-from ..transports.http.records import StoreUnavailable
+from ..transports.http.streamable.records import StoreUnavailable
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis

@@ -29,10 +29,10 @@ class RedisBackplane:
     `subscriptions/listen` streams), and a client's answer to a question a tool asks
     (`ctx.elicit`, `ctx.sample`, `ctx.list_roots`) reaches the process whose call waits for it,
     wherever the balancer sent the answer (answers up to 1 MiB: see
-    `transports/http/_client_answers.py`). When Redis fails or does not answer within `timeout`,
-    requests that need it get a 503 whose JSON-RPC error names the store and what failed (logged
-    on the `toolwire` logger); sessions a process holds go on being served. Changes announced
-    meanwhile wait for Redis and go out when it is back (those held over ten minutes are
+    `transports/http/streamable/_client_answers.py`). When Redis fails or does not answer within
+    `timeout`, requests that need it get a 503 whose JSON-RPC error names the store and what failed
+    (logged on the `toolwire` logger); sessions a process holds go on being served. Changes
+    announced meanwhile wait for Redis and go out when it is back (those held over ten minutes are
     dropped, logged), and each process that lost it tells its clients, once it hears again, that
     every list and every resource they follow may have changed: they read them again.
 

@@ -29,7 +29,7 @@ from ..transports.http.changes import (
     BusMember,
     Hear,
 )
-from ..transports.http.records import StoreUnavailable
+from ..transports.http.streamable.records import StoreUnavailable
 from ._link import DEFAULT_TIMEOUT, RedisLink
 
 if TYPE_CHECKING:
@@ -52,8 +52,8 @@ HOLD_SECONDS = 600.0
 """How long a notice may wait for Redis before it is dropped (logged).
 
 Ten minutes, because that is as long as the most time-bound notice can matter: a call waits
-600 s for its client's answer unless its tool asked for longer (`protocol/outbound.py`), so a
-`CLIENT_RESPONSE` held past that has nobody left to take it. The others matter less by then:
+600 s for its client's answer unless its tool asked for longer (`protocol/session/outbound.py`), so
+a `CLIENT_RESPONSE` held past that has nobody left to take it. The others matter less by then:
 a copy that missed a `SESSION_ENDED` drops itself at its next refresh (a minute at most),
 and a Redis gone that long from every process leaves each of them to catch up on list and
 resource changes itself once it hears again. What is lost is a change made on a process that

@@ -13,15 +13,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..transports.http.events import MalformedEventId, StreamTail
-from ..transports.http.records import StoreUnavailable
+from ..transports.http.streamable.events import MalformedEventId, StreamTail
+from ..transports.http.streamable.records import StoreUnavailable
 from ._leases import END, LeaseKeeper
 from ._link import DEFAULT_TIMEOUT, RedisLink
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
-    from ..transports.http.events import ReplaySink
+    from ..transports.http.streamable.events import ReplaySink
 
 __all__ = ["RedisEventStore"]
 

@@ -1,5 +1,6 @@
 """`RedisSessionStore`: session records in Redis, so every process behind one URL serves every
-session (see `toolwire.transports.http.records` for what a record is and how processes use it).
+session (see `toolwire.transports.http.streamable.records` for what a record is and how processes
+use it).
 
 Layout: one string key per session, `<prefix>:session:<id>`, holding the record's JSON, with
 Redis's own expiry as the idle timeout. A new record is written with `SET NX` (an id is never
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..transports.http.records import SessionRecord, StoreUnavailable
+from ..transports.http.streamable.records import SessionRecord, StoreUnavailable
 from ._link import DEFAULT_TIMEOUT, RedisLink
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 
-from . import _parent_watch
+from .stdio import _parent_watch
 
 __all__ = ["THREAD_GRACE_SECONDS", "configure_logging", "release_threads"]
 

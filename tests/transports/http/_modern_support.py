@@ -18,9 +18,9 @@ from pydantic import Field
 from tests._jsonrpc import encoded_request as body
 
 from toolwire import Server, ToolContext
-from toolwire.protocol.serving import Servable
-from toolwire.transports.http._hosting import SessionPool
-from toolwire.transports.http.modern import is_modern, serve_modern
+from toolwire.protocol.session.serving import Servable
+from toolwire.transports.http.streamable._hosting import SessionPool
+from toolwire.transports.http.streamable.modern import is_modern, serve_modern
 
 Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Any, Any], Awaitable[None]]

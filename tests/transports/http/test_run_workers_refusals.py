@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from toolwire import Server
-from toolwire.transports.http.events import MemoryEventStore
+from toolwire.transports.http.streamable.events import MemoryEventStore
 
 
 def test_a_server_made_in_a_function_cannot_reach_the_workers() -> None:

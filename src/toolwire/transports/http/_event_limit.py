@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...protocol.serving import opener_then
+from ...protocol.session.serving import opener_then
 
 if TYPE_CHECKING:
-    from ...protocol.serving import SessionOpener
-    from ...protocol.session import ServerSession
+    from ...protocol.session.serving import SessionOpener
+    from ...protocol.session.session import ServerSession
 
 __all__ = ["DEFAULT_MAX_EVENT_BYTES", "bounded_opener", "checked_event_limit"]
 

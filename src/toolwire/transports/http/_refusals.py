@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
-from ...protocol.jsonrpc import RequestId, error_message
+from ...protocol.wire.jsonrpc import RequestId, error_message
 from ._replies import JSON_TYPE, respond
 
 __all__ = ["ASGIApp", "Receive", "Scope", "Send", "header_text", "printable", "refuse"]

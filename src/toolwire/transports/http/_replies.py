@@ -10,7 +10,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
-from ...protocol.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, error_message
+from ...protocol.wire.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, error_message
 
 __all__ = ["JSON_TYPE", "ASGISend", "Headers", "error_body", "refuse", "respond", "unavailable"]
 

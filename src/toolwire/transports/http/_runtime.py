@@ -17,9 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from ._client_answers import forward_notice, take_forwarded
 from ._event_limit import bounded_opener
-from ._hosting import SessionPool
 from ._lazy_start import LazyStart
 from ._winding_down import OneEnding, SessionsOpened
 from .changes import (
@@ -34,15 +32,17 @@ from .changes import (
     BusMember,
     ChangeBus,
 )
-from .events import EventStore
-from .records import SessionStore
-from .session_manager import SessionManager
+from .streamable._client_answers import forward_notice, take_forwarded
+from .streamable._hosting import SessionPool
+from .streamable.events import EventStore
+from .streamable.records import SessionStore
+from .streamable.session_manager import SessionManager
 
 if TYPE_CHECKING:
-    from ...protocol.jsonrpc import RequestId
-    from ...protocol.serving import Servable, SessionOpener
-    from ...protocol.session import ServerSession
-    from .sessions import HttpSession
+    from ...protocol.session.serving import Servable, SessionOpener
+    from ...protocol.session.session import ServerSession
+    from ...protocol.wire.jsonrpc import RequestId
+    from .streamable.sessions import HttpSession
 
 __all__ = ["Runtime"]
 

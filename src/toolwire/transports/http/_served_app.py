@@ -1,8 +1,8 @@
 """What the two HTTP apps of a server have in common: the guards around them, and answering
 the ASGI lifespan themselves while every other scope passes the guards.
 
-`StreamableHttpApp` (app.py) and `LegacySseApp` (legacy_sse_app.py) differ in what they serve
-and how serving starts; both guard every request at one point, built here from `Guards`, and
+`StreamableHttpApp` (`streamable/app.py`) and `LegacySseApp` (`sse/app.py`) differ in what they
+serve and how serving starts; both guard every request at one point, built here from `Guards`, and
 both report a failed start-up in one line (`speak_lifespan`) rather than Starlette's second
 traceback.
 """
@@ -19,7 +19,7 @@ from starlette.applications import Starlette
 from ._asgi_lifespan import speak_lifespan
 
 if TYPE_CHECKING:
-    from ...protocol.registry import ToolRegistry
+    from ...protocol.features.registry import ToolRegistry
     from ._refusals import ASGIApp
 
 __all__ = ["GuardedApp", "Guards"]
@@ -50,7 +50,7 @@ class Guards:
 
     def around(self, app: ASGIApp, *, max_body_bytes: int) -> ASGIApp:
         """`app` behind these guards (bodies over `max_body_bytes` refused there too)."""
-        from .security import protected
+        from .security.host_origin import protected
 
         return protected(
             app,

@@ -15,11 +15,11 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...protocol.serving import opener_then
+from ...protocol.session.serving import opener_then
 
 if TYPE_CHECKING:
-    from ...protocol.serving import SessionOpener
-    from ...protocol.session import ServerSession
+    from ...protocol.session.serving import SessionOpener
+    from ...protocol.session.session import ServerSession
 
 __all__ = [
     "SHUTTING_DOWN",

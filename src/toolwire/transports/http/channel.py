@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import anyio
 
-from ...protocol.jsonrpc import (
+from ...protocol.session.reporter import STREAM_CLOSER
+from ...protocol.wire.jsonrpc import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
@@ -35,16 +36,15 @@ from ...protocol.jsonrpc import (
     RequestId,
     decode,
 )
-from ...protocol.reporter import STREAM_CLOSER
-from ._mirror import HEADER_MISMATCH
 from ._replies import JSON_TYPE, ASGISend, refuse, respond
 from ._sse import SSE_HEADERS, encode_event
-from .events import EventStore, LiveEventStore
-from .records import StoreUnavailable
+from .streamable._mirror import HEADER_MISMATCH
+from .streamable.events import EventStore, LiveEventStore
+from .streamable.records import StoreUnavailable
 
 if TYPE_CHECKING:
-    from ...protocol.jsonrpc import Request
-    from ...protocol.session import ServerSession
+    from ...protocol.session.session import ServerSession
+    from ...protocol.wire.jsonrpc import Request
 
 __all__ = [
     "ASSUMED_VERSION",

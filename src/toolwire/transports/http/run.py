@@ -28,8 +28,8 @@ from ._winding_down import ShutdownGate, wind_down
 if TYPE_CHECKING:
     import uvicorn
 
-    from .app import StreamableHttpApp
-    from .legacy_sse_app import LegacySseApp
+    from .sse.app import LegacySseApp
+    from .streamable.app import StreamableHttpApp
 
 __all__ = [
     "HEADER_TIMEOUT_GONE",

@@ -1,0 +1,1 @@
+"""What a server publishes (tools, resources, prompts, completion): registries and their methods."""

@@ -1,0 +1,104 @@
+"""Completers: what suggests values for one prompt argument or resource-template parameter.
+
+A completer is a fixed collection of strings (those starting with what the user typed,
+case-insensitively, in the collection's order) or a function `completer(value, context)`, sync
+or async, returning an iterable of strings; `context` holds the arguments the client already
+settled (`{}` when it sent none), and the function does its own filtering. At most
+`SCAN_LIMIT` items are read; a value that is not a string fails the request with -32603.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any, TypeAlias
+
+from ...errors import UserError
+
+__all__ = ["MAX_VALUES", "SCAN_LIMIT", "Completer", "ask_completer", "check_completers"]
+
+Completer: TypeAlias = (
+    Iterable[str]
+    | Callable[[str, dict[str, str]], Iterable[str]]
+    | Callable[[str, dict[str, str]], Awaitable[Iterable[str]]]
+)
+
+MAX_VALUES = 100  # the spec's cap on one response's values
+SCAN_LIMIT = 10_000  # how far a completer's result is read (for `total`)
+
+
+class CompleterError(TypeError):
+    """A completer produced something other than strings."""
+
+
+def check_completers(
+    completers: Mapping[str, Any] | None, names: Iterable[str], owner: str
+) -> dict[str, Completer]:
+    """Validate a declaration's completers: each names an argument and is a completer.
+
+    Args:
+        completers: Argument name -> completer (or None).
+        names: The arguments (or template parameters) that exist.
+        owner: What they belong to, for error messages ("prompt 'review'").
+
+    Raises:
+        UserError: A completer names an unknown argument or is neither a function nor a
+            collection of strings.
+    """
+    if not completers:
+        return {}
+    if not isinstance(completers, Mapping):
+        raise UserError(f"completers of {owner} must be a dict: argument name -> completer")
+    known = set(names)
+    checked: dict[str, Completer] = {}
+    for name, completer in completers.items():
+        if name not in known:
+            listed = ", ".join(sorted(known)) or "none"
+            raise UserError(
+                f"completers of {owner} name {name!r}, which is not one of its arguments ({listed})"
+            )
+        if isinstance(completer, str | bytes) or not (
+            callable(completer) or isinstance(completer, Iterable)
+        ):
+            raise UserError(
+                f"completer for {name!r} of {owner} must be a function or a list of strings"
+            )
+        if callable(completer):
+            checked[name] = completer
+            continue
+        choices = tuple(completer)
+        if not all(isinstance(choice, str) for choice in choices):
+            raise UserError(f"completer for {name!r} of {owner} must list strings only")
+        checked[name] = choices
+    return checked
+
+
+async def ask_completer(
+    completer: Completer, value: str, context: dict[str, str], owner: str
+) -> list[str]:
+    """The suggestions of one completer for `value` (up to `SCAN_LIMIT` of them).
+
+    Raises:
+        CompleterError: The completer returned something other than strings.
+    """
+    if not callable(completer):
+        typed = value.casefold()
+        return [choice for choice in completer if choice.casefold().startswith(typed)]
+    produced: Any = completer(value, context)
+    if inspect.isawaitable(produced):
+        produced = await produced
+    if produced is None:
+        return []
+    if isinstance(produced, str | bytes) or not isinstance(produced, Iterable):
+        raise CompleterError(
+            f"completer of {owner} returned {type(produced).__name__}, not a list of strings"
+        )
+    values = list(itertools.islice(produced, SCAN_LIMIT))
+    for item in values:
+        if not isinstance(item, str):
+            raise CompleterError(
+                f"completer of {owner} returned a {type(item).__name__} value; values must be "
+                "strings"
+            )
+    return values

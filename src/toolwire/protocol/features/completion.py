@@ -1,0 +1,164 @@
+"""`completion/complete`: suggestions for a prompt argument or a resource-template parameter.
+
+Serving it advertises the `completions` capability in both eras. Suggestions come from the
+completer declared for that argument, else the server-wide `@server.completion` handler, else
+none (an empty list). At most 100 values go out, with `total` and `hasMore` saying what was
+cut. A reference to an unknown prompt, template or argument, or a malformed request, is -32602
+naming what was wrong; a completer that raises or returns something other than strings is
+-32603 "Completion failed for <what>".
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..session import handlers
+from ..session.methods import Route
+from ..wire import eras
+from ..wire.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    FrameKind,
+    ProtocolError,
+    RequestId,
+    result_message,
+)
+from .completers import MAX_VALUES, Completer, CompleterError, ask_completer
+
+if TYPE_CHECKING:
+    from ..session.methods import Session
+
+__all__ = [
+    "COMPLETION_ROUTES_HANDSHAKE",
+    "COMPLETION_ROUTES_MODERN",
+    "complete",
+    "completion_result",
+]
+
+logger = logging.getLogger("toolwire.protocol")
+
+Params = dict[str, Any] | None
+CompletionHandler = Callable[..., Any]
+
+
+def _invalid(detail: str) -> ProtocolError:
+    return ProtocolError(INVALID_PARAMS, detail)
+
+
+def _parse(params: Params) -> tuple[dict[str, Any], str, str, dict[str, str]]:
+    """(ref, argument name, typed value, context arguments), checked."""
+    params = params or {}
+    ref = params.get("ref")
+    if not isinstance(ref, dict) or ref.get("type") not in ("ref/prompt", "ref/resource"):
+        raise _invalid(
+            "completion/complete: 'ref' must be {'type': 'ref/prompt', 'name': ...} or "
+            "{'type': 'ref/resource', 'uri': ...}"
+        )
+    key = "name" if ref["type"] == "ref/prompt" else "uri"
+    if not isinstance(ref.get(key), str):
+        raise _invalid(f"completion/complete: {ref['type']} needs a string {key!r}")
+    argument = params.get("argument")
+    if not isinstance(argument, dict) or not isinstance(argument.get("name"), str):
+        raise _invalid("completion/complete: 'argument' must be an object with a string 'name'")
+    value = argument.get("value", "")
+    if not isinstance(value, str):
+        raise _invalid("completion/complete: 'argument.value' must be a string")
+    context = params.get("context")
+    settled: Any = {}
+    if context is not None:
+        if not isinstance(context, dict):
+            raise _invalid("completion/complete: 'context' must be an object")
+        settled = context.get("arguments") or {}
+        if not isinstance(settled, dict) or not all(
+            isinstance(item, str) for item in settled.values()
+        ):
+            raise _invalid("completion/complete: 'context.arguments' must be an object of strings")
+    return ref, argument["name"], value, dict(settled)
+
+
+def _prompt_completer(server: Any, name: str, argument: str) -> tuple[Completer | None, str]:
+    registry = server.prompt_registry
+    entry = registry.get(name)
+    if entry is None:
+        raise ProtocolError(INVALID_PARAMS, f"Unknown prompt: {name}", {"name": name})
+    names = entry.argument_names
+    if argument not in names:
+        raise _invalid(
+            f"Prompt {name!r} has no argument {argument!r} (its arguments: "
+            f"{', '.join(names) or 'none'})"
+        )
+    completers: Mapping[str, Completer] = entry.completers
+    return completers.get(argument), f"argument {argument!r} of prompt {name!r}"
+
+
+def _template_completer(server: Any, uri: str, argument: str) -> tuple[Completer | None, str]:
+    registry = getattr(server, "resource_registry", None)
+    template = registry.template_for(uri) if registry is not None else None
+    if template is None:
+        raise ProtocolError(INVALID_PARAMS, f"Unknown resource template: {uri}", {"uri": uri})
+    names = list(template.parameter_names)
+    if argument not in names:
+        raise _invalid(
+            f"Resource template {uri!r} has no parameter {argument!r} (its parameters: "
+            f"{', '.join(names) or 'none'})"
+        )
+    completers: Mapping[str, Completer] = getattr(template, "completers", None) or {}
+    return completers.get(argument), f"parameter {argument!r} of resource template {uri!r}"
+
+
+def completion_result(values: list[str]) -> dict[str, Any]:
+    """The `completion` object for every suggestion found (capped at 100)."""
+    return {
+        "values": values[:MAX_VALUES],
+        "total": len(values),
+        "hasMore": len(values) > MAX_VALUES,
+    }
+
+
+async def _suggestions(
+    server: Any, ref: dict[str, Any], argument: str, value: str, settled: dict[str, str]
+) -> list[str]:
+    if ref["type"] == "ref/prompt":
+        completer, what = _prompt_completer(server, ref["name"], argument)
+    else:
+        completer, what = _template_completer(server, ref["uri"], argument)
+    try:
+        if completer is not None:
+            return await ask_completer(completer, value, settled, what)
+        handler: CompletionHandler | None = getattr(server, "completion_handler", None)
+        if handler is None:
+            return []
+        produced = handler(dict(ref), argument, value, settled)
+        if inspect.isawaitable(produced):
+            produced = await produced
+        if produced is None:
+            return []
+        return await ask_completer(lambda _v, _c: produced, value, settled, what)
+    except CompleterError as error:
+        logger.error("%s", error)
+    except Exception:
+        logger.exception("completion for %s failed", what)
+    raise ProtocolError(INTERNAL_ERROR, f"Completion failed for {what}")
+
+
+async def complete(
+    session: Session, request_id: RequestId, params: Params, version: str, _level: str | None
+) -> None:
+    """`completion/complete`: the suggestions for one argument."""
+    ref, argument, value, settled = _parse(params)
+    values = await _suggestions(session.server, ref, argument, value, settled)
+    result: dict[str, Any] = {"completion": completion_result(values)}
+    if version in eras.MODERN_VERSIONS:
+        handlers.modern(result, session.server.server_info)
+    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
+
+
+COMPLETION_ROUTES_HANDSHAKE: dict[str, Route] = {
+    "completion/complete": Route(complete, {"completions": {}}),
+}
+COMPLETION_ROUTES_MODERN: dict[str, Route] = {
+    "completion/complete": Route(complete, {"completions": {}}),
+}

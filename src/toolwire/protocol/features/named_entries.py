@@ -1,0 +1,74 @@
+"""What every registry of published things (tools, prompts) has in common: entries by
+name in publication order, refusals that name the kind, and listeners told of each change.
+
+A registry subclasses `NamedEntries`, names its kind, and keeps any bookkeeping of its own
+(caches, counters) in `_added`, `_removed` and `_changed`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
+from typing import Generic, TypeVar
+
+from ...errors import UserError
+
+__all__ = ["NamedEntries"]
+
+E = TypeVar("E")
+
+
+class NamedEntries(Mapping[str, E], Generic[E]):
+    """Entries by name, in the order they were published; listeners hear of every change."""
+
+    kind = "entry"  # in refusals: "A tool named 'x' is already registered ..."
+
+    def __init__(self) -> None:
+        self._entries: dict[str, E] = {}
+        self.listeners: list[Callable[[], None]] = []
+
+    def __getitem__(self, name: str) -> E:
+        return self._entries[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def add(self, entry: E) -> None:
+        """Publish `entry`; a name already taken is a UserError."""
+        name: str = getattr(entry, "name")  # noqa: B009 - every entry type has one
+        if name in self._entries:
+            raise UserError(f"A {self.kind} named {name!r} is already registered on this server")
+        self._entries[name] = entry
+        self._added(entry)
+        self._changed()
+
+    def remove(self, name: str) -> E:
+        """Stop publishing `name`; an unknown name is a KeyError naming the known ones."""
+        entry = self._entries.pop(name, None)
+        if entry is None:
+            known = ", ".join(sorted(self._entries)) or "none"
+            raise KeyError(f"No {self.kind} named {name!r} on this server ({self.kind}s: {known})")
+        self._removed(entry)
+        self._changed()
+        return entry
+
+    def view(self) -> Mapping[str, E]:
+        """A read-only live view of the entries by name."""
+        return MappingProxyType(self._entries)
+
+    def entries(self) -> list[E]:
+        """All entries, in order."""
+        return list(self._entries.values())
+
+    def _added(self, entry: E) -> None:
+        """Bookkeeping of a subclass for a new entry (before listeners hear of it)."""
+
+    def _removed(self, entry: E) -> None:
+        """Bookkeeping of a subclass for an entry gone (before listeners hear of it)."""
+
+    def _changed(self) -> None:
+        for listener in list(self.listeners):
+            listener()

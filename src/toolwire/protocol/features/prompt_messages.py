@@ -1,0 +1,99 @@
+"""What a prompt function returns, turned into the `messages` of a `prompts/get` result.
+
+A prompt returns a string (one user message), a `PromptMessage` or its MCP dict form, or a list
+or tuple of those, in order. A message's content is text, one of the Agents SDK's outputs
+(mapped as tool results are), a `ResourceLink` or `EmbeddedResource`, or an MCP content block as
+a dict, sent as given once its `type` and required fields check out. Anything else raises
+`PromptResultError` naming the message and the problem; the client gets -32603.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..wire import eras
+from ..wire.content import as_output, output_block
+
+__all__ = ["PromptMessage", "PromptResultError", "render_messages"]
+
+Role = Literal["user", "assistant"]
+_ROLES = ("user", "assistant")
+# MCP content blocks by type, with the fields each one needs.
+_REQUIRED: dict[str, tuple[str, ...]] = {
+    "text": ("text",),
+    "image": ("data", "mimeType"),
+    "audio": ("data", "mimeType"),
+    "resource": ("resource",),
+    "resource_link": ("uri", "name"),
+}
+
+
+class PromptResultError(TypeError):
+    """A prompt function returned something that is not a prompt (the message says what)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PromptMessage:
+    """One message of a prompt.
+
+    Args:
+        content: A string, an Agents SDK output, a `ResourceLink` / `EmbeddedResource`, or
+            an MCP content block as a dict.
+        role: Who says it: "user" (the default) or "assistant".
+    """
+
+    content: Any
+    role: Role = "user"
+
+
+def _block(content: Any, version: str, where: str) -> dict[str, Any]:
+    if isinstance(content, str):
+        return {"type": "text", "text": content}
+    if isinstance(content, dict) and content.get("type") in _REQUIRED:
+        missing = [key for key in _REQUIRED[content["type"]] if key not in content]
+        if missing:
+            raise PromptResultError(
+                f"{where}: a {content['type']!r} content block needs {', '.join(missing)}"
+            )
+        if content["type"] == "resource_link" and not eras.supports(version, "resource_link"):
+            return {"type": "text", "text": str(content["uri"])}
+        return content
+    output = as_output(content)
+    if output is not None:
+        return output_block(output, version)
+    raise PromptResultError(
+        f"{where}: content must be a string, a ToolOutput*, a ResourceLink, an "
+        f"EmbeddedResource or an MCP content block, not {type(content).__name__}"
+    )
+
+
+def _message(item: Any, version: str, where: str) -> dict[str, Any]:
+    if isinstance(item, str):
+        return {"role": "user", "content": {"type": "text", "text": item}}
+    if isinstance(item, PromptMessage):
+        role, content = item.role, item.content
+    elif isinstance(item, dict) and "role" in item and "content" in item:
+        role, content = item["role"], item["content"]
+    else:
+        raise PromptResultError(
+            f"{where} must be a string, a PromptMessage or a dict with 'role' and 'content', "
+            f"not {type(item).__name__}"
+        )
+    if role not in _ROLES:
+        raise PromptResultError(f"{where}: role must be 'user' or 'assistant', not {role!r}")
+    return {"role": role, "content": _block(content, version, where)}
+
+
+def render_messages(value: Any, version: str, prompt: str) -> list[dict[str, Any]]:
+    """The `messages` of a `prompts/get` result for what the prompt `prompt` returned.
+
+    Raises:
+        PromptResultError: The value is not a prompt (the message names the culprit).
+    """
+    if isinstance(value, list | tuple):
+        return [
+            _message(item, version, f"prompt {prompt!r} message {index}")
+            for index, item in enumerate(value)
+        ]
+    return [_message(value, version, f"prompt {prompt!r} result")]

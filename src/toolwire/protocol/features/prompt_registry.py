@@ -1,0 +1,210 @@
+"""The prompts a server publishes: each function with its arguments, listed per version.
+
+A prompt function is read as a tool is (`function_schema`, not strict): parameters without a
+default are required arguments, docstring descriptions describe them, and a first `ToolContext`
+parameter receives the request's context. Argument values arrive as strings and are validated
+by each parameter's type; a missing, unknown, non-string or refused argument is -32602 "Invalid
+params" naming the arguments and the prompt. Listings leave out the fields a version lacks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ...errors import UserError
+from ..wire import eras
+from ..wire.icons import normalize_icons
+from ..wire.jsonrpc import INVALID_PARAMS, ProtocolError
+from .completers import Completer, check_completers
+from .named_entries import NamedEntries
+
+if TYPE_CHECKING:
+    from ...schema.function_schema import FuncSchema
+
+__all__ = ["PromptRegistry", "RegisteredPrompt", "registered_prompt"]
+
+
+def _takes_strings(schema: Mapping[str, Any]) -> bool:
+    """Whether a property's schema accepts a plain string as it is."""
+    if not schema or schema.get("type") == "string":
+        return True
+    kind = schema.get("type")
+    if isinstance(kind, list) and "string" in kind:
+        return True
+    branches = schema.get("anyOf") or schema.get("oneOf") or ()
+    return any(isinstance(branch, dict) and _takes_strings(branch) for branch in branches)
+
+
+def invalid_arguments(detail: str) -> ProtocolError:
+    """-32602 with a message naming what was wrong with the arguments."""
+    return ProtocolError(INVALID_PARAMS, detail)
+
+
+@dataclass(eq=False)
+class RegisteredPrompt:
+    """One published prompt.
+
+    Args:
+        name: The prompt's name.
+        description: What it is for.
+        schema: Its function read by the schema layer (arguments, model, context).
+        func: The function that renders it.
+        title: A human-readable name.
+        icons: Pictures for clients (wire dicts), or None.
+        meta: Free-form `_meta` for the listing.
+        completers: Argument name -> completer (see completers.py).
+    """
+
+    name: str
+    description: str | None
+    schema: FuncSchema
+    func: Callable[..., Any]
+    title: str | None = None
+    icons: tuple[dict[str, Any], ...] | None = None
+    meta: dict[str, Any] | None = None
+    completers: dict[str, Completer] = field(default_factory=dict)
+    _listing: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+
+    @property
+    def argument_names(self) -> list[str]:
+        """The prompt's arguments, in signature order."""
+        return list(self.schema.params_json_schema.get("properties", {}))
+
+    def listing(self, version: str) -> dict[str, Any]:
+        """The `prompts/list` entry for a protocol version (computed once)."""
+        cached = self._listing.get(version)
+        if cached is None:
+            cached = self._listing[version] = self._build_listing(version)
+        return cached
+
+    def _build_listing(self, version: str) -> dict[str, Any]:
+        entry: dict[str, Any] = {"name": self.name}
+        if self.title and eras.supports(version, "title"):
+            entry["title"] = self.title
+        if self.description:
+            entry["description"] = self.description
+        properties: dict[str, Any] = self.schema.params_json_schema.get("properties", {})
+        required = set(self.schema.params_json_schema.get("required", ()))
+        arguments = []
+        for name, prop in properties.items():
+            argument: dict[str, Any] = {"name": name}
+            if isinstance(prop, dict) and isinstance(prop.get("description"), str):
+                argument["description"] = prop["description"]
+            argument["required"] = name in required
+            arguments.append(argument)
+        if arguments:
+            entry["arguments"] = arguments
+        if self.icons and eras.supports(version, "icons"):
+            entry["icons"] = list(self.icons)
+        if self.meta and eras.supports(version, "tool_meta"):  # listings' _meta: 2025-06-18
+            entry["_meta"] = self.meta
+        return entry
+
+    def bind(self, arguments: Any) -> tuple[list[Any], dict[str, Any]]:
+        """`(args, kwargs)` for the function from a `prompts/get` request's `arguments`
+        (the context argument, if any, not included).
+
+        Raises:
+            ProtocolError: -32602 naming the missing, unknown or invalid argument(s).
+        """
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise invalid_arguments(
+                f"prompts/get: 'arguments' of prompt {self.name!r} must be an object of strings"
+            )
+        schema = self.schema.params_json_schema
+        properties: dict[str, Any] = schema.get("properties", {})
+        unknown = sorted(set(arguments) - set(properties))
+        if unknown:
+            raise invalid_arguments(
+                f"Unknown argument(s) for prompt {self.name!r}: {', '.join(unknown)} "
+                f"(it takes: {', '.join(properties) or 'none'})"
+            )
+        missing = [name for name in schema.get("required", ()) if arguments.get(name) is None]
+        if missing:
+            raise invalid_arguments(
+                f"Missing required argument(s) for prompt {self.name!r}: {', '.join(missing)}"
+            )
+        values: dict[str, Any] = {}
+        for name, value in arguments.items():
+            if value is None:  # an optional argument left empty: its default applies
+                continue
+            if not isinstance(value, str):
+                raise invalid_arguments(
+                    f"Argument {name!r} of prompt {self.name!r} must be a string, "
+                    f"not {type(value).__name__}"
+                )
+            values[name] = value if _takes_strings(properties[name]) else _maybe_json(value)
+        return self.schema.to_call_args(self._validated(values))
+
+    def _validated(self, values: dict[str, Any]) -> Any:
+        from pydantic import ValidationError
+
+        try:
+            return self.schema.params_pydantic_model.model_validate(values)
+        except ValidationError as error:
+            problems = []
+            for item in error.errors(include_url=False):
+                where = ".".join(str(part) for part in item["loc"]) or "arguments"
+                problems.append(f"{where!r}: {item['msg']}")
+            raise invalid_arguments(
+                f"Invalid argument(s) for prompt {self.name!r}: {'; '.join(problems)}"
+            ) from None
+
+
+def _maybe_json(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+class PromptRegistry(NamedEntries[RegisteredPrompt]):
+    """Published prompts by name, in registration order; tells listeners about changes."""
+
+    kind = "prompt"
+
+
+def registered_prompt(
+    func: Callable[..., Any],
+    *,
+    name: str | None,
+    title: str | None,
+    description: str | None,
+    icons: Any,
+    meta: dict[str, Any] | None,
+    completers: Mapping[str, Any] | None,
+) -> RegisteredPrompt:
+    """A function read as a prompt, with its options checked: what `Server.prompt` publishes.
+
+    Raises:
+        UserError: The function cannot be a prompt, or an option is malformed (the message
+            names which).
+    """
+    if not callable(func):
+        raise UserError(f"a prompt must be a function, not {type(func).__name__}")
+    from ...schema.function_schema import function_schema
+
+    schema = function_schema(
+        func, name_override=name, description_override=description, strict_json_schema=False
+    )
+    if not isinstance(schema.name, str) or not schema.name:
+        raise UserError("a prompt needs a non-empty name")
+    owner = f"prompt {schema.name!r}"
+    if meta is not None and not isinstance(meta, dict):
+        raise UserError(f"meta of {owner} must be a dict")
+    properties = schema.params_json_schema.get("properties", {})
+    return RegisteredPrompt(
+        name=schema.name,
+        description=schema.description,
+        schema=schema,
+        func=func,
+        title=title,
+        icons=normalize_icons(icons, owner),
+        meta=dict(meta) if meta else None,
+        completers=check_completers(completers, properties, owner),
+    )

@@ -1,0 +1,322 @@
+"""The tools a server publishes: each FunctionTool with its MCP options, listed per version.
+
+A tool's `inputSchema` is its `params_json_schema`, which must have an object at its root. Its
+`outputSchema` is `output_schema` when given, else the FunctionTool's `output_json_schema`, else
+one inferred from the return annotation (`ToolResult[T]` read as `T`); tools whose results are
+content blocks (text, the `ToolOutput*` types, resource links) get none, and a schema whose root
+is not an object is wrapped under `result`, the value then sent as `structuredContent: {"result":
+value}`.
+`annotations` take the MCP keys only. `is_enabled` (a bool, or a callable asked at every listing
+and call) can hide a tool; `scopes` name the OAuth scopes a caller's token must grant to call it,
+checked wherever there is a token.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
+
+from ...errors import UserError
+from ...schema.refs import lookup_local_ref
+from ...tools.function_tool import FunctionTool
+from ...tools.resource_outputs import EmbeddedResource, ResourceLink
+from ...tools.tool_result import structured_annotation
+from ..auth.identity import parse_scopes
+from ..wire import eras
+from ..wire.content import loaded_output_classes
+from ..wire.icons import normalize_icons
+from .named_entries import NamedEntries
+
+__all__ = [
+    "RegisteredTool",
+    "ToolRegistry",
+    "infer_output_schema",
+    "normalize_annotations",
+    "normalize_output_schema",
+]
+
+ANNOTATION_KEYS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+@dataclass(eq=False)
+class RegisteredTool:
+    """One published tool.
+
+    Args:
+        tool: The FunctionTool that runs.
+        title: A human-readable display name.
+        annotations: MCP hints (readOnlyHint, destructiveHint, idempotentHint, openWorldHint).
+        meta: Free-form `_meta` for the tool listing.
+        output_schema: The JSON schema of structured results (object-rooted), or None.
+        wraps_result: Whether results are sent as `{"result": value}`.
+        timeout: Seconds after which a call is answered with a timeout error.
+        scopes: OAuth scopes a caller must hold to call it (checked when authenticated).
+        icons: Pictures for clients to show (wire dicts, see icons.py), or None.
+    """
+
+    tool: FunctionTool
+    title: str | None = None
+    annotations: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = None
+    output_schema: dict[str, Any] | None = None
+    wraps_result: bool = False
+    timeout: float | None = None
+    scopes: frozenset[str] = frozenset()
+    icons: tuple[dict[str, Any], ...] | None = None
+    _listing: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        """The tool's name."""
+        return self.tool.name
+
+    @property
+    def dynamic(self) -> bool:
+        """Whether `is_enabled` is a callable, asked at every listing and call."""
+        return not isinstance(self.tool.is_enabled, bool)
+
+    def listing(self, version: str) -> dict[str, Any]:
+        """The `tools/list` entry for a protocol version (computed once)."""
+        cached = self._listing.get(version)
+        if cached is None:
+            cached = self._listing[version] = self._build_listing(version)
+        return cached
+
+    def _build_listing(self, version: str) -> dict[str, Any]:
+        entry: dict[str, Any] = {"name": self.tool.name}
+        annotations = dict(self.annotations) if self.annotations else {}
+        if self.title and eras.supports(version, "title"):
+            entry["title"] = self.title
+        elif self.title and "title" not in annotations:
+            annotations["title"] = self.title
+        if self.tool.description:
+            entry["description"] = self.tool.description
+        entry["inputSchema"] = self.tool.params_json_schema
+        if self.output_schema is not None and eras.supports(version, "outputSchema"):
+            entry["outputSchema"] = self.output_schema
+        if annotations and eras.supports(version, "annotations"):
+            entry["annotations"] = annotations
+        if self.icons and eras.supports(version, "icons"):
+            entry["icons"] = list(self.icons)
+        if self.meta and eras.supports(version, "tool_meta"):
+            entry["_meta"] = self.meta
+        return entry
+
+
+class ToolRegistry(NamedEntries[RegisteredTool]):
+    """Published tools by name, in registration order; tells listeners about changes."""
+
+    kind = "tool"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.page_cache: dict[tuple[str, int], bytes] = {}
+        self.dynamic = 0  # how many tools have a callable is_enabled
+        self.scoped = 0  # how many tools require scopes
+        self._all_scopes: frozenset[str] | None = None
+
+    def _added(self, entry: RegisteredTool) -> None:
+        self.dynamic += entry.dynamic
+        self.scoped += bool(entry.scopes)
+
+    def _removed(self, entry: RegisteredTool) -> None:
+        self.dynamic -= entry.dynamic
+        self.scoped -= bool(entry.scopes)
+
+    def all_scopes(self) -> frozenset[str]:
+        """Every scope some tool requires (computed once per change of the tool set)."""
+        known = self._all_scopes
+        if known is None:
+            known = frozenset().union(*(entry.scopes for entry in self._entries.values()))
+            self._all_scopes = known
+        return known
+
+    def _changed(self) -> None:
+        self.page_cache.clear()
+        self._all_scopes = None
+        super()._changed()
+
+
+async def is_enabled(entry: RegisteredTool) -> bool:
+    """Whether a tool is listed and callable now."""
+    flag = entry.tool.is_enabled
+    if isinstance(flag, bool):
+        return flag
+    from ...context import RunContextWrapper
+
+    try:
+        answer = flag(RunContextWrapper(None), None)
+        if inspect.isawaitable(answer):
+            answer = await answer
+    except Exception:
+        return False
+    return bool(answer)
+
+
+def normalize_annotations(annotations: Any) -> dict[str, Any] | None:
+    """Accept a dict (or an object with `model_dump`); refuse unknown keys and non-bool hints."""
+    if annotations is None:
+        return None
+    if not isinstance(annotations, dict):
+        dump = getattr(annotations, "model_dump", None)
+        if not callable(dump):
+            raise TypeError(f"annotations must be a dict, not {type(annotations).__name__}")
+        annotations = dump(by_alias=True, exclude_none=True)
+    unknown = sorted(set(annotations) - set(ANNOTATION_KEYS))
+    if unknown:
+        raise UserError(
+            f"Unknown tool annotation(s) {', '.join(unknown)}; "
+            f"MCP defines {', '.join(ANNOTATION_KEYS)}"
+        )
+    for key, value in annotations.items():
+        if key == "title" and not isinstance(value, str):
+            raise UserError("Tool annotation 'title' must be a string")
+        if key != "title" and not isinstance(value, bool):
+            raise UserError(f"Tool annotation {key!r} must be true or false")
+    return {key: annotations[key] for key in ANNOTATION_KEYS if key in annotations}
+
+
+def _is_content_annotation(annotation: Any, in_list: bool = False) -> bool:
+    """Whether results of this type are content blocks (text/outputs), not structured data."""
+    if annotation in (None, type(None)):
+        return True
+    if not in_list and (annotation in (inspect.Signature.empty, Any, str)):
+        return True
+    # The ToolOutput* classes are pydantic models the start-up path does not load; a return
+    # annotation cannot name one unless their module has been imported.
+    if isinstance(annotation, type) and issubclass(
+        annotation, (*loaded_output_classes(), ResourceLink, EmbeddedResource)
+    ):
+        return True
+    origin = get_origin(annotation)
+    args = [arg for arg in get_args(annotation) if arg is not Ellipsis]
+    if origin is Union or origin is UnionType:
+        return all(_is_content_annotation(arg, in_list) for arg in args)
+    if origin in (list, tuple) and not in_list:
+        return bool(args) and all(_is_content_annotation(arg, True) for arg in args)
+    return False
+
+
+def _object_rooted(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The schema with an object root (inlining a root `$ref`), or None if it is not one."""
+    if schema.get("type") == "object":
+        return schema
+    ref = schema.get("$ref")
+    defs = schema.get("$defs")
+    if isinstance(ref, str) and isinstance(defs, dict) and set(schema) == {"$ref", "$defs"}:
+        target = lookup_local_ref(schema, ref)
+        if isinstance(target, dict) and target.get("type") == "object":
+            # Keep every definition (the target too): a recursive model refers to itself.
+            return {**target, "$defs": defs}
+    return None
+
+
+def _wrap(schema: dict[str, Any]) -> dict[str, Any]:
+    inner = dict(schema)
+    defs = inner.pop("$defs", None)
+    wrapped: dict[str, Any] = {
+        "type": "object",
+        "properties": {"result": inner},
+        "required": ["result"],
+    }
+    if defs:
+        wrapped["$defs"] = defs
+    return wrapped
+
+
+def normalize_output_schema(schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """(object-rooted schema, wraps_result) for an explicit output schema."""
+    if not isinstance(schema, dict):
+        raise UserError("output_schema must be a JSON schema object (a dict)")
+    rooted = _object_rooted(schema)
+    return (rooted, False) if rooted is not None else (_wrap(schema), True)
+
+
+def infer_output_schema(return_annotation: Any) -> tuple[dict[str, Any] | None, bool]:
+    """(output schema, wraps_result) for a return annotation; content-like returns get none,
+    and `ToolResult[T]` gets `T`'s."""
+    return_annotation = structured_annotation(return_annotation)[1]
+    if _is_content_annotation(return_annotation):
+        return None, False
+    schema = _simple_output_schema(return_annotation)
+    if schema is None:
+        from pydantic import TypeAdapter
+
+        try:
+            schema = TypeAdapter(return_annotation).json_schema(mode="serialization")
+        except Exception:
+            return None, False
+    return normalize_output_schema(schema)
+
+
+def _simple_output_schema(annotation: Any) -> dict[str, Any] | None:
+    """pydantic's schema for simple return types (int, list[str], dict[str, float], ...),
+    written directly so that a server's start-up does not load pydantic for them; None for
+    anything else. tests/protocol/features/test_registry_output_schema.py compares it with
+    pydantic."""
+    from ...tools._fast_schema import simple_type_schema
+
+    if get_origin(annotation) is dict:
+        args = get_args(annotation)
+        if len(args) == 2 and args[0] is str:
+            values: Any = True if args[1] is Any else simple_type_schema(args[1])
+            if values is not None:
+                return {"additionalProperties": values, "type": "object"}
+        return None
+    return simple_type_schema(annotation)
+
+
+def registered_tool(
+    tool: FunctionTool,
+    title: str | None,
+    annotations: Any,
+    meta: dict[str, Any] | None,
+    output_schema: dict[str, Any] | None,
+    timeout: float | None,
+    scopes: str | Iterable[str] | None = None,
+    icons: Any = None,
+) -> RegisteredTool:
+    """A tool with its MCP options, checked: what `Server.tool` / `add_tool` publish.
+
+    Raises:
+        UserError: The input schema is not an object, `meta` is not a dict, or an icon is
+            malformed.
+        ValueError: `timeout` is not a positive number of seconds, or a scope name is
+            malformed.
+        TypeError: `scopes` is not a string or a list of strings.
+    """
+    if tool.params_json_schema.get("type") != "object":
+        raise UserError(f"inputSchema of tool {tool.name!r} must have type 'object'")
+    if timeout is None:
+        timeout = tool.timeout_seconds
+    elif (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not math.isfinite(timeout)
+        or timeout <= 0
+    ):
+        raise ValueError(f"timeout of tool {tool.name!r} must be a positive number of seconds")
+    if meta is not None and not isinstance(meta, dict):
+        raise UserError(f"meta of tool {tool.name!r} must be a dict")
+    schema: dict[str, Any] | None
+    if output_schema is not None:
+        schema, wraps = normalize_output_schema(output_schema)
+    elif tool.output_json_schema is not None:
+        schema, wraps = normalize_output_schema(tool.output_json_schema)
+    else:
+        schema, wraps = infer_output_schema(tool.return_annotation)
+    return RegisteredTool(
+        tool=tool,
+        title=title,
+        annotations=normalize_annotations(annotations),
+        meta=dict(meta) if meta else None,
+        output_schema=schema,
+        wraps_result=wraps,
+        timeout=float(timeout) if timeout is not None else None,
+        scopes=parse_scopes(scopes, f"scopes of tool {tool.name!r}"),
+        icons=normalize_icons(icons, f"tool {tool.name!r}"),
+    )

@@ -1,0 +1,233 @@
+"""A directory served read-only as resources: `<prefix><relative path>` reads `<root>/<path>`.
+
+The URI is never given to the file system as it came. It must match the template
+`<prefix>{+path}`; the matched part is percent-decoded once, then checked as a list of
+segments, and only then joined under the root:
+
+- refused outright (-32602, naming the reason): a NUL byte, a backslash, an absolute path
+  (a leading `/`), an empty segment (`a//b`), a `.` or `..` segment (also when it arrived
+  percent-encoded, since the check runs after decoding), a hidden segment (`.env`, `.git`)
+  unless `include_hidden`;
+- then the path is resolved inside the root by descriptor (`toolwire.paths.Root`): a
+  symbolic link is followed only when it stays inside, one pointing out is refused the same
+  way, and only a regular file no larger than `max_bytes` is opened (a FIFO cannot hang the
+  read, a link swapped in after the check cannot redirect it).
+
+A path that passes every check but names nothing is the ordinary resource-not-found error.
+Files whose type is text (by name, or by content when the name says nothing) and that decode
+as UTF-8 are sent as text; the rest as base64 blobs. `resources/list` shows at most
+`max_listed` files (hidden ones and links out never), walking at most `_MAX_SCANNED` entries.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ...paths import PathError, PathKindError, PathNotFoundError, PathOutsideError, Root
+from ...tools.threads import run_sync_within
+from .resource_contents import NOT_FOUND, contents_of
+from .resource_reading import InvalidResourceParams
+from .resource_registry import Described, FixedResource
+from .uri_template import UriTemplate
+
+if TYPE_CHECKING:
+    import anyio
+
+    from ...tools.threads import SyncBudget
+
+__all__ = ["DirectoryResources"]
+
+logger = logging.getLogger("toolwire")
+
+_MAX_SCANNED = 100_000  # directory entries looked at for one listing
+_TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "image/svg+xml")
+_OUTSIDE = "it leads outside the directory (a symbolic link)"
+
+
+class DirectoryResources:
+    """Reads (and lists) the files under one directory; a `Reader` for its template.
+
+    Args:
+        root: The directory; it must exist.
+        uri_prefix: What every URI starts with; must end with `/` and hold no `{` or `}`.
+        mime_type: One MIME type for every file (default: guessed per file).
+        max_listed: The most files `list_files` returns.
+        max_bytes: The largest file read.
+        include_hidden: Serve and list names starting with `.` too.
+
+    Raises:
+        ValueError: `root` is not a directory, or `uri_prefix` is unusable.
+    """
+
+    def __init__(
+        self,
+        root: str | Path,
+        uri_prefix: str = "file:///",
+        *,
+        mime_type: str | None = None,
+        max_listed: int = 1000,
+        max_bytes: int = 16 * 1024 * 1024,
+        include_hidden: bool = False,
+    ) -> None:
+        try:
+            self._root = Root(root, read_only=True)
+        except PathError:
+            raise ValueError(f"directory resources: {str(root)!r} is not a directory") from None
+        resolved = Path(self._root.path)
+        if not uri_prefix.endswith("/") or "{" in uri_prefix or "}" in uri_prefix:
+            raise ValueError(
+                f"directory resources: uri_prefix {uri_prefix!r} must end with '/' and "
+                "hold no '{' or '}'"
+            )
+        if max_listed < 0 or max_bytes < 0:
+            raise ValueError("directory resources: max_listed and max_bytes must be >= 0")
+        self.root = resolved
+        self.uri_prefix = uri_prefix
+        self.template = UriTemplate.parse(uri_prefix + "{+path}")
+        self.mime_type = mime_type
+        self.max_listed = max_listed
+        self.max_bytes = max_bytes
+        self.include_hidden = include_hidden
+        self._warned_cut = False
+
+    def uri_for(self, relative: str) -> str:
+        """The URI of the file at `relative` (a `/`-separated path under the root)."""
+        return self.template.expand({"path": relative})
+
+    def path_for(self, relative: str) -> Path:
+        """The checked file-system path for a decoded relative path.
+
+        Raises:
+            InvalidResourceParams: The path is refused (the message says why).
+        """
+        reason = self._refusal(relative)
+        if reason is None:
+            try:
+                return Path(self._root.absolute(relative))
+            except PathOutsideError:
+                reason = _OUTSIDE
+            except PathError:  # a missing or non-directory parent: resolved by the read
+                return self.root.joinpath(*relative.split("/"))
+        raise InvalidResourceParams(
+            f"Refused resource URI {self.uri_prefix + relative!r}: {reason}"
+        )
+
+    async def read(
+        self,
+        uri: str,
+        values: Mapping[str, str],
+        limiter: SyncBudget | anyio.CapacityLimiter | None,
+        context: Any = None,
+    ) -> list[dict[str, Any]]:
+        """The contents of the file `uri` names (see the module docstring)."""
+        return await run_sync_within(limiter, self._read, (uri, values["path"]), {})
+
+    def list_files(self) -> list[FixedResource]:
+        """The files under the root, at most `max_listed`, in a stable order (a directory's
+        files by name, then its subdirectories', depth first)."""
+        listed: list[FixedResource] = []
+        for relative, size in self._walk():
+            if len(listed) >= self.max_listed:
+                if not self._warned_cut:
+                    self._warned_cut = True
+                    logger.warning(
+                        "directory resources %s: listing only the first %d files",
+                        self.root,
+                        self.max_listed,
+                    )
+                break
+            described = Described(
+                name=relative, mime_type=self.mime_type or _guess(relative), size=size
+            )
+            listed.append(FixedResource(self.uri_for(relative), described))
+        return listed
+
+    def _refusal(self, relative: str) -> str | None:
+        if "\x00" in relative:
+            return "it holds a NUL byte"
+        if "\\" in relative:
+            return "it holds a backslash"
+        if relative.startswith("/"):
+            return "it is an absolute path"
+        for segment in relative.split("/"):
+            if segment == "":
+                return "it has an empty path segment"
+            if segment in (".", ".."):
+                return f"it has a {segment!r} path segment"
+            if segment.startswith(".") and not self.include_hidden:
+                return "it names a hidden file or directory"
+        return None
+
+    def _read(self, uri: str, relative: str) -> list[dict[str, Any]]:
+        self.path_for(relative)  # the segment checks
+        try:
+            file = self._root.open_file(relative)
+        except (PathNotFoundError, PathKindError):
+            return NOT_FOUND  # nothing there, a directory, a FIFO, a device: not a resource
+        except PathOutsideError:
+            raise InvalidResourceParams(f"Refused resource URI {uri!r}: {_OUTSIDE}") from None
+        except PathError as error:  # a loop, a permission, ...
+            raise InvalidResourceParams(
+                f"Refused resource URI {uri!r}: it cannot be opened ({error.reason})"
+            ) from None
+        with file:
+            size = os.fstat(file.fileno()).st_size
+            if size > self.max_bytes:
+                raise InvalidResourceParams(
+                    f"Refused resource URI {uri!r}: the file has {size} bytes, "
+                    f"more than the {self.max_bytes} served"
+                )
+            data = file.read(self.max_bytes + 1)[: self.max_bytes]
+        mime_type = self.mime_type or _guess(relative)
+        if mime_type is None or _is_text(mime_type):
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+            else:
+                if mime_type is not None or "\x00" not in text:
+                    return contents_of(uri, text, mime_type or "text/plain")
+        return contents_of(uri, data, mime_type or "application/octet-stream")
+
+    def _walk(self) -> Iterator[tuple[str, int]]:
+        """(relative path, size) of each servable regular file, sorted, links out skipped."""
+        scanned = 0
+        walk = self._root.walk(enter=lambda relative: self._refusal(relative) is None)
+        try:
+            for base, entries in walk:
+                for entry in entries:
+                    scanned += 1
+                    if scanned > _MAX_SCANNED:
+                        return
+                    relative = f"{base}/{entry.name}" if base else entry.name
+                    if self._refusal(relative) is not None:
+                        continue
+                    size = entry.size
+                    if entry.kind == "symlink":
+                        try:
+                            status = self._root.stat(relative)  # refuses a link out
+                        except PathError:
+                            continue
+                        if not stat.S_ISREG(status.st_mode):
+                            continue
+                        size = status.st_size
+                    elif entry.kind != "file":
+                        continue
+                    yield relative, size
+        finally:
+            walk.close()
+
+
+def _guess(name: str) -> str | None:
+    import mimetypes
+
+    return mimetypes.guess_type(name, strict=False)[0]
+
+
+def _is_text(mime_type: str) -> bool:
+    return mime_type.startswith("text/") or mime_type in _TEXT_TYPES or mime_type.endswith("+json")

@@ -1,0 +1,222 @@
+"""The published resources and resource templates, and how a URI finds the one that serves it.
+
+A fixed resource is found by its exact URI, else the templates are tried in the order they were
+published and the first that matches serves it; a URI is compared as a string, never resolved or
+used as a path here. `resources/list` shows the fixed resources, then each template's own listed
+ones. Publishing a URI or template twice is an error naming it, removing an unknown one a
+`KeyError`; every change calls the registry's listeners. Listings are built per protocol version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..wire import eras
+
+if TYPE_CHECKING:
+    import anyio
+
+    from ...tools.threads import SyncBudget
+    from .uri_template import UriTemplate
+
+__all__ = ["FixedResource", "Reader", "ResourceRegistry", "TemplatedResource"]
+
+_ICONS_SINCE = "2025-11-25"
+
+
+class Reader(Protocol):
+    """What reads a resource: given the URI and its template's values, its contents (the
+    very list `resource_contents.NOT_FOUND` when there is no such resource)."""
+
+    async def read(
+        self,
+        uri: str,
+        values: Mapping[str, str],
+        limiter: SyncBudget | anyio.CapacityLimiter | None,
+        context: Any = None,
+    ) -> list[dict[str, Any]]:
+        """The `contents` items for `uri`; `context` is the read's `ToolContext`, given
+        only to a reader whose `takes_context` attribute is true."""
+        ...
+
+
+@dataclass(frozen=True)
+class Described:
+    """What a listing says about a resource or a template besides its URI."""
+
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+    annotations: Mapping[str, Any] | None = None
+    icons: tuple[Mapping[str, Any], ...] | None = None
+    meta: Mapping[str, Any] | None = None
+
+    def fields(self, version: str) -> dict[str, Any]:
+        """The listing's fields other than `uri`/`uriTemplate`, for `version`."""
+        listed: dict[str, Any] = {"name": self.name}
+        if self.title is not None and eras.supports(version, "title"):
+            listed["title"] = self.title
+        if self.description is not None:
+            listed["description"] = self.description
+        if self.mime_type is not None:
+            listed["mimeType"] = self.mime_type
+        if self.size is not None:
+            listed["size"] = self.size
+        if self.annotations:
+            listed["annotations"] = dict(self.annotations)
+        if self.icons and version >= _ICONS_SINCE:
+            listed["icons"] = [dict(icon) for icon in self.icons]
+        if self.meta and eras.supports(version, "tool_meta"):
+            listed["_meta"] = dict(self.meta)
+        return listed
+
+
+@dataclass(frozen=True)
+class FixedResource:
+    """A resource at one URI.
+
+    Attributes:
+        uri: Its URI.
+        described: Its name, description and the rest of its listing.
+        reader: What reads it (None: listed only, read through the template that lists it).
+    """
+
+    uri: str
+    described: Described
+    reader: Reader | None = None
+
+    def listing(self, version: str) -> dict[str, Any]:
+        """The `Resource` object `resources/list` shows."""
+        return {"uri": self.uri, **self.described.fields(version)}
+
+
+@dataclass(frozen=True)
+class TemplatedResource:
+    """A family of resources whose URIs match a template.
+
+    Attributes:
+        template: The parsed URI template.
+        described: Its name, description and the rest of its listing.
+        reader: What reads a matching URI.
+        completers: Per-variable completion functions, for `completion/complete` on this
+            template's arguments (see `completion.py`); empty when none were given.
+        lister: Lists concrete resources of the family for `resources/list` (a directory
+            lists its files), called in a worker thread; None: it lists none.
+    """
+
+    template: UriTemplate
+    described: Described
+    reader: Reader
+    completers: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    lister: Callable[[], Iterable[FixedResource]] | None = None
+
+    @property
+    def uri_template(self) -> str:
+        """The template as written."""
+        return self.template.text
+
+    @property
+    def parameter_names(self) -> tuple[str, ...]:
+        """The template's variables, in the order written."""
+        return self.template.variables
+
+    def listing(self, version: str) -> dict[str, Any]:
+        """The `ResourceTemplate` object `resources/templates/list` shows (no `size`: a
+        template's resources have their own)."""
+        listed = {"uriTemplate": self.template.text, **self.described.fields(version)}
+        listed.pop("size", None)
+        return listed
+
+
+class ResourceRegistry:
+    """The resources and templates a server publishes, in publication order."""
+
+    def __init__(self) -> None:
+        self._fixed: dict[str, FixedResource] = {}
+        self._templates: dict[str, TemplatedResource] = {}
+        self.listeners: list[Callable[[], None]] = []  # called after every change
+        # Called with a URI whose contents changed (the server tells its sessions; an HTTP
+        # app's change bus tells the other processes).
+        self.update_listeners: list[Callable[[str], None]] = []
+
+    def __len__(self) -> int:
+        """How many fixed resources and templates are published."""
+        return len(self._fixed) + len(self._templates)
+
+    @property
+    def resources(self) -> Mapping[str, FixedResource]:
+        """The fixed resources by URI (read-only)."""
+        return MappingProxyType(self._fixed)
+
+    @property
+    def templates(self) -> Mapping[str, TemplatedResource]:
+        """The templates by their text (read-only)."""
+        return MappingProxyType(self._templates)
+
+    def add(self, entry: FixedResource | TemplatedResource) -> None:
+        """Publish `entry`.
+
+        Raises:
+            ValueError: Its URI (or template text) is published already.
+        """
+        if isinstance(entry, FixedResource):
+            if entry.uri in self._fixed:
+                raise ValueError(f"a resource with URI {entry.uri!r} is already published")
+            self._fixed[entry.uri] = entry
+        else:
+            if entry.uri_template in self._templates:
+                raise ValueError(f"a resource template {entry.uri_template!r} is already published")
+            self._templates[entry.uri_template] = entry
+        self._changed()
+
+    def remove(self, uri: str) -> None:
+        """Stop publishing the resource with this URI, or the template with this text.
+
+        Raises:
+            KeyError: Nothing is published under it.
+        """
+        if uri in self._fixed:
+            del self._fixed[uri]
+        elif uri in self._templates:
+            del self._templates[uri]
+        else:
+            raise KeyError(f"no resource or resource template {uri!r} is published")
+        self._changed()
+
+    def template_for(self, uri_template: str) -> TemplatedResource | None:
+        """The template published under exactly this text (what completion requests name)."""
+        return self._templates.get(uri_template)
+
+    def find(self, uri: str) -> tuple[Reader, dict[str, str]] | None:
+        """What reads `uri`, and the values its template matched; None when nothing does."""
+        fixed = self._fixed.get(uri)
+        if fixed is not None and fixed.reader is not None:
+            return fixed.reader, {}
+        # A snapshot: a sync tool may publish from its worker thread meanwhile.
+        for entry in tuple(self._templates.values()):
+            values = entry.template.match(uri)
+            if values is not None:
+                return entry.reader, values
+        return None
+
+    def listings(self) -> list[FixedResource]:
+        """The fixed resources (those of templates' listers not included)."""
+        return list(self._fixed.values())
+
+    def listers(self) -> list[Callable[[], Iterable[FixedResource]]]:
+        """The listers of the templates that list resources of their own."""
+        return [entry.lister for entry in self._templates.values() if entry.lister is not None]
+
+    def updated(self, uri: str) -> None:
+        """The contents at `uri` changed: tell the update listeners."""
+        for listener in list(self.update_listeners):
+            listener(uri)
+
+    def _changed(self) -> None:
+        for listener in list(self.listeners):
+            listener()

@@ -1,0 +1,268 @@
+"""The resource methods, as route-table entries for each era (merged in by `session.py`).
+
+Both eras serve `resources/list`, `resources/templates/list` and `resources/read`; the
+handshake era adds `resources/subscribe` and `resources/unsubscribe` (at most
+`MAX_SUBSCRIPTIONS` per connection, then -32603 "Subscription limit reached"), while a
+2026-07-28 client follows URIs on a `subscriptions/listen` stream. Lists page 100 at a time.
+An unknown URI is `not_found` (-32002 in the handshake era, -32602 in 2026-07-28); template
+values that do not convert, or a `params.uri` that is not a string, are -32602 naming the
+field; a resource function that raises is -32603 "Error reading resource <uri>". A read runs
+as a task the session tracks, which `notifications/cancelled` stops.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from ...tools.threads import run_sync_within
+from ..session import handlers
+from ..session.asking import asker_for
+from ..session.methods import Route
+from ..session.reporter import Reporter
+from ..wire import eras
+from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameKind, ProtocolError, result_message
+from .calls import CallInFlight
+from .resource_contents import NOT_FOUND
+from .resource_reading import InvalidResourceParams
+
+if TYPE_CHECKING:
+    from ...context import ToolContext
+    from ..session.app import ServedApp
+    from ..session.methods import Session
+    from ..wire.jsonrpc import RequestId
+    from .resource_registry import FixedResource
+
+__all__ = [
+    "MAX_SUBSCRIPTIONS",
+    "RESOURCE_NOT_FOUND",
+    "RESOURCE_ROUTES_HANDSHAKE",
+    "RESOURCE_ROUTES_MODERN",
+    "not_found",
+    "read_contents",
+]
+
+logger = logging.getLogger("toolwire.protocol")
+
+RESOURCE_NOT_FOUND = -32002  # the handshake era's code; 2026-07-28 uses -32602
+MAX_SUBSCRIPTIONS = 1024
+
+Params = dict[str, Any] | None
+
+
+def not_found(uri: str, version: str | None) -> ProtocolError:
+    """The resource-not-found error for `version`'s era."""
+    code = INVALID_PARAMS if version in eras.MODERN_VERSIONS else RESOURCE_NOT_FOUND
+    return ProtocolError(code, f"Resource not found: {uri}", {"uri": uri})
+
+
+async def read_contents(
+    server: ServedApp,
+    uri: str,
+    version: str | None,
+    context: Callable[[], Awaitable[ToolContext[Any]]] | None = None,
+) -> list[dict[str, Any]]:
+    """The `contents` of the resource at `uri`, as `resources/read` answers them.
+
+    Args:
+        server: What publishes the resource.
+        uri: The URI read.
+        version: The protocol version (for the not-found error's code).
+        context: Makes the `ToolContext` a resource function taking one is given; without
+            it such a function gets a context holding None.
+
+    Raises:
+        ProtocolError: Not found, invalid template values, or the reader failed (see the
+            module docstring for each code).
+        Exception: Whatever `context` raises (the server's context factory).
+    """
+    found = server.resource_registry.find(uri)
+    if found is None:
+        raise not_found(uri, version)
+    reader, values = found
+    ctx: ToolContext[Any] | None = None
+    if getattr(reader, "takes_context", False):
+        ctx = await context() if context is not None else _bare_context(uri)
+    try:
+        contents = await reader.read(uri, values, server.sync_limiter, ctx)
+    except InvalidResourceParams as invalid:
+        raise ProtocolError(INVALID_PARAMS, str(invalid), {"uri": uri}) from None
+    except Exception as error:
+        logger.exception("reading resource %r failed", uri)
+        raise ProtocolError(
+            INTERNAL_ERROR, f"Error reading resource {uri}", {"uri": uri}, cause=error
+        ) from None
+    if contents is NOT_FOUND:
+        raise not_found(uri, version)
+    return contents
+
+
+def _bare_context(uri: str) -> ToolContext[Any]:
+    from ...context import ToolContext
+
+    return ToolContext(None, tool_name=uri, tool_call_id="", tool_arguments="{}")
+
+
+async def list_resources(
+    session: Session, request_id: RequestId, params: Params, version: str, *_: Any
+) -> None:
+    """`resources/list`: fixed resources, then those the templates list, one page."""
+    offset = _offset(params, "resources/list")
+    registry = session.server.resource_registry
+    entries = registry.listings()
+    listers = registry.listers()
+    if listers:
+        entries += await run_sync_within(session.server.sync_limiter, _gather, (listers,), {})
+    listed = [entry.listing(version) for entry in _page(entries, offset, params)]
+    await _send_page(session, request_id, version, "resources", listed, offset, len(entries))
+
+
+async def list_templates(
+    session: Session, request_id: RequestId, params: Params, version: str, *_: Any
+) -> None:
+    """`resources/templates/list`: one page of the templates."""
+    offset = _offset(params, "resources/templates/list")
+    entries = list(session.server.resource_registry.templates.values())
+    listed = [entry.listing(version) for entry in _page(entries, offset, params)]
+    await _send_page(
+        session, request_id, version, "resourceTemplates", listed, offset, len(entries)
+    )
+
+
+async def read(
+    session: Session,
+    request_id: RequestId,
+    params: Params,
+    version: str,
+    log_level: str | None = None,
+) -> None:
+    """`resources/read`: checked here, then read and answered from a tracked task."""
+    uri = _uri(params, "resources/read")
+    if session.requests.is_duplicate(request_id):
+        return
+    params = params or {}
+    meta = params.get("_meta")
+    token = meta.get("progressToken") if isinstance(meta, dict) else None
+    asker = None
+    if session.era != "modern":  # 2026-07-28 has no input round for a read
+        asker = asker_for(session, request_id, version, params, uri, method="resources/read")
+    call = CallInFlight(
+        Reporter(session.send, token, log_level, request_id, asker, session.session_id)
+    )
+    session.requests.answer_in_task(
+        request_id, call, functools.partial(_read, session, request_id, uri, params, version, call)
+    )
+
+
+async def _read(
+    session: Session,
+    request_id: RequestId,
+    uri: str,
+    params: dict[str, Any],
+    version: str,
+    call: CallInFlight,
+) -> dict[str, Any]:
+    async def context() -> ToolContext[Any]:
+        # Asked for only by a resource function that takes a `ToolContext`.
+        from ...context import ToolContext
+
+        value = await session.context_for(request_id, uri, {}, params, version)
+        return ToolContext(
+            value,
+            tool_name=uri,
+            tool_call_id=str(request_id),
+            tool_arguments="{}",
+            reporter=call.reporter,
+        )
+
+    contents = await read_contents(session.server, uri, version, context)
+    result: dict[str, Any] = {"contents": contents}
+    if version in eras.MODERN_VERSIONS:
+        handlers.modern_cacheable(result, session.server.server_info)
+    return result
+
+
+async def subscribe(
+    session: Session, request_id: RequestId, params: Params, version: str, *_: Any
+) -> None:
+    """`resources/subscribe` (handshake era): follow one URI's updates."""
+    uri = _uri(params, "resources/subscribe")
+    if session.server.resource_registry.find(uri) is None:
+        raise not_found(uri, version)
+    subscribed = session.resource_subscriptions
+    if uri not in subscribed and len(subscribed) >= MAX_SUBSCRIPTIONS:
+        raise ProtocolError(INTERNAL_ERROR, "Subscription limit reached")
+    subscribed.add(uri)
+    await session.send(result_message(request_id, {}), FrameKind.REPLY, request_id)
+
+
+async def unsubscribe(session: Session, request_id: RequestId, params: Params, *_: Any) -> None:
+    """`resources/unsubscribe` (handshake era)."""
+    session.resource_subscriptions.discard(_uri(params, "resources/unsubscribe"))
+    await session.send(result_message(request_id, {}), FrameKind.REPLY, request_id)
+
+
+def _uri(params: Params, method: str) -> str:
+    uri = params.get("uri") if params else None
+    if not isinstance(uri, str):
+        raise eras.invalid_params(f"{method}: 'uri' must be a string")
+    return uri
+
+
+def _offset(params: Params, method: str) -> int:
+    cursor = params.get("cursor") if params else None
+    if cursor is None:
+        return 0
+    if not isinstance(cursor, str):
+        raise eras.invalid_params(f"{method}: 'cursor' must be a string")
+    return handlers.decode_cursor(cursor)
+
+
+def _page(entries: list[Any], offset: int, params: Params) -> list[Any]:
+    if offset > len(entries) or (offset and offset == len(entries)):
+        raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": (params or {})["cursor"]})
+    return entries[offset : offset + handlers.PAGE_SIZE]
+
+
+async def _send_page(
+    session: Session,
+    request_id: RequestId,
+    version: str,
+    key: str,
+    listed: list[dict[str, Any]],
+    offset: int,
+    total: int,
+) -> None:
+    result: dict[str, Any] = {key: listed}
+    if offset + handlers.PAGE_SIZE < total:
+        result["nextCursor"] = handlers.encode_cursor(offset + handlers.PAGE_SIZE)
+    if version in eras.MODERN_VERSIONS:
+        handlers.modern_cacheable(result, session.server.server_info)
+    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
+
+
+def _gather(listers: list[Callable[[], Iterable[FixedResource]]]) -> list[FixedResource]:
+    gathered: list[FixedResource] = []
+    for lister in listers:
+        gathered.extend(lister())
+    return gathered
+
+
+# The entries each era's table merges (see methods.Route): what they add to the capabilities
+# travels with them.
+RESOURCE_ROUTES_HANDSHAKE: dict[str, Route] = {
+    "resources/list": Route(list_resources, {"resources": {"listChanged": True}}),
+    "resources/templates/list": Route(list_templates),
+    "resources/read": Route(read),
+    "resources/subscribe": Route(subscribe, {"resources": {"subscribe": True}}),
+    "resources/unsubscribe": Route(unsubscribe),
+}
+RESOURCE_ROUTES_MODERN: dict[str, Route] = {
+    # Changes and updates travel on listen streams, which honor `resourcesListChanged` and
+    # `resourceSubscriptions` (subscriptions.py): the capability comes with these methods.
+    "resources/list": Route(list_resources, {"resources": {"listChanged": True}}),
+    "resources/templates/list": Route(list_templates),
+    "resources/read": Route(read, {"resources": {"subscribe": True}}),
+}

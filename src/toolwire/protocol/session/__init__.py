@@ -1,0 +1,1 @@
+"""One MCP session: its method tables, frames in and out, its requests, what a call may do."""

@@ -1,0 +1,157 @@
+"""What a served tool finds in `ctx.context`: one value shared by every call, or a factory's answer.
+
+A factory runs once per `tools/call` and takes one argument, a `CallInfo`: what the transport
+learned of the request (the HTTP caller's `identity`, for one) and the lifespan's value as
+`state`. A sync factory runs on the event loop and must be quick; a coroutine function, or a
+callable that returns an awaitable, is awaited. Without a factory the value goes into the
+`ToolContext` as it is, at no cost to a call.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from ..wire.eras import META_CLIENT_INFO
+
+if TYPE_CHECKING:
+    from ..auth.identity import Identity
+
+__all__ = ["NO_CONTEXT", "CallInfo", "ContextFactory", "ContextSource"]
+
+
+class CallInfo:
+    """What is known about a `tools/call` when its context is made (see `Server`'s
+    `context_factory`). Read-only by convention; fields may be added in later releases,
+    none will be removed.
+
+    Attributes:
+        tool_name: Which tool the call is for.
+        call_id: The JSON-RPC id of the request, as a string (the tool's `ctx.tool_call_id`).
+        arguments: The arguments as the tool will validate them: what the client sent, not
+            yet validated, defaults not applied (a null sent for a defaulted parameter is
+            dropped), read-only.
+        meta: The request's `_meta` object, when it has one (progress token, and in the
+            2026-07-28 era the protocol envelope; hosts may add their own keys).
+        protocol_version: The protocol version this call is served under.
+        client_info: The client's `clientInfo` (name, version), when it sent one: from
+            `initialize` in the handshake era, from the request's envelope in 2026-07-28.
+        state: What the server's lifespan yielded (None without a lifespan).
+        identity: Who calls: the `toolwire.Identity` the server's `auth` verifier made of
+            the request's bearer token (HTTP with `Server(auth=...)`); None on stdio and
+            on HTTP without `auth`.
+        session_id: The MCP session the call comes in: an opaque string, the same for every
+            call of one session as this process serves it (streamable HTTP's
+            `Mcp-Session-Id`, legacy SSE's `session_id`, one random id per stdio or
+            in-memory connection); None for session-less requests (stateless HTTP, every
+            2026-07-28 request). `Server.on_session_end` hears when it ends.
+    """
+
+    # A plain class: a dataclass would cost every server's start-up more than it gives.
+    __slots__ = (
+        "arguments",
+        "call_id",
+        "client_info",
+        "identity",
+        "meta",
+        "protocol_version",
+        "session_id",
+        "state",
+        "tool_name",
+    )
+
+    def __init__(
+        self,
+        *,
+        tool_name: str,
+        call_id: str,
+        arguments: Mapping[str, Any],
+        meta: Mapping[str, Any] | None,
+        protocol_version: str,
+        client_info: Mapping[str, Any] | None,
+        state: Any,
+        identity: Identity | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        self.tool_name = tool_name
+        self.call_id = call_id
+        self.arguments = arguments
+        self.meta = meta
+        self.protocol_version = protocol_version
+        self.client_info = client_info
+        self.state = state
+        self.identity = identity
+        self.session_id = session_id
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"CallInfo({fields})"
+
+
+ContextFactory = Callable[[CallInfo], Any]
+"""Makes a call's context from its `CallInfo`; may be a coroutine function."""
+
+
+class ContextSource:
+    """Where the calls of one serving get their context (built once when serving starts).
+
+    Args:
+        value: The context of every call, when there is no factory.
+        factory: Called for each call with its `CallInfo`; its result is the context.
+        state: What the lifespan yielded, handed to the factory as `CallInfo.state`.
+    """
+
+    __slots__ = ("factory", "is_async", "state", "value")
+
+    def __init__(
+        self, *, value: Any = None, factory: ContextFactory | None = None, state: Any = None
+    ) -> None:
+        self.value = value
+        self.factory = factory
+        self.state = state
+        # Known once: whether every call's context must be awaited.
+        self.is_async = factory is not None and (
+            inspect.iscoroutinefunction(factory)
+            or inspect.iscoroutinefunction(type(factory).__call__)
+        )
+
+    async def make(
+        self,
+        call_id: str,
+        tool_name: str,
+        arguments: Mapping[str, Any],
+        meta: Mapping[str, Any] | None,
+        protocol_version: str,
+        client_info: Mapping[str, Any] | None,
+        identity: Identity | None = None,
+        session_id: str | None = None,
+    ) -> Any:
+        """The context of one call: the factory's answer (awaited if need be), else `value`."""
+        factory = self.factory
+        if factory is None:
+            return self.value
+        if client_info is None and meta is not None:
+            sent = meta.get(META_CLIENT_INFO)
+            client_info = sent if isinstance(sent, Mapping) else None
+        made = factory(
+            CallInfo(
+                tool_name=tool_name,
+                call_id=call_id,
+                arguments=MappingProxyType(arguments),
+                meta=meta,
+                protocol_version=protocol_version,
+                client_info=client_info,
+                state=self.state,
+                identity=identity,
+                session_id=session_id,
+            )
+        )
+        if self.is_async or inspect.isawaitable(made):
+            made = await made
+        return made
+
+
+NO_CONTEXT = ContextSource()
+"""Every call's context is None (a session built without a source)."""

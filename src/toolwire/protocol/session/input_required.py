@@ -1,0 +1,186 @@
+"""Asking the client in the 2026-07-28 era: input-required results, answered by a retry.
+
+When a tool asks (`ctx.elicit`, ...) and its call did not bring the answer, an `InputRound`
+ends the call with `resultType: "input_required"`, the questions by key under `inputRequests`
+and a sealed `requestState`. The client retries with `inputResponses` and the state; the tool
+runs again from the start and finds each answer at once. Keys are the tool's own or follow the
+order of the questions; answers for keys nobody asks for are ignored, malformed ones are -32602.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Protocol
+
+import anyio
+
+from ...errors import ClientRequestError, UserError
+from ..wire import eras
+from ..wire.jsonrpc import INVALID_PARAMS, FrameKind, ProtocolError, result_message
+from .request_state import MAX_STATE_CHARS, StateBinding, open_state, seal_state
+
+if TYPE_CHECKING:
+    from ..wire.jsonrpc import RequestId
+    from .app import ServedApp
+
+__all__ = ["InputRound", "RoundCall", "RoundSession", "start_round"]
+
+
+class RoundCall(Protocol):
+    """The call a round belongs to (a `CallInFlight`)."""
+
+    abandoned: bool
+
+    def cancel(self) -> None: ...
+
+
+class RoundSession(Protocol):
+    """What ending a round needs from the session serving the call."""
+
+    server: ServedApp
+
+    def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None: ...
+
+    async def send(
+        self, frame: bytes, kind: FrameKind, request_id: RequestId | None = None
+    ) -> None: ...
+
+
+_SHORT = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+_QUIET_PASSES = 3  # loop passes without a new question before a round ends
+_MAX_PASSES = 100  # bound on the wait for a tool that keeps asking
+
+
+def start_round(
+    params: dict[str, Any], name: str, principal: str | None, method: str = "tools/call"
+) -> InputRound:
+    """The round a modern request starts (`tools/call`, or `prompts/get` for a prompt
+    that asks): the answers it brings, checked.
+
+    Raises:
+        ProtocolError: -32602 for malformed `inputResponses` or a refused `requestState`.
+    """
+    binding = StateBinding(method, name, params.get("arguments") or {}, principal)
+    answers: dict[str, Any] = {}
+    if "requestState" in params:
+        answers.update(open_state(params["requestState"], binding))
+    if "inputResponses" in params:
+        responses = params["inputResponses"]
+        if not isinstance(responses, dict):
+            raise ProtocolError(
+                INVALID_PARAMS, "Invalid params", f"{method}: 'inputResponses' must be an object"
+            )
+        for key, answer in responses.items():
+            if not isinstance(answer, dict):
+                raise ProtocolError(
+                    INVALID_PARAMS,
+                    "Invalid params",
+                    f"{method}: inputResponses[{key!r}] must be an object (the client's "
+                    "result for that input request)",
+                )
+        answers.update(responses)
+    return InputRound(binding, answers)
+
+
+class InputRound:
+    """One run of a modern call: the answers at hand, and the questions still open.
+
+    Args:
+        binding: What the call's states are bound to.
+        answers: Answers by key (from the state and the retry's `inputResponses`).
+    """
+
+    def __init__(self, binding: StateBinding, answers: dict[str, Any]) -> None:
+        self.binding = binding
+        self.answers = answers
+        self.used: dict[str, Any] = {}
+        self.needed: dict[str, dict[str, Any]] = {}
+        # Where the round ends (set by `attach`): kept as plain references, since every
+        # modern call makes a round and most never ask.
+        self._session: RoundSession | None = None
+        self._call_id: RequestId | None = None
+        self._call: RoundCall | None = None
+        self._count = 0
+        self._failed: anyio.Event | None = None  # made by the first open question
+        self._failure: ClientRequestError | None = None
+
+    def attach(self, session: RoundSession, call_id: RequestId, call: RoundCall) -> None:
+        """End the round for `call` on `session` once its tool waits on a question."""
+        self._session, self._call_id, self._call = session, call_id, call
+
+    async def _finish(self) -> None:
+        session, call_id, call = self._session, self._call_id, self._call
+        assert session is not None and call_id is not None and call is not None
+        await self.settle()  # questions asked together go out together
+        if call.abandoned:  # cancelled meanwhile: nothing to answer
+            return
+        result = self.result(session.server.server_info)
+        if result is None:  # the tool got an error instead and goes on
+            return
+        call.cancel()
+        await session.send(result_message(call_id, result), FrameKind.REPLY, call_id)
+
+    def key_for(self, method: str, key: str | None) -> str:
+        """The key of the next question (the tool's own, or the next in order)."""
+        self._count += 1
+        if key is None:
+            return f"{_SHORT.get(method, 'input')}-{self._count}"
+        if not isinstance(key, str) or not key:
+            raise UserError(f"key must be a non-empty string, not {key!r}")
+        return key
+
+    async def ask(self, method: str, params: dict[str, Any], key: str) -> dict[str, Any]:
+        """The answer to a question: at once when the call brought it, else never (the
+        round ends and the call's task is cancelled), unless the round cannot end."""
+        answer = self.answers.get(key)
+        if answer is not None:
+            self.used[key] = answer
+            return answer  # type: ignore[no-any-return]
+        if key in self.needed:
+            raise UserError(f"two input requests of one call use the key {key!r}")
+        self.needed[key] = {"method": method, "params": params}
+        if self._failed is None:
+            self._failed = anyio.Event()
+        if len(self.needed) == 1 and self._session is not None:
+            self._session.start_soon(self._finish)
+        await self._failed.wait()
+        assert self._failure is not None
+        raise self._failure
+
+    async def settle(self) -> None:
+        """Wait until no new question has come for a few passes of the event loop."""
+        seen = -1
+        quiet = 0
+        for _ in range(_MAX_PASSES):
+            if len(self.needed) == seen:
+                quiet += 1
+                if quiet >= _QUIET_PASSES:
+                    return
+            else:
+                seen, quiet = len(self.needed), 0
+            await anyio.sleep(0)
+
+    def result(self, server_info: dict[str, Any]) -> dict[str, Any] | None:
+        """The input-required result ending this round; None (and the open questions
+        failed) when the answers used so far are too large to carry in a state."""
+        state = seal_state(self.binding, self.used)
+        if len(state) > MAX_STATE_CHARS:
+            method = next(iter(self.needed.values()))["method"]
+            self._failure = ClientRequestError(
+                method,
+                f"The answers this call gathered ({len(state)} characters sealed) are too "
+                f"large to carry to the next round (limit {MAX_STATE_CHARS}); ask for less.",
+            )
+            if self._failed is not None:
+                self._failed.set()
+            return None
+        return {
+            "resultType": "input_required",
+            "inputRequests": dict(self.needed),
+            "requestState": state,
+            "_meta": {eras.META_SERVER_INFO: server_info},
+        }

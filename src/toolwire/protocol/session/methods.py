@@ -1,0 +1,100 @@
+"""The requests an era serves, as tables, and the capabilities that follow from them.
+
+A session looks a request's method up in its era's table (`session.py` holds the two tables);
+a method missing from the table is -32601. The handlers live by concern (`connection_routes.py`,
+`tool_routes.py`, `resources.py`, `prompts.py`, `completion.py`), each a function that gets the
+`Session` serving the request and answers on it. Serving a new method is one entry, and what it
+adds to the advertised capabilities travels with it, so a server never claims a capability
+whose method it does not serve, nor the reverse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Concatenate, Protocol
+
+if TYPE_CHECKING:
+    import anyio
+
+    from ...tools.threads import SyncBudget
+    from ..auth.identity import Identity
+    from ..wire.eras import Era
+    from ..wire.jsonrpc import FrameKind, RequestId
+    from .app import ServedApp
+    from .call_context import ContextSource
+    from .outbound import Outbound
+    from .requests_in_flight import RequestsInFlight
+    from .subscriptions import Listeners
+
+__all__ = ["Route", "Session", "capabilities"]
+
+
+class Session(Protocol):
+    """What a route handler uses of the session serving the request (`session.ServerSession`)."""
+
+    server: ServedApp
+    requests: RequestsInFlight
+    contexts: ContextSource
+    sync_limiter: SyncBudget | anyio.CapacityLimiter | None
+    listeners: Listeners
+    outbound: Outbound
+    identity: Identity | None
+    session_id: str | None
+    era: Era | None
+    back_channel: bool
+    protocol_version: str | None
+    client_info: dict[str, Any] | None
+    client_capabilities: dict[str, Any] | None
+    log_level: str
+    resource_subscriptions: set[str]
+
+    async def send(
+        self, frame: bytes, kind: FrameKind, request_id: RequestId | None = None
+    ) -> None:
+        """Write one frame of `kind`, for the request `request_id` if any."""
+        ...
+
+    def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
+        """Run a background task in the session's task group."""
+        ...
+
+    def capabilities(self) -> dict[str, Any]:
+        """The capabilities the connection's era advertises."""
+        ...
+
+    async def context_for(
+        self,
+        request_id: RequestId,
+        name: str,
+        arguments: dict[str, Any],
+        params: dict[str, Any],
+        version: str,
+    ) -> Any:
+        """What `ctx.context` holds for a request that is not a tool call."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """How one method is served in one era.
+
+    Args:
+        handler: `handler(session, request_id, params, version, log_level)`; answers the
+            request (or starts the work that will).
+        grants: What serving the method adds to the capabilities (merged one level deep).
+        before_handshake: Whether a handshake-era client may send it before `initialize`.
+    """
+
+    handler: Callable[Concatenate[Session, ...], Awaitable[None]]
+    grants: Mapping[str, Mapping[str, Any]] | None = None
+    before_handshake: bool = False
+
+
+def capabilities(table: Mapping[str, Route]) -> dict[str, Any]:
+    """The capabilities a server serving `table` advertises (a new dict on each call)."""
+    merged: dict[str, dict[str, Any]] = {}
+    for route in table.values():
+        for name, settings in (route.grants or {}).items():
+            merged.setdefault(name, {}).update(settings)
+    return merged

@@ -1,0 +1,431 @@
+"""One MCP connection: frames in, replies and notifications out, in either protocol era.
+
+The transport hands each frame's bytes to `receive()`, and every frame goes back through
+`send`, one at a time. The first request fixes the era (`eras.py`); the era tables at the end
+of this module route each request to its feature's handler (`connection_routes.py`,
+`tool_routes.py`, `resources.py`, `prompts.py`, `completion.py`), a function of the session as
+`methods.Session` describes it. A request that runs the author's code (`tools/call`,
+`resources/read`, `prompts/get`) runs in a task of the session's `requests`
+(`requests_in_flight.py`), so replies may come out of order and `notifications/cancelled` ends
+one without a reply; a tool's questions to the client go out through `outbound` (handshake
+era) or as an input-required result (2026-07-28). Leaving the context, or `close()`, cancels
+everything still running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from ..features.completion import COMPLETION_ROUTES_HANDSHAKE, COMPLETION_ROUTES_MODERN
+from ..features.prompts import PROMPT_ROUTES_HANDSHAKE, PROMPT_ROUTES_MODERN, PROMPTS_LIST_CHANGED
+from ..features.resources import RESOURCE_ROUTES_HANDSHAKE, RESOURCE_ROUTES_MODERN
+from ..features.tool_routes import TOOL_ROUTES_HANDSHAKE, TOOL_ROUTES_MODERN
+from ..wire import eras
+from ..wire.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    FrameKind,
+    Invalid,
+    Notification,
+    ProtocolError,
+    RequestId,
+    Response,
+    RoutedSend,
+    batch_replies,
+    classify,
+    decode,
+    error_message,
+    notification,
+    sniff_request_id,
+    valid_id,
+)
+from ..wire.sizes import oversized_frame
+from . import connection_routes
+from .backlog import Backlog
+from .call_context import NO_CONTEXT, ContextSource
+from .methods import Route, capabilities
+from .outbound import Outbound
+from .requests_in_flight import RequestsInFlight
+from .subscriptions import Listeners
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    import anyio.abc
+
+    from ...tools.threads import SyncBudget
+    from ..auth.identity import Identity
+    from .app import ServedApp
+
+__all__ = ["ServerSession"]
+
+logger = logging.getLogger("toolwire.protocol")
+
+Send = Callable[[bytes], Awaitable[None]]
+
+
+class ServerSession:
+    """The protocol state of one connection to an application (a `Server`).
+
+    Args:
+        server: What is published (see `app.ServedApp`).
+        send: Writes one encoded JSON-RPC message (the transport frames it).
+        contexts: Where each call's `ctx.context` comes from (see `Server.serving`, which
+            builds it once per serving); without it every call's context is None.
+        routed: `send` also takes each frame's `FrameKind` and the id of the request it
+            belongs to (`RoutedSend`): a reply, a call's progress and log notifications, a
+            listen stream's frames, a call's requests to the client; None for the rest. An
+            HTTP transport routes each to its request's stream.
+        back_channel: Whether the transport can carry requests from the server to the
+            client during a call (handshake era). False for HTTP in JSON-response or
+            stateless mode: a tool's `ctx.elicit`/`ctx.sample` then raises
+            `NoBackChannelError` saying so.
+        identity: The authenticated caller (HTTP with `Server(auth=...)`), or None. Each
+            call's `CallInfo.identity`, and what tools' required scopes are checked against
+            (only when it is not None: stdio never enforces scopes). A transport may replace
+            `session.identity` with each request's identity of the same caller: a refreshed
+            or stepped-up token brings its new scopes.
+        error_details: Error replies of failed resources and prompts add the author's
+            exception (an in-process client only).
+        session_id: The opaque id of the MCP session this connection serves (streamable
+            HTTP's `Mcp-Session-Id`, legacy SSE's `session_id`, a random one per stdio or
+            in-memory connection); None when it serves requests of no session of their own
+            (pooled, session-less HTTP). Tools see it as `ctx.session_id`, context factories
+            as `CallInfo.session_id`; when a session with an id closes, the application is
+            told (`ServedApp.session_ended`).
+    """
+
+    def __init__(
+        self,
+        server: ServedApp,
+        send: Send | RoutedSend,
+        *,
+        contexts: ContextSource = NO_CONTEXT,
+        routed: bool = False,
+        back_channel: bool = True,
+        identity: Identity | None = None,
+        error_details: bool = False,
+        session_id: str | None = None,
+    ) -> None:
+        self.server = server
+        self.session_id = session_id
+        self.back_channel = back_channel
+        self.identity = identity
+        # Whether an error reply adds the author's exception (an in-process client only).
+        self.error_details = error_details
+        self._send: Callable[..., Awaitable[None]] = send
+        self._routed = routed
+        self.contexts = contexts  # where each request's `ctx.context` comes from
+        self.client_info: dict[str, Any] | None = None  # from `initialize` (handshake era)
+        self.client_capabilities: dict[str, Any] | None = None  # likewise
+        self.outbound = Outbound(self.send)  # this server's requests to the client
+        self._send_lock: asyncio.Lock | anyio.Lock = anyio.Lock()
+        # The asyncio loop serving this session; None on other anyio backends.
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.era: eras.Era | None = None  # fixed by the first request
+        self.protocol_version: str | None = None  # negotiated (handshake era)
+        self.initialized = False  # notifications/initialized seen
+        self.log_level = "debug"  # logging/setLevel (handshake era)
+        self._task_group: anyio.abc.TaskGroup | None = None
+        # subscriptions/listen streams (modern era); resources/subscribe URIs (handshake era)
+        self.listeners = Listeners(self.send, self._serves_resource)
+        self.resource_subscriptions: set[str] = set()
+        self.backlog = Backlog()  # what the transport must not read past (backlog.py)
+        # The requests running the author's code, each in a task of its own.
+        self.requests = RequestsInFlight(self.send, self.backlog, error_details=error_details)
+        # The server's budget for sync bodies, passed to each call (set on entry).
+        self.sync_limiter: SyncBudget | anyio.CapacityLimiter | None = None
+        # The largest frame the transport can carry (an HTTP app's `max_event_bytes`); None:
+        # no limit (stdio). Set by the transport right after opening the session.
+        self.max_frame_bytes: int | None = None
+
+    async def __aenter__(self) -> ServerSession:
+        # Passed to each call, not set in a context: a request's task may not share this one.
+        self.sync_limiter = self.server.sync_limiter
+        try:
+            self.loop = asyncio.get_running_loop()
+        except RuntimeError:  # another anyio backend: anyio's primitives throughout
+            self.loop = None
+        else:
+            # Calls run as plain tasks and the send lock is asyncio's: anyio's task group and
+            # lock each cost extra passes through the event loop on every call.
+            self._send_lock = asyncio.Lock()
+        self._task_group = anyio.create_task_group()
+        await self._task_group.__aenter__()
+        self.requests.start(self.loop, self._task_group)
+        self.server.session_opened(self)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        self.server.session_closed(self)
+        assert self._task_group is not None
+        self.close()
+        try:
+            await self.requests.wait()
+            return await self._task_group.__aexit__(exc_type, exc, tb)
+        finally:
+            if self.session_id is not None:  # its calls are over: the application may clean up
+                await self.server.session_ended(self.session_id)
+
+    @property
+    def in_flight(self) -> int:
+        """How many tracked requests (tool calls, resource reads, prompts) are running."""
+        return len(self.requests)
+
+    @property
+    def busy(self) -> bool:
+        """Whether a tracked request runs, or a finished one's reply still waits to be
+        written."""
+        return bool(self.requests) or self._send_lock.locked()
+
+    def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
+        """Run a background task (e.g. a transport watcher) in the session's task group."""
+        assert self._task_group is not None, "use ServerSession as an async context manager"
+        self._task_group.start_soon(func)
+
+    def close(self) -> None:
+        """Cancel every call in flight and every task of the session."""
+        self.requests.cancel_all()
+        self.outbound.close()
+        self.listeners.cancel_all()
+        if self._task_group is not None:
+            self._task_group.cancel_scope.cancel()
+
+    async def refuse_calls(self, code: int, message: str) -> int:
+        """Answer every request in flight with the JSON-RPC error `code`/`message`, then
+        cancel it (the server is stopping and cannot wait for it); how many there were."""
+        return await self.requests.refuse_all(code, message)
+
+    async def end_streams(self) -> None:
+        """End every `subscriptions/listen` stream with its `complete` result."""
+        await self.listeners.end(self.server.server_info)
+
+    async def send(
+        self, frame: bytes, kind: FrameKind, request_id: RequestId | None = None
+    ) -> None:
+        """Write one frame of `kind` (frames never interleave), for the request `request_id`
+        if any; a routed transport gets both, an unrouted one only the frame."""
+        size = len(frame)
+        if self.max_frame_bytes is not None and size > self.max_frame_bytes:
+            replacement = oversized_frame(frame, request_id, self.max_frame_bytes)
+            if replacement is None:
+                return
+            frame, size = replacement, len(replacement)
+        self.backlog.sending(size)
+        try:
+            async with self._send_lock:
+                if self._routed:
+                    await self._send(frame, kind, request_id)
+                else:
+                    await self._send(frame)
+        finally:
+            self.backlog.sent(size)
+
+    async def reject_oversized(self, size: int, head: bytes = b"") -> None:
+        """Answer a frame the transport refused for its size with -32600, addressed to the
+        request's id when its first bytes (`head`) show one, else to id null."""
+        limit = self.server.max_message_bytes
+        text = f"Message of {size} bytes exceeds the maximum message size"
+        text += f" of {limit} bytes" if limit else ""
+        request_id = sniff_request_id(head) if head else None
+        await self.send(
+            error_message(request_id, INVALID_REQUEST, text), FrameKind.REPLY, request_id
+        )
+
+    async def receive(self, frame: bytes) -> None:
+        """Handle one incoming frame; never raises for anything the client sent."""
+        self.backlog.frame_size = len(frame)
+        try:
+            message = decode(frame)
+        except ValueError as error:
+            await self.send(
+                error_message(None, PARSE_ERROR, "Parse error", str(error)), FrameKind.REPLY
+            )
+            return
+        except RecursionError:
+            await self.send(
+                error_message(None, PARSE_ERROR, "Parse error", "nested too deeply"),
+                FrameKind.REPLY,
+            )
+            return
+        await self.receive_message(message)
+
+    async def receive_message(self, message: Any) -> None:
+        """Handle one message the transport already decoded (HTTP parses the body itself to
+        route it; decoding it twice would cost every request); never raises for client input."""
+        if isinstance(message, list):
+            for reply in batch_replies(message):
+                await self.send(reply, FrameKind.REPLY)
+            return
+        item = classify(message)
+        if isinstance(item, Invalid):
+            if item.reply is not None:
+                await self.send(item.reply, FrameKind.REPLY)
+            return
+        if isinstance(item, Notification):
+            self._notification(item.method, item.params)
+            return
+        if isinstance(item, Response):
+            self.outbound.resolve(item.id, item.result, item.error)
+            return
+        try:
+            await self._request(item.id, item.method, item.params)
+        except ProtocolError as error:
+            text = error.message_for(self.error_details)
+            await self.send(
+                error_message(item.id, error.code, text, error.data), FrameKind.REPLY, item.id
+            )
+        except Exception:
+            logger.exception("request %r (%s) failed", item.id, item.method)
+            await self.send(
+                error_message(item.id, INTERNAL_ERROR, "Internal error"), FrameKind.REPLY, item.id
+            )
+
+    def _notification(self, method: str, params: dict[str, Any] | None) -> None:
+        if method == "notifications/cancelled":
+            request_id: Any = (params or {}).get("requestId")
+            cancelled = valid_id(request_id) and self.requests.cancel(request_id)
+            if not cancelled and self.era == "modern":
+                self.listeners.cancel(request_id)
+        elif method == "notifications/initialized" and self.era == "handshake":
+            self.initialized = True
+        # Anything else (progress, roots/list_changed, unknown) needs nothing from this server.
+
+    async def _request(
+        self, request_id: RequestId, method: str, params: dict[str, Any] | None
+    ) -> None:
+        if self.era is None:
+            self.era = (
+                "modern" if method != "initialize" and eras.has_envelope(params) else "handshake"
+            )
+        version: str | None
+        if self.era == "modern":
+            if method == "initialize":
+                raise eras.handshake_refused(params)
+            version, log_level = eras.check_envelope(params)
+            route = MODERN.get(method)
+        else:
+            if method != "initialize" and eras.has_envelope(params):
+                raise eras.envelope_refused()
+            route = HANDSHAKE.get(method)
+            version, log_level = self.protocol_version, self.log_level
+            if route is not None and version is None and not route.before_handshake:
+                raise eras.invalid_params("Received request before initialization")
+        if route is None:
+            raise ProtocolError(METHOD_NOT_FOUND, "Method not found", method)
+        await route.handler(self, request_id, params, version, log_level)
+
+    async def context_for(
+        self,
+        request_id: RequestId,
+        name: str,
+        arguments: dict[str, Any],
+        params: dict[str, Any],
+        version: str,
+    ) -> Any:
+        """What `ctx.context` holds for a request that is not a tool call (a prompt, a
+        resource read): the server's context, or its factory's answer, as for a call;
+        `CallInfo.tool_name` is then the prompt's name or the resource's URI.
+
+        Raises:
+            Exception: Whatever the context factory raises.
+        """
+        contexts = self.contexts
+        if contexts.factory is None:
+            return contexts.value
+        meta = params.get("_meta")
+        return await contexts.make(
+            str(request_id),
+            name,
+            arguments,
+            meta if isinstance(meta, dict) else None,
+            version,
+            self.client_info,
+            self.identity,
+            self.session_id,
+        )
+
+    def capabilities(self) -> dict[str, Any]:
+        """What this connection's era serves, as the capabilities advertised."""
+        return capabilities(MODERN if self.era == "modern" else HANDSHAKE)
+
+    def _serves_resource(self, uri: str) -> bool:
+        return self.server.resource_registry.find(uri) is not None
+
+    async def resources_changed(self) -> None:
+        """Tell the client that the resource list changed (as `tools_changed` does)."""
+        if self.era == "handshake" and self.protocol_version is not None:
+            await self.send(
+                notification("notifications/resources/list_changed", {}), FrameKind.BROADCAST
+            )
+        elif self.era == "modern":
+            await self.listeners.list_changed("resources")
+
+    async def resource_updated(self, uri: str) -> None:
+        """Tell the client that the resource at `uri` changed, if it follows that URI: by
+        `resources/subscribe` (handshake era) or on a listen stream (2026-07-28)."""
+        if self.era == "handshake" and uri in self.resource_subscriptions:
+            await self.send(
+                notification("notifications/resources/updated", {"uri": uri}), FrameKind.BROADCAST
+            )
+        elif self.era == "modern":
+            await self.listeners.resource_updated(uri)
+
+    def followed_resources(self) -> set[str]:
+        """The URIs whose updates the client hears from `resource_updated`: those it
+        subscribed to (handshake era) or its open listen streams name (2026-07-28)."""
+        if self.era == "handshake":
+            return set(self.resource_subscriptions)
+        if self.era == "modern":
+            return self.listeners.followed()
+        return set()
+
+    async def tools_changed(self) -> None:
+        """Tell the client that the tool list changed: a handshake-era client directly, a
+        modern one only on its `subscriptions/listen` streams that asked for it."""
+        if self.era == "handshake" and self.protocol_version is not None:
+            await self.send(
+                notification("notifications/tools/list_changed", {}), FrameKind.BROADCAST
+            )
+        elif self.era == "modern":
+            await self.listeners.tools_changed()
+
+    async def prompts_changed(self) -> None:
+        """Tell the client that the prompt list changed (as `tools_changed` does)."""
+        if self.era == "handshake" and self.protocol_version is not None:
+            await self.send(notification(PROMPTS_LIST_CHANGED, {}), FrameKind.BROADCAST)
+        elif self.era == "modern":
+            await self.listeners.list_changed("prompts")
+
+
+# What each era serves (see methods.py): the capabilities advertised derive from these.
+HANDSHAKE: dict[str, Route] = {
+    "initialize": Route(connection_routes.initialize, before_handshake=True),
+    "ping": Route(connection_routes.ping, before_handshake=True),
+    **TOOL_ROUTES_HANDSHAKE,
+    "logging/setLevel": Route(connection_routes.set_level, {"logging": {}}),
+    **RESOURCE_ROUTES_HANDSHAKE,
+    **PROMPT_ROUTES_HANDSHAKE,
+    **COMPLETION_ROUTES_HANDSHAKE,
+}
+MODERN: dict[str, Route] = {
+    "server/discover": Route(connection_routes.discover),
+    **TOOL_ROUTES_MODERN,
+    # List changes reach a modern client only on its listen streams.
+    "subscriptions/listen": Route(connection_routes.listen, {"tools": {"listChanged": True}}),
+    **RESOURCE_ROUTES_MODERN,
+    **PROMPT_ROUTES_MODERN,
+    **COMPLETION_ROUTES_MODERN,
+}

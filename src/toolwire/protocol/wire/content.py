@@ -1,0 +1,359 @@
+"""Tool results to MCP content and back: `call_result` for a server, `content_to_outputs` for a
+client adapter.
+
+`call_result` turns what a tool returned (a string, `ToolOutput*` values or their dict forms,
+resource outputs, a list of those, structured data, or a `ToolResult`) into a `CallToolResult`
+dict for the negotiated protocol version, never with a field or block type that version lacks:
+structured data gets `structuredContent` and a JSON text mirror (a `ToolResult` names its own
+content in place of the mirror), a failure is `isError` with its text alone.
+`content_to_outputs` maps MCP content blocks back to `ToolOutput*` values; a block it does not
+know becomes its JSON as text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import sys
+from typing import TYPE_CHECKING, Any, Protocol, cast
+from urllib.parse import quote, unquote, urlsplit
+
+from ...tools.resource_outputs import EmbeddedResource, ResourceLink
+from ...tools.tool_result import ToolResult
+from . import eras
+from .jsonrpc import compact_json, wire_json
+
+if TYPE_CHECKING:
+    from ...tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
+
+    ToolOutput = (
+        ToolOutputText | ToolOutputImage | ToolOutputFileContent | ResourceLink | EmbeddedResource
+    )
+
+
+class ResultShape(Protocol):
+    """What shaping a tool's result needs to know of the tool (a registry entry has it);
+    a protocol rather than the registry's class, which itself needs this module."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def output_schema(self) -> dict[str, Any] | None: ...
+    @property
+    def wraps_result(self) -> bool: ...
+
+
+__all__ = [
+    "as_output",
+    "call_result",
+    "content_to_outputs",
+    "error_result",
+    "output_block",
+    "to_jsonable",
+]
+
+# The ToolOutput* classes are pydantic models, which the serving path loads only once a result
+# needs them: until toolwire.tools.outputs is imported no value can be one of them.
+_OUTPUTS_MODULE = "toolwire.tools.outputs"
+logger = logging.getLogger("toolwire")
+_DICT_TYPES = {
+    "text": "ToolOutputText",
+    "image": "ToolOutputImage",
+    "file": "ToolOutputFileContent",
+}
+
+
+def to_jsonable(value: Any) -> Any:
+    """Plain JSON data for a value (pydantic models, dataclasses, datetimes, ...)."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    from pydantic_core import to_jsonable_python
+
+    try:
+        return to_jsonable_python(value)
+    except Exception:
+        return str(value)
+
+
+def _mirror(value: Any) -> tuple[str, bool]:
+    """The JSON text mirror of a result, and whether the value can go on the wire as it is
+    (False: it holds NaN or Infinity, which the text spells but JSON data cannot).
+
+    Raises:
+        ValueError: An integer too long for int-to-str conversion (or a cycle).
+    """
+    if type(value) is int:  # the commonest structured result; str() is what JSON writes
+        return str(value), True
+    try:
+        return wire_json(value), True
+    except ValueError:
+        return compact_json(value), False
+
+
+def _unsendable_text(entry: ResultShape, error: ValueError) -> str:
+    return f"Tool '{entry.name}' returned a value that cannot be sent as JSON: {error}"
+
+
+def _left_out(entry: ResultShape) -> None:
+    logger.warning(
+        "tool %r returned NaN or Infinity, which JSON cannot carry: structuredContent is left "
+        "out of this reply, which sends its text content only",
+        entry.name,
+    )
+
+
+def as_output(value: Any) -> ToolOutput | None:
+    """The structured output a value is (an output object or its dict form), else None."""
+    if isinstance(value, ResourceLink | EmbeddedResource):
+        return value
+    if isinstance(value, dict):
+        kind = value.get("type")
+        class_name = _DICT_TYPES.get(kind) if isinstance(kind, str) else None
+        if class_name is None:
+            return None
+        from ...tools import outputs
+
+        model: type[ToolOutputText | ToolOutputImage | ToolOutputFileContent]
+        model = getattr(outputs, class_name)
+        try:
+            return model.model_validate(value)
+        except Exception:
+            return None
+    classes = loaded_output_classes()
+    if classes and isinstance(value, classes):
+        return cast("ToolOutput", value)
+    return None
+
+
+_loaded_output_classes: tuple[type, ...] = ()
+
+
+def loaded_output_classes() -> tuple[type, ...]:
+    """The ToolOutput* classes once their module is loaded, else () (see `_OUTPUTS_MODULE`)."""
+    global _loaded_output_classes  # noqa: PLW0603 - found once
+    if not _loaded_output_classes and _OUTPUTS_MODULE in sys.modules:
+        # Imported, not read from sys.modules: another thread may still be initializing it.
+        from ...tools import outputs
+
+        _loaded_output_classes = (
+            outputs.ToolOutputText,
+            outputs.ToolOutputImage,
+            outputs.ToolOutputFileContent,
+        )
+    return _loaded_output_classes
+
+
+def _split_data_url(url: str) -> tuple[str, str] | None:
+    """(mime type, base64 data) of a base64 data URL, else None."""
+    if not url.startswith("data:"):
+        return None
+    header, sep, data = url[5:].partition(",")
+    if not sep or not header.endswith(";base64"):
+        return None
+    return header[: -len(";base64")].split(";", 1)[0] or "application/octet-stream", data
+
+
+def _link(uri: str, name: str, version: str, mime: str | None = None) -> dict[str, Any]:
+    if not eras.supports(version, "resource_link"):
+        return {"type": "text", "text": uri}
+    block: dict[str, Any] = {"type": "resource_link", "uri": uri, "name": name}
+    if mime:
+        block["mimeType"] = mime
+    return block
+
+
+def _resource_block(output: ResourceLink | EmbeddedResource, version: str) -> dict[str, Any]:
+    if isinstance(output, EmbeddedResource):
+        return {"type": "resource", "resource": output.contents()}
+    block = _link(output.uri, output.name or _name_of(output.uri, "resource"), version)
+    if block["type"] == "resource_link":
+        for key, value in (
+            ("title", output.title),
+            ("description", output.description),
+            ("mimeType", output.mime_type),
+            ("size", output.size),
+        ):
+            if value is not None:
+                block[key] = value
+    return block
+
+
+def _name_of(uri: str, fallback: str) -> str:
+    path = urlsplit(uri).path.rstrip("/")
+    return unquote(path.rsplit("/", 1)[-1]) or fallback
+
+
+def output_block(output: ToolOutput, version: str = eras.LATEST_HANDSHAKE) -> dict[str, Any]:
+    """One MCP content block for one structured output, as `version` knows them."""
+    if isinstance(output, ResourceLink | EmbeddedResource):
+        return _resource_block(output, version)
+    from ...tools.outputs import ToolOutputImage, ToolOutputText
+
+    if isinstance(output, ToolOutputText):
+        return {"type": "text", "text": output.text}
+    if isinstance(output, ToolOutputImage):
+        if output.image_url is not None:
+            parts = _split_data_url(output.image_url)
+            if parts is not None:
+                return {"type": "image", "data": parts[1], "mimeType": parts[0]}
+            return _link(output.image_url, _name_of(output.image_url, "image"), version)
+        return {"type": "text", "text": f"image file_id: {output.file_id}"}
+    name = output.filename or "file"
+    if output.file_data is not None:
+        parts = _split_data_url(output.file_data)
+        mime, data = parts if parts else ("application/octet-stream", output.file_data)
+        if parts and mime.startswith("audio/") and eras.supports(version, "audio"):
+            return {"type": "audio", "data": data, "mimeType": mime}
+        return {
+            "type": "resource",
+            "resource": {"uri": "file:///" + quote(name), "mimeType": mime, "blob": data},
+        }
+    if output.file_url is not None:
+        return _link(output.file_url, output.filename or _name_of(output.file_url, "file"), version)
+    return {"type": "text", "text": f"file_id: {output.file_id}"}
+
+
+def _is_structured(value: Any) -> bool:
+    from pydantic import BaseModel
+
+    return isinstance(value, dict | BaseModel) or (
+        dataclasses.is_dataclass(value) and not isinstance(value, type)
+    )
+
+
+def error_result(text: str) -> dict[str, Any]:
+    """An `isError` result carrying `text`."""
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def call_result(entry: ResultShape, output: Any, version: str) -> dict[str, Any]:
+    """The `tools/call` result of a successful call, shaped for `version`."""
+    try:
+        return _shaped_result(entry, output, version)
+    except ValueError as error:
+        logger.warning("tool %r: %s", entry.name, error)
+        return error_result(_unsendable_text(entry, error))
+
+
+def _with_content(entry: ResultShape, result: ToolResult[Any], version: str) -> dict[str, Any]:
+    """A `ToolResult`: its structured part shaped as a plain return of it would be, then its
+    content in place of that shape's content."""
+    structured = result.structured
+    if structured is None and not (entry.output_schema is not None and entry.wraps_result):
+        shaped: dict[str, Any] = {"content": [], "isError": False}  # null is no object
+    else:
+        shaped = _shaped_result(entry, structured, version)
+    if result.content is not None:
+        shaped["content"] = _content_blocks(result.content, version)
+    return shaped
+
+
+def _content_blocks(content: Any, version: str) -> list[dict[str, Any]]:
+    """The blocks of a `ToolResult`'s content (checked when the result was made)."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    items = content if isinstance(content, list | tuple) else [content]
+    blocks = []
+    for item in items:
+        output = as_output(item)
+        # A dict changed since the check: its JSON, as a client shows a block it does not know.
+        blocks.append(
+            output_block(output, version)
+            if output is not None
+            else {"type": "text", "text": compact_json(to_jsonable(item))}
+        )
+    return blocks
+
+
+def _shaped_result(entry: ResultShape, output: Any, version: str) -> dict[str, Any]:
+    if isinstance(output, ToolResult):
+        return _with_content(entry, output, version)
+    structured_ok = eras.supports(version, "structuredContent")
+    blocks: list[dict[str, Any]] | None = None
+    if isinstance(output, str):
+        blocks = [{"type": "text", "text": output}]
+    else:
+        single = as_output(output)
+        if single is not None:
+            blocks = [output_block(single, version)]
+        elif isinstance(output, list | tuple) and output:
+            outputs = [as_output(item) for item in output]
+            if all(item is not None for item in outputs):
+                blocks = [output_block(item, version) for item in outputs if item is not None]
+    if entry.output_schema is not None:
+        data = to_jsonable(output)
+        if isinstance(data, str):
+            sendable = True
+            text = data
+        else:
+            text, sendable = _mirror(data)
+        if blocks is None:
+            blocks = [{"type": "text", "text": text}]
+        result: dict[str, Any] = {"content": blocks}
+        if structured_ok:
+            if sendable:
+                result["structuredContent"] = {"result": data} if entry.wraps_result else data
+            else:
+                _left_out(entry)
+        result["isError"] = False
+        return result
+    if blocks is not None:
+        return {"content": blocks, "isError": False}
+    if output is None:
+        return {"content": [], "isError": False}
+    data = to_jsonable(output)
+    if isinstance(data, str):
+        return {"content": [{"type": "text", "text": data}], "isError": False}
+    text, sendable = _mirror(data)
+    result = {"content": [{"type": "text", "text": text}]}
+    if isinstance(data, dict) and _is_structured(output) and structured_ok:
+        if sendable:
+            result["structuredContent"] = data
+        else:
+            _left_out(entry)
+    result["isError"] = False
+    return result
+
+
+def content_to_outputs(content: list[dict[str, Any]]) -> list[ToolOutput]:
+    """MCP content blocks (wire dicts) -> toolwire outputs, for a client adapter."""
+    from ...tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
+
+    outputs: list[ToolOutput] = []
+    for block in content:
+        kind = block.get("type")
+        if kind == "text":
+            outputs.append(ToolOutputText(text=str(block.get("text", ""))))
+        elif kind == "image":
+            url = f"data:{block.get('mimeType', 'image/png')};base64,{block.get('data', '')}"
+            outputs.append(ToolOutputImage(image_url=url))
+        elif kind == "audio":
+            url = f"data:{block.get('mimeType', 'audio/wav')};base64,{block.get('data', '')}"
+            outputs.append(ToolOutputFileContent(file_data=url))
+        elif kind == "resource" and isinstance(block.get("resource"), dict):
+            resource = block["resource"]
+            uri = str(resource.get("uri", ""))
+            if "blob" in resource:
+                mime = resource.get("mimeType") or "application/octet-stream"
+                outputs.append(
+                    ToolOutputFileContent(
+                        file_data=f"data:{mime};base64,{resource['blob']}",
+                        filename=_name_of(uri, "file"),
+                    )
+                )
+            else:
+                outputs.append(ToolOutputText(text=str(resource.get("text", ""))))
+        elif kind == "resource_link" and isinstance(block.get("uri"), str):
+            mime = block.get("mimeType")
+            if isinstance(mime, str) and mime.startswith("image/"):
+                outputs.append(ToolOutputImage(image_url=block["uri"]))
+            else:
+                name = block.get("name")
+                outputs.append(
+                    ToolOutputFileContent(
+                        file_url=block["uri"], filename=name if isinstance(name, str) else None
+                    )
+                )
+        else:
+            outputs.append(ToolOutputText(text=compact_json(block)))
+    return outputs

@@ -1,0 +1,398 @@
+"""JSON-RPC 2.0, whatever the framing: decode one frame, classify it, encode replies.
+
+A frame is strict UTF-8 (a leading BOM tolerated) holding JSON; anything else, `NaN` and
+`Infinity` included, is a parse error. Ids are strings or integers of any size, echoed exactly;
+a request with another kind of id, a message with neither an id nor a string method, and a
+message that is not an object get -32600 with `id: null`. Each request of a batch gets -32600
+"Batches are not supported" under its own id, in a frame of its own. Client responses are
+classified for the session to match, and one without a valid id is dropped. `encode` writes
+compact JSON that is always valid UTF-8: values JSON cannot hold (NaN, Infinity, integers past
+Python's digit limit) go out as `null`, with a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from ..._fastjson import decoding_function
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "UNSUPPORTED_PROTOCOL_VERSION",
+    "FrameKind",
+    "Invalid",
+    "Notification",
+    "ProtocolError",
+    "Request",
+    "Response",
+    "RoutedSend",
+    "classify",
+    "decode",
+    "encode",
+    "error_message",
+    "notification",
+    "result_message",
+    "result_message_raw",
+    "sniff_request_id",
+    "valid_id",
+]
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+RequestId = str | int
+
+
+class FrameKind(Enum):
+    """What an outgoing frame is, so that a transport can route it without reading it.
+
+    A routed session sends each frame with its kind and the id of the request it belongs to
+    (None for `BROADCAST`, and for a reply to a message that had no usable id).
+    """
+
+    REPLY = "reply"
+    """The result or error that answers a request: the last frame that request gets."""
+    NOTICE = "notice"
+    """A notification that belongs to a request: progress, a log message, a listen stream's
+    frames, the withdrawal of a question."""
+    QUESTION = "question"
+    """A request of the server's own (sampling, elicitation, roots) made during a request."""
+    BROADCAST = "broadcast"
+    """A message for no request in particular (a list or a resource changed)."""
+
+
+RoutedSend = Callable[[bytes, FrameKind, "RequestId | None"], Awaitable[None]]
+"""A routed session's `send`: a frame, its kind, and the request it belongs to."""
+
+
+class ProtocolError(Exception):
+    """A request that must be answered with a JSON-RPC error.
+
+    Args:
+        code: The JSON-RPC error code.
+        message: The error message.
+        data: Optional `error.data`.
+        cause: The author's exception behind it, when there is one: logged, and added to the
+            message only for a session that shows error details (an in-process client).
+    """
+
+    def __init__(
+        self, code: int, message: str, data: Any = None, *, cause: BaseException | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+        self.cause = cause
+
+    def message_for(self, details: bool) -> str:
+        """The message to send: with the cause appended when `details` is set."""
+        if not details or self.cause is None:
+            return self.message
+        return f"{self.message}: {type(self.cause).__name__}: {self.cause}"
+
+
+@dataclass(slots=True)
+class Request:
+    """A request: it gets exactly one reply (unless the client cancels it)."""
+
+    id: RequestId
+    method: str
+    params: dict[str, Any] | None
+
+
+@dataclass(slots=True)
+class Notification:
+    """A notification: never answered."""
+
+    method: str
+    params: dict[str, Any] | None
+
+
+@dataclass(slots=True)
+class Response:
+    """A response from the client to a request this server sent (`error` None on success)."""
+
+    id: RequestId
+    result: Any
+    error: Any
+
+
+@dataclass(slots=True)
+class Invalid:
+    """A message that cannot be served; `reply` is the error frame to send, or None."""
+
+    reply: bytes | None
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+# Decoders and encoders built once. The encoders used first skip the search for cycles (a
+# dict of every container seen); a cycle then ends in RecursionError, and the checking
+# encoder gives the proper ValueError.
+_decoder = json.JSONDecoder(parse_constant=_no_constants)
+_decode_json = decoding_function(_decoder)
+_COMPACT: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
+_encoder = json.JSONEncoder(**_COMPACT)
+_encode_fast = json.JSONEncoder(**_COMPACT, check_circular=False).encode
+# The same with allow_nan off, for frames: they raise ValueError where the lenient ones
+# would write NaN or Infinity.
+_wire_encoder = json.JSONEncoder(**_COMPACT, allow_nan=False)
+_wire_fast = json.JSONEncoder(**_COMPACT, allow_nan=False, check_circular=False).encode
+_ascii_wire = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+logger = logging.getLogger("toolwire")
+
+
+def compact_json(value: Any) -> str:
+    """Compact JSON text, non-ASCII kept as is (what every frame is written with)."""
+    try:
+        return _encode_fast(value)
+    except RecursionError:  # a cycle (this encoder does not look for them) or too deep
+        return _encoder.encode(value)
+
+
+def wire_json(value: Any) -> str:
+    """Compact JSON text that every JSON parser accepts.
+
+    Raises:
+        ValueError: `value` holds NaN or Infinity, an integer past Python's digit limit
+            for int-to-str conversion, or a cycle.
+    """
+    try:
+        return _wire_fast(value)
+    except RecursionError:
+        return _wire_encoder.encode(value)
+
+
+def _sendable(value: Any, path: list[int]) -> Any:
+    """`value` with NaN/Infinity and unprintable integers replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            str(value)
+        except ValueError:
+            return None
+        return value
+    if isinstance(value, dict | list | tuple):
+        if id(value) in path:
+            raise ValueError("Circular reference detected")
+        path.append(id(value))
+        try:
+            if isinstance(value, dict):
+                return {key: _sendable(item, path) for key, item in value.items()}
+            return [_sendable(item, path) for item in value]
+        finally:
+            path.pop()
+    return value
+
+
+def _wire_text(value: Any) -> tuple[str, Any]:
+    """(JSON text, the value it encodes): the value itself, or its sendable copy."""
+    try:
+        return wire_json(value), value
+    except ValueError as error:
+        cleaned = _sendable(value, [])
+        text = wire_json(cleaned)  # a cycle or an unknown type raises again, as before
+        logger.warning("a message held a value JSON cannot carry (%s); it was sent as null", error)
+        return text, cleaned
+
+
+def decode(frame: bytes) -> Any:
+    """Parse one frame as UTF-8 JSON.
+
+    Raises:
+        ValueError: The frame is not UTF-8 or not JSON (`UnicodeDecodeError` is a ValueError).
+    """
+    text = frame.decode("utf-8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return _decode_json(text)
+
+
+def valid_id(value: Any) -> bool:
+    """JSON-RPC ids here are strings or integers (never null, floats, booleans or objects)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+_SPACE = " \t\r\n"
+
+
+def sniff_request_id(head: bytes) -> RequestId | None:
+    """The id of a request of which only the first bytes are known (a line refused for its
+    size), so that its caller hears back; None when no top-level id can be read, or when the
+    message shows itself to be a response (a `result` or `error` member), which is never
+    answered.
+
+    Only whole top-level members are read: a value cut off by the end of `head` stops the
+    scan, and keys nested in `params` never count.
+    """
+    text = head.decode("utf-8", "ignore").lstrip(_SPACE + "\ufeff")
+    if not text.startswith("{"):
+        return None
+    found: RequestId | None = None
+    pos = 1
+    try:
+        while True:
+            while text[pos] in _SPACE:
+                pos += 1
+            if text[pos] == "}":
+                break
+            key, pos = _decoder.raw_decode(text, pos)
+            while text[pos] in _SPACE:
+                pos += 1
+            if not isinstance(key, str) or text[pos] != ":":
+                break
+            if key in ("result", "error"):
+                return None
+            pos += 1
+            while text[pos] in _SPACE:
+                pos += 1
+            value, pos = _decoder.raw_decode(text, pos)
+            if key == "id" and valid_id(value):
+                found = value
+            while text[pos] in _SPACE:
+                pos += 1
+            if text[pos] != ",":
+                break
+            pos += 1
+    except (ValueError, IndexError, RecursionError):  # the head ends inside a member
+        pass
+    return found
+
+
+def classify(message: Any) -> Request | Notification | Response | Invalid:
+    """Sort one decoded (non-batch) message into a request, a notification or an invalid one."""
+    if not isinstance(message, dict):
+        return Invalid(error_message(None, INVALID_REQUEST, "Invalid request: not an object"))
+    raw_id: Any = message.get("id")
+    has_id = "id" in message
+    if message.get("jsonrpc") != "2.0":
+        reply_id = raw_id if valid_id(raw_id) else None
+        if not has_id and isinstance(message.get("method"), str):
+            return Invalid(None)  # a malformed notification: nothing may be sent back
+        return Invalid(
+            error_message(reply_id, INVALID_REQUEST, "Invalid request: 'jsonrpc' must be \"2.0\"")
+        )
+    method = message.get("method")
+    if method is None and has_id and ("result" in message or "error" in message):
+        if not valid_id(raw_id):
+            return Invalid(None)  # cannot be ours; and a response is never answered
+        return Response(raw_id, message.get("result"), message.get("error"))
+    if not has_id:
+        if not isinstance(method, str):
+            if "result" in message or "error" in message:
+                return Invalid(None)  # a malformed response: answering could start a loop
+            # Neither a request nor a notification: JSON-RPC 2.0 answers it with id null.
+            return Invalid(
+                error_message(None, INVALID_REQUEST, "Invalid request: 'method' must be a string")
+            )
+        # A notification: JSON-RPC forbids replying to it.
+        params = message.get("params")
+        return Notification(method, params if isinstance(params, dict) else None)
+    if not valid_id(raw_id):
+        return Invalid(
+            error_message(
+                None, INVALID_REQUEST, "Invalid request: 'id' must be a string or an integer"
+            )
+        )
+    if not isinstance(method, str):
+        return Invalid(
+            error_message(raw_id, INVALID_REQUEST, "Invalid request: 'method' must be a string")
+        )
+    params = message.get("params")
+    if params is not None and not isinstance(params, dict):
+        return Invalid(
+            error_message(raw_id, INVALID_PARAMS, "Invalid params: 'params' must be an object")
+        )
+    return Request(raw_id, method, params)
+
+
+def batch_replies(batch: list[Any]) -> list[bytes]:
+    """The error frames for a batch (see the module docstring)."""
+    text = "Batches are not supported"
+    replies = []
+    junk = not batch
+    for element in batch:
+        if not isinstance(element, dict):
+            junk = True
+            continue
+        element_id = element.get("id")
+        if "id" not in element or "method" not in element:
+            junk = junk or (not isinstance(element.get("method"), str) and "id" not in element)
+            continue  # a notification or a response: never answered
+        if valid_id(element_id):
+            replies.append(error_message(element_id, INVALID_REQUEST, text))
+        else:
+            junk = True
+    if junk:
+        replies.append(error_message(None, INVALID_REQUEST, text))
+    return replies
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as compact UTF-8 JSON (no trailing newline)."""
+    return encode_value(message)
+
+
+def _id_bytes(request_id: RequestId | None) -> bytes:
+    if request_id is None:
+        return b"null"
+    if isinstance(request_id, int):
+        return str(request_id).encode("ascii")
+    return encode_value(request_id)
+
+
+def encode_value(value: Any) -> bytes:
+    """One JSON value, compact, always valid UTF-8 and always valid JSON."""
+    text, sent = _wire_text(value)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escape it instead of emitting invalid UTF-8
+        return _ascii_wire(sent).encode("ascii")
+
+
+def result_message(request_id: RequestId, result: dict[str, Any]) -> bytes:
+    """A success response."""
+    return result_message_raw(request_id, encode_value(result))
+
+
+def result_message_raw(request_id: RequestId, result_json: bytes) -> bytes:
+    """A success response around an already-encoded result (used for cached payloads)."""
+    return b'{"jsonrpc":"2.0","id":' + _id_bytes(request_id) + b',"result":' + result_json + b"}"
+
+
+def error_message(request_id: RequestId | None, code: int, message: str, data: Any = None) -> bytes:
+    """An error response (`data` omitted when None)."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return (
+        b'{"jsonrpc":"2.0","id":'
+        + _id_bytes(request_id)
+        + b',"error":'
+        + encode_value(error)
+        + b"}"
+    )
+
+
+def notification(method: str, params: dict[str, Any]) -> bytes:
+    """A notification frame."""
+    return encode({"jsonrpc": "2.0", "method": method, "params": params})

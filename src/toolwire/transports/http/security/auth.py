@@ -1,0 +1,312 @@
+"""`BearerGuard`: bearer-token authentication in front of an MCP endpoint, with RFC 9728
+protected-resource metadata and the MCP specification's scope challenges.
+
+The guard serves the metadata at `METADATA_PATH` (also with the endpoint's path appended) to
+anyone. A missing, malformed, refused, expired or foreign token is 401 `invalid_token`; a token
+without the server-wide scopes is 403 `insufficient_scope`; a `tools/call` of a tool whose
+scopes the token lacks is 403 naming every scope that call needs, with a JSON-RPC error body.
+CORS preflights pass without a token. Anything else goes on with the caller's `Identity` under
+the ASGI scope key `IDENTITY_KEY`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from ....protocol.auth.identity import FORBIDDEN, UNAUTHORIZED, Identity, scope_refusal
+from ....protocol.wire.jsonrpc import RequestId, decode, encode_value, valid_id
+from .._refusals import ASGIApp, Receive, Scope, Send, header_text, refuse
+
+if TYPE_CHECKING:
+    from collections.abc import MutableMapping
+
+    from ....protocol.auth.bearer import BearerAuth
+    from ....protocol.features.registry import ToolRegistry
+
+__all__ = ["IDENTITY_KEY", "METADATA_PATH", "BearerGuard"]
+
+IDENTITY_KEY = "toolwire.identity"
+"""The ASGI scope key holding the authenticated request's `Identity`."""
+
+METADATA_PATH = "/.well-known/oauth-protected-resource"
+"""Where RFC 9728 puts a protected resource's metadata."""
+
+_CORS = [
+    (b"access-control-allow-origin", b"*"),
+    (b"access-control-allow-methods", b"GET, OPTIONS"),
+    (b"access-control-allow-headers", b"mcp-protocol-version"),
+]
+
+
+class BearerGuard:
+    """ASGI middleware authenticating every request to the app it wraps (see the module).
+
+    Args:
+        app: The ASGI app serving the MCP endpoint.
+        auth: The verifier and metadata settings (`Server(auth=...)`).
+        endpoint_path: The MCP endpoint's path inside `app` (the resource, and the suffix of
+            the path-suffixed metadata URL).
+        tools: The server's tool registry, whose per-tool scopes are checked on
+            `tools/call`; None: no per-tool checks here.
+        max_body_bytes: The most bytes of a body read to find the tool called.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        auth: BearerAuth,
+        *,
+        endpoint_path: str = "/mcp",
+        tools: ToolRegistry | None = None,
+        max_body_bytes: int = 4 * 1024 * 1024,
+    ) -> None:
+        self.app = app
+        self.auth = auth
+        self.endpoint_path = "/" + endpoint_path.strip("/") if endpoint_path.strip("/") else ""
+        self.tools = tools
+        self.max_body_bytes = max_body_bytes
+        self._metadata_paths = {METADATA_PATH, METADATA_PATH + self.endpoint_path}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # lifespan (and WebSocket: no MCP route uses one)
+            await self.app(scope, receive, send)
+            return
+        root = scope.get("root_path", "")
+        path: str = scope["path"]
+        if root and path.startswith(root):
+            path = path[len(root) :]
+        if path in self._metadata_paths:
+            await self._metadata(scope, send)
+            return
+        if scope.get("method") == "OPTIONS":
+            await self.app(scope, receive, send)
+            return
+        authorization = None
+        for name, value in scope["headers"]:
+            if name == b"authorization":
+                authorization = value
+                break
+        identity, problem = await self._identify(scope, authorization)
+        if identity is None:
+            await self._challenge(scope, send, 401, "invalid_token", problem)
+            return
+        auth = self.auth
+        if auth.required_scopes and not auth.required_scopes <= identity.scopes:
+            missing = identity.missing_scopes(auth.required_scopes)
+            await self._challenge(
+                scope,
+                send,
+                403,
+                "insufficient_scope",
+                scope_refusal(None, missing),
+                scopes=auth.required_scopes,
+            )
+            return
+        scope[IDENTITY_KEY] = identity
+        tools = self.tools
+        if (
+            tools is not None
+            and tools.scoped
+            and scope.get("method") == "POST"
+            and not tools.all_scopes() <= identity.scopes
+        ):
+            await self._check_tool_scopes(scope, receive, send, identity)
+            return
+        await self.app(scope, receive, send)
+
+    async def _identify(
+        self, scope: Scope, authorization: bytes | None
+    ) -> tuple[Identity | None, str]:
+        """The request's identity, or None and why not (said in the challenge)."""
+        if authorization is None:
+            return None, "Authentication required: send an Authorization: Bearer <token> header"
+        kind, _, token = authorization.decode("latin-1").strip().partition(" ")
+        token = token.strip()
+        if kind.lower() != "bearer" or not token:
+            return None, "The Authorization header must be 'Bearer <token>'"
+        identity = await self.auth.verify(token)
+        if identity is None:
+            return None, "The access token is invalid"
+        if identity.expired(time.time()):
+            return None, "The access token has expired"
+        if identity.resource is not None and not _covers(identity.resource, self._resource(scope)):
+            return None, "The access token was issued for another resource"
+        return identity, ""
+
+    async def _check_tool_scopes(
+        self, scope: Scope, receive: Receive, send: Send, identity: Identity
+    ) -> None:
+        """Refuse a `tools/call` of a tool whose scopes `identity` lacks; else pass the
+        request on, its body replayed as it was read."""
+        read: list[MutableMapping[str, Any]] = []
+        body = b""
+        while True:
+            message = await receive()
+            read.append(message)
+            if message["type"] != "http.request":
+                break
+            body += message.get("body", b"")
+            if not message.get("more_body", False) or len(body) > self.max_body_bytes:
+                break
+        complete = read[-1]["type"] == "http.request" and not read[-1].get("more_body", False)
+        within = complete and len(body) <= self.max_body_bytes
+        refusal = self._tool_refusal(body, identity) if within else None
+        if refusal is not None:
+            request_id, tool, required, missing = refusal
+            await self._challenge(
+                scope,
+                send,
+                403,
+                "insufficient_scope",
+                scope_refusal(tool, missing),
+                scopes=self.auth.required_scopes | required,
+                request_id=request_id,
+                data={"requiredScopes": sorted(required), "missingScopes": missing},
+            )
+            return
+        pending = iter(read)
+
+        async def replay() -> MutableMapping[str, Any]:
+            message = next(pending, None)
+            return message if message is not None else await receive()
+
+        await self.app(scope, replay, send)
+
+    def _tool_refusal(
+        self, body: bytes, identity: Identity
+    ) -> tuple[RequestId | None, str, frozenset[str], list[str]] | None:
+        """(id, tool, its scopes, those missing) for the first call the identity may not
+        make; None when there is none (or the body is not JSON: the endpoint answers that)."""
+        if b"tools/call" not in body:
+            return None
+        try:
+            parsed = decode(body)
+        except (ValueError, RecursionError):
+            return None
+        assert self.tools is not None
+        for message in parsed if isinstance(parsed, list) else [parsed]:
+            if not isinstance(message, dict) or message.get("method") != "tools/call":
+                continue
+            params = message.get("params")
+            name = params.get("name") if isinstance(params, dict) else None
+            if not isinstance(name, str):
+                continue
+            entry = self.tools.get(name)
+            if entry is None or not entry.scopes:
+                continue
+            missing = identity.missing_scopes(entry.scopes)
+            if missing:
+                sent: Any = message.get("id")
+                request_id: RequestId | None = sent if valid_id(sent) else None
+                return request_id, name, entry.scopes, missing
+        return None
+
+    def _origin(self, scope: Scope) -> str:
+        """`scheme://host` of this request as the client addressed it."""
+        if self.auth.resource_url is not None:
+            parts = urlsplit(self.auth.resource_url)
+            return f"{parts.scheme}://{parts.netloc}"
+        host = "localhost"
+        for name, value in scope["headers"]:
+            if name == b"host":
+                host = value.decode("latin-1")
+                break
+        scheme: str = scope.get("scheme", "http")
+        scheme = {"ws": "http", "wss": "https"}.get(scheme, scheme)
+        return f"{scheme}://{host}"
+
+    def _resource(self, scope: Scope) -> str:
+        """The resource identifier: the configured URL, else this endpoint's URL."""
+        if self.auth.resource_url is not None:
+            return self.auth.resource_url
+        root: str = scope.get("root_path", "")
+        return self._origin(scope) + root + self.endpoint_path
+
+    def _metadata_url(self, scope: Scope) -> str:
+        """Where this app serves the path-suffixed metadata, as an absolute URL."""
+        root = scope.get("root_path", "")
+        return f"{self._origin(scope)}{root}{METADATA_PATH}{self.endpoint_path}"
+
+    def _metadata_document(self, scope: Scope) -> dict[str, Any]:
+        auth = self.auth
+        document: dict[str, Any] = {"resource": self._resource(scope)}
+        if auth.authorization_servers:
+            document["authorization_servers"] = list(auth.authorization_servers)
+        supported = auth.scopes_supported
+        if supported is None:
+            supported = auth.required_scopes
+            if self.tools is not None and self.tools.scoped:
+                supported = supported | self.tools.all_scopes()
+        if supported:
+            document["scopes_supported"] = sorted(supported)
+        document["bearer_methods_supported"] = ["header"]
+        if auth.resource_name is not None:
+            document["resource_name"] = auth.resource_name
+        return document
+
+    async def _metadata(self, scope: Scope, send: Send) -> None:
+        method = scope.get("method")
+        if method == "OPTIONS":
+            await send({"type": "http.response.start", "status": 204, "headers": _CORS})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        if method not in ("GET", "HEAD"):
+            body = b'{"error":"method_not_allowed"}'
+            headers = [(b"allow", b"GET, HEAD, OPTIONS"), (b"content-type", b"application/json")]
+            await send({"type": "http.response.start", "status": 405, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        body = encode_value(self._metadata_document(scope))
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode("ascii")),
+            (b"cache-control", b"public, max-age=3600"),
+            *_CORS,
+        ]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b"" if method == "HEAD" else body})
+
+    async def _challenge(
+        self,
+        scope: Scope,
+        send: Send,
+        status: int,
+        error: str,
+        description: str,
+        *,
+        scopes: frozenset[str] | None = None,
+        request_id: RequestId | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        """Refuse with `status` and a `WWW-Authenticate: Bearer` challenge (RFC 6750)."""
+        if scopes is None:
+            scopes = self.auth.required_scopes
+        params = [b'error="' + error.encode("ascii") + b'"']
+        params.append(b'error_description="' + header_text(description) + b'"')
+        if scopes:
+            params.append(b'scope="' + header_text(" ".join(sorted(scopes))) + b'"')
+        params.append(b'resource_metadata="' + header_text(self._metadata_url(scope)) + b'"')
+        challenge = b"Bearer " + b", ".join(params)
+        await refuse(
+            send,
+            status,
+            UNAUTHORIZED if status == 401 else FORBIDDEN,
+            description,
+            request_id=request_id,
+            data={"error": error, **(data or {})},
+            headers=[(b"www-authenticate", challenge)],
+        )
+
+
+def _covers(granted: str, resource: str) -> bool:
+    """Whether a token issued for `granted` may be used at `resource` (RFC 8707): the same
+    URL, or one of its parents (a token for `https://h` serves `https://h/mcp`)."""
+    granted, resource = _canonical(granted), _canonical(resource)
+    return resource == granted or resource.startswith(granted + "/")
+
+
+def _canonical(url: str) -> str:
+    parts = urlsplit(url.strip())
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path.rstrip('/')}"

@@ -1,0 +1,329 @@
+"""`HostOriginGuard`: Host and Origin checks against DNS rebinding and cross-site requests.
+
+On whatever the bind address, it allows by default the loopback names (`127.0.0.1`, `localhost`,
+`[::1]`, any port, plus a bind address naming one interface) and the loopback origins, so a
+server behind a real name refuses requests until told it, and the refusal says what to pass. A
+host without a port matches any port, `name:port` that port only, `name:*` any; `"*"` turns a
+check off. A request without `Origin` passes, as does one whose `Origin` is its allowed `Host`.
+A refused Host (malformed ones included) is 421, a refused Origin 403, and a head that reads two
+ways (`Content-Length` with `Transfer-Encoding`, two `Host`s or two `Origin`s) 400 with
+`Connection: close`, each with a JSON-RPC error body.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from ....protocol.wire.jsonrpc import INVALID_REQUEST
+from .._refusals import ASGIApp, Receive, Scope, Send, printable, refuse
+
+if TYPE_CHECKING:
+    from ....protocol.auth.bearer import BearerAuth
+    from ....protocol.features.registry import ToolRegistry
+
+__all__ = ["DEFAULT_ALLOWED_HOSTS", "DEFAULT_ALLOWED_ORIGINS", "HostOriginGuard", "protected"]
+
+logger = logging.getLogger("toolwire")
+
+DEFAULT_ALLOWED_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+"""Allowed `Host` names when none are configured (any port)."""
+
+DEFAULT_ALLOWED_ORIGINS = tuple(
+    f"{scheme}://{host}" for host in DEFAULT_ALLOWED_HOSTS for scheme in ("http", "https")
+)
+"""Allowed `Origin`s when none are configured (any port); same-host origins pass as well."""
+
+_CACHE_LIMIT = 256  # header values (or pairs) remembered as allowed
+_LOG_LIMIT = 256  # distinct refused values logged before the guard falls silent
+
+ANY = "*"
+_WILDCARD_BINDS = ("", "0.0.0.0", "::", "[::]")
+
+
+_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-._~")
+_IPV6_CHARACTERS = frozenset("0123456789abcdef:.")
+_MAX_PORT = 65535
+
+
+def _authority(text: str) -> tuple[str, str | None] | None:
+    """`(name, port)` from a lower-case `name[:port]` (an IPv6 address in brackets), the port
+    None when absent; None when `text` is anything but that."""
+    if text.startswith("["):
+        end = text.find("]")
+        name, rest = text[: end + 1], text[end + 1 :]
+        address = name[1:-1]
+        if end < 0 or ":" not in address or not set(address) <= _IPV6_CHARACTERS:
+            return None
+    else:
+        name, _, _ = text.partition(":")
+        rest = text[len(name) :]
+        if not name or not set(name) <= _NAME_CHARACTERS:
+            return None
+    if not rest:
+        return name, None
+    port = rest[1:]
+    if rest[0] != ":" or not (0 < len(port) <= 5 and port.isascii() and port.isdigit()):
+        return None
+    if int(port) > _MAX_PORT:
+        return None
+    return name, port
+
+
+def _scheme(text: str) -> bool:
+    """Whether `text` is a URI scheme (a letter, then letters, digits, `+`, `-`, `.`)."""
+    return text[:1].isalpha() and text.isascii() and all(c.isalnum() or c in "+-." for c in text)
+
+
+def _host_entry(entry: str, what: str) -> tuple[str, str | None]:
+    """A configured host (`name`, `name:port`, `name:*`) as (name, exact port or None)."""
+    if not isinstance(entry, str) or not entry.strip():
+        raise ValueError(f"{what}: {entry!r} is not a host name")
+    text = entry.strip().lower()
+    if text.count(":") > 1 and not text.startswith("["):
+        text = f"[{text}]"  # a bare IPv6 address, as a Host header brackets it
+    if text.endswith((":" + ANY, ":")):
+        text = text.rpartition(":")[0]  # any port, as a bare name says too
+    parsed = _authority(text)
+    if parsed is None:
+        name, _, port = text.rpartition(":")
+        if _authority(name) is not None and port and not set(port) & set("/@"):
+            raise ValueError(f"{what}: {entry!r} has a port that is not a number up to 65535")
+        raise ValueError(f"{what}: {entry!r} is not a host; write 'name' (any port) or 'name:port'")
+    return parsed
+
+
+class _Matcher:
+    """Allowed values of one header: exact `prefix + name:port` strings, and names on any port."""
+
+    def __init__(self) -> None:
+        self.everything = False
+        self.exact: set[str] = set()
+        self.any_port: set[str] = set()
+
+    def add(self, prefix: str, name: str, port: str | None) -> None:
+        if port is None:
+            self.any_port.add(prefix + name)
+        else:
+            self.exact.add(f"{prefix}{name}:{port}")
+
+    def matches(self, prefix: str, name: str, port: str | None) -> bool:
+        if self.everything or prefix + name in self.any_port:
+            return True
+        return port is not None and f"{prefix}{name}:{port}" in self.exact
+
+
+class HostOriginGuard:
+    """ASGI middleware refusing requests whose `Host` or `Origin` is not allowed.
+
+    Args:
+        app: The ASGI app to protect.
+        allowed_hosts: Allowed `Host` values (see the module's decisions for the port rule);
+            default: the loopback names (and `bind_host`). `["*"]` allows any host.
+        allowed_origins: Allowed `Origin` values (`scheme://name[:port]`); default: the
+            loopback origins. An origin naming the request's own `Host` always passes. `["*"]`
+            allows any origin.
+        bind_host: The interface the server binds, when known: a concrete address or name
+            (not `0.0.0.0` or `::`) joins the default hosts, since clients reach the server
+            by it. Ignored when `allowed_hosts` is given.
+
+    Raises:
+        ValueError: An entry is malformed (an origin given as a host, a port that is not a
+            number, a host given as an origin).
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        allowed_hosts: Iterable[str] | None = None,
+        allowed_origins: Iterable[str] | None = None,
+        bind_host: str | None = None,
+    ) -> None:
+        self.app = app
+        self._hosts = _Matcher()
+        default_hosts: tuple[str, ...] = DEFAULT_ALLOWED_HOSTS
+        if bind_host is not None and bind_host.strip() not in _WILDCARD_BINDS:
+            default_hosts = (*default_hosts, bind_host.strip())
+        for entry in _entries(allowed_hosts, default_hosts, "allowed_hosts"):
+            if entry.strip() == ANY:
+                self._hosts.everything = True
+            else:
+                self._hosts.add("", *_host_entry(entry, "allowed_hosts"))
+        self._origins = _Matcher()
+        for entry in _entries(allowed_origins, DEFAULT_ALLOWED_ORIGINS, "allowed_origins"):
+            text = entry.strip().lower() if isinstance(entry, str) else entry
+            if text == ANY:
+                self._origins.everything = True
+                continue
+            scheme, sep, rest = text.partition("://") if isinstance(text, str) else ("", "", "")
+            if not sep or not scheme or not rest or "/" in rest.rstrip("/"):
+                raise ValueError(
+                    f"allowed_origins: {entry!r} is not an origin; write 'https://name' "
+                    "(any port) or 'https://name:port'"
+                )
+            self._origins.add(scheme + "://", *_host_entry(rest.rstrip("/"), "allowed_origins"))
+        self._good_hosts: set[bytes] = set()
+        self._good_origins: set[tuple[bytes, bytes]] = set()
+        self._logged: set[str] = set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # lifespan (and WebSocket: no MCP route uses one)
+            await self.app(scope, receive, send)
+            return
+        host = origin = None
+        hosts = origins = lengths = encodings = 0
+        for name, value in scope["headers"]:
+            if name == b"host":
+                host = value
+                hosts += 1
+            elif name == b"origin":
+                origin = value
+                origins += 1
+            elif name == b"content-length":
+                lengths = 1
+            elif name == b"transfer-encoding":
+                encodings = 1
+        if hosts > 1 or origins > 1 or lengths + encodings > 1:
+            await _refuse_ambiguous(send, hosts, origins)
+            return
+        if host not in self._good_hosts and not self._host_allowed(host):
+            await self._refuse_host(send, host)
+            return
+        assert host is not None  # _host_allowed refuses a missing Host
+        if (
+            origin is not None
+            and (origin, host) not in self._good_origins
+            and not self._origin_allowed(origin, host)
+        ):
+            await self._refuse_origin(send, origin)
+            return
+        await self.app(scope, receive, send)
+
+    def _host_allowed(self, host: bytes | None) -> bool:
+        if host is None:
+            return False
+        if not self._hosts.everything:
+            parsed = _authority(host.decode("latin-1").strip(" \t").lower())
+            if parsed is None or not self._hosts.matches("", *parsed):
+                return False
+        if len(self._good_hosts) < _CACHE_LIMIT:
+            self._good_hosts.add(host)
+        return True
+
+    def _origin_allowed(self, origin: bytes, host: bytes) -> bool:
+        text = origin.decode("latin-1").strip(" \t").lower()
+        scheme, sep, authority = text.partition("://")
+        parsed = _authority(authority)
+        if not sep or not _scheme(scheme) or parsed is None:
+            return False  # "null", other opaque origins, and anything not scheme://name[:port]
+        own_host = host.decode("latin-1").strip(" \t").lower()
+        if authority != own_host and not self._origins.matches(scheme + "://", *parsed):
+            return False
+        if len(self._good_origins) < _CACHE_LIMIT:
+            self._good_origins.add((origin, host))
+        return True
+
+    async def _refuse_host(self, send: Send, host: bytes | None) -> None:
+        if host is None:
+            message = "The request has no Host header; the server needs one to check it"
+        else:
+            shown = printable(host)
+            parsed = _authority(host.decode("latin-1").strip(" \t").lower())
+            if parsed is None:
+                message = (
+                    f"Host '{shown}' is not allowed: a Host header is name[:port], the port in "
+                    "digits and an IPv6 address in brackets"
+                )
+            else:
+                allow = parsed[0]
+                message = (
+                    f"Host '{shown}' is not allowed; pass allowed_hosts=['{allow}'] to "
+                    f"http_app()/run(), or --allowed-host {allow} on the CLI"
+                )
+        self._log(message)
+        await refuse(send, 421, INVALID_REQUEST, message)
+
+    async def _refuse_origin(self, send: Send, origin: bytes) -> None:
+        shown = printable(origin)
+        message = (
+            f"Origin '{shown}' is not allowed; pass allowed_origins=['{shown}'] to "
+            f"http_app()/run(), or --allowed-origin {shown} on the CLI"
+        )
+        self._log(message)
+        await refuse(send, 403, INVALID_REQUEST, message)
+
+    def _log(self, message: str) -> None:
+        if message in self._logged:
+            return
+        if len(self._logged) >= _LOG_LIMIT:
+            if len(self._logged) == _LOG_LIMIT:
+                self._logged.add("")  # the marker: say it once
+                logger.warning("refused Host/Origin values: further ones are not logged")
+            return
+        self._logged.add(message)
+        logger.warning("%s", message)
+
+
+async def _refuse_ambiguous(send: Send, hosts: int, origins: int) -> None:
+    if hosts > 1:
+        problem = f"the request has {hosts} Host headers; send one"
+    elif origins > 1:
+        problem = f"the request has {origins} Origin headers; send one"
+    else:
+        problem = (
+            "the request has both Content-Length and Transfer-Encoding, which leaves its "
+            "length in doubt (RFC 9112 section 6.1); send one of them"
+        )
+    logger.debug("refused: %s", problem)
+    headers = [(b"connection", b"close")]  # nothing more is read on this connection
+    await refuse(send, 400, INVALID_REQUEST, f"Bad Request: {problem}", headers=headers)
+
+
+def _entries(given: Iterable[str] | None, default: Iterable[str], what: str) -> list[str]:
+    if given is None:
+        return list(default)
+    if isinstance(given, str):
+        given = [given]
+    entries = list(given)
+    for entry in entries:
+        if not isinstance(entry, str):
+            raise ValueError(f"{what} must hold strings, not {type(entry).__name__}")
+    return entries
+
+
+def protected(
+    app: ASGIApp,
+    *,
+    allowed_hosts: Iterable[str] | None = None,
+    allowed_origins: Iterable[str] | None = None,
+    bind_host: str | None = None,
+    auth: BearerAuth | None = None,
+    tools: ToolRegistry | None = None,
+    endpoint_path: str = "/mcp",
+    max_body_bytes: int = 4 * 1024 * 1024,
+) -> ASGIApp:
+    """`app` behind every check the server's options ask for: Host/Origin always (outermost:
+    a forged Host is refused before any token is looked at), then bearer authentication
+    when `auth` is given.
+
+    Args:
+        app: The app serving the MCP endpoint(s).
+        allowed_hosts: See `HostOriginGuard`.
+        allowed_origins: See `HostOriginGuard`.
+        bind_host: See `HostOriginGuard`.
+        auth: The server's `BearerAuth` (`Server.auth`), or None for no authentication.
+        tools: The tool registry whose per-tool scopes the bearer check enforces.
+        endpoint_path: The MCP endpoint's path inside `app` (names the protected resource).
+        max_body_bytes: The server's message limit: the most of a body read for scope checks.
+    """
+    if auth is not None:
+        from .auth import BearerGuard
+
+        app = BearerGuard(
+            app, auth, endpoint_path=endpoint_path, tools=tools, max_body_bytes=max_body_bytes
+        )
+    return HostOriginGuard(
+        app, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins, bind_host=bind_host
+    )

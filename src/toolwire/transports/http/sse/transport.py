@@ -1,0 +1,315 @@
+"""MCP's HTTP+SSE transport of protocol 2024-11-05: an event stream per client, POSTs beside it.
+
+A client opens `GET /sse`; the stream's first event, `endpoint`, names the absolute path (mount
+prefix included) of `/messages/?session_id=<hex>`, where it POSTs every message. A POST is
+answered 202 once the session has taken its message in, in arrival order, and every reply,
+notification and server request goes out as a `message` event on the stream. The stream is the
+session: when it closes, the session ends and its calls are cancelled. Only the caller that
+opened the stream may POST to it (anyone else gets the 404 of an unknown id). Past
+`max_sessions` streams, or while a session's backlog stays full, the answer is 503; bodies are
+refused as on the streamable HTTP endpoint (415, 413, 400).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, quote
+
+import anyio
+
+from ....protocol.auth.identity import same_caller
+from ....protocol.wire.jsonrpc import PARSE_ERROR, decode
+from .._body import BodyTooLarge, ClientGone, declared_length, read_body
+from .._replies import refuse, respond
+from .._sse import SSE_HEADERS, encode_event
+from ..channel import KEEPALIVE_SECONDS, Stream
+
+if TYPE_CHECKING:
+    from ....protocol.auth.identity import Identity
+    from ....protocol.session.serving import SessionOpener
+    from ....protocol.session.session import ServerSession
+
+__all__ = ["DEFAULT_MAX_SESSIONS", "KEEPALIVE_SECONDS", "LegacySse"]
+
+logger = logging.getLogger("toolwire.http")
+
+Scope = MutableMapping[str, Any]
+AsgiMessage = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[AsgiMessage]]
+AsgiSend = Callable[[AsgiMessage], Awaitable[None]]
+
+DEFAULT_MAX_SESSIONS = 1000
+"""Event streams open at once beyond which a new `GET /sse` is refused with 503."""
+BUSY_SECONDS = 10.0
+"""How long a POST waits for a session whose backlog is full before answering 503."""
+STREAM_END_SECONDS = 1.0
+"""At shutdown, how long a session's listen streams get to send their final results."""
+
+_SESSION_ID = re.compile(r"[0-9a-f]{32}")
+_TEXT = (b"content-type", b"text/plain; charset=utf-8")
+
+
+@dataclass(eq=False)
+class _Live:
+    """A session whose stream is open, and what its POSTs need."""
+
+    session: ServerSession
+    identity: Identity | None
+    stream: Stream
+    order: anyio.Lock = field(default_factory=anyio.Lock)
+    closed: bool = False
+
+
+class LegacySse:
+    """The stream and message endpoints of one app, and the sessions they share.
+
+    Args:
+        opener: Awaited for the session opener of each new stream (it starts serving when
+            nothing has yet); None once serving has stopped.
+        sse_path: Where the stream is opened (named in the 404 for an unknown session).
+        message_path: Where messages are posted, relative to the app's mount point.
+        max_sessions: Streams open at once beyond which a new one is refused (503).
+        keepalive_seconds: Seconds of silence after which a stream gets a keep-alive comment.
+        max_body_bytes: The largest POST body accepted (413 beyond).
+
+    Raises:
+        ValueError: A path is not an absolute path without query, or a limit is not positive.
+    """
+
+    def __init__(
+        self,
+        opener: Callable[[], Awaitable[SessionOpener | None]],
+        *,
+        sse_path: str,
+        message_path: str,
+        max_sessions: int,
+        keepalive_seconds: float,
+        max_body_bytes: int,
+    ) -> None:
+        for name, path in (("sse_path", sse_path), ("message_path", message_path)):
+            if not path.startswith("/") or any(mark in path for mark in ("?", "#", "//")):
+                raise ValueError(f"{name} must be an absolute path like '/sse', not {path!r}")
+        for name, value in (("max_sessions", max_sessions), ("max_body_bytes", max_body_bytes)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, not {value!r}")
+        if not isinstance(keepalive_seconds, int | float) or not keepalive_seconds > 0:
+            raise ValueError(
+                f"keepalive_seconds must be a number of seconds > 0, not {keepalive_seconds!r}"
+            )
+        self._opener = opener
+        self.sse_path = sse_path
+        self.message_path = message_path
+        self.max_sessions = max_sessions
+        self.keepalive_seconds = float(keepalive_seconds)
+        self.max_body_bytes = max_body_bytes
+        self._live: dict[str, _Live] = {}
+        self._opening: set[object] = set()  # streams admitted, their session not yet live
+
+    @property
+    def open_sessions(self) -> int:
+        """How many streams (sessions) are open."""
+        return len(self._live)
+
+    async def end_streams(self) -> None:
+        """End every open stream, as at shutdown: listen streams (2026-07-28 era) first get
+        their final result, then each session closes and its stream ends."""
+        for live in list(self._live.values()):
+            with anyio.move_on_after(STREAM_END_SECONDS):
+                await live.session.end_streams()
+            live.stream.finish()
+
+    async def end_idle_streams(self) -> None:
+        """End the stream (and session) of every session running no call, as at shutdown;
+        a session still answering calls keeps its stream."""
+        for live in list(self._live.values()):
+            if not live.session.busy and not live.stream.finished:
+                with anyio.move_on_after(STREAM_END_SECONDS):
+                    await live.session.end_streams()
+                live.stream.finish()
+
+    async def stream(self, scope: Scope, receive: Receive, send: AsgiSend) -> None:
+        """ASGI endpoint of `GET sse_path`: one session, for as long as the stream is open."""
+        if scope["method"] != "GET":
+            await _wrong_method(scope, send, "GET", "open the event stream with GET")
+            return
+        if len(self._live) + len(self._opening) >= self.max_sessions:
+            logger.warning("SSE stream refused: %d sessions open (max_sessions)", len(self._live))
+            await refuse(
+                send, 503, f"Too many open sessions (max_sessions={self.max_sessions}); retry later"
+            )
+            return
+        # The slot is taken before any await (streams racing for the last one cannot all see
+        # it free), and is the session's once it is live.
+        slot = object()
+        self._opening.add(slot)
+        try:
+            await self._serve_stream(scope, receive, send, slot)
+        finally:
+            self._opening.discard(slot)
+
+    async def _serve_stream(
+        self, scope: Scope, receive: Receive, send: AsgiSend, slot: object
+    ) -> None:
+        try:
+            opener = await self._opener()
+        except Exception:  # the server's lifespan failed; serving.py logged why
+            await refuse(send, 503, "The server failed to start; its log says why")
+            return
+        if opener is None:
+            await refuse(send, 503, "The server is shutting down")
+            return
+        session_id = secrets.token_hex(16)
+        identity: Identity | None = scope.get("toolwire.identity")
+        # The stream carries the session's frames; once the client is gone (or the write
+        # failed), what the session still sends is dropped.
+        stream = Stream(None, None, sse=True)
+
+        async def write(frame: bytes) -> None:
+            await stream.send_raw(encode_event(frame))
+
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        stream.attach(send)
+        async with opener(write, identity=identity, session_id=session_id) as session:
+            live = _Live(session, identity, stream)
+            self._live[session_id] = live
+            self._opening.discard(slot)
+            logger.debug("SSE session %s opened", session_id)
+            try:
+                endpoint = self._endpoint(scope, session_id)
+                await stream.send_raw(b"event: endpoint\ndata: " + endpoint + b"\n\n")
+                await stream.wait(receive, self.keepalive_seconds)
+            finally:
+                stream.release()
+                del self._live[session_id]
+                live.closed = True
+                # A POST still handing the session its message finishes first: a call it
+                # starts after the session closed would outlive it.
+                with anyio.CancelScope(shield=True), anyio.move_on_after(STREAM_END_SECONDS):
+                    async with live.order:
+                        pass
+                logger.debug("SSE session %s closed", session_id)
+        try:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except Exception as error:  # the client is gone: nothing left to end
+            logger.debug("SSE session %s: ending the stream failed (%r)", session_id, error)
+
+    async def post(self, scope: Scope, receive: Receive, send: AsgiSend) -> None:
+        """ASGI endpoint of `POST message_path?session_id=...`: one message for a session."""
+        if scope["method"] != "POST":
+            await _wrong_method(scope, send, "POST", "send messages with POST")
+            return
+        live = await self._session_of(scope, send)
+        if live is None:
+            return
+        content_type = _header(scope, b"content-type")
+        if content_type.split(";", 1)[0].strip().lower() != "application/json":
+            await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
+            return
+        try:
+            body = await read_body(
+                receive, self.max_body_bytes, declared_length(scope.get("headers", []))
+            )
+        except BodyTooLarge as error:
+            await refuse(send, 413, str(error))
+            return
+        except ClientGone:
+            return
+        try:
+            decode(body)
+        except (ValueError, RecursionError) as error:
+            await refuse(
+                send, 400, f"Parse error: the body is not JSON ({error})", code=PARSE_ERROR
+            )
+            return
+        if not await _room(live):
+            await refuse(
+                send,
+                503,
+                "The session is not reading its replies fast enough (its backlog is full); "
+                "retry later",
+            )
+            return
+        async with live.order:
+            if live.closed:
+                await refuse(send, 404, _unknown_session(self.sse_path))
+                return
+            await live.session.receive(body)
+        await respond(send, 202, b"Accepted", [_TEXT])
+
+    async def _session_of(self, scope: Scope, send: AsgiSend) -> _Live | None:
+        """The live session the POST names, or None once refused (400/404)."""
+        session_id = _query_value(scope, "session_id")
+        if session_id is None:
+            await refuse(
+                send,
+                400,
+                "Missing session_id query parameter: POST to the URL of the 'endpoint' event "
+                f"of the stream opened by GET {self.sse_path}",
+            )
+            return None
+        if not _SESSION_ID.fullmatch(session_id):
+            await refuse(
+                send,
+                400,
+                f"Malformed session_id {session_id[:64]!r}: expected the 32 hex digits of the "
+                f"'endpoint' event from GET {self.sse_path}",
+            )
+            return None
+        live = self._live.get(session_id)
+        identity: Identity | None = scope.get("toolwire.identity")
+        if live is None or live.closed or not same_caller(live.identity, identity):
+            await refuse(send, 404, _unknown_session(self.sse_path))
+            return None
+        if identity is not None and identity != live.identity:
+            live.identity = live.session.identity = identity  # a refreshed token of the caller
+        return live
+
+    def _endpoint(self, scope: Scope, session_id: str) -> bytes:
+        prefix = str(scope.get("root_path", "")).rstrip("/")
+        return f"{quote(prefix + self.message_path)}?session_id={session_id}".encode()
+
+
+def _unknown_session(sse_path: str) -> str:
+    return (
+        "Unknown session_id: the session ended (its event stream closed) or never existed; "
+        f"open a new stream with GET {sse_path}"
+    )
+
+
+def _header(scope: Scope, name: bytes) -> str:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return bytes(value).decode("latin-1")
+    return ""
+
+
+def _query_value(scope: Scope, name: str) -> str | None:
+    values = parse_qs(bytes(scope.get("query_string", b"")).decode("latin-1")).get(name)
+    return values[0] if values else None
+
+
+async def _room(live: _Live) -> bool:
+    """Wait (bounded) until the session's backlog has room; whether it has."""
+    backlog = live.session.backlog
+    if not backlog.full:
+        return True
+    clear = anyio.Event()
+    backlog.when_clear(clear.set)
+    with anyio.move_on_after(BUSY_SECONDS):
+        await clear.wait()
+    return not backlog.full
+
+
+async def _wrong_method(scope: Scope, send: AsgiSend, allowed: str, hint: str) -> None:
+    """405 for a request whose method this endpoint does not take; `hint` says which does."""
+    await refuse(
+        send,
+        405,
+        f"Method {scope['method']} not allowed: {hint}",
+        headers=[(b"allow", allowed.encode())],
+    )

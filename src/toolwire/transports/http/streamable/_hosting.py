@@ -1,0 +1,271 @@
+"""Hosting a `ServerSession` apart from the requests it serves, and lending reusable ones.
+
+`HostedSession` opens a routed session in a task of its own, with a fresh context (no request's
+context variables reach it), reports that it is ready or why it could not open, holds it until
+`stop()`, then runs its owner's `ended` hook, which finishes whatever still waits on the session;
+a failure after opening is logged, as nobody awaits that task. `SessionPool` is the one pool of
+born-ready sessions an app lends to requests that have no session of their own (stateless
+mode, a handshake-era POST without a session id, every 2026-07-28 request): one request at a
+time, reset to what it was born as before the next, and closed instead of reused after a
+request that did not end cleanly, a `subscriptions/listen`, an authenticated caller, or beyond
+`KEEP_IDLE` idle sessions. It also knows which of its sessions serve a listen stream, so that
+an app ends its own streams and no other app's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ....protocol.session.serving import SessionOpener
+    from ....protocol.session.session import ServerSession
+    from ....protocol.wire.eras import Era
+    from ....protocol.wire.jsonrpc import FrameKind, RequestId
+
+__all__ = ["CLOSE_GRACE_SECONDS", "KEEP_IDLE", "HostedSession", "Lease", "SessionPool"]
+
+logger = logging.getLogger("toolwire.http")
+
+KEEP_IDLE = 64
+"""Idle sessions a pool keeps for reuse; more concurrent requests open (then close) extra ones."""
+CLOSE_GRACE_SECONDS = 5.0
+"""How long closing a pool waits for its sessions to stop before leaving them to finish."""
+
+Route = Callable[["bytes", "FrameKind", "RequestId | None"], Awaitable[Any]]
+
+
+class HostedSession:
+    """A `ServerSession` held open by a task of its own until `stop()`.
+
+    Args:
+        route: The session's routed `send`: where each frame it writes goes.
+        name: Names the session in the log line of a failure after opening.
+        ended: Called once the session has closed, however it ended (never when it did not
+            open): its owner finishes whatever waits on it.
+    """
+
+    __slots__ = ("_ended", "_name", "_route", "_stop", "session", "task")
+
+    def __init__(self, route: Route, *, name: str, ended: Callable[[], None] | None = None) -> None:
+        self._route = route
+        self._name = name
+        self._ended = ended
+        self._stop = asyncio.Event()
+        self.session: ServerSession | None = None
+        self.task: asyncio.Task[None] | None = None
+
+    async def open(self, opener: SessionOpener, options: dict[str, Any]) -> ServerSession:
+        """Open the session in its own task and return it once it is ready.
+
+        Args:
+            opener: Opens the session (`routed=True` is added to `options`).
+            options: The opener's other keyword arguments.
+
+        Raises:
+            Exception: What opening the session raised.
+        """
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[ServerSession] = loop.create_future()
+        hold = self._hold(opener, options, ready)
+        self.task = loop.create_task(hold, context=contextvars.Context())
+        try:
+            return await ready
+        except BaseException:
+            self.stop()  # the asker left (or it failed to open): nothing holds it open
+            raise
+
+    async def _hold(
+        self,
+        opener: SessionOpener,
+        options: dict[str, Any],
+        ready: asyncio.Future[ServerSession],
+    ) -> None:
+        opened = False
+        try:
+            async with opener(self._route, routed=True, **options) as session:
+                opened = True
+                self.session = session
+                if not ready.done():  # else its asker was cancelled: close at once
+                    ready.set_result(session)
+                await self._stop.wait()
+        except BaseException as error:
+            if not ready.done():
+                ready.set_exception(error if isinstance(error, Exception) else RuntimeError())
+            elif opened and isinstance(error, Exception):
+                logger.exception("%s ended with an error", self._name)
+            if not isinstance(error, Exception | asyncio.CancelledError):
+                raise
+        finally:
+            if opened and self._ended is not None:
+                self._ended()
+
+    def stop(self) -> None:
+        """Let the session close (its task leaves the session's context)."""
+        self._stop.set()
+
+
+class Lease:
+    """A pooled session, and where the frames of the request it serves go right now.
+
+    Attributes:
+        target: The current request's frame sink (frames that answer no request are
+            dropped: a lent session has no stream of its own).
+        on_end: Called if the session ends while the current request still waits on it.
+        reusable: Set by the request once it ended cleanly (the session may serve another).
+        listening: The session serves a `subscriptions/listen` stream (never reused).
+    """
+
+    __slots__ = ("closed", "hosted", "identity", "listening", "on_end", "reusable", "target")
+
+    def __init__(self, identity: Any) -> None:
+        self.identity = identity
+        self.hosted = HostedSession(self.route, name="a pooled session", ended=self._ended)
+        self.target: Route | None = None
+        self.on_end: Callable[[], object] | None = None
+        self.reusable = False
+        self.listening = False
+        self.closed = False
+
+    @property
+    def session(self) -> ServerSession:
+        """The session lent (open once the pool hands the lease out)."""
+        session = self.hosted.session
+        assert session is not None
+        return session
+
+    async def route(self, frame: bytes, kind: FrameKind, request_id: RequestId | None) -> None:
+        """The session's routed `send`: a frame for a request goes to the current target."""
+        target = self.target
+        if target is not None and request_id is not None:
+            await target(frame, kind, request_id)
+
+    def _ended(self) -> None:
+        on_end, self.on_end = self.on_end, None
+        if on_end is not None:
+            on_end()
+
+
+class SessionPool:
+    """The born-ready sessions of one app, lent one request at a time (see the module).
+
+    Args:
+        opener: Opens each session (without a back channel: a lent session has no stream
+            to carry a question to the client).
+    """
+
+    def __init__(self, opener: SessionOpener) -> None:
+        self.opener = opener
+        self._idle: list[Lease] = []
+        self._live: set[Lease] = set()
+
+    @property
+    def idle(self) -> int:
+        """How many sessions wait to be lent."""
+        return len(self._idle)
+
+    def options(self, identity: Any) -> dict[str, Any]:
+        """The opener's keyword arguments (besides `routed`) for a session of `identity`."""
+        return {"back_channel": False, "identity": identity}
+
+    async def take(self, identity: Any, *, era: Era, version: str | None = None) -> Lease:
+        """A session ready to serve one request of `era` (and, in the handshake era, of
+        protocol `version`) for `identity` (None: unauthenticated); give it back with
+        `give_back` once the request is over.
+
+        Raises:
+            Exception: What opening a new session raised.
+        """
+        lease = self._idle_one() if identity is None else None
+        if lease is None:
+            lease = Lease(identity)
+            self._live.add(lease)
+            try:
+                await lease.hosted.open(self.opener, self.options(identity))
+            except BaseException:
+                self._live.discard(lease)
+                raise
+            task = lease.hosted.task
+            assert task is not None
+            task.add_done_callback(lambda _: self._discard(lease))
+        session = lease.session
+        session.era = era
+        if era == "handshake":  # born initialized: no handshake on a session-less request
+            session.protocol_version = version
+            session.initialized = True
+        return lease
+
+    def _idle_one(self) -> Lease | None:
+        while self._idle:
+            lease = self._idle.pop()
+            if lease in self._live:  # else its session ended while it waited
+                return lease
+        return None
+
+    def _discard(self, lease: Lease) -> None:
+        """`lease`'s session has ended (closed, or failed while idle): it is lent no more."""
+        self._live.discard(lease)
+        if lease in self._idle:
+            self._idle.remove(lease)
+
+    def give_back(self, lease: Lease) -> None:
+        """The request is over: keep its session for the next one when it ended cleanly and
+        nothing of it lingers, else close it (which cancels whatever still runs)."""
+        lease.target = None
+        lease.on_end = None
+        session = lease.hosted.session
+        if (
+            lease.reusable
+            and not lease.listening
+            and lease.identity is None
+            and session is not None
+            and not session.busy
+            and len(self._idle) < KEEP_IDLE
+            and not lease.closed
+            and lease in self._live
+        ):
+            lease.reusable = False
+            _reset(session)
+            self._idle.append(lease)
+            return
+        _close(lease)
+
+    def listening(self) -> list[ServerSession]:
+        """The sessions serving a `subscriptions/listen` stream right now."""
+        return [lease.session for lease in self._live if lease.listening and lease.hosted.session]
+
+    async def end_listen_streams(self) -> None:
+        """Give every open listen stream its final result (its response then ends)."""
+        for session in self.listening():
+            await session.end_streams()
+
+    async def close(self) -> None:
+        """Close every session, lent or idle, and wait (briefly) for them to stop."""
+        self._idle.clear()
+        tasks = [lease.hosted.task for lease in self._live if lease.hosted.task is not None]
+        for lease in list(self._live):
+            _close(lease)
+        if tasks:
+            await asyncio.wait(tasks, timeout=CLOSE_GRACE_SECONDS)
+
+
+def _close(lease: Lease) -> None:
+    lease.closed = True
+    session = lease.hosted.session
+    if session is not None:
+        session.close()  # a call still running has nobody left to answer
+    lease.hosted.stop()
+
+
+def _reset(session: ServerSession) -> None:
+    """Put a session back as it was born, so that nothing of one request reaches the next."""
+    session.era = None
+    session.protocol_version = None
+    session.initialized = False
+    session.log_level = "debug"
+    session.client_info = None
+    session.client_capabilities = None
+    session.resource_subscriptions = set()

@@ -1,0 +1,263 @@
+"""The HTTP headers a 2026-07-28 POST mirrors from its JSON-RPC body, checked against it.
+
+Proxies route on `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` without
+reading the body, so `check_version`, `check_method`, `check_name` and `check_params` refuse a
+request whose headers and body disagree with the JSON-RPC error -32020 (HeaderMismatch), which
+the caller answers with HTTP 400. Header names are case-insensitive, values case-sensitive;
+`=?base64?...?=` values are decoded first; the messages are the official SDK's.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterable, Mapping
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
+
+from ....protocol.wire.jsonrpc import ProtocolError
+
+if TYPE_CHECKING:
+    from ....protocol.features.registry import RegisteredTool, ToolRegistry
+
+Headers = Iterable[tuple[bytes, bytes]] | Mapping[bytes, bytes] | Mapping[str, str]
+"""Request headers as a transport holds them: ASGI byte pairs, or a mapping of them."""
+
+__all__ = [
+    "HEADER_MISMATCH",
+    "acceptable",
+    "check_method",
+    "check_name",
+    "check_params",
+    "check_version",
+    "collect",
+    "header",
+]
+
+HEADER_MISMATCH = -32020
+
+# Methods that address one target, and the body field naming it.
+_TARGET_FIELD = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+_SENTINEL_OPEN = "=?base64?"
+_SENTINEL_CLOSE = "?="
+_MAX_SCHEMA_DEPTH = 32
+
+# Mirrored parameters per tool, found once: (header suffix, property path).
+_MIRRORED: WeakKeyDictionary[RegisteredTool, tuple[tuple[str, tuple[str, ...]], ...]] = (
+    WeakKeyDictionary()
+)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode("latin-1") if isinstance(value, bytes) else value
+
+
+def _pairs(headers: Headers) -> Iterable[tuple[bytes | str, bytes | str]]:
+    return headers.items() if isinstance(headers, Mapping) else headers
+
+
+def header(headers: Headers, name: bytes) -> str | None:
+    """One header's value (Latin-1 text), by lower-case name; None when absent.
+
+    Args:
+        headers: The ASGI scope's byte pairs, or a mapping of names to values (bytes or
+            text; ASGI names are lower case, other names are compared without case).
+        name: The header's lower-case name.
+    """
+    if isinstance(headers, dict):
+        found = headers.get(name)  # the endpoint's dict of ASGI pairs: no scan needed
+        if found is not None:
+            return _text(found)
+    for key, value in _pairs(headers):
+        key_bytes = key if isinstance(key, bytes) else key.encode("latin-1")
+        if key_bytes.lower() == name:
+            return _text(value)
+    return None
+
+
+def collect(headers: Headers) -> dict[str, str]:
+    """The headers this transport reads, by lower-case name.
+
+    Args:
+        headers: The ASGI scope's byte pairs (or a mapping, as for `header`).
+
+    Returns:
+        `accept` and every `mcp*` header, values decoded as Latin-1 (so that any byte
+        survives to be judged) and repeated headers folded with ", ".
+    """
+    found: dict[str, str] = {}
+    for key, value in _pairs(headers):
+        name = _text(key).lower()
+        if name.startswith("mcp") or name == "accept":
+            text = _text(value)
+            found[name] = f"{found[name]}, {text}" if name in found else text
+    return found
+
+
+def acceptable(accept: str | None, *, sse: bool) -> bool:
+    """Whether the client's `Accept` lets it read the answer it may get.
+
+    JSON is always needed; `sse` says whether an event stream may be answered too. A request
+    without `Accept` takes anything (as HTTP says, and as the SDK lets it).
+    """
+    if accept is None or not accept.strip():
+        return True
+    json_ok = sse_ok = False
+    for part in accept.split(","):
+        media = part.split(";", 1)[0].strip().lower()
+        if media in ("application/json", "application/*", "*/*"):
+            json_ok = True
+        if media in ("text/event-stream", "text/*", "*/*"):
+            sse_ok = True
+    return json_ok and (sse_ok or not sse)
+
+
+def _mismatch(text: str) -> ProtocolError:
+    return ProtocolError(HEADER_MISMATCH, text)
+
+
+def _plain(raw: str) -> str | None:
+    """A header value without its surrounding whitespace; None if it holds a byte a header
+    value may not (anything but visible ASCII, space and tab)."""
+    for char in raw:
+        if not (" " <= char <= "~" or char == "\t"):
+            return None
+    return raw.strip(" \t")
+
+
+def _unwrap(value: str) -> str | None:
+    """The text a `=?base64?...?=` value stands for (others are literal); None if the
+    wrapped part is not strict base64 of UTF-8 text."""
+    if not (
+        len(value) >= len(_SENTINEL_OPEN) + len(_SENTINEL_CLOSE)
+        and value.startswith(_SENTINEL_OPEN)
+        and value.endswith(_SENTINEL_CLOSE)
+    ):
+        return value
+    try:
+        decoded = base64.b64decode(
+            value[len(_SENTINEL_OPEN) : -len(_SENTINEL_CLOSE)], validate=True
+        )
+        return decoded.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def check_version(headers: Mapping[str, str], envelope_version: Any) -> None:
+    """The `MCP-Protocol-Version` header must name the envelope's version (and be there)."""
+    raw = headers.get("mcp-protocol-version")
+    value = _plain(raw) if raw is not None else None
+    if value is None or value != envelope_version:
+        raise _mismatch(
+            "mcp-protocol-version header does not match the request envelope's protocol version"
+        )
+
+
+def check_method(headers: Mapping[str, str], method: str) -> None:
+    """`Mcp-Method` must be present and equal the body's method."""
+    raw = headers.get("mcp-method")
+    if raw is None or _plain(raw) != method:
+        raise _mismatch("mcp-method header does not match the request body's method")
+
+
+def check_name(headers: Mapping[str, str], method: str, params: dict[str, Any] | None) -> None:
+    """`Mcp-Name` must equal the target a `tools/call`, `prompts/get` or `resources/read`
+    names, when its body names one."""
+    field = _TARGET_FIELD.get(method)
+    if field is None or not params or field not in params:
+        return
+    raw = headers.get("mcp-name")
+    plain = _plain(raw) if raw is not None else None
+    if plain is None or _unwrap(plain) != params[field]:
+        raise _mismatch(f"mcp-name header does not match the request body's {field!r} parameter")
+
+
+def check_params(
+    headers: Mapping[str, str], registry: ToolRegistry, params: dict[str, Any] | None
+) -> None:
+    """The `Mcp-Param-*` headers of a `tools/call` must mirror the arguments its tool's
+    schema marks with `x-mcp-header` (an unknown tool is left to the call's own error)."""
+    name = params.get("name") if params else None
+    entry = registry.get(name) if isinstance(name, str) else None
+    if entry is None:
+        return
+    mirrored = _MIRRORED.get(entry)
+    if mirrored is None:
+        mirrored = _MIRRORED[entry] = _find_mirrored(entry.tool.params_json_schema)
+    if not mirrored:
+        return
+    assert params is not None
+    arguments = params.get("arguments")
+    for suffix, path in mirrored:
+        _check_one(headers, suffix, path, arguments)
+
+
+def _check_one(
+    headers: Mapping[str, str], suffix: str, path: tuple[str, ...], arguments: Any
+) -> None:
+    header = f"Mcp-Param-{suffix}"
+    argument = ".".join(path)
+    value = _value_at(arguments, path)
+    raw = headers.get(header.lower())
+    if raw is None:
+        if value is not None:
+            raise _mismatch(
+                f"{header} header is missing but the request body's {argument!r} argument "
+                "is present"
+            )
+        return
+    if value is None:
+        raise _mismatch(
+            f"{header} header is present but the request body's {argument!r} argument is absent"
+        )
+    plain = _plain(raw)
+    text = _unwrap(plain) if plain is not None else None
+    if text is None:
+        raise _mismatch(f"{header} header carries a malformed base64 sentinel value")
+    if not _same(text, value):
+        raise _mismatch(f"{header} header does not match the request body's {argument!r} argument")
+
+
+def _value_at(arguments: Any, path: tuple[str, ...]) -> Any:
+    """The argument at `path` (a chain of property names), or None when absent."""
+    current = arguments
+    for key in path:
+        if not isinstance(current, dict):
+            return None
+        current = current.get(key)
+    return current
+
+
+def _same(text: str, value: Any) -> bool:
+    """Whether a decoded header value states the body's value."""
+    if isinstance(value, bool):
+        return text == ("true" if value else "false")
+    if isinstance(value, int | float):
+        try:
+            return Decimal(text) == Decimal(str(value))
+        except InvalidOperation:
+            return False
+    return isinstance(value, str) and text == value
+
+
+def _find_mirrored(schema: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Every `x-mcp-header` reachable from the schema's root through `properties` alone."""
+    found: list[tuple[str, tuple[str, ...]]] = []
+
+    def walk(properties: Any, path: tuple[str, ...]) -> None:
+        if not isinstance(properties, dict) or len(path) >= _MAX_SCHEMA_DEPTH:
+            return
+        for key, sub in properties.items():
+            if not isinstance(sub, dict):
+                continue
+            here = (*path, key)
+            suffix = sub.get("x-mcp-header")
+            if isinstance(suffix, str) and suffix:
+                found.append((suffix, here))
+            walk(sub.get("properties"), here)
+
+    if isinstance(schema, dict):
+        walk(schema.get("properties"), ())
+    return tuple(found)

@@ -1,0 +1,292 @@
+"""GET on the MCP path: the session's standalone stream, or the resumption of a lost stream.
+
+With `Last-Event-ID`, what the event store kept of that stream after the id is replayed, then a
+stream still running in this process is taken over and carries the rest live. A POST stream that
+another process still produces is followed live when the store allows it (503, to retry shortly,
+at `max_followers`); otherwise the response ends after the replay, and when nothing was stored
+after the id the answer is 409, so that the client retries its request. One GET at a time takes
+a stream: a second gets 409. A `Last-Event-ID` that is not printable ASCII, is longer than
+`MAX_EVENT_ID_LENGTH` or is not of the store's form gets a 400 saying so; an empty one counts as
+absent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import TYPE_CHECKING, Any, cast
+
+from .._refusals import printable
+from .._replies import ASGISend, refuse, unavailable
+from .._sse import SSE_HEADERS, encode_event
+from ..channel import Stream, followable
+from . import _follow
+from .events import MalformedEventId
+from .records import StoreUnavailable
+from .sessions import is_get_stream
+
+if TYPE_CHECKING:
+    from .events import EventStore, LiveEventStore, StreamTail
+    from .sessions import HttpSession
+
+__all__ = ["MAX_EVENT_ID_LENGTH", "open_get_stream"]
+
+ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+
+CATCH_UP_PASSES = 100
+MAX_EVENT_ID_LENGTH = 256
+"""The longest `Last-Event-ID` taken (toolwire's own ids are under 150 characters)."""
+PRIMING_SINCE = "2025-11-25"
+
+_NOT_RESUMED = 0  # the id names nothing of this session's: open the GET stream instead
+_ANSWERED = 1  # the GET is answered
+_GOES_ON = 2  # another copy's GET stream was replayed: carry this copy's from here
+_ONE_GET = "Conflict: Only one SSE stream is allowed per session"
+
+
+async def open_get_stream(
+    store: EventStore | None,
+    retry_ms: int | None,
+    keepalive: float | None,
+    found: HttpSession,
+    headers: dict[bytes, bytes],
+    receive: ASGIReceive,
+    send: ASGISend,
+    version: str | None,
+) -> None:
+    """Serve one GET of session `found` until the client leaves or the session ends."""
+    last = headers.get(b"last-event-id") or None
+    session_header = [(b"mcp-session-id", found.id.encode("ascii"))]
+    outcome = _NOT_RESUMED
+    if last is not None:
+        malformed = _malformed(last)
+        try:
+            if malformed is None and store is not None:
+                outcome = await _resume(
+                    found, store, last.decode("ascii"), receive, send, session_header, keepalive
+                )
+        except StoreUnavailable as failure:
+            await unavailable(send, failure)
+            return
+        except MalformedEventId as error:
+            malformed = str(error)
+        if malformed is not None:
+            await refuse(send, 400, f"Bad Request: Last-Event-ID '{printable(last)}': {malformed}")
+            return
+        if outcome == _ANSWERED:
+            return
+    stream = found.get_stream
+    if stream is not None and _taken(found, stream):
+        await refuse(send, 409, _ONE_GET)
+        return
+    if stream is None:
+        stream_id = found.new_stream_id(get=True) if store is not None else None
+        stream = found.get_stream = Stream(stream_id, store, sse=True, live=False)
+    if outcome == _NOT_RESUMED:
+        found.claimed.add(stream)
+        try:
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": SSE_HEADERS + session_header,
+                }
+            )
+        finally:
+            found.claimed.discard(stream)
+    stream.attach(send)
+    if stream.store is not None and (found.protocol_version or version or "") >= PRIMING_SINCE:
+        await stream.emit(None, retry_ms)
+    await _carry(found, stream, receive, send, keepalive)
+
+
+def _taken(found: HttpSession, stream: Stream) -> bool:
+    """Whether a connection receives `stream`, or a GET is about to."""
+    return stream.attached or stream in found.claimed
+
+
+def _malformed(last: bytes) -> str | None:
+    """What makes a `Last-Event-ID` no event id at all, whatever the store; None if nothing."""
+    if len(last) > MAX_EVENT_ID_LENGTH:
+        return f"{len(last)} bytes long, and an event id is at most {MAX_EVENT_ID_LENGTH}"
+    text = last.decode("latin-1")
+    if not (text.isascii() and text.isprintable()):
+        return "an event id is printable ASCII"
+    return None
+
+
+async def _resume(
+    found: HttpSession,
+    store: EventStore,
+    last_event_id: str,
+    receive: ASGIReceive,
+    send: ASGISend,
+    session_header: list[tuple[bytes, bytes]],
+    keepalive: float | None,
+) -> int:
+    """Replay and take over the stream `last_event_id` belongs to (see the module's
+    docstring for a stream another process made).
+
+    Raises:
+        StoreUnavailable: The event store failed (nothing was sent).
+    """
+    first: list[tuple[str, bytes]] = []
+    tail: StreamTail | None = None
+    live = cast("LiveEventStore", store) if followable(store) else None
+    if live is not None:
+        tail = await live.read_tail(last_event_id, None)
+        stream_id = last_event_id.rpartition("/")[0] if tail is not None else None
+        first = tail.events if tail is not None else []
+    else:
+
+        async def keep(event_id: str, frame: bytes) -> None:
+            first.append((event_id, frame))
+
+        stream_id = await store.replay_after(last_event_id, keep)
+    if stream_id is None or not found.owns(stream_id):
+        return _NOT_RESUMED
+    target = found.streams.get(stream_id)
+    if target is None and found.get_stream is not None:
+        target = found.get_stream if found.get_stream.stream_id == stream_id else None
+    foreign = target is None and not found.made(stream_id)
+    # Still produced on another process: followed, on a store that allows it.
+    followed = (
+        live is not None
+        and live.max_followers > 0
+        and foreign
+        and tail is not None
+        and tail.live
+        and not tail.ended
+        and not is_get_stream(stream_id)
+    )
+    if followed:
+        assert live is not None and tail is not None
+        await _follow_elsewhere(
+            live, found, tail, last_event_id, receive, send, session_header, keepalive
+        )
+        return _ANSWERED
+    if foreign and is_get_stream(stream_id):
+        target = found.get_stream
+        if target is not None and _taken(found, target):
+            await refuse(send, 409, _ONE_GET)
+            return _ANSWERED
+    elif foreign and not first:
+        await refuse(
+            send,
+            409,
+            f"Conflict: stream {stream_id} was carried by another server process and nothing "
+            f"was stored on it after {last_event_id}; that process may be gone: retry the "
+            "request",
+        )
+        return _ANSWERED
+    elif target is not None and _taken(found, target):
+        await refuse(send, 409, "Conflict: this stream is already being received")
+        return _ANSWERED
+    if target is not None:
+        found.claimed.add(target)
+    try:
+        await _start(send, session_header, first)
+        if foreign and is_get_stream(stream_id):
+            return _GOES_ON
+        if target is None:  # finished, or another process's: everything stored is replayed
+            await _end(send)
+            return _ANSWERED
+        carry = await _catch_up(store, target, first[-1][0] if first else last_event_id, send)
+    finally:
+        if target is not None:
+            found.claimed.discard(target)
+    if carry:
+        await _carry(found, target, receive, send, keepalive)
+    else:
+        await _end(send)
+    return _ANSWERED
+
+
+async def _catch_up(store: EventStore, target: Stream, seen: str, send: ASGISend) -> bool:
+    """Send what was stored on `target` after `seen` since the first pass; whether it is
+    still running (to be carried from here)."""
+    for _ in range(CATCH_UP_PASSES):
+        later: list[tuple[str, bytes]] = []
+
+        async def keep_later(event_id: str, frame: bytes, into: list[Any] = later) -> None:
+            into.append((event_id, frame))
+
+        await store.replay_after(seen, keep_later)
+        if not later:
+            break
+        for event_id, frame in later:
+            await send(
+                {
+                    "type": "http.response.body",
+                    "body": encode_event(frame, event_id),
+                    "more_body": True,
+                }
+            )
+            seen = event_id
+    return not target.finished
+
+
+async def _follow_elsewhere(
+    live: LiveEventStore,
+    found: HttpSession,
+    tail: StreamTail,
+    last_event_id: str,
+    receive: ASGIReceive,
+    send: ASGISend,
+    session_header: list[tuple[bytes, bytes]],
+    keepalive: float | None,
+) -> None:
+    """Replay `tail`, then follow the stream its producer (another process) still writes,
+    to its end; a 503 when this process follows all it may already."""
+    if not _follow.reserve(live):
+        await refuse(
+            send,
+            503,
+            f"Service Unavailable: this process already follows {live.max_followers} "
+            "streams of other processes; retry shortly",
+            headers=[(b"retry-after", b"1")],
+        )
+        return
+    try:
+        await _start(send, session_header, tail.events)
+        after = tail.last_id or last_event_id
+        await _follow.follow(live, found, after, receive, send, keepalive)
+    finally:
+        _follow.release(live)
+    await _end(send)
+
+
+async def _start(
+    send: ASGISend, session_header: list[tuple[bytes, bytes]], first: list[tuple[str, bytes]]
+) -> None:
+    """Start the resumed response with the events of the first pass."""
+    await send(
+        {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + session_header}
+    )
+    for event_id, frame in first:
+        await send(
+            {"type": "http.response.body", "body": encode_event(frame, event_id), "more_body": True}
+        )
+
+
+async def _carry(
+    found: HttpSession,
+    stream: Stream,
+    receive: ASGIReceive,
+    send: ASGISend,
+    keepalive: float | None,
+) -> None:
+    """Carry `stream` on this GET until the client leaves or the stream/session ends."""
+    stream.attach(send)
+    await stream.wait(receive, keepalive)
+    if stream.is_sending_to(send):
+        stream.release()
+    found.last_seen = time.monotonic()
+    await _end(send)
+
+
+async def _end(send: ASGISend) -> None:
+    try:
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except Exception:  # the client is gone already
+        return

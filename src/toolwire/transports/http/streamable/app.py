@@ -1,0 +1,208 @@
+"""The streamable HTTP app of a server: a Starlette app with one MCP path.
+
+`streamable_http_app(server)` is what `Server.http_app()` returns. It runs standalone under any
+ASGI server, or mounted in a Starlette or FastAPI app that forwards its lifespan
+(`lifespan=mcp_app.lifespan`), so that the server starts up front and learns when it stops;
+mounted without that, it starts on its first request, stops when the event loop ends, and warns.
+The MCP path is answered straight from `__call__`; other paths go through Starlette. Allowed
+hosts and origins, and authentication, wrap the whole app (`Guards`, shared with the SSE app).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, MutableMapping, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from starlette.routing import Route
+
+from .._event_limit import DEFAULT_MAX_EVENT_BYTES, checked_event_limit
+from .._runtime import Runtime
+from .._served_app import GuardedApp, Guards
+from ..channel import KEEPALIVE_SECONDS
+from .endpoint import Endpoint, EndpointConfig
+from .events import EventStore, MemoryEventStore
+
+if TYPE_CHECKING:
+    from ....protocol.session.serving import Servable
+    from ..changes import ChangeBus
+    from .records import SessionStore
+
+__all__ = [
+    "DEFAULT_IDLE_TIMEOUT",
+    "DEFAULT_MAX_SESSIONS",
+    "StreamableHttpApp",
+    "streamable_http_app",
+]
+
+DEFAULT_IDLE_TIMEOUT = 1800.0
+DEFAULT_MAX_SESSIONS = 10_000
+DEFAULT_RETRY_MS = 1000
+
+
+def _route_path(scope: MutableMapping[str, Any]) -> str:
+    # The path below the mount point: ASGI's `path` includes `root_path`.
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root) and (len(path) == len(root) or path[len(root)] == "/"):
+        return path[len(root) :]
+    return path
+
+
+class StreamableHttpApp(GuardedApp):
+    """A Starlette app serving MCP (streamable HTTP) on one path.
+
+    Args:
+        endpoint: Answers the MCP path.
+        runtime: The serving state the lifespan enters.
+        path: The MCP path.
+        guards: What guards the app (their `path` is this one, their `tools` the server's).
+    """
+
+    lifespan_name = "MCP"
+
+    def __init__(self, endpoint: Endpoint, runtime: Runtime, path: str, guards: Guards) -> None:
+        super().__init__(routes=[Route(path, endpoint)], lifespan=self.lifespan)
+        self.endpoint = endpoint
+        self.runtime = runtime
+        self.path = path
+        self._paths = {path, path.rstrip("/") + "/"} if path != "/" else {"/", ""}
+        self._entry = guards.around(self._dispatch, max_body_bytes=endpoint.config.max_body_bytes)
+
+    @asynccontextmanager
+    async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
+        """Serve for the duration: usable as the lifespan of a parent app that mounts this
+        one (`Starlette(lifespan=mcp_app.lifespan, routes=[Mount("/", mcp_app)])`)."""
+        async with self.runtime.serving():
+            yield
+
+    async def end_streams(self) -> None:
+        """End every open stream and session now (for a server that is stopping: it would
+        otherwise wait for clients to close their GET streams)."""
+        await self.runtime.end_streams()
+
+    async def end_idle_streams(self) -> None:
+        """End the GET and listen streams, which owe no call an answer (the server is
+        stopping; calls in flight may still finish on their POSTs)."""
+        await self.runtime.end_idle_streams()
+
+    def calls_in_flight(self) -> int:
+        """How many calls (tools, resources, prompts) the app's sessions are running."""
+        return self.runtime.opened.calls_in_flight()
+
+    async def refuse_calls(self, message: str) -> int:
+        """Answer every call in flight with a JSON-RPC error saying `message` and cancel it;
+        how many there were."""
+        return await self.runtime.opened.refuse_calls(message)
+
+    async def _dispatch(self, scope: Any, receive: Any, send: Any) -> None:
+        if (
+            scope["type"] == "http"
+            and not self.user_middleware
+            and _route_path(scope) in self._paths
+        ):
+            await self.endpoint(scope, receive, send)
+            return
+        await self._routed(scope, receive, send)
+
+
+def streamable_http_app(
+    servable: Servable,
+    *,
+    path: str = "/mcp",
+    stateless: bool = False,
+    json_response: bool = False,
+    resumable: bool = True,
+    event_store: EventStore | None = None,
+    retry_ms: int | None = DEFAULT_RETRY_MS,
+    session_idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+    max_sessions: int = DEFAULT_MAX_SESSIONS,
+    max_body_bytes: int | None = None,
+    max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+    keepalive_seconds: float | None = KEEPALIVE_SECONDS,
+    session_store: SessionStore | None = None,
+    allowed_hosts: Sequence[str] | None = None,
+    allowed_origins: Sequence[str] | None = None,
+    auth: Any = None,
+    host: str | None = None,
+    change_bus: ChangeBus | None = None,
+) -> StreamableHttpApp:
+    """Build the ASGI app serving `servable` over streamable HTTP (see `Server.http_app`,
+    which documents every option).
+
+    Raises:
+        ValueError: An option is out of range (the message names it).
+    """
+    if not path.startswith("/"):
+        raise ValueError(f"path must start with '/', not {path!r}")
+    if session_idle_timeout is not None and not session_idle_timeout > 0:
+        raise ValueError(
+            f"session_idle_timeout must be a number of seconds > 0 or None, "
+            f"not {session_idle_timeout!r}"
+        )
+    if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or max_sessions < 1:
+        raise ValueError(f"max_sessions must be an integer >= 1, not {max_sessions!r}")
+    if max_body_bytes is None:
+        max_body_bytes = servable.max_message_bytes
+    if (
+        isinstance(max_body_bytes, bool)
+        or not isinstance(max_body_bytes, int)
+        or max_body_bytes < 1
+    ):
+        raise ValueError(f"max_body_bytes must be an integer >= 1, not {max_body_bytes!r}")
+    if retry_ms is not None and (
+        isinstance(retry_ms, bool) or not isinstance(retry_ms, int) or retry_ms < 0
+    ):
+        raise ValueError(f"retry_ms must be an integer >= 0 or None, not {retry_ms!r}")
+    if keepalive_seconds is not None and not keepalive_seconds > 0:
+        raise ValueError(
+            f"keepalive_seconds must be a number of seconds > 0 or None, not {keepalive_seconds!r}"
+        )
+    if event_store is not None and not isinstance(event_store, EventStore):
+        raise ValueError("event_store must have the EventStore methods store and replay_after")
+    _check_shared(session_store, change_bus)
+    store = None
+    if resumable and not stateless:
+        store = event_store if event_store is not None else MemoryEventStore()
+    runtime = Runtime(
+        servable,
+        idle_timeout=session_idle_timeout,
+        max_sessions=max_sessions,
+        session_store=session_store,
+        event_store=store,
+        back_channel=not (stateless or json_response),
+        max_event_bytes=checked_event_limit(max_event_bytes),
+        stateless=stateless,
+        change_bus=change_bus,
+    )
+    config = EndpointConfig(
+        stateless=stateless,
+        json_response=json_response,
+        max_body_bytes=max_body_bytes,
+        retry_ms=retry_ms,
+        keepalive_seconds=keepalive_seconds,
+    )
+    guards = Guards(
+        allowed_hosts,
+        allowed_origins,
+        auth,
+        host,
+        path,
+        getattr(servable, "tool_registry", None),
+    )
+    return StreamableHttpApp(Endpoint(runtime, config), runtime, path, guards)
+
+
+def _check_shared(session_store: Any, change_bus: Any) -> None:
+    from ..changes import ChangeBus
+    from .records import SessionStore
+
+    if session_store is not None and not isinstance(session_store, SessionStore):
+        raise ValueError(
+            "session_store must have the SessionStore methods save, load, touch and end "
+            f"(a toolwire session-record store), not {type(session_store).__name__}"
+        )
+    if change_bus is not None and not isinstance(change_bus, ChangeBus):
+        raise ValueError(
+            f"change_bus must have the ChangeBus method join, not {type(change_bus).__name__}"
+        )

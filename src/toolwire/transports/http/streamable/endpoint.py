@@ -1,0 +1,387 @@
+"""The streamable HTTP endpoint of the handshake era (2024-11-05 to 2025-11-25), as plain ASGI.
+
+One path answers POST (one JSON-RPC message: a request gets a JSON body or an SSE stream, a
+notification or client response 202), GET (the session's own stream, one at a time, else 409)
+and DELETE (ends the session). `initialize` returns `Mcp-Session-Id`, which later requests must
+carry (400 without, 404 once unknown or ended); in stateless mode each POST gets a fresh session
+and GET or DELETE is 405. With an event store, a stream resumes with `Last-Event-ID`. Every
+refusal is a 4xx with a JSON-RPC error naming the problem. A 2026-07-28 request is handed to
+`modern.serve_modern`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import TYPE_CHECKING, Any
+
+from ....protocol.wire.eras import HANDSHAKE_VERSIONS
+from ....protocol.wire.jsonrpc import PARSE_ERROR, Invalid, Request, Response, classify, decode
+from .._body import BodyTimeout, BodyTooLarge, ClientGone, declared_length, read_body
+from .._replies import JSON_TYPE, ASGISend, refuse, respond, unavailable
+from ..channel import ASSUMED_VERSION, Answering, Stream, answer
+from ._checks import accepts_sse, answer_as, is_json
+from ._initialize import SESSION_HEADER, full, start_session
+from ._resume import open_get_stream
+from ._session_ids import could_be_session_id
+from .records import StoreUnavailable
+from .sessions import HttpSession, SessionLimitError
+
+if TYPE_CHECKING:
+    from .._runtime import Runtime
+
+__all__ = ["Endpoint", "EndpointConfig"]
+
+logger = logging.getLogger("toolwire.http")
+
+ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Scope = MutableMapping[str, Any]
+
+MAX_IN_FLIGHT = 1000
+"""Requests one session may have in flight at once (each holds a stream and a task)."""
+_SUPPORTED = ", ".join(HANDSHAKE_VERSIONS)
+_ALLOW_ALL = [(b"allow", b"GET, POST, DELETE")]
+_ALLOW_POST = [(b"allow", b"POST")]
+
+
+class EndpointConfig:
+    """How the endpoint answers (see `streamable_http_app` for each option)."""
+
+    __slots__ = ("json_response", "keepalive_seconds", "max_body_bytes", "retry_ms", "stateless")
+
+    def __init__(
+        self,
+        *,
+        stateless: bool,
+        json_response: bool,
+        max_body_bytes: int,
+        retry_ms: int | None,
+        keepalive_seconds: float | None = None,
+    ) -> None:
+        self.keepalive_seconds = keepalive_seconds
+        self.stateless = stateless
+        self.json_response = json_response
+        self.max_body_bytes = max_body_bytes
+        self.retry_ms = retry_ms
+
+
+def _modern_hooks() -> tuple[Any, Any]:
+    # The 2026-07-28 era lives in modern.py (its own part); until it exists every request is
+    # served here, and a 2026-07-28 protocol-version header is refused as unsupported.
+    try:
+        from . import modern  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return None, None
+    return modern.is_modern, modern.serve_modern
+
+
+class Endpoint:
+    """The ASGI app serving the MCP path.
+
+    Args:
+        runtime: The app's serving state (opener, sessions, event store).
+        config: How to answer.
+    """
+
+    def __init__(self, runtime: Runtime, config: EndpointConfig) -> None:
+        self.runtime = runtime
+        self.config = config
+        self._is_modern, self._serve_modern = _modern_hooks()
+        self._answering = Answering(
+            store=runtime.event_store,
+            retry_ms=config.retry_ms,
+            keepalive_seconds=config.keepalive_seconds,
+        )
+        self._accept_refusal = (
+            "Not Acceptable: Client must accept application/json"
+            if config.json_response
+            else "Not Acceptable: Client must accept application/json or text/event-stream"
+        )
+
+    async def __call__(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
+        if scope["type"] != "http":
+            return
+        if self.runtime.opener is None and not await self.runtime.ensure_started():
+            await refuse(send, 503, "Service Unavailable: the server is shutting down")
+            return
+        method = scope["method"]
+        if method == "POST":
+            await self._post(scope, receive, send)
+        elif method == "GET":
+            await self._get(scope, receive, send)
+        elif method == "DELETE":
+            await self._delete(scope, send)
+        else:
+            allow = _ALLOW_POST if self.config.stateless else _ALLOW_ALL
+            await refuse(send, 405, "Method Not Allowed", headers=allow)
+
+    # -- POST ------------------------------------------------------------------------------
+
+    async def _post(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
+        config = self.config
+        raw_headers = scope["headers"]
+        headers: dict[bytes, bytes] = dict(raw_headers)
+        if not is_json(headers.get(b"content-type")):
+            await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
+            return
+        try:
+            body = await read_body(receive, config.max_body_bytes, declared_length(raw_headers))
+        except BodyTooLarge as error:
+            await refuse(send, 413, f"Payload Too Large: {error}")
+            return
+        except BodyTimeout as error:
+            await refuse(
+                send, 408, f"Request Timeout: {error}", headers=[(b"connection", b"close")]
+            )
+            return
+        except ClientGone:
+            return
+        try:
+            message = decode(body)
+        except (ValueError, RecursionError) as error:
+            detail = str(error) if isinstance(error, ValueError) else "nested too deeply"
+            await refuse(send, 400, f"Parse error: {detail}", code=PARSE_ERROR)
+            return
+        if self._is_modern is not None and self._is_modern(headers, message):
+            assert self.runtime.pool is not None
+            await self._serve_modern(
+                scope,
+                receive,
+                send,
+                body=body,
+                message=message,
+                pool=self.runtime.pool,
+                json_response=config.json_response,
+            )
+            return
+        # The 2026-07-28 era checks `Accept` its own way: only now is the request known to be
+        # of the handshake era.
+        mode = answer_as(headers.get(b"accept"), config.json_response)
+        if mode is None:
+            await refuse(send, 406, self._accept_refusal)
+            return
+        as_json = mode == "json"
+        version, bad_version = self._version(headers)
+        if bad_version is not None:
+            await refuse(send, 400, bad_version)
+            return
+        if isinstance(message, list):
+            await refuse(send, 400, "Invalid Request: batches are not supported")
+            return
+        item = classify(message)
+        if isinstance(item, Invalid) and item.reply is not None:
+            await respond(send, 400, item.reply, [JSON_TYPE])
+            return
+        if config.stateless:
+            await self._stateless(scope, receive, send, message, body, item, version, as_json)
+            return
+        identity = scope.get("toolwire.identity")
+        if isinstance(item, Request) and item.method == "initialize":
+            await start_session(self.runtime, receive, send, message, body, item, identity, as_json)
+            return
+        if SESSION_HEADER not in headers:
+            # The spec lets a server refuse this with 400, and the official SDK does; OpenAI's
+            # hosted MCP clients and ChatGPT connectors send requests without the session id
+            # they were given, and fail. Such a request is served on its own, as in stateless
+            # mode: no back channel, nothing kept.
+            await self._stateless(scope, receive, send, message, body, item, version, as_json)
+            return
+        found = await self._session(headers, identity, send)
+        if found is None:
+            return
+        session = found.server_session
+        assert session is not None
+        session_header = (SESSION_HEADER, found.id.encode("ascii"))
+        session.backlog.frame_size = len(body)
+        if not isinstance(item, Request):  # a notification or a client's response
+            # An answer to a question a call on another process asked goes to that process.
+            if not (isinstance(item, Response) and self.runtime.forwarded(found, item.id, message)):
+                await session.receive_message(message)
+            await respond(send, 202, b"", [session_header])
+            return
+        if len(found.routes) >= MAX_IN_FLIGHT:  # what one session may make the server hold
+            await refuse(
+                send,
+                429,
+                f"Too Many Requests: this session already has {MAX_IN_FLIGHT} requests in flight",
+                headers=[(b"retry-after", b"1"), session_header],
+            )
+            return
+        if item.id in found.routes:  # its reply would be taken for the first one's
+            await refuse(
+                send, 409, f"Conflict: request id {item.id!r} is already in flight in this session"
+            )
+            return
+        await answer(
+            session,
+            found,
+            item,
+            message,
+            receive,
+            send,
+            [session_header],
+            version,
+            self._answering,
+            as_json=as_json,
+        )
+        if found.record_changed:
+            assert self.runtime.sessions is not None
+            await self.runtime.sessions.sync(found)
+
+    @staticmethod
+    def _version(headers: dict[bytes, bytes]) -> tuple[str | None, str | None]:
+        """The protocol-version header (None when absent), and the refusal if it is bad."""
+        raw = headers.get(b"mcp-protocol-version")
+        if raw is None:
+            return None, None
+        version = raw.decode("latin-1")
+        if version in HANDSHAKE_VERSIONS:
+            return version, None
+        return None, (
+            f"Bad Request: Unsupported protocol version: {version}. "
+            f"Supported versions: {_SUPPORTED}"
+        )
+
+    async def _session(
+        self, headers: dict[bytes, bytes], identity: Any, send: ASGISend
+    ) -> HttpSession | None:
+        """The request's session, or None once refused (400 without an id, 404 unknown)."""
+        raw = headers.get(SESSION_HEADER)
+        if raw is None:
+            await refuse(send, 400, "Bad Request: Missing session ID")
+            return None
+        sessions = self.runtime.sessions
+        found = None
+        if sessions is not None and could_be_session_id(raw):
+            options = self.runtime.open_options(identity)
+            try:
+                found = await sessions.find(raw.decode("latin-1"), identity, options)
+            except StoreUnavailable as failure:
+                await unavailable(send, failure)
+                return None
+            except SessionLimitError:
+                await full(send, sessions.max_sessions)
+                return None
+        if found is None or found.server_session is None:
+            await refuse(send, 404, "Not Found: Session not found or expired")
+            return None
+        return found
+
+    async def _stateless(
+        self,
+        scope: Scope,
+        receive: ASGIReceive,
+        send: ASGISend,
+        message: Any,
+        body: bytes,
+        item: Any,
+        version: str | None,
+        as_json: bool,
+    ) -> None:
+        """Serve this one POST on a session lent by the app's pool (see `_hosting.py`)."""
+        pool = self.runtime.pool
+        assert pool is not None
+        identity = scope.get("toolwire.identity")
+        lease = await pool.take(identity, era="handshake", version=version or ASSUMED_VERSION)
+        session = lease.session
+        try:
+            session.backlog.frame_size = len(body)
+            if not isinstance(item, Request):
+                await session.receive_message(message)
+                lease.reusable = True
+                await respond(send, 202)
+                return
+            stream = Stream(None, None, sse=not as_json)
+            lease.target = stream.write
+            lease.on_end = stream.finish
+            await answer(
+                session,
+                None,
+                item,
+                message,
+                receive,
+                send,
+                [],
+                version,
+                self._answering,
+                stream,
+                as_json=as_json,
+            )
+            lease.reusable = True
+        finally:
+            pool.give_back(lease)
+
+    # -- GET: the standalone stream, or a resumed one --------------------------------------
+
+    async def _refused_stateless(self, send: ASGISend) -> bool:
+        """Whether this app is stateless, so that a GET or DELETE was refused (405)."""
+        if not self.config.stateless:
+            return False
+        await refuse(
+            send, 405, "Method Not Allowed: no sessions in stateless mode", headers=_ALLOW_POST
+        )
+        return True
+
+    async def _addressed_session(
+        self, scope: Scope, headers: dict[bytes, bytes], send: ASGISend
+    ) -> tuple[HttpSession, str | None] | None:
+        """The session a GET or DELETE names and the request's protocol version, or None
+        once refused (a bad version header, no session id, an unknown session)."""
+        version, bad_version = self._version(headers)
+        if bad_version is not None:
+            await refuse(send, 400, bad_version)
+            return None
+        found = await self._session(headers, scope.get("toolwire.identity"), send)
+        return None if found is None else (found, version)
+
+    async def _get(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
+        if await self._refused_stateless(send):
+            return
+        headers: dict[bytes, bytes] = dict(scope["headers"])
+        if not accepts_sse(headers.get(b"accept")):
+            await refuse(send, 406, "Not Acceptable: Client must accept text/event-stream")
+            return
+        addressed = await self._addressed_session(scope, headers, send)
+        if addressed is None:
+            return
+        found, version = addressed
+        config = self.config
+        await open_get_stream(
+            self.runtime.event_store,
+            config.retry_ms,
+            config.keepalive_seconds,
+            found,
+            headers,
+            receive,
+            send,
+            version,
+        )
+
+    async def _delete(self, scope: Scope, send: ASGISend) -> None:
+        if await self._refused_stateless(send):
+            return
+        headers: dict[bytes, bytes] = dict(scope["headers"])
+        bad_version = self._version(headers)[1]
+        if bad_version is not None:
+            await refuse(send, 400, bad_version)
+            return
+        raw = headers.get(SESSION_HEADER)
+        if raw is None:
+            await refuse(send, 400, "Bad Request: Missing session ID")
+            return
+        sessions = self.runtime.sessions
+        ended = False
+        if sessions is not None and could_be_session_id(raw):
+            # Ending a session needs no live copy of it: a process at its session cap still
+            # ends a session another process holds.
+            try:
+                ended = await sessions.end_by_id(
+                    raw.decode("latin-1"), scope.get("toolwire.identity")
+                )
+            except StoreUnavailable as failure:
+                await unavailable(send, failure)
+                return
+        if not ended:
+            await refuse(send, 404, "Not Found: Session not found or expired")
+            return
+        await respond(send, 200)

@@ -1,0 +1,202 @@
+"""The 2026-07-28 protocol era over streamable HTTP: one POST, one exchange, no session.
+
+The endpoint hands a POST to `serve_modern` when `is_modern` finds the era's envelope. A body
+that is not one JSON-RPC request or notification is 400 (-32600); a notification is 202 with no
+body; a request is checked (envelope -32602, mirrored headers -32020, version -32022) before
+its session runs it. The answer is JSON until the call sends a notification, then an event
+stream (always JSON with `json_response=True`, except `subscriptions/listen`); a client that
+goes away cancels its request; an error answered as JSON carries the specification's HTTP
+status. The sessions come from the app's `SessionPool`, which also ends its listen streams
+when the app stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from typing import TYPE_CHECKING, Any
+
+from ....protocol.wire import eras
+from ....protocol.wire.jsonrpc import (
+    METHOD_NOT_FOUND,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    Notification,
+    ProtocolError,
+    Request,
+    classify,
+    error_message,
+)
+from .._replies import refuse, respond
+from ..channel import Answer
+from . import _mirror
+from ._mirror import Headers
+
+if TYPE_CHECKING:
+    from ....protocol.session.session import ServerSession
+    from ._hosting import Lease, SessionPool
+
+__all__ = ["is_modern", "serve_modern"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+LISTEN = "subscriptions/listen"
+
+_NOT_ONE_MESSAGE = "Body must be a single JSON-RPC request or notification object"
+
+_EMPTY = [(b"content-length", b"0")]
+
+
+def is_modern(headers: Headers, message: Any) -> bool:
+    """Whether a POST belongs to the 2026-07-28 era.
+
+    A `MCP-Protocol-Version` header naming 2026-07-28 decides at once, and one naming a
+    handshake-era version keeps the request there. Otherwise (no header, or a version this
+    server does not know) the body decides: a request (other than `initialize`) whose `_meta`
+    carries the 2026-07-28 envelope is modern, and is then refused in that era's terms when
+    its header is missing (-32020) or unknown (-32022, naming the versions served); anything
+    else is left to the handshake era, which refuses an unknown version listing its own.
+
+    Args:
+        headers: The request's headers: the ASGI scope's byte pairs, or a mapping of them
+            (byte or text names and values).
+        message: The decoded JSON body (any JSON value).
+    """
+    version = _mirror.header(headers, b"mcp-protocol-version")
+    if version:
+        version = version.strip(" \t")
+        if version in eras.MODERN_VERSIONS:
+            return True
+        if version in eras.HANDSHAKE_VERSIONS:
+            return False
+    if not isinstance(message, dict) or message.get("method") in (None, "initialize"):
+        return False
+    params = message.get("params")
+    return isinstance(params, dict) and eras.has_envelope(params)
+
+
+async def serve_modern(
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    *,
+    body: bytes,
+    message: Any,
+    pool: SessionPool,
+    json_response: bool,
+) -> None:
+    """Serve one 2026-07-28 POST, from its checks to the last byte of its answer.
+
+    Args:
+        scope: The request's ASGI scope (its headers; `toolwire.identity` when authenticated).
+        receive: The ASGI receive channel; the body has been read from it already, so it
+            now only tells when the client goes away.
+        send: The ASGI send channel; nothing has been sent on it yet.
+        body: The request body, as received.
+        message: The body decoded as JSON.
+        pool: Lends the session that serves the request.
+        json_response: Answer with one JSON object even when notifications flow (they are
+            then dropped), except for `subscriptions/listen`.
+    """
+    headers = _mirror.collect(scope.get("headers") or ())
+    item = classify(message)
+    if not isinstance(item, Request | Notification):  # invalid, or a response to nothing
+        await refuse(send, 400, _NOT_ONE_MESSAGE)
+        return
+    streams = item.method == LISTEN or not json_response
+    if not _mirror.acceptable(headers.get("accept"), sse=streams):
+        wanted = "both application/json and text/event-stream" if streams else "application/json"
+        await refuse(send, 406, f"Not Acceptable: Client must accept {wanted}")
+        return
+    if isinstance(item, Notification):
+        await respond(send, 202, headers=_EMPTY)
+        return
+    refusal = _precheck(headers, item.method, item.params)
+    exchange = Answer(send, streams=streams, notifications=streams)
+    identity = scope.get("toolwire.identity")
+    if _on_asyncio():
+        lease = await pool.take(identity, era="modern")
+        lease.target = exchange.frame
+        try:
+            await _serve_on(
+                lease.session, item, message, len(body), headers, refusal, exchange, receive, lease
+            )
+            lease.reusable = not exchange.gone and item.method != LISTEN
+        finally:
+            pool.give_back(lease)
+    else:  # another anyio backend: a session of its own, in this task
+        opener = pool.opener
+        async with opener(exchange.frame, routed=True, **pool.options(identity)) as session:
+            session.era = "modern"  # no handshake on this path, whatever the method
+            await _serve_on(
+                session, item, message, len(body), headers, refusal, exchange, receive, None
+            )
+    await exchange.finish()
+
+
+def _on_asyncio() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+async def _serve_on(
+    session: ServerSession,
+    item: Request,
+    message: Any,
+    size: int,
+    headers: Mapping[str, str],
+    refusal: ProtocolError | None,
+    exchange: Answer,
+    receive: Receive,
+    lease: Lease | None,
+) -> None:
+    """Run one checked request on `session` (lent by `lease`, if any) until its answer is
+    complete or abandoned."""
+    if refusal is None or refusal.code == UNSUPPORTED_PROTOCOL_VERSION:
+        try:
+            if item.method == "tools/call":
+                _mirror.check_params(headers, session.server.tool_registry, item.params)
+        except ProtocolError as error:
+            refusal = error
+    if refusal is not None:
+        exchange.reply = error_message(item.id, refusal.code, refusal.message, refusal.data)
+        return
+    session.backlog.frame_size = size
+    await session.receive_message(message)
+    if exchange.reply is None and not exchange.ended:
+        if item.method == LISTEN and lease is not None:
+            lease.listening = True  # its pool ends the stream when the app stops
+        await exchange.wait(receive, session)
+
+
+def _precheck(
+    headers: Mapping[str, str], method: str, params: dict[str, Any] | None
+) -> ProtocolError | None:
+    """What refuses a request before it runs, in the SDK's order (see the module docstring);
+    None when nothing does."""
+    meta = params.get("_meta") if params else None
+    unsupported: ProtocolError | None = None
+    try:
+        if isinstance(meta, dict) and eras.META_VERSION in meta and eras.META_CAPABILITIES in meta:
+            # A whole envelope: its version must be the header's before its values count.
+            _mirror.check_version(headers, meta[eras.META_VERSION])
+        eras.check_envelope(params)
+    except ProtocolError as error:
+        if error.code != UNSUPPORTED_PROTOCOL_VERSION:
+            return error
+        unsupported = error  # said only once the headers are found consistent
+    try:
+        _mirror.check_method(headers, method)
+        _mirror.check_name(headers, method, params)
+    except ProtocolError as error:
+        return error
+    if unsupported is None and method == "initialize":
+        # Not a 2026-07-28 method: the handshake-era refusal a duplex connection gives
+        # (-32022) would tell an HTTP client to retry with another version.
+        return ProtocolError(METHOD_NOT_FOUND, "Method not found", method)
+    return unsupported

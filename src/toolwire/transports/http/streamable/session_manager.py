@@ -1,0 +1,393 @@
+"""Creating, finding, keeping and ending the handshake-era sessions of one app.
+
+`SessionManager` keeps this process's live sessions by id and their records in a `SessionStore`
+(memory by default, or shared, e.g. `RedisSessionStore`); a session it does not hold is rebuilt
+from its record, so any process serves any session. A session bound to a caller is found by that
+caller only (same subject and client, whatever its current token): anyone else gets the 404 of
+an unknown id. A session idle for `idle_timeout` seconds (no request, no call, no GET stream) is
+dropped. Beyond `max_sessions` live copies a new session is refused with 503 and `Retry-After`.
+A DELETE whose record cannot be deleted is a 503 and the session goes on; stopping the app drops
+the live copies and keeps the records.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ....protocol.auth.identity import same_caller
+from ..changes import SESSION_ENDED, SESSION_UPDATED
+from ._session_ids import new_session_id, session_id_prefix
+from .records import MemorySessionStore, SessionRecord, SessionStore, StoreUnavailable, caller_key
+from .sessions import CLOSE_GRACE_SECONDS, HttpSession, SessionLimitError
+
+if TYPE_CHECKING:
+    from ....protocol.session.serving import SessionOpener
+    from ....protocol.session.session import ServerSession
+
+__all__ = ["SessionManager"]
+
+Tell = Callable[["ServerSession"], None]
+
+logger = logging.getLogger("toolwire.http")
+
+
+class SessionManager:
+    """The sessions of one app while it is served.
+
+    Args:
+        opener: Opens the `ServerSession` of each new or rebuilt session.
+        idle_timeout: Seconds without activity after which a session ends (None: never).
+        max_sessions: Live sessions at once, in this process.
+        store: Where records are kept (memory by default: sessions live in this process).
+        announce: Called with a notice for the other processes (`changes.SESSION_ENDED` or
+            `changes.SESSION_UPDATED`) and a session's id, when a DELETE ended it here or a
+            request changed its record here (the app publishes it on its change bus).
+    """
+
+    def __init__(
+        self,
+        opener: SessionOpener,
+        *,
+        idle_timeout: float | None,
+        max_sessions: int,
+        store: SessionStore | None = None,
+        announce: Callable[[str, str], None] | None = None,
+    ) -> None:
+        self.opener = opener
+        self.idle_timeout = idle_timeout
+        self.max_sessions = max_sessions
+        self.store: SessionStore = store if store is not None else MemorySessionStore()
+        self.shared = not isinstance(self.store, MemorySessionStore)
+        self.interval = min(max(idle_timeout / 4, 0.05), 60.0) if idle_timeout else 60.0
+        # A shared record outlives its last refresh by the idle timeout plus the interval
+        # during which a copy may have been used without refreshing it.
+        self.record_ttl = idle_timeout + self.interval if idle_timeout and self.shared else None
+        if self.shared and idle_timeout is None:
+            logger.warning(
+                "session_idle_timeout=None with a shared session store: the records of "
+                "sessions their clients abandon are never deleted from %s",
+                type(self.store).__name__,
+            )
+        self.live: dict[str, HttpSession] = {}
+        self._opening = 0  # sessions being opened or rebuilt, each holding a slot
+        self._id_prefix = session_id_prefix()  # a process's route (TOOLWIRE_SESSION_ROUTE)
+        self._announce = announce
+        self._loading: dict[str, asyncio.Future[HttpSession | None]] = {}
+        self._background: set[asyncio.Task[Any]] = set()
+        self._reaper: asyncio.Task[None] | None = None
+
+    def __len__(self) -> int:
+        return len(self.live)
+
+    def start(self) -> None:
+        """Start reaping idle sessions (in the running loop)."""
+        if self.idle_timeout is not None and self._reaper is None:
+            self._reaper = asyncio.get_running_loop().create_task(self._reap_forever())
+
+    async def open(
+        self, identity: Any = None, options: dict[str, Any] | None = None
+    ) -> HttpSession:
+        """A new session, ready for its `initialize` (`options` go to the opener); it has no
+        record until `commit`.
+
+        Raises:
+            SessionLimitError: `max_sessions` live sessions, none of them idle.
+        """
+        session = HttpSession(new_session_id(self._id_prefix), identity)
+        await self._host(session, options)
+        return session
+
+    async def commit(self, session: HttpSession) -> None:
+        """Write the record of a session that `initialize` just succeeded on.
+
+        Raises:
+            StoreUnavailable: The store failed (the caller ends the session).
+        """
+        assert session.server_session is not None
+        record = SessionRecord.of(session.id, session.server_session, session.identity)
+        await self.store.save(record, self.record_ttl, create=True)
+        session.saved(record)
+        session.touched = time.monotonic()
+
+    async def find(
+        self, session_id: str, identity: Any = None, options: dict[str, Any] | None = None
+    ) -> HttpSession | None:
+        """The session with this id for this caller, rebuilt from its record if this process
+        does not hold it; None when unknown, ended, expired, or another caller's.
+
+        Raises:
+            StoreUnavailable: The record was needed and the store failed.
+            SessionLimitError: Rebuilding it would exceed `max_sessions`.
+        """
+        session = self.live.get(session_id)
+        if session is None:
+            session = await self._load(session_id, identity, options)
+            if session is None:
+                return None
+        elif not same_caller(session.identity, identity):
+            return None
+        now = time.monotonic()
+        if session.ended or self._expired(session, now):
+            await self._drop(session, end_record=not self.shared)
+            return None
+        session.last_seen = now
+        if self.record_ttl is not None and now - session.touched > self.interval:
+            session.touched = now
+            self._in_background(self._touch([session.id]))
+        if identity is not None and identity is not session.identity:
+            # The same caller with a refreshed (or stepped-up) token: its scopes now count.
+            session.identity = identity
+            if session.server_session is not None:
+                session.server_session.identity = identity
+        return session
+
+    async def _load(
+        self, session_id: str, identity: Any, options: dict[str, Any] | None
+    ) -> HttpSession | None:
+        # Concurrent requests for one session not held here rebuild it once.
+        pending = self._loading.get(session_id)
+        if pending is not None:
+            session = await asyncio.shield(pending)
+        else:
+            pending = asyncio.get_running_loop().create_future()
+            self._loading[session_id] = pending
+            try:
+                session = await self._rebuild(session_id, identity, options)
+            except BaseException as error:
+                if isinstance(error, Exception):
+                    pending.set_exception(error)
+                    pending.exception()  # retrieved: the waiters re-raise it themselves
+                else:
+                    pending.cancel()
+                raise
+            else:
+                pending.set_result(session)
+            finally:
+                del self._loading[session_id]
+        if session is None or not same_caller(session.identity, identity):
+            return None
+        return session
+
+    async def _rebuild(
+        self, session_id: str, identity: Any, options: dict[str, Any] | None
+    ) -> HttpSession | None:
+        record = await self.store.load(session_id)
+        if record is None or record.caller != caller_key(identity):
+            return None
+        session = HttpSession(session_id, identity)
+        await self._host(session, options)
+        assert session.server_session is not None
+        record.restore(session.server_session)
+        session.saved(record)
+        logger.debug("session %s rebuilt from its record", session_id)
+        return session
+
+    async def _host(self, session: HttpSession, options: dict[str, Any] | None) -> None:
+        if len(self.live) + self._opening >= self.max_sessions:
+            await self.reap()
+            if len(self.live) + self._opening >= self.max_sessions:
+                raise SessionLimitError
+        self._opening += 1
+        try:
+            session.save_changes = self.sync if self.shared else None
+            await session.open(self.opener, options or {})
+            if self.shared and session.server_session is not None:
+                # Copies on several processes number their requests apart (see above).
+                session.server_session.outbound.id_prefix = f"tw-{session.copy}-"
+            self.live[session.id] = session
+        finally:
+            self._opening -= 1
+            if self.live.get(session.id) is not session:
+                session.stop()  # it did not come up: its task must not hold it open
+
+    async def sync(self, session: HttpSession) -> None:
+        """After a request: write back what it changed in the session's record (the log
+        level, the subscribed URIs); a record that is gone means the session ended
+        elsewhere."""
+        server_session = session.server_session
+        if server_session is None or not session.record_changed:
+            return
+        if self.shared:
+            session.record_reads += 1  # a reload still waiting for its read is older news
+            try:
+                current = await self.store.load(session.id)
+            except StoreUnavailable:
+                return  # logged by the store; the next change tries again
+            if current is None:
+                await self._drop(session, end_record=False)
+                return
+            session.rebase(current)
+        record = SessionRecord.of(session.id, server_session, session.identity)
+        try:
+            kept = await self.store.save(record, self.record_ttl, create=False)
+        except StoreUnavailable:
+            return  # logged by the store; the next change tries again
+        session.saved(record)
+        session.touched = time.monotonic()
+        if not kept:
+            await self._drop(session, end_record=False)
+        elif self._announce is not None and self.shared:
+            self._announce(SESSION_UPDATED, session.id)
+
+    def reload_soon(self, session_id: str, then: Tell | None = None) -> None:
+        """Another process changed a session's record: this process's copy (if any) takes
+        the new log level and subscriptions, in the background. `then` (a catch-up after a
+        cut-off bus) gets the copy's session afterwards, and a record found gone is then left
+        to the next refresh to judge (Redis may have come back empty)."""
+        if session_id in self.live:
+            self._in_background(self._reload(session_id, then))
+
+    async def _reload(self, session_id: str, then: Tell | None) -> None:
+        session = self.live.get(session_id)
+        if session is None:
+            return
+        session.record_reads += 1
+        ticket = session.record_reads
+        record: SessionRecord | None = None
+        try:
+            record = await self.store.load(session_id)
+            gone = record is None
+        except StoreUnavailable:
+            gone = False  # logged by the store; the copy keeps what it has
+        if self.live.get(session_id) is not session:
+            return
+        if gone and then is None:
+            self.forget(session_id)
+            return
+        # Unless a later read (another reload, or a write of this copy's own) holds newer
+        # news, or a request changed the copy and its write, merging with the record, is due.
+        if record is not None and session.record_reads == ticket and not session.record_changed:
+            session.saved(record)
+            if session.server_session is not None:
+                session.server_session.log_level = record.log_level
+                session.server_session.resource_subscriptions = set(record.resource_subscriptions)
+        if then is not None and session.server_session is not None:
+            then(session.server_session)
+
+    def _expired(self, session: HttpSession, now: float) -> bool:
+        timeout = self.idle_timeout
+        return timeout is not None and now - session.last_seen > timeout and session.idle
+
+    async def _drop(self, session: HttpSession, *, end_record: bool) -> None:
+        """Stop this process's copy; with `end_record`, end the session for good."""
+        if self.live.get(session.id) is session:
+            del self.live[session.id]
+        session.stop()
+        if end_record:
+            try:
+                await self.store.end(session.id)
+            except StoreUnavailable:
+                return  # logged by the store; the record still expires on its own
+
+    def forget(self, session_id: str) -> None:
+        """Drop this process's copy of a session ended elsewhere (heard on the change bus)."""
+        session = self.live.pop(session_id, None)
+        if session is not None:
+            session.stop()
+
+    async def end(self, session: HttpSession) -> None:
+        """End a session now, everywhere (DELETE), and wait, briefly, for it to close.
+
+        Raises:
+            StoreUnavailable: Its record could not be deleted; the session goes on.
+        """
+        await self.store.end(session.id)
+        if self._announce is not None and self.shared:
+            self._announce(SESSION_ENDED, session.id)
+        await self._drop(session, end_record=False)
+        if session.task is not None:
+            await asyncio.wait({session.task}, timeout=CLOSE_GRACE_SECONDS)
+
+    async def end_by_id(self, session_id: str, identity: Any = None) -> bool:
+        """End the session `session_id` of this caller (DELETE) without rebuilding a copy of
+        it here; whether there was one to end (False: unknown, ended, expired, or another
+        caller's).
+
+        Raises:
+            StoreUnavailable: Its record could not be read or deleted; the session goes on.
+        """
+        session = self.live.get(session_id)
+        if session is not None:
+            if not same_caller(session.identity, identity):
+                return False
+            if session.ended or self._expired(session, time.monotonic()):
+                await self._drop(session, end_record=not self.shared)
+                return False
+            await self.end(session)
+            return True
+        record = await self.store.load(session_id)
+        if record is None or record.caller != caller_key(identity):
+            return False
+        await self.store.end(session_id)
+        if self._announce is not None and self.shared:
+            self._announce(SESSION_ENDED, session_id)
+        return True
+
+    async def discard(self, session: HttpSession) -> None:
+        """Drop a session that never got a record (its `initialize` failed or was left)."""
+        await self._drop(session, end_record=False)
+        if session.task is not None:
+            await asyncio.wait({session.task}, timeout=CLOSE_GRACE_SECONDS)
+
+    async def reap(self) -> int:
+        """Drop the expired copies (and refresh the records of busy ones); return how many
+        were dropped."""
+        now = time.monotonic()
+        dropped = 0
+        due: list[str] = []
+        for session in list(self.live.values()):
+            if session.ended or self._expired(session, now):
+                await self._drop(session, end_record=not self.shared)
+                dropped += 1
+            elif (
+                self.record_ttl is not None
+                and not session.idle
+                and now - session.touched > self.interval
+            ):
+                session.touched = now
+                due.append(session.id)
+        if due:
+            self._in_background(self._touch(due))
+        return dropped
+
+    async def _touch(self, session_ids: list[str]) -> None:
+        assert self.record_ttl is not None
+        try:
+            gone = await self.store.touch(session_ids, self.record_ttl)
+        except StoreUnavailable:
+            return  # logged by the store; the next refresh tries again
+        for session_id in gone:
+            # Ended or expired elsewhere, and this process missed the notice (its change bus
+            # was cut off): the copy goes, as the notice would have made it.
+            logger.debug("session %s has no record any more; this copy is dropped", session_id)
+            self.forget(session_id)
+
+    def _in_background(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _reap_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            await self.reap()
+
+    async def close(self) -> None:
+        """Drop every live copy (the app is shutting down) and stop reaping; records stay,
+        except with the memory store, which dies with the process anyway."""
+        if self._reaper is not None:
+            self._reaper.cancel()
+            self._reaper = None
+        tasks = []
+        for session in list(self.live.values()):
+            await self._drop(session, end_record=not self.shared)
+            if session.task is not None:
+                tasks.append(session.task)
+        if tasks:
+            await asyncio.wait(tasks, timeout=CLOSE_GRACE_SECONDS)
+        if self._background:
+            await asyncio.wait(set(self._background), timeout=CLOSE_GRACE_SECONDS)

@@ -1,0 +1,251 @@
+"""MCP over stdio: newline-delimited JSON-RPC on the process's own stdin and stdout.
+
+stdout belongs to the wire. `protect_stdout()` moves the real fd 1 to a private descriptor and
+points fd 1 (and `sys.stdout`) at stderr, so a `print()` anywhere in user code, or even an
+`os.write(1, ...)`, lands on stderr instead of corrupting the stream. Frames are bytes in and
+out (UTF-8 whatever the locale); no text-mode stream is involved. The process ends cleanly
+(exit code 0) on stdin EOF, on SIGTERM and SIGINT, and when its parent dies.
+
+Serving happens inside `server.serving()`, which holds the server's lifespan open; the signal
+and parent watchers run from before it is entered, so a shutdown during a slow start-up
+cancels the start-up instead of killing the process mid-way.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import logging
+import secrets
+import signal
+import sys
+import threading
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
+
+from .._heap import settle_heap_later
+from .._process import configure_logging, release_threads
+from . import _parent_watch
+from ._descendants import end_descendants
+from ._fdguard import FdReader, FdWriter, protect_stdout
+from ._framing import LineSplitter, Oversized
+
+if TYPE_CHECKING:
+    from ...protocol.session.serving import Servable
+    from ...protocol.session.session import ServerSession
+
+__all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "protect_stdout", "run_stdio", "serve_stdio"]
+
+logger = logging.getLogger("toolwire.stdio")
+
+DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+SHUTDOWN_GRACE_SECONDS = 2.0
+"""After stdin EOF, how long calls in flight may still run to send their replies (the
+default of the `shutdown_grace` option). MCP's stdio client closes stdin, waits a little,
+then signals: a longer wait would only end in a SIGKILL."""
+DESCENDANT_GRACE_SECONDS = 0.5
+"""At exit, how long the processes tools started get, after SIGTERM, before SIGKILL."""
+STREAM_END_SECONDS = 1.0
+"""On SIGTERM/SIGINT, how long ending the listen streams may take (a client not reading)."""
+
+
+async def serve_stdio(
+    server: Servable,
+    *,
+    max_message_bytes: int | None = None,
+    shutdown_grace: float = SHUTDOWN_GRACE_SECONDS,
+) -> None:
+    """Serve `server` on the protected stdio until EOF, a signal, or the parent's exit.
+
+    The session is opened inside `server.serving()` (its lifespan, and its tools' context).
+    Reads bytes from the saved fd 0 and writes bytes to the saved fd 1 (see
+    `protect_stdout`), one JSON-RPC message per line. Blank lines are skipped and `\\r\\n`
+    endings accepted. A line longer than `max_message_bytes` is discarded as it streams in
+    (never buffered whole) and answered with a JSON-RPC error; the server carries on.
+
+    Args:
+        server: The server to publish.
+        max_message_bytes: The longest line accepted. Defaults to the server's
+            `max_message_bytes` (4 MiB unless configured).
+        shutdown_grace: After stdin EOF, the seconds calls in flight get to send their
+            replies before the server exits without them.
+
+    Raises:
+        Exception: What `server.serving()` raised on entry (a failed lifespan), as is.
+    """
+    import anyio
+
+    limit = max_message_bytes or server.max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES
+    read_fd, write_fd = protect_stdout()
+    _parent_watch.remember_parent()
+    reader = FdReader(read_fd)
+    writer = FdWriter(write_fd)
+    splitter = LineSplitter(limit)
+    stop = _Stop()
+    peer_gone = False
+
+    async def send(frame: bytes) -> None:
+        # The session sends one frame at a time, so frames never interleave.
+        nonlocal peer_gone
+        if peer_gone:
+            return
+        try:
+            await writer.write(frame + b"\n")
+        except OSError as error:  # EPIPE and friends: nobody is reading any more
+            peer_gone = True
+            logger.info("stdout closed by the client (%s); shutting down", error)
+            stop()
+
+    failure: Exception | None = None
+    try:
+        async with anyio.create_task_group() as watchers:
+            watchers.start_soon(_parent_watch.watch, stop)
+            watchers.start_soon(_watch_signals, stop)
+            # One pass of the loop: both watchers are listening before the lifespan starts,
+            # so a signal during its entry cancels it rather than ending the process at once.
+            await anyio.sleep(0)
+            try:
+                with stop.starting:
+                    async with (
+                        server.serving() as open_session,
+                        open_session(send, session_id=secrets.token_hex(16)) as session,
+                    ):
+                        stop.session = session
+                        await _serve(session, reader, splitter)
+                        # EOF: calls in flight may still finish and answer (a client that
+                        # closes stdin right after its last request still gets the reply).
+                        with anyio.move_on_after(shutdown_grace):
+                            while not peer_gone and session.busy:
+                                await anyio.sleep(0.005)
+                        session.close()
+            except Exception as error:  # raised below as is, not wrapped in a group
+                failure = error
+            watchers.cancel_scope.cancel()
+    finally:
+        reader.close()
+    if failure is not None:
+        raise failure
+
+
+class _Stop:
+    """Ends serving, whoever asks (a watcher, a closed stdout): cancels the start-up while
+    there is no session yet (the lifespan may still be entering), then closes the session
+    instead, so that the lifespan's exit, which follows, is never cancelled."""
+
+    def __init__(self) -> None:
+        import anyio
+
+        self.starting = anyio.CancelScope()
+        self.session: ServerSession | None = None
+
+    def __call__(self) -> None:
+        if self.session is None:
+            self.starting.cancel()
+        else:
+            self.session.close()
+
+    async def end_streams(self) -> None:
+        if self.session is not None:
+            await self.session.end_streams()
+
+
+async def _serve(session: ServerSession, reader: FdReader, splitter: LineSplitter) -> None:
+    """Hand the session every frame, in order, until stdin ends; oversized lines are answered.
+    While the session's backlog is full (protocol/session/backlog.py) nothing more is read."""
+    import anyio
+
+    while True:
+        try:
+            chunk = await reader.read()
+        except OSError as error:  # stdin itself failed: treat it as the end
+            logger.info("reading stdin failed (%s); shutting down", error)
+            chunk = b""
+        for item in splitter.feed(chunk) if chunk else splitter.finish():
+            if session.backlog.full:
+                cleared = anyio.Event()
+                session.backlog.when_clear(cleared.set)
+                await cleared.wait()
+            if isinstance(item, Oversized):
+                await session.reject_oversized(item.size, item.head)
+            else:
+                await session.receive(item)
+        if not chunk:
+            return
+
+
+async def _watch_signals(stop: _Stop) -> None:
+    """First SIGTERM/SIGINT: end the listen streams with their results, then stop serving
+    (calls cancelled cleanly). A second: leave now."""
+    import anyio
+
+    if sys.platform == "win32" or threading.current_thread() is not threading.main_thread():
+        return  # the event loop can only take signals in the main thread, and not on Windows
+    try:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            seen = 0
+            async for signum in signals:
+                seen += 1
+                if seen > 1:
+                    _parent_watch.quiet_exit(0)
+                logger.info("received %s; shutting down", signal.Signals(signum).name)
+                with anyio.move_on_after(STREAM_END_SECONDS):
+                    await stop.end_streams()
+                stop()
+    finally:
+        # asyncio just reset the handlers to the defaults: a SIGTERM during the rest of the
+        # shutdown must not kill the process with -15.
+        _parent_watch.restore_quiet_handlers()
+
+
+async def _settled(serving: Coroutine[Any, Any, None]) -> None:
+    # This process is ours: its collector may be tuned (see _heap.py).
+    settle_heap_later()
+    await serving
+
+
+def run_stdio(
+    server: Servable,
+    *,
+    max_message_bytes: int | None = None,
+    shutdown_grace: float = SHUTDOWN_GRACE_SECONDS,
+) -> None:
+    """Blocking entry point used by `Server.run()` and `toolwire run`.
+
+    Returns after a clean shutdown. Processes that tools started and that still run are
+    stopped first (see `_descendants.py`). If a sync tool is still stuck in a worker thread
+    (it was abandoned by a cancel or a timeout), the process exits with code 0 without waiting
+    for it, since Python cannot stop a thread and the interpreter would otherwise hang at exit.
+
+    Args:
+        server: The server to publish.
+        max_message_bytes: The longest line accepted (see `serve_stdio`).
+        shutdown_grace: After stdin EOF, the seconds calls in flight get to reply (2 s).
+
+    Raises:
+        Exception: What `server.serving()` raised on entry (a failed lifespan, logged).
+    """
+    import anyio
+
+    if not isinstance(shutdown_grace, int | float) or not shutdown_grace >= 0:
+        raise ValueError(f"shutdown_grace must be a number of seconds >= 0, not {shutdown_grace!r}")
+    protect_stdout()
+    _parent_watch.arm()
+    configure_logging()
+    failed = True
+    try:
+        with contextlib.suppress(KeyboardInterrupt):  # a SIGINT before the loop took it
+            anyio.run(
+                _settled,
+                serve_stdio(
+                    server, max_message_bytes=max_message_bytes, shutdown_grace=shutdown_grace
+                ),
+            )
+        failed = False
+    finally:
+        # asyncio restored the default handlers when serving ended; a late signal must stay
+        # quiet, up to the end of interpreter finalization (which resets handlers once more).
+        _parent_watch.install_quiet_handlers()
+        atexit.unregister(_parent_watch.block_termination_signals)  # once, however many runs
+        atexit.register(_parent_watch.block_termination_signals)
+        end_descendants(DESCENDANT_GRACE_SECONDS)
+        release_threads(1 if failed else 0, logger)

@@ -1,0 +1,1 @@
+"""Tests of toolwire.protocol.features: tools, resources, prompts and completion as served."""

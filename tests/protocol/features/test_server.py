@@ -1,0 +1,230 @@
+"""The `Server` API: decorators, add/remove, options, pagination, content round trips."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from toolwire import function_tool
+from toolwire.errors import UserError
+from toolwire.protocol.features.registry import infer_output_schema
+from toolwire.protocol.session.handlers import encode_cursor
+from toolwire.protocol.wire.content import content_to_outputs, output_block
+from toolwire.server import Server
+from toolwire.tools.function_tool import FunctionTool
+from toolwire.tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
+
+from ..harness import handshake, meta, modern, validate
+
+pytestmark = pytest.mark.anyio
+
+
+def test_decorator_bare_and_with_options() -> None:
+    server = Server("s")
+
+    @server.tool
+    def a(x: int) -> int:
+        """A."""
+        return x
+
+    @server.tool(name_override="bee", title="Bee", annotations={"destructiveHint": True}, timeout=3)
+    def b() -> str:
+        """B."""
+        return "b"
+
+    assert isinstance(a, FunctionTool) and isinstance(b, FunctionTool)
+    assert list(server.tools) == ["a", "bee"]
+    entry = server.tools["bee"]
+    assert (entry.title, entry.annotations, entry.timeout) == (
+        "Bee",
+        {"destructiveHint": True},
+        3.0,
+    )
+    with pytest.raises(TypeError):
+        server.tools["c"] = entry  # type: ignore[index]
+
+
+def test_duplicates_unknown_removal_and_bad_options() -> None:
+    server = Server("s")
+    server.add_tool(lambda: 1)
+    with pytest.raises(UserError, match="'<lambda>'"):
+        server.add_tool(lambda: 2)
+    with pytest.raises(KeyError, match=r"No tool named .nope.*<lambda>"):
+        server.remove_tool("nope")
+    server.remove_tool("<lambda>")
+    assert len(server.tools) == 0
+
+    def f() -> None:
+        """F."""
+
+    with pytest.raises(UserError, match="Unknown tool annotation"):
+        server.add_tool(f, annotations={"readonly": True})
+    with pytest.raises(UserError, match="true or false"):
+        server.add_tool(f, annotations={"readOnlyHint": "yes"})
+    with pytest.raises(ValueError, match="timeout"):
+        server.add_tool(f, timeout=0)
+    with pytest.raises(TypeError, match="add_tool"):
+        server.add_tool(42)
+    assert len(server.tools) == 0
+
+
+def test_annotations_accept_model_dump_objects() -> None:
+    class Hints(BaseModel):
+        readOnlyHint: bool = True
+        openWorldHint: bool | None = None
+
+    server = Server("s")
+    server.add_tool(lambda: 1, annotations=Hints())
+    assert server.tools["<lambda>"].annotations == {"readOnlyHint": True}
+
+
+def test_agents_function_tool_is_taken_in() -> None:
+    from agents import function_tool as agents_function_tool
+
+    @agents_function_tool
+    def shout(text: str) -> str:
+        """Shout."""
+        return text.upper()
+
+    server = Server("s")
+    built = server.add_tool(shout)
+    assert isinstance(built, FunctionTool)
+    assert server.tools["shout"].tool.params_json_schema == shout.params_json_schema
+
+
+def test_run_rejects_unknown_transports() -> None:
+    with pytest.raises(ValueError, match=r"'websocket'.*stdio, http, sse"):
+        Server("s").run("websocket")
+
+
+class Node(BaseModel):
+    value: int
+    children: list[Node] = []
+
+
+@pytest.mark.parametrize(
+    ("annotation", "expected"),
+    [
+        (str, None),
+        (None, None),
+        (ToolOutputImage, None),
+        (list[ToolOutputText | ToolOutputImage], None),
+        (
+            int,
+            {
+                "type": "object",
+                "properties": {"result": {"type": "integer"}},
+                "required": ["result"],
+            },
+        ),
+        (
+            list[str],
+            {
+                "type": "object",
+                "properties": {"result": {"items": {"type": "string"}, "type": "array"}},
+                "required": ["result"],
+            },
+        ),
+        (dict[str, int], {"additionalProperties": {"type": "integer"}, "type": "object"}),
+    ],
+)
+def test_output_schema_inference(annotation: Any, expected: Any) -> None:
+    schema, wraps = infer_output_schema(annotation)
+    assert schema == expected
+    assert wraps is (expected is not None and "result" in expected.get("properties", {}))
+
+
+def test_recursive_models_get_an_object_root() -> None:
+    schema, wraps = infer_output_schema(Node)
+    assert wraps is False and schema is not None
+    assert schema["type"] == "object" and "$defs" in schema
+    assert schema["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
+
+
+async def test_recursive_model_results_validate() -> None:
+    server = Server("s")
+
+    @server.tool
+    def tree() -> Node:
+        """A tree."""
+        return Node(value=1, children=[Node(value=2)])
+
+    async with handshake(server) as peer:
+        listed = await peer.request(1, "tools/list")
+        validate("tools/list", "2025-11-25", listed["result"])
+        called = await peer.request(2, "tools/call", {"name": "tree"})
+        validate("tools/call", "2025-11-25", called["result"])
+        assert called["result"]["structuredContent"] == {
+            "value": 1,
+            "children": [{"value": 2, "children": []}],
+        }
+
+
+def _many(count: int) -> Server:
+    server = Server("p")
+    for i in range(count):
+        server.add_tool(function_tool(lambda: "x", name_override=f"t{i:03d}"))
+    return server
+
+
+async def test_pagination_walks_every_tool_once() -> None:
+    async with handshake(_many(250)) as peer:
+        names: list[str] = []
+        cursor = None
+        for i in range(10):
+            params = {"cursor": cursor} if cursor else {}
+            result = (await peer.request(i, "tools/list", params))["result"]
+            validate("tools/list", "2025-11-25", result)
+            names += [t["name"] for t in result["tools"]]
+            cursor = result.get("nextCursor")
+            if cursor is None:
+                break
+        assert names == [f"t{i:03d}" for i in range(250)]
+    async with modern(_many(101)) as peer:
+        first = (await peer.request(1, "tools/list", {"_meta": meta()}))["result"]
+        second = (
+            await peer.request(2, "tools/list", {"cursor": first["nextCursor"], "_meta": meta()})
+        )["result"]
+        assert len(first["tools"]) == 100 and [t["name"] for t in second["tools"]] == ["t100"]
+        assert "nextCursor" not in second
+        validate("tools/list", "2026-07-28", second)
+
+
+@pytest.mark.parametrize(
+    "cursor", ["garbage", "", encode_cursor(999), encode_cursor(5), "dHcxOi0x", 5]
+)
+async def test_invalid_cursors_are_invalid_params(cursor: Any) -> None:
+    async with handshake(_many(5)) as peer:
+        reply = await peer.request(1, "tools/list", {"cursor": cursor})
+        assert reply["error"]["code"] == -32602
+
+
+def test_content_round_trips() -> None:
+    outputs = [
+        ToolOutputText(text="t"),
+        ToolOutputImage(image_url="data:image/png;base64,AAAA"),
+        ToolOutputFileContent(file_data="data:application/pdf;base64,BBBB", filename="a.pdf"),
+        ToolOutputFileContent(file_url="https://x.test/f.csv", filename="f.csv"),
+    ]
+    blocks = [output_block(o) for o in outputs]
+    assert content_to_outputs(blocks) == outputs
+    assert content_to_outputs(
+        [
+            {"type": "audio", "data": "CCCC", "mimeType": "audio/wav"},
+            {"type": "resource", "resource": {"uri": "file:///n.txt", "text": "hi"}},
+            {
+                "type": "resource_link",
+                "uri": "https://x.test/c.png",
+                "name": "c",
+                "mimeType": "image/png",
+            },
+            {"type": "mystery", "x": 1},
+        ]
+    ) == [
+        ToolOutputFileContent(file_data="data:audio/wav;base64,CCCC"),
+        ToolOutputText(text="hi"),
+        ToolOutputImage(image_url="https://x.test/c.png"),
+        ToolOutputText(text='{"type":"mystery","x":1}'),
+    ]

@@ -1,0 +1,1 @@
+"""Tests of toolwire.protocol.session: a session's requests, calls in flight and back-channel."""

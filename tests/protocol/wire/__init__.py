@@ -1,0 +1,1 @@
+"""Tests of toolwire.protocol.wire: frames, eras and content on the wire."""

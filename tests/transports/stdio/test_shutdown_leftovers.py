@@ -1,0 +1,135 @@
+"""Issue #11: after stdin EOF the server waits a short, configurable grace for calls in
+flight, then exits; no process a tool started outlives it (Linux: its descendants)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from tests.transports._proc import INIT, call, frame, read_message, send, spawn
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="descendants are found through /proc (Linux)"
+)
+
+SERVER = textwrap.dedent(
+    '''
+    import os, subprocess, sys
+    from toolwire import Server
+
+    server = Server("spawner", version="1")
+    PIDS = os.environ["PIDS_DIR"]
+
+    def _note(name, pid):
+        with open(os.path.join(PIDS, name), "w") as f:
+            f.write(str(pid))
+
+    @server.tool
+    def wait_on_child() -> str:
+        """Start a long child and wait for it."""
+        child = subprocess.Popen(["sleep", "300"])
+        _note("waited", child.pid)
+        child.wait()
+        return "child ended"
+
+    @server.tool
+    def fire_and_forget() -> str:
+        """Start a long child and return at once."""
+        child = subprocess.Popen(["sleep", "300"])
+        _note("forgotten", child.pid)
+        return "started"
+
+    @server.tool
+    def grandchild() -> str:
+        """Start a shell that starts its own long child, and return."""
+        path = os.path.join(PIDS, "grandchild")
+        subprocess.Popen(["sh", "-c", f"sleep 300 & echo $! > {path}; wait"])
+        return "started"
+
+    @server.tool
+    def stubborn() -> str:
+        """A child that ignores SIGTERM."""
+        child = subprocess.Popen([sys.executable, "-c",
+            "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(300)"])
+        _note("stubborn", child.pid)
+        return "started"
+
+    if __name__ == "__main__":
+        server.run(shutdown_grace=float(os.environ.get("GRACE", "2")))
+    '''
+)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            raw = stat.read()
+    except OSError:
+        return False
+    return raw[raw.rfind(b")") + 2 :].split()[0] != b"Z"  # a zombie has already exited
+
+
+def _wait_for(path: Path) -> int:
+    for _ in range(1000):
+        if path.exists() and path.read_text().strip():
+            return int(path.read_text())
+        time.sleep(0.01)
+    raise AssertionError(f"{path.name} was never written")
+
+
+@pytest.mark.parametrize("ending", ["eof", "sigterm"])
+def test_no_process_a_tool_started_outlives_the_server(tmp_path: Path, ending: str) -> None:
+    script = tmp_path / "spawner.py"
+    script.write_text(SERVER, encoding="utf-8")
+    pids_dir = tmp_path / "pids"
+    pids_dir.mkdir()
+    proc = spawn([sys.executable, str(script)], PIDS_DIR=str(pids_dir))
+    send(proc, frame(INIT))
+    assert read_message(proc)["id"] == 1
+    send(
+        proc,
+        call(2, "fire_and_forget"),
+        call(3, "grandchild"),
+        call(4, "stubborn"),
+        call(5, "wait_on_child"),  # still in flight when the client leaves
+    )
+    replies = {read_message(proc)["id"] for _ in range(3)}
+    assert replies == {2, 3, 4}
+    pids = {name: _wait_for(pids_dir / name) for name in ("forgotten", "grandchild", "stubborn")}
+    pids["waited"] = _wait_for(pids_dir / "waited")
+    assert all(_alive(pid) for pid in pids.values())
+    if ending == "eof":
+        assert proc.stdin is not None
+        proc.stdin.close()
+    else:
+        os.kill(proc.pid, signal.SIGTERM)
+    # The call in flight waits on a 300 s child: only the 2 s grace lets the server exit.
+    assert proc.wait(timeout=30) == 0
+    for _ in range(100):  # 1 s at most after the server is gone
+        if not any(_alive(pid) for pid in pids.values()):
+            break
+        time.sleep(0.01)
+    assert {name: _alive(pid) for name, pid in pids.items()} == dict.fromkeys(pids, False)
+
+
+def test_a_call_that_finishes_within_the_grace_is_answered_after_eof(tmp_path: Path) -> None:
+    script = tmp_path / "spawner.py"
+    script.write_text(SERVER.replace('["sleep", "300"]', '["sleep", "0.3"]'), encoding="utf-8")
+    pids_dir = tmp_path / "pids"
+    pids_dir.mkdir()
+    proc = spawn([sys.executable, str(script)], PIDS_DIR=str(pids_dir))
+    out, err = proc.communicate(frame(INIT) + call(2, "wait_on_child"), timeout=60)
+    assert proc.returncode == 0, err
+    assert b'"id":2' in out and b"child ended" in out
+
+
+def test_a_bad_shutdown_grace_is_refused_by_name() -> None:
+    from toolwire import Server
+
+    with pytest.raises(ValueError, match="shutdown_grace must be a number of seconds >= 0, not -1"):
+        Server("x").run(shutdown_grace=-1)
