@@ -12,7 +12,6 @@ when the app stops.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
@@ -116,32 +115,16 @@ async def serve_modern(
     refusal = _precheck(headers, item.method, item.params)
     exchange = Answer(send, streams=streams, notifications=streams)
     identity = scope.get("toolwire.identity")
-    if _on_asyncio():
-        lease = await pool.take(identity, era="modern")
-        lease.target = exchange.frame
-        try:
-            await _serve_on(
-                lease.session, item, message, len(body), headers, refusal, exchange, receive, lease
-            )
-            lease.reusable = not exchange.gone and item.method != LISTEN
-        finally:
-            pool.give_back(lease)
-    else:  # another anyio backend: a session of its own, in this task
-        opener = pool.opener
-        async with opener(exchange.frame, routed=True, **pool.options(identity)) as session:
-            session.era = "modern"  # no handshake on this path, whatever the method
-            await _serve_on(
-                session, item, message, len(body), headers, refusal, exchange, receive, None
-            )
-    await exchange.finish()
-
-
-def _on_asyncio() -> bool:
+    lease = await pool.take(identity, era="modern")
+    lease.target = exchange.frame
     try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
+        await _serve_on(
+            lease.session, item, message, len(body), headers, refusal, exchange, receive, lease
+        )
+        lease.reusable = not exchange.gone and item.method != LISTEN
+    finally:
+        pool.give_back(lease)
+    await exchange.finish()
 
 
 async def _serve_on(
@@ -153,9 +136,9 @@ async def _serve_on(
     refusal: ProtocolError | None,
     exchange: Answer,
     receive: Receive,
-    lease: Lease | None,
+    lease: Lease,
 ) -> None:
-    """Run one checked request on `session` (lent by `lease`, if any) until its answer is
+    """Run one checked request on `session` (lent by `lease`) until its answer is
     complete or abandoned."""
     if refusal is None or refusal.code == UNSUPPORTED_PROTOCOL_VERSION:
         try:
@@ -169,7 +152,7 @@ async def _serve_on(
     session.backlog.frame_size = size
     await session.receive_message(message)
     if exchange.reply is None and not exchange.ended:
-        if item.method == LISTEN and lease is not None:
+        if item.method == LISTEN:
             lease.listening = True  # its pool ends the stream when the app stops
         await exchange.wait(receive, session)
 
