@@ -25,10 +25,10 @@ from ...protocol.jsonrpc import (
     classify,
     error_message,
 )
-from . import _mirror
+from . import _mirror, channel
 from ._mirror import Headers
 from ._replies import refuse, respond
-from .channel import Answer
+from .channel import Stream, end_answer
 
 if TYPE_CHECKING:
     from ...protocol.session import ServerSession
@@ -113,18 +113,20 @@ async def serve_modern(
         await respond(send, 202, headers=_EMPTY)
         return
     refusal = _precheck(headers, item.method, item.params)
-    exchange = Answer(send, streams=streams, notifications=streams)
     identity = scope.get("toolwire.identity")
     lease = await pool.take(identity, era="modern")
-    lease.target = exchange.frame
+    session = lease.session
+    stream = Stream(
+        None, None, sse=False, upgrades=send if streams else None, on_leave=session.close
+    )
+    stream.owe(item.id)
+    lease.target = stream.write
     try:
-        await _serve_on(
-            lease.session, item, message, len(body), headers, refusal, exchange, receive, lease
-        )
-        lease.reusable = not exchange.gone and item.method != LISTEN
+        await _serve_on(session, item, message, len(body), headers, refusal, stream, receive, lease)
+        lease.reusable = not stream.gone and item.method != LISTEN
     finally:
         pool.give_back(lease)
-    await exchange.finish()
+    await end_answer(stream, send)
 
 
 async def _serve_on(
@@ -134,7 +136,7 @@ async def _serve_on(
     size: int,
     headers: Mapping[str, str],
     refusal: ProtocolError | None,
-    exchange: Answer,
+    stream: Stream,
     receive: Receive,
     lease: Lease,
 ) -> None:
@@ -147,14 +149,14 @@ async def _serve_on(
         except ProtocolError as error:
             refusal = error
     if refusal is not None:
-        exchange.reply = error_message(item.id, refusal.code, refusal.message, refusal.data)
+        stream.replies.append(error_message(item.id, refusal.code, refusal.message, refusal.data))
         return
     session.backlog.frame_size = size
     await session.receive_message(message)
-    if exchange.reply is None and not exchange.ended:
+    if not (stream.finished or stream.gone):
         if item.method == LISTEN:
             lease.listening = True  # its pool ends the stream when the app stops
-        await exchange.wait(receive, session)
+        await stream.wait(receive, channel.KEEPALIVE_SECONDS)
 
 
 def _precheck(
