@@ -2,17 +2,19 @@
 
 A `Stream` belongs to one POST (or a GET stream, or a legacy SSE stream) and knows the requests
 whose replies it still owes; the session's routed `send` feeds it with each frame's
-`FrameKind`. `answer` serves one handshake-era request on it: one JSON body, or an SSE stream
-whose events are held back briefly so that a quick call goes out as one whole response. With
-an event store, events get ids (a priming event first, for clients on 2025-11-25 or later), a
-tool may end the stream early (`ctx.close_sse_stream()`) and the client resume with
-`Last-Event-ID`; a `LiveEventStore` stream holds a lease while it runs and stores an end
-marker with its last event. Held events are bounded (`HOLD_BYTES`): a client that does not
-read slows the tool, not the server. `Stream.wait` sends a keep-alive comment after
-`KEEPALIVE_SECONDS` of silence and, once a request has lasted `WATCH_AFTER_SECONDS`, watches
-for the client leaving, which detaches the stream: the call goes on, its events still stored.
-`Answer` answers a 2026-07-28 request the same way (JSON, with the status its error code calls
-for, or SSE) except that a client leaving cancels the call.
+`FrameKind`. Its options carry the era differences: an SSE stream decided up front, one JSON
+body, or JSON that turns into SSE at the first notice (2026-07-28); and whether a client
+leaving detaches the stream (the call goes on, its events stored) or cancels the request.
+`answer` serves one handshake-era request on it, events held back briefly so that a quick
+call goes out as one whole response; `end_answer` ends a 2026-07-28 answer, its JSON with the
+status its error code calls for. With an event store, events get ids (a priming event first,
+for clients on 2025-11-25 or later), a tool may end the stream early
+(`ctx.close_sse_stream()`) and the client resume with `Last-Event-ID`; a `LiveEventStore`
+stream holds a lease while it runs and stores an end marker with its last event. Held events
+are bounded (`HOLD_BYTES`): a client that does not read slows the tool, not the server.
+`Stream.wait` sends a keep-alive comment after `KEEPALIVE_SECONDS` of silence and, once a
+request has lasted `WATCH_AFTER_SECONDS`, watches for the client leaving. Serving is asyncio
+only.
 """
 
 from __future__ import annotations
@@ -51,10 +53,10 @@ __all__ = [
     "KEEPALIVE",
     "KEEPALIVE_SECONDS",
     "WATCH_AFTER_SECONDS",
-    "Answer",
     "Answering",
     "Stream",
     "answer",
+    "end_answer",
     "followable",
     "until_disconnect",
 ]
@@ -90,6 +92,11 @@ class Stream:
         sse: An SSE stream; False collects the replies for one JSON body instead.
         live: Another process may follow it while it runs (a POST stream; the session's
             GET stream never ends on its own and is carried, not followed).
+        upgrades: The response `send` of a JSON answer that turns into an SSE stream at the
+            first frame that is not a reply, or at the first keep-alive (2026-07-28); None
+            keeps the choice `sse` made.
+        on_leave: Called when the client leaves (its request is then cancelled); None
+            detaches the stream instead, and the call goes on.
     """
 
     __slots__ = (
@@ -98,21 +105,32 @@ class Stream:
         "_holder",
         "_leased",
         "_live",
+        "_on_leave",
+        "_response",
         "_send",
         "_started",
         "_waiter",
         "_written",
         "cut",
         "finished",
+        "gone",
         "pending",
         "replies",
         "sse",
         "store",
         "stream_id",
+        "upgrades",
     )
 
     def __init__(
-        self, stream_id: str | None, store: EventStore | None, *, sse: bool, live: bool = True
+        self,
+        stream_id: str | None,
+        store: EventStore | None,
+        *,
+        sse: bool,
+        live: bool = True,
+        upgrades: ASGISend | None = None,
+        on_leave: Callable[[], object] | None = None,
     ) -> None:
         self.stream_id = stream_id
         self.store = store if stream_id is not None else None
@@ -133,6 +151,10 @@ class Stream:
         self._holder: asyncio.Task[Any] | None = None  # the task that asked for the hold
         self._started: asyncio.Future[None] | None = None  # tasks past HOLD_BYTES wait on it
         self.cut = False  # a tool ended the stream while it was held
+        self._response = upgrades
+        self.upgrades = upgrades is not None
+        self._on_leave = on_leave
+        self.gone = False  # the client left and the request was cancelled
 
     @property
     def holding(self) -> bool:
@@ -182,6 +204,37 @@ class Stream:
         self._send = None
         self._wake()
 
+    def leave(self) -> None:
+        """The client is gone: cancel its request (`on_leave`) or detach the stream."""
+        on_leave = self._on_leave
+        if on_leave is None:
+            self.detach()
+            return
+        self._on_leave = None
+        self.gone = True
+        self._send = None
+        on_leave()
+        self._wake()
+
+    async def upgrade(self) -> None:
+        """Turn a JSON answer into an SSE stream (once): the response starts now, and events
+        written meanwhile wait for it."""
+        send = self._response
+        if self.sse or send is None or self.gone:
+            return
+        self.sse = True
+        self.hold()
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        except Exception as error:  # the client is gone already
+            logger.debug("starting an SSE response failed (%s)", error)
+            self.unhold(None)
+            self.leave()
+            return
+        held = self.unhold(send)
+        if held:
+            await self.send_raw(held)
+
     def _wake(self) -> None:
         waiter = self._waiter
         if waiter is not None and not waiter.done():
@@ -204,9 +257,13 @@ class Stream:
     async def write(self, frame: bytes, kind: FrameKind, request_id: RequestId | None) -> bool:
         """Route one frame here; return whether it was the reply to `request_id`."""
         reply = False
+        if self.gone or (self.upgrades and self.finished):
+            return False  # nothing more goes out
         if kind is FrameKind.REPLY and request_id is not None and request_id in self.pending:
             self.pending.discard(request_id)
             reply = True
+        if not reply and self.upgrades and not self.sse:
+            await self.upgrade()
         if not self.sse:
             if reply:
                 self.replies.append(frame)  # notifications have no place in one JSON body
@@ -283,22 +340,23 @@ class Stream:
         try:
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
         except Exception as error:  # the client went away (servers raise various errors)
-            logger.debug("SSE write failed (%s); the stream continues detached", error)
-            self.detach()
+            logger.debug("SSE write failed (%s); the client is taken as gone", error)
+            self.leave()
 
     async def wait(self, receive: ASGIReceive | None, keepalive: float | None = None) -> None:
         """Until the stream finishes or is detached; the client's disconnect detaches it.
 
         Most calls answer within a few milliseconds: the watch on the connection (a task
         reading `receive`) only starts if the wait lasts longer than `WATCH_AFTER_SECONDS`.
+        The client leaving detaches the stream, or cancels its request (`on_leave`).
 
         Args:
             receive: The request's receive callable, to notice the client leaving.
-            keepalive: With an SSE stream, seconds of silence on the connection after which
-                a comment is sent (proxies drop idle connections; a dead peer shows up as a
-                failed write).
+            keepalive: With an SSE stream (or one that `upgrades`), seconds of silence on the
+                connection after which a comment is sent (proxies drop idle connections; a
+                dead peer shows up as a failed write).
         """
-        if self.finished or (self.sse and self._send is None):
+        if self.finished or self.gone or (self.sse and self._send is None):
             return
         loop = asyncio.get_running_loop()
         waiter = self._waiter = loop.create_future()
@@ -307,7 +365,7 @@ class Stream:
         def gone(task: asyncio.Future[None]) -> None:
             if not task.cancelled():
                 task.exception()  # a failing receive() counts as a disconnect too
-                self.detach()
+                self.leave()
 
         def watch() -> None:
             nonlocal watcher
@@ -317,7 +375,7 @@ class Stream:
 
         timer = loop.call_later(WATCH_AFTER_SECONDS, watch) if receive is not None else None
         try:
-            if keepalive is None or not self.sse:
+            if keepalive is None or not (self.sse or self.upgrades):
                 await waiter
                 return
             sent = 0
@@ -328,6 +386,9 @@ class Stream:
                     if done:
                         return
                     continue
+                await self.upgrade()
+                if waiter.done():
+                    return
                 await self.send_raw(KEEPALIVE)
                 sent += 1
             if not waiter.done():
@@ -534,127 +595,20 @@ _RESULT_MEMBER = b',"result":'
 _EMPTY = [(b"content-length", b"0")]
 
 
-class Answer:
-    """The answer to one 2026-07-28 request, as its session's frames arrive.
-
-    The reply is kept until the request is done when no stream was started, and then sent as
-    one JSON body with the HTTP status its error code calls for (400 for -32700, -32600,
-    -32602, -32020, -32021, -32022; 404 for -32601; 200 otherwise, as the SDK). A frame of
-    another kind first (progress, a log message, a listen stream's acknowledgement) starts an
-    event stream instead, which then carries every frame as it comes, the reply last. A
-    silent request gets a keep-alive comment after `KEEPALIVE_SECONDS` of silence (which also
-    starts the stream), and one whose client goes away is cancelled. It runs on any anyio
-    backend (the 2026-07-28 path does), where `Stream` needs asyncio.
-
-    Args:
-        send: The ASGI send channel.
-        streams: Whether the answer may become an event stream.
-        notifications: Whether notifications are delivered (else dropped).
-    """
-
-    def __init__(self, send: ASGISend, *, streams: bool, notifications: bool) -> None:
-        self._send = send
-        self._streams = streams
-        self._notifications = notifications
-        self.reply: bytes | None = None  # the reply, while no stream is open
-        self.streaming = False  # the event-stream answer has started
-        self.ended = False  # the stream carried the reply, or the client is gone
-        self.gone = False  # the client went away
-        self._done = anyio.Event()
-        self._lock = anyio.Lock()  # keep-alives and frames never interleave
-        self._written = time.monotonic()  # when the connection last got bytes (or was due)
-
-    async def frame(self, frame: bytes, kind: FrameKind, _request_id: RequestId | None) -> None:
-        """Take one frame of the session (every frame of this session is this request's)."""
-        if self.ended or self.reply is not None:
-            return  # the client is gone, or the answer is complete: nothing more is sent
-        if kind is not FrameKind.REPLY:
-            if self._notifications:
-                await self._event(frame)
-            return
-        if self.streaming:
-            await self._event(frame)
-            await self._close_stream()
-        else:
-            self.reply = frame
-        self._done.set()
-
-    async def wait(self, receive: ASGIReceive, session: ServerSession) -> None:
-        """Until the reply is in, keep the answer alive and watch for the client leaving."""
-        # Most calls answer within moments: only then is a watcher task worth its cost.
-        with anyio.move_on_after(min(WATCH_AFTER_SECONDS, KEEPALIVE_SECONDS)):
-            await self._done.wait()
-        if self._done.is_set():
-            return
-        async with anyio.create_task_group() as watchers:
-            watchers.start_soon(self._watch, receive, session)
-            while not self._done.is_set():
-                quiet = time.monotonic() - self._written
-                with anyio.move_on_after(KEEPALIVE_SECONDS - quiet if self._streams else None):
-                    await self._done.wait()
-                if (
-                    not self._done.is_set()
-                    and time.monotonic() - self._written >= KEEPALIVE_SECONDS
-                ):
-                    self._written = time.monotonic()  # due now, whether it goes out or not
-                    await self._keep_alive()
-            watchers.cancel_scope.cancel()
-
-    async def _watch(self, receive: ASGIReceive, session: ServerSession) -> None:
-        await until_disconnect(receive)
-        logger.debug("a 2026-07-28 client went away before its answer ended; request cancelled")
-        self.gone = self.ended = True
-        self._done.set()
-        session.close()  # cancels the call: closing the stream is the cancellation
-
-    async def _keep_alive(self) -> None:
-        async with self._lock:
-            if self.ended or self._done.is_set():
-                return  # the reply came meanwhile: it may still go out as plain JSON
-            await self._start_stream()
-            await self._write(KEEPALIVE)
-
-    async def _event(self, frame: bytes) -> None:
-        async with self._lock:
-            if self.ended:
-                return
-            await self._start_stream()
-            await self._write(encode_event(frame))
-
-    async def _start_stream(self) -> None:
-        if not self.streaming:
-            self.streaming = True
-            await self._send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-
-    async def _write(self, chunk: bytes) -> None:
-        self._written = time.monotonic()
-        try:
-            await self._send({"type": "http.response.body", "body": chunk, "more_body": True})
-        except OSError:  # the client is gone; the watcher ends the request
-            self.gone = self.ended = True
-
-    async def _close_stream(self) -> None:
-        async with self._lock:
-            if self.ended:
-                return
-            self.ended = True
-            await self._send({"type": "http.response.body", "body": b""})
-
-    async def finish(self) -> None:
-        """Complete the answer once the session is closed: the JSON reply, or the end of an
-        open stream (a listen stream ended by the client, or a request cut short)."""
-        if self.gone:
-            return
-        if self.reply is not None and not self.streaming:
-            await respond(self._send, _status_of(self.reply), self.reply, [JSON_TYPE])
-        elif self.streaming and not self.ended:
-            if self.reply is not None:  # kept while a keep-alive opened the stream
-                await self._event(self.reply)
-            await self._close_stream()
-        elif not self.streaming:
-            # The session closed without a reply (cancelled from outside): say so rather
-            # than leaving the client waiting on an empty answer.
-            await respond(self._send, 503, headers=_EMPTY)
+async def end_answer(stream: Stream, send: ASGISend) -> None:
+    """End a 2026-07-28 answer once its request is done: its JSON reply, with the HTTP status
+    its error code calls for (400 for -32700, -32600, -32602, -32020, -32021, -32022; 404 for
+    -32601; 200 otherwise, as the SDK), or the end of its SSE stream; 503 when the session
+    closed without a reply (cancelled from outside). Nothing once the client is gone."""
+    if stream.gone:
+        return
+    if stream.sse:
+        await _end_response(stream, send)
+    elif stream.replies:
+        reply = stream.replies[0]
+        await respond(send, _status_of(reply), reply, [JSON_TYPE])
+    else:
+        await respond(send, 503, headers=_EMPTY)
 
 
 def _status_of(reply: bytes) -> int:

@@ -145,27 +145,6 @@ def test_an_authenticated_caller_gets_a_session_of_its_own() -> None:
         assert settle(server, 0) == 0  # each request's session closed with it
 
 
-def test_off_asyncio_each_request_opens_and_closes_its_own_session(
-    served: tuple[Served, Server, dict[str, int]], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The path taken on other anyio backends (trio), driven here on asyncio.
-    from toolwire.transports.http.streamable import modern
-
-    monkeypatch.setattr(modern, "_on_asyncio", lambda: False)
-    running, server, counts = served
-    progress = enveloped(name="progress", arguments={"steps": 2}, _meta={"progressToken": 1})
-    streamed = post(running.url, "tools/call", progress)
-    assert streamed.headers["content-type"] == "text/event-stream"
-    assert streamed.text.count("notifications/progress") == 2
-    assert post(
-        running.url, "tools/call", enveloped(name="add", arguments={"a": 1, "b": 2})
-    ).json()["result"]["structuredContent"] == {"result": 3}
-    assert post(running.url, "ping", enveloped()).status_code == 404
-    abandon_a_nap(running.url, counts)
-    assert counts["cancelled"] == 1
-    assert settle(server, 0) == 0
-
-
 def test_a_stopping_server_closes_the_idle_sessions(
     served: tuple[Served, Server, dict[str, int]],
 ) -> None:

@@ -12,7 +12,6 @@ when the app stops.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
@@ -26,8 +25,9 @@ from ....protocol.wire.jsonrpc import (
     classify,
     error_message,
 )
+from .. import channel
 from .._replies import refuse, respond
-from ..channel import Answer
+from ..channel import Stream, end_answer
 from . import _mirror
 from ._mirror import Headers
 
@@ -114,34 +114,20 @@ async def serve_modern(
         await respond(send, 202, headers=_EMPTY)
         return
     refusal = _precheck(headers, item.method, item.params)
-    exchange = Answer(send, streams=streams, notifications=streams)
     identity = scope.get("toolwire.identity")
-    if _on_asyncio():
-        lease = await pool.take(identity, era="modern")
-        lease.target = exchange.frame
-        try:
-            await _serve_on(
-                lease.session, item, message, len(body), headers, refusal, exchange, receive, lease
-            )
-            lease.reusable = not exchange.gone and item.method != LISTEN
-        finally:
-            pool.give_back(lease)
-    else:  # another anyio backend: a session of its own, in this task
-        opener = pool.opener
-        async with opener(exchange.frame, routed=True, **pool.options(identity)) as session:
-            session.era = "modern"  # no handshake on this path, whatever the method
-            await _serve_on(
-                session, item, message, len(body), headers, refusal, exchange, receive, None
-            )
-    await exchange.finish()
-
-
-def _on_asyncio() -> bool:
+    lease = await pool.take(identity, era="modern")
+    session = lease.session
+    stream = Stream(
+        None, None, sse=False, upgrades=send if streams else None, on_leave=session.close
+    )
+    stream.owe(item.id)
+    lease.target = stream.write
     try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
+        await _serve_on(session, item, message, len(body), headers, refusal, stream, receive, lease)
+        lease.reusable = not stream.gone and item.method != LISTEN
+    finally:
+        pool.give_back(lease)
+    await end_answer(stream, send)
 
 
 async def _serve_on(
@@ -151,11 +137,11 @@ async def _serve_on(
     size: int,
     headers: Mapping[str, str],
     refusal: ProtocolError | None,
-    exchange: Answer,
+    stream: Stream,
     receive: Receive,
-    lease: Lease | None,
+    lease: Lease,
 ) -> None:
-    """Run one checked request on `session` (lent by `lease`, if any) until its answer is
+    """Run one checked request on `session` (lent by `lease`) until its answer is
     complete or abandoned."""
     if refusal is None or refusal.code == UNSUPPORTED_PROTOCOL_VERSION:
         try:
@@ -164,14 +150,14 @@ async def _serve_on(
         except ProtocolError as error:
             refusal = error
     if refusal is not None:
-        exchange.reply = error_message(item.id, refusal.code, refusal.message, refusal.data)
+        stream.replies.append(error_message(item.id, refusal.code, refusal.message, refusal.data))
         return
     session.backlog.frame_size = size
     await session.receive_message(message)
-    if exchange.reply is None and not exchange.ended:
-        if item.method == LISTEN and lease is not None:
+    if not (stream.finished or stream.gone):
+        if item.method == LISTEN:
             lease.listening = True  # its pool ends the stream when the app stops
-        await exchange.wait(receive, session)
+        await stream.wait(receive, channel.KEEPALIVE_SECONDS)
 
 
 def _precheck(
