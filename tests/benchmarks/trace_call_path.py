@@ -2,7 +2,8 @@
 
 Run: `python -m tests.benchmarks.trace_call_path` from the repository root. It prints, for
 each transport, the files entered and how often execution moved from one file to another
-while a single warm `tools/call` of `add(2, 3)` was served. Only files under `src/toolwire`
+while a single warm `tools/call` of `add(2, 3)` was served (over HTTP, once in each protocol
+era). Only files under `src/toolwire`
 count; the standard library, uvicorn and httpx do not.
 
 - stdio: the server runs as a real subprocess (`python -m ... --stdio-child`) with a profile
@@ -153,13 +154,26 @@ def trace_stdio() -> dict[str, Any]:
     raise SystemExit(f"the stdio child printed no trace:\n{stderr.decode()[-2000:]}")
 
 
-async def trace_http() -> dict[str, Any]:
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+async def trace_http(*, modern: bool) -> dict[str, Any]:
+    """One warm stateless `tools/call`, of the handshake era or of 2026-07-28 (`modern`)."""
     import httpx
 
     app = _server().http_app(stateless=True, json_response=True)
     recorder = Recorder()
     headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-    body = json.dumps(CALL, separators=(",", ":"))
+    call: dict[str, Any] = CALL
+    if modern:
+        call = {**CALL, "params": {**CALL["params"], "_meta": MODERN_META}}
+        headers.update(
+            {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "add"}
+        )
+    body = json.dumps(call, separators=(",", ":"))
     transport = httpx.ASGITransport(app=app)
     async with (
         app.lifespan(),
@@ -184,7 +198,12 @@ def main() -> None:
     if "--stdio-child" in sys.argv:
         _stdio_child()
         return
-    for name, result in (("stdio", trace_stdio()), ("http", asyncio.run(trace_http()))):
+    traces = (
+        ("stdio", trace_stdio()),
+        ("http, handshake era", asyncio.run(trace_http(modern=False))),
+        ("http, 2026-07-28", asyncio.run(trace_http(modern=True))),
+    )
+    for name, result in traces:
         files = result["files"]
         print(f"{name}: {len(files)} files entered, {result['switches']} file switches")
         for each in files:
