@@ -3,8 +3,7 @@
 Run: `python -m tests.benchmarks.trace_call_path` from the repository root. It prints, for
 each transport, the files entered and how often execution moved from one file to another
 while a single warm `tools/call` of `add(2, 3)` was served (over HTTP, once in each protocol
-era). Only files under `src/toolwire`
-count; the standard library, uvicorn and httpx do not.
+era). Only files under `src/toolwire` count; the standard library, uvicorn and httpx do not.
 
 - stdio: the server runs as a real subprocess (`python -m ... --stdio-child`) with a profile
   hook that starts recording when a function receives the traced request's bytes and stops
