@@ -297,3 +297,28 @@ def test_modern_era_requests_have_no_session_and_fire_nothing(tmp_path: Path) ->
     assert version == "2026-07-28"
     assert text == "None|None"
     assert not record.exists()  # the server shut down without a session to end
+
+
+def test_a_hook_raising_a_base_exception_is_logged_and_the_others_still_run(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    server = Server("exiting")
+    ended: list[str] = []
+
+    @server.on_session_end
+    def exits(session_id: str) -> None:
+        raise SystemExit(3)
+
+    @server.on_session_end
+    def note(session_id: str) -> None:
+        ended.append(session_id)
+
+    async def main() -> None:
+        async with MCPServerInMemory(server) as client:
+            await client.list_tools()
+
+    with caplog.at_level(logging.ERROR, logger="toolwire"):
+        anyio.run(main)  # the SystemExit never reaches the client's close
+    assert len(ended) == 1
+    failures = [r for r in caplog.records if "on_session_end hook" in r.getMessage()]
+    assert len(failures) == 1 and "exits" in failures[0].getMessage()

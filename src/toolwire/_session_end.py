@@ -16,7 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
-import anyio.to_thread
+
+from .tools.threads import run_sync
 
 __all__ = ["SESSION_END_BOUND_SECONDS", "SessionEndHook", "SessionEndHooks"]
 
@@ -72,7 +73,7 @@ async def _one(hook: SessionEndHook, session_id: str) -> None:
         if inspect.iscoroutinefunction(hook) or inspect.iscoroutinefunction(type(hook).__call__):
             await hook(session_id)
         else:
-            made = await anyio.to_thread.run_sync(hook, session_id, abandon_on_cancel=True)
+            made = await run_sync(hook, session_id)
             if inspect.isawaitable(made):
                 await made
     except Exception:
