@@ -592,8 +592,6 @@ _STATUS_BY_CODE = {
 _ERROR_MEMBER = b',"error":{'
 _RESULT_MEMBER = b',"result":'
 
-_EMPTY = [(b"content-length", b"0")]
-
 
 async def end_answer(stream: Stream, send: ASGISend) -> None:
     """End a 2026-07-28 answer once its request is done: its JSON reply, with the HTTP status
@@ -608,7 +606,7 @@ async def end_answer(stream: Stream, send: ASGISend) -> None:
         reply = stream.replies[0]
         await respond(send, _status_of(reply), reply, [JSON_TYPE])
     else:
-        await respond(send, 503, headers=_EMPTY)
+        await respond(send, 503)
 
 
 def _status_of(reply: bytes) -> int:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 from .._refusals import printable
 from .._replies import ASGISend, refuse, unavailable
 from .._sse import SSE_HEADERS, encode_event
-from ..channel import Stream, followable
+from ..channel import PRIMING_SINCE, Stream, followable
 from . import _follow
 from .events import MalformedEventId
 from .records import StoreUnavailable
@@ -36,7 +36,6 @@ ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 CATCH_UP_PASSES = 100
 MAX_EVENT_ID_LENGTH = 256
 """The longest `Last-Event-ID` taken (toolwire's own ids are under 150 characters)."""
-PRIMING_SINCE = "2025-11-25"
 
 _NOT_RESUMED = 0  # the id names nothing of this session's: open the GET stream instead
 _ANSWERED = 1  # the GET is answered

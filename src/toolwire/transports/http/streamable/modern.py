@@ -46,8 +46,6 @@ LISTEN = "subscriptions/listen"
 
 _NOT_ONE_MESSAGE = "Body must be a single JSON-RPC request or notification object"
 
-_EMPTY = [(b"content-length", b"0")]
-
 
 def is_modern(headers: Headers, message: Any) -> bool:
     """Whether a POST belongs to the 2026-07-28 era.
@@ -111,7 +109,7 @@ async def serve_modern(
         await refuse(send, 406, f"Not Acceptable: Client must accept {wanted}")
         return
     if isinstance(item, Notification):
-        await respond(send, 202, headers=_EMPTY)
+        await respond(send, 202)
         return
     refusal = _precheck(headers, item.method, item.params)
     identity = scope.get("toolwire.identity")

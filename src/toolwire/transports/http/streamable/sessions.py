@@ -26,12 +26,9 @@ if TYPE_CHECKING:
     from ....protocol.wire.jsonrpc import FrameKind, RequestId
     from .records import SessionRecord
 
-__all__ = ["CLOSE_GRACE_SECONDS", "HttpSession", "SessionLimitError", "is_get_stream"]
+__all__ = ["HttpSession", "SessionLimitError", "is_get_stream"]
 
 logger = logging.getLogger("toolwire.http")
-
-CLOSE_GRACE_SECONDS = 5.0
-"""How long ending a session may wait for its calls to stop before it is left to finish."""
 
 
 class SessionLimitError(Exception):
