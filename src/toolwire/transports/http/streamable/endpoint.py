@@ -242,20 +242,28 @@ class Endpoint:
             f"Supported versions: {_SUPPORTED}"
         )
 
-    async def _session(
-        self, headers: dict[bytes, bytes], identity: Any, send: ASGISend
-    ) -> HttpSession | None:
-        """The request's session, or None once refused (400 without an id, 404 unknown)."""
+    async def _named_id(self, headers: dict[bytes, bytes], send: ASGISend) -> str | None:
+        """The session id a request names, or None once refused (400 without one); an id
+        that cannot be one of this app's comes back as "" (unknown, so 404)."""
         raw = headers.get(SESSION_HEADER)
         if raw is None:
             await refuse(send, 400, "Bad Request: Missing session ID")
             return None
+        return raw.decode("latin-1") if could_be_session_id(raw) else ""
+
+    async def _session(
+        self, headers: dict[bytes, bytes], identity: Any, send: ASGISend
+    ) -> HttpSession | None:
+        """The request's session, or None once refused (400 without an id, 404 unknown)."""
+        session_id = await self._named_id(headers, send)
+        if session_id is None:
+            return None
         sessions = self.runtime.sessions
         found = None
-        if sessions is not None and could_be_session_id(raw):
+        if sessions is not None and session_id:
             options = self.runtime.open_options(identity)
             try:
-                found = await sessions.find(raw.decode("latin-1"), identity, options)
+                found = await sessions.find(session_id, identity, options)
             except StoreUnavailable as failure:
                 await unavailable(send, failure)
                 return None
@@ -365,19 +373,16 @@ class Endpoint:
         if bad_version is not None:
             await refuse(send, 400, bad_version)
             return
-        raw = headers.get(SESSION_HEADER)
-        if raw is None:
-            await refuse(send, 400, "Bad Request: Missing session ID")
+        session_id = await self._named_id(headers, send)
+        if session_id is None:
             return
         sessions = self.runtime.sessions
         ended = False
-        if sessions is not None and could_be_session_id(raw):
+        if sessions is not None and session_id:
             # Ending a session needs no live copy of it: a process at its session cap still
             # ends a session another process holds.
             try:
-                ended = await sessions.end_by_id(
-                    raw.decode("latin-1"), scope.get("toolwire.identity")
-                )
+                ended = await sessions.end_by_id(session_id, scope.get("toolwire.identity"))
             except StoreUnavailable as failure:
                 await unavailable(send, failure)
                 return
