@@ -6,7 +6,7 @@ it names, and checked against the layer order
 
     foundation -> schema -> tools -> protocol -> transports -> redis -> top
 
-where foundation is `errors`, `context`, `_fastjson` and `paths`, redis is the `redis/` backplane
+where foundation is `errors`, `context` and `paths`, redis is the `redis/` backplane
 (it implements stores the HTTP transport defines; `server` imports it only for
 `backplane="redis://..."`), and top is `server`, `lifespan`, `_tool_options`, `__main__`, `cli/`
 and `client/`. A module may import its own layer
@@ -25,7 +25,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 PACKAGE = "toolwire"
 
 LAYERS = ("foundation", "schema", "tools", "protocol", "transports", "redis", "top")
-_FOUNDATION = {"toolwire.errors", "toolwire.context", "toolwire._fastjson", "toolwire.paths"}
+_FOUNDATION = {"toolwire.errors", "toolwire.context", "toolwire.paths"}
 _SUBPACKAGE_LAYERS = {
     "schema": "schema",
     "tools": "tools",

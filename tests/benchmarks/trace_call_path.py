@@ -3,7 +3,7 @@
 Run: `python -m tests.benchmarks.trace_call_path` from the repository root. It prints, for
 each transport, the files entered and how often execution moved from one file to another
 while a single warm `tools/call` of `add(2, 3)` was served (over HTTP, once in each protocol
-era). Only files under `src/toolwire` count; the standard library, uvicorn and httpx do not.
+era; `--functions` adds the functions entered in each file). Only files under `src/toolwire` count; the standard library, uvicorn and httpx do not.
 
 - stdio: the server runs as a real subprocess (`python -m ... --stdio-child`) with a profile
   hook that starts recording when a function receives the traced request's bytes and stops
@@ -44,6 +44,7 @@ class Recorder:
     def __init__(self) -> None:
         self.on = False
         self.events: list[str] = []
+        self.functions: dict[str, list[str]] = {}
         self.lock = threading.Lock()
 
     def hook(self, frame: FrameType, event: str, _arg: Any) -> None:
@@ -54,8 +55,13 @@ class Recorder:
             return
         if not self.on:
             return
+        name = filename[len(PACKAGE) :]
         with self.lock:
-            self.events.append(filename[len(PACKAGE) :])
+            self.events.append(name)
+            if event == "call":
+                seen = self.functions.setdefault(name, [])
+                if frame.f_code.co_name not in seen:
+                    seen.append(frame.f_code.co_name)
 
     def summary(self) -> dict[str, Any]:
         switches = sum(1 for a, b in zip(self.events, self.events[1:], strict=False) if a != b)
@@ -63,7 +69,7 @@ class Recorder:
         for name in self.events:
             if name not in files:
                 files.append(name)
-        return {"files": files, "switches": switches}
+        return {"files": files, "switches": switches, "functions": self.functions}
 
 
 def _server() -> Any:
@@ -206,7 +212,8 @@ def main() -> None:
         files = result["files"]
         print(f"{name}: {len(files)} files entered, {result['switches']} file switches")
         for each in files:
-            print(f"    {each}")
+            called = result["functions"].get(each, [])
+            print(f"    {each}" + (f": {', '.join(called)}" if "--functions" in sys.argv else ""))
 
 
 if __name__ == "__main__":

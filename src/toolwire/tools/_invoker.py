@@ -17,7 +17,6 @@ from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .._fastjson import decoding_function
 from ._declared_output import check_output
 from .aborts import as_tool_failure
 from .call_log import log_failed_call, refused_arguments
@@ -42,7 +41,7 @@ handled_failure: ContextVar[list[BaseException] | None] = ContextVar(
 
 _resolving = threading.Lock()  # one lazy FuncSchema built at a time, each once
 
-_decode = decoding_function(json.JSONDecoder())  # see toolwire/_fastjson.py
+_decode = json.JSONDecoder().decode
 
 
 _JSON_KINDS = {

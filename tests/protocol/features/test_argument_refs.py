@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolwire.protocol.features.arguments import argument_problems, call_arguments
+from toolwire.protocol.features.tools import argument_problems, call_arguments
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -10,10 +10,9 @@ from typing import Any
 
 import anyio
 
-from toolwire.protocol.features.calls import CallInFlight
 from toolwire.protocol.session.backlog import Backlog
 from toolwire.protocol.session.reporter import Reporter
-from toolwire.protocol.session.requests_in_flight import RequestsInFlight
+from toolwire.protocol.session.requests_in_flight import CallInFlight, RequestsInFlight
 from toolwire.protocol.wire.jsonrpc import INVALID_PARAMS, FrameKind, ProtocolError, RequestId
 
 Sent = list[tuple[dict[str, Any], RequestId | None]]

@@ -19,8 +19,9 @@ from tests._jsonrpc import encoded_request as body
 
 from toolwire import Server, ToolContext
 from toolwire.protocol.session.serving import Servable
+from toolwire.protocol.wire.eras import is_modern_request
 from toolwire.transports.http.streamable._hosting import SessionPool
-from toolwire.transports.http.streamable.modern import is_modern, serve_modern
+from toolwire.transports.http.streamable.modern import serve_modern
 
 Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Any, Any], Awaitable[None]]
@@ -76,7 +77,8 @@ class ModernOnlyApp:
         except ValueError:
             await _plain(send, 400, b"parse error")
             return
-        if not is_modern(scope["headers"], decoded):
+        declared = dict(scope["headers"]).get(b"mcp-protocol-version")
+        if not is_modern_request(declared and declared.decode("latin-1"), decoded):
             await _plain(send, 400, b"handshake era: not served by this test app")
             return
         assert self.pool is not None

@@ -22,6 +22,7 @@ from ..session import handlers
 from ..session.asking import asker_for
 from ..session.methods import Route
 from ..session.reporter import Reporter
+from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.jsonrpc import (
     INTERNAL_ERROR,
@@ -32,7 +33,6 @@ from ..wire.jsonrpc import (
     compact_json,
     result_message,
 )
-from .calls import CallInFlight
 from .prompt_messages import PromptResultError, render_messages
 
 if TYPE_CHECKING:

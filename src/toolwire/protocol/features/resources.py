@@ -22,9 +22,9 @@ from ..session import handlers
 from ..session.asking import asker_for
 from ..session.methods import Route
 from ..session.reporter import Reporter
+from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameKind, ProtocolError, result_message
-from .calls import CallInFlight
 from .resource_contents import NOT_FOUND
 from .resource_reading import InvalidResourceParams
 

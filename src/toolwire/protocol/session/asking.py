@@ -57,9 +57,11 @@ def asker_for(
     params: dict[str, Any],
     name: str,
     method: str = "tools/call",
+    call: RoundCall | None = None,
 ) -> Asker:
     """The questions a new `tools/call` (or a `prompts/get`: `method`) may ask, with the
-    answers it brings (modern era).
+    answers it brings (modern era); given its `call`, a modern round ends that call when the
+    tool waits on a question (see `Asker.attach`).
 
     Raises:
         ProtocolError: -32602 for malformed `inputResponses` or a refused `requestState`.
@@ -70,7 +72,10 @@ def asker_for(
     identity = session.identity  # the caller a transport authenticated, if any
     principal = None if identity is None else compact_json(list(identity.principal))
     round = start_round(params, name, principal, method)
-    return Asker(session, call_id, version, meta[eras.META_CAPABILITIES], round)
+    asker = Asker(session, call_id, version, meta[eras.META_CAPABILITIES], round)
+    if call is not None:
+        asker.attach(session, call_id, call)
+    return asker
 
 
 class Asker:

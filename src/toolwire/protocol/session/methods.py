@@ -2,7 +2,7 @@
 
 A session looks a request's method up in its era's table (`session.py` holds the two tables);
 a method missing from the table is -32601. The handlers live by concern (`connection_routes.py`,
-`tool_routes.py`, `resources.py`, `prompts.py`, `completion.py`), each a function that gets the
+`tools.py`, `resources.py`, `prompts.py`, `completion.py`), each a function that gets the
 `Session` serving the request and answers on it. Serving a new method is one entry, and what it
 adds to the advertised capabilities travels with it, so a server never claims a capability
 whose method it does not serve, nor the reverse.
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from ...tools.threads import SyncBudget
     from ..auth.identity import Identity
+    from ..features.registry import RegisteredTool
     from ..wire.eras import Era
     from ..wire.jsonrpc import FrameKind, RequestId
     from .app import ServedApp
@@ -34,6 +35,7 @@ class Session(Protocol):
     """What a route handler uses of the session serving the request (`session.ServerSession`)."""
 
     server: ServedApp
+    tools: Mapping[str, RegisteredTool]
     requests: RequestsInFlight
     contexts: ContextSource
     sync_limiter: SyncBudget | anyio.CapacityLimiter | None

@@ -52,17 +52,23 @@ class Reporter:
         asker: Where the tool's questions to the client go (see asking.py); None when the
             call has no client to ask.
         session_id: The MCP session the request comes in (`ServerSession.session_id`).
+
+    Attributes:
+        asker: Where the tool's questions go, once known.
+        make_asker: Builds the asker at the first question, when none was given: most calls
+            never ask, and one that brings nothing to check up front needs none until then.
     """
 
     __slots__ = (
-        "_asker",
         "_closer",
         "_last",
         "_log_level",
         "_request_id",
         "_send",
         "_token",
+        "asker",
         "closed",
+        "make_asker",
         "session_id",
     )
 
@@ -75,7 +81,8 @@ class Reporter:
         asker: Asker | None = None,
         session_id: str | None = None,
     ) -> None:
-        self._asker = asker
+        self.asker = asker
+        self.make_asker: Callable[[], Asker] | None = None
         self.session_id = session_id
         self._send = send
         self._request_id = request_id
@@ -134,9 +141,11 @@ class Reporter:
         )
 
     def _questions(self, method: str) -> Asker:
-        if self._asker is None:
+        if self.asker is None and self.make_asker is not None:
+            self.asker = self.make_asker()
+        if self.asker is None:
             raise NoBackChannelError(method, f"Cannot send {method!r}: no client to ask.")
-        return self._asker
+        return self.asker
 
     async def elicit(
         self, message: str, schema: Any, timeout: float | None, key: str | None

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ..features.calls import CallInFlight, in_scope
 from ..wire.jsonrpc import (
     INTERNAL_ERROR,
     FrameKind,
@@ -35,10 +34,41 @@ if TYPE_CHECKING:
     import anyio.abc
 
     from .backlog import Backlog
+    from .reporter import Reporter
 
-__all__ = ["RequestsInFlight"]
+__all__ = ["CallInFlight", "RequestsInFlight", "in_scope"]
 
 logger = logging.getLogger("toolwire.protocol")
+
+
+class CallInFlight:
+    """One request in flight (a tool call, a resource read, a prompt): an asyncio task, or
+    a cancel scope in the session's task group on other event loops."""
+
+    __slots__ = ("abandoned", "reporter", "scope", "size", "task")
+
+    def __init__(self, reporter: Reporter) -> None:
+        self.reporter = reporter
+        self.abandoned = False  # cancelled: no reply may be sent for it any more
+        self.task: asyncio.Task[None] | None = None
+        self.scope: anyio.CancelScope | None = None
+        self.size = 0  # its request's bytes, as the session's backlog counted them
+
+    def cancel(self) -> None:
+        """Stop the call; no reply will be sent for it."""
+        self.abandoned = True
+        self.reporter.closed = True
+        if self.task is not None:
+            self.task.cancel()
+        elif self.scope is not None:
+            self.scope.cancel()
+
+
+async def in_scope(scope: anyio.CancelScope, call: Coroutine[Any, Any, None]) -> None:
+    """Run a call inside its cancel scope (other anyio backends): a cancel ends the call
+    here, as a cancelled task ends on asyncio."""
+    with scope:
+        await call
 
 
 class RequestsInFlight:

@@ -3,7 +3,7 @@
 The transport hands each frame's bytes to `receive()`, and every frame goes back through
 `send`, one at a time. The first request fixes the era (`eras.py`); the era tables at the end
 of this module route each request to its feature's handler (`connection_routes.py`,
-`tool_routes.py`, `resources.py`, `prompts.py`, `completion.py`), a function of the session as
+`tools.py`, `resources.py`, `prompts.py`, `completion.py`), a function of the session as
 `methods.Session` describes it. A request that runs the author's code (`tools/call`,
 `resources/read`, `prompts/get`) runs in a task of the session's `requests`
 (`requests_in_flight.py`), so replies may come out of order and `notifications/cancelled` ends
@@ -24,7 +24,7 @@ import anyio
 from ..features.completion import COMPLETION_ROUTES_HANDSHAKE, COMPLETION_ROUTES_MODERN
 from ..features.prompts import PROMPT_ROUTES_HANDSHAKE, PROMPT_ROUTES_MODERN, PROMPTS_LIST_CHANGED
 from ..features.resources import RESOURCE_ROUTES_HANDSHAKE, RESOURCE_ROUTES_MODERN
-from ..features.tool_routes import TOOL_ROUTES_HANDSHAKE, TOOL_ROUTES_MODERN
+from ..features.tools import TOOL_ROUTES_HANDSHAKE, TOOL_ROUTES_MODERN
 from ..wire import eras
 from ..wire.jsonrpc import (
     INTERNAL_ERROR,
@@ -115,6 +115,7 @@ class ServerSession:
         session_id: str | None = None,
     ) -> None:
         self.server = server
+        self.tools = server.tool_registry.view()  # the published tools by name, live
         self.session_id = session_id
         self.back_channel = back_channel
         self.identity = identity

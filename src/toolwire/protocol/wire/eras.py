@@ -25,6 +25,7 @@ __all__ = [
     "handshake_refused",
     "has_envelope",
     "invalid_params",
+    "is_modern_request",
     "negotiate",
     "supports",
 ]
@@ -109,6 +110,31 @@ def has_envelope(params: dict[str, Any] | None) -> bool:
         return False
     meta = params.get("_meta")
     return isinstance(meta, dict) and META_VERSION in meta
+
+
+def is_modern_request(declared: str | None, message: Any) -> bool:
+    """Whether a request a transport received belongs to the 2026-07-28 era.
+
+    A declared version (HTTP's `MCP-Protocol-Version` header) naming a modern version decides
+    at once, and one naming a handshake-era version keeps the request there. Otherwise (none
+    declared, or a version this server does not know) the message decides: a request other
+    than `initialize` whose `_meta` carries the envelope is modern, and is then refused in
+    that era's terms; anything else is left to the handshake era.
+
+    Args:
+        declared: The version the transport's framing declares, if any.
+        message: The decoded JSON message (any JSON value).
+    """
+    if declared:
+        declared = declared.strip(" \t")
+        if declared in MODERN_VERSIONS:
+            return True
+        if declared in HANDSHAKE_VERSIONS:
+            return False
+    if not isinstance(message, dict) or message.get("method") in (None, "initialize"):
+        return False
+    params = message.get("params")
+    return isinstance(params, dict) and has_envelope(params)
 
 
 def check_envelope(params: dict[str, Any] | None) -> tuple[str, str | None]:

@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from ..._fastjson import decoding_function
-
 __all__ = [
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
@@ -147,7 +145,7 @@ def _no_constants(name: str) -> Any:
 # dict of every container seen); a cycle then ends in RecursionError, and the checking
 # encoder gives the proper ValueError.
 _decoder = json.JSONDecoder(parse_constant=_no_constants)
-_decode_json = decoding_function(_decoder)
+_decode_json = _decoder.decode
 _COMPACT: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
 _encoder = json.JSONEncoder(**_COMPACT)
 _encode_fast = json.JSONEncoder(**_COMPACT, check_circular=False).encode

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
 from ...protocol.wire.jsonrpc import RequestId, error_message
-from ._replies import JSON_TYPE, respond
+from .channel import JSON_TYPE, respond
 
 __all__ = ["ASGIApp", "Receive", "Scope", "Send", "header_text", "printable", "refuse"]
 

@@ -12,6 +12,7 @@ for clients on 2025-11-25 or later), a tool may end the stream early
 (`ctx.close_sse_stream()`) and the client resume with `Last-Event-ID`; a `LiveEventStore`
 stream holds a lease while it runs and stores an end marker with its last event. Held events
 are bounded (`HOLD_BYTES`): a client that does not read slows the tool, not the server.
+`respond` and `refuse` send a plain answer, a refusal's body a JSON-RPC error naming the problem.
 `Stream.wait` sends a keep-alive comment after `KEEPALIVE_SECONDS` of silence and, once a
 request has lasted `WATCH_AFTER_SECONDS`, watches for the client leaving. Serving is asyncio
 only.
@@ -22,13 +23,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import anyio
 
 from ...protocol.session.reporter import STREAM_CLOSER
 from ...protocol.wire.jsonrpc import (
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
@@ -37,8 +39,8 @@ from ...protocol.wire.jsonrpc import (
     FrameKind,
     RequestId,
     decode,
+    error_message,
 )
-from ._replies import JSON_TYPE, ASGISend, refuse, respond
 from ._sse import SSE_HEADERS, encode_event
 from .streamable._mirror import HEADER_MISMATCH
 from .streamable.events import EventStore, LiveEventStore
@@ -50,20 +52,83 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ASSUMED_VERSION",
+    "JSON_TYPE",
     "KEEPALIVE",
     "KEEPALIVE_SECONDS",
     "WATCH_AFTER_SECONDS",
+    "ASGISend",
     "Answering",
+    "Headers",
     "Stream",
     "answer",
     "end_answer",
+    "error_body",
     "followable",
+    "refuse",
+    "respond",
+    "unavailable",
     "until_disconnect",
 ]
 
 logger = logging.getLogger("toolwire.http")
 
 ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+# -- plain answers: a status, a few headers and a body; a refusal's body is a JSON-RPC error
+# (id null), as the MCP transport specification asks, so a client always has a message to show.
+
+ASGISend = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+Headers = list[tuple[bytes, bytes]]
+
+JSON_TYPE = (b"content-type", b"application/json")
+
+
+def error_body(message: str, code: int = INVALID_REQUEST) -> bytes:
+    """A JSON-RPC error response with a null id, for a request that never reached a session."""
+    return error_message(None, code, message)
+
+
+async def respond(
+    send: ASGISend, status: int, body: bytes = b"", headers: Iterable[tuple[bytes, bytes]] = ()
+) -> None:
+    """Send a whole response in two ASGI messages."""
+    head: Headers = list(headers)
+    head.append((b"content-length", str(len(body)).encode("ascii") if body else b"0"))
+    await send({"type": "http.response.start", "status": status, "headers": head})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def refuse(
+    send: ASGISend,
+    status: int,
+    message: str,
+    *,
+    code: int = INVALID_REQUEST,
+    headers: Iterable[tuple[bytes, bytes]] = (),
+) -> None:
+    """Answer with an HTTP error status and a JSON-RPC error body naming what was wrong.
+
+    A refusal is often sent on the request's headers alone, while the server may already have
+    answered a broken request itself and closed (uvicorn does, for a malformed chunk): the
+    send then fails. That client is gone; a traceback per such request would let anyone
+    flood the log.
+    """
+    try:
+        await respond(send, status, error_body(message, code), [JSON_TYPE, *headers])
+    except Exception as error:  # the ASGI server's own protocol error: not ours to report
+        logger.debug("refusal %d not sent, the connection is over: %r", status, error)
+
+
+async def unavailable(send: ASGISend, failure: Exception) -> None:
+    """Answer 503 for a shared store that failed (a `records.StoreUnavailable`, whose text
+    names the store and what it was doing; the store has logged it)."""
+    await refuse(
+        send,
+        503,
+        f"Service Unavailable: {failure}",
+        code=INTERNAL_ERROR,
+        headers=[(b"retry-after", b"1")],
+    )
+
 
 KEEPALIVE_SECONDS = 15.0
 """Seconds of silence on an event stream after which a keep-alive comment goes out (the

@@ -25,8 +25,8 @@ from tests.transports.http._modern_support import (
     sse_frames,
 )
 
+from toolwire.protocol.wire.eras import is_modern_request
 from toolwire.transports.http import channel
-from toolwire.transports.http.streamable import modern
 
 MISMATCH = -32020
 
@@ -505,20 +505,20 @@ def test_a_silent_call_gets_keep_alive_comments(
     assert frames[0]["result"]["content"][0]["text"] == "slept 0.7"
 
 
-def test_is_modern_reads_the_header_then_the_envelope() -> None:
+def test_a_request_is_modern_by_its_declared_version_then_its_envelope() -> None:
     enveloped_call = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}
     plain_call = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"_meta": META}}
-    assert modern.is_modern([(b"mcp-protocol-version", b"2026-07-28")], plain_call)
-    assert modern.is_modern({b"mcp-protocol-version": b"2026-07-28"}, plain_call)
-    assert modern.is_modern([(b"MCP-Protocol-Version", b"v999")], enveloped_call)
-    assert not modern.is_modern([(b"MCP-Protocol-Version", b"v999")], plain_call)
-    assert not modern.is_modern([(b"mcp-protocol-version", b"2025-11-25")], enveloped_call)
-    assert not modern.is_modern({"MCP-Protocol-Version": "2025-06-18"}, enveloped_call)
-    assert modern.is_modern([], enveloped_call)
-    assert not modern.is_modern([], plain_call)
-    assert not modern.is_modern([], initialize)
-    assert not modern.is_modern([], [enveloped_call])
+    assert is_modern_request("2026-07-28", plain_call)
+    assert is_modern_request(" 2026-07-28\t", plain_call)
+    assert is_modern_request("v999", enveloped_call)
+    assert not is_modern_request("v999", plain_call)
+    assert not is_modern_request("2025-11-25", enveloped_call)
+    assert is_modern_request(None, enveloped_call)
+    assert is_modern_request("", enveloped_call)
+    assert not is_modern_request(None, plain_call)
+    assert not is_modern_request(None, initialize)
+    assert not is_modern_request(None, [enveloped_call])
 
 
 def test_a_stopping_server_ends_listen_streams_with_their_result(

@@ -25,9 +25,8 @@ import anyio
 from ....protocol.auth.identity import same_caller
 from ....protocol.wire.jsonrpc import PARSE_ERROR, decode
 from .._body import BodyTooLarge, ClientGone, declared_length, read_body
-from .._replies import refuse, respond
 from .._sse import SSE_HEADERS, encode_event
-from ..channel import KEEPALIVE_SECONDS, Stream
+from ..channel import KEEPALIVE_SECONDS, Stream, refuse, respond
 
 if TYPE_CHECKING:
     from ....protocol.auth.identity import Identity

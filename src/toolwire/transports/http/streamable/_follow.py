@@ -21,7 +21,7 @@ from ..channel import KEEPALIVE, ASGIReceive, until_disconnect
 from .records import StoreUnavailable
 
 if TYPE_CHECKING:
-    from .._replies import ASGISend
+    from ..channel import ASGISend
     from .events import LiveEventStore, StreamTail
     from .sessions import HttpSession
 

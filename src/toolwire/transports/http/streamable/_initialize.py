@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from .._replies import JSON_TYPE, ASGISend, refuse, respond, unavailable
 from .._sse import SSE_HEADERS, encode_event
-from ..channel import Stream
+from ..channel import JSON_TYPE, ASGISend, Stream, refuse, respond, unavailable
 from .records import StoreUnavailable
 from .sessions import SessionLimitError
 

@@ -19,7 +19,7 @@ from weakref import WeakKeyDictionary
 from ....protocol.wire.jsonrpc import ProtocolError
 
 if TYPE_CHECKING:
-    from ....protocol.features.registry import RegisteredTool, ToolRegistry
+    from ....protocol.features.registry import RegisteredTool
 
 Headers = Iterable[tuple[bytes, bytes]] | Mapping[bytes, bytes] | Mapping[str, str]
 """Request headers as a transport holds them: ASGI byte pairs, or a mapping of them."""
@@ -175,12 +175,12 @@ def check_name(headers: Mapping[str, str], method: str, params: dict[str, Any] |
 
 
 def check_params(
-    headers: Mapping[str, str], registry: ToolRegistry, params: dict[str, Any] | None
+    headers: Mapping[str, str], tools: Mapping[str, RegisteredTool], params: dict[str, Any] | None
 ) -> None:
     """The `Mcp-Param-*` headers of a `tools/call` must mirror the arguments its tool's
     schema marks with `x-mcp-header` (an unknown tool is left to the call's own error)."""
     name = params.get("name") if params else None
-    entry = registry.get(name) if isinstance(name, str) else None
+    entry = tools.get(name) if isinstance(name, str) else None
     if entry is None:
         return
     mirrored = _MIRRORED.get(entry)

@@ -17,9 +17,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any, cast
 
 from .._refusals import printable
-from .._replies import ASGISend, refuse, unavailable
 from .._sse import SSE_HEADERS, encode_event
-from ..channel import PRIMING_SINCE, Stream, followable
+from ..channel import PRIMING_SINCE, ASGISend, Stream, followable, refuse, unavailable
 from . import _follow
 from .events import MalformedEventId
 from .records import StoreUnavailable

@@ -15,15 +15,24 @@ import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from ....protocol.wire.eras import HANDSHAKE_VERSIONS
+from ....protocol.wire.eras import HANDSHAKE_VERSIONS, is_modern_request
 from ....protocol.wire.jsonrpc import PARSE_ERROR, Invalid, Request, Response, classify, decode
 from .._body import BodyTimeout, BodyTooLarge, ClientGone, declared_length, read_body
-from .._replies import JSON_TYPE, ASGISend, refuse, respond, unavailable
-from ..channel import ASSUMED_VERSION, Answering, Stream, answer
-from ._checks import accepts_sse, answer_as, is_json
+from ..channel import (
+    ASSUMED_VERSION,
+    JSON_TYPE,
+    Answering,
+    ASGISend,
+    Stream,
+    answer,
+    refuse,
+    respond,
+    unavailable,
+)
 from ._initialize import SESSION_HEADER, full, start_session
 from ._resume import open_get_stream
 from ._session_ids import could_be_session_id
+from .modern import serve_modern
 from .records import StoreUnavailable
 from .sessions import HttpSession, SessionLimitError
 
@@ -65,16 +74,6 @@ class EndpointConfig:
         self.retry_ms = retry_ms
 
 
-def _modern_hooks() -> tuple[Any, Any]:
-    # The 2026-07-28 era lives in modern.py (its own part); until it exists every request is
-    # served here, and a 2026-07-28 protocol-version header is refused as unsupported.
-    try:
-        from . import modern  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return None, None
-    return modern.is_modern, modern.serve_modern
-
-
 class Endpoint:
     """The ASGI app serving the MCP path.
 
@@ -86,7 +85,6 @@ class Endpoint:
     def __init__(self, runtime: Runtime, config: EndpointConfig) -> None:
         self.runtime = runtime
         self.config = config
-        self._is_modern, self._serve_modern = _modern_hooks()
         self._answering = Answering(
             store=runtime.event_store,
             retry_ms=config.retry_ms,
@@ -142,9 +140,10 @@ class Endpoint:
             detail = str(error) if isinstance(error, ValueError) else "nested too deeply"
             await refuse(send, 400, f"Parse error: {detail}", code=PARSE_ERROR)
             return
-        if self._is_modern is not None and self._is_modern(headers, message):
+        declared = headers.get(b"mcp-protocol-version")
+        if is_modern_request(None if declared is None else declared.decode("latin-1"), message):
             assert self.runtime.pool is not None
-            await self._serve_modern(
+            await serve_modern(
                 scope,
                 receive,
                 send,
@@ -390,3 +389,46 @@ class Endpoint:
             await refuse(send, 404, "Not Found: Session not found or expired")
             return
         await respond(send, 200)
+
+
+# -- what a handshake-era request's headers must say ------------------------------------
+# Media ranges are compared without their parameters; `*/*` and type wildcards count, as HTTP
+# defines them.
+
+
+def _kinds(accept: bytes) -> set[bytes]:
+    return {part.split(b";", 1)[0].strip().lower() for part in accept.split(b",")}
+
+
+def answer_as(accept: bytes | None, json_response: bool) -> str | None:
+    """How to answer a POST: "json" (one body), "sse" (a stream), or None (406).
+
+    Args:
+        accept: The request's `Accept` header, if any.
+        json_response: The app answers with JSON bodies only.
+    """
+    if not accept:
+        return "json"
+    kinds = _kinds(accept)
+    json_ok = bool(kinds & {b"application/json", b"application/*", b"*/*"})
+    sse_ok = b"text/event-stream" in kinds or b"text/*" in kinds
+    if json_response:
+        return "json" if json_ok else None
+    if sse_ok:
+        return "sse"
+    return "json" if json_ok else None
+
+
+def accepts_sse(accept: bytes | None) -> bool:
+    """Whether a GET's `Accept` allows an event stream (a missing one allows anything)."""
+    if not accept:
+        return True
+    return bool(_kinds(accept) & {b"text/event-stream", b"text/*", b"*/*"})
+
+
+def is_json(content_type: bytes | None) -> bool:
+    """Whether a `Content-Type` says JSON (parameters such as `charset` allowed)."""
+    return (
+        content_type is not None
+        and content_type.split(b";", 1)[0].strip().lower() == b"application/json"
+    )

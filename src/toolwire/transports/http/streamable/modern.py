@@ -1,8 +1,8 @@
 """The 2026-07-28 protocol era over streamable HTTP: one POST, one exchange, no session.
 
-The endpoint hands a POST to `serve_modern` when `is_modern` finds the era's envelope. A body
-that is not one JSON-RPC request or notification is 400 (-32600); a notification is 202 with no
-body; a request is checked (envelope -32602, mirrored headers -32020, version -32022) before
+The endpoint hands a POST to `serve_modern` when `eras.is_modern_request` says it is one. A
+body that is not one JSON-RPC request or notification is 400 (-32600); a notification is 202 with
+no body; a request is checked (envelope -32602, mirrored headers -32020, version -32022) before
 its session runs it. The answer is JSON until the call sends a notification, then an event
 stream (always JSON with `json_response=True`, except `subscriptions/listen`); a client that
 goes away cancels its request; an error answered as JSON carries the specification's HTTP
@@ -26,16 +26,14 @@ from ....protocol.wire.jsonrpc import (
     error_message,
 )
 from .. import channel
-from .._replies import refuse, respond
-from ..channel import Stream, end_answer
+from ..channel import Stream, end_answer, refuse, respond
 from . import _mirror
-from ._mirror import Headers
 
 if TYPE_CHECKING:
     from ....protocol.session.session import ServerSession
     from ._hosting import Lease, SessionPool
 
-__all__ = ["is_modern", "serve_modern"]
+__all__ = ["serve_modern"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -45,34 +43,6 @@ Send = Callable[[Message], Awaitable[None]]
 LISTEN = "subscriptions/listen"
 
 _NOT_ONE_MESSAGE = "Body must be a single JSON-RPC request or notification object"
-
-
-def is_modern(headers: Headers, message: Any) -> bool:
-    """Whether a POST belongs to the 2026-07-28 era.
-
-    A `MCP-Protocol-Version` header naming 2026-07-28 decides at once, and one naming a
-    handshake-era version keeps the request there. Otherwise (no header, or a version this
-    server does not know) the body decides: a request (other than `initialize`) whose `_meta`
-    carries the 2026-07-28 envelope is modern, and is then refused in that era's terms when
-    its header is missing (-32020) or unknown (-32022, naming the versions served); anything
-    else is left to the handshake era, which refuses an unknown version listing its own.
-
-    Args:
-        headers: The request's headers: the ASGI scope's byte pairs, or a mapping of them
-            (byte or text names and values).
-        message: The decoded JSON body (any JSON value).
-    """
-    version = _mirror.header(headers, b"mcp-protocol-version")
-    if version:
-        version = version.strip(" \t")
-        if version in eras.MODERN_VERSIONS:
-            return True
-        if version in eras.HANDSHAKE_VERSIONS:
-            return False
-    if not isinstance(message, dict) or message.get("method") in (None, "initialize"):
-        return False
-    params = message.get("params")
-    return isinstance(params, dict) and eras.has_envelope(params)
 
 
 async def serve_modern(
@@ -144,7 +114,7 @@ async def _serve_on(
     if refusal is None or refusal.code == UNSUPPORTED_PROTOCOL_VERSION:
         try:
             if item.method == "tools/call":
-                _mirror.check_params(headers, session.server.tool_registry, item.params)
+                _mirror.check_params(headers, session.tools, item.params)
         except ProtocolError as error:
             refusal = error
     if refusal is not None:
