@@ -298,3 +298,26 @@ def test_states_differ_per_binding_and_round_trip() -> None:
     assert request_state.open_state(state, binding) == {"k": {"action": "decline"}}
     with pytest.raises(Exception, match="requestState"):
         request_state.open_state(state, StateBinding("tools/call", "t", {"a": 1}, "bob"))
+
+
+async def test_a_retry_is_checked_even_for_a_tool_that_never_asks() -> None:
+    # A call's asker is made lazily; the answers a retry brings are checked up front all the
+    # same, whether or not the tool goes on to ask.
+    server = _server()
+
+    @server.tool
+    def quiet() -> str:
+        """Never asks."""
+        return "done"
+
+    async with modern(server) as peer:
+        plain = (await peer.request(1, "tools/call", _call("quiet")))["result"]
+        assert plain["content"][0]["text"] == "done"
+        malformed = _call("quiet", inputResponses={"k": 1})
+        error = (await peer.request(2, "tools/call", malformed))["error"]
+        assert error["code"] == -32602
+        assert error["data"].startswith("tools/call: inputResponses['k'] must be an object")
+        forged = _call("quiet", inputResponses={}, requestState="not-a-state")
+        error = (await peer.request(3, "tools/call", forged))["error"]
+        assert error["code"] == -32602
+        assert "requestState" in json.dumps(error)
