@@ -464,7 +464,7 @@ class Server:
             toolwire.UserError: As `resource`.
         """
         # Imported here: a server that publishes no resource never loads them.
-        from .protocol.features.resource_entries import registered_resource
+        from .protocol.features.resource_reading import registered_resource
 
         entry = registered_resource(
             uri,
@@ -525,20 +525,17 @@ class Server:
         Raises:
             ValueError: `root` is not a directory, or the prefix is unusable.
         """
-        from .protocol.features.resource_entries import directory_resource
+        from .protocol.features.resource_files import DirectoryResources
 
-        directory, entry = directory_resource(
+        directory = DirectoryResources(
             self.root_path / Path(root),
             uri_prefix,
-            name=name,
-            title=title,
-            description=description,
             mime_type=mime_type,
             max_listed=max_listed,
             max_bytes=max_bytes,
             include_hidden=include_hidden,
         )
-        self.resource_registry.add(entry)
+        self.resource_registry.add(directory.published(name, title, description))
         return directory
 
     def remove_resource(self, uri: str) -> None:

@@ -30,9 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...paths import PathError, PathKindError, PathNotFoundError, PathOutsideError, Root
 from ...tools.threads import run_sync_within
-from .resource_contents import NOT_FOUND, contents_of
-from .resource_reading import InvalidResourceParams
-from .resource_registry import Described, FixedResource
+from .resource_reading import NOT_FOUND, InvalidResourceParams, contents_of
+from .resource_registry import Described, FixedResource, TemplatedResource
 from .uri_template import UriTemplate
 
 if TYPE_CHECKING:
@@ -50,7 +49,7 @@ _OUTSIDE = "it leads outside the directory (a symbolic link)"
 
 
 class DirectoryResources:
-    """Reads (and lists) the files under one directory; a `Reader` for its template.
+    """Reads (and lists) the files under one directory: the reader of its template.
 
     Args:
         root: The directory; it must exist.
@@ -63,6 +62,8 @@ class DirectoryResources:
     Raises:
         ValueError: `root` is not a directory, or `uri_prefix` is unusable.
     """
+
+    takes_context = False  # a read needs no `ToolContext`
 
     def __init__(
         self,
@@ -95,9 +96,17 @@ class DirectoryResources:
         self.include_hidden = include_hidden
         self._warned_cut = False
 
-    def uri_for(self, relative: str) -> str:
-        """The URI of the file at `relative` (a `/`-separated path under the root)."""
-        return self.template.expand({"path": relative})
+    def published(
+        self, name: str | None, title: str | None, description: str | None
+    ) -> TemplatedResource:
+        """The template `uri_prefix{+path}` this directory reads and lists, as published."""
+        described = Described(
+            name=name or self.root.name or str(self.root),
+            title=title,
+            description=description,
+            mime_type=self.mime_type,
+        )
+        return TemplatedResource(self.template, described, self, lister=self.list_files)
 
     def path_for(self, relative: str) -> Path:
         """The checked file-system path for a decoded relative path.
@@ -144,7 +153,7 @@ class DirectoryResources:
             described = Described(
                 name=relative, mime_type=self.mime_type or _guess(relative), size=size
             )
-            listed.append(FixedResource(self.uri_for(relative), described))
+            listed.append(FixedResource(self.template.expand({"path": relative}), described))
         return listed
 
     def _refusal(self, relative: str) -> str | None:

@@ -25,8 +25,7 @@ from ..session.reporter import Reporter
 from ..wire import eras
 from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameKind, ProtocolError, result_message
 from .calls import CallInFlight
-from .resource_contents import NOT_FOUND
-from .resource_reading import InvalidResourceParams
+from .resource_reading import NOT_FOUND, InvalidResourceParams
 
 if TYPE_CHECKING:
     from ...context import ToolContext
@@ -83,7 +82,7 @@ async def read_contents(
         raise not_found(uri, version)
     reader, values = found
     ctx: ToolContext[Any] | None = None
-    if getattr(reader, "takes_context", False):
+    if reader.takes_context:
         ctx = await context() if context is not None else _bare_context(uri)
     try:
         contents = await reader.read(uri, values, server.sync_limiter, ctx)
