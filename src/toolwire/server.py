@@ -601,6 +601,9 @@ class Server:
     def prompt(self, func: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
         """Publish a function as a prompt; works bare (`@server.prompt`) or with options.
 
+        The options of `add_prompt`, typed in the overloads above, are the keyword arguments
+        below.
+
         The function's parameters are the prompt's arguments (a parameter without a
         default is required; the docstring's `Args:` describe them). It returns a string,
         a `toolwire.PromptMessage`, or a list of them (see `toolwire.PromptMessage` for

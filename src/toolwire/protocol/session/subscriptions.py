@@ -35,17 +35,14 @@ __all__ = [
     "MAX_URIS",
     "RESOURCE_UPDATED",
     "SUBSCRIPTION_ID",
-    "TOOLS_LIST_CHANGED",
     "Listeners",
     "honored_filter",
 ]
 
 logger = logging.getLogger("toolwire.protocol")
 
-
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
-TOOLS_LIST_CHANGED = "notifications/tools/list_changed"
 RESOURCE_UPDATED = "notifications/resources/updated"
 MAX_STREAMS = 1024
 MAX_URIS = 1024  # resourceSubscriptions honored per stream
@@ -57,7 +54,6 @@ LIST_CHANGED_FLAGS = {
     "resourcesListChanged": "resources",
     "promptsListChanged": "prompts",
 }
-_FLAGS = ("toolsListChanged", "promptsListChanged", "resourcesListChanged")
 
 
 def honored_filter(
@@ -79,7 +75,7 @@ def honored_filter(
     requested = params.get("notifications") if params else None
     if not isinstance(requested, dict):
         raise eras.invalid_params("subscriptions/listen: 'notifications' must be an object")
-    for flag in _FLAGS:
+    for flag in LIST_CHANGED_FLAGS:
         value = requested.get(flag)
         if value is not None and not isinstance(value, bool):
             raise eras.invalid_params(
