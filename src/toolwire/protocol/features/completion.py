@@ -10,7 +10,6 @@ naming what was wrong; a completer that raises or returns something other than s
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -118,12 +117,8 @@ async def _suggestions(
         handler: Callable[..., Any] | None = getattr(server, "completion_handler", None)
         if handler is None:
             return []
-        produced = handler(dict(ref), argument, value, settled)
-        if inspect.isawaitable(produced):
-            produced = await produced
-        if produced is None:
-            return []
-        return await ask_completer(lambda _v, _c: produced, value, settled, what)
+        asked = lambda typed, context: handler(dict(ref), argument, typed, context)  # noqa: E731
+        return await ask_completer(asked, value, settled, what)
     except CompleterError as error:
         logger.error("%s", error)
     except Exception:

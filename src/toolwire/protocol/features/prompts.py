@@ -107,14 +107,37 @@ async def _rendered(
     version: str,
 ) -> dict[str, Any]:
     """The `prompts/get` result (era fields included)."""
-    messages = await _render(session, entry, args, kwargs, version)
-    result: dict[str, Any] = {}
-    if entry.description:
-        result["description"] = entry.description
-    result["messages"] = messages
-    if version in eras.MODERN_VERSIONS:
-        handlers.modern(result, session.server.server_info)
-    return result
+    try:
+        if inspect.iscoroutinefunction(entry.func):
+            value = await entry.func(*args, **kwargs)
+        else:
+            value = await run_sync_within(session.server.sync_limiter, entry.func, args, kwargs)
+            if inspect.isawaitable(value):
+                value = await value
+        messages = render_messages(value, version, entry.name)
+    except PromptResultError as error:
+        logger.error("%s", error)
+        failure: Exception = error
+    except ProtocolError:
+        raise
+    except ClientRequestError as error:
+        # toolwire's own words about the exchange with the client (a capability it lacks,
+        # no back channel, no answer): they concern the client, and hold nothing private.
+        raise ProtocolError(
+            INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}: {error}"
+        ) from None
+    except Exception as error:
+        logger.exception("prompt %r failed", entry.name)
+        failure = error
+    else:
+        result: dict[str, Any] = {}
+        if entry.description:
+            result["description"] = entry.description
+        result["messages"] = messages
+        if version in eras.MODERN_VERSIONS:
+            handlers.modern(result, session.server.server_info)
+        return result
+    raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=failure)
 
 
 async def _rendered_with_context(
@@ -146,38 +169,6 @@ async def _rendered_with_context(
         reporter=call.reporter,
     )
     return await _rendered(session, entry, [context, *args], kwargs, version)
-
-
-async def _render(
-    session: Session,
-    entry: RegisteredPrompt,
-    args: list[Any],
-    kwargs: dict[str, Any],
-    version: str,
-) -> list[dict[str, Any]]:
-    try:
-        if inspect.iscoroutinefunction(entry.func):
-            value = await entry.func(*args, **kwargs)
-        else:
-            value = await run_sync_within(session.server.sync_limiter, entry.func, args, kwargs)
-            if inspect.isawaitable(value):
-                value = await value
-        return render_messages(value, version, entry.name)
-    except PromptResultError as error:
-        logger.error("%s", error)
-        failure: Exception = error
-    except ProtocolError:
-        raise
-    except ClientRequestError as error:
-        # toolwire's own words about the exchange with the client (a capability it lacks,
-        # no back channel, no answer): they concern the client, and hold nothing private.
-        raise ProtocolError(
-            INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}: {error}"
-        ) from None
-    except Exception as error:
-        logger.exception("prompt %r failed", entry.name)
-        failure = error
-    raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=failure)
 
 
 PROMPT_ROUTES_HANDSHAKE: dict[str, Route] = {
