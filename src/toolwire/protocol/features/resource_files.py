@@ -1,22 +1,12 @@
 """A directory served read-only as resources: `<prefix><relative path>` reads `<root>/<path>`.
 
-The URI is never given to the file system as it came. It must match the template
-`<prefix>{+path}`; the matched part is percent-decoded once, then checked as a list of
-segments, and only then joined under the root:
-
-- refused outright (-32602, naming the reason): a NUL byte, a backslash, an absolute path
-  (a leading `/`), an empty segment (`a//b`), a `.` or `..` segment (also when it arrived
-  percent-encoded, since the check runs after decoding), a hidden segment (`.env`, `.git`)
-  unless `include_hidden`;
-- then the path is resolved inside the root by descriptor (`toolwire.paths.Root`): a
-  symbolic link is followed only when it stays inside, one pointing out is refused the same
-  way, and only a regular file no larger than `max_bytes` is opened (a FIFO cannot hang the
-  read, a link swapped in after the check cannot redirect it).
-
-A path that passes every check but names nothing is the ordinary resource-not-found error.
-Files whose type is text (by name, or by content when the name says nothing) and that decode
-as UTF-8 are sent as text; the rest as base64 blobs. `resources/list` shows at most
-`max_listed` files (hidden ones and links out never), walking at most `_MAX_SCANNED` entries.
+The URI is never given to the file system as it came: the part matching `<prefix>{+path}` is
+percent-decoded once and checked segment by segment (a NUL byte, a backslash, a leading `/`, an
+empty, `.` or `..` segment, a hidden one unless `include_hidden`: -32602 naming the reason),
+then resolved inside the root by descriptor (`toolwire.paths.Root`), so that a symbolic link
+pointing out is refused the same way and only a regular file of at most `max_bytes` is opened.
+A path that names nothing is the ordinary resource-not-found error. Text that decodes as UTF-8
+goes out as text, the rest as base64 blobs; `resources/list` shows at most `max_listed` files.
 """
 
 from __future__ import annotations
