@@ -100,7 +100,7 @@ def test_duplicates_unknown_removals_and_bad_sources() -> None:
 def test_a_completer_that_cannot_complete_is_refused_at_registration() -> None:
     # As a prompt's: not a request later failing with -32603.
     server = Server("s")
-    with pytest.raises(UserError, match="completer for 'id' of resource template 'z://{id}'"):
+    with pytest.raises(UserError, match=r"completer for 'id' of resource template 'z://\{id\}'"):
         server.add_resource("z://{id}", lambda id: id, completers={"id": 5})  # type: ignore[dict-item]
     with pytest.raises(UserError, match="must list strings only"):
         server.add_resource("z://{id}", lambda id: id, completers={"id": ["a", 1]})  # type: ignore[dict-item]
