@@ -105,7 +105,7 @@ def tags(names: list[str], mode: str | None = None) -> dict[str, float]:
     """Weigh tags."""
     return {name: 1.0 for name in names}
 
-original = Server._warm_up
+original = Server.tools_listed
 
 def report_then_warm_up(self):
     # Called once the first listing is served, just before the warm-up thread starts:
@@ -115,7 +115,7 @@ def report_then_warm_up(self):
     sys.stderr.write("LOADED " + " ".join(loaded) + "\\n")
     original(self)
 
-Server._warm_up = report_then_warm_up
+Server.tools_listed = report_then_warm_up
 server.run()
 '''
 

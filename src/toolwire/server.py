@@ -13,6 +13,7 @@ import inspect
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
+from operator import methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -135,7 +136,9 @@ class Server:
         self.completion_handler: Callable[..., Any] | None = None
         self._announcer = Announcer()
         self._registry = ToolRegistry()
-        self._registry.listeners.append(partial(self._announcer.tell, _tools_changed))
+        self._registry.listeners.append(
+            partial(self._announcer.tell, methodcaller("tools_changed"))
+        )
         self._resources: ResourceRegistry | None = None  # made on first use, as prompts are
         self._prompts: PromptRegistry | None = None
         self._session_end: SessionEndHooks | None = None  # made by the first on_session_end
@@ -307,18 +310,15 @@ class Server:
             raise UserError(f"Server {self.name!r} already has a tool named {tool.name!r}")
         self._registry.add(registered_tool(tool, *mcp_options))
 
-    def _warm_up(self) -> None:
-        """Once, after the first listing: build in the background what first calls need."""
+    def tools_listed(self) -> None:
+        """Sessions call this after sending a tool list: calls come next, so the first time
+        it builds in the background what first calls need."""
         if self._warmed_up:
             return
         self._warmed_up = True
         from .tools.warmup import warm_up_in_background
 
         warm_up_in_background([entry.tool for entry in self._registry.values()])
-
-    def tools_listed(self) -> None:
-        """Sessions call this after sending a tool list: calls come next (warm-up hook)."""
-        self._warm_up()
 
     def session_opened(self, session: OpenSession) -> None:
         """Sessions call this on entry: they are told of changes until they close."""
@@ -369,8 +369,12 @@ class Server:
             from .protocol.features.resource_registry import ResourceRegistry
 
             registry = self._resources = ResourceRegistry()
-            registry.listeners.append(partial(self._announcer.tell, _resources_changed))
-            registry.update_listeners.append(self._resource_updated)
+            registry.listeners.append(
+                partial(self._announcer.tell, methodcaller("resources_changed"))
+            )
+            registry.update_listeners.append(
+                lambda uri: self._announcer.tell(methodcaller("resource_updated", uri))
+            )
         return registry
 
     def resource(
@@ -460,7 +464,7 @@ class Server:
             toolwire.UserError: As `resource`.
         """
         # Imported here: a server that publishes no resource never loads them.
-        from .protocol.features.resource_entries import registered_resource
+        from .protocol.features.resource_reading import registered_resource
 
         entry = registered_resource(
             uri,
@@ -521,20 +525,17 @@ class Server:
         Raises:
             ValueError: `root` is not a directory, or the prefix is unusable.
         """
-        from .protocol.features.resource_entries import directory_resource
+        from .protocol.features.resource_files import DirectoryResources
 
-        directory, entry = directory_resource(
+        directory = DirectoryResources(
             self.root_path / Path(root),
             uri_prefix,
-            name=name,
-            title=title,
-            description=description,
             mime_type=mime_type,
             max_listed=max_listed,
             max_bytes=max_bytes,
             include_hidden=include_hidden,
         )
-        self.resource_registry.add(entry)
+        self.resource_registry.add(directory.published(name, title, description))
         return directory
 
     def remove_resource(self, uri: str) -> None:
@@ -562,9 +563,6 @@ class Server:
 
         return await read_contents(self, uri, None)
 
-    def _resource_updated(self, uri: str) -> None:
-        self._announcer.tell(lambda session: session.resource_updated(uri))
-
     @property
     def prompt_registry(self) -> PromptRegistry:
         """The published prompts, as sessions serve them (see `protocol.app.ServedApp`)."""
@@ -573,7 +571,9 @@ class Server:
             from .protocol.features.prompt_registry import PromptRegistry
 
             registry = self._prompts = PromptRegistry()
-            registry.listeners.append(partial(self._announcer.tell, _prompts_changed))
+            registry.listeners.append(
+                partial(self._announcer.tell, methodcaller("prompts_changed"))
+            )
         return registry
 
     @property
@@ -598,19 +598,11 @@ class Server:
         completers: Mapping[str, Any] | None = None,
     ) -> Callable[[F], F]: ...
 
-    def prompt(
-        self,
-        func: F | None = None,
-        /,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        icons: Any = None,
-        meta: dict[str, Any] | None = None,
-        completers: Mapping[str, Any] | None = None,
-    ) -> F | Callable[[F], F]:
+    def prompt(self, func: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
         """Publish a function as a prompt; works bare (`@server.prompt`) or with options.
+
+        The options of `add_prompt`, typed in the overloads above, are the keyword arguments
+        below.
 
         The function's parameters are the prompt's arguments (a parameter without a
         default is required; the docstring's `Args:` describe them). It returns a string,
@@ -638,15 +630,7 @@ class Server:
         """
 
         def register(the_func: F) -> F:
-            self.add_prompt(
-                the_func,
-                name=name,
-                title=title,
-                description=description,
-                icons=icons,
-                meta=meta,
-                completers=completers,
-            )
+            self.add_prompt(the_func, **options)
             return the_func
 
         if func is not None:
@@ -703,8 +687,6 @@ class Server:
             The function itself, unchanged.
         """
         if not callable(func):
-            from .errors import UserError
-
             raise UserError(f"completion handler must be a function, not {type(func).__name__}")
         self.completion_handler = func
         return func
@@ -1079,10 +1061,6 @@ def _listed(values: Iterable[str]) -> list[str]:
     return [values] if isinstance(values, str) else list(values)
 
 
-async def _tools_changed(session: OpenSession) -> None:
-    await session.tools_changed()
-
-
 def _builder_dir() -> Path:
     """The directory of the module whose code is building a `Server` (toolwire's own frames,
     a subclass's included when it lives in toolwire, are skipped); the working directory
@@ -1098,11 +1076,3 @@ def _builder_dir() -> Path:
     finally:
         del frame
     return Path(file).resolve().parent if isinstance(file, str) else Path.cwd()
-
-
-async def _resources_changed(session: OpenSession) -> None:
-    await session.resources_changed()
-
-
-async def _prompts_changed(session: OpenSession) -> None:
-    await session.prompts_changed()

@@ -203,10 +203,17 @@ async def test_pages_of_one_hundred() -> None:
         cursor = first["result"]["nextCursor"]
         second = await peer.request(2, "prompts/list", {"cursor": cursor})
         bad = await peer.request(3, "prompts/list", {"cursor": "nope"})
+        not_text = await peer.request(4, "prompts/list", {"cursor": 7})
     assert len(first["result"]["prompts"]) == 100
     assert second["result"]["prompts"][0]["name"] == "p100"
     assert "nextCursor" not in second["result"]
-    assert bad["error"]["code"] == -32602
+    assert bad["error"] == {"code": -32602, "message": "Invalid cursor", "data": {"cursor": "nope"}}
+    # As tools/list and resources/list say it.
+    assert not_text["error"] == {
+        "code": -32602,
+        "message": "Invalid request parameters",
+        "data": "prompts/list: 'cursor' must be a string",
+    }
 
 
 async def test_capabilities_and_list_changed() -> None:

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import pytest
 
+from toolwire.errors import UserError
 from toolwire.protocol.wire.jsonrpc import ProtocolError
 from toolwire.server import Server
 
@@ -94,6 +95,19 @@ def test_duplicates_unknown_removals_and_bad_sources() -> None:
         server.add_resource("y://fixed", "t", completers={"id": lambda v: []})
     server.remove_resource("x://{id}")
     assert set(server.resource_registry.templates) == set()
+
+
+def test_a_completer_that_cannot_complete_is_refused_at_registration() -> None:
+    # As a prompt's: not a request later failing with -32603.
+    server = Server("s")
+    with pytest.raises(UserError, match=r"completer for 'id' of resource template 'z://\{id\}'"):
+        server.add_resource("z://{id}", lambda id: id, completers={"id": 5})  # type: ignore[dict-item]
+    with pytest.raises(UserError, match="must list strings only"):
+        server.add_resource("z://{id}", lambda id: id, completers={"id": ["a", 1]})  # type: ignore[dict-item]
+    assert len(server.resource_registry) == 0
+    server.add_resource("z://{id}", lambda id: id, completers={"id": ["a", "b"]})  # type: ignore[dict-item]
+    template = server.resource_registry.template_for("z://{id}")
+    assert template is not None and template.completers == {"id": ("a", "b")}
 
 
 def test_template_for_exposes_names_and_completers() -> None:

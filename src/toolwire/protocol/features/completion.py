@@ -10,7 +10,6 @@ naming what was wrong; a completer that raises or returns something other than s
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -35,13 +34,11 @@ __all__ = [
     "COMPLETION_ROUTES_HANDSHAKE",
     "COMPLETION_ROUTES_MODERN",
     "complete",
-    "completion_result",
 ]
 
 logger = logging.getLogger("toolwire.protocol")
 
 Params = dict[str, Any] | None
-CompletionHandler = Callable[..., Any]
 
 
 def _invalid(detail: str) -> ProtocolError:
@@ -95,8 +92,7 @@ def _prompt_completer(server: Any, name: str, argument: str) -> tuple[Completer 
 
 
 def _template_completer(server: Any, uri: str, argument: str) -> tuple[Completer | None, str]:
-    registry = getattr(server, "resource_registry", None)
-    template = registry.template_for(uri) if registry is not None else None
+    template = server.resource_registry.template_for(uri)
     if template is None:
         raise ProtocolError(INVALID_PARAMS, f"Unknown resource template: {uri}", {"uri": uri})
     names = list(template.parameter_names)
@@ -105,17 +101,7 @@ def _template_completer(server: Any, uri: str, argument: str) -> tuple[Completer
             f"Resource template {uri!r} has no parameter {argument!r} (its parameters: "
             f"{', '.join(names) or 'none'})"
         )
-    completers: Mapping[str, Completer] = getattr(template, "completers", None) or {}
-    return completers.get(argument), f"parameter {argument!r} of resource template {uri!r}"
-
-
-def completion_result(values: list[str]) -> dict[str, Any]:
-    """The `completion` object for every suggestion found (capped at 100)."""
-    return {
-        "values": values[:MAX_VALUES],
-        "total": len(values),
-        "hasMore": len(values) > MAX_VALUES,
-    }
+    return template.completers.get(argument), f"parameter {argument!r} of resource template {uri!r}"
 
 
 async def _suggestions(
@@ -128,15 +114,11 @@ async def _suggestions(
     try:
         if completer is not None:
             return await ask_completer(completer, value, settled, what)
-        handler: CompletionHandler | None = getattr(server, "completion_handler", None)
+        handler: Callable[..., Any] | None = getattr(server, "completion_handler", None)
         if handler is None:
             return []
-        produced = handler(dict(ref), argument, value, settled)
-        if inspect.isawaitable(produced):
-            produced = await produced
-        if produced is None:
-            return []
-        return await ask_completer(lambda _v, _c: produced, value, settled, what)
+        asked = lambda typed, context: handler(dict(ref), argument, typed, context)  # noqa: E731
+        return await ask_completer(asked, value, settled, what)
     except CompleterError as error:
         logger.error("%s", error)
     except Exception:
@@ -150,7 +132,9 @@ async def complete(
     """`completion/complete`: the suggestions for one argument."""
     ref, argument, value, settled = _parse(params)
     values = await _suggestions(session.server, ref, argument, value, settled)
-    result: dict[str, Any] = {"completion": completion_result(values)}
+    cut = len(values) > MAX_VALUES
+    completion = {"values": values[:MAX_VALUES], "total": len(values), "hasMore": cut}
+    result: dict[str, Any] = {"completion": completion}
     if version in eras.MODERN_VERSIONS:
         handlers.modern(result, session.server.server_info)
     await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
@@ -159,6 +143,4 @@ async def complete(
 COMPLETION_ROUTES_HANDSHAKE: dict[str, Route] = {
     "completion/complete": Route(complete, {"completions": {}}),
 }
-COMPLETION_ROUTES_MODERN: dict[str, Route] = {
-    "completion/complete": Route(complete, {"completions": {}}),
-}
+COMPLETION_ROUTES_MODERN = COMPLETION_ROUTES_HANDSHAKE

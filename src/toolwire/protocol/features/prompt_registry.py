@@ -66,7 +66,6 @@ class RegisteredPrompt:
     icons: tuple[dict[str, Any], ...] | None = None
     meta: dict[str, Any] | None = None
     completers: dict[str, Completer] = field(default_factory=dict)
-    _listing: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     @property
     def argument_names(self) -> list[str]:
@@ -74,13 +73,7 @@ class RegisteredPrompt:
         return list(self.schema.params_json_schema.get("properties", {}))
 
     def listing(self, version: str) -> dict[str, Any]:
-        """The `prompts/list` entry for a protocol version (computed once)."""
-        cached = self._listing.get(version)
-        if cached is None:
-            cached = self._listing[version] = self._build_listing(version)
-        return cached
-
-    def _build_listing(self, version: str) -> dict[str, Any]:
+        """The `prompts/list` entry for a protocol version."""
         entry: dict[str, Any] = {"name": self.name}
         if self.title and eras.supports(version, "title"):
             entry["title"] = self.title

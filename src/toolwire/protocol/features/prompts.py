@@ -20,24 +20,22 @@ from ...errors import ClientRequestError
 from ...tools.threads import run_sync_within
 from ..session import handlers
 from ..session.asking import asker_for
-from ..session.methods import Route
+from ..session.methods import Route, send_page
 from ..session.reporter import Reporter
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
-    FrameKind,
     ProtocolError,
     RequestId,
     compact_json,
-    result_message,
 )
 from .prompt_messages import PromptResultError, render_messages
 
 if TYPE_CHECKING:
     from ..session.methods import Session
-    from .prompt_registry import PromptRegistry, RegisteredPrompt
+    from .prompt_registry import RegisteredPrompt
 
 __all__ = [
     "PROMPTS_LIST_CHANGED",
@@ -50,40 +48,23 @@ __all__ = [
 logger = logging.getLogger("toolwire.protocol")
 
 PROMPTS_LIST_CHANGED = "notifications/prompts/list_changed"
-_CACHE_HINTS = {"ttlMs": 0, "cacheScope": "private"}
 
 Params = dict[str, Any] | None
-
-
-def _registry(session: Session) -> PromptRegistry:
-    registry: PromptRegistry = session.server.prompt_registry
-    return registry
 
 
 async def list_prompts(
     session: Session, request_id: RequestId, params: Params, version: str, _level: str | None
 ) -> None:
     """`prompts/list`: one page of the prompts."""
-    cursor = params.get("cursor") if params else None
-    offset = 0 if cursor is None else handlers.decode_cursor(cursor)
-    prompts = _registry(session).entries()
-    if offset > len(prompts) or (offset and offset == len(prompts)):
-        raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor})
-    page = prompts[offset : offset + handlers.PAGE_SIZE]
-    result: dict[str, Any] = {"prompts": [entry.listing(version) for entry in page]}
-    if offset + handlers.PAGE_SIZE < len(prompts):
-        result["nextCursor"] = handlers.encode_cursor(offset + handlers.PAGE_SIZE)
-    if version in eras.MODERN_VERSIONS:
-        result.update(_CACHE_HINTS)
-        handlers.modern(result, session.server.server_info)
-    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
+    entries = session.server.prompt_registry.entries()
+    await send_page(session, request_id, params, version, "prompts/list", "prompts", entries)
 
 
 def _lookup(session: Session, params: Params) -> RegisteredPrompt:
     name = params.get("name") if params else None
     if not isinstance(name, str):
         raise eras.invalid_params("prompts/get: 'name' must be a string")
-    entry = _registry(session).get(name)
+    entry = session.server.prompt_registry.get(name)
     if entry is None:
         raise ProtocolError(INVALID_PARAMS, f"Unknown prompt: {name}", {"name": name})
     return entry
@@ -103,19 +84,18 @@ async def get_prompt(
             Reporter(session.send, None, None, request_id, None, session.session_id)
         )
         work = functools.partial(_rendered, session, entry, args, kwargs, version)
-        session.requests.answer_in_task(request_id, call, work)
-        return
-    # Built before the task starts, so that a malformed retry is refused right away.
-    asker = asker_for(session, request_id, version, params, entry.name, method="prompts/get")
-    meta = params.get("_meta")
-    token = meta.get("progressToken") if isinstance(meta, dict) else None
-    call = CallInFlight(
-        Reporter(session.send, token, log_level, request_id, asker, session.session_id)
-    )
-    asker.attach(session, request_id, call)
-    work = functools.partial(
-        _rendered_with_context, session, request_id, entry, params, args, kwargs, version, call
-    )
+    else:
+        # Built before the task starts, so that a malformed retry is refused right away.
+        asker = asker_for(session, request_id, version, params, entry.name, method="prompts/get")
+        meta = params.get("_meta")
+        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        call = CallInFlight(
+            Reporter(session.send, token, log_level, request_id, asker, session.session_id)
+        )
+        asker.attach(session, request_id, call)
+        work = functools.partial(
+            _rendered_with_context, session, request_id, entry, params, args, kwargs, version, call
+        )
     session.requests.answer_in_task(request_id, call, work)
 
 
@@ -127,14 +107,37 @@ async def _rendered(
     version: str,
 ) -> dict[str, Any]:
     """The `prompts/get` result (era fields included)."""
-    messages = await _render(session, entry, args, kwargs, version)
-    result: dict[str, Any] = {}
-    if entry.description:
-        result["description"] = entry.description
-    result["messages"] = messages
-    if version in eras.MODERN_VERSIONS:
-        handlers.modern(result, session.server.server_info)
-    return result
+    try:
+        if inspect.iscoroutinefunction(entry.func):
+            value = await entry.func(*args, **kwargs)
+        else:
+            value = await run_sync_within(session.server.sync_limiter, entry.func, args, kwargs)
+            if inspect.isawaitable(value):
+                value = await value
+        messages = render_messages(value, version, entry.name)
+    except PromptResultError as error:
+        logger.error("%s", error)
+        failure: Exception = error
+    except ProtocolError:
+        raise
+    except ClientRequestError as error:
+        # toolwire's own words about the exchange with the client (a capability it lacks,
+        # no back channel, no answer): they concern the client, and hold nothing private.
+        raise ProtocolError(
+            INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}: {error}"
+        ) from None
+    except Exception as error:
+        logger.exception("prompt %r failed", entry.name)
+        failure = error
+    else:
+        result: dict[str, Any] = {}
+        if entry.description:
+            result["description"] = entry.description
+        result["messages"] = messages
+        if version in eras.MODERN_VERSIONS:
+            handlers.modern(result, session.server.server_info)
+        return result
+    raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=failure)
 
 
 async def _rendered_with_context(
@@ -168,44 +171,9 @@ async def _rendered_with_context(
     return await _rendered(session, entry, [context, *args], kwargs, version)
 
 
-async def _render(
-    session: Session,
-    entry: RegisteredPrompt,
-    args: list[Any],
-    kwargs: dict[str, Any],
-    version: str,
-) -> list[dict[str, Any]]:
-    try:
-        if inspect.iscoroutinefunction(entry.func):
-            value = await entry.func(*args, **kwargs)
-        else:
-            value = await run_sync_within(session.server.sync_limiter, entry.func, args, kwargs)
-            if inspect.isawaitable(value):
-                value = await value
-        return render_messages(value, version, entry.name)
-    except PromptResultError as error:
-        logger.error("%s", error)
-        failure: Exception = error
-    except ProtocolError:
-        raise
-    except ClientRequestError as error:
-        # toolwire's own words about the exchange with the client (a capability it lacks,
-        # no back channel, no answer): they concern the client, and hold nothing private.
-        raise ProtocolError(
-            INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}: {error}"
-        ) from None
-    except Exception as error:
-        logger.exception("prompt %r failed", entry.name)
-        failure = error
-    raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=failure)
-
-
 PROMPT_ROUTES_HANDSHAKE: dict[str, Route] = {
     "prompts/list": Route(list_prompts, {"prompts": {"listChanged": True}}),
     "prompts/get": Route(get_prompt),
 }
-PROMPT_ROUTES_MODERN: dict[str, Route] = {
-    # Changes travel on listen streams, which honor `promptsListChanged` (subscriptions.py).
-    "prompts/list": Route(list_prompts, {"prompts": {"listChanged": True}}),
-    "prompts/get": Route(get_prompt),
-}
+# In 2026-07-28 changes travel on listen streams, which honor `promptsListChanged`.
+PROMPT_ROUTES_MODERN = PROMPT_ROUTES_HANDSHAKE

@@ -1,22 +1,12 @@
 """A directory served read-only as resources: `<prefix><relative path>` reads `<root>/<path>`.
 
-The URI is never given to the file system as it came. It must match the template
-`<prefix>{+path}`; the matched part is percent-decoded once, then checked as a list of
-segments, and only then joined under the root:
-
-- refused outright (-32602, naming the reason): a NUL byte, a backslash, an absolute path
-  (a leading `/`), an empty segment (`a//b`), a `.` or `..` segment (also when it arrived
-  percent-encoded, since the check runs after decoding), a hidden segment (`.env`, `.git`)
-  unless `include_hidden`;
-- then the path is resolved inside the root by descriptor (`toolwire.paths.Root`): a
-  symbolic link is followed only when it stays inside, one pointing out is refused the same
-  way, and only a regular file no larger than `max_bytes` is opened (a FIFO cannot hang the
-  read, a link swapped in after the check cannot redirect it).
-
-A path that passes every check but names nothing is the ordinary resource-not-found error.
-Files whose type is text (by name, or by content when the name says nothing) and that decode
-as UTF-8 are sent as text; the rest as base64 blobs. `resources/list` shows at most
-`max_listed` files (hidden ones and links out never), walking at most `_MAX_SCANNED` entries.
+The URI is never given to the file system as it came: the part matching `<prefix>{+path}` is
+percent-decoded once and checked segment by segment (a NUL byte, a backslash, a leading `/`, an
+empty, `.` or `..` segment, a hidden one unless `include_hidden`: -32602 naming the reason),
+then resolved inside the root by descriptor (`toolwire.paths.Root`), so that a symbolic link
+pointing out is refused the same way and only a regular file of at most `max_bytes` is opened.
+A path that names nothing is the ordinary resource-not-found error. Text that decodes as UTF-8
+goes out as text, the rest as base64 blobs; `resources/list` shows at most `max_listed` files.
 """
 
 from __future__ import annotations
@@ -30,9 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...paths import PathError, PathKindError, PathNotFoundError, PathOutsideError, Root
 from ...tools.threads import run_sync_within
-from .resource_contents import NOT_FOUND, contents_of
-from .resource_reading import InvalidResourceParams
-from .resource_registry import Described, FixedResource
+from .resource_reading import NOT_FOUND, InvalidResourceParams, contents_of
+from .resource_registry import Described, FixedResource, TemplatedResource
 from .uri_template import UriTemplate
 
 if TYPE_CHECKING:
@@ -50,7 +39,7 @@ _OUTSIDE = "it leads outside the directory (a symbolic link)"
 
 
 class DirectoryResources:
-    """Reads (and lists) the files under one directory; a `Reader` for its template.
+    """Reads (and lists) the files under one directory: the reader of its template.
 
     Args:
         root: The directory; it must exist.
@@ -63,6 +52,8 @@ class DirectoryResources:
     Raises:
         ValueError: `root` is not a directory, or `uri_prefix` is unusable.
     """
+
+    takes_context = False  # a read needs no `ToolContext`
 
     def __init__(
         self,
@@ -95,9 +86,17 @@ class DirectoryResources:
         self.include_hidden = include_hidden
         self._warned_cut = False
 
-    def uri_for(self, relative: str) -> str:
-        """The URI of the file at `relative` (a `/`-separated path under the root)."""
-        return self.template.expand({"path": relative})
+    def published(
+        self, name: str | None, title: str | None, description: str | None
+    ) -> TemplatedResource:
+        """The template `uri_prefix{+path}` this directory reads and lists, as published."""
+        described = Described(
+            name=name or self.root.name or str(self.root),
+            title=title,
+            description=description,
+            mime_type=self.mime_type,
+        )
+        return TemplatedResource(self.template, described, self, lister=self.list_files)
 
     def path_for(self, relative: str) -> Path:
         """The checked file-system path for a decoded relative path.
@@ -144,7 +143,7 @@ class DirectoryResources:
             described = Described(
                 name=relative, mime_type=self.mime_type or _guess(relative), size=size
             )
-            listed.append(FixedResource(self.uri_for(relative), described))
+            listed.append(FixedResource(self.template.expand({"path": relative}), described))
         return listed
 
     def _refusal(self, relative: str) -> str | None:

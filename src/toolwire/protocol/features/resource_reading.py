@@ -5,29 +5,139 @@ parameter without a default a template variable; positional-only parameters are 
 mismatch is a `ValueError` naming the template, the function and the parameter. Values arrive
 as strings and are converted to the annotated types as tool arguments are, a value that does not
 convert being refused with the parameter named. A first `ToolContext` parameter receives the
-read's context; sync functions run in a worker thread under the server's bound.
+read's context; sync functions run in a worker thread under the server's bound. What a function
+returns becomes the `contents` (`contents_of`): a `str` one text item, bytes one base64 `blob`,
+anything else its JSON as text, each with the URI read and a `mimeType` (the declared one, else
+`text/plain`, `application/octet-stream` or `application/json`); `None` means "no such resource".
 """
 
 from __future__ import annotations
 
+import base64
 import inspect
-from collections.abc import Callable, Mapping
+import json
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, get_origin
 
 from ...schema.context_types import is_context_type
 from ...tools.threads import run_sync_within
-from .resource_contents import contents_of
+from ..wire.content import to_jsonable
+from ..wire.icons import normalize_icons
+from .completers import check_completers
+from .resource_registry import Described, FixedResource, TemplatedResource
+from .uri_template import UriTemplate
 
 if TYPE_CHECKING:
     import anyio
     from pydantic import BaseModel
 
     from ...tools.threads import SyncBudget
-    from .uri_template import UriTemplate
 
-__all__ = ["FunctionReader", "InvalidResourceParams"]
+__all__ = [
+    "NOT_FOUND",
+    "FunctionReader",
+    "InvalidResourceParams",
+    "contents_of",
+    "registered_resource",
+]
 
 _PLAIN = (str, inspect.Parameter.empty, Any, "str")
+
+NOT_FOUND: list[dict[str, Any]] = []  # returned (by identity) for a function's None
+
+
+def contents_of(uri: str, output: Any, mime_type: str | None) -> list[dict[str, Any]]:
+    """The `contents` items for a function's `output` read at `uri`.
+
+    Returns:
+        One item, or `NOT_FOUND` (the very object) when `output` is None.
+
+    Raises:
+        ValueError: `output` cannot be written as JSON (NaN, a cycle...).
+    """
+    if output is None:
+        return NOT_FOUND
+    if isinstance(output, str):
+        return [{"uri": uri, "mimeType": mime_type or "text/plain", "text": output}]
+    if isinstance(output, bytes | bytearray | memoryview):
+        blob = base64.b64encode(bytes(output)).decode("ascii")
+        return [{"uri": uri, "mimeType": mime_type or "application/octet-stream", "blob": blob}]
+    text = json.dumps(to_jsonable(output), ensure_ascii=False, allow_nan=False)
+    return [{"uri": uri, "mimeType": mime_type or "application/json", "text": text}]
+
+
+def registered_resource(
+    uri: str,
+    source: Callable[..., Any] | str | bytes,
+    *,
+    mime_type: str | None,
+    name: str | None,
+    title: str | None,
+    description: str | None,
+    size: int | None,
+    annotations: Mapping[str, Any] | None,
+    icons: Iterable[Mapping[str, Any]] | None,
+    meta: Mapping[str, Any] | None,
+    completers: Mapping[str, Callable[..., Any]] | None,
+) -> FixedResource | TemplatedResource:
+    """The entry publishing `source` at `uri` (a template when `uri` has `{...}` variables),
+    every option checked before anything is published: what `Server.add_resource` adds.
+
+    Raises:
+        ValueError: The template is malformed, the function does not fit it, fixed contents
+            were given for a template, or `completers` name no variable of it.
+        TypeError: `source` is neither a function, text nor bytes.
+        toolwire.UserError: `icons` is malformed, or a completer is neither a function nor a
+            list of strings.
+    """
+    template = UriTemplate.parse(uri)
+    if isinstance(source, str | bytes):
+        if template.is_template:
+            raise ValueError(f"resource template {uri!r} needs a function, not fixed contents")
+        fixed = source
+        source = lambda: fixed  # noqa: E731
+        name = name or uri
+    if not callable(source):
+        raise TypeError(
+            f"resource {uri!r}: expected a function, text or bytes, not {type(source).__name__}"
+        )
+    reader = FunctionReader(source, template, mime_type)
+    label = f"resource template {uri!r}" if template.is_template else f"resource {uri!r}"
+    described = Described(
+        name=name or getattr(source, "__name__", None) or uri,
+        title=title,
+        description=description if description is not None else _summary(source),
+        mime_type=mime_type,
+        size=size,
+        annotations=annotations,
+        icons=normalize_icons(icons, label),
+        meta=meta,
+    )
+    if not template.is_template:
+        if completers:
+            raise ValueError(f"resource {uri!r} has no variables to complete")
+        return FixedResource(uri, described, reader)
+    unknown = set(completers or ()) - set(template.variables)
+    if unknown:
+        raise ValueError(
+            f"resource template {uri!r}: completers name no variable of it: "
+            + ", ".join(sorted(unknown))
+        )
+    checked = check_completers(completers, template.variables, label)
+    return TemplatedResource(template, described, reader, checked)
+
+
+def _summary(func: Callable[..., Any]) -> str | None:
+    """What a function's docstring says before its sections (`Args:` and the rest), as a
+    tool's description is; the parameters are described by the template, not here."""
+    if not getattr(func, "__doc__", None):
+        return None
+    from ...schema.docstrings import document_function
+
+    try:
+        return document_function(func).description
+    except AttributeError:  # a callable object without a `__name__`
+        return inspect.getdoc(func)
 
 
 class InvalidResourceParams(ValueError):
@@ -48,8 +158,6 @@ class FunctionReader:
     """
 
     def __init__(self, func: Callable[..., Any], template: UriTemplate, mime_type: str | None):
-        if not callable(func):
-            raise TypeError(f"a resource needs a function, not {type(func).__name__}")
         self.func = func
         self.template = template
         self.mime_type = mime_type

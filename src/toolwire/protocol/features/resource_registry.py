@@ -20,16 +20,17 @@ if TYPE_CHECKING:
     import anyio
 
     from ...tools.threads import SyncBudget
+    from .completers import Completer
     from .uri_template import UriTemplate
 
-__all__ = ["FixedResource", "Reader", "ResourceRegistry", "TemplatedResource"]
-
-_ICONS_SINCE = "2025-11-25"
+__all__ = ["Described", "FixedResource", "Reader", "ResourceRegistry", "TemplatedResource"]
 
 
 class Reader(Protocol):
-    """What reads a resource: given the URI and its template's values, its contents (the
-    very list `resource_contents.NOT_FOUND` when there is no such resource)."""
+    """What reads a URI (`resource_reading.FunctionReader`, `resource_files.DirectoryResources`):
+    its contents, or the very list `NOT_FOUND`; `context` only when `takes_context`."""
+
+    takes_context: bool
 
     async def read(
         self,
@@ -37,10 +38,7 @@ class Reader(Protocol):
         values: Mapping[str, str],
         limiter: SyncBudget | anyio.CapacityLimiter | None,
         context: Any = None,
-    ) -> list[dict[str, Any]]:
-        """The `contents` items for `uri`; `context` is the read's `ToolContext`, given
-        only to a reader whose `takes_context` attribute is true."""
-        ...
+    ) -> list[dict[str, Any]]: ...
 
 
 @dataclass(frozen=True)
@@ -69,7 +67,7 @@ class Described:
             listed["size"] = self.size
         if self.annotations:
             listed["annotations"] = dict(self.annotations)
-        if self.icons and version >= _ICONS_SINCE:
+        if self.icons and eras.supports(version, "icons"):
             listed["icons"] = [dict(icon) for icon in self.icons]
         if self.meta and eras.supports(version, "tool_meta"):
             listed["_meta"] = dict(self.meta)
@@ -112,7 +110,7 @@ class TemplatedResource:
     template: UriTemplate
     described: Described
     reader: Reader
-    completers: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    completers: Mapping[str, Completer] = field(default_factory=dict)
     lister: Callable[[], Iterable[FixedResource]] | None = None
 
     @property

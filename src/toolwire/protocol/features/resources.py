@@ -20,13 +20,12 @@ from typing import TYPE_CHECKING, Any
 from ...tools.threads import run_sync_within
 from ..session import handlers
 from ..session.asking import asker_for
-from ..session.methods import Route
+from ..session.methods import Route, send_page
 from ..session.reporter import Reporter
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameKind, ProtocolError, result_message
-from .resource_contents import NOT_FOUND
-from .resource_reading import InvalidResourceParams
+from .resource_reading import NOT_FOUND, InvalidResourceParams
 
 if TYPE_CHECKING:
     from ...context import ToolContext
@@ -83,7 +82,7 @@ async def read_contents(
         raise not_found(uri, version)
     reader, values = found
     ctx: ToolContext[Any] | None = None
-    if getattr(reader, "takes_context", False):
+    if reader.takes_context:
         ctx = await context() if context is not None else _bare_context(uri)
     try:
         contents = await reader.read(uri, values, server.sync_limiter, ctx)
@@ -109,26 +108,21 @@ async def list_resources(
     session: Session, request_id: RequestId, params: Params, version: str, *_: Any
 ) -> None:
     """`resources/list`: fixed resources, then those the templates list, one page."""
-    offset = _offset(params, "resources/list")
     registry = session.server.resource_registry
-    entries = registry.listings()
+    entries: list[FixedResource] = registry.listings()
     listers = registry.listers()
     if listers:
         entries += await run_sync_within(session.server.sync_limiter, _gather, (listers,), {})
-    listed = [entry.listing(version) for entry in _page(entries, offset, params)]
-    await _send_page(session, request_id, version, "resources", listed, offset, len(entries))
+    await send_page(session, request_id, params, version, "resources/list", "resources", entries)
 
 
 async def list_templates(
     session: Session, request_id: RequestId, params: Params, version: str, *_: Any
 ) -> None:
     """`resources/templates/list`: one page of the templates."""
-    offset = _offset(params, "resources/templates/list")
     entries = list(session.server.resource_registry.templates.values())
-    listed = [entry.listing(version) for entry in _page(entries, offset, params)]
-    await _send_page(
-        session, request_id, version, "resourceTemplates", listed, offset, len(entries)
-    )
+    method = "resources/templates/list"
+    await send_page(session, request_id, params, version, method, "resourceTemplates", entries)
 
 
 async def read(
@@ -209,38 +203,6 @@ def _uri(params: Params, method: str) -> str:
     if not isinstance(uri, str):
         raise eras.invalid_params(f"{method}: 'uri' must be a string")
     return uri
-
-
-def _offset(params: Params, method: str) -> int:
-    cursor = params.get("cursor") if params else None
-    if cursor is None:
-        return 0
-    if not isinstance(cursor, str):
-        raise eras.invalid_params(f"{method}: 'cursor' must be a string")
-    return handlers.decode_cursor(cursor)
-
-
-def _page(entries: list[Any], offset: int, params: Params) -> list[Any]:
-    if offset > len(entries) or (offset and offset == len(entries)):
-        raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": (params or {})["cursor"]})
-    return entries[offset : offset + handlers.PAGE_SIZE]
-
-
-async def _send_page(
-    session: Session,
-    request_id: RequestId,
-    version: str,
-    key: str,
-    listed: list[dict[str, Any]],
-    offset: int,
-    total: int,
-) -> None:
-    result: dict[str, Any] = {key: listed}
-    if offset + handlers.PAGE_SIZE < total:
-        result["nextCursor"] = handlers.encode_cursor(offset + handlers.PAGE_SIZE)
-    if version in eras.MODERN_VERSIONS:
-        handlers.modern_cacheable(result, session.server.server_info)
-    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
 
 
 def _gather(listers: list[Callable[[], Iterable[FixedResource]]]) -> list[FixedResource]:

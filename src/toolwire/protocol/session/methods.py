@@ -5,14 +5,20 @@ a method missing from the table is -32601. The handlers live by concern (`connec
 `tools.py`, `resources.py`, `prompts.py`, `completion.py`), each a function that gets the
 `Session` serving the request and answers on it. Serving a new method is one entry, and what it
 adds to the advertised capabilities travels with it, so a server never claims a capability
-whose method it does not serve, nor the reverse.
+whose method it does not serve, nor the reverse. `send_page` answers every list method but
+`tools/list`: 100 entries a page behind an opaque cursor; a cursor that is not a string, or
+that this server did not issue for that list, is -32602.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Concatenate, Protocol
+
+from ..wire import eras
+from ..wire.jsonrpc import INVALID_PARAMS, FrameKind, ProtocolError, result_message
+from . import handlers
 
 if TYPE_CHECKING:
     import anyio
@@ -21,14 +27,14 @@ if TYPE_CHECKING:
     from ..auth.identity import Identity
     from ..features.registry import RegisteredTool
     from ..wire.eras import Era
-    from ..wire.jsonrpc import FrameKind, RequestId
+    from ..wire.jsonrpc import RequestId
     from .app import ServedApp
     from .call_context import ContextSource
     from .outbound import Outbound
     from .requests_in_flight import RequestsInFlight
     from .subscriptions import Listeners
 
-__all__ = ["Route", "Session", "capabilities"]
+__all__ = ["Route", "Session", "capabilities", "send_page"]
 
 
 class Session(Protocol):
@@ -100,3 +106,29 @@ def capabilities(table: Mapping[str, Route]) -> dict[str, Any]:
         for name, settings in (route.grants or {}).items():
             merged.setdefault(name, {}).update(settings)
     return merged
+
+
+async def send_page(
+    session: Session,
+    request_id: RequestId,
+    params: dict[str, Any] | None,
+    version: str,
+    method: str,
+    key: str,
+    entries: Sequence[Any],
+) -> None:
+    """Answer the list request `method` with the page of `entries` its cursor names, each
+    entry's `listing(version)` under `key`, and a `nextCursor` when more follow."""
+    cursor = params.get("cursor") if params else None
+    if cursor is not None and not isinstance(cursor, str):
+        raise eras.invalid_params(f"{method}: 'cursor' must be a string")
+    offset = 0 if cursor is None else handlers.decode_cursor(cursor)
+    if offset > len(entries) or (offset and offset == len(entries)):
+        raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor})
+    page = entries[offset : offset + handlers.PAGE_SIZE]
+    result: dict[str, Any] = {key: [entry.listing(version) for entry in page]}
+    if offset + handlers.PAGE_SIZE < len(entries):
+        result["nextCursor"] = handlers.encode_cursor(offset + handlers.PAGE_SIZE)
+    if version in eras.MODERN_VERSIONS:
+        handlers.modern_cacheable(result, session.server.server_info)
+    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)

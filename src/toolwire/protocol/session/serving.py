@@ -56,29 +56,10 @@ class Servable(Protocol):
 
 
 def opener_then(opener: SessionOpener, then: Callable[[ServerSession], None]) -> SessionOpener:
-    """`opener`, with `then` done to each session it opens (before the transport uses it).
+    """`opener`, with `then` done to each session it opens (before the transport uses it)."""
 
-    The keywords are spelled out here, once: transports read an opener's signature to learn
-    which options it takes.
-    """
-
-    def open_then(
-        send: Any,
-        *,
-        routed: bool = False,
-        back_channel: bool = True,
-        identity: Identity | None = None,
-        error_details: bool = False,
-        session_id: str | None = None,
-    ) -> ServerSession:
-        session = opener(
-            send,
-            routed=routed,
-            back_channel=back_channel,
-            identity=identity,
-            error_details=error_details,
-            session_id=session_id,
-        )
+    def open_then(send: Any, **options: Any) -> ServerSession:
+        session = opener(send, **options)
         then(session)
         return session
 

@@ -35,17 +35,13 @@ __all__ = [
     "MAX_URIS",
     "RESOURCE_UPDATED",
     "SUBSCRIPTION_ID",
-    "TOOLS_LIST_CHANGED",
     "Listeners",
-    "honored_filter",
 ]
 
 logger = logging.getLogger("toolwire.protocol")
 
-
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
-TOOLS_LIST_CHANGED = "notifications/tools/list_changed"
 RESOURCE_UPDATED = "notifications/resources/updated"
 MAX_STREAMS = 1024
 MAX_URIS = 1024  # resourceSubscriptions honored per stream
@@ -57,29 +53,17 @@ LIST_CHANGED_FLAGS = {
     "resourcesListChanged": "resources",
     "promptsListChanged": "prompts",
 }
-_FLAGS = ("toolsListChanged", "promptsListChanged", "resourcesListChanged")
 
 
-def honored_filter(
-    params: dict[str, Any] | None, knows: Callable[[str], bool] | None = None
+def _honored_filter(
+    params: dict[str, Any] | None, knows: Callable[[str], bool] | None
 ) -> dict[str, Any]:
-    """Validate a listen request's params; return the filter this server honors.
-
-    Args:
-        params: The request's `params` (its envelope already checked).
-        knows: Whether this server can serve a resource URI (None: it serves none).
-
-    Returns:
-        The flags of `LIST_CHANGED_FLAGS` the client set to true, and `resourceSubscriptions`
-        with the URIs honored when any is.
-
-    Raises:
-        ProtocolError: -32602 naming the malformed field.
-    """
+    """The filter of a listen request's `params` that this server honors (-32602 naming a
+    malformed field): the flags set to true, and the URIs `knows` can serve, if any."""
     requested = params.get("notifications") if params else None
     if not isinstance(requested, dict):
         raise eras.invalid_params("subscriptions/listen: 'notifications' must be an object")
-    for flag in _FLAGS:
+    for flag in LIST_CHANGED_FLAGS:
         value = requested.get(flag)
         if value is not None and not isinstance(value, bool):
             raise eras.invalid_params(
@@ -167,7 +151,7 @@ class Listeners:
                 request_id,
             )
             return
-        honored = honored_filter(params, self._knows)
+        honored = _honored_filter(params, self._knows)
         if len(self._streams) >= MAX_STREAMS:
             raise ProtocolError(INTERNAL_ERROR, "Subscription limit reached")
         kinds = frozenset(kind for flag, kind in LIST_CHANGED_FLAGS.items() if flag in honored)
