@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 
 from ..errors import UserError
-from ._params import Param, unwrap_annotated
+from .context_types import unwrap_annotated
 
 _MISSING = inspect.Parameter.empty
 _VAR_POSITIONAL = inspect.Parameter.VAR_POSITIONAL
@@ -25,7 +25,7 @@ _VAR_KEYWORD = inspect.Parameter.VAR_KEYWORD
 
 def build_model(
     model_name: str,
-    params: tuple[Param, ...],
+    params: tuple[inspect.Parameter, ...],
     notes: dict[str, str],
     *,
     strict: bool,
@@ -71,14 +71,14 @@ def _inline_note(metadata: tuple[Any, ...]) -> str | None:
     return next((item for item in metadata if isinstance(item, str)), None)
 
 
-def _collection_field(param: Param, note: str | None, factory: type) -> FieldInfo:
+def _collection_field(param: inspect.Parameter, note: str | None, factory: type) -> FieldInfo:
     _, metadata = unwrap_annotated(param.annotation)
     description = note if note is not None else _inline_note(metadata)
     info: FieldInfo = Field(default_factory=factory, description=description)
     return info
 
 
-def _positional_item(param: Param, func: Callable[..., Any]) -> Any:
+def _positional_item(param: inspect.Parameter, func: Callable[..., Any]) -> Any:
     """The type of each `*args` item (the annotation describes one positional argument)."""
     bare, _ = unwrap_annotated(param.annotation)
     if get_origin(bare) is tuple:
@@ -120,7 +120,7 @@ def _strict_kwargs_message(name: str, func_name: str) -> str:
     )
 
 
-def _plain_field(param: Param, note: str | None) -> tuple[Any, FieldInfo]:
+def _plain_field(param: inspect.Parameter, note: str | None) -> tuple[Any, FieldInfo]:
     annotation, default = param.annotation, param.default
     _, metadata = unwrap_annotated(annotation)
     authored = default if isinstance(default, FieldInfo) else None

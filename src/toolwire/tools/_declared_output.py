@@ -16,9 +16,9 @@ import inspect
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import UserError
+from ..schema.context_types import unwrap_annotated
 from ..schema.refs import lookup_local_ref
 from ..schema.strict import ensure_strict_json_schema
-from ._annotations import strip_annotated
 from .failure import dont_log_tool_data
 from .tool_result import ToolResult, structured_annotation
 
@@ -88,7 +88,7 @@ def declared_output(
     if allowed_callers is None or "programmatic" not in allowed_callers:
         return _NOTHING_DECLARED
     return_annotation = structured_annotation(return_annotation)[1]
-    if strip_annotated(return_annotation) in _UNDECLARED_RETURNS:
+    if unwrap_annotated(return_annotation)[0] in _UNDECLARED_RETURNS:
         return _NOTHING_DECLARED
     return _from_python_type(return_annotation, _RETURN_ANNOTATION_REFUSED)
 

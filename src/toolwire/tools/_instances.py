@@ -12,15 +12,15 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import sys
 import types
 import typing
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..errors import UserError
-from ..schema.context_types import is_context_type
+from ..schema.context_types import names_context
 from ..schema.docstrings import DocstringStyle, generate_func_documentation
-from ._annotations import mentions_type_variable, strip_annotated
 
 __all__ = ["ToolTarget", "tool_target"]
 
@@ -173,17 +173,14 @@ def _check_contract(signature: inspect.Signature, hints: dict[str, Any]) -> None
         hints.get(name, parameter.annotation) for name, parameter in signature.parameters.items()
     ]
     declared = [*annotations, hints.get("return", signature.return_annotation)]
-    if any(a is not inspect.Signature.empty and mentions_type_variable(a) for a in declared):
+    if any(a is not inspect.Signature.empty and _mentions_type_variable(a) for a in declared):
         raise UserError(
             "Unsupported generic or aliased callable object annotations: " + _CONCRETE_ADVICE
         )
     for position, (parameter, annotation) in enumerate(
         zip(signature.parameters.values(), annotations, strict=True)
     ):
-        if annotation is inspect.Signature.empty:
-            continue
-        base = strip_annotated(annotation)
-        if not is_context_type(typing.get_origin(base) or base):
+        if not names_context(annotation):
             continue
         if position != 0 or parameter.kind not in _POSITIONAL:
             raise UserError(
@@ -215,3 +212,30 @@ def _generated_name(class_name: str) -> str:
         "names must contain only ASCII letters, digits, underscores, or hyphens and be at most "
         "64 characters. Pass name_override to function_tool()."
     )
+
+
+def _mentions_type_variable(annotation: Any) -> bool:
+    """Whether `annotation` holds, at any depth, something only a caller could pin down: a
+    `TypeVar`, a `ParamSpec` (or its `.args` / `.kwargs`), a `TypeAliasType` or `Self`."""
+    kinds: list[type] = [
+        typing.TypeVar,
+        typing.ParamSpec,
+        typing.ParamSpecArgs,
+        typing.ParamSpecKwargs,
+    ]
+    # typing_extensions is consulted only if something already imported it: an annotation
+    # cannot hold one of its aliases otherwise, and importing it costs start-up time.
+    for module in (typing, sys.modules.get("typing_extensions")):
+        alias_class = getattr(module, "TypeAliasType", None)
+        if isinstance(alias_class, type):
+            kinds.append(alias_class)
+    variables = tuple(kinds)
+    pending = [annotation]
+    while pending:
+        node = pending.pop()
+        if node is typing.Self or isinstance(node, variables):
+            return True
+        if isinstance(typing.get_origin(node), variables):
+            return True
+        pending.extend(typing.get_args(node))
+    return False

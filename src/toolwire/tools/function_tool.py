@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from ..context import RunContextWrapper, ToolContext
 from ..schema.docstrings import DocstringStyle
+from ..schema.function_schema import FastSchema, FuncSchema, fast_function_schema, function_schema
 from ..schema.strict import ensure_strict_json_schema
 from . import _invoker
 from ._declared_output import declared_output
-from ._fast_schema import FastSchema, fast_function_schema
 from ._instances import tool_target
 from ._option_checks import (
     ToolCaller,
@@ -32,8 +32,6 @@ from .failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
-
-    from ..schema.function_schema import FuncSchema
 
 __all__ = ["FunctionTool", "function_tool"]
 
@@ -289,19 +287,16 @@ def function_tool(
             "docstring_style": docstring_style,
             "use_docstring_info": use_docstring_info,
             "strict_json_schema": strict_mode,
+            "lossless_docstring": lossless_docstring,
         }
-        if lossless_docstring:  # the SDK's function_schema does not know this keyword
-            schema_options["lossless_docstring"] = True
-        schema: FastSchema | FuncSchema | None = fast_function_schema(
-            function, **{"lossless_docstring": lossless_docstring, **schema_options}
-        )
+        schema: FastSchema | FuncSchema | None = fast_function_schema(function, **schema_options)
         deferred: FuncSchema | Callable[[], FuncSchema]
         if schema is None:
-            schema = deferred = _function_schema(function, **schema_options)
+            schema = deferred = function_schema(function, **schema_options)
         else:
             # The fast path only takes signatures whose model cannot fail to build, so the
             # model may wait for the first call.
-            deferred = functools.partial(_function_schema, function, **schema_options)
+            deferred = functools.partial(function_schema, function, **schema_options)
         output = declared_output(
             return_annotation=schema.return_annotation,
             allowed_callers=allowed_callers,
@@ -340,11 +335,3 @@ def function_tool(
         )
 
     return build(func) if callable(func) else build
-
-
-def _function_schema(func: Callable[..., Any], **options: Any) -> FuncSchema:
-    # Imported here: it loads pydantic, which a tool decorated by the fast path (and a
-    # server's start-up) does without until the tool's first call.
-    from ..schema.function_schema import function_schema
-
-    return function_schema(func, **options)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, get_args, get_origin
 
-from ._annotations import strip_annotated
+from ..schema.context_types import unwrap_annotated
 from .resource_outputs import EmbeddedResource, ResourceLink
 
 if TYPE_CHECKING:
@@ -140,7 +140,7 @@ def structured_annotation(annotation: Any) -> tuple[bool, Any]:
         `(True, T)` for `ToolResult[T]`, `(True, Any)` for a bare `ToolResult`, and
         `(False, annotation)` for anything else.
     """
-    bare = strip_annotated(annotation)
+    bare, _ = unwrap_annotated(annotation)
     if bare is ToolResult:
         return True, Any
     if get_origin(bare) is ToolResult:

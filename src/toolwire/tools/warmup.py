@@ -1,6 +1,6 @@
 """Building ahead of time what a tool's first call would otherwise build.
 
-Decorating a simple function writes its JSON schema without pydantic (see _fast_schema.py);
+Decorating a simple function writes its JSON schema without pydantic (`fast_function_schema`);
 the function's pydantic model, and pydantic itself, come with its first call. A server warms
 its tools up in a background thread once it has answered the first `tools/list`, so that cost
 is paid while the client (or its model) is busy elsewhere, not inside the first call. A call
