@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import UserError
-from .refs import RefError, walk_pointer
+from .refs import RefError, pointer_tokens
 
 __all__ = ["ensure_strict_json_schema", "resolve_ref"]
 
@@ -316,10 +316,6 @@ def _resolved_object(root: dict[str, Any], ref: object) -> dict[str, Any]:
     return target
 
 
-def _bad_ref_format(ref: object) -> ValueError:
-    return ValueError(f"Unexpected $ref format {ref!r}; Does not start with #/")
-
-
 def _stepped_into_non_object(ref: object, container: object) -> AssertionError:
     return AssertionError(f"encountered non-dictionary entry while resolving {ref} - {container}")
 
@@ -333,23 +329,23 @@ def resolve_ref(*, root: dict[str, object], ref: str) -> object:
     non-object, UserError for a nested resource.
     """
     if not isinstance(ref, str) or not ref.startswith("#/"):
-        raise _bad_ref_format(ref)
-    target: object = root
+        raise ValueError(f"Unexpected $ref format {ref!r}; Does not start with #/")
     try:
-        for container, _token, value in walk_pointer(root, ref, through_lists=False):
-            if not isinstance(value, dict):
-                raise _stepped_into_non_object(ref, container)
-            if _starts_resource(value):
-                raise UserError(_NESTED_RESOURCE_REF)
-            target = value
-    except RefError as error:
-        if error.reason == "encoding" and error.__cause__ is not None:
-            raise error.__cause__ from None  # the UnicodeDecodeError, as the SDK lets it through
-        if error.reason == "missing":
-            raise KeyError(error.token) from None
-        if error.reason == "not-container":
-            raise _stepped_into_non_object(error.ref, error.container) from None
-        raise _bad_ref_format(error.ref) from None
+        tokens = pointer_tokens(ref)
+    except RefError as error:  # a bad percent-escape: its UnicodeDecodeError, as in the SDK
+        raise (error.__cause__ or error) from None
+    target: object = root
+    for token in tokens:
+        if not isinstance(target, dict):
+            raise _stepped_into_non_object(ref, target)
+        if token not in target:
+            raise KeyError(token)
+        value = target[token]
+        if not isinstance(value, dict):
+            raise _stepped_into_non_object(ref, target)
+        if _starts_resource(value):
+            raise UserError(_NESTED_RESOURCE_REF)
+        target = value
     return target
 
 
