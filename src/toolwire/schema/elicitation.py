@@ -177,25 +177,38 @@ def _titled(choices: Any, label: str, here: str) -> list[str]:
     return [choice["const"] for choice in choices]
 
 
-def _check_default(field: str, default: Any, options: list[str] | None, here: str) -> None:
-    if field in ("enum", "titled"):
-        ok = isinstance(default, str) and options is not None and default in options
-        wanted = "one of the enum's values"
-    elif field == "array":
-        ok = isinstance(default, list) and all(
-            isinstance(item, str) and options is not None and item in options for item in default
+# What a field's value must be, in words; enums and multi-selects name their options instead.
+_WANTED = {
+    "string": "a string",
+    "boolean": "a boolean",
+    "integer": "an integer",
+    "number": "a number",
+}
+
+
+def _fits(field: str, value: Any, options: list[str] | None) -> bool:
+    """Whether `value` is a valid value of a (checked) field, its default or an answer."""
+    if field == "string":
+        return isinstance(value, str)
+    if field == "boolean":
+        return isinstance(value, bool)
+    if field == "integer":
+        return _is_number(value) and float(value).is_integer()
+    if field == "number":
+        return _is_number(value)
+    choices = options or []
+    if field == "array":
+        return isinstance(value, list) and all(
+            isinstance(item, str) and item in choices for item in value
         )
-        wanted = "a list of the field's options"
-    elif field == "string":
-        ok, wanted = isinstance(default, str), "a string"
-    elif field == "boolean":
-        ok, wanted = isinstance(default, bool), "a boolean"
-    elif field == "integer":
-        ok = _is_number(default) and float(default).is_integer()
-        wanted = "an integer"
-    else:
-        ok, wanted = _is_number(default), "a number"
-    if not ok:
+    return isinstance(value, str) and value in choices
+
+
+def _check_default(field: str, default: Any, options: list[str] | None, here: str) -> None:
+    if not _fits(field, default, options):
+        wanted = _WANTED.get(field) or (
+            "a list of the field's options" if field == "array" else "one of the enum's values"
+        )
         raise UserError(f"{here}: 'default' must be {wanted}, not {default!r}")
 
 
@@ -279,18 +292,9 @@ def answer_problems(content: Any, schema: Mapping[str, Any]) -> list[str]:
 
 
 def _value_problem(field: str, spec: Mapping[str, Any], value: Any) -> str | None:
-    if field == "string":
-        return None if isinstance(value, str) else "expected a string"
-    if field == "boolean":
-        return None if isinstance(value, bool) else "expected a boolean"
-    if field == "integer":
-        ok = _is_number(value) and float(value).is_integer()
-        return None if ok else "expected an integer"
-    if field == "number":
-        return None if _is_number(value) else "expected a number"
     options = _options(field, spec, "")
-    if field == "array":
-        if not isinstance(value, list) or not all(item in (options or []) for item in value):
-            return f"expected a list of {options}"
+    if _fits(field, value, options):
         return None
-    return None if value in (options or []) else f"expected one of {options}"
+    if field in _WANTED:
+        return f"expected {_WANTED[field]}"
+    return f"expected a list of {options}" if field == "array" else f"expected one of {options}"
