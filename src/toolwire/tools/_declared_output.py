@@ -25,7 +25,7 @@ from .tool_result import ToolResult, structured_annotation
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
-__all__ = ["DeclaredOutput", "check_output", "declared_output", "is_object_schema"]
+__all__ = ["DeclaredOutput", "check_output", "declared_output", "strict_output_json_schema"]
 
 # Return annotations that declare nothing: the result is free text or anything at all.
 _UNDECLARED_RETURNS: tuple[Any, ...] = (inspect.Signature.empty, Any, None, str, type(None))
@@ -132,6 +132,18 @@ def is_object_schema(schema: Any) -> bool:
         # Through objects only, escapes as written: the SDK's reading for this check.
         node = lookup_local_ref(schema, target, through_lists=False, percent_decoded=False)
     return False
+
+
+def strict_output_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A strict copy of a declared `output_json_schema`, which must describe an object."""
+    if not isinstance(schema, dict) or not is_object_schema(schema):
+        raise UserError("Function tool output_json_schema must define a JSON object schema.")
+    try:
+        return ensure_strict_json_schema(copy.deepcopy(schema))
+    except Exception as error:
+        raise UserError(
+            "Function tool output_json_schema must define a strict JSON object schema."
+        ) from error
 
 
 def check_output(tool_name: str, result: Any, validator: TypeAdapter[Any]) -> Any:

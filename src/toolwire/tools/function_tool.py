@@ -11,23 +11,19 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from ..context import RunContextWrapper, ToolContext
+from ..errors import UserError
 from ..schema.docstrings import DocstringStyle
 from ..schema.function_schema import FastSchema, FuncSchema, fast_function_schema, function_schema
 from ..schema.strict import ensure_strict_json_schema
 from . import _invoker
-from ._declared_output import declared_output
+from ._declared_output import declared_output, strict_output_json_schema
 from ._instances import tool_target
-from ._option_checks import (
-    ToolCaller,
-    check_timeout_options,
-    checked_allowed_callers,
-    strict_output_json_schema,
-)
 from .failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
 
 if TYPE_CHECKING:
@@ -37,6 +33,9 @@ __all__ = ["FunctionTool", "function_tool"]
 
 
 ToolTimeoutBehavior = Literal["error_as_result", "raise_exception"]
+ToolCaller = Literal["direct", "programmatic"]
+_TIMEOUT_BEHAVIORS: tuple[str, ...] = ("error_as_result", "raise_exception")
+_TOOL_CALLERS: tuple[str, ...] = ("direct", "programmatic")
 
 IsEnabled = bool | Callable[[RunContextWrapper[Any], Any], "bool | Awaitable[bool]"]
 NeedsApproval = bool | Callable[[RunContextWrapper[Any], dict[str, Any], str], Awaitable[bool]]
@@ -109,7 +108,7 @@ class FunctionTool:
     _agents_tool: Any = field(default=None, kw_only=True, repr=False)
 
     def __post_init__(self) -> None:
-        self.allowed_callers = checked_allowed_callers(self.allowed_callers, self.name)
+        self.allowed_callers = _checked_allowed_callers(self.allowed_callers, self.name)
         if self.output_json_schema is not None:
             self.output_json_schema = strict_output_json_schema(self.output_json_schema)
         if isinstance(self.on_invoke_tool, _invoker.FunctionInvoker):
@@ -118,7 +117,7 @@ class FunctionTool:
             self.params_json_schema = ensure_strict_json_schema(
                 copy.deepcopy(self.params_json_schema)
             )
-        self.timeout_seconds = check_timeout_options(
+        self.timeout_seconds = _check_timeout_options(
             self.timeout_seconds,
             self.timeout_behavior,
             self.timeout_error_function,
@@ -335,3 +334,56 @@ def function_tool(
         )
 
     return build(func) if callable(func) else build
+
+
+def _checked_allowed_callers(allowed: Any, tool_name: str) -> list[ToolCaller] | None:
+    """`allowed_callers` as a list without repeats, or None; the SDK's refusals otherwise."""
+    if allowed is None:
+        return None
+    if not isinstance(allowed, list) or not allowed:
+        raise UserError(
+            f"Tool `{tool_name}` allowed_callers must be a non-empty list containing "
+            "'direct', 'programmatic', or both."
+        )
+    normalized: list[ToolCaller] = []
+    for caller in allowed:
+        if caller not in _TOOL_CALLERS:
+            raise UserError(
+                f"Tool `{tool_name}` allowed_callers contains unsupported caller {caller!r}. "
+                "Expected 'direct' or 'programmatic'."
+            )
+        if caller in normalized:
+            raise UserError(
+                f"Tool `{tool_name}` allowed_callers contains duplicate caller {caller!r}."
+            )
+        normalized.append(caller)
+    return normalized
+
+
+def _check_timeout_options(
+    timeout: Any, behavior: Any, error_function: Any, *, sync_handler: bool
+) -> float | None:
+    """Refuse the timeout settings the SDK refuses (a sync handler has no timeout); returns
+    `timeout_seconds` as a float (or None)."""
+    seconds: float | None = None
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+            raise TypeError(
+                "FunctionTool timeout_seconds must be a positive number in seconds or None."
+            )
+        seconds = float(timeout)
+        if not math.isfinite(seconds):
+            raise ValueError("FunctionTool timeout_seconds must be a finite number.")
+        if seconds <= 0:
+            raise ValueError("FunctionTool timeout_seconds must be greater than 0.")
+        if sync_handler:
+            raise ValueError(
+                "FunctionTool timeout_seconds is only supported for async @function_tool handlers."
+            )
+    if behavior not in _TIMEOUT_BEHAVIORS:
+        raise ValueError(
+            "FunctionTool timeout_behavior must be one of: " + ", ".join(_TIMEOUT_BEHAVIORS)
+        )
+    if error_function is not None and not callable(error_function):
+        raise TypeError("FunctionTool timeout_error_function must be callable or None.")
+    return seconds
