@@ -31,21 +31,11 @@ def build_model(
     strict: bool,
     func: Callable[..., Any],
 ) -> type[BaseModel]:
-    """The arguments model of a tool.
+    """A tool's arguments model, one field per parameter (context excluded).
 
-    Args:
-        model_name: The model's name (`<tool name>_args`), which is the schema's title.
-        params: The parameters to describe, context excluded.
-        notes: Parameter descriptions from the docstring.
-        strict: Whether the schema will be made strict (`**kwargs` cannot be).
-        func: The function, named in error messages (its `__name__` is read only then, as
-            the SDK does: a callable object without one still gets a schema).
-
-    Returns:
-        A pydantic model with one field per parameter.
-
-    Raises:
-        UserError: `*args` annotated with a fixed-length tuple, or `**kwargs` in a strict tool.
+    `UserError` refuses `*args` annotated with a fixed-length tuple and `**kwargs` in a strict
+    tool. `func.__name__` is read only for those messages, as the SDK does, so a callable
+    object without one still gets a model.
     """
     fields: dict[str, Any] = {}
     config: ConfigDict | None = None

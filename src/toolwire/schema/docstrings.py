@@ -112,20 +112,8 @@ def tool_text(
     description_override: str | None,
     /,
 ) -> ToolText:
-    """A tool's name, description and parameter notes, the same for both schema builders.
-
-    Args:
-        func: The tool's function.
-        style: The docstring convention; guessed from the text when None.
-        use_docstring_info: Whether to read the docstring at all.
-        lossless: As for `document_function`.
-        name_override: The name to use instead of the function's (when not empty).
-        description_override: The description to use instead of the docstring's (when
-            not empty).
-
-    Returns:
-        The name, the description (None when there is none) and the parameter notes.
-    """
+    """A tool's name, description and parameter notes after the decorator's overrides (each
+    used when not empty), the same for both schema builders."""
     if not use_docstring_info:
         return ToolText(name_override or func.__name__, description_override or None, {})
     documented = document_function(func, style, lossless=lossless)

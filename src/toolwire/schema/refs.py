@@ -62,17 +62,8 @@ def pointer_tokens(ref: object, *, percent_decoded: bool = True) -> list[str]:
 def resolve_local_ref(
     document: object, ref: object, *, through_lists: bool = True, percent_decoded: bool = True
 ) -> Any:
-    """The value `ref` names inside `document`.
-
-    Args:
-        document: The schema document the reference belongs to.
-        ref: The `$ref` value.
-        through_lists: Whether a segment may index into a list.
-        percent_decoded: As for `pointer_tokens`.
-
-    Raises:
-        RefError: naming `ref` and the segment that failed.
-    """
+    """The value `ref` names inside `document`, or `RefError` naming the segment that failed
+    (`through_lists`: a segment may index into a list)."""
     current = document
     for token in pointer_tokens(ref, percent_decoded=percent_decoded):
         if isinstance(current, dict):

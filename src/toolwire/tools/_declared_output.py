@@ -42,12 +42,8 @@ _RETURN_ANNOTATION_REFUSED = (
 
 
 class DeclaredOutput(NamedTuple):
-    """What a tool says about its output.
-
-    Args:
-        schema: The strict JSON schema of the output, or None when nothing is declared.
-        validator: Checks each result when the declaration came from a Python type.
-    """
+    """The output's strict JSON schema (None when nothing is declared), and the validator of
+    each result when the declaration came from a Python type."""
 
     schema: dict[str, Any] | None
     validator: TypeAdapter[Any] | None
@@ -63,22 +59,8 @@ def declared_output(
     output_type: Any | None,
     output_json_schema: dict[str, Any] | None,
 ) -> DeclaredOutput:
-    """Work out a tool's declared output from `function_tool`'s arguments.
-
-    Args:
-        return_annotation: The function's return annotation (`inspect.Signature.empty` if
-            none).
-        allowed_callers: The tool's `allowed_callers`.
-        output_type: The `output_type` argument.
-        output_json_schema: The `output_json_schema` argument (copied; `FunctionTool` makes
-            it strict).
-
-    Returns:
-        The schema and, for a Python type, its validator.
-
-    Raises:
-        UserError: Both arguments were given, or the type does not give a strict object schema.
-    """
+    """A tool's declared output from `function_tool`'s arguments (`output_json_schema` is
+    copied; `FunctionTool` makes it strict)."""
     if output_type is not None and output_json_schema is not None:
         raise UserError("output_type and output_json_schema cannot both be provided.")
     if output_type is not None:
@@ -109,17 +91,8 @@ def _from_python_type(python_type: Any, refusal: str) -> DeclaredOutput:
 
 
 def is_object_schema(schema: Any) -> bool:
-    """Whether a JSON schema's root is an object, directly or through local `$ref`s.
-
-    Only `#/...` references are followed (JSON-pointer escapes decoded, each reference at
-    most once); anything else, including a reference cycle, counts as not an object.
-
-    Args:
-        schema: A JSON schema (any value is accepted).
-
-    Returns:
-        True when the root, or what its reference chain leads to, has type "object".
-    """
+    """Whether a schema's root has type "object", directly or through `#/...` references
+    (each followed at most once: a cycle, or anything else, is not an object)."""
     node = schema
     followed: set[str] = set()
     while isinstance(node, dict):
@@ -147,15 +120,9 @@ def strict_output_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_output(tool_name: str, result: Any, validator: TypeAdapter[Any]) -> Any:
-    """Validate a result against a declared output type and return the validated value.
-
-    A `ToolResult` has its `structured` part validated and comes back with the validated value
-    in it, its content untouched. The error names the tool; pydantic's details (which quote the
-    result) are added only when tool data may be logged (see `dont_log_tool_data`).
-
-    Raises:
-        UserError: The result does not match.
-    """
+    """The result validated against a declared output type (for a `ToolResult`, its structured
+    part), or `UserError` naming the tool; pydantic's details, which quote the result, only
+    when tool data may be logged."""
     from pydantic import ValidationError
 
     wrapper = result if isinstance(result, ToolResult) else None

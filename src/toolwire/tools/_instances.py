@@ -36,13 +36,9 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 
 
 class ToolTarget(NamedTuple):
-    """The callable the schema is built from, and a description found outside its docstring.
-
-    Args:
-        function: What `function_schema` inspects and what a call runs.
-        description: The class docstring's description, used when both the class and its
-            `__call__` are documented (the method then documents the parameters); else None.
-    """
+    """The callable a tool is built from and runs, and the class docstring's description when
+    both the class and its `__call__` are documented (the method then documents the
+    parameters)."""
 
     function: Callable[..., Any]
     description: str | None
@@ -55,23 +51,8 @@ def tool_target(
     name_override: str | None,
     use_docstring_info: bool,
 ) -> ToolTarget:
-    """Check that `func` may become a tool and give the callable to build the tool from.
-
-    Args:
-        func: What was passed to `function_tool`.
-        docstring_style: The docstring style asked for, or None to detect it.
-        name_override: The tool name asked for, if any (then the class name need not be a
-            valid tool name).
-        use_docstring_info: Whether docstrings are read at all.
-
-    Returns:
-        `func` itself for functions, methods and classes; a forwarding function for an
-        instance with `__call__`.
-
-    Raises:
-        UserError: `func` is a `functools.partial`, or an instance whose contract cannot be
-            read reliably (the message says which rule it broke).
-    """
+    """`func` itself, or for an instance with `__call__` a forwarding function (`name_override`
+    spares the class name from having to be a valid tool name)."""
     if isinstance(func, functools.partial):
         raise UserError(
             "Unsupported callable object: function_tool does not infer functools.partial "

@@ -131,15 +131,8 @@ def _check_item(item: Any, where: str) -> None:
 
 
 def structured_annotation(annotation: Any) -> tuple[bool, Any]:
-    """Whether a return annotation names `ToolResult`, and the type its structured part has.
-
-    Args:
-        annotation: A return annotation (`Annotated[...]` is looked through).
-
-    Returns:
-        `(True, T)` for `ToolResult[T]`, `(True, Any)` for a bare `ToolResult`, and
-        `(False, annotation)` for anything else.
-    """
+    """`(True, T)` for a return annotation `ToolResult[T]`, `(True, Any)` for a bare
+    `ToolResult`, `(False, annotation)` for anything else (`Annotated` is looked through)."""
     bare, _ = unwrap_annotated(annotation)
     if bare is ToolResult:
         return True, Any
