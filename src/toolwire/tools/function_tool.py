@@ -14,7 +14,7 @@ import inspect
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack, overload
 
 from ..context import RunContextWrapper, ToolContext
 from ..errors import UserError
@@ -151,55 +151,37 @@ class FunctionTool:
         return from_agents(cls, tool)
 
 
+class _Options(TypedDict, total=False):
+    """`function_tool`'s keyword options, for its two typed call forms."""
+
+    name_override: str | None
+    description_override: str | None
+    docstring_style: DocstringStyle | None
+    use_docstring_info: bool
+    failure_error_function: ToolErrorFunction | object | None
+    strict_mode: bool
+    is_enabled: IsEnabled
+    needs_approval: NeedsApproval
+    tool_input_guardrails: list[Any] | None
+    tool_output_guardrails: list[Any] | None
+    timeout: float | None
+    timeout_behavior: ToolTimeoutBehavior
+    timeout_error_function: ToolErrorFunction | None
+    defer_loading: bool
+    custom_data_extractor: Callable[..., Any] | None
+    allowed_callers: list[ToolCaller] | None
+    output_type: Any | None
+    output_json_schema: dict[str, Any] | None
+    lossless_docstring: bool
+
+
 @overload
-def function_tool(
-    func: Callable[..., Any],
-    *,
-    name_override: str | None = None,
-    description_override: str | None = None,
-    docstring_style: DocstringStyle | None = None,
-    use_docstring_info: bool = True,
-    failure_error_function: ToolErrorFunction | object | None = UNSET_FAILURE_ERROR_FUNCTION,
-    strict_mode: bool = True,
-    is_enabled: IsEnabled = True,
-    needs_approval: NeedsApproval = False,
-    tool_input_guardrails: list[Any] | None = None,
-    tool_output_guardrails: list[Any] | None = None,
-    timeout: float | None = None,
-    timeout_behavior: ToolTimeoutBehavior = "error_as_result",
-    timeout_error_function: ToolErrorFunction | None = None,
-    defer_loading: bool = False,
-    custom_data_extractor: Callable[..., Any] | None = None,
-    allowed_callers: list[ToolCaller] | None = None,
-    output_type: Any | None = None,
-    output_json_schema: dict[str, Any] | None = None,
-    lossless_docstring: bool = False,
-) -> FunctionTool: ...
+def function_tool(func: Callable[..., Any], **options: Unpack[_Options]) -> FunctionTool: ...
 
 
 @overload
 def function_tool(
-    func: None = None,
-    *,
-    name_override: str | None = None,
-    description_override: str | None = None,
-    docstring_style: DocstringStyle | None = None,
-    use_docstring_info: bool = True,
-    failure_error_function: ToolErrorFunction | object | None = UNSET_FAILURE_ERROR_FUNCTION,
-    strict_mode: bool = True,
-    is_enabled: IsEnabled = True,
-    needs_approval: NeedsApproval = False,
-    tool_input_guardrails: list[Any] | None = None,
-    tool_output_guardrails: list[Any] | None = None,
-    timeout: float | None = None,
-    timeout_behavior: ToolTimeoutBehavior = "error_as_result",
-    timeout_error_function: ToolErrorFunction | None = None,
-    defer_loading: bool = False,
-    custom_data_extractor: Callable[..., Any] | None = None,
-    allowed_callers: list[ToolCaller] | None = None,
-    output_type: Any | None = None,
-    output_json_schema: dict[str, Any] | None = None,
-    lossless_docstring: bool = False,
+    func: None = None, **options: Unpack[_Options]
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
