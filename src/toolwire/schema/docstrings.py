@@ -15,12 +15,11 @@ import inspect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 __all__ = [
     "DocstringStyle",
     "FuncDocumentation",
-    "ToolText",
     "document_function",
     "generate_func_documentation",
     "tool_text",
@@ -95,14 +94,6 @@ def document_function(
     return FuncDocumentation(name=name, description=description, param_descriptions=notes or None)
 
 
-class ToolText(NamedTuple):
-    """The words a tool shows of its function, after the decorator's overrides."""
-
-    name: str
-    description: str | None
-    param_notes: dict[str, str]
-
-
 def tool_text(
     func: Callable[..., Any],
     style: DocstringStyle | None,
@@ -111,17 +102,15 @@ def tool_text(
     name_override: str | None,
     description_override: str | None,
     /,
-) -> ToolText:
+) -> FuncDocumentation:
     """A tool's name, description and parameter notes after the decorator's overrides (each
     used when not empty), the same for both schema builders."""
     if not use_docstring_info:
-        return ToolText(name_override or func.__name__, description_override or None, {})
+        return FuncDocumentation(name_override or func.__name__, description_override or None, None)
     documented = document_function(func, style, lossless=lossless)
-    return ToolText(
-        name_override or documented.name,
-        description_override or documented.description,
-        documented.param_descriptions or {},
-    )
+    documented.name = name_override or documented.name
+    documented.description = description_override or documented.description
+    return documented
 
 
 # Each style is scored by how many of its markers appear at least once; the SDK's choice is the

@@ -163,7 +163,11 @@ def function_schema(
     )
     shape = read_signature(func)
     model = build_model(
-        f"{text.name}_args", shape.params, text.param_notes, strict=strict_json_schema, func=func
+        f"{text.name}_args",
+        shape.params,
+        text.param_descriptions or {},
+        strict=strict_json_schema,
+        func=func,
     )
     json_schema = model.model_json_schema()
     if strict_json_schema:
@@ -332,6 +336,7 @@ def fast_function_schema(
         name_override,
         description_override,
     )
+    notes = text.param_descriptions or {}
     properties: dict[str, Any] = {}
     required: list[str] = []
     for name, schema, default in fields:
@@ -340,7 +345,7 @@ def fast_function_schema(
             required.append(name)
         else:
             prop["default"] = default
-        description = text.param_notes.get(name)
+        description = notes.get(name)
         if description is not None:
             prop["description"] = description
         prop["title"] = name.title().replace("_", " ").strip()
