@@ -62,18 +62,9 @@ def generate_func_documentation(
 def document_function(
     func: Callable[..., Any], style: DocstringStyle | None = None, *, lossless: bool = False
 ) -> FuncDocumentation:
-    """`generate_func_documentation`, with toolwire's optional lossless description.
-
-    Args:
-        func: The function to document.
-        style: The docstring convention; guessed from the text when None.
-        lossless: Describe the function with every section of its docstring except the
-            parameters (Returns, Raises, Examples, notes, later prose) instead of only the
-            first text block. Parameter descriptions are the same either way.
-
-    Returns:
-        The name, description and parameter descriptions, from one reading of the docstring.
-    """
+    """`generate_func_documentation`; `lossless` describes the function with every section of
+    its docstring but the parameters (Returns, Raises, Examples, notes, later prose) instead of
+    only the first text block."""
     name = func.__name__
     text = inspect.getdoc(func)
     if not text:

@@ -60,20 +60,11 @@ def tool_target(
         )
     if inspect.isroutine(func) or inspect.isclass(func):
         return ToolTarget(func, None)
-    return _from_instance(func, docstring_style, name_override, use_docstring_info)
-
-
-def _from_instance(
-    instance: Any,
-    docstring_style: DocstringStyle | None,
-    name_override: str | None,
-    use_docstring_info: bool,
-) -> ToolTarget:
-    cls = type(instance)
-    _refuse_wrappers(instance)
+    cls = type(func)
+    _refuse_wrappers(func)
     owner, method = _plain_call_method(cls)
     hints = _resolved_hints(method, owner)
-    bound = method.__get__(instance, cls)
+    bound = method.__get__(func, cls)
     signature = inspect.signature(bound)
     _check_contract(signature, hints)
 
