@@ -57,30 +57,26 @@ def elicitation_schema(schema: Any) -> dict[str, Any]:
     return dict(schema)
 
 
-def _fail(where: str, text: str) -> UserError:
-    return UserError(f"{where}: {text}")
-
-
 def _check(schema: Mapping[str, Any], where: str) -> None:
     if schema.get("type") != "object":
-        raise _fail(where, 'the top level must have "type": "object"')
+        raise UserError(f'{where}: the top level must have "type": "object"')
     extra = sorted(set(schema) - _ROOT_KEYS)
     if extra:
-        raise _fail(where, f"unsupported key {extra[0]!r} at the top level")
+        raise UserError(f"{where}: unsupported key {extra[0]!r} at the top level")
     properties = schema.get("properties", {})
     if not isinstance(properties, Mapping):
-        raise _fail(where, "'properties' must be an object")
+        raise UserError(f"{where}: 'properties' must be an object")
     for name, spec in properties.items():
         _check_property(name, spec, where)
     required = schema.get("required", [])
     if not isinstance(required, list) or not all(isinstance(item, str) for item in required):
-        raise _fail(where, "'required' must be a list of property names")
+        raise UserError(f"{where}: 'required' must be a list of property names")
     for name in required:
         if name not in properties:
-            raise _fail(where, f"'required' names {name!r}, which is not a property")
+            raise UserError(f"{where}: 'required' names {name!r}, which is not a property")
 
 
-def kind_of(spec: Mapping[str, Any]) -> str:
+def _kind_of(spec: Mapping[str, Any]) -> str:
     """The kind of form field a (valid) property schema describes."""
     kind = spec.get("type")
     if kind == "string":
@@ -107,7 +103,7 @@ def _check_property(name: str, spec: Any, where: str) -> None:
             f"{here}: 'type' must be one of string, number, integer, boolean or array "
             f"(a multi-select enum), not {kind!r}"
         )
-    field = kind_of(spec)
+    field = _kind_of(spec)
     extra = sorted(set(spec) - _KEYS[field])
     if extra:
         raise UserError(f"{here}: unsupported keyword {extra[0]!r} for a {field} field")
@@ -285,7 +281,7 @@ def answer_problems(content: Any, schema: Mapping[str, Any]) -> list[str]:
         spec = properties.get(name)
         if spec is None:
             continue
-        wrong = _value_problem(kind_of(spec), spec, value)
+        wrong = _value_problem(_kind_of(spec), spec, value)
         if wrong:
             problems.append(f"{name}: {wrong}")
     return problems
