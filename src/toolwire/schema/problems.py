@@ -158,7 +158,7 @@ def _type_name_problems(path: str, node: dict[str, Any]) -> Found:
     """A `type` naming something JSON Schema does not have (e.g. "int", "date")."""
     typ = node.get("type")
     for name in typ if isinstance(typ, list) else [typ] if typ is not None else []:
-        if name not in _JSON_TYPES:
+        if not isinstance(name, str) or name not in _JSON_TYPES:
             yield path, f"{name!r} is not a JSON Schema type; use one of {sorted(_JSON_TYPES)}"
 
 
@@ -247,7 +247,7 @@ def _gemini(schema: dict[str, Any]) -> Found:
             continue
         # "If $ref is set on a sub-schema, no other properties, except for those starting
         # as a $, may be set."
-        extra = sorted(key for key in node if not key.startswith("$"))
+        extra = sorted(str(key) for key in node if not str(key).startswith("$"))
         if extra:
             yield (
                 path,

@@ -9,10 +9,14 @@ fragment is percent-decoded *before* it is split on `/`, as the Agents SDK does.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import unquote
 
 __all__ = ["RefError", "lookup_local_ref", "pointer_tokens", "resolve_local_ref"]
+
+# An array index in a pointer (RFC 6901): ASCII digits, no leading zero.
+_INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
 class RefError(ValueError):
@@ -73,7 +77,7 @@ def resolve_local_ref(
                 )
             current = current[token]
         elif through_lists and isinstance(current, list):
-            if not (token.isdigit() and int(token) < len(current)):
+            if not (_INDEX.fullmatch(token) and int(token) < len(current)):
                 raise RefError(
                     f"$ref {ref!r}: {token!r} is not an index of a {len(current)}-item list",
                     "missing",
