@@ -46,7 +46,13 @@ def build_model(
             fields[param.name] = (list[item], _collection_field(param, note, list))  # type: ignore[valid-type]
         elif param.kind is _VAR_KEYWORD:
             if strict:
-                raise UserError(_strict_kwargs_message(param.name, func.__name__))
+                raise UserError(
+                    f"Variadic keyword parameter `**{param.name}` in function {func.__name__}"
+                    " cannot use a strict schema. Set strict_mode=False on the function tool (or"
+                    " strict_json_schema=False on function_schema) and pass keyword arguments in"
+                    f" the nested `{param.name}` object, or use explicit parameters for a strict"
+                    " tool."
+                )
             # Keyword arguments travel inside the nested object; a stray top-level key is an
             # error rather than an argument silently lost before the call.
             config = ConfigDict(extra="forbid")
@@ -99,15 +105,6 @@ def _item_type(annotation: Any) -> Any:
         elif not isinstance(item, str):
             constraints.append(item)
     return Annotated[(bare, *constraints)] if constraints else bare
-
-
-def _strict_kwargs_message(name: str, func_name: str) -> str:
-    return (
-        f"Variadic keyword parameter `**{name}` in function {func_name} cannot use a strict"
-        " schema. Set strict_mode=False on the function tool (or strict_json_schema=False on"
-        f" function_schema) and pass keyword arguments in the nested `{name}` object, or use"
-        " explicit parameters for a strict tool."
-    )
 
 
 def _plain_field(param: inspect.Parameter, note: str | None) -> tuple[Any, FieldInfo]:
