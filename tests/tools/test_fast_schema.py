@@ -1,9 +1,10 @@
 """The fast decoration path writes exactly the schema `function_schema` (and the SDK) would.
 
-Simple signatures skip building a pydantic model at decoration time (`fast_function_schema` in schema/function_schema.py).
-These tests generate such signatures and compare the fast result byte for byte (key order
-included) with `toolwire.schema.function_schema` and with `agents.function_tool`, and check
-that everything outside the fast path's grammar is left to the ordinary path.
+Simple signatures skip building a pydantic model at decoration time (`fast_function_schema`
+in schema/function_schema.py). These tests generate such signatures and compare the fast
+result byte for byte (key order included) with `toolwire.schema.function_schema` and with
+`agents.function_tool`, and check that everything outside the fast path's grammar is left to
+the ordinary path.
 """
 
 from __future__ import annotations
