@@ -2,13 +2,10 @@
 
 `ensure_strict_json_schema` has the Agents SDK's name, signature, results and refusals (texts
 and exception types), byte for byte; the differential tests in tests/schema/ hold it to that.
-One walk rewrites every sub-schema in place: objects closed with every property required,
-`oneOf` turned into `anyOf`, null defaults dropped, and a `$ref` with annotations beside it or a
-one-entry `allOf` folded into the schema holding it, which is then visited again one level
-deeper. References resolve against the root only (a nested `$id` resource is refused rather than
-resolved wrongly). The order of the steps inside a visit is observable (which error a schema
-with several problems reports, where added keys land) and follows the SDK, as do the depth and
-size bounds that make a hostile or broken schema fail fast.
+One walk rewrites every sub-schema in place, re-visiting a schema one level deeper after it
+folds a `$ref` or a one-entry `allOf` into it; references resolve against the root only. The
+order of the steps inside a visit is observable (which error a schema with several problems
+reports, where added keys land), and it and the depth and size bounds follow the SDK.
 """
 
 from __future__ import annotations
