@@ -17,8 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolwire.schema import docstrings as ours
-from toolwire.schema._docparse import plain_text_block
-from toolwire.schema._docstyle import guess_style, space_google_headers
+from toolwire.schema.docstrings import guess_style, plain_text_block, space_google_headers
 from toolwire.schema.function_schema import function_schema
 
 ROOT = Path(__file__).resolve().parents[2]

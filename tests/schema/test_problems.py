@@ -571,3 +571,29 @@ def test_untyped_parameter_is_flagged_for_openai_only() -> None:
     # Gemini flagged the untyped `b` before 2026-11-23; parametersJsonSchema accepts it.
     assert schema_problems(schema, "gemini") == []
     assert schema_problems(schema, "anthropic") == []
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize(
+    "odd",
+    [
+        {"properties": {"a": {"type": [{}, "string"]}}},
+        {"properties": {"a": {"type": {"x": 1}}}},
+        {"properties": {"a": {"$ref": "#/$defs/l/²"}}, "$defs": {"l": [{}, {}, {}]}},
+        {"properties": {"a": {"$ref": "#/$defs/A", 7: "seven"}}, "$defs": {"A": {}}},
+    ],
+)
+def test_unhashable_types_odd_indices_and_keys_are_reported_not_raised(
+    dialect: str, odd: dict[Any, Any]
+) -> None:
+    problems = schema_problems({"type": "object", **odd}, dialect)
+    assert all(isinstance(p, SchemaProblem) for p in problems)
+
+
+def test_a_type_that_is_not_a_name_is_reported_as_such() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": [{}, "string"]}}}
+    for dialect in ("gemini", "anthropic"):
+        assert [str(p) for p in schema_problems(schema, dialect)] == [
+            "properties.a: {} is not a JSON Schema type; use one of "
+            "['array', 'boolean', 'integer', 'null', 'number', 'object', 'string']"
+        ]

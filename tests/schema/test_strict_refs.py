@@ -319,3 +319,14 @@ def test_each_sibling_keyword_matches_sdk(keyword: str) -> None:
     value: Any = {} if keyword in ("$defs", "definitions", "properties", "items") else "v"
     same_as_sdk(with_properties({"a": {"$ref": "#/$defs/A", keyword: value}}, A=OBJ))
     same_as_sdk({"$ref": "#/$defs/A", keyword: value, "$defs": {"A": OBJ}})
+
+
+@pytest.mark.parametrize("index", ["²", "٣", "01", "-1", "1.0", ""])
+def test_a_list_index_is_ascii_digits_without_leading_zeros(index: str) -> None:
+    document = {"l": [{"y": 0}, {"y": 1}, {"y": 2}, {"y": 3}]}
+    assert resolve_local_ref(document, "#/l/0") == {"y": 0}
+    assert resolve_local_ref(document, "#/l/3/y") == 3
+    with pytest.raises(RefError) as caught:
+        resolve_local_ref(document, f"#/l/{index}")
+    assert caught.value.reason == "missing"
+    assert lookup_local_ref(document, f"#/l/{index}") is None

@@ -1,9 +1,10 @@
 """The fast decoration path writes exactly the schema `function_schema` (and the SDK) would.
 
-Simple signatures skip building a pydantic model at decoration time (tools/_fast_schema.py).
-These tests generate such signatures and compare the fast result byte for byte (key order
-included) with `toolwire.schema.function_schema` and with `agents.function_tool`, and check
-that everything outside the fast path's grammar is left to the ordinary path.
+Simple signatures skip building a pydantic model at decoration time (`fast_function_schema`
+in schema/function_schema.py). These tests generate such signatures and compare the fast
+result byte for byte (key order included) with `toolwire.schema.function_schema` and with
+`agents.function_tool`, and check that everything outside the fast path's grammar is left to
+the ordinary path.
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolwire import ToolContext, function_tool
-from toolwire.schema.function_schema import function_schema
-from toolwire.tools._fast_schema import fast_function_schema
+from toolwire.schema.function_schema import fast_function_schema, function_schema
 
 SETTINGS = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
@@ -221,7 +221,7 @@ def test_reserved_field_names_are_basemodels_public_attributes() -> None:
     never imports pydantic) and must follow the installed pydantic."""
     from pydantic import BaseModel
 
-    from toolwire.tools._fast_schema import RESERVED_FIELD_NAMES
+    from toolwire.schema.function_schema import RESERVED_FIELD_NAMES
 
     public = {name for name in dir(BaseModel) if not name.startswith(("_", "model_"))}
     assert public == RESERVED_FIELD_NAMES

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 
 from ..errors import UserError
-from ._params import Param, unwrap_annotated
+from .context_types import unwrap_annotated
 
 _MISSING = inspect.Parameter.empty
 _VAR_POSITIONAL = inspect.Parameter.VAR_POSITIONAL
@@ -25,27 +25,17 @@ _VAR_KEYWORD = inspect.Parameter.VAR_KEYWORD
 
 def build_model(
     model_name: str,
-    params: tuple[Param, ...],
+    params: tuple[inspect.Parameter, ...],
     notes: dict[str, str],
     *,
     strict: bool,
     func: Callable[..., Any],
 ) -> type[BaseModel]:
-    """The arguments model of a tool.
+    """A tool's arguments model, one field per parameter (context excluded).
 
-    Args:
-        model_name: The model's name (`<tool name>_args`), which is the schema's title.
-        params: The parameters to describe, context excluded.
-        notes: Parameter descriptions from the docstring.
-        strict: Whether the schema will be made strict (`**kwargs` cannot be).
-        func: The function, named in error messages (its `__name__` is read only then, as
-            the SDK does: a callable object without one still gets a schema).
-
-    Returns:
-        A pydantic model with one field per parameter.
-
-    Raises:
-        UserError: `*args` annotated with a fixed-length tuple, or `**kwargs` in a strict tool.
+    `UserError` refuses `*args` annotated with a fixed-length tuple and `**kwargs` in a strict
+    tool. `func.__name__` is read only for those messages, as the SDK does, so a callable
+    object without one still gets a model.
     """
     fields: dict[str, Any] = {}
     config: ConfigDict | None = None
@@ -56,7 +46,13 @@ def build_model(
             fields[param.name] = (list[item], _collection_field(param, note, list))  # type: ignore[valid-type]
         elif param.kind is _VAR_KEYWORD:
             if strict:
-                raise UserError(_strict_kwargs_message(param.name, func.__name__))
+                raise UserError(
+                    f"Variadic keyword parameter `**{param.name}` in function {func.__name__}"
+                    " cannot use a strict schema. Set strict_mode=False on the function tool (or"
+                    " strict_json_schema=False on function_schema) and pass keyword arguments in"
+                    f" the nested `{param.name}` object, or use explicit parameters for a strict"
+                    " tool."
+                )
             # Keyword arguments travel inside the nested object; a stray top-level key is an
             # error rather than an argument silently lost before the call.
             config = ConfigDict(extra="forbid")
@@ -71,14 +67,14 @@ def _inline_note(metadata: tuple[Any, ...]) -> str | None:
     return next((item for item in metadata if isinstance(item, str)), None)
 
 
-def _collection_field(param: Param, note: str | None, factory: type) -> FieldInfo:
+def _collection_field(param: inspect.Parameter, note: str | None, factory: type) -> FieldInfo:
     _, metadata = unwrap_annotated(param.annotation)
     description = note if note is not None else _inline_note(metadata)
     info: FieldInfo = Field(default_factory=factory, description=description)
     return info
 
 
-def _positional_item(param: Param, func: Callable[..., Any]) -> Any:
+def _positional_item(param: inspect.Parameter, func: Callable[..., Any]) -> Any:
     """The type of each `*args` item (the annotation describes one positional argument)."""
     bare, _ = unwrap_annotated(param.annotation)
     if get_origin(bare) is tuple:
@@ -111,16 +107,7 @@ def _item_type(annotation: Any) -> Any:
     return Annotated[(bare, *constraints)] if constraints else bare
 
 
-def _strict_kwargs_message(name: str, func_name: str) -> str:
-    return (
-        f"Variadic keyword parameter `**{name}` in function {func_name} cannot use a strict"
-        " schema. Set strict_mode=False on the function tool (or strict_json_schema=False on"
-        f" function_schema) and pass keyword arguments in the nested `{name}` object, or use"
-        " explicit parameters for a strict tool."
-    )
-
-
-def _plain_field(param: Param, note: str | None) -> tuple[Any, FieldInfo]:
+def _plain_field(param: inspect.Parameter, note: str | None) -> tuple[Any, FieldInfo]:
     annotation, default = param.annotation, param.default
     _, metadata = unwrap_annotated(annotation)
     authored = default if isinstance(default, FieldInfo) else None

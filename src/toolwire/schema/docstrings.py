@@ -1,27 +1,25 @@
 """What a function's docstring tells a model: a description and one note per parameter.
 
 The public names and results are the Agents SDK's (`generate_func_documentation`,
-`FuncDocumentation`, `DocstringStyle`); `document_function` adds toolwire's lossless
-description. The work is split by step: `_docstyle` picks the convention and repairs google
-headers, `_docparse` reads the sections (griffe only when there is structure to read) and
-`_lossless` renders the optional full description.
+`FuncDocumentation`, `DocstringStyle`), to the character: the guessed convention decides the
+parser, and google text gets the SDK's one repair before parsing. griffe is imported only for a
+docstring with structure to read; a google docstring without a title-shaped line is one text
+block and is answered here directly (tests/schema/test_docstrings.py checks that shortcut
+against griffe and the SDK). `document_function` adds toolwire's lossless description, which
+keeps every section but the parameters as plain-text paragraphs.
 """
 
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
-
-from ._docparse import parameter_notes, read_sections, summary_of
-from ._docstyle import guess_style
-from ._lossless import lossless_description
+from typing import Any, Literal
 
 __all__ = [
     "DocstringStyle",
     "FuncDocumentation",
-    "ToolText",
     "document_function",
     "generate_func_documentation",
     "tool_text",
@@ -64,35 +62,27 @@ def generate_func_documentation(
 def document_function(
     func: Callable[..., Any], style: DocstringStyle | None = None, *, lossless: bool = False
 ) -> FuncDocumentation:
-    """`generate_func_documentation`, with toolwire's optional lossless description.
-
-    Args:
-        func: The function to document.
-        style: The docstring convention; guessed from the text when None.
-        lossless: Describe the function with every section of its docstring except the
-            parameters (Returns, Raises, Examples, notes, later prose) instead of only the
-            first text block. Parameter descriptions are the same either way.
-
-    Returns:
-        The name, description and parameter descriptions, from one reading of the docstring.
-    """
+    """`generate_func_documentation`; `lossless` describes the function with every section of
+    its docstring but the parameters (Returns, Raises, Examples, notes, later prose) instead of
+    only the first text block."""
     name = func.__name__
     text = inspect.getdoc(func)
     if not text:
         return FuncDocumentation(name=name, description=None, param_descriptions=None)
-    sections = read_sections(text, style or guess_style(text))
-    description = lossless_description(sections) if lossless else summary_of(sections)
-    return FuncDocumentation(
-        name=name, description=description, param_descriptions=parameter_notes(sections)
-    )
-
-
-class ToolText(NamedTuple):
-    """The words a tool shows of its function, after the decorator's overrides."""
-
-    name: str
-    description: str | None
-    param_notes: dict[str, str]
+    sections = _read_sections(text, style or guess_style(text))
+    if lossless:
+        description = "\n\n".join(filter(None, map(_paragraph, sections))) or None
+    else:
+        description = next((str(s.value) for s in sections if s.kind == "text"), None)
+    # Only the main parameters section reaches the schema ("Other Parameters" do not); `*args`
+    # is stored without its stars to meet the signature's name; a repeated name: the later wins.
+    notes = {
+        item.name.lstrip("*"): item.description
+        for section in sections
+        if section.kind == "parameters"
+        for item in section.value
+    }
+    return FuncDocumentation(name=name, description=description, param_descriptions=notes or None)
 
 
 def tool_text(
@@ -103,29 +93,164 @@ def tool_text(
     name_override: str | None,
     description_override: str | None,
     /,
-) -> ToolText:
-    """A tool's name, description and parameter notes, for both schema builders.
-
-    Both the pydantic builder and the decoration fast path must name and describe a tool
-    identically, so they take these words from here.
-
-    Args:
-        func: The tool's function.
-        style: The docstring convention; guessed from the text when None.
-        use_docstring_info: Whether to read the docstring at all.
-        lossless: As for `document_function`.
-        name_override: The name to use instead of the function's (when not empty).
-        description_override: The description to use instead of the docstring's (when
-            not empty).
-
-    Returns:
-        The name, the description (None when there is none) and the parameter notes.
-    """
+) -> FuncDocumentation:
+    """A tool's name, description and parameter notes after the decorator's overrides (each
+    used when not empty), the same for both schema builders."""
     if not use_docstring_info:
-        return ToolText(name_override or func.__name__, description_override or None, {})
+        return FuncDocumentation(name_override or func.__name__, description_override or None, None)
     documented = document_function(func, style, lossless=lossless)
-    return ToolText(
-        name_override or documented.name,
-        description_override or documented.description,
-        documented.param_descriptions or {},
-    )
+    documented.name = name_override or documented.name
+    documented.description = description_override or documented.description
+    return documented
+
+
+# Each style is scored by how many of its markers appear at least once; the SDK's choice is the
+# highest score, a tie keeps the earlier style here, and a text with no marker is google.
+_MARKERS: tuple[tuple[DocstringStyle, tuple[re.Pattern[str], ...]], ...] = (
+    (
+        "sphinx",
+        tuple(
+            re.compile(pattern, re.MULTILINE)
+            for pattern in (r"^:param\s", r"^:type\s", r"^:return:", r"^:rtype:")
+        ),
+    ),
+    (
+        "numpy",
+        tuple(
+            # The underline may sit below blank lines; `\s` spans them.
+            re.compile(rf"^{title}\s*\n\s*-{{3,}}", re.MULTILINE)
+            for title in ("Parameters", "Returns", "Yields")
+        ),
+    ),
+    (
+        "google",
+        tuple(
+            re.compile(pattern, re.MULTILINE)
+            for pattern in (r"^(?:Args|Arguments):", r"^Returns:", r"^Raises:")
+        ),
+    ),
+)
+
+
+def guess_style(text: str) -> DocstringStyle:
+    """The convention the SDK would parse a cleaned docstring with when the author named none."""
+    best: DocstringStyle = "google"
+    best_score = 0
+    for style, markers in _MARKERS:
+        score = sum(1 for marker in markers if marker.search(text))
+        if score > best_score:
+            best, best_score = style, score
+    return best
+
+
+# A parameters header alone on its line, flush left; case does not matter.
+_PARAMETERS_HEADER = re.compile(r"(?:args|arguments|params|parameters):\s*", re.IGNORECASE)
+
+
+def space_google_headers(text: str) -> str:
+    """`text` with a blank line opened above each parameters header that sits under prose.
+
+    griffe's google reader ignores a section title that follows a non-blank line, so a summary
+    written directly above `Args:` would swallow the parameter list. The SDK inserts the
+    blank line when the header is flush left, the line above has text and the line below is
+    indented by a space or a tab. When something is inserted the text is rebuilt from
+    `str.splitlines()` joined by "\\n" (line separators normalised, a final newline dropped);
+    otherwise it comes back untouched.
+    """
+    lines = text.splitlines()
+    rebuilt: list[str] = []
+    opened = False
+    for index, line in enumerate(lines):
+        if (
+            index
+            and index + 1 < len(lines)
+            and _PARAMETERS_HEADER.fullmatch(line)
+            and lines[index - 1].strip()
+            and lines[index + 1][:1] in (" ", "\t")
+        ):
+            rebuilt.append("")
+            opened = True
+        rebuilt.append(line)
+    return "\n".join(rebuilt) if opened else text
+
+
+# The line shape griffe's google reader inspects before it considers opening a section or an
+# admonition (it then also wants an indented line below; not needing that here only sends a
+# few plain docstrings to griffe, never the other way round).
+_TITLE_LINE = re.compile(r"\w[\w\s-]*:(?:\s+\S.*)?\s*")
+
+
+@dataclass(frozen=True)
+class _Section:
+    """One block of a parsed docstring in griffe's terms: its kind ("text", "parameters",
+    "admonition", ...), the text or griffe's parsed items, and the heading as written."""
+
+    kind: str
+    value: Any
+    title: str | None = None
+
+
+def _read_sections(text: str, style: DocstringStyle) -> list[_Section]:
+    if style == "google":
+        block = plain_text_block(text)
+        if block is not None:
+            return [_Section("text", block)] if block else []
+        text = space_google_headers(text)
+    from griffe import Docstring  # deferred: only docstrings with structure pay for it
+
+    # warnings=False: griffe would otherwise log about every parameter without a type, on the
+    # author's stderr, for docstrings that are perfectly fine for a tool.
+    parsed = Docstring(_as_written(text)).parse(style, warnings=False)
+    return [_Section(s.kind.value, s.value, getattr(s, "title", None)) for s in parsed]
+
+
+def plain_text_block(text: str) -> str | None:
+    """The single text block griffe's google reader would make of a cleaned docstring.
+
+    The block is normalised as griffe normalises it (possibly empty); None when a line is
+    title-shaped and griffe has to read the text.
+    """
+    if any(":" in line and _TITLE_LINE.fullmatch(line) for line in text.split("\n")):
+        return None
+    return inspect.cleandoc(_as_written(text).rstrip())
+
+
+def _as_written(text: str) -> str:
+    # The SDK's results are griffe's reading of the text as if it began on the line after the
+    # opening quotes: a first line holding only spaces then survives griffe's cleandoc (which
+    # would drop it as a blank first line) and stays part of the description.
+    return "\n" + text
+
+
+def _paragraph(section: _Section) -> str | None:
+    """One section of the lossless description: text as is, others `Heading:` and an indented
+    body (plain text, not markdown, since it reaches a model verbatim)."""
+    if section.kind == "parameters":
+        return None  # already in the schema, one description per property
+    if section.kind == "text":
+        text = str(section.value)
+        return text if text.strip() else None
+    if section.kind == "admonition":
+        # griffe keeps the admonition's kind ("note", "warning") as its annotation.
+        kind = str(getattr(section.value, "annotation", "") or "Note")
+        heading = section.title or kind.capitalize()
+        return _titled(heading, str(getattr(section.value, "description", "") or ""))
+    heading = section.title or section.kind.title()
+    entries = section.value if isinstance(section.value, list) else [section.value]
+    # Examples alternate prose and doctest blocks; a blank line keeps each one readable.
+    gap = "\n\n" if section.kind == "examples" else "\n"
+    return _titled(heading, gap.join(map(_entry, entries)))
+
+
+def _entry(item: Any) -> str:
+    if isinstance(item, tuple):  # griffe gives examples as (kind, text) pairs
+        return str(item[1])
+    text = str(getattr(item, "description", "") or "")
+    # A named entry (a yielded value, an attribute) shows its name, else its type if any.
+    label = getattr(item, "name", "") or getattr(item, "annotation", None)
+    return f"{label}: {text}" if label else text
+
+
+def _titled(heading: str, body: str) -> str:
+    lines = ["    " + line if line.strip() else "" for line in body.splitlines()]
+    return heading + ":\n" + "\n".join(lines)

@@ -57,30 +57,26 @@ def elicitation_schema(schema: Any) -> dict[str, Any]:
     return dict(schema)
 
 
-def _fail(where: str, text: str) -> UserError:
-    return UserError(f"{where}: {text}")
-
-
 def _check(schema: Mapping[str, Any], where: str) -> None:
     if schema.get("type") != "object":
-        raise _fail(where, 'the top level must have "type": "object"')
+        raise UserError(f'{where}: the top level must have "type": "object"')
     extra = sorted(set(schema) - _ROOT_KEYS)
     if extra:
-        raise _fail(where, f"unsupported key {extra[0]!r} at the top level")
+        raise UserError(f"{where}: unsupported key {extra[0]!r} at the top level")
     properties = schema.get("properties", {})
     if not isinstance(properties, Mapping):
-        raise _fail(where, "'properties' must be an object")
+        raise UserError(f"{where}: 'properties' must be an object")
     for name, spec in properties.items():
         _check_property(name, spec, where)
     required = schema.get("required", [])
     if not isinstance(required, list) or not all(isinstance(item, str) for item in required):
-        raise _fail(where, "'required' must be a list of property names")
+        raise UserError(f"{where}: 'required' must be a list of property names")
     for name in required:
         if name not in properties:
-            raise _fail(where, f"'required' names {name!r}, which is not a property")
+            raise UserError(f"{where}: 'required' names {name!r}, which is not a property")
 
 
-def kind_of(spec: Mapping[str, Any]) -> str:
+def _kind_of(spec: Mapping[str, Any]) -> str:
     """The kind of form field a (valid) property schema describes."""
     kind = spec.get("type")
     if kind == "string":
@@ -107,7 +103,7 @@ def _check_property(name: str, spec: Any, where: str) -> None:
             f"{here}: 'type' must be one of string, number, integer, boolean or array "
             f"(a multi-select enum), not {kind!r}"
         )
-    field = kind_of(spec)
+    field = _kind_of(spec)
     extra = sorted(set(spec) - _KEYS[field])
     if extra:
         raise UserError(f"{here}: unsupported keyword {extra[0]!r} for a {field} field")
@@ -177,25 +173,38 @@ def _titled(choices: Any, label: str, here: str) -> list[str]:
     return [choice["const"] for choice in choices]
 
 
-def _check_default(field: str, default: Any, options: list[str] | None, here: str) -> None:
-    if field in ("enum", "titled"):
-        ok = isinstance(default, str) and options is not None and default in options
-        wanted = "one of the enum's values"
-    elif field == "array":
-        ok = isinstance(default, list) and all(
-            isinstance(item, str) and options is not None and item in options for item in default
+# What a field's value must be, in words; enums and multi-selects name their options instead.
+_WANTED = {
+    "string": "a string",
+    "boolean": "a boolean",
+    "integer": "an integer",
+    "number": "a number",
+}
+
+
+def _fits(field: str, value: Any, options: list[str] | None) -> bool:
+    """Whether `value` is a valid value of a (checked) field, its default or an answer."""
+    if field == "string":
+        return isinstance(value, str)
+    if field == "boolean":
+        return isinstance(value, bool)
+    if field == "integer":
+        return _is_number(value) and float(value).is_integer()
+    if field == "number":
+        return _is_number(value)
+    choices = options or []
+    if field == "array":
+        return isinstance(value, list) and all(
+            isinstance(item, str) and item in choices for item in value
         )
-        wanted = "a list of the field's options"
-    elif field == "string":
-        ok, wanted = isinstance(default, str), "a string"
-    elif field == "boolean":
-        ok, wanted = isinstance(default, bool), "a boolean"
-    elif field == "integer":
-        ok = _is_number(default) and float(default).is_integer()
-        wanted = "an integer"
-    else:
-        ok, wanted = _is_number(default), "a number"
-    if not ok:
+    return isinstance(value, str) and value in choices
+
+
+def _check_default(field: str, default: Any, options: list[str] | None, here: str) -> None:
+    if not _fits(field, default, options):
+        wanted = _WANTED.get(field) or (
+            "a list of the field's options" if field == "array" else "one of the enum's values"
+        )
         raise UserError(f"{here}: 'default' must be {wanted}, not {default!r}")
 
 
@@ -272,25 +281,16 @@ def answer_problems(content: Any, schema: Mapping[str, Any]) -> list[str]:
         spec = properties.get(name)
         if spec is None:
             continue
-        wrong = _value_problem(kind_of(spec), spec, value)
+        wrong = _value_problem(_kind_of(spec), spec, value)
         if wrong:
             problems.append(f"{name}: {wrong}")
     return problems
 
 
 def _value_problem(field: str, spec: Mapping[str, Any], value: Any) -> str | None:
-    if field == "string":
-        return None if isinstance(value, str) else "expected a string"
-    if field == "boolean":
-        return None if isinstance(value, bool) else "expected a boolean"
-    if field == "integer":
-        ok = _is_number(value) and float(value).is_integer()
-        return None if ok else "expected an integer"
-    if field == "number":
-        return None if _is_number(value) else "expected a number"
     options = _options(field, spec, "")
-    if field == "array":
-        if not isinstance(value, list) or not all(item in (options or []) for item in value):
-            return f"expected a list of {options}"
+    if _fits(field, value, options):
         return None
-    return None if value in (options or []) else f"expected one of {options}"
+    if field in _WANTED:
+        return f"expected {_WANTED[field]}"
+    return f"expected a list of {options}" if field == "array" else f"expected one of {options}"

@@ -1,24 +1,27 @@
 """A tool function's contract: name, description, arguments model and JSON schema.
 
 `function_schema` and `FuncSchema` are the Agents SDK's public names and give its results
-byte for byte (tests/schema/test_differential_*.py). The steps live apart: `_params` reads
-the signature, `docstrings` the docstring, `_fields` builds the model and `_call_args` maps
-validated arguments back onto the function. Importing this module loads pydantic, so the
-decoration fast path (tools/_fast_schema.py) imports it only when it needs a model.
+byte for byte (tests/schema/test_differential_*.py). Type hints are resolved once, a run-context
+first parameter is set apart (the invoker passes it), `docstrings` gives the words, `_fields`
+builds the pydantic model, and `FuncSchema.to_call_args` maps validated arguments back onto the
+function. `fast_function_schema` writes the same JSON schema without pydantic for simple
+signatures (tests/tools/test_fast_schema.py compares the two), so that decorating such a
+function loads no pydantic: the model then waits for the tool's first call. This module itself
+imports pydantic only inside `function_schema`.
 """
 
 from __future__ import annotations
 
 import inspect
+import math
+import types
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel
-
-from ._call_args import call_arguments
-from ._fields import build_model
-from ._params import read_signature
+from ..errors import ModelBehaviorError, UserError
+from .context_types import names_context
 from .docstrings import (
     DocstringStyle,
     FuncDocumentation,
@@ -27,6 +30,9 @@ from .docstrings import (
 )
 from .strict import ensure_strict_json_schema
 
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
 __all__ = [
     "DocstringStyle",
     "FuncDocumentation",
@@ -34,6 +40,11 @@ __all__ = [
     "function_schema",
     "generate_func_documentation",
 ]
+
+_EMPTY = inspect.Parameter.empty
+_BY_POSITION = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+# Parameters a `**kwargs` key could also reach by name (positional-only ones cannot be).
+_BY_NAME = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
 
 @dataclass
@@ -63,6 +74,9 @@ class FuncSchema:
     def to_call_args(self, data: BaseModel) -> tuple[list[Any], dict[str, Any]]:
         """The positional and keyword arguments for calling the function with `data`.
 
+        Values are read from the instance's `__dict__`, not with `getattr`: a parameter may
+        share its name with a `BaseModel` attribute (`schema`, `model_extra`, ...).
+
         Args:
             data: An instance of `params_pydantic_model`.
 
@@ -72,7 +86,38 @@ class FuncSchema:
         Raises:
             ModelBehaviorError: A `**kwargs` object repeats a named parameter.
         """
-        return call_arguments(self.signature, self.takes_context, vars(data), self.name)
+        values = vars(data)
+        params = list(self.signature.parameters.values())
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        for param in params[1:] if self.takes_context else params:
+            value = values[param.name]
+            if param.kind in _BY_POSITION:
+                args.append(value)
+            elif param.kind is inspect.Parameter.VAR_POSITIONAL:
+                args.extend(value)
+            elif param.kind is inspect.Parameter.KEYWORD_ONLY:
+                kwargs[param.name] = value
+            else:
+                _refuse_repeats(params, param.name, value, self.name)
+                kwargs.update(value)
+        return args, kwargs
+
+
+def _refuse_repeats(
+    params: list[inspect.Parameter], holder: str, extra: dict[str, Any], tool_name: str
+) -> None:
+    # Python would raise "got multiple values" or, worse, let the nested key override the
+    # validated argument; the model is told plainly instead.
+    repeated = sorted(p.name for p in params if p.kind in _BY_NAME and p.name in extra)
+    if not repeated:
+        return
+    listed = ", ".join(f"'{name}'" for name in repeated)
+    verb = "is" if len(repeated) == 1 else "are"
+    raise ModelBehaviorError(
+        f"Invalid arguments for tool {tool_name}: {listed} {verb} both a named parameter and a"
+        f" key in '{holder}'. Pass each argument once, as a named parameter."
+    )
 
 
 def function_schema(
@@ -103,8 +148,11 @@ def function_schema(
         The tool's `FuncSchema`.
 
     Raises:
-        UserError: The signature cannot be a tool (see `_params` and `_fields`).
+        UserError: The signature cannot be a tool (a misplaced context parameter, `**kwargs`
+            in a strict tool, `*args` annotated with a fixed-length tuple).
     """
+    from ._fields import build_model  # loads pydantic
+
     text = tool_text(
         func,
         docstring_style,
@@ -115,7 +163,11 @@ def function_schema(
     )
     shape = read_signature(func)
     model = build_model(
-        f"{text.name}_args", shape.params, text.param_notes, strict=strict_json_schema, func=func
+        f"{text.name}_args",
+        shape.params,
+        text.param_descriptions or {},
+        strict=strict_json_schema,
+        func=func,
     )
     json_schema = model.model_json_schema()
     if strict_json_schema:
@@ -129,4 +181,182 @@ def function_schema(
         takes_context=shape.takes_context,
         strict_json_schema=strict_json_schema,
         return_annotation=shape.return_annotation,
+    )
+
+
+@dataclass(frozen=True)
+class ToolSignature:
+    """A function's signature (context parameter included), whether it takes a context, the
+    parameters the model describes (annotations resolved, `Any` when missing) and the resolved
+    return annotation."""
+
+    signature: inspect.Signature
+    takes_context: bool
+    params: tuple[inspect.Parameter, ...]
+    return_annotation: Any
+
+
+def read_signature(func: Callable[..., Any]) -> ToolSignature:
+    """Resolve `func`'s annotations and set a run-context first parameter apart.
+
+    Raises:
+        UserError: A parameter other than the first is annotated with a run context.
+        NameError: An annotation names something that does not exist.
+    """
+    hints = get_type_hints(func, include_extras=True)
+    signature = inspect.signature(func)
+    listed = [
+        p.replace(annotation=hints.get(p.name, p.annotation)) for p in signature.parameters.values()
+    ]
+    takes_context = bool(listed) and names_context(listed[0].annotation)
+    for param in listed[1:]:
+        if names_context(param.annotation):
+            # The SDK's sentence, then which parameter it was: the SDK names only the function.
+            raise UserError(
+                "RunContextWrapper/ToolContext param found at non-first position in function"
+                f" {func.__name__} (parameter `{param.name}`; a context must be the first"
+                " parameter)"
+            )
+    params = tuple(
+        p.replace(annotation=Any) if p.annotation is _EMPTY else p
+        for p in listed[1 if takes_context else 0 :]
+    )
+    return ToolSignature(
+        signature, takes_context, params, hints.get("return", signature.return_annotation)
+    )
+
+
+# The fast path: the JSON schema of a simple signature written directly.
+
+_PRIMITIVES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+_UNIONS = (typing.Union, types.UnionType)
+_PLAIN_KINDS = (*_BY_POSITION, inspect.Parameter.KEYWORD_ONLY)
+# BaseModel's public attributes besides `model_*` (pydantic refuses or warns about fields with
+# these names): such signatures take the ordinary path. Written out so that decorating never
+# imports pydantic; tests/tools/test_fast_schema.py checks the list against pydantic.
+RESERVED_FIELD_NAMES = frozenset(
+    {
+        "construct",
+        "copy",
+        "dict",
+        "from_orm",
+        "json",
+        "parse_file",
+        "parse_obj",
+        "parse_raw",
+        "schema",
+        "schema_json",
+        "update_forward_refs",
+        "validate",
+    }
+)
+
+
+@dataclass
+class FastSchema:
+    """What decorating needs from `FuncSchema`; the rest comes from `function_schema` later."""
+
+    name: str
+    description: str | None
+    params_json_schema: dict[str, Any]
+    takes_context: bool
+    return_annotation: Any
+
+
+def simple_type_schema(annotation: Any) -> dict[str, Any] | None:
+    """pydantic's JSON schema of a simple annotation (keys sorted as pydantic sorts them), or
+    None when the annotation is not one of str, int, float, bool, Any, list[...],
+    Optional[...] and Literal[...] of strings or of ints."""
+    if annotation is Any:
+        return {}
+    primitive = _PRIMITIVES.get(annotation)
+    if primitive is not None:
+        return {"type": primitive}
+    origin = get_origin(annotation)
+    args = get_args(annotation)
+    if origin is list and len(args) == 1:
+        items = simple_type_schema(args[0])
+        return None if items is None else {"items": items, "type": "array"}
+    if origin in _UNIONS and len(args) == 2 and args[1] is type(None):
+        inner = simple_type_schema(args[0])
+        if inner is None or "anyOf" in inner or not inner:
+            return None
+        return {"anyOf": [inner, {"type": "null"}]}
+    if origin is Literal and len(args) >= 2:
+        if all(type(arg) is str for arg in args):
+            return {"enum": list(args), "type": "string"}
+        if all(type(arg) is int for arg in args):
+            return {"enum": list(args), "type": "integer"}
+    return None
+
+
+def _plain_default(value: Any) -> bool:
+    """Defaults pydantic writes into the schema unchanged."""
+    kind = type(value)
+    if value is None or kind is str or kind is bool or kind is int:
+        return True
+    return kind is float and math.isfinite(value)
+
+
+def fast_function_schema(
+    func: Callable[..., Any],
+    *,
+    docstring_style: DocstringStyle | None,
+    name_override: str | None,
+    description_override: str | None,
+    use_docstring_info: bool,
+    strict_json_schema: bool,
+    lossless_docstring: bool,
+) -> FastSchema | None:
+    """What `function_schema` would give, without a model; None when the signature is not
+    simple enough (every error is then raised by `function_schema` itself)."""
+    try:
+        shape = read_signature(func)
+    except Exception:
+        return None
+    fields: list[tuple[str, dict[str, Any], Any]] = []
+    for param in shape.params:
+        name = param.name
+        if (
+            param.kind not in _PLAIN_KINDS
+            or name.startswith(("_", "model_"))  # `model_`: pydantic's protected namespace
+            or name in RESERVED_FIELD_NAMES
+        ):
+            return None
+        schema = simple_type_schema(param.annotation)
+        if schema is None or not (param.default is _EMPTY or _plain_default(param.default)):
+            return None
+        fields.append((name, schema, param.default))
+
+    text = tool_text(
+        func,
+        docstring_style,
+        use_docstring_info,
+        lossless_docstring,
+        name_override,
+        description_override,
+    )
+    notes = text.param_descriptions or {}
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for name, schema, default in fields:
+        prop = dict(schema)
+        if default is _EMPTY:
+            required.append(name)
+        else:
+            prop["default"] = default
+        description = notes.get(name)
+        if description is not None:
+            prop["description"] = description
+        prop["title"] = name.title().replace("_", " ").strip()
+        properties[name] = {key: prop[key] for key in sorted(prop)}
+    json_schema: dict[str, Any] = {"properties": properties}
+    if required:
+        json_schema["required"] = required
+    json_schema["title"] = f"{text.name}_args"
+    json_schema["type"] = "object"
+    if strict_json_schema:
+        json_schema = ensure_strict_json_schema(json_schema)
+    return FastSchema(
+        text.name, text.description, json_schema, shape.takes_context, shape.return_annotation
     )

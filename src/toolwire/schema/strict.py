@@ -1,10 +1,11 @@
 """Strict JSON schemas: the form OpenAI's structured tool calls accept (`strict: true`).
 
-`ensure_strict_json_schema` has the Agents SDK's name, signature and results, byte for byte;
-the differential tests in tests/schema/ hold it to that. The work is split by concept:
-`_strict_pass.py` walks and rewrites the sub-schemas, `_strict_refs.py` and `refs.py` read
-`$ref`s, `_strict_allof.py` folds a one-entry `allOf`, `_strict_limits.py` bounds depth and
-size, and `_strict_errors.py` holds what a refused schema is told.
+`ensure_strict_json_schema` has the Agents SDK's name, signature, results and refusals (texts
+and exception types), byte for byte; the differential tests in tests/schema/ hold it to that.
+One walk rewrites every sub-schema in place, re-visiting a schema one level deeper after it
+folds a `$ref` or a one-entry `allOf` into it; references resolve against the root only. The
+order of the steps inside a visit is observable (which error a schema with several problems
+reports, where added keys land), and it and the depth and size bounds follow the SDK.
 """
 
 from __future__ import annotations
@@ -12,12 +13,35 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import UserError
-from . import _strict_errors as errors
-from ._strict_limits import check_nesting
-from ._strict_pass import StrictPass
-from ._strict_refs import resolve_ref
+from .refs import RefError, pointer_tokens
 
 __all__ = ["ensure_strict_json_schema", "resolve_ref"]
+
+Path = tuple[str, ...]
+
+# Containers (a dict or a list) from the root, the root being 1; the walk counts its visits the
+# same way (the root visit is 1 and every inlining adds one).
+_MAX_DEPTH = 100
+# Schema visits in one conversion, re-visits of inlined `$ref` targets included.
+_MAX_VISITS = 100_000
+
+# Keywords that describe a value without narrowing what it accepts, so they may sit beside a
+# `$ref` (and win over the target's) without changing its meaning.
+_ANNOTATIONS = frozenset(
+    {
+        *("title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"),
+        *("$schema", "$comment", "$anchor", "$defs", "definitions"),
+        *("contentEncoding", "contentMediaType", "contentSchema"),
+    }
+)
+# The root's own `$id` names the document every pointer is resolved in, so it is harmless there.
+_ROOT_ANNOTATIONS = _ANNOTATIONS | {"$id"}
+
+_TOO_DEEP = "JSON schema is too deeply nested to process safely. Simplify or flatten the schema."
+_NESTED_RESOURCE_REF = (
+    "JSON schema contains a reference owned by or crossing a nested `$id` resource that cannot "
+    "be resolved against the document root."
+)
 
 
 def ensure_strict_json_schema(
@@ -46,20 +70,342 @@ def ensure_strict_json_schema(
         TypeError: A sub-schema that is not an object.
         KeyError, ValueError, AssertionError: A `$ref` that strict conversion cannot follow.
     """
-    check_nesting(schema)
+    _check_nesting(schema)
     if schema == {}:
         return {"additionalProperties": False, "type": "object", "properties": {}, "required": []}
-    StrictPass(schema, reject_open_objects=_reject_open_objects).visit(schema, (), 1, False)
-    return _check_root(schema)
-
-
-def _check_root(schema: dict[str, Any]) -> dict[str, Any]:
-    """Apply the rules only the top level has: the arguments of a call are one plain object."""
+    _StrictPass(schema, _reject_open_objects).visit(schema, (), 1, False)
+    # The rules only the top level has: the arguments of a call are one plain object.
     if isinstance(schema.get("anyOf"), list):
-        raise UserError(errors.ROOT_ANY_OF)
+        raise UserError("The root of a strict JSON schema must not use `anyOf`.")
     declared = schema.get("type")
     if isinstance(declared, list) and "object" in declared:
         if declared != ["object"]:
-            raise errors.root_not_plain_object(declared)
+            raise UserError(
+                "The root of a strict JSON schema must be a non-nullable object, but its type is "
+                f"{declared}. Make the root a plain object, or update the function or output "
+                "tool to not use a strict schema."
+            )
         schema["type"] = "object"
     return schema
+
+
+def _check_nesting(document: object) -> None:
+    """Refuse dicts and lists nested deeper than `_MAX_DEPTH`, defaults and examples included.
+
+    Runs before the walk, iteratively, so that neither the walk nor a later deep copy meets a
+    structure deep enough to exhaust the stack.
+    """
+    pending: list[tuple[object, int]] = [(document, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > _MAX_DEPTH:
+            raise UserError(_TOO_DEEP)
+        if isinstance(value, dict | list):
+            children = value.values() if isinstance(value, dict) else value
+            pending.extend(
+                (child, depth + 1) for child in children if isinstance(child, dict | list)
+            )
+
+
+class _StrictPass:
+    """One conversion of one document: its root, the open-object policy, the visits left.
+
+    `reject_open_objects` refuses objects that accept undeclared keys (a `dict[str, X]`, a
+    bare `{"type": "object"}`) and every `$ref` left in place, instead of closing them.
+    """
+
+    __slots__ = ("reject_open_objects", "root", "visits_left")
+
+    def __init__(self, root: dict[str, Any], reject_open_objects: bool) -> None:
+        self.root = root
+        self.reject_open_objects = reject_open_objects
+        self.visits_left = _MAX_VISITS
+
+    def spend(self) -> None:
+        self.visits_left -= 1
+        if self.visits_left < 0:
+            raise UserError(
+                "JSON schema is too large to convert to a strict schema. This can happen when a "
+                "schema expands `$ref`s exponentially, which may indicate a malformed or "
+                "malicious schema."
+            )
+
+    def visit(
+        self, node: object, path: Path, depth: int, in_resource: bool, keep_ref: bool = False
+    ) -> dict[str, Any]:
+        """Make `node` (found at `path`) strict in place and return it.
+
+        `depth` is 1 for the root, one more per sub-schema and per re-visit after folding;
+        `in_resource` says an enclosing sub-schema declared its own `$id`; `keep_ref` leaves
+        the node's own `$ref` to the caller.
+        """
+        if depth > _MAX_DEPTH:
+            raise UserError(_TOO_DEEP)
+        if not isinstance(node, dict):
+            raise TypeError(f"Expected {node} to be a dictionary; path={path}")
+        self.spend()
+        # read before the walk closes objects: only an author's `false` makes a property-less
+        # parent reject an allOf entry's properties
+        closed_as_written = node.get("additionalProperties") is False
+        is_root = node is self.root
+        if not is_root and _starts_resource(node):
+            in_resource = True
+        if "$ref" in node:
+            if in_resource:
+                raise UserError(_NESTED_RESOURCE_REF)
+            constraints = node.keys() - (_ROOT_ANNOTATIONS if is_root else _ANNOTATIONS) - {"$ref"}
+            if constraints:
+                raise UserError(
+                    "JSON schema contains a `$ref` with incompatible sibling keyword(s) "
+                    f"({', '.join(sorted(constraints))}) that cannot be merged "
+                    "without changing its accepted values."
+                )
+
+        child_depth = depth + 1
+        for table_key in ("$defs", "definitions"):
+            table = node.get(table_key)
+            if isinstance(table, dict):
+                for name, sub in table.items():
+                    self.visit(sub, (*path, table_key, name), child_depth, in_resource)
+
+        self._close_object(node)
+
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            # strict mode has no optional keys: optional ones stay nullable via their own type
+            node["required"] = list(properties)
+            for name, sub in properties.items():
+                self.visit(sub, (*path, "properties", name), child_depth, in_resource)
+
+        items = node.get("items")
+        if isinstance(items, dict):
+            self.visit(items, (*path, "items"), child_depth, in_resource)
+
+        self._visit_variants(node, "anyOf", path, child_depth, in_resource)
+        if self._visit_variants(node, "oneOf", path, child_depth, in_resource):
+            # strict mode has no oneOf; anyOf accepts the same values when the variants are
+            # disjoint, as in the tagged unions pydantic writes
+            variants = node.pop("oneOf")
+            earlier = node.get("anyOf")
+            node["anyOf"] = earlier + variants if isinstance(earlier, list) else variants
+
+        all_of = node.get("allOf")
+        if isinstance(all_of, list) and len(all_of) == 1:
+            entry = all_of[0]
+            # a `$ref` entry is read through its chain before anything else (the fold needs the
+            # target's keys, not an inlined copy) and stays a reference through its own visit;
+            # inside a nested resource the visit refuses the `$ref` instead
+            folded = entry
+            if isinstance(entry, dict) and not in_resource:
+                folded = self._follow_annotation_chain(entry)
+            self.visit(entry, (*path, "allOf", "0"), child_depth, in_resource, keep_ref=True)
+            _fold_single_all_of(node, folded, closed_as_written)
+            return self.visit(node, path, child_depth, in_resource)
+        self._visit_variants(node, "allOf", path, child_depth, in_resource)
+
+        if "default" in node and node["default"] is None:
+            # every key is required in strict mode, so a null default can never apply
+            del node["default"]
+
+        if "$ref" in node and not keep_ref:
+            if len(node) > 1:
+                self._inline_ref(node)
+                return self.visit(node, path, child_depth, in_resource)
+            if self.reject_open_objects:
+                # a bare `$ref` is kept as is, and nothing proves its target closed
+                raise UserError(
+                    "JSON schema contains a reference whose target was not validated for strict "
+                    "mode."
+                )
+        return node
+
+    def _visit_variants(
+        self, node: dict[str, Any], key: str, path: Path, depth: int, in_resource: bool
+    ) -> bool:
+        """Visit each schema of a list keyword; False when `key` holds no list."""
+        variants = node.get(key)
+        if not isinstance(variants, list):
+            return False
+        for index, sub in enumerate(variants):
+            self.visit(sub, (*path, key, str(index)), depth, in_resource)
+        return True
+
+    def _close_object(self, node: dict[str, Any]) -> None:
+        """Close an object schema (`additionalProperties: false`), or refuse an open one."""
+        declared = node.get("type")
+        if declared is None and isinstance(node.get("properties"), dict):
+            node["type"] = declared = "object"
+        is_object = declared == "object" or (isinstance(declared, list) and "object" in declared)
+        closed = node.get("additionalProperties") is False
+        if (
+            self.reject_open_objects
+            and is_object
+            and not closed
+            and node.get("properties", {}) == {}
+        ):
+            # an object declaring no properties is a free-form map, and closing it would leave
+            # it accepting only `{}`
+            raise UserError(
+                "JSON schema contains an object that permits undeclared properties and cannot be "
+                "converted to a strict schema without changing its accepted values."
+            )
+        if "additionalProperties" in node:
+            if not closed and (is_object or declared is None):
+                raise UserError(
+                    "additionalProperties should not be set for object types. This could be "
+                    "because you're using an older version of Pydantic, or because you "
+                    "configured additional properties to be allowed. If you really need this, "
+                    "update the function or output tool to not use a strict schema."
+                )
+            return
+        if is_object:
+            node["additionalProperties"] = False
+
+    def _inline_ref(self, node: dict[str, Any]) -> None:
+        """Replace a `$ref` that has annotations beside it by its target's keys, in place.
+
+        The node's own keys keep their places and values; the target's other keys follow. The
+        `$ref` is dropped before the merge, so a target that is itself a reference carries its
+        `$ref` over and the re-visit follows it (a node pointing at itself just loses it).
+        """
+        target = _resolved_object(self.root, node["$ref"])
+        del node["$ref"]
+        node.update({**target, **node})
+
+    def _follow_annotation_chain(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """Follow `schema` through references that carry nothing but annotations.
+
+        `{"$ref": A}` where A is `{"$ref": B, "title": "x"}` stands for B with that title: the
+        annotations met on the way are laid over each target, the nearest winning, and each
+        reference followed counts as a visit. Returns the first schema that is not such a
+        reference (possibly a new dict); a chain that comes back on itself is refused.
+        """
+        followed: set[str] = set()
+        current = schema
+        while "$ref" in current and current.keys() - {"$ref"} <= _ANNOTATIONS:
+            ref = _string_ref(current["$ref"])
+            if ref in followed:
+                raise UserError("JSON schema contains a circular `$ref` chain.")
+            followed.add(ref)
+            self.spend()
+            notes = {key: value for key, value in current.items() if key != "$ref"}
+            current = {**_resolved_object(self.root, ref), **notes}
+        return current
+
+
+def _starts_resource(node: dict[str, Any]) -> bool:
+    """Whether `node` declares a schema resource of its own (a string `$id`)."""
+    return isinstance(node.get("$id"), str)
+
+
+def _string_ref(ref: object) -> str:
+    if not isinstance(ref, str):
+        raise AssertionError(f"Received non-string $ref - {ref}")
+    return ref
+
+
+def _resolved_object(root: dict[str, Any], ref: object) -> dict[str, Any]:
+    """The schema object a `$ref` names, refused as the SDK refuses it otherwise."""
+    ref = _string_ref(ref)
+    target = resolve_ref(root=root, ref=ref)
+    if not isinstance(target, dict):
+        raise ValueError(f"Expected `$ref: {ref}` to resolve to a dictionary but got {target}")
+    return target
+
+
+def _stepped_into_non_object(ref: object, container: object) -> AssertionError:
+    return AssertionError(f"encountered non-dictionary entry while resolving {ref} - {container}")
+
+
+def resolve_ref(*, root: dict[str, object], ref: str) -> object:
+    """The schema object a `#/...` pointer names in `root`, under strict conversion's rules.
+
+    Every step must land on an object (list indices are not followed) and no step may enter a
+    nested `$id` resource. Failures raise what the Agents SDK raises: ValueError for a pointer
+    that does not start with `#/`, KeyError for a missing name, AssertionError for a step into a
+    non-object, UserError for a nested resource.
+    """
+    if not isinstance(ref, str) or not ref.startswith("#/"):
+        raise ValueError(f"Unexpected $ref format {ref!r}; Does not start with #/")
+    try:
+        tokens = pointer_tokens(ref)
+    except RefError as error:  # a bad percent-escape: its UnicodeDecodeError, as in the SDK
+        raise (error.__cause__ or error) from None
+    target: object = root
+    for token in tokens:
+        if not isinstance(target, dict):
+            raise _stepped_into_non_object(ref, target)
+        if token not in target:
+            raise KeyError(token)
+        value = target[token]
+        if not isinstance(value, dict):
+            raise _stepped_into_non_object(ref, target)
+        if _starts_resource(value):
+            raise UserError(_NESTED_RESOURCE_REF)
+        target = value
+    return target
+
+
+def _fold_single_all_of(
+    node: dict[str, Any], entry: dict[str, Any], closed_as_written: bool
+) -> None:
+    """Replace `node` (visited, holding a one-entry `allOf`) by its union with `entry`, in place.
+
+    `entry` is the visited entry, or what its `$ref` chain leads to; its keys come first. For a
+    keyword both sides have, an annotation takes the parent's value (the more specific
+    description); a constraint must agree, except that the parent's empty `properties` /
+    `required` (filled in by the walk itself) give way. `closed_as_written` is an author's
+    `additionalProperties: false` on the parent: with no properties it accepts only `{}`, which
+    an entry with properties would silently widen.
+    """
+    clashes: list[str] = []
+    entry_properties = entry.get("properties")
+    if (
+        closed_as_written
+        and node.get("properties", {}) == {}
+        and isinstance(entry_properties, dict)
+        and entry_properties
+    ):
+        clashes.append("properties")
+    union = dict(entry)
+    for key, value in node.items():
+        if key == "allOf" or (key == "additionalProperties" and not closed_as_written):
+            # a `false` the walk added itself is not the author's; the re-visit adds it again
+            continue
+        if key not in union or key in _ANNOTATIONS:
+            union[key] = value
+        elif not (
+            _same_json(value, union[key])
+            or (key == "properties" and value == {})
+            or (key == "required" and value == [])
+        ):
+            clashes.append(key)
+    if clashes:
+        raise UserError(
+            "JSON schema contains a singleton `allOf` entry with incompatible parent "
+            f"keyword(s) ({', '.join(sorted(clashes))}) that cannot be merged "
+            "without changing its accepted values."
+        )
+    node.clear()
+    node.update(union)
+
+
+def _same_json(left: object, right: object) -> bool:
+    """JSON equality: 1 equals 1.0, but True is not 1; key order does not matter; NaN != NaN."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    if isinstance(left, dict):
+        return (
+            isinstance(right, dict)
+            and left.keys() == right.keys()
+            and all(_same_json(value, right[key]) for key, value in left.items())
+        )
+    if isinstance(left, list):
+        return (
+            isinstance(right, list)
+            and len(left) == len(right)
+            and all(_same_json(a, b) for a, b in zip(left, right, strict=True))
+        )
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return left == right
+    return type(left) is type(right) and left == right

@@ -16,16 +16,16 @@ import inspect
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import UserError
+from ..schema.context_types import unwrap_annotated
 from ..schema.refs import lookup_local_ref
 from ..schema.strict import ensure_strict_json_schema
-from ._annotations import strip_annotated
 from .failure import dont_log_tool_data
 from .tool_result import ToolResult, structured_annotation
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
-__all__ = ["DeclaredOutput", "check_output", "declared_output", "is_object_schema"]
+__all__ = ["DeclaredOutput", "check_output", "declared_output", "strict_output_json_schema"]
 
 # Return annotations that declare nothing: the result is free text or anything at all.
 _UNDECLARED_RETURNS: tuple[Any, ...] = (inspect.Signature.empty, Any, None, str, type(None))
@@ -42,12 +42,8 @@ _RETURN_ANNOTATION_REFUSED = (
 
 
 class DeclaredOutput(NamedTuple):
-    """What a tool says about its output.
-
-    Args:
-        schema: The strict JSON schema of the output, or None when nothing is declared.
-        validator: Checks each result when the declaration came from a Python type.
-    """
+    """The output's strict JSON schema (None when nothing is declared), and the validator of
+    each result when the declaration came from a Python type."""
 
     schema: dict[str, Any] | None
     validator: TypeAdapter[Any] | None
@@ -63,22 +59,8 @@ def declared_output(
     output_type: Any | None,
     output_json_schema: dict[str, Any] | None,
 ) -> DeclaredOutput:
-    """Work out a tool's declared output from `function_tool`'s arguments.
-
-    Args:
-        return_annotation: The function's return annotation (`inspect.Signature.empty` if
-            none).
-        allowed_callers: The tool's `allowed_callers`.
-        output_type: The `output_type` argument.
-        output_json_schema: The `output_json_schema` argument (copied; `FunctionTool` makes
-            it strict).
-
-    Returns:
-        The schema and, for a Python type, its validator.
-
-    Raises:
-        UserError: Both arguments were given, or the type does not give a strict object schema.
-    """
+    """A tool's declared output from `function_tool`'s arguments (`output_json_schema` is
+    copied; `FunctionTool` makes it strict)."""
     if output_type is not None and output_json_schema is not None:
         raise UserError("output_type and output_json_schema cannot both be provided.")
     if output_type is not None:
@@ -88,7 +70,7 @@ def declared_output(
     if allowed_callers is None or "programmatic" not in allowed_callers:
         return _NOTHING_DECLARED
     return_annotation = structured_annotation(return_annotation)[1]
-    if strip_annotated(return_annotation) in _UNDECLARED_RETURNS:
+    if unwrap_annotated(return_annotation)[0] in _UNDECLARED_RETURNS:
         return _NOTHING_DECLARED
     return _from_python_type(return_annotation, _RETURN_ANNOTATION_REFUSED)
 
@@ -109,17 +91,8 @@ def _from_python_type(python_type: Any, refusal: str) -> DeclaredOutput:
 
 
 def is_object_schema(schema: Any) -> bool:
-    """Whether a JSON schema's root is an object, directly or through local `$ref`s.
-
-    Only `#/...` references are followed (JSON-pointer escapes decoded, each reference at
-    most once); anything else, including a reference cycle, counts as not an object.
-
-    Args:
-        schema: A JSON schema (any value is accepted).
-
-    Returns:
-        True when the root, or what its reference chain leads to, has type "object".
-    """
+    """Whether a schema's root has type "object", directly or through `#/...` references
+    (each followed at most once: a cycle, or anything else, is not an object)."""
     node = schema
     followed: set[str] = set()
     while isinstance(node, dict):
@@ -134,16 +107,22 @@ def is_object_schema(schema: Any) -> bool:
     return False
 
 
+def strict_output_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A strict copy of a declared `output_json_schema`, which must describe an object."""
+    if not isinstance(schema, dict) or not is_object_schema(schema):
+        raise UserError("Function tool output_json_schema must define a JSON object schema.")
+    try:
+        return ensure_strict_json_schema(copy.deepcopy(schema))
+    except Exception as error:
+        raise UserError(
+            "Function tool output_json_schema must define a strict JSON object schema."
+        ) from error
+
+
 def check_output(tool_name: str, result: Any, validator: TypeAdapter[Any]) -> Any:
-    """Validate a result against a declared output type and return the validated value.
-
-    A `ToolResult` has its `structured` part validated and comes back with the validated value
-    in it, its content untouched. The error names the tool; pydantic's details (which quote the
-    result) are added only when tool data may be logged (see `dont_log_tool_data`).
-
-    Raises:
-        UserError: The result does not match.
-    """
+    """The result validated against a declared output type (for a `ToolResult`, its structured
+    part), or `UserError` naming the tool; pydantic's details, which quote the result, only
+    when tool data may be logged."""
     from pydantic import ValidationError
 
     wrapper = result if isinstance(result, ToolResult) else None

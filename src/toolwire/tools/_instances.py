@@ -12,15 +12,15 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import sys
 import types
 import typing
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..errors import UserError
-from ..schema.context_types import is_context_type
+from ..schema.context_types import names_context
 from ..schema.docstrings import DocstringStyle, generate_func_documentation
-from ._annotations import mentions_type_variable, strip_annotated
 
 __all__ = ["ToolTarget", "tool_target"]
 
@@ -36,13 +36,9 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 
 
 class ToolTarget(NamedTuple):
-    """The callable the schema is built from, and a description found outside its docstring.
-
-    Args:
-        function: What `function_schema` inspects and what a call runs.
-        description: The class docstring's description, used when both the class and its
-            `__call__` are documented (the method then documents the parameters); else None.
-    """
+    """The callable a tool is built from and runs, and the class docstring's description when
+    both the class and its `__call__` are documented (the method then documents the
+    parameters)."""
 
     function: Callable[..., Any]
     description: str | None
@@ -55,23 +51,8 @@ def tool_target(
     name_override: str | None,
     use_docstring_info: bool,
 ) -> ToolTarget:
-    """Check that `func` may become a tool and give the callable to build the tool from.
-
-    Args:
-        func: What was passed to `function_tool`.
-        docstring_style: The docstring style asked for, or None to detect it.
-        name_override: The tool name asked for, if any (then the class name need not be a
-            valid tool name).
-        use_docstring_info: Whether docstrings are read at all.
-
-    Returns:
-        `func` itself for functions, methods and classes; a forwarding function for an
-        instance with `__call__`.
-
-    Raises:
-        UserError: `func` is a `functools.partial`, or an instance whose contract cannot be
-            read reliably (the message says which rule it broke).
-    """
+    """`func` itself, or for an instance with `__call__` a forwarding function (`name_override`
+    spares the class name from having to be a valid tool name)."""
     if isinstance(func, functools.partial):
         raise UserError(
             "Unsupported callable object: function_tool does not infer functools.partial "
@@ -79,20 +60,11 @@ def tool_target(
         )
     if inspect.isroutine(func) or inspect.isclass(func):
         return ToolTarget(func, None)
-    return _from_instance(func, docstring_style, name_override, use_docstring_info)
-
-
-def _from_instance(
-    instance: Any,
-    docstring_style: DocstringStyle | None,
-    name_override: str | None,
-    use_docstring_info: bool,
-) -> ToolTarget:
-    cls = type(instance)
-    _refuse_wrappers(instance)
+    cls = type(func)
+    _refuse_wrappers(func)
     owner, method = _plain_call_method(cls)
     hints = _resolved_hints(method, owner)
-    bound = method.__get__(instance, cls)
+    bound = method.__get__(func, cls)
     signature = inspect.signature(bound)
     _check_contract(signature, hints)
 
@@ -173,17 +145,14 @@ def _check_contract(signature: inspect.Signature, hints: dict[str, Any]) -> None
         hints.get(name, parameter.annotation) for name, parameter in signature.parameters.items()
     ]
     declared = [*annotations, hints.get("return", signature.return_annotation)]
-    if any(a is not inspect.Signature.empty and mentions_type_variable(a) for a in declared):
+    if any(a is not inspect.Signature.empty and _mentions_type_variable(a) for a in declared):
         raise UserError(
             "Unsupported generic or aliased callable object annotations: " + _CONCRETE_ADVICE
         )
     for position, (parameter, annotation) in enumerate(
         zip(signature.parameters.values(), annotations, strict=True)
     ):
-        if annotation is inspect.Signature.empty:
-            continue
-        base = strip_annotated(annotation)
-        if not is_context_type(typing.get_origin(base) or base):
+        if not names_context(annotation):
             continue
         if position != 0 or parameter.kind not in _POSITIONAL:
             raise UserError(
@@ -215,3 +184,30 @@ def _generated_name(class_name: str) -> str:
         "names must contain only ASCII letters, digits, underscores, or hyphens and be at most "
         "64 characters. Pass name_override to function_tool()."
     )
+
+
+def _mentions_type_variable(annotation: Any) -> bool:
+    """Whether `annotation` holds, at any depth, something only a caller could pin down: a
+    `TypeVar`, a `ParamSpec` (or its `.args` / `.kwargs`), a `TypeAliasType` or `Self`."""
+    kinds: list[type] = [
+        typing.TypeVar,
+        typing.ParamSpec,
+        typing.ParamSpecArgs,
+        typing.ParamSpecKwargs,
+    ]
+    # typing_extensions is consulted only if something already imported it: an annotation
+    # cannot hold one of its aliases otherwise, and importing it costs start-up time.
+    for module in (typing, sys.modules.get("typing_extensions")):
+        alias_class = getattr(module, "TypeAliasType", None)
+        if isinstance(alias_class, type):
+            kinds.append(alias_class)
+    variables = tuple(kinds)
+    pending = [annotation]
+    while pending:
+        node = pending.pop()
+        if node is typing.Self or isinstance(node, variables):
+            return True
+        if isinstance(typing.get_origin(node), variables):
+            return True
+        pending.extend(typing.get_args(node))
+    return False

@@ -18,13 +18,8 @@ __all__ = ["as_tool_failure"]
 
 
 def as_tool_failure(escaped: BaseException, *, in_thread: bool) -> ToolAbortedError | None:
-    """The failure to report for a non-`Exception` a tool body raised, or None when it is a
-    cancellation of the call that must propagate.
-
-    Args:
-        escaped: What came out of awaiting the tool body.
-        in_thread: Whether the body ran in a worker thread (a sync tool).
-    """
+    """The failure to report for a non-`Exception` out of a tool body (`in_thread`: a sync
+    tool's), or None for a cancellation of the call, which must propagate."""
     if isinstance(escaped, asyncio.CancelledError):
         if in_thread:
             return None

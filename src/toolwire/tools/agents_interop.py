@@ -21,6 +21,25 @@ if TYPE_CHECKING:
 # output (agents/tool.py `_DEFAULT_FAILURE_HANDLED_ATTR`).
 _SDK_DEFAULT_FAILURE_ATTR = "_function_tool_default_failure_handled"
 
+# The fields both FunctionTool classes have, under the same names, copied across as they are.
+_SHARED_FIELDS = (
+    "name",
+    "description",
+    "params_json_schema",
+    "strict_json_schema",
+    "is_enabled",
+    "tool_input_guardrails",
+    "tool_output_guardrails",
+    "needs_approval",
+    "timeout_seconds",
+    "timeout_behavior",
+    "timeout_error_function",
+    "defer_loading",
+    "custom_data_extractor",
+    "allowed_callers",
+    "output_json_schema",
+)
+
 # The toolwire FunctionTool class, handed in by its own methods: this module sits above
 # function_tool.py and must not import it back.
 ToolT = TypeVar("ToolT")
@@ -40,23 +59,7 @@ def to_agents(tool: Any) -> Any:
     import agents.tool as agents_tool_module
 
     module: Any = agents_tool_module
-    common: dict[str, Any] = {
-        "name": tool.name,
-        "description": tool.description,
-        "params_json_schema": tool.params_json_schema,
-        "strict_json_schema": tool.strict_json_schema,
-        "is_enabled": tool.is_enabled,
-        "tool_input_guardrails": tool.tool_input_guardrails,
-        "tool_output_guardrails": tool.tool_output_guardrails,
-        "needs_approval": tool.needs_approval,
-        "timeout_seconds": tool.timeout_seconds,
-        "timeout_behavior": tool.timeout_behavior,
-        "timeout_error_function": tool.timeout_error_function,
-        "defer_loading": tool.defer_loading,
-        "custom_data_extractor": tool.custom_data_extractor,
-        "allowed_callers": tool.allowed_callers,
-        "output_json_schema": tool.output_json_schema,
-    }
+    common = {name: getattr(tool, name) for name in _SHARED_FIELDS}
     invoker = tool.on_invoke_tool
     declares_output = tool.output_json_schema is not None
     build = getattr(module, "_build_wrapped_function_tool", None)
@@ -200,23 +203,10 @@ def from_agents(tool_class: Callable[..., ToolT], agents_tool: Any) -> ToolT:
                 slot.append(failure)
         return output
 
+    shared = {name: getattr(agents_tool, name) for name in _SHARED_FIELDS}
     made = tool_class(
-        name=agents_tool.name,
-        description=agents_tool.description,
-        params_json_schema=dict(agents_tool.params_json_schema),
+        **{**shared, "params_json_schema": dict(agents_tool.params_json_schema)},
         on_invoke_tool=on_invoke_tool,
-        strict_json_schema=agents_tool.strict_json_schema,
-        is_enabled=agents_tool.is_enabled,
-        tool_input_guardrails=agents_tool.tool_input_guardrails,
-        tool_output_guardrails=agents_tool.tool_output_guardrails,
-        needs_approval=agents_tool.needs_approval,
-        timeout_seconds=agents_tool.timeout_seconds,
-        timeout_behavior=agents_tool.timeout_behavior,
-        timeout_error_function=agents_tool.timeout_error_function,
-        defer_loading=agents_tool.defer_loading,
-        custom_data_extractor=getattr(agents_tool, "custom_data_extractor", None),
-        allowed_callers=agents_tool.allowed_callers,
-        output_json_schema=agents_tool.output_json_schema,
         _output_type_adapter=getattr(agents_tool, "_output_type_adapter", None),
         _agents_tool=agents_tool,
     )

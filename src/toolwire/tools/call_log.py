@@ -29,28 +29,15 @@ _REFUSAL_REASON = "_toolwire_refusal_reason"
 
 
 def refused_arguments(message: str, reason: str) -> ModelBehaviorError:
-    """The error that refuses a call's arguments, remembering a reason safe to log.
-
-    Args:
-        message: The error's message, which the failure function and a re-raising caller see.
-        reason: What was wrong, for the log; it must not quote the arguments.
-
-    Returns:
-        A `ModelBehaviorError` with `message`.
-    """
+    """The `ModelBehaviorError` refusing a call's arguments, carrying `reason` for the log
+    (what was wrong, quoting no argument)."""
     error = ModelBehaviorError(message)
     setattr(error, _REFUSAL_REASON, reason)
     return error
 
 
 def log_failed_call(tool_name: str, error: BaseException, arguments: str | None) -> None:
-    """Log a failed call: one line for refused arguments, else the exception's traceback.
-
-    Args:
-        tool_name: The tool that was called.
-        error: What went wrong.
-        arguments: The call's raw JSON arguments, shown only with the opt-in.
-    """
+    """Log a failed call: one line for refused arguments, else the exception's traceback."""
     reason = getattr(error, _REFUSAL_REASON, None)
     if reason is not None:
         logger.warning(
@@ -72,14 +59,8 @@ def log_failed_call(tool_name: str, error: BaseException, arguments: str | None)
 def log_timeout(
     tool_name: str, seconds: float, arguments: str | None, waited_for: int | None = None
 ) -> None:
-    """Log a call stopped by its timeout (one line).
-
-    Args:
-        tool_name: The tool that was called.
-        seconds: The timeout that ran out.
-        arguments: The call's raw JSON arguments, shown only with the opt-in.
-        waited_for: When the call never got a worker thread: how many the server has.
-    """
+    """Log a call stopped by its timeout (one line); `waited_for` is the number of worker
+    threads when the call never got one."""
     why = "" if waited_for is None else f" waiting for one of {waited_for} busy worker threads"
     logger.warning(
         "Tool %r timed out after %g seconds%s%s",

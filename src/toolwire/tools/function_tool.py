@@ -11,34 +11,31 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack, overload
 
 from ..context import RunContextWrapper, ToolContext
+from ..errors import UserError
 from ..schema.docstrings import DocstringStyle
+from ..schema.function_schema import FastSchema, FuncSchema, fast_function_schema, function_schema
 from ..schema.strict import ensure_strict_json_schema
 from . import _invoker
-from ._declared_output import declared_output
-from ._fast_schema import FastSchema, fast_function_schema
+from ._declared_output import declared_output, strict_output_json_schema
 from ._instances import tool_target
-from ._option_checks import (
-    ToolCaller,
-    check_timeout_options,
-    checked_allowed_callers,
-    strict_output_json_schema,
-)
 from .failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
-    from ..schema.function_schema import FuncSchema
-
 __all__ = ["FunctionTool", "function_tool"]
 
 
 ToolTimeoutBehavior = Literal["error_as_result", "raise_exception"]
+ToolCaller = Literal["direct", "programmatic"]
+_TIMEOUT_BEHAVIORS: tuple[str, ...] = ("error_as_result", "raise_exception")
+_TOOL_CALLERS: tuple[str, ...] = ("direct", "programmatic")
 
 IsEnabled = bool | Callable[[RunContextWrapper[Any], Any], "bool | Awaitable[bool]"]
 NeedsApproval = bool | Callable[[RunContextWrapper[Any], dict[str, Any], str], Awaitable[bool]]
@@ -111,7 +108,7 @@ class FunctionTool:
     _agents_tool: Any = field(default=None, kw_only=True, repr=False)
 
     def __post_init__(self) -> None:
-        self.allowed_callers = checked_allowed_callers(self.allowed_callers, self.name)
+        self.allowed_callers = _checked_allowed_callers(self.allowed_callers, self.name)
         if self.output_json_schema is not None:
             self.output_json_schema = strict_output_json_schema(self.output_json_schema)
         if isinstance(self.on_invoke_tool, _invoker.FunctionInvoker):
@@ -120,7 +117,7 @@ class FunctionTool:
             self.params_json_schema = ensure_strict_json_schema(
                 copy.deepcopy(self.params_json_schema)
             )
-        self.timeout_seconds = check_timeout_options(
+        self.timeout_seconds = _check_timeout_options(
             self.timeout_seconds,
             self.timeout_behavior,
             self.timeout_error_function,
@@ -154,55 +151,37 @@ class FunctionTool:
         return from_agents(cls, tool)
 
 
+class _Options(TypedDict, total=False):
+    """`function_tool`'s keyword options, for its two typed call forms."""
+
+    name_override: str | None
+    description_override: str | None
+    docstring_style: DocstringStyle | None
+    use_docstring_info: bool
+    failure_error_function: ToolErrorFunction | object | None
+    strict_mode: bool
+    is_enabled: IsEnabled
+    needs_approval: NeedsApproval
+    tool_input_guardrails: list[Any] | None
+    tool_output_guardrails: list[Any] | None
+    timeout: float | None
+    timeout_behavior: ToolTimeoutBehavior
+    timeout_error_function: ToolErrorFunction | None
+    defer_loading: bool
+    custom_data_extractor: Callable[..., Any] | None
+    allowed_callers: list[ToolCaller] | None
+    output_type: Any | None
+    output_json_schema: dict[str, Any] | None
+    lossless_docstring: bool
+
+
 @overload
-def function_tool(
-    func: Callable[..., Any],
-    *,
-    name_override: str | None = None,
-    description_override: str | None = None,
-    docstring_style: DocstringStyle | None = None,
-    use_docstring_info: bool = True,
-    failure_error_function: ToolErrorFunction | object | None = UNSET_FAILURE_ERROR_FUNCTION,
-    strict_mode: bool = True,
-    is_enabled: IsEnabled = True,
-    needs_approval: NeedsApproval = False,
-    tool_input_guardrails: list[Any] | None = None,
-    tool_output_guardrails: list[Any] | None = None,
-    timeout: float | None = None,
-    timeout_behavior: ToolTimeoutBehavior = "error_as_result",
-    timeout_error_function: ToolErrorFunction | None = None,
-    defer_loading: bool = False,
-    custom_data_extractor: Callable[..., Any] | None = None,
-    allowed_callers: list[ToolCaller] | None = None,
-    output_type: Any | None = None,
-    output_json_schema: dict[str, Any] | None = None,
-    lossless_docstring: bool = False,
-) -> FunctionTool: ...
+def function_tool(func: Callable[..., Any], **options: Unpack[_Options]) -> FunctionTool: ...
 
 
 @overload
 def function_tool(
-    func: None = None,
-    *,
-    name_override: str | None = None,
-    description_override: str | None = None,
-    docstring_style: DocstringStyle | None = None,
-    use_docstring_info: bool = True,
-    failure_error_function: ToolErrorFunction | object | None = UNSET_FAILURE_ERROR_FUNCTION,
-    strict_mode: bool = True,
-    is_enabled: IsEnabled = True,
-    needs_approval: NeedsApproval = False,
-    tool_input_guardrails: list[Any] | None = None,
-    tool_output_guardrails: list[Any] | None = None,
-    timeout: float | None = None,
-    timeout_behavior: ToolTimeoutBehavior = "error_as_result",
-    timeout_error_function: ToolErrorFunction | None = None,
-    defer_loading: bool = False,
-    custom_data_extractor: Callable[..., Any] | None = None,
-    allowed_callers: list[ToolCaller] | None = None,
-    output_type: Any | None = None,
-    output_json_schema: dict[str, Any] | None = None,
-    lossless_docstring: bool = False,
+    func: None = None, **options: Unpack[_Options]
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -289,19 +268,16 @@ def function_tool(
             "docstring_style": docstring_style,
             "use_docstring_info": use_docstring_info,
             "strict_json_schema": strict_mode,
+            "lossless_docstring": lossless_docstring,
         }
-        if lossless_docstring:  # the SDK's function_schema does not know this keyword
-            schema_options["lossless_docstring"] = True
-        schema: FastSchema | FuncSchema | None = fast_function_schema(
-            function, **{"lossless_docstring": lossless_docstring, **schema_options}
-        )
+        schema: FastSchema | FuncSchema | None = fast_function_schema(function, **schema_options)
         deferred: FuncSchema | Callable[[], FuncSchema]
         if schema is None:
-            schema = deferred = _function_schema(function, **schema_options)
+            schema = deferred = function_schema(function, **schema_options)
         else:
             # The fast path only takes signatures whose model cannot fail to build, so the
             # model may wait for the first call.
-            deferred = functools.partial(_function_schema, function, **schema_options)
+            deferred = functools.partial(function_schema, function, **schema_options)
         output = declared_output(
             return_annotation=schema.return_annotation,
             allowed_callers=allowed_callers,
@@ -342,9 +318,54 @@ def function_tool(
     return build(func) if callable(func) else build
 
 
-def _function_schema(func: Callable[..., Any], **options: Any) -> FuncSchema:
-    # Imported here: it loads pydantic, which a tool decorated by the fast path (and a
-    # server's start-up) does without until the tool's first call.
-    from ..schema.function_schema import function_schema
+def _checked_allowed_callers(allowed: Any, tool_name: str) -> list[ToolCaller] | None:
+    """`allowed_callers` as a list without repeats, or None; the SDK's refusals otherwise."""
+    if allowed is None:
+        return None
+    if not isinstance(allowed, list) or not allowed:
+        raise UserError(
+            f"Tool `{tool_name}` allowed_callers must be a non-empty list containing "
+            "'direct', 'programmatic', or both."
+        )
+    normalized: list[ToolCaller] = []
+    for caller in allowed:
+        if caller not in _TOOL_CALLERS:
+            raise UserError(
+                f"Tool `{tool_name}` allowed_callers contains unsupported caller {caller!r}. "
+                "Expected 'direct' or 'programmatic'."
+            )
+        if caller in normalized:
+            raise UserError(
+                f"Tool `{tool_name}` allowed_callers contains duplicate caller {caller!r}."
+            )
+        normalized.append(caller)
+    return normalized
 
-    return function_schema(func, **options)
+
+def _check_timeout_options(
+    timeout: Any, behavior: Any, error_function: Any, *, sync_handler: bool
+) -> float | None:
+    """Refuse the timeout settings the SDK refuses (a sync handler has no timeout); returns
+    `timeout_seconds` as a float (or None)."""
+    seconds: float | None = None
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+            raise TypeError(
+                "FunctionTool timeout_seconds must be a positive number in seconds or None."
+            )
+        seconds = float(timeout)
+        if not math.isfinite(seconds):
+            raise ValueError("FunctionTool timeout_seconds must be a finite number.")
+        if seconds <= 0:
+            raise ValueError("FunctionTool timeout_seconds must be greater than 0.")
+        if sync_handler:
+            raise ValueError(
+                "FunctionTool timeout_seconds is only supported for async @function_tool handlers."
+            )
+    if behavior not in _TIMEOUT_BEHAVIORS:
+        raise ValueError(
+            "FunctionTool timeout_behavior must be one of: " + ", ".join(_TIMEOUT_BEHAVIORS)
+        )
+    if error_function is not None and not callable(error_function):
+        raise TypeError("FunctionTool timeout_error_function must be callable or None.")
+    return seconds

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, get_args, get_origin
 
-from ._annotations import strip_annotated
+from ..schema.context_types import unwrap_annotated
 from .resource_outputs import EmbeddedResource, ResourceLink
 
 if TYPE_CHECKING:
@@ -131,16 +131,9 @@ def _check_item(item: Any, where: str) -> None:
 
 
 def structured_annotation(annotation: Any) -> tuple[bool, Any]:
-    """Whether a return annotation names `ToolResult`, and the type its structured part has.
-
-    Args:
-        annotation: A return annotation (`Annotated[...]` is looked through).
-
-    Returns:
-        `(True, T)` for `ToolResult[T]`, `(True, Any)` for a bare `ToolResult`, and
-        `(False, annotation)` for anything else.
-    """
-    bare = strip_annotated(annotation)
+    """`(True, T)` for a return annotation `ToolResult[T]`, `(True, Any)` for a bare
+    `ToolResult`, `(False, annotation)` for anything else (`Annotated` is looked through)."""
+    bare, _ = unwrap_annotated(annotation)
     if bare is ToolResult:
         return True, Any
     if get_origin(bare) is ToolResult:

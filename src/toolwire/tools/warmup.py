@@ -1,6 +1,6 @@
 """Building ahead of time what a tool's first call would otherwise build.
 
-Decorating a simple function writes its JSON schema without pydantic (see _fast_schema.py);
+Decorating a simple function writes its JSON schema without pydantic (`fast_function_schema`);
 the function's pydantic model, and pydantic itself, come with its first call. A server warms
 its tools up in a background thread once it has answered the first `tools/list`, so that cost
 is paid while the client (or its model) is busy elsewhere, not inside the first call. A call
@@ -17,12 +17,12 @@ from typing import Any
 
 from ._invoker import FunctionInvoker
 
-__all__ = ["warm_up", "warm_up_in_background"]
+__all__ = ["warm_up_in_background"]
 
 logger = logging.getLogger("toolwire.tools")
 
 
-def warm_up(tools: Iterable[Any]) -> None:
+def _warm_up(tools: Iterable[Any]) -> None:
     """Build every decorated tool's argument model, and load what results need."""
     for tool in tools:
         invoker = getattr(tool, "on_invoke_tool", None)
@@ -36,7 +36,7 @@ def warm_up(tools: Iterable[Any]) -> None:
 
 
 def warm_up_in_background(tools: Iterable[Any]) -> threading.Thread:
-    """Run `warm_up` in a thread of its own (not a daemon: exit waits the few ms it takes)."""
-    thread = threading.Thread(target=warm_up, args=(list(tools),), name="toolwire-warmup")
+    """Run `_warm_up` in a thread of its own (not a daemon: exit waits the few ms it takes)."""
+    thread = threading.Thread(target=_warm_up, args=(list(tools),), name="toolwire-warmup")
     thread.start()
     return thread

@@ -258,7 +258,7 @@ def _simple_output_schema(annotation: Any) -> dict[str, Any] | None:
     written directly so that a server's start-up does not load pydantic for them; None for
     anything else. tests/protocol/features/test_registry_output_schema.py compares it with
     pydantic."""
-    from ...tools._fast_schema import simple_type_schema
+    from ...schema.function_schema import simple_type_schema
 
     if get_origin(annotation) is dict:
         args = get_args(annotation)
