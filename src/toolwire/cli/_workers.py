@@ -62,7 +62,7 @@ def sessions_warning(workers: int, *, from_python: bool = False) -> str:
 def run_workers(
     target: str,
     *,
-    root: str,
+    root: str | None,
     workers: int,
     host: str,
     port: int,
@@ -76,7 +76,7 @@ def run_workers(
     Args:
         target: `module[:NAME]` or an absolute `file.py[:NAME]` (workers may start in
             another directory than the one a relative path was given in).
-        root: The absolute directory a module TARGET is imported from.
+        root: The absolute directory a module TARGET is imported from (None: a file).
         workers: How many worker processes (at least 2).
         host: The interface to bind.
         port: The TCP port (0: any free one).

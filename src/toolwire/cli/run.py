@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -96,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_workers(args: argparse.Namespace, serving: dict[str, Any]) -> int:
     """`--workers N` (N > 1): uvicorn's supervisor and N worker processes."""
+    from ._target import portable_target
     from ._workers import run_workers, sessions_warning
 
     options = dict(serving)
@@ -105,7 +105,7 @@ def _run_workers(args: argparse.Namespace, serving: dict[str, Any]) -> int:
 
     if not args.stateless and not args.redis:
         print(sessions_warning(args.workers), file=sys.stderr)
-    target, root = _absolute_target(args.target, args.path)
+    target, root = portable_target(args.target, args.path)
     started = run_workers(
         target,
         root=root,
@@ -128,15 +128,3 @@ def _security_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.allowed_origin:
         options["allowed_origins"] = list(args.allowed_origin)
     return options
-
-
-def _absolute_target(target: str, path: str | None) -> tuple[str, str]:
-    """TARGET and the import directory, made independent of the current directory."""
-    from ._target import is_path_target, split_target
-
-    spec, attribute = split_target(target)
-    if is_path_target(spec):
-        spec = str(Path(spec).expanduser().resolve())
-    suffix = f":{attribute}" if attribute else ""
-    root = Path(path).expanduser().resolve() if path else Path.cwd()
-    return spec + suffix, str(root)
