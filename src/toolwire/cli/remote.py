@@ -280,11 +280,36 @@ def _run(
         return refusal.status
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
         errlog = None if args.verbose or target.kind != "stdio" else log
-        status, broke = _session(
-            command, target, work, args.timeout, errlog, headers, on_approval_request
-        )
-        if broke and errlog is not None and (said := _last_line(errlog)):
-            print(f"toolwire {command}: the server's stderr ended with: {said}", file=sys.stderr)
+
+        async def session() -> int:
+            server = _client(target, args.timeout, errlog, headers, on_approval_request)
+            async with server:
+                result: int = await work(server, target)
+                return result
+
+        try:
+            status = asyncio.run(session())
+        except KeyboardInterrupt:
+            print(f"toolwire {command}: interrupted", file=sys.stderr)
+            status = 130
+        except BaseException as error:  # the user gets one line, never a traceback
+            ours = _innermost(error)
+            if isinstance(ours, StdoutClosed):
+                # The server has been left cleanly by now; nothing more is said.
+                return end_for_closed_stdout()
+            if isinstance(ours, _Refusal):
+                print(f"toolwire {command}: {ours}", file=sys.stderr)
+                status = ours.status
+            elif isinstance(error, SystemExit):
+                raise
+            else:
+                print(f"toolwire {command}: {_describe_failure(target, error)}", file=sys.stderr)
+                if errlog is not None and (said := _last_line(errlog)):
+                    print(
+                        f"toolwire {command}: the server's stderr ended with: {said}",
+                        file=sys.stderr,
+                    )
+                status = 2
         if outcome is not None and outcome.tool_failed:
             _where_the_cause_is(command, target, errlog, verbose=args.verbose)
         return status
@@ -310,45 +335,6 @@ def _where_the_cause_is(
         f"toolwire {command}: the server's stderr is hidden; add --verbose to see it",
         file=sys.stderr,
     )
-
-
-def _session(
-    command: str,
-    target: RemoteTarget,
-    work: Any,
-    timeout: float,
-    errlog: TextIO | None,
-    headers: dict[str, str],
-    on_approval_request: Any,
-) -> tuple[int, bool]:
-    """Run the command's work; (exit status, whether talking to the server itself failed)."""
-
-    async def session() -> int:
-        server = _client(target, timeout, errlog, headers, on_approval_request)
-        async with server:
-            result: int = await work(server, target)
-            return result
-
-    try:
-        return asyncio.run(session()), False
-    except _Refusal as refusal:
-        print(f"toolwire {command}: {refusal}", file=sys.stderr)
-        return refusal.status, False
-    except KeyboardInterrupt:
-        print(f"toolwire {command}: interrupted", file=sys.stderr)
-        return 130, False
-    except BaseException as error:  # the user gets one line, never a traceback
-        ours = _innermost(error)
-        if isinstance(ours, StdoutClosed):
-            # The server has been left cleanly by now; nothing more is said.
-            return end_for_closed_stdout(), False
-        if isinstance(ours, _Refusal):
-            print(f"toolwire {command}: {ours}", file=sys.stderr)
-            return ours.status, False
-        if isinstance(error, SystemExit):
-            raise
-        print(f"toolwire {command}: {_describe_failure(target, error)}", file=sys.stderr)
-        return 2, True
 
 
 # -- toolwire tools -------------------------------------------------------------------------
@@ -508,13 +494,6 @@ def _confirm(tool: str, label: str, arguments: dict[str, Any], reason: str) -> b
     return answer.strip().lower() in ("y", "yes")
 
 
-def _shown(args: argparse.Namespace) -> str:
-    """What of the result goes to stdout: "content", "structured" or "json"."""
-    if args.json:
-        return "json"
-    return "structured" if args.structured else "content"
-
-
 def call_command(args: argparse.Namespace) -> int:
     """Call one tool of a remote server and print its result once, readably."""
     from ._progress import ProgressDisplay
@@ -527,7 +506,6 @@ def call_command(args: argparse.Namespace) -> int:
         print(f"toolwire call: {refusal}", file=sys.stderr)
         return refusal.status
     save_dir = Path(args.save_dir) if args.save_dir else None
-    shown = _shown(args)
     outcome = _Outcome()
     approval = _TerminalApproval(approve_all=args.yes)
 
@@ -551,7 +529,7 @@ def call_command(args: argparse.Namespace) -> int:
         wire = _wire(result)
         failed = bool(wire.get("isError"))
         outcome.tool_failed = failed
-        if shown == "json":
+        if args.json:
             write_stdout(json.dumps(wire, indent=2, ensure_ascii=False))
             return 1 if failed else 0
         folder = save_dir or Path(tempfile.mkdtemp(prefix="toolwire-call-"))
@@ -560,7 +538,7 @@ def call_command(args: argparse.Namespace) -> int:
             print(f"toolwire call: tool {tool_name!r} reported an error:", file=sys.stderr)
             print(text, file=sys.stderr, flush=True)
             return 1
-        if shown == "structured":
+        if args.structured:
             if "structuredContent" not in wire:
                 print(
                     f"toolwire call: tool {tool_name!r} returned no structured content; its "
