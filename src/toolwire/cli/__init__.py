@@ -396,34 +396,23 @@ def main(argv: list[str] | None = None) -> int:
         from .remote import call_command, tools_command
 
         return tools_command(args) if args.command == "tools" else call_command(args)
+    from ._stdout import StdoutClosed, write_stdout
     from ._target import TargetError, load_server
-
-    try:
-        server = load_server(args.target, path=args.path)
-    except TargetError as error:
-        print(f"toolwire {args.command}: {error}", file=sys.stderr)
-        return 2
-    if args.command == "inspect":
-        from .inspect import inspect_server
-
-        return _emit(inspect_server(server, as_json=args.json))
     from .install import InstallError, install
 
     try:
-        report = install(args, server)
-    except InstallError as error:
-        print(f"toolwire install: {error}", file=sys.stderr)
+        server = load_server(args.target, path=args.path)
+        if args.command == "inspect":
+            from .inspect import inspect_server
+
+            report = inspect_server(server, as_json=args.json)
+        else:
+            report = install(args, server)
+    except (TargetError, InstallError) as error:
+        print(f"toolwire {args.command}: {error}", file=sys.stderr)
         return 2
-    return _emit(report)
-
-
-def _emit(text: str) -> int:
-    """Print for a human or a pipe; a reader that went away (`| head`) ends us as it would
-    end `cat` (see `_stdout`)."""
-    from ._stdout import StdoutClosed, end_for_closed_stdout, write_stdout
-
     try:
-        write_stdout(text)
+        write_stdout(report)  # a reader that went away (`| head`) ends us as it would end `cat`
     except StdoutClosed:
         return end_for_closed_stdout()
     return 0
