@@ -271,7 +271,7 @@ def _run(
     A stdio server's stderr (its logs, its tracebacks) is kept aside unless `--verbose`:
     the user reads the result, and the server's last line only when something failed.
     """
-    command = work.__name__.removeprefix("_").removesuffix("_work")
+    command = args.command
     try:
         target = _parse_target(args.target)
         headers = _parse_headers(args.header, target)
@@ -410,7 +410,7 @@ def tools_command(args: argparse.Namespace) -> int:
 
     as_json: bool = args.json
 
-    async def _tools_work(server: MCPClientServer, target: RemoteTarget) -> int:
+    async def work(server: MCPClientServer, target: RemoteTarget) -> int:
         listed = await _list_tools(server)
         strict = await _strict_versions(server)
         tools = [_client_view(tool, strict.get(str(tool.get("name")))) for tool in listed]
@@ -421,7 +421,7 @@ def tools_command(args: argparse.Namespace) -> int:
         write_stdout(text)
         return 0
 
-    return _run(args, _tools_work)
+    return _run(args, work)
 
 
 # -- toolwire call --------------------------------------------------------------------------
@@ -509,7 +509,7 @@ def call_command(args: argparse.Namespace) -> int:
     outcome = _Outcome()
     approval = _TerminalApproval(approve_all=args.yes)
 
-    async def _call_work(server: MCPClientServer, target: RemoteTarget) -> int:
+    async def work(server: MCPClientServer, target: RemoteTarget) -> int:
         tools = {tool.get("name"): tool for tool in await _list_tools(server)}
         if tool_name not in tools:
             known = ", ".join(sorted(str(name) for name in tools)) or "none"
@@ -552,4 +552,4 @@ def call_command(args: argparse.Namespace) -> int:
             write_stdout(text)
         return 0
 
-    return _run(args, _call_work, outcome, on_approval_request=approval)
+    return _run(args, work, outcome, on_approval_request=approval)
