@@ -496,8 +496,7 @@ def _confirm(tool: str, label: str, arguments: dict[str, Any], reason: str) -> b
 
 def call_command(args: argparse.Namespace) -> int:
     """Call one tool of a remote server and print its result once, readably."""
-    from ._progress import ProgressDisplay
-    from ._render import render_result
+    from ._render import ProgressDisplay, render_result
 
     tool_name: str = args.tool
     try:
