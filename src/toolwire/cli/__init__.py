@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from functools import partial
 from typing import Any, NoReturn
 
 __all__ = ["main"]
@@ -114,7 +115,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     run.add_argument(
         "--allowed-host",
         action="append",
-        type=_allowed_host,
+        type=partial(_guarded, "allowed_hosts"),
         metavar="HOST",
         help="HTTP: a Host name the server answers, instead of the loopback ones (repeatable; "
         "'name' any port, 'name:port' that one, '*' any host)",
@@ -122,7 +123,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     run.add_argument(
         "--allowed-origin",
         action="append",
-        type=_allowed_origin,
+        type=partial(_guarded, "allowed_origins"),
         metavar="ORIGIN",
         help="HTTP: a browser Origin allowed besides the server's own, instead of the loopback "
         "ones (repeatable; e.g. https://app.example.com, '*' any origin)",
@@ -300,7 +301,7 @@ def _redis_url(text: str) -> str:
     return text
 
 
-def _guard_entry(text: str, what: str) -> str:
+def _guarded(what: str, text: str) -> str:
     """Check one --allowed-host / --allowed-origin value as the server will."""
     from ..transports.http.security.host_origin import HostOriginGuard
 
@@ -309,14 +310,6 @@ def _guard_entry(text: str, what: str) -> str:
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error).removeprefix(f"{what}: ")) from None
     return text
-
-
-def _allowed_host(text: str) -> str:
-    return _guard_entry(text, "allowed_hosts")
-
-
-def _allowed_origin(text: str) -> str:
-    return _guard_entry(text, "allowed_origins")
 
 
 def _worker_count(text: str) -> int:
