@@ -268,7 +268,7 @@ def test_only_the_client_imports_mcp() -> None:
     users = set(_importers("mcp"))
     assert "toolwire.client._targets" in users, "the scan no longer sees mcp imports"
     assert all(module.startswith("toolwire.client.") for module in users), sorted(users)
-    assert set(_importers("toolwire.client")) == {"toolwire.cli.remote", "toolwire.cli._remote"}
+    assert set(_importers("toolwire.client")) == {"toolwire.cli.remote"}
 
 
 def test_only_the_redis_subpackage_imports_redis() -> None:

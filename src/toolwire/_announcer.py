@@ -13,8 +13,6 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    import asyncio
-
     from .protocol.session.app import OpenSession
 
 __all__ = ["Announcer", "Message"]
@@ -23,8 +21,6 @@ logger = logging.getLogger("toolwire")
 
 # What to tell one session: given the session, the coroutine that tells it.
 Message = Callable[["OpenSession"], Coroutine[Any, Any, Any]]
-
-_hops: set[asyncio.Task[None]] = set()  # tasks of `_hop`, kept alive until they ran
 
 
 class Announcer:
@@ -58,21 +54,18 @@ class Announcer:
             if loop is None or loop is running:
                 _start(session, message)
                 continue
+            # Through a task on that loop: from a bare loop callback, anyio cannot tell which
+            # event loop it is on and refuses to start anything.
+            hop = _hop(session, message)
             try:
-                loop.call_soon_threadsafe(_hop, loop, session, message)
+                asyncio.run_coroutine_threadsafe(hop, loop)
             except RuntimeError:  # that loop is closed: the session is gone
+                hop.close()
                 logger.debug("a change came after a session's event loop closed")
 
 
-def _hop(loop: asyncio.AbstractEventLoop, session: OpenSession, message: Message) -> None:
-    # A loop callback runs outside any task, where anyio cannot tell which event loop it is
-    # on and refuses to start one: hop through a plain task first.
-    async def start() -> None:
-        _start(session, message)
-
-    task = loop.create_task(start())
-    _hops.add(task)
-    task.add_done_callback(_hops.discard)
+async def _hop(session: OpenSession, message: Message) -> None:
+    _start(session, message)
 
 
 def _start(session: OpenSession, message: Message) -> None:

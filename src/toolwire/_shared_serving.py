@@ -23,15 +23,6 @@ if TYPE_CHECKING:
 __all__ = ["SharedServing"]
 
 
-class _Held:
-    """The serving being held on one event loop; `opened` resolves to its opener, or to
-    None when the start-up failed (the holder has logged why)."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.opened: asyncio.Future[SessionOpener | None] = loop.create_future()
-
-
 class SharedServing:
     """Enters serving once per event loop, however many apps ask for it at once.
 
@@ -45,7 +36,8 @@ class SharedServing:
     ) -> None:
         self._enter = enter
         self._name = name
-        self._held: _Held | None = None
+        # The serving held, on its future's loop: its opener, or None if the start-up failed.
+        self._held: asyncio.Future[SessionOpener | None] | None = None
 
     @asynccontextmanager
     async def __call__(self) -> AsyncIterator[SessionOpener]:
@@ -59,27 +51,21 @@ class SharedServing:
 
         loop = asyncio.get_running_loop()
         held = self._held
-        if held is not None and held.loop is loop:
-            opener = await asyncio.shield(held.opened)
+        if held is not None and held.get_loop() is loop:
+            opener = await asyncio.shield(held)
             if opener is None:
                 raise LifespanError(
                     f"server {self._name!r} did not start: its lifespan failed (logged above)"
                 )
             yield opener
             return
-        async with self._holding(loop) as opener:
-            yield opener
-
-    @asynccontextmanager
-    async def _holding(self, loop: asyncio.AbstractEventLoop) -> AsyncIterator[SessionOpener]:
-        """Enter serving for real, as the entry others on `loop` share until it leaves."""
-        held = _Held(loop)
+        held = loop.create_future()
         owns = self._held is None  # else held on another loop: serve apart, unshared
         if owns:
             self._held = held
         try:
             async with self._enter() as opener:
-                held.opened.set_result(opener)
+                held.set_result(opener)
                 try:
                     yield opener
                 finally:
@@ -87,10 +73,10 @@ class SharedServing:
                     # rather than share what is closing.
                     self._let_go(held, owns)
         finally:
-            if not held.opened.done():
-                held.opened.set_result(None)
+            if not held.done():
+                held.set_result(None)
             self._let_go(held, owns)
 
-    def _let_go(self, held: _Held, owns: bool) -> None:
+    def _let_go(self, held: asyncio.Future[SessionOpener | None], owns: bool) -> None:
         if owns and self._held is held:
             self._held = None

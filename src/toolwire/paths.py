@@ -132,6 +132,17 @@ _KIND_WORDS = {
 }
 
 
+def _check_text(path: object) -> None:
+    if not isinstance(path, str):
+        raise PathError(repr(path), "a path must be a string")
+    if "\x00" in path:
+        raise PathError(path, "it holds a NUL byte")
+
+
+def _same_file(one: os.stat_result, other: os.stat_result) -> bool:
+    return (one.st_dev, one.st_ino) == (other.st_dev, other.st_ino)
+
+
 def _split(path: str) -> list[str]:
     return [part for part in path.split("/") if part not in ("", ".")]
 
@@ -182,8 +193,6 @@ class _Walk:
         if self.links > MAX_LINKS:
             raise PathError(self.shown, "it goes through too many symbolic links (a loop?)")
         target = os.readlink(name, dir_fd=self.fd)
-        if "\x00" in target:  # pragma: no cover - the kernel never returns one
-            raise PathError(self.shown, "a symbolic link on its way holds a NUL byte")
         if not target.startswith("/"):
             return _split(target)
         inside = self.root.inside_parts(target)
@@ -230,8 +239,7 @@ class Root:
         shown = os.fspath(directory)
         self._fd = -1
         self.path = self.given = shown
-        if "\x00" in shown:
-            raise PathError(shown, "it holds a NUL byte")
+        _check_text(shown)
         try:
             self._fd = os.open(shown, os.O_RDONLY | _DIRECTORY | _CLOEXEC | _NONBLOCK)
         except OSError as error:
@@ -243,8 +251,7 @@ class Root:
         self.path = os.path.realpath(shown)
         self.read_only = read_only
         self.allow_hard_links = allow_hard_links
-        opened, named = os.fstat(self._fd), os.stat(self.path)
-        if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):
+        if not _same_file(os.fstat(self._fd), os.stat(self.path)):
             self.close()
             raise PathError(shown, "the root changed while it was opened")
         self._prefixes = [_split(self.path)]
@@ -289,15 +296,8 @@ class Root:
         """The root's path components, as resolved and as given (when they differ)."""
         return list(self._prefixes)
 
-    def contains(self, path: str) -> bool:
-        """Whether an absolute `path` starts with the root's path, component by component."""
-        return self.inside_parts(path) is not None
-
     def _parts(self, path: str) -> list[str]:
-        if not isinstance(path, str):
-            raise PathError(repr(path), "a path must be a string")
-        if "\x00" in path:
-            raise PathError(path, "it holds a NUL byte")
+        _check_text(path)
         if path.startswith("/"):
             inside = self.inside_parts(path)
             if inside is None:
@@ -313,9 +313,7 @@ class Root:
         pending.reverse()
         try:
             while pending:
-                name = pending.pop()
-                if name in ("", "."):
-                    continue
+                name = pending.pop()  # never "" nor "." (see _split)
                 if name == "..":
                     walk.up()
                     continue
@@ -496,7 +494,7 @@ class Root:
         except OSError as error:
             raise PathError(shown, f"it cannot be opened ({error.strerror})") from None
         status = os.fstat(fd)
-        if (status.st_dev, status.st_ino) != (before.st_dev, before.st_ino):
+        if not _same_file(status, before):
             os.close(fd)
             raise PathError(shown, "it changed while it was opened")
         try:
@@ -762,8 +760,7 @@ class Root:
                 read_only=self.read_only if read_only is None else read_only,
                 allow_hard_links=self.allow_hard_links,
             )
-            opened, expected = os.fstat(sub.fileno()), os.fstat(fd)
-            if (opened.st_dev, opened.st_ino) != (expected.st_dev, expected.st_ino):
+            if not _same_file(os.fstat(sub.fileno()), os.fstat(fd)):
                 sub.close()
                 raise PathError(path, "the directory changed while it was opened")
             return sub
@@ -803,10 +800,7 @@ class Roots:
             PathOutsideError: No root holds it, or there is no root at all.
             PathError: It is not a string or holds a NUL byte.
         """
-        if not isinstance(path, str):
-            raise PathError(repr(path), "a path must be a string")
-        if "\x00" in path:
-            raise PathError(path, "it holds a NUL byte")
+        _check_text(path)
         if not self.roots:
             raise PathOutsideError(path, "no directory is allowed at the moment")
         if not path.startswith("/"):

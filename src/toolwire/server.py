@@ -1029,7 +1029,7 @@ def _run_http(
         raise ValueError(f"workers must be an integer >= 1, not {workers!r}")
     grace = checked_grace(shutdown_grace)
     if workers > 1:
-        from .cli._serve_workers import run_in_workers
+        from .cli._workers import run_in_workers
 
         run_in_workers(
             server,

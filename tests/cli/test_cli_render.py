@@ -7,8 +7,7 @@ import base64
 import io
 from pathlib import Path
 
-from toolwire.cli._progress import ProgressDisplay
-from toolwire.cli._render import render_result
+from toolwire.cli._render import ProgressDisplay, render_result
 
 WAV = b"RIFF\x24\x00\x00\x00WAVEfmt "
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from functools import partial
 from typing import Any, NoReturn
 
 __all__ = ["main"]
@@ -114,7 +115,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     run.add_argument(
         "--allowed-host",
         action="append",
-        type=_allowed_host,
+        type=partial(_guarded, "allowed_hosts"),
         metavar="HOST",
         help="HTTP: a Host name the server answers, instead of the loopback ones (repeatable; "
         "'name' any port, 'name:port' that one, '*' any host)",
@@ -122,7 +123,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     run.add_argument(
         "--allowed-origin",
         action="append",
-        type=_allowed_origin,
+        type=partial(_guarded, "allowed_origins"),
         metavar="ORIGIN",
         help="HTTP: a browser Origin allowed besides the server's own, instead of the loopback "
         "ones (repeatable; e.g. https://app.example.com, '*' any origin)",
@@ -300,7 +301,7 @@ def _redis_url(text: str) -> str:
     return text
 
 
-def _guard_entry(text: str, what: str) -> str:
+def _guarded(what: str, text: str) -> str:
     """Check one --allowed-host / --allowed-origin value as the server will."""
     from ..transports.http.security.host_origin import HostOriginGuard
 
@@ -309,14 +310,6 @@ def _guard_entry(text: str, what: str) -> str:
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error).removeprefix(f"{what}: ")) from None
     return text
-
-
-def _allowed_host(text: str) -> str:
-    return _guard_entry(text, "allowed_hosts")
-
-
-def _allowed_origin(text: str) -> str:
-    return _guard_entry(text, "allowed_origins")
 
 
 def _worker_count(text: str) -> int:
@@ -396,34 +389,23 @@ def main(argv: list[str] | None = None) -> int:
         from .remote import call_command, tools_command
 
         return tools_command(args) if args.command == "tools" else call_command(args)
+    from ._stdout import StdoutClosed, write_stdout
     from ._target import TargetError, load_server
-
-    try:
-        server = load_server(args.target, path=args.path)
-    except TargetError as error:
-        print(f"toolwire {args.command}: {error}", file=sys.stderr)
-        return 2
-    if args.command == "inspect":
-        from .inspect import inspect_server
-
-        return _emit(inspect_server(server, as_json=args.json))
     from .install import InstallError, install
 
     try:
-        report = install(args, server)
-    except InstallError as error:
-        print(f"toolwire install: {error}", file=sys.stderr)
+        server = load_server(args.target, path=args.path)
+        if args.command == "inspect":
+            from .inspect import inspect_server
+
+            report = inspect_server(server, as_json=args.json)
+        else:
+            report = install(args, server)
+    except (TargetError, InstallError) as error:
+        print(f"toolwire {args.command}: {error}", file=sys.stderr)
         return 2
-    return _emit(report)
-
-
-def _emit(text: str) -> int:
-    """Print for a human or a pipe; a reader that went away (`| head`) ends us as it would
-    end `cat` (see `_stdout`)."""
-    from ._stdout import StdoutClosed, end_for_closed_stdout, write_stdout
-
     try:
-        write_stdout(text)
+        write_stdout(report)  # a reader that went away (`| head`) ends us as it would end `cat`
     except StdoutClosed:
         return end_for_closed_stdout()
     return 0

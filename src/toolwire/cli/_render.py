@@ -1,8 +1,11 @@
-"""Printing a `tools/call` result for a person: text as is, JSON pretty, binaries to files.
+"""Showing a `tools/call` to a person: its progress on stderr, its result once on stdout.
 
-Works on the result as it travels on the wire (camelCase keys), so it does not depend on the
-`mcp` package's model classes. Images, audio and binary embedded resources cannot be shown
-in a terminal: each is written to a file in `save_dir`, and its path is printed instead.
+Progress is one line redrawn in place on a terminal (a bar when the total is known, a counter
+when not) and a plain line per notification into a pipe or a file, which logs and tests can
+read. The result is read as it travels on the wire (camelCase keys), so it does not depend on
+the `mcp` package's model classes: text as is, JSON pretty, and images, audio and binary
+embedded resources, which a terminal cannot show, written to files in `save_dir` whose paths
+are printed instead.
 """
 
 from __future__ import annotations
@@ -12,10 +15,11 @@ import binascii
 import json
 import mimetypes
 import re
+import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-__all__ = ["render_result"]
+__all__ = ["ProgressDisplay", "render_result"]
 
 _FALLBACK_SUFFIX = {"image": ".img", "audio": ".audio", "resource": ".bin"}
 # The types MCP servers send most, fixed here: the `mimetypes` table depends on the machine
@@ -114,3 +118,53 @@ def render_result(result: dict[str, Any], *, save_dir: Path, stem: str) -> str:
     if not lines and structured is not None:
         lines.append(json.dumps(structured, indent=2, ensure_ascii=False))
     return "\n".join(lines)
+
+
+_MIN_BAR = 10
+_MAX_BAR = 40
+
+
+class ProgressDisplay:
+    """Shows progress notifications for one call.
+
+    Args:
+        stream: Where to draw (stderr).
+        live: Redraw one line in place (a terminal) instead of writing a line per update.
+    """
+
+    def __init__(self, stream: TextIO, *, live: bool) -> None:
+        self._stream = stream
+        self._live = live
+        self._drawn = 0  # characters of the line currently on screen (live mode)
+
+    def _line(self, progress: float, total: float | None, message: str | None) -> str:
+        tail = f" {message}" if message else ""
+        if total is None or total <= 0:
+            return f"progress {progress:g}{tail}"
+        fraction = min(max(progress / total, 0.0), 1.0)
+        if not self._live:
+            return f"progress {progress:g}/{total:g} ({fraction:.0%}){tail}"
+        columns = shutil.get_terminal_size((80, 24)).columns
+        width = max(_MIN_BAR, min(_MAX_BAR, columns - 30))
+        filled = round(fraction * width)
+        bar = "#" * filled + "-" * (width - filled)
+        line = f"[{bar}] {fraction:4.0%} {progress:g}/{total:g}{tail}"
+        return line[: max(columns - 1, width + 2)]
+
+    async def update(self, progress: float, total: float | None, message: str | None) -> None:
+        """Draw one notification (the `mcp` client's progress callback signature)."""
+        line = self._line(progress, total, message)
+        if self._live:
+            padding = " " * max(self._drawn - len(line), 0)
+            self._stream.write(f"\r{line}{padding}")
+            self._drawn = len(line)
+        else:
+            self._stream.write(line + "\n")
+        self._stream.flush()
+
+    def finish(self) -> None:
+        """End the in-place line, so what follows starts on a fresh one."""
+        if self._live and self._drawn:
+            self._stream.write("\n")
+            self._stream.flush()
+            self._drawn = 0

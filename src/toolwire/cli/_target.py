@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..server import Server
 
-__all__ = ["TargetError", "is_path_target", "load_server", "split_target"]
+__all__ = ["TargetError", "is_path_target", "load_server", "portable_target", "split_target"]
 
 
 class TargetError(Exception):
@@ -65,6 +65,16 @@ def split_target(target: str) -> tuple[str, str | None]:
 def is_path_target(spec: str) -> bool:
     """Whether the TARGET (without `:server`) names a file rather than a module."""
     return spec.endswith(".py") or "/" in spec or "\\" in spec
+
+
+def portable_target(target: str, path: str | None) -> tuple[str, str | None]:
+    """TARGET as another process started elsewhere can import it: a file made absolute, or a
+    module with the absolute directory to import it from (`--path`, else the current one)."""
+    spec, attribute = split_target(target)
+    suffix = f":{attribute}" if attribute else ""
+    if is_path_target(spec):
+        return str(Path(spec).expanduser().resolve()) + suffix, None
+    return target, str(Path(path).expanduser().resolve() if path else Path.cwd())
 
 
 def _module_name_for(path: Path) -> str:

@@ -1,12 +1,14 @@
 """N worker processes on one socket, each serving the app under a uvicorn server of its own.
 
 This is `toolwire run TARGET --transport http --workers N` and `Server.run("http", workers=N)`.
-The parent binds the socket, imports TARGET once (a bad one fails at once, saying why) and starts
-workers that import TARGET anew, told what to serve by `TOOLWIRE_WORKER_SPEC` (JSON). A worker
-that dies is replaced; SIGTERM or SIGINT stops every worker, then the parent exits with status 0.
-A worker that cannot build the app exits with uvicorn's start-up failure status, which stops
-them all, and a worker whose parent was killed stops itself. Each worker keeps its own sessions,
-hence the warning without `--stateless` (`sessions_warning`).
+A worker is a fresh interpreter (multiprocessing's "spawn"), so the server object cannot travel
+there: the parent binds the socket and starts workers that import TARGET anew, told what to
+serve by `TOOLWIRE_WORKER_SPEC` (JSON; `_serve_worker.py` is the worker's side). For
+`Server.run`, `server_target` finds such a TARGET for a live server or says precisely why there
+is none. A worker that dies is replaced; SIGTERM or SIGINT stops every worker, then the parent
+returns. A worker that cannot build the app exits with uvicorn's start-up failure status, which
+stops them all, and a worker whose parent was killed stops itself. Each worker keeps its own
+sessions, hence the warning without stateless serving or Redis (`sessions_warning`).
 """
 
 from __future__ import annotations
@@ -17,20 +19,27 @@ import logging
 import os
 import signal
 import socket
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import ModuleType
 from typing import Any
 
-__all__ = ["SPEC_VARIABLE", "in_worker", "run_workers", "sessions_warning"]
+__all__ = ["WorkerTargetError", "run_in_workers", "run_workers", "sessions_warning"]
 
 logger = logging.getLogger("toolwire")
 
 SPEC_VARIABLE = "TOOLWIRE_WORKER_SPEC"
 
+# Imported by name in the worker only: it loads TARGET, hence `Server`, which imports this module.
 _WORKER_MODULE = "toolwire.cli._serve_worker"
 
 SUPERVISE_SECONDS = 0.5
 """How often the parent looks for a worker that ended."""
+
+
+class WorkerTargetError(ValueError):
+    """No module a worker could import holds the server; the message says what to change."""
 
 
 def sessions_warning(workers: int, *, from_python: bool = False) -> str:
@@ -53,7 +62,7 @@ def sessions_warning(workers: int, *, from_python: bool = False) -> str:
 def run_workers(
     target: str,
     *,
-    root: str,
+    root: str | None,
     workers: int,
     host: str,
     port: int,
@@ -67,7 +76,7 @@ def run_workers(
     Args:
         target: `module[:NAME]` or an absolute `file.py[:NAME]` (workers may start in
             another directory than the one a relative path was given in).
-        root: The absolute directory a module TARGET is imported from.
+        root: The absolute directory a module TARGET is imported from (None: a file).
         workers: How many worker processes (at least 2).
         host: The interface to bind.
         port: The TCP port (0: any free one).
@@ -166,8 +175,7 @@ def _supervise(listening: socket.socket, workers: int) -> bool:
 
 
 def _worker(listening: socket.socket) -> None:
-    """A worker process's body: `_serve_worker.serve_worker`, imported by name in the worker
-    only (the parent, which imports the server's module, never needs it)."""
+    """A worker process's body (`_serve_worker.serve_worker`)."""
     import importlib
 
     importlib.import_module(_WORKER_MODULE).serve_worker(listening)
@@ -188,3 +196,137 @@ def in_worker() -> bool:
     except (ValueError, AttributeError):
         return False
     return isinstance(supervisor, int) and supervisor == os.getppid()
+
+
+def run_in_workers(
+    server: Any,
+    *,
+    host: str,
+    port: int,
+    workers: int,
+    access_log: bool,
+    shutdown_grace: float,
+    app_options: Mapping[str, Any],
+) -> None:
+    """Serve `server`'s `http_app(**app_options)` from `workers` processes until a signal.
+
+    Raises:
+        WorkerTargetError: No module a worker can import holds the server.
+        ValueError: An option is not a plain value a worker can be sent.
+        SystemExit: With status 1 when a worker failed to start (logged); in a worker that
+            is importing the started script anew and reached this call (run() not under
+            the `__main__` guard), with uvicorn's start-up failure status, which stops all.
+    """
+    from ..transports._process import configure_logging
+
+    configure_logging()
+    if in_worker():
+        from uvicorn.config import STARTUP_FAILURE
+
+        logger.error(
+            "Server.run('http', workers=%d) ran again in a worker process, which imports the "
+            'started script anew: call run() under `if __name__ == "__main__":`',
+            workers,
+        )
+        raise SystemExit(STARTUP_FAILURE)
+    options = dict(app_options)
+    _check_plain(options, workers)
+    target = server_target(server)
+    if not options.get("stateless") and options.get("backplane") is None:
+        logger.warning(sessions_warning(workers, from_python=True))
+    started = run_workers(
+        target,
+        root=os.getcwd(),
+        workers=workers,
+        host=host,
+        port=port,
+        app_options=options,
+        tools=list(server.tools),
+        access_log=access_log,
+        shutdown_grace=shutdown_grace,
+    )
+    if not started:
+        raise SystemExit(1)
+
+
+def _check_plain(options: Mapping[str, Any], workers: int) -> None:
+    """Refuse options that cannot be written as JSON: workers get them in the environment."""
+    for name, value in options.items():
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"Server.run('http', workers={workers}): {name}={value!r} cannot be sent to "
+                "the worker processes, which build their apps from plain values (strings, "
+                "numbers, booleans, lists, None). Give backplane= a Redis URL rather than "
+                "stores or a toolwire.redis.RedisBackplane, and auth to Server(auth=...)"
+            ) from None
+
+
+def server_target(server: Any) -> str:
+    """`module:NAME` under which a worker process imports `server` anew.
+
+    The started script comes first (a server defined there and run under the `__main__`
+    guard is the common case), then any other module holding it as a global.
+
+    Raises:
+        WorkerTargetError: The server is held by no module a worker can import (made
+            inside a function, or in an interactive session / `python -c`).
+    """
+    main = sys.modules.get("__main__")
+    name = _global_name(main, server) if main is not None else None
+    if main is not None and name is not None:
+        reachable = _main_target(main, name)
+        if reachable is not None:
+            return reachable
+    for module_name, module in list(sys.modules.items()):
+        if module is main or not _importable_as(module, module_name):
+            continue
+        found = _global_name(module, server)
+        if found is not None:
+            return f"{module_name}:{found}"
+    if name is not None:
+        problem = (
+            "is defined in an interactive session or `python -c` code, which a worker "
+            "cannot run again"
+        )
+    else:
+        problem = "is not a global of any module a worker can import (made in a function?)"
+    raise WorkerTargetError(
+        f"Server.run(..., workers=N): each worker process imports the server anew, but server "
+        f"{getattr(server, 'name', '?')!r} {problem}. Create it at module level of a file "
+        "(`server = Server(...)`), run that file (`python app.py`) or import it from one, "
+        'and call run() under `if __name__ == "__main__":`; or serve it with '
+        "`toolwire run app.py:server --transport http --workers N`"
+    )
+
+
+def _global_name(module: ModuleType, value: Any) -> str | None:
+    """The first global of `module` that is `value` itself (not merely equal)."""
+    try:
+        names = vars(module)
+    except TypeError:  # a stand-in object in sys.modules without a __dict__
+        return None
+    for name, held in list(names.items()):
+        if held is value and name.isidentifier():
+            return name
+    return None
+
+
+def _main_target(main: ModuleType, name: str) -> str | None:
+    """The target for a server held by the started script, if a worker can reach it."""
+    spec = getattr(main, "__spec__", None)
+    module_name = getattr(spec, "name", None)
+    if isinstance(module_name, str) and module_name.split(".")[-1] == "__main__":
+        return f"{module_name}:{name}"  # `python -m pkg`: spawn does not run it again
+    if module_name or getattr(main, "__file__", None):
+        return f"__main__:{name}"
+    return None  # typed at a prompt or given with -c: nothing to run again
+
+
+def _importable_as(module: Any, module_name: str) -> bool:
+    """Whether importing `module_name` in a fresh interpreter gives this module back."""
+    if not isinstance(module, ModuleType) or module_name in {"__main__", "__mp_main__"}:
+        return False
+    spec = getattr(module, "__spec__", None)
+    return spec is not None and getattr(spec, "name", None) == module_name

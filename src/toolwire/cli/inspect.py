@@ -70,20 +70,16 @@ def inspect_server(server: Server, *, as_json: bool = False) -> str:
     if as_json:
         return json.dumps(data, indent=2, ensure_ascii=False)
     header = f"{server.name} {server.version or ''}".rstrip()
-    lines = [
-        f"{header}: "
-        + ", ".join(
-            [
-                _count(len(data["tools"]), "tool"),
-                _count(len(data["resources"]), "resource"),
-                _count(len(data["resourceTemplates"]), "resource template"),
-                _count(len(data["prompts"]), "prompt"),
-            ]
-        ),
-        "",
+    counts = [
+        _count(len(data[key]), noun)
+        for key, noun in (
+            ("tools", "tool"),
+            ("resources", "resource"),
+            ("resourceTemplates", "resource template"),
+            ("prompts", "prompt"),
+        )
     ]
-    if data["tools"]:
-        lines += [_tool_lines(tool) for tool in data["tools"]]
+    lines = [f"{header}: {', '.join(counts)}", "", *map(_tool_lines, data["tools"])]
     for title, key, render in (
         ("Resources", "resources", _resource_line),
         ("Resource templates", "resourceTemplates", _resource_line),

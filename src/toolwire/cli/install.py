@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._target import is_path_target, split_target
+from ._target import portable_target
 
 if TYPE_CHECKING:
     import argparse
@@ -63,27 +63,20 @@ def _env(pairs: list[str]) -> dict[str, str]:
     return env
 
 
-def server_entry(
-    client: str, target: str, env: dict[str, str], import_dir: Path | None
-) -> dict[str, Any]:
+def server_entry(client: str, target: str, path: str | None, env: dict[str, str]) -> dict[str, Any]:
     """The config entry that launches the server with this interpreter.
 
     Args:
         client: The client the entry is for (claude-code entries carry "type": "stdio").
-        target: The TARGET as given; a file path is made absolute.
+        target: The TARGET as given; clients start servers in a directory of their own
+            choosing, so a file is made absolute and a module gets `--path`.
+        path: The directory a module TARGET is imported from (default: the current one).
         env: Extra environment variables for the server.
-        import_dir: For a module TARGET, the directory it is imported from (clients start
-            servers in a directory of their own choosing, so it is passed as --path).
     """
-    spec, attribute = split_target(target)
-    args = ["-m", "toolwire", "run"]
-    if is_path_target(spec):
-        resolved = str(Path(spec).expanduser().resolve())
-        args.append(f"{resolved}:{attribute}" if attribute else resolved)
-    else:
-        args.append(target)
-        if import_dir is not None:
-            args += ["--path", str(import_dir)]
+    target, import_dir = portable_target(target, path)
+    args = ["-m", "toolwire", "run", target]
+    if import_dir is not None:
+        args += ["--path", import_dir]
     entry: dict[str, Any] = {}
     if client == "claude-code":
         entry["type"] = "stdio"
@@ -170,10 +163,7 @@ def install(args: argparse.Namespace, server: Server) -> str:
     name = (args.name or server.name).strip()
     if not name:
         raise InstallError("the server needs a name: pass --name")
-    import_dir = None
-    if not is_path_target(split_target(args.target)[0]):
-        import_dir = Path(args.path).expanduser().resolve() if args.path else Path.cwd()
-    entry = server_entry(args.client, args.target, _env(args.env), import_dir)
+    entry = server_entry(args.client, args.target, args.path, _env(args.env))
     path = Path(args.config).expanduser() if args.config else default_config_path(args.client)
     if path is None:  # mcp-json without --config: a standalone config on stdout
         return json.dumps({"mcpServers": {name: entry}}, indent=2, ensure_ascii=False)

@@ -5,7 +5,8 @@ or an http(s) URL (streamable HTTP; legacy SSE when the path ends in /sse). Ever
 (bad arguments, an unknown tool, a server that cannot be reached) ends in one line on stderr
 and a non-zero exit status: 1 when the tool ran and failed or the call was declined, 2 when
 nothing could be called. A reader of stdout that goes away (`| head`) ends the command as it
-ends `cat` (see `_stdout`), never as a failure to reach the server.
+ends `cat` (see `_stdout`), never as a failure to reach the server. The client adapter
+(`toolwire.client`, hence `mcp`) is imported only when a server is reached.
 """
 
 from __future__ import annotations
@@ -13,22 +14,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import shlex
 import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
+from urllib.parse import urlsplit, urlunsplit
 
 from ..schema.problems import DIALECTS, schema_problems
-from ._remote import (
-    RemoteError,
-    RemoteTarget,
-    connect,
-    describe_failure,
-    last_line,
-    parse_headers,
-    parse_remote_target,
-)
 from ._stdout import StdoutClosed, end_for_closed_stdout, write_stdout
 
 __all__ = ["call_command", "tools_command"]
@@ -45,6 +40,206 @@ class _Refusal(Exception):
     def __init__(self, message: str, status: int = 2) -> None:
         super().__init__(message)
         self.status = status
+
+
+@dataclass(frozen=True)
+class RemoteTarget:
+    """Where the server is.
+
+    Attributes:
+        kind: "stdio" (start `command` with `args`), "http" (streamable HTTP) or "sse".
+        text: The TARGET as the user wrote it (for messages).
+        command: The program to start (stdio).
+        args: Its arguments (stdio).
+        url: The endpoint (http, sse).
+    """
+
+    kind: Literal["stdio", "http", "sse"]
+    text: str
+    command: str = ""
+    args: tuple[str, ...] = ()
+    url: str = ""
+
+    @property
+    def label(self) -> str:
+        """A short name for the server, used in prompts and messages."""
+        return self.text.strip() if self.kind == "stdio" else self.url
+
+
+def _parse_target(text: str) -> RemoteTarget:
+    """Read TARGET: an http(s) URL (legacy SSE when its path ends in /sse) or a command line.
+
+    Raises:
+        _Refusal: The TARGET is empty, a URL without a host, or an unbalanced command line.
+    """
+    stripped = text.strip()
+    if not stripped:
+        raise _Refusal("TARGET is empty: give a command line or an http(s):// URL")
+    scheme = stripped.split(":", 1)[0].lower()
+    if scheme in ("http", "https"):
+        parts = urlsplit(stripped)
+        if not parts.hostname:
+            raise _Refusal(f"TARGET {text!r} is not a usable URL (no host)")
+        kind: Literal["http", "sse"] = "sse" if parts.path.rstrip("/").endswith("/sse") else "http"
+        return RemoteTarget(kind, text, url=stripped)
+    try:
+        words = shlex.split(stripped)
+    except ValueError as error:
+        raise _Refusal(f"TARGET {text!r} is not a valid command line: {error}") from None
+    return RemoteTarget("stdio", text, command=words[0], args=tuple(words[1:]))
+
+
+def _parse_headers(lines: list[str] | None, target: RemoteTarget) -> dict[str, str]:
+    """`--header "Name: value"` options as a dict (HTTP and SSE targets only).
+
+    Raises:
+        _Refusal: A header without a name and a colon, or headers for a stdio TARGET.
+    """
+    headers: dict[str, str] = {}
+    for line in lines or []:
+        name, colon, value = line.partition(":")
+        if not colon or not name.strip() or any(char.isspace() for char in name.strip()):
+            raise _Refusal(f"--header must look like 'Name: value', got {line!r}")
+        headers[name.strip()] = value.strip()
+    if headers and target.kind == "stdio":
+        raise _Refusal("--header applies to http(s) URLs only, not to a stdio command line")
+    return headers
+
+
+def _client(
+    target: RemoteTarget,
+    timeout: float,
+    errlog: TextIO | None,
+    headers: dict[str, str],
+    on_approval_request: Any,
+) -> MCPClientServer:
+    """The client adapter's server for TARGET, to enter with `async with`.
+
+    `timeout` bounds each request, the handshake included; `errlog` takes a stdio server's
+    stderr (None: ours); with `on_approval_request` (`toolwire call`'s terminal prompt) the
+    adapter's "annotations" policy gates every call.
+    """
+    from ..client import MCPServerSse, MCPServerStdio, MCPServerStreamableHttp
+
+    common: dict[str, Any] = {
+        "name": target.label,
+        "client_session_timeout_seconds": timeout,
+        "max_list_pages": _MAX_PAGES,
+        "on_approval_request": on_approval_request,
+    }
+    if target.kind == "stdio":
+        # Started from a shell, a server expects the shell's environment (the default
+        # would pass only a safe subset).
+        stdio = {"command": target.command, "args": list(target.args), "env": dict(os.environ)}
+        return MCPServerStdio(stdio, errlog=errlog, **common)
+    http: dict[str, Any] = {"url": target.url, "timeout": timeout}
+    if headers:
+        http["headers"] = dict(headers)
+    kind = MCPServerSse if target.kind == "sse" else MCPServerStreamableHttp
+    return kind(http, **common)
+
+
+def _innermost(error: BaseException) -> BaseException:
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
+def _chain(error: BaseException) -> list[BaseException]:
+    """The error, what it wraps (exception groups) and what caused it, depth first."""
+    found: list[BaseException] = []
+    pending = [error]
+    while pending and len(found) < 50:
+        current = pending.pop()
+        if any(current is seen for seen in found):
+            continue
+        found.append(current)
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(reversed(current.exceptions))
+        if current.__cause__ is not None:
+            pending.append(current.__cause__)
+        elif current.__context__ is not None and not current.__suppress_context__:
+            pending.append(current.__context__)
+    return found
+
+
+# The `mcp` client's streamable HTTP transport turns a 404 answer to `initialize` into a
+# JSON-RPC "method not found" error with this message; the SSE transport raises the HTTP
+# client's status error, which carries the response.
+_METHOD_NOT_FOUND = -32601
+
+
+def _answered_404(error: BaseException) -> bool:
+    for cause in _chain(error):
+        response = getattr(cause, "response", None)
+        if getattr(response, "status_code", None) == 404:
+            return True
+        if getattr(cause, "code", None) == _METHOD_NOT_FOUND and str(
+            getattr(cause, "message", "")
+        ).startswith("Not Found"):
+            return True
+    return False
+
+
+def _endpoint_hint(target: RemoteTarget) -> str:
+    """What to try when nothing answers at the URL's path."""
+    parts = urlsplit(target.url)
+    path = parts.path.rstrip("/")
+    if path.endswith(("/mcp", "/sse")):
+        return (
+            "is the path right? toolwire serves streamable HTTP at /mcp and legacy SSE at "
+            "/sse, under the mount's prefix when mounted in an app"
+        )
+    base = urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+    return (
+        f"the URL needs the endpoint's path: try {base}/mcp (streamable HTTP; toolwire's "
+        f"default) or {base}/sse (legacy SSE)"
+    )
+
+
+def _describe_failure(target: RemoteTarget, error: BaseException) -> str:
+    """One line saying why talking to the TARGET failed (no traceback)."""
+    from ..client.errors import MCPCallError
+
+    if target.kind != "stdio" and _answered_404(error):
+        return f"{target.url} answered 404 Not Found: {_endpoint_hint(target)}"
+    cause = _innermost(error)
+    if isinstance(cause, MCPCallError):
+        # The adapter's message names the server again and may span lines (a child's
+        # stderr): the user gets the label once and the low-level cause, which is shorter.
+        if cause.__cause__ is None:
+            return f"{target.label}: {cause.reason.splitlines()[0]}"
+        cause = _innermost(cause.__cause__)
+    if isinstance(cause, FileNotFoundError | PermissionError) and target.kind == "stdio":
+        return f"cannot start {target.command!r}: {cause.strerror or cause}"
+    if isinstance(cause, TimeoutError):
+        return f"{target.label} did not answer in time"
+    name = type(cause).__name__
+    text = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
+    if "Connect" in name or isinstance(cause, ConnectionError):
+        return f"cannot connect to {target.label}: {text or name}"
+    closed = name in (
+        "ClosedResourceError",
+        "EndOfStream",
+        "BrokenResourceError",
+        "LinkClosedError",
+    )
+    if target.kind == "stdio" and (closed or text == "Connection closed"):
+        return f"{target.label} exited or closed its output before answering"
+    return f"{target.label}: {text or name}" if text else f"{target.label}: {name}"
+
+
+def _last_line(log: TextIO | None) -> str:
+    """The last non-empty line a stdio server wrote to its captured stderr ("" if none)."""
+    if log is None:
+        return ""
+    try:
+        log.flush()
+        log.seek(0)
+        lines = [line.strip() for line in log.read().splitlines() if line.strip()]
+    except (OSError, ValueError):
+        return ""
+    return lines[-1][:300] if lines else ""
 
 
 @dataclass
@@ -76,20 +271,45 @@ def _run(
     A stdio server's stderr (its logs, its tracebacks) is kept aside unless `--verbose`:
     the user reads the result, and the server's last line only when something failed.
     """
-    command = work.__name__.removeprefix("_").removesuffix("_work")
+    command = args.command
     try:
-        target = parse_remote_target(args.target)
-        headers = parse_headers(args.header, target)
-    except RemoteError as error:
-        print(f"toolwire {command}: {error}", file=sys.stderr)
-        return 2
+        target = _parse_target(args.target)
+        headers = _parse_headers(args.header, target)
+    except _Refusal as refusal:
+        print(f"toolwire {command}: {refusal}", file=sys.stderr)
+        return refusal.status
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
         errlog = None if args.verbose or target.kind != "stdio" else log
-        status, broke = _session(
-            command, target, work, args.timeout, errlog, headers, on_approval_request
-        )
-        if broke and errlog is not None and (said := last_line(errlog)):
-            print(f"toolwire {command}: the server's stderr ended with: {said}", file=sys.stderr)
+
+        async def session() -> int:
+            server = _client(target, args.timeout, errlog, headers, on_approval_request)
+            async with server:
+                result: int = await work(server, target)
+                return result
+
+        try:
+            status = asyncio.run(session())
+        except KeyboardInterrupt:
+            print(f"toolwire {command}: interrupted", file=sys.stderr)
+            status = 130
+        except BaseException as error:  # the user gets one line, never a traceback
+            ours = _innermost(error)
+            if isinstance(ours, StdoutClosed):
+                # The server has been left cleanly by now; nothing more is said.
+                return end_for_closed_stdout()
+            if isinstance(ours, _Refusal):
+                print(f"toolwire {command}: {ours}", file=sys.stderr)
+                status = ours.status
+            elif isinstance(error, SystemExit):
+                raise
+            else:
+                print(f"toolwire {command}: {_describe_failure(target, error)}", file=sys.stderr)
+                if errlog is not None and (said := _last_line(errlog)):
+                    print(
+                        f"toolwire {command}: the server's stderr ended with: {said}",
+                        file=sys.stderr,
+                    )
+                status = 2
         if outcome is not None and outcome.tool_failed:
             _where_the_cause_is(command, target, errlog, verbose=args.verbose)
         return status
@@ -108,65 +328,13 @@ def _where_the_cause_is(
         return
     if verbose:
         return  # its stderr has been shown as it ran
-    said = last_line(errlog)
+    said = _last_line(errlog)
     if said:
         print(f"toolwire {command}: the server's stderr ended with: {said}", file=sys.stderr)
     print(
         f"toolwire {command}: the server's stderr is hidden; add --verbose to see it",
         file=sys.stderr,
     )
-
-
-def _session(
-    command: str,
-    target: RemoteTarget,
-    work: Any,
-    timeout: float,
-    errlog: TextIO | None,
-    headers: dict[str, str],
-    on_approval_request: Any,
-) -> tuple[int, bool]:
-    """Run the command's work; (exit status, whether talking to the server itself failed)."""
-
-    async def session() -> int:
-        async with connect(
-            target,
-            timeout=timeout,
-            errlog=errlog,
-            headers=headers,
-            max_list_pages=_MAX_PAGES,
-            on_approval_request=on_approval_request,
-        ) as server:
-            result: int = await work(server, target)
-            return result
-
-    try:
-        return asyncio.run(session()), False
-    except _Refusal as refusal:
-        print(f"toolwire {command}: {refusal}", file=sys.stderr)
-        return refusal.status, False
-    except KeyboardInterrupt:
-        print(f"toolwire {command}: interrupted", file=sys.stderr)
-        return 130, False
-    except BaseException as error:  # the user gets one line, never a traceback
-        ours = _ours_inside(error)
-        if isinstance(ours, StdoutClosed):
-            # The server has been left cleanly by now; nothing more is said.
-            return end_for_closed_stdout(), False
-        if isinstance(ours, _Refusal):
-            print(f"toolwire {command}: {ours}", file=sys.stderr)
-            return ours.status, False
-        if isinstance(error, SystemExit):
-            raise
-        print(f"toolwire {command}: {describe_failure(target, error)}", file=sys.stderr)
-        return 2, True
-
-
-def _ours_inside(error: BaseException) -> BaseException:
-    """The first exception inside the client's task groups (their exception groups)."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    return error
 
 
 # -- toolwire tools -------------------------------------------------------------------------
@@ -242,7 +410,7 @@ def tools_command(args: argparse.Namespace) -> int:
 
     as_json: bool = args.json
 
-    async def _tools_work(server: MCPClientServer, target: RemoteTarget) -> int:
+    async def work(server: MCPClientServer, target: RemoteTarget) -> int:
         listed = await _list_tools(server)
         strict = await _strict_versions(server)
         tools = [_client_view(tool, strict.get(str(tool.get("name")))) for tool in listed]
@@ -253,7 +421,7 @@ def tools_command(args: argparse.Namespace) -> int:
         write_stdout(text)
         return 0
 
-    return _run(args, _tools_work)
+    return _run(args, work)
 
 
 # -- toolwire call --------------------------------------------------------------------------
@@ -326,17 +494,9 @@ def _confirm(tool: str, label: str, arguments: dict[str, Any], reason: str) -> b
     return answer.strip().lower() in ("y", "yes")
 
 
-def _shown(args: argparse.Namespace) -> str:
-    """What of the result goes to stdout: "content", "structured" or "json"."""
-    if args.json:
-        return "json"
-    return "structured" if args.structured else "content"
-
-
 def call_command(args: argparse.Namespace) -> int:
     """Call one tool of a remote server and print its result once, readably."""
-    from ._progress import ProgressDisplay
-    from ._render import render_result
+    from ._render import ProgressDisplay, render_result
 
     tool_name: str = args.tool
     try:
@@ -345,11 +505,10 @@ def call_command(args: argparse.Namespace) -> int:
         print(f"toolwire call: {refusal}", file=sys.stderr)
         return refusal.status
     save_dir = Path(args.save_dir) if args.save_dir else None
-    shown = _shown(args)
     outcome = _Outcome()
     approval = _TerminalApproval(approve_all=args.yes)
 
-    async def _call_work(server: MCPClientServer, target: RemoteTarget) -> int:
+    async def work(server: MCPClientServer, target: RemoteTarget) -> int:
         tools = {tool.get("name"): tool for tool in await _list_tools(server)}
         if tool_name not in tools:
             known = ", ".join(sorted(str(name) for name in tools)) or "none"
@@ -369,7 +528,7 @@ def call_command(args: argparse.Namespace) -> int:
         wire = _wire(result)
         failed = bool(wire.get("isError"))
         outcome.tool_failed = failed
-        if shown == "json":
+        if args.json:
             write_stdout(json.dumps(wire, indent=2, ensure_ascii=False))
             return 1 if failed else 0
         folder = save_dir or Path(tempfile.mkdtemp(prefix="toolwire-call-"))
@@ -378,7 +537,7 @@ def call_command(args: argparse.Namespace) -> int:
             print(f"toolwire call: tool {tool_name!r} reported an error:", file=sys.stderr)
             print(text, file=sys.stderr, flush=True)
             return 1
-        if shown == "structured":
+        if args.structured:
             if "structuredContent" not in wire:
                 print(
                     f"toolwire call: tool {tool_name!r} returned no structured content; its "
@@ -392,4 +551,4 @@ def call_command(args: argparse.Namespace) -> int:
             write_stdout(text)
         return 0
 
-    return _run(args, _call_work, outcome, on_approval_request=approval)
+    return _run(args, work, outcome, on_approval_request=approval)

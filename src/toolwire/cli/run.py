@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -20,50 +19,28 @@ def run(args: argparse.Namespace) -> int:
     from ..transports.stdio.stdio import protect_stdout
 
     transport = args.transport
-    http_only = [
-        flag
-        for flag, on in (("--stateless", args.stateless), ("--json-response", args.json_response))
-        if on
-    ]
+    http_only = _given(args, stateless="--stateless", json_response="--json-response")
     if http_only and transport != "http":
-        print(f"toolwire run: {', '.join(http_only)} needs --transport http", file=sys.stderr)
-        return 2
+        return _refused(f"{', '.join(http_only)} needs --transport http")
     if args.redis and (transport != "http" or args.stateless):
-        print("toolwire run: --redis needs --transport http with sessions", file=sys.stderr)
-        return 2
+        return _refused("--redis needs --transport http with sessions")
     if args.redis and importlib.util.find_spec("redis") is None:
-        print(
-            "toolwire run: --redis needs the redis package: pip install 'toolwire[redis]'",
-            file=sys.stderr,
-        )
-        return 2
+        return _refused("--redis needs the redis package: pip install 'toolwire[redis]'")
     if args.workers > 1 and transport != "http":
-        print("toolwire run: --workers needs --transport http", file=sys.stderr)
-        return 2
-    serving_flags = [
-        flag
-        for flag, on in (
-            ("--access-log", args.access_log),
-            ("--shutdown-grace", args.shutdown_grace is not None),
-        )
-        if on
-    ]
+        return _refused("--workers needs --transport http")
+    serving_flags = _given(args, access_log="--access-log", shutdown_grace="--shutdown-grace")
     if serving_flags and transport == "stdio":
-        print(
-            f"toolwire run: {', '.join(serving_flags)} needs --transport http or sse",
-            file=sys.stderr,
-        )
-        return 2
-    security = _security_options(args)
-    if security and transport == "stdio":
-        print(
-            "toolwire run: --allowed-host/--allowed-origin need --transport http or sse",
-            file=sys.stderr,
-        )
-        return 2
+        return _refused(f"{', '.join(serving_flags)} needs --transport http or sse")
+    if (args.allowed_host or args.allowed_origin) and transport == "stdio":
+        return _refused("--allowed-host/--allowed-origin need --transport http or sse")
+    serving: dict[str, Any] = {"access_log": args.access_log}
+    # As in the Python API, a list of hosts or origins replaces the loopback defaults.
+    if args.allowed_host:
+        serving["allowed_hosts"] = list(args.allowed_host)
+    if args.allowed_origin:
+        serving["allowed_origins"] = list(args.allowed_origin)
     if args.redis:
-        security["backplane"] = args.redis  # http_app takes the URL for a RedisBackplane
-    serving: dict[str, Any] = {**security, "access_log": args.access_log}
+        serving["backplane"] = args.redis  # http_app takes the URL for a RedisBackplane
     if args.shutdown_grace is not None:  # else Server.run's default
         serving["shutdown_grace"] = args.shutdown_grace
     if transport == "stdio":
@@ -74,8 +51,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         server = load_server(args.target, path=args.path)
     except TargetError as error:
-        print(f"toolwire run: {error}", file=sys.stderr)
-        return 2
+        return _refused(str(error))
     if transport == "stdio":
         server.run("stdio")
     elif transport == "http" and args.workers > 1:
@@ -94,49 +70,34 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_workers(args: argparse.Namespace, serving: dict[str, Any]) -> int:
-    """`--workers N` (N > 1): uvicorn's supervisor and N worker processes."""
-    from ._workers import run_workers, sessions_warning
+def _given(args: argparse.Namespace, **flags: str) -> list[str]:
+    """The flags (by attribute name) given on the command line; `--shutdown-grace 0` is one."""
+    values = {flag: getattr(args, name) for name, flag in flags.items()}
+    return [flag for flag, value in values.items() if value is not None and value is not False]
 
-    options = dict(serving)
-    access_log = options.pop("access_log")
-    grace = options.pop("shutdown_grace", None)
-    timing = {} if grace is None else {"shutdown_grace": grace}
+
+def _refused(message: str) -> int:
+    print(f"toolwire run: {message}", file=sys.stderr)
+    return 2
+
+
+def _run_workers(args: argparse.Namespace, serving: dict[str, Any]) -> int:
+    """`--workers N` (N > 1): a supervisor and N worker processes."""
+    from ._target import portable_target
+    from ._workers import run_workers, sessions_warning
 
     if not args.stateless and not args.redis:
         print(sessions_warning(args.workers), file=sys.stderr)
-    target, root = _absolute_target(args.target, args.path)
+    target, root = portable_target(args.target, args.path)
+    options = {"stateless": args.stateless, "json_response": args.json_response, **serving}
+    timing = {key: options.pop(key) for key in ("access_log", "shutdown_grace") if key in options}
     started = run_workers(
         target,
         root=root,
         workers=args.workers,
         host=args.host,
         port=args.port,
-        app_options={"stateless": args.stateless, "json_response": args.json_response, **options},
-        access_log=access_log,
+        app_options=options,
         **timing,
     )
     return 0 if started else 1
-
-
-def _security_options(args: argparse.Namespace) -> dict[str, Any]:
-    """`allowed_hosts`/`allowed_origins` for `Server.run` from the flags given; as in the
-    Python API, a list given replaces the loopback defaults."""
-    options: dict[str, Any] = {}
-    if args.allowed_host:
-        options["allowed_hosts"] = list(args.allowed_host)
-    if args.allowed_origin:
-        options["allowed_origins"] = list(args.allowed_origin)
-    return options
-
-
-def _absolute_target(target: str, path: str | None) -> tuple[str, str]:
-    """TARGET and the import directory, made independent of the current directory."""
-    from ._target import is_path_target, split_target
-
-    spec, attribute = split_target(target)
-    if is_path_target(spec):
-        spec = str(Path(spec).expanduser().resolve())
-    suffix = f":{attribute}" if attribute else ""
-    root = Path(path).expanduser().resolve() if path else Path.cwd()
-    return spec + suffix, str(root)

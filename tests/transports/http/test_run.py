@@ -314,6 +314,10 @@ def test_stdio_says_nothing(app: Path) -> None:
             ("--shutdown-grace", "1"),
             "toolwire run: --shutdown-grace needs --transport http or sse\n",
         ),
+        (
+            ("--shutdown-grace", "0"),
+            "toolwire run: --shutdown-grace needs --transport http or sse\n",
+        ),
     ],
 )
 def test_serving_flags_need_a_network_transport(
