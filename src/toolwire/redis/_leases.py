@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..transports.http.streamable.records import StoreUnavailable
@@ -21,7 +20,7 @@ from ..transports.http.streamable.records import StoreUnavailable
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
-    from ._link import RedisLink
+    from .events import RedisEventStore
 
 __all__ = ["END", "LeaseKeeper"]
 
@@ -39,30 +38,13 @@ class LeaseKeeper:
     """Holds the leases of the streams this process produces and ends abandoned ones.
 
     Args:
-        link: The Redis link of the event store.
-        lease: Seconds a lease lasts without renewal.
-        stream_key: The key of a stream's entries, by stream id.
-        lease_key: The key of a stream's lease, by stream id.
-        max_events: What a stream is trimmed to when its end marker is added.
-        ttl_ms: The expiry of a stream's entries after its last one, in milliseconds.
+        store: The event store whose streams these are.
     """
 
-    def __init__(
-        self,
-        link: RedisLink,
-        lease: float,
-        stream_key: Callable[[str], str],
-        lease_key: Callable[[str], str],
-        max_events: int,
-        ttl_ms: int,
-    ) -> None:
-        self.link = link
-        self.lease_ms = max(1, int(lease * 1000))
-        self.period = lease / 3
-        self._stream_key = stream_key
-        self._lease_key = lease_key
-        self._max_events = max_events
-        self._ttl_ms = ttl_ms
+    def __init__(self, store: RedisEventStore) -> None:
+        self.store = store
+        self.lease_ms = max(1, int(store.lease * 1000))
+        self.period = store.lease / 3
         self.running: set[str] = set()  # streams of this process not ended yet
         self.unleased: set[str] = set()  # running, but their lease is not set yet
         self._ending: dict[str, int] = {}  # abandoned streams -> attempts at their end marker
@@ -99,11 +81,11 @@ class LeaseKeeper:
     def end_commands(self, pipe: Any, stream_id: str, *, expire: bool = True) -> None:
         """Queue on `pipe` what ends `stream_id`: its end marker, its expiry (unless the
         pipeline set it already), no lease."""
-        key = self._stream_key(stream_id)
-        pipe.xadd(key, {END: b""}, maxlen=self._max_events, approximate=False)
+        key = self.store.stream_key(stream_id)
+        pipe.xadd(key, {END: b""}, maxlen=self.store.max_events_per_stream, approximate=False)
         if expire:
-            pipe.pexpire(key, self._ttl_ms)
-        pipe.delete(self._lease_key(stream_id))
+            pipe.pexpire(key, self.store.ttl_ms)
+        pipe.delete(self.store.lease_key(stream_id))
 
     def _ensure_task(self) -> None:
         task = self._task
@@ -133,12 +115,12 @@ class LeaseKeeper:
                 for stream_id in ending:
                     self.end_commands(pipe, stream_id)
                 for stream_id in renewing:
-                    pipe.set(self._lease_key(stream_id), b"1", px=self.lease_ms)
+                    pipe.set(self.store.lease_key(stream_id), b"1", px=self.lease_ms)
                 return await pipe.execute()
 
         what = f"renew {len(renewing)} stream leases and end {len(ending)} streams"
         try:
-            await self.link.call("Redis event store", what, write)
+            await self.store.link.call("Redis event store", what, write)
         except StoreUnavailable:  # logged by the link; a lapsed lease ends a follower anyway
             for stream_id, attempts in ending.items():
                 if attempts + 1 < _END_ATTEMPTS:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..transports.http.streamable.events import MalformedEventId, StreamTail
 from ..transports.http.streamable.records import StoreUnavailable
 from ._leases import END, LeaseKeeper
-from ._link import DEFAULT_TIMEOUT, RedisLink
+from ._link import DEFAULT_TIMEOUT, RedisLink, RedisStore
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -32,7 +32,7 @@ _FRAME = b"f"
 _PRIMING = b"p"
 
 
-class RedisEventStore:
+class RedisEventStore(RedisStore):
     """SSE events in Redis, bounded per stream and in time (`toolwire[redis]`).
 
     Pass it as `Server.http_app(event_store=...)` in every process serving one MCP URL (or use
@@ -77,33 +77,24 @@ class RedisEventStore:
             raise ValueError(f"lease must be a number of seconds > 0, not {lease!r}")
         if isinstance(max_followers, bool) or max_followers < 0:
             raise ValueError(f"max_followers must be an integer >= 0, not {max_followers!r}")
-        self.link = link if link is not None else RedisLink(url, timeout=timeout)
-        self.prefix = prefix
+        super().__init__(url, prefix=prefix, timeout=timeout, link=link)
         self.max_events_per_stream = max_events_per_stream
         self.ttl = ttl
+        self.ttl_ms = max(1, int(ttl * 1000))
         self.lease = lease
         self.max_followers = max_followers
         self.followers = 0
         self.follow_seconds = ttl
         # A blocked read must end well within the link's bound on one operation.
         self.wait_seconds = min(1.0, self.link.timeout / 2)
-        self._leases = LeaseKeeper(
-            self.link,
-            lease,
-            self._key,
-            self._lease_key,
-            max_events_per_stream,
-            self._ttl_ms,
-        )
+        self._leases = LeaseKeeper(self)
 
-    @property
-    def _ttl_ms(self) -> int:
-        return max(1, int(self.ttl * 1000))
-
-    def _key(self, stream_id: str) -> str:
+    def stream_key(self, stream_id: str) -> str:
+        """The Redis stream holding the events of `stream_id`."""
         return f"{self.prefix}:events:{stream_id}"
 
-    def _lease_key(self, stream_id: str) -> str:
+    def lease_key(self, stream_id: str) -> str:
+        """The key its producer holds while `stream_id` runs."""
         return f"{self.prefix}:live:{stream_id}"
 
     async def store(self, stream_id: str, frame: bytes | None) -> str:
@@ -127,9 +118,9 @@ class RedisEventStore:
         return event_id
 
     async def _add(self, stream_id: str, frame: bytes | None, *, last: bool) -> str:
-        key = self._key(stream_id)
+        key = self.stream_key(stream_id)
         fields: dict[Any, Any] = {_PRIMING: b""} if frame is None else {_FRAME: frame}
-        expiry = self._ttl_ms
+        expiry = self.ttl_ms
         leases = self._leases
         lease = not last and leases.lease_once(stream_id)
 
@@ -138,7 +129,7 @@ class RedisEventStore:
                 pipe.xadd(key, fields, maxlen=self.max_events_per_stream, approximate=False)
                 pipe.pexpire(key, expiry)
                 if lease:
-                    pipe.set(self._lease_key(stream_id), b"1", px=leases.lease_ms)
+                    pipe.set(self.lease_key(stream_id), b"1", px=leases.lease_ms)
                 if last:
                     leases.end_commands(pipe, stream_id, expire=False)
                 return await pipe.execute()
@@ -172,7 +163,7 @@ class RedisEventStore:
             StoreUnavailable: Redis failed or did not answer in time.
         """
         stream_id, entry = _parts(last_event_id)
-        key = self._key(stream_id)
+        key = self.stream_key(stream_id)
 
         async def read(client: Redis) -> Any:
             async with client.pipeline(transaction=False) as pipe:
@@ -203,8 +194,8 @@ class RedisEventStore:
             StoreUnavailable: Redis failed or did not answer in time.
         """
         stream_id, entry = _parts(last_event_id)
-        key = self._key(stream_id)
-        lease_key = self._lease_key(stream_id)
+        key = self.stream_key(stream_id)
+        lease_key = self.lease_key(stream_id)
         block = None if wait is None else max(1, int(min(wait, self.wait_seconds) * 1000))
 
         async def read(client: Redis) -> Any:
@@ -241,7 +232,7 @@ class RedisEventStore:
         """Write the end markers still pending, then close the connections (an app's
         shutdown)."""
         await self._leases.close()
-        await self.link.close()
+        await super().close()
 
 
 def _text(value: Any) -> str:
