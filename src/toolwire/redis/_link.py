@@ -109,10 +109,14 @@ class RedisLink:
             failure = StoreUnavailable(where, action, f"{self._cause} (retried shortly)")
             logger.debug("%s", failure)
             raise failure
+        task = asyncio.current_task()
+        cancels = task.cancelling() if task is not None else 0
         try:
             async with asyncio.timeout(self.timeout):
                 result = await operation(self.client)
         except (RedisError, OSError, TimeoutError) as error:
+            if task is not None and task.cancelling() > cancels:
+                raise asyncio.CancelledError from error  # cancelled, not failing
             cause = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
             if isinstance(error, TimeoutError):
                 cause = f"no answer within {self.timeout:g} s"
@@ -125,6 +129,8 @@ class RedisLink:
             else:
                 logger.debug("%s", failure)
             raise failure from error
+        if task is not None and task.cancelling() > cancels:
+            raise asyncio.CancelledError  # redis-py may swallow a cancellation mid-command
         if self._failing:
             self._failing = False
             logger.warning("Redis at %s answers again (%s: %s)", self.where, store, action)
