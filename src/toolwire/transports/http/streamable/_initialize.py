@@ -8,12 +8,11 @@ client gets a 503 naming the store, and can try again.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from .._replies import JSON_TYPE, ASGISend, refuse, respond, unavailable
 from .._sse import SSE_HEADERS, encode_event
-from ..channel import Stream
+from ..channel import ASGIReceive, Stream
 from .records import StoreUnavailable
 from .sessions import SessionLimitError
 
@@ -22,8 +21,6 @@ if TYPE_CHECKING:
     from .._runtime import Runtime
 
 __all__ = ["SESSION_HEADER", "full", "start_session"]
-
-ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 
 SESSION_HEADER = b"mcp-session-id"
 
