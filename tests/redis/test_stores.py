@@ -182,3 +182,32 @@ def test_a_password_in_the_url_never_reaches_errors_or_logs() -> None:
     store = RedisSessionStore("redis://app:s3cret@10.0.0.5:6379/2", timeout=0.5)
     assert store.link.where == "redis://app:***@10.0.0.5:6379/2"
     assert "s3cret" not in RedisSessionStore("redis://:s3cret@h/0").link.where
+
+
+def test_a_store_operation_cancelled_mid_command_stays_cancelled(
+    module_redis: RedisServer,
+) -> None:
+    # redis-py may swallow a cancellation that reaches it mid-command; the store must not.
+    # A task that stores events in a bounded loop is cancelled while a command is in flight:
+    # it ends cancelled, never by running its loop out as if nothing had happened.
+    async def scenario() -> list[str]:
+        store = RedisEventStore(module_redis.url, prefix=_prefix())
+        outcomes = []
+        try:
+            for attempt in range(50):
+
+                async def keep_storing() -> None:
+                    for _ in range(500):
+                        await store.store("s.c.1", b"{}")
+
+                task = asyncio.ensure_future(keep_storing())
+                await asyncio.sleep(0.001 + (attempt % 7) / 2000)
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+                if not task.cancelled():
+                    outcomes.append(f"attempt {attempt}: {task!r}")
+        finally:
+            await store.close()
+        return outcomes
+
+    assert asyncio.run(scenario()) == []

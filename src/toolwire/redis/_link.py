@@ -13,7 +13,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from ..transports.http.streamable.records import StoreUnavailable
@@ -21,7 +21,7 @@ from ..transports.http.streamable.records import StoreUnavailable
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
-__all__ = ["RedisLink"]
+__all__ = ["RedisLink", "RedisStore"]
 
 logger = logging.getLogger("toolwire.http")
 
@@ -50,18 +50,15 @@ class RedisLink:
     Args:
         url: A redis-py URL (`redis://host:port/db`, `rediss://...`, `unix://...`).
         timeout: Seconds any one operation may take, connecting included.
-        client: An existing `redis.asyncio.Redis` to use instead of `url` (its own timeouts
-            apply inside ours).
     """
 
-    def __init__(self, url: str, *, timeout: float = DEFAULT_TIMEOUT, client: Any = None) -> None:
+    def __init__(self, url: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         if not timeout > 0:
             raise ValueError(f"timeout must be a number of seconds > 0, not {timeout!r}")
         self.url = url
         self.where = _redacted(url)
         self.timeout = timeout
-        self._client: Redis | None = client
-        self._given = client is not None
+        self._client: Redis | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._failing = False
         self._cause = ""  # why the last operation failed
@@ -73,7 +70,7 @@ class RedisLink:
         event loop: its connections belong to the loop that opened them (an app served
         twice, as tests do, must not reuse the first loop's)."""
         loop = asyncio.get_running_loop()
-        if self._client is not None and loop is not self._loop and not self._given:
+        if self._client is not None and loop is not self._loop:
             self._client = None  # the old loop's connections die with it
         self._loop = loop
         if self._client is None:
@@ -112,10 +109,14 @@ class RedisLink:
             failure = StoreUnavailable(where, action, f"{self._cause} (retried shortly)")
             logger.debug("%s", failure)
             raise failure
+        task = asyncio.current_task()
+        cancels = task.cancelling() if task is not None else 0
         try:
             async with asyncio.timeout(self.timeout):
                 result = await operation(self.client)
         except (RedisError, OSError, TimeoutError) as error:
+            if task is not None and task.cancelling() > cancels:
+                raise asyncio.CancelledError from error  # cancelled, not failing
             cause = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
             if isinstance(error, TimeoutError):
                 cause = f"no answer within {self.timeout:g} s"
@@ -128,19 +129,38 @@ class RedisLink:
             else:
                 logger.debug("%s", failure)
             raise failure from error
+        if task is not None and task.cancelling() > cancels:
+            raise asyncio.CancelledError  # redis-py may swallow a cancellation mid-command
         if self._failing:
             self._failing = False
             logger.warning("Redis at %s answers again (%s: %s)", self.where, store, action)
         return result
 
     async def close(self) -> None:
-        """Close the pool's connections (the client is made again if used later); a client
-        handed in is its owner's to close."""
-        if self._given:
-            return
+        """Close the pool's connections (the client is made again if used later)."""
         client, self._client = self._client, None
         if client is not None:
             try:
                 await client.aclose()
             except Exception as error:  # closing a pool to a dead server may fail: no matter
                 logger.debug("closing the Redis client failed: %r", error)
+
+
+class RedisStore:
+    """What the Redis stores share: a link (their own, or one handed in), a key prefix, and
+    closing the link at an app's shutdown."""
+
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        *,
+        prefix: str = "toolwire",
+        timeout: float = DEFAULT_TIMEOUT,
+        link: RedisLink | None = None,
+    ) -> None:
+        self.link = link if link is not None else RedisLink(url, timeout=timeout)
+        self.prefix = prefix
+
+    async def close(self) -> None:
+        """Close the connections (an app's shutdown; they open again on next use)."""
+        await self.link.close()

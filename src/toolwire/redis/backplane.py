@@ -22,27 +22,12 @@ class RedisBackplane:
         backplane = RedisBackplane("redis://10.0.0.5:6379/0")
         app = server.http_app(backplane=backplane)
 
-    Then, whichever process a request reaches: a handshake-era session continues (also after the
-    process that created it restarted or died), a broken SSE stream resumes with
-    `Last-Event-ID`, a change made on any process (a tool, resource or prompt added or removed,
-    a resource update announced) reaches the clients of all (their GET streams, and 2026-07-28
-    `subscriptions/listen` streams), and a client's answer to a question a tool asks
-    (`ctx.elicit`, `ctx.sample`, `ctx.list_roots`) reaches the process whose call waits for it,
-    wherever the balancer sent the answer (answers up to 1 MiB: see
-    `transports/http/streamable/_client_answers.py`). When Redis fails or does not answer within
-    `timeout`, requests that need it get a 503 whose JSON-RPC error names the store and what failed
-    (logged on the `toolwire` logger); sessions a process holds go on being served. Changes
-    announced meanwhile wait for Redis and go out when it is back (those held over ten minutes are
-    dropped, logged), and each process that lost it tells its clients, once it hears again, that
-    every list and every resource they follow may have changed: they read them again.
-
-    What stays with one process: a call runs where its POST arrived; a stream still running
-    there is followed live from any other process through Redis (its events are relayed
-    there, not produced). A load balancer hashing on `Mcp-Session-Id` (nginx: `hash
-    $http_mcp_session_id consistent`) keeps each session on one process while it lives,
-    which spares the hops through Redis; the backplane then moves it to another when that
-    process goes. Each process serves its own registries: the change bus carries the news of
-    a change, not the tools, resources or prompts.
+    Then any process continues any handshake-era session, resumes any SSE stream (following
+    live a call still running on another process), hears every change made on the others
+    and takes a client's answer to another process's question. When Redis fails or does not
+    answer within `timeout`, requests that need it get a 503 naming the store and what failed;
+    sessions a process holds go on. docs/deployment.md says what it costs and what stays with
+    one process.
 
     Args:
         url: The Redis URL (`redis://host:port/db`, `rediss://...` for TLS).

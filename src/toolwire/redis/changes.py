@@ -28,9 +28,10 @@ from ..transports.http.changes import (
     TOOLS_CHANGED,
     BusMember,
     Hear,
+    call_on,
 )
 from ..transports.http.streamable.records import StoreUnavailable
-from ._link import DEFAULT_TIMEOUT, RedisLink
+from ._link import RedisStore
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -49,20 +50,13 @@ QUEUE_BYTES = 16 * 1024 * 1024
 """The data of the notices waiting, at most (client answers are up to 1 MiB each): past it
 new ones are dropped (logged) until Redis has taken some."""
 HOLD_SECONDS = 600.0
-"""How long a notice may wait for Redis before it is dropped (logged).
-
-Ten minutes, because that is as long as the most time-bound notice can matter: a call waits
-600 s for its client's answer unless its tool asked for longer (`protocol/session/outbound.py`), so
-a `CLIENT_RESPONSE` held past that has nobody left to take it. The others matter less by then:
-a copy that missed a `SESSION_ENDED` drops itself at its next refresh (a minute at most),
-and a Redis gone that long from every process leaves each of them to catch up on list and
-resource changes itself once it hears again. What is lost is a change made on a process that
-alone was cut off for ten minutes: its peers' clients were that stale already, and the log
-line names it."""
+"""How long a notice may wait for Redis before it is dropped (logged): as long as a call waits
+for its client's answer by default, after which a held `CLIENT_RESPONSE` has nobody to take it;
+the other notices are caught up on by each process once it hears again."""
 LOGGED_NAMES = 10  # notices named in one log line; the rest are counted
 
 
-class RedisChangeBus:
+class RedisChangeBus(RedisStore):
     """Change notices, session ends and client answers shared by every process through Redis
     pub/sub (`toolwire[redis]`).
 
@@ -79,16 +73,10 @@ class RedisChangeBus:
         link: A `RedisLink` to share with other stores (then `url` and `timeout` are its).
     """
 
-    def __init__(
-        self,
-        url: str = "redis://127.0.0.1:6379/0",
-        *,
-        prefix: str = "toolwire",
-        timeout: float = DEFAULT_TIMEOUT,
-        link: RedisLink | None = None,
-    ) -> None:
-        self.link = link if link is not None else RedisLink(url, timeout=timeout)
-        self.channel = f"{prefix}:changes"
+    @property
+    def channel(self) -> str:
+        """The pub/sub channel the processes of this prefix share."""
+        return f"{self.prefix}:changes"
 
     async def join(self, hear: Hear) -> BusMember:
         """Start hearing the channel (see `ChangeBus.join`); never fails for Redis being
@@ -96,10 +84,6 @@ class RedisChangeBus:
         member = _RedisMember(self, hear)
         member.start()
         return member
-
-    async def close(self) -> None:
-        """Close the connections (an app's shutdown)."""
-        await self.link.close()
 
 
 class _RedisMember:
@@ -131,16 +115,7 @@ class _RedisMember:
         return [(topic, data) for topic, data, _ in self._held]
 
     def publish(self, topic: str, data: str = "") -> None:
-        try:
-            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is self._loop:
-            self._enqueue(topic, data)
-            return
-        try:
-            self._loop.call_soon_threadsafe(self._enqueue, topic, data)
-        except RuntimeError:  # the loop is closed: the app stopped serving
+        if not call_on(self._loop, self._enqueue, topic, data):
             logger.debug("change bus: %s published after the app stopped", topic)
 
     def _enqueue(self, topic: str, data: str) -> None:

@@ -10,13 +10,15 @@ producer runs; a follower waits at most `wait_seconds` per read, and `max_follow
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import re
 from typing import TYPE_CHECKING, Any
 
 from ..transports.http.streamable.events import MalformedEventId, StreamTail
 from ..transports.http.streamable.records import StoreUnavailable
-from ._leases import END, LeaseKeeper
-from ._link import DEFAULT_TIMEOUT, RedisLink
+from ._link import DEFAULT_TIMEOUT, RedisLink, RedisStore
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -25,14 +27,22 @@ if TYPE_CHECKING:
 
 __all__ = ["RedisEventStore"]
 
+logger = logging.getLogger("toolwire.http")
+
 STORE = "Redis event store"
 _ENTRY_ID = re.compile(r"([0-9]{1,20})-([0-9]{1,20})")
 _ENTRY_PART_LIMIT = 2**64  # each part of a Redis stream entry id is an unsigned 64-bit number
 _FRAME = b"f"
 _PRIMING = b"p"
+END = b"e"
+"""The field of an end-marker entry (no frame)."""
+_END_ATTEMPTS = 3
+"""Tries at writing an abandoned stream's end marker; after that its lease lapses alone."""
+_FLUSH_SECONDS = 1.0
+"""What closing the store waits, at most, for the pending end markers."""
 
 
-class RedisEventStore:
+class RedisEventStore(RedisStore):
     """SSE events in Redis, bounded per stream and in time (`toolwire[redis]`).
 
     Pass it as `Server.http_app(event_store=...)` in every process serving one MCP URL (or use
@@ -77,30 +87,19 @@ class RedisEventStore:
             raise ValueError(f"lease must be a number of seconds > 0, not {lease!r}")
         if isinstance(max_followers, bool) or max_followers < 0:
             raise ValueError(f"max_followers must be an integer >= 0, not {max_followers!r}")
-        self.link = link if link is not None else RedisLink(url, timeout=timeout)
-        self.prefix = prefix
+        super().__init__(url, prefix=prefix, timeout=timeout, link=link)
         self.max_events_per_stream = max_events_per_stream
         self.ttl = ttl
+        self._ttl_ms = max(1, int(ttl * 1000))
         self.lease = lease
         self.max_followers = max_followers
         self.followers = 0
         self.follow_seconds = ttl
         # A blocked read must end well within the link's bound on one operation.
         self.wait_seconds = min(1.0, self.link.timeout / 2)
-        self._leases = LeaseKeeper(
-            self.link,
-            lease,
-            self._key,
-            self._lease_key,
-            max_events_per_stream,
-            self._ttl_ms,
-        )
+        self._leases = _Leases(self)
 
-    @property
-    def _ttl_ms(self) -> int:
-        return max(1, int(self.ttl * 1000))
-
-    def _key(self, stream_id: str) -> str:
+    def _stream_key(self, stream_id: str) -> str:
         return f"{self.prefix}:events:{stream_id}"
 
     def _lease_key(self, stream_id: str) -> str:
@@ -127,7 +126,7 @@ class RedisEventStore:
         return event_id
 
     async def _add(self, stream_id: str, frame: bytes | None, *, last: bool) -> str:
-        key = self._key(stream_id)
+        key = self._stream_key(stream_id)
         fields: dict[Any, Any] = {_PRIMING: b""} if frame is None else {_FRAME: frame}
         expiry = self._ttl_ms
         leases = self._leases
@@ -172,7 +171,7 @@ class RedisEventStore:
             StoreUnavailable: Redis failed or did not answer in time.
         """
         stream_id, entry = _parts(last_event_id)
-        key = self._key(stream_id)
+        key = self._stream_key(stream_id)
 
         async def read(client: Redis) -> Any:
             async with client.pipeline(transaction=False) as pipe:
@@ -203,7 +202,7 @@ class RedisEventStore:
             StoreUnavailable: Redis failed or did not answer in time.
         """
         stream_id, entry = _parts(last_event_id)
-        key = self._key(stream_id)
+        key = self._stream_key(stream_id)
         lease_key = self._lease_key(stream_id)
         block = None if wait is None else max(1, int(min(wait, self.wait_seconds) * 1000))
 
@@ -241,7 +240,7 @@ class RedisEventStore:
         """Write the end markers still pending, then close the connections (an app's
         shutdown)."""
         await self._leases.close()
-        await self.link.close()
+        await super().close()
 
 
 def _text(value: Any) -> str:
@@ -269,3 +268,113 @@ def _entries_of(found: Any) -> list[Any]:
     if isinstance(found, dict):
         return list(next(iter(found.values()), []))
     return list(found[0][1])
+
+
+class _Leases:
+    """The leases of the streams this process produces, renewed by one task for all of them
+    so that a follower on another process can tell a slow producer from a dead one (a lapsed
+    lease: dead, frozen or cut off from Redis); the same task writes at once the end marker of
+    a stream that stopped without its last event."""
+
+    def __init__(self, store: RedisEventStore) -> None:
+        self.store = store
+        self.lease_ms = max(1, int(store.lease * 1000))
+        self.period = store.lease / 3
+        self.running: set[str] = set()  # streams of this process not ended yet
+        self.unleased: set[str] = set()  # running, but their lease is not set yet
+        self._ending: dict[str, int] = {}  # abandoned streams -> attempts at their end marker
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+
+    def start(self, stream_id: str) -> None:
+        """`stream_id` runs here now; its next stored event sets its lease."""
+        self.running.add(stream_id)
+        self.unleased.add(stream_id)
+        self._ensure_task()
+
+    def lease_once(self, stream_id: str) -> bool:
+        """Whether the event about to be stored must set the stream's lease."""
+        if stream_id in self.unleased:
+            self.unleased.discard(stream_id)
+            return True
+        return False
+
+    def stop(self, stream_id: str) -> None:
+        """`stream_id` ended with its last event (its marker and lease were written with it)."""
+        self.running.discard(stream_id)
+        self.unleased.discard(stream_id)
+
+    def abandon(self, stream_id: str) -> None:
+        """`stream_id` ended without a last event: its end marker is written in the background."""
+        if stream_id not in self.running:
+            return
+        self.stop(stream_id)
+        self._ending[stream_id] = 0
+        self._ensure_task()
+        self._wake.set()
+
+    def end_commands(self, pipe: Any, stream_id: str, *, expire: bool = True) -> None:
+        """Queue on `pipe` what ends `stream_id`: its end marker, its expiry (unless the
+        pipeline set it already), no lease."""
+        key = self.store._stream_key(stream_id)
+        pipe.xadd(key, {END: b""}, maxlen=self.store.max_events_per_stream, approximate=False)
+        if expire:
+            pipe.pexpire(key, self.store._ttl_ms)
+        pipe.delete(self.store._lease_key(stream_id))
+
+    def _ensure_task(self) -> None:
+        task = self._task
+        loop = asyncio.get_running_loop()
+        if task is None or task.done() or task.get_loop() is not loop:
+            self._wake = asyncio.Event()
+            self._task = loop.create_task(self._keep())
+
+    async def _keep(self) -> None:
+        """Renew and end, until nothing runs here (bounded: each pass sleeps or ends one)."""
+        while self.running or self._ending:
+            if not self._ending:
+                with contextlib.suppress(TimeoutError):  # time to renew
+                    async with asyncio.timeout(self.period):
+                        await self._wake.wait()
+            self._wake.clear()
+            await self._renew_and_end()
+
+    async def _renew_and_end(self) -> None:
+        ending = self._ending
+        self._ending = {}
+        renewing = list(self.running - self.unleased)
+        if not ending and not renewing:
+            return
+
+        async def write(client: Redis) -> Any:
+            async with client.pipeline(transaction=False) as pipe:
+                for stream_id in ending:
+                    self.end_commands(pipe, stream_id)
+                for stream_id in renewing:
+                    pipe.set(self.store._lease_key(stream_id), b"1", px=self.lease_ms)
+                return await pipe.execute()
+
+        what = f"renew {len(renewing)} stream leases and end {len(ending)} streams"
+        try:
+            await self.store.link.call(STORE, what, write)
+        except StoreUnavailable:  # logged by the link; a lapsed lease ends a follower anyway
+            for stream_id, attempts in ending.items():
+                if attempts + 1 < _END_ATTEMPTS:
+                    self._ending[stream_id] = attempts + 1
+        except asyncio.CancelledError:  # the store is closing: `close` writes them
+            self._ending.update(ending)
+            raise
+
+    async def close(self) -> None:
+        """Write the pending end markers (briefly) and stop renewing: the app is stopping."""
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        if self._ending:
+            try:
+                async with asyncio.timeout(_FLUSH_SECONDS):
+                    await self._renew_and_end()
+            except TimeoutError:
+                logger.debug("the end markers of %d streams were not written", len(self._ending))
+        self._ending.clear()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..transports.http.streamable.records import SessionRecord, StoreUnavailable
-from ._link import DEFAULT_TIMEOUT, RedisLink
+from ._link import RedisStore
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -24,7 +24,7 @@ __all__ = ["RedisSessionStore"]
 STORE = "Redis session store"
 
 
-class RedisSessionStore:
+class RedisSessionStore(RedisStore):
     """Handshake-era session records in Redis (`toolwire[redis]`).
 
     Pass it as `Server.http_app(session_store=...)` in every process serving one MCP URL (or
@@ -39,17 +39,6 @@ class RedisSessionStore:
         timeout: Seconds an operation may take before the request gets a 503.
         link: A `RedisLink` to share with other stores (then `url` and `timeout` are its).
     """
-
-    def __init__(
-        self,
-        url: str = "redis://127.0.0.1:6379/0",
-        *,
-        prefix: str = "toolwire",
-        timeout: float = DEFAULT_TIMEOUT,
-        link: RedisLink | None = None,
-    ) -> None:
-        self.link = link if link is not None else RedisLink(url, timeout=timeout)
-        self.prefix = prefix
 
     def _key(self, session_id: str) -> str:
         return f"{self.prefix}:session:{session_id}"
@@ -80,12 +69,8 @@ class RedisSessionStore:
                 is not a record under that key.
         """
         key = self._key(session_id)
-
-        async def read(client: Redis) -> Any:
-            return await client.get(key)
-
         action = f"load session {session_id}"
-        data = await self.link.call(STORE, action, read)
+        data = await self.link.call(STORE, action, lambda client: client.get(key))
         if data is None:
             return None
         try:
@@ -120,12 +105,4 @@ class RedisSessionStore:
             StoreUnavailable: Redis failed or did not answer in time.
         """
         key = self._key(session_id)
-
-        async def delete(client: Redis) -> Any:
-            return await client.delete(key)
-
-        await self.link.call(STORE, f"end session {session_id}", delete)
-
-    async def close(self) -> None:
-        """Close the connections (an app's shutdown)."""
-        await self.link.close()
+        await self.link.call(STORE, f"end session {session_id}", lambda client: client.delete(key))

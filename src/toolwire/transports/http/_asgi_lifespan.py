@@ -6,14 +6,13 @@ already logged; answering the ASGI server directly gives it one line instead.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-__all__ = ["speak_lifespan"]
+from ._refusals import Receive, Send
 
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+__all__ = ["speak_lifespan"]
 
 
 async def speak_lifespan(

@@ -53,7 +53,16 @@ class LazyStart:
         return not self.stopped
 
     async def _hold(self, started: asyncio.Future[None]) -> None:
-        self._warn()
+        if not self._warned:
+            self._warned = True
+            logger.warning(
+                "%s started serving on its first request: it is mounted in an app that does not "
+                "forward its lifespan, so nothing tells the server when this ASGI server stops "
+                "and its lifespan may never exit (its teardown skipped). Forward the lifespan: "
+                "Starlette(routes=[Mount(..., app=mcp_app)], lifespan=mcp_app.lifespan), or "
+                "FastAPI(lifespan=mcp_app.lifespan).",
+                self._what,
+            )
         try:
             async with self._serve():
                 started.set_result(None)
@@ -65,16 +74,3 @@ class LazyStart:
             if not started.done():
                 started.set_exception(error)
             self._starting = None  # the next request tries again
-
-    def _warn(self) -> None:
-        if self._warned:
-            return
-        self._warned = True
-        logger.warning(
-            "%s started serving on its first request: it is mounted in an app that does not "
-            "forward its lifespan, so nothing tells the server when this ASGI server stops "
-            "and its lifespan may never exit (its teardown skipped). Forward the lifespan: "
-            "Starlette(routes=[Mount(..., app=mcp_app)], lifespan=mcp_app.lifespan), or "
-            "FastAPI(lifespan=mcp_app.lifespan).",
-            self._what,
-        )

@@ -12,12 +12,12 @@ entered exactly once.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from ._event_limit import bounded_opener
 from ._lazy_start import LazyStart
 from ._winding_down import OneEnding, SessionsOpened
 from .changes import (
@@ -103,7 +103,7 @@ class Runtime:
     async def serving(self) -> AsyncIterator[None]:
         """Serve for the duration: the server's lifespan, the sessions and their reaper."""
         async with self.servable.serving() as served_opener:
-            opener = bounded_opener(self.opened.opener(served_opener), self.max_event_bytes)
+            opener = self.opened.opener(served_opener, self.max_event_bytes)
             idle_timeout, max_sessions, store = self._settings
             sessions = SessionManager(
                 opener,
@@ -118,8 +118,6 @@ class Runtime:
             if self.change_bus is not None:
                 self._member = await self.change_bus.join(self._hear)
                 relays = self._relays()
-                for relay in relays:
-                    relay.listeners.append(relay)
             # Sessions lent to the requests that have none of their own: every POST in
             # stateless mode, a handshake-era POST without a session id, and every
             # 2026-07-28 request.
@@ -130,7 +128,7 @@ class Runtime:
             finally:
                 self.opener = None
                 for relay in relays:
-                    if relay in relay.listeners:
+                    with contextlib.suppress(ValueError):
                         relay.listeners.remove(relay)
                 if self._member is not None:
                     await self._member.leave()
@@ -156,14 +154,16 @@ class Runtime:
                 logger.debug("closing %s failed: %r", type(part).__name__, error)
 
     def _relays(self) -> list[_Relay]:
-        """One relay per change the servable announces (those it has): each publishes the
-        change on the bus, from the registry's listeners."""
+        """Add to the servable's registries (those it has) one listener per change they
+        announce, which publishes the change on the bus; return them."""
         relays = []
         for registry_name, listeners_name, topic in _ANNOUNCED:
             registry = getattr(self.servable, registry_name, None)
             listeners = getattr(registry, listeners_name, None)
             if isinstance(listeners, list):
-                relays.append(_Relay(self._publish, topic, listeners))
+                relay = _Relay(self._publish, topic, listeners)
+                listeners.append(relay)
+                relays.append(relay)
         return relays
 
     def _publish(self, topic: str, data: str) -> None:
@@ -213,7 +213,7 @@ class Runtime:
             # process (SESSION_UPDATED): it reads its record again before it tells.
             for session_id in list(self.sessions.live):
                 self.sessions.reload_soon(session_id, then=_tell_followed)
-            for session in self._listening():
+            for session in self.pool.listening() if self.pool is not None else []:
                 _tell_followed(session)
         elif topic == SESSION_ENDED:
             self.sessions.forget(data)
@@ -221,11 +221,6 @@ class Runtime:
             self.sessions.reload_soon(data)
         elif topic == CLIENT_RESPONSE:
             take_forwarded(self.sessions, data)
-
-    def _listening(self) -> list[ServerSession]:
-        """This app's 2026-07-28 sessions serving a listen stream (they follow what their
-        stream asked for, kept in no record)."""
-        return self.pool.listening() if self.pool is not None else []
 
     async def end_idle_streams(self) -> None:
         """End the streams that owe no call an answer: each session's GET stream and this
@@ -241,11 +236,8 @@ class Runtime:
     async def end_streams(self) -> None:
         """End every open stream: the server is stopping, and an ASGI server waits for open
         responses before it stops. Sessions end (their GET and POST streams with them),
-        2026-07-28 listen streams get their final result, and the pooled sessions close.
-
-        Asked again while it runs (the host's exit signal seen two ways), the second asker
-        waits for the first ending rather than close the same sessions at once.
-        """
+        2026-07-28 listen streams get their final result, and the pooled sessions close; a
+        second asker waits for the ending under way (`OneEnding`)."""
         await self._ending()
 
     async def _end_streams(self) -> None:

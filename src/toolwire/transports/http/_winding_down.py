@@ -9,13 +9,13 @@ finding their sessions through `SessionsOpened`.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...protocol.session.serving import opener_then
+from .channel import JSON_TYPE, error_body, respond
 
 if TYPE_CHECKING:
     from ...protocol.session.serving import SessionOpener
@@ -63,12 +63,7 @@ class Drainable(Protocol):
         ...
 
 
-def _refusal_body(message: str) -> bytes:
-    error = {"code": SHUTTING_DOWN, "message": message}
-    return json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode()
-
-
-_REFUSED = _refusal_body("Server is shutting down: it takes no new requests")
+_REFUSED = error_body("Server is shutting down: it takes no new requests", SHUTTING_DOWN)
 
 
 class ShutdownGate:
@@ -95,7 +90,7 @@ class ShutdownGate:
             await self.app(scope, receive, send)
             return
         if self.closed:
-            await _refuse(send)
+            await respond(send, 503, _REFUSED, [JSON_TYPE, (b"connection", b"close")])
             return
         if scope["method"] != "POST":
             await self.app(scope, receive, send)
@@ -105,16 +100,6 @@ class ShutdownGate:
             await self.app(scope, receive, send)
         finally:
             self.posts -= 1
-
-
-async def _refuse(send: Any) -> None:
-    headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(_REFUSED)).encode()),
-        (b"connection", b"close"),
-    ]
-    await send({"type": "http.response.start", "status": 503, "headers": headers})
-    await send({"type": "http.response.body", "body": _REFUSED})
 
 
 async def wind_down(app: Drainable, gate: ShutdownGate, grace: float) -> None:
@@ -153,9 +138,16 @@ class SessionsOpened:
     def __init__(self) -> None:
         self.open: weakref.WeakSet[ServerSession] = weakref.WeakSet()
 
-    def opener(self, opener: SessionOpener) -> SessionOpener:
-        """`opener`, recording here each session it makes."""
-        return opener_then(opener, self.open.add)
+    def opener(self, opener: SessionOpener, max_event_bytes: int | None) -> SessionOpener:
+        """`opener`, recording here each session it makes, which sends nothing over
+        `max_event_bytes` (None: no bound; the bound is the transport's, not the protocol's)."""
+
+        def opened(session: ServerSession) -> None:
+            self.open.add(session)
+            if max_event_bytes is not None:
+                session.max_frame_bytes = max_event_bytes
+
+        return opener_then(opener, opened)
 
     def calls_in_flight(self) -> int:
         """The calls running in every session."""
@@ -178,15 +170,12 @@ class OneEnding:
         end: Ends the streams.
     """
 
-    def __init__(self, end: Callable[[], Awaitable[None]]) -> None:
+    def __init__(self, end: Callable[[], Coroutine[Any, Any, None]]) -> None:
         self._end = end
         self._running: asyncio.Task[None] | None = None
 
     async def __call__(self) -> None:
         running = self._running
         if running is None or running.done():
-            running = self._running = asyncio.get_running_loop().create_task(self._run())
+            running = self._running = asyncio.get_running_loop().create_task(self._end())
         await asyncio.shield(running)
-
-    async def _run(self) -> None:
-        await self._end()

@@ -13,9 +13,8 @@ member never hears its own notices; a notice may be merged or repeated, never lo
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
     "CLIENT_RESPONSE",
@@ -30,9 +29,8 @@ __all__ = [
     "ChangeBus",
     "Hear",
     "LocalChangeBus",
+    "call_on",
 ]
-
-logger = logging.getLogger("toolwire.http")
 
 TOOLS_CHANGED = "tools"
 RESOURCES_CHANGED = "resources"
@@ -69,6 +67,23 @@ class ChangeBus(Protocol):
         ...
 
 
+def call_on(loop: asyncio.AbstractEventLoop, function: Callable[..., None], *args: Any) -> bool:
+    """Call `function(*args)` on `loop`: now when it is the running loop, else soon from its
+    own thread; False when `loop` is closed (nothing was called)."""
+    try:
+        running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is loop:
+        function(*args)
+        return True
+    try:
+        loop.call_soon_threadsafe(function, *args)
+    except RuntimeError:
+        return False
+    return True
+
+
 class _LocalMember:
     def __init__(self, bus: LocalChangeBus, hear: Hear) -> None:
         self._bus = bus
@@ -81,16 +96,7 @@ class _LocalMember:
                 member.deliver(topic, data)
 
     def deliver(self, topic: str, data: str) -> None:
-        try:
-            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is self._loop:
-            self._hear(topic, data)
-            return
-        try:
-            self._loop.call_soon_threadsafe(self._hear, topic, data)
-        except RuntimeError:  # that member's loop is closed: it left without saying so
+        if not call_on(self._loop, self._hear, topic, data):  # it left without saying so
             self._bus.members.discard(self)
 
     async def leave(self) -> None:

@@ -131,13 +131,8 @@ def serving_config(
 
 def bound_socket(config: uvicorn.Config) -> socket.socket:
     """The listening socket for `config`, bound (uvicorn logs why and exits when it cannot),
-    with Nagle's algorithm off for every connection it accepts.
-
-    uvicorn writes a response's head and body in two sends. asyncio turns Nagle off only on
-    sockets whose protocol number says TCP, which a socket uvicorn binds itself does not carry:
-    without this, the body waits for the client's delayed ACK of the head (about 40 ms on
-    Linux). Accepted sockets inherit the option from the listener.
-    """
+    with Nagle's algorithm off for every connection it accepts (they inherit it): uvicorn
+    sends a response's head and body apart, and asyncio would leave Nagle on."""
     listening = config.bind_socket()
     if listening.family in (socket.AF_INET, socket.AF_INET6):
         listening.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.routing import Route
 
-from .._event_limit import DEFAULT_MAX_EVENT_BYTES, bounded_opener, checked_event_limit
+from .._event_limit import DEFAULT_MAX_EVENT_BYTES, checked_event_limit
 from .._lazy_start import LazyStart
 from .._served_app import GuardedApp, Guards
 from .._winding_down import OneEnding, SessionsOpened
@@ -100,7 +100,7 @@ class LegacySseApp(GuardedApp):
     async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
         """Serve for the duration; also the lifespan a parent app may run for this one."""
         async with self._servable.serving() as opener:
-            self._opened = bounded_opener(self._sessions.opener(opener), self._max_event_bytes)
+            self._opened = self._sessions.opener(opener, self._max_event_bytes)
             try:
                 yield
             finally:
@@ -118,7 +118,7 @@ class LegacySseApp(GuardedApp):
 
     async def end_idle_streams(self) -> None:
         """End the streams of the sessions running no call (the server is stopping)."""
-        await self.transport.end_idle_streams()
+        await self.transport.end_streams(idle_only=True)
 
     def calls_in_flight(self) -> int:
         """How many calls (tools, resources, prompts) the open sessions are running."""

@@ -15,9 +15,9 @@ from __future__ import annotations
 import logging
 import re
 import secrets
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, quote
 
 import anyio
@@ -25,6 +25,7 @@ import anyio
 from ....protocol.auth.identity import same_caller
 from ....protocol.wire.jsonrpc import PARSE_ERROR, decode
 from .._body import BodyTooLarge, ClientGone, declared_length, read_body
+from .._refusals import Receive, Scope, Send
 from .._sse import SSE_HEADERS, encode_event
 from ..channel import KEEPALIVE_SECONDS, Stream, refuse, respond
 
@@ -36,11 +37,6 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_MAX_SESSIONS", "KEEPALIVE_SECONDS", "LegacySse"]
 
 logger = logging.getLogger("toolwire.http")
-
-Scope = MutableMapping[str, Any]
-AsgiMessage = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[AsgiMessage]]
-AsgiSend = Callable[[AsgiMessage], Awaitable[None]]
 
 DEFAULT_MAX_SESSIONS = 1000
 """Event streams open at once beyond which a new `GET /sse` is refused with 503."""
@@ -114,24 +110,18 @@ class LegacySse:
         """How many streams (sessions) are open."""
         return len(self._live)
 
-    async def end_streams(self) -> None:
+    async def end_streams(self, *, idle_only: bool = False) -> None:
         """End every open stream, as at shutdown: listen streams (2026-07-28 era) first get
-        their final result, then each session closes and its stream ends."""
+        their final result, then each session closes and its stream ends. With `idle_only`,
+        a session still answering calls keeps its stream."""
         for live in list(self._live.values()):
+            if idle_only and (live.session.busy or live.stream.finished):
+                continue
             with anyio.move_on_after(STREAM_END_SECONDS):
                 await live.session.end_streams()
             live.stream.finish()
 
-    async def end_idle_streams(self) -> None:
-        """End the stream (and session) of every session running no call, as at shutdown;
-        a session still answering calls keeps its stream."""
-        for live in list(self._live.values()):
-            if not live.session.busy and not live.stream.finished:
-                with anyio.move_on_after(STREAM_END_SECONDS):
-                    await live.session.end_streams()
-                live.stream.finish()
-
-    async def stream(self, scope: Scope, receive: Receive, send: AsgiSend) -> None:
+    async def stream(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI endpoint of `GET sse_path`: one session, for as long as the stream is open."""
         if scope["method"] != "GET":
             await _wrong_method(scope, send, "GET", "open the event stream with GET")
@@ -151,9 +141,7 @@ class LegacySse:
         finally:
             self._opening.discard(slot)
 
-    async def _serve_stream(
-        self, scope: Scope, receive: Receive, send: AsgiSend, slot: object
-    ) -> None:
+    async def _serve_stream(self, scope: Scope, receive: Receive, send: Send, slot: object) -> None:
         try:
             opener = await self._opener()
         except Exception:  # the server's lifespan failed; serving.py logged why
@@ -197,7 +185,7 @@ class LegacySse:
         except Exception as error:  # the client is gone: nothing left to end
             logger.debug("SSE session %s: ending the stream failed (%r)", session_id, error)
 
-    async def post(self, scope: Scope, receive: Receive, send: AsgiSend) -> None:
+    async def post(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI endpoint of `POST message_path?session_id=...`: one message for a session."""
         if scope["method"] != "POST":
             await _wrong_method(scope, send, "POST", "send messages with POST")
@@ -240,7 +228,7 @@ class LegacySse:
             await live.session.receive(body)
         await respond(send, 202, b"Accepted", [_TEXT])
 
-    async def _session_of(self, scope: Scope, send: AsgiSend) -> _Live | None:
+    async def _session_of(self, scope: Scope, send: Send) -> _Live | None:
         """The live session the POST names, or None once refused (400/404)."""
         session_id = _query_value(scope, "session_id")
         if session_id is None:
@@ -304,7 +292,7 @@ async def _room(live: _Live) -> bool:
     return not backlog.full
 
 
-async def _wrong_method(scope: Scope, send: AsgiSend, allowed: str, hint: str) -> None:
+async def _wrong_method(scope: Scope, send: Send, allowed: str, hint: str) -> None:
     """405 for a request whose method this endpoint does not take; `hint` says which does."""
     await refuse(
         send,

@@ -8,11 +8,10 @@ client gets a 503 naming the store, and can try again.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from .._sse import SSE_HEADERS, encode_event
-from ..channel import JSON_TYPE, ASGISend, Stream, refuse, respond, unavailable
+from ..channel import JSON_TYPE, ASGIReceive, ASGISend, Stream, refuse, respond, unavailable
 from .records import StoreUnavailable
 from .sessions import SessionLimitError
 
@@ -21,8 +20,6 @@ if TYPE_CHECKING:
     from .._runtime import Runtime
 
 __all__ = ["SESSION_HEADER", "full", "start_session"]
-
-ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 
 SESSION_HEADER = b"mcp-session-id"
 

@@ -12,14 +12,24 @@ absent.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any, cast
 
 from .._refusals import printable
 from .._sse import SSE_HEADERS, encode_event
-from ..channel import PRIMING_SINCE, ASGISend, Stream, followable, refuse, unavailable
-from . import _follow
+from ..channel import (
+    KEEPALIVE,
+    PRIMING_SINCE,
+    ASGIReceive,
+    ASGISend,
+    Stream,
+    followable,
+    refuse,
+    unavailable,
+    until_disconnect,
+)
 from .events import MalformedEventId
 from .records import StoreUnavailable
 from .sessions import is_get_stream
@@ -30,9 +40,11 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_EVENT_ID_LENGTH", "open_get_stream"]
 
-ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+logger = logging.getLogger("toolwire.http")
 
 CATCH_UP_PASSES = 100
+MAX_READS = 10_000_000
+"""Reads one follower makes at most (its lifetime bounds it long before, in practice)."""
 MAX_EVENT_ID_LENGTH = 256
 """The longest `Last-Event-ID` taken (toolwire's own ids are under 150 characters)."""
 
@@ -212,15 +224,8 @@ async def _catch_up(store: EventStore, target: Stream, seen: str, send: ASGISend
         await store.replay_after(seen, keep_later)
         if not later:
             break
-        for event_id, frame in later:
-            await send(
-                {
-                    "type": "http.response.body",
-                    "body": encode_event(frame, event_id),
-                    "more_body": True,
-                }
-            )
-            seen = event_id
+        await _send_events(send, later)
+        seen = later[-1][0]
     return not target.finished
 
 
@@ -236,7 +241,7 @@ async def _follow_elsewhere(
 ) -> None:
     """Replay `tail`, then follow the stream its producer (another process) still writes,
     to its end; a 503 when this process follows all it may already."""
-    if not _follow.reserve(live):
+    if live.followers >= live.max_followers:
         await refuse(
             send,
             503,
@@ -245,13 +250,100 @@ async def _follow_elsewhere(
             headers=[(b"retry-after", b"1")],
         )
         return
+    live.followers += 1
     try:
         await _start(send, session_header, tail.events)
-        after = tail.last_id or last_event_id
-        await _follow.follow(live, found, after, receive, send, keepalive)
+        await _follow(live, found, tail.last_id or last_event_id, receive, send, keepalive)
     finally:
-        _follow.release(live)
+        live.followers -= 1
     await _end(send)
+
+
+async def _follow(
+    store: LiveEventStore,
+    found: HttpSession,
+    after: str,
+    receive: ASGIReceive,
+    send: ASGISend,
+    keepalive: float | None,
+) -> None:
+    """Pass on the events stored after event `after` as they come, until the stream's end
+    marker, its producer's lease lapsing without one (logged), the client leaving, the session
+    ending here, the follower's `follow_seconds` running out (the client resumes from its last
+    event id) or the store failing; the caller ends the response."""
+    stream_id = after.rpartition("/")[0]
+    watcher = asyncio.ensure_future(until_disconnect(receive))
+    started = quiet_since = time.monotonic()
+    seen = after
+    try:
+        for _ in range(MAX_READS):
+            now = time.monotonic()
+            if watcher.done() or found.ended or now - started > store.follow_seconds:
+                logger.debug(
+                    "stream %s: follower stops (%s)",
+                    stream_id,
+                    "client gone"
+                    if watcher.done()
+                    else "session ended"
+                    if found.ended
+                    else "lifetime reached",
+                )
+                return
+            found.last_seen = now  # a followed stream keeps its session from idling out
+            tail = await store.read_tail(seen, store.wait_seconds)
+            if tail is None:  # its events expired
+                return
+            if tail.ended:
+                await _pass_on(tail, send)
+                return
+            if not tail.live:
+                # Between the read and the lease check, the producer may have ended the
+                # stream (the end marker goes before the lease): read once more to know.
+                if await _pass_on(tail, send):
+                    seen = tail.last_id or seen
+                last = await store.read_tail(seen, None)
+                if last is not None:
+                    await _pass_on(last, send)
+                if last is None or not last.ended:
+                    logger.warning(
+                        "stream %s: its producer (another process) stopped renewing its lease "
+                        "without ending it (killed, frozen or cut off from Redis); its "
+                        "resumed response ends after event %s",
+                        stream_id,
+                        (last.last_id if last is not None else None) or seen,
+                    )
+                return
+            if await _pass_on(tail, send):
+                seen = tail.last_id or seen
+                quiet_since = time.monotonic()
+            elif keepalive is not None and time.monotonic() - quiet_since >= keepalive:
+                await _write(send, KEEPALIVE)
+                quiet_since = time.monotonic()
+    except StoreUnavailable:  # logged by the store
+        return
+    except _WriteFailed as failure:
+        logger.debug("stream %s: follower stops, the client is gone (%s)", stream_id, failure)
+        return
+    finally:
+        watcher.cancel()
+
+
+class _WriteFailed(Exception):
+    """A write to the client failed: it is gone."""
+
+
+async def _write(send: ASGISend, body: bytes) -> None:
+    try:
+        await send({"type": "http.response.body", "body": body, "more_body": True})
+    except Exception as error:  # ASGI servers raise various errors for a closed connection
+        raise _WriteFailed(repr(error)) from error
+
+
+async def _pass_on(tail: StreamTail, send: ASGISend) -> bool:
+    """Send the events of `tail`; whether it read any entry at all."""
+    for event_id, frame in tail.events:
+        await _write(send, encode_event(frame, event_id))
+    return tail.last_id is not None
 
 
 async def _start(
@@ -261,7 +353,11 @@ async def _start(
     await send(
         {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + session_header}
     )
-    for event_id, frame in first:
+    await _send_events(send, first)
+
+
+async def _send_events(send: ASGISend, events: list[tuple[str, bytes]]) -> None:
+    for event_id, frame in events:
         await send(
             {"type": "http.response.body", "body": encode_event(frame, event_id), "more_body": True}
         )

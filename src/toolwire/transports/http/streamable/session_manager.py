@@ -231,8 +231,8 @@ class SessionManager:
         session.touched = time.monotonic()
         if not kept:
             await self._drop(session, end_record=False)
-        elif self._announce is not None and self.shared:
-            self._announce(SESSION_UPDATED, session.id)
+        else:
+            self._tell_others(SESSION_UPDATED, session.id)
 
     def reload_soon(self, session_id: str, then: Tell | None = None) -> None:
         """Another process changed a session's record: this process's copy (if any) takes
@@ -297,11 +297,8 @@ class SessionManager:
             StoreUnavailable: Its record could not be deleted; the session goes on.
         """
         await self.store.end(session.id)
-        if self._announce is not None and self.shared:
-            self._announce(SESSION_ENDED, session.id)
-        await self._drop(session, end_record=False)
-        if session.task is not None:
-            await asyncio.wait({session.task}, timeout=CLOSE_GRACE_SECONDS)
+        self._tell_others(SESSION_ENDED, session.id)
+        await self.discard(session)
 
     async def end_by_id(self, session_id: str, identity: Any = None) -> bool:
         """End the session `session_id` of this caller (DELETE) without rebuilding a copy of
@@ -324,15 +321,18 @@ class SessionManager:
         if record is None or record.caller != caller_key(identity):
             return False
         await self.store.end(session_id)
-        if self._announce is not None and self.shared:
-            self._announce(SESSION_ENDED, session_id)
+        self._tell_others(SESSION_ENDED, session_id)
         return True
+
+    def _tell_others(self, topic: str, session_id: str) -> None:
+        if self._announce is not None and self.shared:
+            self._announce(topic, session_id)
 
     async def discard(self, session: HttpSession) -> None:
         """Drop a session that never got a record (its `initialize` failed or was left)."""
         await self._drop(session, end_record=False)
-        if session.task is not None:
-            await asyncio.wait({session.task}, timeout=CLOSE_GRACE_SECONDS)
+        if session.hosted.task is not None:
+            await asyncio.wait({session.hosted.task}, timeout=CLOSE_GRACE_SECONDS)
 
     async def reap(self) -> int:
         """Drop the expired copies (and refresh the records of busy ones); return how many
@@ -386,8 +386,8 @@ class SessionManager:
         tasks = []
         for session in list(self.live.values()):
             await self._drop(session, end_record=not self.shared)
-            if session.task is not None:
-                tasks.append(session.task)
+            if session.hosted.task is not None:
+                tasks.append(session.hosted.task)
         if tasks:
             await asyncio.wait(tasks, timeout=CLOSE_GRACE_SECONDS)
         if self._background:

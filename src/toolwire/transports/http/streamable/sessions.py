@@ -10,7 +10,6 @@ copy that made them, so copies of one session on several processes never issue t
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import secrets
 import time
@@ -58,7 +57,7 @@ class HttpSession:
         self.saved_subscriptions: frozenset[str] = frozenset()  # the URIs its record holds
         self.record_reads = 0  # reads of its record begun: only the latest one is applied
         self.ended = False
-        self._copy = secrets.token_hex(4)  # this live copy, in the ids of its streams
+        self.copy = secrets.token_hex(4)  # names this live copy, in the ids of its streams
         self._streams_made = 0
         # Set when the record is shared: writes a changed record back before the reply that
         # acknowledges the change goes out, so a process killed right after a client was told
@@ -69,11 +68,6 @@ class HttpSession:
     def server_session(self) -> ServerSession | None:
         """The protocol session, once open."""
         return self.hosted.session
-
-    @property
-    def task(self) -> asyncio.Task[None] | None:
-        """The task holding the session open."""
-        return self.hosted.task
 
     @property
     def protocol_version(self) -> str | None:
@@ -122,17 +116,12 @@ class HttpSession:
             or (self.get_stream is not None and self.get_stream.attached)
         )
 
-    @property
-    def copy(self) -> str:
-        """Names this live copy of the session among those other processes may hold."""
-        return self._copy
-
     def new_stream_id(self, *, get: bool = False) -> str:
         """An id for a new stream of this session: it names the session and this copy of it
         (`get`: the standalone GET stream)."""
         self._streams_made += 1
         kind = "g" if get else ""
-        return f"{self.id}.{self._copy}.{kind}{self._streams_made}"
+        return f"{self.id}.{self.copy}.{kind}{self._streams_made}"
 
     def owns(self, stream_id: str) -> bool:
         """Whether `stream_id` is one of this session's streams (made by any copy)."""
@@ -140,7 +129,7 @@ class HttpSession:
 
     def made(self, stream_id: str) -> bool:
         """Whether this copy of the session made `stream_id` (rather than another process)."""
-        return stream_id.startswith(f"{self.id}.{self._copy}.")
+        return stream_id.startswith(f"{self.id}.{self.copy}.")
 
     async def route(self, frame: bytes, kind: FrameKind, request_id: RequestId | None) -> None:
         """The session's routed `send`: a frame for a request goes to that request's stream,
