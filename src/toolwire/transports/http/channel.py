@@ -24,6 +24,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import anyio
@@ -62,7 +63,6 @@ __all__ = [
     "Stream",
     "answer",
     "end_answer",
-    "error_body",
     "followable",
     "refuse",
     "respond",
@@ -73,18 +73,10 @@ __all__ = [
 logger = logging.getLogger("toolwire.http")
 
 ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-# -- plain answers: a status, a few headers and a body; a refusal's body is a JSON-RPC error
-# (id null), as the MCP transport specification asks, so a client always has a message to show.
-
 ASGISend = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 Headers = list[tuple[bytes, bytes]]
 
 JSON_TYPE = (b"content-type", b"application/json")
-
-
-def error_body(message: str, code: int = INVALID_REQUEST) -> bytes:
-    """A JSON-RPC error response with a null id, for a request that never reached a session."""
-    return error_message(None, code, message)
 
 
 async def respond(
@@ -105,7 +97,8 @@ async def refuse(
     code: int = INVALID_REQUEST,
     headers: Iterable[tuple[bytes, bytes]] = (),
 ) -> None:
-    """Answer with an HTTP error status and a JSON-RPC error body naming what was wrong.
+    """Answer with an HTTP error status and a JSON-RPC error body (id null, as the MCP
+    transport specification asks) naming what was wrong.
 
     A refusal is often sent on the request's headers alone, while the server may already have
     answered a broken request itself and closed (uvicorn does, for a malformed chunk): the
@@ -113,7 +106,7 @@ async def refuse(
     flood the log.
     """
     try:
-        await respond(send, status, error_body(message, code), [JSON_TYPE, *headers])
+        await respond(send, status, error_message(None, code, message), [JSON_TYPE, *headers])
     except Exception as error:  # the ASGI server's own protocol error: not ours to report
         logger.debug("refusal %d not sent, the connection is over: %r", status, error)
 
@@ -516,21 +509,13 @@ class Owner(Protocol):
     def new_stream_id(self, *, get: bool = False) -> str: ...
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Answering:
     """How requests are answered (fixed per app)."""
 
-    __slots__ = ("keepalive_seconds", "retry_ms", "store")
-
-    def __init__(
-        self,
-        *,
-        store: EventStore | None,
-        retry_ms: int | None,
-        keepalive_seconds: float | None,
-    ) -> None:
-        self.store = store
-        self.retry_ms = retry_ms
-        self.keepalive_seconds = keepalive_seconds
+    store: EventStore | None
+    retry_ms: int | None
+    keepalive_seconds: float | None
 
 
 async def answer(
@@ -654,8 +639,7 @@ _STATUS_BY_CODE = {
     METHOD_NOT_FOUND: 404,
 }
 
-_ERROR_MEMBER = b',"error":{'
-_RESULT_MEMBER = b',"result":'
+_ERROR_MEMBER = b'"error":{'
 
 
 async def end_answer(stream: Stream, send: ASGISend) -> None:
@@ -676,12 +660,7 @@ async def end_answer(stream: Stream, send: ASGISend) -> None:
 
 def _status_of(reply: bytes) -> int:
     """The HTTP status of a JSON reply: 200 for a result, by code for an error."""
-    error_at = reply.find(_ERROR_MEMBER)
-    result_at = reply.find(_RESULT_MEMBER)
-    if error_at < 0 or (0 <= result_at < error_at):
+    if _ERROR_MEMBER not in reply:  # a result that holds no such text: no need to decode it
         return 200
-    try:
-        code = decode(reply)["error"]["code"]
-    except (ValueError, KeyError, TypeError):
-        return 200
-    return _STATUS_BY_CODE.get(code, 200)
+    error = decode(reply).get("error")
+    return _STATUS_BY_CODE.get(error["code"], 200) if isinstance(error, dict) else 200

@@ -12,7 +12,8 @@ refusal is a 4xx with a JSON-RPC error naming the problem. A 2026-07-28 request 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import MutableMapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ....protocol.wire.eras import HANDSHAKE_VERSIONS, is_modern_request
@@ -22,6 +23,7 @@ from ..channel import (
     ASSUMED_VERSION,
     JSON_TYPE,
     Answering,
+    ASGIReceive,
     ASGISend,
     Stream,
     answer,
@@ -43,7 +45,6 @@ __all__ = ["Endpoint", "EndpointConfig"]
 
 logger = logging.getLogger("toolwire.http")
 
-ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Scope = MutableMapping[str, Any]
 
 MAX_IN_FLIGHT = 1000
@@ -53,25 +54,15 @@ _ALLOW_ALL = [(b"allow", b"GET, POST, DELETE")]
 _ALLOW_POST = [(b"allow", b"POST")]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EndpointConfig:
     """How the endpoint answers (see `streamable_http_app` for each option)."""
 
-    __slots__ = ("json_response", "keepalive_seconds", "max_body_bytes", "retry_ms", "stateless")
-
-    def __init__(
-        self,
-        *,
-        stateless: bool,
-        json_response: bool,
-        max_body_bytes: int,
-        retry_ms: int | None,
-        keepalive_seconds: float | None = None,
-    ) -> None:
-        self.keepalive_seconds = keepalive_seconds
-        self.stateless = stateless
-        self.json_response = json_response
-        self.max_body_bytes = max_body_bytes
-        self.retry_ms = retry_ms
+    stateless: bool
+    json_response: bool
+    max_body_bytes: int
+    retry_ms: int | None
+    keepalive_seconds: float | None = None
 
 
 class Endpoint:
@@ -151,6 +142,7 @@ class Endpoint:
                 message=message,
                 pool=self.runtime.pool,
                 json_response=config.json_response,
+                keepalive_seconds=config.keepalive_seconds,
             )
             return
         # The 2026-07-28 era checks `Accept` its own way: only now is the request known to be
@@ -329,18 +321,6 @@ class Endpoint:
         )
         return True
 
-    async def _addressed_session(
-        self, scope: Scope, headers: dict[bytes, bytes], send: ASGISend
-    ) -> tuple[HttpSession, str | None] | None:
-        """The session a GET or DELETE names and the request's protocol version, or None
-        once refused (a bad version header, no session id, an unknown session)."""
-        version, bad_version = self._version(headers)
-        if bad_version is not None:
-            await refuse(send, 400, bad_version)
-            return None
-        found = await self._session(headers, scope.get("toolwire.identity"), send)
-        return None if found is None else (found, version)
-
     async def _get(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         if await self._refused_stateless(send):
             return
@@ -348,10 +328,13 @@ class Endpoint:
         if not accepts_sse(headers.get(b"accept")):
             await refuse(send, 406, "Not Acceptable: Client must accept text/event-stream")
             return
-        addressed = await self._addressed_session(scope, headers, send)
-        if addressed is None:
+        version, bad_version = self._version(headers)
+        if bad_version is not None:
+            await refuse(send, 400, bad_version)
             return
-        found, version = addressed
+        found = await self._session(headers, scope.get("toolwire.identity"), send)
+        if found is None:
+            return
         config = self.config
         await open_get_stream(
             self.runtime.event_store,
