@@ -48,19 +48,27 @@ class Guards:
     path: str = "/mcp"
     tools: ToolRegistry | None = None
 
-    def around(self, app: ASGIApp, *, max_body_bytes: int) -> ASGIApp:
-        """`app` behind these guards (bodies over `max_body_bytes` refused there too)."""
-        from .security.host_origin import protected
+    def around(self, app: ASGIApp, *, max_body_bytes: int = 4 * 1024 * 1024) -> ASGIApp:
+        """`app` behind these guards: Host/Origin outermost (a forged Host is refused before
+        any token is looked at), then bearer authentication with `auth`, which reads at most
+        `max_body_bytes` of a body for its scope checks."""
+        from .security.host_origin import HostOriginGuard
 
-        return protected(
+        if self.auth is not None:
+            from .security.auth import BearerGuard
+
+            app = BearerGuard(
+                app,
+                self.auth,
+                endpoint_path=self.path,
+                tools=self.tools,
+                max_body_bytes=max_body_bytes,
+            )
+        return HostOriginGuard(
             app,
             allowed_hosts=self.allowed_hosts,
-            bind_host=self.host,
             allowed_origins=self.allowed_origins,
-            auth=self.auth,
-            tools=self.tools,
-            endpoint_path=self.path,
-            max_body_bytes=max_body_bytes,
+            bind_host=self.host,
         )
 
 

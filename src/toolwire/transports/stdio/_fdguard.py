@@ -152,11 +152,6 @@ class FdReader:
         self._registered = False
         self._waiter: asyncio.Future[None] | None = None
 
-    @property
-    def error(self) -> OSError | None:
-        """Why reading stopped early, if it failed."""
-        return self._error
-
     async def read(self) -> bytes:
         """Up to 64 KiB; b"" at end of stream. Raises OSError if reading failed."""
         if self._selectable and self._loop is None:

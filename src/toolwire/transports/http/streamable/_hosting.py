@@ -167,10 +167,6 @@ class SessionPool:
         """How many sessions wait to be lent."""
         return len(self._idle)
 
-    def options(self, identity: Any) -> dict[str, Any]:
-        """The opener's keyword arguments (besides `routed`) for a session of `identity`."""
-        return {"back_channel": False, "identity": identity}
-
     async def take(self, identity: Any, *, era: Era, version: str | None = None) -> Lease:
         """A session ready to serve one request of `era` (and, in the handshake era, of
         protocol `version`) for `identity` (None: unauthenticated); give it back with
@@ -184,7 +180,7 @@ class SessionPool:
             lease = Lease(identity)
             self._live.add(lease)
             try:
-                await lease.hosted.open(self.opener, self.options(identity))
+                await lease.hosted.open(self.opener, {"back_channel": False, "identity": identity})
             except BaseException:
                 self._live.discard(lease)
                 raise
