@@ -20,11 +20,7 @@ ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 
 
 class BodyTooLarge(Exception):
-    """The body is longer than the limit.
-
-    Args:
-        limit: The largest body accepted, in bytes.
-    """
+    """The body is longer than `limit` bytes."""
 
     def __init__(self, limit: int) -> None:
         super().__init__(f"Request body exceeds the limit of {limit} bytes")
@@ -32,11 +28,7 @@ class BodyTooLarge(Exception):
 
 
 class BodyTimeout(Exception):
-    """The body did not arrive in time.
-
-    Args:
-        seconds: How long it was waited for.
-    """
+    """The body did not arrive within `seconds`."""
 
     def __init__(self, seconds: float) -> None:
         super().__init__(f"the request body did not arrive within {seconds:g} seconds")
@@ -56,18 +48,9 @@ def declared_length(headers: list[tuple[bytes, bytes]]) -> int | None:
 
 
 async def read_body(receive: ASGIReceive, limit: int, declared: int | None = None) -> bytes:
-    """The whole body of the request, at most `limit` bytes, within `BODY_SECONDS`.
-
-    Args:
-        receive: The ASGI receive callable of the request.
-        limit: The largest body accepted.
-        declared: The request's `Content-Length`, when known: refused at once if too big.
-
-    Raises:
-        BodyTooLarge: The body (or its declared length) exceeds `limit`.
-        BodyTimeout: It took longer than `BODY_SECONDS`.
-        ClientGone: The client went away mid-body.
-    """
+    """The whole body of the request, at most `limit` bytes (a `declared` Content-Length over
+    it is refused at once), within `BODY_SECONDS`; raises `BodyTooLarge`, `BodyTimeout` or
+    `ClientGone`."""
     if declared is not None and declared > limit:
         raise BodyTooLarge(limit)
     seconds = BODY_SECONDS

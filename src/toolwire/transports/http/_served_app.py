@@ -27,19 +27,9 @@ __all__ = ["GuardedApp", "Guards"]
 
 @dataclass(frozen=True)
 class Guards:
-    """What guards an app: the Host/Origin check always, bearer tokens with `auth`.
-
-    Attributes:
-        allowed_hosts: `Host` values accepted (None: the loopback names; `["*"]`: any).
-            See `security.HostOriginGuard`.
-        allowed_origins: `Origin` values accepted besides the request's own host (None: the
-            loopback origins; `["*"]`: any).
-        auth: The server's `BearerAuth` (None: no authentication).
-        host: The interface the app is served on, when known (`Server.run` passes it): a
-            concrete address or name joins the default allowed hosts.
-        path: The protected resource's path (the MCP path; the SSE app's stream path).
-        tools: The registry whose per-tool scopes the bearer guard enforces.
-    """
+    """What guards an app: the Host/Origin check always (`allowed_hosts`, `allowed_origins`,
+    and `host`, the interface served on, as `security.HostOriginGuard` takes them), bearer
+    tokens with `auth`, for the resource at `path`, with the per-tool scopes of `tools`."""
 
     allowed_hosts: Sequence[str] | None = None
     allowed_origins: Sequence[str] | None = None

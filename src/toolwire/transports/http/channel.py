@@ -1,21 +1,13 @@
 """The response channel of streamable HTTP (both eras) and legacy SSE: frames become bytes.
 
-A `Stream` belongs to one POST (or a GET stream, or a legacy SSE stream) and knows the requests
-whose replies it still owes; the session's routed `send` feeds it with each frame's
-`FrameKind`. Its options carry the era differences: an SSE stream decided up front, one JSON
-body, or JSON that turns into SSE at the first notice (2026-07-28); and whether a client
-leaving detaches the stream (the call goes on, its events stored) or cancels the request.
-`answer` serves one handshake-era request on it, events held back briefly so that a quick
-call goes out as one whole response; `end_answer` ends a 2026-07-28 answer, its JSON with the
-status its error code calls for. With an event store, events get ids (a priming event first,
-for clients on 2025-11-25 or later), a tool may end the stream early
-(`ctx.close_sse_stream()`) and the client resume with `Last-Event-ID`; a `LiveEventStore`
-stream holds a lease while it runs and stores an end marker with its last event. Held events
-are bounded (`HOLD_BYTES`): a client that does not read slows the tool, not the server.
-`respond` and `refuse` send a plain answer, a refusal's body a JSON-RPC error naming the problem.
-`Stream.wait` sends a keep-alive comment after `KEEPALIVE_SECONDS` of silence and, once a
-request has lasted `WATCH_AFTER_SECONDS`, watches for the client leaving. Serving is asyncio
-only.
+A `Stream` carries the frames the session routes to one response (a POST, a GET stream, a
+legacy SSE stream) and knows the replies it still owes. Its options carry the era differences:
+SSE decided up front, one JSON body, or JSON that turns into SSE at the first notice or
+keep-alive (2026-07-28); and whether a client leaving cancels the request or detaches the stream
+(the call goes on, its events stored for `Last-Event-ID`). Events held before the response
+starts are bounded (`HOLD_BYTES`), so a client that does not read slows the tool, not the
+server. `answer` and `end_answer` answer a request of each era; `respond` and `refuse` send a
+plain answer, a refusal's body a JSON-RPC error naming the problem. Serving is asyncio only.
 """
 
 from __future__ import annotations
