@@ -6,8 +6,8 @@ SSE decided up front, one JSON body, or JSON that turns into SSE at the first no
 keep-alive (2026-07-28); and whether a client leaving cancels the request or detaches the stream
 (the call goes on, its events stored for `Last-Event-ID`). Events held before the response
 starts are bounded (`HOLD_BYTES`), so a client that does not read slows the tool, not the
-server. `answer` and `end_answer` answer a request of each era; `respond` and `refuse` send a
-plain answer, a refusal's body a JSON-RPC error naming the problem. Serving is asyncio only.
+server. `end_response` and `end_answer` end a response; `respond` and `refuse` send a plain
+answer, a refusal's body a JSON-RPC error naming the problem. Serving is asyncio only.
 """
 
 from __future__ import annotations
@@ -16,12 +16,10 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import Any, cast
 
 import anyio
 
-from ...protocol.session.reporter import STREAM_CLOSER
 from ...protocol.wire.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -39,10 +37,6 @@ from .streamable._mirror import HEADER_MISMATCH
 from .streamable.events import EventStore, LiveEventStore
 from .streamable.records import StoreUnavailable
 
-if TYPE_CHECKING:
-    from ...protocol.session.session import ServerSession
-    from ...protocol.wire.jsonrpc import Request
-
 __all__ = [
     "ASSUMED_VERSION",
     "JSON_TYPE",
@@ -50,11 +44,10 @@ __all__ = [
     "KEEPALIVE_SECONDS",
     "WATCH_AFTER_SECONDS",
     "ASGISend",
-    "Answering",
     "Headers",
     "Stream",
-    "answer",
     "end_answer",
+    "end_response",
     "followable",
     "refuse",
     "respond",
@@ -488,128 +481,7 @@ ASSUMED_VERSION = "2025-03-26"  # the spec's assumption when the version header 
 PRIMING_SINCE = "2025-11-25"  # SEP-1699: older clients may choke on an event without data
 
 
-class Owner(Protocol):
-    """What `answer` needs of the HTTP session a request belongs to (`sessions.HttpSession`)."""
-
-    routes: dict[RequestId, Stream]
-    streams: dict[str, Stream]
-    ended: bool
-
-    @property
-    def protocol_version(self) -> str | None: ...
-
-    def new_stream_id(self, *, get: bool = False) -> str: ...
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Answering:
-    """How requests are answered (fixed per app)."""
-
-    store: EventStore | None
-    retry_ms: int | None
-    keepalive_seconds: float | None
-
-
-async def answer(
-    session: ServerSession,
-    owner: Owner | None,
-    item: Request,
-    message: Any,
-    receive: ASGIReceive,
-    send: ASGISend,
-    headers: list[tuple[bytes, bytes]],
-    version: str | None,
-    config: Answering,
-    stream: Stream | None = None,
-    *,
-    as_json: bool,
-) -> None:
-    """Hand `message` (a request) to `session`; answer with what it routes back.
-
-    Args:
-        session: The protocol session serving the request.
-        owner: Its HTTP session (None in stateless mode: no resumption, no routes kept).
-        item: The request.
-        message: The decoded body, as the session takes it.
-        receive: The request's ASGI receive (to notice the client leaving).
-        send: The request's ASGI send.
-        headers: Extra response headers (the session id).
-        version: The protocol-version header, if any.
-        config: How to answer.
-        stream: The stream the session already routes this request to (stateless mode).
-        as_json: Answer with one JSON body (the app's choice, or all the client accepts).
-    """
-    store = config.store if owner is not None else None
-    if stream is None:
-        stream_id = owner.new_stream_id() if store is not None and owner else None
-        stream = Stream(stream_id, store, sse=not as_json)
-        if owner is not None:
-            owner.routes[item.id] = stream
-            if stream_id is not None:
-                owner.streams[stream_id] = stream
-    stream.owe(item.id)
-    if as_json:
-        await session.receive_message(message)
-        await stream.wait(receive)
-        if stream.replies:
-            await respond(send, 200, stream.replies[0], [JSON_TYPE, *headers])
-        elif owner is not None and owner.ended:
-            await refuse(send, 404, "Not Found: Session not found or expired")
-        elif not stream.pending:  # cancelled by the client: no reply, nothing more owed
-            await respond(send, 202, b"", headers)
-        return
-    stream.hold()
-    token = None
-    if stream.store is not None:
-        negotiated = owner.protocol_version if owner is not None else None
-        if (negotiated or version or ASSUMED_VERSION) >= PRIMING_SINCE and await stream.emit(
-            None, config.retry_ms
-        ):
-            # Only a stream with an id to resume from may be ended early.
-            token = STREAM_CLOSER.set(_closer(stream, send, config.retry_ms))
-    try:
-        await session.receive_message(message)
-    finally:
-        if token is not None:
-            STREAM_CLOSER.reset(token)
-    if not (stream.finished or stream.cut):
-        # A call's task runs in the next pass of the event loop, and a quick async tool
-        # answers there: worth one pass to send one whole response instead of a start,
-        # chunks and an end.
-        await asyncio.sleep(0)
-    if stream.finished or stream.cut:  # answered (or cut) already: one whole response
-        body = stream.unhold(None)
-        if stream.cut:
-            body += _retry_line(config.retry_ms)
-        await respond(send, 200, body, [*SSE_HEADERS, *headers])
-        return
-    await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + headers})
-    held = stream.unhold(send)
-    if held:
-        await stream.send_raw(held)
-    await stream.wait(receive, config.keepalive_seconds)
-    await _end_response(stream, send)
-
-
-def _retry_line(retry_ms: int | None) -> bytes:
-    return b"" if retry_ms is None else b"retry: " + str(retry_ms).encode("ascii") + b"\n\n"
-
-
-def _closer(stream: Stream, send: ASGISend, retry_ms: int | None) -> Callable[[], Awaitable[None]]:
-    """What `ctx.close_sse_stream()` calls for a call carried by `stream` on `send`: end the
-    response now (with a `retry` hint); the call's later events are only stored."""
-
-    async def close() -> None:
-        if stream.holding:
-            stream.cut = True  # the handler ends the response as soon as it may
-        elif stream.is_sending_to(send):
-            await stream.send_raw(_retry_line(retry_ms))
-            stream.detach()
-
-    return close
-
-
-async def _end_response(stream: Stream, send: ASGISend) -> None:
+async def end_response(stream: Stream, send: ASGISend) -> None:
     """End the SSE response on `send` (the stream itself may live on, stored or resumed)."""
     if stream.is_sending_to(send):
         stream.release()
@@ -642,7 +514,7 @@ async def end_answer(stream: Stream, send: ASGISend) -> None:
     if stream.gone:
         return
     if stream.sse:
-        await _end_response(stream, send)
+        await end_response(stream, send)
     elif stream.replies:
         reply = stream.replies[0]
         await respond(send, _status_of(reply), reply, [JSON_TYPE])

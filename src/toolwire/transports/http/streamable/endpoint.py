@@ -11,22 +11,25 @@ refusal is a 4xx with a JSON-RPC error naming the problem. A 2026-07-28 request 
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ....protocol.session.reporter import STREAM_CLOSER
 from ....protocol.wire.eras import HANDSHAKE_VERSIONS, is_modern_request
 from ....protocol.wire.jsonrpc import PARSE_ERROR, Invalid, Request, Response, classify, decode
 from .._body import BodyTimeout, BodyTooLarge, ClientGone, declared_length, read_body
+from .._sse import SSE_HEADERS
 from ..channel import (
     ASSUMED_VERSION,
     JSON_TYPE,
-    Answering,
+    PRIMING_SINCE,
     ASGIReceive,
     ASGISend,
     Stream,
-    answer,
+    end_response,
     refuse,
     respond,
     unavailable,
@@ -39,6 +42,7 @@ from .records import StoreUnavailable
 from .sessions import HttpSession, SessionLimitError
 
 if TYPE_CHECKING:
+    from ....protocol.session.session import ServerSession
     from .._runtime import Runtime
 
 __all__ = ["Endpoint", "EndpointConfig"]
@@ -76,11 +80,6 @@ class Endpoint:
     def __init__(self, runtime: Runtime, config: EndpointConfig) -> None:
         self.runtime = runtime
         self.config = config
-        self._answering = Answering(
-            store=runtime.event_store,
-            retry_ms=config.retry_ms,
-            keepalive_seconds=config.keepalive_seconds,
-        )
         self._accept_refusal = (
             "Not Acceptable: Client must accept application/json"
             if config.json_response
@@ -203,21 +202,76 @@ class Endpoint:
                 send, 409, f"Conflict: request id {item.id!r} is already in flight in this session"
             )
             return
-        await answer(
-            session,
-            found,
-            item,
-            message,
-            receive,
-            send,
-            [session_header],
-            version,
-            self._answering,
-            as_json=as_json,
+        store = self.runtime.event_store
+        stream_id = found.new_stream_id() if store is not None else None
+        stream = Stream(stream_id, store, sse=not as_json)
+        found.routes[item.id] = stream
+        if stream_id is not None:
+            found.streams[stream_id] = stream
+        stream.owe(item.id)
+        await self._answer(
+            session, found, message, stream, receive, send, version, [session_header]
         )
         if found.record_changed:
             assert self.runtime.sessions is not None
             await self.runtime.sessions.sync(found)
+
+    async def _answer(
+        self,
+        session: ServerSession,
+        owner: HttpSession | None,
+        message: Any,
+        stream: Stream,
+        receive: ASGIReceive,
+        send: ASGISend,
+        version: str | None,
+        headers: list[tuple[bytes, bytes]],
+    ) -> None:
+        """Hand `message` (a request `stream` owes the reply to) to `session` and answer with
+        what it routes back, as one JSON body or an SSE stream (`stream.sse`); `owner` is its
+        HTTP session (None when stateless), `headers` go on the response."""
+        if not stream.sse:
+            await session.receive_message(message)
+            await stream.wait(receive)
+            if stream.replies:
+                await respond(send, 200, stream.replies[0], [JSON_TYPE, *headers])
+            elif owner is not None and owner.ended:
+                await refuse(send, 404, "Not Found: Session not found or expired")
+            elif not stream.pending:  # cancelled by the client: no reply, nothing more owed
+                await respond(send, 202, b"", headers)
+            return
+        retry_ms = self.config.retry_ms
+        stream.hold()
+        token = None
+        if stream.store is not None:
+            negotiated = owner.protocol_version if owner is not None else None
+            if (negotiated or version or ASSUMED_VERSION) >= PRIMING_SINCE and await stream.emit(
+                None, retry_ms
+            ):
+                # Only a stream with an id to resume from may be ended early.
+                token = STREAM_CLOSER.set(_closer(stream, send, retry_ms))
+        try:
+            await session.receive_message(message)
+        finally:
+            if token is not None:
+                STREAM_CLOSER.reset(token)
+        if not (stream.finished or stream.cut):
+            # A call's task runs in the next pass of the event loop, and a quick async tool
+            # answers there: worth one pass to send one whole response instead of a start,
+            # chunks and an end.
+            await asyncio.sleep(0)
+        if stream.finished or stream.cut:  # answered (or cut) already: one whole response
+            body = stream.unhold(None)
+            if stream.cut:
+                body += _retry_line(retry_ms)
+            await respond(send, 200, body, [*SSE_HEADERS, *headers])
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + headers})
+        held = stream.unhold(send)
+        if held:
+            await stream.send_raw(held)
+        await stream.wait(receive, self.config.keepalive_seconds)
+        await end_response(stream, send)
 
     @staticmethod
     def _version(headers: dict[bytes, bytes]) -> tuple[str | None, str | None]:
@@ -293,19 +347,8 @@ class Endpoint:
             stream = Stream(None, None, sse=not as_json)
             lease.target = stream.write
             lease.on_end = stream.finish
-            await answer(
-                session,
-                None,
-                item,
-                message,
-                receive,
-                send,
-                [],
-                version,
-                self._answering,
-                stream,
-                as_json=as_json,
-            )
+            stream.owe(item.id)
+            await self._answer(session, None, message, stream, receive, send, version, [])
             lease.reusable = True
         finally:
             pool.give_back(lease)
@@ -372,6 +415,24 @@ class Endpoint:
             await refuse(send, 404, "Not Found: Session not found or expired")
             return
         await respond(send, 200)
+
+
+def _retry_line(retry_ms: int | None) -> bytes:
+    return b"" if retry_ms is None else b"retry: " + str(retry_ms).encode("ascii") + b"\n\n"
+
+
+def _closer(stream: Stream, send: ASGISend, retry_ms: int | None) -> Callable[[], Awaitable[None]]:
+    """What `ctx.close_sse_stream()` calls for a call carried by `stream` on `send`: end the
+    response now (with a `retry` hint); the call's later events are only stored."""
+
+    async def close() -> None:
+        if stream.holding:
+            stream.cut = True  # the handler ends the response as soon as it may
+        elif stream.is_sending_to(send):
+            await stream.send_raw(_retry_line(retry_ms))
+            stream.detach()
+
+    return close
 
 
 # -- what a handshake-era request's headers must say ------------------------------------
