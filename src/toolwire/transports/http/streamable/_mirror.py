@@ -23,12 +23,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HEADER_MISMATCH",
+    "JSON_RANGES",
+    "SSE_RANGES",
     "acceptable",
     "check_method",
     "check_name",
     "check_params",
     "check_version",
     "collect",
+    "media_ranges",
 ]
 
 HEADER_MISMATCH = -32020
@@ -58,22 +61,22 @@ def collect(headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
     return found
 
 
-def acceptable(accept: str | None, *, sse: bool) -> bool:
-    """Whether the client's `Accept` lets it read the answer it may get.
+JSON_RANGES = frozenset({"application/json", "application/*", "*/*"})
+SSE_RANGES = frozenset({"text/event-stream", "text/*", "*/*"})
 
-    JSON is always needed; `sse` says whether an event stream may be answered too. A request
-    without `Accept` takes anything (as HTTP says, and as the SDK lets it).
-    """
+
+def media_ranges(accept: str) -> set[str]:
+    """The media ranges an `Accept` header lists, lower case, without their parameters."""
+    return {part.split(";", 1)[0].strip().lower() for part in accept.split(",")}
+
+
+def acceptable(accept: str | None, *, sse: bool) -> bool:
+    """Whether the client's `Accept` lets it read the answer it may get: JSON always, an event
+    stream too with `sse`. A request without `Accept` takes anything (as HTTP says)."""
     if accept is None or not accept.strip():
         return True
-    json_ok = sse_ok = False
-    for part in accept.split(","):
-        media = part.split(";", 1)[0].strip().lower()
-        if media in ("application/json", "application/*", "*/*"):
-            json_ok = True
-        if media in ("text/event-stream", "text/*", "*/*"):
-            sse_ok = True
-    return json_ok and (sse_ok or not sse)
+    ranges = media_ranges(accept)
+    return bool(ranges & JSON_RANGES) and (not sse or bool(ranges & SSE_RANGES))
 
 
 def _mismatch(text: str) -> ProtocolError:

@@ -35,6 +35,7 @@ from ..channel import (
     unavailable,
 )
 from ._initialize import SESSION_HEADER, full, start_session
+from ._mirror import JSON_RANGES, SSE_RANGES, media_ranges
 from ._resume import open_get_stream
 from ._session_ids import could_be_session_id
 from .modern import serve_modern
@@ -440,34 +441,20 @@ def _closer(stream: Stream, send: ASGISend, retry_ms: int | None) -> Callable[[]
 # defines them.
 
 
-def _kinds(accept: bytes) -> set[bytes]:
-    return {part.split(b";", 1)[0].strip().lower() for part in accept.split(b",")}
-
-
 def answer_as(accept: bytes | None, json_response: bool) -> str | None:
-    """How to answer a POST: "json" (one body), "sse" (a stream), or None (406).
-
-    Args:
-        accept: The request's `Accept` header, if any.
-        json_response: The app answers with JSON bodies only.
-    """
+    """How to answer a POST: "json" (one body), "sse" (a stream), or None (406); with
+    `json_response`, JSON only. `*/*` alone gets JSON."""
     if not accept:
         return "json"
-    kinds = _kinds(accept)
-    json_ok = bool(kinds & {b"application/json", b"application/*", b"*/*"})
-    sse_ok = b"text/event-stream" in kinds or b"text/*" in kinds
-    if json_response:
-        return "json" if json_ok else None
-    if sse_ok:
+    ranges = media_ranges(accept.decode("latin-1"))
+    if not json_response and ranges & {"text/event-stream", "text/*"}:
         return "sse"
-    return "json" if json_ok else None
+    return "json" if ranges & JSON_RANGES else None
 
 
 def accepts_sse(accept: bytes | None) -> bool:
     """Whether a GET's `Accept` allows an event stream (a missing one allows anything)."""
-    if not accept:
-        return True
-    return bool(_kinds(accept) & {b"text/event-stream", b"text/*", b"*/*"})
+    return not accept or bool(media_ranges(accept.decode("latin-1")) & SSE_RANGES)
 
 
 def is_json(content_type: bytes | None) -> bool:
