@@ -39,16 +39,20 @@ from .streamable.records import StoreUnavailable
 
 __all__ = [
     "ASSUMED_VERSION",
+    "JSON_RANGES",
     "JSON_TYPE",
     "KEEPALIVE",
     "KEEPALIVE_SECONDS",
+    "SSE_RANGES",
     "WATCH_AFTER_SECONDS",
     "ASGISend",
     "Headers",
     "Stream",
+    "acceptable",
     "end_answer",
     "end_response",
     "followable",
+    "media_ranges",
     "refuse",
     "respond",
     "unavailable",
@@ -106,6 +110,24 @@ async def unavailable(send: ASGISend, failure: Exception) -> None:
         code=INTERNAL_ERROR,
         headers=[(b"retry-after", b"1")],
     )
+
+
+JSON_RANGES = frozenset({"application/json", "application/*", "*/*"})
+SSE_RANGES = frozenset({"text/event-stream", "text/*", "*/*"})
+
+
+def media_ranges(accept: str) -> set[str]:
+    """The media ranges an `Accept` header lists, lower case, without their parameters."""
+    return {part.split(";", 1)[0].strip().lower() for part in accept.split(",")}
+
+
+def acceptable(accept: str | None, *, sse: bool) -> bool:
+    """Whether the client's `Accept` lets it read the answer it may get: JSON always, an event
+    stream too with `sse`. A request without `Accept` takes anything (as HTTP says)."""
+    if accept is None or not accept.strip():
+        return True
+    ranges = media_ranges(accept)
+    return bool(ranges & JSON_RANGES) and (not sse or bool(ranges & SSE_RANGES))
 
 
 KEEPALIVE_SECONDS = 15.0

@@ -23,15 +23,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HEADER_MISMATCH",
-    "JSON_RANGES",
-    "SSE_RANGES",
-    "acceptable",
     "check_method",
     "check_name",
     "check_params",
     "check_version",
     "collect",
-    "media_ranges",
 ]
 
 HEADER_MISMATCH = -32020
@@ -59,24 +55,6 @@ def collect(headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
             text = value.decode("latin-1")
             found[name] = f"{found[name]}, {text}" if name in found else text
     return found
-
-
-JSON_RANGES = frozenset({"application/json", "application/*", "*/*"})
-SSE_RANGES = frozenset({"text/event-stream", "text/*", "*/*"})
-
-
-def media_ranges(accept: str) -> set[str]:
-    """The media ranges an `Accept` header lists, lower case, without their parameters."""
-    return {part.split(";", 1)[0].strip().lower() for part in accept.split(",")}
-
-
-def acceptable(accept: str | None, *, sse: bool) -> bool:
-    """Whether the client's `Accept` lets it read the answer it may get: JSON always, an event
-    stream too with `sse`. A request without `Accept` takes anything (as HTTP says)."""
-    if accept is None or not accept.strip():
-        return True
-    ranges = media_ranges(accept)
-    return bool(ranges & JSON_RANGES) and (not sse or bool(ranges & SSE_RANGES))
 
 
 def _mismatch(text: str) -> ProtocolError:

@@ -24,18 +24,20 @@ from .._body import BodyTimeout, BodyTooLarge, ClientGone, declared_length, read
 from .._sse import SSE_HEADERS
 from ..channel import (
     ASSUMED_VERSION,
+    JSON_RANGES,
     JSON_TYPE,
     PRIMING_SINCE,
+    SSE_RANGES,
     ASGIReceive,
     ASGISend,
     Stream,
     end_response,
+    media_ranges,
     refuse,
     respond,
     unavailable,
 )
 from ._initialize import SESSION_HEADER, full, start_session
-from ._mirror import JSON_RANGES, SSE_RANGES, media_ranges
 from ._resume import open_get_stream
 from ._session_ids import could_be_session_id
 from .modern import serve_modern

@@ -25,7 +25,7 @@ from ....protocol.wire.jsonrpc import (
     classify,
     error_message,
 )
-from ..channel import ASGIReceive, ASGISend, Stream, end_answer, refuse, respond
+from ..channel import ASGIReceive, ASGISend, Stream, acceptable, end_answer, refuse, respond
 from . import _mirror
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ async def serve_modern(
         await refuse(send, 400, _NOT_ONE_MESSAGE)
         return
     streams = item.method == LISTEN or not json_response
-    if not _mirror.acceptable(headers.get("accept"), sse=streams):
+    if not acceptable(headers.get("accept"), sse=streams):
         wanted = "both application/json and text/event-stream" if streams else "application/json"
         await refuse(send, 406, f"Not Acceptable: Client must accept {wanted}")
         return
