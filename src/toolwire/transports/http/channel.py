@@ -87,13 +87,8 @@ async def refuse(
     headers: Iterable[tuple[bytes, bytes]] = (),
 ) -> None:
     """Answer with an HTTP error status and a JSON-RPC error body (id null, as the MCP
-    transport specification asks) naming what was wrong.
-
-    A refusal is often sent on the request's headers alone, while the server may already have
-    answered a broken request itself and closed (uvicorn does, for a malformed chunk): the
-    send then fails. That client is gone; a traceback per such request would let anyone
-    flood the log.
-    """
+    transport specification asks) naming what was wrong. A send that fails (the server already
+    answered a broken request and closed, as uvicorn does) is only logged at debug level."""
     try:
         await respond(send, status, error_message(None, code, message), [JSON_TYPE, *headers])
     except Exception as error:  # the ASGI server's own protocol error: not ours to report

@@ -140,10 +140,6 @@ class _Stop:
         else:
             self.session.close()
 
-    async def end_streams(self) -> None:
-        if self.session is not None:
-            await self.session.end_streams()
-
 
 async def _serve(session: ServerSession, reader: FdReader, splitter: LineSplitter) -> None:
     """Hand the session every frame, in order, until stdin ends; oversized lines are answered.
@@ -185,7 +181,8 @@ async def _watch_signals(stop: _Stop) -> None:
                     _parent_watch.quiet_exit(0)
                 logger.info("received %s; shutting down", signal.Signals(signum).name)
                 with anyio.move_on_after(STREAM_END_SECONDS):
-                    await stop.end_streams()
+                    if stop.session is not None:
+                        await stop.session.end_streams()
                 stop()
     finally:
         # asyncio just reset the handlers to the defaults: a SIGTERM during the rest of the

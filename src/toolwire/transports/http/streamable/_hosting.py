@@ -94,15 +94,9 @@ class HostedSession:
 
 
 class Lease:
-    """A pooled session, and where the frames of the request it serves go right now.
-
-    Attributes:
-        target: The current request's frame sink (frames that answer no request are
-            dropped: a lent session has no stream of its own).
-        on_end: Called if the session ends while the current request still waits on it.
-        reusable: Set by the request once it ended cleanly (the session may serve another).
-        listening: The session serves a `subscriptions/listen` stream (never reused).
-    """
+    """A pooled session and the request it serves: its frames go to `target` (those for no
+    request are dropped), `on_end` is called if the session ends under it, `reusable` is set
+    once it ended cleanly, `listening` while it serves a listen stream (never reused)."""
 
     __slots__ = ("closed", "hosted", "identity", "listening", "on_end", "reusable", "target")
 
