@@ -275,16 +275,13 @@ def test_options_pass_without_a_token() -> None:
     assert reply.status_code == 200  # the echo app answered: no challenge for a preflight
 
 
-def test_protected_checks_the_host_before_the_token() -> None:
-    from toolwire.transports.http.security.host_origin import protected
+def test_guards_check_the_host_before_the_token() -> None:
+    from toolwire.transports.http._served_app import Guards
 
     server = tools_server()
-    app = protected(
-        echo_app,
-        auth=BearerAuth(verify),
-        tools=server.tool_registry,
-        allowed_hosts=["127.0.0.1"],
-    )
+    app = Guards(
+        allowed_hosts=["127.0.0.1"], auth=BearerAuth(verify), tools=server.tool_registry
+    ).around(echo_app)
     with served(app) as url:
         foreign = httpx2.post(url + "/mcp", headers={"host": "evil.example"}, timeout=10)
         missing_token = call(url, None)
@@ -294,6 +291,6 @@ def test_protected_checks_the_host_before_the_token() -> None:
     assert missing_token.status_code == 401
     assert metadata.status_code == 200
     assert ok.status_code == 200
-    with served(protected(echo_app)) as url:  # no auth: Host/Origin only
+    with served(Guards().around(echo_app)) as url:  # no auth: Host/Origin only
         assert call(url, None).status_code == 200
         assert httpx2.post(url, headers={"origin": "https://evil.example"}).status_code == 403

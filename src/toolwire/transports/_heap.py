@@ -24,12 +24,8 @@ SETTLE_SECONDS = 1.0
 
 
 def settle_heap_later(delay: float = SETTLE_SECONDS) -> asyncio.TimerHandle | None:
-    """On the running loop, collect and freeze the heap once, `delay` seconds from now.
-
-    Returns:
-        The timer (cancel it to skip), or None when `TOOLWIRE_GC_FREEZE` is "0" or the
-        collector is disabled (the application decided on its own).
-    """
+    """On the running loop, collect and freeze the heap once, `delay` seconds from now; the
+    timer, or None when `TOOLWIRE_GC_FREEZE` is "0" or the application disabled the collector."""
     if not _wanted():
         return None
     return asyncio.get_running_loop().call_later(delay, _settle)

@@ -37,9 +37,12 @@ class ModernOnlyApp:
     """The smallest endpoint around `serve_modern`: handshake-era requests get a 400. Its
     lifespan serves the server and holds the pool its requests borrow sessions from."""
 
-    def __init__(self, servable: Servable, *, json_response: bool = False) -> None:
+    def __init__(
+        self, servable: Servable, *, json_response: bool = False, keepalive_seconds: float = 15.0
+    ) -> None:
         self.servable = servable
         self.json_response = json_response
+        self.keepalive_seconds = keepalive_seconds
         self.pool: SessionPool | None = None
 
     async def end_idle_streams(self) -> None:
@@ -90,6 +93,7 @@ class ModernOnlyApp:
             message=decoded,
             pool=self.pool,
             json_response=self.json_response,
+            keepalive_seconds=self.keepalive_seconds,
         )
 
 

@@ -20,11 +20,7 @@ ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 
 
 class BodyTooLarge(Exception):
-    """The body is longer than the limit.
-
-    Args:
-        limit: The largest body accepted, in bytes.
-    """
+    """The body is longer than `limit` bytes."""
 
     def __init__(self, limit: int) -> None:
         super().__init__(f"Request body exceeds the limit of {limit} bytes")
@@ -32,11 +28,7 @@ class BodyTooLarge(Exception):
 
 
 class BodyTimeout(Exception):
-    """The body did not arrive in time.
-
-    Args:
-        seconds: How long it was waited for.
-    """
+    """The body did not arrive within `seconds`."""
 
     def __init__(self, seconds: float) -> None:
         super().__init__(f"the request body did not arrive within {seconds:g} seconds")
@@ -55,29 +47,13 @@ def declared_length(headers: list[tuple[bytes, bytes]]) -> int | None:
     return None
 
 
-async def read_body(
-    receive: ASGIReceive,
-    limit: int,
-    declared: int | None = None,
-    seconds: float | None = None,
-) -> bytes:
-    """The whole body of the request, at most `limit` bytes, within `seconds`.
-
-    Args:
-        receive: The ASGI receive callable of the request.
-        limit: The largest body accepted.
-        declared: The request's `Content-Length`, when known: refused at once if too big.
-        seconds: How long the body may take to arrive (default `BODY_SECONDS`).
-
-    Raises:
-        BodyTooLarge: The body (or its declared length) exceeds `limit`.
-        BodyTimeout: It took longer than `seconds`.
-        ClientGone: The client went away mid-body.
-    """
+async def read_body(receive: ASGIReceive, limit: int, declared: int | None = None) -> bytes:
+    """The whole body of the request, at most `limit` bytes (a `declared` Content-Length over
+    it is refused at once), within `BODY_SECONDS`; raises `BodyTooLarge`, `BodyTimeout` or
+    `ClientGone`."""
     if declared is not None and declared > limit:
         raise BodyTooLarge(limit)
-    if seconds is None:
-        seconds = BODY_SECONDS
+    seconds = BODY_SECONDS
     # A bare timer rather than asyncio.timeout(): a third of the cost, on every request.
     task = asyncio.current_task()
     assert task is not None
@@ -101,27 +77,16 @@ async def read_body(
 
 
 async def _read(receive: ASGIReceive, limit: int) -> bytes:
-    message = await receive()
-    if message["type"] != "http.request":
-        raise ClientGone
-    body: bytes = message.get("body", b"")
-    if not message.get("more_body", False):  # the usual case: one chunk
-        if len(body) > limit:
-            raise BodyTooLarge(limit)
-        return body
-    parts = [body]
-    size = len(body)
+    parts: list[bytes] = []
+    size = 0
     while True:
-        if size > limit:
-            raise BodyTooLarge(limit)
         message = await receive()
         if message["type"] != "http.request":
             raise ClientGone
-        chunk = message.get("body", b"")
+        chunk: bytes = message.get("body", b"")
         size += len(chunk)
-        parts.append(chunk)
+        if size > limit:
+            raise BodyTooLarge(limit)
         if not message.get("more_body", False):
-            break
-    if size > limit:
-        raise BodyTooLarge(limit)
-    return b"".join(parts)
+            return b"".join((*parts, chunk)) if parts else chunk
+        parts.append(chunk)

@@ -27,19 +27,9 @@ __all__ = ["GuardedApp", "Guards"]
 
 @dataclass(frozen=True)
 class Guards:
-    """What guards an app: the Host/Origin check always, bearer tokens with `auth`.
-
-    Attributes:
-        allowed_hosts: `Host` values accepted (None: the loopback names; `["*"]`: any).
-            See `security.HostOriginGuard`.
-        allowed_origins: `Origin` values accepted besides the request's own host (None: the
-            loopback origins; `["*"]`: any).
-        auth: The server's `BearerAuth` (None: no authentication).
-        host: The interface the app is served on, when known (`Server.run` passes it): a
-            concrete address or name joins the default allowed hosts.
-        path: The protected resource's path (the MCP path; the SSE app's stream path).
-        tools: The registry whose per-tool scopes the bearer guard enforces.
-    """
+    """What guards an app: the Host/Origin check always (`allowed_hosts`, `allowed_origins`,
+    and `host`, the interface served on, as `security.HostOriginGuard` takes them), bearer
+    tokens with `auth`, for the resource at `path`, with the per-tool scopes of `tools`."""
 
     allowed_hosts: Sequence[str] | None = None
     allowed_origins: Sequence[str] | None = None
@@ -48,19 +38,27 @@ class Guards:
     path: str = "/mcp"
     tools: ToolRegistry | None = None
 
-    def around(self, app: ASGIApp, *, max_body_bytes: int) -> ASGIApp:
-        """`app` behind these guards (bodies over `max_body_bytes` refused there too)."""
-        from .security.host_origin import protected
+    def around(self, app: ASGIApp, *, max_body_bytes: int = 4 * 1024 * 1024) -> ASGIApp:
+        """`app` behind these guards: Host/Origin outermost (a forged Host is refused before
+        any token is looked at), then bearer authentication with `auth`, which reads at most
+        `max_body_bytes` of a body for its scope checks."""
+        from .security.host_origin import HostOriginGuard
 
-        return protected(
+        if self.auth is not None:
+            from .security.auth import BearerGuard
+
+            app = BearerGuard(
+                app,
+                self.auth,
+                endpoint_path=self.path,
+                tools=self.tools,
+                max_body_bytes=max_body_bytes,
+            )
+        return HostOriginGuard(
             app,
             allowed_hosts=self.allowed_hosts,
-            bind_host=self.host,
             allowed_origins=self.allowed_origins,
-            auth=self.auth,
-            tools=self.tools,
-            endpoint_path=self.path,
-            max_body_bytes=max_body_bytes,
+            bind_host=self.host,
         )
 
 

@@ -1,21 +1,13 @@
 """The response channel of streamable HTTP (both eras) and legacy SSE: frames become bytes.
 
-A `Stream` belongs to one POST (or a GET stream, or a legacy SSE stream) and knows the requests
-whose replies it still owes; the session's routed `send` feeds it with each frame's
-`FrameKind`. Its options carry the era differences: an SSE stream decided up front, one JSON
-body, or JSON that turns into SSE at the first notice (2026-07-28); and whether a client
-leaving detaches the stream (the call goes on, its events stored) or cancels the request.
-`answer` serves one handshake-era request on it, events held back briefly so that a quick
-call goes out as one whole response; `end_answer` ends a 2026-07-28 answer, its JSON with the
-status its error code calls for. With an event store, events get ids (a priming event first,
-for clients on 2025-11-25 or later), a tool may end the stream early
-(`ctx.close_sse_stream()`) and the client resume with `Last-Event-ID`; a `LiveEventStore`
-stream holds a lease while it runs and stores an end marker with its last event. Held events
-are bounded (`HOLD_BYTES`): a client that does not read slows the tool, not the server.
-`respond` and `refuse` send a plain answer, a refusal's body a JSON-RPC error naming the problem.
-`Stream.wait` sends a keep-alive comment after `KEEPALIVE_SECONDS` of silence and, once a
-request has lasted `WATCH_AFTER_SECONDS`, watches for the client leaving. Serving is asyncio
-only.
+A `Stream` carries the frames the session routes to one response (a POST, a GET stream, a
+legacy SSE stream) and knows the replies it still owes. Its options carry the era differences:
+SSE decided up front, one JSON body, or JSON that turns into SSE at the first notice or
+keep-alive (2026-07-28); and whether a client leaving cancels the request or detaches the stream
+(the call goes on, its events stored for `Last-Event-ID`). Events held before the response
+starts are bounded (`HOLD_BYTES`), so a client that does not read slows the tool, not the
+server. `end_response` and `end_answer` end a response; `respond` and `refuse` send a plain
+answer, a refusal's body a JSON-RPC error naming the problem. Serving is asyncio only.
 """
 
 from __future__ import annotations
@@ -24,11 +16,10 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import Any, cast
 
 import anyio
 
-from ...protocol.session.reporter import STREAM_CLOSER
 from ...protocol.wire.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -46,24 +37,22 @@ from .streamable._mirror import HEADER_MISMATCH
 from .streamable.events import EventStore, LiveEventStore
 from .streamable.records import StoreUnavailable
 
-if TYPE_CHECKING:
-    from ...protocol.session.session import ServerSession
-    from ...protocol.wire.jsonrpc import Request
-
 __all__ = [
     "ASSUMED_VERSION",
+    "JSON_RANGES",
     "JSON_TYPE",
     "KEEPALIVE",
     "KEEPALIVE_SECONDS",
+    "SSE_RANGES",
     "WATCH_AFTER_SECONDS",
     "ASGISend",
-    "Answering",
     "Headers",
     "Stream",
-    "answer",
+    "acceptable",
     "end_answer",
-    "error_body",
+    "end_response",
     "followable",
+    "media_ranges",
     "refuse",
     "respond",
     "unavailable",
@@ -73,18 +62,10 @@ __all__ = [
 logger = logging.getLogger("toolwire.http")
 
 ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-# -- plain answers: a status, a few headers and a body; a refusal's body is a JSON-RPC error
-# (id null), as the MCP transport specification asks, so a client always has a message to show.
-
 ASGISend = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 Headers = list[tuple[bytes, bytes]]
 
 JSON_TYPE = (b"content-type", b"application/json")
-
-
-def error_body(message: str, code: int = INVALID_REQUEST) -> bytes:
-    """A JSON-RPC error response with a null id, for a request that never reached a session."""
-    return error_message(None, code, message)
 
 
 async def respond(
@@ -105,15 +86,11 @@ async def refuse(
     code: int = INVALID_REQUEST,
     headers: Iterable[tuple[bytes, bytes]] = (),
 ) -> None:
-    """Answer with an HTTP error status and a JSON-RPC error body naming what was wrong.
-
-    A refusal is often sent on the request's headers alone, while the server may already have
-    answered a broken request itself and closed (uvicorn does, for a malformed chunk): the
-    send then fails. That client is gone; a traceback per such request would let anyone
-    flood the log.
-    """
+    """Answer with an HTTP error status and a JSON-RPC error body (id null, as the MCP
+    transport specification asks) naming what was wrong. A send that fails (the server already
+    answered a broken request and closed, as uvicorn does) is only logged at debug level."""
     try:
-        await respond(send, status, error_body(message, code), [JSON_TYPE, *headers])
+        await respond(send, status, error_message(None, code, message), [JSON_TYPE, *headers])
     except Exception as error:  # the ASGI server's own protocol error: not ours to report
         logger.debug("refusal %d not sent, the connection is over: %r", status, error)
 
@@ -128,6 +105,24 @@ async def unavailable(send: ASGISend, failure: Exception) -> None:
         code=INTERNAL_ERROR,
         headers=[(b"retry-after", b"1")],
     )
+
+
+JSON_RANGES = frozenset({"application/json", "application/*", "*/*"})
+SSE_RANGES = frozenset({"text/event-stream", "text/*", "*/*"})
+
+
+def media_ranges(accept: str) -> set[str]:
+    """The media ranges an `Accept` header lists, lower case, without their parameters."""
+    return {part.split(";", 1)[0].strip().lower() for part in accept.split(",")}
+
+
+def acceptable(accept: str | None, *, sse: bool) -> bool:
+    """Whether the client's `Accept` lets it read the answer it may get: JSON always, an event
+    stream too with `sse`. A request without `Accept` takes anything (as HTTP says)."""
+    if accept is None or not accept.strip():
+        return True
+    ranges = media_ranges(accept)
+    return bool(ranges & JSON_RANGES) and (not sse or bool(ranges & SSE_RANGES))
 
 
 KEEPALIVE_SECONDS = 15.0
@@ -503,136 +498,7 @@ ASSUMED_VERSION = "2025-03-26"  # the spec's assumption when the version header 
 PRIMING_SINCE = "2025-11-25"  # SEP-1699: older clients may choke on an event without data
 
 
-class Owner(Protocol):
-    """What `answer` needs of the HTTP session a request belongs to (`sessions.HttpSession`)."""
-
-    routes: dict[RequestId, Stream]
-    streams: dict[str, Stream]
-    ended: bool
-
-    @property
-    def protocol_version(self) -> str | None: ...
-
-    def new_stream_id(self, *, get: bool = False) -> str: ...
-
-
-class Answering:
-    """How requests are answered (fixed per app)."""
-
-    __slots__ = ("keepalive_seconds", "retry_ms", "store")
-
-    def __init__(
-        self,
-        *,
-        store: EventStore | None,
-        retry_ms: int | None,
-        keepalive_seconds: float | None,
-    ) -> None:
-        self.store = store
-        self.retry_ms = retry_ms
-        self.keepalive_seconds = keepalive_seconds
-
-
-async def answer(
-    session: ServerSession,
-    owner: Owner | None,
-    item: Request,
-    message: Any,
-    receive: ASGIReceive,
-    send: ASGISend,
-    headers: list[tuple[bytes, bytes]],
-    version: str | None,
-    config: Answering,
-    stream: Stream | None = None,
-    *,
-    as_json: bool,
-) -> None:
-    """Hand `message` (a request) to `session`; answer with what it routes back.
-
-    Args:
-        session: The protocol session serving the request.
-        owner: Its HTTP session (None in stateless mode: no resumption, no routes kept).
-        item: The request.
-        message: The decoded body, as the session takes it.
-        receive: The request's ASGI receive (to notice the client leaving).
-        send: The request's ASGI send.
-        headers: Extra response headers (the session id).
-        version: The protocol-version header, if any.
-        config: How to answer.
-        stream: The stream the session already routes this request to (stateless mode).
-        as_json: Answer with one JSON body (the app's choice, or all the client accepts).
-    """
-    store = config.store if owner is not None else None
-    if stream is None:
-        stream_id = owner.new_stream_id() if store is not None and owner else None
-        stream = Stream(stream_id, store, sse=not as_json)
-        if owner is not None:
-            owner.routes[item.id] = stream
-            if stream_id is not None:
-                owner.streams[stream_id] = stream
-    stream.owe(item.id)
-    if as_json:
-        await session.receive_message(message)
-        await stream.wait(receive)
-        if stream.replies:
-            await respond(send, 200, stream.replies[0], [JSON_TYPE, *headers])
-        elif owner is not None and owner.ended:
-            await refuse(send, 404, "Not Found: Session not found or expired")
-        elif not stream.pending:  # cancelled by the client: no reply, nothing more owed
-            await respond(send, 202, b"", headers)
-        return
-    stream.hold()
-    token = None
-    if stream.store is not None:
-        negotiated = owner.protocol_version if owner is not None else None
-        if (negotiated or version or ASSUMED_VERSION) >= PRIMING_SINCE and await stream.emit(
-            None, config.retry_ms
-        ):
-            # Only a stream with an id to resume from may be ended early.
-            token = STREAM_CLOSER.set(_closer(stream, send, config.retry_ms))
-    try:
-        await session.receive_message(message)
-    finally:
-        if token is not None:
-            STREAM_CLOSER.reset(token)
-    if not (stream.finished or stream.cut):
-        # A call's task runs in the next pass of the event loop, and a quick async tool
-        # answers there: worth one pass to send one whole response instead of a start,
-        # chunks and an end.
-        await asyncio.sleep(0)
-    if stream.finished or stream.cut:  # answered (or cut) already: one whole response
-        body = stream.unhold(None)
-        if stream.cut:
-            body += _retry_line(config.retry_ms)
-        await respond(send, 200, body, [*SSE_HEADERS, *headers])
-        return
-    await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + headers})
-    held = stream.unhold(send)
-    if held:
-        await stream.send_raw(held)
-    await stream.wait(receive, config.keepalive_seconds)
-    await _end_response(stream, send)
-
-
-def _retry_line(retry_ms: int | None) -> bytes:
-    return b"" if retry_ms is None else b"retry: " + str(retry_ms).encode("ascii") + b"\n\n"
-
-
-def _closer(stream: Stream, send: ASGISend, retry_ms: int | None) -> Callable[[], Awaitable[None]]:
-    """What `ctx.close_sse_stream()` calls for a call carried by `stream` on `send`: end the
-    response now (with a `retry` hint); the call's later events are only stored."""
-
-    async def close() -> None:
-        if stream.holding:
-            stream.cut = True  # the handler ends the response as soon as it may
-        elif stream.is_sending_to(send):
-            await stream.send_raw(_retry_line(retry_ms))
-            stream.detach()
-
-    return close
-
-
-async def _end_response(stream: Stream, send: ASGISend) -> None:
+async def end_response(stream: Stream, send: ASGISend) -> None:
     """End the SSE response on `send` (the stream itself may live on, stored or resumed)."""
     if stream.is_sending_to(send):
         stream.release()
@@ -654,8 +520,7 @@ _STATUS_BY_CODE = {
     METHOD_NOT_FOUND: 404,
 }
 
-_ERROR_MEMBER = b',"error":{'
-_RESULT_MEMBER = b',"result":'
+_ERROR_MEMBER = b'"error":{'
 
 
 async def end_answer(stream: Stream, send: ASGISend) -> None:
@@ -666,7 +531,7 @@ async def end_answer(stream: Stream, send: ASGISend) -> None:
     if stream.gone:
         return
     if stream.sse:
-        await _end_response(stream, send)
+        await end_response(stream, send)
     elif stream.replies:
         reply = stream.replies[0]
         await respond(send, _status_of(reply), reply, [JSON_TYPE])
@@ -676,12 +541,7 @@ async def end_answer(stream: Stream, send: ASGISend) -> None:
 
 def _status_of(reply: bytes) -> int:
     """The HTTP status of a JSON reply: 200 for a result, by code for an error."""
-    error_at = reply.find(_ERROR_MEMBER)
-    result_at = reply.find(_RESULT_MEMBER)
-    if error_at < 0 or (0 <= result_at < error_at):
+    if _ERROR_MEMBER not in reply:  # a result that holds no such text: no need to decode it
         return 200
-    try:
-        code = decode(reply)["error"]["code"]
-    except (ValueError, KeyError, TypeError):
-        return 200
-    return _STATUS_BY_CODE.get(code, 200)
+    error = decode(reply).get("error")
+    return _STATUS_BY_CODE.get(error["code"], 200) if isinstance(error, dict) else 200

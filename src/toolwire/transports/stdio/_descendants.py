@@ -1,14 +1,9 @@
 """Ending the processes a server's tools started, when the server ends.
 
-A tool may start a child and wait for it, start one and forget it, or start one that starts
-its own. None of them should outlive the server: a client that restarts its server would
-otherwise collect orphans. At exit the server asks every descendant to stop (SIGTERM), gives
-them `grace` seconds together, then kills what is left (SIGKILL).
-
-Descendants are found on Linux by following parent ids through /proc. A process that left
-the tree on purpose (a double fork, `setsid` and re-parenting, as daemons do) is no longer a
-descendant and is left alone. Elsewhere nothing is done: macOS and Windows have no /proc, and
-toolwire does not track the processes tools start.
+At exit the server sends SIGTERM to every descendant (found on Linux through /proc's parent
+ids), gives them `grace` seconds together, then SIGKILLs what is left, so that a client that
+restarts its server collects no orphans. A process that left the tree on purpose (a double fork,
+`setsid`) is left alone; off Linux nothing is done.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """Own the process's stdin and stdout for the wire; give user code stderr instead.
 
-`protect_stdout()` duplicates fd 0 and fd 1 to private descriptors (not inherited by child
-processes), then points fd 1 at stderr and fd 0 at the null device. From then on a `print()`,
-a logging handler on `sys.stdout`, an `os.write(1, ...)` and a child process's output all land
-on stderr, and a tool that reads stdin gets EOF instead of stealing protocol frames.
-
-The wire descriptors are read and written as bytes without changing their O_NONBLOCK flag:
-the open file description may be shared with the parent (a terminal, a pipe also used as
-stderr), and flipping it would break the other holder. Readiness comes from the event loop's
-selector instead, and writes go in PIPE_BUF pieces so a ready pipe never blocks the loop.
+`protect_stdout()` keeps fds 0 and 1 for the wire on private descriptors (not inherited by child
+processes), points fd 1 at stderr and fd 0 at the null device: a `print()`, an `os.write(1,
+...)` or a child's output lands on stderr, and a tool reading stdin gets EOF. The wire is read
+and written as bytes without touching O_NONBLOCK (the open file may be shared with the parent):
+readiness comes from the event loop's selector, and writes go in PIPE_BUF pieces so a ready
+pipe never blocks the loop.
 """
 
 from __future__ import annotations
@@ -80,11 +77,8 @@ def protect_stdout() -> tuple[int, int]:
 
 
 def _fill_closed_standard_fds() -> None:
-    """Open the null device on any of fds 0-2 the launcher left closed.
-
-    Otherwise the next `os.dup`/`os.open` would get that number, and redirecting the standard
-    fds would then clobber the wire. (A closed stdin reads as EOF, so the server just exits.)
-    """
+    """Open the null device on any of fds 0-2 the launcher left closed: else the next
+    `os.dup` would get that number, and redirecting the standard fds would clobber the wire."""
     for fd in (0, 1, 2):
         try:
             os.fstat(fd)
@@ -151,11 +145,6 @@ class FdReader:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._registered = False
         self._waiter: asyncio.Future[None] | None = None
-
-    @property
-    def error(self) -> OSError | None:
-        """Why reading stopped early, if it failed."""
-        return self._error
 
     async def read(self) -> bytes:
         """Up to 64 KiB; b"" at end of stream. Raises OSError if reading failed."""

@@ -23,7 +23,6 @@ __all__ = [
     "POLL_SECONDS",
     "arm",
     "block_termination_signals",
-    "death_signal",
     "install_quiet_handlers",
     "parent_alive",
     "quiet_exit",
@@ -41,17 +40,12 @@ _parent: int | None = None
 _parent_handle: int | None = None  # Windows only
 _armed = False
 
-
-def death_signal() -> signal.Signals | None:
-    """The signal the kernel sends when the parent dies (Linux only; None elsewhere)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    rtmin: Any = getattr(signal, "SIGRTMIN", None)
-    if rtmin is None:
-        return None
-    # SIGRTMIN+n is not a member of signal.Signals; anyio only needs an int-like value.
-    deathsig: signal.Signals = rtmin + 7
-    return deathsig
+_RTMIN: Any = getattr(signal, "SIGRTMIN", None)
+# The signal the kernel sends when the parent dies (Linux only). SIGRTMIN+n is not a member of
+# signal.Signals; anyio only needs an int-like value.
+_DEATH_SIGNAL: signal.Signals | None = (
+    _RTMIN + 7 if sys.platform.startswith("linux") and _RTMIN is not None else None
+)
 
 
 def parent_alive() -> bool:
@@ -101,9 +95,8 @@ def install_quiet_handlers() -> None:
         signal.SIGTERM: _on_termination,
         signal.SIGINT: _on_termination,
     }
-    deathsig = death_signal()
-    if deathsig is not None:
-        handlers[deathsig] = _on_death_signal
+    if _DEATH_SIGNAL is not None:
+        handlers[_DEATH_SIGNAL] = _on_death_signal
     for signum, handler in handlers.items():
         try:
             current = signal.getsignal(signum)
@@ -126,9 +119,8 @@ def block_termination_signals() -> None:
     if sys.platform == "win32" or not hasattr(signal, "pthread_sigmask"):
         return
     signals = {signal.SIGTERM, signal.SIGINT}
-    deathsig = death_signal()
-    if deathsig is not None:
-        signals.add(deathsig)
+    if _DEATH_SIGNAL is not None:
+        signals.add(_DEATH_SIGNAL)
     with contextlib.suppress(OSError, ValueError):
         signal.pthread_sigmask(signal.SIG_BLOCK, signals)
 
@@ -170,13 +162,12 @@ def arm() -> None:
         return
     _armed = True
     remember_parent()
-    deathsig = death_signal()
-    if deathsig is not None:
+    if _DEATH_SIGNAL is not None:
         try:
             import ctypes
 
             libc = ctypes.CDLL(None, use_errno=True)
-            if libc.prctl(_PR_SET_PDEATHSIG, deathsig, 0, 0, 0) != 0:
+            if libc.prctl(_PR_SET_PDEATHSIG, _DEATH_SIGNAL, 0, 0, 0) != 0:
                 logger.debug("prctl(PR_SET_PDEATHSIG) failed: errno %s", ctypes.get_errno())
         except (OSError, AttributeError):  # no libc with prctl (musl without it, sandbox)
             logger.debug("prctl(PR_SET_PDEATHSIG) unavailable; polling the parent instead")
@@ -189,13 +180,12 @@ async def watch(on_gone: Callable[[], None]) -> None:
     """Call `on_gone` once the parent is gone (death signal or poll), then return."""
     import anyio
 
-    deathsig = death_signal()
-    if deathsig is None or sys.platform == "win32":
+    if _DEATH_SIGNAL is None:
         while parent_alive():
             await anyio.sleep(POLL_SECONDS)
     else:
         try:
-            with anyio.open_signal_receiver(deathsig) as signals:
+            with anyio.open_signal_receiver(_DEATH_SIGNAL) as signals:
                 while parent_alive():
                     with anyio.move_on_after(POLL_SECONDS):
                         async for _ in signals:

@@ -1,14 +1,10 @@
 """MCP over stdio: newline-delimited JSON-RPC on the process's own stdin and stdout.
 
-stdout belongs to the wire. `protect_stdout()` moves the real fd 1 to a private descriptor and
-points fd 1 (and `sys.stdout`) at stderr, so a `print()` anywhere in user code, or even an
-`os.write(1, ...)`, lands on stderr instead of corrupting the stream. Frames are bytes in and
-out (UTF-8 whatever the locale); no text-mode stream is involved. The process ends cleanly
-(exit code 0) on stdin EOF, on SIGTERM and SIGINT, and when its parent dies.
-
-Serving happens inside `server.serving()`, which holds the server's lifespan open; the signal
-and parent watchers run from before it is entered, so a shutdown during a slow start-up
-cancels the start-up instead of killing the process mid-way.
+stdout belongs to the wire (`protect_stdout`: user output lands on stderr); frames are bytes,
+UTF-8 whatever the locale. Serving happens inside `server.serving()`, which holds the
+lifespan open. The process ends cleanly (exit code 0) on stdin EOF, SIGTERM, SIGINT and its
+parent's death; the signal and parent watchers start before the lifespan is entered, so a
+shutdown during a slow start-up cancels the start-up instead of killing the process.
 """
 
 from __future__ import annotations
@@ -144,10 +140,6 @@ class _Stop:
         else:
             self.session.close()
 
-    async def end_streams(self) -> None:
-        if self.session is not None:
-            await self.session.end_streams()
-
 
 async def _serve(session: ServerSession, reader: FdReader, splitter: LineSplitter) -> None:
     """Hand the session every frame, in order, until stdin ends; oversized lines are answered.
@@ -189,7 +181,8 @@ async def _watch_signals(stop: _Stop) -> None:
                     _parent_watch.quiet_exit(0)
                 logger.info("received %s; shutting down", signal.Signals(signum).name)
                 with anyio.move_on_after(STREAM_END_SECONDS):
-                    await stop.end_streams()
+                    if stop.session is not None:
+                        await stop.session.end_streams()
                 stop()
     finally:
         # asyncio just reset the handlers to the defaults: a SIGTERM during the rest of the

@@ -26,7 +26,6 @@ from tests.transports.http._modern_support import (
 )
 
 from toolwire.protocol.wire.eras import is_modern_request
-from toolwire.transports.http import channel
 
 MISMATCH = -32020
 
@@ -492,12 +491,21 @@ def test_closing_the_answer_cancels_the_call(served: tuple[Served, dict[str, int
     abandon_a_nap(running.url, counts)
 
 
-def test_a_silent_call_gets_keep_alive_comments(
-    served: tuple[Served, dict[str, int]], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(channel, "KEEPALIVE_SECONDS", 0.2)
+@pytest.mark.parametrize(
+    "make_app",
+    [
+        lambda server: server.http_app(keepalive_seconds=0.2),
+        lambda server: server.http_app(stateless=True, keepalive_seconds=0.2),
+        lambda server: modern_only_app(server, keepalive_seconds=0.2),
+    ],
+    ids=["endpoint", "stateless", "bare"],
+)
+def test_a_silent_call_gets_keep_alive_comments(make_app: Any) -> None:
+    # The app's keepalive_seconds holds for 2026-07-28 answers too (it once went unread there).
+    server, _ = build_server()
     params = enveloped(name="nap", arguments={"seconds": 0.7})
-    response = post(served[0].url, "tools/call", params)
+    with Served(make_app(server)) as running:
+        response = post(running.url, "tools/call", params)
     assert response.headers["content-type"] == "text/event-stream"
     assert response.text.startswith(": keep-alive\n\n")
     frames = sse_frames(response.text)

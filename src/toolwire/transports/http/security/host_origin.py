@@ -14,16 +14,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from ....protocol.wire.jsonrpc import INVALID_REQUEST
 from .._refusals import ASGIApp, Receive, Scope, Send, printable, refuse
 
-if TYPE_CHECKING:
-    from ....protocol.auth.bearer import BearerAuth
-    from ....protocol.features.registry import ToolRegistry
-
-__all__ = ["DEFAULT_ALLOWED_HOSTS", "DEFAULT_ALLOWED_ORIGINS", "HostOriginGuard", "protected"]
+__all__ = ["DEFAULT_ALLOWED_HOSTS", "DEFAULT_ALLOWED_ORIGINS", "HostOriginGuard"]
 
 logger = logging.getLogger("toolwire")
 
@@ -78,7 +73,7 @@ def _scheme(text: str) -> bool:
 
 def _host_entry(entry: str, what: str) -> tuple[str, str | None]:
     """A configured host (`name`, `name:port`, `name:*`) as (name, exact port or None)."""
-    if not isinstance(entry, str) or not entry.strip():
+    if not entry.strip():
         raise ValueError(f"{what}: {entry!r} is not a host name")
     text = entry.strip().lower()
     if text.count(":") > 1 and not text.startswith("["):
@@ -153,11 +148,11 @@ class HostOriginGuard:
                 self._hosts.add("", *_host_entry(entry, "allowed_hosts"))
         self._origins = _Matcher()
         for entry in _entries(allowed_origins, DEFAULT_ALLOWED_ORIGINS, "allowed_origins"):
-            text = entry.strip().lower() if isinstance(entry, str) else entry
+            text = entry.strip().lower()
             if text == ANY:
                 self._origins.everything = True
                 continue
-            scheme, sep, rest = text.partition("://") if isinstance(text, str) else ("", "", "")
+            scheme, sep, rest = text.partition("://")
             if not sep or not scheme or not rest or "/" in rest.rstrip("/"):
                 raise ValueError(
                     f"allowed_origins: {entry!r} is not an origin; write 'https://name' "
@@ -291,39 +286,3 @@ def _entries(given: Iterable[str] | None, default: Iterable[str], what: str) -> 
         if not isinstance(entry, str):
             raise ValueError(f"{what} must hold strings, not {type(entry).__name__}")
     return entries
-
-
-def protected(
-    app: ASGIApp,
-    *,
-    allowed_hosts: Iterable[str] | None = None,
-    allowed_origins: Iterable[str] | None = None,
-    bind_host: str | None = None,
-    auth: BearerAuth | None = None,
-    tools: ToolRegistry | None = None,
-    endpoint_path: str = "/mcp",
-    max_body_bytes: int = 4 * 1024 * 1024,
-) -> ASGIApp:
-    """`app` behind every check the server's options ask for: Host/Origin always (outermost:
-    a forged Host is refused before any token is looked at), then bearer authentication
-    when `auth` is given.
-
-    Args:
-        app: The app serving the MCP endpoint(s).
-        allowed_hosts: See `HostOriginGuard`.
-        allowed_origins: See `HostOriginGuard`.
-        bind_host: See `HostOriginGuard`.
-        auth: The server's `BearerAuth` (`Server.auth`), or None for no authentication.
-        tools: The tool registry whose per-tool scopes the bearer check enforces.
-        endpoint_path: The MCP endpoint's path inside `app` (names the protected resource).
-        max_body_bytes: The server's message limit: the most of a body read for scope checks.
-    """
-    if auth is not None:
-        from .auth import BearerGuard
-
-        app = BearerGuard(
-            app, auth, endpoint_path=endpoint_path, tools=tools, max_body_bytes=max_body_bytes
-        )
-    return HostOriginGuard(
-        app, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins, bind_host=bind_host
-    )

@@ -1,15 +1,12 @@
-"""Hosting a `ServerSession` apart from the requests it serves, and lending reusable ones.
+"""Hosting a `ServerSession` in a task of its own, and lending reusable ones.
 
-`HostedSession` opens a routed session in a task of its own, with a fresh context (no request's
-context variables reach it), reports that it is ready or why it could not open, holds it until
-`stop()`, then runs its owner's `ended` hook, which finishes whatever still waits on the session;
-a failure after opening is logged, as nobody awaits that task. `SessionPool` is the one pool of
-born-ready sessions an app lends to requests that have no session of their own (stateless
-mode, a handshake-era POST without a session id, every 2026-07-28 request): one request at a
-time, reset to what it was born as before the next, and closed instead of reused after a
-request that did not end cleanly, a `subscriptions/listen`, an authenticated caller, or beyond
-`KEEP_IDLE` idle sessions. It also knows which of its sessions serve a listen stream, so that
-an app ends its own streams and no other app's.
+`HostedSession` opens a routed session in a fresh context (no request's context variables
+reach it) and holds it until `stop()`, then runs its owner's `ended` hook. `SessionPool` lends
+born-ready sessions, one request at a time, to requests without a session of their own
+(stateless mode, a handshake-era POST without a session id, every 2026-07-28 request): reset
+before the next, closed instead after a request that did not end cleanly, a listen stream, an
+authenticated caller, or past `KEEP_IDLE` idle ones. It knows its own listen streams, so an app
+ends its streams and no other app's.
 """
 
 from __future__ import annotations
@@ -39,14 +36,9 @@ Route = Callable[["bytes", "FrameKind", "RequestId | None"], Awaitable[Any]]
 
 
 class HostedSession:
-    """A `ServerSession` held open by a task of its own until `stop()`.
-
-    Args:
-        route: The session's routed `send`: where each frame it writes goes.
-        name: Names the session in the log line of a failure after opening.
-        ended: Called once the session has closed, however it ended (never when it did not
-            open): its owner finishes whatever waits on it.
-    """
+    """A `ServerSession` held open by a task of its own until `stop()`: `route` takes its
+    frames, `name` names it in the log, `ended` is called once it closed (never when it did
+    not open)."""
 
     __slots__ = ("_ended", "_name", "_route", "_stop", "session", "task")
 
@@ -59,15 +51,8 @@ class HostedSession:
         self.task: asyncio.Task[None] | None = None
 
     async def open(self, opener: SessionOpener, options: dict[str, Any]) -> ServerSession:
-        """Open the session in its own task and return it once it is ready.
-
-        Args:
-            opener: Opens the session (`routed=True` is added to `options`).
-            options: The opener's other keyword arguments.
-
-        Raises:
-            Exception: What opening the session raised.
-        """
+        """Open the session (`opener(route, routed=True, **options)`) in its own task;
+        return it once it is ready, or raise what opening it raised."""
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[ServerSession] = loop.create_future()
         hold = self._hold(opener, options, ready)
@@ -109,15 +94,9 @@ class HostedSession:
 
 
 class Lease:
-    """A pooled session, and where the frames of the request it serves go right now.
-
-    Attributes:
-        target: The current request's frame sink (frames that answer no request are
-            dropped: a lent session has no stream of its own).
-        on_end: Called if the session ends while the current request still waits on it.
-        reusable: Set by the request once it ended cleanly (the session may serve another).
-        listening: The session serves a `subscriptions/listen` stream (never reused).
-    """
+    """A pooled session and the request it serves: its frames go to `target` (those for no
+    request are dropped), `on_end` is called if the session ends under it, `reusable` is set
+    once it ended cleanly, `listening` while it serves a listen stream (never reused)."""
 
     __slots__ = ("closed", "hosted", "identity", "listening", "on_end", "reusable", "target")
 
@@ -150,12 +129,8 @@ class Lease:
 
 
 class SessionPool:
-    """The born-ready sessions of one app, lent one request at a time (see the module).
-
-    Args:
-        opener: Opens each session (without a back channel: a lent session has no stream
-            to carry a question to the client).
-    """
+    """The born-ready sessions of one app, opened by `opener` without a back channel, lent
+    one request at a time (see the module)."""
 
     def __init__(self, opener: SessionOpener) -> None:
         self.opener = opener
@@ -167,24 +142,15 @@ class SessionPool:
         """How many sessions wait to be lent."""
         return len(self._idle)
 
-    def options(self, identity: Any) -> dict[str, Any]:
-        """The opener's keyword arguments (besides `routed`) for a session of `identity`."""
-        return {"back_channel": False, "identity": identity}
-
     async def take(self, identity: Any, *, era: Era, version: str | None = None) -> Lease:
-        """A session ready to serve one request of `era` (and, in the handshake era, of
-        protocol `version`) for `identity` (None: unauthenticated); give it back with
-        `give_back` once the request is over.
-
-        Raises:
-            Exception: What opening a new session raised.
-        """
+        """A session ready to serve one request of `era` (in the handshake era, of protocol
+        `version`) for `identity` (None: unauthenticated), to `give_back` once it is over."""
         lease = self._idle_one() if identity is None else None
         if lease is None:
             lease = Lease(identity)
             self._live.add(lease)
             try:
-                await lease.hosted.open(self.opener, self.options(identity))
+                await lease.hosted.open(self.opener, {"back_channel": False, "identity": identity})
             except BaseException:
                 self._live.discard(lease)
                 raise

@@ -21,18 +21,13 @@ from ....protocol.wire.jsonrpc import ProtocolError
 if TYPE_CHECKING:
     from ....protocol.features.registry import RegisteredTool
 
-Headers = Iterable[tuple[bytes, bytes]] | Mapping[bytes, bytes] | Mapping[str, str]
-"""Request headers as a transport holds them: ASGI byte pairs, or a mapping of them."""
-
 __all__ = [
     "HEADER_MISMATCH",
-    "acceptable",
     "check_method",
     "check_name",
     "check_params",
     "check_version",
     "collect",
-    "header",
 ]
 
 HEADER_MISMATCH = -32020
@@ -50,68 +45,16 @@ _MIRRORED: WeakKeyDictionary[RegisteredTool, tuple[tuple[str, tuple[str, ...]], 
 )
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode("latin-1") if isinstance(value, bytes) else value
-
-
-def _pairs(headers: Headers) -> Iterable[tuple[bytes | str, bytes | str]]:
-    return headers.items() if isinstance(headers, Mapping) else headers
-
-
-def header(headers: Headers, name: bytes) -> str | None:
-    """One header's value (Latin-1 text), by lower-case name; None when absent.
-
-    Args:
-        headers: The ASGI scope's byte pairs, or a mapping of names to values (bytes or
-            text; ASGI names are lower case, other names are compared without case).
-        name: The header's lower-case name.
-    """
-    if isinstance(headers, dict):
-        found = headers.get(name)  # the endpoint's dict of ASGI pairs: no scan needed
-        if found is not None:
-            return _text(found)
-    for key, value in _pairs(headers):
-        key_bytes = key if isinstance(key, bytes) else key.encode("latin-1")
-        if key_bytes.lower() == name:
-            return _text(value)
-    return None
-
-
-def collect(headers: Headers) -> dict[str, str]:
-    """The headers this transport reads, by lower-case name.
-
-    Args:
-        headers: The ASGI scope's byte pairs (or a mapping, as for `header`).
-
-    Returns:
-        `accept` and every `mcp*` header, values decoded as Latin-1 (so that any byte
-        survives to be judged) and repeated headers folded with ", ".
-    """
+def collect(headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
+    """`accept` and every `mcp*` header of an ASGI scope, by lower-case name, values decoded
+    as Latin-1 (so that any byte survives to be judged), repeated headers folded with ", "."""
     found: dict[str, str] = {}
-    for key, value in _pairs(headers):
-        name = _text(key).lower()
+    for key, value in headers:
+        name = key.decode("latin-1").lower()
         if name.startswith("mcp") or name == "accept":
-            text = _text(value)
+            text = value.decode("latin-1")
             found[name] = f"{found[name]}, {text}" if name in found else text
     return found
-
-
-def acceptable(accept: str | None, *, sse: bool) -> bool:
-    """Whether the client's `Accept` lets it read the answer it may get.
-
-    JSON is always needed; `sse` says whether an event stream may be answered too. A request
-    without `Accept` takes anything (as HTTP says, and as the SDK lets it).
-    """
-    if accept is None or not accept.strip():
-        return True
-    json_ok = sse_ok = False
-    for part in accept.split(","):
-        media = part.split(";", 1)[0].strip().lower()
-        if media in ("application/json", "application/*", "*/*"):
-            json_ok = True
-        if media in ("text/event-stream", "text/*", "*/*"):
-            sse_ok = True
-    return json_ok and (sse_ok or not sse)
 
 
 def _mismatch(text: str) -> ProtocolError:

@@ -135,29 +135,14 @@ def streamable_http_app(
     """
     if not path.startswith("/"):
         raise ValueError(f"path must start with '/', not {path!r}")
-    if session_idle_timeout is not None and not session_idle_timeout > 0:
-        raise ValueError(
-            f"session_idle_timeout must be a number of seconds > 0 or None, "
-            f"not {session_idle_timeout!r}"
-        )
-    if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or max_sessions < 1:
-        raise ValueError(f"max_sessions must be an integer >= 1, not {max_sessions!r}")
+    _check_seconds("session_idle_timeout", session_idle_timeout)
+    _check_count("max_sessions", max_sessions, 1)
     if max_body_bytes is None:
         max_body_bytes = servable.max_message_bytes
-    if (
-        isinstance(max_body_bytes, bool)
-        or not isinstance(max_body_bytes, int)
-        or max_body_bytes < 1
-    ):
-        raise ValueError(f"max_body_bytes must be an integer >= 1, not {max_body_bytes!r}")
-    if retry_ms is not None and (
-        isinstance(retry_ms, bool) or not isinstance(retry_ms, int) or retry_ms < 0
-    ):
-        raise ValueError(f"retry_ms must be an integer >= 0 or None, not {retry_ms!r}")
-    if keepalive_seconds is not None and not keepalive_seconds > 0:
-        raise ValueError(
-            f"keepalive_seconds must be a number of seconds > 0 or None, not {keepalive_seconds!r}"
-        )
+    _check_count("max_body_bytes", max_body_bytes, 1)
+    if retry_ms is not None:
+        _check_count("retry_ms", retry_ms, 0, " or None")
+    _check_seconds("keepalive_seconds", keepalive_seconds)
     if event_store is not None and not isinstance(event_store, EventStore):
         raise ValueError("event_store must have the EventStore methods store and replay_after")
     _check_shared(session_store, change_bus)
@@ -191,6 +176,16 @@ def streamable_http_app(
         getattr(servable, "tool_registry", None),
     )
     return StreamableHttpApp(Endpoint(runtime, config), runtime, path, guards)
+
+
+def _check_count(name: str, value: Any, least: int, alternative: str = "") -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(f"{name} must be an integer >= {least}{alternative}, not {value!r}")
+
+
+def _check_seconds(name: str, value: Any) -> None:
+    if value is not None and not value > 0:
+        raise ValueError(f"{name} must be a number of seconds > 0 or None, not {value!r}")
 
 
 def _check_shared(session_store: Any, change_bus: Any) -> None:

@@ -11,20 +11,28 @@ refusal is a 4xx with a JSON-RPC error naming the problem. A 2026-07-28 request 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ....protocol.session.reporter import STREAM_CLOSER
 from ....protocol.wire.eras import HANDSHAKE_VERSIONS, is_modern_request
 from ....protocol.wire.jsonrpc import PARSE_ERROR, Invalid, Request, Response, classify, decode
 from .._body import BodyTimeout, BodyTooLarge, ClientGone, declared_length, read_body
+from .._sse import SSE_HEADERS
 from ..channel import (
     ASSUMED_VERSION,
+    JSON_RANGES,
     JSON_TYPE,
-    Answering,
+    PRIMING_SINCE,
+    SSE_RANGES,
+    ASGIReceive,
     ASGISend,
     Stream,
-    answer,
+    end_response,
+    media_ranges,
     refuse,
     respond,
     unavailable,
@@ -37,13 +45,13 @@ from .records import StoreUnavailable
 from .sessions import HttpSession, SessionLimitError
 
 if TYPE_CHECKING:
+    from ....protocol.session.session import ServerSession
     from .._runtime import Runtime
 
 __all__ = ["Endpoint", "EndpointConfig"]
 
 logger = logging.getLogger("toolwire.http")
 
-ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Scope = MutableMapping[str, Any]
 
 MAX_IN_FLIGHT = 1000
@@ -53,25 +61,15 @@ _ALLOW_ALL = [(b"allow", b"GET, POST, DELETE")]
 _ALLOW_POST = [(b"allow", b"POST")]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EndpointConfig:
     """How the endpoint answers (see `streamable_http_app` for each option)."""
 
-    __slots__ = ("json_response", "keepalive_seconds", "max_body_bytes", "retry_ms", "stateless")
-
-    def __init__(
-        self,
-        *,
-        stateless: bool,
-        json_response: bool,
-        max_body_bytes: int,
-        retry_ms: int | None,
-        keepalive_seconds: float | None = None,
-    ) -> None:
-        self.keepalive_seconds = keepalive_seconds
-        self.stateless = stateless
-        self.json_response = json_response
-        self.max_body_bytes = max_body_bytes
-        self.retry_ms = retry_ms
+    stateless: bool
+    json_response: bool
+    max_body_bytes: int
+    retry_ms: int | None
+    keepalive_seconds: float | None = None
 
 
 class Endpoint:
@@ -85,11 +83,6 @@ class Endpoint:
     def __init__(self, runtime: Runtime, config: EndpointConfig) -> None:
         self.runtime = runtime
         self.config = config
-        self._answering = Answering(
-            store=runtime.event_store,
-            retry_ms=config.retry_ms,
-            keepalive_seconds=config.keepalive_seconds,
-        )
         self._accept_refusal = (
             "Not Acceptable: Client must accept application/json"
             if config.json_response
@@ -151,6 +144,7 @@ class Endpoint:
                 message=message,
                 pool=self.runtime.pool,
                 json_response=config.json_response,
+                keepalive_seconds=config.keepalive_seconds,
             )
             return
         # The 2026-07-28 era checks `Accept` its own way: only now is the request known to be
@@ -211,21 +205,76 @@ class Endpoint:
                 send, 409, f"Conflict: request id {item.id!r} is already in flight in this session"
             )
             return
-        await answer(
-            session,
-            found,
-            item,
-            message,
-            receive,
-            send,
-            [session_header],
-            version,
-            self._answering,
-            as_json=as_json,
+        store = self.runtime.event_store
+        stream_id = found.new_stream_id() if store is not None else None
+        stream = Stream(stream_id, store, sse=not as_json)
+        found.routes[item.id] = stream
+        if stream_id is not None:
+            found.streams[stream_id] = stream
+        stream.owe(item.id)
+        await self._answer(
+            session, found, message, stream, receive, send, version, [session_header]
         )
         if found.record_changed:
             assert self.runtime.sessions is not None
             await self.runtime.sessions.sync(found)
+
+    async def _answer(
+        self,
+        session: ServerSession,
+        owner: HttpSession | None,
+        message: Any,
+        stream: Stream,
+        receive: ASGIReceive,
+        send: ASGISend,
+        version: str | None,
+        headers: list[tuple[bytes, bytes]],
+    ) -> None:
+        """Hand `message` (a request `stream` owes the reply to) to `session` and answer with
+        what it routes back, as one JSON body or an SSE stream (`stream.sse`); `owner` is its
+        HTTP session (None when stateless), `headers` go on the response."""
+        if not stream.sse:
+            await session.receive_message(message)
+            await stream.wait(receive)
+            if stream.replies:
+                await respond(send, 200, stream.replies[0], [JSON_TYPE, *headers])
+            elif owner is not None and owner.ended:
+                await refuse(send, 404, "Not Found: Session not found or expired")
+            elif not stream.pending:  # cancelled by the client: no reply, nothing more owed
+                await respond(send, 202, b"", headers)
+            return
+        retry_ms = self.config.retry_ms
+        stream.hold()
+        token = None
+        if stream.store is not None:
+            negotiated = owner.protocol_version if owner is not None else None
+            if (negotiated or version or ASSUMED_VERSION) >= PRIMING_SINCE and await stream.emit(
+                None, retry_ms
+            ):
+                # Only a stream with an id to resume from may be ended early.
+                token = STREAM_CLOSER.set(_closer(stream, send, retry_ms))
+        try:
+            await session.receive_message(message)
+        finally:
+            if token is not None:
+                STREAM_CLOSER.reset(token)
+        if not (stream.finished or stream.cut):
+            # A call's task runs in the next pass of the event loop, and a quick async tool
+            # answers there: worth one pass to send one whole response instead of a start,
+            # chunks and an end.
+            await asyncio.sleep(0)
+        if stream.finished or stream.cut:  # answered (or cut) already: one whole response
+            body = stream.unhold(None)
+            if stream.cut:
+                body += _retry_line(retry_ms)
+            await respond(send, 200, body, [*SSE_HEADERS, *headers])
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + headers})
+        held = stream.unhold(send)
+        if held:
+            await stream.send_raw(held)
+        await stream.wait(receive, self.config.keepalive_seconds)
+        await end_response(stream, send)
 
     @staticmethod
     def _version(headers: dict[bytes, bytes]) -> tuple[str | None, str | None]:
@@ -301,19 +350,8 @@ class Endpoint:
             stream = Stream(None, None, sse=not as_json)
             lease.target = stream.write
             lease.on_end = stream.finish
-            await answer(
-                session,
-                None,
-                item,
-                message,
-                receive,
-                send,
-                [],
-                version,
-                self._answering,
-                stream,
-                as_json=as_json,
-            )
+            stream.owe(item.id)
+            await self._answer(session, None, message, stream, receive, send, version, [])
             lease.reusable = True
         finally:
             pool.give_back(lease)
@@ -329,18 +367,6 @@ class Endpoint:
         )
         return True
 
-    async def _addressed_session(
-        self, scope: Scope, headers: dict[bytes, bytes], send: ASGISend
-    ) -> tuple[HttpSession, str | None] | None:
-        """The session a GET or DELETE names and the request's protocol version, or None
-        once refused (a bad version header, no session id, an unknown session)."""
-        version, bad_version = self._version(headers)
-        if bad_version is not None:
-            await refuse(send, 400, bad_version)
-            return None
-        found = await self._session(headers, scope.get("toolwire.identity"), send)
-        return None if found is None else (found, version)
-
     async def _get(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         if await self._refused_stateless(send):
             return
@@ -348,10 +374,13 @@ class Endpoint:
         if not accepts_sse(headers.get(b"accept")):
             await refuse(send, 406, "Not Acceptable: Client must accept text/event-stream")
             return
-        addressed = await self._addressed_session(scope, headers, send)
-        if addressed is None:
+        version, bad_version = self._version(headers)
+        if bad_version is not None:
+            await refuse(send, 400, bad_version)
             return
-        found, version = addressed
+        found = await self._session(headers, scope.get("toolwire.identity"), send)
+        if found is None:
+            return
         config = self.config
         await open_get_stream(
             self.runtime.event_store,
@@ -391,39 +420,43 @@ class Endpoint:
         await respond(send, 200)
 
 
+def _retry_line(retry_ms: int | None) -> bytes:
+    return b"" if retry_ms is None else b"retry: " + str(retry_ms).encode("ascii") + b"\n\n"
+
+
+def _closer(stream: Stream, send: ASGISend, retry_ms: int | None) -> Callable[[], Awaitable[None]]:
+    """What `ctx.close_sse_stream()` calls for a call carried by `stream` on `send`: end the
+    response now (with a `retry` hint); the call's later events are only stored."""
+
+    async def close() -> None:
+        if stream.holding:
+            stream.cut = True  # the handler ends the response as soon as it may
+        elif stream.is_sending_to(send):
+            await stream.send_raw(_retry_line(retry_ms))
+            stream.detach()
+
+    return close
+
+
 # -- what a handshake-era request's headers must say ------------------------------------
 # Media ranges are compared without their parameters; `*/*` and type wildcards count, as HTTP
 # defines them.
 
 
-def _kinds(accept: bytes) -> set[bytes]:
-    return {part.split(b";", 1)[0].strip().lower() for part in accept.split(b",")}
-
-
 def answer_as(accept: bytes | None, json_response: bool) -> str | None:
-    """How to answer a POST: "json" (one body), "sse" (a stream), or None (406).
-
-    Args:
-        accept: The request's `Accept` header, if any.
-        json_response: The app answers with JSON bodies only.
-    """
+    """How to answer a POST: "json" (one body), "sse" (a stream), or None (406); with
+    `json_response`, JSON only. `*/*` alone gets JSON."""
     if not accept:
         return "json"
-    kinds = _kinds(accept)
-    json_ok = bool(kinds & {b"application/json", b"application/*", b"*/*"})
-    sse_ok = b"text/event-stream" in kinds or b"text/*" in kinds
-    if json_response:
-        return "json" if json_ok else None
-    if sse_ok:
+    ranges = media_ranges(accept.decode("latin-1"))
+    if not json_response and ranges & {"text/event-stream", "text/*"}:
         return "sse"
-    return "json" if json_ok else None
+    return "json" if ranges & JSON_RANGES else None
 
 
 def accepts_sse(accept: bytes | None) -> bool:
     """Whether a GET's `Accept` allows an event stream (a missing one allows anything)."""
-    if not accept:
-        return True
-    return bool(_kinds(accept) & {b"text/event-stream", b"text/*", b"*/*"})
+    return not accept or bool(media_ranges(accept.decode("latin-1")) & SSE_RANGES)
 
 
 def is_json(content_type: bytes | None) -> bool:

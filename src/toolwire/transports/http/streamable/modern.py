@@ -12,7 +12,7 @@ when the app stops.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from ....protocol.wire import eras
@@ -25,20 +25,15 @@ from ....protocol.wire.jsonrpc import (
     classify,
     error_message,
 )
-from .. import channel
-from ..channel import Stream, end_answer, refuse, respond
+from ..channel import ASGIReceive, ASGISend, Stream, acceptable, end_answer, refuse, respond
 from . import _mirror
 
 if TYPE_CHECKING:
-    from ....protocol.session.session import ServerSession
-    from ._hosting import Lease, SessionPool
+    from ._hosting import SessionPool
 
 __all__ = ["serve_modern"]
 
 Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 LISTEN = "subscriptions/listen"
 
@@ -47,13 +42,14 @@ _NOT_ONE_MESSAGE = "Body must be a single JSON-RPC request or notification objec
 
 async def serve_modern(
     scope: Scope,
-    receive: Receive,
-    send: Send,
+    receive: ASGIReceive,
+    send: ASGISend,
     *,
     body: bytes,
     message: Any,
     pool: SessionPool,
     json_response: bool,
+    keepalive_seconds: float | None,
 ) -> None:
     """Serve one 2026-07-28 POST, from its checks to the last byte of its answer.
 
@@ -67,6 +63,8 @@ async def serve_modern(
         pool: Lends the session that serves the request.
         json_response: Answer with one JSON object even when notifications flow (they are
             then dropped), except for `subscriptions/listen`.
+        keepalive_seconds: Seconds of silence after which a comment goes out (turning a JSON
+            answer into an event stream); None: never.
     """
     headers = _mirror.collect(scope.get("headers") or ())
     item = classify(message)
@@ -74,7 +72,7 @@ async def serve_modern(
         await refuse(send, 400, _NOT_ONE_MESSAGE)
         return
     streams = item.method == LISTEN or not json_response
-    if not _mirror.acceptable(headers.get("accept"), sse=streams):
+    if not acceptable(headers.get("accept"), sse=streams):
         wanted = "both application/json and text/event-stream" if streams else "application/json"
         await refuse(send, 406, f"Not Acceptable: Client must accept {wanted}")
         return
@@ -91,41 +89,27 @@ async def serve_modern(
     stream.owe(item.id)
     lease.target = stream.write
     try:
-        await _serve_on(session, item, message, len(body), headers, refusal, stream, receive, lease)
+        if refusal is None or refusal.code == UNSUPPORTED_PROTOCOL_VERSION:
+            try:
+                if item.method == "tools/call":
+                    _mirror.check_params(headers, session.tools, item.params)
+            except ProtocolError as error:
+                refusal = error
+        if refusal is not None:
+            stream.replies.append(
+                error_message(item.id, refusal.code, refusal.message, refusal.data)
+            )
+        else:
+            session.backlog.frame_size = len(body)
+            await session.receive_message(message)
+            if not (stream.finished or stream.gone):
+                if item.method == LISTEN:
+                    lease.listening = True  # its pool ends the stream when the app stops
+                await stream.wait(receive, keepalive_seconds)
         lease.reusable = not stream.gone and item.method != LISTEN
     finally:
         pool.give_back(lease)
     await end_answer(stream, send)
-
-
-async def _serve_on(
-    session: ServerSession,
-    item: Request,
-    message: Any,
-    size: int,
-    headers: Mapping[str, str],
-    refusal: ProtocolError | None,
-    stream: Stream,
-    receive: Receive,
-    lease: Lease,
-) -> None:
-    """Run one checked request on `session` (lent by `lease`) until its answer is
-    complete or abandoned."""
-    if refusal is None or refusal.code == UNSUPPORTED_PROTOCOL_VERSION:
-        try:
-            if item.method == "tools/call":
-                _mirror.check_params(headers, session.tools, item.params)
-        except ProtocolError as error:
-            refusal = error
-    if refusal is not None:
-        stream.replies.append(error_message(item.id, refusal.code, refusal.message, refusal.data))
-        return
-    session.backlog.frame_size = size
-    await session.receive_message(message)
-    if not (stream.finished or stream.gone):
-        if item.method == LISTEN:
-            lease.listening = True  # its pool ends the stream when the app stops
-        await stream.wait(receive, channel.KEEPALIVE_SECONDS)
 
 
 def _precheck(
