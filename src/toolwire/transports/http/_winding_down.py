@@ -15,7 +15,8 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...protocol.session.serving import opener_then
-from .channel import JSON_TYPE, error_body, respond
+from ...protocol.wire.jsonrpc import error_message
+from .channel import JSON_TYPE, respond
 
 if TYPE_CHECKING:
     from ...protocol.session.serving import SessionOpener
@@ -63,7 +64,7 @@ class Drainable(Protocol):
         ...
 
 
-_REFUSED = error_body("Server is shutting down: it takes no new requests", SHUTTING_DOWN)
+_REFUSED = error_message(None, SHUTTING_DOWN, "Server is shutting down: it takes no new requests")
 
 
 class ShutdownGate:
