@@ -9,20 +9,18 @@ traceback.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from starlette.applications import Starlette
 
-from ._asgi_lifespan import speak_lifespan
-
 if TYPE_CHECKING:
     from ...protocol.features.registry import ToolRegistry
-    from ._refusals import ASGIApp
+    from .asgi import ASGIApp, ASGIReceive, ASGISend
 
-__all__ = ["GuardedApp", "Guards"]
+__all__ = ["GuardedApp", "Guards", "speak_lifespan"]
 
 
 @dataclass(frozen=True)
@@ -88,3 +86,31 @@ class GuardedApp(Starlette):
     async def _routed(self, scope: Any, receive: Any, send: Any) -> None:
         """Starlette's own handling (routes, middleware), for what passed the guards."""
         await Starlette.__call__(self, scope, receive, send)
+
+
+async def speak_lifespan(
+    receive: ASGIReceive,
+    send: ASGISend,
+    lifespan: Callable[[], AbstractAsyncContextManager[Any]],
+    what: str,
+) -> None:
+    """Hold `lifespan()` open from the server's start-up message to its shutdown message.
+
+    Args:
+        receive: The lifespan scope's receive.
+        send: The lifespan scope's send.
+        lifespan: Enters and leaves serving.
+        what: Names the app in a failure message ("MCP", "SSE").
+    """
+    phase = "startup"
+    try:
+        await receive()  # lifespan.startup
+        async with lifespan():
+            await send({"type": "lifespan.startup.complete"})
+            phase = "shutdown"
+            await receive()  # lifespan.shutdown
+    except Exception as error:
+        text = f"toolwire: the {what} app's {phase} failed: {type(error).__name__}: {error}"
+        await send({"type": f"lifespan.{phase}.failed", "message": text})
+        return
+    await send({"type": "lifespan.shutdown.complete"})

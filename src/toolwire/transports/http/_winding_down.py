@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ...protocol.session.serving import opener_then
 from ...protocol.wire.jsonrpc import error_message
-from .channel import JSON_TYPE, respond
+from .asgi import JSON_TYPE, respond
 
 if TYPE_CHECKING:
     from ...protocol.session.serving import SessionOpener

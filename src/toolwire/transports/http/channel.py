@@ -6,8 +6,8 @@ SSE decided up front, one JSON body, or JSON that turns into SSE at the first no
 keep-alive (2026-07-28); and whether a client leaving cancels the request or detaches the stream
 (the call goes on, its events stored for `Last-Event-ID`). Events held before the response
 starts are bounded (`HOLD_BYTES`), so a client that does not read slows the tool, not the
-server. `end_response` and `end_answer` end a response; `respond` and `refuse` send a plain
-answer, a refusal's body a JSON-RPC error naming the problem. Serving is asyncio only.
+server. `end_response` and `end_answer` end a response (plain answers are `asgi.py`'s).
+Serving is asyncio only.
 """
 
 from __future__ import annotations
@@ -15,13 +15,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Callable
 from typing import Any, cast
 
 import anyio
 
 from ...protocol.wire.jsonrpc import (
-    INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
@@ -30,9 +29,9 @@ from ...protocol.wire.jsonrpc import (
     FrameKind,
     RequestId,
     decode,
-    error_message,
 )
 from ._sse import SSE_HEADERS, encode_event
+from .asgi import JSON_TYPE, ASGIReceive, ASGISend, respond
 from .streamable._mirror import HEADER_MISMATCH
 from .streamable.events import EventStore, LiveEventStore
 from .streamable.records import StoreUnavailable
@@ -40,72 +39,20 @@ from .streamable.records import StoreUnavailable
 __all__ = [
     "ASSUMED_VERSION",
     "JSON_RANGES",
-    "JSON_TYPE",
     "KEEPALIVE",
     "KEEPALIVE_SECONDS",
     "SSE_RANGES",
     "WATCH_AFTER_SECONDS",
-    "ASGISend",
-    "Headers",
     "Stream",
     "acceptable",
     "end_answer",
     "end_response",
     "followable",
     "media_ranges",
-    "refuse",
-    "respond",
-    "unavailable",
     "until_disconnect",
 ]
 
 logger = logging.getLogger("toolwire.http")
-
-ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-ASGISend = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-Headers = list[tuple[bytes, bytes]]
-
-JSON_TYPE = (b"content-type", b"application/json")
-
-
-async def respond(
-    send: ASGISend, status: int, body: bytes = b"", headers: Iterable[tuple[bytes, bytes]] = ()
-) -> None:
-    """Send a whole response in two ASGI messages."""
-    head: Headers = list(headers)
-    head.append((b"content-length", str(len(body)).encode("ascii") if body else b"0"))
-    await send({"type": "http.response.start", "status": status, "headers": head})
-    await send({"type": "http.response.body", "body": body})
-
-
-async def refuse(
-    send: ASGISend,
-    status: int,
-    message: str,
-    *,
-    code: int = INVALID_REQUEST,
-    headers: Iterable[tuple[bytes, bytes]] = (),
-) -> None:
-    """Answer with an HTTP error status and a JSON-RPC error body (id null, as the MCP
-    transport specification asks) naming what was wrong. A send that fails (the server already
-    answered a broken request and closed, as uvicorn does) is only logged at debug level."""
-    try:
-        await respond(send, status, error_message(None, code, message), [JSON_TYPE, *headers])
-    except Exception as error:  # the ASGI server's own protocol error: not ours to report
-        logger.debug("refusal %d not sent, the connection is over: %r", status, error)
-
-
-async def unavailable(send: ASGISend, failure: Exception) -> None:
-    """Answer 503 for a shared store that failed (a `records.StoreUnavailable`, whose text
-    names the store and what it was doing; the store has logged it)."""
-    await refuse(
-        send,
-        503,
-        f"Service Unavailable: {failure}",
-        code=INTERNAL_ERROR,
-        headers=[(b"retry-after", b"1")],
-    )
-
 
 JSON_RANGES = frozenset({"application/json", "application/*", "*/*"})
 SSE_RANGES = frozenset({"text/event-stream", "text/*", "*/*"})

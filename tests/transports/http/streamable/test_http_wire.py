@@ -466,9 +466,9 @@ def test_a_stream_closed_after_it_started_resumes_from_the_last_event_seen(
 def test_a_body_that_never_completes_gets_408(monkeypatch: pytest.MonkeyPatch) -> None:
     import socket
 
-    from toolwire.transports.http import _body
+    from toolwire.transports.http import asgi
 
-    monkeypatch.setattr(_body, "BODY_SECONDS", 0.3)
+    monkeypatch.setattr(asgi, "BODY_SECONDS", 0.3)
     with serving(make_server().http_app()) as base:
         host, port = base.removeprefix("http://").split(":")
         with socket.create_connection((host, int(port)), timeout=10) as sock:

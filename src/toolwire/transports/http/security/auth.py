@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from ....protocol.auth.identity import FORBIDDEN, UNAUTHORIZED, Identity, scope_refusal
 from ....protocol.wire.jsonrpc import RequestId, decode, encode_value, valid_id
-from .._refusals import ASGIApp, Receive, Scope, Send, header_text, refuse
+from ..asgi import ASGIApp, ASGIReceive, ASGISend, Scope, header_text, refuse
 
 if TYPE_CHECKING:
     from collections.abc import MutableMapping
@@ -69,7 +69,7 @@ class BearerGuard:
         self.max_body_bytes = max_body_bytes
         self._metadata_paths = {METADATA_PATH, METADATA_PATH + self.endpoint_path}
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def __call__(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         if scope["type"] != "http":  # lifespan (and WebSocket: no MCP route uses one)
             await self.app(scope, receive, send)
             return
@@ -136,7 +136,7 @@ class BearerGuard:
         return identity, ""
 
     async def _check_tool_scopes(
-        self, scope: Scope, receive: Receive, send: Send, identity: Identity
+        self, scope: Scope, receive: ASGIReceive, send: ASGISend, identity: Identity
     ) -> None:
         """Refuse a `tools/call` of a tool whose scopes `identity` lacks; else pass the
         request on, its body replayed as it was read."""
@@ -246,7 +246,7 @@ class BearerGuard:
             document["resource_name"] = auth.resource_name
         return document
 
-    async def _metadata(self, scope: Scope, send: Send) -> None:
+    async def _metadata(self, scope: Scope, send: ASGISend) -> None:
         method = scope.get("method")
         if method == "OPTIONS":
             await send({"type": "http.response.start", "status": 204, "headers": _CORS})
@@ -271,7 +271,7 @@ class BearerGuard:
     async def _challenge(
         self,
         scope: Scope,
-        send: Send,
+        send: ASGISend,
         status: int,
         error: str,
         description: str,
@@ -292,8 +292,8 @@ class BearerGuard:
         await refuse(
             send,
             status,
-            UNAUTHORIZED if status == 401 else FORBIDDEN,
             description,
+            code=UNAUTHORIZED if status == 401 else FORBIDDEN,
             request_id=request_id,
             data={"error": error, **(data or {})},
             headers=[(b"www-authenticate", challenge)],

@@ -15,8 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from ....protocol.wire.jsonrpc import INVALID_REQUEST
-from .._refusals import ASGIApp, Receive, Scope, Send, printable, refuse
+from ..asgi import ASGIApp, ASGIReceive, ASGISend, Scope, printable, refuse
 
 __all__ = ["DEFAULT_ALLOWED_HOSTS", "DEFAULT_ALLOWED_ORIGINS", "HostOriginGuard"]
 
@@ -163,7 +162,7 @@ class HostOriginGuard:
         self._good_origins: set[tuple[bytes, bytes]] = set()
         self._logged: set[str] = set()
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def __call__(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         if scope["type"] != "http":  # lifespan (and WebSocket: no MCP route uses one)
             await self.app(scope, receive, send)
             return
@@ -220,7 +219,7 @@ class HostOriginGuard:
             self._good_origins.add((origin, host))
         return True
 
-    async def _refuse_host(self, send: Send, host: bytes | None) -> None:
+    async def _refuse_host(self, send: ASGISend, host: bytes | None) -> None:
         if host is None:
             message = "The request has no Host header; the server needs one to check it"
         else:
@@ -238,16 +237,16 @@ class HostOriginGuard:
                     f"http_app()/run(), or --allowed-host {allow} on the CLI"
                 )
         self._log(message)
-        await refuse(send, 421, INVALID_REQUEST, message)
+        await refuse(send, 421, message)
 
-    async def _refuse_origin(self, send: Send, origin: bytes) -> None:
+    async def _refuse_origin(self, send: ASGISend, origin: bytes) -> None:
         shown = printable(origin)
         message = (
             f"Origin '{shown}' is not allowed; pass allowed_origins=['{shown}'] to "
             f"http_app()/run(), or --allowed-origin {shown} on the CLI"
         )
         self._log(message)
-        await refuse(send, 403, INVALID_REQUEST, message)
+        await refuse(send, 403, message)
 
     def _log(self, message: str) -> None:
         if message in self._logged:
@@ -261,7 +260,7 @@ class HostOriginGuard:
         logger.warning("%s", message)
 
 
-async def _refuse_ambiguous(send: Send, hosts: int, origins: int) -> None:
+async def _refuse_ambiguous(send: ASGISend, hosts: int, origins: int) -> None:
     if hosts > 1:
         problem = f"the request has {hosts} Host headers; send one"
     elif origins > 1:
@@ -273,7 +272,7 @@ async def _refuse_ambiguous(send: Send, hosts: int, origins: int) -> None:
         )
     logger.debug("refused: %s", problem)
     headers = [(b"connection", b"close")]  # nothing more is read on this connection
-    await refuse(send, 400, INVALID_REQUEST, f"Bad Request: {problem}", headers=headers)
+    await refuse(send, 400, f"Bad Request: {problem}", headers=headers)
 
 
 def _entries(given: Iterable[str] | None, default: Iterable[str], what: str) -> list[str]:

@@ -24,10 +24,19 @@ import anyio
 
 from ....protocol.auth.identity import same_caller
 from ....protocol.wire.jsonrpc import PARSE_ERROR, decode
-from .._body import BodyTooLarge, ClientGone, declared_length, read_body
-from .._refusals import Receive, Scope, Send
 from .._sse import SSE_HEADERS, encode_event
-from ..channel import KEEPALIVE_SECONDS, Stream, refuse, respond
+from ..asgi import (
+    ASGIReceive,
+    ASGISend,
+    BodyTooLarge,
+    ClientGone,
+    Scope,
+    declared_length,
+    read_body,
+    refuse,
+    respond,
+)
+from ..channel import KEEPALIVE_SECONDS, Stream
 
 if TYPE_CHECKING:
     from ....protocol.auth.identity import Identity
@@ -121,7 +130,7 @@ class LegacySse:
                 await live.session.end_streams()
             live.stream.finish()
 
-    async def stream(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def stream(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         """ASGI endpoint of `GET sse_path`: one session, for as long as the stream is open."""
         if scope["method"] != "GET":
             await _wrong_method(scope, send, "GET", "open the event stream with GET")
@@ -141,7 +150,9 @@ class LegacySse:
         finally:
             self._opening.discard(slot)
 
-    async def _serve_stream(self, scope: Scope, receive: Receive, send: Send, slot: object) -> None:
+    async def _serve_stream(
+        self, scope: Scope, receive: ASGIReceive, send: ASGISend, slot: object
+    ) -> None:
         try:
             opener = await self._opener()
         except Exception:  # the server's lifespan failed; serving.py logged why
@@ -185,7 +196,7 @@ class LegacySse:
         except Exception as error:  # the client is gone: nothing left to end
             logger.debug("SSE session %s: ending the stream failed (%r)", session_id, error)
 
-    async def post(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def post(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         """ASGI endpoint of `POST message_path?session_id=...`: one message for a session."""
         if scope["method"] != "POST":
             await _wrong_method(scope, send, "POST", "send messages with POST")
@@ -228,7 +239,7 @@ class LegacySse:
             await live.session.receive(body)
         await respond(send, 202, b"Accepted", [_TEXT])
 
-    async def _session_of(self, scope: Scope, send: Send) -> _Live | None:
+    async def _session_of(self, scope: Scope, send: ASGISend) -> _Live | None:
         """The live session the POST names, or None once refused (400/404)."""
         session_id = _query_value(scope, "session_id")
         if session_id is None:
@@ -292,7 +303,7 @@ async def _room(live: _Live) -> bool:
     return not backlog.full
 
 
-async def _wrong_method(scope: Scope, send: Send, allowed: str, hint: str) -> None:
+async def _wrong_method(scope: Scope, send: ASGISend, allowed: str, hint: str) -> None:
     """405 for a request whose method this endpoint does not take; `hint` says which does."""
     await refuse(
         send,

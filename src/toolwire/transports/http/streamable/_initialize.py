@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._sse import SSE_HEADERS, encode_event
-from ..channel import JSON_TYPE, ASGIReceive, ASGISend, Stream, refuse, respond, unavailable
+from ..asgi import JSON_TYPE, ASGIReceive, ASGISend, refuse, respond, unavailable
+from ..channel import Stream
 from .records import StoreUnavailable
 from .sessions import SessionLimitError
 

@@ -17,19 +17,9 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, cast
 
-from .._refusals import printable
 from .._sse import SSE_HEADERS, encode_event
-from ..channel import (
-    KEEPALIVE,
-    PRIMING_SINCE,
-    ASGIReceive,
-    ASGISend,
-    Stream,
-    followable,
-    refuse,
-    unavailable,
-    until_disconnect,
-)
+from ..asgi import ASGIReceive, ASGISend, printable, refuse, unavailable
+from ..channel import KEEPALIVE, PRIMING_SINCE, Stream, followable, until_disconnect
 from .events import MalformedEventId
 from .records import StoreUnavailable
 from .sessions import is_get_stream

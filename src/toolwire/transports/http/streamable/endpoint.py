@@ -20,22 +20,28 @@ from typing import TYPE_CHECKING, Any
 from ....protocol.session.reporter import STREAM_CLOSER
 from ....protocol.wire.eras import HANDSHAKE_VERSIONS, is_modern_request
 from ....protocol.wire.jsonrpc import PARSE_ERROR, Invalid, Request, Response, classify, decode
-from .._body import BodyTimeout, BodyTooLarge, ClientGone, declared_length, read_body
 from .._sse import SSE_HEADERS
-from ..channel import (
-    ASSUMED_VERSION,
-    JSON_RANGES,
+from ..asgi import (
     JSON_TYPE,
-    PRIMING_SINCE,
-    SSE_RANGES,
     ASGIReceive,
     ASGISend,
-    Stream,
-    end_response,
-    media_ranges,
+    BodyTimeout,
+    BodyTooLarge,
+    ClientGone,
+    declared_length,
+    read_body,
     refuse,
     respond,
     unavailable,
+)
+from ..channel import (
+    ASSUMED_VERSION,
+    JSON_RANGES,
+    PRIMING_SINCE,
+    SSE_RANGES,
+    Stream,
+    end_response,
+    media_ranges,
 )
 from ._initialize import SESSION_HEADER, full, start_session
 from ._resume import open_get_stream

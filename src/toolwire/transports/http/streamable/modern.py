@@ -25,7 +25,8 @@ from ....protocol.wire.jsonrpc import (
     classify,
     error_message,
 )
-from ..channel import ASGIReceive, ASGISend, Stream, acceptable, end_answer, refuse, respond
+from ..asgi import ASGIReceive, ASGISend, refuse, respond
+from ..channel import Stream, acceptable, end_answer
 from . import _mirror
 
 if TYPE_CHECKING:
