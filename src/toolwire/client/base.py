@@ -1,14 +1,10 @@
-"""The shared body of the three client classes: connection, listing, calling, retrying.
+"""The shared body of the client classes: connection, listing, calling, retrying, approvals.
 
-The public surface is the Agents SDK's `agents.mcp` server interface (names, parameters,
-defaults and user-facing messages), so that an object of these classes can go anywhere one
-of the SDK's goes, `Agent(mcp_servers=[...])` included. The SDK does not check a base class:
-it calls the seven members of its interface plus a handful of attributes and two hooks
-(`_get_failure_error_function`, `_get_needs_approval_for_tool`), all of which are here.
-
-What is added on top: a connection owned by a task of its own (`_link.py`: connect and clean
-up from different tasks), reconnection when the server restarts or the session expires, and
-errors that name the server and the tool.
+Its public surface is the Agents SDK's `agents.mcp` server interface (names, parameters,
+defaults, messages, and the two hooks the SDK's run loop calls), so an object of these classes
+goes wherever one of the SDK's goes, `Agent(mcp_servers=[...])` included; on top of it, the
+connection is held by a task of its own (`_link.py`), reopened when the server restarts or the
+session expires, and every failure names the server and the tool.
 """
 
 from __future__ import annotations
@@ -18,6 +14,7 @@ import copy
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
 from ..tools.failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
@@ -30,12 +27,12 @@ from ._checks import (
     checked_protocol_mode,
     checked_session_timeout,
 )
-from ._lifecycle import LinkHolder
 from ._link import Link
-from ._prompts_resources import PromptsAndResources
 from .errors import NOT_CONNECTED, Diagnosis, MCPCallError, diagnose
 
 if TYPE_CHECKING:
+    from types import TracebackType
+
     from ..context import RunContextWrapper
     from ..tools.function_tool import FunctionTool
     from ._convert import MCPToolMetaContext
@@ -52,7 +49,7 @@ JsonObject = dict[str, Any]  # a tool's arguments, a request's `_meta`
 ProgressCallback = Callable[[float, "float | None", "str | None"], Awaitable[None]]
 
 
-class MCPClientServer(PromptsAndResources, LinkHolder):
+class MCPClientServer:
     """An MCP server reached through the `mcp` client; see the transport classes.
 
     Subclasses say how to open the client (`_open_client`) and what the default name is.
@@ -144,6 +141,122 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+    # -- connection ---------------------------------------------------------------------
+
+    def _open_client(self) -> AbstractAsyncContextManager[Any]:
+        raise NotImplementedError
+
+    async def _describe_loss(self) -> str:
+        """More on a lost connection (a child process's exit status and stderr), or ""."""
+        return ""
+
+    def _transport_alive(self) -> bool:
+        """Whether what carries the connection is still there (a child process has not
+        exited); a dead one is replaced before the next request rather than failing it."""
+        return True
+
+    def _describe_silence(self) -> str:
+        """More on a request left unanswered (what the server wrote instead), or ""."""
+        return ""
+
+    @property
+    def client(self) -> Any:
+        """The live `mcp.Client` (None when not connected)."""
+        return self._link.client if self._link is not None else None
+
+    @property
+    def session(self) -> Any:
+        """The `mcp` ClientSession under the client (None when not connected)."""
+        client = self.client
+        return client.session if client is not None else None
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The protocol version agreed with the server (None when not connected)."""
+        client = self.client
+        return client.protocol_version if client is not None else None
+
+    async def connect(self) -> None:
+        """Start the server (stdio) or open the connection (HTTP), and initialize.
+
+        The connection is held by a task of its own, so `cleanup()` may run in another task.
+
+        Raises:
+            MCPCallError: The server could not be reached or did not initialize; the message
+                names the server.
+        """
+        if self._link is not None and self._link.alive:
+            return
+        await self._open_link()
+        self._connected = True
+
+    async def _open_link(self) -> None:
+        link = Link(self._open_client, self.name)
+        try:
+            await link.open(self.connect_timeout_seconds)
+        except Exception as error:
+            found = diagnose(error, self.connect_timeout_seconds)
+            reason = found.reason + await self._describe_loss()
+            message = f"Failed to connect to MCP server '{self.name}': {reason}"
+            raise MCPCallError(
+                self.name, "initialize", reason, lost=True, message=message
+            ) from error
+        self._link = link
+
+    async def cleanup(self) -> None:
+        """Close the connection and end the server process (bounded, safe to call twice)."""
+        self._connected = False
+        link, self._link = self._link, None
+        if link is not None:
+            await link.close()
+
+    async def __aenter__(self) -> Any:
+        await self.connect()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.cleanup()
+
+    def _ready_client(self) -> Any:
+        """The client when the connection is healthy, else None (no await, no lock)."""
+        link = self._link
+        if link is not None and link.alive and self._transport_alive():
+            return link.client
+        return None
+
+    async def _live_client(self) -> Any:
+        """The client to send a request through, reconnecting when the last one died."""
+        if not self._connected:
+            from ..errors import UserError
+
+            raise UserError(NOT_CONNECTED)
+        ready = self._ready_client()
+        if ready is not None:
+            return ready
+        async with self._reconnecting:
+            if self._link is not None and self._link.alive and self._transport_alive():
+                return self._link.client
+            if self._link is not None:
+                old, self._link = self._link, None
+                await old.close()
+            logger.info("MCP server %r: reconnecting", self.name)
+            self._tools_fresh = False
+            await self._open_link()
+            assert self._link is not None
+            return self._link.client
+
+    async def _forget_link(self) -> None:
+        """Drop a connection that failed, so that the next request opens a new one."""
+        async with self._reconnecting:
+            old, self._link = self._link, None
+        if old is not None:
+            await old.close()
 
     # -- approvals ----------------------------------------------------------------------
 
@@ -414,6 +527,38 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
         if self._gates():
             return self._gated_call(tool_name, arguments, send)
         return self._request(tool_name, send)
+
+    # -- prompts and resources ----------------------------------------------------------
+
+    async def list_prompts(self) -> Any:
+        """The server's prompts (`mcp.types.ListPromptsResult`, every page)."""
+        return await self._request(
+            "method:prompts/list",
+            lambda client: _listing.all_prompt_pages(client, self.max_list_pages, self.name),
+        )
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        """One prompt, rendered with `arguments` (`mcp.types.GetPromptResult`)."""
+        return await self._request(
+            f"prompt:{name}", lambda client: client.get_prompt(name, arguments)
+        )
+
+    async def list_resources(self, cursor: str | None = None) -> Any:
+        """One page of the server's resources (`mcp.types.ListResourcesResult`)."""
+        return await self._request(
+            "method:resources/list", lambda client: client.list_resources(cursor=cursor)
+        )
+
+    async def list_resource_templates(self, cursor: str | None = None) -> Any:
+        """One page of the server's resource templates."""
+        return await self._request(
+            "method:resources/templates/list",
+            lambda client: client.list_resource_templates(cursor=cursor),
+        )
+
+    async def read_resource(self, uri: str) -> Any:
+        """A resource's contents (`mcp.types.ReadResourceResult`)."""
+        return await self._request(f"resource:{uri}", lambda client: client.read_resource(uri))
 
     # -- tools for models ---------------------------------------------------------------
 
