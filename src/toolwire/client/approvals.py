@@ -20,7 +20,6 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from ..context import RunContextWrapper
 from ..errors import UserError
-from ._require_approval import bad_value, flag, tool_table
 
 __all__ = [
     "ApprovalPolicy",
@@ -117,6 +116,93 @@ def annotations_ask(annotations: object) -> bool:
     return _annotation(annotations, "readOnlyHint") is not True
 
 
+# Reading a `require_approval` setting: the SDK's forms, and its messages for bad ones (only a
+# plain `dict` is a table; other mappings are refused, as the SDK refuses them).
+
+
+def _bad_value(where: str, value: object) -> UserError:
+    """The error for a value that is neither "always" nor "never", at `where`."""
+    return UserError(
+        f"Invalid require_approval value at {where}: expected 'always' or 'never', got {value!r}."
+    )
+
+
+def _flag(value: object, where: str) -> bool:
+    """One "always"/"never" (or bool) value as a bool; anything else is refused."""
+    if value == "always" or value is True:
+        return True
+    if value == "never" or value is False:
+        return False
+    raise _bad_value(where, value)
+
+
+def _names_block(setting: dict[Any, Any], side: str) -> frozenset[str]:
+    """The tool names under `side` ("always"/"never") of a tool-list setting, checked."""
+    if side not in setting:
+        return frozenset()
+    block = setting[side]
+    if not isinstance(block, dict):
+        raise UserError(
+            f"Invalid require_approval.{side}: expected an object with tool_names, "
+            f"got {type(block).__name__}."
+        )
+    names = block.get("tool_names", [])
+    where = f"require_approval.{side}.tool_names"
+    if not isinstance(names, list):
+        raise UserError(
+            f"Invalid require_approval tool_names at {where}: expected a list of strings, "
+            f"got {type(names).__name__}."
+        )
+    for index, name in enumerate(names):
+        if not isinstance(name, str):
+            raise UserError(
+                f"Invalid require_approval tool name at {where}[{index}]: expected a string, "
+                f"got {type(name).__name__}."
+            )
+    return frozenset(names)
+
+
+def _is_tool_lists(setting: dict[Any, Any]) -> bool:
+    """True when the dict is the `{"always": {"tool_names": ...}, "never": ...}` form.
+
+    The other dict form maps tool names to "always"/"never", so a tool may itself be named
+    "always"; only a nested object holding `tool_names` marks the list form.
+    """
+    return any(
+        isinstance(setting.get(side), dict) and "tool_names" in setting[side]
+        for side in ("always", "never")
+    )
+
+
+def _tool_lists(setting: dict[Any, Any]) -> dict[Any, bool]:
+    extra = [key for key in setting if key not in ("always", "never")]
+    if extra:
+        raise UserError(
+            f"Invalid require_approval tool list policy: unexpected keys {sorted(extra, key=str)}; "
+            "expected only 'always' and 'never'."
+        )
+    ask = _names_block(setting, "always")
+    skip = _names_block(setting, "never")
+    both = ask & skip
+    if both:
+        raise UserError(
+            "Invalid require_approval tool list policy: tool names cannot appear in both "
+            f"always and never: {sorted(both)}."
+        )
+    return {**dict.fromkeys(skip, False), **dict.fromkeys(ask, True)}
+
+
+def _tool_table(setting: dict[Any, Any]) -> dict[Any, bool]:
+    """A dict setting (either form) as a tool name -> "ask?" table.
+
+    Raises:
+        UserError: A value is not "always"/"never"/a bool, or the list form is malformed.
+    """
+    if _is_tool_lists(setting):
+        return _tool_lists(setting)
+    return {key: _flag(value, f"require_approval[{key!r}]") for key, value in setting.items()}
+
+
 @dataclass(frozen=True)
 class ApprovalPolicy:
     """A checked `require_approval` setting.
@@ -155,12 +241,12 @@ class ApprovalPolicy:
         if setting == "annotations":
             return cls("annotations")
         if isinstance(setting, str | bool):
-            return cls("fixed", everything=flag(setting, "require_approval"))
+            return cls("fixed", everything=_flag(setting, "require_approval"))
         if isinstance(setting, dict):
-            return cls("per_tool", table=tool_table(setting))
+            return cls("per_tool", table=_tool_table(setting))
         if callable(setting):
             return cls("predicate", predicate=setting)
-        raise bad_value("require_approval", setting)
+        raise _bad_value("require_approval", setting)
 
     def requires(self, tool_name: str, annotations: Mapping[str, Any] | None) -> bool:
         """Whether a call to this tool must be approved, as far as known before the call.
@@ -237,14 +323,14 @@ def approval_rejection_text(tool_name: str, server_label: str, reason: str | Non
 
 
 async def ask_for_approval(
-    callback: MCPToolApprovalFunction, request: MCPToolApprovalRequest
-) -> tuple[bool, str | None]:
-    """Run an approval callback (sync or async) and check its answer.
+    callback: MCPToolApprovalFunction, run_context: Any, data: Any
+) -> MCPToolApprovalFunctionResult:
+    """Put one call (`data`) to an approval callback (sync or async); its checked answer.
 
     Raises:
         UserError: The callback answered something else than `{"approve": bool, ...}`.
     """
-    answer: Any = callback(request)
+    answer: Any = callback(MCPToolApprovalRequest(ctx_wrapper=run_context, data=data))
     if inspect.isawaitable(answer):
         answer = await answer
     if not isinstance(answer, Mapping) or not isinstance(answer.get("approve"), bool):
@@ -255,7 +341,10 @@ async def ask_for_approval(
     reason = answer.get("reason")
     if reason is not None and not isinstance(reason, str):
         raise UserError(f"on_approval_request's 'reason' must be a string, got {reason!r}.")
-    return answer["approve"], reason
+    checked: MCPToolApprovalFunctionResult = {"approve": answer["approve"]}
+    if reason is not None:
+        checked["reason"] = reason
+    return checked
 
 
 def call_id_of(run_context: Any) -> str:
@@ -362,10 +451,10 @@ async def ask_before_call(
         name=tool_name,
         server_label=server_label,
     )
-    approved, reason = await ask_for_approval(
-        callback, MCPToolApprovalRequest(ctx_wrapper=run_context, data=data)
-    )
-    return None if approved else approval_rejection_text(tool_name, server_label, reason)
+    answer = await ask_for_approval(callback, run_context, data)
+    if answer["approve"]:
+        return None
+    return approval_rejection_text(tool_name, server_label, answer.get("reason"))
 
 
 def _tool_annotations(remote_tool: Any) -> Any:

@@ -20,7 +20,6 @@ from ..errors import UserError
 from .approvals import (
     MCPToolApprovalFunction,
     MCPToolApprovalFunctionResult,
-    MCPToolApprovalRequest,
     ask_for_approval,
 )
 
@@ -87,17 +86,8 @@ async def answer_approval_request(
     _checked_request(item)
     data = _RequestView(item) if isinstance(item, Mapping) else item
     ctx = context if context is not None else RunContextWrapper(context=None)
-    approved, reason = await ask_for_approval(
-        on_approval_request, MCPToolApprovalRequest(ctx_wrapper=ctx, data=data)
-    )
-    response: dict[str, Any] = {
-        "approval_request_id": _field(item, "id"),
-        "approve": approved,
-        "type": "mcp_approval_response",
-    }
-    if reason is not None:
-        response["reason"] = reason
-    return response
+    answer = await ask_for_approval(on_approval_request, ctx, data)
+    return {"approval_request_id": _field(item, "id"), "type": "mcp_approval_response", **answer}
 
 
 @dataclass
@@ -161,12 +151,7 @@ class HostedMCPTool:
 
         async def relay(request: Any) -> MCPToolApprovalFunctionResult:
             # The SDK hands its own request object; ours has the same two fields.
-            ours = MCPToolApprovalRequest(ctx_wrapper=request.ctx_wrapper, data=request.data)
-            approved, reason = await ask_for_approval(callback, ours)
-            answer: MCPToolApprovalFunctionResult = {"approve": approved}
-            if reason is not None:
-                answer["reason"] = reason
-            return answer
+            return await ask_for_approval(callback, request.ctx_wrapper, request.data)
 
         return AgentsHostedMCPTool(
             tool_config=dict(self.tool_config),  # type: ignore[arg-type]

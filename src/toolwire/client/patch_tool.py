@@ -22,7 +22,6 @@ from .approvals import (
     MCPApprovalRequestData,
     MCPToolApprovalFunction,
     MCPToolApprovalFunctionResult,
-    MCPToolApprovalRequest,
     ask_for_approval,
 )
 
@@ -127,13 +126,7 @@ def _approval_relay(
             name=tool_name,
             server_label=server.name,
         )
-        approved, reason = await ask_for_approval(
-            callback, MCPToolApprovalRequest(ctx_wrapper=run_context, data=data)
-        )
-        answer: MCPToolApprovalFunctionResult = {"approve": approved}
-        if reason is not None:
-            answer["reason"] = reason
-        return answer
+        return await ask_for_approval(callback, run_context, data)
 
     return on_approval
 

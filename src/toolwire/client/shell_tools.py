@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .approvals import (
     MCPApprovalRequestData,
     MCPToolApprovalFunction,
-    MCPToolApprovalRequest,
+    MCPToolApprovalFunctionResult,
     annotations_ask,
     ask_for_approval,
 )
@@ -144,20 +144,18 @@ class _RemoteShell:
             answer = await answer
         return bool(answer)
 
-    async def ask(self, context: Any, arguments: Mapping[str, Any], call_id: str) -> dict[str, Any]:
+    async def ask(
+        self, context: Any, arguments: Mapping[str, Any], call_id: str
+    ) -> MCPToolApprovalFunctionResult:
         """Put one call to the callback; the SDK's `{"approve", "reason"?}` answer."""
         assert self.callback is not None
-        request = MCPToolApprovalRequest(
-            ctx_wrapper=context,
-            data=MCPApprovalRequestData(
-                id=call_id or uuid.uuid4().hex,
-                arguments=json.dumps(dict(arguments)),
-                name=self.remote_name,
-                server_label=str(getattr(self.server, "name", "")),
-            ),
+        data = MCPApprovalRequestData(
+            id=call_id or uuid.uuid4().hex,
+            arguments=json.dumps(dict(arguments)),
+            name=self.remote_name,
+            server_label=str(getattr(self.server, "name", "")),
         )
-        approved, reason = await ask_for_approval(self.callback, request)
-        return {"approve": approved, "reason": reason} if reason else {"approve": approved}
+        return await ask_for_approval(self.callback, context, data)
 
     async def call(self, arguments: dict[str, Any], context: Any) -> Any:
         """Call the remote `shell` tool, approval already settled (the server's own gate is
