@@ -13,20 +13,15 @@ import asyncio
 import copy
 import inspect
 import logging
+import math
 from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, Literal
 
+from ..errors import UserError
 from ..tools.failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
 from . import _listing
-from ._checks import (
-    ProtocolMode,
-    Seconds,
-    checked_backoff_max,
-    checked_list_pages,
-    checked_protocol_mode,
-    checked_session_timeout,
-)
 from ._link import Link
 from .errors import NOT_CONNECTED, Diagnosis, MCPCallError, diagnose
 
@@ -36,6 +31,7 @@ if TYPE_CHECKING:
     from ..context import RunContextWrapper
     from ..tools.function_tool import FunctionTool
     from ._convert import MCPToolMetaContext
+    from ._targets import ClientOptions
     from .approvals import MCPToolApprovalFunction
     from .params import ToolFilter
 
@@ -47,6 +43,69 @@ JsonObject = dict[str, Any]  # a tool's arguments, a request's `_meta`
 
 # (progress, total, message) -> awaitable: the `mcp` client's progress callback shape.
 ProgressCallback = Callable[[float, "float | None", "str | None"], Awaitable[None]]
+
+# "handshake": 2024-11-05 to 2025-11-25, opened by `initialize`; "modern": 2026-07-28.
+ProtocolMode = Literal["auto", "handshake", "modern"]
+PROTOCOL_MODES: tuple[ProtocolMode, ...] = ("auto", "handshake", "modern")
+
+
+def _checked_session_timeout(value: object) -> float | None:
+    """Seconds for each request, or None (None and 0 both mean no timeout)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError("client_session_timeout_seconds must be a number of seconds or None.")
+    if not math.isfinite(value) or value < 0:
+        raise ValueError("client_session_timeout_seconds must be zero or a positive finite value.")
+    if value == 0:
+        return None
+    try:
+        timedelta(seconds=value)
+    except OverflowError:
+        raise ValueError(
+            "client_session_timeout_seconds must fit in a datetime.timedelta."
+        ) from None
+    return float(value)
+
+
+def _checked_backoff_max(value: object) -> float | None:
+    """The cap on the delay between retries, or None for no cap."""
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise ValueError(
+            "retry_backoff_seconds_max must be a non-negative finite number of seconds or None."
+        )
+    return float(value)
+
+
+def _checked_list_pages(value: object) -> int | None:
+    """How many pages one listing may read, or None for no limit."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("max_list_pages must be a positive integer or None.")
+    if value < 1:
+        raise ValueError("max_list_pages must be a positive integer or None.")
+    return value
+
+
+def _checked_protocol_mode(value: object) -> ProtocolMode:
+    """The protocol era a client pins ("handshake", "modern"), or "auto" to negotiate."""
+    if value == "legacy":
+        raise ValueError(
+            'protocol_mode="legacy" is now protocol_mode="handshake" (the era opened by '
+            "`initialize`, 2024-11-05 to 2025-11-25)."
+        )
+    for mode in PROTOCOL_MODES:
+        if value == mode:
+            return mode
+    raise ValueError(f'protocol_mode must be "auto", "handshake" or "modern", not {value!r}.')
 
 
 class MCPClientServer:
@@ -60,7 +119,7 @@ class MCPClientServer:
         params: Any,
         cache_tools_list: bool = False,
         name: str | None = None,
-        client_session_timeout_seconds: Seconds | None = 5,
+        client_session_timeout_seconds: float | None = 5,
         tool_filter: ToolFilter = None,
         use_structured_content: bool = False,
         max_retry_attempts: int = 0,
@@ -90,12 +149,12 @@ class MCPClientServer:
         self.cache_tools_list = cache_tools_list
         self._name = name
         self.client_session_timeout_seconds = client_session_timeout_seconds
-        self._request_timeout = checked_session_timeout(client_session_timeout_seconds)
+        self._request_timeout = _checked_session_timeout(client_session_timeout_seconds)
         self.tool_filter = tool_filter
         self.use_structured_content = use_structured_content
         self.max_retry_attempts = max_retry_attempts
         self.retry_backoff_seconds_base = max(0.0, retry_backoff_seconds_base)
-        self.retry_backoff_seconds_max = checked_backoff_max(retry_backoff_seconds_max)
+        self.retry_backoff_seconds_max = _checked_backoff_max(retry_backoff_seconds_max)
         self.message_handler = message_handler
         self.require_approval = require_approval
         # Checked now, so a bad policy fails where it is written (the SDK's messages). The
@@ -108,8 +167,8 @@ class MCPClientServer:
         self._meta_resolver = tool_meta_resolver
         self.tool_output_guardrails = tool_output_guardrails
         self.custom_data_extractor = custom_data_extractor
-        self.max_list_pages = checked_list_pages(max_list_pages)
-        self.protocol_mode = checked_protocol_mode(protocol_mode)
+        self.max_list_pages = _checked_list_pages(max_list_pages)
+        self.protocol_mode = _checked_protocol_mode(protocol_mode)
         self.prefix_tool_names = prefix_tool_names
         self.connect_timeout_seconds = connect_timeout_seconds
         # Handed to the `mcp` client as given; one left out keeps that client's default
@@ -146,6 +205,17 @@ class MCPClientServer:
 
     def _open_client(self) -> AbstractAsyncContextManager[Any]:
         raise NotImplementedError
+
+    def _options(self) -> ClientOptions:
+        """What every transport hands the `mcp` client."""
+        from ._targets import ClientOptions
+
+        return ClientOptions(
+            mode=self._version_pin or self.protocol_mode,
+            read_timeout_seconds=self._request_timeout,
+            message_handler=self.message_handler,
+            extra=dict(self._client_options),
+        )
 
     async def _describe_loss(self) -> str:
         """More on a lost connection (a child process's exit status and stderr), or ""."""
@@ -223,6 +293,10 @@ class MCPClientServer:
     ) -> None:
         await self.cleanup()
 
+    def _require_connection(self) -> None:
+        if not self._connected:
+            raise UserError(NOT_CONNECTED)
+
     def _ready_client(self) -> Any:
         """The client when the connection is healthy, else None (no await, no lock)."""
         link = self._link
@@ -232,16 +306,14 @@ class MCPClientServer:
 
     async def _live_client(self) -> Any:
         """The client to send a request through, reconnecting when the last one died."""
-        if not self._connected:
-            from ..errors import UserError
-
-            raise UserError(NOT_CONNECTED)
+        self._require_connection()
         ready = self._ready_client()
         if ready is not None:
             return ready
         async with self._reconnecting:
-            if self._link is not None and self._link.alive and self._transport_alive():
-                return self._link.client
+            ready = self._ready_client()
+            if ready is not None:
+                return ready
             if self._link is not None:
                 old, self._link = self._link, None
                 await old.close()
@@ -368,8 +440,6 @@ class MCPClientServer:
     ) -> Any:
         """The slow path of `_request`: judge `failed` (when given), then retry, reconnect
         or give up as the policy says."""
-        from ..errors import UserError
-
         attempt = 0
         fresh_session_tried = False
         version_retried = False
@@ -438,10 +508,7 @@ class MCPClientServer:
         Raises:
             UserError: Not connected, or a callable filter without `run_context` and `agent`.
         """
-        if not self._connected:
-            from ..errors import UserError
-
-            raise UserError(NOT_CONNECTED)
+        self._require_connection()
         if not (self.cache_tools_list and self._tools_fresh and self._tools is not None):
             await self._fetch_tools()
         assert self._tools is not None
@@ -498,10 +565,7 @@ class MCPClientServer:
                 or the approval callback answered something else than `{"approve": bool}`.
             MCPCallError: The request failed; the message names the server and the tool.
         """
-        if not self._connected:
-            from ..errors import UserError
-
-            raise UserError(NOT_CONNECTED)
+        self._require_connection()
         _listing.check_required(self, tool_name, self._required, arguments)
         send = _tool_call(tool_name, arguments, meta, progress_callback)
         if self._gates():

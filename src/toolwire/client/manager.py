@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from ._checks import Seconds
+from ..errors import UserError
 
 __all__ = ["MCPServerManager"]
 
@@ -28,7 +28,6 @@ def _label(server: Any) -> Any:
 
 
 def _give_approval_callback(server: Any, callback: Callable[..., Any]) -> None:
-    from ..errors import UserError
     from .base import MCPClientServer
 
     if not isinstance(server, MCPClientServer):
@@ -62,8 +61,8 @@ class MCPServerManager:
         self,
         servers: Iterable[Any],
         *,
-        connect_timeout_seconds: Seconds | None = 10.0,
-        cleanup_timeout_seconds: Seconds | None = 10.0,
+        connect_timeout_seconds: float | None = 10.0,
+        cleanup_timeout_seconds: float | None = 10.0,
         drop_failed_servers: bool = True,
         strict: bool = False,
         suppress_cancelled_error: bool = True,
@@ -140,9 +139,7 @@ class MCPServerManager:
                 self._connected.append(server)
 
     def _record(self, server: Any, error: BaseException) -> None:
-        logger.warning(
-            "MCP server %r failed to connect: %r", getattr(server, "name", server), error
-        )
+        logger.warning("MCP server %r failed to connect: %r", _label(server), error)
         self._errors[server] = error
         if not any(server is s for s in self._failed):
             self._failed.append(server)
@@ -177,11 +174,7 @@ class MCPServerManager:
                     with anyio.move_on_after(self._cleanup_timeout):
                         await server.cleanup()
                 except Exception as error:
-                    logger.warning(
-                        "MCP server %r failed to clean up: %r",
-                        getattr(server, "name", server),
-                        error,
-                    )
+                    logger.warning("MCP server %r failed to clean up: %r", _label(server), error)
         self._connected = []
 
     async def __aenter__(self) -> MCPServerManager:
