@@ -31,6 +31,7 @@ __all__ = [
     "approval_rejection_text",
     "ask_before_call",
     "ask_for_approval",
+    "field_of",
     "gate_reason",
     "note_call",
     "noted_call",
@@ -91,14 +92,23 @@ ApprovalPredicate = Callable[[RunContextWrapper[Any], Any, Any], "bool | Awaitab
 _Kind = Literal["fixed", "per_tool", "annotations", "predicate"]
 
 
-def _annotation(annotations: object, key: str) -> object:
-    if annotations is None:
+_ABSENT = object()
+
+
+def field_of(item: Any, key: str) -> Any:
+    """`key` of a wire item, None when absent: a dict's entry, or a model's attribute.
+
+    A model is read by the snake_case name `mcp` 2 gives the field, and only when it has none by
+    `key` as the wire spells it (`mcp` 1): beside fastmcp, the camelCase names of `mcp` 2's
+    models are shims that warn on every first read.
+    """
+    if item is None:
         return None
-    if isinstance(annotations, Mapping):
-        return annotations.get(key)
-    # An `mcp` ToolAnnotations model: mcp 1.x names the fields as on the wire, 2.x in snake case.
+    if isinstance(item, Mapping):
+        return item.get(key)
     snake = "".join(f"_{char.lower()}" if char.isupper() else char for char in key)
-    return getattr(annotations, key, getattr(annotations, snake, None))
+    found = getattr(item, snake, _ABSENT)
+    return getattr(item, key, None) if found is _ABSENT else found
 
 
 def annotations_ask(annotations: object) -> bool:
@@ -108,12 +118,12 @@ def annotations_ask(annotations: object) -> bool:
     `readOnlyHint: true` without `destructiveHint: true`. MCP's own defaults read an
     unannotated tool as possibly destructive, hence asking when nothing is said.
     """
-    destructive = _annotation(annotations, "destructiveHint")
+    destructive = field_of(annotations, "destructiveHint")
     if destructive is True:
         return True
     if destructive is False:
         return False
-    return _annotation(annotations, "readOnlyHint") is not True
+    return field_of(annotations, "readOnlyHint") is not True
 
 
 # Reading a `require_approval` setting: the SDK's forms, and its messages for bad ones (only a
@@ -435,7 +445,7 @@ async def ask_before_call(
     agent = scope.agent if scope is not None else None
     if agent is None:
         agent = getattr(run_context, "agent", None)
-    annotations = None if remote_tool is None else _tool_annotations(remote_tool)
+    annotations = field_of(remote_tool, "annotations")
     asked = await policy.decide(
         run_context,
         tool_name=tool_name,
@@ -457,14 +467,8 @@ async def ask_before_call(
     return approval_rejection_text(tool_name, server_label, answer.get("reason"))
 
 
-def _tool_annotations(remote_tool: Any) -> Any:
-    if isinstance(remote_tool, Mapping):
-        return remote_tool.get("annotations")
-    return getattr(remote_tool, "annotations", None)
-
-
 def gate_reason(annotations: object) -> str:
     """Why the "annotations" policy asks about a tool, in words true for that tool."""
-    if _annotation(annotations, "destructiveHint") is True:
+    if field_of(annotations, "destructiveHint") is True:
         return "it is marked destructive (destructiveHint: true)"
     return "its annotations do not say it is read-only or non-destructive"

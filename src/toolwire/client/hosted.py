@@ -21,6 +21,7 @@ from .approvals import (
     MCPToolApprovalFunction,
     MCPToolApprovalFunctionResult,
     ask_for_approval,
+    field_of,
 )
 
 __all__ = ["HostedMCPTool", "answer_approval_request"]
@@ -28,22 +29,15 @@ __all__ = ["HostedMCPTool", "answer_approval_request"]
 _REQUEST_FIELDS = ("id", "name", "arguments", "server_label")
 
 
-def _field(item: Any, key: str) -> Any:
-    if isinstance(item, Mapping):
-        return item.get(key)
-    return getattr(item, key, None)
-
-
 def _checked_request(item: Any) -> Any:
     """The item itself, once it is known to be an `mcp_approval_request` with its fields."""
-    kind = _field(item, "type")
+    kind = field_of(item, "type")
     if kind != "mcp_approval_request":
         raise UserError(f"Expected an 'mcp_approval_request' item, got type {kind!r}.")
     for key in _REQUEST_FIELDS:
-        if not isinstance(_field(item, key), str):
-            raise UserError(
-                f"The mcp_approval_request item has no string '{key}' (got {_field(item, key)!r})."
-            )
+        value = field_of(item, key)
+        if not isinstance(value, str):
+            raise UserError(f"The mcp_approval_request item has no string '{key}' (got {value!r}).")
     return item
 
 
@@ -87,7 +81,7 @@ async def answer_approval_request(
     data = _RequestView(item) if isinstance(item, Mapping) else item
     ctx = context if context is not None else RunContextWrapper(context=None)
     answer = await ask_for_approval(on_approval_request, ctx, data)
-    return {"approval_request_id": _field(item, "id"), "type": "mcp_approval_response", **answer}
+    return {"approval_request_id": field_of(item, "id"), "type": "mcp_approval_response", **answer}
 
 
 @dataclass

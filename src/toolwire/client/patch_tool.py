@@ -14,7 +14,7 @@ imported when the tool is built.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from ..errors import UserError
@@ -23,6 +23,7 @@ from .approvals import (
     MCPToolApprovalFunction,
     MCPToolApprovalFunctionResult,
     ask_for_approval,
+    field_of,
 )
 
 __all__ = ["PatchServer", "apply_patch_tool"]
@@ -45,17 +46,14 @@ class PatchServer(Protocol):
         ...
 
 
-def _get(item: Any, key: str) -> Any:
-    if isinstance(item, Mapping):
-        return item.get(key)
-    return getattr(item, key, None)
-
-
 def operation_arguments(operation: Any) -> dict[str, Any]:
     """An SDK `ApplyPatchOperation` (or a raw operation item) as the server's JSON object."""
-    arguments: dict[str, Any] = {"type": _get(operation, "type"), "path": _get(operation, "path")}
+    arguments: dict[str, Any] = {
+        "type": field_of(operation, "type"),
+        "path": field_of(operation, "path"),
+    }
     for key in ("diff", "move_to"):
-        value = _get(operation, key)
+        value = field_of(operation, key)
         if value is not None:
             arguments[key] = value
     return arguments
@@ -63,13 +61,11 @@ def operation_arguments(operation: Any) -> dict[str, Any]:
 
 def _result_text(result: Any) -> tuple[str, bool]:
     """The text blocks of a `CallToolResult` joined, and whether it is an error."""
-    failed = _get(result, "is_error")
-    if failed is None:
-        failed = _get(result, "isError")
+    failed = field_of(result, "isError")
     texts = [
-        str(_get(block, "text"))
-        for block in _get(result, "content") or []
-        if _get(block, "type") == "text"
+        str(field_of(block, "text"))
+        for block in field_of(result, "content") or []
+        if field_of(block, "type") == "text"
     ]
     return "\n".join(texts), bool(failed)
 
@@ -88,7 +84,7 @@ class _RemoteEditor:
 
         arguments = {"operations": [operation_arguments(operation)]}
         # The SDK has settled approval for this operation: the server's gate is not asked again.
-        context = _get(operation, "ctx_wrapper")
+        context = field_of(operation, "ctx_wrapper")
         note_call(CallScope(self.server, self.tool_name, arguments, context, approved=True))
         result = await self.server.call_tool(self.tool_name, arguments)
         text, failed = _result_text(result)
@@ -111,12 +107,12 @@ def _approval_relay(
     callback: MCPToolApprovalFunction, server: PatchServer, tool_name: str
 ) -> Callable[[Any, Any], Awaitable[MCPToolApprovalFunctionResult]]:
     async def on_approval(run_context: Any, approval_item: Any) -> MCPToolApprovalFunctionResult:
-        call = _get(approval_item, "raw_item")
-        operations = _get(call, "operations")
+        call = field_of(approval_item, "raw_item")
+        operations = field_of(call, "operations")
         if operations is None:
-            single = _get(call, "operation")
+            single = field_of(call, "operation")
             operations = [] if single is None else [single]
-        call_id = _get(call, "call_id") or _get(call, "id") or ""
+        call_id = field_of(call, "call_id") or field_of(call, "id") or ""
         data = MCPApprovalRequestData(
             id=str(call_id),
             arguments=json.dumps(

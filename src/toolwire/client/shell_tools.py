@@ -31,6 +31,7 @@ from .approvals import (
     MCPToolApprovalFunctionResult,
     annotations_ask,
     ask_for_approval,
+    field_of,
 )
 
 if TYPE_CHECKING:
@@ -55,9 +56,7 @@ def _text_of(result: Any) -> str:
 
 
 def _structured(result: Any) -> Mapping[str, Any] | None:
-    data = getattr(result, "structured_content", None)
-    if data is None:
-        data = getattr(result, "structuredContent", None)
+    data = field_of(result, "structuredContent")
     return data if isinstance(data, Mapping) else None
 
 
@@ -170,7 +169,7 @@ class _RemoteShell:
 
         note_call(CallScope(self.server, self.remote_name, arguments, context, approved=True))
         result = await self.server.call_tool(self.remote_name, arguments)
-        if getattr(result, "is_error", False) or getattr(result, "isError", False):
+        if field_of(result, "isError"):
             raise RemoteShellError(_text_of(result) or "the remote shell tool failed")
         data = _structured(result)
         if data is None or not isinstance(data.get("output"), list):
