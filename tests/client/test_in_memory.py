@@ -179,8 +179,11 @@ def _sockets_and_children() -> tuple[set[str], set[str]]:
             sockets.add(target)
     children: set[str] = set()
     for task in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{task}/children", encoding="ascii") as listed:
-            children.update(listed.read().split())
+        try:
+            with open(f"/proc/self/task/{task}/children", encoding="ascii") as listed:
+                children.update(listed.read().split())
+        except FileNotFoundError:  # a thread that ended meanwhile
+            continue
     return sockets, children
 
 
