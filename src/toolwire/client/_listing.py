@@ -55,19 +55,14 @@ async def all_pages(
 
 async def all_prompt_pages(client: Any, limit: int | None, server_name: str) -> Any:
     """A `ListPromptsResult` holding every page's prompts."""
-    first = await client.list_prompts()
-    prompts = list(first.prompts)
-    cursor = first.next_cursor
-    bound = limit if limit is not None else _PAGE_CEILING
-    for _ in range(bound - 1):
-        if not cursor:
-            break
-        page = await client.list_prompts(cursor=cursor)
-        prompts.extend(page.prompts)
-        cursor = page.next_cursor
-    if cursor:
-        raise _too_many(server_name, "prompts", bound)
-    return first.model_copy(update={"prompts": prompts, "next_cursor": None})
+    pages: list[Any] = []
+
+    async def fetch(cursor: str | None) -> Any:
+        pages.append(await client.list_prompts(cursor=cursor))
+        return pages[-1]
+
+    prompts = await all_pages(fetch, "prompts", limit, server_name)
+    return pages[0].model_copy(update={"prompts": prompts, "next_cursor": None})
 
 
 def annotations_of(tool: Any) -> dict[str, Any] | None:

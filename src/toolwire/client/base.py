@@ -567,10 +567,9 @@ class MCPClientServer:
         """
         self._require_connection()
         _listing.check_required(self, tool_name, self._required, arguments)
-        send = _tool_call(tool_name, arguments, meta, progress_callback)
-        if self._gates():
-            return await self._gated_call(tool_name, arguments, send)
-        return await self._request(tool_name, send)
+        return await self.call_tool_unchecked(
+            tool_name, arguments, meta, progress_callback=progress_callback
+        )
 
     def call_tool_unchecked(
         self,
