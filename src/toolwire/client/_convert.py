@@ -1,12 +1,10 @@
 """Remote tools as toolwire `FunctionTool`s: schema, invocation and results.
 
-A converted tool sends the model's arguments to the server as they are (the server
-validates them), and turns the `CallToolResult` into what a local tool would have returned:
-one text block becomes a `str`, other blocks become `ToolOutput*` values (through
-`protocol.content`, the mapping the server side uses the other way), `structuredContent`
-becomes its JSON when the server asks for it, and an `isError` result reaches the model as
-its text, as in the Agents SDK. Failures (the server is gone, a timeout, bad JSON from the
-model) go through the tool's failure function, so the run goes on.
+A converted tool sends the model's arguments as they are (the server validates them) and
+returns what a local tool would have: one text block as a `str`, other blocks as `ToolOutput*`
+values (`protocol.wire.content`), `structuredContent` as its JSON when the server is set to use
+it, an `isError` result as its text, as in the Agents SDK; a failure goes through the tool's
+failure function, so the run goes on.
 """
 
 from __future__ import annotations

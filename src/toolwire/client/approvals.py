@@ -31,6 +31,7 @@ __all__ = [
     "approval_rejection_text",
     "ask_before_call",
     "ask_for_approval",
+    "callback_for",
     "field_of",
     "gate_reason",
     "note_call",
@@ -355,6 +356,17 @@ async def ask_for_approval(
     if reason is not None:
         checked["reason"] = reason
     return checked
+
+
+def callback_for(server: Any, given: Any) -> MCPToolApprovalFunction | None:
+    """The approval callback of a tool built on `server`: `given`, else the server's own.
+
+    Raises:
+        UserError: `given` is neither None nor callable.
+    """
+    if given is not None and not callable(given):
+        raise UserError(f"on_approval_request must be callable, got {given!r}.")
+    return given or getattr(server, "on_approval_request", None)
 
 
 def call_id_of(run_context: Any) -> str:

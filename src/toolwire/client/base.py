@@ -44,6 +44,8 @@ JsonObject = dict[str, Any]  # a tool's arguments, a request's `_meta`
 # (progress, total, message) -> awaitable: the `mcp` client's progress callback shape.
 ProgressCallback = Callable[[float, "float | None", "str | None"], Awaitable[None]]
 
+Seconds = float  # a duration; an int is accepted too, as everywhere in Python
+
 # "handshake": 2024-11-05 to 2025-11-25, opened by `initialize`; "modern": 2026-07-28.
 ProtocolMode = Literal["auto", "handshake", "modern"]
 PROTOCOL_MODES: tuple[ProtocolMode, ...] = ("auto", "handshake", "modern")
@@ -119,7 +121,7 @@ class MCPClientServer:
         params: Any,
         cache_tools_list: bool = False,
         name: str | None = None,
-        client_session_timeout_seconds: float | None = 5,
+        client_session_timeout_seconds: Seconds | None = 5,
         tool_filter: ToolFilter = None,
         use_structured_content: bool = False,
         max_retry_attempts: int = 0,

@@ -1,11 +1,9 @@
 """OpenAI-hosted MCP tools (Responses API `mcp` tools) behind toolwire's approval callback.
 
-With a hosted MCP tool the model provider calls the MCP server itself; the only part left to
-the application is answering the provider's `mcp_approval_request` items. The same callback
-that gates local adapters (`client.approvals`) answers them here, so one function decides
-every remote call, wherever it runs.
-
-`agents` and `openai` are imported only inside `HostedMCPTool.to_agents()`.
+The model provider calls a hosted MCP server itself; what is left to the application is
+answering the provider's `mcp_approval_request` items, which the callback that gates local
+adapters (`client.approvals`) does here too, so one function decides every remote call.
+`agents` and `openai` are imported only by `HostedMCPTool.to_agents()`.
 """
 
 from __future__ import annotations

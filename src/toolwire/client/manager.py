@@ -12,11 +12,14 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from ..errors import UserError
+
+if TYPE_CHECKING:
+    from .base import Seconds
 
 __all__ = ["MCPServerManager"]
 
@@ -61,8 +64,8 @@ class MCPServerManager:
         self,
         servers: Iterable[Any],
         *,
-        connect_timeout_seconds: float | None = 10.0,
-        cleanup_timeout_seconds: float | None = 10.0,
+        connect_timeout_seconds: Seconds | None = 10.0,
+        cleanup_timeout_seconds: Seconds | None = 10.0,
         drop_failed_servers: bool = True,
         strict: bool = False,
         suppress_cancelled_error: bool = True,

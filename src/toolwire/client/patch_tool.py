@@ -1,14 +1,11 @@
 """The Agents SDK's `ApplyPatchTool` whose edits are made by an MCP server.
 
-`apply_patch_tool(server)` returns an `agents.ApplyPatchTool` whose editor sends each
-operation the model asks for (`create_file`, `update_file`, `delete_file`) to the server's
-`apply_patch_operations` tool (toolwire-patch, or any server with a tool taking the same
-`{"operations": [...]}` arguments), and hands the server's answer back to the SDK: its text
-as the output, `isError` as a failed status. Approvals use the SDK's own hooks: without a
-callback, `require_approval` becomes the tool's `needs_approval`, so a run pauses for a
-person; with `on_approval_request` (the callback shape of `toolwire.client.approvals`), the
-SDK's `on_approval` asks it, and a denied call never reaches the server. `agents` is
-imported when the tool is built.
+`apply_patch_tool(server)`'s editor sends each operation (`create_file`, `update_file`,
+`delete_file`) to the server's `apply_patch_operations` tool (toolwire-patch, or any tool taking
+`{"operations": [...]}`) and hands back its text as the output and `isError` as a failed status.
+Approval goes through the SDK's own hooks: `require_approval` becomes `needs_approval` (a run
+pauses for a person), and with `on_approval_request` the SDK's `on_approval` asks it, so a denied
+call never reaches the server. `agents` is imported when the tool is built.
 """
 
 from __future__ import annotations
@@ -23,6 +20,7 @@ from .approvals import (
     MCPToolApprovalFunction,
     MCPToolApprovalFunctionResult,
     ask_for_approval,
+    callback_for,
     field_of,
 )
 
@@ -167,10 +165,7 @@ def apply_patch_tool(
             "require_approval must be a bool, a (run_context, operation, call_id) -> bool "
             f"function or None, got {require_approval!r}."
         )
-    if on_approval_request is not None and not callable(on_approval_request):
-        raise UserError(f"on_approval_request must be callable, got {on_approval_request!r}.")
-    # The server's own callback answers when none is given for this tool.
-    on_approval_request = on_approval_request or getattr(server, "on_approval_request", None)
+    on_approval_request = callback_for(server, on_approval_request)
     needs: Any = require_approval
     if needs is None:
         needs = on_approval_request is not None

@@ -1,18 +1,13 @@
-"""The Agents SDK's own shell tools, executed by a remote MCP server's `shell` tool.
+"""The Agents SDK's shell tools, executed by a remote MCP server's `shell` tool.
 
-`shell_tool(server)` returns an `agents.ShellTool` and `local_shell_tool(server)` an
-`agents.LocalShellTool`; their executors send each action to a connected toolwire client
-server (`MCPServerStdio`, `MCPServerStreamableHttp`, `MCPServerSse`) as a `shell` call and turn
-the structured result (`output`: per command stdout, stderr and an `exit` or `timeout`
-outcome) back into the SDK's `ShellResult`, so a model trained on the native shell tool drives
-a remote, confined shell such as `toolwire-shell`. A server whose `shell` tool answers with
-text only gives that text. Approvals follow the same rule as the adapter's other tools: by
-default a call is asked about unless the remote tool's annotations say it is harmless; the
-`ShellTool` asks through the SDK's `needs_approval` and `on_approval`, answered by the same
-`on_approval_request` callback (`MCPToolApprovalRequest` in, `{"approve", "reason"}` out) or,
-without one, by interrupting the run for `RunState.approve` / `reject`. `LocalShellTool` has
-no approval hooks in the SDK, so its executor asks the callback itself and refuses a call it
-cannot ask about.
+`shell_tool(server)` (an `agents.ShellTool`) and `local_shell_tool(server)` (an
+`agents.LocalShellTool`) send each action to a connected toolwire client server as a `shell`
+call and turn its structured result (per command stdout, stderr, and an `exit` or `timeout`
+outcome) into the SDK's `ShellResult`, or give its text when it has no structured result. By
+default a call is asked about unless the remote tool's annotations say it is harmless:
+`ShellTool` through the SDK's `needs_approval` and `on_approval` (the `on_approval_request`
+callback, or else a run interruption); `LocalShellTool`, which has no approval hooks in the SDK,
+asks the callback itself and refuses a call it cannot ask about.
 """
 
 from __future__ import annotations
@@ -31,6 +26,7 @@ from .approvals import (
     MCPToolApprovalFunctionResult,
     annotations_ask,
     ask_for_approval,
+    callback_for,
     field_of,
 )
 
@@ -112,15 +108,10 @@ class _RemoteShell:
         needs_approval: ShellNeedsApproval,
         on_approval_request: MCPToolApprovalFunction | None,
     ) -> None:
-        if on_approval_request is not None and not callable(on_approval_request):
-            from ..errors import UserError
-
-            raise UserError(f"on_approval_request must be callable, got {on_approval_request!r}.")
+        self.callback = callback_for(server, on_approval_request)
         self.server = server
         self.remote_name = remote_name
         self.needs_approval = needs_approval
-        # The server's own callback answers when none is given for this tool.
-        self.callback = on_approval_request or getattr(server, "on_approval_request", None)
 
     async def annotations(self) -> Any:
         """The remote tool's annotations, from the server's last listing (listed if need be)."""
