@@ -426,33 +426,14 @@ class MCPClientServer:
     async def _request(self, target: str, send: Callable[[Any], Awaitable[Any]]) -> Any:
         """Send one request with the retry policy; a lost connection is reopened between
         attempts. Failures become `MCPCallError`s naming the server and `target`."""
-        # The common case costs one health check and one await: the retry machinery is
-        # entered only once something failed (or the connection needs reopening).
-        client = self._ready_client() if self._connected else None
-        if client is None:
-            return await self._recover(target, send, None)
-        try:
-            return await send(client)
-        except Exception as caught:
-            failed = caught
-        return await self._recover(target, send, failed)
-
-    async def _recover(
-        self, target: str, send: Callable[[Any], Awaitable[Any]], failed: Exception | None
-    ) -> Any:
-        """The slow path of `_request`: judge `failed` (when given), then retry, reconnect
-        or give up as the policy says."""
         attempt = 0
         fresh_session_tried = False
         version_retried = False
         while True:
-            if failed is None:
-                try:
-                    client = await self._live_client()
-                    return await send(client)
-                except Exception as caught:
-                    failed = caught
-            error, failed = failed, None
+            try:
+                return await send(await self._live_client())
+            except Exception as caught:
+                error = caught
             if isinstance(error, UserError):  # MCPCallError included: already explained
                 raise error
             found = diagnose(error, self._request_timeout)
