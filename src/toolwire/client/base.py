@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from ..context import RunContextWrapper
     from ..tools.function_tool import FunctionTool
     from ._convert import MCPToolMetaContext
-    from ._targets import ClientOptions
     from .approvals import MCPToolApprovalFunction
     from .params import ToolFilter
 
@@ -208,15 +207,19 @@ class MCPClientServer:
     def _open_client(self) -> AbstractAsyncContextManager[Any]:
         raise NotImplementedError
 
-    def _options(self) -> ClientOptions:
-        """What every transport hands the `mcp` client."""
-        from ._targets import ClientOptions
+    def _client(self, target: Any) -> AbstractAsyncContextManager[Any]:
+        """An `mcp.Client` over `target` (a transport or its streams) with this server's options."""
+        from mcp import Client
 
-        return ClientOptions(
-            mode=self._version_pin or self.protocol_mode,
+        mode = self._version_pin or self.protocol_mode
+        # `mcp.Client` names the handshake era "legacy" and takes a version for the other.
+        mode = {"handshake": "legacy", "modern": "2026-07-28"}.get(mode, mode)
+        return Client(
+            target,
+            mode=mode,
             read_timeout_seconds=self._request_timeout,
             message_handler=self.message_handler,
-            extra=dict(self._client_options),
+            **self._client_options,
         )
 
     async def _describe_loss(self) -> str:
@@ -474,9 +477,9 @@ class MCPClientServer:
             return True
         if self.protocol_mode == "handshake":
             return False
-        from ._targets import MODERN_VERSIONS
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS  # oldest first
 
-        mutual = [version for version in MODERN_VERSIONS if version in found.supported]
+        mutual = [version for version in MODERN_PROTOCOL_VERSIONS if version in found.supported]
         if not mutual:
             return False
         self._version_pin = mutual[-1]

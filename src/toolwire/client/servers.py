@@ -47,7 +47,7 @@ class MCPServerStdio(MCPClientServer):
         from ._targets import open_stdio
 
         self._children = []
-        return open_stdio(self.params, self._options(), self.name, self._children, self.errlog)
+        return open_stdio(self.params, self._client, self.name, self._children, self.errlog)
 
     async def _describe_loss(self) -> str:
         if not self._children:
@@ -117,7 +117,7 @@ class MCPServerStreamableHttp(_OverHttp):
 
         self._session = {}
         return open_http(
-            self.params, self._options(), self.headers_provider, self.bearer_token, self._session
+            self.params, self._client, self.headers_provider, self.bearer_token, self._session
         )
 
     @property
@@ -140,7 +140,7 @@ class MCPServerSse(_OverHttp):
     def _open_client(self) -> AbstractAsyncContextManager[Any]:
         from ._targets import open_sse
 
-        return open_sse(self.params, self._options(), self.headers_provider, self.bearer_token)
+        return open_sse(self.params, self._client, self.headers_provider, self.bearer_token)
 
 
 class MCPServerInMemory(MCPClientServer):
@@ -187,10 +187,7 @@ class MCPServerInMemory(MCPClientServer):
     def _open_client(self) -> AbstractAsyncContextManager[Any]:
         from ._memory import memory_transport
 
-        client: AbstractAsyncContextManager[Any] = self._options().client(
-            memory_transport(self.params)
-        )
-        return client
+        return self._client(memory_transport(self.params))
 
 
 _memory_signature = _signature_with()
