@@ -22,6 +22,8 @@ from ..schema.strict import ensure_strict_json_schema
 from ..tools.failure import default_tool_error_function, dont_log_tool_data
 from ..tools.function_tool import FunctionTool
 from . import _listing
+from .approvals import ApprovalPolicy, CallScope, note_call
+from .naming import prefixed_name
 
 if TYPE_CHECKING:
     from ..context import RunContextWrapper, ToolContext
@@ -125,8 +127,6 @@ def _invoker(
     callback: Callable[..., Any] | None,
     agent: Any,
 ) -> Callable[..., Any]:
-    from .approvals import CallScope, note_call
-
     async def on_invoke_tool(ctx: ToolContext[Any], input_json: str) -> Any:
         try:
             arguments = _arguments(shown_name, input_json)
@@ -148,14 +148,6 @@ def _invoker(
     return on_invoke_tool
 
 
-def _shown_name(server: RemoteServer, remote_name: str) -> str:
-    if not server.prefix_tool_names:
-        return remote_name
-    from .naming import prefixed_name
-
-    return prefixed_name(server.name, remote_name)
-
-
 def convert_tools(
     server: RemoteServer,
     listed: list[Any],
@@ -169,12 +161,10 @@ def convert_tools(
     With an approval callback, each call is put to it by the server's `call_tool` (the tool
     never pauses a run); without one, each tool carries the policy's `needs_approval`.
     """
-    from .approvals import ApprovalPolicy
-
     policy = ApprovalPolicy.resolve(server.require_approval, has_callback=False)
     made: list[FunctionTool] = []
     for tool in listed:
-        shown = _shown_name(server, tool.name)
+        shown = prefixed_name(server.name, tool.name) if server.prefix_tool_names else tool.name
         schema, is_strict = _schema(server.name, tool, strict)
         needs_approval: Any = False
         if on_approval_request is None:

@@ -23,6 +23,15 @@ from ..errors import UserError
 from ..tools.failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
 from . import _listing
 from ._link import Link
+from .approvals import (
+    ApprovalPolicy,
+    CallScope,
+    MCPToolApprovalFunction,
+    ask_before_call,
+    note_call,
+    noted_call,
+    take_call,
+)
 from .errors import NOT_CONNECTED, Diagnosis, MCPCallError, diagnose
 
 if TYPE_CHECKING:
@@ -31,7 +40,6 @@ if TYPE_CHECKING:
     from ..context import RunContextWrapper
     from ..tools.function_tool import FunctionTool
     from ._convert import MCPToolMetaContext
-    from .approvals import MCPToolApprovalFunction
     from .params import ToolFilter
 
 __all__ = ["MCPClientServer"]
@@ -144,8 +152,6 @@ class MCPClientServer:
         list_roots_callback: Any = None,
         on_approval_request: MCPToolApprovalFunction | None = None,
     ) -> None:
-        from .approvals import ApprovalPolicy
-
         self.params = params
         self.cache_tools_list = cache_tools_list
         self._name = name
@@ -353,8 +359,6 @@ class MCPClientServer:
         self._meta_resolver = resolver
 
     async def _note_run_then_resolve(self, context: MCPToolMetaContext) -> Any:
-        from .approvals import CallScope, note_call
-
         note_call(CallScope(self, context.tool_name, context.arguments, context.run_context))
         if self._meta_resolver is None:
             return None
@@ -366,15 +370,11 @@ class MCPClientServer:
         `function_tools()` noted for the call)."""
         if self.on_approval_request is not None:
             return True
-        from .approvals import noted_call
-
         scope = noted_call(self)
         return scope is not None and scope.callback is not None
 
     async def _refusal(self, tool_name: str, arguments: JsonObject | None) -> str | None:
         """Ask the approval callback about one call: None to send it, else the rejection."""
-        from .approvals import ask_before_call, take_call
-
         scope = take_call(self, tool_name, arguments)
         if scope is not None and scope.approved:
             return None

@@ -81,25 +81,15 @@ class MCPServerManager:
                 _give_approval_callback(server, on_approval_request)
         self.on_approval_request = on_approval_request
         self._servers = unique
-        self._connect_timeout = connect_timeout_seconds
-        self._cleanup_timeout = cleanup_timeout_seconds
         self.drop_failed_servers = drop_failed_servers
         self.strict = strict
         self.suppress_cancelled_error = suppress_cancelled_error
         self.connect_in_parallel = connect_in_parallel
+        self.connect_timeout_seconds = connect_timeout_seconds  # each connect(); None: unbounded
+        self.cleanup_timeout_seconds = cleanup_timeout_seconds  # each cleanup(); None: unbounded
         self._connected: list[Any] = []
         self._failed: list[Any] = []
         self._errors: dict[Any, BaseException] = {}
-
-    @property
-    def connect_timeout_seconds(self) -> float | None:
-        """The bound on each `connect()`."""
-        return self._connect_timeout
-
-    @property
-    def cleanup_timeout_seconds(self) -> float | None:
-        """The bound on each `cleanup()`."""
-        return self._cleanup_timeout
 
     @property
     def all_servers(self) -> list[Any]:
@@ -125,7 +115,7 @@ class MCPServerManager:
 
     async def _connect_one(self, server: Any) -> None:
         try:
-            with anyio.fail_after(self._connect_timeout):
+            with anyio.fail_after(self.connect_timeout_seconds):
                 await server.connect()
         except asyncio.CancelledError as error:
             if not self.suppress_cancelled_error:
@@ -174,7 +164,7 @@ class MCPServerManager:
         for server in reversed(self._servers):
             with anyio.CancelScope(shield=True):
                 try:
-                    with anyio.move_on_after(self._cleanup_timeout):
+                    with anyio.move_on_after(self.cleanup_timeout_seconds):
                         await server.cleanup()
                 except Exception as error:
                     logger.warning("MCP server %r failed to clean up: %r", _label(server), error)

@@ -16,12 +16,14 @@ from typing import Any, Protocol
 
 from ..errors import UserError
 from .approvals import (
+    CallScope,
     MCPApprovalRequestData,
     MCPToolApprovalFunction,
     MCPToolApprovalFunctionResult,
     ask_for_approval,
     callback_for,
     field_of,
+    note_call,
 )
 
 __all__ = ["PatchServer", "apply_patch_tool"]
@@ -77,8 +79,6 @@ class _RemoteEditor:
 
     async def _send(self, operation: Any) -> Any:
         from agents import ApplyPatchResult
-
-        from .approvals import CallScope, note_call
 
         arguments = {"operations": [operation_arguments(operation)]}
         # The SDK has settled approval for this operation: the server's gate is not asked again.

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any, TextIO
 
+from ..errors import UserError
 from .base import MCPClientServer
 from .params import (
     MCPServerSseParams,
@@ -168,8 +169,6 @@ class MCPServerInMemory(MCPClientServer):
 
     def __init__(self, server: Any, *args: Any, **kwargs: Any) -> None:
         if not callable(getattr(server, "serving", None)):
-            from ..errors import UserError
-
             raise UserError(
                 f"MCPServerInMemory needs a toolwire Server, not {type(server).__name__}: to "
                 "reach another kind of server, use MCPServerStdio or MCPServerStreamableHttp."

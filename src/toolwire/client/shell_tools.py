@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .approvals import (
+    CallScope,
     MCPApprovalRequestData,
     MCPToolApprovalFunction,
     MCPToolApprovalFunctionResult,
@@ -28,6 +29,7 @@ from .approvals import (
     ask_for_approval,
     callback_for,
     field_of,
+    note_call,
 )
 
 if TYPE_CHECKING:
@@ -155,8 +157,6 @@ class _RemoteShell:
             RemoteShellError: The tool answered with an error.
         """
         from agents import ShellResult
-
-        from .approvals import CallScope, note_call
 
         note_call(CallScope(self.server, self.remote_name, arguments, context, approved=True))
         result = await self.server.call_tool(self.remote_name, arguments)
