@@ -28,7 +28,6 @@ __all__ = [
     "MCPToolApprovalFunction",
     "MCPToolApprovalFunctionResult",
     "MCPToolApprovalRequest",
-    "approval_rejection_text",
     "ask_before_call",
     "ask_for_approval",
     "callback_for",
@@ -324,15 +323,6 @@ class ApprovalPolicy:
         return per_call
 
 
-def approval_rejection_text(tool_name: str, server_label: str, reason: str | None) -> str:
-    """What the model reads when a call is denied: the tool, its server and the reason."""
-    why = reason.strip() if reason and reason.strip() else "no reason given"
-    return (
-        f"Tool call rejected: the call to '{tool_name}' on MCP server '{server_label}' "
-        f"was not approved ({why}). The tool did not run."
-    )
-
-
 async def ask_for_approval(
     callback: MCPToolApprovalFunction, run_context: Any, data: Any
 ) -> MCPToolApprovalFunctionResult:
@@ -367,12 +357,6 @@ def callback_for(server: Any, given: Any) -> MCPToolApprovalFunction | None:
     if given is not None and not callable(given):
         raise UserError(f"on_approval_request must be callable, got {given!r}.")
     return given or getattr(server, "on_approval_request", None)
-
-
-def call_id_of(run_context: Any) -> str:
-    """The tool call's id from the run context, or a fresh one when the run gave none."""
-    given = getattr(run_context, "tool_call_id", "")
-    return given if isinstance(given, str) and given else f"mcpr_{uuid.uuid4().hex}"
 
 
 @dataclass
@@ -467,8 +451,9 @@ async def ask_before_call(
     )
     if not asked:
         return None
+    call_id = getattr(run_context, "tool_call_id", "")
     data = MCPApprovalRequestData(
-        id=call_id_of(run_context),
+        id=call_id if isinstance(call_id, str) and call_id else f"mcpr_{uuid.uuid4().hex}",
         arguments=json.dumps(dict(arguments or {})),
         name=tool_name,
         server_label=server_label,
@@ -476,7 +461,11 @@ async def ask_before_call(
     answer = await ask_for_approval(callback, run_context, data)
     if answer["approve"]:
         return None
-    return approval_rejection_text(tool_name, server_label, answer.get("reason"))
+    reason = (answer.get("reason") or "").strip() or "no reason given"
+    return (
+        f"Tool call rejected: the call to '{tool_name}' on MCP server '{server_label}' "
+        f"was not approved ({reason}). The tool did not run."
+    )
 
 
 def gate_reason(annotations: object) -> str:
