@@ -21,8 +21,7 @@ from ..protocol.wire.content import content_to_outputs
 from ..schema.strict import ensure_strict_json_schema
 from ..tools.failure import default_tool_error_function, dont_log_tool_data
 from ..tools.function_tool import FunctionTool
-from . import _listing
-from .approvals import ApprovalPolicy, CallScope, note_call
+from .approvals import ApprovalPolicy, CallScope, field_of, note_call
 from .naming import prefixed_name
 
 if TYPE_CHECKING:
@@ -170,7 +169,7 @@ def convert_tools(
         if on_approval_request is None:
             needs_approval = policy.needs_approval_for(
                 tool_name=tool.name,
-                annotations=_listing.annotations_of(tool),
+                annotations=field_of(tool, "annotations"),
                 agent=agent,
                 remote_tool=tool,
             )

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 __all__ = [
     "all_pages",
     "all_prompt_pages",
-    "annotations_of",
     "check_required",
     "filtered",
     "required_arguments",
@@ -63,15 +62,6 @@ async def all_prompt_pages(client: Any, limit: int | None, server_name: str) -> 
 
     prompts = await all_pages(fetch, "prompts", limit, server_name)
     return pages[0].model_copy(update={"prompts": prompts, "next_cursor": None})
-
-
-def annotations_of(tool: Any) -> dict[str, Any] | None:
-    """A listed tool's annotations as the wire spells them (camelCase), or None."""
-    annotations = getattr(tool, "annotations", None)
-    if annotations is None:
-        return None
-    dumped: dict[str, Any] = annotations.model_dump(by_alias=True, exclude_none=True)
-    return dumped
 
 
 async def _keeps(

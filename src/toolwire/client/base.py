@@ -28,6 +28,7 @@ from .approvals import (
     CallScope,
     MCPToolApprovalFunction,
     ask_before_call,
+    field_of,
     note_call,
     noted_call,
     take_call,
@@ -662,7 +663,7 @@ class MCPClientServer:
             return False
         return self._approval_policy.needs_approval_for(
             tool_name=tool.name,
-            annotations=_listing.annotations_of(tool),
+            annotations=field_of(tool, "annotations"),
             agent=agent,
             remote_tool=tool,
         )
