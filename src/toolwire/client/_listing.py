@@ -29,13 +29,6 @@ logger = logging.getLogger("toolwire.client")
 _PAGE_CEILING = 10_000
 
 
-def _too_many(server_name: str, what: str, limit: int) -> UserError:
-    return UserError(
-        f"MCP server '{server_name}' has more than {limit} page(s) of {what} "
-        "(max_list_pages); nothing was returned or cached"
-    )
-
-
 async def all_pages(
     fetch: Callable[..., Awaitable[Any]], field: str, limit: int | None, server_name: str
 ) -> list[Any]:
@@ -49,7 +42,10 @@ async def all_pages(
         cursor = getattr(page, "next_cursor", None)
         if not cursor:
             return items
-    raise _too_many(server_name, field, bound)
+    raise UserError(
+        f"MCP server '{server_name}' has more than {bound} page(s) of {field} "
+        "(max_list_pages); nothing was returned or cached"
+    )
 
 
 async def all_prompt_pages(client: Any, limit: int | None, server_name: str) -> Any:
