@@ -270,3 +270,45 @@ def test_a_failed_sync_tool_logs_a_warning_that_carries_its_exception(
     assert "SQLite objects created in a thread can only be used in that same thread" in (
         warning.getMessage()
     )
+
+
+def test_reading_pauses_while_the_sessions_backlog_is_full_and_resumes() -> None:
+    """Past `CALLS_LIMIT` calls running, the transport reads no more requests; once they end,
+    the rest are read and every call is answered."""
+    from toolwire.protocol.session.backlog import CALLS_LIMIT
+
+    server = Server("held")
+    release = asyncio.Event()
+    started: list[int] = []
+
+    @server.tool
+    async def hold(n: int) -> int:
+        """Wait for the release, then answer `n`.
+
+        Args:
+            n: The call's number.
+        """
+        started.append(n)
+        await release.wait()
+        return n
+
+    total = CALLS_LIMIT + 50
+
+    async def go() -> tuple[int, list[Any]]:
+        async with MCPServerInMemory(server, client_session_timeout_seconds=None) as client:
+            calls = [
+                asyncio.ensure_future(client.call_tool("hold", {"n": n})) for n in range(total)
+            ]
+            while len(started) < CALLS_LIMIT:
+                await asyncio.sleep(0.01)
+            for _ in range(50):  # time for any call past the limit to start, were it read
+                await asyncio.sleep(0)
+            await asyncio.sleep(0.1)
+            peak = len(started)
+            release.set()
+            results = await asyncio.gather(*calls)
+        return peak, results
+
+    peak, results = asyncio.run(go())
+    assert peak == CALLS_LIMIT
+    assert [result.structured_content["result"] for result in results] == list(range(total))
