@@ -36,6 +36,7 @@ __all__ = [
     "note_call",
     "noted_call",
     "take_call",
+    "text_of",
 ]
 
 
@@ -109,6 +110,13 @@ def field_of(item: Any, key: str) -> Any:
     snake = "".join(f"_{char.lower()}" if char.isupper() else char for char in key)
     found = getattr(item, snake, _ABSENT)
     return getattr(item, key, None) if found is _ABSENT else found
+
+
+def text_of(result: Any) -> str:
+    """The text blocks of a `CallToolResult` (a model or a dict), joined by newlines."""
+    blocks = field_of(result, "content") or ()
+    texts = [field_of(block, "text") for block in blocks if field_of(block, "type") == "text"]
+    return "\n".join(text for text in texts if isinstance(text, str))
 
 
 def annotations_ask(annotations: object) -> bool:

@@ -24,6 +24,7 @@ from .approvals import (
     callback_for,
     field_of,
     note_call,
+    text_of,
 )
 
 __all__ = ["PatchServer", "apply_patch_tool"]
@@ -59,17 +60,6 @@ def operation_arguments(operation: Any) -> dict[str, Any]:
     return arguments
 
 
-def _result_text(result: Any) -> tuple[str, bool]:
-    """The text blocks of a `CallToolResult` joined, and whether it is an error."""
-    failed = field_of(result, "isError")
-    texts = [
-        str(field_of(block, "text"))
-        for block in field_of(result, "content") or []
-        if field_of(block, "type") == "text"
-    ]
-    return "\n".join(texts), bool(failed)
-
-
 class _RemoteEditor:
     """An `ApplyPatchEditor` that asks the server to make each edit."""
 
@@ -85,8 +75,8 @@ class _RemoteEditor:
         context = field_of(operation, "ctx_wrapper")
         note_call(CallScope(self.server, self.tool_name, arguments, context, approved=True))
         result = await self.server.call_tool(self.tool_name, arguments)
-        text, failed = _result_text(result)
-        return ApplyPatchResult(status="failed" if failed else "completed", output=text)
+        failed = bool(field_of(result, "isError"))
+        return ApplyPatchResult(status="failed" if failed else "completed", output=text_of(result))
 
     async def create_file(self, operation: Any) -> Any:
         """Send a `create_file` operation."""

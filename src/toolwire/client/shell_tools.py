@@ -30,6 +30,7 @@ from .approvals import (
     callback_for,
     field_of,
     note_call,
+    text_of,
 )
 
 if TYPE_CHECKING:
@@ -46,11 +47,6 @@ ShellNeedsApproval = bool | Callable[[Any, Any, str], "bool | Awaitable[bool]"] 
 
 class RemoteShellError(RuntimeError):
     """The remote `shell` tool answered with an error; the message is its text."""
-
-
-def _text_of(result: Any) -> str:
-    parts = [getattr(block, "text", None) for block in getattr(result, "content", None) or ()]
-    return "\n".join(part for part in parts if isinstance(part, str))
 
 
 def _structured(result: Any) -> Mapping[str, Any] | None:
@@ -161,10 +157,10 @@ class _RemoteShell:
         note_call(CallScope(self.server, self.remote_name, arguments, context, approved=True))
         result = await self.server.call_tool(self.remote_name, arguments)
         if field_of(result, "isError"):
-            raise RemoteShellError(_text_of(result) or "the remote shell tool failed")
+            raise RemoteShellError(text_of(result) or "the remote shell tool failed")
         data = _structured(result)
         if data is None or not isinstance(data.get("output"), list):
-            return _text_of(result)
+            return text_of(result)
         limit = data.get("max_output_length")
         return ShellResult(
             output=_command_outputs(data),
