@@ -166,18 +166,24 @@ def test_an_agents_sdk_run_uses_it_as_an_mcp_server() -> None:
     assert result.final_output == "done"
 
 
-def _sockets_and_children() -> tuple[int, int]:
-    sockets = 0
+def _sockets_and_children() -> tuple[set[str], set[str]]:
+    """The sockets this process holds and its child processes, by identity: what ends in the
+    meantime (a loop or child left by an earlier test) is not counted as opened."""
+    sockets: set[str] = set()
     for name in os.listdir("/proc/self/fd"):
         try:
-            if os.readlink(f"/proc/self/fd/{name}").startswith("socket:"):
-                sockets += 1
+            target = os.readlink(f"/proc/self/fd/{name}")
         except OSError:
             continue
-    children = 0
+        if target.startswith("socket:"):
+            sockets.add(target)
+    children: set[str] = set()
     for task in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{task}/children", encoding="ascii") as listed:
-            children += len(listed.read().split())
+        try:
+            with open(f"/proc/self/task/{task}/children", encoding="ascii") as listed:
+                children.update(listed.read().split())
+        except FileNotFoundError:  # a thread that ended meanwhile
+            continue
     return sockets, children
 
 
@@ -185,15 +191,16 @@ def _sockets_and_children() -> tuple[int, int]:
 def test_no_socket_and_no_process_is_opened() -> None:
     server = _server([])
 
-    async def go() -> tuple[tuple[int, int], tuple[int, int]]:
+    async def go() -> tuple[tuple[set[str], set[str]], tuple[set[str], set[str]]]:
         before = _sockets_and_children()
         async with MCPServerInMemory(server) as client:
             await client.call_tool("add", {"a": 0, "b": 0})
             during = _sockets_and_children()
         return before, during
 
-    before, during = asyncio.run(go())
-    assert during == before
+    (sockets_before, children_before), (sockets_during, children_during) = asyncio.run(go())
+    assert sockets_during - sockets_before == set()
+    assert children_during - children_before == set()
 
 
 def test_only_a_toolwire_server_is_accepted() -> None:
@@ -263,3 +270,45 @@ def test_a_failed_sync_tool_logs_a_warning_that_carries_its_exception(
     assert "SQLite objects created in a thread can only be used in that same thread" in (
         warning.getMessage()
     )
+
+
+def test_reading_pauses_while_the_sessions_backlog_is_full_and_resumes() -> None:
+    """Past `CALLS_LIMIT` calls running, the transport reads no more requests; once they end,
+    the rest are read and every call is answered."""
+    from toolwire.protocol.session.backlog import CALLS_LIMIT
+
+    server = Server("held")
+    release = asyncio.Event()
+    started: list[int] = []
+
+    @server.tool
+    async def hold(n: int) -> int:
+        """Wait for the release, then answer `n`.
+
+        Args:
+            n: The call's number.
+        """
+        started.append(n)
+        await release.wait()
+        return n
+
+    total = CALLS_LIMIT + 50
+
+    async def go() -> tuple[int, list[Any]]:
+        async with MCPServerInMemory(server, client_session_timeout_seconds=None) as client:
+            calls = [
+                asyncio.ensure_future(client.call_tool("hold", {"n": n})) for n in range(total)
+            ]
+            while len(started) < CALLS_LIMIT:
+                await asyncio.sleep(0.01)
+            for _ in range(50):  # time for any call past the limit to start, were it read
+                await asyncio.sleep(0)
+            await asyncio.sleep(0.1)
+            peak = len(started)
+            release.set()
+            results = await asyncio.gather(*calls)
+        return peak, results
+
+    peak, results = asyncio.run(go())
+    assert peak == CALLS_LIMIT
+    assert [result.structured_content["result"] for result in results] == list(range(total))

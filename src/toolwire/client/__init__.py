@@ -1,10 +1,6 @@
-"""Remote MCP tools as local `FunctionTool`s: the client adapter.
-
-The transport parameter dicts (`MCPServerStdioParams`, ...) live in `toolwire.client.params`.
-
-Names are loaded on first use, so importing this package costs nothing until a server
-class is touched (the classes import `mcp` only when they connect).
-"""
+"""Remote MCP tools as local `FunctionTool`s: the client adapter (transport parameter dicts in
+`toolwire.client.params`). Names load on first use, and the classes import `mcp` only when they
+connect, so importing this package costs nothing until then."""
 
 from __future__ import annotations
 

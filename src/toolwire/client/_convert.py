@@ -1,12 +1,10 @@
 """Remote tools as toolwire `FunctionTool`s: schema, invocation and results.
 
-A converted tool sends the model's arguments to the server as they are (the server
-validates them), and turns the `CallToolResult` into what a local tool would have returned:
-one text block becomes a `str`, other blocks become `ToolOutput*` values (through
-`protocol.content`, the mapping the server side uses the other way), `structuredContent`
-becomes its JSON when the server asks for it, and an `isError` result reaches the model as
-its text, as in the Agents SDK. Failures (the server is gone, a timeout, bad JSON from the
-model) go through the tool's failure function, so the run goes on.
+A converted tool sends the model's arguments as they are (the server validates them) and
+returns what a local tool would have: one text block as a `str`, other blocks as `ToolOutput*`
+values (`protocol.wire.content`), `structuredContent` as its JSON when the server is set to use
+it, an `isError` result as its text, as in the Agents SDK; a failure goes through the tool's
+failure function, so the run goes on.
 """
 
 from __future__ import annotations
@@ -23,7 +21,8 @@ from ..protocol.wire.content import content_to_outputs
 from ..schema.strict import ensure_strict_json_schema
 from ..tools.failure import default_tool_error_function, dont_log_tool_data
 from ..tools.function_tool import FunctionTool
-from . import _listing
+from .approvals import ApprovalPolicy, CallScope, field_of, note_call
+from .naming import prefixed_name
 
 if TYPE_CHECKING:
     from ..context import RunContextWrapper, ToolContext
@@ -127,8 +126,6 @@ def _invoker(
     callback: Callable[..., Any] | None,
     agent: Any,
 ) -> Callable[..., Any]:
-    from .approvals import CallScope, note_call
-
     async def on_invoke_tool(ctx: ToolContext[Any], input_json: str) -> Any:
         try:
             arguments = _arguments(shown_name, input_json)
@@ -150,14 +147,6 @@ def _invoker(
     return on_invoke_tool
 
 
-def _shown_name(server: RemoteServer, remote_name: str) -> str:
-    if not server.prefix_tool_names:
-        return remote_name
-    from .naming import prefixed_name
-
-    return prefixed_name(server.name, remote_name)
-
-
 def convert_tools(
     server: RemoteServer,
     listed: list[Any],
@@ -171,18 +160,16 @@ def convert_tools(
     With an approval callback, each call is put to it by the server's `call_tool` (the tool
     never pauses a run); without one, each tool carries the policy's `needs_approval`.
     """
-    from .approvals import ApprovalPolicy
-
     policy = ApprovalPolicy.resolve(server.require_approval, has_callback=False)
     made: list[FunctionTool] = []
     for tool in listed:
-        shown = _shown_name(server, tool.name)
+        shown = prefixed_name(server.name, tool.name) if server.prefix_tool_names else tool.name
         schema, is_strict = _schema(server.name, tool, strict)
         needs_approval: Any = False
         if on_approval_request is None:
             needs_approval = policy.needs_approval_for(
                 tool_name=tool.name,
-                annotations=_listing.annotations_of(tool),
+                annotations=field_of(tool, "annotations"),
                 agent=agent,
                 remote_tool=tool,
             )

@@ -67,11 +67,6 @@ class Link:
         """Whether the owner task still holds the connection open."""
         return self._task is not None and not self._task.done() and self._client is not None
 
-    @property
-    def failure(self) -> BaseException | None:
-        """What ended the connection, when it ended on its own."""
-        return self._failure
-
     async def _own(self) -> None:
         try:
             async with self._factory() as client:

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 __all__ = [
     "all_pages",
     "all_prompt_pages",
-    "annotations_of",
     "check_required",
     "filtered",
     "required_arguments",
@@ -28,13 +27,6 @@ logger = logging.getLogger("toolwire.client")
 # Without max_list_pages a listing still stops somewhere: a server that hands out cursors
 # forever would otherwise hold the caller for good.
 _PAGE_CEILING = 10_000
-
-
-def _too_many(server_name: str, what: str, limit: int) -> UserError:
-    return UserError(
-        f"MCP server '{server_name}' has more than {limit} page(s) of {what} "
-        "(max_list_pages); nothing was returned or cached"
-    )
 
 
 async def all_pages(
@@ -50,33 +42,22 @@ async def all_pages(
         cursor = getattr(page, "next_cursor", None)
         if not cursor:
             return items
-    raise _too_many(server_name, field, bound)
+    raise UserError(
+        f"MCP server '{server_name}' has more than {bound} page(s) of {field} "
+        "(max_list_pages); nothing was returned or cached"
+    )
 
 
 async def all_prompt_pages(client: Any, limit: int | None, server_name: str) -> Any:
     """A `ListPromptsResult` holding every page's prompts."""
-    first = await client.list_prompts()
-    prompts = list(first.prompts)
-    cursor = first.next_cursor
-    bound = limit if limit is not None else _PAGE_CEILING
-    for _ in range(bound - 1):
-        if not cursor:
-            break
-        page = await client.list_prompts(cursor=cursor)
-        prompts.extend(page.prompts)
-        cursor = page.next_cursor
-    if cursor:
-        raise _too_many(server_name, "prompts", bound)
-    return first.model_copy(update={"prompts": prompts, "next_cursor": None})
+    pages: list[Any] = []
 
+    async def fetch(cursor: str | None) -> Any:
+        pages.append(await client.list_prompts(cursor=cursor))
+        return pages[-1]
 
-def annotations_of(tool: Any) -> dict[str, Any] | None:
-    """A listed tool's annotations as the wire spells them (camelCase), or None."""
-    annotations = getattr(tool, "annotations", None)
-    if annotations is None:
-        return None
-    dumped: dict[str, Any] = annotations.model_dump(by_alias=True, exclude_none=True)
-    return dumped
+    prompts = await all_pages(fetch, "prompts", limit, server_name)
+    return pages[0].model_copy(update={"prompts": prompts, "next_cursor": None})
 
 
 async def _keeps(

@@ -49,9 +49,8 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child before e
 class ChildProcess:
     """The running child: its pid, exit status and the tail of its stderr."""
 
-    def __init__(self, process: asyncio.subprocess.Process, label: str) -> None:
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
-        self.label = label
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
         self.junk: str | None = None  # the last stdout line that was not JSON-RPC
 
@@ -89,7 +88,7 @@ class ChildProcess:
             os.killpg(process.pid, signal.SIGKILL)  # whatever the child left in its group
 
 
-async def _start(params: Mapping[str, Any], label: str) -> ChildProcess:
+async def _start(params: Mapping[str, Any]) -> ChildProcess:
     env = params.get("env")
     environment = {**get_default_environment(), **env} if env is not None else None
     cwd = params.get("cwd")
@@ -108,7 +107,7 @@ async def _start(params: Mapping[str, Any], label: str) -> ChildProcess:
         limit=_LINE_LIMIT,
         **extra,
     )
-    return ChildProcess(process, label)
+    return ChildProcess(process)
 
 
 @asynccontextmanager
@@ -127,7 +126,7 @@ async def child_process_transport(
         errlog: Where the child's stderr lines are copied (None: our own stderr, looked up
             at each line so that a redirected `sys.stderr` is honoured).
     """
-    child = await _start(params, label)
+    child = await _start(params)
     if started is not None:
         started.append(child)
     encoding = params.get("encoding", "utf-8")

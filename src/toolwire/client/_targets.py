@@ -9,19 +9,15 @@ import inspect
 import os
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, TextIO
 
 import httpx2
-from mcp import Client, StdioServerParameters
+from mcp import StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 __all__ = [
-    "MODERN_VERSIONS",
-    "ClientOptions",
     "HeadersProvider",
     "TokenProvider",
     "open_http",
@@ -31,31 +27,8 @@ __all__ = [
 
 HeadersProvider = Callable[[], "Mapping[str, str] | Awaitable[Mapping[str, str]]"]
 TokenProvider = Callable[[], "str | Awaitable[str | None] | None"]
-
-MODERN_VERSION = "2026-07-28"
-# The modern-era versions the `mcp` client speaks, oldest first.
-MODERN_VERSIONS: tuple[str, ...] = MODERN_PROTOCOL_VERSIONS
-
-
-@dataclass
-class ClientOptions:
-    """What every transport passes on to `mcp.Client`."""
-
-    mode: str = "auto"
-    read_timeout_seconds: float | None = None
-    message_handler: Any = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def client(self, target: Any) -> Client:
-        # `mcp.Client` names the handshake era "legacy" and takes a version for the other.
-        mode = {"handshake": "legacy", "modern": MODERN_VERSION}.get(self.mode, self.mode)
-        return Client(
-            target,
-            mode=mode,
-            read_timeout_seconds=self.read_timeout_seconds,
-            message_handler=self.message_handler,
-            **self.extra,
-        )
+# A transport (or its streams) -> the `mcp.Client` over it, not yet entered.
+ClientMaker = Callable[[Any], AbstractAsyncContextManager[Any]]
 
 
 async def _resolved(value: Any) -> Any:
@@ -116,7 +89,7 @@ def _auth(
 
 def open_stdio(
     params: Mapping[str, Any],
-    options: ClientOptions,
+    make_client: ClientMaker,
     label: str = "",
     started: list[Any] | None = None,
     errlog: TextIO | None = None,
@@ -129,7 +102,7 @@ def open_stdio(
     if os.name == "posix":
         from ._stdio import child_process_transport
 
-        return options.client(child_process_transport(params, label, started, errlog))
+        return make_client(child_process_transport(params, label, started, errlog))
     server = StdioServerParameters(
         command=params["command"],
         args=list(params.get("args", [])),
@@ -141,14 +114,14 @@ def open_stdio(
     if errlog is not None:
         from mcp.client.stdio import stdio_client
 
-        return options.client(stdio_client(server, errlog=errlog))
-    return options.client(server)
+        return make_client(stdio_client(server, errlog=errlog))
+    return make_client(server)
 
 
 @asynccontextmanager
 async def open_http(
     params: Mapping[str, Any],
-    options: ClientOptions,
+    make_client: ClientMaker,
     headers: HeadersProvider | None = None,
     token: TokenProvider | str | None = None,
     session: dict[str, str] | None = None,
@@ -182,13 +155,13 @@ async def open_http(
             http_client=http,
             terminate_on_close=params.get("terminate_on_close", True),
         )
-        async with options.client(transport) as client:
+        async with make_client(transport) as client:
             yield client
 
 
 def open_sse(
     params: Mapping[str, Any],
-    options: ClientOptions,
+    make_client: ClientMaker,
     headers: HeadersProvider | None = None,
     token: TokenProvider | str | None = None,
 ) -> AbstractAsyncContextManager[Any]:
@@ -204,4 +177,4 @@ def open_sse(
         auth=_auth(params, headers, token),
         **extra,
     )
-    return options.client(transport)
+    return make_client(transport)

@@ -20,7 +20,6 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from ..context import RunContextWrapper
 from ..errors import UserError
-from ._require_approval import bad_value, flag, tool_table
 
 __all__ = [
     "ApprovalPolicy",
@@ -29,13 +28,15 @@ __all__ = [
     "MCPToolApprovalFunction",
     "MCPToolApprovalFunctionResult",
     "MCPToolApprovalRequest",
-    "approval_rejection_text",
     "ask_before_call",
     "ask_for_approval",
+    "callback_for",
+    "field_of",
     "gate_reason",
     "note_call",
     "noted_call",
     "take_call",
+    "text_of",
 ]
 
 
@@ -92,14 +93,30 @@ ApprovalPredicate = Callable[[RunContextWrapper[Any], Any, Any], "bool | Awaitab
 _Kind = Literal["fixed", "per_tool", "annotations", "predicate"]
 
 
-def _annotation(annotations: object, key: str) -> object:
-    if annotations is None:
+_ABSENT = object()
+
+
+def field_of(item: Any, key: str) -> Any:
+    """`key` of a wire item, None when absent: a dict's entry, or a model's attribute.
+
+    A model is read by the snake_case name `mcp` 2 gives the field, and only when it has none by
+    `key` as the wire spells it (`mcp` 1): beside fastmcp, the camelCase names of `mcp` 2's
+    models are shims that warn on every first read.
+    """
+    if item is None:
         return None
-    if isinstance(annotations, Mapping):
-        return annotations.get(key)
-    # An `mcp` ToolAnnotations model: mcp 1.x names the fields as on the wire, 2.x in snake case.
+    if isinstance(item, Mapping):
+        return item.get(key)
     snake = "".join(f"_{char.lower()}" if char.isupper() else char for char in key)
-    return getattr(annotations, key, getattr(annotations, snake, None))
+    found = getattr(item, snake, _ABSENT)
+    return getattr(item, key, None) if found is _ABSENT else found
+
+
+def text_of(result: Any) -> str:
+    """The text blocks of a `CallToolResult` (a model or a dict), joined by newlines."""
+    blocks = field_of(result, "content") or ()
+    texts = [field_of(block, "text") for block in blocks if field_of(block, "type") == "text"]
+    return "\n".join(text for text in texts if isinstance(text, str))
 
 
 def annotations_ask(annotations: object) -> bool:
@@ -109,12 +126,99 @@ def annotations_ask(annotations: object) -> bool:
     `readOnlyHint: true` without `destructiveHint: true`. MCP's own defaults read an
     unannotated tool as possibly destructive, hence asking when nothing is said.
     """
-    destructive = _annotation(annotations, "destructiveHint")
+    destructive = field_of(annotations, "destructiveHint")
     if destructive is True:
         return True
     if destructive is False:
         return False
-    return _annotation(annotations, "readOnlyHint") is not True
+    return field_of(annotations, "readOnlyHint") is not True
+
+
+# Reading a `require_approval` setting: the SDK's forms, and its messages for bad ones (only a
+# plain `dict` is a table; other mappings are refused, as the SDK refuses them).
+
+
+def _bad_value(where: str, value: object) -> UserError:
+    """The error for a value that is neither "always" nor "never", at `where`."""
+    return UserError(
+        f"Invalid require_approval value at {where}: expected 'always' or 'never', got {value!r}."
+    )
+
+
+def _flag(value: object, where: str) -> bool:
+    """One "always"/"never" (or bool) value as a bool; anything else is refused."""
+    if value == "always" or value is True:
+        return True
+    if value == "never" or value is False:
+        return False
+    raise _bad_value(where, value)
+
+
+def _names_block(setting: dict[Any, Any], side: str) -> frozenset[str]:
+    """The tool names under `side` ("always"/"never") of a tool-list setting, checked."""
+    if side not in setting:
+        return frozenset()
+    block = setting[side]
+    if not isinstance(block, dict):
+        raise UserError(
+            f"Invalid require_approval.{side}: expected an object with tool_names, "
+            f"got {type(block).__name__}."
+        )
+    names = block.get("tool_names", [])
+    where = f"require_approval.{side}.tool_names"
+    if not isinstance(names, list):
+        raise UserError(
+            f"Invalid require_approval tool_names at {where}: expected a list of strings, "
+            f"got {type(names).__name__}."
+        )
+    for index, name in enumerate(names):
+        if not isinstance(name, str):
+            raise UserError(
+                f"Invalid require_approval tool name at {where}[{index}]: expected a string, "
+                f"got {type(name).__name__}."
+            )
+    return frozenset(names)
+
+
+def _is_tool_lists(setting: dict[Any, Any]) -> bool:
+    """True when the dict is the `{"always": {"tool_names": ...}, "never": ...}` form.
+
+    The other dict form maps tool names to "always"/"never", so a tool may itself be named
+    "always"; only a nested object holding `tool_names` marks the list form.
+    """
+    return any(
+        isinstance(setting.get(side), dict) and "tool_names" in setting[side]
+        for side in ("always", "never")
+    )
+
+
+def _tool_lists(setting: dict[Any, Any]) -> dict[Any, bool]:
+    extra = [key for key in setting if key not in ("always", "never")]
+    if extra:
+        raise UserError(
+            f"Invalid require_approval tool list policy: unexpected keys {sorted(extra, key=str)}; "
+            "expected only 'always' and 'never'."
+        )
+    ask = _names_block(setting, "always")
+    skip = _names_block(setting, "never")
+    both = ask & skip
+    if both:
+        raise UserError(
+            "Invalid require_approval tool list policy: tool names cannot appear in both "
+            f"always and never: {sorted(both)}."
+        )
+    return {**dict.fromkeys(skip, False), **dict.fromkeys(ask, True)}
+
+
+def _tool_table(setting: dict[Any, Any]) -> dict[Any, bool]:
+    """A dict setting (either form) as a tool name -> "ask?" table.
+
+    Raises:
+        UserError: A value is not "always"/"never"/a bool, or the list form is malformed.
+    """
+    if _is_tool_lists(setting):
+        return _tool_lists(setting)
+    return {key: _flag(value, f"require_approval[{key!r}]") for key, value in setting.items()}
 
 
 @dataclass(frozen=True)
@@ -155,12 +259,12 @@ class ApprovalPolicy:
         if setting == "annotations":
             return cls("annotations")
         if isinstance(setting, str | bool):
-            return cls("fixed", everything=flag(setting, "require_approval"))
+            return cls("fixed", everything=_flag(setting, "require_approval"))
         if isinstance(setting, dict):
-            return cls("per_tool", table=tool_table(setting))
+            return cls("per_tool", table=_tool_table(setting))
         if callable(setting):
             return cls("predicate", predicate=setting)
-        raise bad_value("require_approval", setting)
+        raise _bad_value("require_approval", setting)
 
     def requires(self, tool_name: str, annotations: Mapping[str, Any] | None) -> bool:
         """Whether a call to this tool must be approved, as far as known before the call.
@@ -227,24 +331,15 @@ class ApprovalPolicy:
         return per_call
 
 
-def approval_rejection_text(tool_name: str, server_label: str, reason: str | None) -> str:
-    """What the model reads when a call is denied: the tool, its server and the reason."""
-    why = reason.strip() if reason and reason.strip() else "no reason given"
-    return (
-        f"Tool call rejected: the call to '{tool_name}' on MCP server '{server_label}' "
-        f"was not approved ({why}). The tool did not run."
-    )
-
-
 async def ask_for_approval(
-    callback: MCPToolApprovalFunction, request: MCPToolApprovalRequest
-) -> tuple[bool, str | None]:
-    """Run an approval callback (sync or async) and check its answer.
+    callback: MCPToolApprovalFunction, run_context: Any, data: Any
+) -> MCPToolApprovalFunctionResult:
+    """Put one call (`data`) to an approval callback (sync or async); its checked answer.
 
     Raises:
         UserError: The callback answered something else than `{"approve": bool, ...}`.
     """
-    answer: Any = callback(request)
+    answer: Any = callback(MCPToolApprovalRequest(ctx_wrapper=run_context, data=data))
     if inspect.isawaitable(answer):
         answer = await answer
     if not isinstance(answer, Mapping) or not isinstance(answer.get("approve"), bool):
@@ -255,13 +350,21 @@ async def ask_for_approval(
     reason = answer.get("reason")
     if reason is not None and not isinstance(reason, str):
         raise UserError(f"on_approval_request's 'reason' must be a string, got {reason!r}.")
-    return answer["approve"], reason
+    checked: MCPToolApprovalFunctionResult = {"approve": answer["approve"]}
+    if reason is not None:
+        checked["reason"] = reason
+    return checked
 
 
-def call_id_of(run_context: Any) -> str:
-    """The tool call's id from the run context, or a fresh one when the run gave none."""
-    given = getattr(run_context, "tool_call_id", "")
-    return given if isinstance(given, str) and given else f"mcpr_{uuid.uuid4().hex}"
+def callback_for(server: Any, given: Any) -> MCPToolApprovalFunction | None:
+    """The approval callback of a tool built on `server`: `given`, else the server's own.
+
+    Raises:
+        UserError: `given` is neither None nor callable.
+    """
+    if given is not None and not callable(given):
+        raise UserError(f"on_approval_request must be callable, got {given!r}.")
+    return given or getattr(server, "on_approval_request", None)
 
 
 @dataclass
@@ -346,7 +449,7 @@ async def ask_before_call(
     agent = scope.agent if scope is not None else None
     if agent is None:
         agent = getattr(run_context, "agent", None)
-    annotations = None if remote_tool is None else _tool_annotations(remote_tool)
+    annotations = field_of(remote_tool, "annotations")
     asked = await policy.decide(
         run_context,
         tool_name=tool_name,
@@ -356,26 +459,25 @@ async def ask_before_call(
     )
     if not asked:
         return None
+    call_id = getattr(run_context, "tool_call_id", "")
     data = MCPApprovalRequestData(
-        id=call_id_of(run_context),
+        id=call_id if isinstance(call_id, str) and call_id else f"mcpr_{uuid.uuid4().hex}",
         arguments=json.dumps(dict(arguments or {})),
         name=tool_name,
         server_label=server_label,
     )
-    approved, reason = await ask_for_approval(
-        callback, MCPToolApprovalRequest(ctx_wrapper=run_context, data=data)
+    answer = await ask_for_approval(callback, run_context, data)
+    if answer["approve"]:
+        return None
+    reason = (answer.get("reason") or "").strip() or "no reason given"
+    return (
+        f"Tool call rejected: the call to '{tool_name}' on MCP server '{server_label}' "
+        f"was not approved ({reason}). The tool did not run."
     )
-    return None if approved else approval_rejection_text(tool_name, server_label, reason)
-
-
-def _tool_annotations(remote_tool: Any) -> Any:
-    if isinstance(remote_tool, Mapping):
-        return remote_tool.get("annotations")
-    return getattr(remote_tool, "annotations", None)
 
 
 def gate_reason(annotations: object) -> str:
     """Why the "annotations" policy asks about a tool, in words true for that tool."""
-    if _annotation(annotations, "destructiveHint") is True:
+    if field_of(annotations, "destructiveHint") is True:
         return "it is marked destructive (destructiveHint: true)"
     return "its annotations do not say it is read-only or non-destructive"

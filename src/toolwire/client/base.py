@@ -1,14 +1,10 @@
-"""The shared body of the three client classes: connection, listing, calling, retrying.
+"""The shared body of the client classes: connection, listing, calling, retrying, approvals.
 
-The public surface is the Agents SDK's `agents.mcp` server interface (names, parameters,
-defaults and user-facing messages), so that an object of these classes can go anywhere one
-of the SDK's goes, `Agent(mcp_servers=[...])` included. The SDK does not check a base class:
-it calls the seven members of its interface plus a handful of attributes and two hooks
-(`_get_failure_error_function`, `_get_needs_approval_for_tool`), all of which are here.
-
-What is added on top: a connection owned by a task of its own (`_link.py`: connect and clean
-up from different tasks), reconnection when the server restarts or the session expires, and
-errors that name the server and the tool.
+Its public surface is the Agents SDK's `agents.mcp` server interface (names, parameters,
+defaults, messages, and the two hooks the SDK's run loop calls), so an object of these classes
+goes wherever one of the SDK's goes, `Agent(mcp_servers=[...])` included; on top of it, the
+connection is held by a task of its own (`_link.py`), reopened when the server restarts or the
+session expires, and every failure names the server and the tool.
 """
 
 from __future__ import annotations
@@ -17,29 +13,34 @@ import asyncio
 import copy
 import inspect
 import logging
+import math
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractAsyncContextManager
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, Literal
 
+from ..errors import UserError
 from ..tools.failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
 from . import _listing
-from ._checks import (
-    ProtocolMode,
-    Seconds,
-    checked_backoff_max,
-    checked_list_pages,
-    checked_protocol_mode,
-    checked_session_timeout,
-)
-from ._lifecycle import LinkHolder
 from ._link import Link
-from ._prompts_resources import PromptsAndResources
+from .approvals import (
+    ApprovalPolicy,
+    CallScope,
+    MCPToolApprovalFunction,
+    ask_before_call,
+    field_of,
+    note_call,
+    noted_call,
+    take_call,
+)
 from .errors import NOT_CONNECTED, Diagnosis, MCPCallError, diagnose
 
 if TYPE_CHECKING:
+    from types import TracebackType
+
     from ..context import RunContextWrapper
     from ..tools.function_tool import FunctionTool
     from ._convert import MCPToolMetaContext
-    from .approvals import MCPToolApprovalFunction
     from .params import ToolFilter
 
 __all__ = ["MCPClientServer"]
@@ -51,8 +52,73 @@ JsonObject = dict[str, Any]  # a tool's arguments, a request's `_meta`
 # (progress, total, message) -> awaitable: the `mcp` client's progress callback shape.
 ProgressCallback = Callable[[float, "float | None", "str | None"], Awaitable[None]]
 
+Seconds = float  # a duration; an int is accepted too, as everywhere in Python
 
-class MCPClientServer(PromptsAndResources, LinkHolder):
+# "handshake": 2024-11-05 to 2025-11-25, opened by `initialize`; "modern": 2026-07-28.
+ProtocolMode = Literal["auto", "handshake", "modern"]
+PROTOCOL_MODES: tuple[ProtocolMode, ...] = ("auto", "handshake", "modern")
+
+
+def _checked_session_timeout(value: object) -> float | None:
+    """Seconds for each request, or None (None and 0 both mean no timeout)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError("client_session_timeout_seconds must be a number of seconds or None.")
+    if not math.isfinite(value) or value < 0:
+        raise ValueError("client_session_timeout_seconds must be zero or a positive finite value.")
+    if value == 0:
+        return None
+    try:
+        timedelta(seconds=value)
+    except OverflowError:
+        raise ValueError(
+            "client_session_timeout_seconds must fit in a datetime.timedelta."
+        ) from None
+    return float(value)
+
+
+def _checked_backoff_max(value: object) -> float | None:
+    """The cap on the delay between retries, or None for no cap."""
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise ValueError(
+            "retry_backoff_seconds_max must be a non-negative finite number of seconds or None."
+        )
+    return float(value)
+
+
+def _checked_list_pages(value: object) -> int | None:
+    """How many pages one listing may read, or None for no limit."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("max_list_pages must be a positive integer or None.")
+    if value < 1:
+        raise ValueError("max_list_pages must be a positive integer or None.")
+    return value
+
+
+def _checked_protocol_mode(value: object) -> ProtocolMode:
+    """The protocol era a client pins ("handshake", "modern"), or "auto" to negotiate."""
+    if value == "legacy":
+        raise ValueError(
+            'protocol_mode="legacy" is now protocol_mode="handshake" (the era opened by '
+            "`initialize`, 2024-11-05 to 2025-11-25)."
+        )
+    for mode in PROTOCOL_MODES:
+        if value == mode:
+            return mode
+    raise ValueError(f'protocol_mode must be "auto", "handshake" or "modern", not {value!r}.')
+
+
+class MCPClientServer:
     """An MCP server reached through the `mcp` client; see the transport classes.
 
     Subclasses say how to open the client (`_open_client`) and what the default name is.
@@ -87,18 +153,16 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
         list_roots_callback: Any = None,
         on_approval_request: MCPToolApprovalFunction | None = None,
     ) -> None:
-        from .approvals import ApprovalPolicy
-
         self.params = params
         self.cache_tools_list = cache_tools_list
         self._name = name
         self.client_session_timeout_seconds = client_session_timeout_seconds
-        self._request_timeout = checked_session_timeout(client_session_timeout_seconds)
+        self._request_timeout = _checked_session_timeout(client_session_timeout_seconds)
         self.tool_filter = tool_filter
         self.use_structured_content = use_structured_content
         self.max_retry_attempts = max_retry_attempts
         self.retry_backoff_seconds_base = max(0.0, retry_backoff_seconds_base)
-        self.retry_backoff_seconds_max = checked_backoff_max(retry_backoff_seconds_max)
+        self.retry_backoff_seconds_max = _checked_backoff_max(retry_backoff_seconds_max)
         self.message_handler = message_handler
         self.require_approval = require_approval
         # Checked now, so a bad policy fails where it is written (the SDK's messages). The
@@ -111,8 +175,8 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
         self._meta_resolver = tool_meta_resolver
         self.tool_output_guardrails = tool_output_guardrails
         self.custom_data_extractor = custom_data_extractor
-        self.max_list_pages = checked_list_pages(max_list_pages)
-        self.protocol_mode = checked_protocol_mode(protocol_mode)
+        self.max_list_pages = _checked_list_pages(max_list_pages)
+        self.protocol_mode = _checked_protocol_mode(protocol_mode)
         self.prefix_tool_names = prefix_tool_names
         self.connect_timeout_seconds = connect_timeout_seconds
         # Handed to the `mcp` client as given; one left out keeps that client's default
@@ -145,6 +209,139 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
 
+    # -- connection ---------------------------------------------------------------------
+
+    def _open_client(self) -> AbstractAsyncContextManager[Any]:
+        raise NotImplementedError
+
+    def _client(self, target: Any) -> AbstractAsyncContextManager[Any]:
+        """An `mcp.Client` over `target` (a transport or its streams) with this server's options."""
+        from mcp import Client
+
+        mode = self._version_pin or self.protocol_mode
+        # `mcp.Client` names the handshake era "legacy" and takes a version for the other.
+        mode = {"handshake": "legacy", "modern": "2026-07-28"}.get(mode, mode)
+        return Client(
+            target,
+            mode=mode,
+            read_timeout_seconds=self._request_timeout,
+            message_handler=self.message_handler,
+            **self._client_options,
+        )
+
+    async def _describe_loss(self) -> str:
+        """More on a lost connection (a child process's exit status and stderr), or ""."""
+        return ""
+
+    def _transport_alive(self) -> bool:
+        """Whether what carries the connection is still there (a child process has not
+        exited); a dead one is replaced before the next request rather than failing it."""
+        return True
+
+    def _describe_silence(self) -> str:
+        """More on a request left unanswered (what the server wrote instead), or ""."""
+        return ""
+
+    @property
+    def client(self) -> Any:
+        """The live `mcp.Client` (None when not connected)."""
+        return self._link.client if self._link is not None else None
+
+    @property
+    def session(self) -> Any:
+        """The `mcp` ClientSession under the client (None when not connected)."""
+        client = self.client
+        return client.session if client is not None else None
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The protocol version agreed with the server (None when not connected)."""
+        client = self.client
+        return client.protocol_version if client is not None else None
+
+    async def connect(self) -> None:
+        """Start the server (stdio) or open the connection (HTTP), and initialize.
+
+        The connection is held by a task of its own, so `cleanup()` may run in another task.
+
+        Raises:
+            MCPCallError: The server could not be reached or did not initialize; the message
+                names the server.
+        """
+        if self._link is not None and self._link.alive:
+            return
+        await self._open_link()
+        self._connected = True
+
+    async def _open_link(self) -> None:
+        link = Link(self._open_client, self.name)
+        try:
+            await link.open(self.connect_timeout_seconds)
+        except Exception as error:
+            found = diagnose(error, self.connect_timeout_seconds)
+            reason = found.reason + await self._describe_loss()
+            message = f"Failed to connect to MCP server '{self.name}': {reason}"
+            raise MCPCallError(
+                self.name, "initialize", reason, lost=True, message=message
+            ) from error
+        self._link = link
+
+    async def cleanup(self) -> None:
+        """Close the connection and end the server process (bounded, safe to call twice)."""
+        self._connected = False
+        link, self._link = self._link, None
+        if link is not None:
+            await link.close()
+
+    async def __aenter__(self) -> Any:
+        await self.connect()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.cleanup()
+
+    def _require_connection(self) -> None:
+        if not self._connected:
+            raise UserError(NOT_CONNECTED)
+
+    def _ready_client(self) -> Any:
+        """The client when the connection is healthy, else None (no await, no lock)."""
+        link = self._link
+        if link is not None and link.alive and self._transport_alive():
+            return link.client
+        return None
+
+    async def _live_client(self) -> Any:
+        """The client to send a request through, reconnecting when the last one died."""
+        self._require_connection()
+        ready = self._ready_client()
+        if ready is not None:
+            return ready
+        async with self._reconnecting:
+            ready = self._ready_client()
+            if ready is not None:
+                return ready
+            if self._link is not None:
+                old, self._link = self._link, None
+                await old.close()
+            logger.info("MCP server %r: reconnecting", self.name)
+            self._tools_fresh = False
+            await self._open_link()
+            assert self._link is not None
+            return self._link.client
+
+    async def _forget_link(self) -> None:
+        """Drop a connection that failed, so that the next request opens a new one."""
+        async with self._reconnecting:
+            old, self._link = self._link, None
+        if old is not None:
+            await old.close()
+
     # -- approvals ----------------------------------------------------------------------
 
     @property
@@ -163,8 +360,6 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
         self._meta_resolver = resolver
 
     async def _note_run_then_resolve(self, context: MCPToolMetaContext) -> Any:
-        from .approvals import CallScope, note_call
-
         note_call(CallScope(self, context.tool_name, context.arguments, context.run_context))
         if self._meta_resolver is None:
             return None
@@ -176,15 +371,11 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
         `function_tools()` noted for the call)."""
         if self.on_approval_request is not None:
             return True
-        from .approvals import noted_call
-
         scope = noted_call(self)
         return scope is not None and scope.callback is not None
 
     async def _refusal(self, tool_name: str, arguments: JsonObject | None) -> str | None:
         """Ask the approval callback about one call: None to send it, else the rejection."""
-        from .approvals import ask_before_call, take_call
-
         scope = take_call(self, tool_name, arguments)
         if scope is not None and scope.approved:
             return None
@@ -239,35 +430,14 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
     async def _request(self, target: str, send: Callable[[Any], Awaitable[Any]]) -> Any:
         """Send one request with the retry policy; a lost connection is reopened between
         attempts. Failures become `MCPCallError`s naming the server and `target`."""
-        # The common case costs one health check and one await: the retry machinery is
-        # entered only once something failed (or the connection needs reopening).
-        client = self._ready_client() if self._connected else None
-        if client is None:
-            return await self._recover(target, send, None)
-        try:
-            return await send(client)
-        except Exception as caught:
-            failed = caught
-        return await self._recover(target, send, failed)
-
-    async def _recover(
-        self, target: str, send: Callable[[Any], Awaitable[Any]], failed: Exception | None
-    ) -> Any:
-        """The slow path of `_request`: judge `failed` (when given), then retry, reconnect
-        or give up as the policy says."""
-        from ..errors import UserError
-
         attempt = 0
         fresh_session_tried = False
         version_retried = False
         while True:
-            if failed is None:
-                try:
-                    client = await self._live_client()
-                    return await send(client)
-                except Exception as caught:
-                    failed = caught
-            error, failed = failed, None
+            try:
+                return await send(await self._live_client())
+            except Exception as caught:
+                error = caught
             if isinstance(error, UserError):  # MCPCallError included: already explained
                 raise error
             found = diagnose(error, self._request_timeout)
@@ -308,9 +478,9 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
             return True
         if self.protocol_mode == "handshake":
             return False
-        from ._targets import MODERN_VERSIONS
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS  # oldest first
 
-        mutual = [version for version in MODERN_VERSIONS if version in found.supported]
+        mutual = [version for version in MODERN_PROTOCOL_VERSIONS if version in found.supported]
         if not mutual:
             return False
         self._version_pin = mutual[-1]
@@ -325,10 +495,7 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
         Raises:
             UserError: Not connected, or a callable filter without `run_context` and `agent`.
         """
-        if not self._connected:
-            from ..errors import UserError
-
-            raise UserError(NOT_CONNECTED)
+        self._require_connection()
         if not (self.cache_tools_list and self._tools_fresh and self._tools is not None):
             await self._fetch_tools()
         assert self._tools is not None
@@ -385,15 +552,11 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
                 or the approval callback answered something else than `{"approve": bool}`.
             MCPCallError: The request failed; the message names the server and the tool.
         """
-        if not self._connected:
-            from ..errors import UserError
-
-            raise UserError(NOT_CONNECTED)
+        self._require_connection()
         _listing.check_required(self, tool_name, self._required, arguments)
-        send = _tool_call(tool_name, arguments, meta, progress_callback)
-        if self._gates():
-            return await self._gated_call(tool_name, arguments, send)
-        return await self._request(tool_name, send)
+        return await self.call_tool_unchecked(
+            tool_name, arguments, meta, progress_callback=progress_callback
+        )
 
     def call_tool_unchecked(
         self,
@@ -414,6 +577,38 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
         if self._gates():
             return self._gated_call(tool_name, arguments, send)
         return self._request(tool_name, send)
+
+    # -- prompts and resources ----------------------------------------------------------
+
+    async def list_prompts(self) -> Any:
+        """The server's prompts (`mcp.types.ListPromptsResult`, every page)."""
+        return await self._request(
+            "method:prompts/list",
+            lambda client: _listing.all_prompt_pages(client, self.max_list_pages, self.name),
+        )
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        """One prompt, rendered with `arguments` (`mcp.types.GetPromptResult`)."""
+        return await self._request(
+            f"prompt:{name}", lambda client: client.get_prompt(name, arguments)
+        )
+
+    async def list_resources(self, cursor: str | None = None) -> Any:
+        """One page of the server's resources (`mcp.types.ListResourcesResult`)."""
+        return await self._request(
+            "method:resources/list", lambda client: client.list_resources(cursor=cursor)
+        )
+
+    async def list_resource_templates(self, cursor: str | None = None) -> Any:
+        """One page of the server's resource templates."""
+        return await self._request(
+            "method:resources/templates/list",
+            lambda client: client.list_resource_templates(cursor=cursor),
+        )
+
+    async def read_resource(self, uri: str) -> Any:
+        """A resource's contents (`mcp.types.ReadResourceResult`)."""
+        return await self._request(f"resource:{uri}", lambda client: client.read_resource(uri))
 
     # -- tools for models ---------------------------------------------------------------
 
@@ -468,7 +663,7 @@ class MCPClientServer(PromptsAndResources, LinkHolder):
             return False
         return self._approval_policy.needs_approval_for(
             tool_name=tool.name,
-            annotations=_listing.annotations_of(tool),
+            annotations=field_of(tool, "annotations"),
             agent=agent,
             remote_tool=tool,
         )

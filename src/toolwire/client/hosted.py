@@ -1,11 +1,9 @@
 """OpenAI-hosted MCP tools (Responses API `mcp` tools) behind toolwire's approval callback.
 
-With a hosted MCP tool the model provider calls the MCP server itself; the only part left to
-the application is answering the provider's `mcp_approval_request` items. The same callback
-that gates local adapters (`client.approvals`) answers them here, so one function decides
-every remote call, wherever it runs.
-
-`agents` and `openai` are imported only inside `HostedMCPTool.to_agents()`.
+The model provider calls a hosted MCP server itself; what is left to the application is
+answering the provider's `mcp_approval_request` items, which the callback that gates local
+adapters (`client.approvals`) does here too, so one function decides every remote call.
+`agents` and `openai` are imported only by `HostedMCPTool.to_agents()`.
 """
 
 from __future__ import annotations
@@ -20,8 +18,8 @@ from ..errors import UserError
 from .approvals import (
     MCPToolApprovalFunction,
     MCPToolApprovalFunctionResult,
-    MCPToolApprovalRequest,
     ask_for_approval,
+    field_of,
 )
 
 __all__ = ["HostedMCPTool", "answer_approval_request"]
@@ -29,22 +27,15 @@ __all__ = ["HostedMCPTool", "answer_approval_request"]
 _REQUEST_FIELDS = ("id", "name", "arguments", "server_label")
 
 
-def _field(item: Any, key: str) -> Any:
-    if isinstance(item, Mapping):
-        return item.get(key)
-    return getattr(item, key, None)
-
-
 def _checked_request(item: Any) -> Any:
     """The item itself, once it is known to be an `mcp_approval_request` with its fields."""
-    kind = _field(item, "type")
+    kind = field_of(item, "type")
     if kind != "mcp_approval_request":
         raise UserError(f"Expected an 'mcp_approval_request' item, got type {kind!r}.")
     for key in _REQUEST_FIELDS:
-        if not isinstance(_field(item, key), str):
-            raise UserError(
-                f"The mcp_approval_request item has no string '{key}' (got {_field(item, key)!r})."
-            )
+        value = field_of(item, key)
+        if not isinstance(value, str):
+            raise UserError(f"The mcp_approval_request item has no string '{key}' (got {value!r}).")
     return item
 
 
@@ -87,17 +78,8 @@ async def answer_approval_request(
     _checked_request(item)
     data = _RequestView(item) if isinstance(item, Mapping) else item
     ctx = context if context is not None else RunContextWrapper(context=None)
-    approved, reason = await ask_for_approval(
-        on_approval_request, MCPToolApprovalRequest(ctx_wrapper=ctx, data=data)
-    )
-    response: dict[str, Any] = {
-        "approval_request_id": _field(item, "id"),
-        "approve": approved,
-        "type": "mcp_approval_response",
-    }
-    if reason is not None:
-        response["reason"] = reason
-    return response
+    answer = await ask_for_approval(on_approval_request, ctx, data)
+    return {"approval_request_id": field_of(item, "id"), "type": "mcp_approval_response", **answer}
 
 
 @dataclass
@@ -161,12 +143,7 @@ class HostedMCPTool:
 
         async def relay(request: Any) -> MCPToolApprovalFunctionResult:
             # The SDK hands its own request object; ours has the same two fields.
-            ours = MCPToolApprovalRequest(ctx_wrapper=request.ctx_wrapper, data=request.data)
-            approved, reason = await ask_for_approval(callback, ours)
-            answer: MCPToolApprovalFunctionResult = {"approve": approved}
-            if reason is not None:
-                answer["reason"] = reason
-            return answer
+            return await ask_for_approval(callback, request.ctx_wrapper, request.data)
 
         return AgentsHostedMCPTool(
             tool_config=dict(self.tool_config),  # type: ignore[arg-type]

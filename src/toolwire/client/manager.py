@@ -12,11 +12,14 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ._checks import Seconds
+from ..errors import UserError
+
+if TYPE_CHECKING:
+    from .base import Seconds
 
 __all__ = ["MCPServerManager"]
 
@@ -28,7 +31,6 @@ def _label(server: Any) -> Any:
 
 
 def _give_approval_callback(server: Any, callback: Callable[..., Any]) -> None:
-    from ..errors import UserError
     from .base import MCPClientServer
 
     if not isinstance(server, MCPClientServer):
@@ -79,25 +81,15 @@ class MCPServerManager:
                 _give_approval_callback(server, on_approval_request)
         self.on_approval_request = on_approval_request
         self._servers = unique
-        self._connect_timeout = connect_timeout_seconds
-        self._cleanup_timeout = cleanup_timeout_seconds
         self.drop_failed_servers = drop_failed_servers
         self.strict = strict
         self.suppress_cancelled_error = suppress_cancelled_error
         self.connect_in_parallel = connect_in_parallel
+        self.connect_timeout_seconds = connect_timeout_seconds  # each connect(); None: unbounded
+        self.cleanup_timeout_seconds = cleanup_timeout_seconds  # each cleanup(); None: unbounded
         self._connected: list[Any] = []
         self._failed: list[Any] = []
         self._errors: dict[Any, BaseException] = {}
-
-    @property
-    def connect_timeout_seconds(self) -> float | None:
-        """The bound on each `connect()`."""
-        return self._connect_timeout
-
-    @property
-    def cleanup_timeout_seconds(self) -> float | None:
-        """The bound on each `cleanup()`."""
-        return self._cleanup_timeout
 
     @property
     def all_servers(self) -> list[Any]:
@@ -123,7 +115,7 @@ class MCPServerManager:
 
     async def _connect_one(self, server: Any) -> None:
         try:
-            with anyio.fail_after(self._connect_timeout):
+            with anyio.fail_after(self.connect_timeout_seconds):
                 await server.connect()
         except asyncio.CancelledError as error:
             if not self.suppress_cancelled_error:
@@ -140,9 +132,7 @@ class MCPServerManager:
                 self._connected.append(server)
 
     def _record(self, server: Any, error: BaseException) -> None:
-        logger.warning(
-            "MCP server %r failed to connect: %r", getattr(server, "name", server), error
-        )
+        logger.warning("MCP server %r failed to connect: %r", _label(server), error)
         self._errors[server] = error
         if not any(server is s for s in self._failed):
             self._failed.append(server)
@@ -174,14 +164,10 @@ class MCPServerManager:
         for server in reversed(self._servers):
             with anyio.CancelScope(shield=True):
                 try:
-                    with anyio.move_on_after(self._cleanup_timeout):
+                    with anyio.move_on_after(self.cleanup_timeout_seconds):
                         await server.cleanup()
                 except Exception as error:
-                    logger.warning(
-                        "MCP server %r failed to clean up: %r",
-                        getattr(server, "name", server),
-                        error,
-                    )
+                    logger.warning("MCP server %r failed to clean up: %r", _label(server), error)
         self._connected = []
 
     async def __aenter__(self) -> MCPServerManager:

@@ -1,29 +1,30 @@
 """The Agents SDK's `ApplyPatchTool` whose edits are made by an MCP server.
 
-`apply_patch_tool(server)` returns an `agents.ApplyPatchTool` whose editor sends each
-operation the model asks for (`create_file`, `update_file`, `delete_file`) to the server's
-`apply_patch_operations` tool (toolwire-patch, or any server with a tool taking the same
-`{"operations": [...]}` arguments), and hands the server's answer back to the SDK: its text
-as the output, `isError` as a failed status. Approvals use the SDK's own hooks: without a
-callback, `require_approval` becomes the tool's `needs_approval`, so a run pauses for a
-person; with `on_approval_request` (the callback shape of `toolwire.client.approvals`), the
-SDK's `on_approval` asks it, and a denied call never reaches the server. `agents` is
-imported when the tool is built.
+`apply_patch_tool(server)`'s editor sends each operation (`create_file`, `update_file`,
+`delete_file`) to the server's `apply_patch_operations` tool (toolwire-patch, or any tool taking
+`{"operations": [...]}`) and hands back its text as the output and `isError` as a failed status.
+Approval goes through the SDK's own hooks: `require_approval` becomes `needs_approval` (a run
+pauses for a person), and with `on_approval_request` the SDK's `on_approval` asks it, so a denied
+call never reaches the server. `agents` is imported when the tool is built.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from ..errors import UserError
 from .approvals import (
+    CallScope,
     MCPApprovalRequestData,
     MCPToolApprovalFunction,
     MCPToolApprovalFunctionResult,
-    MCPToolApprovalRequest,
     ask_for_approval,
+    callback_for,
+    field_of,
+    note_call,
+    text_of,
 )
 
 __all__ = ["PatchServer", "apply_patch_tool"]
@@ -46,33 +47,17 @@ class PatchServer(Protocol):
         ...
 
 
-def _get(item: Any, key: str) -> Any:
-    if isinstance(item, Mapping):
-        return item.get(key)
-    return getattr(item, key, None)
-
-
 def operation_arguments(operation: Any) -> dict[str, Any]:
     """An SDK `ApplyPatchOperation` (or a raw operation item) as the server's JSON object."""
-    arguments: dict[str, Any] = {"type": _get(operation, "type"), "path": _get(operation, "path")}
+    arguments: dict[str, Any] = {
+        "type": field_of(operation, "type"),
+        "path": field_of(operation, "path"),
+    }
     for key in ("diff", "move_to"):
-        value = _get(operation, key)
+        value = field_of(operation, key)
         if value is not None:
             arguments[key] = value
     return arguments
-
-
-def _result_text(result: Any) -> tuple[str, bool]:
-    """The text blocks of a `CallToolResult` joined, and whether it is an error."""
-    failed = _get(result, "is_error")
-    if failed is None:
-        failed = _get(result, "isError")
-    texts = [
-        str(_get(block, "text"))
-        for block in _get(result, "content") or []
-        if _get(block, "type") == "text"
-    ]
-    return "\n".join(texts), bool(failed)
 
 
 class _RemoteEditor:
@@ -85,15 +70,13 @@ class _RemoteEditor:
     async def _send(self, operation: Any) -> Any:
         from agents import ApplyPatchResult
 
-        from .approvals import CallScope, note_call
-
         arguments = {"operations": [operation_arguments(operation)]}
         # The SDK has settled approval for this operation: the server's gate is not asked again.
-        context = _get(operation, "ctx_wrapper")
+        context = field_of(operation, "ctx_wrapper")
         note_call(CallScope(self.server, self.tool_name, arguments, context, approved=True))
         result = await self.server.call_tool(self.tool_name, arguments)
-        text, failed = _result_text(result)
-        return ApplyPatchResult(status="failed" if failed else "completed", output=text)
+        failed = bool(field_of(result, "isError"))
+        return ApplyPatchResult(status="failed" if failed else "completed", output=text_of(result))
 
     async def create_file(self, operation: Any) -> Any:
         """Send a `create_file` operation."""
@@ -112,12 +95,12 @@ def _approval_relay(
     callback: MCPToolApprovalFunction, server: PatchServer, tool_name: str
 ) -> Callable[[Any, Any], Awaitable[MCPToolApprovalFunctionResult]]:
     async def on_approval(run_context: Any, approval_item: Any) -> MCPToolApprovalFunctionResult:
-        call = _get(approval_item, "raw_item")
-        operations = _get(call, "operations")
+        call = field_of(approval_item, "raw_item")
+        operations = field_of(call, "operations")
         if operations is None:
-            single = _get(call, "operation")
+            single = field_of(call, "operation")
             operations = [] if single is None else [single]
-        call_id = _get(call, "call_id") or _get(call, "id") or ""
+        call_id = field_of(call, "call_id") or field_of(call, "id") or ""
         data = MCPApprovalRequestData(
             id=str(call_id),
             arguments=json.dumps(
@@ -127,13 +110,7 @@ def _approval_relay(
             name=tool_name,
             server_label=server.name,
         )
-        approved, reason = await ask_for_approval(
-            callback, MCPToolApprovalRequest(ctx_wrapper=run_context, data=data)
-        )
-        answer: MCPToolApprovalFunctionResult = {"approve": approved}
-        if reason is not None:
-            answer["reason"] = reason
-        return answer
+        return await ask_for_approval(callback, run_context, data)
 
     return on_approval
 
@@ -178,10 +155,7 @@ def apply_patch_tool(
             "require_approval must be a bool, a (run_context, operation, call_id) -> bool "
             f"function or None, got {require_approval!r}."
         )
-    if on_approval_request is not None and not callable(on_approval_request):
-        raise UserError(f"on_approval_request must be callable, got {on_approval_request!r}.")
-    # The server's own callback answers when none is given for this tool.
-    on_approval_request = on_approval_request or getattr(server, "on_approval_request", None)
+    on_approval_request = callback_for(server, on_approval_request)
     needs: Any = require_approval
     if needs is None:
         needs = on_approval_request is not None

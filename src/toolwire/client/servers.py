@@ -16,6 +16,7 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any, TextIO
 
+from ..errors import UserError
 from .base import MCPClientServer
 from .params import (
     MCPServerSseParams,
@@ -26,21 +27,7 @@ from .params import (
 __all__ = ["MCPServerInMemory", "MCPServerSse", "MCPServerStdio", "MCPServerStreamableHttp"]
 
 
-class _Transported(MCPClientServer):
-    """Turns the options every transport shares into the `mcp` client's options."""
-
-    def _options(self) -> Any:
-        from ._targets import ClientOptions
-
-        return ClientOptions(
-            mode=self._version_pin or self.protocol_mode,
-            read_timeout_seconds=self._request_timeout,
-            message_handler=self.message_handler,
-            extra=dict(self._client_options),
-        )
-
-
-class MCPServerStdio(_Transported):
+class MCPServerStdio(MCPClientServer):
     """A server started as a child process, speaking MCP on its stdin and stdout.
 
     `params` is an `MCPServerStdioParams` dict: `command`, and optionally `args`, `env`,
@@ -52,6 +39,7 @@ class MCPServerStdio(_Transported):
     def __init__(self, params: Any, *args: Any, errlog: TextIO | None = None, **kwargs: Any):
         super().__init__(params, *args, **kwargs)
         self.errlog = errlog
+        self._children: list[Any] = []  # the child of the latest connection, once started
 
     def _default_name(self) -> str:
         return f"stdio: {self.params['command']}"
@@ -59,32 +47,28 @@ class MCPServerStdio(_Transported):
     def _open_client(self) -> AbstractAsyncContextManager[Any]:
         from ._targets import open_stdio
 
-        self._children: list[Any] = []
-        return open_stdio(self.params, self._options(), self.name, self._children, self.errlog)
+        self._children = []
+        return open_stdio(self.params, self._client, self.name, self._children, self.errlog)
 
     async def _describe_loss(self) -> str:
-        children = getattr(self, "_children", None)
-        if not children:
+        if not self._children:
             return ""
-        return f" (the server process {await children[-1].describe_end()})"
+        return f" (the server process {await self._children[-1].describe_end()})"
 
     def _transport_alive(self) -> bool:
-        children = getattr(self, "_children", None)
-        return not children or children[-1].process.returncode is None
+        return not self._children or self._children[-1].process.returncode is None
 
     def _describe_silence(self) -> str:
-        children = getattr(self, "_children", None)
-        junk = children[-1].junk if children else None
+        junk = self._children[-1].junk if self._children else None
         return f" (the server wrote a line that is not JSON-RPC: {junk!r})" if junk else ""
 
     @property
     def process_id(self) -> int | None:
         """The server process's id (None before it starts)."""
-        children = getattr(self, "_children", None)
-        return children[-1].pid if children else None
+        return self._children[-1].pid if self._children else None
 
 
-class _OverHttp(_Transported):
+class _OverHttp(MCPClientServer):
     """Adds the per-request header options of the HTTP transports."""
 
     def __init__(
@@ -103,7 +87,7 @@ class _OverHttp(_Transported):
 def _signature_with(*extra: tuple[str, str]) -> inspect.Signature:
     # The SDK's parameters in its order, then toolwire's; `*args, **kwargs` in the
     # subclasses only forwards them, and help() and inspect should show the real list.
-    base = inspect.signature(_Transported.__init__)
+    base = inspect.signature(MCPClientServer.__init__)
     added = [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=kind)
         for name, kind in extra
@@ -134,7 +118,7 @@ class MCPServerStreamableHttp(_OverHttp):
 
         self._session = {}
         return open_http(
-            self.params, self._options(), self.headers_provider, self.bearer_token, self._session
+            self.params, self._client, self.headers_provider, self.bearer_token, self._session
         )
 
     @property
@@ -143,7 +127,7 @@ class MCPServerStreamableHttp(_OverHttp):
         the 2026-07-28 era)."""
         if self.client is None:
             return None
-        return getattr(self, "_session", {}).get("id")
+        return self._session.get("id")
 
 
 class MCPServerSse(_OverHttp):
@@ -157,10 +141,10 @@ class MCPServerSse(_OverHttp):
     def _open_client(self) -> AbstractAsyncContextManager[Any]:
         from ._targets import open_sse
 
-        return open_sse(self.params, self._options(), self.headers_provider, self.bearer_token)
+        return open_sse(self.params, self._client, self.headers_provider, self.bearer_token)
 
 
-class MCPServerInMemory(_Transported):
+class MCPServerInMemory(MCPClientServer):
     """A toolwire `Server` in this process, reached in memory: no socket, no subprocess.
 
     It is a client adapter like the others (`list_tools`, `call_tool`, `read_resource`,
@@ -185,8 +169,6 @@ class MCPServerInMemory(_Transported):
 
     def __init__(self, server: Any, *args: Any, **kwargs: Any) -> None:
         if not callable(getattr(server, "serving", None)):
-            from ..errors import UserError
-
             raise UserError(
                 f"MCPServerInMemory needs a toolwire Server, not {type(server).__name__}: to "
                 "reach another kind of server, use MCPServerStdio or MCPServerStreamableHttp."
@@ -204,10 +186,7 @@ class MCPServerInMemory(_Transported):
     def _open_client(self) -> AbstractAsyncContextManager[Any]:
         from ._memory import memory_transport
 
-        client: AbstractAsyncContextManager[Any] = self._options().client(
-            memory_transport(self.params)
-        )
-        return client
+        return self._client(memory_transport(self.params))
 
 
 _memory_signature = _signature_with()

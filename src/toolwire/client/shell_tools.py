@@ -1,18 +1,13 @@
-"""The Agents SDK's own shell tools, executed by a remote MCP server's `shell` tool.
+"""The Agents SDK's shell tools, executed by a remote MCP server's `shell` tool.
 
-`shell_tool(server)` returns an `agents.ShellTool` and `local_shell_tool(server)` an
-`agents.LocalShellTool`; their executors send each action to a connected toolwire client
-server (`MCPServerStdio`, `MCPServerStreamableHttp`, `MCPServerSse`) as a `shell` call and turn
-the structured result (`output`: per command stdout, stderr and an `exit` or `timeout`
-outcome) back into the SDK's `ShellResult`, so a model trained on the native shell tool drives
-a remote, confined shell such as `toolwire-shell`. A server whose `shell` tool answers with
-text only gives that text. Approvals follow the same rule as the adapter's other tools: by
-default a call is asked about unless the remote tool's annotations say it is harmless; the
-`ShellTool` asks through the SDK's `needs_approval` and `on_approval`, answered by the same
-`on_approval_request` callback (`MCPToolApprovalRequest` in, `{"approve", "reason"}` out) or,
-without one, by interrupting the run for `RunState.approve` / `reject`. `LocalShellTool` has
-no approval hooks in the SDK, so its executor asks the callback itself and refuses a call it
-cannot ask about.
+`shell_tool(server)` (an `agents.ShellTool`) and `local_shell_tool(server)` (an
+`agents.LocalShellTool`) send each action to a connected toolwire client server as a `shell`
+call and turn its structured result (per command stdout, stderr, and an `exit` or `timeout`
+outcome) into the SDK's `ShellResult`, or give its text when it has no structured result. By
+default a call is asked about unless the remote tool's annotations say it is harmless:
+`ShellTool` through the SDK's `needs_approval` and `on_approval` (the `on_approval_request`
+callback, or else a run interruption); `LocalShellTool`, which has no approval hooks in the SDK,
+asks the callback itself and refuses a call it cannot ask about.
 """
 
 from __future__ import annotations
@@ -26,11 +21,16 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .approvals import (
+    CallScope,
     MCPApprovalRequestData,
     MCPToolApprovalFunction,
-    MCPToolApprovalRequest,
+    MCPToolApprovalFunctionResult,
     annotations_ask,
     ask_for_approval,
+    callback_for,
+    field_of,
+    note_call,
+    text_of,
 )
 
 if TYPE_CHECKING:
@@ -49,15 +49,8 @@ class RemoteShellError(RuntimeError):
     """The remote `shell` tool answered with an error; the message is its text."""
 
 
-def _text_of(result: Any) -> str:
-    parts = [getattr(block, "text", None) for block in getattr(result, "content", None) or ()]
-    return "\n".join(part for part in parts if isinstance(part, str))
-
-
 def _structured(result: Any) -> Mapping[str, Any] | None:
-    data = getattr(result, "structured_content", None)
-    if data is None:
-        data = getattr(result, "structuredContent", None)
+    data = field_of(result, "structuredContent")
     return data if isinstance(data, Mapping) else None
 
 
@@ -113,15 +106,10 @@ class _RemoteShell:
         needs_approval: ShellNeedsApproval,
         on_approval_request: MCPToolApprovalFunction | None,
     ) -> None:
-        if on_approval_request is not None and not callable(on_approval_request):
-            from ..errors import UserError
-
-            raise UserError(f"on_approval_request must be callable, got {on_approval_request!r}.")
+        self.callback = callback_for(server, on_approval_request)
         self.server = server
         self.remote_name = remote_name
         self.needs_approval = needs_approval
-        # The server's own callback answers when none is given for this tool.
-        self.callback = on_approval_request or getattr(server, "on_approval_request", None)
 
     async def annotations(self) -> Any:
         """The remote tool's annotations, from the server's last listing (listed if need be)."""
@@ -144,20 +132,18 @@ class _RemoteShell:
             answer = await answer
         return bool(answer)
 
-    async def ask(self, context: Any, arguments: Mapping[str, Any], call_id: str) -> dict[str, Any]:
+    async def ask(
+        self, context: Any, arguments: Mapping[str, Any], call_id: str
+    ) -> MCPToolApprovalFunctionResult:
         """Put one call to the callback; the SDK's `{"approve", "reason"?}` answer."""
         assert self.callback is not None
-        request = MCPToolApprovalRequest(
-            ctx_wrapper=context,
-            data=MCPApprovalRequestData(
-                id=call_id or uuid.uuid4().hex,
-                arguments=json.dumps(dict(arguments)),
-                name=self.remote_name,
-                server_label=str(getattr(self.server, "name", "")),
-            ),
+        data = MCPApprovalRequestData(
+            id=call_id or uuid.uuid4().hex,
+            arguments=json.dumps(dict(arguments)),
+            name=self.remote_name,
+            server_label=str(getattr(self.server, "name", "")),
         )
-        approved, reason = await ask_for_approval(self.callback, request)
-        return {"approve": approved, "reason": reason} if reason else {"approve": approved}
+        return await ask_for_approval(self.callback, context, data)
 
     async def call(self, arguments: dict[str, Any], context: Any) -> Any:
         """Call the remote `shell` tool, approval already settled (the server's own gate is
@@ -168,15 +154,13 @@ class _RemoteShell:
         """
         from agents import ShellResult
 
-        from .approvals import CallScope, note_call
-
         note_call(CallScope(self.server, self.remote_name, arguments, context, approved=True))
         result = await self.server.call_tool(self.remote_name, arguments)
-        if getattr(result, "is_error", False) or getattr(result, "isError", False):
-            raise RemoteShellError(_text_of(result) or "the remote shell tool failed")
+        if field_of(result, "isError"):
+            raise RemoteShellError(text_of(result) or "the remote shell tool failed")
         data = _structured(result)
         if data is None or not isinstance(data.get("output"), list):
-            return _text_of(result)
+            return text_of(result)
         limit = data.get("max_output_length")
         return ShellResult(
             output=_command_outputs(data),

@@ -265,3 +265,26 @@ def _context(name: str) -> Any:
     from toolwire import ToolContext
 
     return ToolContext(None, tool_name=name, tool_call_id="call_9", tool_arguments="{}")
+
+
+def test_annotations_are_read_by_their_mcp_2_names_beside_fastmcp() -> None:
+    """With fastmcp loaded, the camelCase names of `mcp` 2's models are shims that warn: the
+    policy reads the snake_case fields, so a user running both sees no warning of ours. In a
+    fresh interpreter, since fastmcp warns once per field and process."""
+    import subprocess
+    import sys
+
+    script = (
+        "import warnings, fastmcp, mcp_types\n"
+        "from toolwire.client.approvals import annotations_ask, gate_reason\n"
+        "warnings.simplefilter('error')  # after fastmcp, which sets its own filter\n"
+        "safe = mcp_types.ToolAnnotations(read_only_hint=True)\n"
+        "risky = mcp_types.ToolAnnotations(destructive_hint=True)\n"
+        "assert annotations_ask(safe) is False and annotations_ask(risky) is True\n"
+        "assert gate_reason(risky).startswith('it is marked destructive')\n"
+        "assert annotations_ask(mcp_types.ToolAnnotations()) is True\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr

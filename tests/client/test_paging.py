@@ -1,0 +1,78 @@
+"""Listings that span several pages: every page is read, and `max_list_pages` bounds them.
+
+A toolwire server hands out 100 tools or prompts per page; the server here has 230 of each, so
+a listing takes three pages, through the real protocol session and the `mcp` client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from toolwire import Server
+from toolwire.client import MCPServerInMemory
+from toolwire.errors import UserError
+
+COUNT = 230
+
+
+def _server() -> Server:
+    server = Server("many")
+    for index in range(COUNT):
+
+        def echo(text: str) -> str:
+            """Say it back.
+
+            Args:
+                text: What to say.
+            """
+            return text
+
+        server.tool(name=f"echo_{index:03}")(echo)
+        server.prompt(name=f"ask_{index:03}")(lambda: "Hello!")
+    return server
+
+
+@pytest.mark.parametrize("mode", ["handshake", "modern"])
+def test_every_page_is_read(mode: str) -> None:
+    async def go() -> tuple[list[str], list[str]]:
+        async with MCPServerInMemory(_server(), protocol_mode=mode) as client:
+            tools = await client.list_tools()
+            prompts = await client.list_prompts()
+        return [tool.name for tool in tools], [prompt.name for prompt in prompts.prompts]
+
+    tools, prompts = asyncio.run(go())
+    assert tools == [f"echo_{index:03}" for index in range(COUNT)]
+    assert prompts == [f"ask_{index:03}" for index in range(COUNT)]
+
+
+@pytest.mark.parametrize(("pages", "fits"), [(2, False), (3, True)])
+def test_max_list_pages_bounds_a_listing(pages: int, fits: bool) -> None:
+    async def go() -> list[Any]:
+        outcomes: list[Any] = []
+        async with MCPServerInMemory(_server(), max_list_pages=pages) as client:
+            for listing in (client.list_tools, client.list_prompts):
+                try:
+                    outcomes.append(await listing())
+                except UserError as error:
+                    outcomes.append(str(error))
+            outcomes.append(client.cached_tools)
+        return outcomes
+
+    tools, prompts, cached = asyncio.run(go())
+    if fits:
+        assert len(tools) == COUNT and len(prompts.prompts) == COUNT
+        assert prompts.next_cursor is None
+        assert cached is not None and len(cached) == COUNT
+        return
+    assert tools == (
+        "MCP server 'in-memory: many' has more than 2 page(s) of tools (max_list_pages); "
+        "nothing was returned or cached"
+    )
+    assert prompts == (
+        "MCP server 'in-memory: many' has more than 2 page(s) of prompts (max_list_pages); "
+        "nothing was returned or cached"
+    )
+    assert cached is None
