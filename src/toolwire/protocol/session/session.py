@@ -127,9 +127,8 @@ class ServerSession:
         self.client_info: dict[str, Any] | None = None  # from `initialize` (handshake era)
         self.client_capabilities: dict[str, Any] | None = None  # likewise
         self.outbound = Outbound(self.send)  # this server's requests to the client
-        self._send_lock: asyncio.Lock | anyio.Lock = anyio.Lock()
-        # The asyncio loop serving this session; None on other anyio backends.
-        self.loop: asyncio.AbstractEventLoop | None = None
+        self._send_lock = asyncio.Lock()
+        self.loop: asyncio.AbstractEventLoop | None = None  # the loop serving it, once open
         self.era: eras.Era | None = None  # fixed by the first request
         self.protocol_version: str | None = None  # negotiated (handshake era)
         self.initialized = False  # notifications/initialized seen
@@ -148,19 +147,17 @@ class ServerSession:
         self.max_frame_bytes: int | None = None
 
     async def __aenter__(self) -> ServerSession:
-        # Passed to each call, not set in a context: a request's task may not share this one.
-        self.sync_limiter = self.server.sync_limiter
         try:
             self.loop = asyncio.get_running_loop()
-        except RuntimeError:  # another anyio backend: anyio's primitives throughout
-            self.loop = None
-        else:
-            # Calls run as plain tasks and the send lock is asyncio's: anyio's task group and
-            # lock each cost extra passes through the event loop on every call.
-            self._send_lock = asyncio.Lock()
+        except RuntimeError:
+            raise RuntimeError(
+                "toolwire serves MCP sessions on asyncio only: open the session in an asyncio "
+                "event loop (anyio's default backend), not on another anyio backend such as trio"
+            ) from None
+        # Passed to each call, not set in a context: a request's task may not share this one.
+        self.sync_limiter = self.server.sync_limiter
         self._task_group = anyio.create_task_group()
         await self._task_group.__aenter__()
-        self.requests.start(self.loop, self._task_group)
         self.server.session_opened(self)
         return self
 
