@@ -31,7 +31,7 @@ from ...tools.invoke import ToolOutcome, invoke_tool
 from ...tools.threads import SyncToolRefused, worker_wait
 from ..auth.identity import FORBIDDEN, scope_refusal
 from ..session import handlers
-from ..session.asking import asker_for
+from ..session.asking import CLIENT_CAPABILITY, asker_for
 from ..session.call_context import NO_CONTEXT, ContextSource
 from ..session.methods import Route
 from ..session.reporter import Reporter
@@ -172,12 +172,6 @@ TOOL_ROUTES_MODERN: dict[str, Route] = {
 
 _INVALID_JSON_PREFIX = "Invalid JSON input for tool"
 MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
-# The client capability each request to the client needs.
-_NEEDS = {
-    "elicitation/create": "elicitation",
-    "sampling/createMessage": "sampling",
-    "roots/list": "roots",
-}
 
 
 def _argument_problem(entry: RegisteredTool, error: BaseException, arguments: Any) -> str | None:
@@ -294,7 +288,7 @@ MODERN = frozenset(eras.MODERN_VERSIONS)
 
 def _undeclared(error: ClientCapabilityError) -> ProtocolError:
     """The -32021 error answering a call that needed a capability the client lacks."""
-    needed = _NEEDS.get(error.method, error.method)
+    needed = CLIENT_CAPABILITY.get(error.method, error.method)
     return ProtocolError(
         MISSING_REQUIRED_CLIENT_CAPABILITY,
         error.message,

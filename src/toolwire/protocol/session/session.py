@@ -217,7 +217,7 @@ class ServerSession:
         if any; a routed transport gets both, an unrouted one only the frame."""
         size = len(frame)
         if self.max_frame_bytes is not None and size > self.max_frame_bytes:
-            replacement = oversized_frame(frame, request_id, self.max_frame_bytes)
+            replacement = oversized_frame(frame, kind, request_id, self.max_frame_bytes)
             if replacement is None:
                 return
             frame, size = replacement, len(replacement)
