@@ -32,7 +32,6 @@ from ...tools.threads import SyncToolRefused, worker_wait
 from ..auth.identity import FORBIDDEN, scope_refusal
 from ..session import handlers
 from ..session.asking import CLIENT_CAPABILITY, asker_for
-from ..session.call_context import NO_CONTEXT, ContextSource
 from ..session.methods import Route
 from ..session.reporter import Reporter
 from ..session.requests_in_flight import CallInFlight
@@ -44,15 +43,12 @@ from ..wire.jsonrpc import (
     ProtocolError,
     RequestId,
     compact_json,
-    error_message,
-    result_message,
     result_message_raw,
     valid_id,
 )
 from .registry import is_enabled
 
 if TYPE_CHECKING:
-    from ...tools.threads import SyncBudget
     from ..auth.identity import Identity
     from ..session.methods import Session
     from .registry import RegisteredTool
@@ -113,12 +109,14 @@ async def call_tool(
         reporter.make_asker = partial(
             asker_for, session, request_id, version, params, name, call=call
         )
-    requests.launch(
-        request_id, call, _run(session, request_id, entry, params, version, call, identity)
+    requests.answer_in_task(
+        request_id,
+        call,
+        partial(_answer, session, request_id, entry, params, version, call, identity),
     )
 
 
-async def _run(
+async def _answer(
     session: Session,
     request_id: RequestId,
     entry: RegisteredTool,
@@ -126,37 +124,12 @@ async def _run(
     version: str,
     call: CallInFlight,
     identity: Identity | None,
-) -> None:
-    """Run the call and reply; a cancelled call ends by its exception, without a reply.
-    `identity` is the caller's as the call was accepted (a later request of the same caller
-    may bring another token)."""
-    refusal: ProtocolError | None = None
-    result: dict[str, Any] = {}
-    try:
-        result = await run_call(
-            request_id,
-            entry,
-            params,
-            version,
-            call.reporter,
-            session.contexts,
-            session.client_info,
-            session.sync_limiter,
-            identity,
-        )
-    except ProtocolError as error:  # the call itself is refused (see calls.py)
-        refusal = error
-    finally:
-        session.requests.settle(request_id, call)
-    if call.abandoned:  # the tool outlived its cancellation: the call is answered
-        return
-    if refusal is not None:
-        reply = error_message(request_id, refusal.code, refusal.message, refusal.data)
-        await session.send(reply, FrameKind.REPLY, request_id)
-        return
-    if version in eras.MODERN_VERSIONS:
-        handlers.modern(result, session.server.server_info)
-    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
+) -> dict[str, Any]:
+    """The whole result of an accepted call, the era's fields included. `identity` is the
+    caller's as the call was accepted (a later request of the same caller may bring another
+    token)."""
+    result = await run_call(session, request_id, entry, params, version, call.reporter, identity)
+    return handlers.modern(result, session.server.server_info) if version in MODERN else result
 
 
 TOOL_ROUTES_HANDSHAKE: dict[str, Route] = {
@@ -202,29 +175,25 @@ def _argument_problem(entry: RegisteredTool, error: BaseException, arguments: An
 
 
 async def run_call(
+    session: Session,
     request_id: RequestId,
     entry: RegisteredTool,
     params: dict[str, Any],
     version: str,
     reporter: Reporter,
-    contexts: ContextSource = NO_CONTEXT,
-    client_info: dict[str, Any] | None = None,
-    limiter: SyncBudget | anyio.CapacityLimiter | None = None,
-    identity: Identity | None = None,
+    identity: Identity | None,
 ) -> dict[str, Any]:
     """One `tools/call` from its params to its result (unversioned), honouring the tool's
     server-side timeout; a bug below becomes "Internal error".
 
     Args:
+        session: The session serving the call: where `ctx.context`, the client's info and the
+            bound on sync tools' worker threads come from.
         request_id: The JSON-RPC id of the request.
         entry: The tool called.
         params: The request's params.
         version: The protocol version the call is served under.
         reporter: Where the tool's progress and log messages go.
-        contexts: Where `ctx.context` comes from.
-        client_info: The `clientInfo` of the connection's `initialize`, if any.
-        limiter: The server's bound on sync tools' worker threads, passed along explicitly:
-            the task running a call need not share the session's context.
         identity: Who calls (HTTP with authentication), for the context factory.
     """
     tool = entry.tool
@@ -232,6 +201,8 @@ async def run_call(
     arguments = call_arguments(tool.params_json_schema, params.get("arguments"))
     args_json = compact_json(arguments)
     call_id = str(request_id)
+    contexts = session.contexts
+    limiter = session.sync_limiter
     ctx: ToolContext[Any] = ToolContext(
         contexts.value,
         tool_name=name,
@@ -247,7 +218,7 @@ async def run_call(
                 arguments,
                 params.get("_meta"),
                 version,
-                client_info,
+                session.client_info,
                 identity,
                 reporter.session_id,
             )

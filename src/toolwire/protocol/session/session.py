@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ..features.completion import COMPLETION_ROUTES_HANDSHAKE, COMPLETION_ROUTES_MODERN
-from ..features.prompts import PROMPT_ROUTES_HANDSHAKE, PROMPT_ROUTES_MODERN, PROMPTS_LIST_CHANGED
+from ..features.prompts import PROMPT_ROUTES_HANDSHAKE, PROMPT_ROUTES_MODERN
 from ..features.resources import RESOURCE_ROUTES_HANDSHAKE, RESOURCE_ROUTES_MODERN
 from ..features.tools import TOOL_ROUTES_HANDSHAKE, TOOL_ROUTES_MODERN
 from ..wire import eras
@@ -362,14 +362,28 @@ class ServerSession:
     def _serves_resource(self, uri: str) -> bool:
         return self.server.resource_registry.find(uri) is not None
 
-    async def resources_changed(self) -> None:
-        """Tell the client that the resource list changed (as `tools_changed` does)."""
+    async def list_changed(self, kind: str) -> None:
+        """Tell the client that its list of `kind` ("tools", "resources" or "prompts")
+        changed: a handshake-era client directly, a modern one only on its
+        `subscriptions/listen` streams that asked for it."""
         if self.era == "handshake" and self.protocol_version is not None:
             await self.send(
-                notification("notifications/resources/list_changed", {}), FrameKind.BROADCAST
+                notification(f"notifications/{kind}/list_changed", {}), FrameKind.BROADCAST
             )
         elif self.era == "modern":
-            await self.listeners.list_changed("resources")
+            await self.listeners.list_changed(kind)
+
+    async def tools_changed(self) -> None:
+        """Tell the client that the tool list changed (see `list_changed`)."""
+        await self.list_changed("tools")
+
+    async def resources_changed(self) -> None:
+        """Tell the client that the resource list changed (see `list_changed`)."""
+        await self.list_changed("resources")
+
+    async def prompts_changed(self) -> None:
+        """Tell the client that the prompt list changed (see `list_changed`)."""
+        await self.list_changed("prompts")
 
     async def resource_updated(self, uri: str) -> None:
         """Tell the client that the resource at `uri` changed, if it follows that URI: by
@@ -389,23 +403,6 @@ class ServerSession:
         if self.era == "modern":
             return self.listeners.followed()
         return set()
-
-    async def tools_changed(self) -> None:
-        """Tell the client that the tool list changed: a handshake-era client directly, a
-        modern one only on its `subscriptions/listen` streams that asked for it."""
-        if self.era == "handshake" and self.protocol_version is not None:
-            await self.send(
-                notification("notifications/tools/list_changed", {}), FrameKind.BROADCAST
-            )
-        elif self.era == "modern":
-            await self.listeners.tools_changed()
-
-    async def prompts_changed(self) -> None:
-        """Tell the client that the prompt list changed (as `tools_changed` does)."""
-        if self.era == "handshake" and self.protocol_version is not None:
-            await self.send(notification(PROMPTS_LIST_CHANGED, {}), FrameKind.BROADCAST)
-        elif self.era == "modern":
-            await self.listeners.list_changed("prompts")
 
 
 # What each era serves (see methods.py): the capabilities advertised derive from these.
