@@ -2,10 +2,10 @@
 
 A call is accepted here (a known, enabled tool this caller has the scopes for; else -32602
 "Unknown tool: <name>" or the scope refusal) and runs as a request in flight of the session,
-which replies when it ends; a cancelled call ends without a reply. `run_call` takes a call from
-its params to its `CallToolResult`: arguments in (a `null` for a parameter with a non-null
-default that does not accept null means "use the default"), the call's context from the
-session's context source, the tool under its server-side timeout. A failure is an `isError`
+which replies when it ends; a cancelled call ends without a reply. A call goes from its
+params to its `CallToolResult`: arguments in (a `null` for a parameter with a non-null default
+that does not accept null means "use the default"), the call's context from the session's
+context source, the tool under its server-side timeout. A failure is an `isError`
 result with the tool's failure text, naming the invalid parameters (never their values) when
 the arguments are wrong and the default failure function is in use; a timeout answers `Tool 'x'
 timed out after N seconds.`; a context factory that raises answers "Internal error" and the
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolwire.protocol")
 
-__all__ = ["TOOL_ROUTES_HANDSHAKE", "TOOL_ROUTES_MODERN", "call_tool", "list_tools", "run_call"]
+__all__ = ["TOOL_ROUTES_HANDSHAKE", "TOOL_ROUTES_MODERN", "call_tool", "list_tools"]
 
 Params = dict[str, Any] | None
 
@@ -128,7 +128,7 @@ async def _answer(
     """The whole result of an accepted call, the era's fields included. `identity` is the
     caller's as the call was accepted (a later request of the same caller may bring another
     token)."""
-    result = await run_call(session, request_id, entry, params, version, call.reporter, identity)
+    result = await _result(session, request_id, entry, params, version, call.reporter, identity)
     return handlers.modern(result, session.server.server_info) if version in MODERN else result
 
 
@@ -174,7 +174,7 @@ def _argument_problem(entry: RegisteredTool, error: BaseException, arguments: An
     return f"Invalid arguments for tool '{entry.name}': " + "; ".join(problems)
 
 
-async def run_call(
+async def _result(
     session: Session,
     request_id: RequestId,
     entry: RegisteredTool,
@@ -183,19 +183,8 @@ async def run_call(
     reporter: Reporter,
     identity: Identity | None,
 ) -> dict[str, Any]:
-    """One `tools/call` from its params to its result (unversioned), honouring the tool's
-    server-side timeout; a bug below becomes "Internal error".
-
-    Args:
-        session: The session serving the call: where `ctx.context`, the client's info and the
-            bound on sync tools' worker threads come from.
-        request_id: The JSON-RPC id of the request.
-        entry: The tool called.
-        params: The request's params.
-        version: The protocol version the call is served under.
-        reporter: Where the tool's progress and log messages go.
-        identity: Who calls (HTTP with authentication), for the context factory.
-    """
+    """An accepted call from its params to its result (without the era's fields), under the
+    tool's server-side timeout; a bug below becomes "Internal error"."""
     tool = entry.tool
     name = tool.name
     arguments = call_arguments(tool.params_json_schema, params.get("arguments"))
@@ -224,7 +213,7 @@ async def run_call(
             )
         except Exception:
             logger.exception("the context factory failed for a call of tool %r", name)
-            return {"content": [{"type": "text", "text": "Internal error"}], "isError": True}
+            return error_result("Internal error")
     try:
         outcome: ToolOutcome | None = None
         if entry.timeout is None:
@@ -251,7 +240,7 @@ async def run_call(
         raise
     except Exception:
         logger.exception("tool %r failed outside its failure handling", name)
-        return {"content": [{"type": "text", "text": "Internal error"}], "isError": True}
+        return error_result("Internal error")
 
 
 MODERN = frozenset(eras.MODERN_VERSIONS)
