@@ -43,6 +43,8 @@ from ..wire.jsonrpc import (
     ProtocolError,
     RequestId,
     compact_json,
+    error_message,
+    result_message,
     result_message_raw,
     valid_id,
 )
@@ -109,14 +111,12 @@ async def call_tool(
         reporter.make_asker = partial(
             asker_for, session, request_id, version, params, name, call=call
         )
-    requests.answer_in_task(
-        request_id,
-        call,
-        partial(_answer, session, request_id, entry, params, version, call, identity),
+    requests.launch(
+        request_id, call, _run(session, request_id, entry, params, version, call, identity)
     )
 
 
-async def _answer(
+async def _run(
     session: Session,
     request_id: RequestId,
     entry: RegisteredTool,
@@ -124,12 +124,21 @@ async def _answer(
     version: str,
     call: CallInFlight,
     identity: Identity | None,
-) -> dict[str, Any]:
-    """The whole result of an accepted call, the era's fields included. `identity` is the
-    caller's as the call was accepted (a later request of the same caller may bring another
-    token)."""
-    result = await _result(session, request_id, entry, params, version, call.reporter, identity)
-    return handlers.modern(result, session.server.server_info) if version in MODERN else result
+) -> None:
+    """Run the call and reply; a cancelled call ends by its exception, without a reply.
+    `identity` is the caller's as the call was accepted (a later request of the same caller
+    may bring another token)."""
+    try:
+        result = await _result(session, request_id, entry, params, version, call.reporter, identity)
+        if version in MODERN:
+            handlers.modern(result, session.server.server_info)
+        reply = result_message(request_id, result)
+    except ProtocolError as refusal:  # the call itself is refused (-32021)
+        reply = error_message(request_id, refusal.code, refusal.message, refusal.data)
+    finally:
+        session.requests.settle(request_id, call)
+    if not call.abandoned:  # cancelled, or answered by its input round
+        await session.send(reply, FrameKind.REPLY, request_id)
 
 
 TOOL_ROUTES_HANDSHAKE: dict[str, Route] = {

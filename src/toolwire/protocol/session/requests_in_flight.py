@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -106,9 +106,16 @@ class RequestsInFlight:
         is the error reply, any other exception a logged -32603 "Internal error", as for a
         request answered inline. Check `is_duplicate` first.
         """
+        self.launch(request_id, call, self._answer(request_id, call, work))
+
+    def launch(
+        self, request_id: RequestId, call: CallInFlight, coro: Coroutine[Any, Any, None]
+    ) -> None:
+        """Put `call` in flight and run `coro` (which replies and takes it out of the table
+        with `settle`) as its task."""
         self._calls[request_id] = call
         call.size = self._backlog.call_started()
-        call.task = asyncio.create_task(self._answer(request_id, call, work))
+        call.task = asyncio.create_task(coro)
         self._tasks.add(call.task)
         call.task.add_done_callback(functools.partial(self._task_done, request_id, call))
 
