@@ -26,6 +26,7 @@ import anyio
 from ...context import ToolContext
 from ...errors import ClientCapabilityError, ModelBehaviorError
 from ...schema.refs import lookup_local_ref
+from ...tools._invoker import validation_problems
 from ...tools.call_log import log_timeout
 from ...tools.invoke import ToolOutcome, invoke_tool
 from ...tools.threads import SyncToolRefused, worker_wait
@@ -167,11 +168,8 @@ def _argument_problem(entry: RegisteredTool, error: BaseException, arguments: An
     from pydantic import ValidationError
 
     cause = error.__cause__
-    problems = []
     if isinstance(cause, ValidationError):
-        for item in cause.errors(include_url=False, include_input=False, include_context=False):
-            where = ".".join(str(part) for part in item["loc"]) or "arguments"
-            problems.append(f"{where}: {item['msg']}")
+        problems = validation_problems(cause)
     else:  # the details were redacted (dont_log_tool_data): find them from the schema
         try:
             parsed = json.loads(arguments)

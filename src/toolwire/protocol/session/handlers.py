@@ -18,7 +18,7 @@ from ..wire import eras
 from ..wire.jsonrpc import INVALID_PARAMS, ProtocolError, encode_value
 
 if TYPE_CHECKING:
-    from ..features.registry import RegisteredTool, ToolRegistry
+    from ..features.registry import ToolRegistry
     from .app import ServedApp
 
 __all__ = [
@@ -105,14 +105,6 @@ def decode_cursor(cursor: Any) -> int:
         raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor}) from None
 
 
-async def enabled_tools(registry: ToolRegistry) -> list[RegisteredTool]:
-    """The tools listed right now, in registration order."""
-    entries = registry.entries()
-    if not registry.dynamic:
-        return [entry for entry in entries if entry.tool.is_enabled]
-    return [entry for entry in entries if await is_enabled(entry)]
-
-
 async def list_tools_payload(
     server: ServedApp, registry: ToolRegistry, version: str, params: dict[str, Any] | None
 ) -> bytes:
@@ -124,7 +116,10 @@ async def list_tools_payload(
         cached = registry.page_cache.get((version, offset))
         if cached is not None:
             return cached
-    tools = await enabled_tools(registry)
+    if cacheable:
+        tools = [entry for entry in registry.entries() if entry.tool.is_enabled]
+    else:
+        tools = [entry for entry in registry.entries() if await is_enabled(entry)]
     if offset > len(tools) or (offset and offset == len(tools)):
         raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor})
     page = tools[offset : offset + PAGE_SIZE]
