@@ -44,6 +44,7 @@ from ..wire.jsonrpc import (
     ProtocolError,
     RequestId,
     compact_json,
+    encode_value,
     error_message,
     result_message,
     result_message_raw,
@@ -66,12 +67,31 @@ Params = dict[str, Any] | None
 async def list_tools(
     session: Session, request_id: RequestId, params: Params, version: str, *_: Any
 ) -> None:
-    """`tools/list`: every enabled tool, one page."""
+    """`tools/list`: every enabled tool, one page (encoded once per page and version while
+    no tool is enabled by a callable)."""
     cursor = params.get("cursor") if params else None
     if cursor is not None and not isinstance(cursor, str):
         raise eras.invalid_params("tools/list: 'cursor' must be a string")
     server = session.server
-    payload = await handlers.list_tools_payload(server, server.tool_registry, version, params)
+    registry = server.tool_registry
+    offset = 0 if cursor is None else handlers.decode_cursor(cursor)
+    payload = None if registry.dynamic else registry.page_cache.get((version, offset))
+    if payload is None:
+        if registry.dynamic:
+            tools = [entry for entry in registry.entries() if await is_enabled(entry)]
+        else:
+            tools = [entry for entry in registry.entries() if entry.tool.is_enabled]
+        if offset > len(tools) or (offset and offset == len(tools)):
+            raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor})
+        end = offset + handlers.PAGE_SIZE
+        result: dict[str, Any] = {"tools": [entry.listing(version) for entry in tools[offset:end]]}
+        if end < len(tools):
+            result["nextCursor"] = handlers.encode_cursor(end)
+        if version in MODERN:
+            handlers.modern_cacheable(result, server.server_info)
+        payload = encode_value(result)
+        if not registry.dynamic:
+            registry.page_cache[(version, offset)] = payload
     await session.send(result_message_raw(request_id, payload), FrameKind.REPLY, request_id)
     server.tools_listed()  # the client knows the tools: calls come next
 
