@@ -172,9 +172,9 @@ def test_every_module_has_a_layer() -> None:
 
 
 def test_the_resolver_sees_deferred_and_type_checking_imports() -> None:
-    # handlers.py imports the registry at module level; content.py imports tools.outputs
+    # features/tools.py imports the registry at module level; content.py imports tools.outputs
     # inside functions and under TYPE_CHECKING.
-    assert "toolwire.protocol.features.registry" in GRAPH["toolwire.protocol.session.handlers"]
+    assert "toolwire.protocol.features.registry" in GRAPH["toolwire.protocol.features.tools"]
     assert "toolwire.tools.outputs" in GRAPH["toolwire.protocol.wire.content"]
     assert "toolwire.protocol.wire.eras" in GRAPH["toolwire.protocol.wire.content"]
 

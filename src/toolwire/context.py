@@ -260,13 +260,8 @@ class ToolContext(RunContextWrapper[TContext]):
         """Log at error level to the client."""
         await self.log("error", data)
 
-    # Asking the client. In the handshake era each question is a request to the client
-    # during the call, and the tool waits for the answer. The 2026-07-28 era has no such
-    # requests: the call ends with an input-required result carrying the question(s), the
-    # client retries the call with the answers, and the tool runs again from the start,
-    # this time getting each answer at once. So in that era whatever a tool does before it
-    # asks runs once per round: keep it free of side effects, or do them after asking.
-    # Questions awaited together (asyncio.gather) travel in one round.
+    # Asking the client: in 2026-07-28 the tool runs again from the start with the answers
+    # (docs/server.md, "Asking the client").
 
     def _channel(self, method: str) -> CallReporter:
         if self.reporter is None:

@@ -84,14 +84,19 @@ def parse_arguments(tool_name: str, input_json: str) -> dict[str, Any]:
     raise refused_arguments(headline, reason)
 
 
-def _invalid_arguments(tool_name: str, invalid: Any) -> ModelBehaviorError:
-    """The refusal of arguments that decoded but did not validate (`invalid` is pydantic's
-    ValidationError); the reason for the log names fields and problems, never values."""
-    problems = [
+def validation_problems(invalid: Any) -> list[str]:
+    """`where: what` for each problem pydantic's ValidationError `invalid` lists, never the
+    values."""
+    return [
         f"{'.'.join(str(part) for part in item['loc']) or 'arguments'}: {item['msg']}"
         for item in invalid.errors(include_url=False, include_input=False, include_context=False)
     ]
-    reason = "; ".join(problems) or "they do not match the parameters"
+
+
+def _invalid_arguments(tool_name: str, invalid: Any) -> ModelBehaviorError:
+    """The refusal of arguments that decoded but did not validate (`invalid` is pydantic's
+    ValidationError); the reason for the log names fields and problems, never values."""
+    reason = "; ".join(validation_problems(invalid)) or "they do not match the parameters"
     headline = f"Invalid JSON input for tool {tool_name}"
     if dont_log_tool_data():
         return refused_arguments(headline, reason)

@@ -75,15 +75,14 @@ async def invoke_tool(
     budget = sync_limiter.set(limiter) if limiter is not None else None
     try:
         output = await tool.on_invoke_tool(ctx, arguments_json)
-    except Exception as error:
-        log_failed_call(tool.name, error, arguments_json)
-        return ToolOutcome(default_tool_error_function(ctx, error), error)
     except BaseException as escaped:  # SystemExit & co. from a hand-built tool: aborts.py
-        aborted = as_tool_failure(escaped, in_thread=False)
-        if aborted is None:
+        failure = (
+            escaped if isinstance(escaped, Exception) else as_tool_failure(escaped, in_thread=False)
+        )
+        if failure is None:
             raise
-        log_failed_call(tool.name, aborted, arguments_json)
-        return ToolOutcome(default_tool_error_function(ctx, aborted), aborted)
+        log_failed_call(tool.name, failure, arguments_json)
+        return ToolOutcome(default_tool_error_function(ctx, failure), failure)
     finally:
         handled_failure.reset(token)
         if budget is not None:

@@ -43,8 +43,8 @@ T = TypeVar("T")
 IDLE_SECONDS = 30.0
 """How long a budget's threads may go without a new body before they are let go."""
 
-sync_limiter: ContextVar[SyncBudget | anyio.CapacityLimiter | asyncio.Semaphore | None] = (
-    ContextVar("toolwire_sync_limiter", default=None)
+sync_limiter: ContextVar[SyncBudget | anyio.CapacityLimiter | None] = ContextVar(
+    "toolwire_sync_limiter", default=None
 )
 """The limiter for callers that are handed none: `run_sync`, and tools invoked without one.
 A server passes its own explicitly (a request's task may not share the session's context);
@@ -355,7 +355,7 @@ async def run_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 
 async def run_sync_within(
-    limiter: SyncBudget | anyio.CapacityLimiter | asyncio.Semaphore | None,
+    limiter: SyncBudget | anyio.CapacityLimiter | None,
     func: Callable[..., T],
     args: Sequence[Any],
     kwargs: dict[str, Any],
@@ -373,9 +373,6 @@ async def run_sync_within(
     import anyio.to_thread
 
     call = functools.partial(_body, func, args, kwargs)
-    if isinstance(limiter, asyncio.Semaphore):
-        async with limiter:
-            return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
     return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=limiter)
 
 

@@ -8,8 +8,6 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import anyio
-
 from toolwire.protocol.session.backlog import Backlog
 from toolwire.protocol.session.reporter import Reporter
 from toolwire.protocol.session.requests_in_flight import CallInFlight, RequestsInFlight
@@ -28,10 +26,8 @@ def _run(body: Callable[[RequestsInFlight, Backlog, Sent], Awaitable[None]]) -> 
     async def main() -> None:
         backlog = Backlog()
         requests = RequestsInFlight(send, backlog)
-        async with anyio.create_task_group() as group:
-            requests.start(asyncio.get_running_loop(), group)
-            await body(requests, backlog, sent)
-            await requests.wait()
+        await body(requests, backlog, sent)
+        await requests.wait()
 
     asyncio.run(main())
     return sent

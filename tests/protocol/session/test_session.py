@@ -242,3 +242,15 @@ def test_pagination(count: int) -> None:
         assert (await wire.reply(99))["error"]["code"] == -32602
 
     anyio.run(_session, server, wire, body)
+
+
+def test_a_session_opened_outside_an_asyncio_loop_is_refused_naming_the_requirement() -> None:
+    from toolwire.protocol.session.session import ServerSession
+
+    server = _server()
+    session = ServerSession(server, Wire().send)
+    opening = session.__aenter__()
+    # Driven by hand, as an event loop other than asyncio's would drive it.
+    with pytest.raises(RuntimeError, match=r"on asyncio only.*not on another anyio backend"):
+        opening.send(None)
+    assert session.loop is None and session.sync_limiter is None

@@ -10,7 +10,6 @@ import pytest
 
 from toolwire.protocol.wire.jsonrpc import (
     compact_json,
-    encode,
     encode_value,
     notification,
     wire_json,
@@ -43,7 +42,7 @@ def test_integers_past_the_digit_limit_become_null() -> None:
 
 
 def test_lone_surrogates_and_nan_together_stay_valid_utf8_json() -> None:
-    data = encode({"text": "a\ud800b", "x": math.nan})
+    data = encode_value({"text": "a\ud800b", "x": math.nan})
     data.decode("utf-8")
     assert _strict(data) == {"text": "a\ud800b", "x": None}
 

@@ -2,10 +2,10 @@
 
 A call is accepted here (a known, enabled tool this caller has the scopes for; else -32602
 "Unknown tool: <name>" or the scope refusal) and runs as a request in flight of the session,
-which replies when it ends; a cancelled call ends without a reply. `run_call` takes a call from
-its params to its `CallToolResult`: arguments in (a `null` for a parameter with a non-null
-default that does not accept null means "use the default"), the call's context from the
-session's context source, the tool under its server-side timeout. A failure is an `isError`
+which replies when it ends; a cancelled call ends without a reply. A call goes from its
+params to its `CallToolResult`: arguments in (a `null` for a parameter with a non-null default
+that does not accept null means "use the default"), the call's context from the session's
+context source, the tool under its server-side timeout. A failure is an `isError`
 result with the tool's failure text, naming the invalid parameters (never their values) when
 the arguments are wrong and the default failure function is in use; a timeout answers `Tool 'x'
 timed out after N seconds.`; a context factory that raises answers "Internal error" and the
@@ -26,13 +26,13 @@ import anyio
 from ...context import ToolContext
 from ...errors import ClientCapabilityError, ModelBehaviorError
 from ...schema.refs import lookup_local_ref
+from ...tools._invoker import validation_problems
 from ...tools.call_log import log_timeout
 from ...tools.invoke import ToolOutcome, invoke_tool
 from ...tools.threads import SyncToolRefused, worker_wait
 from ..auth.identity import FORBIDDEN, scope_refusal
 from ..session import handlers
-from ..session.asking import asker_for
-from ..session.call_context import NO_CONTEXT, ContextSource
+from ..session.asking import CLIENT_CAPABILITY, asker_for
 from ..session.methods import Route
 from ..session.reporter import Reporter
 from ..session.requests_in_flight import CallInFlight
@@ -44,6 +44,7 @@ from ..wire.jsonrpc import (
     ProtocolError,
     RequestId,
     compact_json,
+    encode_value,
     error_message,
     result_message,
     result_message_raw,
@@ -52,14 +53,13 @@ from ..wire.jsonrpc import (
 from .registry import is_enabled
 
 if TYPE_CHECKING:
-    from ...tools.threads import SyncBudget
     from ..auth.identity import Identity
     from ..session.methods import Session
     from .registry import RegisteredTool
 
 logger = logging.getLogger("toolwire.protocol")
 
-__all__ = ["TOOL_ROUTES_HANDSHAKE", "TOOL_ROUTES_MODERN", "call_tool", "list_tools", "run_call"]
+__all__ = ["TOOL_ROUTES_HANDSHAKE", "TOOL_ROUTES_MODERN", "call_tool", "list_tools"]
 
 Params = dict[str, Any] | None
 
@@ -67,12 +67,31 @@ Params = dict[str, Any] | None
 async def list_tools(
     session: Session, request_id: RequestId, params: Params, version: str, *_: Any
 ) -> None:
-    """`tools/list`: every enabled tool, one page."""
+    """`tools/list`: every enabled tool, one page (encoded once per page and version while
+    no tool is enabled by a callable)."""
     cursor = params.get("cursor") if params else None
     if cursor is not None and not isinstance(cursor, str):
         raise eras.invalid_params("tools/list: 'cursor' must be a string")
     server = session.server
-    payload = await handlers.list_tools_payload(server, server.tool_registry, version, params)
+    registry = server.tool_registry
+    offset = 0 if cursor is None else handlers.decode_cursor(cursor)
+    payload = None if registry.dynamic else registry.page_cache.get((version, offset))
+    if payload is None:
+        if registry.dynamic:
+            tools = [entry for entry in registry.entries() if await is_enabled(entry)]
+        else:
+            tools = [entry for entry in registry.entries() if entry.tool.is_enabled]
+        if offset > len(tools) or (offset and offset == len(tools)):
+            raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor})
+        end = offset + handlers.PAGE_SIZE
+        result: dict[str, Any] = {"tools": [entry.listing(version) for entry in tools[offset:end]]}
+        if end < len(tools):
+            result["nextCursor"] = handlers.encode_cursor(end)
+        if version in MODERN:
+            handlers.modern_cacheable(result, server.server_info)
+        payload = encode_value(result)
+        if not registry.dynamic:
+            registry.page_cache[(version, offset)] = payload
     await session.send(result_message_raw(request_id, payload), FrameKind.REPLY, request_id)
     server.tools_listed()  # the client knows the tools: calls come next
 
@@ -130,33 +149,17 @@ async def _run(
     """Run the call and reply; a cancelled call ends by its exception, without a reply.
     `identity` is the caller's as the call was accepted (a later request of the same caller
     may bring another token)."""
-    refusal: ProtocolError | None = None
-    result: dict[str, Any] = {}
     try:
-        result = await run_call(
-            request_id,
-            entry,
-            params,
-            version,
-            call.reporter,
-            session.contexts,
-            session.client_info,
-            session.sync_limiter,
-            identity,
-        )
-    except ProtocolError as error:  # the call itself is refused (see calls.py)
-        refusal = error
+        result = await _result(session, request_id, entry, params, version, call.reporter, identity)
+        if version in MODERN:
+            handlers.modern(result, session.server.server_info)
+        reply = result_message(request_id, result)
+    except ProtocolError as refusal:  # the call itself is refused (-32021)
+        reply = error_message(request_id, refusal.code, refusal.message, refusal.data)
     finally:
         session.requests.settle(request_id, call)
-    if call.abandoned:  # the tool outlived its cancellation: the call is answered
-        return
-    if refusal is not None:
-        reply = error_message(request_id, refusal.code, refusal.message, refusal.data)
+    if not call.abandoned:  # cancelled, or answered by its input round
         await session.send(reply, FrameKind.REPLY, request_id)
-        return
-    if version in eras.MODERN_VERSIONS:
-        handlers.modern(result, session.server.server_info)
-    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
 
 
 TOOL_ROUTES_HANDSHAKE: dict[str, Route] = {
@@ -172,12 +175,6 @@ TOOL_ROUTES_MODERN: dict[str, Route] = {
 
 _INVALID_JSON_PREFIX = "Invalid JSON input for tool"
 MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
-# The client capability each request to the client needs.
-_NEEDS = {
-    "elicitation/create": "elicitation",
-    "sampling/createMessage": "sampling",
-    "roots/list": "roots",
-}
 
 
 def _argument_problem(entry: RegisteredTool, error: BaseException, arguments: Any) -> str | None:
@@ -191,11 +188,8 @@ def _argument_problem(entry: RegisteredTool, error: BaseException, arguments: An
     from pydantic import ValidationError
 
     cause = error.__cause__
-    problems = []
     if isinstance(cause, ValidationError):
-        for item in cause.errors(include_url=False, include_input=False, include_context=False):
-            where = ".".join(str(part) for part in item["loc"]) or "arguments"
-            problems.append(f"{where}: {item['msg']}")
+        problems = validation_problems(cause)
     else:  # the details were redacted (dont_log_tool_data): find them from the schema
         try:
             parsed = json.loads(arguments)
@@ -207,37 +201,24 @@ def _argument_problem(entry: RegisteredTool, error: BaseException, arguments: An
     return f"Invalid arguments for tool '{entry.name}': " + "; ".join(problems)
 
 
-async def run_call(
+async def _result(
+    session: Session,
     request_id: RequestId,
     entry: RegisteredTool,
     params: dict[str, Any],
     version: str,
     reporter: Reporter,
-    contexts: ContextSource = NO_CONTEXT,
-    client_info: dict[str, Any] | None = None,
-    limiter: SyncBudget | anyio.CapacityLimiter | None = None,
-    identity: Identity | None = None,
+    identity: Identity | None,
 ) -> dict[str, Any]:
-    """One `tools/call` from its params to its result (unversioned), honouring the tool's
-    server-side timeout; a bug below becomes "Internal error".
-
-    Args:
-        request_id: The JSON-RPC id of the request.
-        entry: The tool called.
-        params: The request's params.
-        version: The protocol version the call is served under.
-        reporter: Where the tool's progress and log messages go.
-        contexts: Where `ctx.context` comes from.
-        client_info: The `clientInfo` of the connection's `initialize`, if any.
-        limiter: The server's bound on sync tools' worker threads, passed along explicitly:
-            the task running a call need not share the session's context.
-        identity: Who calls (HTTP with authentication), for the context factory.
-    """
+    """An accepted call from its params to its result (without the era's fields), under the
+    tool's server-side timeout; a bug below becomes "Internal error"."""
     tool = entry.tool
     name = tool.name
     arguments = call_arguments(tool.params_json_schema, params.get("arguments"))
     args_json = compact_json(arguments)
     call_id = str(request_id)
+    contexts = session.contexts
+    limiter = session.sync_limiter
     ctx: ToolContext[Any] = ToolContext(
         contexts.value,
         tool_name=name,
@@ -253,13 +234,13 @@ async def run_call(
                 arguments,
                 params.get("_meta"),
                 version,
-                client_info,
+                session.client_info,
                 identity,
                 reporter.session_id,
             )
         except Exception:
             logger.exception("the context factory failed for a call of tool %r", name)
-            return {"content": [{"type": "text", "text": "Internal error"}], "isError": True}
+            return error_result("Internal error")
     try:
         outcome: ToolOutcome | None = None
         if entry.timeout is None:
@@ -286,7 +267,7 @@ async def run_call(
         raise
     except Exception:
         logger.exception("tool %r failed outside its failure handling", name)
-        return {"content": [{"type": "text", "text": "Internal error"}], "isError": True}
+        return error_result("Internal error")
 
 
 MODERN = frozenset(eras.MODERN_VERSIONS)
@@ -294,7 +275,7 @@ MODERN = frozenset(eras.MODERN_VERSIONS)
 
 def _undeclared(error: ClientCapabilityError) -> ProtocolError:
     """The -32021 error answering a call that needed a capability the client lacks."""
-    needed = _NEEDS.get(error.method, error.method)
+    needed = CLIENT_CAPABILITY.get(error.method, error.method)
     return ProtocolError(
         MISSING_REQUIRED_CLIENT_CAPABILITY,
         error.message,

@@ -30,13 +30,14 @@ if TYPE_CHECKING:
     from ..wire.jsonrpc import RequestId
     from .outbound import Outbound
 
-__all__ = ["Asker", "AskingSession", "asker_for"]
+__all__ = ["CLIENT_CAPABILITY", "Asker", "AskingSession", "asker_for"]
 
-_CAPABILITY = {
+CLIENT_CAPABILITY = {
     "elicitation/create": "elicitation",
     "sampling/createMessage": "sampling",
     "roots/list": "roots",
 }
+"""The client capability each request to the client needs."""
 _ACTIONS = ("accept", "decline", "cancel")
 
 
@@ -122,7 +123,7 @@ class Asker:
                 "client (HTTP in JSON-response or stateless mode). Serve with SSE responses "
                 "and sessions (json_response=False, stateless=False), or over stdio.",
             )
-        capability = _CAPABILITY[method]
+        capability = CLIENT_CAPABILITY[method]
         declared = self._capabilities.get(capability)
         if not isinstance(declared, Mapping):
             raise ClientCapabilityError(
@@ -138,7 +139,7 @@ class Asker:
                 "include form mode.",
             )
         if self._round is not None:
-            return await self._round.ask(method, params, self._round.key_for(method, key))
+            return await self._round.ask(method, params, self._round.key_for(capability, key))
         return await self._session.outbound.request(method, params, self._call_id, timeout)  # type: ignore[no-any-return]
 
     async def elicit(

@@ -1,10 +1,10 @@
-"""Results of the methods answered inline: `initialize`, `server/discover` and `tools/list`.
+"""Results of `initialize` and `server/discover`, the 2026-07-28 stamps, and list cursors.
 
 Capabilities derive from the methods each era serves. `serverInfo` is the server's name and
 version ("0.0.0" when it has none) with its icons where the version knows them; 2026-07-28
 results carry `resultType: "complete"` and the serverInfo stamp, cacheable ones `ttlMs: 0` and
-`cacheScope: "private"`. `tools/list` pages hold 100 tools behind an opaque cursor; any other
-cursor is -32602 "Invalid cursor".
+`cacheScope: "private"`. List pages hold `PAGE_SIZE` entries behind an opaque cursor; any
+other cursor is -32602 "Invalid cursor".
 """
 
 from __future__ import annotations
@@ -13,12 +13,10 @@ import base64
 import binascii
 from typing import TYPE_CHECKING, Any
 
-from ..features.registry import is_enabled
 from ..wire import eras
-from ..wire.jsonrpc import INVALID_PARAMS, ProtocolError, encode_value
+from ..wire.jsonrpc import INVALID_PARAMS, ProtocolError
 
 if TYPE_CHECKING:
-    from ..features.registry import RegisteredTool, ToolRegistry
     from .app import ServedApp
 
 __all__ = [
@@ -26,7 +24,6 @@ __all__ = [
     "discover_result",
     "encode_cursor",
     "initialize_result",
-    "list_tools_payload",
     "modern",
     "modern_cacheable",
 ]
@@ -103,38 +100,3 @@ def decode_cursor(cursor: Any) -> int:
         return int(digits)
     except (ValueError, UnicodeError, binascii.Error):
         raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor}) from None
-
-
-async def enabled_tools(registry: ToolRegistry) -> list[RegisteredTool]:
-    """The tools listed right now, in registration order."""
-    entries = registry.entries()
-    if not registry.dynamic:
-        return [entry for entry in entries if entry.tool.is_enabled]
-    return [entry for entry in entries if await is_enabled(entry)]
-
-
-async def list_tools_payload(
-    server: ServedApp, registry: ToolRegistry, version: str, params: dict[str, Any] | None
-) -> bytes:
-    """The encoded `tools/list` result for `version` (cached per page while tools are static)."""
-    cursor = params.get("cursor") if params else None
-    offset = 0 if cursor is None else decode_cursor(cursor)
-    cacheable = not registry.dynamic
-    if cacheable:
-        cached = registry.page_cache.get((version, offset))
-        if cached is not None:
-            return cached
-    tools = await enabled_tools(registry)
-    if offset > len(tools) or (offset and offset == len(tools)):
-        raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor})
-    page = tools[offset : offset + PAGE_SIZE]
-    result: dict[str, Any] = {"tools": [entry.listing(version) for entry in page]}
-    if offset + PAGE_SIZE < len(tools):
-        result["nextCursor"] = encode_cursor(offset + PAGE_SIZE)
-    if version in eras.MODERN_VERSIONS:
-        result.update(_CACHE)
-        modern(result, server.server_info)
-    payload = encode_value(result)
-    if cacheable:
-        registry.page_cache[(version, offset)] = payload
-    return payload

@@ -46,11 +46,6 @@ class RoundSession(Protocol):
     ) -> None: ...
 
 
-_SHORT = {
-    "elicitation/create": "elicitation",
-    "sampling/createMessage": "sampling",
-    "roots/list": "roots",
-}
 _QUIET_PASSES = 3  # loop passes without a new question before a round ends
 _MAX_PASSES = 100  # bound on the wait for a tool that keeps asking
 
@@ -124,11 +119,12 @@ class InputRound:
         call.cancel()
         await session.send(result_message(call_id, result), FrameKind.REPLY, call_id)
 
-    def key_for(self, method: str, key: str | None) -> str:
-        """The key of the next question (the tool's own, or the next in order)."""
+    def key_for(self, capability: str, key: str | None) -> str:
+        """The key of the next question (the tool's own, or the next in order, named after
+        the client `capability` it needs)."""
         self._count += 1
         if key is None:
-            return f"{_SHORT.get(method, 'input')}-{self._count}"
+            return f"{capability}-{self._count}"
         if not isinstance(key, str) or not key:
             raise UserError(f"key must be a non-empty string, not {key!r}")
         return key

@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 
 from ...errors import ClientRequestError, ClientResponseError, ClientTimeoutError
-from ..wire.jsonrpc import FrameKind, RequestId, RoutedSend, encode, notification
+from ..wire.jsonrpc import FrameKind, RequestId, RoutedSend, encode_value, notification
 
 __all__ = ["Outbound"]
 
@@ -74,7 +74,9 @@ class Outbound:
         message_id = f"{self.id_prefix}{self._count}"
         waiting = _Waiting(method)
         self._waiting[message_id] = waiting
-        frame = encode({"jsonrpc": "2.0", "id": message_id, "method": method, "params": params})
+        frame = encode_value(
+            {"jsonrpc": "2.0", "id": message_id, "method": method, "params": params}
+        )
         sent = timed_out = False
         try:
             await self._send(frame, FrameKind.QUESTION, call_id)

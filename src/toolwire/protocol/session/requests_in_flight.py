@@ -31,27 +31,23 @@ from ..wire.jsonrpc import (
 )
 
 if TYPE_CHECKING:
-    import anyio.abc
-
     from .backlog import Backlog
     from .reporter import Reporter
 
-__all__ = ["CallInFlight", "RequestsInFlight", "in_scope"]
+__all__ = ["CallInFlight", "RequestsInFlight"]
 
 logger = logging.getLogger("toolwire.protocol")
 
 
 class CallInFlight:
-    """One request in flight (a tool call, a resource read, a prompt): an asyncio task, or
-    a cancel scope in the session's task group on other event loops."""
+    """One request in flight (a tool call, a resource read, a prompt) and its task."""
 
-    __slots__ = ("abandoned", "reporter", "scope", "size", "task")
+    __slots__ = ("abandoned", "reporter", "size", "task")
 
     def __init__(self, reporter: Reporter) -> None:
         self.reporter = reporter
         self.abandoned = False  # cancelled: no reply may be sent for it any more
         self.task: asyncio.Task[None] | None = None
-        self.scope: anyio.CancelScope | None = None
         self.size = 0  # its request's bytes, as the session's backlog counted them
 
     def cancel(self) -> None:
@@ -60,15 +56,6 @@ class CallInFlight:
         self.reporter.closed = True
         if self.task is not None:
             self.task.cancel()
-        elif self.scope is not None:
-            self.scope.cancel()
-
-
-async def in_scope(scope: anyio.CancelScope, call: Coroutine[Any, Any, None]) -> None:
-    """Run a call inside its cancel scope (other anyio backends): a cancel ends the call
-    here, as a cancelled task ends on asyncio."""
-    with scope:
-        await call
 
 
 class RequestsInFlight:
@@ -92,16 +79,9 @@ class RequestsInFlight:
         self._error_details = error_details
         self._calls: dict[RequestId, CallInFlight] = {}
         self._tasks: set[asyncio.Task[None]] = set()  # running, or still replying
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._group: anyio.abc.TaskGroup | None = None
         self.unanswered: Callable[[RequestId], None] | None = None
         """Set by a transport: told the id of each request that ended without a reply (the
         client cancelled it), after its task is over. Must not raise."""
-
-    def start(self, loop: asyncio.AbstractEventLoop | None, group: anyio.abc.TaskGroup) -> None:
-        """Run requests as tasks of `loop` (asyncio), or in `group`'s cancel scopes (any
-        other anyio backend: `loop` is None). Called as the session opens."""
-        self._loop, self._group = loop, group
 
     def __len__(self) -> int:
         return len(self._calls)
@@ -129,21 +109,13 @@ class RequestsInFlight:
         self.launch(request_id, call, self._answer(request_id, call, work))
 
     def launch(
-        self,
-        request_id: RequestId,
-        call: CallInFlight,
-        coro: Coroutine[Any, Any, None],
+        self, request_id: RequestId, call: CallInFlight, coro: Coroutine[Any, Any, None]
     ) -> None:
         """Put `call` in flight and run `coro` (which replies and takes it out of the table
         with `settle`) as its task."""
         self._calls[request_id] = call
         call.size = self._backlog.call_started()
-        if self._loop is None:  # other anyio backends: a cancel scope in the task group
-            assert self._group is not None, "use ServerSession as an async context manager"
-            call.scope = anyio.CancelScope()
-            self._group.start_soon(self._run_in_scope, request_id, call, coro)
-            return
-        call.task = self._loop.create_task(coro)
+        call.task = asyncio.create_task(coro)
         self._tasks.add(call.task)
         call.task.add_done_callback(functools.partial(self._task_done, request_id, call))
 
@@ -192,14 +164,6 @@ class RequestsInFlight:
         if self._tasks:
             with anyio.CancelScope(shield=True):
                 await asyncio.wait(set(self._tasks))
-
-    async def _run_in_scope(
-        self, request_id: RequestId, call: CallInFlight, coro: Coroutine[Any, Any, None]
-    ) -> None:
-        assert call.scope is not None
-        await in_scope(call.scope, coro)
-        if call.abandoned and self.unanswered is not None:
-            self.unanswered(request_id)
 
     async def _answer(
         self,

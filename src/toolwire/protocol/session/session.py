@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ..features.completion import COMPLETION_ROUTES_HANDSHAKE, COMPLETION_ROUTES_MODERN
-from ..features.prompts import PROMPT_ROUTES_HANDSHAKE, PROMPT_ROUTES_MODERN, PROMPTS_LIST_CHANGED
+from ..features.prompts import PROMPT_ROUTES_HANDSHAKE, PROMPT_ROUTES_MODERN
 from ..features.resources import RESOURCE_ROUTES_HANDSHAKE, RESOURCE_ROUTES_MODERN
 from ..features.tools import TOOL_ROUTES_HANDSHAKE, TOOL_ROUTES_MODERN
 from ..wire import eras
@@ -127,9 +127,8 @@ class ServerSession:
         self.client_info: dict[str, Any] | None = None  # from `initialize` (handshake era)
         self.client_capabilities: dict[str, Any] | None = None  # likewise
         self.outbound = Outbound(self.send)  # this server's requests to the client
-        self._send_lock: asyncio.Lock | anyio.Lock = anyio.Lock()
-        # The asyncio loop serving this session; None on other anyio backends.
-        self.loop: asyncio.AbstractEventLoop | None = None
+        self._send_lock = asyncio.Lock()
+        self.loop: asyncio.AbstractEventLoop | None = None  # the loop serving it, once open
         self.era: eras.Era | None = None  # fixed by the first request
         self.protocol_version: str | None = None  # negotiated (handshake era)
         self.initialized = False  # notifications/initialized seen
@@ -148,19 +147,17 @@ class ServerSession:
         self.max_frame_bytes: int | None = None
 
     async def __aenter__(self) -> ServerSession:
-        # Passed to each call, not set in a context: a request's task may not share this one.
-        self.sync_limiter = self.server.sync_limiter
         try:
             self.loop = asyncio.get_running_loop()
-        except RuntimeError:  # another anyio backend: anyio's primitives throughout
-            self.loop = None
-        else:
-            # Calls run as plain tasks and the send lock is asyncio's: anyio's task group and
-            # lock each cost extra passes through the event loop on every call.
-            self._send_lock = asyncio.Lock()
+        except RuntimeError:
+            raise RuntimeError(
+                "toolwire serves MCP sessions on asyncio only: open the session in an asyncio "
+                "event loop (anyio's default backend), not on another anyio backend such as trio"
+            ) from None
+        # Passed to each call, not set in a context: a request's task may not share this one.
+        self.sync_limiter = self.server.sync_limiter
         self._task_group = anyio.create_task_group()
         await self._task_group.__aenter__()
-        self.requests.start(self.loop, self._task_group)
         self.server.session_opened(self)
         return self
 
@@ -220,7 +217,7 @@ class ServerSession:
         if any; a routed transport gets both, an unrouted one only the frame."""
         size = len(frame)
         if self.max_frame_bytes is not None and size > self.max_frame_bytes:
-            replacement = oversized_frame(frame, request_id, self.max_frame_bytes)
+            replacement = oversized_frame(frame, kind, request_id, self.max_frame_bytes)
             if replacement is None:
                 return
             frame, size = replacement, len(replacement)
@@ -365,14 +362,28 @@ class ServerSession:
     def _serves_resource(self, uri: str) -> bool:
         return self.server.resource_registry.find(uri) is not None
 
-    async def resources_changed(self) -> None:
-        """Tell the client that the resource list changed (as `tools_changed` does)."""
+    async def list_changed(self, kind: str) -> None:
+        """Tell the client that its list of `kind` ("tools", "resources" or "prompts")
+        changed: a handshake-era client directly, a modern one only on its
+        `subscriptions/listen` streams that asked for it."""
         if self.era == "handshake" and self.protocol_version is not None:
             await self.send(
-                notification("notifications/resources/list_changed", {}), FrameKind.BROADCAST
+                notification(f"notifications/{kind}/list_changed", {}), FrameKind.BROADCAST
             )
         elif self.era == "modern":
-            await self.listeners.list_changed("resources")
+            await self.listeners.list_changed(kind)
+
+    async def tools_changed(self) -> None:
+        """Tell the client that the tool list changed (see `list_changed`)."""
+        await self.list_changed("tools")
+
+    async def resources_changed(self) -> None:
+        """Tell the client that the resource list changed (see `list_changed`)."""
+        await self.list_changed("resources")
+
+    async def prompts_changed(self) -> None:
+        """Tell the client that the prompt list changed (see `list_changed`)."""
+        await self.list_changed("prompts")
 
     async def resource_updated(self, uri: str) -> None:
         """Tell the client that the resource at `uri` changed, if it follows that URI: by
@@ -392,23 +403,6 @@ class ServerSession:
         if self.era == "modern":
             return self.listeners.followed()
         return set()
-
-    async def tools_changed(self) -> None:
-        """Tell the client that the tool list changed: a handshake-era client directly, a
-        modern one only on its `subscriptions/listen` streams that asked for it."""
-        if self.era == "handshake" and self.protocol_version is not None:
-            await self.send(
-                notification("notifications/tools/list_changed", {}), FrameKind.BROADCAST
-            )
-        elif self.era == "modern":
-            await self.listeners.tools_changed()
-
-    async def prompts_changed(self) -> None:
-        """Tell the client that the prompt list changed (as `tools_changed` does)."""
-        if self.era == "handshake" and self.protocol_version is not None:
-            await self.send(notification(PROMPTS_LIST_CHANGED, {}), FrameKind.BROADCAST)
-        elif self.era == "modern":
-            await self.listeners.list_changed("prompts")
 
 
 # What each era serves (see methods.py): the capabilities advertised derive from these.

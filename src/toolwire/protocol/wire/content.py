@@ -280,35 +280,19 @@ def _shaped_result(entry: ResultShape, output: Any, version: str) -> dict[str, A
             outputs = [as_output(item) for item in output]
             if all(item is not None for item in outputs):
                 blocks = [output_block(item, version) for item in outputs if item is not None]
-    if entry.output_schema is not None:
-        data = to_jsonable(output)
-        if isinstance(data, str):
-            sendable = True
-            text = data
-        else:
-            text, sendable = _mirror(data)
-        if blocks is None:
-            blocks = [{"type": "text", "text": text}]
-        result: dict[str, Any] = {"content": blocks}
-        if structured_ok:
-            if sendable:
-                result["structuredContent"] = {"result": data} if entry.wraps_result else data
-            else:
-                _left_out(entry)
-        result["isError"] = False
-        return result
-    if blocks is not None:
+    declared = entry.output_schema is not None
+    if not declared and blocks is not None:
         return {"content": blocks, "isError": False}
-    if output is None:
+    if not declared and output is None:
         return {"content": [], "isError": False}
     data = to_jsonable(output)
-    if isinstance(data, str):
-        return {"content": [{"type": "text", "text": data}], "isError": False}
-    text, sendable = _mirror(data)
-    result = {"content": [{"type": "text", "text": text}]}
-    if isinstance(data, dict) and _is_structured(output) and structured_ok:
+    text, sendable = (data, True) if isinstance(data, str) else _mirror(data)
+    if blocks is None:
+        blocks = [{"type": "text", "text": text}]
+    result: dict[str, Any] = {"content": blocks}
+    if structured_ok and (declared or (isinstance(data, dict) and _is_structured(output))):
         if sendable:
-            result["structuredContent"] = data
+            result["structuredContent"] = {"result": data} if entry.wraps_result else data
         else:
             _left_out(entry)
     result["isError"] = False

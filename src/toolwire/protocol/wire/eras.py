@@ -37,8 +37,6 @@ Era = Literal["handshake", "modern"]
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MODERN_VERSIONS = ("2026-07-28",)
 LATEST_HANDSHAKE = HANDSHAKE_VERSIONS[-1]
-LATEST_MODERN = MODERN_VERSIONS[-1]
-ALL_VERSIONS = HANDSHAKE_VERSIONS + MODERN_VERSIONS
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"

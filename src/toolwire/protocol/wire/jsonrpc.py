@@ -5,9 +5,9 @@ A frame is strict UTF-8 (a leading BOM tolerated) holding JSON; anything else, `
 a request with another kind of id, a message with neither an id nor a string method, and a
 message that is not an object get -32600 with `id: null`. Each request of a batch gets -32600
 "Batches are not supported" under its own id, in a frame of its own. Client responses are
-classified for the session to match, and one without a valid id is dropped. `encode` writes
-compact JSON that is always valid UTF-8: values JSON cannot hold (NaN, Infinity, integers past
-Python's digit limit) go out as `null`, with a warning.
+classified for the session to match, and one without a valid id is dropped. `encode_value`
+writes compact JSON that is always valid UTF-8: values JSON cannot hold (NaN, Infinity, integers
+past Python's digit limit) go out as `null`, with a warning.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ __all__ = [
     "RoutedSend",
     "classify",
     "decode",
-    "encode",
+    "encode_value",
     "error_message",
     "notification",
     "result_message",
@@ -345,11 +345,6 @@ def batch_replies(batch: list[Any]) -> list[bytes]:
     return replies
 
 
-def encode(message: dict[str, Any]) -> bytes:
-    """One message as compact UTF-8 JSON (no trailing newline)."""
-    return encode_value(message)
-
-
 def _id_bytes(request_id: RequestId | None) -> bytes:
     if request_id is None:
         return b"null"
@@ -393,4 +388,4 @@ def error_message(request_id: RequestId | None, code: int, message: str, data: A
 
 def notification(method: str, params: dict[str, Any]) -> bytes:
     """A notification frame."""
-    return encode({"jsonrpc": "2.0", "method": method, "params": params})
+    return encode_value({"jsonrpc": "2.0", "method": method, "params": params})

@@ -11,23 +11,26 @@ from __future__ import annotations
 
 import logging
 
-from .jsonrpc import INTERNAL_ERROR, RequestId, encode_value, error_message
+from .jsonrpc import INTERNAL_ERROR, FrameKind, RequestId, error_message
 
 __all__ = ["oversized_frame"]
 
 logger = logging.getLogger("toolwire.protocol")
 
 
-def oversized_frame(frame: bytes, request_id: RequestId | None, limit: int) -> bytes | None:
+def oversized_frame(
+    frame: bytes, kind: FrameKind, request_id: RequestId | None, limit: int
+) -> bytes | None:
     """The frame to send in place of `frame`, which is over `limit` bytes; None: send nothing.
 
     Args:
         frame: The encoded message that is too large.
-        request_id: The request it belongs to, if any (see `ServerSession.send`).
+        kind: What the frame is (see `ServerSession.send`).
+        request_id: The request it belongs to, if any.
         limit: The largest frame the transport carries.
     """
     size = len(frame)
-    if request_id is not None and _is_reply(frame, request_id):
+    if kind is FrameKind.REPLY and request_id is not None:
         logger.warning(
             "the reply to request %r is %d bytes, over the limit of %d bytes "
             "(max_event_bytes); the client gets an error instead",
@@ -48,10 +51,3 @@ def oversized_frame(frame: bytes, request_id: RequestId | None, limit: int) -> b
         limit,
     )
     return None
-
-
-def _is_reply(frame: bytes, request_id: RequestId) -> bool:
-    # Replies are encoded as {"jsonrpc":"2.0","id":<id>,"result"|"error":...}; a request to
-    # the client carries an id of its own, followed by "method".
-    head = b'{"jsonrpc":"2.0","id":' + encode_value(request_id) + b","
-    return frame.startswith(head) and not frame.startswith(b'"method"', len(head))
