@@ -340,3 +340,22 @@ async def test_listing_meta_only_where_the_version_knows_it(version: str) -> Non
     entry = reply["result"]["prompts"][0]
     assert ("_meta" in entry) is (version == "2025-06-18")
     validate("prompts/list", version, reply["result"])
+
+
+@pytest.mark.parametrize(
+    ("meta_value", "detail"),
+    [
+        (3, "prompts/get: '_meta' must be an object"),
+        ({"progressToken": True}, "prompts/get: 'progressToken' must be a string or integer"),
+        ({"progressToken": 1.5}, "prompts/get: 'progressToken' must be a string or integer"),
+    ],
+)
+async def test_a_malformed_progress_token_is_invalid_params(meta_value: Any, detail: str) -> None:
+    async with handshake(_server()) as peer:
+        for request_id, name in enumerate(("simple", "count"), start=1):
+            params = {"name": name, "arguments": {"n": "2"}, "_meta": meta_value}
+            if name == "simple":
+                params.pop("arguments")
+            reply = await peer.request(request_id, "prompts/get", params)
+            assert reply["error"]["code"] == -32602, reply
+            assert reply["error"]["data"] == detail

@@ -403,3 +403,25 @@ async def test_read_resource_for_the_author() -> None:
     with pytest.raises(ProtocolError) as missing:
         await server.read_resource("test://nope")
     assert missing.value.message == "Resource not found: test://nope"
+
+
+@pytest.mark.parametrize(
+    ("meta_value", "detail"),
+    [
+        ([], "resources/read: '_meta' must be an object"),
+        ({"progressToken": None, "x": 1}, None),
+        (
+            {"progressToken": {"a": 1}},
+            "resources/read: 'progressToken' must be a string or integer",
+        ),
+    ],
+)
+async def test_a_malformed_progress_token_is_invalid_params(meta_value: Any, detail: Any) -> None:
+    async with handshake(_server()) as peer:
+        params = {"uri": "test://static-binary", "_meta": meta_value}
+        reply = await peer.request(1, "resources/read", params)
+    if detail is None:  # no token: read as usual
+        assert reply["result"]["contents"][0]["uri"] == "test://static-binary"
+    else:
+        assert reply["error"]["code"] == -32602, reply
+        assert reply["error"]["data"] == detail

@@ -9,7 +9,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from toolwire.protocol.session.backlog import Backlog
-from toolwire.protocol.session.reporter import Reporter
 from toolwire.protocol.session.requests_in_flight import CallInFlight, RequestsInFlight
 from toolwire.protocol.wire.jsonrpc import INVALID_PARAMS, FrameKind, ProtocolError, RequestId
 
@@ -37,7 +36,7 @@ def _call(request_id: RequestId) -> CallInFlight:
     async def send(frame: bytes, kind: FrameKind, request_id: RequestId | None) -> None:
         raise AssertionError("nothing reports in these tests")
 
-    return CallInFlight(Reporter(send, None, None, request_id))
+    return CallInFlight(send, None, None, request_id)
 
 
 def test_a_request_is_in_the_table_until_its_reply_and_counted_by_the_backlog() -> None:

@@ -14,7 +14,6 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..session import handlers
 from ..session.methods import Route
 from ..wire import eras
 from ..wire.jsonrpc import (
@@ -136,7 +135,7 @@ async def complete(
     completion = {"values": values[:MAX_VALUES], "total": len(values), "hasMore": cut}
     result: dict[str, Any] = {"completion": completion}
     if version in eras.MODERN_VERSIONS:
-        handlers.modern(result, session.server.server_info)
+        eras.stamp(result, session.server_info)
     await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
 
 

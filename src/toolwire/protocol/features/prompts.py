@@ -18,10 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ClientRequestError
 from ...tools.threads import run_sync_within
-from ..session import handlers
 from ..session.asking import asker_for
 from ..session.methods import Route, send_page
-from ..session.reporter import Reporter
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.jsonrpc import (
@@ -79,20 +77,16 @@ async def get_prompt(
     args, kwargs = entry.bind(params.get("arguments"))
     if session.requests.is_duplicate(request_id):
         return
+    token = eras.progress_token(params, "prompts/get")
     if not entry.schema.takes_context:
-        call = CallInFlight(
-            Reporter(session.send, None, None, request_id, None, session.session_id)
-        )
+        call = CallInFlight(session.send, None, None, request_id, None, session.session_id)
         work = functools.partial(_rendered, session, entry, args, kwargs, version)
     else:
         # Built before the task starts, so that a malformed retry is refused right away.
-        asker = asker_for(session, request_id, version, params, entry.name, method="prompts/get")
-        meta = params.get("_meta")
-        token = meta.get("progressToken") if isinstance(meta, dict) else None
-        call = CallInFlight(
-            Reporter(session.send, token, log_level, request_id, asker, session.session_id)
+        call = CallInFlight(session.send, token, log_level, request_id, None, session.session_id)
+        call.asker = asker_for(
+            session, request_id, version, params, entry.name, method="prompts/get", call=call
         )
-        asker.attach(session, request_id, call)
         work = functools.partial(
             _rendered_with_context, session, request_id, entry, params, args, kwargs, version, call
         )
@@ -135,7 +129,7 @@ async def _rendered(
             result["description"] = entry.description
         result["messages"] = messages
         if version in eras.MODERN_VERSIONS:
-            handlers.modern(result, session.server.server_info)
+            eras.stamp(result, session.server_info)
         return result
     raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=failure)
 
@@ -166,7 +160,7 @@ async def _rendered_with_context(
         tool_name=entry.name,
         tool_call_id=str(request_id),
         tool_arguments=compact_json(arguments),
-        reporter=call.reporter,
+        reporter=call,
     )
     return await _rendered(session, entry, [context, *args], kwargs, version)
 

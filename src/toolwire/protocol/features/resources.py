@@ -18,10 +18,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ...tools.threads import run_sync_within
-from ..session import handlers
 from ..session.asking import asker_for
 from ..session.methods import Route, send_page
-from ..session.reporter import Reporter
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameKind, ProtocolError, result_message
@@ -137,14 +135,11 @@ async def read(
     if session.requests.is_duplicate(request_id):
         return
     params = params or {}
-    meta = params.get("_meta")
-    token = meta.get("progressToken") if isinstance(meta, dict) else None
+    token = eras.progress_token(params, "resources/read")
     asker = None
     if session.era != "modern":  # 2026-07-28 has no input round for a read
         asker = asker_for(session, request_id, version, params, uri, method="resources/read")
-    call = CallInFlight(
-        Reporter(session.send, token, log_level, request_id, asker, session.session_id)
-    )
+    call = CallInFlight(session.send, token, log_level, request_id, asker, session.session_id)
     session.requests.answer_in_task(
         request_id, call, functools.partial(_read, session, request_id, uri, params, version, call)
     )
@@ -168,13 +163,13 @@ async def _read(
             tool_name=uri,
             tool_call_id=str(request_id),
             tool_arguments="{}",
-            reporter=call.reporter,
+            reporter=call,
         )
 
     contents = await read_contents(session.server, uri, version, context)
     result: dict[str, Any] = {"contents": contents}
     if version in eras.MODERN_VERSIONS:
-        handlers.modern_cacheable(result, session.server.server_info)
+        eras.stamp(result, session.server_info, cacheable=True)
     return result
 
 

@@ -34,7 +34,6 @@ from ..auth.identity import FORBIDDEN, scope_refusal
 from ..session import handlers
 from ..session.asking import CLIENT_CAPABILITY, asker_for
 from ..session.methods import Route
-from ..session.reporter import Reporter
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.content import call_result, error_result
@@ -48,7 +47,6 @@ from ..wire.jsonrpc import (
     error_message,
     result_message,
     result_message_raw,
-    valid_id,
 )
 from .registry import is_enabled
 
@@ -88,7 +86,7 @@ async def list_tools(
         if end < len(tools):
             result["nextCursor"] = handlers.encode_cursor(end)
         if version in MODERN:
-            handlers.modern_cacheable(result, server.server_info)
+            eras.stamp(result, server.server_info, cacheable=True)
         payload = encode_value(result)
         if not registry.dynamic:
             registry.page_cache[(version, offset)] = payload
@@ -121,17 +119,13 @@ async def call_tool(
                 scope_refusal(name, missing),
                 {"requiredScopes": sorted(entry.scopes), "missingScopes": missing},
             )
-    meta = params.get("_meta")
-    token = meta.get("progressToken") if meta else None
-    reporter = Reporter(session.send, token, log_level, request_id, None, session.session_id)
-    call = CallInFlight(reporter)
+    token = eras.progress_token(params, "tools/call")
+    call = CallInFlight(session.send, token, log_level, request_id, None, session.session_id)
     if session.era == "modern" and ("requestState" in params or "inputResponses" in params):
         # The answers a retry brings are checked before the call is accepted (-32602).
-        reporter.asker = asker_for(session, request_id, version, params, name, call=call)
+        call.asker = asker_for(session, request_id, version, params, name, call=call)
     else:  # most calls never ask: their asker is made at the first question
-        reporter.make_asker = partial(
-            asker_for, session, request_id, version, params, name, call=call
-        )
+        call.make_asker = partial(asker_for, session, request_id, version, params, name, call=call)
     requests.launch(
         request_id, call, _run(session, request_id, entry, params, version, call, identity)
     )
@@ -150,9 +144,9 @@ async def _run(
     `identity` is the caller's as the call was accepted (a later request of the same caller
     may bring another token)."""
     try:
-        result = await _result(session, request_id, entry, params, version, call.reporter, identity)
+        result = await _result(session, request_id, entry, params, version, call, identity)
         if version in MODERN:
-            handlers.modern(result, session.server.server_info)
+            eras.stamp(result, session.server_info)
         reply = result_message(request_id, result)
     except ProtocolError as refusal:  # the call itself is refused (-32021)
         reply = error_message(request_id, refusal.code, refusal.message, refusal.data)
@@ -207,7 +201,7 @@ async def _result(
     entry: RegisteredTool,
     params: dict[str, Any],
     version: str,
-    reporter: Reporter,
+    call: CallInFlight,
     identity: Identity | None,
 ) -> dict[str, Any]:
     """An accepted call from its params to its result (without the era's fields), under the
@@ -224,7 +218,7 @@ async def _result(
         tool_name=name,
         tool_call_id=call_id,
         tool_arguments=args_json,
-        reporter=reporter,
+        reporter=call,
     )
     if contexts.factory is not None:
         try:
@@ -236,7 +230,7 @@ async def _result(
                 version,
                 session.client_info,
                 identity,
-                reporter.session_id,
+                call.session_id,
             )
         except Exception:
             logger.exception("the context factory failed for a call of tool %r", name)
@@ -310,12 +304,6 @@ def checked_tool_name(params: dict[str, Any]) -> str:
     arguments = params.get("arguments")
     if arguments is not None and not isinstance(arguments, dict):
         raise eras.invalid_params("tools/call: 'arguments' must be an object")
-    meta = params.get("_meta")
-    if meta is not None and not isinstance(meta, dict):
-        raise eras.invalid_params("tools/call: '_meta' must be an object")
-    token = meta.get("progressToken") if meta else None
-    if token is not None and not valid_id(token):
-        raise eras.invalid_params("tools/call: 'progressToken' must be a string or integer")
     return name
 
 

@@ -1,6 +1,6 @@
 """What a tool asks its client, shaped and checked on both ends, in either era.
 
-`ToolContext.elicit`, `.sample` and `.list_roots` come here through the call's `Reporter`. The
+`ToolContext.elicit`, `.sample` and `.list_roots` come here through the call's `CallInFlight`. The
 request is built and checked before anything is sent (a bad form or message is the author's
 `UserError`) and the client must have declared `elicitation`, `sampling` or `roots`; then it
 goes out as a request during the call (handshake era, `outbound.py`) or in an input-required

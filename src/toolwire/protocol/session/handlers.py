@@ -24,29 +24,10 @@ __all__ = [
     "discover_result",
     "encode_cursor",
     "initialize_result",
-    "modern",
-    "modern_cacheable",
 ]
 
 PAGE_SIZE = 100
 _CURSOR_PREFIX = "tw1:"
-_CACHE = {"ttlMs": 0, "cacheScope": "private"}
-
-
-def modern(result: dict[str, Any], server_info: dict[str, Any]) -> dict[str, Any]:
-    """Stamp a modern-era result (in place): resultType and the serverInfo `_meta`."""
-    result["resultType"] = "complete"
-    meta = result.get("_meta")
-    stamp = {eras.META_SERVER_INFO: server_info}
-    result["_meta"] = {**meta, **stamp} if isinstance(meta, dict) else stamp
-    return result
-
-
-def modern_cacheable(result: dict[str, Any], server_info: dict[str, Any]) -> dict[str, Any]:
-    """Stamp a cacheable modern-era result (a list, a read) in place: `modern` plus the
-    caching hints."""
-    result.update(_CACHE)
-    return modern(result, server_info)
 
 
 def initialize_result(
@@ -74,11 +55,10 @@ def discover_result(server: ServedApp, capabilities: dict[str, Any]) -> dict[str
     result: dict[str, Any] = {
         "supportedVersions": list(eras.MODERN_VERSIONS),
         "capabilities": capabilities,
-        **_CACHE,
     }
     if server.instructions:
         result["instructions"] = server.instructions
-    return modern(result, server.server_info)
+    return eras.stamp(result, server.server_info, cacheable=True)
 
 
 def encode_cursor(offset: int) -> str:

@@ -21,7 +21,6 @@ from .request_state import MAX_STATE_CHARS, StateBinding, open_state, seal_state
 
 if TYPE_CHECKING:
     from ..wire.jsonrpc import RequestId
-    from .app import ServedApp
 
 __all__ = ["InputRound", "RoundCall", "RoundSession", "start_round"]
 
@@ -37,7 +36,7 @@ class RoundCall(Protocol):
 class RoundSession(Protocol):
     """What ending a round needs from the session serving the call."""
 
-    server: ServedApp
+    server_info: dict[str, Any]
 
     def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None: ...
 
@@ -113,7 +112,7 @@ class InputRound:
         await self.settle()  # questions asked together go out together
         if call.abandoned:  # cancelled meanwhile: nothing to answer
             return
-        result = self.result(session.server.server_info)
+        result = self.result(session.server_info)
         if result is None:  # the tool got an error instead and goes on
             return
         call.cancel()

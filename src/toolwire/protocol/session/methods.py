@@ -42,6 +42,7 @@ class Session(Protocol):
 
     server: ServedApp
     tools: Mapping[str, RegisteredTool]
+    server_info: dict[str, Any]
     requests: RequestsInFlight
     contexts: ContextSource
     sync_limiter: SyncBudget | anyio.CapacityLimiter | None
@@ -130,5 +131,5 @@ async def send_page(
     if offset + handlers.PAGE_SIZE < len(entries):
         result["nextCursor"] = handlers.encode_cursor(offset + handlers.PAGE_SIZE)
     if version in eras.MODERN_VERSIONS:
-        handlers.modern_cacheable(result, session.server.server_info)
+        eras.stamp(result, session.server_info, cacheable=True)
     await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)

@@ -116,6 +116,7 @@ class ServerSession:
     ) -> None:
         self.server = server
         self.tools = server.tool_registry.view()  # the published tools by name, live
+        self.server_info: dict[str, Any] = {}  # the server's `serverInfo`, read at opening
         self.session_id = session_id
         self.back_channel = back_channel
         self.identity = identity
@@ -147,6 +148,7 @@ class ServerSession:
         self.max_frame_bytes: int | None = None
 
     async def __aenter__(self) -> ServerSession:
+        self.server_info = self.server.server_info  # as every result of this session says it
         try:
             self.loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -208,7 +210,7 @@ class ServerSession:
 
     async def end_streams(self) -> None:
         """End every `subscriptions/listen` stream with its `complete` result."""
-        await self.listeners.end(self.server.server_info)
+        await self.listeners.end(self.server_info)
 
     async def send(
         self, frame: bytes, kind: FrameKind, request_id: RequestId | None = None

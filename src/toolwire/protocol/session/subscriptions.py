@@ -26,7 +26,6 @@ from ..wire.jsonrpc import (
     notification,
     result_message,
 )
-from . import handlers
 
 __all__ = [
     "ACKNOWLEDGED",
@@ -214,7 +213,7 @@ class Listeners:
         """
         for stream in list(self._streams.values()):
             self._drop(stream)
-            result = handlers.modern({"_meta": stream.meta}, server_info)
+            result = eras.stamp({"_meta": stream.meta}, server_info)
             await self._send(
                 result_message(stream.request_id, result), FrameKind.REPLY, stream.request_id
             )

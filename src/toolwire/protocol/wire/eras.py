@@ -12,7 +12,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from .jsonrpc import INVALID_PARAMS, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION, ProtocolError
+from .jsonrpc import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    ProtocolError,
+    valid_id,
+)
 
 __all__ = [
     "HANDSHAKE_VERSIONS",
@@ -27,6 +33,8 @@ __all__ = [
     "invalid_params",
     "is_modern_request",
     "negotiate",
+    "progress_token",
+    "stamp",
     "supports",
 ]
 
@@ -108,6 +116,40 @@ def has_envelope(params: dict[str, Any] | None) -> bool:
         return False
     meta = params.get("_meta")
     return isinstance(meta, dict) and META_VERSION in meta
+
+
+def stamp(
+    result: dict[str, Any], server_info: dict[str, Any], *, cacheable: bool = False
+) -> dict[str, Any]:
+    """Stamp a 2026-07-28 result in place: `resultType: "complete"`, the serverInfo `_meta`,
+    and for a `cacheable` one (a list, a read, a discovery) `ttlMs: 0` and `cacheScope:
+    "private"`, the SDK's defaults."""
+    if cacheable:
+        result["ttlMs"] = 0
+        result["cacheScope"] = "private"
+    result["resultType"] = "complete"
+    meta = result.get("_meta")
+    info = {META_SERVER_INFO: server_info}
+    result["_meta"] = {**meta, **info} if isinstance(meta, dict) else info
+    return result
+
+
+def progress_token(params: dict[str, Any], method: str) -> Any:
+    """The `_meta.progressToken` a request carries (None without one), once checked.
+
+    Raises:
+        ProtocolError: -32602 when `_meta` is not an object or the token is neither a string
+            nor an integer.
+    """
+    meta = params.get("_meta")
+    if meta is None:
+        return None
+    if not isinstance(meta, dict):
+        raise invalid_params(f"{method}: '_meta' must be an object")
+    token = meta.get("progressToken")
+    if token is not None and not valid_id(token):
+        raise invalid_params(f"{method}: 'progressToken' must be a string or integer")
+    return token
 
 
 def is_modern_request(declared: str | None, message: Any) -> bool:

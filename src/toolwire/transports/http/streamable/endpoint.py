@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ....protocol.session.reporter import STREAM_CLOSER
+from ....protocol.session.requests_in_flight import STREAM_CLOSER
 from ....protocol.wire.eras import HANDSHAKE_VERSIONS, is_modern_request
 from ....protocol.wire.jsonrpc import PARSE_ERROR, Invalid, Request, Response, classify, decode
 from .._sse import SSE_HEADERS
