@@ -29,7 +29,7 @@ class OpenSession(Protocol):
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
-        """The asyncio loop serving the session; None on other anyio backends."""
+        """The asyncio loop serving the session; None until it opens."""
         ...
 
     def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
