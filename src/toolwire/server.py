@@ -9,6 +9,7 @@ imported only when asked for, so that `import toolwire` and stdio load no web st
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -19,7 +20,6 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from ._announcer import Announcer
 from ._shared_serving import SharedServing
-from ._tool_options import one_spelling, renamed
 from .errors import UserError
 from .lifespan import LifespanError, check_options
 from .lifespan import serving as _serving
@@ -59,6 +59,8 @@ H = TypeVar("H", bound=Callable[[str], Any])
 _TRANSPORTS = ("stdio", "http", "sse")
 # `tool`'s and `add_tool`'s MCP options, in the order `registered_tool` takes them.
 _MCP_OPTIONS = ("title", "annotations", "meta", "output_schema", "timeout", "scopes", "icons")
+# MCP users spell these `name` / `description`; function_tool (the Agents SDK) adds `_override`.
+_SPELLINGS = (("name", "name_override"), ("description", "description_override"))
 
 
 class Server:
@@ -224,7 +226,7 @@ class Server:
         """
         name, description = options.pop("name", None), options.pop("description", None)
         mcp_options = [options.pop(option, None) for option in _MCP_OPTIONS]
-        built_with = one_spelling("tool", options, name, description)
+        built_with = _one_spelling("tool", options, name, description)
 
         def register(the_func: Callable[..., Any]) -> FunctionTool:
             built = function_tool(the_func, **built_with)
@@ -281,11 +283,11 @@ class Server:
             TypeError: Both spellings of the name or of the description were given, or
                 `function_tool` options came with a tool that is already built.
         """
-        options = one_spelling("add_tool", function_tool_options, name, description)
+        options = _one_spelling("add_tool", function_tool_options, name, description)
         module = type(tool).__module__
         if isinstance(tool, FunctionTool) or module == "agents" or module.startswith("agents."):
             built = tool if isinstance(tool, FunctionTool) else FunctionTool.from_agents(tool)
-            built = renamed(built, options)
+            built = _renamed(built, options)
         elif callable(tool):
             built = function_tool(tool, **options)
         else:
@@ -968,17 +970,13 @@ class Server:
             from .transports.http.run import HEADER_TIMEOUT_GONE
 
             raise ValueError(f"header_timeout {HEADER_TIMEOUT_GONE}")
-        if transport == "http":
-            _run_http(self, **options)
-            return
-        if options.get("workers", 1) != 1:
+        if transport != "http" and options.pop("workers", 1) != 1:
             raise ValueError(
                 f"workers= needs transport 'http', not {transport!r}: the legacy SSE "
                 "transport and stdio are served by one process"
             )
-        options.pop("workers", None)
-        if transport == "sse":
-            _run_sse(self, **options)
+        if transport != "stdio":
+            _run_uvicorn(self, transport, **options)
             return
         from .transports.stdio.stdio import run_stdio
 
@@ -988,33 +986,9 @@ class Server:
             raise SystemExit(1) from None
 
 
-def _run_sse(
+def _run_uvicorn(
     server: Server,
-    *,
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    access_log: bool = False,
-    shutdown_grace: float = 5.0,
-    **app_options: Any,
-) -> None:
-    from .transports.http.run import checked_grace, run_http
-
-    grace = checked_grace(shutdown_grace)
-    app = server.sse_app(**app_options)
-    started = run_http(
-        app,
-        host=host,
-        port=port,
-        path=app.transport.sse_path,
-        access_log=bool(access_log),
-        shutdown_grace=grace,
-    )
-    if not started:
-        raise SystemExit(1)
-
-
-def _run_http(
-    server: Server,
+    transport: str,
     *,
     host: str = "127.0.0.1",
     port: int = 8000,
@@ -1023,7 +997,8 @@ def _run_http(
     shutdown_grace: float = 5.0,
     **app_options: Any,
 ) -> None:
-    from .transports.http.run import checked_grace
+    """`run("http")` and `run("sse")`: one uvicorn server, or worker processes (http only)."""
+    from .transports.http.run import checked_grace, run_http
 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1, not {workers!r}")
@@ -1041,19 +1016,51 @@ def _run_http(
             app_options=app_options,
         )
         return
-    from .transports.http.run import run_http
-
-    app = server.http_app(host=host, **app_options)
+    app: StreamableHttpApp | LegacySseApp
+    if transport == "http":
+        app = server.http_app(host=host, **app_options)
+        path = app.path
+    else:
+        app = server.sse_app(**app_options)
+        path = app.transport.sse_path
     started = run_http(
-        app,
-        host=host,
-        port=port,
-        path=app.path,
-        access_log=bool(access_log),
-        shutdown_grace=grace,
+        app, host=host, port=port, path=path, access_log=bool(access_log), shutdown_grace=grace
     )
     if not started:
         raise SystemExit(1)
+
+
+def _one_spelling(
+    method: str, options: dict[str, Any], name: str | None, description: str | None
+) -> dict[str, Any]:
+    """`options` with `name`/`description` folded into function_tool's spelling of them; both
+    spellings of one option at once are a `TypeError`, as Python treats a repeated keyword."""
+    for (short, long), value in zip(_SPELLINGS, (name, description), strict=True):
+        if value is None:
+            continue
+        if options.get(long) is not None:
+            raise TypeError(
+                f"{method}() got both {short}= and {long}=; they are two spellings of the "
+                "same option: pass only one"
+            )
+        options[long] = value
+    return options
+
+
+def _renamed(tool: FunctionTool, options: dict[str, Any]) -> FunctionTool:
+    """A copy of a built tool with another name or description (the only options it takes):
+    the object the caller holds keeps its own."""
+    changes = {}
+    for short, long in _SPELLINGS:
+        value = options.pop(long, None)
+        if value is not None:
+            changes[short] = value
+    if options:
+        raise TypeError(
+            f"add_tool() got function_tool options ({', '.join(sorted(options))}) for a tool "
+            "that is already built; they apply only when add_tool wraps a plain callable"
+        )
+    return dataclasses.replace(tool, **changes) if changes else tool
 
 
 def _listed(values: Iterable[str]) -> list[str]:
