@@ -19,10 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from ._announcer import Announcer
-from ._shared_serving import SharedServing
 from .errors import UserError
-from .lifespan import LifespanError, check_options
-from .lifespan import serving as _serving
+from .lifespan import LifespanError, SharedServing, check_options
 from .protocol.features.registry import (
     RegisteredTool,
     ToolRegistry,
@@ -147,7 +145,7 @@ class Server:
         self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
         self._limiter_loop: object = None
         self._warmed_up = False
-        self._shared_serving = SharedServing(lambda: _serving(self), name)
+        self._shared_serving = SharedServing(self)
         for tool in tools:
             self.add_tool(tool)
 
