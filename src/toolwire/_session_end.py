@@ -19,15 +19,12 @@ import anyio
 
 from .tools.threads import run_sync
 
-__all__ = ["SESSION_END_BOUND_SECONDS", "SessionEndHook", "SessionEndHooks"]
+__all__ = ["SESSION_END_BOUND_SECONDS", "SessionEndHooks"]
 
 logger = logging.getLogger("toolwire")
 
 SESSION_END_BOUND_SECONDS = 5.0
 """How long the hooks of one ending session may run, all together, before they are left."""
-
-SessionEndHook = Callable[[str], Any]
-"""Told a session's id when it ends; a coroutine function is awaited."""
 
 
 class SessionEndHooks:
@@ -36,9 +33,9 @@ class SessionEndHooks:
     __slots__ = ("hooks",)
 
     def __init__(self) -> None:
-        self.hooks: list[SessionEndHook] = []
+        self.hooks: list[Callable[[str], Any]] = []
 
-    def add(self, hook: SessionEndHook) -> None:
+    def add(self, hook: Callable[[str], Any]) -> None:
         """Run `hook(session_id)` at the end of every session that had an id.
 
         Raises:
@@ -67,7 +64,7 @@ class SessionEndHooks:
             )
 
 
-async def _one(hook: SessionEndHook, session_id: str) -> None:
+async def _one(hook: Callable[[str], Any], session_id: str) -> None:
     name = getattr(hook, "__qualname__", repr(hook))
     try:
         if inspect.iscoroutinefunction(hook) or inspect.iscoroutinefunction(type(hook).__call__):

@@ -1,13 +1,10 @@
-"""Serving a `Server`: its lifespan held open around every session, and where calls' contexts
-come from.
-
-Every transport serves inside `Server.serving()`: stdio around its one session, an HTTP app
-from its start-up to its shutdown, so a lifespan runs once per serving and no transport needs
-`Server`. A call's `ctx.context` is the `context_factory`'s answer, else `context`, else what
-the lifespan yielded (giving both `context` and a lifespan that yields a value fails
-start-up). A lifespan that fails on entry is logged and raises `LifespanError`; its exit runs
-shielded from cancellation, and an exit that raises is logged. The apps of one server served
-on one event loop share one serving (`SharedServing`): the lifespan runs once for them all.
+"""Serving a `Server`: its lifespan held open around its sessions, and where calls' contexts
+come from. Every transport serves inside `Server.serving()` (stdio around its one session, an
+HTTP app from start-up to shutdown), and the apps of one server on one event loop share one
+serving, so the lifespan runs once. A call's `ctx.context` is the `context_factory`'s answer,
+else `context`, else what the lifespan yielded (both `context` and a yielded value fail
+start-up). A lifespan failing on entry is logged and raises `LifespanError`; its exit runs
+shielded from cancellation, and an exit that raises is logged.
 """
 
 from __future__ import annotations
@@ -42,8 +39,7 @@ logger = logging.getLogger("toolwire")
 
 
 class ConfiguredApp(ServedApp, Protocol):
-    """What serving reads: an application its sessions publish, and how to serve it. `Server`
-    is one; typed here so that this module and `server.py` need not import each other."""
+    """What serving reads of a `Server` (typed here: `server.py` imports this module)."""
 
     name: str
     context: Any

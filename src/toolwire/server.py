@@ -695,14 +695,11 @@ class Server:
     def sync_limiter(self) -> SyncBudget | anyio.CapacityLimiter:
         """Bounds the threads running sync tools, resources and prompts.
 
-        On asyncio a `SyncBudget` (see `toolwire.tools.threads`), which also accounts for
-        bodies still running after their calls timed out; its uncontended acquire does not
-        yield to the event loop (anyio's limiter always does, which costs every sync call a
-        loop pass). On another anyio backend (trio), an `anyio.CapacityLimiter`. One
-        bound, of `max_sync_workers`, covers every sync function run for a client (tools,
-        resource functions, prompts, a directory's reads and listings). It is made on first
-        use on each event loop and belongs to it: the same server may be served from
-        several loops, and a limiter is never awaited from another loop than its own.
+        One bound of `max_sync_workers` covers every sync function run for a client (tools,
+        resource functions, prompts, a directory's reads and listings). On asyncio it is a
+        `SyncBudget` (see `toolwire.tools.threads`), which also counts bodies still running
+        after their calls timed out; on trio an `anyio.CapacityLimiter`. It is made on first
+        use on each event loop and belongs to that loop.
         """
         import asyncio
 
