@@ -26,14 +26,7 @@ if TYPE_CHECKING:
 
     from .protocol.session.call_context import CallInfo
 
-__all__ = [
-    "ConfiguredApp",
-    "LifespanError",
-    "SessionOpener",
-    "SharedServing",
-    "check_options",
-    "serving",
-]
+__all__ = ["LifespanError", "SharedServing", "check_options", "serving"]
 
 logger = logging.getLogger("toolwire")
 

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
     import anyio
 
-    from ._session_end import SessionEndHooks
     from .protocol.auth.bearer import BearerAuth
     from .protocol.features.prompt_registry import PromptRegistry
     from .protocol.features.resource_files import DirectoryResources
@@ -141,7 +140,7 @@ class Server:
         )
         self._resources: ResourceRegistry | None = None  # made on first use, as prompts are
         self._prompts: PromptRegistry | None = None
-        self._session_end: SessionEndHooks | None = None  # made by the first on_session_end
+        self._session_end_hooks: list[Callable[[str], Any]] = []
         self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
         self._limiter_loop: object = None
         self._warmed_up = False
@@ -330,8 +329,10 @@ class Server:
 
     async def session_ended(self, session_id: str) -> None:
         """Sessions with an id call this once closed: runs the `on_session_end` hooks."""
-        if self._session_end is not None:
-            await self._session_end.run(session_id)
+        if self._session_end_hooks:
+            from ._session_end import run_hooks
+
+            await run_hooks(self._session_end_hooks, session_id)
 
     def on_session_end(self, func: H) -> H:
         """Call `func(session_id)` whenever this process stops serving an MCP session that
@@ -354,11 +355,11 @@ class Server:
         Raises:
             TypeError: `func` is not callable.
         """
-        if self._session_end is None:
-            from ._session_end import SessionEndHooks
-
-            self._session_end = SessionEndHooks()
-        self._session_end.add(func)
+        if not callable(func):
+            raise TypeError(
+                f"on_session_end takes a function of the session id, not {type(func).__name__}"
+            )
+        self._session_end_hooks.append(func)
         return func
 
     @property
