@@ -8,7 +8,7 @@ it names, and checked against the layer order
 
 where foundation is `errors`, `context` and `paths`, redis is the `redis/` backplane
 (it implements stores the HTTP transport defines; `server` imports it only for
-`backplane="redis://..."`), and top is `server`, `lifespan`, `_tool_options`, `__main__`, `cli/`
+`backplane="redis://..."`), and top is `server`, `lifespan`, `__main__`, `cli/`
 and `client/`. A module may import its own layer
 or any layer below it. The package `__init__` is the re-export hub: its own imports are not
 checked, and importing it from inside the package counts as importing the top layer.
@@ -67,7 +67,7 @@ def layer_of(module: str) -> str:
         if layer is None:
             raise AssertionError(f"{module}: subpackage {parts[1]!r} has no layer; add it here")
         return layer
-    return "top"  # the hub itself, server, lifespan, _tool_options, __main__
+    return "top"  # the hub itself, server, lifespan, __main__
 
 
 def _is_package(module: str) -> bool:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .protocol.session.app import OpenSession
 
-__all__ = ["Announcer", "Message"]
+__all__ = ["Announcer"]
 
 logger = logging.getLogger("toolwire")
 

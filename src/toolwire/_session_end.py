@@ -19,55 +19,29 @@ import anyio
 
 from .tools.threads import run_sync
 
-__all__ = ["SESSION_END_BOUND_SECONDS", "SessionEndHook", "SessionEndHooks"]
+__all__ = ["SESSION_END_BOUND_SECONDS", "run_hooks"]
 
 logger = logging.getLogger("toolwire")
 
 SESSION_END_BOUND_SECONDS = 5.0
 """How long the hooks of one ending session may run, all together, before they are left."""
 
-SessionEndHook = Callable[[str], Any]
-"""Told a session's id when it ends; a coroutine function is awaited."""
+
+async def run_hooks(hooks: list[Callable[[str], Any]], session_id: str) -> None:
+    """Run every hook for `session_id` together, bounded and shielded; never raises."""
+    with anyio.move_on_after(SESSION_END_BOUND_SECONDS, shield=True) as scope:
+        async with anyio.create_task_group() as group:
+            for hook in hooks:
+                group.start_soon(_one, hook, session_id)
+    if scope.cancelled_caught:
+        logger.warning(
+            "session %s: the on_session_end hooks did not finish within %g seconds; left running",
+            session_id,
+            SESSION_END_BOUND_SECONDS,
+        )
 
 
-class SessionEndHooks:
-    """The hooks of one server, in the order they were added."""
-
-    __slots__ = ("hooks",)
-
-    def __init__(self) -> None:
-        self.hooks: list[SessionEndHook] = []
-
-    def add(self, hook: SessionEndHook) -> None:
-        """Run `hook(session_id)` at the end of every session that had an id.
-
-        Raises:
-            TypeError: `hook` is not callable.
-        """
-        if not callable(hook):
-            raise TypeError(
-                f"on_session_end takes a function of the session id, not {type(hook).__name__}"
-            )
-        self.hooks.append(hook)
-
-    async def run(self, session_id: str) -> None:
-        """Run every hook for `session_id`, bounded and shielded; never raises."""
-        if not self.hooks:
-            return
-        with anyio.move_on_after(SESSION_END_BOUND_SECONDS, shield=True) as scope:
-            async with anyio.create_task_group() as group:
-                for hook in self.hooks:
-                    group.start_soon(_one, hook, session_id)
-        if scope.cancelled_caught:
-            logger.warning(
-                "session %s: the on_session_end hooks did not finish within %g seconds; "
-                "left running",
-                session_id,
-                SESSION_END_BOUND_SECONDS,
-            )
-
-
-async def _one(hook: SessionEndHook, session_id: str) -> None:
+async def _one(hook: Callable[[str], Any], session_id: str) -> None:
     name = getattr(hook, "__qualname__", repr(hook))
     try:
         if inspect.iscoroutinefunction(hook) or inspect.iscoroutinefunction(type(hook).__call__):

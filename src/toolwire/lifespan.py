@@ -1,11 +1,9 @@
-"""Serving a `Server`: its lifespan held open around every session, and where calls' contexts
-come from.
-
-Every transport serves inside `Server.serving()`: stdio around its one session, an HTTP app
-from its start-up to its shutdown, so a lifespan runs once per serving and no transport needs
-`Server`. A call's `ctx.context` is the `context_factory`'s answer, else `context`, else what
-the lifespan yielded (giving both `context` and a lifespan that yields a value fails
-start-up). A lifespan that fails on entry is logged and raises `LifespanError`; its exit runs
+"""Serving a `Server`: its lifespan held open around its sessions, and where calls' contexts
+come from. Every transport serves inside `Server.serving()` (stdio around its one session, an
+HTTP app from start-up to shutdown), and the apps of one server on one event loop share one
+serving, so the lifespan runs once. A call's `ctx.context` is the `context_factory`'s answer,
+else `context`, else what the lifespan yielded (both `context` and a yielded value fail
+start-up). A lifespan failing on entry is logged and raises `LifespanError`; its exit runs
 shielded from cancellation, and an exit that raises is logged.
 """
 
@@ -24,16 +22,17 @@ from .protocol.session.call_context import NO_CONTEXT, ContextSource
 from .protocol.session.serving import SessionOpener
 
 if TYPE_CHECKING:
+    import asyncio
+
     from .protocol.session.call_context import CallInfo
 
-__all__ = ["ConfiguredApp", "LifespanError", "SessionOpener", "check_options", "serving"]
+__all__ = ["LifespanError", "SharedServing", "check_options", "serving"]
 
 logger = logging.getLogger("toolwire")
 
 
 class ConfiguredApp(ServedApp, Protocol):
-    """What serving reads: an application its sessions publish, and how to serve it. `Server`
-    is one; typed here so that this module and `server.py` need not import each other."""
+    """What serving reads of a `Server` (typed here: `server.py` imports this module)."""
 
     name: str
     context: Any
@@ -78,6 +77,63 @@ async def serving(server: ConfiguredApp) -> AsyncIterator[SessionOpener]:
         raise
     finally:
         await _leave(server, manager, failure)
+
+
+class SharedServing:
+    """Enters `serving(server)` once per event loop, however many apps of it ask at once.
+
+    The first entry on a loop holds the serving, enters and exits the lifespan; entries made
+    while it is held wait for its start-up, get the same opener and leave without touching
+    it. Another event loop (another thread) gets a serving of its own.
+    """
+
+    def __init__(self, server: ConfiguredApp) -> None:
+        self._server = server
+        # The serving held, on its future's loop: its opener, or None if the start-up failed.
+        self._held: asyncio.Future[SessionOpener | None] | None = None
+
+    @asynccontextmanager
+    async def __call__(self) -> AsyncIterator[SessionOpener]:
+        """Serve for the duration; yields what opens sessions.
+
+        Raises:
+            LifespanError: The start-up failed (in this entry, or in the one whose serving
+                this entry would have shared).
+        """
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        held = self._held
+        if held is not None and held.get_loop() is loop:
+            opener = await asyncio.shield(held)
+            if opener is None:
+                raise LifespanError(
+                    f"server {self._server.name!r} did not start: its lifespan failed "
+                    "(logged above)"
+                )
+            yield opener
+            return
+        held = loop.create_future()
+        owns = self._held is None  # else held on another loop: serve apart, unshared
+        if owns:
+            self._held = held
+        try:
+            async with serving(self._server) as opener:
+                held.set_result(opener)
+                try:
+                    yield opener
+                finally:
+                    # Before the lifespan's exit: an entry made meanwhile starts afresh
+                    # rather than share what is closing.
+                    self._let_go(held, owns)
+        finally:
+            if not held.done():
+                held.set_result(None)
+            self._let_go(held, owns)
+
+    def _let_go(self, held: asyncio.Future[SessionOpener | None], owns: bool) -> None:
+        if owns and self._held is held:
+            self._held = None
 
 
 def _opener(server: ConfiguredApp, contexts: ContextSource) -> SessionOpener:

@@ -9,6 +9,7 @@ imported only when asked for, so that `import toolwire` and stdio load no web st
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -18,11 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from ._announcer import Announcer
-from ._shared_serving import SharedServing
-from ._tool_options import one_spelling, renamed
 from .errors import UserError
-from .lifespan import LifespanError, check_options
-from .lifespan import serving as _serving
+from .lifespan import LifespanError, SharedServing, check_options
 from .protocol.features.registry import (
     RegisteredTool,
     ToolRegistry,
@@ -36,7 +34,6 @@ if TYPE_CHECKING:
 
     import anyio
 
-    from ._session_end import SessionEndHooks
     from .protocol.auth.bearer import BearerAuth
     from .protocol.features.prompt_registry import PromptRegistry
     from .protocol.features.resource_files import DirectoryResources
@@ -59,6 +56,8 @@ H = TypeVar("H", bound=Callable[[str], Any])
 _TRANSPORTS = ("stdio", "http", "sse")
 # `tool`'s and `add_tool`'s MCP options, in the order `registered_tool` takes them.
 _MCP_OPTIONS = ("title", "annotations", "meta", "output_schema", "timeout", "scopes", "icons")
+# MCP users spell these `name` / `description`; function_tool (the Agents SDK) adds `_override`.
+_SPELLINGS = (("name", "name_override"), ("description", "description_override"))
 
 
 class Server:
@@ -141,11 +140,11 @@ class Server:
         )
         self._resources: ResourceRegistry | None = None  # made on first use, as prompts are
         self._prompts: PromptRegistry | None = None
-        self._session_end: SessionEndHooks | None = None  # made by the first on_session_end
+        self._session_end_hooks: list[Callable[[str], Any]] = []
         self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
         self._limiter_loop: object = None
         self._warmed_up = False
-        self._shared_serving = SharedServing(lambda: _serving(self), name)
+        self._shared_serving = SharedServing(self)
         for tool in tools:
             self.add_tool(tool)
 
@@ -224,7 +223,7 @@ class Server:
         """
         name, description = options.pop("name", None), options.pop("description", None)
         mcp_options = [options.pop(option, None) for option in _MCP_OPTIONS]
-        built_with = one_spelling("tool", options, name, description)
+        built_with = _one_spelling("tool", options, name, description)
 
         def register(the_func: Callable[..., Any]) -> FunctionTool:
             built = function_tool(the_func, **built_with)
@@ -281,11 +280,11 @@ class Server:
             TypeError: Both spellings of the name or of the description were given, or
                 `function_tool` options came with a tool that is already built.
         """
-        options = one_spelling("add_tool", function_tool_options, name, description)
+        options = _one_spelling("add_tool", function_tool_options, name, description)
         module = type(tool).__module__
         if isinstance(tool, FunctionTool) or module == "agents" or module.startswith("agents."):
             built = tool if isinstance(tool, FunctionTool) else FunctionTool.from_agents(tool)
-            built = renamed(built, options)
+            built = _renamed(built, options)
         elif callable(tool):
             built = function_tool(tool, **options)
         else:
@@ -330,8 +329,10 @@ class Server:
 
     async def session_ended(self, session_id: str) -> None:
         """Sessions with an id call this once closed: runs the `on_session_end` hooks."""
-        if self._session_end is not None:
-            await self._session_end.run(session_id)
+        if self._session_end_hooks:
+            from ._session_end import run_hooks
+
+            await run_hooks(self._session_end_hooks, session_id)
 
     def on_session_end(self, func: H) -> H:
         """Call `func(session_id)` whenever this process stops serving an MCP session that
@@ -354,11 +355,11 @@ class Server:
         Raises:
             TypeError: `func` is not callable.
         """
-        if self._session_end is None:
-            from ._session_end import SessionEndHooks
-
-            self._session_end = SessionEndHooks()
-        self._session_end.add(func)
+        if not callable(func):
+            raise TypeError(
+                f"on_session_end takes a function of the session id, not {type(func).__name__}"
+            )
+        self._session_end_hooks.append(func)
         return func
 
     @property
@@ -695,14 +696,11 @@ class Server:
     def sync_limiter(self) -> SyncBudget | anyio.CapacityLimiter:
         """Bounds the threads running sync tools, resources and prompts.
 
-        On asyncio a `SyncBudget` (see `toolwire.tools.threads`), which also accounts for
-        bodies still running after their calls timed out; its uncontended acquire does not
-        yield to the event loop (anyio's limiter always does, which costs every sync call a
-        loop pass). On another anyio backend (trio), an `anyio.CapacityLimiter`. One
-        bound, of `max_sync_workers`, covers every sync function run for a client (tools,
-        resource functions, prompts, a directory's reads and listings). It is made on first
-        use on each event loop and belongs to it: the same server may be served from
-        several loops, and a limiter is never awaited from another loop than its own.
+        One bound of `max_sync_workers` covers every sync function run for a client (tools,
+        resource functions, prompts, a directory's reads and listings). On asyncio it is a
+        `SyncBudget` (see `toolwire.tools.threads`), which also counts bodies still running
+        after their calls timed out; on trio an `anyio.CapacityLimiter`. It is made on first
+        use on each event loop and belongs to that loop.
         """
         import asyncio
 
@@ -968,17 +966,13 @@ class Server:
             from .transports.http.run import HEADER_TIMEOUT_GONE
 
             raise ValueError(f"header_timeout {HEADER_TIMEOUT_GONE}")
-        if transport == "http":
-            _run_http(self, **options)
-            return
-        if options.get("workers", 1) != 1:
+        if transport != "http" and options.pop("workers", 1) != 1:
             raise ValueError(
                 f"workers= needs transport 'http', not {transport!r}: the legacy SSE "
                 "transport and stdio are served by one process"
             )
-        options.pop("workers", None)
-        if transport == "sse":
-            _run_sse(self, **options)
+        if transport != "stdio":
+            _run_uvicorn(self, transport, **options)
             return
         from .transports.stdio.stdio import run_stdio
 
@@ -988,33 +982,9 @@ class Server:
             raise SystemExit(1) from None
 
 
-def _run_sse(
+def _run_uvicorn(
     server: Server,
-    *,
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    access_log: bool = False,
-    shutdown_grace: float = 5.0,
-    **app_options: Any,
-) -> None:
-    from .transports.http.run import checked_grace, run_http
-
-    grace = checked_grace(shutdown_grace)
-    app = server.sse_app(**app_options)
-    started = run_http(
-        app,
-        host=host,
-        port=port,
-        path=app.transport.sse_path,
-        access_log=bool(access_log),
-        shutdown_grace=grace,
-    )
-    if not started:
-        raise SystemExit(1)
-
-
-def _run_http(
-    server: Server,
+    transport: str,
     *,
     host: str = "127.0.0.1",
     port: int = 8000,
@@ -1023,7 +993,8 @@ def _run_http(
     shutdown_grace: float = 5.0,
     **app_options: Any,
 ) -> None:
-    from .transports.http.run import checked_grace
+    """`run("http")` and `run("sse")`: one uvicorn server, or worker processes (http only)."""
+    from .transports.http.run import checked_grace, run_http
 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1, not {workers!r}")
@@ -1041,19 +1012,51 @@ def _run_http(
             app_options=app_options,
         )
         return
-    from .transports.http.run import run_http
-
-    app = server.http_app(host=host, **app_options)
+    app: StreamableHttpApp | LegacySseApp
+    if transport == "http":
+        app = server.http_app(host=host, **app_options)
+        path = app.path
+    else:
+        app = server.sse_app(**app_options)
+        path = app.transport.sse_path
     started = run_http(
-        app,
-        host=host,
-        port=port,
-        path=app.path,
-        access_log=bool(access_log),
-        shutdown_grace=grace,
+        app, host=host, port=port, path=path, access_log=bool(access_log), shutdown_grace=grace
     )
     if not started:
         raise SystemExit(1)
+
+
+def _one_spelling(
+    method: str, options: dict[str, Any], name: str | None, description: str | None
+) -> dict[str, Any]:
+    """`options` with `name`/`description` folded into function_tool's spelling of them; both
+    spellings of one option at once are a `TypeError`, as Python treats a repeated keyword."""
+    for (short, long), value in zip(_SPELLINGS, (name, description), strict=True):
+        if value is None:
+            continue
+        if options.get(long) is not None:
+            raise TypeError(
+                f"{method}() got both {short}= and {long}=; they are two spellings of the "
+                "same option: pass only one"
+            )
+        options[long] = value
+    return options
+
+
+def _renamed(tool: FunctionTool, options: dict[str, Any]) -> FunctionTool:
+    """A copy of a built tool with another name or description (the only options it takes):
+    the object the caller holds keeps its own."""
+    changes = {}
+    for short, long in _SPELLINGS:
+        value = options.pop(long, None)
+        if value is not None:
+            changes[short] = value
+    if options:
+        raise TypeError(
+            f"add_tool() got function_tool options ({', '.join(sorted(options))}) for a tool "
+            "that is already built; they apply only when add_tool wraps a plain callable"
+        )
+    return dataclasses.replace(tool, **changes) if changes else tool
 
 
 def _listed(values: Iterable[str]) -> list[str]:

@@ -23,12 +23,11 @@ SETTLE_SECONDS = 1.0
 """How long after serving began the heap is collected once and frozen."""
 
 
-def settle_heap_later(delay: float = SETTLE_SECONDS) -> asyncio.TimerHandle | None:
-    """On the running loop, collect and freeze the heap once, `delay` seconds from now; the
-    timer, or None when `TOOLWIRE_GC_FREEZE` is "0" or the application disabled the collector."""
-    if not _wanted():
-        return None
-    return asyncio.get_running_loop().call_later(delay, _settle)
+def settle_heap_later() -> None:
+    """On the running loop, collect and freeze the heap once, `SETTLE_SECONDS` from now
+    (unless `TOOLWIRE_GC_FREEZE` is "0" or the collector is disabled)."""
+    if _wanted():
+        asyncio.get_running_loop().call_later(SETTLE_SECONDS, _settle)
 
 
 def settle_heap_now() -> None:

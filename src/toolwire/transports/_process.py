@@ -14,8 +14,6 @@ from .stdio import _parent_watch
 
 __all__ = ["THREAD_GRACE_SECONDS", "configure_logging", "release_threads"]
 
-logger = logging.getLogger("toolwire.transports")
-
 THREAD_GRACE_SECONDS = 0.2
 """At exit, how long worker threads get to finish before the process leaves without them."""
 
@@ -39,7 +37,7 @@ def configure_logging() -> None:
         toolwire_logger.warning("TOOLWIRE_LOG_LEVEL=%r is not a level; using WARNING", level)
 
 
-def release_threads(exit_code: int, log: logging.Logger = logger) -> None:
+def release_threads(exit_code: int, log: logging.Logger) -> None:
     """Let idle workers go; if a thread is still busy after a short grace, exit without it
     (with `exit_code`: 1 when serving failed, so a stuck thread cannot hide the failure).
     `log` is the transport's logger, which says so."""
