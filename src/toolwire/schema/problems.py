@@ -55,7 +55,7 @@ def schema_problems(schema: dict[str, Any], dialect: str) -> list[SchemaProblem]
     Raises:
         ValueError: If the dialect is not one of the three.
     """
-    check = _CHECKS.get(dialect)
+    check = _CHECKS.get(dialect) if isinstance(dialect, str) else None
     if check is None:
         raise ValueError(
             f"unknown schema dialect {dialect!r}; expected one of {', '.join(DIALECTS)}"
