@@ -1,14 +1,10 @@
 """N worker processes on one socket, each serving the app under a uvicorn server of its own.
 
-This is `toolwire run TARGET --transport http --workers N` and `Server.run("http", workers=N)`.
-A worker is a fresh interpreter (multiprocessing's "spawn"), so the server object cannot travel
-there: the parent binds the socket and starts workers that import TARGET anew, told what to
-serve by `TOOLWIRE_WORKER_SPEC` (JSON; `_serve_worker.py` is the worker's side). For
-`Server.run`, `server_target` finds such a TARGET for a live server or says precisely why there
-is none. A worker that dies is replaced; SIGTERM or SIGINT stops every worker, then the parent
-returns. A worker that cannot build the app exits with uvicorn's start-up failure status, which
-stops them all, and a worker whose parent was killed stops itself. Each worker keeps its own
-sessions, hence the warning without stateless serving or Redis (`sessions_warning`).
+This is `toolwire run TARGET --transport http --workers N` and `Server.run("http", workers=N)`:
+the parent binds the socket and starts workers that import TARGET anew, told what to serve by
+`TOOLWIRE_WORKER_SPEC` (`_serve_worker.py` is the worker's side). A worker that dies is
+replaced; SIGTERM or SIGINT stops every worker, then the parent returns; a worker that cannot
+build the app stops them all.
 """
 
 from __future__ import annotations
