@@ -1,19 +1,12 @@
 """Paths confined to root directories: the one way toolwire lets a caller name a file.
 
 A `Root` holds an open descriptor of its directory and resolves every path inside it one
-component at a time (`os.open` with `dir_fd`, `O_NOFOLLOW`, `O_DIRECTORY`), never by joining
-strings and asking the file system afterwards. A symbolic link is followed only when its
-target, resolved the same way, stays inside the same root; `..` may climb back up but never
-above the root. Reads open regular files only (never a FIFO, a device or a socket); writes go
-to a temporary file in the target's directory that is renamed over the target through the
-directory's descriptor, so the old file's mode is kept and a hard link to the old inode is left
-untouched. Each operation works on the directory descriptors it resolved, so a parent swapped
-for a link after resolution cannot redirect it. Every refusal is a `PathError` (a `ValueError`)
-naming the path and the reason. `Roots` picks the root an absolute path lies in. A descriptor
-pins a directory, not its place: a directory someone moves out of the root while an operation
-holds it is followed there (Linux's `openat2` with `RESOLVE_BENEATH` would close that gap; the
-standard library does not offer it). The module is POSIX only (it needs `dir_fd` support) and
-imports nothing but the standard library.
+component at a time through directory descriptors, never by joining strings. A symbolic link is
+followed only when its target stays inside the same root; `..` never climbs above the root.
+Reads open regular files only; writes replace the target atomically, keeping its mode and
+leaving hard links to the old inode untouched. Every refusal is a `PathError` (a `ValueError`)
+naming the path and the reason. `Roots` picks the root an absolute path lies in. POSIX only,
+standard library only.
 """
 
 from __future__ import annotations

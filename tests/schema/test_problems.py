@@ -449,6 +449,12 @@ def test_unknown_dialect_names_the_allowed_ones() -> None:
     assert DIALECTS == ("openai-strict", "gemini", "anthropic")
 
 
+@pytest.mark.parametrize("dialect", [["gemini"], {"gemini": 1}, {"gemini"}])
+def test_an_unhashable_dialect_is_named_as_unknown(dialect: Any) -> None:
+    with pytest.raises(ValueError, match=r"unknown schema dialect .*gemini.*; expected one of"):
+        schema_problems(OPENAI_OK, dialect)
+
+
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_not_a_schema_and_odd_values_do_not_crash(dialect: str) -> None:
     assert [str(p) for p in schema_problems([], dialect)] == [  # type: ignore[arg-type]

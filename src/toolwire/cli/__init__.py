@@ -14,12 +14,7 @@ _TARGET_HELP = "path/file.py[:server] or module[:server]"
 
 
 class _Parser(argparse.ArgumentParser):
-    """A parser whose usage errors are one line: what is wrong, and where to read more.
-
-    argparse prints the whole usage before its message; for a bad value the user needs the
-    flag and the reason, and `--help` is one command away. `declared` keeps every argument
-    and the subcommands, in order, for the test that each has a help text.
-    """
+    """A parser whose usage errors are one line; `declared` lists its arguments for the tests."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.declared: list[argparse.Action] = []
@@ -333,13 +328,7 @@ def _grace_seconds(text: str) -> float:
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
-    """Parse `argv`; an option no parser knows is reported by the parser it was meant for.
-
-    argparse leaves the arguments a subcommand does not recognise to the top-level parser,
-    whose error names the top-level command; `toolwire run x.py --reload` deserves a message
-    from `toolwire run` naming `--reload`. Exits with status 2 on any usage error, after one
-    line on stderr.
-    """
+    """Parse `argv`; an unknown option is reported by the (sub)command it was given to."""
     parser, commands = _parser()
     args, unknown = parser.parse_known_args(argv)
     if not unknown:

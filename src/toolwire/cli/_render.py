@@ -49,16 +49,12 @@ def _suffix(mime_type: str | None, kind: str) -> str:
     return guessed or _FALLBACK_SUFFIX.get(kind, ".bin")
 
 
-def _safe_stem(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._") or "result"
-
-
 class _Saver:
     """Writes binary blocks to numbered files; names never overwrite an existing file."""
 
     def __init__(self, save_dir: Path, stem: str) -> None:
         self._dir = save_dir
-        self._stem = _safe_stem(stem)
+        self._stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", stem).strip("._") or "result"
         self._count = 0
 
     def save(self, data: str, mime_type: str | None, kind: str) -> str:
@@ -99,16 +95,10 @@ def _block_lines(block: dict[str, Any], saver: _Saver) -> list[str]:
 
 
 def render_result(result: dict[str, Any], *, save_dir: Path, stem: str) -> str:
-    """The readable form of a `tools/call` result: its content, said once.
+    """The readable form of a wire `tools/call` result: its content, said once.
 
-    The content blocks are the result; `structuredContent` is shown (as indented JSON) only
-    when there is no content at all, since a server that sends both usually repeats one in
-    the other. `toolwire call --structured` and `--json` show it on request.
-
-    Args:
-        result: The result as on the wire (`content`, `structuredContent`, `isError`).
-        save_dir: Where images, audio and binary resources are written.
-        stem: The start of those files' names (the tool's name).
+    `structuredContent` is shown only when there is no content (a server sending both usually
+    repeats one in the other). Binary blocks are written to `save_dir` as `stem`-named files.
     """
     saver = _Saver(save_dir, stem)
     lines: list[str] = []
@@ -125,12 +115,7 @@ _MAX_BAR = 40
 
 
 class ProgressDisplay:
-    """Shows progress notifications for one call.
-
-    Args:
-        stream: Where to draw (stderr).
-        live: Redraw one line in place (a terminal) instead of writing a line per update.
-    """
+    """Shows one call's progress on `stream`: one line redrawn when `live`, else a line each."""
 
     def __init__(self, stream: TextIO, *, live: bool) -> None:
         self._stream = stream

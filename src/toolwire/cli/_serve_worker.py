@@ -24,14 +24,10 @@ _PARENT_POLL_SECONDS = 0.5
 
 
 def serve_worker(listening: socket.socket) -> None:
-    """The body of one worker process: build TARGET's `http_app` as the parent's spec
-    describes it and serve it on `listening` under a uvicorn server of its own, until
-    SIGTERM/SIGINT. A worker that cannot build the app logs why and exits with uvicorn's
-    start-up failure status, which stops the parent too (rather than being replaced, and
-    failing again, forever).
+    """Serve the app the parent's spec describes on `listening` until SIGTERM/SIGINT.
 
-    Raises:
-        RuntimeError: Called outside a worker started by `run_workers`.
+    A worker that cannot build the app exits with uvicorn's start-up failure status, which
+    stops the parent too (rather than being replaced, and failing again, forever).
     """
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
@@ -83,11 +79,8 @@ def _check_tools(server: Any, target: str, expected: list[str] | None) -> None:
 
 
 def _stop_with_parent(supervisor: int | None) -> None:
-    """SIGTERM this worker (a graceful stop) once its parent, the supervisor, is gone.
-
-    The supervisor's pid comes from the spec: a parent killed while this worker was still
-    starting has already been replaced by init, and `getppid()` read here would watch init.
-    """
+    """SIGTERM this worker once the supervisor is gone (its pid from the spec: by now
+    `getppid()` may already be init's)."""
     parent = supervisor if isinstance(supervisor, int) else os.getppid()
 
     def watch() -> None:

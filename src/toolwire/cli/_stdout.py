@@ -1,11 +1,7 @@
 """Results on stdout, and the end of a command whose reader went away (`toolwire ... | head`).
 
-Unix tools such as `seq` or `cat` are killed by SIGPIPE when they write to a pipe nobody
-reads any more: they print nothing about it, and a shell reports the status as 141 (128 +
-13), which `set -o pipefail` counts as a failure. Python ignores SIGPIPE and raises
-`BrokenPipeError` instead; the commands catch it around their own writes to stdout (so it is
-never mistaken for a lost connection to a server), finish their clean-up, and then end the
-same way the coreutils do.
+A command catches `BrokenPipeError` around its own writes to stdout (never mistaking it for a
+lost server), finishes its clean-up, and then ends silently by SIGPIPE, as `cat` does.
 """
 
 from __future__ import annotations
@@ -22,11 +18,7 @@ class StdoutClosed(Exception):
 
 
 def write_stdout(text: str) -> None:
-    """Print `text` and a newline to stdout, flushed.
-
-    Raises:
-        StdoutClosed: The reader of stdout has closed it.
-    """
+    """Print `text` and a newline to stdout, flushed; `StdoutClosed` if its reader is gone."""
     try:
         print(text, flush=True)
     except BrokenPipeError:
@@ -34,13 +26,8 @@ def write_stdout(text: str) -> None:
 
 
 def end_for_closed_stdout() -> int:
-    """End the process as a coreutils tool does on a closed pipe: killed by SIGPIPE, silently.
-
-    Call it once clean-up is done (a stdio server stopped, files closed). Where there is no
-    SIGPIPE (Windows) it returns the status the caller should exit with instead.
-    """
-    # Whatever is still buffered for stdout cannot be delivered; the interpreter must not
-    # try again (and complain) when it exits.
+    """After clean-up, end as `cat` does on a closed pipe; without SIGPIPE, return a status."""
+    # What is still buffered cannot be delivered: the interpreter must not retry it at exit.
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
         os.dup2(devnull, sys.stdout.fileno())

@@ -34,10 +34,6 @@ def split_target(target: str) -> tuple[str, str | None]:
 
     A one-letter module with its attribute (`w:server`) stays a module: the name after the
     `:` is an identifier, and a drive-relative file without `.py` is no TARGET anyway.
-
-    Raises:
-        TargetError: Nothing comes before the `:`, or what follows it is neither a name nor
-            part of a path (the message names TARGET and the part at fault).
     """
     head, sep, tail = target.rpartition(":")
     if not sep:
@@ -137,16 +133,10 @@ def _import(spec: str, path: str | None) -> ModuleType:
 
 
 def load_server(target: str, *, path: str | None = None) -> Server:
-    """Import TARGET and return its Server.
-
-    Args:
-        target: `path/file.py[:name]` or `module[:name]`. Without `:name`, the module must
-            hold exactly one `Server` at module level.
-        path: Where to import a module TARGET from (default: the current directory).
+    """Import TARGET (from `path` for a module) and return its Server, the only one if unnamed.
 
     Raises:
-        TargetError: The file or module is missing, its import failed (the traceback has
-            been printed to stderr), or it has no (or more than one) Server.
+        TargetError: Missing, failing to import (traceback on stderr), or no single Server.
     """
     from ..server import Server
 

@@ -1,14 +1,10 @@
 """N worker processes on one socket, each serving the app under a uvicorn server of its own.
 
-This is `toolwire run TARGET --transport http --workers N` and `Server.run("http", workers=N)`.
-A worker is a fresh interpreter (multiprocessing's "spawn"), so the server object cannot travel
-there: the parent binds the socket and starts workers that import TARGET anew, told what to
-serve by `TOOLWIRE_WORKER_SPEC` (JSON; `_serve_worker.py` is the worker's side). For
-`Server.run`, `server_target` finds such a TARGET for a live server or says precisely why there
-is none. A worker that dies is replaced; SIGTERM or SIGINT stops every worker, then the parent
-returns. A worker that cannot build the app exits with uvicorn's start-up failure status, which
-stops them all, and a worker whose parent was killed stops itself. Each worker keeps its own
-sessions, hence the warning without stateless serving or Redis (`sessions_warning`).
+This is `toolwire run TARGET --transport http --workers N` and `Server.run("http", workers=N)`:
+the parent binds the socket and starts workers that import TARGET anew, told what to serve by
+`TOOLWIRE_WORKER_SPEC` (`_serve_worker.py` is the worker's side). A worker that dies is
+replaced; SIGTERM or SIGINT stops every worker, then the parent returns; a worker that cannot
+build the app stops them all.
 """
 
 from __future__ import annotations
@@ -71,24 +67,11 @@ def run_workers(
     shutdown_grace: float = 5.0,
     tools: Sequence[str] | None = None,
 ) -> bool:
-    """Serve TARGET from `workers` processes until SIGTERM/SIGINT; whether they all started.
+    """Serve TARGET from `workers` processes until SIGTERM/SIGINT; False if one failed to start.
 
-    Args:
-        target: `module[:NAME]` or an absolute `file.py[:NAME]` (workers may start in
-            another directory than the one a relative path was given in).
-        root: The absolute directory a module TARGET is imported from (None: a file).
-        workers: How many worker processes (at least 2).
-        host: The interface to bind.
-        port: The TCP port (0: any free one).
-        app_options: Keyword arguments for `Server.http_app` (JSON-serialisable).
-        access_log: Log one line per request on stderr.
-        shutdown_grace: After the exit signal, the seconds calls in flight get in each
-            worker.
-        tools: The tool names the server has here; a worker whose import of TARGET gives
-            a server without one of them refuses to start (None: no check).
-
-    Returns:
-        False when a worker failed to start (its error was logged); the others are stopped.
+    `target` is `module[:NAME]` imported from the absolute `root`, or an absolute
+    `file.py[:NAME]` (`root` None); `app_options` (plain JSON values) go to `Server.http_app`;
+    a worker whose server lacks one of `tools` refuses to start.
     """
     from ..transports._process import configure_logging
     from ..transports.http.run import bound_socket, say, serving_config, serving_line
@@ -210,12 +193,8 @@ def run_in_workers(
 ) -> None:
     """Serve `server`'s `http_app(**app_options)` from `workers` processes until a signal.
 
-    Raises:
-        WorkerTargetError: No module a worker can import holds the server.
-        ValueError: An option is not a plain value a worker can be sent.
-        SystemExit: With status 1 when a worker failed to start (logged); in a worker that
-            is importing the started script anew and reached this call (run() not under
-            the `__main__` guard), with uvicorn's start-up failure status, which stops all.
+    Exits with status 1 when a worker failed to start; a worker re-importing the started script
+    that reaches this call (no `__main__` guard) exits with uvicorn's start-up failure status.
     """
     from ..transports._process import configure_logging
 
@@ -264,14 +243,10 @@ def _check_plain(options: Mapping[str, Any], workers: int) -> None:
 
 
 def server_target(server: Any) -> str:
-    """`module:NAME` under which a worker process imports `server` anew.
-
-    The started script comes first (a server defined there and run under the `__main__`
-    guard is the common case), then any other module holding it as a global.
+    """`module:NAME` under which a worker imports `server` anew: the started script first.
 
     Raises:
-        WorkerTargetError: The server is held by no module a worker can import (made
-            inside a function, or in an interactive session / `python -c`).
+        WorkerTargetError: The server is held by no module a worker can import.
     """
     main = sys.modules.get("__main__")
     name = _global_name(main, server) if main is not None else None

@@ -92,8 +92,7 @@ def inspect_server(server: Server, *, as_json: bool = False) -> str:
 
 
 def _summary(entry: dict[str, Any], between: str = "") -> str:
-    """` (title)`, then `between`, then `: first line of the description`, as far as the
-    entry has them."""
+    """` (title)`, `between`, `: first line of the description`, as far as the entry has them."""
     title = f" ({entry['title']})" if entry.get("title") else ""
     description = (entry.get("description") or "").strip().splitlines()
     return title + between + (f": {description[0]}" if description else "")
@@ -134,12 +133,7 @@ def _tool_lines(tool: dict[str, Any]) -> str:
 
 
 def render_tools(header: str, tools: list[dict[str, Any]]) -> str:
-    """Tools as listed (wire form, each with its `problems` per dialect), for a person.
-
-    Shared by `toolwire inspect` (a local server: the problems carry advice for its author)
-    and `toolwire tools` (a remote one: each tool also has `client_advice`, what a client
-    can do about what a provider refuses).
-    """
+    """Listed tools with their `problems` (and `client_advice`, remotely), for a person."""
     lines = [f"{header}: {_count(len(tools), 'tool')}", ""]
     lines += [_tool_lines(tool) for tool in tools]
     return "\n".join(lines).rstrip()

@@ -64,14 +64,10 @@ def _env(pairs: list[str]) -> dict[str, str]:
 
 
 def server_entry(client: str, target: str, path: str | None, env: dict[str, str]) -> dict[str, Any]:
-    """The config entry that launches the server with this interpreter.
+    """The `client`'s config entry that launches the server with this interpreter.
 
-    Args:
-        client: The client the entry is for (claude-code entries carry "type": "stdio").
-        target: The TARGET as given; clients start servers in a directory of their own
-            choosing, so a file is made absolute and a module gets `--path`.
-        path: The directory a module TARGET is imported from (default: the current one).
-        env: Extra environment variables for the server.
+    Clients start servers in a directory of their own choosing, so a file TARGET is made
+    absolute and a module TARGET gets `--path`.
     """
     target, import_dir = portable_target(target, path)
     args = ["-m", "toolwire", "run", target]

@@ -44,15 +44,7 @@ class _Refusal(Exception):
 
 @dataclass(frozen=True)
 class RemoteTarget:
-    """Where the server is.
-
-    Attributes:
-        kind: "stdio" (start `command` with `args`), "http" (streamable HTTP) or "sse".
-        text: The TARGET as the user wrote it (for messages).
-        command: The program to start (stdio).
-        args: Its arguments (stdio).
-        url: The endpoint (http, sse).
-    """
+    """Where the server is: `command` and `args` for stdio, `url` for http and sse."""
 
     kind: Literal["stdio", "http", "sse"]
     text: str
@@ -67,11 +59,7 @@ class RemoteTarget:
 
 
 def _parse_target(text: str) -> RemoteTarget:
-    """Read TARGET: an http(s) URL (legacy SSE when its path ends in /sse) or a command line.
-
-    Raises:
-        _Refusal: The TARGET is empty, a URL without a host, or an unbalanced command line.
-    """
+    """Read TARGET: an http(s) URL (legacy SSE when its path ends in /sse) or a command line."""
     stripped = text.strip()
     if not stripped:
         raise _Refusal("TARGET is empty: give a command line or an http(s):// URL")
@@ -90,11 +78,7 @@ def _parse_target(text: str) -> RemoteTarget:
 
 
 def _parse_headers(lines: list[str] | None, target: RemoteTarget) -> dict[str, str]:
-    """`--header "Name: value"` options as a dict (HTTP and SSE targets only).
-
-    Raises:
-        _Refusal: A header without a name and a colon, or headers for a stdio TARGET.
-    """
+    """`--header "Name: value"` options as a dict (HTTP and SSE targets only)."""
     headers: dict[str, str] = {}
     for line in lines or []:
         name, colon, value = line.partition(":")
@@ -113,12 +97,7 @@ def _client(
     headers: dict[str, str],
     on_approval_request: Any,
 ) -> MCPClientServer:
-    """The client adapter's server for TARGET, to enter with `async with`.
-
-    `timeout` bounds each request, the handshake included; `errlog` takes a stdio server's
-    stderr (None: ours); with `on_approval_request` (`toolwire call`'s terminal prompt) the
-    adapter's "annotations" policy gates every call.
-    """
+    """The client adapter's server for TARGET; `errlog` takes a stdio server's stderr."""
     from ..client import MCPServerSse, MCPServerStdio, MCPServerStreamableHttp
 
     common: dict[str, Any] = {
@@ -145,24 +124,6 @@ def _innermost(error: BaseException) -> BaseException:
     return error
 
 
-def _chain(error: BaseException) -> list[BaseException]:
-    """The error, what it wraps (exception groups) and what caused it, depth first."""
-    found: list[BaseException] = []
-    pending = [error]
-    while pending and len(found) < 50:
-        current = pending.pop()
-        if any(current is seen for seen in found):
-            continue
-        found.append(current)
-        if isinstance(current, BaseExceptionGroup):
-            pending.extend(reversed(current.exceptions))
-        if current.__cause__ is not None:
-            pending.append(current.__cause__)
-        elif current.__context__ is not None and not current.__suppress_context__:
-            pending.append(current.__context__)
-    return found
-
-
 # The `mcp` client's streamable HTTP transport turns a 404 answer to `initialize` into a
 # JSON-RPC "method not found" error with this message; the SSE transport raises the HTTP
 # client's status error, which carries the response.
@@ -170,7 +131,9 @@ _METHOD_NOT_FOUND = -32601
 
 
 def _answered_404(error: BaseException) -> bool:
-    for cause in _chain(error):
+    from ..client.errors import exception_chain
+
+    for cause in exception_chain(error):
         response = getattr(cause, "response", None)
         if getattr(response, "status_code", None) == 404:
             return True
@@ -268,8 +231,7 @@ def _run(
 ) -> int:
     """Connect, run `work(server, target)`, and turn every failure into one line.
 
-    A stdio server's stderr (its logs, its tracebacks) is kept aside unless `--verbose`:
-    the user reads the result, and the server's last line only when something failed.
+    A stdio server's stderr is kept aside unless `--verbose`; its last line is shown on failure.
     """
     command = args.command
     try:
@@ -341,23 +303,16 @@ def _where_the_cause_is(
 
 
 def _what(message: str) -> str:
-    """What a provider refuses, without the advice for the server's author that follows.
-
-    The messages of `schema_problems` say what is refused first, then (after "; ") what the
-    author can do; the one detail kept is which properties are missing from `required`.
-    """
+    """A `schema_problems` message without its advice to the author (after "; ")."""
     what, *rest = message.split("; ")
     details = [part for part in rest if part.startswith("missing from required:")]
     return "; ".join([what, *details])
 
 
 def _client_view(tool: dict[str, Any], strict: Any) -> dict[str, Any]:
-    """The tool with what each provider refuses and what a client (not the author) can do.
+    """The listed tool with what each provider refuses and what a client can do about it.
 
-    Args:
-        tool: The tool as listed (wire form).
-        strict: The same tool converted by the client adapter with
-            `convert_schemas_to_strict=True` (None when it could not be converted at all).
+    `strict` is the adapter's strict conversion of the tool (None when it could not convert it).
     """
     schema = tool.get("inputSchema") or {}
     problems = {
@@ -446,12 +401,9 @@ def _is_terminal(stream: TextIO) -> bool:
 
 @dataclass
 class _TerminalApproval:
-    """`toolwire call`'s approval callback: the client adapter's gate decides which calls are
-    asked about (the "annotations" policy), and this answers for the person at the terminal.
+    """`toolwire call`'s answer to the adapter's approval gate: `--yes`, else the terminal.
 
-    With `--yes` every call is approved. Without a terminal to ask on, or when the person
-    says no, the call is denied (it never reaches the server) and the reason is kept for the
-    one line the command ends with.
+    Without a terminal, or on a no, the call is denied and the reason kept for the last line.
     """
 
     approve_all: bool

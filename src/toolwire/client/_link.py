@@ -1,12 +1,8 @@
 """One live `mcp` client, entered and left by a task of its own.
 
-The `mcp` client is a stack of async context managers (a transport, a task group, a
-session). anyio ties each of them to the task that entered it: leaving one from another task
-raises "Attempted to exit cancel scope in a different task", which is what a web app gets
-when it connects in one request (or a lifespan's start-up) and cleans up in another. So a
-private owner task enters the stack, holds it open until told to stop, and leaves it; every
-other task only sends requests through the client it exposes. Opening and closing may then
-happen in any two tasks, and a caller's cancellation never tears the stack down half-way.
+An owner task enters the client's stack of context managers, holds it open until told to stop,
+and leaves it; other tasks only send requests through it. Opening and closing may then happen
+in any two tasks, and a caller's cancellation never tears the stack down half-way.
 """
 
 from __future__ import annotations
@@ -41,12 +37,7 @@ def _innermost(error: BaseException) -> BaseException:
 
 
 class Link:
-    """A client opened by `open()` and closed by `close()`, from any tasks.
-
-    Args:
-        factory: Makes the async context manager that yields a ready `mcp` client.
-        label: Names the server in log lines.
-    """
+    """A client `factory()` yields, opened by `open()` and closed by `close()` from any tasks."""
 
     def __init__(self, factory: Callable[[], AbstractAsyncContextManager[Any]], label: str):
         self._factory = factory
@@ -83,12 +74,7 @@ class Link:
             self._ready.set()
 
     async def open(self, timeout: float | None) -> Any:
-        """Start the owner task and wait until the client is ready.
-
-        Raises:
-            TimeoutError: Not ready within `timeout` seconds (the attempt is undone).
-            BaseException: Whatever failed while connecting.
-        """
+        """Start the owner task and wait until the client is ready; a failure undoes it."""
         self._task = asyncio.get_running_loop().create_task(
             self._own(), name=f"toolwire-mcp-client {self._label}"
         )

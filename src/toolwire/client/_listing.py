@@ -100,11 +100,7 @@ async def filtered(
 
 
 def required_arguments(tools: list[Any]) -> dict[str, tuple[str, ...]]:
-    """Each listed tool's required argument names (tools requiring none are left out).
-
-    Built once per listing, so that checking a call is a dictionary look-up rather than a
-    walk through every tool.
-    """
+    """Each listed tool's required argument names (tools requiring none are left out)."""
     index: dict[str, tuple[str, ...]] = {}
     for tool in tools:
         schema = getattr(tool, "input_schema", None)

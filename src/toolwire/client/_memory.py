@@ -1,13 +1,9 @@
 """A toolwire server reached in memory: the `mcp` client's streams wired to a server session.
 
-The server is served as a transport serves it (its lifespan entered by `serving()`, one
-session opened with the opener that yields), but frames cross two in-memory streams instead
-of a pipe or a socket: each message the client writes is encoded and handed to the session,
-and each frame the session sends is decoded for the client. No process, thread or socket is
-involved, so a test of a server costs what its handlers cost. The session shows error
-details: the caller is the server's author, so a failing resource or prompt is answered with
-its exception, not only logged. Leaving the context closes the session (calls still running
-are cancelled) and then exits the lifespan.
+The server is served as a transport serves it (lifespan, one session), but frames cross two
+in-memory streams: no process, thread or socket. The session shows error details, since the
+caller is the server's author. Leaving closes the session (cancelling calls still running),
+then exits the lifespan.
 """
 
 from __future__ import annotations
@@ -35,11 +31,7 @@ _BUFFERED = 64  # messages in flight each way before the writer waits
 
 @asynccontextmanager
 async def memory_transport(server: Servable) -> AsyncIterator[tuple[Any, Any]]:
-    """Serve `server` in this task and yield the `(read, write)` streams `mcp.Client` takes.
-
-    Raises:
-        Exception: What `server.serving()` raised on entry (a failed lifespan), as is.
-    """
+    """Serve `server` in this task and yield the `(read, write)` streams `mcp.Client` takes."""
     to_client, client_reads = anyio.create_memory_object_stream[SessionMessage | Exception](
         _BUFFERED
     )

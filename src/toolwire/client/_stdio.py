@@ -59,11 +59,7 @@ class ChildProcess:
         return self.process.pid
 
     async def describe_end(self) -> str:
-        """A few words on how the child ended (or that it still runs), with its stderr.
-
-        A child whose stdout just closed is given a moment to exit, so that its status is
-        known when it is on its way out.
-        """
+        """How the child ended (given a moment to exit) or that it still runs, with its stderr."""
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(self.process.wait()), _STATUS_WAIT)
         code = self.process.returncode
@@ -119,12 +115,8 @@ async def child_process_transport(
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Start the child and yield the `(read, write)` streams the `mcp` client takes.
 
-    Args:
-        params: The SDK's stdio params (`command`, `args`, `env`, `cwd`, `encoding`, ...).
-        label: The server's name, for log lines.
-        started: Receives the `ChildProcess`, so the caller can describe how it ended.
-        errlog: Where the child's stderr lines are copied (None: our own stderr, looked up
-            at each line so that a redirected `sys.stderr` is honoured).
+    `started` receives the `ChildProcess`; `errlog` takes the child's stderr lines (None: our
+    `sys.stderr`, looked up at each line so that a redirection is honoured).
     """
     child = await _start(params)
     if started is not None:

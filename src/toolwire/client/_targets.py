@@ -36,8 +36,7 @@ async def _resolved(value: Any) -> Any:
 
 
 class _RequestHeaders(httpx2.Auth):
-    """Adds headers computed at each HTTP request (a provider, a bearer token), then hands
-    the request to the configured `auth` (OAuth, ...) if there is one."""
+    """Adds headers computed at each request, then hands the request to the configured `auth`."""
 
     def __init__(
         self,

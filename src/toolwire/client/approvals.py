@@ -211,11 +211,7 @@ def _tool_lists(setting: dict[Any, Any]) -> dict[Any, bool]:
 
 
 def _tool_table(setting: dict[Any, Any]) -> dict[Any, bool]:
-    """A dict setting (either form) as a tool name -> "ask?" table.
-
-    Raises:
-        UserError: A value is not "always"/"never"/a bool, or the list form is malformed.
-    """
+    """A dict setting (either form) as a tool name -> "ask?" table."""
     if _is_tool_lists(setting):
         return _tool_lists(setting)
     return {key: _flag(value, f"require_approval[{key!r}]") for key, value in setting.items()}
@@ -223,16 +219,8 @@ def _tool_table(setting: dict[Any, Any]) -> dict[Any, bool]:
 
 @dataclass(frozen=True)
 class ApprovalPolicy:
-    """A checked `require_approval` setting.
-
-    Attributes:
-        kind: "fixed" (every tool alike), "per_tool" (a name -> bool table, others not
-            asked), "annotations" (the tool's MCP annotations decide) or "predicate" (a
-            function decides for each call).
-        everything: The answer of a "fixed" policy.
-        table: The tool names of a "per_tool" policy and whether each is asked for.
-        predicate: The `(run_context, agent, tool) -> bool | Awaitable[bool]` function.
-    """
+    """A checked `require_approval` setting: "fixed" (`everything`), "per_tool" (`table`; a
+    tool not in it is not asked about), "annotations", or "predicate" (asked per call)."""
 
     kind: _Kind
     everything: bool = False
@@ -241,17 +229,9 @@ class ApprovalPolicy:
 
     @classmethod
     def resolve(cls, require_approval: object, *, has_callback: bool) -> ApprovalPolicy:
-        """Check a `require_approval` setting and turn it into a policy.
+        """Check a `require_approval` setting (the SDK's forms, or "annotations").
 
-        Args:
-            require_approval: None, "always", "never", a bool, "annotations", a dict of tool
-                names to "always"/"never", `{"always": {"tool_names": [...]}, "never":
-                {"tool_names": [...]}}`, or `(run_context, agent, tool) -> bool` (sync or async).
-            has_callback: Whether an approval callback will answer; when it does, None means
-                "annotations" rather than "never".
-
-        Raises:
-            UserError: The setting is none of those; the message says where and why.
+        With a callback to answer (`has_callback`), None means "annotations", not "never".
         """
         setting = require_approval
         if setting is None:
@@ -369,23 +349,12 @@ def callback_for(server: Any, given: Any) -> MCPToolApprovalFunction | None:
 
 @dataclass
 class CallScope:
-    """The run a remote tool call belongs to, noted by the caller just before the call.
+    """The run a remote call belongs to, noted in a context variable just before the call.
 
-    A server's `call_tool` is called by the Agents SDK with the tool's name and arguments
-    only; the run context an approval callback is shown travels beside the call in a context
-    variable. The scope names the server and the call it is for, and is taken once, so a
-    scope left behind in a task never speaks for a later call.
-
-    Attributes:
-        owner: The client server the call goes to.
-        tool_name: The remote tool's name.
-        arguments: The arguments about to be sent.
-        run_context: The run's context wrapper (a `ToolContext` in a run).
-        callback: An approval callback for this call in place of the server's own.
-        agent: The agent the tool was converted for (for a predicate policy).
-        approved: The caller has had this call approved already (the SDK's own approval of
-            a shell or apply_patch call), so the server's gate does not ask again.
-        taken: Whether a call has used this scope already.
+    The Agents SDK calls `call_tool` with the name and arguments only, so the run context an
+    approval callback is shown travels here. A scope is taken once, so one left behind in a
+    task never speaks for a later call. `approved`: the SDK approved the call already (a shell
+    or apply_patch call), so the server's gate does not ask again.
     """
 
     owner: object

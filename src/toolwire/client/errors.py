@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..errors import UserError
 
-__all__ = ["Diagnosis", "MCPCallError", "diagnose"]
+__all__ = ["Diagnosis", "MCPCallError", "diagnose", "exception_chain"]
 
 NOT_CONNECTED = "Server not initialized. Make sure you call `connect()` first."
 
@@ -80,16 +80,8 @@ def _doing(target: str) -> str:
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """What a failure means for the caller.
-
-    Args:
-        reason: A short description for the error message.
-        lost: The connection is gone: reconnect before trying again.
-        unprocessed: The server certainly did not act on the request (its session had
-            expired), so sending it again on a new connection is safe.
-        supported: The protocol versions the server named when it refused the request's
-            version (-32022); empty for every other failure.
-    """
+    """What a failure means for the caller: `lost` (reconnect first), `unprocessed` (the
+    server certainly did not act, so resending is safe), `supported` (versions named by -32022)."""
 
     reason: str
     lost: bool
@@ -97,7 +89,8 @@ class Diagnosis:
     supported: tuple[str, ...] = ()
 
 
-def _chain(error: BaseException) -> list[BaseException]:
+def exception_chain(error: BaseException) -> list[BaseException]:
+    """`error`, the members of groups and the causes and contexts, breadth first (bounded)."""
     seen: list[BaseException] = []
     pending: list[BaseException] = [error]
     while pending and len(seen) < 32:  # bounded: causes and groups can nest
@@ -115,7 +108,7 @@ def _chain(error: BaseException) -> list[BaseException]:
 
 def diagnose(error: BaseException, timeout: float | None) -> Diagnosis:
     """Describe a failed request in a few words and say whether the connection is gone."""
-    for item in _chain(error):
+    for item in exception_chain(error):
         name = type(item).__name__
         code = getattr(getattr(item, "error", None), "code", getattr(item, "code", None))
         if name == "MCPError" and code == _REQUEST_TIMEOUT:

@@ -79,15 +79,12 @@ class _RemoteEditor:
         return ApplyPatchResult(status="failed" if failed else "completed", output=text_of(result))
 
     async def create_file(self, operation: Any) -> Any:
-        """Send a `create_file` operation."""
         return await self._send(operation)
 
     async def update_file(self, operation: Any) -> Any:
-        """Send an `update_file` operation."""
         return await self._send(operation)
 
     async def delete_file(self, operation: Any) -> Any:
-        """Send a `delete_file` operation."""
         return await self._send(operation)
 
 

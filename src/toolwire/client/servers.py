@@ -2,11 +2,8 @@
 toolwire `Server` in the same process (in memory, for tests and embedding).
 
 Each class takes the Agents SDK's parameters, in its order with its defaults, then toolwire's
-keyword-only options: `protocol_mode` ("auto", "handshake" or "modern"), `prefix_tool_names`,
-`connect_timeout_seconds` (a bound on `connect()` as a whole), `on_approval_request` (asked
-before every call the approval policy gates, whoever makes the call; a denied call never
-reaches the server), the `mcp` client's callbacks (elicitation, sampling, logging, roots), and
-per transport `errlog` (stdio) or `headers_provider` and `bearer_token` (HTTP).
+keyword-only options (`protocol_mode`, `on_approval_request`, the `mcp` client's callbacks...),
+described in docs/client.md.
 """
 
 from __future__ import annotations

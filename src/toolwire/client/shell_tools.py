@@ -49,11 +49,6 @@ class RemoteShellError(RuntimeError):
     """The remote `shell` tool answered with an error; the message is its text."""
 
 
-def _structured(result: Any) -> Mapping[str, Any] | None:
-    data = field_of(result, "structuredContent")
-    return data if isinstance(data, Mapping) else None
-
-
 def _command_outputs(data: Mapping[str, Any]) -> list[Any]:
     from agents import ShellCallOutcome, ShellCommandOutput
 
@@ -158,8 +153,8 @@ class _RemoteShell:
         result = await self.server.call_tool(self.remote_name, arguments)
         if field_of(result, "isError"):
             raise RemoteShellError(text_of(result) or "the remote shell tool failed")
-        data = _structured(result)
-        if data is None or not isinstance(data.get("output"), list):
+        data = field_of(result, "structuredContent")
+        if not isinstance(data, Mapping) or not isinstance(data.get("output"), list):
             return text_of(result)
         limit = data.get("max_output_length")
         return ShellResult(

@@ -45,12 +45,8 @@ def _redacted(url: str) -> str:
 
 
 class RedisLink:
-    """A lazily made `redis.asyncio.Redis` client and the way every store calls it.
-
-    Args:
-        url: A redis-py URL (`redis://host:port/db`, `rediss://...`, `unix://...`).
-        timeout: Seconds any one operation may take, connecting included.
-    """
+    """A lazily made `redis.asyncio.Redis` client for a redis-py `url`, and the way every store
+    calls it, each operation (connecting included) bounded by `timeout` seconds."""
 
     def __init__(self, url: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         if not timeout > 0:
@@ -66,9 +62,8 @@ class RedisLink:
 
     @property
     def client(self) -> Redis:
-        """The client, made on first use (importing redis then), and made again on another
-        event loop: its connections belong to the loop that opened them (an app served
-        twice, as tests do, must not reuse the first loop's)."""
+        """The client, made on first use and again on another event loop, which cannot use the
+        connections of the first."""
         loop = asyncio.get_running_loop()
         if self._client is not None and loop is not self._loop:
             self._client = None  # the old loop's connections die with it
@@ -92,16 +87,7 @@ class RedisLink:
         return self._client
 
     async def call(self, store: str, action: str, operation: Callable[[Redis], Awaitable[T]]) -> T:
-        """Run `operation(client)`, bounded by `timeout`.
-
-        Args:
-            store: Names the store for errors and logs ("Redis session store").
-            action: What is being done ("load session 1f2e...").
-            operation: The commands to run.
-
-        Raises:
-            StoreUnavailable: Redis failed, refused or did not answer in time.
-        """
+        """Run `operation(client)` within `timeout`; a failure names `store` and `action`."""
         from redis.exceptions import RedisError
 
         where = f"{store} at {self.where}"

@@ -1,13 +1,10 @@
 """A tool function's contract: name, description, arguments model and JSON schema.
 
 `function_schema` and `FuncSchema` are the Agents SDK's public names and give its results
-byte for byte (tests/schema/test_differential_*.py). Type hints are resolved once, a run-context
-first parameter is set apart (the invoker passes it), `docstrings` gives the words, `_fields`
-builds the pydantic model, and `FuncSchema.to_call_args` maps validated arguments back onto the
-function. `fast_function_schema` writes the same JSON schema without pydantic for simple
-signatures (tests/tools/test_fast_schema.py compares the two), so that decorating such a
-function loads no pydantic: the model then waits for the tool's first call. This module itself
-imports pydantic only inside `function_schema`.
+byte for byte. A run-context first parameter is set apart (the invoker passes it), and
+`FuncSchema.to_call_args` maps validated arguments back onto the function.
+`fast_function_schema` writes the same JSON schema without pydantic for simple signatures, so
+that decorating such a function loads no pydantic: the model waits for the tool's first call.
 """
 
 from __future__ import annotations

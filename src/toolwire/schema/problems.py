@@ -4,8 +4,8 @@
 (OpenAI function calling with `strict: true`), "gemini" (function declarations given as JSON
 Schema, `parametersJsonSchema`) or "anthropic" (Claude tool use, `input_schema`). It reports
 only what the provider refuses, never keywords it merely ignores, each `SchemaProblem` saying
-what to do; the checks read the schema and call no service. The sources of each dialect's
-rules are cited beside its check.
+what to do; the checks read the schema and call no service. Each rule quotes its source
+beside it; docs/decisions.md names the documents.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def schema_problems(schema: dict[str, Any], dialect: str) -> list[SchemaProblem]
     Raises:
         ValueError: If the dialect is not one of the three.
     """
-    check = _CHECKS.get(dialect)
+    check = _CHECKS.get(dialect) if isinstance(dialect, str) else None
     if check is None:
         raise ValueError(
             f"unknown schema dialect {dialect!r}; expected one of {', '.join(DIALECTS)}"
@@ -96,12 +96,10 @@ _MAX_WALK_DEPTH = 200
 
 
 def _join(path: str, key: str) -> str:
-    """`path` extended by one dotted key."""
     return f"{path}.{key}" if path else key
 
 
 def _is_object(node: dict[str, Any]) -> bool:
-    """Whether the schema describes a JSON object."""
     typ = node.get("type")
     return typ == "object" or (isinstance(typ, list) and "object" in typ) or "properties" in node
 
@@ -109,11 +107,7 @@ def _is_object(node: dict[str, Any]) -> bool:
 def _subschemas(
     node: Any, path: str = "", depth: int = 0, steps: int = 0
 ) -> Iterator[tuple[str, dict[str, Any], int]]:
-    """Every sub-schema (the root first) as (dotted path, schema, object nesting depth).
-
-    The depth counts the object schemas from the root down to and including this one; `$defs`
-    start again at zero because a definition's depth depends on where it is used.
-    """
+    """Every sub-schema, root first, as (dotted path, schema, objects deep; `$defs` at 0)."""
     if not isinstance(node, dict) or steps > _MAX_WALK_DEPTH:
         return
     depth = depth + 1 if _is_object(node) else depth
@@ -139,12 +133,7 @@ _JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "ar
 
 
 def _ref_problems(root: dict[str, Any], path: str, node: dict[str, Any]) -> Found:
-    """A `$ref` no provider can follow: to another document, or to nothing in this one.
-
-    None of them fetches a remote schema (OpenAI: "Definitions are supported", as `$defs`
-    inside the schema), and an unresolvable reference is an error for any JSON Schema
-    consumer that evaluates it.
-    """
+    """A `$ref` no provider can follow: to another document, or to nothing in this one."""
     ref = node.get("$ref")
     if not isinstance(ref, str):
         return
@@ -160,15 +149,6 @@ def _type_name_problems(path: str, node: dict[str, Any]) -> Found:
     for name in typ if isinstance(typ, list) else [typ] if typ is not None else []:
         if not isinstance(name, str) or name not in _JSON_TYPES:
             yield path, f"{name!r} is not a JSON Schema type; use one of {sorted(_JSON_TYPES)}"
-
-
-# Sources, checked 2026-11-23: Claude API reference, Messages, `tools[].input_schema`: "JSON
-# schema (https://json-schema.org/draft/2020-12) for this tool's input", with "type": "object"
-# required (the same text is in anthropic-sdk-python's types/tool_param.py); and the API's own
-# 400 answers, which the docs do not list: "input_schema does not support oneOf, allOf, or
-# anyOf at the top level" and "JSON schema is invalid. It must match JSON Schema draft
-# 2020-12". Strict tool use (`strict: true`) has a narrower subset, but a client opts into it
-# per tool and an MCP tool listing carries no such flag, so it is not a dialect here.
 
 
 def _anthropic(schema: dict[str, Any]) -> Found:
@@ -221,19 +201,6 @@ def _draft_2020_12(path: str, node: dict[str, Any]) -> Found:
             yield path, f'"{keyword}" must be a schema (an object or a boolean)'
     if "enum" in node and not isinstance(node["enum"], list):
         yield path, '"enum" must be a list of values'
-
-
-# Sources, checked 2026-11-23: Gemini API reference, FunctionDeclaration.parametersJsonSchema
-# (https://ai.google.dev/api/caching#FunctionDeclaration: "The schema must describe an object
-# where the properties are the parameters to the function"; its example carries
-# "additionalProperties": false), and
-# GenerationConfig.responseJsonSchema, which states the JSON Schema subset the API supports
-# (https://ai.google.dev/api/generate-content#generationconfig): "$id, $defs, $ref, $anchor,
-# type, format, title, description, enum, items, prefixItems, minItems, maxItems, minimum,
-# maximum, anyOf, oneOf, properties, additionalProperties, required" and propertyOrdering.
-# Other keywords are accepted and not enforced ("While the full JSON Schema may be sent, not
-# all features are supported"), so what is refused is a root that is not an object, a `type`
-# JSON Schema does not have, and the two structural limits on $ref below.
 
 
 def _gemini(schema: dict[str, Any]) -> Found:
@@ -294,10 +261,9 @@ def _follow_required(
     found: list[str],
     steps: int,
 ) -> None:
-    """Walk the parts of `node` an instance must contain; record a `$ref` back to `goal`.
+    """Record each `$ref` back to `goal` in the parts of `node` an instance must contain.
 
-    Each reference is followed once per goal (`expanded`), which keeps the walk linear in the
-    schema's size: one path to a cycle is enough to report it.
+    Each reference is followed once per goal (`expanded`): one path to a cycle is enough.
     """
     if not isinstance(node, dict) or steps > _MAX_CYCLE_STEPS:
         return
@@ -328,14 +294,6 @@ def _follow_required(
                 step = _join(path, f"{keyword}.{index}")
                 _follow_required(root, variant, goal, step, expanded, found, steps + 1)
 
-
-# Source, unless a rule says otherwise: OpenAI API docs, Structured Outputs guide, "Supported
-# schemas" (https://developers.openai.com/api/docs/guides/structured-outputs#supported-schemas,
-# formerly platform.openai.com/docs/...), and the function calling guide, "Strict mode";
-# checked 2026-11-23. The guide says a schema outside the subset is refused with an error.
-# Not flagged although outside its keyword lists: `title`, `description`, `default` and
-# `discriminator`, which the Agents SDK's own strict schemas carry; `minLength`, `maxLength`
-# and `patternProperties`, which the guide lists as unsupported for fine-tuned models only.
 
 # "Some type-specific keywords are not yet supported: Composition: allOf, not,
 # dependentRequired, dependentSchemas, if, then, else". `oneOf` is absent from "Supported

@@ -90,11 +90,7 @@ def ensure_strict_json_schema(
 
 
 def _check_nesting(document: object) -> None:
-    """Refuse dicts and lists nested deeper than `_MAX_DEPTH`, defaults and examples included.
-
-    Runs before the walk, iteratively, so that neither the walk nor a later deep copy meets a
-    structure deep enough to exhaust the stack.
-    """
+    """Refuse containers nested deeper than `_MAX_DEPTH`, before any recursion meets them."""
     pending: list[tuple[object, int]] = [(document, 1)]
     while pending:
         value, depth = pending.pop()
@@ -108,11 +104,7 @@ def _check_nesting(document: object) -> None:
 
 
 class _StrictPass:
-    """One conversion of one document: its root, the open-object policy, the visits left.
-
-    `reject_open_objects` refuses objects that accept undeclared keys (a `dict[str, X]`, a
-    bare `{"type": "object"}`) and every `$ref` left in place, instead of closing them.
-    """
+    """One conversion of one document: its root, the open-object policy, the visits left."""
 
     __slots__ = ("reject_open_objects", "root", "visits_left")
 
@@ -262,11 +254,9 @@ class _StrictPass:
             node["additionalProperties"] = False
 
     def _inline_ref(self, node: dict[str, Any]) -> None:
-        """Replace a `$ref` that has annotations beside it by its target's keys, in place.
+        """Replace an annotated `$ref` by its target's keys, the node's own keys first and winning.
 
-        The node's own keys keep their places and values; the target's other keys follow. The
-        `$ref` is dropped before the merge, so a target that is itself a reference carries its
-        `$ref` over and the re-visit follows it (a node pointing at itself just loses it).
+        A target that is itself a reference carries its `$ref` over for the re-visit to follow.
         """
         target = _resolved_object(self.root, node["$ref"])
         del node["$ref"]
@@ -294,7 +284,6 @@ class _StrictPass:
 
 
 def _starts_resource(node: dict[str, Any]) -> bool:
-    """Whether `node` declares a schema resource of its own (a string `$id`)."""
     return isinstance(node.get("$id"), str)
 
 

@@ -4,8 +4,7 @@ A tool body may raise what is not an `Exception`: `sys.exit()`, `KeyboardInterru
 `GeneratorExit`, a `CancelledError` of its own making. `as_tool_failure` turns these into
 `ToolAbortedError`, a failure like any other, so that none of them ends the server or leaves the
 call unanswered, while a real cancellation (a timeout, the client's `notifications/cancelled`,
-shutdown) still stops the call. Under the Agents SDK's runner an async tool's `SystemExit`
-propagates as it does with the SDK; a sync tool's arrives as `ToolAbortedError`.
+shutdown) still stops the call.
 """
 
 from __future__ import annotations
