@@ -3,11 +3,8 @@ of sessions lent to requests without one (and their listen streams), and its pla
 change bus (when it has one). Nothing of it is module-level: apps in one process serve and
 stop apart.
 
-Serving starts from the app's lifespan when the ASGI server runs it, and ends with it. An app
-mounted inside another one sees that lifespan only if the parent forwards it
-(`lifespan=mcp_app.lifespan`); otherwise serving starts on the first request and lasts until
-the event loop ends (`_lazy_start.py`, which warns). Either way the server's lifespan is
-entered exactly once.
+How serving starts and ends, and the count of calls in flight, is `Serving`'s
+(`_served_app.py`), shared with the SSE app.
 """
 
 from __future__ import annotations
@@ -18,8 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from ._lazy_start import LazyStart
-from ._winding_down import OneEnding, SessionsOpened
+from ._served_app import Serving
 from .changes import (
     CLIENT_RESPONSE,
     FOLLOWED_RESOURCES_UPDATED,
@@ -49,7 +45,7 @@ __all__ = ["Runtime"]
 logger = logging.getLogger("toolwire.http")
 
 
-class Runtime:
+class Runtime(Serving):
     """The serving state of one app.
 
     Args:
@@ -79,65 +75,56 @@ class Runtime:
         stateless: bool = False,
         change_bus: ChangeBus | None = None,
     ) -> None:
-        self.servable = servable
+        super().__init__(servable, max_event_bytes, "MCP")
         self.change_bus = change_bus
         self._member: BusMember | None = None
         self.is_stateless = stateless
         self.pool: SessionPool | None = None
         self.event_store = event_store
-        self.opener: SessionOpener | None = None
         self.sessions: SessionManager | None = None
         self.back_channel = back_channel
-        self.max_event_bytes = max_event_bytes
         self._settings = (idle_timeout, max_sessions, session_store)
-        name = getattr(servable, "name", None)
-        self._lazy = LazyStart(self.serving, f"the MCP app of server {name!r}")
-        self._ending = OneEnding(self._end_streams)
-        self.opened = SessionsOpened()
 
     def open_options(self, identity: Any = None) -> dict[str, Any]:
         """The keyword arguments to open a session of `identity` (None: unauthenticated)."""
         return {"back_channel": self.back_channel, "identity": identity}
 
     @asynccontextmanager
-    async def serving(self) -> AsyncIterator[None]:
-        """Serve for the duration: the server's lifespan, the sessions and their reaper."""
-        async with self.servable.serving() as served_opener:
-            opener = self.opened.opener(served_opener, self.max_event_bytes)
-            idle_timeout, max_sessions, store = self._settings
-            sessions = SessionManager(
-                opener,
-                idle_timeout=idle_timeout,
-                max_sessions=max_sessions,
-                store=store,
-                announce=self._publish,
-            )
-            sessions.start()
-            self.sessions = sessions
-            relays: list[_Relay] = []
-            if self.change_bus is not None:
-                self._member = await self.change_bus.join(self._hear)
-                relays = self._relays()
-            # Sessions lent to the requests that have none of their own: every POST in
-            # stateless mode, a handshake-era POST without a session id, and every
-            # 2026-07-28 request.
-            self.pool = SessionPool(opener)
-            self.opener = opener
-            try:
-                yield
-            finally:
-                self.opener = None
-                for relay in relays:
-                    with contextlib.suppress(ValueError):
-                        relay.listeners.remove(relay)
-                if self._member is not None:
-                    await self._member.leave()
-                    self._member = None
-                await sessions.close()
-                if self.pool is not None:
-                    await self.pool.close()
-                self.sessions = None
-                await self._close_connections(store)
+    async def hosting(self, opener: SessionOpener) -> AsyncIterator[None]:
+        """Host sessions for the duration: the session manager and its reaper, the pool, and
+        this app's place on the change bus."""
+        idle_timeout, max_sessions, store = self._settings
+        sessions = SessionManager(
+            opener,
+            idle_timeout=idle_timeout,
+            max_sessions=max_sessions,
+            store=store,
+            announce=self._publish,
+        )
+        sessions.start()
+        self.sessions = sessions
+        relays: list[_Relay] = []
+        if self.change_bus is not None:
+            self._member = await self.change_bus.join(self._hear)
+            relays = self._relays()
+        # Sessions lent to the requests that have none of their own: every POST in
+        # stateless mode, a handshake-era POST without a session id, and every
+        # 2026-07-28 request.
+        self.pool = SessionPool(opener)
+        try:
+            yield
+        finally:
+            for relay in relays:
+                with contextlib.suppress(ValueError):
+                    relay.listeners.remove(relay)
+            if self._member is not None:
+                await self._member.leave()
+                self._member = None
+            await sessions.close()
+            if self.pool is not None:
+                await self.pool.close()
+            self.sessions = None
+            await self._close_connections(store)
 
     async def _close_connections(self, session_store: Any) -> None:
         """Close the shared stores' connections (a Redis client is bound to this event loop;
@@ -233,30 +220,14 @@ class Runtime:
         if self.pool is not None:
             await self.pool.end_listen_streams()
 
-    async def end_streams(self) -> None:
-        """End every open stream: the server is stopping, and an ASGI server waits for open
-        responses before it stops. Sessions end (their GET and POST streams with them),
-        2026-07-28 listen streams get their final result, and the pooled sessions close; a
-        second asker waits for the ending under way (`OneEnding`)."""
-        await self._ending()
-
-    async def _end_streams(self) -> None:
+    async def ending(self) -> None:
+        """End every session (their GET and POST streams with them), give 2026-07-28 listen
+        streams their final result, and close the pooled sessions."""
         if self.sessions is not None:
             await self.sessions.close()
         if self.pool is not None:
             await self.pool.end_listen_streams()  # their final results, before they close
             await self.pool.close()
-
-    async def ensure_started(self) -> bool:
-        """Start serving now if no lifespan did (the app is mounted inside another one);
-        whether the app is served (False: the host is stopping, nothing is started again).
-
-        Raises:
-            Exception: What the server's start-up raised.
-        """
-        if self.opener is not None:
-            return True
-        return await self._lazy.start()
 
 
 def _tell_followed(session: ServerSession) -> None:

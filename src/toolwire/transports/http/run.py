@@ -225,7 +225,7 @@ async def _watch(
                 on_started()
         await asyncio.sleep(WATCH_SECONDS)
     try:
-        await wind_down(app, gate, grace)
+        await wind_down(app.runtime, gate, grace)
     except Exception:  # the shutdown goes on regardless; say what was left open
         logger.exception("winding down the app at shutdown failed")
 

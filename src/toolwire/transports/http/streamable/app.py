@@ -10,15 +10,13 @@ hosts and origins, and authentication, wrap the whole app (`Guards`, shared with
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, MutableMapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from starlette.routing import Route
 
-from .._event_limit import DEFAULT_MAX_EVENT_BYTES, checked_event_limit
 from .._runtime import Runtime
-from .._served_app import GuardedApp, Guards
+from .._served_app import DEFAULT_MAX_EVENT_BYTES, GuardedApp, Guards
 from ..channel import KEEPALIVE_SECONDS
 from .endpoint import Endpoint, EndpointConfig
 from .events import EventStore, MemoryEventStore
@@ -54,12 +52,13 @@ class StreamableHttpApp(GuardedApp):
 
     Args:
         endpoint: Answers the MCP path.
-        runtime: The serving state the lifespan enters.
+        runtime: The serving state (`lifespan` enters it).
         path: The MCP path.
         guards: What guards the app (their `path` is this one, their `tools` the server's).
     """
 
     lifespan_name = "MCP"
+    runtime: Runtime
 
     def __init__(self, endpoint: Endpoint, runtime: Runtime, path: str, guards: Guards) -> None:
         super().__init__(routes=[Route(path, endpoint)], lifespan=self.lifespan)
@@ -68,32 +67,6 @@ class StreamableHttpApp(GuardedApp):
         self.path = path
         self._paths = {path, path.rstrip("/") + "/"} if path != "/" else {"/", ""}
         self._entry = guards.around(self._dispatch, max_body_bytes=endpoint.config.max_body_bytes)
-
-    @asynccontextmanager
-    async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
-        """Serve for the duration: usable as the lifespan of a parent app that mounts this
-        one (`Starlette(lifespan=mcp_app.lifespan, routes=[Mount("/", mcp_app)])`)."""
-        async with self.runtime.serving():
-            yield
-
-    async def end_streams(self) -> None:
-        """End every open stream and session now (for a server that is stopping: it would
-        otherwise wait for clients to close their GET streams)."""
-        await self.runtime.end_streams()
-
-    async def end_idle_streams(self) -> None:
-        """End the GET and listen streams, which owe no call an answer (the server is
-        stopping; calls in flight may still finish on their POSTs)."""
-        await self.runtime.end_idle_streams()
-
-    def calls_in_flight(self) -> int:
-        """How many calls (tools, resources, prompts) the app's sessions are running."""
-        return self.runtime.opened.calls_in_flight()
-
-    async def refuse_calls(self, message: str) -> int:
-        """Answer every call in flight with a JSON-RPC error saying `message` and cancel it;
-        how many there were."""
-        return await self.runtime.opened.refuse_calls(message)
 
     async def _dispatch(self, scope: Any, receive: Any, send: Any) -> None:
         if (
@@ -156,7 +129,7 @@ def streamable_http_app(
         session_store=session_store,
         event_store=store,
         back_channel=not (stateless or json_response),
-        max_event_bytes=checked_event_limit(max_event_bytes),
+        max_event_bytes=max_event_bytes,
         stateless=stateless,
         change_bus=change_bus,
     )
