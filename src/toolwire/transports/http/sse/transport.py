@@ -34,6 +34,7 @@ from ..asgi import (
     ClientGone,
     Scope,
     declared_length,
+    header,
     read_body,
     refuse,
     respond,
@@ -219,14 +220,12 @@ class LegacySse(Serving):
         live = await self._session_of(scope, send)
         if live is None:
             return
-        content_type = _header(scope, b"content-type")
+        content_type = (header(scope, b"content-type") or b"").decode("latin-1")
         if content_type.split(";", 1)[0].strip().lower() != "application/json":
             await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
             return
         try:
-            body = await read_body(
-                receive, self.max_body_bytes, declared_length(scope.get("headers", []))
-            )
+            body = await read_body(receive, self.max_body_bytes, declared_length(scope))
         except BodyTooLarge as error:
             await refuse(send, 413, str(error))
             return
@@ -292,13 +291,6 @@ def _unknown_session(sse_path: str) -> str:
         "Unknown session_id: the session ended (its event stream closed) or never existed; "
         f"open a new stream with GET {sse_path}"
     )
-
-
-def _header(scope: Scope, name: bytes) -> str:
-    for key, value in scope.get("headers", ()):
-        if key.lower() == name:
-            return bytes(value).decode("latin-1")
-    return ""
 
 
 def _query_value(scope: Scope, name: str) -> str | None:
