@@ -3,6 +3,12 @@ of sessions lent to requests without one (and their listen streams), and its pla
 change bus (when it has one). Nothing of it is module-level: apps in one process serve and
 stop apart.
 
+A client's answer to a question a call asked may reach a process other than the one whose
+call waits for it (a load balancer may send its POST anywhere): that process answers the POST
+202 and passes the answer on the bus (`CLIENT_RESPONSE`, naming the session), and the one copy
+waiting for its id takes it. An answer over `MAX_FORWARDED_BYTES` is not passed on: the waiting
+call gets an error answer naming the size and the limit.
+
 How serving starts and ends, and the count of calls in flight, is `Serving`'s
 (`_served_app.py`), shared with the SSE app.
 """
@@ -10,11 +16,13 @@ How serving starts and ends, and the count of calls in flight, is `Serving`'s
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from ...protocol.wire.jsonrpc import INTERNAL_ERROR, Response, classify
 from ._served_app import Serving
 from .changes import (
     CLIENT_RESPONSE,
@@ -28,7 +36,6 @@ from .changes import (
     BusMember,
     ChangeBus,
 )
-from .streamable._client_answers import forward_notice, take_forwarded
 from .streamable._hosting import SessionPool
 from .streamable.events import EventStore
 from .streamable.records import SessionStore
@@ -40,7 +47,7 @@ if TYPE_CHECKING:
     from ...protocol.wire.jsonrpc import RequestId
     from .streamable.sessions import HttpSession
 
-__all__ = ["Runtime"]
+__all__ = ["MAX_FORWARDED_BYTES", "Runtime"]
 
 logger = logging.getLogger("toolwire.http")
 
@@ -160,7 +167,7 @@ class Runtime(Serving):
 
     def forwarded(self, found: HttpSession, request_id: RequestId, message: Any) -> bool:
         """Pass a client's answer on to the other processes when no call of this process
-        waits for it (see `_client_answers.py`); return whether it was passed on."""
+        waits for it (see the module docstring); return whether it was passed on."""
         server_session = found.server_session
         sessions = self.sessions
         if (
@@ -272,3 +279,56 @@ class _Relay:
 
     def __call__(self, data: str = "") -> None:
         self.publish(self.topic, data)
+
+
+MAX_FORWARDED_BYTES = 1024 * 1024
+"""The largest client answer (as JSON) passed between processes: an elicitation form or a
+sampled message fits many times over; an image sampled back may not, and is refused."""
+
+
+def forward_notice(session_id: str, message: dict[str, Any], request_id: Any) -> str:
+    """The data of the `CLIENT_RESPONSE` notice for one client answer in one session: the
+    answer itself, or an error answer to the same request when it is too large to carry."""
+    data = json.dumps([session_id, message], separators=(",", ":"))
+    if len(data) <= MAX_FORWARDED_BYTES:
+        return data
+    logger.warning(
+        "session %s: the client's answer to %r is %d bytes, over the %d the change bus "
+        "carries between processes; the waiting call gets an error instead",
+        session_id,
+        request_id,
+        len(data),
+        MAX_FORWARDED_BYTES,
+    )
+    refusal = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {
+            "code": INTERNAL_ERROR,
+            "message": (
+                f"The answer ({len(data)} bytes) reached another server process and is too "
+                f"large to pass on (at most {MAX_FORWARDED_BYTES} bytes)"
+            ),
+        },
+    }
+    return json.dumps([session_id, refusal], separators=(",", ":"))
+
+
+def take_forwarded(sessions: SessionManager, data: str) -> None:
+    """Resolve the request a forwarded answer is for, if this process waits for it."""
+    try:
+        session_id, message = json.loads(data)
+    except (TypeError, ValueError):
+        logger.warning("change bus: ignored a client answer that is not one: %.200r", data)
+        return
+    item = classify(message) if isinstance(session_id, str) else None
+    if not isinstance(item, Response):
+        logger.warning("change bus: ignored a client answer that is not one: %.200r", data)
+        return
+    held = sessions.live.get(session_id)
+    server_session = held.server_session if held is not None else None
+    if server_session is None or not server_session.outbound.awaits(item.id):
+        logger.debug("session %s: answer %r is not awaited here; ignored", session_id, item.id)
+        return
+    server_session.outbound.resolve(item.id, item.result, item.error)
+    logger.debug("session %s: took answer %r passed on by another process", session_id, item.id)
