@@ -1,16 +1,10 @@
-"""What an HTTP app holds while it is served: the server's opener, the live sessions, the pool
-of sessions lent to requests without one (and their listen streams), and its place on the
-change bus (when it has one). Nothing of it is module-level: apps in one process serve and
-stop apart.
-
-A client's answer to a question a call asked may reach a process other than the one whose
-call waits for it (a load balancer may send its POST anywhere): that process answers the POST
-202 and passes the answer on the bus (`CLIENT_RESPONSE`, naming the session), and the one copy
-waiting for its id takes it. An answer over `MAX_FORWARDED_BYTES` is not passed on: the waiting
-call gets an error answer naming the size and the limit.
-
-How serving starts and ends, and the count of calls in flight, is `Serving`'s
-(`_served_app.py`), shared with the SSE app.
+"""What the streamable HTTP app holds while it is served (a `Serving`, `_served_app.py`): the
+live sessions, the pool of sessions lent to requests without one (and their listen streams), and
+its place on the change bus, if any. The bus carries registry changes and session ends and
+updates between the processes serving one URL, and a client's answer that reached a process
+other than the one whose call waits for it (a load balancer may send the POST anywhere); an
+answer over `MAX_FORWARDED_BYTES` is not passed on, and the waiting call gets an error naming
+the size and the limit. Nothing of it is module-level: apps in one process serve and stop apart.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
-"""What the two HTTP apps of a server have in common: their serving, the guards around them, and
-answering the ASGI lifespan themselves while every other scope passes the guards.
-
-`StreamableHttpApp` (`streamable/app.py`) and `LegacySseApp` (`sse/app.py`) differ in what they
-serve. Both enter the server's lifespan through a `Serving` (once: from the app's lifespan, or
-from the first request of an app mounted in a parent that does not forward that lifespan, which
-warns and then lasts until the event loop ends), record every session they open so that a
-stopping server can count and refuse the calls in flight, and end their streams one ending at a
-time. Both guard every request at one point, built here from `Guards`, and report a failed
-start-up in one line (`speak_lifespan`) rather than Starlette's second traceback.
+"""What the two HTTP apps of a server have in common. `Serving` enters the server's lifespan
+once: from the app's lifespan, or from the first request of an app mounted in a parent that
+does not forward that lifespan (which warns, and lasts until the event loop ends); it records
+every session opened, so that a stopping server can count and refuse the calls in flight, and
+ends the streams one ending at a time. `Guards` build the one point where every request is
+guarded, and `speak_lifespan` reports a failed start-up in one line rather than Starlette's
+second traceback.
 """
 
 from __future__ import annotations
@@ -35,6 +32,7 @@ __all__ = [
     "GuardedApp",
     "Guards",
     "Serving",
+    "check_count",
     "speak_lifespan",
 ]
 
@@ -42,6 +40,12 @@ logger = logging.getLogger("toolwire.http")
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 """The largest message an HTTP app sends (an SSE event or a JSON body) unless configured."""
+
+
+def check_count(name: str, value: Any, least: int, alternative: str = "") -> None:
+    """Refuse (ValueError naming `name`) a `value` that is not an integer >= `least`."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(f"{name} must be an integer >= {least}{alternative}, not {value!r}")
 
 
 class Serving:
@@ -58,11 +62,8 @@ class Serving:
     """
 
     def __init__(self, servable: Servable, max_event_bytes: int | None, kind: str) -> None:
-        value = max_event_bytes
-        if value is not None and (
-            isinstance(value, bool) or not isinstance(value, int) or value < 1
-        ):
-            raise ValueError(f"max_event_bytes must be an integer >= 1 or None, not {value!r}")
+        if max_event_bytes is not None:
+            check_count("max_event_bytes", max_event_bytes, 1, " or None")
         self.servable = servable
         self.max_event_bytes = max_event_bytes
         self.opener: SessionOpener | None = None

@@ -25,7 +25,7 @@ import anyio
 
 from ....protocol.auth.identity import same_caller
 from ....protocol.wire.jsonrpc import PARSE_ERROR, decode
-from .._served_app import Serving
+from .._served_app import Serving, check_count
 from .._sse import SSE_HEADERS, encode_event
 from ..asgi import (
     ASGIReceive,
@@ -102,9 +102,8 @@ class LegacySse(Serving):
         for name, path in (("sse_path", sse_path), ("message_path", message_path)):
             if not path.startswith("/") or any(mark in path for mark in ("?", "#", "//")):
                 raise ValueError(f"{name} must be an absolute path like '/sse', not {path!r}")
-        for name, value in (("max_sessions", max_sessions), ("max_body_bytes", max_body_bytes)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, not {value!r}")
+        check_count("max_sessions", max_sessions, 1)
+        check_count("max_body_bytes", max_body_bytes, 1)
         if not isinstance(keepalive_seconds, int | float) or not keepalive_seconds > 0:
             raise ValueError(
                 f"keepalive_seconds must be a number of seconds > 0, not {keepalive_seconds!r}"

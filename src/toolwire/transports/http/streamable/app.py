@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.routing import Route
 
 from .._runtime import Runtime
-from .._served_app import DEFAULT_MAX_EVENT_BYTES, GuardedApp, Guards
+from .._served_app import DEFAULT_MAX_EVENT_BYTES, GuardedApp, Guards, check_count
 from ..channel import KEEPALIVE_SECONDS
 from .endpoint import Endpoint, EndpointConfig
 from .events import EventStore, MemoryEventStore
@@ -109,12 +109,12 @@ def streamable_http_app(
     if not path.startswith("/"):
         raise ValueError(f"path must start with '/', not {path!r}")
     _check_seconds("session_idle_timeout", session_idle_timeout)
-    _check_count("max_sessions", max_sessions, 1)
+    check_count("max_sessions", max_sessions, 1)
     if max_body_bytes is None:
         max_body_bytes = servable.max_message_bytes
-    _check_count("max_body_bytes", max_body_bytes, 1)
+    check_count("max_body_bytes", max_body_bytes, 1)
     if retry_ms is not None:
-        _check_count("retry_ms", retry_ms, 0, " or None")
+        check_count("retry_ms", retry_ms, 0, " or None")
     _check_seconds("keepalive_seconds", keepalive_seconds)
     if event_store is not None and not isinstance(event_store, EventStore):
         raise ValueError("event_store must have the EventStore methods store and replay_after")
@@ -149,11 +149,6 @@ def streamable_http_app(
         getattr(servable, "tool_registry", None),
     )
     return StreamableHttpApp(Endpoint(runtime, config), runtime, path, guards)
-
-
-def _check_count(name: str, value: Any, least: int, alternative: str = "") -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ValueError(f"{name} must be an integer >= {least}{alternative}, not {value!r}")
 
 
 def _check_seconds(name: str, value: Any) -> None:
