@@ -60,9 +60,6 @@ HEADER_TIMEOUT_GONE = (
 )
 """Why `header_timeout` / `--header-timeout` are refused."""
 
-WATCH_SECONDS = 0.05
-"""How often `should_exit` is read (uvicorn reads it every 0.1 s itself)."""
-
 UVICORN_EXTRA_SECONDS = 3
 """uvicorn's own graceful timeout is the grace plus this: the refusals of calls still running
 at the end of the grace go out before uvicorn would cancel their responses."""
@@ -88,7 +85,8 @@ SHUTTING_DOWN = -32000
 """The JSON-RPC error code of a request refused, or a call cut short, by the server stopping."""
 
 TICK_SECONDS = 0.05
-"""How often the winding down looks again for idle streams and calls still running."""
+"""How often `should_exit` is read (uvicorn reads it every 0.1 s itself), and how often the
+winding down looks again for idle streams and calls still running."""
 
 FLUSH_SECONDS = 1.0
 """After the refusals of calls past the grace, how long their responses get to go out."""
@@ -306,7 +304,7 @@ async def _watch(
             announced = True
             if on_started is not None:
                 on_started()
-        await asyncio.sleep(WATCH_SECONDS)
+        await asyncio.sleep(TICK_SECONDS)
     try:
         await wind_down(app.runtime, gate, grace)
     except Exception:  # the shutdown goes on regardless; say what was left open
