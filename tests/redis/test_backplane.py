@@ -11,12 +11,12 @@ import httpx2 as httpx
 import pytest
 from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
 from tests._jsonrpc import initialize_request, tool_call_request
+from tests._local_bus import LocalChangeBus
 from tests.redis._server import RedisServer
 from tests.transports.http._http_harness import serving
 
 from toolwire import Identity, Server, ToolContext
 from toolwire.redis import RedisBackplane, RedisSessionStore
-from toolwire.transports.http.changes import LocalChangeBus
 
 SESSION_COMMANDS = ("set", "get", "pexpire", "del")
 

@@ -21,7 +21,7 @@ from tests.transports.http._http_harness import serving
 from toolwire import Server, ToolContext
 from toolwire.errors import ClientResponseError
 from toolwire.redis import RedisBackplane
-from toolwire.transports.http.streamable._client_answers import MAX_FORWARDED_BYTES
+from toolwire.transports.http._runtime import MAX_FORWARDED_BYTES
 
 FORM = {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]}
 

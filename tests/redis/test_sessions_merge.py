@@ -13,12 +13,12 @@ from typing import Any
 import httpx2 as httpx
 from tests._jsonrpc import ACCEPT_HEADERS as ACCEPT
 from tests._jsonrpc import initialize_request
+from tests._local_bus import LocalChangeBus
 from tests.redis._server import RedisServer
 from tests.transports.http._http_harness import serving
 
 from toolwire import Server
 from toolwire.redis import RedisSessionStore
-from toolwire.transports.http.changes import LocalChangeBus
 from toolwire.transports.http.streamable.records import MemorySessionStore, SessionRecord
 
 

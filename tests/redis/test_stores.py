@@ -9,11 +9,11 @@ import asyncio
 from typing import Any
 
 import pytest
+from tests._local_bus import LocalChangeBus
 from tests.redis._server import RedisServer
 
 from toolwire import Identity
 from toolwire.redis import RedisChangeBus, RedisEventStore, RedisSessionStore
-from toolwire.transports.http.changes import LocalChangeBus
 from toolwire.transports.http.streamable.events import MalformedEventId
 from toolwire.transports.http.streamable.records import (
     MemorySessionStore,

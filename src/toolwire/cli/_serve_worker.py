@@ -34,8 +34,13 @@ def serve_worker(listening: socket.socket) -> None:
 
     from ..transports._heap import settle_heap_now
     from ..transports._process import configure_logging, release_threads
-    from ..transports.http._winding_down import ShutdownGate
-    from ..transports.http.run import run_loop, serve_with, serving_config, signals_stop
+    from ..transports.http.run import (
+        ShutdownGate,
+        run_loop,
+        serve_with,
+        serving_config,
+        signals_stop,
+    )
 
     raw = os.environ.get(SPEC_VARIABLE)
     if not raw:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import asyncio
 
+from tests._local_bus import LocalChangeBus
+
 from toolwire import Server
-from toolwire.transports.http.changes import LocalChangeBus
 
 
 def test_a_change_is_published_by_each_app_and_never_echoed() -> None:

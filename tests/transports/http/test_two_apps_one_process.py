@@ -16,8 +16,7 @@ import uvicorn
 from _modern_support import body, enveloped, headers_for, sse_frames
 
 from toolwire import Server
-from toolwire.transports.http._winding_down import ShutdownGate
-from toolwire.transports.http.run import bound_socket, serve_with, serving_config
+from toolwire.transports.http.run import ShutdownGate, bound_socket, serve_with, serving_config
 
 GRACE = 1.0
 WAIT = 20.0

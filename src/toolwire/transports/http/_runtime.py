@@ -1,25 +1,23 @@
-"""What an HTTP app holds while it is served: the server's opener, the live sessions, the pool
-of sessions lent to requests without one (and their listen streams), and its place on the
-change bus (when it has one). Nothing of it is module-level: apps in one process serve and
-stop apart.
-
-Serving starts from the app's lifespan when the ASGI server runs it, and ends with it. An app
-mounted inside another one sees that lifespan only if the parent forwards it
-(`lifespan=mcp_app.lifespan`); otherwise serving starts on the first request and lasts until
-the event loop ends (`_lazy_start.py`, which warns). Either way the server's lifespan is
-entered exactly once.
+"""What the streamable HTTP app holds while it is served (a `Serving`, `_served_app.py`): the
+live sessions, the pool of sessions lent to requests without one (and their listen streams), and
+its place on the change bus, if any. The bus carries registry changes and session ends and
+updates between the processes serving one URL, and a client's answer that reached a process
+other than the one whose call waits for it (a load balancer may send the POST anywhere); an
+answer over `MAX_FORWARDED_BYTES` is not passed on, and the waiting call gets an error naming
+the size and the limit. Nothing of it is module-level: apps in one process serve and stop apart.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from ._lazy_start import LazyStart
-from ._winding_down import OneEnding, SessionsOpened
+from ...protocol.wire.jsonrpc import INTERNAL_ERROR, Response, classify
+from ._served_app import Serving
 from .changes import (
     CLIENT_RESPONSE,
     FOLLOWED_RESOURCES_UPDATED,
@@ -32,7 +30,6 @@ from .changes import (
     BusMember,
     ChangeBus,
 )
-from .streamable._client_answers import forward_notice, take_forwarded
 from .streamable._hosting import SessionPool
 from .streamable.events import EventStore
 from .streamable.records import SessionStore
@@ -44,12 +41,12 @@ if TYPE_CHECKING:
     from ...protocol.wire.jsonrpc import RequestId
     from .streamable.sessions import HttpSession
 
-__all__ = ["Runtime"]
+__all__ = ["MAX_FORWARDED_BYTES", "Runtime"]
 
 logger = logging.getLogger("toolwire.http")
 
 
-class Runtime:
+class Runtime(Serving):
     """The serving state of one app.
 
     Args:
@@ -79,65 +76,56 @@ class Runtime:
         stateless: bool = False,
         change_bus: ChangeBus | None = None,
     ) -> None:
-        self.servable = servable
+        super().__init__(servable, max_event_bytes, "MCP")
         self.change_bus = change_bus
         self._member: BusMember | None = None
         self.is_stateless = stateless
         self.pool: SessionPool | None = None
         self.event_store = event_store
-        self.opener: SessionOpener | None = None
         self.sessions: SessionManager | None = None
         self.back_channel = back_channel
-        self.max_event_bytes = max_event_bytes
         self._settings = (idle_timeout, max_sessions, session_store)
-        name = getattr(servable, "name", None)
-        self._lazy = LazyStart(self.serving, f"the MCP app of server {name!r}")
-        self._ending = OneEnding(self._end_streams)
-        self.opened = SessionsOpened()
 
     def open_options(self, identity: Any = None) -> dict[str, Any]:
         """The keyword arguments to open a session of `identity` (None: unauthenticated)."""
         return {"back_channel": self.back_channel, "identity": identity}
 
     @asynccontextmanager
-    async def serving(self) -> AsyncIterator[None]:
-        """Serve for the duration: the server's lifespan, the sessions and their reaper."""
-        async with self.servable.serving() as served_opener:
-            opener = self.opened.opener(served_opener, self.max_event_bytes)
-            idle_timeout, max_sessions, store = self._settings
-            sessions = SessionManager(
-                opener,
-                idle_timeout=idle_timeout,
-                max_sessions=max_sessions,
-                store=store,
-                announce=self._publish,
-            )
-            sessions.start()
-            self.sessions = sessions
-            relays: list[_Relay] = []
-            if self.change_bus is not None:
-                self._member = await self.change_bus.join(self._hear)
-                relays = self._relays()
-            # Sessions lent to the requests that have none of their own: every POST in
-            # stateless mode, a handshake-era POST without a session id, and every
-            # 2026-07-28 request.
-            self.pool = SessionPool(opener)
-            self.opener = opener
-            try:
-                yield
-            finally:
-                self.opener = None
-                for relay in relays:
-                    with contextlib.suppress(ValueError):
-                        relay.listeners.remove(relay)
-                if self._member is not None:
-                    await self._member.leave()
-                    self._member = None
-                await sessions.close()
-                if self.pool is not None:
-                    await self.pool.close()
-                self.sessions = None
-                await self._close_connections(store)
+    async def hosting(self, opener: SessionOpener) -> AsyncIterator[None]:
+        """Host sessions for the duration: the session manager and its reaper, the pool, and
+        this app's place on the change bus."""
+        idle_timeout, max_sessions, store = self._settings
+        sessions = SessionManager(
+            opener,
+            idle_timeout=idle_timeout,
+            max_sessions=max_sessions,
+            store=store,
+            announce=self._publish,
+        )
+        sessions.start()
+        self.sessions = sessions
+        relays: list[_Relay] = []
+        if self.change_bus is not None:
+            self._member = await self.change_bus.join(self._hear)
+            relays = self._relays()
+        # Sessions lent to the requests that have none of their own: every POST in
+        # stateless mode, a handshake-era POST without a session id, and every
+        # 2026-07-28 request.
+        self.pool = SessionPool(opener)
+        try:
+            yield
+        finally:
+            for relay in relays:
+                with contextlib.suppress(ValueError):
+                    relay.listeners.remove(relay)
+            if self._member is not None:
+                await self._member.leave()
+                self._member = None
+            await sessions.close()
+            if self.pool is not None:
+                await self.pool.close()
+            self.sessions = None
+            await self._close_connections(store)
 
     async def _close_connections(self, session_store: Any) -> None:
         """Close the shared stores' connections (a Redis client is bound to this event loop;
@@ -173,7 +161,7 @@ class Runtime:
 
     def forwarded(self, found: HttpSession, request_id: RequestId, message: Any) -> bool:
         """Pass a client's answer on to the other processes when no call of this process
-        waits for it (see `_client_answers.py`); return whether it was passed on."""
+        waits for it (see the module docstring); return whether it was passed on."""
         server_session = found.server_session
         sessions = self.sessions
         if (
@@ -233,30 +221,14 @@ class Runtime:
         if self.pool is not None:
             await self.pool.end_listen_streams()
 
-    async def end_streams(self) -> None:
-        """End every open stream: the server is stopping, and an ASGI server waits for open
-        responses before it stops. Sessions end (their GET and POST streams with them),
-        2026-07-28 listen streams get their final result, and the pooled sessions close; a
-        second asker waits for the ending under way (`OneEnding`)."""
-        await self._ending()
-
-    async def _end_streams(self) -> None:
+    async def ending(self) -> None:
+        """End every session (their GET and POST streams with them), give 2026-07-28 listen
+        streams their final result, and close the pooled sessions."""
         if self.sessions is not None:
             await self.sessions.close()
         if self.pool is not None:
             await self.pool.end_listen_streams()  # their final results, before they close
             await self.pool.close()
-
-    async def ensure_started(self) -> bool:
-        """Start serving now if no lifespan did (the app is mounted inside another one);
-        whether the app is served (False: the host is stopping, nothing is started again).
-
-        Raises:
-            Exception: What the server's start-up raised.
-        """
-        if self.opener is not None:
-            return True
-        return await self._lazy.start()
 
 
 def _tell_followed(session: ServerSession) -> None:
@@ -301,3 +273,56 @@ class _Relay:
 
     def __call__(self, data: str = "") -> None:
         self.publish(self.topic, data)
+
+
+MAX_FORWARDED_BYTES = 1024 * 1024
+"""The largest client answer (as JSON) passed between processes: an elicitation form or a
+sampled message fits many times over; an image sampled back may not, and is refused."""
+
+
+def forward_notice(session_id: str, message: dict[str, Any], request_id: Any) -> str:
+    """The data of the `CLIENT_RESPONSE` notice for one client answer in one session: the
+    answer itself, or an error answer to the same request when it is too large to carry."""
+    data = json.dumps([session_id, message], separators=(",", ":"))
+    if len(data) <= MAX_FORWARDED_BYTES:
+        return data
+    logger.warning(
+        "session %s: the client's answer to %r is %d bytes, over the %d the change bus "
+        "carries between processes; the waiting call gets an error instead",
+        session_id,
+        request_id,
+        len(data),
+        MAX_FORWARDED_BYTES,
+    )
+    refusal = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {
+            "code": INTERNAL_ERROR,
+            "message": (
+                f"The answer ({len(data)} bytes) reached another server process and is too "
+                f"large to pass on (at most {MAX_FORWARDED_BYTES} bytes)"
+            ),
+        },
+    }
+    return json.dumps([session_id, refusal], separators=(",", ":"))
+
+
+def take_forwarded(sessions: SessionManager, data: str) -> None:
+    """Resolve the request a forwarded answer is for, if this process waits for it."""
+    try:
+        session_id, message = json.loads(data)
+    except (TypeError, ValueError):
+        logger.warning("change bus: ignored a client answer that is not one: %.200r", data)
+        return
+    item = classify(message) if isinstance(session_id, str) else None
+    if not isinstance(item, Response):
+        logger.warning("change bus: ignored a client answer that is not one: %.200r", data)
+        return
+    held = sessions.live.get(session_id)
+    server_session = held.server_session if held is not None else None
+    if server_session is None or not server_session.outbound.awaits(item.id):
+        logger.debug("session %s: answer %r is not awaited here; ignored", session_id, item.id)
+        return
+    server_session.outbound.resolve(item.id, item.result, item.error)
+    logger.debug("session %s: took answer %r passed on by another process", session_id, item.id)

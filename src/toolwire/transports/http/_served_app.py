@@ -1,26 +1,167 @@
-"""What the two HTTP apps of a server have in common: the guards around them, and answering
-the ASGI lifespan themselves while every other scope passes the guards.
-
-`StreamableHttpApp` (`streamable/app.py`) and `LegacySseApp` (`sse/app.py`) differ in what they
-serve and how serving starts; both guard every request at one point, built here from `Guards`, and
-both report a failed start-up in one line (`speak_lifespan`) rather than Starlette's second
-traceback.
+"""What the two HTTP apps of a server have in common. `Serving` enters the server's lifespan
+once: from the app's lifespan, or from the first request of an app mounted in a parent that
+does not forward that lifespan (which warns, and lasts until the event loop ends); it records
+every session opened, so that a stopping server can count and refuse the calls in flight, and
+ends the streams one ending at a time. `Guards` build the one point where every request is
+guarded, and `speak_lifespan` reports a failed start-up in one line rather than Starlette's
+second traceback.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import AbstractAsyncContextManager
+import asyncio
+import logging
+import weakref
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from starlette.applications import Starlette
 
+from ...protocol.session.serving import opener_then
+
 if TYPE_CHECKING:
     from ...protocol.features.registry import ToolRegistry
+    from ...protocol.session.serving import Servable, SessionOpener
+    from ...protocol.session.session import ServerSession
     from .asgi import ASGIApp, ASGIReceive, ASGISend
 
-__all__ = ["GuardedApp", "Guards", "speak_lifespan"]
+__all__ = [
+    "DEFAULT_MAX_EVENT_BYTES",
+    "GuardedApp",
+    "Guards",
+    "Serving",
+    "check_count",
+    "speak_lifespan",
+]
+
+logger = logging.getLogger("toolwire.http")
+
+DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
+"""The largest message an HTTP app sends (an SSE event or a JSON body) unless configured."""
+
+
+def check_count(name: str, value: Any, least: int, alternative: str = "") -> None:
+    """Refuse (ValueError naming `name`) a `value` that is not an integer >= `least`."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(f"{name} must be an integer >= {least}{alternative}, not {value!r}")
+
+
+class Serving:
+    """The serving of one app: the server's lifespan, the sessions opened while it lasts, and
+    their ending. A subclass hosts the sessions (`hosting`) and ends their streams.
+
+    Args:
+        servable: What is served (a `Server`).
+        max_event_bytes: The largest message a session sends (None: no bound).
+        kind: Names the app in the warning of a start on its first request ("MCP", "SSE").
+
+    Raises:
+        ValueError: `max_event_bytes` is neither None nor an integer >= 1.
+    """
+
+    def __init__(self, servable: Servable, max_event_bytes: int | None, kind: str) -> None:
+        if max_event_bytes is not None:
+            check_count("max_event_bytes", max_event_bytes, 1, " or None")
+        self.servable = servable
+        self.max_event_bytes = max_event_bytes
+        self.opener: SessionOpener | None = None
+        """Opens a session while serving (None before and after)."""
+        self.opened: weakref.WeakSet[ServerSession] = weakref.WeakSet()
+        """The sessions opened, forgotten once nothing else holds them."""
+        self.stopped = False
+        """True once serving ended: a request starts nothing again."""
+        self._what = f"the {kind} app of server {getattr(servable, 'name', None)!r}"
+        self._starting: asyncio.Future[None] | None = None
+        self._holder: asyncio.Task[None] | None = None
+        self._ending: asyncio.Task[None] | None = None
+
+    def hosting(self, opener: SessionOpener) -> AbstractAsyncContextManager[None]:
+        """Host the sessions `opener` opens for the duration."""
+        raise NotImplementedError
+
+    async def end_idle_streams(self) -> None:
+        """End the streams that carry no answer owed to a call (the server is stopping)."""
+        raise NotImplementedError
+
+    async def ending(self) -> None:
+        """End every session and stream (`end_streams` runs it one at a time)."""
+        raise NotImplementedError
+
+    @asynccontextmanager
+    async def serving(self) -> AsyncIterator[None]:
+        """Serve for the duration: the server's lifespan and `hosting`."""
+        async with self.servable.serving() as served:
+            opener = opener_then(served, self._opened)
+            async with self.hosting(opener):
+                self.opener = opener
+                try:
+                    yield
+                finally:
+                    self.opener = None
+                    self.stopped = True
+
+    def _opened(self, session: ServerSession) -> None:
+        self.opened.add(session)
+        if self.max_event_bytes is not None:
+            session.max_frame_bytes = self.max_event_bytes
+
+    async def ensure_started(self) -> SessionOpener | None:
+        """The session opener, serving started now if no lifespan did (the app is mounted in
+        one that does not forward it); None once serving has stopped.
+
+        Raises:
+            Exception: What the server's start-up raised (the next call tries again).
+        """
+        if self.opener is not None or self.stopped:
+            return self.opener
+        if self._starting is None:
+            if self._holder is None:  # the first try (later ones follow a failed start-up)
+                logger.warning(
+                    "%s started serving on its first request: it is mounted in an app that does "
+                    "not forward its lifespan, so nothing tells the server when this ASGI server "
+                    "stops and its lifespan may never exit (its teardown skipped). Forward the "
+                    "lifespan: Starlette(routes=[Mount(..., app=mcp_app)], "
+                    "lifespan=mcp_app.lifespan), or FastAPI(lifespan=mcp_app.lifespan).",
+                    self._what,
+                )
+            loop = asyncio.get_running_loop()
+            self._starting = loop.create_future()
+            self._holder = loop.create_task(self._hold(self._starting))
+        await asyncio.shield(self._starting)
+        return self.opener
+
+    async def _hold(self, started: asyncio.Future[None]) -> None:
+        """Serve from the first request until the event loop ends."""
+        try:
+            async with self.serving():
+                started.set_result(None)
+                await asyncio.get_running_loop().create_future()
+        except Exception as error:
+            if not started.done():
+                started.set_exception(error)
+            self._starting = None
+
+    async def end_streams(self) -> None:
+        """End every open stream now: the server is stopping, and an ASGI server waits for open
+        responses. The end can be asked twice at once (the runner's winding down, then the
+        lifespan's exit): the second asker waits for the ending under way."""
+        if self._ending is None or self._ending.done():
+            self._ending = asyncio.get_running_loop().create_task(self.ending())
+        await asyncio.shield(self._ending)
+
+    def calls_in_flight(self) -> int:
+        """How many calls (tools, resources, prompts) the sessions are running."""
+        return sum(session.in_flight for session in list(self.opened))
+
+    async def refuse_calls(self, code: int, message: str) -> int:
+        """Answer every call in flight with a JSON-RPC error (`code`, `message`), then cancel
+        it; how many there were."""
+        refused = 0
+        for session in list(self.opened):
+            refused += await session.refuse_calls(code, message)
+        return refused
 
 
 @dataclass(frozen=True)
@@ -61,21 +202,29 @@ class Guards:
 
 
 class GuardedApp(Starlette):
-    """A Starlette app answering ASGI lifespan itself; other scopes go to `_entry`, which a
-    subclass sets to its dispatch behind `Guards.around` (ending in `_routed`)."""
+    """A Starlette app served by `runtime`, answering ASGI lifespan itself; other scopes go to
+    `_entry`, which a subclass sets to its dispatch behind `Guards.around` (ending in
+    `_routed`)."""
 
     lifespan_name: ClassVar[str]
     """Names the app in a failed start-up's message ("MCP", "SSE")."""
 
+    runtime: Serving
     _entry: ASGIApp
 
     def lifespan(self, app: Any = None) -> AbstractAsyncContextManager[None]:
-        """Serve for the duration (a subclass's serving)."""
-        raise NotImplementedError
+        """Serve for the duration; also the lifespan a parent app that mounts this one may run
+        (`Starlette(lifespan=mcp_app.lifespan, routes=[Mount("/", mcp_app)])`)."""
+        return self.runtime.serving()
 
     async def end_streams(self) -> None:
-        """End every open stream now: the server is stopping."""
-        raise NotImplementedError
+        """End every open stream and session now: the server is stopping."""
+        await self.runtime.end_streams()
+
+    async def end_idle_streams(self) -> None:
+        """End the streams that owe no call an answer (the server is stopping; calls in flight
+        may still finish)."""
+        await self.runtime.end_idle_streams()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":

@@ -32,6 +32,7 @@ __all__ = [
     "Headers",
     "Scope",
     "declared_length",
+    "header",
     "header_text",
     "printable",
     "read_body",
@@ -74,12 +75,19 @@ class ClientGone(Exception):
     """The client disconnected before its body was complete."""
 
 
-def declared_length(headers: list[tuple[bytes, bytes]]) -> int | None:
-    """The `Content-Length` a request declares, or None (absent or not a number)."""
-    for name, value in headers:
-        if name == b"content-length":
-            return int(value) if value.isdigit() else None
+def header(scope: Scope, name: bytes) -> bytes | None:
+    """The first value of the request header `name` (lower case, as ASGI gives names), or
+    None when the request has none."""
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return bytes(value)
     return None
+
+
+def declared_length(scope: Scope) -> int | None:
+    """The `Content-Length` a request declares, or None (absent or not a number)."""
+    value = header(scope, b"content-length")
+    return int(value) if value is not None and value.isdigit() else None
 
 
 async def read_body(receive: ASGIReceive, limit: int, declared: int | None = None) -> bytes:

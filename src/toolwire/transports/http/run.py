@@ -1,11 +1,12 @@
 """Serving an HTTP app under a uvicorn server that toolwire creates and owns.
 
 This is what `Server.run("http" | "sse")` and `toolwire run --transport http | sse` do, with or
-without worker processes. At SIGTERM or SIGINT toolwire winds down (no new requests, idle streams
-ended at once, calls in flight answered within the grace period or refused with a JSON-RPC error)
-while uvicorn closes its listening socket and waits for the open responses; the process then
-exits with status 0. Once listening, one line on stderr says where MCP is served and how to stop;
-uvicorn's access log is off unless asked for.
+without worker processes. At SIGTERM or SIGINT toolwire winds down while uvicorn closes its
+listening socket and waits for the open responses: `ShutdownGate`, in front of the app, refuses
+new requests; `wind_down` ends idle streams at once, gives calls in flight the grace period to
+be answered, answers those still running then with a JSON-RPC error before cancelling them, and
+ends every session. The process then exits with status 0. Once listening, one line on stderr
+says where MCP is served and how to stop; uvicorn's access log is off unless asked for.
 """
 
 from __future__ import annotations
@@ -21,25 +22,30 @@ import threading
 from collections.abc import Callable, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any
 
+from ...protocol.wire.jsonrpc import error_message
 from .._heap import settle_heap_now
 from .._process import configure_logging, release_threads
-from ._winding_down import ShutdownGate, wind_down
+from .asgi import JSON_TYPE, respond
 
 if TYPE_CHECKING:
     import uvicorn
 
+    from ._served_app import Serving
     from .sse.app import LegacySseApp
     from .streamable.app import StreamableHttpApp
 
 __all__ = [
     "HEADER_TIMEOUT_GONE",
     "SHUTDOWN_GRACE_SECONDS",
+    "SHUTTING_DOWN",
+    "ShutdownGate",
     "checked_grace",
     "run_http",
     "serve_with",
     "serving_config",
     "serving_line",
     "signals_stop",
+    "wind_down",
 ]
 
 logger = logging.getLogger("toolwire.http")
@@ -53,9 +59,6 @@ HEADER_TIMEOUT_GONE = (
     "client_header_timeout, on by default); see docs/deployment.md"
 )
 """Why `header_timeout` / `--header-timeout` are refused."""
-
-WATCH_SECONDS = 0.05
-"""How often `should_exit` is read (uvicorn reads it every 0.1 s itself)."""
 
 UVICORN_EXTRA_SECONDS = 3
 """uvicorn's own graceful timeout is the grace plus this: the refusals of calls still running
@@ -76,6 +79,84 @@ def checked_grace(seconds: Any) -> float:
     ):
         raise ValueError(f"shutdown_grace must be a number of seconds >= 0, not {seconds!r}")
     return float(seconds)
+
+
+SHUTTING_DOWN = -32000
+"""The JSON-RPC error code of a request refused, or a call cut short, by the server stopping."""
+
+TICK_SECONDS = 0.05
+"""How often `should_exit` is read (uvicorn reads it every 0.1 s itself), and how often the
+winding down looks again for idle streams and calls still running."""
+
+FLUSH_SECONDS = 1.0
+"""After the refusals of calls past the grace, how long their responses get to go out."""
+
+
+_REFUSED = error_message(None, SHUTTING_DOWN, "Server is shutting down: it takes no new requests")
+
+
+class ShutdownGate:
+    """An ASGI app in front of `app`: counts the POSTs in progress, and once `close()` is
+    called answers every new HTTP request with 503 and a JSON-RPC error (the connection is
+    then closed). Other scopes (the lifespan) pass through.
+
+    Args:
+        app: The app served.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.closed = False
+        self.posts = 0
+        """POST requests whose handling has not returned yet."""
+
+    def close(self) -> None:
+        """Refuse every request from now on."""
+        self.closed = True
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.closed:
+            await respond(send, 503, _REFUSED, [JSON_TYPE, (b"connection", b"close")])
+            return
+        if scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        self.posts += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.posts -= 1
+
+
+async def wind_down(app: Serving, gate: ShutdownGate, grace: float) -> None:
+    """Stop serving `app` behind `gate` within about `grace` seconds (see the module
+    docstring); the sessions and streams are all ended on return."""
+    loop = asyncio.get_running_loop()
+    gate.close()
+    deadline = loop.time() + grace
+    while True:
+        await app.end_idle_streams()
+        if not app.calls_in_flight() and not gate.posts:
+            break
+        if loop.time() >= deadline:
+            break
+        await asyncio.sleep(TICK_SECONDS)
+    if app.calls_in_flight():
+        refused = await app.refuse_calls(
+            SHUTTING_DOWN,
+            f"Server is shutting down: the call did not finish within the {grace:g} s "
+            "shutdown grace period and was cancelled",
+        )
+        logger.warning(
+            "shutdown: %d call(s) still running after %g s were cancelled", refused, grace
+        )
+        flushed = loop.time() + FLUSH_SECONDS
+        while gate.posts and loop.time() < flushed:
+            await asyncio.sleep(TICK_SECONDS)
+    await app.end_streams()
 
 
 _TO_STDERR = {"class": "logging.StreamHandler", "stream": "ext://sys.stderr"}
@@ -223,9 +304,9 @@ async def _watch(
             announced = True
             if on_started is not None:
                 on_started()
-        await asyncio.sleep(WATCH_SECONDS)
+        await asyncio.sleep(TICK_SECONDS)
     try:
-        await wind_down(app, gate, grace)
+        await wind_down(app.runtime, gate, grace)
     except Exception:  # the shutdown goes on regardless; say what was left open
         logger.exception("winding down the app at shutdown failed")
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -33,3 +36,45 @@ def test_none_is_accepted_where_the_option_allows_it() -> None:
     )
     assert app.endpoint.config.retry_ms is None
     assert app.endpoint.config.keepalive_seconds is None
+
+
+def test_a_request_after_the_lifespan_ended_is_refused_not_served_again() -> None:
+    # Once its lifespan has exited the app is stopping: a late request gets a 503 naming that,
+    # and the server's lifespan is not entered a second time behind the host's back.
+    entered: list[str] = []
+
+    @asynccontextmanager
+    async def lifespan(_: Any) -> AsyncIterator[None]:
+        entered.append("start")
+        yield
+
+    server = Server("stopped", lifespan=lifespan)
+
+    async def scenario() -> tuple[int, bytes]:
+        app = server.http_app()
+        async with app.lifespan():
+            pass
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": b"{}", "more_body": False}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/mcp",
+            "root_path": "",
+            "query_string": b"",
+            "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json")],
+        }
+        await app(scope, receive, send)
+        body = b"".join(message.get("body", b"") for message in sent[1:])
+        return sent[0]["status"], body
+
+    status, body = asyncio.run(scenario())
+    assert status == 503, body
+    assert b"the server is shutting down" in body
+    assert entered == ["start"]

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from ....protocol.auth.identity import FORBIDDEN, UNAUTHORIZED, Identity, scope_refusal
 from ....protocol.wire.jsonrpc import RequestId, decode, encode_value, valid_id
-from ..asgi import ASGIApp, ASGIReceive, ASGISend, Scope, header_text, refuse
+from ..asgi import ASGIApp, ASGIReceive, ASGISend, Scope, header, header_text, refuse
 
 if TYPE_CHECKING:
     from collections.abc import MutableMapping
@@ -83,12 +83,7 @@ class BearerGuard:
         if scope.get("method") == "OPTIONS":
             await self.app(scope, receive, send)
             return
-        authorization = None
-        for name, value in scope["headers"]:
-            if name == b"authorization":
-                authorization = value
-                break
-        identity, problem = await self._identify(scope, authorization)
+        identity, problem = await self._identify(scope, header(scope, b"authorization"))
         if identity is None:
             await self._challenge(scope, send, 401, "invalid_token", problem)
             return
@@ -208,14 +203,10 @@ class BearerGuard:
         if self.auth.resource_url is not None:
             parts = urlsplit(self.auth.resource_url)
             return f"{parts.scheme}://{parts.netloc}"
-        host = "localhost"
-        for name, value in scope["headers"]:
-            if name == b"host":
-                host = value.decode("latin-1")
-                break
+        host = header(scope, b"host")
         scheme: str = scope.get("scheme", "http")
         scheme = {"ws": "http", "wss": "https"}.get(scheme, scheme)
-        return f"{scheme}://{host}"
+        return f"{scheme}://{'localhost' if host is None else host.decode('latin-1')}"
 
     def _resource(self, scope: Scope) -> str:
         """The resource identifier: the configured URL, else this endpoint's URL."""

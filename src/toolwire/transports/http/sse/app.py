@@ -12,22 +12,17 @@ resource being the stream's path).
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from starlette.routing import Route
 
-from .._event_limit import DEFAULT_MAX_EVENT_BYTES, checked_event_limit
-from .._lazy_start import LazyStart
-from .._served_app import GuardedApp, Guards
-from .._winding_down import OneEnding, SessionsOpened
+from .._served_app import DEFAULT_MAX_EVENT_BYTES, GuardedApp, Guards
 from .transport import DEFAULT_MAX_SESSIONS, KEEPALIVE_SECONDS, LegacySse
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from ....protocol.session.serving import Servable, SessionOpener
+    from ....protocol.session.serving import Servable
 
 __all__ = ["LegacySseApp"]
 
@@ -51,7 +46,7 @@ class LegacySseApp(GuardedApp):
     `guards` to the loopback-only Host/Origin check).
 
     Attributes:
-        transport: The endpoints and their live sessions.
+        transport: The endpoints and their live sessions (also the app's `runtime`).
     """
 
     lifespan_name = "SSE"
@@ -70,13 +65,14 @@ class LegacySseApp(GuardedApp):
     ) -> None:
         if max_body_bytes is None:
             max_body_bytes = servable.max_message_bytes
-        self.transport = LegacySse(
-            self._opener,
+        self.transport = self.runtime = LegacySse(
+            servable,
             sse_path=sse_path,
             message_path=message_path,
             max_sessions=max_sessions,
             keepalive_seconds=keepalive_seconds,
             max_body_bytes=max_body_bytes,
+            max_event_bytes=max_event_bytes,
         )
         super().__init__(
             routes=[
@@ -85,53 +81,5 @@ class LegacySseApp(GuardedApp):
             ],
             lifespan=self.lifespan,
         )
-        self._servable = servable
-        self._max_event_bytes = checked_event_limit(max_event_bytes)
-        self._opened: SessionOpener | None = None
-        self._sessions = SessionsOpened()
-        name = getattr(servable, "name", None)
-        self._lazy = LazyStart(self.lifespan, f"the SSE app of server {name!r}")
-        self._stopped = False
-        self._ending = OneEnding(self.transport.end_streams)
         guards = guards or Guards(path=sse_path)
         self._entry = guards.around(self._routed, max_body_bytes=max_body_bytes)
-
-    @asynccontextmanager
-    async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
-        """Serve for the duration; also the lifespan a parent app may run for this one."""
-        async with self._servable.serving() as opener:
-            self._opened = self._sessions.opener(opener, self._max_event_bytes)
-            try:
-                yield
-            finally:
-                self._opened = None
-                self._stopped = True
-                await self.transport.end_streams()
-
-    async def end_streams(self) -> None:
-        """End every open stream (the server is stopping); see `LegacySse.end_streams`.
-
-        Asked again while it runs (the host's exit signal seen two ways), the second asker
-        waits for the first ending.
-        """
-        await self._ending()
-
-    async def end_idle_streams(self) -> None:
-        """End the streams of the sessions running no call (the server is stopping)."""
-        await self.transport.end_streams(idle_only=True)
-
-    def calls_in_flight(self) -> int:
-        """How many calls (tools, resources, prompts) the open sessions are running."""
-        return self._sessions.calls_in_flight()
-
-    async def refuse_calls(self, message: str) -> int:
-        """Answer every call in flight with a JSON-RPC error saying `message` and cancel it;
-        how many there were."""
-        return await self._sessions.refuse_calls(message)
-
-    async def _opener(self) -> SessionOpener | None:
-        """The opener for a new stream; starts serving if no lifespan did (mounted)."""
-        if self._opened is not None or self._stopped:
-            return self._opened
-        await self._lazy.start()
-        return self._opened

@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 import re
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, quote
@@ -24,6 +25,7 @@ import anyio
 
 from ....protocol.auth.identity import same_caller
 from ....protocol.wire.jsonrpc import PARSE_ERROR, decode
+from .._served_app import Serving, check_count
 from .._sse import SSE_HEADERS, encode_event
 from ..asgi import (
     ASGIReceive,
@@ -32,6 +34,7 @@ from ..asgi import (
     ClientGone,
     Scope,
     declared_length,
+    header,
     read_body,
     refuse,
     respond,
@@ -40,7 +43,7 @@ from ..channel import KEEPALIVE_SECONDS, Stream
 
 if TYPE_CHECKING:
     from ....protocol.auth.identity import Identity
-    from ....protocol.session.serving import SessionOpener
+    from ....protocol.session.serving import Servable, SessionOpener
     from ....protocol.session.session import ServerSession
 
 __all__ = ["DEFAULT_MAX_SESSIONS", "KEEPALIVE_SECONDS", "LegacySse"]
@@ -69,17 +72,17 @@ class _Live:
     closed: bool = False
 
 
-class LegacySse:
+class LegacySse(Serving):
     """The stream and message endpoints of one app, and the sessions they share.
 
     Args:
-        opener: Awaited for the session opener of each new stream (it starts serving when
-            nothing has yet); None once serving has stopped.
+        servable: What is served (a `Server`).
         sse_path: Where the stream is opened (named in the 404 for an unknown session).
         message_path: Where messages are posted, relative to the app's mount point.
         max_sessions: Streams open at once beyond which a new one is refused (503).
         keepalive_seconds: Seconds of silence after which a stream gets a keep-alive comment.
         max_body_bytes: The largest POST body accepted (413 beyond).
+        max_event_bytes: The largest message a session sends (None: no bound).
 
     Raises:
         ValueError: A path is not an absolute path without query, or a limit is not positive.
@@ -87,25 +90,25 @@ class LegacySse:
 
     def __init__(
         self,
-        opener: Callable[[], Awaitable[SessionOpener | None]],
+        servable: Servable,
         *,
         sse_path: str,
         message_path: str,
         max_sessions: int,
         keepalive_seconds: float,
         max_body_bytes: int,
+        max_event_bytes: int | None,
     ) -> None:
         for name, path in (("sse_path", sse_path), ("message_path", message_path)):
             if not path.startswith("/") or any(mark in path for mark in ("?", "#", "//")):
                 raise ValueError(f"{name} must be an absolute path like '/sse', not {path!r}")
-        for name, value in (("max_sessions", max_sessions), ("max_body_bytes", max_body_bytes)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, not {value!r}")
+        check_count("max_sessions", max_sessions, 1)
+        check_count("max_body_bytes", max_body_bytes, 1)
         if not isinstance(keepalive_seconds, int | float) or not keepalive_seconds > 0:
             raise ValueError(
                 f"keepalive_seconds must be a number of seconds > 0, not {keepalive_seconds!r}"
             )
-        self._opener = opener
+        super().__init__(servable, max_event_bytes, "SSE")
         self.sse_path = sse_path
         self.message_path = message_path
         self.max_sessions = max_sessions
@@ -119,7 +122,19 @@ class LegacySse:
         """How many streams (sessions) are open."""
         return len(self._live)
 
-    async def end_streams(self, *, idle_only: bool = False) -> None:
+    @asynccontextmanager
+    async def hosting(self, opener: SessionOpener) -> AsyncIterator[None]:
+        """Serve streams for the duration; every stream ends with it."""
+        try:
+            yield
+        finally:
+            await self.ending()
+
+    async def end_idle_streams(self) -> None:
+        """End the streams of the sessions running no call (the server is stopping)."""
+        await self.ending(idle_only=True)
+
+    async def ending(self, *, idle_only: bool = False) -> None:
         """End every open stream, as at shutdown: listen streams (2026-07-28 era) first get
         their final result, then each session closes and its stream ends. With `idle_only`,
         a session still answering calls keeps its stream."""
@@ -154,7 +169,7 @@ class LegacySse:
         self, scope: Scope, receive: ASGIReceive, send: ASGISend, slot: object
     ) -> None:
         try:
-            opener = await self._opener()
+            opener = await self.ensure_started()
         except Exception:  # the server's lifespan failed; serving.py logged why
             await refuse(send, 503, "The server failed to start; its log says why")
             return
@@ -204,14 +219,12 @@ class LegacySse:
         live = await self._session_of(scope, send)
         if live is None:
             return
-        content_type = _header(scope, b"content-type")
+        content_type = (header(scope, b"content-type") or b"").decode("latin-1")
         if content_type.split(";", 1)[0].strip().lower() != "application/json":
             await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
             return
         try:
-            body = await read_body(
-                receive, self.max_body_bytes, declared_length(scope.get("headers", []))
-            )
+            body = await read_body(receive, self.max_body_bytes, declared_length(scope))
         except BodyTooLarge as error:
             await refuse(send, 413, str(error))
             return
@@ -277,13 +290,6 @@ def _unknown_session(sse_path: str) -> str:
         "Unknown session_id: the session ended (its event stream closed) or never existed; "
         f"open a new stream with GET {sse_path}"
     )
-
-
-def _header(scope: Scope, name: bytes) -> str:
-    for key, value in scope.get("headers", ()):
-        if key.lower() == name:
-            return bytes(value).decode("latin-1")
-    return ""
 
 
 def _query_value(scope: Scope, name: str) -> str | None:

@@ -10,15 +10,13 @@ hosts and origins, and authentication, wrap the whole app (`Guards`, shared with
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, MutableMapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from starlette.routing import Route
 
-from .._event_limit import DEFAULT_MAX_EVENT_BYTES, checked_event_limit
 from .._runtime import Runtime
-from .._served_app import GuardedApp, Guards
+from .._served_app import DEFAULT_MAX_EVENT_BYTES, GuardedApp, Guards, check_count
 from ..channel import KEEPALIVE_SECONDS
 from .endpoint import Endpoint, EndpointConfig
 from .events import EventStore, MemoryEventStore
@@ -54,12 +52,13 @@ class StreamableHttpApp(GuardedApp):
 
     Args:
         endpoint: Answers the MCP path.
-        runtime: The serving state the lifespan enters.
+        runtime: The serving state (`lifespan` enters it).
         path: The MCP path.
         guards: What guards the app (their `path` is this one, their `tools` the server's).
     """
 
     lifespan_name = "MCP"
+    runtime: Runtime
 
     def __init__(self, endpoint: Endpoint, runtime: Runtime, path: str, guards: Guards) -> None:
         super().__init__(routes=[Route(path, endpoint)], lifespan=self.lifespan)
@@ -68,32 +67,6 @@ class StreamableHttpApp(GuardedApp):
         self.path = path
         self._paths = {path, path.rstrip("/") + "/"} if path != "/" else {"/", ""}
         self._entry = guards.around(self._dispatch, max_body_bytes=endpoint.config.max_body_bytes)
-
-    @asynccontextmanager
-    async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
-        """Serve for the duration: usable as the lifespan of a parent app that mounts this
-        one (`Starlette(lifespan=mcp_app.lifespan, routes=[Mount("/", mcp_app)])`)."""
-        async with self.runtime.serving():
-            yield
-
-    async def end_streams(self) -> None:
-        """End every open stream and session now (for a server that is stopping: it would
-        otherwise wait for clients to close their GET streams)."""
-        await self.runtime.end_streams()
-
-    async def end_idle_streams(self) -> None:
-        """End the GET and listen streams, which owe no call an answer (the server is
-        stopping; calls in flight may still finish on their POSTs)."""
-        await self.runtime.end_idle_streams()
-
-    def calls_in_flight(self) -> int:
-        """How many calls (tools, resources, prompts) the app's sessions are running."""
-        return self.runtime.opened.calls_in_flight()
-
-    async def refuse_calls(self, message: str) -> int:
-        """Answer every call in flight with a JSON-RPC error saying `message` and cancel it;
-        how many there were."""
-        return await self.runtime.opened.refuse_calls(message)
 
     async def _dispatch(self, scope: Any, receive: Any, send: Any) -> None:
         if (
@@ -136,12 +109,12 @@ def streamable_http_app(
     if not path.startswith("/"):
         raise ValueError(f"path must start with '/', not {path!r}")
     _check_seconds("session_idle_timeout", session_idle_timeout)
-    _check_count("max_sessions", max_sessions, 1)
+    check_count("max_sessions", max_sessions, 1)
     if max_body_bytes is None:
         max_body_bytes = servable.max_message_bytes
-    _check_count("max_body_bytes", max_body_bytes, 1)
+    check_count("max_body_bytes", max_body_bytes, 1)
     if retry_ms is not None:
-        _check_count("retry_ms", retry_ms, 0, " or None")
+        check_count("retry_ms", retry_ms, 0, " or None")
     _check_seconds("keepalive_seconds", keepalive_seconds)
     if event_store is not None and not isinstance(event_store, EventStore):
         raise ValueError("event_store must have the EventStore methods store and replay_after")
@@ -156,7 +129,7 @@ def streamable_http_app(
         session_store=session_store,
         event_store=store,
         back_channel=not (stateless or json_response),
-        max_event_bytes=checked_event_limit(max_event_bytes),
+        max_event_bytes=max_event_bytes,
         stateless=stateless,
         change_bus=change_bus,
     )
@@ -176,11 +149,6 @@ def streamable_http_app(
         getattr(servable, "tool_registry", None),
     )
     return StreamableHttpApp(Endpoint(runtime, config), runtime, path, guards)
-
-
-def _check_count(name: str, value: Any, least: int, alternative: str = "") -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ValueError(f"{name} must be an integer >= {least}{alternative}, not {value!r}")
 
 
 def _check_seconds(name: str, value: Any) -> None:

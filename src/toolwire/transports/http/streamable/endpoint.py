@@ -116,13 +116,12 @@ class Endpoint:
 
     async def _post(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         config = self.config
-        raw_headers = scope["headers"]
-        headers: dict[bytes, bytes] = dict(raw_headers)
+        headers: dict[bytes, bytes] = dict(scope["headers"])
         if not is_json(headers.get(b"content-type")):
             await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
             return
         try:
-            body = await read_body(receive, config.max_body_bytes, declared_length(raw_headers))
+            body = await read_body(receive, config.max_body_bytes, declared_length(scope))
         except BodyTooLarge as error:
             await refuse(send, 413, f"Payload Too Large: {error}")
             return

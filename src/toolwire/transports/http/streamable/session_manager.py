@@ -334,16 +334,13 @@ class SessionManager:
         if session.hosted.task is not None:
             await asyncio.wait({session.hosted.task}, timeout=CLOSE_GRACE_SECONDS)
 
-    async def reap(self) -> int:
-        """Drop the expired copies (and refresh the records of busy ones); return how many
-        were dropped."""
+    async def reap(self) -> None:
+        """Drop the expired copies (and refresh the records of busy ones)."""
         now = time.monotonic()
-        dropped = 0
         due: list[str] = []
         for session in list(self.live.values()):
             if session.ended or self._expired(session, now):
                 await self._drop(session, end_record=not self.shared)
-                dropped += 1
             elif (
                 self.record_ttl is not None
                 and not session.idle
@@ -353,7 +350,6 @@ class SessionManager:
                 due.append(session.id)
         if due:
             self._in_background(self._touch(due))
-        return dropped
 
     async def _touch(self, session_ids: list[str]) -> None:
         assert self.record_ttl is not None
