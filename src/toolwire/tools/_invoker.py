@@ -109,7 +109,7 @@ class CallPlan:
     """One decorated function and how to call it; shared by every copy of its tool.
 
     The `FuncSchema` may come later: a tool decorated through the fast schema path gets its
-    pydantic model on the first call (see _fast_schema.py).
+    pydantic model on the first call (see `fast_function_schema` in schema/function_schema.py).
     """
 
     def __init__(
