@@ -19,6 +19,7 @@ import sys
 __all__ = ["FdReader", "FdWriter", "protect_stdout"]
 
 _PIPE_BUF = getattr(select, "PIPE_BUF", 512)
+_POLLOUT: int = getattr(select, "POLLOUT", 4)  # absent on Windows, where nothing is polled
 _READ_CHUNK = 1 << 16
 
 
@@ -129,7 +130,7 @@ class FdReader:
             if self._selectable:
                 try:
                     await anyio.wait_readable(self._fd)
-                except (OSError, NotImplementedError):  # /dev/null: epoll refuses it
+                except (OSError, NotImplementedError):  # /dev/null, a closed fd
                     self._selectable = False
             if not self._selectable and sys.platform == "win32":
                 return await anyio.to_thread.run_sync(
@@ -142,25 +143,36 @@ class FdReader:
 
 
 class FdWriter:
-    """Async whole-frame writes to a blocking descriptor, never blocking the event loop: each
-    piece waits for readiness through anyio, then is one `os.write` a ready pipe takes whole."""
+    """Async whole-frame writes to a blocking descriptor, never blocking the event loop."""
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
         self._selectable = _selectable(fd)
+        poll = getattr(select, "poll", None)
+        self._poller = poll() if poll is not None and self._selectable else None
+        if self._poller is not None:  # registered once: every frame asks it
+            self._poller.register(fd, _POLLOUT)
+
+    def _writable(self) -> bool:
+        return self._poller is None or bool(self._poller.poll(0))
 
     async def write(self, data: bytes) -> None:
         """Write all of `data`; raises OSError (e.g. BrokenPipeError) if the peer is gone."""
-        import anyio
-
-        view = memoryview(data)
+        # Most frames fit one pipe write: those skip the memoryview, which only spares a
+        # large frame from being copied piece after piece.
+        view: bytes | memoryview = data if len(data) <= _PIPE_BUF else memoryview(data)
         while view:
-            if self._selectable:
-                try:
-                    await anyio.wait_writable(self._fd)
-                except (OSError, NotImplementedError):  # /dev/null: epoll refuses it
-                    self._selectable = False
+            if not self._writable():
+                import anyio
+
+                await anyio.wait_writable(self._fd)
             # A ready pipe takes PIPE_BUF bytes without blocking; a file takes anything.
-            piece = view[:_PIPE_BUF] if self._selectable else view
-            with contextlib.suppress(BlockingIOError):  # filled by another writer meanwhile
-                view = view[os.write(self._fd, piece) :]
+            piece = view[:_PIPE_BUF] if self._selectable and len(view) > _PIPE_BUF else view
+            try:
+                written = os.write(self._fd, piece)
+            except BlockingIOError:
+                import anyio
+
+                await anyio.sleep(0.001)
+                continue
+            view = view[written:]
