@@ -10,16 +10,19 @@ pipe never blocks the loop.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import os
 import select
 import sys
+from collections import deque
 
 __all__ = ["FdReader", "FdWriter", "protect_stdout"]
 
 _PIPE_BUF = getattr(select, "PIPE_BUF", 512)
-_POLLOUT: int = getattr(select, "POLLOUT", 4)  # absent on Windows, where nothing is polled
+_POLLIN: int = getattr(select, "POLLIN", 1)  # absent on Windows, where nothing is polled
+_POLLOUT: int = getattr(select, "POLLOUT", 4)
 _READ_CHUNK = 1 << 16
 
 
@@ -99,6 +102,16 @@ def _same_stream(fd1: int, fd2: int) -> bool:
     return shared and first.st_ino != 0 and os.path.samestat(first, second)
 
 
+def _ready(fd: int, event: int) -> bool:
+    """Whether `fd` is ready now (poll with zero timeout); True where poll cannot tell."""
+    poll = getattr(select, "poll", None)
+    if poll is None:  # Windows: no readiness for pipes; the caller will just block briefly
+        return True
+    poller = poll()
+    poller.register(fd, event)
+    return bool(poller.poll(0))
+
+
 def _selectable(fd: int) -> bool:
     """Whether the event loop can watch `fd` (pipes, sockets, ttys; not regular files)."""
     import stat
@@ -113,33 +126,109 @@ def _selectable(fd: int) -> bool:
 
 
 class FdReader:
-    """Async chunk reads from a blocking descriptor: each read waits for readiness through
-    anyio (a worker thread on Windows, which has no selector for pipes), then does one
-    `os.read`, which cannot block. Nothing is read before the session asks, so a session
-    that stops asking bounds what the process holds."""
+    """Async chunk reads from a blocking descriptor, via the event loop's selector.
+
+    On asyncio the descriptor stays registered with the selector for the whole session (one
+    `epoll_ctl` instead of two per read); each readiness callback does one `os.read`, which
+    cannot block since data (or EOF) is waiting. Reading pauses while 1 MiB is unconsumed.
+    """
+
+    _HIGH_WATER = 1 << 20
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
         self._selectable = _selectable(fd)
+        self._chunks: deque[bytes] = deque()
+        self._buffered = 0
+        self._eof = False
+        self._error: OSError | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._registered = False
+        self._waiter: asyncio.Future[None] | None = None
 
     async def read(self) -> bytes:
         """Up to 64 KiB; b"" at end of stream. Raises OSError if reading failed."""
+        if self._selectable and self._loop is None:
+            self._loop = _asyncio_loop()
+            if self._loop is not None and not self._register():
+                self._selectable = False
+        if self._loop is None or not self._selectable:
+            return await self._read_directly()
+        while not self._chunks and not self._eof and self._error is None:
+            self._waiter = self._loop.create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        if self._chunks:
+            chunk = self._chunks.popleft()
+            self._buffered -= len(chunk)
+            if not self._registered and not self._eof and self._buffered < self._HIGH_WATER:
+                self._register()
+            return chunk
+        if self._error is not None:
+            raise self._error
+        return b""
+
+    def close(self) -> None:
+        """Stop watching the descriptor (it is not closed)."""
+        self._unregister()
+
+    def _register(self) -> bool:
+        assert self._loop is not None
+        try:
+            self._loop.add_reader(self._fd, self._on_readable)
+        except (OSError, NotImplementedError, ValueError):  # /dev/null, Windows, closed fd
+            return False
+        self._registered = True
+        return True
+
+    def _unregister(self) -> None:
+        if self._registered and self._loop is not None and not self._loop.is_closed():
+            self._loop.remove_reader(self._fd)
+        self._registered = False
+
+    def _on_readable(self) -> None:
+        try:
+            chunk = os.read(self._fd, _READ_CHUNK)
+        except (BlockingIOError, InterruptedError):
+            return  # spurious readiness (someone else set O_NONBLOCK); wait for the next
+        except OSError as error:
+            self._error = error
+            chunk = b""
+        if chunk:
+            self._chunks.append(chunk)
+            self._buffered += len(chunk)
+            if self._buffered >= self._HIGH_WATER:
+                self._unregister()
+        else:
+            self._eof = True
+            self._unregister()
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    async def _read_directly(self) -> bytes:
         import anyio
 
-        while True:
-            if self._selectable:
-                try:
-                    await anyio.wait_readable(self._fd)
-                except (OSError, NotImplementedError):  # /dev/null, a closed fd
-                    self._selectable = False
-            if not self._selectable and sys.platform == "win32":
-                return await anyio.to_thread.run_sync(
-                    os.read, self._fd, _READ_CHUNK, abandon_on_cancel=True
-                )
-            # A ready pipe has data or EOF, and a regular file never waits on a peer; a pipe
-            # another reader emptied first (O_NONBLOCK set by someone else) is waited for again.
-            with contextlib.suppress(BlockingIOError):
-                return os.read(self._fd, _READ_CHUNK)
+        if self._selectable and not _ready(self._fd, _POLLIN):
+            try:  # another event loop (trio): wait through anyio
+                await anyio.wait_readable(self._fd)
+            except (OSError, NotImplementedError):
+                self._selectable = False
+        if not self._selectable and sys.platform == "win32":
+            # No selector for pipes on Windows: a worker thread waits for the data.
+            return await anyio.to_thread.run_sync(
+                os.read, self._fd, _READ_CHUNK, abandon_on_cancel=True
+            )
+        # A regular file does not wait on a peer; a ready pipe has data or EOF.
+        return os.read(self._fd, _READ_CHUNK)
+
+
+def _asyncio_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 class FdWriter:

@@ -93,29 +93,32 @@ async def serve_stdio(
             stop()
 
     failure: Exception | None = None
-    async with anyio.create_task_group() as watchers:
-        watchers.start_soon(_parent_watch.watch, stop)
-        watchers.start_soon(_watch_signals, stop)
-        # One pass of the loop: both watchers are listening before the lifespan starts,
-        # so a signal during its entry cancels it rather than ending the process at once.
-        await anyio.sleep(0)
-        try:
-            with stop.starting:
-                async with (
-                    server.serving() as open_session,
-                    open_session(send, session_id=secrets.token_hex(16)) as session,
-                ):
-                    stop.session = session
-                    await _serve(session, reader, splitter)
-                    # EOF: calls in flight may still finish and answer (a client that
-                    # closes stdin right after its last request still gets the reply).
-                    with anyio.move_on_after(shutdown_grace):
-                        while not peer_gone and session.busy:
-                            await anyio.sleep(0.005)
-                    session.close()
-        except Exception as error:  # raised below as is, not wrapped in a group
-            failure = error
-        watchers.cancel_scope.cancel()
+    try:
+        async with anyio.create_task_group() as watchers:
+            watchers.start_soon(_parent_watch.watch, stop)
+            watchers.start_soon(_watch_signals, stop)
+            # One pass of the loop: both watchers are listening before the lifespan starts,
+            # so a signal during its entry cancels it rather than ending the process at once.
+            await anyio.sleep(0)
+            try:
+                with stop.starting:
+                    async with (
+                        server.serving() as open_session,
+                        open_session(send, session_id=secrets.token_hex(16)) as session,
+                    ):
+                        stop.session = session
+                        await _serve(session, reader, splitter)
+                        # EOF: calls in flight may still finish and answer (a client that
+                        # closes stdin right after its last request still gets the reply).
+                        with anyio.move_on_after(shutdown_grace):
+                            while not peer_gone and session.busy:
+                                await anyio.sleep(0.005)
+                        session.close()
+            except Exception as error:  # raised below as is, not wrapped in a group
+                failure = error
+            watchers.cancel_scope.cancel()
+    finally:
+        reader.close()
     if failure is not None:
         raise failure
 
