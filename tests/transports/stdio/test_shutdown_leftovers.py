@@ -128,8 +128,10 @@ def test_a_call_that_finishes_within_the_grace_is_answered_after_eof(tmp_path: P
     assert b'"id":2' in out and b"child ended" in out
 
 
-def test_a_bad_shutdown_grace_is_refused_by_name() -> None:
+@pytest.mark.parametrize("grace", [-1, True, float("inf"), float("nan"), "2"])
+def test_a_bad_shutdown_grace_is_refused_by_name(grace: object) -> None:
+    # The same rule as HTTP's (transports/http/run.py checked_grace): a finite number >= 0.
     from toolwire import Server
 
-    with pytest.raises(ValueError, match="shutdown_grace must be a number of seconds >= 0, not -1"):
-        Server("x").run(shutdown_grace=-1)
+    with pytest.raises(ValueError, match="shutdown_grace must be a number of seconds >= 0, not"):
+        Server("x").run(shutdown_grace=grace)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import logging
+import math
 import secrets
 import signal
 import sys
@@ -219,7 +220,11 @@ def run_stdio(
     """
     import anyio
 
-    if not isinstance(shutdown_grace, int | float) or not shutdown_grace >= 0:
+    if (
+        isinstance(shutdown_grace, bool)
+        or not isinstance(shutdown_grace, int | float)
+        or not 0 <= shutdown_grace < math.inf
+    ):
         raise ValueError(f"shutdown_grace must be a number of seconds >= 0, not {shutdown_grace!r}")
     protect_stdout()
     _parent_watch.arm()
