@@ -86,7 +86,7 @@ async def list_tools(
         if end < len(tools):
             result["nextCursor"] = handlers.encode_cursor(end)
         if version in MODERN:
-            eras.stamp(result, server.server_info, cacheable=True)
+            eras.stamp(result, session.server_info, cacheable=True)
         payload = encode_value(result)
         if not registry.dynamic:
             registry.page_cache[(version, offset)] = payload
@@ -121,11 +121,10 @@ async def call_tool(
             )
     token = eras.progress_token(params, "tools/call")
     call = CallInFlight(session.send, token, log_level, request_id, None, session.session_id)
+    # Most calls never ask: their asker is made at the first question.
+    call.make_asker = partial(asker_for, session, request_id, version, params, name, call=call)
     if session.era == "modern" and ("requestState" in params or "inputResponses" in params):
-        # The answers a retry brings are checked before the call is accepted (-32602).
-        call.asker = asker_for(session, request_id, version, params, name, call=call)
-    else:  # most calls never ask: their asker is made at the first question
-        call.make_asker = partial(asker_for, session, request_id, version, params, name, call=call)
+        call.asker = call.make_asker()  # a retry's answers are checked up front (-32602)
     requests.launch(
         request_id, call, _run(session, request_id, entry, params, version, call, identity)
     )

@@ -34,6 +34,7 @@ __all__ = [
     "declared_length",
     "header",
     "header_text",
+    "is_json",
     "printable",
     "read_body",
     "refuse",
@@ -84,10 +85,17 @@ def header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
-def declared_length(scope: Scope) -> int | None:
-    """The `Content-Length` a request declares, or None (absent or not a number)."""
-    value = header(scope, b"content-length")
+def declared_length(value: bytes | None) -> int | None:
+    """The length a `Content-Length` value declares, or None (absent or not a number)."""
     return int(value) if value is not None and value.isdigit() else None
+
+
+def is_json(content_type: bytes | None) -> bool:
+    """Whether a `Content-Type` says JSON (parameters such as `charset` allowed)."""
+    return (
+        content_type is not None
+        and content_type.split(b";", 1)[0].strip().lower() == b"application/json"
+    )
 
 
 async def read_body(receive: ASGIReceive, limit: int, declared: int | None = None) -> bytes:

@@ -35,6 +35,7 @@ from ..asgi import (
     Scope,
     declared_length,
     header,
+    is_json,
     read_body,
     refuse,
     respond,
@@ -219,12 +220,13 @@ class LegacySse(Serving):
         live = await self._session_of(scope, send)
         if live is None:
             return
-        content_type = (header(scope, b"content-type") or b"").decode("latin-1")
-        if content_type.split(";", 1)[0].strip().lower() != "application/json":
+        if not is_json(header(scope, b"content-type")):
             await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
             return
         try:
-            body = await read_body(receive, self.max_body_bytes, declared_length(scope))
+            body = await read_body(
+                receive, self.max_body_bytes, declared_length(header(scope, b"content-length"))
+            )
         except BodyTooLarge as error:
             await refuse(send, 413, str(error))
             return

@@ -29,6 +29,7 @@ from ..asgi import (
     BodyTooLarge,
     ClientGone,
     declared_length,
+    is_json,
     read_body,
     refuse,
     respond,
@@ -121,7 +122,9 @@ class Endpoint:
             await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
             return
         try:
-            body = await read_body(receive, config.max_body_bytes, declared_length(scope))
+            body = await read_body(
+                receive, config.max_body_bytes, declared_length(headers.get(b"content-length"))
+            )
         except BodyTooLarge as error:
             await refuse(send, 413, f"Payload Too Large: {error}")
             return
@@ -462,11 +465,3 @@ def answer_as(accept: bytes | None, json_response: bool) -> str | None:
 def accepts_sse(accept: bytes | None) -> bool:
     """Whether a GET's `Accept` allows an event stream (a missing one allows anything)."""
     return not accept or bool(media_ranges(accept.decode("latin-1")) & SSE_RANGES)
-
-
-def is_json(content_type: bytes | None) -> bool:
-    """Whether a `Content-Type` says JSON (parameters such as `charset` allowed)."""
-    return (
-        content_type is not None
-        and content_type.split(b";", 1)[0].strip().lower() == b"application/json"
-    )
