@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -346,3 +347,65 @@ def test_a_hung_body_does_not_hold_the_interpreter_at_exit() -> None:
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     assert (done.returncode, done.stdout) == (0, b"timed out\n"), done.stderr
+
+
+def test_calls_waiting_for_a_slot_start_in_the_order_they_came() -> None:
+    started: list[int] = []
+    gate = threading.Event()
+
+    def body(number: int) -> int:
+        started.append(number)
+        if number == 0:
+            gate.wait(10)
+        return number
+
+    async def main() -> list[int]:
+        budget = SyncBudget(1)
+        first = asyncio.ensure_future(run_sync_within(budget, body, (0,), {}))
+        await _settle_until(lambda: started == [0])
+        waiting = [
+            asyncio.ensure_future(run_sync_within(budget, body, (n,), {})) for n in (1, 2, 3)
+        ]
+        await asyncio.sleep(0.02)
+        assert started == [0]  # the one slot is taken: the others wait on the loop
+        gate.set()
+        results = await asyncio.gather(first, *waiting)
+        budget.retire()
+        return results
+
+    assert asyncio.run(main()) == [0, 1, 2, 3]
+    assert started == [0, 1, 2, 3]
+
+
+def test_a_call_cancelled_in_the_pass_that_frees_its_slot_never_runs_its_body() -> None:
+    # Both calls are cancelled in one pass; the holder's task runs first and frees the slot
+    # while the cancelled call is still queued. The loop then sleeps (letting go of the
+    # interpreter lock), so a body handed over by mistake would start before the cancelled
+    # call's own task could take it back.
+    ran: list[str] = []
+    gate = threading.Event()
+
+    def holder() -> None:
+        gate.wait(10)
+
+    async def main() -> tuple[int, int]:
+        budget = SyncBudget(1)
+        holding = asyncio.ensure_future(run_sync_within(budget, holder, (), {}))
+        await asyncio.sleep(0.02)
+        waiting = asyncio.ensure_future(run_sync_within(budget, ran.append, ("ran",), {}))
+        await asyncio.sleep(0.02)
+        holding.cancel()
+        asyncio.get_running_loop().call_soon(time.sleep, 0.1)
+        waiting.cancel()
+        for task in (holding, waiting):
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        gate.set()
+        await _settle_until(lambda: budget.abandoned == 0)
+        follow_up = await run_sync_within(budget, ran.append, ("after",), {})
+        assert follow_up is None
+        budget.retire()
+        return budget.free_slots, budget.abandoned
+
+    assert asyncio.run(main()) == (1, 0)
+    assert ran == ["after"]

@@ -5,7 +5,9 @@ was cancelled. A server's `SyncBudget` has `limit` slots for calls still waited 
 allowance of as many again for bodies whose calls have ended; while that allowance is full, a
 function with bodies in it is refused at once (`SyncToolRefused`). At most 2 x `limit` bodies run
 at a time, on the budget's own daemon threads, which take bodies from a queue, wake the event loop
-once per body (`call_soon_threadsafe`) and leave after `IDLE_SECONDS` without work. A body runs
+(`call_soon_threadsafe`, one wake-up for the bodies that end before the loop takes their
+outcomes) and leave after `IDLE_SECONDS` without work. Calls beyond `limit` wait in order on the
+loop, and a freed slot goes to the oldest at once. A body runs
 in a copy of its caller's context; one cancelled before it starts never runs; a `BaseException`
 that is not an `Exception` fails its call only.
 """
@@ -18,6 +20,7 @@ import functools
 import queue
 import threading
 import weakref
+from collections import deque
 from collections.abc import Callable, Hashable, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -99,7 +102,7 @@ class SyncBudget:
         if limit < 1:
             raise ValueError(f"max_sync_workers must be at least 1, not {limit}")
         self.limit = limit
-        self._slots = asyncio.Semaphore(limit)
+        self._queued: deque[_Job] = deque()  # calls waiting for a slot, oldest first
         self._taken = 0  # slots held, by calls or by abandoned bodies beyond the allowance
         self._abandoned = 0  # bodies in the allowance
         self._abandoned_by: dict[Hashable, int] = {}  # per function, slot holders included
@@ -135,29 +138,32 @@ class SyncBudget:
             SyncToolRefused: This function's abandoned bodies are in a full allowance.
         """
         self._check(func)
-        try:
-            await self._slots.acquire()
-        except asyncio.CancelledError:
-            note = worker_wait.get()
-            if note is not None:
-                note.append(self.limit)
-            raise
-        self._taken += 1
-        try:
-            self._check(func)  # the allowance may have filled while this call waited
-            job = _Job(self, loop, func, args, kwargs)
+        job = _Job(self, loop, func, args, kwargs)
+        if self._taken < self.limit:
+            self._taken += 1
             self._hand_over(loop, job)
-        except BaseException:
-            self._give_back()
-            raise
+        else:
+            self._queued.append(job)
         try:
             return await job.waiter  # type: ignore[no-any-return]
         finally:
             self._leave(job)
 
     def _give_back(self) -> None:
+        """A slot is free: the longest-waiting call takes it, in this same pass of the loop."""
         self._taken -= 1
-        self._slots.release()
+        queued = self._queued
+        while queued and self._taken < self.limit:
+            job = queued.popleft()
+            if job.waiter.done():  # cancelled while it waited: it leaves on its own
+                continue
+            try:
+                self._check(job.func)  # the allowance may have filled while this call waited
+            except SyncToolRefused as refused:
+                job.waiter.set_exception(refused)
+                continue
+            self._taken += 1
+            self._hand_over(job.loop, job)
 
     def _hand_over(self, loop: asyncio.AbstractEventLoop, job: _Job) -> None:
         self._last_start = loop.time()
@@ -186,11 +192,19 @@ class SyncBudget:
 
     def _leave(self, job: _Job) -> None:
         """The call stops waiting: its slot comes back, unless its body still runs."""
+        workers = job.workers
+        if workers is None:  # it never got a slot
+            if job in self._queued:
+                self._queued.remove(job)
+            note = worker_wait.get()
+            if note is not None and job.waiter.cancelled():
+                note.append(self.limit)
+            return
         if job.over:
             self._give_back()
             return
         if job.cancel():  # it never started
-            job.workers.pending -= 1
+            workers.pending -= 1
             self._give_back()
             return
         holds_slot = self._abandoned >= self.limit  # a full allowance: it keeps the slot
@@ -206,6 +220,7 @@ class SyncBudget:
         """On the loop, once a body is over: its call gets the outcome, or, if the call was
         abandoned, the allowance gets its room back."""
         job.over = True
+        assert job.workers is not None
         job.workers.pending -= 1
         if not job.abandoned:
             waiter = job.waiter
@@ -272,7 +287,7 @@ class _Job:
         self.over = False
         self.abandoned = False
         self.held_slot = False
-        self.workers: _Workers
+        self.workers: _Workers | None = None  # set when the job gets a slot
 
     def cancel(self) -> bool:
         """From the loop: True if the body will never start."""
@@ -294,11 +309,8 @@ class _Job:
             result = self.context.run(_body, self.func, self.args, self.kwargs)
         except BaseException as failed:  # _body leaves only Exceptions
             error = failed
-        # The loop, once woken, waits for this thread to let go of the GIL: nothing after this.
-        try:
-            self.loop.call_soon_threadsafe(self.budget._body_ended, self, result, error)
-        except RuntimeError:  # a closed loop has nobody left to tell
-            return
+        assert self.workers is not None
+        self.workers.report(self, result, error)
 
 
 class _Workers:
@@ -309,6 +321,32 @@ class _Workers:
         self.inbox: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self.threads: list[threading.Thread] = []
         self.pending = 0  # jobs handed over whose end the loop has not heard of
+        self.ended: deque[tuple[_Job, Any, BaseException | None]] = deque()
+        self.wake_sent = False  # the loop is already told to take `ended`
+
+    def report(self, job: _Job, result: Any, error: BaseException | None) -> None:
+        """In a worker, once a body is over: queue its outcome and wake the loop, unless a
+        wake-up is on its way already (it takes every outcome queued before it runs).
+
+        Each wake-up gives the interpreter lock to the loop's thread and back, so bodies that
+        end close together share one.
+        """
+        self.ended.append((job, result, error))
+        if self.wake_sent:
+            return
+        self.wake_sent = True
+        try:
+            job.loop.call_soon_threadsafe(self._deliver)
+        except RuntimeError:  # a closed loop has nobody left to tell
+            return
+
+    def _deliver(self) -> None:
+        """On the loop: every outcome reported so far reaches its budget."""
+        self.wake_sent = False  # before taking: a later report must wake the loop again
+        ended = self.ended
+        while ended:
+            job, result, error = ended.popleft()
+            job.budget._body_ended(job, result, error)
 
     def take(self, job: _Job) -> None:
         job.workers = self
