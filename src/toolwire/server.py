@@ -55,8 +55,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 H = TypeVar("H", bound=Callable[[str], Any])
 
 _TRANSPORTS = ("stdio", "http", "sse")
-# `tool`'s and `add_tool`'s MCP options, in the order `registered_tool` takes them.
-_MCP_OPTIONS = ("title", "annotations", "meta", "output_schema", "timeout", "scopes", "icons")
 # MCP users spell these `name` / `description`; function_tool (the Agents SDK) adds `_override`.
 _SPELLINGS = (("name", "name_override"), ("description", "description_override"))
 
@@ -212,13 +210,12 @@ class Server:
             TypeError: Both spellings of the name, or of the description, were given.
         """
         name, description = options.pop("name", None), options.pop("description", None)
-        mcp_options = [options.pop(option, None) for option in _MCP_OPTIONS]
-        built_with = _one_spelling("tool", options, name, description)
+        _one_spelling("tool", options, name, description)
 
         def register(the_func: Callable[..., Any]) -> FunctionTool:
-            built = function_tool(the_func, **built_with)
-            self._register(built, *mcp_options)
-            return built
+            if not callable(the_func):
+                raise TypeError(f"tool() takes a function, not {type(the_func).__name__}")
+            return self.add_tool(the_func, **options)
 
         if func is not None:
             return register(func)
@@ -276,7 +273,10 @@ class Server:
                 "add_tool() takes a FunctionTool, an agents.FunctionTool or a callable, "
                 f"not {type(tool).__name__}"
             )
-        self._register(built, title, annotations, meta, output_schema, timeout, scopes, icons)
+        if built.name in self._registry:
+            raise UserError(f"Server {self.name!r} already has a tool named {built.name!r}")
+        mcp_options = (title, annotations, meta, output_schema, timeout, scopes, icons)
+        self._registry.add(registered_tool(built, *mcp_options))
         return built
 
     def remove_tool(self, name: str) -> None:
@@ -286,12 +286,6 @@ class Server:
             KeyError: No tool has that name.
         """
         self._registry.remove(name)
-
-    def _register(self, tool: FunctionTool, *mcp_options: Any) -> None:
-        """Publish `tool` with its MCP options, in `registered_tool`'s order."""
-        if tool.name in self._registry:
-            raise UserError(f"Server {self.name!r} already has a tool named {tool.name!r}")
-        self._registry.add(registered_tool(tool, *mcp_options))
 
     def tools_listed(self) -> None:
         """Sessions call this after sending a tool list: the first time, warm up for calls."""
