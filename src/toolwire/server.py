@@ -1022,11 +1022,9 @@ def _one_spelling(
 
 def _renamed(tool: FunctionTool, options: dict[str, Any]) -> FunctionTool:
     """A copy of a built tool with another name or description, the only options it takes."""
-    changes = {}
-    for short, long in _SPELLINGS:
-        value = options.pop(long, None)
-        if value is not None:
-            changes[short] = value
+    changes = {
+        short: value for short, long in _SPELLINGS if (value := options.pop(long, None)) is not None
+    }
     if options:
         raise TypeError(
             f"add_tool() got function_tool options ({', '.join(sorted(options))}) for a tool "
