@@ -11,7 +11,7 @@ import functools
 import inspect
 import logging
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import ToolwireError, UserError
@@ -46,10 +46,19 @@ class LifespanError(ToolwireError):
 async def _serving(server: ConfiguredApp) -> AsyncIterator[SessionOpener]:
     """Hold `server`'s lifespan open, if any, and yield what opens its sessions; a lifespan
     that cannot start, or yields a value beside `context`, is logged and `LifespanError`."""
-    if server.lifespan is None:
-        yield _opener(server, _context_source(server, None))
-        return
-    manager, state = await _enter(server, server.lifespan)
+    from .protocol.session.session import ServerSession
+
+    try:
+        manager = nullcontext() if server.lifespan is None else server.lifespan(server)
+        if not isinstance(manager, AbstractAsyncContextManager):
+            raise TypeError(
+                "lifespan(server) must return an async context manager "
+                f"(e.g. from an @asynccontextmanager function), not {type(manager).__name__}"
+            )
+        state = await manager.__aenter__()
+    except Exception as error:
+        _log_start_failure(server, error)
+        raise LifespanError(f"{type(error).__name__}: {error}") from error
     try:
         contexts = _context_source(server, state)
     except UserError as error:
@@ -58,7 +67,7 @@ async def _serving(server: ConfiguredApp) -> AsyncIterator[SessionOpener]:
         raise LifespanError(error.message) from error
     failure: BaseException | None = None
     try:
-        yield _opener(server, contexts)
+        yield functools.partial(ServerSession, server, contexts=contexts)
     except BaseException as error:
         failure = error
         raise
@@ -119,12 +128,6 @@ class SharedServing:
             self._held = None
 
 
-def _opener(server: ConfiguredApp, contexts: ContextSource) -> SessionOpener:
-    from .protocol.session.session import ServerSession
-
-    return functools.partial(ServerSession, server, contexts=contexts)
-
-
 def _context_source(server: ConfiguredApp, state: Any) -> ContextSource:
     if server.context_factory is not None:
         return ContextSource(factory=server.context_factory, state=state)
@@ -139,23 +142,6 @@ def _context_source(server: ConfiguredApp, state: Any) -> ContextSource:
     if state is None:
         return NO_CONTEXT
     return ContextSource(value=state, state=state)
-
-
-async def _enter(
-    server: ConfiguredApp, lifespan: Callable[[Any], AbstractAsyncContextManager[Any]]
-) -> tuple[AbstractAsyncContextManager[Any], Any]:
-    try:
-        manager = lifespan(server)
-        if not isinstance(manager, AbstractAsyncContextManager):
-            raise TypeError(
-                "lifespan(server) must return an async context manager "
-                f"(e.g. from an @asynccontextmanager function), not {type(manager).__name__}"
-            )
-        state = await manager.__aenter__()
-    except Exception as error:
-        _log_start_failure(server, error)
-        raise LifespanError(f"{type(error).__name__}: {error}") from error
-    return manager, state
 
 
 def _log_start_failure(server: ConfiguredApp, error: Exception) -> None:
