@@ -19,7 +19,7 @@ import httpx
 import pytest
 from tests._listening import free_port, listening
 
-import toolwire._session_end as session_end
+import toolwire.server as session_end
 from toolwire import Server, ToolContext
 from toolwire.client import MCPServerInMemory
 

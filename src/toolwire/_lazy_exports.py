@@ -15,16 +15,9 @@ def lazy_exports(
     *,
     moved: Mapping[str, str] | None = None,
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """The `__getattr__` and `__dir__` of a package whose names load on first use.
-
-    Args:
-        package: The package's `__name__` (relative module paths are resolved from it).
-        exports: Public name -> the (relative) module defining it.
-        namespace: The package's `globals()`: a loaded name is stored there, so that later
-            lookups never reach `__getattr__` again.
-        moved: Former public name -> the dotted path it is imported from now; getting the old
-            name raises an `AttributeError` naming the new one (it is not listed by `dir`).
-    """
+    """The `__getattr__` and `__dir__` of `package`, loading each name of `exports` (name ->
+    relative module) into `namespace` on first use; a `moved` name (old name -> new dotted
+    path) raises an `AttributeError` naming where it went."""
 
     def load(name: str) -> Any:
         module = exports.get(name)

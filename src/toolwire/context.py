@@ -1,11 +1,7 @@
-"""Run and tool contexts handed to tool functions that ask for them.
-
-A tool function whose first parameter is annotated `RunContextWrapper[...]` or
-`ToolContext[...]` receives the context of the call, exactly as in the Agents SDK. Beyond the
-SDK, a `ToolContext` served over MCP can report progress and log to the client; when nobody
-listens (a direct call, an Agents SDK run) those methods do nothing. It can also ask the
-client for something (`elicit`, `sample`, `list_roots`); with nobody to ask, those raise
-`NoBackChannelError`.
+"""Run and tool contexts handed to tool functions whose first parameter asks for them
+(`RunContextWrapper[...]` or `ToolContext[...]`), as in the Agents SDK. Served over MCP, a
+`ToolContext` also reports progress and logs to the client (nothing, when nobody listens) and
+asks it questions (`NoBackChannelError`, when there is no client to ask).
 """
 
 from __future__ import annotations
@@ -27,8 +23,6 @@ __all__ = [
 
 TContext = TypeVar("TContext")
 
-LogLevel = str  # one of the RFC 5424 names MCP uses: debug, info, notice, warning, error, ...
-
 
 @dataclass
 class Usage:
@@ -41,8 +35,7 @@ class Usage:
 
 
 DEFAULT_ASK_TIMEOUT = 600.0
-"""Seconds a request to the client waits for its answer unless told otherwise: a person may
-be filling in a form, but a call must not hang for ever on a client that never answers."""
+"""Seconds a request to the client waits for its answer unless told otherwise."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,7 +80,7 @@ class CallReporter(Protocol):
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
         """Report how far the call has come."""
 
-    async def log(self, level: LogLevel, data: Any, logger: str | None) -> None:
+    async def log(self, level: str, data: Any, logger: str | None) -> None:
         """Pass one of the tool's log records on to whoever is listening."""
 
     async def elicit(
@@ -221,7 +214,7 @@ class ToolContext(RunContextWrapper[TContext]):
         if self.reporter is not None:
             await self.reporter.progress(progress, total, message)
 
-    async def log(self, level: LogLevel, data: Any, logger: str | None = None) -> None:
+    async def log(self, level: str, data: Any, logger: str | None = None) -> None:
         """Tell the MCP client something about this call, as a `notifications/message`.
 
         Messages below the client's `logging/setLevel` threshold are dropped.

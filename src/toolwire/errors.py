@@ -21,23 +21,23 @@ __all__ = [
 
 
 class ToolwireError(Exception):
-    """Base class of every exception toolwire raises on purpose."""
+    """Base class of every exception toolwire raises on purpose.
+
+    Args:
+        message: What went wrong, for a person to read (also kept as `message`).
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 class UserError(ToolwireError):
     """The library was used wrongly: a bad signature, option or schema."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
 
 class ModelBehaviorError(ToolwireError):
     """The model (or the remote caller) did something unexpected, e.g. sent invalid arguments."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class ToolTimeoutError(ToolwireError):
@@ -55,15 +55,10 @@ class ToolTimeoutError(ToolwireError):
 
 
 class ToolAbortedError(ToolwireError):
-    """A tool raised an exception that is not an `Exception`: `SystemExit` (an argparse CLI
-    wrapped as a tool), `KeyboardInterrupt`, `GeneratorExit`, a `CancelledError` of its own,
-    or another `BaseException` subclass.
-
-    Left alone, such an exception would end the server or the task serving the call, and the
-    call would never be answered. toolwire fails the call instead, like any other exception
-    (the failure function's text, `isError`, a WARNING with the traceback); the original is
-    the `__cause__`. A cancellation that toolwire or the caller asked for is not one of these:
-    it stops the call as before.
+    """A tool raised a `BaseException` that is not an `Exception` (`SystemExit`,
+    `KeyboardInterrupt`, a `CancelledError` of its own...), so the call failed as for any
+    other exception instead of ending the server; the original is the `__cause__`. A
+    cancellation toolwire or the caller asked for is not one of these.
 
     Args:
         original: What the tool raised.
@@ -90,7 +85,6 @@ class ClientRequestError(ToolwireError):
     def __init__(self, method: str, message: str) -> None:
         super().__init__(message)
         self.method = method
-        self.message = message
 
 
 class ClientCapabilityError(ClientRequestError):

@@ -1,10 +1,8 @@
-"""Serving a `Server`: its lifespan held open around its sessions, and where calls' contexts
-come from. Every transport serves inside `Server.serving()` (stdio around its one session, an
-HTTP app from start-up to shutdown), and the apps of one server on one event loop share one
-serving, so the lifespan runs once. A call's `ctx.context` is the `context_factory`'s answer,
-else `context`, else what the lifespan yielded (both `context` and a yielded value fail
-start-up). A lifespan failing on entry is logged and raises `LifespanError`; its exit runs
-shielded from cancellation, and an exit that raises is logged.
+"""Serving a `Server`: its lifespan held open around its sessions (once for all the apps of one
+server on one event loop), and where calls' `ctx.context` comes from: the `context_factory`,
+else `context`, else what the lifespan yielded. A lifespan failing on entry is logged and
+raises `LifespanError`; its exit runs shielded from cancellation, and an exit that raises is
+logged.
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ import functools
 import inspect
 import logging
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import ToolwireError, UserError
@@ -26,13 +24,13 @@ if TYPE_CHECKING:
 
     from .protocol.session.call_context import CallInfo
 
-__all__ = ["LifespanError", "SharedServing", "check_options", "serving"]
+__all__ = ["LifespanError", "SharedServing", "check_options"]
 
 logger = logging.getLogger("toolwire")
 
 
 class ConfiguredApp(ServedApp, Protocol):
-    """What serving reads of a `Server` (typed here: `server.py` imports this module)."""
+    """What serving reads of a `Server` (a Protocol: `server.py` imports this module)."""
 
     name: str
     context: Any
@@ -45,24 +43,22 @@ class LifespanError(ToolwireError):
 
 
 @asynccontextmanager
-async def serving(server: ConfiguredApp) -> AsyncIterator[SessionOpener]:
-    """Hold `server`'s lifespan open (when it has one); yield what opens its sessions.
+async def _serving(server: ConfiguredApp) -> AsyncIterator[SessionOpener]:
+    """Hold `server`'s lifespan open, if any, and yield what opens its sessions; a lifespan
+    that cannot start, or yields a value beside `context`, is logged and `LifespanError`."""
+    from .protocol.session.session import ServerSession
 
-    Args:
-        server: The server about to be served.
-
-    Yields:
-        A callable taking a transport's `send` and returning a `ServerSession` whose calls
-        get their context as `server` is configured.
-
-    Raises:
-        LifespanError: The lifespan could not be entered, or its value conflicts with
-            `context`; the log already says why.
-    """
-    if server.lifespan is None:
-        yield _opener(server, _context_source(server, None))
-        return
-    manager, state = await _enter(server, server.lifespan)
+    try:
+        manager = nullcontext() if server.lifespan is None else server.lifespan(server)
+        if not isinstance(manager, AbstractAsyncContextManager):
+            raise TypeError(
+                "lifespan(server) must return an async context manager "
+                f"(e.g. from an @asynccontextmanager function), not {type(manager).__name__}"
+            )
+        state = await manager.__aenter__()
+    except Exception as error:
+        _log_start_failure(server, error)
+        raise LifespanError(f"{type(error).__name__}: {error}") from error
     try:
         contexts = _context_source(server, state)
     except UserError as error:
@@ -71,7 +67,7 @@ async def serving(server: ConfiguredApp) -> AsyncIterator[SessionOpener]:
         raise LifespanError(error.message) from error
     failure: BaseException | None = None
     try:
-        yield _opener(server, contexts)
+        yield functools.partial(ServerSession, server, contexts=contexts)
     except BaseException as error:
         failure = error
         raise
@@ -80,11 +76,11 @@ async def serving(server: ConfiguredApp) -> AsyncIterator[SessionOpener]:
 
 
 class SharedServing:
-    """Enters `serving(server)` once per event loop, however many apps of it ask at once.
+    """Serves a server once per event loop, however many apps of it ask at once.
 
-    The first entry on a loop holds the serving, enters and exits the lifespan; entries made
-    while it is held wait for its start-up, get the same opener and leave without touching
-    it. Another event loop (another thread) gets a serving of its own.
+    The first entry on a loop enters and exits the lifespan; entries made while it is held
+    wait for its start-up, share its opener and leave without touching it. Another event
+    loop gets a serving of its own.
     """
 
     def __init__(self, server: ConfiguredApp) -> None:
@@ -94,12 +90,8 @@ class SharedServing:
 
     @asynccontextmanager
     async def __call__(self) -> AsyncIterator[SessionOpener]:
-        """Serve for the duration; yields what opens sessions.
-
-        Raises:
-            LifespanError: The start-up failed (in this entry, or in the one whose serving
-                this entry would have shared).
-        """
+        """Serve for the duration, yielding what opens sessions; `LifespanError` if the
+        start-up failed (this entry's, or the one it would have shared)."""
         import asyncio
 
         loop = asyncio.get_running_loop()
@@ -118,7 +110,7 @@ class SharedServing:
         if owns:
             self._held = held
         try:
-            async with serving(self._server) as opener:
+            async with _serving(self._server) as opener:
                 held.set_result(opener)
                 try:
                     yield opener
@@ -136,12 +128,6 @@ class SharedServing:
             self._held = None
 
 
-def _opener(server: ConfiguredApp, contexts: ContextSource) -> SessionOpener:
-    from .protocol.session.session import ServerSession
-
-    return functools.partial(ServerSession, server, contexts=contexts)
-
-
 def _context_source(server: ConfiguredApp, state: Any) -> ContextSource:
     if server.context_factory is not None:
         return ContextSource(factory=server.context_factory, state=state)
@@ -156,23 +142,6 @@ def _context_source(server: ConfiguredApp, state: Any) -> ContextSource:
     if state is None:
         return NO_CONTEXT
     return ContextSource(value=state, state=state)
-
-
-async def _enter(
-    server: ConfiguredApp, lifespan: Callable[[Any], AbstractAsyncContextManager[Any]]
-) -> tuple[AbstractAsyncContextManager[Any], Any]:
-    try:
-        manager = lifespan(server)
-        if not isinstance(manager, AbstractAsyncContextManager):
-            raise TypeError(
-                "lifespan(server) must return an async context manager "
-                f"(e.g. from an @asynccontextmanager function), not {type(manager).__name__}"
-            )
-        state = await manager.__aenter__()
-    except Exception as error:
-        _log_start_failure(server, error)
-        raise LifespanError(f"{type(error).__name__}: {error}") from error
-    return manager, state
 
 
 def _log_start_failure(server: ConfiguredApp, error: Exception) -> None:

@@ -1,24 +1,23 @@
 """`Server`: what an MCP server publishes (tools, resources, prompts) and the ways to serve it.
 
-One class over parts it owns: a `ToolRegistry`, a `ResourceRegistry` and a `PromptRegistry`
-(the latter two made on first use, so that a server without them never loads their modules),
-an `Announcer` telling open sessions of every change, the bound on worker threads, and one
-`SharedServing` holding the lifespan; the HTTP apps come from `toolwire.transports.http`,
-imported only when asked for, so that `import toolwire` and stdio load no web stack.
+One class over the parts it owns (the registries, the open sessions it tells of changes, the
+bound on worker threads, the shared serving of its lifespan); the resource and prompt
+registries and the HTTP apps are imported only when used, so `import toolwire` and stdio load
+no web stack.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
+import logging
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from functools import partial
 from operator import methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from ._announcer import Announcer
 from .errors import UserError
 from .lifespan import LifespanError, SharedServing, check_options
 from .protocol.features.registry import (
@@ -50,14 +49,21 @@ if TYPE_CHECKING:
 
 __all__ = ["Server"]
 
+logger = logging.getLogger("toolwire")
+
 F = TypeVar("F", bound=Callable[..., Any])
 H = TypeVar("H", bound=Callable[[str], Any])
 
 _TRANSPORTS = ("stdio", "http", "sse")
-# `tool`'s and `add_tool`'s MCP options, in the order `registered_tool` takes them.
-_MCP_OPTIONS = ("title", "annotations", "meta", "output_schema", "timeout", "scopes", "icons")
 # MCP users spell these `name` / `description`; function_tool (the Agents SDK) adds `_override`.
 _SPELLINGS = (("name", "name_override"), ("description", "description_override"))
+
+SESSION_END_BOUND_SECONDS = 5.0
+"""How long the `on_session_end` hooks of one session may run, all together, before they are
+left (an async hook is cancelled, a sync one left to finish on its own)."""
+
+# What to tell one open session of a change: given the session, the coroutine that tells it.
+Message = Callable[["OpenSession"], Coroutine[Any, Any, Any]]
 
 
 class Server:
@@ -71,33 +77,23 @@ class Server:
         max_sync_workers: Threads that may run sync tools, resource functions and prompts
             at once (see `sync_limiter`).
         max_message_bytes: The largest message accepted on stdio.
-        context: What every tool call sees as `ctx.context` (e.g. `{"user": "ada"}`), the
-            same object for each call. Tools that want it take a `ToolContext[...]` (or
-            `RunContextWrapper[...]`) first parameter, as with the Agents SDK's run context.
-        context_factory: Called for each tool call with a `toolwire.CallInfo` (the tool, the
-            arguments, the request's `_meta`, the client's info, the lifespan's value as
-            `state`); its return value, awaited if it is a coroutine, is that call's
-            `ctx.context`. Per call rather than per connection so that it fits every
-            transport (HTTP requests carry their own identity). Runs on the event loop: a
-            sync factory must be quick. Excludes `context`.
-        lifespan: `lifespan(server)` returns an async context manager (for instance an
-            `@contextlib.asynccontextmanager` function), entered once when serving starts
-            and exited when it ends (stdin EOF, SIGTERM/SIGINT, the parent's exit), whatever
-            the transport: the place for shared resources such as a connection pool. What it
-            yields becomes `ctx.context` when neither `context` nor `context_factory` is
-            given, and is `CallInfo.state` for a factory. If entering it raises, serving
-            does not start: the error is logged and `run()` exits with status 1.
-        auth: Bearer-token authentication for the HTTP transports: a `toolwire.BearerAuth`
-            (verifier, authorization servers, required scopes), or just the verifier, an
-            async function `token -> toolwire.Identity | None` (an object with mcp's
-            `verify_token(token)` works too). The caller's identity reaches a
-            `context_factory` as `CallInfo.identity`, and tools' `scopes=` are enforced
-            against it. stdio is never authenticated: there `auth` and `scopes` do nothing.
-        icons: Pictures of the server for clients to show (`toolwire.Icon`s or dicts with
-            `src`, `mimeType`, `sizes`, `theme`), sent in `serverInfo` from 2025-11-25 on.
-        root_path: The directory relative paths given to the server (such as
-            `add_directory_resources("docs")`) are resolved against. Default: the directory
-            of the module that builds the server, whatever directory a client starts it in.
+        context: What every tool call sees as `ctx.context`, the same object for each call
+            (tools take a `ToolContext[...]` first parameter to see it).
+        context_factory: Called (and awaited if async) for each tool call with a
+            `toolwire.CallInfo`; its return value is that call's `ctx.context`. Runs on the
+            event loop. Excludes `context`.
+        lifespan: `lifespan(server)` returns an async context manager entered once when
+            serving starts and exited when it ends, whatever the transport. What it yields
+            is `ctx.context` when neither `context` nor `context_factory` is given, else
+            `CallInfo.state`. If entering it raises, `run()` logs it and exits with status 1.
+            See docs/server.md, "Contexts and lifespans".
+        auth: Bearer-token authentication for the HTTP transports (never stdio): a
+            `toolwire.BearerAuth`, or just its verifier, an async function
+            `token -> toolwire.Identity | None` (or an object with `verify_token(token)`).
+        icons: Pictures of the server (`toolwire.Icon`s or dicts), sent in `serverInfo`
+            from 2025-11-25 on.
+        root_path: What relative paths given to the server are resolved against (default:
+            the directory of the module that builds the server).
     """
 
     def __init__(
@@ -133,11 +129,9 @@ class Server:
         self.max_sync_workers = max_sync_workers
         self.max_message_bytes = max_message_bytes
         self.completion_handler: Callable[..., Any] | None = None
-        self._announcer = Announcer()
+        self._sessions: set[OpenSession] = set()
         self._registry = ToolRegistry()
-        self._registry.listeners.append(
-            partial(self._announcer.tell, methodcaller("tools_changed"))
-        )
+        self._registry.listeners.append(partial(self._tell, methodcaller("tools_changed")))
         self._resources: ResourceRegistry | None = None  # made on first use, as prompts are
         self._prompts: PromptRegistry | None = None
         self._session_end_hooks: list[Callable[[str], Any]] = []
@@ -190,30 +184,24 @@ class Server:
     ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
         """Publish a function as a tool; works bare (`@server.tool`) or with options.
 
-        The options, typed in the overloads above, are the keyword arguments below.
-
         Args:
             func: The function (when used bare).
-            name: The tool's name (default: the function's name); the same option as
-                `function_tool`'s `name_override`, of which only one may be given.
-            description: The tool's description (default: from the docstring); the same
-                option as `description_override`, of which only one may be given.
+            name: The tool's name (default: the function's name); `name_override` spelled
+                the MCP way.
+            description: The tool's description (default: from the docstring);
+                `description_override` spelled the MCP way.
             title: A human-readable name shown by clients.
-            annotations: MCP hints: readOnlyHint, destructiveHint, idempotentHint,
-                openWorldHint (and title).
+            annotations: MCP hints (readOnlyHint, destructiveHint, idempotentHint,
+                openWorldHint, title).
             meta: `_meta` sent with the tool listing.
-            output_schema: The JSON schema of structured results; inferred from the return
-                annotation when omitted (non-object results are wrapped as {"result": ...}).
-            timeout: Seconds after which the call is answered with a timeout error, for sync
-                and async functions alike (a sync function's thread is abandoned).
+            output_schema: The JSON schema of structured results (default: inferred from the
+                return annotation).
+            timeout: Seconds after which the call is answered with a timeout error (a sync
+                function's thread is abandoned).
             scopes: OAuth scopes a caller's token must grant to call the tool (a list, or one
-                space-separated string). Enforced only with `Server(auth=...)` over HTTP: a
-                caller lacking one gets 403 `insufficient_scope` naming what to request
-                (the MCP step-up flow). The tool is listed to every caller. stdio has no
-                tokens, so scopes are not enforced there.
+                space-separated string); enforced only with `Server(auth=...)` over HTTP.
             icons: Pictures of the tool (`toolwire.Icon`s or dicts), listed from 2025-11-25.
-            **function_tool_options: Any option of `function_tool` (name_override, strict_mode,
-                failure_error_function, ...).
+            **function_tool_options: Any option of `function_tool`.
 
         Returns:
             The `FunctionTool`, so the decorated name stays usable.
@@ -222,13 +210,12 @@ class Server:
             TypeError: Both spellings of the name, or of the description, were given.
         """
         name, description = options.pop("name", None), options.pop("description", None)
-        mcp_options = [options.pop(option, None) for option in _MCP_OPTIONS]
-        built_with = _one_spelling("tool", options, name, description)
+        _one_spelling("tool", options, name, description)
 
         def register(the_func: Callable[..., Any]) -> FunctionTool:
-            built = function_tool(the_func, **built_with)
-            self._register(built, *mcp_options)
-            return built
+            if not callable(the_func):
+                raise TypeError(f"tool() takes a function, not {type(the_func).__name__}")
+            return self.add_tool(the_func, **options)
 
         if func is not None:
             return register(func)
@@ -251,26 +238,20 @@ class Server:
     ) -> FunctionTool:
         """Publish a toolwire `FunctionTool`, an `agents.FunctionTool`, or a plain callable.
 
-        Connected clients are told (`notifications/tools/list_changed`: directly in the
-        handshake era, on their `subscriptions/listen` streams in the 2026-07-28 era), also
-        when a sync tool calls this from its worker thread.
+        Connected clients are told (`notifications/tools/list_changed`), from any thread.
 
         Args:
             tool: The tool, or a function to wrap with `function_tool`.
-            name: Publish the tool under this name (a tool object is copied, not renamed);
-                `name_override` is accepted as the same option.
-            description: Publish the tool with this description (`description_override` is
-                accepted as the same option).
-            title: A human-readable name shown by clients.
-            annotations: MCP hints (readOnlyHint, destructiveHint, idempotentHint,
-                openWorldHint, title).
-            meta: `_meta` sent with the tool listing.
-            output_schema: The JSON schema of structured results (see `Server.tool`).
-            timeout: Seconds after which the call is answered with a timeout error.
-            scopes: OAuth scopes a caller must hold to call the tool (see `Server.tool`).
-            icons: Pictures of the tool for clients to show (see `Server.tool`).
-            **function_tool_options: Options of `function_tool`, when `tool` is a plain
-                callable that add_tool wraps.
+            name: Publish the tool under this name (a tool object is copied, not renamed).
+            description: Publish the tool with this description.
+            title: As for `Server.tool`.
+            annotations: As for `Server.tool`.
+            meta: As for `Server.tool`.
+            output_schema: As for `Server.tool`.
+            timeout: As for `Server.tool`.
+            scopes: As for `Server.tool`.
+            icons: As for `Server.tool`.
+            **function_tool_options: Options of `function_tool`, for a plain callable only.
 
         Returns:
             The published `FunctionTool`.
@@ -292,7 +273,10 @@ class Server:
                 "add_tool() takes a FunctionTool, an agents.FunctionTool or a callable, "
                 f"not {type(tool).__name__}"
             )
-        self._register(built, title, annotations, meta, output_schema, timeout, scopes, icons)
+        if built.name in self._registry:
+            raise UserError(f"Server {self.name!r} already has a tool named {built.name!r}")
+        mcp_options = (title, annotations, meta, output_schema, timeout, scopes, icons)
+        self._registry.add(registered_tool(built, *mcp_options))
         return built
 
     def remove_tool(self, name: str) -> None:
@@ -303,15 +287,8 @@ class Server:
         """
         self._registry.remove(name)
 
-    def _register(self, tool: FunctionTool, *mcp_options: Any) -> None:
-        """Publish `tool` with its MCP options, in `registered_tool`'s order."""
-        if tool.name in self._registry:
-            raise UserError(f"Server {self.name!r} already has a tool named {tool.name!r}")
-        self._registry.add(registered_tool(tool, *mcp_options))
-
     def tools_listed(self) -> None:
-        """Sessions call this after sending a tool list: calls come next, so the first time
-        it builds in the background what first calls need."""
+        """Sessions call this after sending a tool list: the first time, warm up for calls."""
         if self._warmed_up:
             return
         self._warmed_up = True
@@ -321,30 +298,60 @@ class Server:
 
     def session_opened(self, session: OpenSession) -> None:
         """Sessions call this on entry: they are told of changes until they close."""
-        self._announcer.opened(session)
+        self._sessions.add(session)
 
     def session_closed(self, session: OpenSession) -> None:
         """Sessions call this on exit."""
-        self._announcer.closed(session)
+        self._sessions.discard(session)
+
+    def _tell(self, message: Message) -> None:
+        """Have every open session run `message(session)` soon, on its own event loop."""
+        import asyncio  # here: importing toolwire.server need not load asyncio
+
+        try:
+            running: object = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        for session in list(self._sessions):
+            loop = session.loop
+            if loop is None or loop is running:
+                _start(session, message)
+                continue
+            # Through a task on that loop: from a bare loop callback, anyio cannot tell which
+            # event loop it is on and refuses to start anything.
+            hop = _hop(session, message)
+            try:
+                asyncio.run_coroutine_threadsafe(hop, loop)
+            except RuntimeError:  # that loop is closed: the session is gone
+                hop.close()
+                logger.debug("a change came after a session's event loop closed")
 
     async def session_ended(self, session_id: str) -> None:
-        """Sessions with an id call this once closed: runs the `on_session_end` hooks."""
-        if self._session_end_hooks:
-            from ._session_end import run_hooks
+        """Sessions with an id call this once closed: runs the `on_session_end` hooks together,
+        shielded and within `SESSION_END_BOUND_SECONDS`; never raises."""
+        if not self._session_end_hooks:
+            return
+        import anyio
 
-            await run_hooks(self._session_end_hooks, session_id)
+        with anyio.move_on_after(SESSION_END_BOUND_SECONDS, shield=True) as scope:
+            async with anyio.create_task_group() as group:
+                for hook in self._session_end_hooks:
+                    group.start_soon(_end_hook, hook, session_id)
+        if scope.cancelled_caught:
+            logger.warning(
+                "session %s: the on_session_end hooks did not finish within %g seconds; "
+                "left running",
+                session_id,
+                SESSION_END_BOUND_SECONDS,
+            )
 
     def on_session_end(self, func: H) -> H:
         """Call `func(session_id)` whenever this process stops serving an MCP session that
-        has an id (the `ctx.session_id` and `CallInfo.session_id` its calls saw): a DELETE or
-        idle expiry over streamable HTTP, a closed legacy SSE stream, stdin EOF, shutdown.
+        has an id (the `ctx.session_id` its calls saw); usable as a decorator, several times.
 
-        Usable as a decorator, several times. `func` may be a coroutine function; a sync one
-        runs in a worker thread. The hooks of one session run together once its calls are
-        over, within 5 seconds altogether (an async hook still running then is cancelled; a
-        sync one is left to finish). A hook that raises is logged on the `toolwire` logger
-        and the session closes all the same. Session-less requests (stateless HTTP, the
-        2026-07-28 era) have no session id and never fire it.
+        `func` may be async; a sync one runs in a worker thread. A session's hooks run
+        together once its calls are over, within 5 seconds altogether; one that raises is
+        logged. See docs/server.md, "MCP sessions and their end".
 
         Args:
             func: Takes the session id (a string).
@@ -370,11 +377,9 @@ class Server:
             from .protocol.features.resource_registry import ResourceRegistry
 
             registry = self._resources = ResourceRegistry()
-            registry.listeners.append(
-                partial(self._announcer.tell, methodcaller("resources_changed"))
-            )
+            registry.listeners.append(partial(self._tell, methodcaller("resources_changed")))
             registry.update_listeners.append(
-                lambda uri: self._announcer.tell(methodcaller("resource_updated", uri))
+                lambda uri: self._tell(methodcaller("resource_updated", uri))
             )
         return registry
 
@@ -399,19 +404,16 @@ class Server:
             uri: The resource's URI (`config://app`), or a URI template
                 (`users://{user_id}/profile`; `{+path}` may span `/`, `{?a,b}` names optional
                 query parameters).
-            mime_type: The contents' MIME type (default: by what the function returns:
-                `text/plain` for `str`, `application/octet-stream` for `bytes`,
-                `application/json` for anything else, which is sent as JSON text).
+            mime_type: The contents' MIME type (default: `text/plain` for `str`,
+                `application/octet-stream` for `bytes`, else `application/json`).
             name: The name clients show (default: the function's name).
-            title: A human-readable title (2025-06-18 on).
+            title: A human-readable title.
             description: What the resource holds (default: the function's docstring).
             size: The size in bytes, if known (fixed resources).
             annotations: MCP annotations (`audience`, `priority`, `lastModified`).
-            icons: Icons for clients (`{"src": ..., "mimeType": ..., "sizes": [...]}`;
-                2025-11-25 on).
+            icons: Pictures for clients (`toolwire.Icon`s or dicts).
             meta: `_meta` sent with the listing.
-            completers: For templates, per-variable functions suggesting values for
-                `completion/complete`.
+            completers: For templates, variable name -> completer for `completion/complete`.
 
         Returns:
             A decorator returning the function unchanged.
@@ -497,15 +499,10 @@ class Server:
     ) -> DirectoryResources:
         """Serve the files under `root`, read-only, as resources under `uri_prefix`.
 
-        `uri_prefix + "notes/todo.md"` reads `root/notes/todo.md`. URIs are matched against
-        the prefix and checked segment by segment, never handed to the file system as given:
-        anything that would leave `root` (`..`, encoded or not, absolute paths, backslashes,
-        NUL bytes, symbolic links pointing out) is refused with the resource-not-found error,
-        as is a file larger than `max_bytes`. Text files are sent as text, others as blobs.
-
-        A relative `root` is taken from the server's `root_path`: by default the directory of
-        the module that builds the server (as Flask does), not the working directory, which is
-        wherever a client happens to start the server.
+        `uri_prefix + "notes/todo.md"` reads `root/notes/todo.md`. Anything that would leave
+        `root` (`..`, absolute paths, links pointing out), and a file larger than `max_bytes`,
+        is refused with the resource-not-found error (docs/security.md, "Directory
+        resources"). Text files are sent as text, others as blobs.
 
         Args:
             root: The directory (it must exist); relative to the server's `root_path`.
@@ -515,10 +512,9 @@ class Server:
             description: What the files are.
             mime_type: One MIME type for every file (default: guessed from each name).
             max_listed: How many files `resources/list` shows at most (the rest stay
-                readable; a warning is logged once when the listing is cut).
+                readable).
             max_bytes: The largest file served.
-            include_hidden: Serve and list names starting with `.` too (`.env`, `.git` are
-                refused by default).
+            include_hidden: Serve and list names starting with `.` too.
 
         Returns:
             The `DirectoryResources` serving it (its `template` is what was published).
@@ -572,9 +568,7 @@ class Server:
             from .protocol.features.prompt_registry import PromptRegistry
 
             registry = self._prompts = PromptRegistry()
-            registry.listeners.append(
-                partial(self._announcer.tell, methodcaller("prompts_changed"))
-            )
+            registry.listeners.append(partial(self._tell, methodcaller("prompts_changed")))
         return registry
 
     @property
@@ -602,25 +596,20 @@ class Server:
     def prompt(self, func: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
         """Publish a function as a prompt; works bare (`@server.prompt`) or with options.
 
-        The options of `add_prompt`, typed in the overloads above, are the keyword arguments
-        below.
-
-        The function's parameters are the prompt's arguments (a parameter without a
-        default is required; the docstring's `Args:` describe them). It returns a string,
-        a `toolwire.PromptMessage`, or a list of them (see `toolwire.PromptMessage` for
-        the content a message may hold); it may be async. A first parameter annotated
-        `ToolContext` receives the request's context instead (for `ctx.elicit`).
+        The function's parameters are the prompt's arguments (those without a default are
+        required). It returns a string, a `toolwire.PromptMessage` or a list of them, and
+        may be async. A first parameter annotated `ToolContext` receives the request's
+        context. Takes the options of `add_prompt`, listed below.
 
         Args:
             func: The function (when used bare).
             name: The prompt's name (default: the function's name).
             title: A human-readable name shown by clients.
             description: What the prompt is for (default: from the docstring).
-            icons: Pictures for clients to show (`toolwire.Icon`s or dicts; 2025-11-25).
+            icons: Pictures for clients to show (`toolwire.Icon`s or dicts).
             meta: `_meta` sent with the prompt listing.
-            completers: Argument name -> completer, for `completion/complete`: a list of
-                choices (suggested by prefix) or a function `(value, context_arguments)`
-                returning suggestions, sync or async.
+            completers: Argument name -> completer for `completion/complete`: a list of
+                choices, or a function `(value, context_arguments)` returning suggestions.
 
         Returns:
             The function itself, unchanged.
@@ -680,12 +669,14 @@ class Server:
         """Use `func` for `completion/complete` requests no declared completer answers.
 
         `func(ref, argument, value, context_arguments)` (sync or async) gets the request's
-        `ref` as sent (`{"type": "ref/prompt", "name": ...}` or `{"type": "ref/resource",
-        "uri": ...}`), the argument's name, what was typed so far, and the arguments the
-        client already settled; it returns suggestions (an iterable of strings) or None.
+        `ref` as sent, the argument's name, what was typed so far and the arguments already
+        settled; it returns suggestions (an iterable of strings) or None.
 
         Returns:
             The function itself, unchanged.
+
+        Raises:
+            UserError: `func` is not callable.
         """
         if not callable(func):
             raise UserError(f"completion handler must be a function, not {type(func).__name__}")
@@ -694,13 +685,10 @@ class Server:
 
     @property
     def sync_limiter(self) -> SyncBudget | anyio.CapacityLimiter:
-        """Bounds the threads running sync tools, resources and prompts.
+        """Bounds, at `max_sync_workers`, the threads running sync functions for clients.
 
-        One bound of `max_sync_workers` covers every sync function run for a client (tools,
-        resource functions, prompts, a directory's reads and listings). On asyncio it is a
-        `SyncBudget` (see `toolwire.tools.threads`), which also counts bodies still running
-        after their calls timed out; on trio an `anyio.CapacityLimiter`. It is made on first
-        use on each event loop and belongs to that loop.
+        On asyncio a `SyncBudget` (which also counts bodies still running after their calls
+        timed out), on trio an `anyio.CapacityLimiter`; one per event loop, made on first use.
         """
         import asyncio
 
@@ -744,76 +732,53 @@ class Server:
     ) -> StreamableHttpApp:
         """This server as an ASGI app speaking MCP's streamable HTTP transport on `path`.
 
-        It runs under any ASGI server (`uvicorn module:app`), or mounted inside a Starlette
-        or FastAPI app, which must forward its ASGI lifespan:
-        `Starlette(routes=[Mount("/", app)], lifespan=app.lifespan)` or
-        `FastAPI(lifespan=app.lifespan)`. The lifespan is how the server starts up front and
-        learns that it stops; mounted without it, the app starts serving on its first
-        request and its server's lifespan may never exit (a warning says so). uvicorn waits
-        for open responses before it runs the lifespan's exit, and a GET stream stays open
-        until its client leaves: under your own uvicorn give it a graceful timeout
-        (`--timeout-graceful-shutdown 5`). `Server.run("http")` and `toolwire run` need none
-        of this: they own their uvicorn server and stop it themselves. The server's own
-        `lifespan` runs once either way, also when its `sse_app()` is served beside this
-        app (they share one serving).
+        A parent app mounting it must forward its lifespan (`lifespan=app.lifespan`); under
+        your own uvicorn give it a graceful timeout. See docs/deployment.md, "Mounting".
+        Served beside `sse_app()`, both share one serving: the server's lifespan runs once.
 
         Args:
             path: Where MCP is served.
-            stateless: No sessions: each POST is served on its own (no `initialize` needed)
-                and GET/DELETE answer 405; tools cannot send requests to the client.
+            stateless: No sessions: each POST is served on its own and GET/DELETE answer 405;
+                tools cannot send requests to the client.
             json_response: Answer each request with one JSON body instead of an SSE stream
-                (then no progress or log messages, no requests to the client during a call).
+                (no progress, log messages or requests to the client during a call).
             resumable: Give SSE events ids and keep them, so that a client resumes a lost
-                stream with `Last-Event-ID` (and a tool may end its stream early with
-                `ctx.close_sse_stream()`). Sessions only.
-            event_store: Where those events are kept (default: in memory, bounded; a
-                `toolwire.redis.RedisEventStore` lets a stream resume on any process serving
-                the URL).
+                stream with `Last-Event-ID`. Sessions only.
+            event_store: Where those events are kept (default: in memory, bounded).
             retry_ms: The reconnection delay suggested to clients, in milliseconds (None: no
                 suggestion).
             session_idle_timeout: Seconds without a request after which an idle session ends
                 (None: never).
-            max_sessions: Sessions this process holds at once (made here, or rebuilt from a
-                shared store's record); beyond it `initialize`, or a request needing a
-                rebuild, gets 503.
+            max_sessions: Sessions this process holds at once; beyond it `initialize`, or a
+                request needing a rebuild from a shared store, gets 503.
             max_body_bytes: The largest request body (413 beyond it); default
                 `max_message_bytes`.
-            max_event_bytes: The largest message the app sends, an SSE event or a JSON body
-                (16 MiB; None: no bound). A reply over it becomes a JSON-RPC error naming both
-                sizes; a notification over it is dropped; both are logged.
+            max_event_bytes: The largest message the app sends (None: no bound); a reply over
+                it becomes a JSON-RPC error, a notification over it is dropped.
             keepalive_seconds: Seconds of silence on an SSE stream after which a comment
                 keeps it open through proxies (None: never).
             session_store: Where session records are kept (default: in memory, for this
-                process). A store shared by every process serving the URL
-                (`toolwire.redis.RedisSessionStore`) lets any of them continue any session,
-                also after a restart.
-            allowed_hosts: `Host` values the app answers (DNS-rebinding protection, on for
-                every bind). Default: `127.0.0.1`, `localhost`, `[::1]` on any port, plus
-                `host` when it names one interface; a server reached under another name
-                refuses with 421 until it is listed here: `["api.example.com"]` (any port),
-                `["api.example.com:8443"]` (that port); `["*"]` switches the check off.
-            allowed_origins: Browser `Origin`s allowed besides the request's own host.
-                Default: the loopback origins; `["*"]` switches the check off. Others: 403.
-            auth: Bearer authentication for this app (default: the server's `auth`). With
-                one, every request needs a token, tools' `scopes` are enforced, and the
-                RFC 9728 metadata is served at `/.well-known/oauth-protected-resource`
-                (and with `path` appended).
+                process).
+            allowed_hosts: `Host` values the app answers (default: the loopback names on any
+                port, plus `host`); `["api.example.com"]` any port, `["api.example.com:8443"]`
+                that port, `["*"]` no check. Others: 421.
+            allowed_origins: Browser `Origin`s allowed besides the request's own host
+                (default: the loopback origins; `["*"]`: no check). Others: 403.
+            auth: Bearer authentication for this app (default: the server's `auth`).
             host: The interface the app will be served on (`run()` passes it): a concrete
                 address or name joins the allowed hosts.
-            change_bus: Carries changes (tools, resources, prompts, resource updates), session
-                ends and clients' answers to server requests between the processes
-                serving the URL, so that the clients of every process hear a change made on
-                one (default: none, this process's clients only).
+            change_bus: Carries changes, session ends and clients' answers between the
+                processes serving the URL (default: none, this process's clients only).
             backplane: Supplies `session_store`, `event_store` and `change_bus` at once: a
-                `toolwire.redis.RedisBackplane(url)` (`pip install 'toolwire[redis]'`), or just its
-                URL, for several processes or machines behind one URL (`toolwire run
-                --redis URL` passes it). Excludes those three options.
+                `toolwire.redis.RedisBackplane` or its URL (docs/deployment.md, "Redis").
+                Excludes those three options.
 
         Returns:
             A Starlette app.
 
         Raises:
-            ValueError: An option is out of range (the message names it).
+            ValueError: An option is out of range, or `backplane` came with one of the stores
+                it supplies (the message says which).
         """
         from .protocol.auth.bearer import bearer_auth
         from .transports.http.streamable.app import streamable_http_app
@@ -867,16 +832,8 @@ class Server:
     ) -> LegacySseApp:
         """A Starlette app serving the tools over MCP's legacy HTTP+SSE transport (2024-11-05).
 
-        A client opens `GET sse_path`; the stream's first event names the URL it POSTs its
-        messages to (`message_path?session_id=...`, under the app's mount point); replies
-        and notifications come back on the stream, which is the session: closing it ends
-        the session. The app's lifespan serves the server (its own lifespan included); a
-        parent app that mounts it must forward that lifespan (`lifespan=app.lifespan`), as
-        for `http_app()`, whose notes on uvicorn's graceful timeout apply here too. Mounted
-        beside `http_app()`, both share one serving: the server's lifespan runs once. Both
-        endpoints are guarded: `Host` and `Origin` always (loopback names unless
-        configured), bearer tokens with `Server(auth=...)` (a session then belongs to the
-        caller that opened it).
+        A client opens `GET sse_path`, whose first event names where it POSTs its messages;
+        the stream is the session. Mounting and shutdown are as for `http_app()`.
 
         Args:
             sse_path: Where clients open their event stream.
@@ -888,8 +845,8 @@ class Server:
                 `max_message_bytes`.
             max_event_bytes: The largest event sent on a stream (16 MiB; None: no bound); a
                 reply over it becomes a JSON-RPC error, a notification is dropped.
-            allowed_hosts: `Host` values accepted (default: 127.0.0.1, localhost, [::1]).
-            allowed_origins: `Origin` values accepted (default: the loopback origins).
+            allowed_hosts: `Host` values accepted (as for `http_app()`).
+            allowed_origins: `Origin` values accepted (as for `http_app()`).
 
         Returns:
             The app, for uvicorn or to mount in a Starlette/FastAPI app.
@@ -914,11 +871,9 @@ class Server:
     def serving(self) -> AbstractAsyncContextManager[SessionOpener]:
         """Serve within this: the lifespan is entered on the way in and exited on the way out.
 
-        For transports (and applications embedding the server in their own event loop):
-        every session opened with the callable it yields gives its tools the configured
-        `ctx.context`. `run()` does this for you. Entries made on one event loop while
-        serving is held there share it (an app serving `http_app()` and `sse_app()` side by
-        side enters the lifespan once); the first entry's exit ends the lifespan.
+        For transports and applications embedding the server in their own event loop.
+        Entries on one event loop while serving is held there share it; the first entry's
+        exit ends the lifespan.
 
         Returns:
             An async context manager yielding `open_session(send)`, which makes a
@@ -936,27 +891,19 @@ class Server:
         Args:
             transport: "stdio", "http" (streamable HTTP under uvicorn) or "sse" (the legacy
                 HTTP+SSE transport under uvicorn).
-            **options: Transport options. stdio: `max_message_bytes`, `shutdown_grace` (the
-                seconds calls in flight get to reply after stdin EOF, 2 by default). http:
-                `host` ("127.0.0.1"), `port` (8000; 0: any free port), `workers` (1),
-                `access_log` (False: one line per request on stderr when True),
-                `shutdown_grace` (5: after SIGTERM/SIGINT, the seconds calls in flight get
-                to be answered before they are refused with a JSON-RPC error), and every
-                option of `http_app`. sse: the same but `workers`, and every option of
-                `sse_app`. Once listening, one line on stderr says where MCP is served.
-                `workers=N` serves from N uvicorn worker processes sharing the port, each
-                importing the server anew: define it at module level and call `run()` under
-                `if __name__ == "__main__":`; options must then be plain values (a Redis
-                `backplane` as its URL). Without `stateless=True` or a backplane each worker
-                keeps its own sessions (a warning says so).
+            **options: Transport options. stdio: `max_message_bytes`, `shutdown_grace` (2: the
+                seconds calls in flight get to reply after stdin EOF). http: `host`
+                ("127.0.0.1"), `port` (8000; 0: any free port), `workers` (1: worker processes
+                sharing the port, see docs/deployment.md, "Several processes"), `access_log`
+                (False), `shutdown_grace` (5: the seconds calls in flight get after
+                SIGTERM/SIGINT), and every option of `http_app`. sse: the same but `workers`,
+                and every option of `sse_app`.
 
         Raises:
             ValueError: An unknown transport, `workers` with another transport than "http",
-                `header_timeout` (removed: see docs/deployment.md), or a server or option
-                that worker processes cannot rebuild (the message says which and what to
-                change).
-            SystemExit: With status 1 when the lifespan failed on start-up (the error is
-                logged on the `toolwire` logger first).
+                `header_timeout` (removed), or a server or option that worker processes
+                cannot rebuild (the message says which).
+            SystemExit: With status 1 when the lifespan failed on start-up (logged first).
         """
         if transport not in _TRANSPORTS:
             raise ValueError(
@@ -1026,11 +973,41 @@ def _run_uvicorn(
         raise SystemExit(1)
 
 
+async def _hop(session: OpenSession, message: Message) -> None:
+    _start(session, message)
+
+
+def _start(session: OpenSession, message: Message) -> None:
+    # The coroutine is made here so that it can be closed if the session refuses it: a task
+    # group may call the function before it finds itself closed.
+    telling = message(session)
+    try:
+        session.start_soon(lambda: telling)
+    except RuntimeError:  # the session is closing
+        telling.close()
+        logger.debug("a change came while a session was closing; it was not told")
+
+
+async def _end_hook(hook: Callable[[str], Any], session_id: str) -> None:
+    """Run one `on_session_end` hook (a sync one in a worker thread); log what it raises."""
+    from .tools.threads import run_sync
+
+    name = getattr(hook, "__qualname__", repr(hook))
+    try:
+        if inspect.iscoroutinefunction(hook) or inspect.iscoroutinefunction(type(hook).__call__):
+            await hook(session_id)
+        else:
+            made = await run_sync(hook, session_id)
+            if inspect.isawaitable(made):
+                await made
+    except Exception:
+        logger.exception("on_session_end hook %s failed for session %s", name, session_id)
+
+
 def _one_spelling(
     method: str, options: dict[str, Any], name: str | None, description: str | None
 ) -> dict[str, Any]:
-    """`options` with `name`/`description` folded into function_tool's spelling of them; both
-    spellings of one option at once are a `TypeError`, as Python treats a repeated keyword."""
+    """`options` with `name`/`description` folded into function_tool's spelling of them."""
     for (short, long), value in zip(_SPELLINGS, (name, description), strict=True):
         if value is None:
             continue
@@ -1044,13 +1021,10 @@ def _one_spelling(
 
 
 def _renamed(tool: FunctionTool, options: dict[str, Any]) -> FunctionTool:
-    """A copy of a built tool with another name or description (the only options it takes):
-    the object the caller holds keeps its own."""
-    changes = {}
-    for short, long in _SPELLINGS:
-        value = options.pop(long, None)
-        if value is not None:
-            changes[short] = value
+    """A copy of a built tool with another name or description, the only options it takes."""
+    changes = {
+        short: value for short, long in _SPELLINGS if (value := options.pop(long, None)) is not None
+    }
     if options:
         raise TypeError(
             f"add_tool() got function_tool options ({', '.join(sorted(options))}) for a tool "
@@ -1065,9 +1039,8 @@ def _listed(values: Iterable[str]) -> list[str]:
 
 
 def _builder_dir() -> Path:
-    """The directory of the module whose code is building a `Server` (toolwire's own frames,
-    a subclass's included when it lives in toolwire, are skipped); the working directory
-    when that module has no file (a REPL, `python -c`)."""
+    """The directory of the first module outside toolwire on the stack (else the working
+    directory, as in a REPL)."""
     frame = inspect.currentframe()
     try:
         while frame is not None:

@@ -121,3 +121,14 @@ async def test_a_renamed_tool_answers_under_its_new_name() -> None:
     # A validation failure names the tool by its published name.
     assert reply["result"]["isError"] is True
     assert reply["result"]["content"][0]["text"].startswith("Invalid arguments for tool 'plus'")
+
+
+@pytest.mark.parametrize("bad", [3, "add", None])
+def test_tool_refuses_what_is_not_a_function_naming_its_type(bad: Any) -> None:
+    server = Server("names")
+    with pytest.raises(TypeError, match=rf"^tool\(\) takes a function, not {type(bad).__name__}$"):
+        server.tool(name="named")(bad)
+    if bad is not None:
+        with pytest.raises(TypeError, match=rf"not {type(bad).__name__}$"):
+            server.tool(bad)
+    assert dict(server.tools) == {}

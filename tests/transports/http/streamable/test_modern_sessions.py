@@ -31,7 +31,7 @@ def served() -> Iterator[tuple[Served, Server, dict[str, int]]]:
 
 
 def open_sessions(server: Server) -> int:
-    return len(server._announcer)
+    return len(server._sessions)
 
 
 def post(url: str, method: str, params: dict[str, Any], **extra: str) -> httpx.Response:
