@@ -141,14 +141,29 @@ def _lstat(name: str, dir_fd: int) -> os.stat_result | None:
 
 
 class _Walk:
-    """The descriptors and names of the real directories from the root down to the current one."""
+    """`path` resolved to the directory holding its last component (`name`, "" when the path
+    is that directory): the descriptors and names of the real directories from the root down
+    to it, closed on leaving a `with` block."""
 
-    def __init__(self, root: Root, shown: str) -> None:
+    def __init__(self, root: Root, path: str, *, follow_last: bool, create: bool = False) -> None:
         self.root = root
-        self.shown = shown
+        self.shown = path
         self.fds: list[int] = []
         self.names: list[str] = []
         self.links = 0
+        try:
+            self.name = self._last(follow_last, create)
+        except BaseException as error:
+            self.close()
+            if isinstance(error, OSError):
+                raise PathError(path, f"it cannot be resolved ({error.strerror})") from None
+            raise
+
+    def __enter__(self) -> _Walk:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     @property
     def fd(self) -> int:
@@ -156,12 +171,6 @@ class _Walk:
 
     def relative(self, name: str = "") -> str:
         return "/".join([*self.names, name] if name else self.names)
-
-    def up(self) -> None:
-        if not self.fds:
-            raise PathOutsideError(self.shown, f"it leads above the root {self.root.path!r}")
-        os.close(self.fds.pop())
-        self.names.pop()
 
     def down(self, name: str, fd: int) -> None:
         self.fds.append(fd)
@@ -179,7 +188,60 @@ class _Walk:
             os.close(self.fds.pop())
         self.names.clear()
 
-    def link_target(self, name: str) -> list[str]:
+    def _last(self, follow_last: bool, create: bool) -> str:
+        """Walk down to the last component and return it."""
+        path = self.shown
+        _check_text(path)
+        pending = self.root.inside_parts(path) if path.startswith("/") else _split(path)
+        if pending is None:
+            raise PathOutsideError(path, f"it is not inside the root {self.root.path!r}")
+        pending.reverse()
+        while pending:
+            name = pending.pop()  # never "" nor "." (see _split)
+            if name == "..":
+                if not self.fds:
+                    raise PathOutsideError(path, f"it leads above the root {self.root.path!r}")
+                os.close(self.fds.pop())
+                self.names.pop()
+                continue
+            if not pending:
+                try:
+                    mode = os.stat(name, dir_fd=self.fd, follow_symlinks=False).st_mode
+                except FileNotFoundError:
+                    return name
+                except OSError as error:
+                    raise PathError(path, f"it cannot be looked at ({error.strerror})") from None
+                if not follow_last or not (stat.S_ISLNK(mode) or stat.S_ISDIR(mode)):
+                    return name
+                if stat.S_ISLNK(mode):
+                    pending.extend(reversed(self._link_target(name)))
+                    continue
+            self._enter(name, pending, create)
+        return ""
+
+    def _enter(self, name: str, pending: list[str], create: bool) -> None:
+        """Step into the directory `name` (made first when missing and `create`), or queue
+        the target of the link `name` in its place."""
+        try:
+            self.down(name, os.open(name, _DIR_FLAGS, dir_fd=self.fd))
+        except FileNotFoundError:
+            if not create:
+                raise PathNotFoundError(
+                    self.shown, f"the directory {name!r} on its way does not exist"
+                ) from None
+            if self.root.read_only:
+                raise PathError(self.shown, "the root is read-only") from None
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o777, dir_fd=self.fd)
+            self.down(name, os.open(name, _DIR_FLAGS, dir_fd=self.fd))
+        except OSError as error:
+            if error.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                raise
+            if not stat.S_ISLNK(os.stat(name, dir_fd=self.fd, follow_symlinks=False).st_mode):
+                raise PathKindError(self.shown, f"{name!r} on its way is not a directory") from None
+            pending.extend(reversed(self._link_target(name)))
+
+    def _link_target(self, name: str) -> list[str]:
         """The parts to resolve in place of the link `name` in the current directory."""
         self.links += 1
         if self.links > _MAX_LINKS:
@@ -279,65 +341,6 @@ class Root:
         """The root's path components, as resolved and as given (when they differ)."""
         return list(self._prefixes)
 
-    def _resolve(self, path: str, *, follow_last: bool, create: bool = False) -> tuple[_Walk, str]:
-        """Walk to the directory holding the last component; returns the walk (the caller
-        closes it) and that name ("" when the path is the directory itself)."""
-        _check_text(path)
-        pending = self.inside_parts(path) if path.startswith("/") else _split(path)
-        if pending is None:
-            raise PathOutsideError(path, f"it is not inside the root {self.path!r}")
-        pending.reverse()
-        walk = _Walk(self, path)
-        try:
-            while pending:
-                name = pending.pop()  # never "" nor "." (see _split)
-                if name == "..":
-                    walk.up()
-                    continue
-                if not pending:
-                    try:
-                        mode = os.stat(name, dir_fd=walk.fd, follow_symlinks=False).st_mode
-                    except FileNotFoundError:
-                        return walk, name
-                    except OSError as error:
-                        raise PathError(
-                            path, f"it cannot be looked at ({error.strerror})"
-                        ) from None
-                    if not follow_last or not (stat.S_ISLNK(mode) or stat.S_ISDIR(mode)):
-                        return walk, name
-                    if stat.S_ISLNK(mode):
-                        pending.extend(reversed(walk.link_target(name)))
-                        continue
-                self._enter(walk, name, pending, create)
-            return walk, ""
-        except BaseException as error:
-            walk.close()
-            if isinstance(error, OSError):
-                raise PathError(path, f"it cannot be resolved ({error.strerror})") from None
-            raise
-
-    def _enter(self, walk: _Walk, name: str, pending: list[str], create: bool) -> None:
-        """Step into the directory `name` (made first when missing and `create`), or queue
-        the target of the link `name` in its place."""
-        try:
-            walk.down(name, os.open(name, _DIR_FLAGS, dir_fd=walk.fd))
-        except FileNotFoundError:
-            if not create:
-                raise PathNotFoundError(
-                    walk.shown, f"the directory {name!r} on its way does not exist"
-                ) from None
-            if self.read_only:
-                raise PathError(walk.shown, "the root is read-only") from None
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(name, 0o777, dir_fd=walk.fd)
-            walk.down(name, os.open(name, _DIR_FLAGS, dir_fd=walk.fd))
-        except OSError as error:
-            if error.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-                raise
-            if not stat.S_ISLNK(os.stat(name, dir_fd=walk.fd, follow_symlinks=False).st_mode):
-                raise PathKindError(walk.shown, f"{name!r} on its way is not a directory") from None
-            pending.extend(reversed(walk.link_target(name)))
-
     def _absolute(self, relative: str) -> str:
         return f"{self.path.rstrip('/')}/{relative}" if relative else self.path
 
@@ -348,10 +351,9 @@ class Root:
     def _open_directory(self, path: str, create: bool = False) -> tuple[int, str]:
         """A descriptor of the directory `path` (the caller closes it) and its real path
         relative to the root."""
-        walk, name = self._resolve(path, follow_last=True, create=create)
-        try:
-            if name:
-                status = _lstat(name, walk.fd)
+        with _Walk(self, path, follow_last=True, create=create) as walk:
+            if walk.name:
+                status = _lstat(walk.name, walk.fd)
                 if status is not None:
                     raise PathKindError(path, f"it is {_kind(status.st_mode)[1]}, not a directory")
                 if not create:
@@ -359,14 +361,12 @@ class Root:
                 self._writable(path)
                 try:
                     with contextlib.suppress(FileExistsError):
-                        os.mkdir(name, 0o777, dir_fd=walk.fd)
-                    walk.down(name, os.open(name, _DIR_FLAGS, dir_fd=walk.fd))
+                        os.mkdir(walk.name, 0o777, dir_fd=walk.fd)
+                    walk.down(walk.name, os.open(walk.name, _DIR_FLAGS, dir_fd=walk.fd))
                 except OSError as error:
                     raise PathError(path, f"it cannot be opened ({error.strerror})") from None
             relative = walk.relative()
             return walk.release(), relative
-        finally:
-            walk.close()
 
     # -- looking ----------------------------------------------------------------------------
 
@@ -378,10 +378,8 @@ class Root:
         Raises:
             PathError: The path leads outside the root, or cannot be resolved.
         """
-        walk, name = self._resolve(path, follow_last=follow)
-        relative = walk.relative(name)
-        walk.close()
-        return relative
+        with _Walk(self, path, follow_last=follow) as walk:
+            return walk.relative(walk.name)
 
     def absolute(self, path: str, *, follow: bool = True) -> str:
         """The real absolute path of `path` (see `resolve`)."""
@@ -394,11 +392,8 @@ class Root:
             PathNotFoundError: Nothing is there.
             PathError: The path is refused.
         """
-        walk, name = self._resolve(path, follow_last=follow)
-        try:
-            status = _lstat(name, walk.fd) if name else os.fstat(walk.fd)
-        finally:
-            walk.close()
+        with _Walk(self, path, follow_last=follow) as walk:
+            status = _lstat(walk.name, walk.fd) if walk.name else os.fstat(walk.fd)
         if status is None:
             raise PathNotFoundError(path, "it does not exist")
         return status
@@ -446,13 +441,10 @@ class Root:
             if "/" in path or path in ("", ".", ".."):
                 raise PathError(path, "with a directory descriptor the path must be one name")
             return self._open_regular(directory, path, path)
-        walk, name = self._resolve(path, follow_last=True)
-        try:
-            if not name:
+        with _Walk(self, path, follow_last=True) as walk:
+            if not walk.name:
                 raise PathKindError(path, "it is a directory")
-            return self._open_regular(walk.fd, name, path)
-        finally:
-            walk.close()
+            return self._open_regular(walk.fd, walk.name, path)
 
     def _open_regular(self, dir_fd: int, name: str, shown: str) -> BinaryIO:
         before = _lstat(name, dir_fd)
@@ -593,19 +585,16 @@ class Root:
                 and `exclusive` is set, or the root is read-only.
         """
         self._writable(path)
-        walk, name = self._resolve(path, follow_last=True, create=create_parents)
-        try:
-            if not name:
+        with _Walk(self, path, follow_last=True, create=create_parents) as walk:
+            if not walk.name:
                 raise PathKindError(path, "it is a directory")
-            existing = _lstat(name, walk.fd)
+            existing = _lstat(walk.name, walk.fd)
             if existing is not None:
                 if exclusive:
                     raise PathError(path, "it already exists")
                 _require_regular(path, existing.st_mode)
                 mode = stat.S_IMODE(existing.st_mode)
-            _replace(walk.fd, name, data, mode, exclusive=exclusive, shown=path)
-        finally:
-            walk.close()
+            _replace(walk.fd, walk.name, data, mode, exclusive=exclusive, shown=path)
 
     def mkdir(self, path: str, *, parents: bool = True, exist_ok: bool = True) -> None:
         """Create the directory `path` (and, with `parents`, those on its way).
@@ -615,22 +604,19 @@ class Root:
                 `exist_ok`, or the root is read-only.
         """
         self._writable(path)
-        walk, name = self._resolve(path, follow_last=True, create=parents)
-        try:
-            if not name:
+        with _Walk(self, path, follow_last=True, create=parents) as walk:
+            if not walk.name:
                 if exist_ok:
                     return
                 raise PathError(path, "it already exists")
             try:
-                os.mkdir(name, 0o777, dir_fd=walk.fd)
+                os.mkdir(walk.name, 0o777, dir_fd=walk.fd)
             except FileExistsError:
-                status = _lstat(name, walk.fd)
+                status = _lstat(walk.name, walk.fd)
                 if not exist_ok or status is None or not stat.S_ISDIR(status.st_mode):
                     raise PathError(path, "it already exists") from None
             except OSError as error:
                 raise PathError(path, f"it cannot be created ({error.strerror})") from None
-        finally:
-            walk.close()
 
     def delete(self, path: str, *, directory: bool = False) -> None:
         """Remove the file (or, with `directory`, the empty directory) `path`; a link is
@@ -641,24 +627,21 @@ class Root:
             PathError: The path is refused, of the other kind, or the root is read-only.
         """
         self._writable(path)
-        walk, name = self._resolve(path, follow_last=False)
-        try:
-            if not name:
+        with _Walk(self, path, follow_last=False) as walk:
+            if not walk.name:
                 raise PathError(path, "it names the root or ends in '..'")
             try:
                 if directory:
-                    os.rmdir(name, dir_fd=walk.fd)
+                    os.rmdir(walk.name, dir_fd=walk.fd)
                 else:
-                    status = _lstat(name, walk.fd)
+                    status = _lstat(walk.name, walk.fd)
                     if status is not None and stat.S_ISDIR(status.st_mode):
                         raise PathKindError(path, "it is a directory")
-                    os.unlink(name, dir_fd=walk.fd)
+                    os.unlink(walk.name, dir_fd=walk.fd)
             except FileNotFoundError:
                 raise PathNotFoundError(path, "it does not exist") from None
             except OSError as error:
                 raise PathError(path, f"it cannot be deleted ({error.strerror})") from None
-        finally:
-            walk.close()
 
     def rename(
         self,
@@ -684,30 +667,24 @@ class Root:
         target_root = into or self
         self._writable(source)
         target_root._writable(destination)
-        walk, name = self._resolve(source, follow_last=False)
-        try:
-            if not name:
+        with _Walk(self, source, follow_last=False) as walk:
+            if not walk.name:
                 raise PathError(source, "the root or a '..' path cannot be moved")
-            if _lstat(name, walk.fd) is None:
+            if _lstat(walk.name, walk.fd) is None:
                 raise PathNotFoundError(source, "it does not exist")
-            target, new_name = target_root._resolve(destination, follow_last=False)
-            try:
-                if not new_name:
+            with _Walk(target_root, destination, follow_last=False) as target:
+                if not target.name:
                     raise PathError(destination, "it names an existing directory")
-                if not overwrite and _lstat(new_name, target.fd) is not None:
+                if not overwrite and _lstat(target.name, target.fd) is not None:
                     raise PathError(destination, "it already exists")
                 try:
-                    os.rename(name, new_name, src_dir_fd=walk.fd, dst_dir_fd=target.fd)
+                    os.rename(walk.name, target.name, src_dir_fd=walk.fd, dst_dir_fd=target.fd)
                 except FileNotFoundError:
                     raise PathNotFoundError(source, "it does not exist") from None
                 except OSError as error:
                     raise PathError(
                         destination, f"it cannot be moved there ({error.strerror})"
                     ) from None
-            finally:
-                target.close()
-        finally:
-            walk.close()
 
     def subroot(self, path: str, *, read_only: bool | None = None) -> Root:
         """A new root for the directory `path` inside this one (resolved by descriptor, so it
