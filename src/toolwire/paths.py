@@ -62,12 +62,8 @@ class PathError(ValueError):
     """A path was refused or could not be used; the message names it and says why.
 
     Args:
-        path: The path as the caller gave it.
-        reason: Why it was refused, as a clause ("it leads outside ...").
-
-    Attributes:
-        path: The path as the caller gave it.
-        reason: The reason alone.
+        path: The path as the caller gave it (kept as `path`).
+        reason: Why it was refused, as a clause ("it leads outside ..."; kept as `reason`).
     """
 
     def __init__(self, path: str, reason: str) -> None:
@@ -85,8 +81,7 @@ class PathNotFoundError(PathError):
 
 
 class PathKindError(PathError):
-    """The path names something of the wrong kind: a directory where a file is wanted, a file
-    on the way to another name, a FIFO, device or socket where a regular file is wanted."""
+    """The path (or a name on its way) is not the kind of file wanted, e.g. a FIFO or device."""
 
 
 @dataclass(frozen=True)
@@ -176,12 +171,6 @@ class _Walk:
         self.fds.append(fd)
         self.names.append(name)
 
-    def release(self) -> int:
-        """A descriptor of the current directory the caller owns; the others are closed."""
-        fd = self.fds.pop() if self.fds else os.dup(self.root.fileno())
-        self.close()
-        return fd
-
     def close(self) -> None:
         """Close every descriptor: the walk is back at the root."""
         while self.fds:
@@ -268,9 +257,10 @@ class Root:
 
     Args:
         directory: The directory; it must exist.
-        read_only: Refuse every method that would change something under the root.
-        allow_hard_links: Read regular files that have more than one hard link (their other
-            names may lie outside the root).
+        read_only: Refuse every method that would change something under the root (kept as
+            `read_only`).
+        allow_hard_links: Read regular files that have more than one hard link, whose other
+            names may lie outside the root (kept as `allow_hard_links`).
 
     Raises:
         PathError: `directory` is not a directory that can be opened.
@@ -278,8 +268,6 @@ class Root:
     Attributes:
         path: The root's real absolute path (links resolved once, at construction).
         given: The absolute path as given (not resolved), also accepted as a prefix.
-        read_only: Whether writes are refused.
-        allow_hard_links: Whether multiply-linked files may be read.
     """
 
     def __init__(
@@ -365,10 +353,7 @@ class Root:
                     walk.down(walk.name, os.open(walk.name, _DIR_FLAGS, dir_fd=walk.fd))
                 except OSError as error:
                     raise PathError(path, f"it cannot be opened ({error.strerror})") from None
-            relative = walk.relative()
-            return walk.release(), relative
-
-    # -- looking ----------------------------------------------------------------------------
+            return walk.fds.pop() if walk.fds else os.dup(self.fileno()), walk.relative()
 
     def resolve(self, path: str, *, follow: bool = True) -> str:
         """The real path of `path` relative to the root ("" for the root itself), links on
@@ -493,8 +478,7 @@ class Root:
 
         Args:
             path: The directory.
-            limit: Read at most this many entries (the first the directory yields, then
-                sorted), so that a huge directory costs no more than that.
+            limit: Read at most this many entries (the first the directory yields).
 
         Raises:
             PathError: As `open_directory`.
@@ -513,17 +497,15 @@ class Root:
         enter: Callable[[str], bool] | None = None,
         limit: int | None = None,
     ) -> Generator[tuple[str, list[Entry]], None, None]:
-        """Each directory under `path` (itself first, then depth first in name order) as
-        (path relative to the root, its entries). Links are listed but never entered, so the
-        walk stays inside the root and ends; `max_depth` 0 lists `path` alone, and a
-        subdirectory is entered only when `enter(its path relative to the root)` is true;
-        `limit` bounds the entries read from each directory (as in `list_directory`).
+        """Each directory under `path`, itself first then depth first in name order, as (path
+        relative to the root, its entries). Links are listed, never entered; a subdirectory is
+        entered within `max_depth` (0: `path` alone) when `enter(its relative path)` is true;
+        `limit` is per directory, as in `list_directory`.
 
         Raises:
             PathError: `path` itself is refused (unreadable subdirectories are skipped).
         """
-        # The directories being listed, from `path` down: descriptor, relative path, and
-        # the names of the subdirectories still to enter (last first).
+        # From `path` down: descriptor, relative path, subdirectories to enter (last first).
         frames: list[tuple[int, str, list[str]]] = []
 
         def visit(fd: int, relative: str) -> tuple[str, list[Entry]]:
@@ -558,8 +540,6 @@ class Root:
             for fd, _, _ in frames:
                 os.close(fd)
 
-    # -- changing -----------------------------------------------------------------------------
-
     def write_bytes(
         self,
         path: str,
@@ -569,9 +549,8 @@ class Root:
         exclusive: bool = False,
         mode: int | None = None,
     ) -> None:
-        """Replace (or create) the file `path` with `data`, atomically: a temporary file in
-        the same directory renamed over it by descriptor. An existing file keeps its mode; a
-        link to a file inside the root is written through to its target.
+        """Replace (or create) the file `path` with `data` atomically, by renaming a temporary
+        file over it. An existing file keeps its mode; a link inside the root is written through.
 
         Args:
             path: The file.
