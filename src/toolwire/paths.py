@@ -423,6 +423,7 @@ class Root:
                 multiply-linked file when hard links are not allowed, or refused.
         """
         if directory is not None:
+            _check_text(path)
             if "/" in path or path in ("", ".", ".."):
                 raise PathError(path, "with a directory descriptor the path must be one name")
             return self._open_regular(directory, path, path)
@@ -763,7 +764,8 @@ def _replace(
 ) -> None:
     """Write `data` to a fresh temporary file beside `name` and rename it over `name` (link
     it there when `exclusive`, which fails if `name` exists)."""
-    temporary = f".{name[:100]}.{os.urandom(6).hex()}.tmp"
+    # The name's first 100 bytes, not characters: a long non-ASCII name must leave room.
+    temporary = f".{os.fsdecode(os.fsencode(name)[:100])}.{os.urandom(6).hex()}.tmp"
     try:
         fd = os.open(temporary, _TEMP_FLAGS, 0o666 if mode is None else 0o600, dir_fd=dir_fd)
     except OSError as error:
