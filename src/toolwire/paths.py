@@ -120,10 +120,6 @@ def _require_regular(path: str, mode: int) -> None:
         raise PathKindError(path, f"it is {_kind(mode)[1]}, not a regular file")
 
 
-def _same_file(one: os.stat_result, other: os.stat_result) -> bool:
-    return (one.st_dev, one.st_ino) == (other.st_dev, other.st_ino)
-
-
 def _split(path: str) -> list[str]:
     return [part for part in path.split("/") if part not in ("", ".")]
 
@@ -289,7 +285,7 @@ class Root:
         self.path = os.path.realpath(shown)
         self.read_only = read_only
         self.allow_hard_links = allow_hard_links
-        if not _same_file(os.fstat(self._fd), os.stat(self.path)):
+        if not os.path.samestat(os.fstat(self._fd), os.stat(self.path)):
             self.close()
             raise PathError(shown, "the root changed while it was opened")
         self._prefixes = [_split(self.path)]
@@ -443,7 +439,7 @@ class Root:
             raise PathError(shown, f"it cannot be opened ({error.strerror})") from None
         try:
             status = os.fstat(fd)
-            if not _same_file(status, before):
+            if not os.path.samestat(status, before):
                 raise PathError(shown, "it changed while it was opened")
             self._check_readable(shown, status)
         except BaseException:
@@ -680,7 +676,7 @@ class Root:
                 read_only=self.read_only if read_only is None else read_only,
                 allow_hard_links=self.allow_hard_links,
             )
-            if not _same_file(os.fstat(sub.fileno()), os.fstat(fd)):
+            if not os.path.samestat(os.fstat(sub.fileno()), os.fstat(fd)):
                 sub.close()
                 raise PathError(path, "the directory changed while it was opened")
             return sub
