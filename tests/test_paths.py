@@ -251,6 +251,17 @@ def test_writes_are_atomic_and_keep_the_mode(tree: Path) -> None:
     assert leftovers == []
 
 
+def test_a_long_non_ascii_name_is_written_in_place(tree: Path) -> None:
+    name = "日" * 80  # 240 bytes: a valid name, too long to copy whole into a temporary one
+    (tree / name).write_bytes(b"old")
+    with Root(tree) as root:
+        root.write_bytes(name, b"new")
+        root.write_bytes("é" * 127, b"made", exclusive=True)
+    assert (tree / name).read_bytes() == b"new"
+    assert (tree / ("é" * 127)).read_bytes() == b"made"
+    assert [n for n in os.listdir(tree) if n.endswith(".tmp")] == []
+
+
 def test_read_only_roots_refuse_every_change(tree: Path) -> None:
     before = sorted(p.name for p in tree.rglob("*"))
     with Root(tree, read_only=True) as root:
@@ -419,6 +430,10 @@ def test_open_file_by_name_in_an_open_directory(tree: Path) -> None:
                     root.open_file(name, directory=fd)
             with pytest.raises(PathNotFoundError):
                 root.open_file("missing", directory=fd)
+            with pytest.raises(PathError, match="NUL byte"):
+                root.open_file("b.txt\x00", directory=fd)
+            with pytest.raises(PathError, match="must be a string"):
+                root.open_file(b"b.txt", directory=fd)  # type: ignore[arg-type]
         finally:
             os.close(fd)
 

@@ -30,7 +30,7 @@ __all__ = [
     "Roots",
 ]
 
-MAX_LINKS = 40  # symbolic links followed while resolving one path (as Linux's own limit)
+_MAX_LINKS = 40  # symbolic links followed while resolving one path (as Linux's own limit)
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -42,22 +42,28 @@ _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
 
 Kind = Literal["file", "directory", "symlink", "fifo", "socket", "device", "other"]
 
+# Each file type's `Entry.kind` and the words a refusal uses for it.
+_KINDS: dict[int, tuple[Kind, str]] = {
+    stat.S_IFREG: ("file", "a file"),
+    stat.S_IFDIR: ("directory", "a directory"),
+    stat.S_IFLNK: ("symlink", "a symbolic link"),
+    stat.S_IFIFO: ("fifo", "a FIFO (named pipe)"),
+    stat.S_IFSOCK: ("socket", "a socket"),
+    stat.S_IFCHR: ("device", "a device"),
+    stat.S_IFBLK: ("device", "a device"),
+}
 
-def _close_quietly(fd: int) -> None:
-    with contextlib.suppress(OSError):
-        os.close(fd)
+
+def _kind(mode: int) -> tuple[Kind, str]:
+    return _KINDS.get(stat.S_IFMT(mode), ("other", "not a regular file"))
 
 
 class PathError(ValueError):
     """A path was refused or could not be used; the message names it and says why.
 
     Args:
-        path: The path as the caller gave it.
-        reason: Why it was refused, as a clause ("it leads outside ...").
-
-    Attributes:
-        path: The path as the caller gave it.
-        reason: The reason alone.
+        path: The path as the caller gave it (kept as `path`).
+        reason: Why it was refused, as a clause ("it leads outside ..."; kept as `reason`).
     """
 
     def __init__(self, path: str, reason: str) -> None:
@@ -75,8 +81,7 @@ class PathNotFoundError(PathError):
 
 
 class PathKindError(PathError):
-    """The path names something of the wrong kind: a directory where a file is wanted, a file
-    on the way to another name, a FIFO, device or socket where a regular file is wanted."""
+    """The path (or a name on its way) is not the kind of file wanted, e.g. a FIFO or device."""
 
 
 @dataclass(frozen=True)
@@ -98,31 +103,9 @@ class Entry:
     mode: int
 
 
-def kind_of(mode: int) -> Kind:
-    """The `Entry.kind` of an `st_mode`."""
-    if stat.S_ISREG(mode):
-        return "file"
-    if stat.S_ISDIR(mode):
-        return "directory"
-    if stat.S_ISLNK(mode):
-        return "symlink"
-    if stat.S_ISFIFO(mode):
-        return "fifo"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "device"
-    return "other"
-
-
-_KIND_WORDS = {
-    "directory": "a directory",
-    "symlink": "a symbolic link",
-    "fifo": "a FIFO (named pipe)",
-    "socket": "a socket",
-    "device": "a device",
-    "other": "not a regular file",
-}
+def _close_quietly(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.close(fd)
 
 
 def _check_text(path: object) -> None:
@@ -132,58 +115,121 @@ def _check_text(path: object) -> None:
         raise PathError(path, "it holds a NUL byte")
 
 
-def _same_file(one: os.stat_result, other: os.stat_result) -> bool:
-    return (one.st_dev, one.st_ino) == (other.st_dev, other.st_ino)
+def _require_regular(path: str, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise PathKindError(path, f"it is {_kind(mode)[1]}, not a regular file")
 
 
 def _split(path: str) -> list[str]:
     return [part for part in path.split("/") if part not in ("", ".")]
 
 
-def _strip_prefix(parts: list[str], prefix: list[str]) -> list[str] | None:
-    if parts[: len(prefix)] == prefix:
-        return parts[len(prefix) :]
-    return None
+def _lstat(name: str, dir_fd: int) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
 
 
 class _Walk:
-    """The descriptors of the real directories from the root down to the current one."""
+    """`path` resolved to the directory holding its last component (`name`, "" when the path
+    is that directory): the descriptors and names of the real directories from the root down
+    to it, closed on leaving a `with` block."""
 
-    def __init__(self, root: Root, shown: str) -> None:
+    def __init__(self, root: Root, path: str, *, follow_last: bool, create: bool = False) -> None:
         self.root = root
-        self.shown = shown
+        self.shown = path
         self.fds: list[int] = []
         self.names: list[str] = []
         self.links = 0
+        try:
+            self.name = self._last(follow_last, create)
+        except BaseException as error:
+            self.close()
+            if isinstance(error, OSError):
+                raise PathError(path, f"it cannot be resolved ({error.strerror})") from None
+            raise
+
+    def __enter__(self) -> _Walk:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     @property
     def fd(self) -> int:
         return self.fds[-1] if self.fds else self.root.fileno()
 
-    def up(self) -> None:
-        if not self.fds:
-            raise PathOutsideError(self.shown, f"it leads above the root {self.root.path!r}")
-        os.close(self.fds.pop())
-        self.names.pop()
+    def relative(self, name: str = "") -> str:
+        return "/".join([*self.names, name] if name else self.names)
 
     def down(self, name: str, fd: int) -> None:
         self.fds.append(fd)
         self.names.append(name)
 
-    def release(self) -> int:
-        """A descriptor of the current directory the caller owns; the others are closed."""
-        fd = self.fds.pop() if self.fds else os.dup(self.root.fileno())
-        self.close()
-        return fd
-
     def close(self) -> None:
+        """Close every descriptor: the walk is back at the root."""
         while self.fds:
             os.close(self.fds.pop())
+        self.names.clear()
 
-    def link_target(self, name: str) -> list[str]:
+    def _last(self, follow_last: bool, create: bool) -> str:
+        """Walk down to the last component and return it."""
+        path = self.shown
+        _check_text(path)
+        pending = self.root.inside_parts(path) if path.startswith("/") else _split(path)
+        if pending is None:
+            raise PathOutsideError(path, f"it is not inside the root {self.root.path!r}")
+        pending.reverse()
+        while pending:
+            name = pending.pop()  # never "" nor "." (see _split)
+            if name == "..":
+                if not self.fds:
+                    raise PathOutsideError(path, f"it leads above the root {self.root.path!r}")
+                os.close(self.fds.pop())
+                self.names.pop()
+                continue
+            if not pending:
+                try:
+                    mode = os.stat(name, dir_fd=self.fd, follow_symlinks=False).st_mode
+                except FileNotFoundError:
+                    return name
+                except OSError as error:
+                    raise PathError(path, f"it cannot be looked at ({error.strerror})") from None
+                if not follow_last or not (stat.S_ISLNK(mode) or stat.S_ISDIR(mode)):
+                    return name
+                if stat.S_ISLNK(mode):
+                    pending.extend(reversed(self._link_target(name)))
+                    continue
+            self._enter(name, pending, create)
+        return ""
+
+    def _enter(self, name: str, pending: list[str], create: bool) -> None:
+        """Step into the directory `name` (made first when missing and `create`), or queue
+        the target of the link `name` in its place."""
+        try:
+            self.down(name, os.open(name, _DIR_FLAGS, dir_fd=self.fd))
+        except FileNotFoundError:
+            if not create:
+                raise PathNotFoundError(
+                    self.shown, f"the directory {name!r} on its way does not exist"
+                ) from None
+            if self.root.read_only:
+                raise PathError(self.shown, "the root is read-only") from None
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o777, dir_fd=self.fd)
+            self.down(name, os.open(name, _DIR_FLAGS, dir_fd=self.fd))
+        except OSError as error:
+            if error.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                raise
+            if not stat.S_ISLNK(os.stat(name, dir_fd=self.fd, follow_symlinks=False).st_mode):
+                raise PathKindError(self.shown, f"{name!r} on its way is not a directory") from None
+            pending.extend(reversed(self._link_target(name)))
+
+    def _link_target(self, name: str) -> list[str]:
         """The parts to resolve in place of the link `name` in the current directory."""
         self.links += 1
-        if self.links > MAX_LINKS:
+        if self.links > _MAX_LINKS:
             raise PathError(self.shown, "it goes through too many symbolic links (a loop?)")
         target = os.readlink(name, dir_fd=self.fd)
         if not target.startswith("/"):
@@ -194,23 +240,23 @@ class _Walk:
                 self.shown, f"a symbolic link on its way points outside the root ({target!r})"
             )
         self.close()
-        self.names = []
         return inside
 
 
 class Root:
     """One directory that paths are confined to, held open by descriptor.
 
-    Paths given to its methods may be relative (to the root) or absolute (they must then
-    start with the root's path, as given or as resolved; compared component by component, so
-    `/root_evil` is not inside `/root`). Nothing is expanded or normalised: `~`, trailing
-    spaces or quotes and Unicode forms are names like any other.
+    A path given to its methods is relative to the root, or absolute and then starting with
+    the root's path as given or as resolved (compared by component: `/root_evil` is not in
+    `/root`). Nothing is expanded or normalised: `~`, trailing spaces or quotes and Unicode
+    forms are names like any other.
 
     Args:
         directory: The directory; it must exist.
-        read_only: Refuse every method that would change something under the root.
-        allow_hard_links: Read regular files that have more than one hard link. Their other
-            names may lie outside the root, so a caller guarding secrets may refuse them.
+        read_only: Refuse every method that would change something under the root (kept as
+            `read_only`).
+        allow_hard_links: Read regular files that have more than one hard link, whose other
+            names may lie outside the root (kept as `allow_hard_links`).
 
     Raises:
         PathError: `directory` is not a directory that can be opened.
@@ -218,8 +264,6 @@ class Root:
     Attributes:
         path: The root's real absolute path (links resolved once, at construction).
         given: The absolute path as given (not resolved), also accepted as a prefix.
-        read_only: Whether writes are refused.
-        allow_hard_links: Whether multiply-linked files may be read.
     """
 
     def __init__(
@@ -230,21 +274,18 @@ class Root:
         allow_hard_links: bool = True,
     ) -> None:
         shown = os.fspath(directory)
-        self._fd = -1
-        self.path = self.given = shown
         _check_text(shown)
         try:
             self._fd = os.open(shown, os.O_RDONLY | _DIRECTORY | _CLOEXEC | _NONBLOCK)
         except OSError as error:
             raise PathError(shown, f"the root cannot be opened ({error.strerror})") from None
-        # The descriptor is closed by close(), or when the root is collected, whichever comes
-        # first: a root nobody closes (a server's directory resources) leaks nothing.
+        # Closed by close() or when the root is collected, whichever comes first.
         self._release = weakref.finalize(self, _close_quietly, self._fd)
         self.given = os.path.abspath(shown)
         self.path = os.path.realpath(shown)
         self.read_only = read_only
         self.allow_hard_links = allow_hard_links
-        if not _same_file(os.fstat(self._fd), os.stat(self.path)):
+        if not os.path.samestat(os.fstat(self._fd), os.stat(self.path)):
             self.close()
             raise PathError(shown, "the root changed while it was opened")
         self._prefixes = [_split(self.path)]
@@ -272,101 +313,43 @@ class Root:
             self._fd = -1
             self._release()
 
-    # -- naming ---------------------------------------------------------------------------
-
     def inside_parts(self, path: str) -> list[str] | None:
-        """The components of an absolute `path` below the root, or None when it is not under
+        """The components of the absolute `path` below the root, or None when it is not under
         the root's path (lexically: links are not looked at here)."""
         parts = _split(path)
-        for prefix in self._prefixes:
-            rest = _strip_prefix(parts, prefix)
-            if rest is not None:
-                return rest
-        return None
+        rests = [parts[len(p) :] for p in self._prefixes if parts[: len(p)] == p]
+        return min(rests, key=len, default=None)
 
     @property
     def prefixes(self) -> list[list[str]]:
         """The root's path components, as resolved and as given (when they differ)."""
         return list(self._prefixes)
 
-    def _parts(self, path: str) -> list[str]:
-        _check_text(path)
-        if path.startswith("/"):
-            inside = self.inside_parts(path)
-            if inside is None:
-                raise PathOutsideError(path, f"it is not inside the root {self.path!r}")
-            return inside
-        return _split(path)
-
-    def _resolve(self, path: str, *, follow_last: bool, create: bool = False) -> tuple[_Walk, str]:
-        """Walk to the directory holding the last component; returns the walk and that name
-        ("" when the path is the directory itself)."""
-        walk = _Walk(self, path)
-        pending = self._parts(path)
-        pending.reverse()
-        try:
-            while pending:
-                name = pending.pop()  # never "" nor "." (see _split)
-                if name == "..":
-                    walk.up()
-                    continue
-                last = not pending
-                if last:
-                    try:
-                        status = os.stat(name, dir_fd=walk.fd, follow_symlinks=False)
-                    except FileNotFoundError:
-                        return walk, name
-                    except OSError as error:
-                        raise PathError(
-                            path, f"it cannot be looked at ({error.strerror})"
-                        ) from None
-                    if not follow_last:
-                        return walk, name
-                    if stat.S_ISLNK(status.st_mode):
-                        pending.extend(reversed(walk.link_target(name)))
-                        continue
-                    if not stat.S_ISDIR(status.st_mode):
-                        return walk, name
-                self._enter(walk, name, pending, create)
-            return walk, ""
-        except OSError as error:
-            walk.close()
-            raise PathError(path, f"it cannot be resolved ({error.strerror})") from None
-        except BaseException:
-            walk.close()
-            raise
-
-    def _enter(self, walk: _Walk, name: str, pending: list[str], create: bool) -> None:
-        try:
-            fd = os.open(name, _DIR_FLAGS, dir_fd=walk.fd)
-        except FileNotFoundError:
-            if not create:
-                raise PathNotFoundError(
-                    walk.shown, f"the directory {name!r} on its way does not exist"
-                ) from None
-            if self.read_only:
-                raise PathError(walk.shown, "the root is read-only") from None
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(name, 0o777, dir_fd=walk.fd)
-            fd = os.open(name, _DIR_FLAGS, dir_fd=walk.fd)
-        except OSError as error:
-            if error.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-                raise
-            status = os.stat(name, dir_fd=walk.fd, follow_symlinks=False)
-            if not stat.S_ISLNK(status.st_mode):
-                raise PathKindError(walk.shown, f"{name!r} on its way is not a directory") from None
-            pending.extend(reversed(walk.link_target(name)))
-            return
-        walk.down(name, fd)
-
-    def _relative(self, walk: _Walk, name: str) -> str:
-        return "/".join([*walk.names, name] if name else walk.names)
+    def _absolute(self, relative: str) -> str:
+        return f"{self.path.rstrip('/')}/{relative}" if relative else self.path
 
     def _writable(self, path: str) -> None:
         if self.read_only:
             raise PathError(path, f"the root {self.path!r} is read-only")
 
-    # -- looking ----------------------------------------------------------------------------
+    def _open_directory(self, path: str, create: bool = False) -> tuple[int, str]:
+        """A descriptor of the directory `path` (the caller closes it) and its real path
+        relative to the root."""
+        with _Walk(self, path, follow_last=True, create=create) as walk:
+            if walk.name:
+                status = _lstat(walk.name, walk.fd)
+                if status is not None:
+                    raise PathKindError(path, f"it is {_kind(status.st_mode)[1]}, not a directory")
+                if not create:
+                    raise PathNotFoundError(path, "it does not exist")
+                self._writable(path)
+                try:
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(walk.name, 0o777, dir_fd=walk.fd)
+                    walk.down(walk.name, os.open(walk.name, _DIR_FLAGS, dir_fd=walk.fd))
+                except OSError as error:
+                    raise PathError(path, f"it cannot be opened ({error.strerror})") from None
+            return walk.fds.pop() if walk.fds else os.dup(self.fileno()), walk.relative()
 
     def resolve(self, path: str, *, follow: bool = True) -> str:
         """The real path of `path` relative to the root ("" for the root itself), links on
@@ -376,16 +359,12 @@ class Root:
         Raises:
             PathError: The path leads outside the root, or cannot be resolved.
         """
-        walk, name = self._resolve(path, follow_last=follow)
-        try:
-            return self._relative(walk, name)
-        finally:
-            walk.close()
+        with _Walk(self, path, follow_last=follow) as walk:
+            return walk.relative(walk.name)
 
     def absolute(self, path: str, *, follow: bool = True) -> str:
         """The real absolute path of `path` (see `resolve`)."""
-        relative = self.resolve(path, follow=follow)
-        return f"{self.path.rstrip('/')}/{relative}" if relative else self.path
+        return self._absolute(self.resolve(path, follow=follow))
 
     def stat(self, path: str, *, follow: bool = True) -> os.stat_result:
         """`os.stat` of `path` inside the root.
@@ -394,16 +373,11 @@ class Root:
             PathNotFoundError: Nothing is there.
             PathError: The path is refused.
         """
-        walk, name = self._resolve(path, follow_last=follow)
-        try:
-            if not name:
-                return os.fstat(walk.fd)
-            try:
-                return os.stat(name, dir_fd=walk.fd, follow_symlinks=False)
-            except FileNotFoundError:
-                raise PathNotFoundError(path, "it does not exist") from None
-        finally:
-            walk.close()
+        with _Walk(self, path, follow_last=follow) as walk:
+            status = _lstat(walk.name, walk.fd) if walk.name else os.fstat(walk.fd)
+        if status is None:
+            raise PathNotFoundError(path, "it does not exist")
+        return status
 
     def exists(self, path: str) -> bool:
         """Whether `path` names something inside the root (a refused path does not)."""
@@ -421,43 +395,23 @@ class Root:
             PathNotFoundError: It (or a directory on its way) does not exist.
             PathError: It is not a directory, or is refused.
         """
-        walk, name = self._resolve(path, follow_last=True, create=create)
-        try:
-            if not name:
-                return walk.release()
-            status = _lstat(name, walk.fd)
-            if status is not None:
-                what = _KIND_WORDS.get(kind_of(status.st_mode), "a file")
-                raise PathKindError(path, f"it is {what}, not a directory")
-            if not create:
-                raise PathNotFoundError(path, "it does not exist")
-            self._writable(path)
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(name, 0o777, dir_fd=walk.fd)
-            try:
-                fd = os.open(name, _DIR_FLAGS, dir_fd=walk.fd)
-            except OSError as error:
-                raise PathError(path, f"it cannot be opened ({error.strerror})") from None
-            walk.down(name, fd)
-            return walk.release()
-        finally:
-            walk.close()
+        return self._open_directory(path, create)[0]
 
     def directory(self, path: str = "") -> str:
         """The real absolute path of the directory `path`, checked to be one: a working
         directory for a subprocess. Prefer `open_directory` where a descriptor can be used,
         since a path can be swapped after it is returned."""
-        os.close(self.open_directory(path))
-        return self.absolute(path)
+        fd, relative = self._open_directory(path)
+        os.close(fd)
+        return self._absolute(relative)
 
     def open_file(self, path: str, *, directory: int | None = None) -> BinaryIO:
         """Open the regular file `path` for reading in binary mode.
 
         Args:
             path: The file.
-            directory: A descriptor from `open_directory` (or a directory `walk` listed, opened
-                that way); `path` is then one name in it, opened without following a link,
-                which saves resolving the directory again for each of its files.
+            directory: A descriptor from `open_directory`; `path` is then one name in it,
+                opened without following a link (no resolution of the directory per file).
 
         Raises:
             PathNotFoundError: Nothing is there.
@@ -465,42 +419,36 @@ class Root:
                 multiply-linked file when hard links are not allowed, or refused.
         """
         if directory is not None:
+            _check_text(path)
             if "/" in path or path in ("", ".", ".."):
                 raise PathError(path, "with a directory descriptor the path must be one name")
             return self._open_regular(directory, path, path)
-        walk, name = self._resolve(path, follow_last=True)
-        try:
-            if not name:
+        with _Walk(self, path, follow_last=True) as walk:
+            if not walk.name:
                 raise PathKindError(path, "it is a directory")
-            return self._open_regular(walk.fd, name, path)
-        finally:
-            walk.close()
+            return self._open_regular(walk.fd, walk.name, path)
 
     def _open_regular(self, dir_fd: int, name: str, shown: str) -> BinaryIO:
-        try:
-            before = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-        except FileNotFoundError:
-            raise PathNotFoundError(shown, "it does not exist") from None
+        before = _lstat(name, dir_fd)
+        if before is None:
+            raise PathNotFoundError(shown, "it does not exist")
         self._check_readable(shown, before)
         try:
             fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
         except OSError as error:
             raise PathError(shown, f"it cannot be opened ({error.strerror})") from None
-        status = os.fstat(fd)
-        if not _same_file(status, before):
-            os.close(fd)
-            raise PathError(shown, "it changed while it was opened")
         try:
+            status = os.fstat(fd)
+            if not os.path.samestat(status, before):
+                raise PathError(shown, "it changed while it was opened")
             self._check_readable(shown, status)
-        except PathError:
+        except BaseException:
             os.close(fd)
             raise
         return os.fdopen(fd, "rb")
 
     def _check_readable(self, path: str, status: os.stat_result) -> None:
-        kind = kind_of(status.st_mode)
-        if kind != "file":
-            raise PathKindError(path, f"it is {_KIND_WORDS[kind]}, not a regular file")
+        _require_regular(path, status.st_mode)
         if status.st_nlink > 1 and not self.allow_hard_links:
             raise PathError(path, "it has several hard links, which are not read here")
 
@@ -527,8 +475,7 @@ class Root:
 
         Args:
             path: The directory.
-            limit: Read at most this many entries (the first the directory yields, then
-                sorted), so that a huge directory costs no more than that.
+            limit: Read at most this many entries (the first the directory yields).
 
         Raises:
             PathError: As `open_directory`.
@@ -547,36 +494,35 @@ class Root:
         enter: Callable[[str], bool] | None = None,
         limit: int | None = None,
     ) -> Generator[tuple[str, list[Entry]], None, None]:
-        """Each directory under `path` (itself first, then depth first in name order) as
-        (path relative to the root, its entries). Links are listed but never entered, so the
-        walk stays inside the root and ends; `max_depth` 0 lists `path` alone, and a
-        subdirectory is entered only when `enter(its path relative to the root)` is true;
-        `limit` bounds the entries read from each directory (as in `list_directory`).
+        """Each directory under `path`, itself first then depth first in name order, as (path
+        relative to the root, its entries). Links are listed, never entered; a subdirectory is
+        entered within `max_depth` (0: `path` alone) when `enter(its relative path)` is true;
+        `limit` is per directory, as in `list_directory`.
 
         Raises:
             PathError: `path` itself is refused (unreadable subdirectories are skipped).
         """
-        start = self.resolve(path)
-        frames: list[tuple[int, str, int, list[str]]] = []
+        # From `path` down: descriptor, relative path, subdirectories to enter (last first).
+        frames: list[tuple[int, str, list[str]]] = []
 
-        def enter_frame(fd: int, relative: str, depth: int) -> list[Entry]:
+        def visit(fd: int, relative: str) -> tuple[str, list[Entry]]:
             names: list[str] = []
-            frames.append((fd, relative, depth, names))
+            frames.append((fd, relative, names))
             try:
                 entries = _entries(fd, limit)
             except OSError:
-                return []
-            if max_depth is None or depth < max_depth:
+                return relative, []
+            if max_depth is None or len(frames) <= max_depth:
                 for entry in reversed(entries):
                     joined = f"{relative}/{entry.name}" if relative else entry.name
                     if entry.kind == "directory" and (enter is None or enter(joined)):
                         names.append(entry.name)
-            return entries
+            return relative, entries
 
         try:
-            yield start, enter_frame(self.open_directory(path), start, 0)
+            yield visit(*self._open_directory(path))
             while frames:
-                fd, relative, depth, names = frames[-1]
+                fd, relative, names = frames[-1]
                 if not names:
                     os.close(fd)
                     frames.pop()
@@ -586,13 +532,10 @@ class Root:
                     child = os.open(name, _DIR_FLAGS, dir_fd=fd)
                 except OSError:
                     continue
-                joined = f"{relative}/{name}" if relative else name
-                yield joined, enter_frame(child, joined, depth + 1)
+                yield visit(child, f"{relative}/{name}" if relative else name)
         finally:
-            for fd, _, _, _ in frames:
+            for fd, _, _ in frames:
                 os.close(fd)
-
-    # -- changing -----------------------------------------------------------------------------
 
     def write_bytes(
         self,
@@ -603,9 +546,8 @@ class Root:
         exclusive: bool = False,
         mode: int | None = None,
     ) -> None:
-        """Replace (or create) the file `path` with `data`, atomically: a temporary file in
-        the same directory renamed over it by descriptor. An existing file keeps its mode; a
-        link to a file inside the root is written through to its target.
+        """Replace (or create) the file `path` with `data` atomically, by renaming a temporary
+        file over it. An existing file keeps its mode; a link inside the root is written through.
 
         Args:
             path: The file.
@@ -619,21 +561,16 @@ class Root:
                 and `exclusive` is set, or the root is read-only.
         """
         self._writable(path)
-        walk, name = self._resolve(path, follow_last=True, create=create_parents)
-        try:
-            if not name:
+        with _Walk(self, path, follow_last=True, create=create_parents) as walk:
+            if not walk.name:
                 raise PathKindError(path, "it is a directory")
-            existing = _lstat(name, walk.fd)
+            existing = _lstat(walk.name, walk.fd)
             if existing is not None:
                 if exclusive:
                     raise PathError(path, "it already exists")
-                kind = kind_of(existing.st_mode)
-                if kind != "file":
-                    raise PathKindError(path, f"it is {_KIND_WORDS[kind]}, not a regular file")
+                _require_regular(path, existing.st_mode)
                 mode = stat.S_IMODE(existing.st_mode)
-            _replace(walk.fd, name, data, mode, exclusive=exclusive, shown=path)
-        finally:
-            walk.close()
+            _replace(walk.fd, walk.name, data, mode, exclusive=exclusive, shown=path)
 
     def mkdir(self, path: str, *, parents: bool = True, exist_ok: bool = True) -> None:
         """Create the directory `path` (and, with `parents`, those on its way).
@@ -643,22 +580,19 @@ class Root:
                 `exist_ok`, or the root is read-only.
         """
         self._writable(path)
-        walk, name = self._resolve(path, follow_last=True, create=parents)
-        try:
-            if not name:
+        with _Walk(self, path, follow_last=True, create=parents) as walk:
+            if not walk.name:
                 if exist_ok:
                     return
                 raise PathError(path, "it already exists")
             try:
-                os.mkdir(name, 0o777, dir_fd=walk.fd)
+                os.mkdir(walk.name, 0o777, dir_fd=walk.fd)
             except FileExistsError:
-                status = _lstat(name, walk.fd)
+                status = _lstat(walk.name, walk.fd)
                 if not exist_ok or status is None or not stat.S_ISDIR(status.st_mode):
                     raise PathError(path, "it already exists") from None
             except OSError as error:
                 raise PathError(path, f"it cannot be created ({error.strerror})") from None
-        finally:
-            walk.close()
 
     def delete(self, path: str, *, directory: bool = False) -> None:
         """Remove the file (or, with `directory`, the empty directory) `path`; a link is
@@ -669,24 +603,21 @@ class Root:
             PathError: The path is refused, of the other kind, or the root is read-only.
         """
         self._writable(path)
-        walk, name = self._resolve(path, follow_last=False)
-        try:
-            if not name:
+        with _Walk(self, path, follow_last=False) as walk:
+            if not walk.name:
                 raise PathError(path, "it names the root or ends in '..'")
             try:
                 if directory:
-                    os.rmdir(name, dir_fd=walk.fd)
+                    os.rmdir(walk.name, dir_fd=walk.fd)
                 else:
-                    status = _lstat(name, walk.fd)
+                    status = _lstat(walk.name, walk.fd)
                     if status is not None and stat.S_ISDIR(status.st_mode):
                         raise PathKindError(path, "it is a directory")
-                    os.unlink(name, dir_fd=walk.fd)
+                    os.unlink(walk.name, dir_fd=walk.fd)
             except FileNotFoundError:
                 raise PathNotFoundError(path, "it does not exist") from None
             except OSError as error:
                 raise PathError(path, f"it cannot be deleted ({error.strerror})") from None
-        finally:
-            walk.close()
 
     def rename(
         self,
@@ -696,14 +627,13 @@ class Root:
         overwrite: bool = False,
         into: Root | None = None,
     ) -> None:
-        """Move `source` to `destination` (in `into`, another root on the same file system,
-        when given); a link is moved itself, never its target.
+        """Move `source` to `destination`; a link is moved itself, never its target.
 
         Args:
             source: What to move.
             destination: Where to; its directory must exist.
             overwrite: Replace an existing file at `destination`.
-            into: The root `destination` is in (default this one).
+            into: The root `destination` is in (default this one), on the same file system.
 
         Raises:
             PathNotFoundError: `source` does not exist.
@@ -713,30 +643,24 @@ class Root:
         target_root = into or self
         self._writable(source)
         target_root._writable(destination)
-        walk, name = self._resolve(source, follow_last=False)
-        try:
-            if not name:
+        with _Walk(self, source, follow_last=False) as walk:
+            if not walk.name:
                 raise PathError(source, "the root or a '..' path cannot be moved")
-            if _lstat(name, walk.fd) is None:
+            if _lstat(walk.name, walk.fd) is None:
                 raise PathNotFoundError(source, "it does not exist")
-            target, new_name = target_root._resolve(destination, follow_last=False)
-            try:
-                if not new_name:
+            with _Walk(target_root, destination, follow_last=False) as target:
+                if not target.name:
                     raise PathError(destination, "it names an existing directory")
-                if not overwrite and _lstat(new_name, target.fd) is not None:
+                if not overwrite and _lstat(target.name, target.fd) is not None:
                     raise PathError(destination, "it already exists")
                 try:
-                    os.rename(name, new_name, src_dir_fd=walk.fd, dst_dir_fd=target.fd)
+                    os.rename(walk.name, target.name, src_dir_fd=walk.fd, dst_dir_fd=target.fd)
                 except FileNotFoundError:
                     raise PathNotFoundError(source, "it does not exist") from None
                 except OSError as error:
                     raise PathError(
                         destination, f"it cannot be moved there ({error.strerror})"
                     ) from None
-            finally:
-                target.close()
-        finally:
-            walk.close()
 
     def subroot(self, path: str, *, read_only: bool | None = None) -> Root:
         """A new root for the directory `path` inside this one (resolved by descriptor, so it
@@ -745,15 +669,14 @@ class Root:
         Raises:
             PathError: As `open_directory`.
         """
-        fd = self.open_directory(path)
+        fd, relative = self._open_directory(path)
         try:
-            real = self.absolute(path)
             sub = Root(
-                real,
+                self._absolute(relative),
                 read_only=self.read_only if read_only is None else read_only,
                 allow_hard_links=self.allow_hard_links,
             )
-            if not _same_file(os.fstat(sub.fileno()), os.fstat(fd)):
+            if not os.path.samestat(os.fstat(sub.fileno()), os.fstat(fd)):
                 sub.close()
                 raise PathError(path, "the directory changed while it was opened")
             return sub
@@ -798,17 +721,16 @@ class Roots:
             raise PathOutsideError(path, "no directory is allowed at the moment")
         if not path.startswith("/"):
             return self.roots[0], path
-        best: tuple[int, Root, list[str]] | None = None
+        best: tuple[Root, list[str]] | None = None
         for root in self.roots:
-            for prefix in root.prefixes:
-                rest = _strip_prefix(_split(path), prefix)
-                if rest is not None and (best is None or len(prefix) > best[0]):
-                    best = (len(prefix), root, rest)
+            rest = root.inside_parts(path)
+            if rest is not None and (best is None or len(rest) < len(best[1])):
+                best = (root, rest)
         if best is None:
             raise PathOutsideError(
                 path, f"it is outside the allowed directories ({', '.join(self.paths)})"
             )
-        return best[1], "/".join(best[2])
+        return best[0], "/".join(best[1])
 
     def close(self) -> None:
         """Close every root."""
@@ -816,14 +738,8 @@ class Roots:
             root.close()
 
 
-def _lstat(name: str, dir_fd: int) -> os.stat_result | None:
-    try:
-        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    except FileNotFoundError:
-        return None
-
-
-def _entries(fd: int, limit: int | None = None) -> list[Entry]:
+def _entries(fd: int, limit: int | None) -> list[Entry]:
+    """The entries of the open directory `fd` (the first `limit` it yields), sorted by name."""
     found: list[Entry] = []
     with os.scandir(fd) as listing:
         for item in listing:
@@ -833,15 +749,8 @@ def _entries(fd: int, limit: int | None = None) -> list[Entry]:
                 status = item.stat(follow_symlinks=False)
             except OSError:
                 continue
-            found.append(
-                Entry(
-                    item.name,
-                    kind_of(status.st_mode),
-                    status.st_size,
-                    status.st_mtime,
-                    status.st_mode,
-                )
-            )
+            kind = _kind(status.st_mode)[0]
+            found.append(Entry(item.name, kind, status.st_size, status.st_mtime, status.st_mode))
     found.sort(key=lambda entry: entry.name)
     return found
 
@@ -849,8 +758,10 @@ def _entries(fd: int, limit: int | None = None) -> list[Entry]:
 def _replace(
     dir_fd: int, name: str, data: bytes, mode: int | None, *, exclusive: bool, shown: str
 ) -> None:
-    """Write `data` to a fresh temporary file beside `name` and rename it over `name`."""
-    temporary = f".{name[:100]}.{os.urandom(6).hex()}.tmp"
+    """Write `data` to a fresh temporary file beside `name` and rename it over `name` (link
+    it there when `exclusive`, which fails if `name` exists)."""
+    # The name's first 100 bytes, not characters: a long non-ASCII name must leave room.
+    temporary = f".{os.fsdecode(os.fsencode(name)[:100])}.{os.urandom(6).hex()}.tmp"
     try:
         fd = os.open(temporary, _TEMP_FLAGS, 0o666 if mode is None else 0o600, dir_fd=dir_fd)
     except OSError as error:
@@ -865,17 +776,11 @@ def _replace(
             os.unlink(temporary, dir_fd=dir_fd)
         else:
             os.replace(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except FileExistsError:
-        _discard(temporary, dir_fd)
-        raise PathError(shown, "it already exists") from None
-    except OSError as error:
-        _discard(temporary, dir_fd)
-        raise PathError(shown, f"it cannot be written ({error.strerror})") from None
-    except BaseException:
-        _discard(temporary, dir_fd)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary, dir_fd=dir_fd)
+        if isinstance(error, FileExistsError):
+            raise PathError(shown, "it already exists") from None
+        if isinstance(error, OSError):
+            raise PathError(shown, f"it cannot be written ({error.strerror})") from None
         raise
-
-
-def _discard(name: str, dir_fd: int) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(name, dir_fd=dir_fd)

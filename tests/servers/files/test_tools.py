@@ -256,6 +256,39 @@ def test_read_media_file(root: Path) -> None:
     assert spaced["content"][0]["resource"]["uri"].endswith("/sub/n%20a%25me.bin")
 
 
+def test_read_media_file_encodes_a_binary_file_once(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import base64
+
+    data = os.urandom(3000)
+    (root / "blob.bin").write_bytes(data)
+    encoded: list[bytes] = []
+    real = base64.b64encode
+
+    def counted(raw: Any, *args: Any) -> bytes:
+        encoded.append(bytes(raw))
+        return real(raw, *args)
+
+    monkeypatch.setattr(base64, "b64encode", counted)
+
+    async def body(c: Any) -> Any:
+        return await c.call("read_media_file", {"path": "blob.bin"})
+
+    result = run(build(root), body)
+    expected = {
+        "type": "resource",
+        "resource": {
+            "uri": (root / "blob.bin").as_uri(),
+            "mimeType": "application/octet-stream",
+            "blob": real(data).decode(),
+        },
+    }
+    assert result["content"] == [expected]
+    assert result["structuredContent"] == {"content": [expected]}
+    assert encoded.count(data) == 1
+
+
 def test_write_append_copy_move_create(root: Path) -> None:
     (root / "a.txt").chmod(0o640)
 

@@ -56,6 +56,16 @@ _DIRECTORY_ENTRIES = 100_000  # entries read from one directory (memory stays bo
 Result = dict[str, Any]
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _EncodedResource(EmbeddedResource):
+    """An embedded file whose base64 form is already at hand, sent as it is."""
+
+    encoded: str = ""
+
+    def contents(self) -> dict[str, Any]:
+        return {"uri": self.uri, "mimeType": self.mime_type, "blob": self.encoded}
+
+
 # ---------------------------------------------------------------- helpers
 
 
@@ -260,9 +270,8 @@ def build_server(
             )
         else:
             uri = PurePosixPath(root.absolute(relative)).as_uri()
-            resource = {"uri": uri, "mimeType": mime, "blob": encoded}
-            block = {"type": "resource", "resource": resource}
-            item = EmbeddedResource(uri=uri, blob=data, mime_type=mime)
+            item = _EncodedResource(uri=uri, blob=data, mime_type=mime, encoded=encoded)
+            block = {"type": "resource", "resource": item.contents()}
         return ToolResult({"content": [block]}, content=[item])
 
     @tool(_READ, "Read Multiple Files")
