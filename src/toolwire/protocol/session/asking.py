@@ -62,7 +62,7 @@ def asker_for(
 ) -> Asker:
     """The questions a new `tools/call` (or a `prompts/get`: `method`) may ask, with the
     answers it brings (modern era); given its `call`, a modern round ends that call when the
-    tool waits on a question (see `Asker.attach`).
+    tool waits on a question.
 
     Raises:
         ProtocolError: -32602 for malformed `inputResponses` or a refused `requestState`.
@@ -75,7 +75,7 @@ def asker_for(
     round = start_round(params, name, principal, method)
     asker = Asker(session, call_id, version, meta[eras.META_CAPABILITIES], round)
     if call is not None:
-        asker.attach(session, call_id, call)
+        round.attach(session, call_id, call)
     return asker
 
 
@@ -105,11 +105,6 @@ class Asker:
         self._version = version
         self._capabilities = capabilities or {}
         self._round = round
-
-    def attach(self, session: RoundSession, call_id: RequestId, call: RoundCall) -> None:
-        """Let a modern call's round end (the call answered) when its tool waits."""
-        if self._round is not None:
-            self._round.attach(session, call_id, call)
 
     async def _ask(
         self, method: str, params: dict[str, Any], timeout: float | None, key: str | None

@@ -1,9 +1,9 @@
 """The methods about the connection itself, not about what the server publishes.
 
 `initialize`, `ping` and `logging/setLevel` (handshake era), `server/discover` and
-`subscriptions/listen` (2026-07-28). Each is a route handler (see `methods.Route`): it gets
-the session and answers on it. The era tables in `session.py` list them; what each answers
-is decided in `handlers.py`, `eras.py` and `subscriptions.py`.
+`subscriptions/listen` (2026-07-28), each a route handler (see `methods.Route`). Capabilities
+are those of the session's era table; `serverInfo` leaves out `icons` for versions before
+2025-11-25, and 2024-11-05 names no `completions` capability though it serves the method.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..wire import eras
 from ..wire.jsonrpc import FrameKind, result_message
-from . import handlers
 
 if TYPE_CHECKING:
     from ..wire.jsonrpc import RequestId
@@ -25,11 +24,23 @@ Params = dict[str, Any] | None
 
 async def initialize(session: Session, request_id: RequestId, params: Params, *_: Any) -> None:
     """Negotiate the version and remember what the client said about itself."""
-    negotiated = eras.negotiate(eras.check_initialize(params))
-    session.protocol_version = negotiated
+    version = eras.negotiate(eras.check_initialize(params))
+    session.protocol_version = version
     session.client_info = (params or {}).get("clientInfo")
     session.client_capabilities = (params or {}).get("capabilities")
-    result = handlers.initialize_result(session.server, negotiated, session.capabilities())
+    capabilities = session.capabilities()
+    if not eras.supports(version, "completions"):
+        capabilities.pop("completions", None)
+    info = session.server.server_info
+    if "icons" in info and not eras.supports(version, "icons"):
+        info = {key: value for key, value in info.items() if key != "icons"}
+    result: dict[str, Any] = {
+        "protocolVersion": version,
+        "capabilities": capabilities,
+        "serverInfo": info,
+    }
+    if session.server.instructions:
+        result["instructions"] = session.server.instructions
     await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
 
 
@@ -51,7 +62,13 @@ async def set_level(session: Session, request_id: RequestId, params: Params, *_:
 
 async def discover(session: Session, request_id: RequestId, *_: Any) -> None:
     """Say which versions and capabilities this server serves (2026-07-28)."""
-    result = handlers.discover_result(session.server, session.capabilities())
+    result: dict[str, Any] = {
+        "supportedVersions": list(eras.MODERN_VERSIONS),
+        "capabilities": session.capabilities(),
+    }
+    if session.server.instructions:
+        result["instructions"] = session.server.instructions
+    eras.stamp(result, session.server.server_info, cacheable=True)
     await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
 
 

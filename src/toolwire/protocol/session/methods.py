@@ -12,13 +12,14 @@ that this server did not issue for that list, is -32602.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Concatenate, Protocol
 
 from ..wire import eras
 from ..wire.jsonrpc import INVALID_PARAMS, FrameKind, ProtocolError, result_message
-from . import handlers
 
 if TYPE_CHECKING:
     import anyio
@@ -34,7 +35,18 @@ if TYPE_CHECKING:
     from .requests_in_flight import RequestsInFlight
     from .subscriptions import Listeners
 
-__all__ = ["Route", "Session", "capabilities", "send_page"]
+__all__ = [
+    "PAGE_SIZE",
+    "Route",
+    "Session",
+    "capabilities",
+    "decode_cursor",
+    "encode_cursor",
+    "send_page",
+]
+
+PAGE_SIZE = 100
+_CURSOR_PREFIX = "tw1:"
 
 
 class Session(Protocol):
@@ -123,13 +135,34 @@ async def send_page(
     cursor = params.get("cursor") if params else None
     if cursor is not None and not isinstance(cursor, str):
         raise eras.invalid_params(f"{method}: 'cursor' must be a string")
-    offset = 0 if cursor is None else handlers.decode_cursor(cursor)
+    offset = 0 if cursor is None else decode_cursor(cursor)
     if offset > len(entries) or (offset and offset == len(entries)):
         raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor})
-    page = entries[offset : offset + handlers.PAGE_SIZE]
+    page = entries[offset : offset + PAGE_SIZE]
     result: dict[str, Any] = {key: [entry.listing(version) for entry in page]}
-    if offset + handlers.PAGE_SIZE < len(entries):
-        result["nextCursor"] = handlers.encode_cursor(offset + handlers.PAGE_SIZE)
+    if offset + PAGE_SIZE < len(entries):
+        result["nextCursor"] = encode_cursor(offset + PAGE_SIZE)
     if version in eras.MODERN_VERSIONS:
         eras.stamp(result, session.server_info, cacheable=True)
     await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
+
+
+def encode_cursor(offset: int) -> str:
+    """An opaque cursor for the page starting at `offset`."""
+    return base64.urlsafe_b64encode(f"{_CURSOR_PREFIX}{offset}".encode()).decode("ascii")
+
+
+def decode_cursor(cursor: Any) -> int:
+    """The offset a cursor names; -32602 for anything this server did not issue."""
+    try:
+        if not isinstance(cursor, str) or len(cursor) > 64:
+            raise ValueError
+        text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii")
+        if not text.startswith(_CURSOR_PREFIX):
+            raise ValueError
+        digits = text[len(_CURSOR_PREFIX) :]
+        if not digits.isdigit():
+            raise ValueError
+        return int(digits)
+    except (ValueError, UnicodeError, binascii.Error):
+        raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor}) from None

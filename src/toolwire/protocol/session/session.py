@@ -1,15 +1,10 @@
 """One MCP connection: frames in, replies and notifications out, in either protocol era.
 
-The transport hands each frame's bytes to `receive()`, and every frame goes back through
-`send`, one at a time. The first request fixes the era (`eras.py`); the era tables at the end
-of this module route each request to its feature's handler (`connection_routes.py`,
-`tools.py`, `resources.py`, `prompts.py`, `completion.py`), a function of the session as
-`methods.Session` describes it. A request that runs the author's code (`tools/call`,
-`resources/read`, `prompts/get`) runs in a task of the session's `requests`
-(`requests_in_flight.py`), so replies may come out of order and `notifications/cancelled` ends
-one without a reply; a tool's questions to the client go out through `outbound` (handshake
-era) or as an input-required result (2026-07-28). Leaving the context, or `close()`, cancels
-everything still running.
+The transport hands each frame to `receive()` and writes what comes back through `send`, one
+frame at a time. The first request fixes the era; the era tables at the end of this module
+route each request to its feature's handler. A request that runs the author's code runs in a
+task of `requests`, so replies may come out of order and `notifications/cancelled` ends one
+without a reply. Leaving the context, or `close()`, cancels everything still running.
 """
 
 from __future__ import annotations
@@ -46,7 +41,6 @@ from ..wire.jsonrpc import (
     sniff_request_id,
     valid_id,
 )
-from ..wire.sizes import oversized_frame
 from . import connection_routes
 from .backlog import Backlog
 from .call_context import NO_CONTEXT, ContextSource
@@ -216,13 +210,31 @@ class ServerSession:
         self, frame: bytes, kind: FrameKind, request_id: RequestId | None = None
     ) -> None:
         """Write one frame of `kind` (frames never interleave), for the request `request_id`
-        if any; a routed transport gets both, an unrouted one only the frame."""
+        if any; a routed transport gets both, an unrouted one only the frame. A frame over
+        `max_frame_bytes` is dropped, or for a reply replaced by an error naming both sizes."""
         size = len(frame)
-        if self.max_frame_bytes is not None and size > self.max_frame_bytes:
-            replacement = oversized_frame(frame, kind, request_id, self.max_frame_bytes)
-            if replacement is None:
+        limit = self.max_frame_bytes
+        if limit is not None and size > limit:
+            if kind is not FrameKind.REPLY or request_id is None:
+                # Nobody waits on a notification; a request to the client has its timeout.
+                logger.warning(
+                    "a message of %d bytes for request %r is over the limit of %d bytes "
+                    "(max_event_bytes) and was not sent",
+                    size,
+                    request_id,
+                    limit,
+                )
                 return
-            frame, size = replacement, len(replacement)
+            logger.warning(
+                "the reply to request %r is %d bytes, over the limit of %d bytes "
+                "(max_event_bytes); the client gets an error instead",
+                request_id,
+                size,
+                limit,
+            )
+            text = f"Result of {size} bytes exceeds the maximum event size of {limit} bytes"
+            frame = error_message(request_id, INTERNAL_ERROR, text)
+            size = len(frame)
         self.backlog.sending(size)
         try:
             async with self._send_lock:
