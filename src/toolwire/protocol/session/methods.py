@@ -74,15 +74,12 @@ class Session(Protocol):
         self, frame: bytes, kind: FrameKind, request_id: RequestId | None = None
     ) -> None:
         """Write one frame of `kind`, for the request `request_id` if any."""
-        ...
 
     def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
         """Run a background task in the session's task group."""
-        ...
 
     def capabilities(self) -> dict[str, Any]:
         """The capabilities the connection's era advertises."""
-        ...
 
     async def context_for(
         self,
@@ -93,7 +90,6 @@ class Session(Protocol):
         version: str,
     ) -> Any:
         """What `ctx.context` holds for a request that is not a tool call."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
