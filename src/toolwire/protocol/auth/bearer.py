@@ -1,11 +1,7 @@
 """`BearerAuth`: how a server checks bearer tokens, and what it publishes about itself.
 
-The server is an OAuth resource server: it verifies tokens, never issues them. The user's
-verifier is either a callable (sync or async) taking the token and returning an `Identity`,
-something shaped like mcp's `AccessToken`, or None to refuse, or an object with mcp's
-`verify_token(token)` method; both become one async `token -> Identity | None`. A verifier that
-raises refuses the token (401). `authorization_servers` may be empty; `scopes_supported`
-defaults to the server-wide required scopes plus every tool's, computed when asked for.
+The server is an OAuth resource server: it verifies tokens, never issues them. Every form of
+verifier becomes one async `token -> Identity | None`; a verifier that raises refuses the token.
 """
 
 from __future__ import annotations
@@ -22,8 +18,7 @@ __all__ = ["BearerAuth", "Verify", "bearer_auth"]
 
 logger = logging.getLogger("toolwire")
 
-Verify = Callable[[str], Awaitable[Identity | None]]
-"""A verifier as the HTTP layer calls it: the token in, the caller (or None) out."""
+Verify = Callable[[str], Awaitable[Identity | None]]  # as the HTTP layer calls a verifier
 
 
 class BearerAuth:
