@@ -1,13 +1,9 @@
-"""The requests an era serves, as tables, and the capabilities that follow from them.
+"""The requests an era serves, as tables of `Route`s, and the capabilities that follow from them.
 
-A session looks a request's method up in its era's table (`session.py` holds the two tables);
-a method missing from the table is -32601. The handlers live by concern (`connection_routes.py`,
-`tools.py`, `resources.py`, `prompts.py`, `completion.py`), each a function that gets the
-`Session` serving the request and answers on it. Serving a new method is one entry, and what it
-adds to the advertised capabilities travels with it, so a server never claims a capability
-whose method it does not serve, nor the reverse. `send_page` answers every list method but
-`tools/list`: 100 entries a page behind an opaque cursor; a cursor that is not a string, or
-that this server did not issue for that list, is -32602.
+Each handler gets the `Session` serving the request and answers on it; what a method adds to
+the capabilities travels with its route, so a server never claims a capability whose method it
+does not serve. List pages hold `PAGE_SIZE` entries behind an opaque cursor; a cursor this
+server did not issue for that list is -32602.
 """
 
 from __future__ import annotations

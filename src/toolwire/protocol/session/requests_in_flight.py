@@ -305,9 +305,7 @@ class RequestsInFlight:
         self, request_id: RequestId, call: CallInFlight, task: asyncio.Task[None]
     ) -> None:
         self._tasks.discard(task)
-        if self._calls.get(request_id) is call:  # cancelled before it ever started
-            del self._calls[request_id]
-            self._backlog.call_ended(call.size)
+        self.settle(request_id, call)  # if cancelled before it ever started
         if not task.cancelled() and task.exception() is not None:  # a bug: requests reply
             logger.error("a request's task failed", exc_info=task.exception())
         if call.abandoned and self.unanswered is not None:

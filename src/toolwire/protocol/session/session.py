@@ -38,13 +38,13 @@ from ..wire.jsonrpc import (
     decode,
     error_message,
     notification,
+    result_message,
     sniff_request_id,
     valid_id,
 )
-from . import connection_routes
 from .backlog import Backlog
 from .call_context import NO_CONTEXT, ContextSource
-from .methods import Route, capabilities
+from .methods import Route, Session, capabilities
 from .outbound import Outbound
 from .requests_in_flight import RequestsInFlight
 from .subscriptions import Listeners
@@ -63,6 +63,7 @@ __all__ = ["ServerSession"]
 logger = logging.getLogger("toolwire.protocol")
 
 Send = Callable[[bytes], Awaitable[None]]
+Params = dict[str, Any] | None
 
 
 class ServerSession:
@@ -242,15 +243,10 @@ class ServerSession:
         self.backlog.frame_size = len(frame)
         try:
             message = decode(frame)
-        except ValueError as error:
+        except (ValueError, RecursionError) as error:
+            detail = "nested too deeply" if isinstance(error, RecursionError) else str(error)
             await self.send(
-                error_message(None, PARSE_ERROR, "Parse error", str(error)), FrameKind.REPLY
-            )
-            return
-        except RecursionError:
-            await self.send(
-                error_message(None, PARSE_ERROR, "Parse error", "nested too deeply"),
-                FrameKind.REPLY,
+                error_message(None, PARSE_ERROR, "Parse error", detail), FrameKind.REPLY
             )
             return
         await self.receive_message(message)
@@ -392,21 +388,80 @@ class ServerSession:
         return set()
 
 
+# The methods about the connection itself, not about what the server publishes.
+
+
+async def _initialize(session: Session, request_id: RequestId, params: Params, *_: Any) -> None:
+    """Negotiate the version and remember what the client said about itself (2024-11-05 names
+    no `completions` capability though it serves the method)."""
+    version = eras.negotiate(eras.check_initialize(params))
+    session.protocol_version = version
+    session.client_info = (params or {}).get("clientInfo")
+    session.client_capabilities = (params or {}).get("capabilities")
+    capabilities = session.capabilities()
+    if not eras.supports(version, "completions"):
+        capabilities.pop("completions", None)
+    info = session.server.server_info
+    if "icons" in info and not eras.supports(version, "icons"):
+        info = {key: value for key, value in info.items() if key != "icons"}
+    result: dict[str, Any] = {
+        "protocolVersion": version,
+        "capabilities": capabilities,
+        "serverInfo": info,
+    }
+    if session.server.instructions:
+        result["instructions"] = session.server.instructions
+    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
+
+
+async def _ping(session: Session, request_id: RequestId, *_: Any) -> None:
+    """Answer `{}`: the connection is alive."""
+    await session.send(result_message(request_id, {}), FrameKind.REPLY, request_id)
+
+
+async def _set_level(session: Session, request_id: RequestId, params: Params, *_: Any) -> None:
+    """Set the level below which a call's log messages are not sent (handshake era)."""
+    level: Any = (params or {}).get("level")
+    if level not in eras.LOG_LEVELS:
+        raise eras.invalid_params(
+            f"logging/setLevel: 'level' must be one of {', '.join(eras.LOG_LEVELS)}"
+        )
+    session.log_level = level
+    await session.send(result_message(request_id, {}), FrameKind.REPLY, request_id)
+
+
+async def _discover(session: Session, request_id: RequestId, *_: Any) -> None:
+    """Say which versions and capabilities this server serves (2026-07-28)."""
+    result: dict[str, Any] = {
+        "supportedVersions": list(eras.MODERN_VERSIONS),
+        "capabilities": session.capabilities(),
+    }
+    if session.server.instructions:
+        result["instructions"] = session.server.instructions
+    eras.stamp(result, session.server.server_info, cacheable=True)
+    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
+
+
+async def _listen(session: Session, request_id: RequestId, params: Params, *_: Any) -> None:
+    """Open a stream of change notifications (2026-07-28, see `subscriptions.py`)."""
+    await session.listeners.listen(request_id, params)
+
+
 # What each era serves; the capabilities advertised derive from these (methods.py).
 HANDSHAKE: dict[str, Route] = {
-    "initialize": Route(connection_routes.initialize, before_handshake=True),
-    "ping": Route(connection_routes.ping, before_handshake=True),
+    "initialize": Route(_initialize, before_handshake=True),
+    "ping": Route(_ping, before_handshake=True),
     **TOOL_ROUTES_HANDSHAKE,
-    "logging/setLevel": Route(connection_routes.set_level, {"logging": {}}),
+    "logging/setLevel": Route(_set_level, {"logging": {}}),
     **RESOURCE_ROUTES_HANDSHAKE,
     **PROMPT_ROUTES_HANDSHAKE,
     **COMPLETION_ROUTES_HANDSHAKE,
 }
 MODERN: dict[str, Route] = {
-    "server/discover": Route(connection_routes.discover),
+    "server/discover": Route(_discover),
     **TOOL_ROUTES_MODERN,
     # List changes reach a modern client only on its listen streams.
-    "subscriptions/listen": Route(connection_routes.listen, {"tools": {"listChanged": True}}),
+    "subscriptions/listen": Route(_listen, {"tools": {"listChanged": True}}),
     **RESOURCE_ROUTES_MODERN,
     **PROMPT_ROUTES_MODERN,
     **COMPLETION_ROUTES_MODERN,
