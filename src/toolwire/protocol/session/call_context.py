@@ -16,7 +16,7 @@ from ..wire.eras import META_CLIENT_INFO
 if TYPE_CHECKING:
     from ..auth.identity import Identity
 
-__all__ = ["NO_CONTEXT", "CallInfo", "ContextFactory", "ContextSource"]
+__all__ = ["NO_CONTEXT", "CallInfo", "ContextSource"]
 
 
 class CallInfo:
@@ -78,9 +78,6 @@ class CallInfo:
         return f"CallInfo({fields})"
 
 
-ContextFactory = Callable[[CallInfo], Any]
-
-
 class ContextSource:
     """Where the calls of one serving get their context.
 
@@ -93,7 +90,11 @@ class ContextSource:
     __slots__ = ("factory", "is_async", "state", "value")
 
     def __init__(
-        self, *, value: Any = None, factory: ContextFactory | None = None, state: Any = None
+        self,
+        *,
+        value: Any = None,
+        factory: Callable[[CallInfo], Any] | None = None,
+        state: Any = None,
     ) -> None:
         self.value = value
         self.factory = factory

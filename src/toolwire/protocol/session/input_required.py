@@ -98,7 +98,16 @@ class InputRound:
     async def _finish(self) -> None:
         session, call_id, call = self._session, self._call_id, self._call
         assert session is not None and call_id is not None and call is not None
-        await self.settle()  # questions asked together go out together
+        # Questions asked together go out together: wait until a few loop passes bring none.
+        seen, quiet = -1, 0
+        for _ in range(_MAX_PASSES):
+            if len(self.needed) == seen:
+                quiet += 1
+                if quiet >= _QUIET_PASSES:
+                    break
+            else:
+                seen, quiet = len(self.needed), 0
+            await anyio.sleep(0)
         if call.abandoned:  # cancelled meanwhile: nothing to answer
             return
         result = self.result(session.server_info)
@@ -133,19 +142,6 @@ class InputRound:
         await self._failed.wait()
         assert self._failure is not None
         raise self._failure
-
-    async def settle(self) -> None:
-        """Wait until no new question has come for a few passes of the event loop."""
-        seen = -1
-        quiet = 0
-        for _ in range(_MAX_PASSES):
-            if len(self.needed) == seen:
-                quiet += 1
-                if quiet >= _QUIET_PASSES:
-                    return
-            else:
-                seen, quiet = len(self.needed), 0
-            await anyio.sleep(0)
 
     def result(self, server_info: dict[str, Any]) -> dict[str, Any] | None:
         """The input-required result ending this round; None (the open questions failed)

@@ -26,6 +26,7 @@ from ..wire.jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
     FrameKind,
     Invalid,
     Notification,
@@ -301,12 +302,25 @@ class ServerSession:
         version: str | None
         if self.era == "modern":
             if method == "initialize":
-                raise eras.handshake_refused(params)
+                requested = (params or {}).get("protocolVersion")
+                data: dict[str, Any] = {"supported": list(eras.MODERN_VERSIONS)}
+                if isinstance(requested, str):
+                    data["requested"] = requested
+                raise ProtocolError(
+                    UNSUPPORTED_PROTOCOL_VERSION,
+                    "connection is serving the 2026-07-28 protocol; the initialize handshake "
+                    "is not accepted",
+                    data,
+                )
             version, log_level = eras.check_envelope(params)
             route = MODERN.get(method)
         else:
             if method != "initialize" and eras.has_envelope(params):
-                raise eras.envelope_refused()
+                raise ProtocolError(
+                    INVALID_REQUEST,
+                    "this connection serves the handshake protocol era; "
+                    "requests carrying the 2026-07-28 envelope are not accepted on it",
+                )
             route = HANDSHAKE.get(method)
             version, log_level = self.protocol_version, self.log_level
             if route is not None and version is None and not route.before_handshake:

@@ -24,15 +24,7 @@ from ..wire.jsonrpc import (
     result_message,
 )
 
-__all__ = [
-    "ACKNOWLEDGED",
-    "LIST_CHANGED_FLAGS",
-    "MAX_STREAMS",
-    "MAX_URIS",
-    "RESOURCE_UPDATED",
-    "SUBSCRIPTION_ID",
-    "Listeners",
-]
+__all__ = ["MAX_STREAMS", "RESOURCE_UPDATED", "Listeners"]
 
 logger = logging.getLogger("toolwire.protocol")
 

@@ -12,7 +12,6 @@ from typing import Any, Literal
 
 from .jsonrpc import (
     INVALID_PARAMS,
-    INVALID_REQUEST,
     UNSUPPORTED_PROTOCOL_VERSION,
     ProtocolError,
     valid_id,
@@ -25,8 +24,6 @@ __all__ = [
     "MODERN_VERSIONS",
     "Era",
     "check_envelope",
-    "envelope_refused",
-    "handshake_refused",
     "has_envelope",
     "invalid_params",
     "is_modern_request",
@@ -78,28 +75,6 @@ def negotiate(requested: Any) -> str:
 def invalid_params(detail: str) -> ProtocolError:
     """The SDK's surface-validation error (-32602 "Invalid request parameters"), with a reason."""
     return ProtocolError(INVALID_PARAMS, "Invalid request parameters", detail)
-
-
-def handshake_refused(params: dict[str, Any] | None) -> ProtocolError:
-    """The -32022 answering `initialize` on a connection serving the modern era."""
-    requested = (params or {}).get("protocolVersion")
-    data: dict[str, Any] = {"supported": list(MODERN_VERSIONS)}
-    if isinstance(requested, str):
-        data["requested"] = requested
-    return ProtocolError(
-        UNSUPPORTED_PROTOCOL_VERSION,
-        "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted",
-        data,
-    )
-
-
-def envelope_refused() -> ProtocolError:
-    """The -32600 answering an enveloped request on a connection serving the handshake era."""
-    return ProtocolError(
-        INVALID_REQUEST,
-        "this connection serves the handshake protocol era; "
-        "requests carrying the 2026-07-28 envelope are not accepted on it",
-    )
 
 
 def has_envelope(params: dict[str, Any] | None) -> bool:
