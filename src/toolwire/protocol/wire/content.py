@@ -133,13 +133,10 @@ def _split_data_url(url: str) -> tuple[str, str] | None:
     return header[: -len(";base64")].split(";", 1)[0] or "application/octet-stream", data
 
 
-def _link(uri: str, name: str, version: str, mime: str | None = None) -> dict[str, Any]:
+def _link(uri: str, name: str, version: str) -> dict[str, Any]:
     if not eras.supports(version, "resource_link"):
         return {"type": "text", "text": uri}
-    block: dict[str, Any] = {"type": "resource_link", "uri": uri, "name": name}
-    if mime:
-        block["mimeType"] = mime
-    return block
+    return {"type": "resource_link", "uri": uri, "name": name}
 
 
 def _resource_block(output: ResourceLink | EmbeddedResource, version: str) -> dict[str, Any]:

@@ -125,7 +125,6 @@ def _no_constants(name: str) -> Any:
 # The encoders used first skip the search for cycles; a cycle then ends in RecursionError,
 # and the checking encoder gives the proper ValueError.
 _decoder = json.JSONDecoder(parse_constant=_no_constants)
-_decode_json = _decoder.decode
 _COMPACT: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
 _encoder = json.JSONEncoder(**_COMPACT)
 _encode_fast = json.JSONEncoder(**_COMPACT, check_circular=False).encode
@@ -177,23 +176,12 @@ def _sendable(value: Any, path: list[int]) -> Any:
     return value
 
 
-def _wire_text(value: Any) -> tuple[str, Any]:
-    """(JSON text, the value it encodes): the value itself, or its sendable copy."""
-    try:
-        return wire_json(value), value
-    except ValueError as error:
-        cleaned = _sendable(value, [])
-        text = wire_json(cleaned)  # a cycle or an unknown type raises again, as before
-        logger.warning("a message held a value JSON cannot carry (%s); it was sent as null", error)
-        return text, cleaned
-
-
 def decode(frame: bytes) -> Any:
     """Parse one frame as UTF-8 JSON (ValueError when it is not)."""
     text = frame.decode("utf-8")
     if text.startswith("\ufeff"):
         text = text[1:]
-    return _decode_json(text)
+    return _decoder.decode(text)
 
 
 def valid_id(value: Any) -> bool:
@@ -321,11 +309,16 @@ def _id_bytes(request_id: RequestId | None) -> bytes:
 
 def encode_value(value: Any) -> bytes:
     """One JSON value, compact, always valid UTF-8 and always valid JSON."""
-    text, sent = _wire_text(value)
+    try:
+        text = wire_json(value)
+    except ValueError as error:
+        value = _sendable(value, [])
+        text = wire_json(value)  # a cycle or an unknown type raises again
+        logger.warning("a message held a value JSON cannot carry (%s); it was sent as null", error)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: escape it instead of emitting invalid UTF-8
-        return _ascii_wire(sent).encode("ascii")
+        return _ascii_wire(value).encode("ascii")
 
 
 def result_message(request_id: RequestId, result: dict[str, Any]) -> bytes:
