@@ -10,24 +10,22 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Concatenate, Protocol
 
 from ..wire import eras
 from ..wire.jsonrpc import INVALID_PARAMS, FrameKind, ProtocolError, result_message
+from .asking import AskingSession
 
 if TYPE_CHECKING:
     import anyio
 
     from ...tools.threads import SyncBudget
-    from ..auth.identity import Identity
     from ..features.registry import RegisteredTool
-    from ..wire.eras import Era
     from ..wire.jsonrpc import RequestId
     from .app import ServedApp
     from .call_context import ContextSource
-    from .outbound import Outbound
     from .requests_in_flight import RequestsInFlight
     from .subscriptions import Listeners
 
@@ -45,34 +43,20 @@ PAGE_SIZE = 100
 _CURSOR_PREFIX = "tw1:"
 
 
-class Session(Protocol):
+class Session(AskingSession, Protocol):
     """What a route handler uses of the session serving the request (`session.ServerSession`)."""
 
     server: ServedApp
     tools: Mapping[str, RegisteredTool]
-    server_info: dict[str, Any]
     requests: RequestsInFlight
     contexts: ContextSource
     sync_limiter: SyncBudget | anyio.CapacityLimiter | None
     listeners: Listeners
-    outbound: Outbound
-    identity: Identity | None
     session_id: str | None
-    era: Era | None
-    back_channel: bool
     protocol_version: str | None
     client_info: dict[str, Any] | None
-    client_capabilities: dict[str, Any] | None
     log_level: str
     resource_subscriptions: set[str]
-
-    async def send(
-        self, frame: bytes, kind: FrameKind, request_id: RequestId | None = None
-    ) -> None:
-        """Write one frame of `kind`, for the request `request_id` if any."""
-
-    def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
-        """Run a background task in the session's task group."""
 
     def capabilities(self) -> dict[str, Any]:
         """The capabilities the connection's era advertises."""
