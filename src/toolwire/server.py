@@ -136,7 +136,7 @@ class Server:
         self._announcer = Announcer()
         self._registry = ToolRegistry()
         self._registry.listeners.append(
-            partial(self._announcer.tell, methodcaller("tools_changed"))
+            partial(self._announcer.tell, methodcaller("list_changed", "tools"))
         )
         self._resources: ResourceRegistry | None = None  # made on first use, as prompts are
         self._prompts: PromptRegistry | None = None
@@ -371,7 +371,7 @@ class Server:
 
             registry = self._resources = ResourceRegistry()
             registry.listeners.append(
-                partial(self._announcer.tell, methodcaller("resources_changed"))
+                partial(self._announcer.tell, methodcaller("list_changed", "resources"))
             )
             registry.update_listeners.append(
                 lambda uri: self._announcer.tell(methodcaller("resource_updated", uri))
@@ -573,7 +573,7 @@ class Server:
 
             registry = self._prompts = PromptRegistry()
             registry.listeners.append(
-                partial(self._announcer.tell, methodcaller("prompts_changed"))
+                partial(self._announcer.tell, methodcaller("list_changed", "prompts"))
             )
         return registry
 

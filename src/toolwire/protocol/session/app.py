@@ -29,17 +29,11 @@ class OpenSession(Protocol):
     def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
         """Run `func()` in the session's task group."""
 
-    async def tools_changed(self) -> None:
-        """Tell the client that the tool list changed."""
-
-    async def resources_changed(self) -> None:
-        """Tell the client that the resource list changed."""
+    async def list_changed(self, kind: str) -> None:
+        """Tell the client that its list of `kind` ("tools", "resources", "prompts") changed."""
 
     async def resource_updated(self, uri: str) -> None:
         """Tell the client (if it follows `uri`) that the resource at `uri` changed."""
-
-    async def prompts_changed(self) -> None:
-        """Tell the client that the prompt list changed."""
 
 
 class ServedApp(Protocol):

@@ -371,18 +371,6 @@ class ServerSession:
         elif self.era == "modern":
             await self.listeners.list_changed(kind)
 
-    async def tools_changed(self) -> None:
-        """See `list_changed`."""
-        await self.list_changed("tools")
-
-    async def resources_changed(self) -> None:
-        """See `list_changed`."""
-        await self.list_changed("resources")
-
-    async def prompts_changed(self) -> None:
-        """See `list_changed`."""
-        await self.list_changed("prompts")
-
     async def resource_updated(self, uri: str) -> None:
         """Tell the client that the resource at `uri` changed, if it subscribed to it or a
         listen stream follows it."""
