@@ -131,7 +131,7 @@ class Server:
         self.completion_handler: Callable[..., Any] | None = None
         self._sessions: set[OpenSession] = set()
         self._registry = ToolRegistry()
-        self._registry.listeners.append(partial(self._tell, methodcaller("tools_changed")))
+        self._registry.listeners.append(partial(self._tell, methodcaller("list_changed", "tools")))
         self._resources: ResourceRegistry | None = None  # made on first use, as prompts are
         self._prompts: PromptRegistry | None = None
         self._session_end_hooks: list[Callable[[str], Any]] = []
@@ -377,7 +377,9 @@ class Server:
             from .protocol.features.resource_registry import ResourceRegistry
 
             registry = self._resources = ResourceRegistry()
-            registry.listeners.append(partial(self._tell, methodcaller("resources_changed")))
+            registry.listeners.append(
+                partial(self._tell, methodcaller("list_changed", "resources"))
+            )
             registry.update_listeners.append(
                 lambda uri: self._tell(methodcaller("resource_updated", uri))
             )
@@ -568,7 +570,7 @@ class Server:
             from .protocol.features.prompt_registry import PromptRegistry
 
             registry = self._prompts = PromptRegistry()
-            registry.listeners.append(partial(self._tell, methodcaller("prompts_changed")))
+            registry.listeners.append(partial(self._tell, methodcaller("list_changed", "prompts")))
         return registry
 
     @property

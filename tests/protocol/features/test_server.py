@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from toolwire import function_tool
 from toolwire.errors import UserError
 from toolwire.protocol.features.registry import infer_output_schema
-from toolwire.protocol.session.handlers import encode_cursor
+from toolwire.protocol.session.methods import encode_cursor
 from toolwire.protocol.wire.content import content_to_outputs, output_block
 from toolwire.server import Server
 from toolwire.tools.function_tool import FunctionTool

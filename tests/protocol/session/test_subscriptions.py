@@ -429,7 +429,7 @@ async def test_closing_the_session_drops_streams_without_a_frame() -> None:
         assert peer.session is not None
         peer.session.close()
         assert len(peer.session.listeners) == 0
-        await peer.session.tools_changed()
+        await peer.session.list_changed("tools")
         assert peer.raw == []
 
 

@@ -1,11 +1,7 @@
 """`BearerAuth`: how a server checks bearer tokens, and what it publishes about itself.
 
-The server is an OAuth resource server: it verifies tokens, never issues them. The user's
-verifier is either a callable (sync or async) taking the token and returning an `Identity`,
-something shaped like mcp's `AccessToken`, or None to refuse, or an object with mcp's
-`verify_token(token)` method; both become one async `token -> Identity | None`. A verifier that
-raises refuses the token (401). `authorization_servers` may be empty; `scopes_supported`
-defaults to the server-wide required scopes plus every tool's, computed when asked for.
+The server is an OAuth resource server: it verifies tokens, never issues them. Every form of
+verifier becomes one async `token -> Identity | None`; a verifier that raises refuses the token.
 """
 
 from __future__ import annotations
@@ -22,35 +18,26 @@ __all__ = ["BearerAuth", "Verify", "bearer_auth"]
 
 logger = logging.getLogger("toolwire")
 
-Verify = Callable[[str], Awaitable[Identity | None]]
-"""A verifier as the HTTP layer calls it: the token in, the caller (or None) out."""
+Verify = Callable[[str], Awaitable[Identity | None]]  # as the HTTP layer calls a verifier
 
 
 class BearerAuth:
     """Bearer-token authentication for a server's HTTP transports (`Server(auth=...)`).
 
-    Every request to the MCP endpoint must carry `Authorization: Bearer <token>`; the token
-    is handed to `verifier`, and what it returns is the request's `Identity`. Missing or
-    refused tokens get 401 with a `WWW-Authenticate` challenge pointing at the RFC 9728
-    metadata, which the server publishes at `/.well-known/oauth-protected-resource`.
-    stdio is never authenticated (the MCP spec: a local process takes its credentials from
-    its environment), so neither required nor per-tool scopes apply there.
+    Every request to the MCP endpoint must carry a token `verifier` accepts; what it returns
+    is the request's `Identity`. stdio is never authenticated. See docs/security.md, "Who may
+    reach an HTTP server".
 
     Args:
         verifier: `async def verify(token) -> Identity | None` (a plain function works too),
-            or an object with mcp's `verify_token(token)` method returning an
-            `AccessToken`-like object or None.
-        authorization_servers: Issuer URLs of the OAuth authorization servers that issue
-            tokens for this server (the metadata's `authorization_servers`).
-        required_scopes: Scopes every request needs; a token without them gets 403
-            `insufficient_scope`.
-        resource_url: This MCP endpoint's public URL (the metadata's `resource`, e.g.
-            `https://api.example.com/mcp`). Default: built from each request's Host and path,
-            which is right unless a proxy rewrites them. Tokens whose `Identity.resource`
-            names another resource are refused.
+            or an object with mcp's `verify_token(token)` method.
+        authorization_servers: Issuer URLs of the OAuth servers that issue its tokens.
+        required_scopes: Scopes every request needs (else 403 `insufficient_scope`).
+        resource_url: This endpoint's public URL (the metadata's `resource`); default: built
+            from each request's Host and path. Tokens for another resource are refused.
         scopes_supported: The metadata's `scopes_supported`; default: the required scopes and
             every tool's scopes.
-        resource_name: A human-readable name for the metadata's `resource_name`.
+        resource_name: The metadata's human-readable `resource_name`.
 
     Raises:
         TypeError: `verifier` is neither callable nor has `verify_token`, or an option has

@@ -1,10 +1,7 @@
 """Who is calling: the identity an authenticated HTTP request carries to the protocol and tools.
 
-An `Identity` holds the subject, client id, scopes (a frozenset; one string is split on spaces
-as OAuth writes them), expiry, resource and the verifier's `claims`, never the bearer token.
-Its `principal` (subject and client id) is the caller a session is bound to, so refreshing a
-token or gaining scopes keeps the session; equality and hashing ignore `claims`.
-`from_token_info` reads what mcp's token verifiers return, by attribute.
+An `Identity` never holds the bearer token. Its `principal` (subject and client id) is the
+caller a session is bound to, so refreshing a token or gaining scopes keeps the session.
 """
 
 from __future__ import annotations
@@ -23,25 +20,15 @@ __all__ = [
     "scope_refusal",
 ]
 
-UNAUTHORIZED = -32001
-"""JSON-RPC error code of a request refused for its missing or invalid token (HTTP 401)."""
-FORBIDDEN = -32003
-"""JSON-RPC error code of a request refused for the scopes its token lacks (HTTP 403)."""
+UNAUTHORIZED = -32001  # JSON-RPC code of a missing or invalid token (HTTP 401)
+FORBIDDEN = -32003  # JSON-RPC code of a token lacking scopes (HTTP 403)
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
 def parse_scopes(scopes: str | Iterable[str] | None, what: str = "scopes") -> frozenset[str]:
-    """A set of scope names from a space-separated string or an iterable of names.
-
-    Args:
-        scopes: `"a b"`, `["a", "b"]`, or None (no scopes).
-        what: How the caller names the value, for the error message.
-
-    Raises:
-        TypeError: `scopes` is neither a string nor an iterable of strings.
-        ValueError: A name is empty or contains whitespace (OAuth scope tokens cannot).
-    """
+    """Scope names from `"a b"`, `["a", "b"]` or None; `what` names the value in errors
+    (TypeError for other types, ValueError for an empty name or one with whitespace)."""
     if scopes is None:
         return frozenset()
     if isinstance(scopes, str):
@@ -64,9 +51,7 @@ def parse_scopes(scopes: str | Iterable[str] | None, what: str = "scopes") -> fr
 class Identity:
     """The authenticated caller of a request: what a token verifier makes of a bearer token.
 
-    A verifier (see `toolwire.BearerAuth`) returns one for a valid token. Over HTTP with
-    `Server(auth=...)` it reaches a `context_factory` as `CallInfo.identity`; it is None on
-    stdio and on HTTP without `auth`.
+    Equality and hashing ignore `claims` (docs/security.md, "Who may reach an HTTP server").
 
     Args:
         subject: Who the token speaks for (a user id, the `sub` claim), if known.
@@ -112,7 +97,7 @@ class Identity:
             raise TypeError("Identity expires_at must be seconds since the epoch (a number)")
         if claims is not None and not isinstance(claims, Mapping):
             raise TypeError(f"Identity claims must be a mapping, not {type(claims).__name__}")
-        # Set through object: the instance is read-only once made (see __setattr__).
+        # Set through object: the instance is read-only (see __setattr__).
         put = object.__setattr__
         put(self, "subject", subject)
         put(self, "client_id", client_id)
@@ -139,9 +124,8 @@ class Identity:
 
     @classmethod
     def from_token_info(cls, info: Any) -> Identity:
-        """An identity from a token verifier's answer: an `Identity` is returned as is;
-        anything else is read by attribute as mcp's `AccessToken` is shaped (its `token` is
-        left behind).
+        """An identity from a token verifier's answer: an `Identity` as is, anything else
+        read by attribute as mcp's `AccessToken` is shaped (its `token` left behind).
 
         Raises:
             TypeError: `info` has none of the fields an identity is made of.
@@ -188,10 +172,8 @@ class Identity:
 
 
 def same_caller(first: Any, second: Any) -> bool:
-    """Whether two requests come from the same caller: both unauthenticated, or identities
-    with the same `principal`. What a session checks before serving a request under an id
-    another caller created. Values that are not `Identity` objects (an application's own
-    auth middleware may put anything in the scope) are the same caller when equal."""
+    """Whether two requests come from the same caller: both unauthenticated, identities with
+    the same `principal`, or other values (an application's own auth) that are equal."""
     if first is None or second is None:
         return first is second
     if isinstance(first, Identity) and isinstance(second, Identity):

@@ -31,9 +31,8 @@ from ...tools.call_log import log_timeout
 from ...tools.invoke import ToolOutcome, invoke_tool
 from ...tools.threads import SyncToolRefused, worker_wait
 from ..auth.identity import FORBIDDEN, scope_refusal
-from ..session import handlers
 from ..session.asking import CLIENT_CAPABILITY, asker_for
-from ..session.methods import Route
+from ..session.methods import PAGE_SIZE, Route, decode_cursor, encode_cursor
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.content import call_result, error_result
@@ -72,7 +71,7 @@ async def list_tools(
         raise eras.invalid_params("tools/list: 'cursor' must be a string")
     server = session.server
     registry = server.tool_registry
-    offset = 0 if cursor is None else handlers.decode_cursor(cursor)
+    offset = 0 if cursor is None else decode_cursor(cursor)
     payload = None if registry.dynamic else registry.page_cache.get((version, offset))
     if payload is None:
         if registry.dynamic:
@@ -81,10 +80,10 @@ async def list_tools(
             tools = [entry for entry in registry.entries() if entry.tool.is_enabled]
         if offset > len(tools) or (offset and offset == len(tools)):
             raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor})
-        end = offset + handlers.PAGE_SIZE
+        end = offset + PAGE_SIZE
         result: dict[str, Any] = {"tools": [entry.listing(version) for entry in tools[offset:end]]}
         if end < len(tools):
-            result["nextCursor"] = handlers.encode_cursor(end)
+            result["nextCursor"] = encode_cursor(end)
         if version in MODERN:
             eras.stamp(result, session.server_info, cacheable=True)
         payload = encode_value(result)

@@ -1,11 +1,9 @@
 """What a tool asks its client, shaped and checked on both ends, in either era.
 
-`ToolContext.elicit`, `.sample` and `.list_roots` come here through the call's `CallInFlight`. The
-request is built and checked before anything is sent (a bad form or message is the author's
-`UserError`) and the client must have declared `elicitation`, `sampling` or `roots`; then it
-goes out as a request during the call (handshake era, `outbound.py`) or in an input-required
-result (2026-07-28, `input_required.py`). An answer that does not fit the method is a
-`ClientResponseError`; a handshake session with no back channel raises `NoBackChannelError`.
+A question is checked before anything is sent (a bad form or message is the author's
+`UserError`; an undeclared client capability a `ClientCapabilityError`), then goes out as a
+request during the call (handshake era) or in an input-required result (2026-07-28). An answer
+that does not fit is a `ClientResponseError`.
 """
 
 from __future__ import annotations
@@ -32,12 +30,11 @@ if TYPE_CHECKING:
 
 __all__ = ["CLIENT_CAPABILITY", "Asker", "AskingSession", "asker_for"]
 
-CLIENT_CAPABILITY = {
+CLIENT_CAPABILITY = {  # what the client must declare for each question
     "elicitation/create": "elicitation",
     "sampling/createMessage": "sampling",
     "roots/list": "roots",
 }
-"""The client capability each request to the client needs."""
 _ACTIONS = ("accept", "decline", "cancel")
 
 
@@ -60,35 +57,23 @@ def asker_for(
     method: str = "tools/call",
     call: RoundCall | None = None,
 ) -> Asker:
-    """The questions a new `tools/call` (or a `prompts/get`: `method`) may ask, with the
-    answers it brings (modern era); given its `call`, a modern round ends that call when the
-    tool waits on a question (see `Asker.attach`).
-
-    Raises:
-        ProtocolError: -32602 for malformed `inputResponses` or a refused `requestState`.
-    """
+    """The questions a new request may ask, with the answers it brings (modern era; -32602
+    when they are malformed); given its `call`, a modern round ends it when the tool waits."""
     if session.era != "modern":
         return Asker(session, call_id, version, session.client_capabilities, None)
     meta = params["_meta"]  # the envelope was checked
-    identity = session.identity  # the caller a transport authenticated, if any
+    identity = session.identity
     principal = None if identity is None else compact_json(list(identity.principal))
     round = start_round(params, name, principal, method)
     asker = Asker(session, call_id, version, meta[eras.META_CAPABILITIES], round)
     if call is not None:
-        asker.attach(session, call_id, call)
+        round.attach(session, call_id, call)
     return asker
 
 
 class Asker:
-    """The questions one call may put to its client.
-
-    Args:
-        session: The session serving the call.
-        call_id: The call's request id (the requests travel on its stream).
-        version: The protocol version of the call.
-        capabilities: What the client declared (`initialize`, or the request's envelope).
-        round: The call's input round in the 2026-07-28 era; None in the handshake era.
-    """
+    """The questions one call may put to its client (`round`: its input round, modern era
+    only)."""
 
     __slots__ = ("_call_id", "_capabilities", "_round", "_session", "_version")
 
@@ -105,11 +90,6 @@ class Asker:
         self._version = version
         self._capabilities = capabilities or {}
         self._round = round
-
-    def attach(self, session: RoundSession, call_id: RequestId, call: RoundCall) -> None:
-        """Let a modern call's round end (the call answered) when its tool waits."""
-        if self._round is not None:
-            self._round.attach(session, call_id, call)
 
     async def _ask(
         self, method: str, params: dict[str, Any], timeout: float | None, key: str | None

@@ -1,10 +1,8 @@
 """How much a session holds for a client that may not keep up, and when to stop reading.
 
-A `Backlog` counts what a session holds: bytes of replies and notifications not yet written
-(`UNSENT_LIMIT`), bytes of requests whose calls still run (`CALL_BYTES_LIMIT`) and the number of
-those calls (`CALLS_LIMIT`). While any is past its limit the backlog is `full` and a transport
-reads no more frames until it clears. Nothing read is dropped, and every call is answered once
-the client reads again; while full, a `notifications/cancelled` is not read either.
+A `Backlog` counts the bytes of frames not yet written, the bytes of requests whose calls still
+run and the number of those calls. While any is past its limit the backlog is `full` and a
+transport reads no more frames until it clears; nothing read is dropped.
 """
 
 from __future__ import annotations
@@ -14,11 +12,8 @@ from collections.abc import Callable
 __all__ = ["Backlog"]
 
 UNSENT_LIMIT = 4 * 1024 * 1024
-"""Bytes of frames waiting to be written (or being written) past which reading pauses."""
 CALL_BYTES_LIMIT = 4 * 1024 * 1024
-"""Bytes of requests whose calls still run past which reading pauses."""
 CALLS_LIMIT = 1024
-"""Calls running at once past which reading pauses."""
 
 
 class Backlog:
@@ -30,7 +25,7 @@ class Backlog:
         self.unsent = 0
         self.call_bytes = 0
         self.calls = 0
-        self.frame_size = 0  # the size of the frame being handled, for the call it starts
+        self.frame_size = 0  # of the frame being handled, for the call it starts
         self._waiters: list[Callable[[], None]] = []
 
     @property

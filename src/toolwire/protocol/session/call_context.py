@@ -1,10 +1,7 @@
 """What a served tool finds in `ctx.context`: one value shared by every call, or a factory's answer.
 
-A factory runs once per `tools/call` and takes one argument, a `CallInfo`: what the transport
-learned of the request (the HTTP caller's `identity`, for one) and the lifespan's value as
-`state`. A sync factory runs on the event loop and must be quick; a coroutine function, or a
-callable that returns an awaitable, is awaited. Without a factory the value goes into the
-`ToolContext` as it is, at no cost to a call.
+A factory runs once per call with a `CallInfo`; a sync one runs on the event loop and must be
+quick, and what it returns is awaited when awaitable.
 """
 
 from __future__ import annotations
@@ -19,37 +16,28 @@ from ..wire.eras import META_CLIENT_INFO
 if TYPE_CHECKING:
     from ..auth.identity import Identity
 
-__all__ = ["NO_CONTEXT", "CallInfo", "ContextFactory", "ContextSource"]
+__all__ = ["NO_CONTEXT", "CallInfo", "ContextSource"]
 
 
 class CallInfo:
     """What is known about a `tools/call` when its context is made (see `Server`'s
-    `context_factory`). Read-only by convention; fields may be added in later releases,
-    none will be removed.
+    `context_factory`). Read-only by convention; fields may be added, none removed.
 
     Attributes:
         tool_name: Which tool the call is for.
         call_id: The JSON-RPC id of the request, as a string (the tool's `ctx.tool_call_id`).
-        arguments: The arguments as the tool will validate them: what the client sent, not
-            yet validated, defaults not applied (a null sent for a defaulted parameter is
-            dropped), read-only.
-        meta: The request's `_meta` object, when it has one (progress token, and in the
-            2026-07-28 era the protocol envelope; hosts may add their own keys).
+        arguments: The arguments as sent, not yet validated, defaults not applied (a null
+            sent for a defaulted parameter is dropped), read-only.
+        meta: The request's `_meta` object, when it has one.
         protocol_version: The protocol version this call is served under.
-        client_info: The client's `clientInfo` (name, version), when it sent one: from
-            `initialize` in the handshake era, from the request's envelope in 2026-07-28.
+        client_info: The client's `clientInfo` (name, version), when it sent one.
         state: What the server's lifespan yielded (None without a lifespan).
-        identity: Who calls: the `toolwire.Identity` the server's `auth` verifier made of
-            the request's bearer token (HTTP with `Server(auth=...)`); None on stdio and
-            on HTTP without `auth`.
-        session_id: The MCP session the call comes in: an opaque string, the same for every
-            call of one session as this process serves it (streamable HTTP's
-            `Mcp-Session-Id`, legacy SSE's `session_id`, one random id per stdio or
-            in-memory connection); None for session-less requests (stateless HTTP, every
-            2026-07-28 request). `Server.on_session_end` hears when it ends.
+        identity: The `toolwire.Identity` of an HTTP caller under `Server(auth=...)`; else
+            None.
+        session_id: The MCP session the call comes in, an opaque string (docs/server.md,
+            "MCP sessions and their end"); None for session-less requests.
     """
 
-    # A plain class: a dataclass would cost every server's start-up more than it gives.
     __slots__ = (
         "arguments",
         "call_id",
@@ -90,12 +78,8 @@ class CallInfo:
         return f"CallInfo({fields})"
 
 
-ContextFactory = Callable[[CallInfo], Any]
-"""Makes a call's context from its `CallInfo`; may be a coroutine function."""
-
-
 class ContextSource:
-    """Where the calls of one serving get their context (built once when serving starts).
+    """Where the calls of one serving get their context.
 
     Args:
         value: The context of every call, when there is no factory.
@@ -106,12 +90,15 @@ class ContextSource:
     __slots__ = ("factory", "is_async", "state", "value")
 
     def __init__(
-        self, *, value: Any = None, factory: ContextFactory | None = None, state: Any = None
+        self,
+        *,
+        value: Any = None,
+        factory: Callable[[CallInfo], Any] | None = None,
+        state: Any = None,
     ) -> None:
         self.value = value
         self.factory = factory
         self.state = state
-        # Known once: whether every call's context must be awaited.
         self.is_async = factory is not None and (
             inspect.iscoroutinefunction(factory)
             or inspect.iscoroutinefunction(type(factory).__call__)
@@ -154,4 +141,3 @@ class ContextSource:
 
 
 NO_CONTEXT = ContextSource()
-"""Every call's context is None (a session built without a source)."""

@@ -1,10 +1,9 @@
 """Asking the client in the 2026-07-28 era: input-required results, answered by a retry.
 
-When a tool asks (`ctx.elicit`, ...) and its call did not bring the answer, an `InputRound`
-ends the call with `resultType: "input_required"`, the questions by key under `inputRequests`
-and a sealed `requestState`. The client retries with `inputResponses` and the state; the tool
-runs again from the start and finds each answer at once. Keys are the tool's own or follow the
-order of the questions; answers for keys nobody asks for are ignored, malformed ones are -32602.
+When a tool asks and its call did not bring the answer, the call ends with `resultType:
+"input_required"`, the questions by key and a sealed `requestState`; the client retries with
+`inputResponses` and the state, and the tool runs again, finding each answer at once. Answers
+for keys nobody asks for are ignored, malformed ones are -32602.
 """
 
 from __future__ import annotations
@@ -52,12 +51,8 @@ _MAX_PASSES = 100  # bound on the wait for a tool that keeps asking
 def start_round(
     params: dict[str, Any], name: str, principal: str | None, method: str = "tools/call"
 ) -> InputRound:
-    """The round a modern request starts (`tools/call`, or `prompts/get` for a prompt
-    that asks): the answers it brings, checked.
-
-    Raises:
-        ProtocolError: -32602 for malformed `inputResponses` or a refused `requestState`.
-    """
+    """The round a modern request starts, with the answers it brings (-32602 when they are
+    malformed or the state is refused)."""
     binding = StateBinding(method, name, params.get("arguments") or {}, principal)
     answers: dict[str, Any] = {}
     if "requestState" in params:
@@ -81,20 +76,14 @@ def start_round(
 
 
 class InputRound:
-    """One run of a modern call: the answers at hand, and the questions still open.
-
-    Args:
-        binding: What the call's states are bound to.
-        answers: Answers by key (from the state and the retry's `inputResponses`).
-    """
+    """One run of a modern call: the answers at hand by key, and the questions still open."""
 
     def __init__(self, binding: StateBinding, answers: dict[str, Any]) -> None:
         self.binding = binding
         self.answers = answers
         self.used: dict[str, Any] = {}
         self.needed: dict[str, dict[str, Any]] = {}
-        # Where the round ends (set by `attach`): kept as plain references, since every
-        # modern call makes a round and most never ask.
+        # Where the round ends (set by `attach`).
         self._session: RoundSession | None = None
         self._call_id: RequestId | None = None
         self._call: RoundCall | None = None
@@ -109,7 +98,16 @@ class InputRound:
     async def _finish(self) -> None:
         session, call_id, call = self._session, self._call_id, self._call
         assert session is not None and call_id is not None and call is not None
-        await self.settle()  # questions asked together go out together
+        # Questions asked together go out together: wait until a few loop passes bring none.
+        seen, quiet = -1, 0
+        for _ in range(_MAX_PASSES):
+            if len(self.needed) == seen:
+                quiet += 1
+                if quiet >= _QUIET_PASSES:
+                    break
+            else:
+                seen, quiet = len(self.needed), 0
+            await anyio.sleep(0)
         if call.abandoned:  # cancelled meanwhile: nothing to answer
             return
         result = self.result(session.server_info)
@@ -119,8 +117,7 @@ class InputRound:
         await session.send(result_message(call_id, result), FrameKind.REPLY, call_id)
 
     def key_for(self, capability: str, key: str | None) -> str:
-        """The key of the next question (the tool's own, or the next in order, named after
-        the client `capability` it needs)."""
+        """The key of the next question: the tool's own, or `<capability>-<n>`."""
         self._count += 1
         if key is None:
             return f"{capability}-{self._count}"
@@ -129,8 +126,8 @@ class InputRound:
         return key
 
     async def ask(self, method: str, params: dict[str, Any], key: str) -> dict[str, Any]:
-        """The answer to a question: at once when the call brought it, else never (the
-        round ends and the call's task is cancelled), unless the round cannot end."""
+        """The answer to a question when the call brought it; else the round ends and the
+        call is cancelled (or, when it cannot end, the question fails)."""
         answer = self.answers.get(key)
         if answer is not None:
             self.used[key] = answer
@@ -146,22 +143,9 @@ class InputRound:
         assert self._failure is not None
         raise self._failure
 
-    async def settle(self) -> None:
-        """Wait until no new question has come for a few passes of the event loop."""
-        seen = -1
-        quiet = 0
-        for _ in range(_MAX_PASSES):
-            if len(self.needed) == seen:
-                quiet += 1
-                if quiet >= _QUIET_PASSES:
-                    return
-            else:
-                seen, quiet = len(self.needed), 0
-            await anyio.sleep(0)
-
     def result(self, server_info: dict[str, Any]) -> dict[str, Any] | None:
-        """The input-required result ending this round; None (and the open questions
-        failed) when the answers used so far are too large to carry in a state."""
+        """The input-required result ending this round; None (the open questions failed)
+        when the answers used so far are too large to carry in a state."""
         state = seal_state(self.binding, self.used)
         if len(state) > MAX_STATE_CHARS:
             method = next(iter(self.needed.values()))["method"]

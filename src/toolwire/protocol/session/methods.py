@@ -1,76 +1,65 @@
-"""The requests an era serves, as tables, and the capabilities that follow from them.
+"""The requests an era serves, as tables of `Route`s, and the capabilities that follow from them.
 
-A session looks a request's method up in its era's table (`session.py` holds the two tables);
-a method missing from the table is -32601. The handlers live by concern (`connection_routes.py`,
-`tools.py`, `resources.py`, `prompts.py`, `completion.py`), each a function that gets the
-`Session` serving the request and answers on it. Serving a new method is one entry, and what it
-adds to the advertised capabilities travels with it, so a server never claims a capability
-whose method it does not serve, nor the reverse. `send_page` answers every list method but
-`tools/list`: 100 entries a page behind an opaque cursor; a cursor that is not a string, or
-that this server did not issue for that list, is -32602.
+Each handler gets the `Session` serving the request and answers on it; what a method adds to
+the capabilities travels with its route, so a server never claims a capability whose method it
+does not serve. List pages hold `PAGE_SIZE` entries behind an opaque cursor; a cursor this
+server did not issue for that list is -32602.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+import base64
+import binascii
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Concatenate, Protocol
 
 from ..wire import eras
 from ..wire.jsonrpc import INVALID_PARAMS, FrameKind, ProtocolError, result_message
-from . import handlers
+from .asking import AskingSession
 
 if TYPE_CHECKING:
     import anyio
 
     from ...tools.threads import SyncBudget
-    from ..auth.identity import Identity
     from ..features.registry import RegisteredTool
-    from ..wire.eras import Era
     from ..wire.jsonrpc import RequestId
     from .app import ServedApp
     from .call_context import ContextSource
-    from .outbound import Outbound
     from .requests_in_flight import RequestsInFlight
     from .subscriptions import Listeners
 
-__all__ = ["Route", "Session", "capabilities", "send_page"]
+__all__ = [
+    "PAGE_SIZE",
+    "Route",
+    "Session",
+    "capabilities",
+    "decode_cursor",
+    "encode_cursor",
+    "send_page",
+]
+
+PAGE_SIZE = 100
+_CURSOR_PREFIX = "tw1:"
 
 
-class Session(Protocol):
+class Session(AskingSession, Protocol):
     """What a route handler uses of the session serving the request (`session.ServerSession`)."""
 
     server: ServedApp
     tools: Mapping[str, RegisteredTool]
-    server_info: dict[str, Any]
     requests: RequestsInFlight
     contexts: ContextSource
     sync_limiter: SyncBudget | anyio.CapacityLimiter | None
     listeners: Listeners
-    outbound: Outbound
-    identity: Identity | None
     session_id: str | None
-    era: Era | None
-    back_channel: bool
     protocol_version: str | None
     client_info: dict[str, Any] | None
-    client_capabilities: dict[str, Any] | None
     log_level: str
     resource_subscriptions: set[str]
 
-    async def send(
-        self, frame: bytes, kind: FrameKind, request_id: RequestId | None = None
-    ) -> None:
-        """Write one frame of `kind`, for the request `request_id` if any."""
-        ...
-
-    def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
-        """Run a background task in the session's task group."""
-        ...
-
     def capabilities(self) -> dict[str, Any]:
         """The capabilities the connection's era advertises."""
-        ...
 
     async def context_for(
         self,
@@ -81,7 +70,6 @@ class Session(Protocol):
         version: str,
     ) -> Any:
         """What `ctx.context` holds for a request that is not a tool call."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,13 +111,34 @@ async def send_page(
     cursor = params.get("cursor") if params else None
     if cursor is not None and not isinstance(cursor, str):
         raise eras.invalid_params(f"{method}: 'cursor' must be a string")
-    offset = 0 if cursor is None else handlers.decode_cursor(cursor)
+    offset = 0 if cursor is None else decode_cursor(cursor)
     if offset > len(entries) or (offset and offset == len(entries)):
         raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor})
-    page = entries[offset : offset + handlers.PAGE_SIZE]
+    page = entries[offset : offset + PAGE_SIZE]
     result: dict[str, Any] = {key: [entry.listing(version) for entry in page]}
-    if offset + handlers.PAGE_SIZE < len(entries):
-        result["nextCursor"] = handlers.encode_cursor(offset + handlers.PAGE_SIZE)
+    if offset + PAGE_SIZE < len(entries):
+        result["nextCursor"] = encode_cursor(offset + PAGE_SIZE)
     if version in eras.MODERN_VERSIONS:
         eras.stamp(result, session.server_info, cacheable=True)
     await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
+
+
+def encode_cursor(offset: int) -> str:
+    """An opaque cursor for the page starting at `offset`."""
+    return base64.urlsafe_b64encode(f"{_CURSOR_PREFIX}{offset}".encode()).decode("ascii")
+
+
+def decode_cursor(cursor: Any) -> int:
+    """The offset a cursor names; -32602 for anything this server did not issue."""
+    try:
+        if not isinstance(cursor, str) or len(cursor) > 64:
+            raise ValueError
+        text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii")
+        if not text.startswith(_CURSOR_PREFIX):
+            raise ValueError
+        digits = text[len(_CURSOR_PREFIX) :]
+        if not digits.isdigit():
+            raise ValueError
+        return int(digits)
+    except (ValueError, UnicodeError, binascii.Error):
+        raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor}) from None

@@ -1,12 +1,9 @@
 """Requests from the server to its client during a call (handshake era): send, await, match.
 
-A tool's `ctx.elicit`, `ctx.sample` or `ctx.list_roots` becomes one JSON-RPC request written on
-the stream of the call it belongs to, and the tool waits until the client's response comes back
-through `ServerSession.receive`. Ids are strings `"tw-<n>"` counted per session (with an
-`id_prefix` per process when several serve one session). Every wait is bounded by the request's
-timeout, the call and the session; a request given up is withdrawn with
-`notifications/cancelled`; an error response becomes `ClientResponseError` with its code,
-message and data; a response nobody waits for is dropped.
+Ids are strings `"tw-<n>"` counted per session (`id_prefix` differs per process when several
+serve one session). Every wait is bounded by its timeout, the call and the session; a request
+given up is withdrawn with `notifications/cancelled`; an error response becomes
+`ClientResponseError`; a response nobody waits for is dropped.
 """
 
 from __future__ import annotations
@@ -39,12 +36,7 @@ class _Waiting:
 
 
 class Outbound:
-    """A session's requests to its client and the table of those awaiting an answer.
-
-    Args:
-        send: The session's `send(frame, request_id)`: `request_id` is the call a request
-            belongs to, for routing.
-    """
+    """A session's requests to its client and the table of those awaiting an answer."""
 
     def __init__(self, send: RoutedSend) -> None:
         self._send = send
@@ -99,7 +91,7 @@ class Outbound:
 
     async def _withdraw(self, message_id: str, call_id: RequestId, reason: str) -> None:
         """Tell the client a request is no longer wanted (shielded: the call may be
-        cancelled, which is often why)."""
+        cancelled)."""
         frame = notification("notifications/cancelled", {"requestId": message_id, "reason": reason})
         with anyio.CancelScope(shield=True), anyio.move_on_after(_WITHDRAW_SECONDS):
             try:

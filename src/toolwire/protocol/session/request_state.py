@@ -1,11 +1,10 @@
 """The `requestState` of a 2026-07-28 input-required result: sealed by the server, echoed by the
 client, trusted only once its seal checks out.
 
-A state carries the answers a call has used and what binds it to that call (method, tool, a
-digest of the arguments, the caller when known, an expiry), as `base64url(JSON) "."
-base64url(HMAC-SHA256)`. The key is random per process unless `TOOLWIRE_REQUEST_STATE_KEY` is
-set, which replicas behind one URL must share. A state that fails any check, or is longer than
-`MAX_STATE_CHARS`, is -32602 "Invalid or expired requestState" with the reason in `data`.
+A state carries the answers a call has used and what binds it to that call (method, tool,
+arguments digest, caller, expiry) as `base64url(JSON) "." base64url(HMAC-SHA256)`. The key is
+random per process unless `TOOLWIRE_REQUEST_STATE_KEY` is set (replicas must share it). A state
+failing any check is -32602 "Invalid or expired requestState" with the reason in `data`.
 """
 
 from __future__ import annotations
@@ -37,14 +36,7 @@ def _secret() -> bytes:
 
 
 class StateBinding:
-    """What a state is issued for, and must be presented with.
-
-    Args:
-        method: The request's method (`tools/call`).
-        name: The tool called.
-        arguments: The call's arguments as sent.
-        principal: Who is calling (an authenticated identity), or None.
-    """
+    """What a state is issued for, and must be presented with."""
 
     __slots__ = ("_digest", "arguments", "method", "name", "principal")
 
@@ -97,11 +89,7 @@ def _refused(reason: str) -> ProtocolError:
 
 def open_state(state: Any, binding: StateBinding) -> dict[str, Any]:
     """The answers a state carries, once it is shown to be ours, intact, current and for
-    this call.
-
-    Raises:
-        ProtocolError: -32602 naming why the state is refused.
-    """
+    this call (else -32602 naming why)."""
     if not isinstance(state, str):
         raise _refused("requestState must be a string")
     if len(state) > MAX_STATE_CHARS:

@@ -1,18 +1,10 @@
 """The requests of one session that run the author's code, each answered from a task of its own.
 
-A tool call, a resource read or a prompt runs as a task so that the session keeps reading
-frames meanwhile: a slow function holds no other request up, `notifications/cancelled` can
-reach it, and a transport asking whether the session is busy sees it. `RequestsInFlight` is
-the session's table of such requests, from acceptance until their reply is about to be
-written: cancelling one ends its task and sends no reply, a request reusing the id of one
-still in flight is ignored with a warning (two replies for one id would be taken for the
-first one's), and `unanswered` tells a transport of each request that ended without a reply
-once nothing of it can still be sent. A `CallInFlight` is also what its function reports
-through: progress goes out only when the request carried `_meta.progressToken`, and must
-increase (a value that does not is dropped with a warning); log messages go out at the
-client's level (every level until `logging/setLevel` in the handshake era; in 2026-07-28 only
-when the request's `_meta` names a level); nothing is sent once the call is answered or
-cancelled.
+A tool call, a resource read or a prompt runs as a task so that the session keeps reading: a
+slow function holds no other request up and `notifications/cancelled` can reach it. A cancelled
+request gets no reply; a request reusing the id of one in flight is ignored with a warning. A
+`CallInFlight` is also what its function reports through: progress only when the request
+carried a progress token (and increasing), logs at the client's level, nothing once answered.
 """
 
 from __future__ import annotations
@@ -53,31 +45,25 @@ logger = logging.getLogger("toolwire.protocol")
 STREAM_CLOSER: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(
     "toolwire_stream_closer", default=None
 )
-"""Set by a transport around the request that starts a call when that request has a stream of
-its own which may end early (streamable HTTP's SSE responses); a call task inherits it."""
+"""Set by a transport whose request stream may end early (streamable HTTP's SSE responses)."""
 
 
 class CallInFlight:
-    """One request in flight (a tool call, a resource read, a prompt): its task, and the
-    `CallReporter` its function talks to the client through (progress, logs, questions).
+    """One request in flight: its task, and what its function reports and asks through.
 
     Args:
-        send: Writes one frame, tagged with the request it belongs to (the session's `send`).
+        send: The session's `send`.
         token: The request's progress token, or None.
         log_level: The lowest level sent, or None to send no logs.
-        request_id: The call's request: its notifications travel with it (an HTTP transport
-            writes them on that request's stream).
-        asker: Where the tool's questions to the client go (see asking.py); None when the
-            call has no client to ask.
-        session_id: The MCP session the request comes in (`ServerSession.session_id`).
+        request_id: The request its notifications belong to.
+        asker: Where the tool's questions go (see asking.py), or None.
+        session_id: The MCP session the request comes in.
 
     Attributes:
         task: The asyncio task running the request, once launched.
         abandoned: Cancelled: no reply may be sent for it any more.
         size: Its request's bytes, as the session's backlog counted them.
-        asker: Where the tool's questions go, once known.
-        make_asker: Builds the asker at the first question, when none was given: most calls
-            never ask, and one that brings nothing to check up front needs none until then.
+        make_asker: Builds the asker at the first question when none was given.
     """
 
     __slots__ = (
@@ -132,7 +118,7 @@ class CallInFlight:
             await self._closer()
 
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
-        """Send `notifications/progress` if the caller asked for progress."""
+        """Send `notifications/progress` if the caller asked for it."""
         if self._token is None or self.closed:
             return
         if (
@@ -200,11 +186,11 @@ class CallInFlight:
 
 
 class RequestsInFlight:
-    """The requests one session runs in tasks, by id, and how a request gets its task.
+    """The requests one session runs in tasks, by id.
 
     Args:
-        send: Writes one frame for a request id (the session's `send`).
-        backlog: The session's backlog: it counts each request's bytes while it runs.
+        send: The session's `send`.
+        backlog: The session's backlog, which counts each request while it runs.
         error_details: Whether an error reply adds the author's exception.
     """
 
@@ -221,15 +207,13 @@ class RequestsInFlight:
         self._calls: dict[RequestId, CallInFlight] = {}
         self._tasks: set[asyncio.Task[None]] = set()  # running, or still replying
         self.unanswered: Callable[[RequestId], None] | None = None
-        """Set by a transport: told the id of each request that ended without a reply (the
-        client cancelled it), after its task is over. Must not raise."""
+        """Set by a transport: told each request that ended without a reply. Must not raise."""
 
     def __len__(self) -> int:
         return len(self._calls)
 
     def is_duplicate(self, request_id: RequestId) -> bool:
-        """Whether a request with this id is still in flight (then it is logged, and the
-        new one must be ignored)."""
+        """Whether a request with this id is in flight (logged: the new one is ignored)."""
         if request_id in self._calls:
             logger.warning("request id %r is already in flight; duplicate ignored", request_id)
             return True
@@ -241,19 +225,14 @@ class RequestsInFlight:
         call: CallInFlight,
         work: Callable[[], Awaitable[dict[str, Any]]],
     ) -> None:
-        """Track `call` and reply to `request_id` with what `work()` returns, from a task.
-
-        `work` returns the whole result (era fields included); a `ProtocolError` it raises
-        is the error reply, any other exception a logged -32603 "Internal error", as for a
-        request answered inline. Check `is_duplicate` first.
-        """
+        """Track `call` and reply with what `work()` returns (a `ProtocolError` it raises is
+        the error reply, anything else a logged -32603), from a task."""
         self.launch(request_id, call, self._answer(request_id, call, work))
 
     def launch(
         self, request_id: RequestId, call: CallInFlight, coro: Coroutine[Any, Any, None]
     ) -> None:
-        """Put `call` in flight and run `coro` (which replies and takes it out of the table
-        with `settle`) as its task."""
+        """Put `call` in flight and run `coro` as its task (which replies and `settle`s)."""
         self._calls[request_id] = call
         call.size = self._backlog.call_started()
         call.task = asyncio.create_task(coro)
@@ -268,8 +247,7 @@ class RequestsInFlight:
             self._backlog.call_ended(call.size)
 
     def cancel(self, request_id: RequestId) -> bool:
-        """Cancel the request `request_id` (no reply will be sent for it); whether it was
-        in flight."""
+        """Cancel a request (no reply will be sent); whether it was in flight."""
         call = self._calls.get(request_id)
         if call is None:
             return False
@@ -282,9 +260,8 @@ class RequestsInFlight:
             call.cancel()
 
     async def refuse_all(self, code: int, message: str) -> int:
-        """Answer every request in flight with the JSON-RPC error `code`/`message`, then
-        cancel it; how many there were. Each is marked abandoned before its error goes out,
-        so one ending meanwhile sends no second reply."""
+        """Answer every request in flight with this error, then cancel it; how many. Each is
+        abandoned first, so one ending meanwhile sends no second reply."""
         refused = list(self._calls.items())
         for request_id, call in refused:
             call.abandoned = True
@@ -299,8 +276,7 @@ class RequestsInFlight:
         return len(refused)
 
     async def wait(self) -> None:
-        """Wait, shielded, for every task to end, as a task group waits for its children: a
-        request already replying finishes its frame (a reply cut in half would corrupt the
+        """Wait, shielded, for every task to end (a reply cut in half would corrupt the
         stream)."""
         if self._tasks:
             with anyio.CancelScope(shield=True):
@@ -329,9 +305,7 @@ class RequestsInFlight:
         self, request_id: RequestId, call: CallInFlight, task: asyncio.Task[None]
     ) -> None:
         self._tasks.discard(task)
-        if self._calls.get(request_id) is call:  # cancelled before it ever started
-            del self._calls[request_id]
-            self._backlog.call_ended(call.size)
+        self.settle(request_id, call)  # if cancelled before it ever started
         if not task.cancelled() and task.exception() is not None:  # a bug: requests reply
             logger.error("a request's task failed", exc_info=task.exception())
         if call.abandoned and self.unanswered is not None:

@@ -1,15 +1,10 @@
 """One MCP connection: frames in, replies and notifications out, in either protocol era.
 
-The transport hands each frame's bytes to `receive()`, and every frame goes back through
-`send`, one at a time. The first request fixes the era (`eras.py`); the era tables at the end
-of this module route each request to its feature's handler (`connection_routes.py`,
-`tools.py`, `resources.py`, `prompts.py`, `completion.py`), a function of the session as
-`methods.Session` describes it. A request that runs the author's code (`tools/call`,
-`resources/read`, `prompts/get`) runs in a task of the session's `requests`
-(`requests_in_flight.py`), so replies may come out of order and `notifications/cancelled` ends
-one without a reply; a tool's questions to the client go out through `outbound` (handshake
-era) or as an input-required result (2026-07-28). Leaving the context, or `close()`, cancels
-everything still running.
+The transport hands each frame to `receive()` and writes what comes back through `send`, one
+frame at a time. The first request fixes the era; the era tables at the end of this module
+route each request to its feature's handler. A request that runs the author's code runs in a
+task of `requests`, so replies may come out of order and `notifications/cancelled` ends one
+without a reply. Leaving the context, or `close()`, cancels everything still running.
 """
 
 from __future__ import annotations
@@ -31,6 +26,7 @@ from ..wire.jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
     FrameKind,
     Invalid,
     Notification,
@@ -43,14 +39,13 @@ from ..wire.jsonrpc import (
     decode,
     error_message,
     notification,
+    result_message,
     sniff_request_id,
     valid_id,
 )
-from ..wire.sizes import oversized_frame
-from . import connection_routes
 from .backlog import Backlog
 from .call_context import NO_CONTEXT, ContextSource
-from .methods import Route, capabilities
+from .methods import Route, Session, capabilities
 from .outbound import Outbound
 from .requests_in_flight import RequestsInFlight
 from .subscriptions import Listeners
@@ -69,6 +64,7 @@ __all__ = ["ServerSession"]
 logger = logging.getLogger("toolwire.protocol")
 
 Send = Callable[[bytes], Awaitable[None]]
+Params = dict[str, Any] | None
 
 
 class ServerSession:
@@ -77,29 +73,18 @@ class ServerSession:
     Args:
         server: What is published (see `app.ServedApp`).
         send: Writes one encoded JSON-RPC message (the transport frames it).
-        contexts: Where each call's `ctx.context` comes from (see `Server.serving`, which
-            builds it once per serving); without it every call's context is None.
-        routed: `send` also takes each frame's `FrameKind` and the id of the request it
-            belongs to (`RoutedSend`): a reply, a call's progress and log notifications, a
-            listen stream's frames, a call's requests to the client; None for the rest. An
-            HTTP transport routes each to its request's stream.
-        back_channel: Whether the transport can carry requests from the server to the
-            client during a call (handshake era). False for HTTP in JSON-response or
-            stateless mode: a tool's `ctx.elicit`/`ctx.sample` then raises
-            `NoBackChannelError` saying so.
-        identity: The authenticated caller (HTTP with `Server(auth=...)`), or None. Each
-            call's `CallInfo.identity`, and what tools' required scopes are checked against
-            (only when it is not None: stdio never enforces scopes). A transport may replace
-            `session.identity` with each request's identity of the same caller: a refreshed
-            or stepped-up token brings its new scopes.
+        contexts: Where each call's `ctx.context` comes from; by default None for every call.
+        routed: `send` also takes each frame's `FrameKind` and request id (`RoutedSend`), so
+            that an HTTP transport can write each on its request's stream.
+        back_channel: Whether the transport can carry requests to the client during a call
+            (False: HTTP in JSON-response or stateless mode; asking raises
+            `NoBackChannelError`).
+        identity: The authenticated caller, or None (then no scope is enforced). A transport
+            may replace it with the same caller's identity of a newer token.
         error_details: Error replies of failed resources and prompts add the author's
             exception (an in-process client only).
-        session_id: The opaque id of the MCP session this connection serves (streamable
-            HTTP's `Mcp-Session-Id`, legacy SSE's `session_id`, a random one per stdio or
-            in-memory connection); None when it serves requests of no session of their own
-            (pooled, session-less HTTP). Tools see it as `ctx.session_id`, context factories
-            as `CallInfo.session_id`; when a session with an id closes, the application is
-            told (`ServedApp.session_ended`).
+        session_id: The MCP session's opaque id (`ctx.session_id`, `CallInfo.session_id`),
+            or None for session-less HTTP; the application hears when it ends.
     """
 
     def __init__(
@@ -115,40 +100,35 @@ class ServerSession:
         session_id: str | None = None,
     ) -> None:
         self.server = server
-        self.tools = server.tool_registry.view()  # the published tools by name, live
-        self.server_info: dict[str, Any] = {}  # the server's `serverInfo`, read at opening
+        self.tools = server.tool_registry.view()
+        self.server_info: dict[str, Any] = {}  # read at opening
         self.session_id = session_id
         self.back_channel = back_channel
         self.identity = identity
-        # Whether an error reply adds the author's exception (an in-process client only).
         self.error_details = error_details
         self._send: Callable[..., Awaitable[None]] = send
         self._routed = routed
-        self.contexts = contexts  # where each request's `ctx.context` comes from
+        self.contexts = contexts
         self.client_info: dict[str, Any] | None = None  # from `initialize` (handshake era)
         self.client_capabilities: dict[str, Any] | None = None  # likewise
-        self.outbound = Outbound(self.send)  # this server's requests to the client
+        self.outbound = Outbound(self.send)
         self._send_lock = asyncio.Lock()
-        self.loop: asyncio.AbstractEventLoop | None = None  # the loop serving it, once open
+        self.loop: asyncio.AbstractEventLoop | None = None
         self.era: eras.Era | None = None  # fixed by the first request
         self.protocol_version: str | None = None  # negotiated (handshake era)
         self.initialized = False  # notifications/initialized seen
         self.log_level = "debug"  # logging/setLevel (handshake era)
         self._task_group: anyio.abc.TaskGroup | None = None
-        # subscriptions/listen streams (modern era); resources/subscribe URIs (handshake era)
         self.listeners = Listeners(self.send, self._serves_resource)
         self.resource_subscriptions: set[str] = set()
-        self.backlog = Backlog()  # what the transport must not read past (backlog.py)
-        # The requests running the author's code, each in a task of its own.
+        self.backlog = Backlog()
         self.requests = RequestsInFlight(self.send, self.backlog, error_details=error_details)
-        # The server's budget for sync bodies, passed to each call (set on entry).
         self.sync_limiter: SyncBudget | anyio.CapacityLimiter | None = None
-        # The largest frame the transport can carry (an HTTP app's `max_event_bytes`); None:
-        # no limit (stdio). Set by the transport right after opening the session.
+        # Set by a transport whose events are bounded (HTTP's `max_event_bytes`).
         self.max_frame_bytes: int | None = None
 
     async def __aenter__(self) -> ServerSession:
-        self.server_info = self.server.server_info  # as every result of this session says it
+        self.server_info = self.server.server_info
         try:
             self.loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -156,7 +136,6 @@ class ServerSession:
                 "toolwire serves MCP sessions on asyncio only: open the session in an asyncio "
                 "event loop (anyio's default backend), not on another anyio backend such as trio"
             ) from None
-        # Passed to each call, not set in a context: a request's task may not share this one.
         self.sync_limiter = self.server.sync_limiter
         self._task_group = anyio.create_task_group()
         await self._task_group.__aenter__()
@@ -176,7 +155,7 @@ class ServerSession:
             await self.requests.wait()
             return await self._task_group.__aexit__(exc_type, exc, tb)
         finally:
-            if self.session_id is not None:  # its calls are over: the application may clean up
+            if self.session_id is not None:
                 await self.server.session_ended(self.session_id)
 
     @property
@@ -186,12 +165,11 @@ class ServerSession:
 
     @property
     def busy(self) -> bool:
-        """Whether a tracked request runs, or a finished one's reply still waits to be
-        written."""
+        """Whether a tracked request runs, or a reply still waits to be written."""
         return bool(self.requests) or self._send_lock.locked()
 
     def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
-        """Run a background task (e.g. a transport watcher) in the session's task group."""
+        """Run a background task in the session's task group."""
         assert self._task_group is not None, "use ServerSession as an async context manager"
         self._task_group.start_soon(func)
 
@@ -204,8 +182,7 @@ class ServerSession:
             self._task_group.cancel_scope.cancel()
 
     async def refuse_calls(self, code: int, message: str) -> int:
-        """Answer every request in flight with the JSON-RPC error `code`/`message`, then
-        cancel it (the server is stopping and cannot wait for it); how many there were."""
+        """Refuse every request in flight with this error, then cancel it; how many."""
         return await self.requests.refuse_all(code, message)
 
     async def end_streams(self) -> None:
@@ -216,13 +193,31 @@ class ServerSession:
         self, frame: bytes, kind: FrameKind, request_id: RequestId | None = None
     ) -> None:
         """Write one frame of `kind` (frames never interleave), for the request `request_id`
-        if any; a routed transport gets both, an unrouted one only the frame."""
+        if any; a routed transport gets both, an unrouted one only the frame. A frame over
+        `max_frame_bytes` is dropped, or for a reply replaced by an error naming both sizes."""
         size = len(frame)
-        if self.max_frame_bytes is not None and size > self.max_frame_bytes:
-            replacement = oversized_frame(frame, kind, request_id, self.max_frame_bytes)
-            if replacement is None:
+        limit = self.max_frame_bytes
+        if limit is not None and size > limit:
+            if kind is not FrameKind.REPLY or request_id is None:
+                # Nobody waits on a notification; a request to the client has its timeout.
+                logger.warning(
+                    "a message of %d bytes for request %r is over the limit of %d bytes "
+                    "(max_event_bytes) and was not sent",
+                    size,
+                    request_id,
+                    limit,
+                )
                 return
-            frame, size = replacement, len(replacement)
+            logger.warning(
+                "the reply to request %r is %d bytes, over the limit of %d bytes "
+                "(max_event_bytes); the client gets an error instead",
+                request_id,
+                size,
+                limit,
+            )
+            text = f"Result of {size} bytes exceeds the maximum event size of {limit} bytes"
+            frame = error_message(request_id, INTERNAL_ERROR, text)
+            size = len(frame)
         self.backlog.sending(size)
         try:
             async with self._send_lock:
@@ -249,22 +244,16 @@ class ServerSession:
         self.backlog.frame_size = len(frame)
         try:
             message = decode(frame)
-        except ValueError as error:
+        except (ValueError, RecursionError) as error:
+            detail = "nested too deeply" if isinstance(error, RecursionError) else str(error)
             await self.send(
-                error_message(None, PARSE_ERROR, "Parse error", str(error)), FrameKind.REPLY
-            )
-            return
-        except RecursionError:
-            await self.send(
-                error_message(None, PARSE_ERROR, "Parse error", "nested too deeply"),
-                FrameKind.REPLY,
+                error_message(None, PARSE_ERROR, "Parse error", detail), FrameKind.REPLY
             )
             return
         await self.receive_message(message)
 
     async def receive_message(self, message: Any) -> None:
-        """Handle one message the transport already decoded (HTTP parses the body itself to
-        route it; decoding it twice would cost every request); never raises for client input."""
+        """Handle one message the transport already decoded; never raises for client input."""
         if isinstance(message, list):
             for reply in batch_replies(message):
                 await self.send(reply, FrameKind.REPLY)
@@ -313,12 +302,25 @@ class ServerSession:
         version: str | None
         if self.era == "modern":
             if method == "initialize":
-                raise eras.handshake_refused(params)
+                requested = (params or {}).get("protocolVersion")
+                data: dict[str, Any] = {"supported": list(eras.MODERN_VERSIONS)}
+                if isinstance(requested, str):
+                    data["requested"] = requested
+                raise ProtocolError(
+                    UNSUPPORTED_PROTOCOL_VERSION,
+                    "connection is serving the 2026-07-28 protocol; the initialize handshake "
+                    "is not accepted",
+                    data,
+                )
             version, log_level = eras.check_envelope(params)
             route = MODERN.get(method)
         else:
             if method != "initialize" and eras.has_envelope(params):
-                raise eras.envelope_refused()
+                raise ProtocolError(
+                    INVALID_REQUEST,
+                    "this connection serves the handshake protocol era; "
+                    "requests carrying the 2026-07-28 envelope are not accepted on it",
+                )
             route = HANDSHAKE.get(method)
             version, log_level = self.protocol_version, self.log_level
             if route is not None and version is None and not route.before_handshake:
@@ -335,13 +337,8 @@ class ServerSession:
         params: dict[str, Any],
         version: str,
     ) -> Any:
-        """What `ctx.context` holds for a request that is not a tool call (a prompt, a
-        resource read): the server's context, or its factory's answer, as for a call;
-        `CallInfo.tool_name` is then the prompt's name or the resource's URI.
-
-        Raises:
-            Exception: Whatever the context factory raises.
-        """
+        """The `ctx.context` of a prompt or resource read (`CallInfo.tool_name` is its name
+        or URI); raises what the context factory raises."""
         contexts = self.contexts
         if contexts.factory is None:
             return contexts.value
@@ -365,9 +362,8 @@ class ServerSession:
         return self.server.resource_registry.find(uri) is not None
 
     async def list_changed(self, kind: str) -> None:
-        """Tell the client that its list of `kind` ("tools", "resources" or "prompts")
-        changed: a handshake-era client directly, a modern one only on its
-        `subscriptions/listen` streams that asked for it."""
+        """Tell the client that its list of `kind` ("tools", "resources", "prompts") changed:
+        directly in the handshake era, on the listen streams asking for it in 2026-07-28."""
         if self.era == "handshake" and self.protocol_version is not None:
             await self.send(
                 notification(f"notifications/{kind}/list_changed", {}), FrameKind.BROADCAST
@@ -375,21 +371,9 @@ class ServerSession:
         elif self.era == "modern":
             await self.listeners.list_changed(kind)
 
-    async def tools_changed(self) -> None:
-        """Tell the client that the tool list changed (see `list_changed`)."""
-        await self.list_changed("tools")
-
-    async def resources_changed(self) -> None:
-        """Tell the client that the resource list changed (see `list_changed`)."""
-        await self.list_changed("resources")
-
-    async def prompts_changed(self) -> None:
-        """Tell the client that the prompt list changed (see `list_changed`)."""
-        await self.list_changed("prompts")
-
     async def resource_updated(self, uri: str) -> None:
-        """Tell the client that the resource at `uri` changed, if it follows that URI: by
-        `resources/subscribe` (handshake era) or on a listen stream (2026-07-28)."""
+        """Tell the client that the resource at `uri` changed, if it subscribed to it or a
+        listen stream follows it."""
         if self.era == "handshake" and uri in self.resource_subscriptions:
             await self.send(
                 notification("notifications/resources/updated", {"uri": uri}), FrameKind.BROADCAST
@@ -398,8 +382,7 @@ class ServerSession:
             await self.listeners.resource_updated(uri)
 
     def followed_resources(self) -> set[str]:
-        """The URIs whose updates the client hears from `resource_updated`: those it
-        subscribed to (handshake era) or its open listen streams name (2026-07-28)."""
+        """The URIs whose updates the client hears from `resource_updated`."""
         if self.era == "handshake":
             return set(self.resource_subscriptions)
         if self.era == "modern":
@@ -407,21 +390,80 @@ class ServerSession:
         return set()
 
 
-# What each era serves (see methods.py): the capabilities advertised derive from these.
+# The methods about the connection itself, not about what the server publishes.
+
+
+async def _initialize(session: Session, request_id: RequestId, params: Params, *_: Any) -> None:
+    """Negotiate the version and remember what the client said about itself (2024-11-05 names
+    no `completions` capability though it serves the method)."""
+    version = eras.negotiate(eras.check_initialize(params))
+    session.protocol_version = version
+    session.client_info = (params or {}).get("clientInfo")
+    session.client_capabilities = (params or {}).get("capabilities")
+    capabilities = session.capabilities()
+    if not eras.supports(version, "completions"):
+        capabilities.pop("completions", None)
+    info = session.server.server_info
+    if "icons" in info and not eras.supports(version, "icons"):
+        info = {key: value for key, value in info.items() if key != "icons"}
+    result: dict[str, Any] = {
+        "protocolVersion": version,
+        "capabilities": capabilities,
+        "serverInfo": info,
+    }
+    if session.server.instructions:
+        result["instructions"] = session.server.instructions
+    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
+
+
+async def _ping(session: Session, request_id: RequestId, *_: Any) -> None:
+    """Answer `{}`: the connection is alive."""
+    await session.send(result_message(request_id, {}), FrameKind.REPLY, request_id)
+
+
+async def _set_level(session: Session, request_id: RequestId, params: Params, *_: Any) -> None:
+    """Set the level below which a call's log messages are not sent (handshake era)."""
+    level: Any = (params or {}).get("level")
+    if level not in eras.LOG_LEVELS:
+        raise eras.invalid_params(
+            f"logging/setLevel: 'level' must be one of {', '.join(eras.LOG_LEVELS)}"
+        )
+    session.log_level = level
+    await session.send(result_message(request_id, {}), FrameKind.REPLY, request_id)
+
+
+async def _discover(session: Session, request_id: RequestId, *_: Any) -> None:
+    """Say which versions and capabilities this server serves (2026-07-28)."""
+    result: dict[str, Any] = {
+        "supportedVersions": list(eras.MODERN_VERSIONS),
+        "capabilities": session.capabilities(),
+    }
+    if session.server.instructions:
+        result["instructions"] = session.server.instructions
+    eras.stamp(result, session.server.server_info, cacheable=True)
+    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
+
+
+async def _listen(session: Session, request_id: RequestId, params: Params, *_: Any) -> None:
+    """Open a stream of change notifications (2026-07-28, see `subscriptions.py`)."""
+    await session.listeners.listen(request_id, params)
+
+
+# What each era serves; the capabilities advertised derive from these (methods.py).
 HANDSHAKE: dict[str, Route] = {
-    "initialize": Route(connection_routes.initialize, before_handshake=True),
-    "ping": Route(connection_routes.ping, before_handshake=True),
+    "initialize": Route(_initialize, before_handshake=True),
+    "ping": Route(_ping, before_handshake=True),
     **TOOL_ROUTES_HANDSHAKE,
-    "logging/setLevel": Route(connection_routes.set_level, {"logging": {}}),
+    "logging/setLevel": Route(_set_level, {"logging": {}}),
     **RESOURCE_ROUTES_HANDSHAKE,
     **PROMPT_ROUTES_HANDSHAKE,
     **COMPLETION_ROUTES_HANDSHAKE,
 }
 MODERN: dict[str, Route] = {
-    "server/discover": Route(connection_routes.discover),
+    "server/discover": Route(_discover),
     **TOOL_ROUTES_MODERN,
     # List changes reach a modern client only on its listen streams.
-    "subscriptions/listen": Route(connection_routes.listen, {"tools": {"listChanged": True}}),
+    "subscriptions/listen": Route(_listen, {"tools": {"listChanged": True}}),
     **RESOURCE_ROUTES_MODERN,
     **PROMPT_ROUTES_MODERN,
     **COMPLETION_ROUTES_MODERN,

@@ -1,12 +1,9 @@
 """`subscriptions/listen` (2026-07-28): the streams on which a modern client hears of changes.
 
-A listen request's response is a stream: `notifications/subscriptions/acknowledged` with the
-honored filter, then list changes and resource updates, each tagged with the listen request's
-id under `SUBSCRIPTION_ID`, and on a graceful end (`Listeners.end`) a `complete` result. Only
-the flags asked for and URIs this server can read (at most `MAX_URIS`) are honored; a malformed
-filter is -32602 naming the field, and a listen past `MAX_STREAMS` per connection is -32603
-"Subscription limit reached". A cancelled listen, or a session going away, ends its stream
-without a frame.
+A stream is an acknowledgement with the honored filter, then list changes and resource updates
+tagged with the listen request's id, and on a graceful end a `complete` result. Only the flags
+asked for and URIs this server can read are honored; a malformed filter is -32602 naming the
+field, a listen past `MAX_STREAMS` is -32603. A cancelled listen ends without a frame.
 """
 
 from __future__ import annotations
@@ -27,15 +24,7 @@ from ..wire.jsonrpc import (
     result_message,
 )
 
-__all__ = [
-    "ACKNOWLEDGED",
-    "LIST_CHANGED_FLAGS",
-    "MAX_STREAMS",
-    "MAX_URIS",
-    "RESOURCE_UPDATED",
-    "SUBSCRIPTION_ID",
-    "Listeners",
-]
+__all__ = ["MAX_STREAMS", "RESOURCE_UPDATED", "Listeners"]
 
 logger = logging.getLogger("toolwire.protocol")
 
@@ -45,8 +34,7 @@ RESOURCE_UPDATED = "notifications/resources/updated"
 MAX_STREAMS = 1024
 MAX_URIS = 1024  # resourceSubscriptions honored per stream
 
-# The list-change flags a stream may ask for, and the kind of list each one follows (its
-# notification is `notifications/<kind>/list_changed`). Honored when listed here.
+# The list-change flags a stream may ask for, and the kind of list each one follows.
 LIST_CHANGED_FLAGS = {
     "toolsListChanged": "tools",
     "resourcesListChanged": "resources",
@@ -54,11 +42,9 @@ LIST_CHANGED_FLAGS = {
 }
 
 
-def _honored_filter(
-    params: dict[str, Any] | None, knows: Callable[[str], bool] | None
-) -> dict[str, Any]:
-    """The filter of a listen request's `params` that this server honors (-32602 naming a
-    malformed field): the flags set to true, and the URIs `knows` can serve, if any."""
+def _honored_filter(params: dict[str, Any] | None, knows: Callable[[str], bool]) -> dict[str, Any]:
+    """The filter of a listen request that this server honors (-32602 naming a malformed
+    field): the flags set to true, and the URIs `knows` can serve."""
     requested = params.get("notifications") if params else None
     if not isinstance(requested, dict):
         raise eras.invalid_params("subscriptions/listen: 'notifications' must be an object")
@@ -78,7 +64,7 @@ def _honored_filter(
     honored: dict[str, Any] = {
         flag: True for flag in LIST_CHANGED_FLAGS if requested.get(flag) is True
     }
-    if uris and knows is not None:
+    if uris:
         followed = [uri for uri in dict.fromkeys(uris) if knows(uri)][:MAX_URIS]
         if followed:
             honored["resourceSubscriptions"] = followed
@@ -94,8 +80,7 @@ class _Stream:
     uris: frozenset[str]  # the resources whose updates it honors
     acked: bool = False  # the acknowledgement is on the wire
     sending: bool = False  # a notification is on its way to the wire
-    # What is due and not sent yet, in arrival order, each once: ("list", kind) or
-    # ("updated", uri).
+    # Due and not sent yet, in order, each once: ("list", kind) or ("updated", uri).
     pending: dict[tuple[str, str], None] = field(default_factory=dict)
 
     @property
@@ -115,13 +100,11 @@ class Listeners:
     """The open `subscriptions/listen` streams of one connection.
 
     Args:
-        send: Writes one encoded frame with the listen request it belongs to (the session's
-            `send`, which never interleaves frames).
-        knows: Whether the server can serve a resource URI (what `resourceSubscriptions`
-            may honor); None: no resources.
+        send: The session's `send`.
+        knows: Whether the server can serve a resource URI.
     """
 
-    def __init__(self, send: RoutedSend, knows: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, send: RoutedSend, knows: Callable[[str], bool]) -> None:
         self._send = send
         self._knows = knows
         self._streams: dict[RequestId, _Stream] = {}
@@ -135,15 +118,7 @@ class Listeners:
         return request_id in self._streams
 
     async def listen(self, request_id: RequestId, params: dict[str, Any] | None) -> None:
-        """Open a stream: validate, register, acknowledge (no response until the stream ends).
-
-        Args:
-            request_id: The listen request's id; every frame of the stream carries it.
-            params: The request's params, envelope already checked.
-
-        Raises:
-            ProtocolError: -32602 for malformed params, -32603 past `MAX_STREAMS`.
-        """
+        """Open a stream: validate, register, acknowledge (no response until it ends)."""
         if request_id in self._streams:
             logger.warning(
                 "subscriptions/listen id %r is already an open stream; duplicate ignored",
@@ -155,8 +130,7 @@ class Listeners:
             raise ProtocolError(INTERNAL_ERROR, "Subscription limit reached")
         kinds = frozenset(kind for flag, kind in LIST_CHANGED_FLAGS.items() if flag in honored)
         stream = _Stream(request_id, kinds, frozenset(honored.get("resourceSubscriptions", ())))
-        # Registered before the acknowledgement is written, so that a change published
-        # meanwhile is remembered (and sent after it) rather than lost.
+        # Registered before the acknowledgement, so that a change meanwhile is not lost.
         self._streams[request_id] = stream
         try:
             acknowledgement = {"notifications": honored, "_meta": stream.meta}
@@ -189,10 +163,6 @@ class Listeners:
         """The resource URIs that some open stream follows."""
         return {uri for stream in self._streams.values() for uri in stream.uris}
 
-    async def tools_changed(self) -> None:
-        """Send `notifications/tools/list_changed` on every stream that asked for it."""
-        await self.list_changed("tools")
-
     async def list_changed(self, kind: str) -> None:
         """Send `notifications/<kind>/list_changed` on every stream that asked for it."""
         for stream in list(self._streams.values()):
@@ -206,11 +176,7 @@ class Listeners:
                 await self._deliver(stream, ("updated", uri))
 
     async def end(self, server_info: dict[str, Any]) -> None:
-        """End every stream gracefully: each listen request gets its (empty) result.
-
-        Args:
-            server_info: The server's `serverInfo`, stamped on each result.
-        """
+        """End every stream gracefully: each listen request gets its (empty) result."""
         for stream in list(self._streams.values()):
             self._drop(stream)
             result = eras.stamp({"_meta": stream.meta}, server_info)

@@ -1,1 +1,1 @@
-"""The MCP wire: JSON-RPC frames, the two protocol eras, content blocks, size limits, icons."""
+"""The MCP wire: JSON-RPC frames, the two protocol eras, content blocks, icons."""

@@ -1,11 +1,9 @@
 """Tool results to MCP content and back: `call_result` for a server, `content_to_outputs` for a
 client adapter.
 
-`call_result` turns what a tool returned (a string, `ToolOutput*` values or their dict forms,
-resource outputs, a list of those, structured data, or a `ToolResult`) into a `CallToolResult`
-dict for the negotiated protocol version, never with a field or block type that version lacks:
-structured data gets `structuredContent` and a JSON text mirror (a `ToolResult` names its own
-content in place of the mirror), a failure is `isError` with its text alone.
+`call_result` turns what a tool returned into a `CallToolResult` dict for the negotiated
+version, never with a field or block type that version lacks: structured data gets
+`structuredContent` and a JSON text mirror (a `ToolResult` names its own content instead).
 `content_to_outputs` maps MCP content blocks back to `ToolOutput*` values; a block it does not
 know becomes its JSON as text.
 """
@@ -32,8 +30,7 @@ if TYPE_CHECKING:
 
 
 class ResultShape(Protocol):
-    """What shaping a tool's result needs to know of the tool (a registry entry has it);
-    a protocol rather than the registry's class, which itself needs this module."""
+    """What shaping a tool's result needs to know of the tool (a registry entry)."""
 
     @property
     def name(self) -> str: ...
@@ -52,8 +49,7 @@ __all__ = [
     "to_jsonable",
 ]
 
-# The ToolOutput* classes are pydantic models, which the serving path loads only once a result
-# needs them: until toolwire.tools.outputs is imported no value can be one of them.
+# The ToolOutput* classes load only once a result needs them: until then no value is one.
 _OUTPUTS_MODULE = "toolwire.tools.outputs"
 logger = logging.getLogger("toolwire")
 _DICT_TYPES = {
@@ -77,29 +73,13 @@ def to_jsonable(value: Any) -> Any:
 
 def _mirror(value: Any) -> tuple[str, bool]:
     """The JSON text mirror of a result, and whether the value can go on the wire as it is
-    (False: it holds NaN or Infinity, which the text spells but JSON data cannot).
-
-    Raises:
-        ValueError: An integer too long for int-to-str conversion (or a cycle).
-    """
+    (not when it holds NaN or Infinity); ValueError for an overlong integer or a cycle."""
     if type(value) is int:  # the commonest structured result; str() is what JSON writes
         return str(value), True
     try:
         return wire_json(value), True
     except ValueError:
         return compact_json(value), False
-
-
-def _unsendable_text(entry: ResultShape, error: ValueError) -> str:
-    return f"Tool '{entry.name}' returned a value that cannot be sent as JSON: {error}"
-
-
-def _left_out(entry: ResultShape) -> None:
-    logger.warning(
-        "tool %r returned NaN or Infinity, which JSON cannot carry: structuredContent is left "
-        "out of this reply, which sends its text content only",
-        entry.name,
-    )
 
 
 def as_output(value: Any) -> ToolOutput | None:
@@ -129,7 +109,7 @@ _loaded_output_classes: tuple[type, ...] = ()
 
 
 def loaded_output_classes() -> tuple[type, ...]:
-    """The ToolOutput* classes once their module is loaded, else () (see `_OUTPUTS_MODULE`)."""
+    """The ToolOutput* classes once their module is loaded, else ()."""
     global _loaded_output_classes  # noqa: PLW0603 - found once
     if not _loaded_output_classes and _OUTPUTS_MODULE in sys.modules:
         # Imported, not read from sys.modules: another thread may still be initializing it.
@@ -153,13 +133,10 @@ def _split_data_url(url: str) -> tuple[str, str] | None:
     return header[: -len(";base64")].split(";", 1)[0] or "application/octet-stream", data
 
 
-def _link(uri: str, name: str, version: str, mime: str | None = None) -> dict[str, Any]:
+def _link(uri: str, name: str, version: str) -> dict[str, Any]:
     if not eras.supports(version, "resource_link"):
         return {"type": "text", "text": uri}
-    block: dict[str, Any] = {"type": "resource_link", "uri": uri, "name": name}
-    if mime:
-        block["mimeType"] = mime
-    return block
+    return {"type": "resource_link", "uri": uri, "name": name}
 
 
 def _resource_block(output: ResourceLink | EmbeddedResource, version: str) -> dict[str, Any]:
@@ -232,7 +209,8 @@ def call_result(entry: ResultShape, output: Any, version: str) -> dict[str, Any]
         return _shaped_result(entry, output, version)
     except ValueError as error:
         logger.warning("tool %r: %s", entry.name, error)
-        return error_result(_unsendable_text(entry, error))
+        text = f"Tool '{entry.name}' returned a value that cannot be sent as JSON: {error}"
+        return error_result(text)
 
 
 def _with_content(entry: ResultShape, result: ToolResult[Any], version: str) -> dict[str, Any]:
@@ -294,7 +272,11 @@ def _shaped_result(entry: ResultShape, output: Any, version: str) -> dict[str, A
         if sendable:
             result["structuredContent"] = {"result": data} if entry.wraps_result else data
         else:
-            _left_out(entry)
+            logger.warning(
+                "tool %r returned NaN or Infinity, which JSON cannot carry: structuredContent "
+                "is left out of this reply, which sends its text content only",
+                entry.name,
+            )
     result["isError"] = False
     return result
 

@@ -1,11 +1,9 @@
 """The two MCP protocol eras: their versions, negotiation, what each version knows, and the
 2026-07-28 request envelope.
 
-`HANDSHAKE_VERSIONS` are negotiated by `initialize` (`negotiate` counter-offers the latest when
-asked for one it does not know); `MODERN_VERSIONS` are stateless, every request carrying a
-`params._meta` envelope that `check_envelope` validates (-32602, -32022). A connection's first
-request decides its era, once. `supports(version, feature)` tells whether a version has a
-field or content type, so that no reply carries one its version lacks.
+`HANDSHAKE_VERSIONS` are negotiated by `initialize`; `MODERN_VERSIONS` are stateless, every
+request carrying a `params._meta` envelope. `supports(version, feature)` tells whether a
+version has a field or content type, so that no reply carries one its version lacks.
 """
 
 from __future__ import annotations
@@ -14,7 +12,6 @@ from typing import Any, Literal
 
 from .jsonrpc import (
     INVALID_PARAMS,
-    INVALID_REQUEST,
     UNSUPPORTED_PROTOCOL_VERSION,
     ProtocolError,
     valid_id,
@@ -27,8 +24,6 @@ __all__ = [
     "MODERN_VERSIONS",
     "Era",
     "check_envelope",
-    "envelope_refused",
-    "handshake_refused",
     "has_envelope",
     "invalid_params",
     "is_modern_request",
@@ -38,8 +33,6 @@ __all__ = [
     "supports",
 ]
 
-# A connection's era: "handshake" (2024-11-05 to 2025-11-25, opened by `initialize`) or
-# "modern" (2026-07-28 on, an envelope on every request).
 Era = Literal["handshake", "modern"]
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -70,7 +63,7 @@ _SINCE = {
 
 
 def supports(version: str, feature: str) -> bool:
-    """Whether `version` knows `feature` (one of the keys documented in the module docstring)."""
+    """Whether `version` knows `feature` (a key of `_SINCE`)."""
     return version >= _SINCE[feature]  # ISO dates compare as strings
 
 
@@ -84,34 +77,9 @@ def invalid_params(detail: str) -> ProtocolError:
     return ProtocolError(INVALID_PARAMS, "Invalid request parameters", detail)
 
 
-def handshake_refused(params: dict[str, Any] | None) -> ProtocolError:
-    """The -32022 answering `initialize` on a connection serving the modern era."""
-    requested = (params or {}).get("protocolVersion")
-    data: dict[str, Any] = {"supported": list(MODERN_VERSIONS)}
-    if isinstance(requested, str):
-        data["requested"] = requested
-    return ProtocolError(
-        UNSUPPORTED_PROTOCOL_VERSION,
-        "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted",
-        data,
-    )
-
-
-def envelope_refused() -> ProtocolError:
-    """The -32600 answering an enveloped request on a connection serving the handshake era."""
-    return ProtocolError(
-        INVALID_REQUEST,
-        "this connection serves the handshake protocol era; "
-        "requests carrying the 2026-07-28 envelope are not accepted on it",
-    )
-
-
 def has_envelope(params: dict[str, Any] | None) -> bool:
-    """Whether a request claims the modern era: its `_meta` carries the protocol-version key.
-
-    The key alone decides (as in the SDK), so a half-built envelope still routes modern and
-    gets the error naming what is missing.
-    """
+    """Whether a request claims the modern era: its `_meta` carries the protocol-version key
+    (alone, as in the SDK, so a half-built envelope gets the error naming what is missing)."""
     if not params:
         return False
     meta = params.get("_meta")
@@ -122,8 +90,7 @@ def stamp(
     result: dict[str, Any], server_info: dict[str, Any], *, cacheable: bool = False
 ) -> dict[str, Any]:
     """Stamp a 2026-07-28 result in place: `resultType: "complete"`, the serverInfo `_meta`,
-    and for a `cacheable` one (a list, a read, a discovery) `ttlMs: 0` and `cacheScope:
-    "private"`, the SDK's defaults."""
+    and for a `cacheable` one the SDK's `ttlMs: 0` and `cacheScope: "private"`."""
     if cacheable:
         result["ttlMs"] = 0
         result["cacheScope"] = "private"
@@ -135,12 +102,8 @@ def stamp(
 
 
 def progress_token(params: dict[str, Any], method: str) -> Any:
-    """The `_meta.progressToken` a request carries (None without one), once checked.
-
-    Raises:
-        ProtocolError: -32602 when `_meta` is not an object or the token is neither a string
-            nor an integer.
-    """
+    """The `_meta.progressToken` a request carries (None without one); -32602 when `_meta`
+    is not an object or the token neither a string nor an integer."""
     meta = params.get("_meta")
     if meta is None:
         return None
@@ -155,15 +118,8 @@ def progress_token(params: dict[str, Any], method: str) -> Any:
 def is_modern_request(declared: str | None, message: Any) -> bool:
     """Whether a request a transport received belongs to the 2026-07-28 era.
 
-    A declared version (HTTP's `MCP-Protocol-Version` header) naming a modern version decides
-    at once, and one naming a handshake-era version keeps the request there. Otherwise (none
-    declared, or a version this server does not know) the message decides: a request other
-    than `initialize` whose `_meta` carries the envelope is modern, and is then refused in
-    that era's terms; anything else is left to the handshake era.
-
-    Args:
-        declared: The version the transport's framing declares, if any.
-        message: The decoded JSON message (any JSON value).
+    A known version `declared` by the framing (HTTP's `MCP-Protocol-Version`) decides;
+    otherwise a request other than `initialize` whose `_meta` carries the envelope is modern.
     """
     if declared:
         declared = declared.strip(" \t")
@@ -178,12 +134,8 @@ def is_modern_request(declared: str | None, message: Any) -> bool:
 
 
 def check_envelope(params: dict[str, Any] | None) -> tuple[str, str | None]:
-    """Validate a modern request's envelope; return (protocol version, log level or None).
-
-    Raises:
-        ProtocolError: -32602 for a missing or malformed envelope, -32022 for a version this
-            server does not serve.
-    """
+    """Validate a modern request's envelope (-32602, or -32022 for a version not served);
+    return (protocol version, log level or None)."""
     meta = params.get("_meta") if params else None
     if not isinstance(meta, dict):
         raise ProtocolError(
@@ -230,13 +182,8 @@ def _is_implementation(value: Any) -> bool:
 
 
 def check_initialize(params: dict[str, Any] | None) -> str:
-    """Validate `initialize` params; return the requested version.
-
-    `protocolVersion` must be a string (as in the SDK); `capabilities` and `clientInfo` must
-    be objects when present. Unlike the SDK, a missing `clientInfo`/`capabilities` or a
-    `clientInfo` without `version` is tolerated: nothing here depends on them, and refusing
-    the handshake would only lock out a sloppy client.
-    """
+    """Validate `initialize` params (`capabilities` and `clientInfo` may be missing, unlike
+    in the SDK); return the requested version."""
     params = params or {}
     requested = params.get("protocolVersion")
     if not isinstance(requested, str):

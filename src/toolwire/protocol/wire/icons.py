@@ -1,11 +1,8 @@
 """Icons (MCP 2025-11-25): pictures a client may show next to a server, tool or prompt.
 
-An icon is `{"src", "mimeType"?, "sizes"?, "theme"?}` on the wire. Authors give `Icon` objects,
-dicts spelled as on the wire, or anything with a pydantic `model_dump` (mcp's own `Icon`);
-`normalize_icons` checks each once, when the server, tool or prompt is declared, and refuses a
-`src` that is not an `https:`, `http:` or `data:` URI, `sizes` that are not strings such as
-`"48x48"` or `"any"`, and a `theme` other than "light" or "dark". Listings for versions before
-2025-11-25 leave icons out.
+Authors give `Icon` objects, dicts spelled as on the wire, or anything with a pydantic
+`model_dump` (mcp's own `Icon`); `normalize_icons` checks each once, when the owner is
+declared, and the error names what is wrong.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """JSON-RPC 2.0, whatever the framing: decode one frame, classify it, encode replies.
 
-A frame is strict UTF-8 (a leading BOM tolerated) holding JSON; anything else, `NaN` and
-`Infinity` included, is a parse error. Ids are strings or integers of any size, echoed exactly;
-a request with another kind of id, a message with neither an id nor a string method, and a
-message that is not an object get -32600 with `id: null`. Each request of a batch gets -32600
-"Batches are not supported" under its own id, in a frame of its own. Client responses are
-classified for the session to match, and one without a valid id is dropped. `encode_value`
-writes compact JSON that is always valid UTF-8: values JSON cannot hold (NaN, Infinity, integers
-past Python's digit limit) go out as `null`, with a warning.
+A frame is strict UTF-8 JSON (a leading BOM tolerated; `NaN` and `Infinity` are parse errors).
+Ids are strings or integers of any size, echoed exactly; a message that cannot be served gets
+-32600 (`id: null` when it has no usable id), each request of a batch -32600 "Batches are not
+supported". `encode_value` writes compact JSON that is always valid UTF-8: values JSON cannot
+hold (NaN, Infinity, integers past Python's digit limit) go out as `null`, with a warning.
 """
 
 from __future__ import annotations
@@ -56,37 +53,21 @@ RequestId = str | int
 
 
 class FrameKind(Enum):
-    """What an outgoing frame is, so that a transport can route it without reading it.
+    """What an outgoing frame is, so that a transport can route it without reading it."""
 
-    A routed session sends each frame with its kind and the id of the request it belongs to
-    (None for `BROADCAST`, and for a reply to a message that had no usable id).
-    """
-
-    REPLY = "reply"
-    """The result or error that answers a request: the last frame that request gets."""
-    NOTICE = "notice"
-    """A notification that belongs to a request: progress, a log message, a listen stream's
-    frames, the withdrawal of a question."""
-    QUESTION = "question"
-    """A request of the server's own (sampling, elicitation, roots) made during a request."""
-    BROADCAST = "broadcast"
-    """A message for no request in particular (a list or a resource changed)."""
+    REPLY = "reply"  # the result or error answering a request: the last frame it gets
+    NOTICE = "notice"  # a notification belonging to a request (progress, a log, a listen)
+    QUESTION = "question"  # the server's own request to the client, made during a request
+    BROADCAST = "broadcast"  # a message for no request in particular (a list changed)
 
 
+# A routed session's `send`: a frame, its kind, and the request it belongs to.
 RoutedSend = Callable[[bytes, FrameKind, "RequestId | None"], Awaitable[None]]
-"""A routed session's `send`: a frame, its kind, and the request it belongs to."""
 
 
 class ProtocolError(Exception):
-    """A request that must be answered with a JSON-RPC error.
-
-    Args:
-        code: The JSON-RPC error code.
-        message: The error message.
-        data: Optional `error.data`.
-        cause: The author's exception behind it, when there is one: logged, and added to the
-            message only for a session that shows error details (an in-process client).
-    """
+    """A request that must be answered with a JSON-RPC error (`cause`: the author's
+    exception behind it, shown only to a session with error details)."""
 
     def __init__(
         self, code: int, message: str, data: Any = None, *, cause: BaseException | None = None
@@ -98,7 +79,7 @@ class ProtocolError(Exception):
         self.cause = cause
 
     def message_for(self, details: bool) -> str:
-        """The message to send: with the cause appended when `details` is set."""
+        """The message to send, with the cause when `details` is set."""
         if not details or self.cause is None:
             return self.message
         return f"{self.message}: {type(self.cause).__name__}: {self.cause}"
@@ -141,16 +122,13 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-# Decoders and encoders built once. The encoders used first skip the search for cycles (a
-# dict of every container seen); a cycle then ends in RecursionError, and the checking
-# encoder gives the proper ValueError.
+# The encoders used first skip the search for cycles; a cycle then ends in RecursionError,
+# and the checking encoder gives the proper ValueError.
 _decoder = json.JSONDecoder(parse_constant=_no_constants)
-_decode_json = _decoder.decode
 _COMPACT: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
 _encoder = json.JSONEncoder(**_COMPACT)
 _encode_fast = json.JSONEncoder(**_COMPACT, check_circular=False).encode
-# The same with allow_nan off, for frames: they raise ValueError where the lenient ones
-# would write NaN or Infinity.
+# With allow_nan off, for frames: ValueError where the lenient ones write NaN or Infinity.
 _wire_encoder = json.JSONEncoder(**_COMPACT, allow_nan=False)
 _wire_fast = json.JSONEncoder(**_COMPACT, allow_nan=False, check_circular=False).encode
 _ascii_wire = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
@@ -167,12 +145,8 @@ def compact_json(value: Any) -> str:
 
 
 def wire_json(value: Any) -> str:
-    """Compact JSON text that every JSON parser accepts.
-
-    Raises:
-        ValueError: `value` holds NaN or Infinity, an integer past Python's digit limit
-            for int-to-str conversion, or a cycle.
-    """
+    """Compact JSON text that every JSON parser accepts (ValueError for NaN, Infinity, an
+    integer past Python's digit limit, or a cycle)."""
     try:
         return _wire_fast(value)
     except RecursionError:
@@ -202,27 +176,12 @@ def _sendable(value: Any, path: list[int]) -> Any:
     return value
 
 
-def _wire_text(value: Any) -> tuple[str, Any]:
-    """(JSON text, the value it encodes): the value itself, or its sendable copy."""
-    try:
-        return wire_json(value), value
-    except ValueError as error:
-        cleaned = _sendable(value, [])
-        text = wire_json(cleaned)  # a cycle or an unknown type raises again, as before
-        logger.warning("a message held a value JSON cannot carry (%s); it was sent as null", error)
-        return text, cleaned
-
-
 def decode(frame: bytes) -> Any:
-    """Parse one frame as UTF-8 JSON.
-
-    Raises:
-        ValueError: The frame is not UTF-8 or not JSON (`UnicodeDecodeError` is a ValueError).
-    """
+    """Parse one frame as UTF-8 JSON (ValueError when it is not)."""
     text = frame.decode("utf-8")
     if text.startswith("\ufeff"):
         text = text[1:]
-    return _decode_json(text)
+    return _decoder.decode(text)
 
 
 def valid_id(value: Any) -> bool:
@@ -234,14 +193,9 @@ _SPACE = " \t\r\n"
 
 
 def sniff_request_id(head: bytes) -> RequestId | None:
-    """The id of a request of which only the first bytes are known (a line refused for its
-    size), so that its caller hears back; None when no top-level id can be read, or when the
-    message shows itself to be a response (a `result` or `error` member), which is never
-    answered.
-
-    Only whole top-level members are read: a value cut off by the end of `head` stops the
-    scan, and keys nested in `params` never count.
-    """
+    """The id of a request of which only the first bytes are known (a frame refused for its
+    size), read from whole top-level members only; None when none can be read, or when the
+    message shows itself to be a response, which is never answered."""
     text = head.decode("utf-8", "ignore").lstrip(_SPACE + "\ufeff")
     if not text.startswith("{"):
         return None
@@ -277,7 +231,7 @@ def sniff_request_id(head: bytes) -> RequestId | None:
 
 
 def classify(message: Any) -> Request | Notification | Response | Invalid:
-    """Sort one decoded (non-batch) message into a request, a notification or an invalid one."""
+    """Sort one decoded (non-batch) message into its kind."""
     if not isinstance(message, dict):
         return Invalid(error_message(None, INVALID_REQUEST, "Invalid request: not an object"))
     raw_id: Any = message.get("id")
@@ -355,11 +309,16 @@ def _id_bytes(request_id: RequestId | None) -> bytes:
 
 def encode_value(value: Any) -> bytes:
     """One JSON value, compact, always valid UTF-8 and always valid JSON."""
-    text, sent = _wire_text(value)
+    try:
+        text = wire_json(value)
+    except ValueError as error:
+        value = _sendable(value, [])
+        text = wire_json(value)  # a cycle or an unknown type raises again
+        logger.warning("a message held a value JSON cannot carry (%s); it was sent as null", error)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: escape it instead of emitting invalid UTF-8
-        return _ascii_wire(sent).encode("ascii")
+        return _ascii_wire(value).encode("ascii")
 
 
 def result_message(request_id: RequestId, result: dict[str, Any]) -> bytes:
@@ -368,7 +327,7 @@ def result_message(request_id: RequestId, result: dict[str, Any]) -> bytes:
 
 
 def result_message_raw(request_id: RequestId, result_json: bytes) -> bytes:
-    """A success response around an already-encoded result (used for cached payloads)."""
+    """A success response around an already-encoded result."""
     return b'{"jsonrpc":"2.0","id":' + _id_bytes(request_id) + b',"result":' + result_json + b"}"
 
 
