@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from . import _invoker
 from .call_log import log_failed_call
+from .invoke import FunctionInvoker, called_by_program, handled_failure
 from .tool_result import ToolResult
 
 if TYPE_CHECKING:
@@ -64,8 +64,8 @@ def to_agents(tool: Any) -> Any:
     declares_output = tool.output_json_schema is not None
     build = getattr(module, "_build_wrapped_function_tool", None)
     make_handler = getattr(module, "_build_handled_function_tool_error_handler", None)
-    if isinstance(invoker, _invoker.FunctionInvoker) and build and make_handler:
-        raw = invoker.without_failure_handling()
+    if isinstance(invoker, FunctionInvoker) and build and make_handler:
+        raw = FunctionInvoker(invoker.plan, tool=invoker.tool, handle_failures=False)
 
         async def invoke_raw(ctx: Any, arguments: str) -> Any:
             output = await raw(ctx, arguments)
@@ -86,7 +86,7 @@ def to_agents(tool: Any) -> Any:
                 log_label="Tool",
             ),
             output_type_adapter=tool._output_type_adapter,
-            sync_invoker=invoker.is_sync,
+            sync_invoker=invoker.plan.is_sync,
             **failure,
             **common,
         )
@@ -114,7 +114,7 @@ def _model_reads(output: Any, declares_output: bool, ctx: Any) -> Any:
     if not isinstance(output, ToolResult):
         return output
     content = output.content
-    if content is None or declares_output or _invoker.called_by_program(ctx):
+    if content is None or declares_output or called_by_program(ctx):
         return output.structured
     if isinstance(content, list | tuple):
         return list(content) if content else ""
@@ -198,7 +198,7 @@ def from_agents(tool_class: Callable[..., ToolT], agents_tool: Any) -> ToolT:
                 "its failure text (see the 'openai.agents' logger)"
             )
             log_failed_call(agents_tool.name, failure, arguments)
-            slot = _invoker.handled_failure.get()
+            slot = handled_failure.get()
             if slot is not None:
                 slot.append(failure)
         return output

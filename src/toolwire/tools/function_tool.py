@@ -21,10 +21,10 @@ from ..errors import UserError
 from ..schema.docstrings import DocstringStyle
 from ..schema.function_schema import FastSchema, FuncSchema, fast_function_schema, function_schema
 from ..schema.strict import ensure_strict_json_schema
-from . import _invoker
 from ._declared_output import declared_output, strict_output_json_schema
 from ._instances import tool_target
 from .failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
+from .invoke import CallPlan, FunctionInvoker, ToolTimeoutBehavior
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 __all__ = ["FunctionTool", "function_tool"]
 
 
-ToolTimeoutBehavior = Literal["error_as_result", "raise_exception"]
 ToolCaller = Literal["direct", "programmatic"]
 _TIMEOUT_BEHAVIORS: tuple[str, ...] = ("error_as_result", "raise_exception")
 _TOOL_CALLERS: tuple[str, ...] = ("direct", "programmatic")
@@ -51,7 +50,7 @@ class _WrappedCallable:
         if instance is None:
             raise AttributeError("FunctionTool classes have no wrapped Python callable")
         invoker = instance.on_invoke_tool
-        if not isinstance(invoker, _invoker.FunctionInvoker):
+        if not isinstance(invoker, FunctionInvoker):
             raise AttributeError("FunctionTool has no wrapped Python callable")
         return invoker.plan.wrapped
 
@@ -111,7 +110,7 @@ class FunctionTool:
         self.allowed_callers = _checked_allowed_callers(self.allowed_callers, self.name)
         if self.output_json_schema is not None:
             self.output_json_schema = strict_output_json_schema(self.output_json_schema)
-        if isinstance(self.on_invoke_tool, _invoker.FunctionInvoker):
+        if isinstance(self.on_invoke_tool, FunctionInvoker):
             self.on_invoke_tool = self.on_invoke_tool.bind(self)
         if self.strict_json_schema:
             self.params_json_schema = ensure_strict_json_schema(
@@ -121,7 +120,8 @@ class FunctionTool:
             self.timeout_seconds,
             self.timeout_behavior,
             self.timeout_error_function,
-            sync_handler=bool(getattr(self.on_invoke_tool, "is_sync", False)),
+            sync_handler=isinstance(self.on_invoke_tool, FunctionInvoker)
+            and self.on_invoke_tool.plan.is_sync,
         )
 
     __wrapped__ = _WrappedCallable()
@@ -285,7 +285,7 @@ def function_tool(
             output_json_schema=output_json_schema,
         )
         default_failures = failure_error_function is UNSET_FAILURE_ERROR_FUNCTION
-        plan = _invoker.CallPlan(
+        plan = CallPlan(
             function,
             deferred,
             is_sync=not inspect.iscoroutinefunction(function),
@@ -296,7 +296,7 @@ def function_tool(
             name=schema.name,
             description=schema.description or "",
             params_json_schema=schema.params_json_schema,
-            on_invoke_tool=_invoker.FunctionInvoker(plan),
+            on_invoke_tool=FunctionInvoker(plan),
             strict_json_schema=strict_mode,
             output_json_schema=output.schema,
             allowed_callers=allowed_callers,

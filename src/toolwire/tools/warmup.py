@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from ._invoker import FunctionInvoker
+from .invoke import FunctionInvoker
 
 __all__ = ["warm_up_in_background"]
 
