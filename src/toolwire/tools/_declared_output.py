@@ -1,11 +1,8 @@
 """A function tool's declared output: its JSON schema, and checking a result against it.
 
-As in the Agents SDK, an output is declared by `output_type` (a Python type whose schema is used
-and which validates each result), `output_json_schema` (taken as given), or, for a tool a
-program may call, a return annotation naming a structured type (`ToolResult[T]` names `T`). The
-schema must describe a JSON object and survive the strict rewrite; refusals and the message of
-a result that does not match are the SDK's; a `ToolResult` has its structured part checked.
-pydantic is imported only when a Python type must become a schema.
+As in the Agents SDK, `output_type`, `output_json_schema` or (for a tool a program may call) a
+structured return annotation declare it; the schema must describe an object and survive the
+strict rewrite. Refusals and mismatch messages are the SDK's.
 """
 
 from __future__ import annotations
@@ -42,8 +39,7 @@ _RETURN_ANNOTATION_REFUSED = (
 
 
 class DeclaredOutput(NamedTuple):
-    """The output's strict JSON schema (None when nothing is declared), and the validator of
-    each result when the declaration came from a Python type."""
+    """The output's strict JSON schema (or None), and a validator when a Python type declared it."""
 
     schema: dict[str, Any] | None
     validator: TypeAdapter[Any] | None
@@ -59,8 +55,7 @@ def declared_output(
     output_type: Any | None,
     output_json_schema: dict[str, Any] | None,
 ) -> DeclaredOutput:
-    """A tool's declared output from `function_tool`'s arguments (`output_json_schema` is
-    copied; `FunctionTool` makes it strict)."""
+    """A tool's declared output from `function_tool`'s arguments."""
     if output_type is not None and output_json_schema is not None:
         raise UserError("output_type and output_json_schema cannot both be provided.")
     if output_type is not None:
@@ -83,7 +78,6 @@ def _from_python_type(python_type: Any, refusal: str) -> DeclaredOutput:
         generated = validator.json_schema(mode="serialization")
         if not is_object_schema(generated):
             raise ValueError(f"{python_type!r} is not serialised as a JSON object")
-        # json_schema() builds a new dict on every call: the rewrite may work in place.
         schema = ensure_strict_json_schema(generated)
     except Exception as error:
         raise UserError(refusal) from error
@@ -91,8 +85,7 @@ def _from_python_type(python_type: Any, refusal: str) -> DeclaredOutput:
 
 
 def is_object_schema(schema: Any) -> bool:
-    """Whether a schema's root has type "object", directly or through `#/...` references
-    (each followed at most once: a cycle, or anything else, is not an object)."""
+    """Whether a schema's root has type "object", directly or through `#/...` references."""
     node = schema
     followed: set[str] = set()
     while isinstance(node, dict):
@@ -102,7 +95,6 @@ def is_object_schema(schema: Any) -> bool:
         if not isinstance(target, str) or not target.startswith("#/") or target in followed:
             return False
         followed.add(target)
-        # Through objects only, escapes as written: the SDK's reading for this check.
         node = lookup_local_ref(schema, target, through_lists=False, percent_decoded=False)
     return False
 
@@ -120,9 +112,8 @@ def strict_output_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_output(tool_name: str, result: Any, validator: TypeAdapter[Any]) -> Any:
-    """The result validated against a declared output type (for a `ToolResult`, its structured
-    part), or `UserError` naming the tool; pydantic's details, which quote the result, only
-    when tool data may be logged."""
+    """The result (a `ToolResult`'s structured part) validated, or `UserError` naming the tool
+    (with pydantic's details only when tool data may be logged)."""
     from pydantic import ValidationError
 
     wrapper = result if isinstance(result, ToolResult) else None
@@ -136,9 +127,7 @@ def check_output(tool_name: str, result: Any, validator: TypeAdapter[Any]) -> An
     headline = (
         f"Function tool {tool_name} returned an output that does not match its declared output type"
     )
-    # Raised outside the except block, so that a redacted error does not carry the details
-    # as its context; the result leaves this frame's locals too, which some error reporters
-    # record.
+    # Raised outside the except block and without the result in the frame, when redacted.
     if dont_log_tool_data():
         del mismatch, result, wrapper
         raise UserError(headline)

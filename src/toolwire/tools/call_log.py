@@ -1,12 +1,7 @@
-"""What a failed tool call leaves on the `toolwire` logger for the server's author.
+"""The one WARNING on `toolwire.tools` that a failed tool call leaves for the server's author.
 
-The model is told only what the failure function returns; the author gets one WARNING on
-`toolwire.tools` per failed call: a tool that raised (name, exception, traceback), arguments
-refused before the function ran (what was wrong, parameter by parameter, without the values),
-a timeout, or a sync tool refused because its abandoned calls still run. The call's arguments
-are added only when the author opts in (`TOOLWIRE_LOG_TOOL_DATA=1`, or the Agents SDK's
-`OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0`), since they may hold secrets. Whoever turns a failure into
-the model's text writes the line, so each failure is logged once.
+A raised exception gets its traceback; refused arguments, a timeout or a refused sync call one
+line. The call's arguments are added only when tool data may be logged (`dont_log_tool_data`).
 """
 
 from __future__ import annotations
@@ -21,16 +16,13 @@ __all__ = ["log_failed_call", "log_timeout", "refused_arguments"]
 
 logger = logging.getLogger("toolwire.tools")
 
-# Arguments can be megabytes long; a log line keeps the start and says how long they were.
 _ARGUMENTS_SHOWN = 2000
 
-# Set on the ModelBehaviorError that refuses a call's arguments: why, with no values in it.
 _REFUSAL_REASON = "_toolwire_refusal_reason"
 
 
 def refused_arguments(message: str, reason: str) -> ModelBehaviorError:
-    """The `ModelBehaviorError` refusing a call's arguments, carrying `reason` for the log
-    (what was wrong, quoting no argument)."""
+    """The `ModelBehaviorError` refusing arguments, with `reason` (quoting no value) for the log."""
     error = ModelBehaviorError(message)
     setattr(error, _REFUSAL_REASON, reason)
     return error
@@ -49,7 +41,6 @@ def log_failed_call(tool_name: str, error: BaseException, arguments: str | None)
         return
     text = str(error)
     summary = f"{type(error).__name__}: {text}" if text else type(error).__name__
-    # An exception that was never raised has no traceback to show.
     trace = error if error.__traceback__ is not None else None
     logger.warning(
         "Tool %r failed: %s%s", tool_name, summary, _arguments_note(arguments), exc_info=trace
@@ -59,8 +50,7 @@ def log_failed_call(tool_name: str, error: BaseException, arguments: str | None)
 def log_timeout(
     tool_name: str, seconds: float, arguments: str | None, waited_for: int | None = None
 ) -> None:
-    """Log a call stopped by its timeout (one line); `waited_for` is the number of worker
-    threads when the call never got one."""
+    """Log a timed-out call; `waited_for`: the busy worker threads it never got one of."""
     why = "" if waited_for is None else f" waiting for one of {waited_for} busy worker threads"
     logger.warning(
         "Tool %r timed out after %g seconds%s%s",

@@ -18,17 +18,14 @@ __all__ = [
 
 ToolErrorFunction = Callable[[RunContextWrapper[Any], Exception], "str | Awaitable[str]"]
 
-# Tells "failure_error_function not passed" (use the default) apart from an explicit None
-# (re-raise), as the SDK does.
+# "failure_error_function not passed" (the default), as against None (re-raise).
 UNSET_FAILURE_ERROR_FUNCTION: Any = object()
 
 
 def default_tool_error_function(ctx: RunContextWrapper[Any], error: Exception) -> str:
     """Return a fixed error text that does not expose the exception to the model.
 
-    Pass your own `failure_error_function` to send application-approved details. Either way
-    the failure is logged for the server's author at WARNING on the `toolwire` logger, with
-    the exception and its traceback (see `dont_log_tool_data` for the call's arguments).
+    The failure is logged for the author (docs/server.md, "When a tool fails").
 
     Args:
         ctx: The context of the failed call.
@@ -53,13 +50,10 @@ def _flag(name: str) -> bool | None:
 
 
 def dont_log_tool_data() -> bool:
-    """Whether error texts and logs must leave out what was sent and returned (default: yes).
+    """Whether logs and error texts must leave out the values sent (default: yes).
 
-    A failed call's WARNING on the `toolwire` logger then names the tool, the exception and
-    what was wrong with the arguments, but not the arguments; error messages leave out
-    pydantic's details, which quote the values. Arguments may hold secrets, so showing them is
-    an opt-in: `TOOLWIRE_LOG_TOOL_DATA=1`, or `OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0` as in the
-    Agents SDK (`TOOLWIRE_LOG_TOOL_DATA`, when set, decides). Read at each failure.
+    `TOOLWIRE_LOG_TOOL_DATA=1`, or the SDK's `OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0`, opts in (the
+    former decides when both are set); read at each failure.
     """
     toolwire = _flag("TOOLWIRE_LOG_TOOL_DATA")
     if toolwire is not None:

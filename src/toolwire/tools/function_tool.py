@@ -1,9 +1,7 @@
-"""`FunctionTool` and the `@function_tool` decorator, behaving as the Agents SDK's do.
+"""`FunctionTool` and `@function_tool`: the Agents SDK's fields, parameters and error texts.
 
-The public surface is the SDK's: `FunctionTool`'s fields in their order with their defaults,
-`function_tool`'s parameters, and every error text; the differential tests in tests/tools
-check each against openai-agents 0.24.0. `to_agents()` and `from_agents()` convert to and from
-the SDK's own class, the only places that import it.
+`to_agents()` and `from_agents()` convert to and from the SDK's own class, the only places that
+import the SDK.
 """
 
 from __future__ import annotations
@@ -41,10 +39,7 @@ NeedsApproval = bool | Callable[[RunContextWrapper[Any], dict[str, Any], str], A
 
 
 class _WrappedCallable:
-    """`tool.__wrapped__`: the callable given to `function_tool` (read-only, as in the SDK).
-
-    Calling it directly bypasses validation, context injection, timeouts and failure handling.
-    """
+    """`tool.__wrapped__`: the callable given to `function_tool` (read-only, as in the SDK)."""
 
     def __get__(self, instance: FunctionTool | None, owner: type[Any] | None = None) -> Any:
         if instance is None:
@@ -211,18 +206,10 @@ def function_tool(
     """Make a `FunctionTool` of a function, with the Agents SDK's `function_tool` semantics.
 
     Use it bare (`@function_tool`), with options (`@function_tool(timeout=5)`) or as a call
-    (`function_tool(fn)`). It takes sync and async functions, methods, and instances whose
-    class defines a plain `__call__`. The tool's name, description and argument schema are
-    read from the signature and the docstring (Google, NumPy or Sphinx style, detected when
-    not given), byte for byte as the SDK reads them.
-
-    When a call fails (arguments that do not validate, or an exception from the function),
-    the model gets `failure_error_function`'s text, by default the SDK's fixed sentence that
-    names nothing. The server's author gets a WARNING on the `toolwire` logger: the tool's
-    name, the exception and its traceback (one line, no traceback, for refused arguments).
-    The call's arguments are left out of that line unless `TOOLWIRE_LOG_TOOL_DATA=1` (or
-    the SDK's `OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0`) is set, since they may hold secrets; the
-    same switch adds pydantic's details, which quote the values sent, to the error messages.
+    (`function_tool(fn)`), on sync and async functions, methods, and instances whose class
+    defines a plain `__call__`. Name, description and argument schema are read from the
+    signature and the docstring as the SDK reads them. A failed call is logged for the author
+    (docs/server.md, "When a tool fails").
 
     Args:
         func: What to make a tool of; leave it out to get a decorator.
@@ -275,8 +262,7 @@ def function_tool(
         if schema is None:
             schema = deferred = function_schema(function, **schema_options)
         else:
-            # The fast path only takes signatures whose model cannot fail to build, so the
-            # model may wait for the first call.
+            # The fast path takes only signatures whose model cannot fail to build.
             deferred = functools.partial(function_schema, function, **schema_options)
         output = declared_output(
             return_annotation=schema.return_annotation,
@@ -345,8 +331,7 @@ def _checked_allowed_callers(allowed: Any, tool_name: str) -> list[ToolCaller] |
 def _check_timeout_options(
     timeout: Any, behavior: Any, error_function: Any, *, sync_handler: bool
 ) -> float | None:
-    """Refuse the timeout settings the SDK refuses (a sync handler has no timeout); returns
-    `timeout_seconds` as a float (or None)."""
+    """`timeout_seconds` as a float or None, after the SDK's checks of the timeout settings."""
     seconds: float | None = None
     if timeout is not None:
         if isinstance(timeout, bool) or not isinstance(timeout, int | float):

@@ -1,12 +1,9 @@
-"""Calling a tool: a decorated function's `on_invoke_tool`, and a call from outside a model run.
+"""Calling a tool: a decorated function's `on_invoke_tool`, and calls from outside a model run.
 
-`FunctionInvoker` decodes a call's JSON arguments (empty means `{}`; anything but an object is
-refused in the Agents SDK's words), validates them against the function's argument model, runs
-the function (a sync one in a worker thread) and checks the result against a declared output.
-A failure goes to the tool's failure function, whose text becomes the output; without one, or
-when it returns None, the exception propagates. `invoke_tool` runs any tool and says whether
-the call failed; `invoke_function_tool` adds the SDK's timeouts. Each failure is logged once
-for the author (`call_log.py`).
+`FunctionInvoker` decodes and validates the arguments as the Agents SDK does, runs the function
+(a sync one in a worker thread), checks a declared output, and answers a failure with the tool's
+failure function (no function, or None from it: the exception propagates). `invoke_tool` runs
+any tool and says whether the call failed; `invoke_function_tool` adds the SDK's timeouts.
 """
 
 from __future__ import annotations
@@ -106,11 +103,9 @@ async def invoke_tool(
 ) -> ToolOutcome:
     """Run `tool.on_invoke_tool` and say whether it failed.
 
-    A decorated tool turns failures into its failure function's text; that text comes back as
-    `output` with `error` set. An exception that escapes `on_invoke_tool` (a hand-built tool,
-    or `failure_error_function=None`) is caught here too and answered with the default failure
-    text, so nothing about it leaks. `arguments`, when given, is `arguments_json` already
-    decoded. `limiter` bounds a sync tool's worker threads (a server's budget, see threads.py).
+    A failure's text comes back as `output` with `error` set; an exception escaping
+    `on_invoke_tool` gets the default failure text. `arguments` is `arguments_json` already
+    decoded, if the caller has it; `limiter` bounds a sync tool's worker threads.
     """
     invoker = tool.on_invoke_tool
     if type(invoker) is FunctionInvoker:  # says which failure it handled: no slot needed
@@ -141,11 +136,7 @@ async def invoke_tool(
 
 
 async def invoke_function_tool(tool: InvokedTool, ctx: ToolContext[Any], arguments: str) -> Any:
-    """Call a tool as the Agents SDK's runner does, timeouts included.
-
-    With `timeout_seconds` set: "error_as_result" returns the timeout text (or
-    `timeout_error_function`'s), "raise_exception" raises `ToolTimeoutError`.
-    """
+    """Call a tool as the Agents SDK's runner does, with its `timeout_seconds` behaviours."""
     timeout = tool.timeout_seconds
     if timeout is None:
         return await tool.on_invoke_tool(ctx, arguments)
@@ -163,9 +154,8 @@ async def invoke_function_tool(tool: InvokedTool, ctx: ToolContext[Any], argumen
 
 
 def as_tool_failure(escaped: BaseException, *, in_thread: bool) -> ToolAbortedError | None:
-    """The failure to report for a non-`Exception` out of a tool body (`sys.exit()`,
-    `KeyboardInterrupt`, a `CancelledError` of its own; `in_thread`: a sync tool's), or None
-    for a real cancellation of the call (a timeout, the client's, shutdown), which propagates."""
+    """The failure to report for a non-`Exception` out of a tool body (`in_thread`: a sync
+    tool's), or None for a real cancellation of the call, which must propagate."""
     if isinstance(escaped, asyncio.CancelledError):
         if in_thread:
             return None
@@ -205,8 +195,7 @@ def parse_arguments(tool_name: str, input_json: str) -> dict[str, Any]:
             f"Invalid JSON input for tool {tool_name}: expected a JSON object",
             f"expected a JSON object, got {_JSON_KINDS.get(type(decoded), 'something else')}",
         )
-    # The redacted error is raised here, outside the except block: chained to the decode
-    # error, it would carry the payload along.
+    # Raised outside the except block: chained to the decode error, it would carry the payload.
     raise refused_arguments(headline, reason)
 
 
@@ -230,11 +219,7 @@ def _invalid_arguments(tool_name: str, invalid: Any) -> ModelBehaviorError:
 
 
 class CallPlan:
-    """One decorated function and how to call it; shared by every copy of its tool.
-
-    A tool decorated through the fast schema path gets its `FuncSchema` (and pydantic model)
-    on its first call, or earlier from the server's warm-up.
-    """
+    """One decorated function and how to call it; its `FuncSchema` may be built lazily."""
 
     validate: Callable[[Any], Any]
     validation_error: type[Exception]  # pydantic's, read here so decorating needs no pydantic
@@ -345,23 +330,8 @@ class FunctionInvoker:
         arguments: dict[str, Any] | None = None,
         limiter: SyncBudget | CapacityLimiter | None = None,
     ) -> tuple[Any, Exception | None]:
-        """Run one call; return its output and the exception its failure text answers.
-
-        Args:
-            ctx: The call's context (its `tool_name` goes into messages).
-            input_json: The raw JSON arguments.
-            arguments: `input_json` already decoded, when the caller has it.
-            limiter: What bounds a sync function's worker threads; None falls back to
-                `threads.sync_limiter`.
-
-        Returns:
-            `(output, None)`, or `(failure text, exception)` when the failure function
-            answered a failure.
-
-        Raises:
-            Exception: A failure nobody answered: failure handling is off, or the failure
-                function is None or returned None.
-        """
+        """Run one call: `(output, None)`, or `(failure text, exception)` for an answered
+        failure; an unanswered one is raised. `arguments` is `input_json` decoded, if known."""
         plan = self.plan
         try:
             tool_name = ctx.tool_name
@@ -411,11 +381,8 @@ class FunctionInvoker:
         return result, None
 
     async def _answer(self, ctx: ToolContext[Any], error: Exception) -> Any:
-        """The failure function's text for `error`, or None when it is to propagate.
-
-        The default function steps aside when a program (not the model) called a tool that
-        declares its output: such a caller wants the exception, as in the SDK.
-        """
+        """The failure function's text for `error`, or None when it is to propagate (also, as
+        in the SDK, for the default function when a program called a tool declaring output)."""
         tool = self.tool
         assert tool is not None, "FunctionInvoker used before binding to its tool"
         formatter: ToolErrorFunction | None = default_tool_error_function
