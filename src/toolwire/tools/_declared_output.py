@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import inspect
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
 from ..schema.context_types import unwrap_annotated
@@ -20,9 +20,14 @@ from .failure import dont_log_tool_data
 from .tool_result import ToolResult, structured_annotation
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from pydantic import TypeAdapter
 
-__all__ = ["DeclaredOutput", "check_output", "declared_output", "strict_output_json_schema"]
+    # The strict JSON schema (or None), and a validator of results when a Python type declared it.
+    Declared: TypeAlias = tuple[dict[str, Any] | None, TypeAdapter[Any] | None]
+
+__all__ = ["check_output", "declared_output", "strict_output_json_schema"]
 
 # Return annotations that declare nothing: the result is free text or anything at all.
 _UNDECLARED_RETURNS: tuple[Any, ...] = (inspect.Signature.empty, Any, None, str, type(None))
@@ -38,39 +43,29 @@ _RETURN_ANNOTATION_REFUSED = (
 )
 
 
-class DeclaredOutput(NamedTuple):
-    """The output's strict JSON schema (or None), and a validator when a Python type declared it."""
-
-    schema: dict[str, Any] | None
-    validator: TypeAdapter[Any] | None
-
-
-_NOTHING_DECLARED = DeclaredOutput(None, None)
-
-
 def declared_output(
+    output_type: Any | None,
+    output_json_schema: dict[str, Any] | None,
     *,
     return_annotation: Any,
     allowed_callers: list[Any] | None,
-    output_type: Any | None,
-    output_json_schema: dict[str, Any] | None,
-) -> DeclaredOutput:
+) -> Declared:
     """A tool's declared output from `function_tool`'s arguments."""
     if output_type is not None and output_json_schema is not None:
         raise UserError("output_type and output_json_schema cannot both be provided.")
     if output_type is not None:
         return _from_python_type(output_type, _OUTPUT_TYPE_REFUSED)
     if output_json_schema is not None:
-        return DeclaredOutput(copy.deepcopy(output_json_schema), None)
+        return copy.deepcopy(output_json_schema), None
     if allowed_callers is None or "programmatic" not in allowed_callers:
-        return _NOTHING_DECLARED
+        return None, None
     return_annotation = structured_annotation(return_annotation)[1]
     if unwrap_annotated(return_annotation)[0] in _UNDECLARED_RETURNS:
-        return _NOTHING_DECLARED
+        return None, None
     return _from_python_type(return_annotation, _RETURN_ANNOTATION_REFUSED)
 
 
-def _from_python_type(python_type: Any, refusal: str) -> DeclaredOutput:
+def _from_python_type(python_type: Any, refusal: str) -> Declared:
     from pydantic import TypeAdapter
 
     try:
@@ -81,7 +76,7 @@ def _from_python_type(python_type: Any, refusal: str) -> DeclaredOutput:
         schema = ensure_strict_json_schema(generated)
     except Exception as error:
         raise UserError(refusal) from error
-    return DeclaredOutput(schema, validator)
+    return schema, validator
 
 
 def is_object_schema(schema: Any) -> bool:

@@ -14,13 +14,13 @@ import sys
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..errors import UserError
 from ..schema.context_types import names_context
 from ..schema.docstrings import DocstringStyle, generate_func_documentation
 
-__all__ = ["ToolTarget", "tool_target"]
+__all__ = ["tool_target"]
 
 _WRAPPER_ADVICE = "Use an explicit wrapper function."
 _CONCRETE_ADVICE = (
@@ -32,28 +32,22 @@ _NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
-class ToolTarget(NamedTuple):
-    """The callable a tool runs, and the class's description when `__call__` is documented too."""
-
-    function: Callable[..., Any]
-    description: str | None
-
-
 def tool_target(
     func: Callable[..., Any],
     *,
     docstring_style: DocstringStyle | None,
     name_override: str | None,
     use_docstring_info: bool,
-) -> ToolTarget:
-    """`func` itself, or for an instance with `__call__` a forwarding function."""
+) -> tuple[Callable[..., Any], str | None]:
+    """The callable a tool runs (for an instance with `__call__`, a forwarding function), and
+    the class's description when `__call__` is documented too."""
     if isinstance(func, functools.partial):
         raise UserError(
             "Unsupported callable object: function_tool does not infer functools.partial "
             f"contracts. {_WRAPPER_ADVICE}"
         )
     if inspect.isroutine(func) or inspect.isclass(func):
-        return ToolTarget(func, None)
+        return func, None
     cls = type(func)
     _refuse_wrappers(func)
     owner, method = _plain_call_method(cls)
@@ -78,7 +72,7 @@ def tool_target(
             description = generate_func_documentation(cls, docstring_style).description
     else:
         forward.__doc__ = None
-    return ToolTarget(forward, description)
+    return forward, description
 
 
 def _refuse_wrappers(instance: Any) -> None:

@@ -241,17 +241,15 @@ def function_tool(
     """
 
     def build(target: Callable[..., Any]) -> FunctionTool:
-        prepared = tool_target(
+        function, description = tool_target(
             target,
             docstring_style=docstring_style,
             name_override=name_override,
             use_docstring_info=use_docstring_info,
         )
-        function = prepared.function
         schema_options: dict[str, Any] = {
             "name_override": name_override,
-            "description_override": description_override
-            or (prepared.description if use_docstring_info else None),
+            "description_override": description_override or description,
             "docstring_style": docstring_style,
             "use_docstring_info": use_docstring_info,
             "strict_json_schema": strict_mode,
@@ -264,18 +262,18 @@ def function_tool(
         else:
             # The fast path takes only signatures whose model cannot fail to build.
             deferred = functools.partial(function_schema, function, **schema_options)
-        output = declared_output(
+        output_schema, output_adapter = declared_output(
+            output_type,
+            output_json_schema,
             return_annotation=schema.return_annotation,
             allowed_callers=allowed_callers,
-            output_type=output_type,
-            output_json_schema=output_json_schema,
         )
         default_failures = failure_error_function is UNSET_FAILURE_ERROR_FUNCTION
         plan = CallPlan(
             function,
             deferred,
             is_sync=not inspect.iscoroutinefunction(function),
-            output_adapter=output.validator,
+            output_adapter=output_adapter,
             wrapped=target,
         )
         return FunctionTool(
@@ -284,7 +282,7 @@ def function_tool(
             params_json_schema=schema.params_json_schema,
             on_invoke_tool=FunctionInvoker(plan),
             strict_json_schema=strict_mode,
-            output_json_schema=output.schema,
+            output_json_schema=output_schema,
             allowed_callers=allowed_callers,
             is_enabled=is_enabled,
             needs_approval=needs_approval,
@@ -295,7 +293,7 @@ def function_tool(
             timeout_seconds=timeout,
             timeout_error_function=timeout_error_function,
             timeout_behavior=timeout_behavior,
-            _output_type_adapter=output.validator,
+            _output_type_adapter=output_adapter,
             _failure_error_function=None if default_failures else failure_error_function,  # type: ignore[arg-type]
             _use_default_failure_error_function=default_failures,
             _return_annotation=schema.return_annotation,

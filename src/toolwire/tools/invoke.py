@@ -12,18 +12,21 @@ import asyncio
 import inspect
 import json
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..errors import ToolAbortedError, ToolTimeoutError
 from ._declared_output import check_output
-from .call_log import log_failed_call, log_timeout, refused_arguments
 from .failure import (
     default_tool_error_function,
     default_tool_timeout_error_message,
     dont_log_tool_data,
+    log_failed_call,
+    log_timeout,
+    logger,
+    refused_arguments,
 )
 from .threads import run_sync_within, sync_limiter
 
@@ -37,7 +40,7 @@ if TYPE_CHECKING:
     from .failure import ToolErrorFunction
     from .threads import SyncBudget
 
-__all__ = ["ToolOutcome", "invoke_function_tool", "invoke_tool"]
+__all__ = ["ToolOutcome", "invoke_function_tool", "invoke_tool", "warm_up_in_background"]
 
 ToolTimeoutBehavior = Literal["error_as_result", "raise_exception"]
 
@@ -394,6 +397,28 @@ class FunctionInvoker:
             return None
         text = formatter(ctx, error)
         return await text if inspect.isawaitable(text) else text
+
+
+def warm_up_in_background(tools: Iterable[Any]) -> threading.Thread:
+    """Build the decorated tools' argument models (and load the `ToolOutput*` models) in a
+    thread of its own, not a daemon, so that first calls find them ready."""
+    plans = [
+        (tool.name, tool.on_invoke_tool.plan)
+        for tool in tools
+        if isinstance(getattr(tool, "on_invoke_tool", None), FunctionInvoker)
+    ]
+
+    def warm_up() -> None:
+        for name, plan in plans:
+            try:
+                plan.ensure_resolved()
+            except Exception:  # the tool's first call raises it again, where it is reported
+                logger.debug("warming up tool %r failed", name, exc_info=True)
+        from . import outputs  # noqa: F401 - results are told apart with these models
+
+    thread = threading.Thread(target=warm_up, name="toolwire-warmup")
+    thread.start()
+    return thread
 
 
 def _member(holder: Any, key: str) -> Any:
