@@ -85,7 +85,10 @@ def _kind_of(spec: Mapping[str, Any]) -> str:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """A JSON number: a finite float, or an int of any size (math.isfinite overflows on one)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_property(name: str, spec: Any, where: str) -> None:
@@ -185,7 +188,7 @@ def _fits(field: str, value: Any, options: list[str] | None) -> bool:
     if field == "boolean":
         return isinstance(value, bool)
     if field == "integer":
-        return _is_number(value) and float(value).is_integer()
+        return _is_number(value) and (isinstance(value, int) or value.is_integer())
     if field == "number":
         return _is_number(value)
     choices = options or []
