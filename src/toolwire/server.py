@@ -292,7 +292,7 @@ class Server:
         if self._warmed_up:
             return
         self._warmed_up = True
-        from .tools.warmup import warm_up_in_background
+        from .tools.invoke import warm_up_in_background
 
         warm_up_in_background([entry.tool for entry in self._registry.values()])
 

@@ -211,3 +211,27 @@ def test_answers_are_checked_against_the_form() -> None:
         "verified: expected a boolean",
     ]
     assert answer_problems([1], SEP1034) == ["'content' must be an object, not list"]
+
+
+def test_integers_beyond_float_range_are_numbers_not_crashes() -> None:
+    # JSON integers have no bound; one too large for a float must be judged, not raise
+    # OverflowError out of the check (a client's answer, or an author's default or bound).
+    huge = 10**400
+    form = elicitation_schema(
+        {
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer", "default": huge, "minimum": -huge},
+                "size": {"type": "number", "maximum": huge},
+            },
+        }
+    )
+    assert answer_problems({"count": huge, "size": -huge}, form) == []
+    assert answer_problems({"count": float("inf"), "size": "x"}, form) == [
+        "count: expected an integer",
+        "size: expected a number",
+    ]
+    with pytest.raises(UserError, match="property 'flag': 'default' must be a boolean"):
+        elicitation_schema(
+            {"type": "object", "properties": {"flag": {"type": "boolean", "default": huge}}}
+        )

@@ -1,9 +1,7 @@
 """From parameters to a pydantic model: one field per parameter, described as the Agents SDK does.
 
-`build_model` makes a pydantic model whose fields are the function's parameters. A property's
-description comes from the docstring's note for the parameter, a plain string in its
-`Annotated[...]` metadata, or an author's `Field(description=...)`; which one wins follows the
-SDK exactly, since it shows in the schema's bytes, and the differential tests pin it.
+A description comes from the docstring, a string in `Annotated[...]` metadata or an author's
+`Field(description=...)`; which one wins follows the SDK, since it shows in the schema's bytes.
 """
 
 from __future__ import annotations
@@ -31,12 +29,8 @@ def build_model(
     strict: bool,
     func: Callable[..., Any],
 ) -> type[BaseModel]:
-    """A tool's arguments model, one field per parameter (context excluded).
-
-    `UserError` refuses `*args` annotated with a fixed-length tuple and `**kwargs` in a strict
-    tool. `func.__name__` is read only for those messages, as the SDK does, so a callable
-    object without one still gets a model.
-    """
+    """A tool's arguments model, one field per parameter (context excluded); `UserError` for
+    a fixed-length tuple `*args` or `**kwargs` in a strict tool (`func` names it)."""
     fields: dict[str, Any] = {}
     config: ConfigDict | None = None
     for param in params:
@@ -53,8 +47,7 @@ def build_model(
                     f" the nested `{param.name}` object, or use explicit parameters for a strict"
                     " tool."
                 )
-            # Keyword arguments travel inside the nested object; a stray top-level key is an
-            # error rather than an argument silently lost before the call.
+            # a stray top-level key is an error, not an argument silently lost
             config = ConfigDict(extra="forbid")
             value = _item_type(param.annotation)
             fields[param.name] = (dict[str, value], _collection_field(param, note, dict))  # type: ignore[valid-type]
@@ -75,7 +68,7 @@ def _collection_field(param: inspect.Parameter, note: str | None, factory: type)
 
 
 def _positional_item(param: inspect.Parameter, func: Callable[..., Any]) -> Any:
-    """The type of each `*args` item (the annotation describes one positional argument)."""
+    """The type of each `*args` item."""
     bare, _ = unwrap_annotated(param.annotation)
     if get_origin(bare) is tuple:
         arguments = getattr(bare, "__args__", None)
@@ -91,12 +84,8 @@ def _positional_item(param: inspect.Parameter, func: Callable[..., Any]) -> Any:
 
 
 def _item_type(annotation: Any) -> Any:
-    """The type of one `*args` item or `**kwargs` value.
-
-    Only constraints travel from a `Field` in the metadata to the items (`ge`, `pattern`,
-    `strict`, ...); its description, title and the like describe the parameter, and a
-    metadata string is the parameter's description, not the items'.
-    """
+    """The type of one `*args` item or `**kwargs` value: the metadata's constraints travel,
+    its descriptions and titles (which describe the parameter) do not."""
     bare, metadata = unwrap_annotated(annotation)
     constraints: list[Any] = []
     for item in metadata:

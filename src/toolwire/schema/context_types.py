@@ -1,9 +1,7 @@
-"""Recognising the annotation that marks a tool's run-context parameter.
+"""Recognising the annotation of a tool's run-context parameter.
 
-A tool may ask for its context with toolwire's `RunContextWrapper`/`ToolContext` or with the
-Agents SDK's classes of the same names (a tool written for the SDK keeps working). Only those
-exact classes count, parametrised or not, bare or inside `Annotated[...]`: a subclass is an
-ordinary parameter, as in the SDK.
+toolwire's `RunContextWrapper`/`ToolContext` and the Agents SDK's classes of the same names
+count, parametrised or not, bare or in `Annotated[...]`; a subclass does not, as in the SDK.
 """
 
 from __future__ import annotations
@@ -18,11 +16,8 @@ _SDK_NAMES = frozenset({"RunContextWrapper", "ToolContext"})
 
 
 def is_context_type(annotation: Any) -> bool:
-    """Whether `annotation` (already stripped of its type arguments) is a context class.
-
-    The SDK's classes are matched by module and name: importing `agents` to compare them by
-    identity would put the whole SDK on toolwire's start-up path.
-    """
+    """Whether `annotation` (without type arguments) is a context class; the SDK's are matched
+    by module and name, so that `agents` is never imported."""
     if any(annotation is cls for cls in _OURS):
         return True
     if not isinstance(annotation, type):
@@ -32,16 +27,14 @@ def is_context_type(annotation: Any) -> bool:
 
 
 def unwrap_annotated(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
-    """`(type, metadata)` of `Annotated[type, *metadata]` (Python flattens nested ones);
-    `(annotation, ())` otherwise."""
+    """`(type, metadata)` of `Annotated[type, *metadata]`; `(annotation, ())` otherwise."""
     if get_origin(annotation) is Annotated:
         return annotation.__origin__, tuple(annotation.__metadata__)
     return annotation, ()
 
 
 def names_context(annotation: Any) -> bool:
-    """Whether a parameter annotated with `annotation` (resolved, possibly missing) receives
-    the run context."""
+    """Whether a parameter with this (resolved, maybe empty) annotation gets the run context."""
     if annotation is inspect.Parameter.empty:
         return False
     bare, _ = unwrap_annotated(annotation)

@@ -1,12 +1,8 @@
 """What a function's docstring tells a model: a description and one note per parameter.
 
-The public names and results are the Agents SDK's (`generate_func_documentation`,
-`FuncDocumentation`, `DocstringStyle`), to the character: the guessed convention decides the
-parser, and google text gets the SDK's one repair before parsing. griffe is imported only for a
-docstring with structure to read; a google docstring without a title-shaped line is one text
-block and is answered here directly (tests/schema/test_docstrings.py checks that shortcut
-against griffe and the SDK). `document_function` adds toolwire's lossless description, which
-keeps every section but the parameters as plain-text paragraphs.
+The names and results are the Agents SDK's, to the character. griffe is imported only for a
+docstring with structure; a google one without a title-shaped line is answered here directly.
+`document_function` adds the lossless description: every section but the parameters, as text.
 """
 
 from __future__ import annotations
@@ -62,9 +58,8 @@ def generate_func_documentation(
 def document_function(
     func: Callable[..., Any], style: DocstringStyle | None = None, *, lossless: bool = False
 ) -> FuncDocumentation:
-    """`generate_func_documentation`; `lossless` describes the function with every section of
-    its docstring but the parameters (Returns, Raises, Examples, notes, later prose) instead of
-    only the first text block."""
+    """`generate_func_documentation`; `lossless` describes with every section but the
+    parameters instead of only the first text block."""
     name = func.__name__
     text = inspect.getdoc(func)
     if not text:
@@ -74,8 +69,7 @@ def document_function(
         description = "\n\n".join(filter(None, map(_paragraph, sections))) or None
     else:
         description = next((str(s.value) for s in sections if s.kind == "text"), None)
-    # Only the main parameters section reaches the schema ("Other Parameters" do not); `*args`
-    # is stored without its stars to meet the signature's name; a repeated name: the later wins.
+    # Not "Other Parameters"; `*args` without its stars; a repeated name: the later wins.
     notes = {
         item.name.lstrip("*"): item.description
         for section in sections
@@ -94,8 +88,7 @@ def tool_text(
     description_override: str | None,
     /,
 ) -> FuncDocumentation:
-    """A tool's name, description and parameter notes after the decorator's overrides (each
-    used when not empty), the same for both schema builders."""
+    """A tool's name, description and parameter notes after the overrides (each if not empty)."""
     if not use_docstring_info:
         return FuncDocumentation(name_override or func.__name__, description_override or None, None)
     documented = document_function(func, style, lossless=lossless)
@@ -104,8 +97,7 @@ def tool_text(
     return documented
 
 
-# Each style is scored by how many of its markers appear at least once; the SDK's choice is the
-# highest score, a tie keeps the earlier style here, and a text with no marker is google.
+# A style scores one per marker found; the highest wins, a tie the earlier, none: google.
 _MARKERS: tuple[tuple[DocstringStyle, tuple[re.Pattern[str], ...]], ...] = (
     (
         "sphinx",
@@ -117,7 +109,6 @@ _MARKERS: tuple[tuple[DocstringStyle, tuple[re.Pattern[str], ...]], ...] = (
     (
         "numpy",
         tuple(
-            # The underline may sit below blank lines; `\s` spans them.
             re.compile(rf"^{title}\s*\n\s*-{{3,}}", re.MULTILINE)
             for title in ("Parameters", "Returns", "Yields")
         ),
@@ -133,7 +124,7 @@ _MARKERS: tuple[tuple[DocstringStyle, tuple[re.Pattern[str], ...]], ...] = (
 
 
 def guess_style(text: str) -> DocstringStyle:
-    """The convention the SDK would parse a cleaned docstring with when the author named none."""
+    """The convention the SDK guesses for a cleaned docstring."""
     best: DocstringStyle = "google"
     best_score = 0
     for style, markers in _MARKERS:
@@ -143,20 +134,13 @@ def guess_style(text: str) -> DocstringStyle:
     return best
 
 
-# A parameters header alone on its line, flush left; case does not matter.
 _PARAMETERS_HEADER = re.compile(r"(?:args|arguments|params|parameters):\s*", re.IGNORECASE)
 
 
 def space_google_headers(text: str) -> str:
-    """`text` with a blank line opened above each parameters header that sits under prose.
-
-    griffe's google reader ignores a section title that follows a non-blank line, so a summary
-    written directly above `Args:` would swallow the parameter list. The SDK inserts the
-    blank line when the header is flush left, the line above has text and the line below is
-    indented by a space or a tab. When something is inserted the text is rebuilt from
-    `str.splitlines()` joined by "\\n" (line separators normalised, a final newline dropped);
-    otherwise it comes back untouched.
-    """
+    """`text` with a blank line opened above a flush-left parameters header that follows
+    text and precedes an indented line (griffe ignores a title right under prose), as the SDK
+    does; the lines are then rejoined by "\\n", else `text` comes back untouched."""
     lines = text.splitlines()
     rebuilt: list[str] = []
     opened = False
@@ -174,16 +158,14 @@ def space_google_headers(text: str) -> str:
     return "\n".join(rebuilt) if opened else text
 
 
-# The line shape griffe's google reader inspects before it considers opening a section or an
-# admonition (it then also wants an indented line below; not needing that here only sends a
-# few plain docstrings to griffe, never the other way round).
+# A line griffe's google reader might open a section or an admonition with (it also wants an
+# indented line below: ignoring that sends a few plain docstrings to griffe, never the reverse).
 _TITLE_LINE = re.compile(r"\w[\w\s-]*:(?:\s+\S.*)?\s*")
 
 
 @dataclass(frozen=True)
 class _Section:
-    """One block of a parsed docstring in griffe's terms: its kind ("text", "parameters",
-    "admonition", ...), the text or griffe's parsed items, and the heading as written."""
+    """One block of a parsed docstring in griffe's terms: kind, text or items, heading."""
 
     kind: str
     value: Any
@@ -198,46 +180,38 @@ def _read_sections(text: str, style: DocstringStyle) -> list[_Section]:
         text = space_google_headers(text)
     from griffe import Docstring  # deferred: only docstrings with structure pay for it
 
-    # warnings=False: griffe would otherwise log about every parameter without a type, on the
-    # author's stderr, for docstrings that are perfectly fine for a tool.
+    # warnings=False: griffe would log each untyped parameter on the author's stderr.
     parsed = Docstring(_as_written(text)).parse(style, warnings=False)
     return [_Section(s.kind.value, s.value, getattr(s, "title", None)) for s in parsed]
 
 
 def plain_text_block(text: str) -> str | None:
-    """The single text block griffe's google reader would make of a cleaned docstring.
-
-    The block is normalised as griffe normalises it (possibly empty); None when a line is
-    title-shaped and griffe has to read the text.
-    """
+    """The one text block griffe would make of a cleaned google docstring (normalised as griffe
+    does), or None when a title-shaped line needs griffe."""
     if any(":" in line and _TITLE_LINE.fullmatch(line) for line in text.split("\n")):
         return None
     return inspect.cleandoc(_as_written(text).rstrip())
 
 
 def _as_written(text: str) -> str:
-    # The SDK's results are griffe's reading of the text as if it began on the line after the
-    # opening quotes: a first line holding only spaces then survives griffe's cleandoc (which
-    # would drop it as a blank first line) and stays part of the description.
+    # As if the text began after the opening quotes (the SDK's reading): a first line of
+    # spaces then survives griffe's cleandoc.
     return "\n" + text
 
 
 def _paragraph(section: _Section) -> str | None:
-    """One section of the lossless description: text as is, others `Heading:` and an indented
-    body (plain text, not markdown, since it reaches a model verbatim)."""
+    """One section of the lossless description: text as is, others `Heading:` and a body."""
     if section.kind == "parameters":
-        return None  # already in the schema, one description per property
+        return None  # already in the schema
     if section.kind == "text":
         text = str(section.value)
         return text if text.strip() else None
     if section.kind == "admonition":
-        # griffe keeps the admonition's kind ("note", "warning") as its annotation.
         kind = str(getattr(section.value, "annotation", "") or "Note")
         heading = section.title or kind.capitalize()
         return _titled(heading, str(getattr(section.value, "description", "") or ""))
     heading = section.title or section.kind.title()
     entries = section.value if isinstance(section.value, list) else [section.value]
-    # Examples alternate prose and doctest blocks; a blank line keeps each one readable.
     gap = "\n\n" if section.kind == "examples" else "\n"
     return _titled(heading, gap.join(map(_entry, entries)))
 
@@ -246,7 +220,6 @@ def _entry(item: Any) -> str:
     if isinstance(item, tuple):  # griffe gives examples as (kind, text) pairs
         return str(item[1])
     text = str(getattr(item, "description", "") or "")
-    # A named entry (a yielded value, an attribute) shows its name, else its type if any.
     label = getattr(item, "name", "") or getattr(item, "annotation", None)
     return f"{label}: {text}" if label else text
 

@@ -1,11 +1,8 @@
 """Elicitation forms: the restricted JSON Schema that MCP lets a server ask a user to fill in.
 
-A form is a flat object of primitive fields a client can render (strings with an optional
-format, numbers, integers, booleans, single- and multi-select enums, each with an optional
-`default`). A schema outside that subset, or with an unknown keyword, is refused before
-anything is sent, with a `UserError` naming the property and the keyword; a pydantic model
-class is converted to the subset first. `answer_problems` checks an accepted answer against the
-form, so that a tool never sees a value of the wrong type; extra keys are ignored.
+A form is a flat object of primitive fields and enums; anything else is refused before sending,
+naming the property and keyword, and a pydantic model class is converted first.
+`answer_problems` checks an accepted answer against the form (extra keys are ignored).
 """
 
 from __future__ import annotations
@@ -88,7 +85,10 @@ def _kind_of(spec: Mapping[str, Any]) -> str:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """A JSON number: a finite float, or an int of any size (math.isfinite overflows on one)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_property(name: str, spec: Any, where: str) -> None:
@@ -173,7 +173,6 @@ def _titled(choices: Any, label: str, here: str) -> list[str]:
     return [choice["const"] for choice in choices]
 
 
-# What a field's value must be, in words; enums and multi-selects name their options instead.
 _WANTED = {
     "string": "a string",
     "boolean": "a boolean",
@@ -189,7 +188,7 @@ def _fits(field: str, value: Any, options: list[str] | None) -> bool:
     if field == "boolean":
         return isinstance(value, bool)
     if field == "integer":
-        return _is_number(value) and float(value).is_integer()
+        return _is_number(value) and (isinstance(value, int) or value.is_integer())
     if field == "number":
         return _is_number(value)
     choices = options or []
@@ -225,7 +224,7 @@ def _check_bounds(field: str, spec: Mapping[str, Any], here: str) -> None:
 
 
 def _check_counts(spec: Mapping[str, Any], keys: tuple[str, str], here: str) -> None:
-    """Lengths and item counts: whole numbers, none below zero (a bool is not one)."""
+    """Lengths and item counts: non-negative ints, bools refused."""
     for key in keys:
         value = spec.get(key)
         if value is not None and (
@@ -250,7 +249,7 @@ def _simplify(spec: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[str, Any
     ref = out.pop("$ref", None)
     if isinstance(ref, str) and ref.startswith("#/$defs/"):
         target = dict(defs.get(ref.rsplit("/", 1)[1], {}))
-        target.pop("title", None)  # the enum class's name; the field's own title wins
+        target.pop("title", None)  # the enum class's name
         out = {**target, **out}
     choices = out.get("anyOf")
     if isinstance(choices, list):

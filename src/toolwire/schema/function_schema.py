@@ -1,10 +1,8 @@
 """A tool function's contract: name, description, arguments model and JSON schema.
 
-`function_schema` and `FuncSchema` are the Agents SDK's public names and give its results
-byte for byte. A run-context first parameter is set apart (the invoker passes it), and
-`FuncSchema.to_call_args` maps validated arguments back onto the function.
-`fast_function_schema` writes the same JSON schema without pydantic for simple signatures, so
-that decorating such a function loads no pydantic: the model waits for the tool's first call.
+`function_schema` and `FuncSchema` give the Agents SDK's results byte for byte; a run-context
+first parameter is set apart. `fast_function_schema` writes the same JSON schema for simple
+signatures without pydantic, so that decorating one loads no pydantic.
 """
 
 from __future__ import annotations
@@ -71,9 +69,6 @@ class FuncSchema:
     def to_call_args(self, data: BaseModel) -> tuple[list[Any], dict[str, Any]]:
         """The positional and keyword arguments for calling the function with `data`.
 
-        Values are read from the instance's `__dict__`, not with `getattr`: a parameter may
-        share its name with a `BaseModel` attribute (`schema`, `model_extra`, ...).
-
         Args:
             data: An instance of `params_pydantic_model`.
 
@@ -104,8 +99,6 @@ class FuncSchema:
 def _refuse_repeats(
     params: list[inspect.Parameter], holder: str, extra: dict[str, Any], tool_name: str
 ) -> None:
-    # Python would raise "got multiple values" or, worse, let the nested key override the
-    # validated argument; the model is told plainly instead.
     repeated = sorted(p.name for p in params if p.kind in _BY_NAME and p.name in extra)
     if not repeated:
         return
@@ -183,9 +176,7 @@ def function_schema(
 
 @dataclass(frozen=True)
 class ToolSignature:
-    """A function's signature (context parameter included), whether it takes a context, the
-    parameters the model describes (annotations resolved, `Any` when missing) and the resolved
-    return annotation."""
+    """A function's signature, context split off, annotations resolved (`Any` when missing)."""
 
     signature: inspect.Signature
     takes_context: bool
@@ -194,12 +185,7 @@ class ToolSignature:
 
 
 def read_signature(func: Callable[..., Any]) -> ToolSignature:
-    """Resolve `func`'s annotations and set a run-context first parameter apart.
-
-    Raises:
-        UserError: A parameter other than the first is annotated with a run context.
-        NameError: An annotation names something that does not exist.
-    """
+    """Resolve `func`'s annotations; `UserError` for a run context after the first parameter."""
     hints = get_type_hints(func, include_extras=True)
     signature = inspect.signature(func)
     listed = [
@@ -208,7 +194,6 @@ def read_signature(func: Callable[..., Any]) -> ToolSignature:
     takes_context = bool(listed) and names_context(listed[0].annotation)
     for param in listed[1:]:
         if names_context(param.annotation):
-            # The SDK's sentence, then which parameter it was: the SDK names only the function.
             raise UserError(
                 "RunContextWrapper/ToolContext param found at non-first position in function"
                 f" {func.__name__} (parameter `{param.name}`; a context must be the first"
@@ -223,14 +208,11 @@ def read_signature(func: Callable[..., Any]) -> ToolSignature:
     )
 
 
-# The fast path: the JSON schema of a simple signature written directly.
-
 _PRIMITIVES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 _UNIONS = (typing.Union, types.UnionType)
 _PLAIN_KINDS = (*_BY_POSITION, inspect.Parameter.KEYWORD_ONLY)
-# BaseModel's public attributes besides `model_*` (pydantic refuses or warns about fields with
-# these names): such signatures take the ordinary path. Written out so that decorating never
-# imports pydantic; tests/tools/test_fast_schema.py checks the list against pydantic.
+# BaseModel's attributes besides `model_*`, which pydantic refuses as field names (checked
+# against pydantic by tests/tools/test_fast_schema.py).
 RESERVED_FIELD_NAMES = frozenset(
     {
         "construct",
@@ -261,9 +243,8 @@ class FastSchema:
 
 
 def simple_type_schema(annotation: Any) -> dict[str, Any] | None:
-    """pydantic's JSON schema of a simple annotation (keys sorted as pydantic sorts them), or
-    None when the annotation is not one of str, int, float, bool, Any, list[...],
-    Optional[...] and Literal[...] of strings or of ints."""
+    """pydantic's JSON schema of str, int, float, bool, Any, list[...], Optional[...] or a
+    Literal of strings or of ints (keys in pydantic's order); None for anything else."""
     if annotation is Any:
         return {}
     primitive = _PRIMITIVES.get(annotation)
@@ -305,8 +286,8 @@ def fast_function_schema(
     strict_json_schema: bool,
     lossless_docstring: bool,
 ) -> FastSchema | None:
-    """What `function_schema` would give, without a model; None when the signature is not
-    simple enough (every error is then raised by `function_schema` itself)."""
+    """What `function_schema` would give, without a model; None for a signature not simple
+    enough (`function_schema` then raises any error)."""
     try:
         shape = read_signature(func)
     except Exception:

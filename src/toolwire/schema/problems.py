@@ -1,11 +1,8 @@
 """What a model provider would refuse in a tool's input schema, each with what to do about it.
 
-`schema_problems(schema, dialect)` checks a schema against one of `DIALECTS`: "openai-strict"
-(OpenAI function calling with `strict: true`), "gemini" (function declarations given as JSON
-Schema, `parametersJsonSchema`) or "anthropic" (Claude tool use, `input_schema`). It reports
-only what the provider refuses, never keywords it merely ignores, each `SchemaProblem` saying
-what to do; the checks read the schema and call no service. Each rule quotes its source
-beside it; docs/decisions.md names the documents.
+`schema_problems` checks against "openai-strict", "gemini" or "anthropic" offline, reporting
+only what the provider refuses, not what it ignores. Each rule quotes its source beside it
+(docs/decisions.md names the documents).
 """
 
 from __future__ import annotations
@@ -91,7 +88,6 @@ _SCHEMA_VALUES = (
 )
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
 
-# Far deeper than any real schema; it only keeps a self-referencing dict from recursing forever.
 _MAX_WALK_DEPTH = 200
 
 
@@ -107,7 +103,7 @@ def _is_object(node: dict[str, Any]) -> bool:
 def _subschemas(
     node: Any, path: str = "", depth: int = 0, steps: int = 0
 ) -> Iterator[tuple[str, dict[str, Any], int]]:
-    """Every sub-schema, root first, as (dotted path, schema, objects deep; `$defs` at 0)."""
+    """Every sub-schema, root first: (dotted path, schema, objects deep, `$defs` at 0)."""
     if not isinstance(node, dict) or steps > _MAX_WALK_DEPTH:
         return
     depth = depth + 1 if _is_object(node) else depth
@@ -133,7 +129,7 @@ _JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "ar
 
 
 def _ref_problems(root: dict[str, Any], path: str, node: dict[str, Any]) -> Found:
-    """A `$ref` no provider can follow: to another document, or to nothing in this one."""
+    """A `$ref` to another document, or to nothing in this one."""
     ref = node.get("$ref")
     if not isinstance(ref, str):
         return
@@ -249,7 +245,7 @@ def _required_cycles(schema: dict[str, Any]) -> Iterator[str]:
     yield from dict.fromkeys(found)
 
 
-_MAX_CYCLE_STEPS = 100  # far beyond a real schema; only a malformed one gets this deep
+_MAX_CYCLE_STEPS = 100
 
 
 def _follow_required(
@@ -261,10 +257,8 @@ def _follow_required(
     found: list[str],
     steps: int,
 ) -> None:
-    """Record each `$ref` back to `goal` in the parts of `node` an instance must contain.
-
-    Each reference is followed once per goal (`expanded`): one path to a cycle is enough.
-    """
+    """Record each `$ref` back to `goal` in the parts of `node` an instance must contain
+    (each reference followed once per goal)."""
     if not isinstance(node, dict) or steps > _MAX_CYCLE_STEPS:
         return
     ref = node.get("$ref")
@@ -339,9 +333,7 @@ def _openai_strict(schema: dict[str, Any]) -> Found:
         yield "", 'the root must be {"type": "object"}; take the value as a named parameter'
     if "anyOf" in schema:
         yield "", "the root must not use anyOf; make the alternatives one parameter's type"
-    totals = _OpenAITotals()
     for path, node, depth in _subschemas(schema):
-        totals.add(path, node)
         if _is_object(node):
             if depth > _OPENAI_MAX_OBJECT_DEPTH:
                 yield (
@@ -373,7 +365,7 @@ def _openai_strict(schema: dict[str, Any]) -> Found:
                 f"{', '.join(sorted(_OPENAI_FORMATS))}); remove it or use a pattern",
             )
         yield from _ref_problems(schema, path, node)
-    yield from totals.problems()
+    yield from _openai_totals(schema)
 
 
 def _openai_required(path: str, node: dict[str, Any]) -> Found:
@@ -401,64 +393,56 @@ def _openai_required(path: str, node: dict[str, Any]) -> Found:
         )
 
 
-class _OpenAITotals:
-    """The guide's whole-schema limits, summed while the schema is walked."""
-
-    def __init__(self) -> None:
-        self.properties = 0
-        self.enum_values = 0
-        self.string_chars = 0
-        self.long_enums: list[tuple[str, int, int]] = []
-
-    def add(self, path: str, node: dict[str, Any]) -> None:
+def _openai_totals(schema: dict[str, Any]) -> Found:
+    """The guide's whole-schema limits."""
+    properties = enum_values = string_chars = 0
+    long_enums: list[tuple[str, int, int]] = []
+    for path, node, _depth in _subschemas(schema):
         # "total string length of all property names, definition names, enum values, and
         # const values cannot exceed 120,000 characters".
         for key in ("properties", "$defs", "definitions"):
             names = node.get(key)
             if isinstance(names, dict):
-                self.string_chars += sum(len(str(name)) for name in names)
+                string_chars += sum(len(str(name)) for name in names)
                 if key == "properties":
-                    self.properties += len(names)
+                    properties += len(names)
         if "const" in node:
-            self.string_chars += len(str(node["const"]))
+            string_chars += len(str(node["const"]))
         enum = node.get("enum")
         if isinstance(enum, list):
             chars = sum(len(str(value)) for value in enum)
-            self.enum_values += len(enum)
-            self.string_chars += chars
+            enum_values += len(enum)
+            string_chars += chars
             strings = all(isinstance(value, str) for value in enum)
             if strings and len(enum) > _OPENAI_LONG_ENUM:
-                self.long_enums.append((path, len(enum), chars))
-
-    def problems(self) -> Found:
-        if self.properties > _OPENAI_MAX_PROPERTIES:
+                long_enums.append((path, len(enum), chars))
+    if properties > _OPENAI_MAX_PROPERTIES:
+        yield (
+            "",
+            f"the schema declares {properties} properties; strict mode allows "
+            f"{_OPENAI_MAX_PROPERTIES} in all, so split the tool",
+        )
+    if enum_values > _OPENAI_MAX_ENUM_VALUES:
+        yield (
+            "",
+            f"the schema has {enum_values} enum values; strict mode allows "
+            f"{_OPENAI_MAX_ENUM_VALUES} in all, so take a plain string and check it in the tool",
+        )
+    for path, count, chars in long_enums:
+        if chars > _OPENAI_MAX_LONG_ENUM_CHARS:
             yield (
-                "",
-                f"the schema declares {self.properties} properties; strict mode allows "
-                f"{_OPENAI_MAX_PROPERTIES} in all, so split the tool",
+                path,
+                f"this enum has {count} strings of {chars} characters in all; strict mode "
+                f"allows {_OPENAI_MAX_LONG_ENUM_CHARS} characters in an enum of more than "
+                f"{_OPENAI_LONG_ENUM} values, so take a plain string and check it in the tool",
             )
-        if self.enum_values > _OPENAI_MAX_ENUM_VALUES:
-            yield (
-                "",
-                f"the schema has {self.enum_values} enum values; strict mode allows "
-                f"{_OPENAI_MAX_ENUM_VALUES} in all, so take a plain string and check it in "
-                "the tool",
-            )
-        for path, count, chars in self.long_enums:
-            if chars > _OPENAI_MAX_LONG_ENUM_CHARS:
-                yield (
-                    path,
-                    f"this enum has {count} strings of {chars} characters in all; strict mode "
-                    f"allows {_OPENAI_MAX_LONG_ENUM_CHARS} characters in an enum of more than "
-                    f"{_OPENAI_LONG_ENUM} values, so take a plain string and check it in the tool",
-                )
-        if self.string_chars > _OPENAI_MAX_STRING_TOTAL:
-            yield (
-                "",
-                f"property names, definition names, enum and const values add up to "
-                f"{self.string_chars} characters; strict mode allows "
-                f"{_OPENAI_MAX_STRING_TOTAL}, so split the tool or shorten the enums",
-            )
+    if string_chars > _OPENAI_MAX_STRING_TOTAL:
+        yield (
+            "",
+            f"property names, definition names, enum and const values add up to "
+            f"{string_chars} characters; strict mode allows "
+            f"{_OPENAI_MAX_STRING_TOTAL}, so split the tool or shorten the enums",
+        )
 
 
 _CHECKS: dict[str, Callable[[dict[str, Any]], Found]] = {

@@ -1,10 +1,7 @@
 """Local JSON-schema references (`"$ref": "#/..."`): the one place toolwire reads a pointer.
 
-A local reference is a JSON Pointer (RFC 6901) written as a URI fragment, so a name in it may be
-percent-encoded (`%20`) and `~1` / `~0` stand for `/` and `~`. Strict conversion, the schema
-problem report, declared outputs and argument coercion on the protocol side all split pointers
-with `pointer_tokens`, so a name with a slash or a space is found the same way everywhere. The
-fragment is percent-decoded *before* it is split on `/`, as the Agents SDK does.
+A reference is a JSON Pointer (RFC 6901) in a URI fragment: percent-decoded first (as the Agents
+SDK does), then split on `/`, with `~1` / `~0` standing for `/` and `~`.
 """
 
 from __future__ import annotations
@@ -15,7 +12,6 @@ from urllib.parse import unquote
 
 __all__ = ["RefError", "lookup_local_ref", "pointer_tokens", "resolve_local_ref"]
 
-# An array index in a pointer (RFC 6901): ASCII digits, no leading zero.
 _INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
@@ -33,11 +29,9 @@ class RefError(ValueError):
 
 
 def pointer_tokens(ref: object, *, percent_decoded: bool = True) -> list[str]:
-    """The unescaped segments of a local reference; `#` gives no segment (the whole document).
+    """The unescaped segments of a local reference; `#` gives none (the whole document).
 
-    `percent_decoded=False` reads the fragment as it is written, which is what the Agents SDK
-    does when it checks that an output schema's root is an object (only its strict
-    conversion decodes percent-escapes).
+    `percent_decoded=False` reads the fragment as written (the SDK's output-schema root check).
 
     Raises:
         RefError: when `ref` is not a string starting with `#/` (or exactly `#`), or when its
@@ -59,7 +53,6 @@ def pointer_tokens(ref: object, *, percent_decoded: bool = True) -> list[str]:
                 f"$ref {ref!r} has a percent-escape that is not UTF-8 ({error.reason})",
                 "encoding",
             ) from error
-    # `~1` first: "~01" must become "~1", not "/"
     return [raw.replace("~1", "/").replace("~0", "~") for raw in fragment.split("/")]
 
 

@@ -1,11 +1,8 @@
 """Strict JSON schemas: the form OpenAI's structured tool calls accept (`strict: true`).
 
-`ensure_strict_json_schema` has the Agents SDK's name, signature, results and refusals (texts
-and exception types), byte for byte; the differential tests in tests/schema/ hold it to that.
-One walk rewrites every sub-schema in place, re-visiting a schema one level deeper after it
-folds a `$ref` or a one-entry `allOf` into it; references resolve against the root only. The
-order of the steps inside a visit is observable (which error a schema with several problems
-reports, where added keys land), and it and the depth and size bounds follow the SDK.
+`ensure_strict_json_schema` gives the Agents SDK's results and refusals byte for byte. One walk
+rewrites every sub-schema in place, re-visiting a schema one level deeper after folding a `$ref`
+or a one-entry `allOf` into it; the order of steps in a visit is observable and follows the SDK.
 """
 
 from __future__ import annotations
@@ -19,14 +16,10 @@ __all__ = ["ensure_strict_json_schema", "resolve_ref"]
 
 Path = tuple[str, ...]
 
-# Containers (a dict or a list) from the root, the root being 1; the walk counts its visits the
-# same way (the root visit is 1 and every inlining adds one).
-_MAX_DEPTH = 100
-# Schema visits in one conversion, re-visits of inlined `$ref` targets included.
-_MAX_VISITS = 100_000
+_MAX_DEPTH = 100  # containers from the root (1), and visits (each inlining adds one)
+_MAX_VISITS = 100_000  # in one conversion, re-visits of inlined `$ref` targets included
 
-# Keywords that describe a value without narrowing what it accepts, so they may sit beside a
-# `$ref` (and win over the target's) without changing its meaning.
+# Keywords that do not narrow what a schema accepts, so they may sit beside a `$ref`.
 _ANNOTATIONS = frozenset(
     {
         *("title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"),
@@ -34,7 +27,6 @@ _ANNOTATIONS = frozenset(
         *("contentEncoding", "contentMediaType", "contentSchema"),
     }
 )
-# The root's own `$id` names the document every pointer is resolved in, so it is harmless there.
 _ROOT_ANNOTATIONS = _ANNOTATIONS | {"$id"}
 
 _TOO_DEEP = "JSON schema is too deeply nested to process safely. Simplify or flatten the schema."
@@ -90,7 +82,7 @@ def ensure_strict_json_schema(
 
 
 def _check_nesting(document: object) -> None:
-    """Refuse containers nested deeper than `_MAX_DEPTH`, before any recursion meets them."""
+    """Refuse containers nested deeper than `_MAX_DEPTH`, before any recursion."""
     pending: list[tuple[object, int]] = [(document, 1)]
     while pending:
         value, depth = pending.pop()
@@ -125,19 +117,14 @@ class _StrictPass:
     def visit(
         self, node: object, path: Path, depth: int, in_resource: bool, keep_ref: bool = False
     ) -> dict[str, Any]:
-        """Make `node` (found at `path`) strict in place and return it.
-
-        `depth` is 1 for the root, one more per sub-schema and per re-visit after folding;
-        `in_resource` says an enclosing sub-schema declared its own `$id`; `keep_ref` leaves
-        the node's own `$ref` to the caller.
-        """
+        """Make `node` (at `path`) strict in place and return it; `in_resource`: inside a
+        nested `$id`; `keep_ref`: the node's own `$ref` is left to the caller."""
         if depth > _MAX_DEPTH:
             raise UserError(_TOO_DEEP)
         if not isinstance(node, dict):
             raise TypeError(f"Expected {node} to be a dictionary; path={path}")
         self.spend()
-        # read before the walk closes objects: only an author's `false` makes a property-less
-        # parent reject an allOf entry's properties
+        # only an author's `false` (not the walk's) closes a property-less allOf parent
         closed_as_written = node.get("additionalProperties") is False
         is_root = node is self.root
         if not is_root and _starts_resource(node):
@@ -164,7 +151,6 @@ class _StrictPass:
 
         properties = node.get("properties")
         if isinstance(properties, dict):
-            # strict mode has no optional keys: optional ones stay nullable via their own type
             node["required"] = list(properties)
             for name, sub in properties.items():
                 self.visit(sub, (*path, "properties", name), child_depth, in_resource)
@@ -175,8 +161,7 @@ class _StrictPass:
 
         self._visit_variants(node, "anyOf", path, child_depth, in_resource)
         if self._visit_variants(node, "oneOf", path, child_depth, in_resource):
-            # strict mode has no oneOf; anyOf accepts the same values when the variants are
-            # disjoint, as in the tagged unions pydantic writes
+            # anyOf accepts the same values when the variants are disjoint (tagged unions)
             variants = node.pop("oneOf")
             earlier = node.get("anyOf")
             node["anyOf"] = earlier + variants if isinstance(earlier, list) else variants
@@ -184,9 +169,7 @@ class _StrictPass:
         all_of = node.get("allOf")
         if isinstance(all_of, list) and len(all_of) == 1:
             entry = all_of[0]
-            # a `$ref` entry is read through its chain before anything else (the fold needs the
-            # target's keys, not an inlined copy) and stays a reference through its own visit;
-            # inside a nested resource the visit refuses the `$ref` instead
+            # the fold needs a `$ref` entry's target keys, so its chain is read first
             folded = entry
             if isinstance(entry, dict) and not in_resource:
                 folded = self._follow_annotation_chain(entry)
@@ -196,7 +179,6 @@ class _StrictPass:
         self._visit_variants(node, "allOf", path, child_depth, in_resource)
 
         if "default" in node and node["default"] is None:
-            # every key is required in strict mode, so a null default can never apply
             del node["default"]
 
         if "$ref" in node and not keep_ref:
@@ -204,7 +186,6 @@ class _StrictPass:
                 self._inline_ref(node)
                 return self.visit(node, path, child_depth, in_resource)
             if self.reject_open_objects:
-                # a bare `$ref` is kept as is, and nothing proves its target closed
                 raise UserError(
                     "JSON schema contains a reference whose target was not validated for strict "
                     "mode."
@@ -235,8 +216,7 @@ class _StrictPass:
             and not closed
             and node.get("properties", {}) == {}
         ):
-            # an object declaring no properties is a free-form map, and closing it would leave
-            # it accepting only `{}`
+            # a free-form map: closed, it would accept only `{}`
             raise UserError(
                 "JSON schema contains an object that permits undeclared properties and cannot be "
                 "converted to a strict schema without changing its accepted values."
@@ -254,22 +234,14 @@ class _StrictPass:
             node["additionalProperties"] = False
 
     def _inline_ref(self, node: dict[str, Any]) -> None:
-        """Replace an annotated `$ref` by its target's keys, the node's own keys first and winning.
-
-        A target that is itself a reference carries its `$ref` over for the re-visit to follow.
-        """
+        """Replace an annotated `$ref` by its target's keys, the node's own winning."""
         target = _resolved_object(self.root, node["$ref"])
         del node["$ref"]
         node.update({**target, **node})
 
     def _follow_annotation_chain(self, schema: dict[str, Any]) -> dict[str, Any]:
-        """Follow `schema` through references that carry nothing but annotations.
-
-        `{"$ref": A}` where A is `{"$ref": B, "title": "x"}` stands for B with that title: the
-        annotations met on the way are laid over each target, the nearest winning, and each
-        reference followed counts as a visit. Returns the first schema that is not such a
-        reference (possibly a new dict); a chain that comes back on itself is refused.
-        """
+        """The first schema along `schema`'s chain of annotation-only references, with the
+        annotations met on the way laid over it (the nearest winning); a cycle is refused."""
         followed: set[str] = set()
         current = schema
         while "$ref" in current and current.keys() - {"$ref"} <= _ANNOTATIONS:
@@ -307,13 +279,8 @@ def _stepped_into_non_object(ref: object, container: object) -> AssertionError:
 
 
 def resolve_ref(*, root: dict[str, object], ref: str) -> object:
-    """The schema object a `#/...` pointer names in `root`, under strict conversion's rules.
-
-    Every step must land on an object (list indices are not followed) and no step may enter a
-    nested `$id` resource. Failures raise what the Agents SDK raises: ValueError for a pointer
-    that does not start with `#/`, KeyError for a missing name, AssertionError for a step into a
-    non-object, UserError for a nested resource.
-    """
+    """The schema object a `#/...` pointer names in `root`: every step onto an object, none
+    into a nested `$id` resource; failures raise the exceptions the Agents SDK raises."""
     if not isinstance(ref, str) or not ref.startswith("#/"):
         raise ValueError(f"Unexpected $ref format {ref!r}; Does not start with #/")
     try:
@@ -338,14 +305,11 @@ def resolve_ref(*, root: dict[str, object], ref: str) -> object:
 def _fold_single_all_of(
     node: dict[str, Any], entry: dict[str, Any], closed_as_written: bool
 ) -> None:
-    """Replace `node` (visited, holding a one-entry `allOf`) by its union with `entry`, in place.
+    """Replace `node` by its union with its one `allOf` entry, in place.
 
-    `entry` is the visited entry, or what its `$ref` chain leads to; its keys come first. For a
-    keyword both sides have, an annotation takes the parent's value (the more specific
-    description); a constraint must agree, except that the parent's empty `properties` /
-    `required` (filled in by the walk itself) give way. `closed_as_written` is an author's
-    `additionalProperties: false` on the parent: with no properties it accepts only `{}`, which
-    an entry with properties would silently widen.
+    Annotations take the parent's value; constraints must agree, except the parent's empty
+    `properties` / `required` (the walk's own). A parent closed as written with no properties
+    accepts only `{}`, which an entry with properties would widen.
     """
     clashes: list[str] = []
     entry_properties = entry.get("properties")
@@ -359,7 +323,6 @@ def _fold_single_all_of(
     union = dict(entry)
     for key, value in node.items():
         if key == "allOf" or (key == "additionalProperties" and not closed_as_written):
-            # a `false` the walk added itself is not the author's; the re-visit adds it again
             continue
         if key not in union or key in _ANNOTATIONS:
             union[key] = value

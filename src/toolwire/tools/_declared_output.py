@@ -1,11 +1,8 @@
 """A function tool's declared output: its JSON schema, and checking a result against it.
 
-As in the Agents SDK, an output is declared by `output_type` (a Python type whose schema is used
-and which validates each result), `output_json_schema` (taken as given), or, for a tool a
-program may call, a return annotation naming a structured type (`ToolResult[T]` names `T`). The
-schema must describe a JSON object and survive the strict rewrite; refusals and the message of
-a result that does not match are the SDK's; a `ToolResult` has its structured part checked.
-pydantic is imported only when a Python type must become a schema.
+As in the Agents SDK, `output_type`, `output_json_schema` or (for a tool a program may call) a
+structured return annotation declare it; the schema must describe an object and survive the
+strict rewrite. Refusals and mismatch messages are the SDK's.
 """
 
 from __future__ import annotations
@@ -13,7 +10,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import inspect
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
 from ..schema.context_types import unwrap_annotated
@@ -23,9 +20,14 @@ from .failure import dont_log_tool_data
 from .tool_result import ToolResult, structured_annotation
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from pydantic import TypeAdapter
 
-__all__ = ["DeclaredOutput", "check_output", "declared_output", "strict_output_json_schema"]
+    # The strict JSON schema (or None), and a validator of results when a Python type declared it.
+    Declared: TypeAlias = tuple[dict[str, Any] | None, TypeAdapter[Any] | None]
+
+__all__ = ["check_output", "declared_output", "strict_output_json_schema"]
 
 # Return annotations that declare nothing: the result is free text or anything at all.
 _UNDECLARED_RETURNS: tuple[Any, ...] = (inspect.Signature.empty, Any, None, str, type(None))
@@ -41,41 +43,29 @@ _RETURN_ANNOTATION_REFUSED = (
 )
 
 
-class DeclaredOutput(NamedTuple):
-    """The output's strict JSON schema (None when nothing is declared), and the validator of
-    each result when the declaration came from a Python type."""
-
-    schema: dict[str, Any] | None
-    validator: TypeAdapter[Any] | None
-
-
-_NOTHING_DECLARED = DeclaredOutput(None, None)
-
-
 def declared_output(
+    output_type: Any | None,
+    output_json_schema: dict[str, Any] | None,
     *,
     return_annotation: Any,
     allowed_callers: list[Any] | None,
-    output_type: Any | None,
-    output_json_schema: dict[str, Any] | None,
-) -> DeclaredOutput:
-    """A tool's declared output from `function_tool`'s arguments (`output_json_schema` is
-    copied; `FunctionTool` makes it strict)."""
+) -> Declared:
+    """A tool's declared output from `function_tool`'s arguments."""
     if output_type is not None and output_json_schema is not None:
         raise UserError("output_type and output_json_schema cannot both be provided.")
     if output_type is not None:
         return _from_python_type(output_type, _OUTPUT_TYPE_REFUSED)
     if output_json_schema is not None:
-        return DeclaredOutput(copy.deepcopy(output_json_schema), None)
+        return copy.deepcopy(output_json_schema), None
     if allowed_callers is None or "programmatic" not in allowed_callers:
-        return _NOTHING_DECLARED
+        return None, None
     return_annotation = structured_annotation(return_annotation)[1]
     if unwrap_annotated(return_annotation)[0] in _UNDECLARED_RETURNS:
-        return _NOTHING_DECLARED
+        return None, None
     return _from_python_type(return_annotation, _RETURN_ANNOTATION_REFUSED)
 
 
-def _from_python_type(python_type: Any, refusal: str) -> DeclaredOutput:
+def _from_python_type(python_type: Any, refusal: str) -> Declared:
     from pydantic import TypeAdapter
 
     try:
@@ -83,16 +73,14 @@ def _from_python_type(python_type: Any, refusal: str) -> DeclaredOutput:
         generated = validator.json_schema(mode="serialization")
         if not is_object_schema(generated):
             raise ValueError(f"{python_type!r} is not serialised as a JSON object")
-        # json_schema() builds a new dict on every call: the rewrite may work in place.
         schema = ensure_strict_json_schema(generated)
     except Exception as error:
         raise UserError(refusal) from error
-    return DeclaredOutput(schema, validator)
+    return schema, validator
 
 
 def is_object_schema(schema: Any) -> bool:
-    """Whether a schema's root has type "object", directly or through `#/...` references
-    (each followed at most once: a cycle, or anything else, is not an object)."""
+    """Whether a schema's root has type "object", directly or through `#/...` references."""
     node = schema
     followed: set[str] = set()
     while isinstance(node, dict):
@@ -102,7 +90,6 @@ def is_object_schema(schema: Any) -> bool:
         if not isinstance(target, str) or not target.startswith("#/") or target in followed:
             return False
         followed.add(target)
-        # Through objects only, escapes as written: the SDK's reading for this check.
         node = lookup_local_ref(schema, target, through_lists=False, percent_decoded=False)
     return False
 
@@ -120,9 +107,8 @@ def strict_output_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_output(tool_name: str, result: Any, validator: TypeAdapter[Any]) -> Any:
-    """The result validated against a declared output type (for a `ToolResult`, its structured
-    part), or `UserError` naming the tool; pydantic's details, which quote the result, only
-    when tool data may be logged."""
+    """The result (a `ToolResult`'s structured part) validated, or `UserError` naming the tool
+    (with pydantic's details only when tool data may be logged)."""
     from pydantic import ValidationError
 
     wrapper = result if isinstance(result, ToolResult) else None
@@ -136,9 +122,7 @@ def check_output(tool_name: str, result: Any, validator: TypeAdapter[Any]) -> An
     headline = (
         f"Function tool {tool_name} returned an output that does not match its declared output type"
     )
-    # Raised outside the except block, so that a redacted error does not carry the details
-    # as its context; the result leaves this frame's locals too, which some error reporters
-    # record.
+    # Raised outside the except block and without the result in the frame, when redacted.
     if dont_log_tool_data():
         del mismatch, result, wrapper
         raise UserError(headline)

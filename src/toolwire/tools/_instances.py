@@ -1,10 +1,8 @@
 """What `function_tool` may decorate, and how an object with `__call__` becomes a function.
 
-Functions, methods and classes are decorated as they are. An instance of a class defining
-`__call__` is taken, as by the Agents SDK, only when its contract can be read off plain source
-(that method without `self`, the class's name, a description from the class); anything else is
-refused with the SDK's messages, which recommend an explicit wrapper function. An accepted
-instance becomes a forwarding function carrying the resolved signature, docstring and name.
+An instance whose class defines a plain `__call__` is taken, as by the Agents SDK, and becomes
+a forwarding function with the resolved signature, docstring and name; any other callable
+object is refused with the SDK's messages.
 """
 
 from __future__ import annotations
@@ -16,32 +14,22 @@ import sys
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..errors import UserError
 from ..schema.context_types import names_context
 from ..schema.docstrings import DocstringStyle, generate_func_documentation
 
-__all__ = ["ToolTarget", "tool_target"]
+__all__ = ["tool_target"]
 
 _WRAPPER_ADVICE = "Use an explicit wrapper function."
 _CONCRETE_ADVICE = (
     "use an explicit wrapper function with concrete parameter and return annotations."
 )
 
-# What the SDK accepts as a generated tool name: what its API accepts as a name.
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-
-
-class ToolTarget(NamedTuple):
-    """The callable a tool is built from and runs, and the class docstring's description when
-    both the class and its `__call__` are documented (the method then documents the
-    parameters)."""
-
-    function: Callable[..., Any]
-    description: str | None
 
 
 def tool_target(
@@ -50,16 +38,16 @@ def tool_target(
     docstring_style: DocstringStyle | None,
     name_override: str | None,
     use_docstring_info: bool,
-) -> ToolTarget:
-    """`func` itself, or for an instance with `__call__` a forwarding function (`name_override`
-    spares the class name from having to be a valid tool name)."""
+) -> tuple[Callable[..., Any], str | None]:
+    """The callable a tool runs (for an instance with `__call__`, a forwarding function), and
+    the class's description when `__call__` is documented too."""
     if isinstance(func, functools.partial):
         raise UserError(
             "Unsupported callable object: function_tool does not infer functools.partial "
             f"contracts. {_WRAPPER_ADVICE}"
         )
     if inspect.isroutine(func) or inspect.isclass(func):
-        return ToolTarget(func, None)
+        return func, None
     cls = type(func)
     _refuse_wrappers(func)
     owner, method = _plain_call_method(cls)
@@ -69,15 +57,12 @@ def tool_target(
     _check_contract(signature, hints)
 
     forward = _forwarder(bound)
-    # A function's own name is never checked, but a class name is only a guess at a tool
-    # name, so it must already be a valid one unless the caller names the tool.
+    # A class name is only a guess at a tool name: it must be a valid one unless overridden.
     forward.__name__ = cls.__name__ if name_override else _generated_name(cls.__name__)
     forward.__signature__ = signature
     forward.__annotations__ = {
         key: value for key, value in hints.items() if key == "return" or key in signature.parameters
     }
-    # With both documented, the class says what the tool does and `__call__` describes the
-    # parameters; with one, that one does both.
     description = None
     if use_docstring_info:
         method_doc = inspect.cleandoc(method.__doc__) if method.__doc__ else None
@@ -87,7 +72,7 @@ def tool_target(
             description = generate_func_documentation(cls, docstring_style).description
     else:
         forward.__doc__ = None
-    return ToolTarget(forward, description)
+    return forward, description
 
 
 def _refuse_wrappers(instance: Any) -> None:
@@ -127,8 +112,7 @@ def _plain_call_method(cls: type) -> tuple[type, types.FunctionType]:
 
 
 def _resolved_hints(method: types.FunctionType, owner: type) -> dict[str, Any]:
-    """The method's annotations as objects; names in the class body and the class's own name
-    resolve too, as they would for code written inside the class."""
+    """The method's annotations resolved as inside the class body (the class's name too)."""
     class_scope = {**vars(owner), owner.__name__: owner}
     try:
         return typing.get_type_hints(
@@ -187,16 +171,14 @@ def _generated_name(class_name: str) -> str:
 
 
 def _mentions_type_variable(annotation: Any) -> bool:
-    """Whether `annotation` holds, at any depth, something only a caller could pin down: a
-    `TypeVar`, a `ParamSpec` (or its `.args` / `.kwargs`), a `TypeAliasType` or `Self`."""
+    """Whether `annotation` holds, at any depth, a type variable, `ParamSpec`, alias or `Self`."""
     kinds: list[type] = [
         typing.TypeVar,
         typing.ParamSpec,
         typing.ParamSpecArgs,
         typing.ParamSpecKwargs,
     ]
-    # typing_extensions is consulted only if something already imported it: an annotation
-    # cannot hold one of its aliases otherwise, and importing it costs start-up time.
+    # typing_extensions only if imported already: else no annotation holds its aliases.
     for module in (typing, sys.modules.get("typing_extensions")):
         alias_class = getattr(module, "TypeAliasType", None)
         if isinstance(alias_class, type):

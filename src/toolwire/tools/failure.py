@@ -1,12 +1,20 @@
-"""What the model sees when a tool call fails, and whether tool data may be logged."""
+"""A failed tool call: the text the model gets, and the one WARNING the author gets.
+
+The author's line, on `toolwire.tools`, has the traceback of a raised exception, or one line for
+refused arguments, a timeout or a refused sync call; the call's arguments only when tool data
+may be logged (`dont_log_tool_data`).
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..context import RunContextWrapper
+from ..errors import ModelBehaviorError
+from .threads import SyncToolRefused
 
 __all__ = [
     "UNSET_FAILURE_ERROR_FUNCTION",
@@ -14,21 +22,21 @@ __all__ = [
     "default_tool_error_function",
     "default_tool_timeout_error_message",
     "dont_log_tool_data",
+    "log_failed_call",
+    "log_timeout",
+    "refused_arguments",
 ]
 
 ToolErrorFunction = Callable[[RunContextWrapper[Any], Exception], "str | Awaitable[str]"]
 
-# Tells "failure_error_function not passed" (use the default) apart from an explicit None
-# (re-raise), as the SDK does.
+# "failure_error_function not passed" (the default), as against None (re-raise).
 UNSET_FAILURE_ERROR_FUNCTION: Any = object()
 
 
 def default_tool_error_function(ctx: RunContextWrapper[Any], error: Exception) -> str:
     """Return a fixed error text that does not expose the exception to the model.
 
-    Pass your own `failure_error_function` to send application-approved details. Either way
-    the failure is logged for the server's author at WARNING on the `toolwire` logger, with
-    the exception and its traceback (see `dont_log_tool_data` for the call's arguments).
+    The failure is logged for the author (docs/server.md, "When a tool fails").
 
     Args:
         ctx: The context of the failed call.
@@ -53,16 +61,69 @@ def _flag(name: str) -> bool | None:
 
 
 def dont_log_tool_data() -> bool:
-    """Whether error texts and logs must leave out what was sent and returned (default: yes).
+    """Whether logs and error texts must leave out the values sent (default: yes).
 
-    A failed call's WARNING on the `toolwire` logger then names the tool, the exception and
-    what was wrong with the arguments, but not the arguments; error messages leave out
-    pydantic's details, which quote the values. Arguments may hold secrets, so showing them is
-    an opt-in: `TOOLWIRE_LOG_TOOL_DATA=1`, or `OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0` as in the
-    Agents SDK (`TOOLWIRE_LOG_TOOL_DATA`, when set, decides). Read at each failure.
+    `TOOLWIRE_LOG_TOOL_DATA=1`, or the SDK's `OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0`, opts in (the
+    former decides when both are set); read at each failure.
     """
     toolwire = _flag("TOOLWIRE_LOG_TOOL_DATA")
     if toolwire is not None:
         return not toolwire
     sdk = _flag("OPENAI_AGENTS_DONT_LOG_TOOL_DATA")
     return True if sdk is None else sdk
+
+
+logger = logging.getLogger("toolwire.tools")
+
+_ARGUMENTS_SHOWN = 2000
+
+_REFUSAL_REASON = "_toolwire_refusal_reason"
+
+
+def refused_arguments(message: str, reason: str) -> ModelBehaviorError:
+    """The `ModelBehaviorError` refusing arguments, with `reason` (quoting no value) for the log."""
+    error = ModelBehaviorError(message)
+    setattr(error, _REFUSAL_REASON, reason)
+    return error
+
+
+def log_failed_call(tool_name: str, error: BaseException, arguments: str | None) -> None:
+    """Log a failed call: one line for refused arguments, else the exception's traceback."""
+    reason = getattr(error, _REFUSAL_REASON, None)
+    if reason is not None:
+        logger.warning(
+            "Tool %r refused its arguments: %s%s", tool_name, reason, _arguments_note(arguments)
+        )
+        return
+    if isinstance(error, SyncToolRefused):  # the server's state, not a bug: no traceback
+        logger.warning("Tool %r refused a call: %s", tool_name, error)
+        return
+    text = str(error)
+    summary = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    trace = error if error.__traceback__ is not None else None
+    logger.warning(
+        "Tool %r failed: %s%s", tool_name, summary, _arguments_note(arguments), exc_info=trace
+    )
+
+
+def log_timeout(
+    tool_name: str, seconds: float, arguments: str | None, waited_for: int | None = None
+) -> None:
+    """Log a timed-out call; `waited_for`: the busy worker threads it never got one of."""
+    why = "" if waited_for is None else f" waiting for one of {waited_for} busy worker threads"
+    logger.warning(
+        "Tool %r timed out after %g seconds%s%s",
+        tool_name,
+        seconds,
+        why,
+        _arguments_note(arguments),
+    )
+
+
+def _arguments_note(arguments: str | None) -> str:
+    if arguments is None or dont_log_tool_data():
+        return ""
+    if len(arguments) > _ARGUMENTS_SHOWN:
+        cut = arguments[:_ARGUMENTS_SHOWN]
+        return f"; arguments ({len(arguments)} characters): {cut}..."
+    return f"; arguments: {arguments}"

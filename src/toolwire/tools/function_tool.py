@@ -1,9 +1,7 @@
-"""`FunctionTool` and the `@function_tool` decorator, behaving as the Agents SDK's do.
+"""`FunctionTool` and `@function_tool`: the Agents SDK's fields, parameters and error texts.
 
-The public surface is the SDK's: `FunctionTool`'s fields in their order with their defaults,
-`function_tool`'s parameters, and every error text; the differential tests in tests/tools
-check each against openai-agents 0.24.0. `to_agents()` and `from_agents()` convert to and from
-the SDK's own class, the only places that import it.
+`to_agents()` and `from_agents()` convert to and from the SDK's own class, the only places that
+import the SDK.
 """
 
 from __future__ import annotations
@@ -21,10 +19,10 @@ from ..errors import UserError
 from ..schema.docstrings import DocstringStyle
 from ..schema.function_schema import FastSchema, FuncSchema, fast_function_schema, function_schema
 from ..schema.strict import ensure_strict_json_schema
-from . import _invoker
 from ._declared_output import declared_output, strict_output_json_schema
 from ._instances import tool_target
 from .failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
+from .invoke import CallPlan, FunctionInvoker, ToolTimeoutBehavior
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -32,7 +30,6 @@ if TYPE_CHECKING:
 __all__ = ["FunctionTool", "function_tool"]
 
 
-ToolTimeoutBehavior = Literal["error_as_result", "raise_exception"]
 ToolCaller = Literal["direct", "programmatic"]
 _TIMEOUT_BEHAVIORS: tuple[str, ...] = ("error_as_result", "raise_exception")
 _TOOL_CALLERS: tuple[str, ...] = ("direct", "programmatic")
@@ -42,16 +39,13 @@ NeedsApproval = bool | Callable[[RunContextWrapper[Any], dict[str, Any], str], A
 
 
 class _WrappedCallable:
-    """`tool.__wrapped__`: the callable given to `function_tool` (read-only, as in the SDK).
-
-    Calling it directly bypasses validation, context injection, timeouts and failure handling.
-    """
+    """`tool.__wrapped__`: the callable given to `function_tool` (read-only, as in the SDK)."""
 
     def __get__(self, instance: FunctionTool | None, owner: type[Any] | None = None) -> Any:
         if instance is None:
             raise AttributeError("FunctionTool classes have no wrapped Python callable")
         invoker = instance.on_invoke_tool
-        if not isinstance(invoker, _invoker.FunctionInvoker):
+        if not isinstance(invoker, FunctionInvoker):
             raise AttributeError("FunctionTool has no wrapped Python callable")
         return invoker.plan.wrapped
 
@@ -111,7 +105,7 @@ class FunctionTool:
         self.allowed_callers = _checked_allowed_callers(self.allowed_callers, self.name)
         if self.output_json_schema is not None:
             self.output_json_schema = strict_output_json_schema(self.output_json_schema)
-        if isinstance(self.on_invoke_tool, _invoker.FunctionInvoker):
+        if isinstance(self.on_invoke_tool, FunctionInvoker):
             self.on_invoke_tool = self.on_invoke_tool.bind(self)
         if self.strict_json_schema:
             self.params_json_schema = ensure_strict_json_schema(
@@ -121,7 +115,8 @@ class FunctionTool:
             self.timeout_seconds,
             self.timeout_behavior,
             self.timeout_error_function,
-            sync_handler=bool(getattr(self.on_invoke_tool, "is_sync", False)),
+            sync_handler=isinstance(self.on_invoke_tool, FunctionInvoker)
+            and self.on_invoke_tool.plan.is_sync,
         )
 
     __wrapped__ = _WrappedCallable()
@@ -211,18 +206,10 @@ def function_tool(
     """Make a `FunctionTool` of a function, with the Agents SDK's `function_tool` semantics.
 
     Use it bare (`@function_tool`), with options (`@function_tool(timeout=5)`) or as a call
-    (`function_tool(fn)`). It takes sync and async functions, methods, and instances whose
-    class defines a plain `__call__`. The tool's name, description and argument schema are
-    read from the signature and the docstring (Google, NumPy or Sphinx style, detected when
-    not given), byte for byte as the SDK reads them.
-
-    When a call fails (arguments that do not validate, or an exception from the function),
-    the model gets `failure_error_function`'s text, by default the SDK's fixed sentence that
-    names nothing. The server's author gets a WARNING on the `toolwire` logger: the tool's
-    name, the exception and its traceback (one line, no traceback, for refused arguments).
-    The call's arguments are left out of that line unless `TOOLWIRE_LOG_TOOL_DATA=1` (or
-    the SDK's `OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0`) is set, since they may hold secrets; the
-    same switch adds pydantic's details, which quote the values sent, to the error messages.
+    (`function_tool(fn)`), on sync and async functions, methods, and instances whose class
+    defines a plain `__call__`. Name, description and argument schema are read from the
+    signature and the docstring as the SDK reads them. A failed call is logged for the author
+    (docs/server.md, "When a tool fails").
 
     Args:
         func: What to make a tool of; leave it out to get a decorator.
@@ -254,17 +241,15 @@ def function_tool(
     """
 
     def build(target: Callable[..., Any]) -> FunctionTool:
-        prepared = tool_target(
+        function, description = tool_target(
             target,
             docstring_style=docstring_style,
             name_override=name_override,
             use_docstring_info=use_docstring_info,
         )
-        function = prepared.function
         schema_options: dict[str, Any] = {
             "name_override": name_override,
-            "description_override": description_override
-            or (prepared.description if use_docstring_info else None),
+            "description_override": description_override or description,
             "docstring_style": docstring_style,
             "use_docstring_info": use_docstring_info,
             "strict_json_schema": strict_mode,
@@ -275,30 +260,29 @@ def function_tool(
         if schema is None:
             schema = deferred = function_schema(function, **schema_options)
         else:
-            # The fast path only takes signatures whose model cannot fail to build, so the
-            # model may wait for the first call.
+            # The fast path takes only signatures whose model cannot fail to build.
             deferred = functools.partial(function_schema, function, **schema_options)
-        output = declared_output(
+        output_schema, output_adapter = declared_output(
+            output_type,
+            output_json_schema,
             return_annotation=schema.return_annotation,
             allowed_callers=allowed_callers,
-            output_type=output_type,
-            output_json_schema=output_json_schema,
         )
         default_failures = failure_error_function is UNSET_FAILURE_ERROR_FUNCTION
-        plan = _invoker.CallPlan(
+        plan = CallPlan(
             function,
             deferred,
             is_sync=not inspect.iscoroutinefunction(function),
-            output_adapter=output.validator,
+            output_adapter=output_adapter,
             wrapped=target,
         )
         return FunctionTool(
             name=schema.name,
             description=schema.description or "",
             params_json_schema=schema.params_json_schema,
-            on_invoke_tool=_invoker.FunctionInvoker(plan),
+            on_invoke_tool=FunctionInvoker(plan),
             strict_json_schema=strict_mode,
-            output_json_schema=output.schema,
+            output_json_schema=output_schema,
             allowed_callers=allowed_callers,
             is_enabled=is_enabled,
             needs_approval=needs_approval,
@@ -309,7 +293,7 @@ def function_tool(
             timeout_seconds=timeout,
             timeout_error_function=timeout_error_function,
             timeout_behavior=timeout_behavior,
-            _output_type_adapter=output.validator,
+            _output_type_adapter=output_adapter,
             _failure_error_function=None if default_failures else failure_error_function,  # type: ignore[arg-type]
             _use_default_failure_error_function=default_failures,
             _return_annotation=schema.return_annotation,
@@ -345,8 +329,7 @@ def _checked_allowed_callers(allowed: Any, tool_name: str) -> list[ToolCaller] |
 def _check_timeout_options(
     timeout: Any, behavior: Any, error_function: Any, *, sync_handler: bool
 ) -> float | None:
-    """Refuse the timeout settings the SDK refuses (a sync handler has no timeout); returns
-    `timeout_seconds` as a float (or None)."""
+    """`timeout_seconds` as a float or None, after the SDK's checks of the timeout settings."""
     seconds: float | None = None
     if timeout is not None:
         if isinstance(timeout, bool) or not isinstance(timeout, int | float):

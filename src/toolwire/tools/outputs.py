@@ -1,10 +1,7 @@
 """Results richer than a string: text, an image or a file, in the Agents SDK's shapes.
 
-A tool may return one of these models, a dict of the same shape, or a list mixing them. The
-Agents SDK turns them into model input items; toolwire's MCP server turns them into content
-blocks. Field names, types, defaults and the rule that says which fields an image or a file
-needs are the SDK's, so results cross over in both directions unchanged
-(tests/tools/test_output_parity.py compares the two).
+A tool may return these models, dicts of the same shape, or a list mixing them; the MCP server
+makes them content blocks. Fields and rules are the SDK's, so results cross over unchanged.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Results that point at or carry an MCP resource: a link, or the resource's contents.
 
-A tool or prompt returns a `ResourceLink` to send a `resource_link` block (a pointer the client
-may read later with `resources/read`), or an `EmbeddedResource` to send a `resource` block (text,
-or bytes as base64, under their URI). Both are plain frozen dataclasses, cheap to import; in a
-list with the Agents SDK's outputs they become several blocks, in order. The Agents SDK, as a
-client, reads a link as a file address and embedded contents as text or file data.
+A tool or prompt returns a `ResourceLink` for a `resource_link` block or an `EmbeddedResource`
+for a `resource` block; in a list with `ToolOutput*` values each becomes a block, in order.
 """
 
 from __future__ import annotations

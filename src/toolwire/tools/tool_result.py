@@ -1,11 +1,7 @@
 """`ToolResult`: a tool's answer when what the model reads is not its structured data.
 
-A tool usually returns one value, and toolwire derives both the text a model reads and, for
-structured data, the `structuredContent` from it. Returning `ToolResult(structured, content)`
-keeps the two apart: `structured` is treated exactly as a plain return of it would be (checked
-against a declared output, sent as `structuredContent`), while `content` replaces the JSON text
-mirror. The module loads nothing heavy: the `ToolOutput*` models are looked at only when a
-content item might be one.
+`structured` is treated as a plain return of it would be; `content` replaces the JSON text that
+would mirror it. The `ToolOutput*` models are looked at only when a content item might be one.
 """
 
 from __future__ import annotations
@@ -48,20 +44,11 @@ _OUTPUT_DICT_KINDS = {
 class ToolResult(Generic[StructuredT]):
     """A tool's result whose text for the model differs from its structured content.
 
-    `structured` goes where a plain return value would: it is checked against the tool's
-    declared output (`output_type`), sent as `structuredContent` when the tool has an output
-    schema (as `{"result": ...}` when that schema wraps a non-object type), and is what a
-    program calling the tool receives. `content` is what the model reads: a string, a
-    `ToolOutput*` value, a `ResourceLink` or `EmbeddedResource` (or the dict form of a
-    `ToolOutput*`), or a list of those (strings aside), in place of the JSON text that mirrors
-    `structured`.
-
-    Annotate a tool's return as `ToolResult[Model]` to have its output schema inferred from
-    `Model`. A client on a protocol version without `structuredContent` (2025-03-26 and
-    before) gets `content` alone. Inside an Agents SDK run (`FunctionTool.to_agents()`) the
-    model reads `content` and a program calling the tool gets `structured`; so does the model
-    for a tool that declares its output to the SDK (`output_type` or `output_json_schema`),
-    since the SDK gives the model the JSON of such a tool's output.
+    `structured` goes where a plain return value would (checked against a declared output,
+    sent as `structuredContent`, given to a program calling the tool); `content`, what the
+    model reads, replaces the JSON text mirroring it. `ToolResult[Model]` as the return
+    annotation infers the output schema from `Model`. See docs/server.md, "Tool results: text
+    for the model, data for programs".
 
     Example:
         ```python
@@ -74,7 +61,9 @@ class ToolResult(Generic[StructuredT]):
     Args:
         structured: The structured data; None sends no `structuredContent` (unless the
             schema wraps the result, which then holds null).
-        content: What the model reads; None keeps the JSON text of `structured`.
+        content: What the model reads: a string, a `ToolOutput*` (or its dict form), a
+            `ResourceLink` or `EmbeddedResource`, or a list of those but strings; None keeps
+            the JSON text of `structured`.
 
     Raises:
         TypeError: `content` is none of the accepted kinds (the error names the item), or
@@ -117,7 +106,6 @@ def _check_item(item: Any, where: str) -> None:
         except Exception as error:
             raise TypeError(f"{where} is not a valid {class_name}: {error}") from None
         return
-    # A ToolOutput* instance exists only once its module was imported by whoever made it.
     loaded = sys.modules.get(_OUTPUTS_MODULE)
     if loaded is not None and isinstance(
         item, loaded.ToolOutputText | loaded.ToolOutputImage | loaded.ToolOutputFileContent
@@ -131,8 +119,7 @@ def _check_item(item: Any, where: str) -> None:
 
 
 def structured_annotation(annotation: Any) -> tuple[bool, Any]:
-    """`(True, T)` for a return annotation `ToolResult[T]`, `(True, Any)` for a bare
-    `ToolResult`, `(False, annotation)` for anything else (`Annotated` is looked through)."""
+    """`(True, T)` for `ToolResult[T]` (T is Any when bare), else `(False, annotation)`."""
     bare, _ = unwrap_annotated(annotation)
     if bare is ToolResult:
         return True, Any

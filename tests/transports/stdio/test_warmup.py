@@ -1,8 +1,9 @@
 """A call right behind the first `tools/list` races the background warm-up and must not care.
 
 The server answers `tools/list` without pydantic and then builds the tools' models in a thread
-(tools/warmup.py). These tests pipeline handshake, listing and calls in one write, so the calls
-arrive while that thread is importing pydantic and building models, in fresh processes.
+(`warm_up_in_background` in tools/invoke.py). These tests pipeline handshake, listing and calls
+in one write, so the calls arrive while that thread is importing pydantic and building models,
+in fresh processes.
 """
 
 from __future__ import annotations

@@ -26,9 +26,8 @@ import anyio
 from ...context import ToolContext
 from ...errors import ClientCapabilityError, ModelBehaviorError
 from ...schema.refs import lookup_local_ref
-from ...tools._invoker import validation_problems
-from ...tools.call_log import log_timeout
-from ...tools.invoke import ToolOutcome, invoke_tool
+from ...tools.failure import log_timeout
+from ...tools.invoke import ToolOutcome, invoke_tool, validation_problems
 from ...tools.threads import SyncToolRefused, worker_wait
 from ..auth.identity import FORBIDDEN, scope_refusal
 from ..session.asking import CLIENT_CAPABILITY, asker_for
