@@ -409,3 +409,24 @@ def test_a_call_cancelled_in_the_pass_that_frees_its_slot_never_runs_its_body() 
 
     assert asyncio.run(main()) == (1, 0)
     assert ran == ["after"]
+
+
+def test_a_worker_that_cannot_start_fails_its_call_and_leaves_the_slot_free(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class NoThreads(threading.Thread):
+        def start(self) -> None:
+            raise RuntimeError("can't start new thread")
+
+    async def main() -> tuple[str, int, int]:
+        budget = SyncBudget(2)
+        with monkeypatch.context() as patched:
+            patched.setattr(threads.threading, "Thread", NoThreads)
+            with pytest.raises(RuntimeError) as refused:
+                await asyncio.wait_for(run_sync_within(budget, sum, ([1, 2],), {}), 5)
+        free = budget.free_slots
+        answer = await asyncio.wait_for(run_sync_within(budget, sum, ([1, 2],), {}), 5)
+        budget.retire()
+        return str(refused.value), free, answer
+
+    assert asyncio.run(main()) == ("can't start new thread", 2, 3)

@@ -140,8 +140,7 @@ class SyncBudget:
         self._check(func)
         job = _Job(self, loop, func, args, kwargs)
         if self._taken < self.limit:
-            self._taken += 1
-            self._hand_over(loop, job)
+            self._start(job)
         else:
             self._queued.append(job)
         try:
@@ -162,8 +161,16 @@ class SyncBudget:
             except SyncToolRefused as refused:
                 job.waiter.set_exception(refused)
                 continue
-            self._taken += 1
+            self._start(job)
+
+    def _start(self, job: _Job) -> None:
+        """Give `job` a slot and a worker; when no worker can start, the call fails with why."""
+        self._taken += 1
+        try:
             self._hand_over(job.loop, job)
+        except Exception as failed:  # e.g. "can't start new thread"
+            self._taken -= 1
+            job.waiter.set_exception(failed)
 
     def _hand_over(self, loop: asyncio.AbstractEventLoop, job: _Job) -> None:
         self._last_start = loop.time()
@@ -349,7 +356,6 @@ class _Workers:
             job.budget._body_ended(job, result, error)
 
     def take(self, job: _Job) -> None:
-        job.workers = self
         if self.pending >= len(self.threads):
             thread = threading.Thread(
                 target=_serve,
@@ -359,6 +365,7 @@ class _Workers:
             )
             thread.start()
             self.threads.append(thread)
+        job.workers = self
         self.pending += 1
         self.inbox.put(job)
 
