@@ -19,7 +19,22 @@ import shutil
 from pathlib import Path
 from typing import Any, TextIO
 
-__all__ = ["ProgressDisplay", "render_result"]
+__all__ = ["ProgressDisplay", "json_text", "render_result", "visible"]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_RAW_IN_JSON = re.compile(r"[\x7f-\x9f]")  # json.dumps escapes the others itself
+
+
+def visible(text: str) -> str:
+    """`text` for a terminal: control characters but newline and tab written as `\\x1b`."""
+    return _CONTROL.sub(lambda found: f"\\x{ord(found[0]):02x}", text.replace("\r\n", "\n"))
+
+
+def json_text(value: Any) -> str:
+    """`value` as indented JSON with no raw control character (DEL and C1 as `\\u` escapes)."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return _RAW_IN_JSON.sub(lambda found: f"\\u{ord(found[0]):04x}", text)
+
 
 _FALLBACK_SUFFIX = {"image": ".img", "audio": ".audio", "resource": ".bin"}
 # The types MCP servers send most, fixed here: the `mimetypes` table depends on the machine
@@ -123,7 +138,7 @@ class ProgressDisplay:
         self._drawn = 0  # characters of the line currently on screen (live mode)
 
     def _line(self, progress: float, total: float | None, message: str | None) -> str:
-        tail = f" {message}" if message else ""
+        tail = f" {visible(message)}" if message else ""
         if total is None or total <= 0:
             return f"progress {progress:g}{tail}"
         fraction = min(max(progress / total, 0.0), 1.0)
