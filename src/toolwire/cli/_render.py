@@ -1,12 +1,6 @@
-"""Showing a `tools/call` to a person: its progress on stderr, its result once on stdout.
-
-Progress is one line redrawn in place on a terminal (a bar when the total is known, a counter
-when not) and a plain line per notification into a pipe or a file, which logs and tests can
-read. The result is read as it travels on the wire (camelCase keys), so it does not depend on
-the `mcp` package's model classes: text as is, JSON pretty, and images, audio and binary
-embedded resources, which a terminal cannot show, written to files in `save_dir` whose paths
-are printed instead.
-"""
+"""Showing a `tools/call` to a person: its progress on stderr (a bar redrawn in place on a
+terminal, a line per notification elsewhere), its wire result once on stdout, binary blocks
+saved to files, and what the server wrote with its control characters escaped."""
 
 from __future__ import annotations
 
@@ -14,12 +8,23 @@ import base64
 import binascii
 import json
 import mimetypes
+import os
 import re
 import shutil
+import signal
+import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-__all__ = ["ProgressDisplay", "json_text", "render_result", "visible"]
+__all__ = [
+    "ProgressDisplay",
+    "StdoutClosed",
+    "end_for_closed_stdout",
+    "json_text",
+    "render_result",
+    "visible",
+    "write_stdout",
+]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _RAW_IN_JSON = re.compile(r"[\x7f-\x9f]")  # json.dumps escapes the others itself
@@ -168,3 +173,37 @@ class ProgressDisplay:
             self._stream.write("\n")
             self._stream.flush()
             self._drawn = 0
+
+
+class StdoutClosed(Exception):
+    """Whoever read our stdout has gone (`toolwire ... | head`); nothing more can be shown.
+
+    A command catches it around its own writes (never mistaking it for a lost server), cleans
+    up, then ends silently by SIGPIPE (`end_for_closed_stdout`), as `cat` does.
+    """
+
+
+def write_stdout(text: str) -> None:
+    """Print `text` and a newline to stdout, flushed; `StdoutClosed` if its reader is gone."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        raise StdoutClosed from None
+
+
+def end_for_closed_stdout() -> int:
+    """After clean-up, end as `cat` does on a closed pipe; without SIGPIPE, return a status."""
+    # What is still buffered cannot be delivered: the interpreter must not retry it at exit.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)
+    sigpipe = getattr(signal, "SIGPIPE", None)
+    if sigpipe is None:  # pragma: no cover - Windows
+        return 1
+    signal.signal(sigpipe, signal.SIG_DFL)
+    os.kill(os.getpid(), sigpipe)
+    return 128 + int(sigpipe)  # pragma: no cover - the signal ends the process first

@@ -1,13 +1,7 @@
-"""`toolwire tools TARGET` and `toolwire call TARGET TOOL`: any MCP server, from the shell.
-
-TARGET is a command line that starts a stdio server (`"python server.py"`, `"npx -y pkg"`)
-or an http(s) URL (streamable HTTP; legacy SSE when the path ends in /sse). Every failure
-(bad arguments, an unknown tool, a server that cannot be reached) ends in one line on stderr
-and a non-zero exit status: 1 when the tool ran and failed or the call was declined, 2 when
-nothing could be called. A reader of stdout that goes away (`| head`) ends the command as it
-ends `cat` (see `_stdout`), never as a failure to reach the server. The client adapter
-(`toolwire.client`, hence `mcp`) is imported only when a server is reached.
-"""
+"""`toolwire tools TARGET` and `toolwire call TARGET TOOL`: any MCP server (a stdio command line
+or an http(s) URL, legacy SSE when its path ends in /sse), from the shell. Every failure ends in
+one line on stderr and exit status 1 (the tool ran and failed, or the call was declined) or 2
+(nothing could be called); the client adapter (hence `mcp`) is imported only here."""
 
 from __future__ import annotations
 
@@ -25,8 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from ..schema.problems import DIALECTS, schema_problems
-from ._render import json_text, visible
-from ._stdout import StdoutClosed, end_for_closed_stdout, write_stdout
+from ._render import StdoutClosed, end_for_closed_stdout, json_text, visible, write_stdout
 
 __all__ = ["call_command", "tools_command"]
 
