@@ -418,38 +418,30 @@ class _TerminalApproval:
     refusal: _Refusal | None = None
 
     def __call__(self, request: Any) -> dict[str, Any]:
+        from ..client.approvals import gate_reason
+
         if self.approve_all:
             return {"approve": True}
         name = str(request.data.name)
-        reason = self.reason(name)
+        reason = gate_reason((self.tools.get(name) or {}).get("annotations"))
         if not (_is_terminal(sys.stdin) and _is_terminal(sys.stderr)):
             self.refusal = _Refusal(
                 f"tool {name!r} needs approval: {reason}; there is no terminal to ask on, so "
                 "pass --yes to call it anyway"
             )
             return {"approve": False, "reason": "there was no terminal to ask on"}
-        arguments = json.loads(request.data.arguments or "{}")
-        if _confirm(name, self.label, arguments, reason):
+        shown = json.dumps(json.loads(request.data.arguments or "{}"), ensure_ascii=False)
+        sys.stderr.write(
+            visible(
+                f"Tool '{name}' on {self.label} needs approval: {reason}.\n"
+                f"Call it with {shown}? [y/N] "
+            )
+        )
+        sys.stderr.flush()
+        if sys.stdin.readline().strip().lower() in ("y", "yes"):  # EOF is a no
             return {"approve": True}
         self.refusal = _Refusal("not approved; the tool was not called", status=1)
         return {"approve": False, "reason": "declined at the terminal"}
-
-    def reason(self, name: str) -> str:
-        """Why the gate asks about this tool, in words true for it."""
-        from ..client.approvals import gate_reason
-
-        return gate_reason((self.tools.get(name) or {}).get("annotations"))
-
-
-def _confirm(tool: str, label: str, arguments: dict[str, Any], reason: str) -> bool:
-    """Ask y/N on the terminal; anything but y/yes (EOF included) is a no."""
-    shown = json.dumps(arguments, ensure_ascii=False)
-    sys.stderr.write(
-        visible(f"Tool '{tool}' on {label} needs approval: {reason}.\nCall it with {shown}? [y/N] ")
-    )
-    sys.stderr.flush()
-    answer = sys.stdin.readline()
-    return answer.strip().lower() in ("y", "yes")
 
 
 def call_command(args: argparse.Namespace) -> int:

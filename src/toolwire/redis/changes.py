@@ -103,7 +103,8 @@ class _RedisMember:
 
     def _enqueue(self, topic: str, data: str) -> None:
         ticket = next(self._tickets)
-        notice = (topic, data, ticket if topic in _NEVER_MERGED else 0)
+        # A client's answer is a message, not a state: two equal ones stay two.
+        notice = (topic, data, ticket if topic == CLIENT_RESPONSE else 0)
         if notice in self._held:
             del self._held[notice]  # restated: it moves to the back, costing nothing more
         elif self._held_bytes + len(data) > QUEUE_BYTES:
@@ -251,9 +252,6 @@ class _RedisMember:
             self._held.clear()
             self._held_bytes = 0
 
-
-# A client's answer is a message, not a state: two equal ones stay two.
-_NEVER_MERGED = frozenset({CLIENT_RESPONSE})
 
 # What a member that was cut off hands its app when it hears again: whatever may have passed.
 _CATCH_UP = (TOOLS_CHANGED, RESOURCES_CHANGED, PROMPTS_CHANGED, FOLLOWED_RESOURCES_UPDATED)
