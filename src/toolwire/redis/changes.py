@@ -66,9 +66,7 @@ class RedisChangeBus(RedisStore):
     async def join(self, hear: Hear) -> BusMember:
         """Start hearing the channel (see `ChangeBus.join`); never fails for Redis being
         down: the member keeps trying in the background."""
-        member = _RedisMember(self, hear)
-        member.start()
-        return member
+        return _RedisMember(self, hear)
 
 
 class _RedisMember:
@@ -83,10 +81,7 @@ class _RedisMember:
         self._held_bytes = 0
         self._tickets = itertools.count()
         self._due = asyncio.Event()  # set while something is held
-        self._tasks: list[asyncio.Task[None]] = []
         self.listening = asyncio.Event()  # subscribed
-
-    def start(self) -> None:
         self._tasks = [
             self._loop.create_task(self._listen()),
             self._loop.create_task(self._publish_held()),
