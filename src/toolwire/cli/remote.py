@@ -316,10 +316,8 @@ def _what(message: str) -> str:
 
 
 def _client_view(tool: dict[str, Any], strict: Any) -> dict[str, Any]:
-    """The listed tool with what each provider refuses and what a client can do about it.
-
-    `strict` is the adapter's strict conversion of the tool (None when it could not convert it).
-    """
+    """The listed tool with what each provider refuses and what a client can do about it
+    (`strict`: the adapter's strict conversion of it, or None)."""
     schema = tool.get("inputSchema") or {}
     problems = {
         dialect: [
@@ -407,10 +405,7 @@ def _is_terminal(stream: TextIO) -> bool:
 
 @dataclass
 class _TerminalApproval:
-    """`toolwire call`'s answer to the adapter's approval gate: `--yes`, else the terminal.
-
-    Without a terminal, or on a no, the call is denied and the reason kept for the last line.
-    """
+    """`toolwire call`'s approval gate: `--yes`, else y/N on the terminal (none: denied)."""
 
     approve_all: bool
     tools: dict[Any, dict[str, Any]] = field(default_factory=dict)  # as listed, by name

@@ -111,8 +111,7 @@ class RedisEventStore(RedisStore):
         round trip; return the event's id.
 
         Raises:
-            StoreUnavailable: Redis failed or did not answer in time (the stream is still
-                running as far as this store knows: `abandon` ends it).
+            StoreUnavailable: Redis failed or did not answer in time (`abandon` ends it).
         """
         event_id = await self._add(stream_id, frame, last=True)
         self._leases.stop(stream_id)
@@ -227,8 +226,7 @@ def _text(value: Any) -> str:
 
 
 def _parts(event_id: str) -> tuple[str, str]:
-    """The stream and the Redis entry an event id names; checked here, for Redis would fail
-    the command (and the store would pause) on an entry id it cannot read."""
+    """The stream and the Redis entry an event id names (checked: Redis would fail on it)."""
     stream_id, _, entry = event_id.rpartition("/")
     parts = _ENTRY_ID.fullmatch(entry)
     if not stream_id or parts is None or any(int(p) >= _ENTRY_PART_LIMIT for p in parts.groups()):
@@ -250,10 +248,9 @@ def _entries_of(found: Any) -> list[Any]:
 
 
 class _Leases:
-    """The leases of the streams this process produces, renewed by one task for all of them
-    so that a follower on another process can tell a slow producer from a dead one (a lapsed
-    lease: dead, frozen or cut off from Redis); the same task writes at once the end marker of
-    a stream that stopped without its last event."""
+    """The leases of the streams this process produces (a lapsed one tells a follower its
+    producer is dead), renewed by one task, which also writes the end markers of abandoned
+    streams."""
 
     def __init__(self, store: RedisEventStore) -> None:
         self.store = store
@@ -273,10 +270,9 @@ class _Leases:
 
     def lease_once(self, stream_id: str) -> bool:
         """Whether the event about to be stored must set the stream's lease."""
-        if stream_id in self.unleased:
-            self.unleased.discard(stream_id)
-            return True
-        return False
+        unleased = stream_id in self.unleased
+        self.unleased.discard(stream_id)
+        return unleased
 
     def stop(self, stream_id: str) -> None:
         """`stream_id` ended with its last event (its marker and lease were written with it)."""
