@@ -58,7 +58,12 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         help="stdio (the default: for a client that starts the server), http (streamable "
         "HTTP at /mcp) or sse (legacy SSE at /sse)",
     )
-    run.add_argument("--host", type=_host, default="127.0.0.1", help="HTTP: the interface to bind")
+    run.add_argument(
+        "--host",
+        type=partial(_nonempty, "give an address or name, e.g. 127.0.0.1"),
+        default="127.0.0.1",
+        help="HTTP: the interface to bind",
+    )
     run.add_argument(
         "--port",
         type=_port,
@@ -87,7 +92,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     )
     run.add_argument(
         "--shutdown-grace",
-        type=_grace_seconds,
+        type=partial(_seconds, above_zero=False),
         metavar="SECONDS",
         help="HTTP/SSE: after SIGTERM/SIGINT, how long calls in flight get to be answered "
         "before they are refused with a JSON-RPC error (5)",
@@ -148,7 +153,9 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     )
     install.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
     install.add_argument(
-        "--name", type=_name, help="the server's name in the config (default: its own)"
+        "--name",
+        type=partial(_nonempty, "give the name the client should show"),
+        help="the server's name in the config (default: its own)",
     )
     install.add_argument(
         "--env", action="append", default=[], metavar="K=V", help="set in the server's env"
@@ -219,7 +226,7 @@ def _reaching_options(command: argparse.ArgumentParser, *, timeout: float) -> No
     )
     command.add_argument(
         "--timeout",
-        type=_timeout_seconds,
+        type=partial(_seconds, above_zero=True),
         default=timeout,
         metavar="S",
         help=f"seconds per request ({timeout:g})",
@@ -244,15 +251,9 @@ def _gone(_text: str) -> str:
     raise argparse.ArgumentTypeError(HEADER_TIMEOUT_GONE)
 
 
-def _host(text: str) -> str:
+def _nonempty(advice: str, text: str) -> str:
     if not text.strip():
-        raise argparse.ArgumentTypeError("empty; give an address or name, e.g. 127.0.0.1")
-    return text.strip()
-
-
-def _name(text: str) -> str:
-    if not text.strip():
-        raise argparse.ArgumentTypeError("empty; give the name the client should show")
+        raise argparse.ArgumentTypeError(f"empty; {advice}")
     return text.strip()
 
 
@@ -276,13 +277,15 @@ def _save_dir(text: str) -> str:
     return str(found)
 
 
-def _timeout_seconds(text: str) -> float:
+def _seconds(text: str, *, above_zero: bool) -> float:
     try:
         seconds = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not math.isfinite(seconds) or seconds <= 0:
+    if above_zero and not (math.isfinite(seconds) and seconds > 0):
         raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text}")
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text}")
     return seconds
 
 
@@ -317,16 +320,6 @@ def _worker_count(text: str) -> int:
     return count
 
 
-def _grace_seconds(text: str) -> float:
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not math.isfinite(seconds) or seconds < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text}")
-    return seconds
-
-
 def _parse(argv: list[str]) -> argparse.Namespace:
     """Parse `argv`; an unknown option is reported by the (sub)command it was given to."""
     parser, commands = _parser()
@@ -356,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit code: 0 on success, 2 for a bad TARGET, usage or config.
     """
-    from ._stdout import end_for_closed_stdout
+    from ._render import end_for_closed_stdout
 
     try:
         args = _parse(sys.argv[1:] if argv is None else argv)
@@ -378,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
         from .remote import call_command, tools_command
 
         return tools_command(args) if args.command == "tools" else call_command(args)
-    from ._stdout import StdoutClosed, write_stdout
+    from ._render import StdoutClosed, write_stdout
     from ._target import TargetError, load_server
     from .install import InstallError, install
 

@@ -1,12 +1,6 @@
-"""Showing a `tools/call` to a person: its progress on stderr, its result once on stdout.
-
-Progress is one line redrawn in place on a terminal (a bar when the total is known, a counter
-when not) and a plain line per notification into a pipe or a file, which logs and tests can
-read. The result is read as it travels on the wire (camelCase keys), so it does not depend on
-the `mcp` package's model classes: text as is, JSON pretty, and images, audio and binary
-embedded resources, which a terminal cannot show, written to files in `save_dir` whose paths
-are printed instead.
-"""
+"""Showing a `tools/call` to a person: its progress on stderr (a bar redrawn in place on a
+terminal, a line per notification elsewhere), its wire result once on stdout, binary blocks
+saved to files, and what the server wrote with its control characters escaped."""
 
 from __future__ import annotations
 
@@ -14,12 +8,38 @@ import base64
 import binascii
 import json
 import mimetypes
+import os
 import re
 import shutil
+import signal
+import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-__all__ = ["ProgressDisplay", "render_result"]
+__all__ = [
+    "ProgressDisplay",
+    "StdoutClosed",
+    "end_for_closed_stdout",
+    "json_text",
+    "render_result",
+    "visible",
+    "write_stdout",
+]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_RAW_IN_JSON = re.compile(r"[\x7f-\x9f]")  # json.dumps escapes the others itself
+
+
+def visible(text: str) -> str:
+    """`text` for a terminal: control characters but newline and tab written as `\\x1b`."""
+    return _CONTROL.sub(lambda found: f"\\x{ord(found[0]):02x}", text.replace("\r\n", "\n"))
+
+
+def json_text(value: Any) -> str:
+    """`value` as indented JSON with no raw control character (DEL and C1 as `\\u` escapes)."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return _RAW_IN_JSON.sub(lambda found: f"\\u{ord(found[0]):04x}", text)
+
 
 _FALLBACK_SUFFIX = {"image": ".img", "audio": ".audio", "resource": ".bin"}
 # The types MCP servers send most, fixed here: the `mimetypes` table depends on the machine
@@ -123,7 +143,7 @@ class ProgressDisplay:
         self._drawn = 0  # characters of the line currently on screen (live mode)
 
     def _line(self, progress: float, total: float | None, message: str | None) -> str:
-        tail = f" {message}" if message else ""
+        tail = f" {visible(message)}" if message else ""
         if total is None or total <= 0:
             return f"progress {progress:g}{tail}"
         fraction = min(max(progress / total, 0.0), 1.0)
@@ -153,3 +173,37 @@ class ProgressDisplay:
             self._stream.write("\n")
             self._stream.flush()
             self._drawn = 0
+
+
+class StdoutClosed(Exception):
+    """Whoever read our stdout has gone (`toolwire ... | head`); nothing more can be shown.
+
+    A command catches it around its own writes (never mistaking it for a lost server), cleans
+    up, then ends silently by SIGPIPE (`end_for_closed_stdout`), as `cat` does.
+    """
+
+
+def write_stdout(text: str) -> None:
+    """Print `text` and a newline to stdout, flushed; `StdoutClosed` if its reader is gone."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        raise StdoutClosed from None
+
+
+def end_for_closed_stdout() -> int:
+    """After clean-up, end as `cat` does on a closed pipe; without SIGPIPE, return a status."""
+    # What is still buffered cannot be delivered: the interpreter must not retry it at exit.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)
+    sigpipe = getattr(signal, "SIGPIPE", None)
+    if sigpipe is None:  # pragma: no cover - Windows
+        return 1
+    signal.signal(sigpipe, signal.SIG_DFL)
+    os.kill(os.getpid(), sigpipe)
+    return 128 + int(sigpipe)  # pragma: no cover - the signal ends the process first

@@ -1,5 +1,4 @@
-"""One worker process of `run_workers` (`_workers.py`): `serve_worker` runs in each, builds
-what the worker serves and serves it on the socket the parent bound."""
+"""The body of each worker process of `run_workers` (`_workers.py`), imported by name there."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ import socket
 import sys
 import threading
 import time
-from typing import Any
 
 from ._target import TargetError, load_server
 from ._workers import SPEC_VARIABLE
@@ -50,7 +48,14 @@ def serve_worker(listening: socket.socket) -> None:
     _stop_with_parent(spec.get("supervisor"))
     try:
         server = load_server(spec["target"], path=spec["path"])
-        _check_tools(server, spec["target"], spec.get("tools"))
+        missing = sorted(set(spec.get("tools") or ()) - set(server.tools))
+        if missing:  # added after the import, which workers do not run
+            raise TargetError(
+                f"importing {spec['target']} in a worker gives a server without the tools "
+                f"{', '.join(missing)}, which were added after the import (under "
+                '`if __name__ == "__main__":`?); workers import the module anew, so add tools '
+                "at module level"
+            )
         app = server.http_app(host=spec["host"], **spec["options"])
     except (TargetError, ValueError) as error:
         logger.error("toolwire worker %d did not start: %s", os.getpid(), error)
@@ -69,18 +74,6 @@ def serve_worker(listening: socket.socket) -> None:
             )
     finally:
         release_threads(0 if uvicorn_server.started else STARTUP_FAILURE, logger)
-
-
-def _check_tools(server: Any, target: str, expected: list[str] | None) -> None:
-    """Refuse a worker whose server lacks tools the parent's has (added after import)."""
-    missing = sorted(set(expected or ()) - set(server.tools))
-    if missing:
-        raise TargetError(
-            f"importing {target} in a worker gives a server without the tools "
-            f"{', '.join(missing)}, which were added after the import (under "
-            '`if __name__ == "__main__":`?); workers import the module anew, so add tools '
-            "at module level"
-        )
 
 
 def _stop_with_parent(supervisor: int | None) -> None:

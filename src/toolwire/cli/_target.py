@@ -21,19 +21,10 @@ class TargetError(Exception):
 
 
 def split_target(target: str) -> tuple[str, str | None]:
-    """("path or module", "attribute or None"), split at the last `:` that starts a name.
+    """("path or module", "attribute or None"), split at the last `:` followed by an identifier.
 
-    What follows the last `:` is the Server's attribute name only when it is a Python
-    identifier: an attribute is looked up with `getattr`, and a name a module can define is
-    one. Otherwise that `:` belongs to the path:
-
-    - a Windows drive with a full path, `C:\\srv\\app.py` or `C:/srv/app.py`;
-    - a Windows drive-relative path, `C:app.py` (the file app.py in the current directory of
-      drive C). On POSIX the same text names a file called `C:app.py`: a path on both, never
-      module `C` with an attribute `app.py`, which no module can have.
-
-    A one-letter module with its attribute (`w:server`) stays a module: the name after the
-    `:` is an identifier, and a drive-relative file without `.py` is no TARGET anyway.
+    Any other `:` belongs to a path: `C:\\srv\\app.py`, `C:/srv/app.py`, or `C:app.py` (a
+    drive-relative file on Windows, a file of that name on POSIX).
     """
     head, sep, tail = target.rpartition(":")
     if not sep:

@@ -30,8 +30,7 @@ SPEC_VARIABLE = "TOOLWIRE_WORKER_SPEC"
 # Imported by name in the worker only: it loads TARGET, hence `Server`, which imports this module.
 _WORKER_MODULE = "toolwire.cli._serve_worker"
 
-SUPERVISE_SECONDS = 0.5
-"""How often the parent looks for a worker that ended."""
+SUPERVISE_SECONDS = 0.5  # how often the parent looks for a worker that ended
 
 
 class WorkerTargetError(ValueError):
@@ -209,7 +208,16 @@ def run_in_workers(
         )
         raise SystemExit(STARTUP_FAILURE)
     options = dict(app_options)
-    _check_plain(options, workers)
+    for name, value in options.items():  # workers get them as JSON in the environment
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"Server.run('http', workers={workers}): {name}={value!r} cannot be sent to "
+                "the worker processes, which build their apps from plain values (strings, "
+                "numbers, booleans, lists, None). Give backplane= a Redis URL rather than "
+                "stores or a toolwire.redis.RedisBackplane, and auth to Server(auth=...)"
+            ) from None
     target = server_target(server)
     if not options.get("stateless") and options.get("backplane") is None:
         logger.warning(sessions_warning(workers, from_python=True))
@@ -226,20 +234,6 @@ def run_in_workers(
     )
     if not started:
         raise SystemExit(1)
-
-
-def _check_plain(options: Mapping[str, Any], workers: int) -> None:
-    """Refuse options that cannot be written as JSON: workers get them in the environment."""
-    for name, value in options.items():
-        try:
-            json.dumps(value)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"Server.run('http', workers={workers}): {name}={value!r} cannot be sent to "
-                "the worker processes, which build their apps from plain values (strings, "
-                "numbers, booleans, lists, None). Give backplane= a Redis URL rather than "
-                "stores or a toolwire.redis.RedisBackplane, and auth to Server(auth=...)"
-            ) from None
 
 
 def server_target(server: Any) -> str:

@@ -1,11 +1,7 @@
-"""`toolwire install`: add a server to a client's MCP config, without uv and without loss.
-
-The entry runs this environment's interpreter (`sys.executable -m toolwire run TARGET`), so the
-client needs nothing on its PATH and the server runs with the packages it was tested with. The
-config (claude-desktop, claude-code, cursor, or a standalone `mcp-json`) is merged, never
-replaced: other keys stay, the old file is kept as a timestamped backup, an invalid file is
-refused untouched, and the new one is written atomically, through a symlink and with its mode.
-"""
+"""`toolwire install`: merge an entry running `sys.executable -m toolwire run TARGET` into a
+client's MCP config, never losing it: other keys stay, the old file is kept as a timestamped
+backup, an invalid one is refused untouched, and the new one is written atomically, through a
+symlink and with its mode."""
 
 from __future__ import annotations
 

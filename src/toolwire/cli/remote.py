@@ -1,18 +1,13 @@
-"""`toolwire tools TARGET` and `toolwire call TARGET TOOL`: any MCP server, from the shell.
-
-TARGET is a command line that starts a stdio server (`"python server.py"`, `"npx -y pkg"`)
-or an http(s) URL (streamable HTTP; legacy SSE when the path ends in /sse). Every failure
-(bad arguments, an unknown tool, a server that cannot be reached) ends in one line on stderr
-and a non-zero exit status: 1 when the tool ran and failed or the call was declined, 2 when
-nothing could be called. A reader of stdout that goes away (`| head`) ends the command as it
-ends `cat` (see `_stdout`), never as a failure to reach the server. The client adapter
-(`toolwire.client`, hence `mcp`) is imported only when a server is reached.
-"""
+"""`toolwire tools TARGET` and `toolwire call TARGET TOOL`: any MCP server (a stdio command line
+or an http(s) URL, legacy SSE when its path ends in /sse), from the shell. Every failure ends in
+one line on stderr and exit status 1 (the tool ran and failed, or the call was declined) or 2
+(nothing could be called); the client adapter (hence `mcp`) is imported only here."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import json
 import os
 import shlex
@@ -20,11 +15,11 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from ..schema.problems import DIALECTS, schema_problems
-from ._stdout import StdoutClosed, end_for_closed_stdout, write_stdout
+from ._render import StdoutClosed, end_for_closed_stdout, json_text, visible, write_stdout
 
 __all__ = ["call_command", "tools_command"]
 
@@ -40,6 +35,22 @@ class _Refusal(Exception):
     def __init__(self, message: str, status: int = 2) -> None:
         super().__init__(message)
         self.status = status
+
+
+def _say(command: str, message: str) -> None:
+    """One line on stderr for a person; what the server said in it cannot drive the terminal."""
+    print(visible(f"toolwire {command}: {message}"), file=sys.stderr, flush=True)
+
+
+class _VisibleStderr(io.TextIOBase):
+    """`--verbose`: a stdio server's stderr shown on ours, its control characters escaped."""
+
+    def write(self, text: str) -> int:
+        sys.stderr.write(visible(text))
+        return len(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
 
 
 @dataclass(frozen=True)
@@ -238,13 +249,14 @@ def _run(
         target = _parse_target(args.target)
         headers = _parse_headers(args.header, target)
     except _Refusal as refusal:
-        print(f"toolwire {command}: {refusal}", file=sys.stderr)
+        _say(command, str(refusal))
         return refusal.status
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
         errlog = None if args.verbose or target.kind != "stdio" else log
+        shown = cast(TextIO, _VisibleStderr()) if args.verbose and os.name == "posix" else None
 
         async def session() -> int:
-            server = _client(target, args.timeout, errlog, headers, on_approval_request)
+            server = _client(target, args.timeout, errlog or shown, headers, on_approval_request)
             async with server:
                 result: int = await work(server, target)
                 return result
@@ -252,7 +264,7 @@ def _run(
         try:
             status = asyncio.run(session())
         except KeyboardInterrupt:
-            print(f"toolwire {command}: interrupted", file=sys.stderr)
+            _say(command, "interrupted")
             status = 130
         except BaseException as error:  # the user gets one line, never a traceback
             ours = _innermost(error)
@@ -260,17 +272,14 @@ def _run(
                 # The server has been left cleanly by now; nothing more is said.
                 return end_for_closed_stdout()
             if isinstance(ours, _Refusal):
-                print(f"toolwire {command}: {ours}", file=sys.stderr)
+                _say(command, str(ours))
                 status = ours.status
             elif isinstance(error, SystemExit):
                 raise
             else:
-                print(f"toolwire {command}: {_describe_failure(target, error)}", file=sys.stderr)
+                _say(command, _describe_failure(target, error))
                 if errlog is not None and (said := _last_line(errlog)):
-                    print(
-                        f"toolwire {command}: the server's stderr ended with: {said}",
-                        file=sys.stderr,
-                    )
+                    _say(command, f"the server's stderr ended with: {said}")
                 status = 2
         if outcome is not None and outcome.tool_failed:
             _where_the_cause_is(command, target, errlog, verbose=args.verbose)
@@ -282,21 +291,18 @@ def _where_the_cause_is(
 ) -> None:
     """After a tool failed: where its cause can be read (the server's stderr, or its log)."""
     if target.kind != "stdio":
-        print(
-            f"toolwire {command}: the cause, if the server logged it, is in the log of the "
-            f"process serving {target.url}",
-            file=sys.stderr,
+        _say(
+            command,
+            "the cause, if the server logged it, is in the log of the process serving "
+            + target.url,
         )
         return
     if verbose:
         return  # its stderr has been shown as it ran
     said = _last_line(errlog)
     if said:
-        print(f"toolwire {command}: the server's stderr ended with: {said}", file=sys.stderr)
-    print(
-        f"toolwire {command}: the server's stderr is hidden; add --verbose to see it",
-        file=sys.stderr,
-    )
+        _say(command, f"the server's stderr ended with: {said}")
+    _say(command, "the server's stderr is hidden; add --verbose to see it")
 
 
 # -- toolwire tools -------------------------------------------------------------------------
@@ -310,10 +316,8 @@ def _what(message: str) -> str:
 
 
 def _client_view(tool: dict[str, Any], strict: Any) -> dict[str, Any]:
-    """The listed tool with what each provider refuses and what a client can do about it.
-
-    `strict` is the adapter's strict conversion of the tool (None when it could not convert it).
-    """
+    """The listed tool with what each provider refuses and what a client can do about it
+    (`strict`: the adapter's strict conversion of it, or None)."""
     schema = tool.get("inputSchema") or {}
     problems = {
         dialect: [
@@ -370,9 +374,9 @@ def tools_command(args: argparse.Namespace) -> int:
         strict = await _strict_versions(server)
         tools = [_client_view(tool, strict.get(str(tool.get("name")))) for tool in listed]
         if as_json:
-            text = json.dumps({"target": target.text, "tools": tools}, indent=2, ensure_ascii=False)
+            text = json_text({"target": target.text, "tools": tools})
         else:
-            text = render_tools(target.label, tools)
+            text = visible(render_tools(target.label, tools))
         write_stdout(text)
         return 0
 
@@ -401,10 +405,7 @@ def _is_terminal(stream: TextIO) -> bool:
 
 @dataclass
 class _TerminalApproval:
-    """`toolwire call`'s answer to the adapter's approval gate: `--yes`, else the terminal.
-
-    Without a terminal, or on a no, the call is denied and the reason kept for the last line.
-    """
+    """`toolwire call`'s approval gate: `--yes`, else y/N on the terminal (none: denied)."""
 
     approve_all: bool
     tools: dict[Any, dict[str, Any]] = field(default_factory=dict)  # as listed, by name
@@ -412,38 +413,30 @@ class _TerminalApproval:
     refusal: _Refusal | None = None
 
     def __call__(self, request: Any) -> dict[str, Any]:
+        from ..client.approvals import gate_reason
+
         if self.approve_all:
             return {"approve": True}
         name = str(request.data.name)
-        reason = self.reason(name)
+        reason = gate_reason((self.tools.get(name) or {}).get("annotations"))
         if not (_is_terminal(sys.stdin) and _is_terminal(sys.stderr)):
             self.refusal = _Refusal(
                 f"tool {name!r} needs approval: {reason}; there is no terminal to ask on, so "
                 "pass --yes to call it anyway"
             )
             return {"approve": False, "reason": "there was no terminal to ask on"}
-        arguments = json.loads(request.data.arguments or "{}")
-        if _confirm(name, self.label, arguments, reason):
+        shown = json.dumps(json.loads(request.data.arguments or "{}"), ensure_ascii=False)
+        sys.stderr.write(
+            visible(
+                f"Tool '{name}' on {self.label} needs approval: {reason}.\n"
+                f"Call it with {shown}? [y/N] "
+            )
+        )
+        sys.stderr.flush()
+        if sys.stdin.readline().strip().lower() in ("y", "yes"):  # EOF is a no
             return {"approve": True}
         self.refusal = _Refusal("not approved; the tool was not called", status=1)
         return {"approve": False, "reason": "declined at the terminal"}
-
-    def reason(self, name: str) -> str:
-        """Why the gate asks about this tool, in words true for it."""
-        from ..client.approvals import gate_reason
-
-        return gate_reason((self.tools.get(name) or {}).get("annotations"))
-
-
-def _confirm(tool: str, label: str, arguments: dict[str, Any], reason: str) -> bool:
-    """Ask y/N on the terminal; anything but y/yes (EOF included) is a no."""
-    shown = json.dumps(arguments, ensure_ascii=False)
-    sys.stderr.write(
-        f"Tool '{tool}' on {label} needs approval: {reason}.\nCall it with {shown}? [y/N] "
-    )
-    sys.stderr.flush()
-    answer = sys.stdin.readline()
-    return answer.strip().lower() in ("y", "yes")
 
 
 def call_command(args: argparse.Namespace) -> int:
@@ -454,7 +447,7 @@ def call_command(args: argparse.Namespace) -> int:
     try:
         arguments = _parse_arguments(args.args)
     except _Refusal as refusal:
-        print(f"toolwire call: {refusal}", file=sys.stderr)
+        _say("call", str(refusal))
         return refusal.status
     save_dir = Path(args.save_dir) if args.save_dir else None
     outcome = _Outcome()
@@ -481,24 +474,21 @@ def call_command(args: argparse.Namespace) -> int:
         failed = bool(wire.get("isError"))
         outcome.tool_failed = failed
         if args.json:
-            write_stdout(json.dumps(wire, indent=2, ensure_ascii=False))
+            write_stdout(json_text(wire))
             return 1 if failed else 0
         folder = save_dir or Path(tempfile.mkdtemp(prefix="toolwire-call-"))
-        text = render_result(wire, save_dir=folder, stem=tool_name)
+        text = visible(render_result(wire, save_dir=folder, stem=tool_name))
         if failed:
-            print(f"toolwire call: tool {tool_name!r} reported an error:", file=sys.stderr)
-            print(text, file=sys.stderr, flush=True)
+            _say("call", f"tool {tool_name!r} reported an error:\n{text}")
             return 1
         if args.structured:
             if "structuredContent" not in wire:
-                print(
-                    f"toolwire call: tool {tool_name!r} returned no structured content; its "
-                    "content was:",
-                    file=sys.stderr,
+                _say(
+                    "call",
+                    f"tool {tool_name!r} returned no structured content; its content was:\n{text}",
                 )
-                print(text, file=sys.stderr, flush=True)
                 return 1
-            text = json.dumps(wire["structuredContent"], indent=2, ensure_ascii=False)
+            text = json_text(wire["structuredContent"])
         if text:
             write_stdout(text)
         return 0

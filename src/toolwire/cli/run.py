@@ -54,8 +54,27 @@ def run(args: argparse.Namespace) -> int:
         return _refused(str(error))
     if transport == "stdio":
         server.run("stdio")
-    elif transport == "http" and args.workers > 1:
-        return _run_workers(args, serving)
+    elif transport == "http" and args.workers > 1:  # a supervisor and N worker processes
+        from ._target import portable_target
+        from ._workers import run_workers, sessions_warning
+
+        if not args.stateless and not args.redis:
+            print(sessions_warning(args.workers), file=sys.stderr)
+        target, root = portable_target(args.target, args.path)
+        options = {"stateless": args.stateless, "json_response": args.json_response, **serving}
+        timing = {
+            key: options.pop(key) for key in ("access_log", "shutdown_grace") if key in options
+        }
+        started = run_workers(
+            target,
+            root=root,
+            workers=args.workers,
+            host=args.host,
+            port=args.port,
+            app_options=options,
+            **timing,
+        )
+        return 0 if started else 1
     elif transport == "http":
         server.run(
             "http",
@@ -79,25 +98,3 @@ def _given(args: argparse.Namespace, **flags: str) -> list[str]:
 def _refused(message: str) -> int:
     print(f"toolwire run: {message}", file=sys.stderr)
     return 2
-
-
-def _run_workers(args: argparse.Namespace, serving: dict[str, Any]) -> int:
-    """`--workers N` (N > 1): a supervisor and N worker processes."""
-    from ._target import portable_target
-    from ._workers import run_workers, sessions_warning
-
-    if not args.stateless and not args.redis:
-        print(sessions_warning(args.workers), file=sys.stderr)
-    target, root = portable_target(args.target, args.path)
-    options = {"stateless": args.stateless, "json_response": args.json_response, **serving}
-    timing = {key: options.pop(key) for key in ("access_log", "shutdown_grace") if key in options}
-    started = run_workers(
-        target,
-        root=root,
-        workers=args.workers,
-        host=args.host,
-        port=args.port,
-        app_options=options,
-        **timing,
-    )
-    return 0 if started else 1

@@ -1,11 +1,7 @@
-"""One Redis connection pool shared by a backplane's stores, with bounded waits and clear errors.
-
-Every Redis command of the stores goes through here; the client is made on first use. No operation
-waits on Redis longer than `timeout` seconds; at most `POOL_SIZE` connections are open, and a burst
-past them waits for one. A broken connection is retried once, a timeout never. After a failure every
-operation fails at once for `COOL_DOWN` seconds, its error naming the store, the action and the
-cause. An outage is logged once at ERROR on `toolwire.http`, and its end at WARNING.
-"""
+"""The one way the Redis stores reach Redis: a pool of at most `POOL_SIZE` connections, each
+operation bounded by `timeout` seconds, a broken connection retried once, and after a failure
+every operation failing at once for `COOL_DOWN` seconds with an error naming the store, the
+action and the cause (an outage is logged once at ERROR, its end at WARNING)."""
 
 from __future__ import annotations
 

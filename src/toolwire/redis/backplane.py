@@ -1,5 +1,4 @@
-"""`RedisBackplane`: the three Redis pieces a scaled-out deployment needs, on one connection
-pool, handed to `Server.http_app` in one argument."""
+"""`RedisBackplane`: the three Redis stores of a scaled-out deployment on one connection pool."""
 
 from __future__ import annotations
 
@@ -22,12 +21,9 @@ class RedisBackplane:
         backplane = RedisBackplane("redis://10.0.0.5:6379/0")
         app = server.http_app(backplane=backplane)
 
-    Then any process continues any handshake-era session, resumes any SSE stream (following
-    live a call still running on another process), hears every change made on the others
-    and takes a client's answer to another process's question. When Redis fails or does not
-    answer within `timeout`, requests that need it get a 503 naming the store and what failed;
-    sessions a process holds go on. docs/deployment.md says what it costs and what stays with
-    one process.
+    Then any process continues any session, resumes any SSE stream, hears every change and
+    takes a client's answer to another process's question; when Redis fails, requests that
+    need it get a 503 naming the store and what failed (docs/deployment.md).
 
     Args:
         url: The Redis URL (`redis://host:port/db`, `rediss://...` for TLS).
@@ -36,12 +32,10 @@ class RedisBackplane:
         timeout: Seconds any Redis operation may take before it counts as failed.
         max_events_per_stream: Events kept per SSE stream for resumption.
         events_ttl: Seconds a stream's events are kept after its last event.
-        lease: Seconds the process running a stream may go without renewing its lease
-            (renewed in the background while the stream runs) before a process following
-            it takes it for dead and ends its response.
-        max_followers: Streams of other processes this process follows at once, each on a
-            Redis connection of its own while it waits; a resumption beyond that is answered
-            503, and 0 never follows (stored events are replayed, then the response ends).
+        lease: Seconds a stream's producer may go without renewing its lease before a
+            process following it takes it for dead and ends its response.
+        max_followers: Streams of other processes this process follows at once (each holds a
+            Redis connection); a resumption beyond that is answered 503; 0 never follows.
 
     Attributes:
         sessions: The `RedisSessionStore`.
@@ -81,6 +75,5 @@ class RedisBackplane:
         }
 
     async def close(self) -> None:
-        """Close the connections (an app closes them when it stops serving; they open
-        again on next use)."""
+        """Close the connections (they open again on next use)."""
         await self.link.close()

@@ -1,13 +1,8 @@
-"""`RedisChangeBus`: the change bus of `toolwire.transports.http.changes` over Redis pub/sub,
-one channel per deployment, `<prefix>:changes`.
-
-A member reads the channel and publishes on it from two tasks on its loop, skips its own
-messages, and reconnects after a growing pause (at most `MAX_PAUSE` seconds) while Redis is
-away. Pub/sub keeps nothing, so each side makes up for an outage: notices Redis did not take are
-held in order, bounded by `QUEUE_BOUND`, `QUEUE_BYTES` and `HOLD_SECONDS` (a dropped notice is
-logged), and a member that was cut off tells its app that every list and followed resource may
-have changed. A notice may thus be heard twice, never silently lost.
-"""
+"""`RedisChangeBus`: the change bus of `toolwire.transports.http.changes` over Redis pub/sub on
+one channel, `<prefix>:changes`. Pub/sub keeps nothing, so a member holds the notices Redis did
+not take (bounded, drops logged) and, once it hears again after being cut off, tells its app
+that every list and followed resource may have changed: a notice may be heard twice, never
+silently lost."""
 
 from __future__ import annotations
 
@@ -43,16 +38,9 @@ logger = logging.getLogger("toolwire.http")
 STORE = "Redis change bus"
 FIRST_PAUSE = 0.1
 MAX_PAUSE = 2.0
-QUEUE_BOUND = 1000
-"""Notices waiting to be published; past it new ones are dropped (logged): a burst of the
-same notice means no more than one."""
-QUEUE_BYTES = 16 * 1024 * 1024
-"""The data of the notices waiting, at most (client answers are up to 1 MiB each): past it
-new ones are dropped (logged) until Redis has taken some."""
-HOLD_SECONDS = 600.0
-"""How long a notice may wait for Redis before it is dropped (logged): as long as a call waits
-for its client's answer by default, after which a held `CLIENT_RESPONSE` has nobody to take it;
-the other notices are caught up on by each process once it hears again."""
+QUEUE_BOUND = 1000  # notices held for Redis at most (equal ones merge)
+QUEUE_BYTES = 16 * 1024 * 1024  # their data at most (a client answer is up to 1 MiB)
+HOLD_SECONDS = 600.0  # as long as a call waits for its client's answer by default
 LOGGED_NAMES = 10  # notices named in one log line; the rest are counted
 
 
@@ -61,10 +49,7 @@ class RedisChangeBus(RedisStore):
     pub/sub (`toolwire[redis]`).
 
     Pass it as `Server.http_app(change_bus=...)` in every process serving one MCP URL (or use
-    `RedisBackplane`): a tool, resource or prompt added or removed on any process, and a
-    resource update announced on any, reach the clients of all. A notice published while
-    Redis is away waits for it (up to `HOLD_SECONDS`); a process that could not hear tells
-    its clients, once it hears again, that what they follow may have changed.
+    `RedisBackplane`): what changes on any process reaches the clients of all.
 
     Args:
         url: The Redis URL (`redis://127.0.0.1:6379/0`).
@@ -81,9 +66,7 @@ class RedisChangeBus(RedisStore):
     async def join(self, hear: Hear) -> BusMember:
         """Start hearing the channel (see `ChangeBus.join`); never fails for Redis being
         down: the member keeps trying in the background."""
-        member = _RedisMember(self, hear)
-        member.start()
-        return member
+        return _RedisMember(self, hear)
 
 
 class _RedisMember:
@@ -92,18 +75,13 @@ class _RedisMember:
         self._hear = hear
         self._origin = secrets.token_hex(8)
         self._loop = asyncio.get_running_loop()
-        # What waits to be published, in order: (topic, data, serial) -> (ticket, when it
-        # was handed in). A notice handed in again gets a new ticket, so that the publisher,
-        # which keeps a notice until Redis took it, knows whether it was restated while it
-        # went out. The serial is 0 for the notices that merge, the ticket for the others.
+        # Held for Redis, in order: (topic, data, 0 or, never merged, its ticket) -> (ticket,
+        # when handed in). A restated notice gets a new ticket: the publisher keeps it then.
         self._held: dict[tuple[str, str, int], tuple[int, float]] = {}
         self._held_bytes = 0
         self._tickets = itertools.count()
         self._due = asyncio.Event()  # set while something is held
-        self._tasks: list[asyncio.Task[None]] = []
-        self.listening = asyncio.Event()  # subscribed (for tests and start-up ordering)
-
-    def start(self) -> None:
+        self.listening = asyncio.Event()  # subscribed
         self._tasks = [
             self._loop.create_task(self._listen()),
             self._loop.create_task(self._publish_held()),
@@ -120,7 +98,8 @@ class _RedisMember:
 
     def _enqueue(self, topic: str, data: str) -> None:
         ticket = next(self._tickets)
-        notice = (topic, data, ticket if topic in _NEVER_MERGED else 0)
+        # A client's answer is a message, not a state: two equal ones stay two.
+        notice = (topic, data, ticket if topic == CLIENT_RESPONSE else 0)
         if notice in self._held:
             del self._held[notice]  # restated: it moves to the back, costing nothing more
         elif self._held_bytes + len(data) > QUEUE_BYTES:
@@ -150,8 +129,7 @@ class _RedisMember:
             try:
                 await self._send(*notice[:2])
             except StoreUnavailable:
-                # Logged by the link. Held until Redis answers; a new notice does not cut the
-                # pause short (it would only fail the same way).
+                # Logged by the link; held until Redis answers.
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, MAX_PAUSE)
                 continue
@@ -270,17 +248,12 @@ class _RedisMember:
             self._held_bytes = 0
 
 
-# A client's answer is a message, not a state: two equal ones (a client sending its answer
-# twice) stay two, as they were sent. Every other notice merges with its equal.
-_NEVER_MERGED = frozenset({CLIENT_RESPONSE})
-
 # What a member that was cut off hands its app when it hears again: whatever may have passed.
 _CATCH_UP = (TOOLS_CHANGED, RESOURCES_CHANGED, PROMPTS_CHANGED, FOLLOWED_RESOURCES_UPDATED)
 
 
 def _name(topic: str, data: str) -> str:
-    """A held notice as a log line names it: a resource update by its URI; the others by
-    topic only (their data are session ids and client answers, not for logs)."""
+    """A notice as a log names it: the data are logged for a resource update only."""
     return f"{topic} {data}" if topic == RESOURCE_UPDATED else topic
 
 

@@ -1,11 +1,9 @@
 """`RedisEventStore`: the events of resumable SSE streams in Redis, resumable on any process.
 
-Each SSE stream is one Redis stream, `<prefix>:events:<stream id>`, and an event id is
-`<stream id>/<entry id>`, the entry id being Redis' own, so replaying after an id is one
-`XRANGE`. A stream keeps at most `max_events_per_stream` events and lapses `ttl` seconds after
-its last one. A priming event is an entry without a frame. As a `LiveEventStore` it stores an
-end marker with a stream's last event and holds a lease, `<prefix>:live:<stream id>`, while the
-producer runs; a follower waits at most `wait_seconds` per read, and `max_followers` bounds them.
+Each SSE stream is the Redis stream `<prefix>:events:<stream id>`, an event id is
+`<stream id>/<Redis entry id>`, and while its producer runs the stream holds a lease,
+`<prefix>:live:<stream id>`, which its followers on other processes watch; an entry without a
+frame is a priming event or, with the `END` field, the stream's end marker.
 """
 
 from __future__ import annotations
@@ -35,11 +33,8 @@ _ENTRY_PART_LIMIT = 2**64  # each part of a Redis stream entry id is an unsigned
 _FRAME = b"f"
 _PRIMING = b"p"
 END = b"e"
-"""The field of an end-marker entry (no frame)."""
-_END_ATTEMPTS = 3
-"""Tries at writing an abandoned stream's end marker; after that its lease lapses alone."""
-_FLUSH_SECONDS = 1.0
-"""What closing the store waits, at most, for the pending end markers."""
+_END_ATTEMPTS = 3  # tries at an abandoned stream's end marker; then its lease lapses alone
+_FLUSH_SECONDS = 1.0  # what closing the store waits, at most, for the pending end markers
 
 
 class RedisEventStore(RedisStore):
@@ -59,10 +54,8 @@ class RedisEventStore(RedisStore):
         link: A `RedisLink` to share with other stores (then `url` and `timeout` are its).
         lease: Seconds a stream's producer may go without renewing its lease before a
             follower on another process takes it for dead and ends its response.
-        max_followers: Streams of other processes followed at once through this store (one
-            store per process: per process); each holds a Redis connection while it waits.
-            A resumption beyond that is answered 503; 0 never follows (the stored events are
-            replayed and the response ends).
+        max_followers: Streams of other processes this store follows at once (each holds a
+            Redis connection); a resumption beyond that is answered 503; 0 never follows.
     """
 
     def __init__(
@@ -118,8 +111,7 @@ class RedisEventStore(RedisStore):
         round trip; return the event's id.
 
         Raises:
-            StoreUnavailable: Redis failed or did not answer in time (the stream is still
-                running as far as this store knows: `abandon` ends it).
+            StoreUnavailable: Redis failed or did not answer in time (`abandon` ends it).
         """
         event_id = await self._add(stream_id, frame, last=True)
         self._leases.stop(stream_id)
@@ -156,8 +148,7 @@ class RedisEventStore(RedisStore):
         self._leases.start(stream_id)
 
     def abandon(self, stream_id: str) -> None:
-        """`stream_id` stopped without a last event: its end marker is written soon, in the
-        background (nothing if it never stored an event here)."""
+        """`stream_id` stopped without a last event: its end marker is written in the background."""
         self._leases.abandon(stream_id)
 
     async def replay_after(self, last_event_id: str, sink: ReplaySink) -> str | None:
@@ -170,24 +161,12 @@ class RedisEventStore(RedisStore):
             MalformedEventId: The id is not `<stream>/<Redis entry id>`.
             StoreUnavailable: Redis failed or did not answer in time.
         """
-        stream_id, entry = _parts(last_event_id)
-        key = self._stream_key(stream_id)
-
-        async def read(client: Redis) -> Any:
-            async with client.pipeline(transaction=False) as pipe:
-                pipe.exists(key)
-                pipe.xrange(key, min=f"({entry}", max="+")
-                return await pipe.execute()
-
-        exists, entries = await self.link.call(STORE, f"replay stream {stream_id}", read)
-        if not exists:
+        tail = await self.read_tail(last_event_id, None)
+        if tail is None:
             return None
-        for entry_id, fields in entries:
-            frame = fields.get(_FRAME)
-            if frame is None:
-                continue  # a priming event
-            await sink(f"{stream_id}/{_text(entry_id)}", bytes(frame))
-        return stream_id
+        for event_id, frame in tail.events:
+            await sink(event_id, frame)
+        return _parts(last_event_id)[0]
 
     async def read_tail(self, last_event_id: str, wait: float | None) -> StreamTail | None:
         """The entries of the id's stream after it, and whether its producer still holds
@@ -237,8 +216,7 @@ class RedisEventStore(RedisStore):
         return StreamTail(events, last_id, ended, bool(leased))
 
     async def close(self) -> None:
-        """Write the end markers still pending, then close the connections (an app's
-        shutdown)."""
+        """Write the end markers still pending, then close the connections."""
         await self._leases.close()
         await super().close()
 
@@ -248,8 +226,7 @@ def _text(value: Any) -> str:
 
 
 def _parts(event_id: str) -> tuple[str, str]:
-    """The stream and the Redis entry an event id names; checked here, for Redis would fail
-    the command (and the store would pause) on an entry id it cannot read."""
+    """The stream and the Redis entry an event id names (checked: Redis would fail on it)."""
     stream_id, _, entry = event_id.rpartition("/")
     parts = _ENTRY_ID.fullmatch(entry)
     if not stream_id or parts is None or any(int(p) >= _ENTRY_PART_LIMIT for p in parts.groups()):
@@ -271,10 +248,9 @@ def _entries_of(found: Any) -> list[Any]:
 
 
 class _Leases:
-    """The leases of the streams this process produces, renewed by one task for all of them
-    so that a follower on another process can tell a slow producer from a dead one (a lapsed
-    lease: dead, frozen or cut off from Redis); the same task writes at once the end marker of
-    a stream that stopped without its last event."""
+    """The leases of the streams this process produces (a lapsed one tells a follower its
+    producer is dead), renewed by one task, which also writes the end markers of abandoned
+    streams."""
 
     def __init__(self, store: RedisEventStore) -> None:
         self.store = store
@@ -294,10 +270,9 @@ class _Leases:
 
     def lease_once(self, stream_id: str) -> bool:
         """Whether the event about to be stored must set the stream's lease."""
-        if stream_id in self.unleased:
-            self.unleased.discard(stream_id)
-            return True
-        return False
+        unleased = stream_id in self.unleased
+        self.unleased.discard(stream_id)
+        return unleased
 
     def stop(self, stream_id: str) -> None:
         """`stream_id` ended with its last event (its marker and lease were written with it)."""

@@ -1,13 +1,7 @@
-"""`RedisSessionStore`: session records in Redis, so every process behind one URL serves every
-session (see `toolwire.transports.http.streamable.records` for what a record is and how processes
-use it).
-
-Layout: one string key per session, `<prefix>:session:<id>`, holding the record's JSON, with
-Redis's own expiry as the idle timeout. A new record is written with `SET NX` (an id is never
-taken twice), an update with `SET XX` (an ended session stays ended), a touch is one
-`PEXPIRE` per session in one pipeline, and ending is `DEL`. A touch that finds a key gone
-tells the process its copy is stale.
-"""
+"""`RedisSessionStore`: session records (`toolwire.transports.http.streamable.records`) in
+Redis, one JSON string key per session, `<prefix>:session:<id>`, whose expiry is the idle
+timeout: created with `SET NX` (an id is never taken twice), updated with `SET XX` (an ended
+session stays ended), ended with `DEL`."""
 
 from __future__ import annotations
 
@@ -28,10 +22,8 @@ class RedisSessionStore(RedisStore):
     """Handshake-era session records in Redis (`toolwire[redis]`).
 
     Pass it as `Server.http_app(session_store=...)` in every process serving one MCP URL (or
-    use `RedisBackplane`, which makes it along with the event store and change bus). A request
-    reaching any of them with an `Mcp-Session-Id` continues that session; DELETE ends it for
-    all; a session idle for `session_idle_timeout` expires in Redis (with
-    `session_idle_timeout=None`, a record stays until its session is deleted).
+    use `RedisBackplane`): any of them continues a session, DELETE ends it for all, and it
+    expires in Redis after `session_idle_timeout` (never, with None).
 
     Args:
         url: The Redis URL (`redis://127.0.0.1:6379/0`).

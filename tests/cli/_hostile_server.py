@@ -1,0 +1,29 @@
+"""A stdio server whose every word carries terminal escape sequences, for `toolwire call`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolwire import Server, ToolContext
+
+CLEAR = "\x1b[2J"
+C1_CSI = "\x9b31m"  # the one-character CSI some terminals obey
+TITLE = "\x1b]0;owned\x07"
+
+server = Server("hostile")
+
+
+@server.tool(annotations={"readOnlyHint": True}, description=f"Wipes the screen {CLEAR}")
+async def clear(ctx: ToolContext[Any]) -> str:
+    await ctx.report_progress(1, 2, f"half {CLEAR}")
+    return f"before {CLEAR} after {C1_CSI} tab\tok\r\nnext line"
+
+
+@server.tool(annotations={"readOnlyHint": True})
+def shout() -> str:
+    """Fail with an escape sequence in the traceback on stderr."""
+    raise RuntimeError(f"about to fail {TITLE}")
+
+
+if __name__ == "__main__":
+    server.run()
