@@ -27,9 +27,9 @@ from ..wire.jsonrpc import (
     INVALID_PARAMS,
     ProtocolError,
     RequestId,
-    compact_json,
 )
 from .prompt_messages import PromptResultError, render_messages
+from .resources import request_context
 
 if TYPE_CHECKING:
     from ..session.methods import Session
@@ -78,29 +78,40 @@ async def get_prompt(
     if session.requests.is_duplicate(request_id):
         return
     token = eras.progress_token(params, "prompts/get")
-    if not entry.schema.takes_context:
-        call = CallInFlight(session.send, None, None, request_id, None, session.session_id)
-        work = functools.partial(_rendered, session, entry, args, kwargs, version)
-    else:
-        # Built before the task starts, so that a malformed retry is refused right away.
-        call = CallInFlight(session.send, token, log_level, request_id, None, session.session_id)
+    call = CallInFlight(session.send, token, log_level, request_id, None, session.session_id)
+    if entry.schema.takes_context:  # asked here, so that a malformed retry is refused at once
         call.asker = asker_for(
             session, request_id, version, params, entry.name, method="prompts/get", call=call
         )
-        work = functools.partial(
-            _rendered_with_context, session, request_id, entry, params, args, kwargs, version, call
-        )
+    work = functools.partial(
+        _rendered, session, request_id, entry, params, args, kwargs, version, call
+    )
     session.requests.answer_in_task(request_id, call, work)
 
 
 async def _rendered(
     session: Session,
+    request_id: RequestId,
     entry: RegisteredPrompt,
+    params: dict[str, Any],
     args: list[Any],
     kwargs: dict[str, Any],
     version: str,
+    call: CallInFlight,
 ) -> dict[str, Any]:
     """The `prompts/get` result (era fields included)."""
+    try:
+        if entry.schema.takes_context:
+            arguments = params.get("arguments") or {}
+            context = await request_context(
+                session, request_id, entry.name, arguments, params, version, call
+            )
+            args = [context, *args]
+    except Exception as error:
+        logger.exception("the context factory failed for prompt %r", entry.name)
+        raise ProtocolError(
+            INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=error
+        ) from None
     try:
         if inspect.iscoroutinefunction(entry.func):
             value = await entry.func(*args, **kwargs)
@@ -132,37 +143,6 @@ async def _rendered(
             eras.stamp(result, session.server_info)
         return result
     raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=failure)
-
-
-async def _rendered_with_context(
-    session: Session,
-    request_id: RequestId,
-    entry: RegisteredPrompt,
-    params: dict[str, Any],
-    args: list[Any],
-    kwargs: dict[str, Any],
-    version: str,
-    call: CallInFlight,
-) -> dict[str, Any]:
-    """As `_rendered`, the prompt's `ToolContext` first (its `context` as a tool call's)."""
-    from ...context import ToolContext
-
-    arguments = params.get("arguments") or {}
-    try:
-        value = await session.context_for(request_id, entry.name, arguments, params, version)
-    except Exception as error:
-        logger.exception("the context factory failed for prompt %r", entry.name)
-        raise ProtocolError(
-            INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=error
-        ) from None
-    context = ToolContext(
-        value,
-        tool_name=entry.name,
-        tool_call_id=str(request_id),
-        tool_arguments=compact_json(arguments),
-        reporter=call,
-    )
-    return await _rendered(session, entry, [context, *args], kwargs, version)
 
 
 PROMPT_ROUTES_HANDSHAKE: dict[str, Route] = {

@@ -22,7 +22,14 @@ from ..session.asking import asker_for
 from ..session.methods import Route, send_page
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
-from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameKind, ProtocolError, result_message
+from ..wire.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    FrameKind,
+    ProtocolError,
+    compact_json,
+    result_message,
+)
 from .resource_reading import NOT_FOUND, InvalidResourceParams
 
 if TYPE_CHECKING:
@@ -153,24 +160,40 @@ async def _read(
     version: str,
     call: CallInFlight,
 ) -> dict[str, Any]:
-    async def context() -> ToolContext[Any]:
-        # Asked for only by a resource function that takes a `ToolContext`.
-        from ...context import ToolContext
-
-        value = await session.context_for(request_id, uri, {}, params, version)
-        return ToolContext(
-            value,
-            tool_name=uri,
-            tool_call_id=str(request_id),
-            tool_arguments="{}",
-            reporter=call,
-        )
-
+    context = functools.partial(
+        request_context, session, request_id, uri, {}, params, version, call
+    )
     contents = await read_contents(session.server, uri, version, context)
     result: dict[str, Any] = {"contents": contents}
     if version in eras.MODERN_VERSIONS:
         eras.stamp(result, session.server_info, cacheable=True)
     return result
+
+
+async def request_context(
+    session: Session,
+    request_id: RequestId,
+    name: str,
+    arguments: dict[str, Any],
+    params: dict[str, Any],
+    version: str,
+    call: CallInFlight,
+) -> ToolContext[Any]:
+    """The `ToolContext` of a prompt or of a resource read (`name`: the prompt or the URI).
+
+    Raises:
+        Exception: Whatever the server's context factory raises.
+    """
+    from ...context import ToolContext
+
+    value = await session.context_for(request_id, name, arguments, params, version)
+    return ToolContext(
+        value,
+        tool_name=name,
+        tool_call_id=str(request_id),
+        tool_arguments=compact_json(arguments),
+        reporter=call,
+    )
 
 
 async def subscribe(
