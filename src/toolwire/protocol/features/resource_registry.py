@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..wire import eras
+from .named_entries import NamedEntries
 
 if TYPE_CHECKING:
     import anyio
@@ -131,72 +132,38 @@ class TemplatedResource:
         return listed
 
 
-class ResourceRegistry:
-    """The resources and templates a server publishes, in publication order."""
+class ResourceRegistry(NamedEntries[FixedResource | TemplatedResource]):
+    """The resources (by URI) and templates (by their text) a server publishes, in publication
+    order; a template's text always holds a `{`, a fixed URI never does."""
 
     def __init__(self) -> None:
-        self._fixed: dict[str, FixedResource] = {}
-        self._templates: dict[str, TemplatedResource] = {}
-        self.listeners: list[Callable[[], None]] = []  # called after every change
+        super().__init__()
+        self._templates: tuple[TemplatedResource, ...] = ()  # in the order they are tried
         # Called with a URI whose contents changed (the server tells its sessions; an HTTP
         # app's change bus tells the other processes).
         self.update_listeners: list[Callable[[str], None]] = []
 
-    def __len__(self) -> int:
-        """How many fixed resources and templates are published."""
-        return len(self._fixed) + len(self._templates)
-
     @property
     def resources(self) -> Mapping[str, FixedResource]:
         """The fixed resources by URI (read-only)."""
-        return MappingProxyType(self._fixed)
+        return MappingProxyType({entry.uri: entry for entry in self.listings()})
 
     @property
     def templates(self) -> Mapping[str, TemplatedResource]:
         """The templates by their text (read-only)."""
-        return MappingProxyType(self._templates)
-
-    def add(self, entry: FixedResource | TemplatedResource) -> None:
-        """Publish `entry`.
-
-        Raises:
-            ValueError: Its URI (or template text) is published already.
-        """
-        if isinstance(entry, FixedResource):
-            if entry.uri in self._fixed:
-                raise ValueError(f"a resource with URI {entry.uri!r} is already published")
-            self._fixed[entry.uri] = entry
-        else:
-            if entry.uri_template in self._templates:
-                raise ValueError(f"a resource template {entry.uri_template!r} is already published")
-            self._templates[entry.uri_template] = entry
-        self._changed()
-
-    def remove(self, uri: str) -> None:
-        """Stop publishing the resource with this URI, or the template with this text.
-
-        Raises:
-            KeyError: Nothing is published under it.
-        """
-        if uri in self._fixed:
-            del self._fixed[uri]
-        elif uri in self._templates:
-            del self._templates[uri]
-        else:
-            raise KeyError(f"no resource or resource template {uri!r} is published")
-        self._changed()
+        return MappingProxyType({entry.uri_template: entry for entry in self._templates})
 
     def template_for(self, uri_template: str) -> TemplatedResource | None:
         """The template published under exactly this text (what completion requests name)."""
-        return self._templates.get(uri_template)
+        entry = self._entries.get(uri_template)
+        return entry if isinstance(entry, TemplatedResource) else None
 
     def find(self, uri: str) -> tuple[Reader, dict[str, str]] | None:
         """What reads `uri`, and the values its template matched; None when nothing does."""
-        fixed = self._fixed.get(uri)
-        if fixed is not None and fixed.reader is not None:
+        fixed = self._entries.get(uri)
+        if isinstance(fixed, FixedResource) and fixed.reader is not None:
             return fixed.reader, {}
-        # A snapshot: a sync tool may publish from its worker thread meanwhile.
-        for entry in tuple(self._templates.values()):
+        for entry in self._templates:
             values = entry.template.match(uri)
             if values is not None:
                 return entry.reader, values
@@ -204,17 +171,31 @@ class ResourceRegistry:
 
     def listings(self) -> list[FixedResource]:
         """The fixed resources (those of templates' listers not included)."""
-        return list(self._fixed.values())
+        return [entry for entry in self._entries.values() if isinstance(entry, FixedResource)]
 
     def listers(self) -> list[Callable[[], Iterable[FixedResource]]]:
         """The listers of the templates that list resources of their own."""
-        return [entry.lister for entry in self._templates.values() if entry.lister is not None]
+        return [entry.lister for entry in self._templates if entry.lister is not None]
 
     def updated(self, uri: str) -> None:
         """The contents at `uri` changed: tell the update listeners."""
         for listener in list(self.update_listeners):
             listener(uri)
 
-    def _changed(self) -> None:
-        for listener in list(self.listeners):
-            listener()
+    def _key(self, entry: FixedResource | TemplatedResource) -> str:
+        return entry.uri if isinstance(entry, FixedResource) else entry.uri_template
+
+    def _taken(self, entry: FixedResource | TemplatedResource) -> Exception:
+        if isinstance(entry, FixedResource):
+            return ValueError(f"a resource with URI {entry.uri!r} is already published")
+        return ValueError(f"a resource template {entry.uri_template!r} is already published")
+
+    def _unknown(self, key: str) -> Exception:
+        return KeyError(f"no resource or resource template {key!r} is published")
+
+    def _added(self, entry: FixedResource | TemplatedResource) -> None:
+        if isinstance(entry, TemplatedResource):
+            self._templates += (entry,)
+
+    def _removed(self, entry: FixedResource | TemplatedResource) -> None:
+        self._templates = tuple(known for known in self._templates if known is not entry)
