@@ -1,10 +1,6 @@
-"""Completers: what suggests values for one prompt argument or resource-template parameter.
-
-A completer is a fixed collection of strings (those starting with what the user typed,
-case-insensitively, in the collection's order) or a function `completer(value, context)`, sync
-or async, returning an iterable of strings; `context` holds the arguments the client already
-settled (`{}` when it sent none), and the function does its own filtering. At most
-`SCAN_LIMIT` items are read; a value that is not a string fails the request with -32603.
+"""Completers: what suggests values for one prompt argument or resource-template parameter:
+a collection of strings (those starting with what was typed, case-insensitively) or a function
+`completer(value, context)`, sync or async, returning strings it filtered itself.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """`completion/complete`: suggestions for a prompt argument or a resource-template parameter.
 
-Serving it advertises the `completions` capability in both eras. Suggestions come from the
-completer declared for that argument, else the server-wide `@server.completion` handler, else
-none (an empty list). At most 100 values go out, with `total` and `hasMore` saying what was
-cut. A reference to an unknown prompt, template or argument, or a malformed request, is -32602
-naming what was wrong; a completer that raises or returns something other than strings is
--32603 "Completion failed for <what>".
+Suggestions come from the argument's declared completer, else the server's `@server.completion`
+handler, else none; at most 100 go out, `total` and `hasMore` saying what was cut. A malformed
+request or unknown reference is -32602 naming it, a failing completer -32603.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The prompts a server publishes: each function with its arguments, listed per version.
 
-A prompt function is read as a tool is (`function_schema`, not strict): parameters without a
-default are required arguments, docstring descriptions describe them, and a first `ToolContext`
-parameter receives the request's context. Argument values arrive as strings and are validated
-by each parameter's type; a missing, unknown, non-string or refused argument is -32602 "Invalid
-params" naming the arguments and the prompt. Listings leave out the fields a version lacks.
+A prompt function is read as a tool is (`function_schema`, not strict); argument values arrive
+as strings and are validated by each parameter's type, a refusal being -32602 naming the
+arguments and the prompt. docs/decisions.md (prompt_registry.py) says how strings convert.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """`prompts/list` and `prompts/get` for both eras, as route-table entries.
 
-`PROMPT_ROUTES_HANDSHAKE` and `PROMPT_ROUTES_MODERN` are merged into the session's tables and
-advertise `prompts` with `listChanged: true`. Lists page 100 at a time as `tools/list` does; an
-unknown name is -32602 "Unknown prompt: <name>", bad arguments are -32602 naming them, and a
-prompt (or context factory) that raises or returns no prompt is -32603 "Error rendering prompt
-'<name>'", its traceback logged, not sent. Rendering runs as a task the session tracks; a first
-`ToolContext` parameter gets the server's context, and in 2026-07-28 a prompt that asks the
-client ends with an input-required result.
+An unknown name is -32602 "Unknown prompt: <name>", bad arguments -32602 naming them, and a
+prompt (or context factory) that raises or returns no prompt -32603 "Error rendering prompt
+'<name>'" with its traceback logged, not sent. docs/decisions.md (prompts.py) gives the rest.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """The tools a server publishes: each FunctionTool with its MCP options, listed per version.
 
-A tool's `inputSchema` is its `params_json_schema`, which must have an object at its root. Its
-`outputSchema` is `output_schema` when given, else the FunctionTool's `output_json_schema`, else
-one inferred from the return annotation (`ToolResult[T]` read as `T`); tools whose results are
-content blocks (text, the `ToolOutput*` types, resource links) get none, and a schema whose root
-is not an object is wrapped under `result`, the value then sent as `structuredContent: {"result":
-value}`.
-`annotations` take the MCP keys only. `is_enabled` (a bool, or a callable asked at every listing
-and call) can hide a tool; `scopes` name the OAuth scopes a caller's token must grant to call it,
-checked wherever there is a token.
+`inputSchema` is the tool's object-rooted `params_json_schema`; `outputSchema` the given one,
+else the FunctionTool's, else one inferred from the return annotation (none for content
+results, a non-object root wrapped under `result`). docs/decisions.md (registry.py) says why.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """A directory served read-only as resources: `<prefix><relative path>` reads `<root>/<path>`.
 
-The URI is never given to the file system as it came: the part matching `<prefix>{+path}` is
-percent-decoded once and checked segment by segment (a NUL byte, a backslash, a leading `/`, an
-empty, `.` or `..` segment, a hidden one unless `include_hidden`: -32602 naming the reason),
-then resolved inside the root by descriptor (`toolwire.paths.Root`), so that a symbolic link
-pointing out is refused the same way and only a regular file of at most `max_bytes` is opened.
-A path that names nothing is the ordinary resource-not-found error. Text that decodes as UTF-8
-goes out as text, the rest as base64 blobs; `resources/list` shows at most `max_listed` files.
+The matched path is checked segment by segment (-32602 naming the reason) and resolved inside
+the root by descriptor (`toolwire.paths.Root`), so nothing outside it is ever opened; a path
+naming nothing is the ordinary not-found error. UTF-8 text goes out as text, the rest as blobs.
 """
 
 from __future__ import annotations

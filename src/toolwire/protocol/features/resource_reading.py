@@ -1,14 +1,9 @@
 """A resource function: checked against its URI template once, then called for each read.
 
-At decoration every template variable must be a parameter (or land in `**kwargs`) and every
-parameter without a default a template variable; positional-only parameters are refused, and a
-mismatch is a `ValueError` naming the template, the function and the parameter. Values arrive
-as strings and are converted to the annotated types as tool arguments are, a value that does not
-convert being refused with the parameter named. A first `ToolContext` parameter receives the
-read's context; sync functions run in a worker thread under the server's bound. What a function
-returns becomes the `contents` (`contents_of`): a `str` one text item, bytes one base64 `blob`,
-anything else its JSON as text, each with the URI read and a `mimeType` (the declared one, else
-`text/plain`, `application/octet-stream` or `application/json`); `None` means "no such resource".
+Template variables and parameters must fit (a `ValueError` naming template, function and
+parameter); values are converted to the annotated types as tool arguments are; what the
+function returns becomes the `contents` (`contents_of`), `None` meaning "no such resource".
+docs/decisions.md (resource_reading.py) gives the rules.
 """
 
 from __future__ import annotations

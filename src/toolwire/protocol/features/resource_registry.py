@@ -1,10 +1,6 @@
-"""The published resources and resource templates, and how a URI finds the one that serves it.
-
-A fixed resource is found by its exact URI, else the templates are tried in the order they were
-published and the first that matches serves it; a URI is compared as a string, never resolved or
-used as a path here. `resources/list` shows the fixed resources, then each template's own listed
-ones. Publishing a URI or template twice is an error naming it, removing an unknown one a
-`KeyError`; every change calls the registry's listeners. Listings are built per protocol version.
+"""The published resources and resource templates, and how a URI finds the one that serves it:
+by exact URI, else the first template (in publication order) that matches. URIs are compared as
+strings, never resolved here; listings are built per protocol version.
 """
 
 from __future__ import annotations

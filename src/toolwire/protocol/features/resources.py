@@ -1,13 +1,9 @@
 """The resource methods, as route-table entries for each era (merged in by `session.py`).
 
-Both eras serve `resources/list`, `resources/templates/list` and `resources/read`; the
-handshake era adds `resources/subscribe` and `resources/unsubscribe` (at most
-`MAX_SUBSCRIPTIONS` per connection, then -32603 "Subscription limit reached"), while a
-2026-07-28 client follows URIs on a `subscriptions/listen` stream. Lists page 100 at a time.
-An unknown URI is `not_found` (-32002 in the handshake era, -32602 in 2026-07-28); template
-values that do not convert, or a `params.uri` that is not a string, are -32602 naming the
-field; a resource function that raises is -32603 "Error reading resource <uri>". A read runs
-as a task the session tracks, which `notifications/cancelled` stops.
+An unknown URI is `not_found` (-32002 in the handshake era, -32602 in 2026-07-28), bad template
+values or params -32602 naming the field, a failing resource function -32603 "Error reading
+resource <uri>"; a read runs as a task the session tracks. docs/decisions.md (resources.py)
+gives the rest.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """URI templates for resource templates: the part of RFC 6570 whose matches are unambiguous.
 
-A `UriTemplate` is advertised as written and matched against the URIs clients read; a URI
-matches it in exactly one way or not at all. Accepted: `{name}` (one path segment, without
-`/`, `?` or `#`), `{+name}` (may span segments, without `?` or `#`) and, only at the very end,
-`{?a,b}` (optional query parameters, in any order, no others). Matched values are
-percent-decoded as strict UTF-8. Anything else (other operators, modifiers such as `{x*}` or
-`{x:3}`, several names in one simple expression, two expressions with no literal text between
-them, repeated or non-identifier names, unbalanced braces) is a `ValueError` naming the template
-and the problem.
+Accepted: `{name}` (one path segment), `{+name}` (may span segments) and, only at the end,
+`{?a,b}` (optional query parameters); matched values are percent-decoded as strict UTF-8.
+Anything else is a `ValueError` naming the template and the problem.
 """
 
 from __future__ import annotations
