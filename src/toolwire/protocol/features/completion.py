@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..session.methods import Route
@@ -37,8 +38,7 @@ logger = logging.getLogger("toolwire.protocol")
 Params = dict[str, Any] | None
 
 
-def _invalid(detail: str) -> ProtocolError:
-    return ProtocolError(INVALID_PARAMS, detail)
+_invalid = partial(ProtocolError, INVALID_PARAMS)  # -32602 with the given message
 
 
 def _parse(params: Params) -> tuple[dict[str, Any], str, str, dict[str, str]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...errors import UserError
@@ -36,9 +37,7 @@ def _takes_strings(schema: Mapping[str, Any]) -> bool:
     return any(isinstance(branch, dict) and _takes_strings(branch) for branch in branches)
 
 
-def invalid_arguments(detail: str) -> ProtocolError:
-    """-32602 with a message naming what was wrong with the arguments."""
-    return ProtocolError(INVALID_PARAMS, detail)
+invalid_arguments = partial(ProtocolError, INVALID_PARAMS)  # -32602 naming what was wrong
 
 
 @dataclass(eq=False)

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from .prompt_registry import RegisteredPrompt
 
 __all__ = [
-    "PROMPTS_LIST_CHANGED",
     "PROMPT_ROUTES_HANDSHAKE",
     "PROMPT_ROUTES_MODERN",
     "get_prompt",
@@ -40,8 +39,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger("toolwire.protocol")
-
-PROMPTS_LIST_CHANGED = "notifications/prompts/list_changed"
 
 Params = dict[str, Any] | None
 
@@ -54,22 +51,17 @@ async def list_prompts(
     await send_page(session, request_id, params, version, "prompts/list", "prompts", entries)
 
 
-def _lookup(session: Session, params: Params) -> RegisteredPrompt:
-    name = params.get("name") if params else None
+async def get_prompt(
+    session: Session, request_id: RequestId, params: Params, version: str, log_level: str | None
+) -> None:
+    """`prompts/get`: checked here, then rendered and answered from a request in flight."""
+    params = params or {}
+    name = params.get("name")
     if not isinstance(name, str):
         raise eras.invalid_params("prompts/get: 'name' must be a string")
     entry = session.server.prompt_registry.get(name)
     if entry is None:
         raise ProtocolError(INVALID_PARAMS, f"Unknown prompt: {name}", {"name": name})
-    return entry
-
-
-async def get_prompt(
-    session: Session, request_id: RequestId, params: Params, version: str, log_level: str | None
-) -> None:
-    """`prompts/get`: checked here, then rendered and answered from a request in flight."""
-    entry = _lookup(session, params)
-    params = params or {}
     args, kwargs = entry.bind(params.get("arguments"))
     if session.requests.is_duplicate(request_id):
         return

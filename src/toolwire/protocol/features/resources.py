@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ...tools.threads import run_sync_within
@@ -113,7 +113,8 @@ async def list_resources(
     entries: list[FixedResource] = registry.listings()
     listers = registry.listers()
     if listers:
-        entries += await run_sync_within(session.server.sync_limiter, _gather, (listers,), {})
+        gather = lambda: [entry for lister in listers for entry in lister()]  # noqa: E731
+        entries += await run_sync_within(session.server.sync_limiter, gather, (), {})
     await send_page(session, request_id, params, version, "resources/list", "resources", entries)
 
 
@@ -217,13 +218,6 @@ def _uri(params: Params, method: str) -> str:
     if not isinstance(uri, str):
         raise eras.invalid_params(f"{method}: 'uri' must be a string")
     return uri
-
-
-def _gather(listers: list[Callable[[], Iterable[FixedResource]]]) -> list[FixedResource]:
-    gathered: list[FixedResource] = []
-    for lister in listers:
-        gathered.extend(lister())
-    return gathered
 
 
 # The entries each era's table merges (see methods.Route): what they add to the capabilities
