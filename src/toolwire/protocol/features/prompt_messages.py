@@ -84,11 +84,8 @@ def _message(item: Any, version: str, where: str) -> dict[str, Any]:
 
 
 def render_messages(value: Any, version: str, prompt: str) -> list[dict[str, Any]]:
-    """The `messages` of a `prompts/get` result for what the prompt `prompt` returned.
-
-    Raises:
-        PromptResultError: The value is not a prompt (the message names the culprit).
-    """
+    """The `messages` for what the prompt `prompt` returned; PromptResultError naming the
+    culprit when it is no prompt."""
     if isinstance(value, list | tuple):
         return [
             _message(item, version, f"prompt {prompt!r} message {index}")

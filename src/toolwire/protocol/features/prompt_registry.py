@@ -42,18 +42,8 @@ invalid_arguments = partial(ProtocolError, INVALID_PARAMS)  # -32602 naming what
 
 @dataclass(eq=False)
 class RegisteredPrompt:
-    """One published prompt.
-
-    Args:
-        name: The prompt's name.
-        description: What it is for.
-        schema: Its function read by the schema layer (arguments, model, context).
-        func: The function that renders it.
-        title: A human-readable name.
-        icons: Pictures for clients (wire dicts), or None.
-        meta: Free-form `_meta` for the listing.
-        completers: Argument name -> completer (see completers.py).
-    """
+    """One published prompt: its function, read by the schema layer (`schema`), and its listing
+    fields; `completers` maps argument names to completers."""
 
     name: str
     description: str | None
@@ -94,12 +84,8 @@ class RegisteredPrompt:
         return entry
 
     def bind(self, arguments: Any) -> tuple[list[Any], dict[str, Any]]:
-        """`(args, kwargs)` for the function from a `prompts/get` request's `arguments`
-        (the context argument, if any, not included).
-
-        Raises:
-            ProtocolError: -32602 naming the missing, unknown or invalid argument(s).
-        """
+        """`(args, kwargs)` for the function from a `prompts/get` request's `arguments` (no
+        context argument); -32602 naming the missing, unknown or invalid ones."""
         if arguments is None:
             arguments = {}
         if not isinstance(arguments, dict):
@@ -169,12 +155,8 @@ def registered_prompt(
     meta: dict[str, Any] | None,
     completers: Mapping[str, Any] | None,
 ) -> RegisteredPrompt:
-    """A function read as a prompt, with its options checked: what `Server.prompt` publishes.
-
-    Raises:
-        UserError: The function cannot be a prompt, or an option is malformed (the message
-            names which).
-    """
+    """A function read as a prompt, options checked (a UserError naming which is wrong): what
+    `Server.prompt` publishes."""
     if not callable(func):
         raise UserError(f"a prompt must be a function, not {type(func).__name__}")
     from ...schema.function_schema import function_schema

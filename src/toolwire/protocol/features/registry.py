@@ -38,19 +38,9 @@ ANNOTATION_KEYS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint",
 
 @dataclass(eq=False)
 class RegisteredTool:
-    """One published tool.
-
-    Args:
-        tool: The FunctionTool that runs.
-        title: A human-readable display name.
-        annotations: MCP hints (readOnlyHint, destructiveHint, idempotentHint, openWorldHint).
-        meta: Free-form `_meta` for the tool listing.
-        output_schema: The JSON schema of structured results (object-rooted), or None.
-        wraps_result: Whether results are sent as `{"result": value}`.
-        timeout: Seconds after which a call is answered with a timeout error.
-        scopes: OAuth scopes a caller must hold to call it (checked when authenticated).
-        icons: Pictures for clients to show (wire dicts, see icons.py), or None.
-    """
+    """One published tool: the FunctionTool that runs, and its MCP options (`output_schema`
+    object-rooted, `wraps_result` when results go out as `{"result": value}`, `icons` as wire
+    dicts)."""
 
     tool: FunctionTool
     title: str | None = None
@@ -248,10 +238,8 @@ def infer_output_schema(return_annotation: Any) -> tuple[dict[str, Any] | None, 
 
 
 def _simple_output_schema(annotation: Any) -> dict[str, Any] | None:
-    """pydantic's schema for simple return types (int, list[str], dict[str, float], ...),
-    written directly so that a server's start-up does not load pydantic for them; None for
-    anything else. tests/protocol/features/test_registry_output_schema.py compares it with
-    pydantic."""
+    """pydantic's schema for simple return types (int, list[str], dict[str, float]...), written
+    here so that start-up need not load pydantic; None for anything else."""
     from ...schema.function_schema import simple_type_schema
 
     if get_origin(annotation) is dict:
@@ -274,13 +262,12 @@ def registered_tool(
     scopes: str | Iterable[str] | None = None,
     icons: Any = None,
 ) -> RegisteredTool:
-    """A tool with its MCP options, checked: what `Server.tool` / `add_tool` publish.
+    """A tool with its MCP options checked: what `Server.tool` / `add_tool` publish.
 
     Raises:
         UserError: The input schema is not an object, `meta` is not a dict, or an icon is
             malformed.
-        ValueError: `timeout` is not a positive number of seconds, or a scope name is
-            malformed.
+        ValueError: A bad `timeout` or scope name.
         TypeError: `scopes` is not a string or a list of strings.
     """
     if tool.params_json_schema.get("type") != "object":

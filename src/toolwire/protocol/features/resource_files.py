@@ -95,11 +95,8 @@ class DirectoryResources:
         return TemplatedResource(self.template, described, self, lister=self.list_files)
 
     def path_for(self, relative: str) -> Path:
-        """The checked file-system path for a decoded relative path.
-
-        Raises:
-            InvalidResourceParams: The path is refused (the message says why).
-        """
+        """The checked file-system path for a decoded relative path (InvalidResourceParams saying
+        why when refused)."""
         reason = self._refusal(relative)
         if reason is None:
             try:

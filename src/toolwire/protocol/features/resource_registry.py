@@ -73,13 +73,8 @@ class Described:
 
 @dataclass(frozen=True)
 class FixedResource:
-    """A resource at one URI.
-
-    Attributes:
-        uri: Its URI.
-        described: Its name, description and the rest of its listing.
-        reader: What reads it (None: listed only, read through the template that lists it).
-    """
+    """A resource at one URI; `reader` None when it is only listed (read through the template
+    that lists it)."""
 
     uri: str
     described: Described
@@ -92,17 +87,8 @@ class FixedResource:
 
 @dataclass(frozen=True)
 class TemplatedResource:
-    """A family of resources whose URIs match a template.
-
-    Attributes:
-        template: The parsed URI template.
-        described: Its name, description and the rest of its listing.
-        reader: What reads a matching URI.
-        completers: Per-variable completion functions, for `completion/complete` on this
-            template's arguments (see `completion.py`); empty when none were given.
-        lister: Lists concrete resources of the family for `resources/list` (a directory
-            lists its files), called in a worker thread; None: it lists none.
-    """
+    """A family of resources whose URIs match a template; `completers` serve
+    `completion/complete`, `lister` (run in a worker thread) lists members for `resources/list`."""
 
     template: UriTemplate
     described: Described

@@ -64,18 +64,11 @@ async def read_contents(
     version: str | None,
     context: Callable[[], Awaitable[ToolContext[Any]]] | None = None,
 ) -> list[dict[str, Any]]:
-    """The `contents` of the resource at `uri`, as `resources/read` answers them.
-
-    Args:
-        server: What publishes the resource.
-        uri: The URI read.
-        version: The protocol version (for the not-found error's code).
-        context: Makes the `ToolContext` a resource function taking one is given; without
-            it such a function gets a context holding None.
+    """The `contents` of the resource at `uri`, as `resources/read` answers them; `context`
+    makes the `ToolContext` of a function that takes one (else it holds None).
 
     Raises:
-        ProtocolError: Not found, invalid template values, or the reader failed (see the
-            module docstring for each code).
+        ProtocolError: Not found, invalid template values, or the reader failed.
         Exception: Whatever `context` raises (the server's context factory).
     """
     found = server.resource_registry.find(uri)
@@ -176,11 +169,8 @@ async def request_context(
     version: str,
     call: CallInFlight,
 ) -> ToolContext[Any]:
-    """The `ToolContext` of a prompt or of a resource read (`name`: the prompt or the URI).
-
-    Raises:
-        Exception: Whatever the server's context factory raises.
-    """
+    """The `ToolContext` of a prompt or resource read (`name`: the prompt or URI); raises what
+    the server's context factory raises."""
     from ...context import ToolContext
 
     value = await session.context_for(request_id, name, arguments, params, version)

@@ -258,11 +258,8 @@ def _timed_out(
 
 
 def checked_tool_name(params: dict[str, Any]) -> str:
-    """The tool a `tools/call` names, once its params have the types MCP gives them.
-
-    Raises:
-        ProtocolError: -32602 naming the param that is wrong.
-    """
+    """The tool a `tools/call` names, once `name` and `arguments` have MCP's types (else -32602
+    naming the param)."""
     name = params.get("name")
     if not isinstance(name, str):
         raise eras.invalid_params("tools/call: 'name' must be a string")
@@ -309,10 +306,8 @@ def _resolve(prop: dict[str, Any], root: dict[str, Any]) -> dict[str, Any] | Non
 
 
 def _accepts(value: Any, prop: Any, root: dict[str, Any], depth: int = 0) -> bool:
-    """Whether `value` fits `prop` at the top level (types, enum, const, anyOf/oneOf, $ref).
-
-    Unknown or too-deep constructs count as accepting: this only names likely culprits.
-    """
+    """Whether `value` fits `prop` at the top level; unknown or too-deep constructs accept (this
+    only names likely culprits)."""
     if not isinstance(prop, dict) or depth > _MAX_DEPTH:
         return True
     resolved = _resolve(prop, root)
