@@ -35,19 +35,9 @@ _OUTSIDE = "it leads outside the directory (a symbolic link)"
 
 
 class DirectoryResources:
-    """Reads (and lists) the files under one directory: the reader of its template.
-
-    Args:
-        root: The directory; it must exist.
-        uri_prefix: What every URI starts with; must end with `/` and hold no `{` or `}`.
-        mime_type: One MIME type for every file (default: guessed per file).
-        max_listed: The most files `list_files` returns.
-        max_bytes: The largest file read.
-        include_hidden: Serve and list names starting with `.` too.
-
-    Raises:
-        ValueError: `root` is not a directory, or `uri_prefix` is unusable.
-    """
+    """Reads (and lists) the files under one directory: the reader of its template. The
+    options are `Server.add_directory_resources`'s; a ValueError when `root` is not a directory
+    or `uri_prefix` does not end with `/` or holds a brace."""
 
     takes_context = False  # a read needs no `ToolContext`
 
