@@ -27,11 +27,7 @@ from .completers import MAX_VALUES, Completer, CompleterError, ask_completer
 if TYPE_CHECKING:
     from ..session.methods import Session
 
-__all__ = [
-    "COMPLETION_ROUTES_HANDSHAKE",
-    "COMPLETION_ROUTES_MODERN",
-    "complete",
-]
+__all__ = ["COMPLETION_ROUTES_HANDSHAKE", "COMPLETION_ROUTES_MODERN", "complete"]
 
 logger = logging.getLogger("toolwire.protocol")
 
@@ -137,6 +133,6 @@ async def complete(
 
 
 COMPLETION_ROUTES_HANDSHAKE: dict[str, Route] = {
-    "completion/complete": Route(complete, {"completions": {}}),
+    "completion/complete": Route(complete, {"completions": {}})
 }
 COMPLETION_ROUTES_MODERN = COMPLETION_ROUTES_HANDSHAKE

@@ -18,12 +18,7 @@ from ..session.asking import asker_for
 from ..session.methods import Route, send_page
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
-from ..wire.jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    ProtocolError,
-    RequestId,
-)
+from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, RequestId
 from .prompt_messages import PromptResultError, render_messages
 from .resources import request_context
 
@@ -31,12 +26,7 @@ if TYPE_CHECKING:
     from ..session.methods import Session
     from .prompt_registry import RegisteredPrompt
 
-__all__ = [
-    "PROMPT_ROUTES_HANDSHAKE",
-    "PROMPT_ROUTES_MODERN",
-    "get_prompt",
-    "list_prompts",
-]
+__all__ = ["PROMPT_ROUTES_HANDSHAKE", "PROMPT_ROUTES_MODERN", "get_prompt", "list_prompts"]
 
 logger = logging.getLogger("toolwire.protocol")
 
