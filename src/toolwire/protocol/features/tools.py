@@ -277,6 +277,7 @@ _JSON_TYPES = {
     "boolean": (bool,),
     "array": (list,),
     "object": (dict,),
+    "null": (type(None),),
 }
 
 
@@ -327,8 +328,6 @@ def _accepts(value: Any, prop: Any, root: dict[str, Any], depth: int = 0) -> boo
 
 
 def _is_type(value: Any, name: Any) -> bool:
-    if name == "null":
-        return value is None
     kinds = _JSON_TYPES.get(name)
     if kinds is None:
         return True
@@ -340,12 +339,7 @@ def _is_type(value: Any, name: Any) -> bool:
 
 
 def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    for name in ("boolean", "integer", "number", "string", "array", "object"):
-        if _is_type(value, name):
-            return name
-    return type(value).__name__
+    return next((name for name in _JSON_TYPES if _is_type(value, name)), type(value).__name__)
 
 
 def _expected(prop: Any, root: dict[str, Any]) -> str:
