@@ -210,8 +210,6 @@ def _uri(params: Params, method: str) -> str:
     return uri
 
 
-# The entries each era's table merges (see methods.Route): what they add to the capabilities
-# travels with them.
 RESOURCE_ROUTES_HANDSHAKE: dict[str, Route] = {
     "resources/list": Route(list_resources, {"resources": {"listChanged": True}}),
     "resources/templates/list": Route(list_templates),
