@@ -28,10 +28,10 @@ __all__ = ["PromptRegistry", "RegisteredPrompt", "registered_prompt"]
 
 def _takes_strings(schema: Mapping[str, Any]) -> bool:
     """Whether a property's schema accepts a plain string as it is."""
-    if not schema or schema.get("type") == "string":
+    if not schema:
         return True
     kind = schema.get("type")
-    if isinstance(kind, list) and "string" in kind:
+    if kind == "string" or (isinstance(kind, list) and "string" in kind):
         return True
     branches = schema.get("anyOf") or schema.get("oneOf") or ()
     return any(isinstance(branch, dict) and _takes_strings(branch) for branch in branches)
@@ -115,13 +115,10 @@ class RegisteredPrompt:
                     f"not {type(value).__name__}"
                 )
             values[name] = value if _takes_strings(properties[name]) else _maybe_json(value)
-        return self.schema.to_call_args(self._validated(values))
-
-    def _validated(self, values: dict[str, Any]) -> Any:
         from pydantic import ValidationError
 
         try:
-            return self.schema.params_pydantic_model.model_validate(values)
+            validated = self.schema.params_pydantic_model.model_validate(values)
         except ValidationError as error:
             problems = []
             for item in error.errors(include_url=False):
@@ -130,6 +127,7 @@ class RegisteredPrompt:
             raise invalid_arguments(
                 f"Invalid argument(s) for prompt {self.name!r}: {'; '.join(problems)}"
             ) from None
+        return self.schema.to_call_args(validated)
 
 
 def _maybe_json(value: str) -> Any:
