@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ...errors import UserError
+from ..wire import eras
 
-__all__ = ["NamedEntries"]
+__all__ = ["NamedEntries", "listing"]
 
 E = TypeVar("E")
 
@@ -82,3 +83,16 @@ class NamedEntries(Mapping[str, E], Generic[E]):
     def _changed(self) -> None:
         for listener in list(self.listeners):
             listener()
+
+
+def listing(version: str, fields: dict[str, Any], icons: Any, meta: Any) -> dict[str, Any]:
+    """A listing entry: `fields` less its None values (and `title` where `version` lacks it),
+    then `icons` and `_meta` where it knows them."""
+    entry = {key: value for key, value in fields.items() if value is not None}
+    if "title" in entry and not eras.supports(version, "title"):
+        del entry["title"]
+    if icons and eras.supports(version, "icons"):
+        entry["icons"] = [dict(icon) for icon in icons]
+    if meta and eras.supports(version, "tool_meta"):
+        entry["_meta"] = dict(meta)
+    return entry

@@ -14,11 +14,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...errors import UserError
-from ..wire import eras
 from ..wire.icons import normalize_icons
 from ..wire.jsonrpc import INVALID_PARAMS, ProtocolError
 from .completers import Completer, check_completers
-from .named_entries import NamedEntries
+from .named_entries import NamedEntries, listing
 
 if TYPE_CHECKING:
     from ...schema.function_schema import FuncSchema
@@ -61,11 +60,6 @@ class RegisteredPrompt:
 
     def listing(self, version: str) -> dict[str, Any]:
         """The `prompts/list` entry for a protocol version."""
-        entry: dict[str, Any] = {"name": self.name}
-        if self.title and eras.supports(version, "title"):
-            entry["title"] = self.title
-        if self.description:
-            entry["description"] = self.description
         properties: dict[str, Any] = self.schema.params_json_schema.get("properties", {})
         required = set(self.schema.params_json_schema.get("required", ()))
         arguments = []
@@ -75,13 +69,13 @@ class RegisteredPrompt:
                 argument["description"] = prop["description"]
             argument["required"] = name in required
             arguments.append(argument)
-        if arguments:
-            entry["arguments"] = arguments
-        if self.icons and eras.supports(version, "icons"):
-            entry["icons"] = list(self.icons)
-        if self.meta and eras.supports(version, "tool_meta"):  # listings' _meta: 2025-06-18
-            entry["_meta"] = self.meta
-        return entry
+        fields = {
+            "name": self.name,
+            "title": self.title or None,
+            "description": self.description or None,
+            "arguments": arguments or None,
+        }
+        return listing(version, fields, self.icons, self.meta)
 
     def bind(self, arguments: Any) -> tuple[list[Any], dict[str, Any]]:
         """`(args, kwargs)` for the function from a `prompts/get` request's `arguments` (no

@@ -23,7 +23,7 @@ from ..auth.identity import parse_scopes
 from ..wire import eras
 from ..wire.content import loaded_output_classes
 from ..wire.icons import normalize_icons
-from .named_entries import NamedEntries
+from .named_entries import NamedEntries, listing
 
 __all__ = [
     "RegisteredTool",
@@ -71,24 +71,18 @@ class RegisteredTool:
         return cached
 
     def _build_listing(self, version: str) -> dict[str, Any]:
-        entry: dict[str, Any] = {"name": self.tool.name}
-        annotations = dict(self.annotations) if self.annotations else {}
-        if self.title and eras.supports(version, "title"):
-            entry["title"] = self.title
-        elif self.title and "title" not in annotations:
-            annotations["title"] = self.title
-        if self.tool.description:
-            entry["description"] = self.tool.description
-        entry["inputSchema"] = self.tool.params_json_schema
-        if self.output_schema is not None and eras.supports(version, "outputSchema"):
-            entry["outputSchema"] = self.output_schema
-        if annotations and eras.supports(version, "annotations"):
-            entry["annotations"] = annotations
-        if self.icons and eras.supports(version, "icons"):
-            entry["icons"] = list(self.icons)
-        if self.meta and eras.supports(version, "tool_meta"):
-            entry["_meta"] = self.meta
-        return entry
+        annotations = dict(self.annotations or {})
+        if self.title and not eras.supports(version, "title"):
+            annotations.setdefault("title", self.title)
+        fields = {
+            "name": self.tool.name,
+            "title": self.title or None,
+            "description": self.tool.description or None,
+            "inputSchema": self.tool.params_json_schema,
+            "outputSchema": self.output_schema if eras.supports(version, "outputSchema") else None,
+            "annotations": annotations or None if eras.supports(version, "annotations") else None,
+        }
+        return listing(version, fields, self.icons, self.meta)
 
 
 class ToolRegistry(NamedEntries[RegisteredTool]):

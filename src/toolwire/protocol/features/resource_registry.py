@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..wire import eras
-from .named_entries import NamedEntries
+from .named_entries import NamedEntries, listing
 
 if TYPE_CHECKING:
     import anyio
@@ -53,22 +52,15 @@ class Described:
 
     def fields(self, version: str) -> dict[str, Any]:
         """The listing's fields other than `uri`/`uriTemplate`, for `version`."""
-        listed: dict[str, Any] = {"name": self.name}
-        if self.title is not None and eras.supports(version, "title"):
-            listed["title"] = self.title
-        if self.description is not None:
-            listed["description"] = self.description
-        if self.mime_type is not None:
-            listed["mimeType"] = self.mime_type
-        if self.size is not None:
-            listed["size"] = self.size
-        if self.annotations:
-            listed["annotations"] = dict(self.annotations)
-        if self.icons and eras.supports(version, "icons"):
-            listed["icons"] = [dict(icon) for icon in self.icons]
-        if self.meta and eras.supports(version, "tool_meta"):
-            listed["_meta"] = dict(self.meta)
-        return listed
+        fields = {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "mimeType": self.mime_type,
+            "size": self.size,
+            "annotations": dict(self.annotations) if self.annotations else None,
+        }
+        return listing(version, fields, self.icons, self.meta)
 
 
 @dataclass(frozen=True)
