@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, get_origin
 
 from ...schema.context_types import is_context_type
+from ...tools._invoker import validation_problems
 from ...tools.threads import run_sync_within
 from ..wire.content import to_jsonable
 from ..wire.icons import normalize_icons
@@ -191,12 +192,7 @@ class FunctionReader:
         try:
             validated = model.model_validate(arguments)
         except ValidationError as invalid:
-            problems = "; ".join(
-                f"{'.'.join(str(part) for part in item['loc']) or 'parameters'}: {item['msg']}"
-                for item in invalid.errors(
-                    include_url=False, include_input=False, include_context=False
-                )
-            )
+            problems = "; ".join(validation_problems(invalid))  # a dict's errors have a loc
             raise InvalidResourceParams(
                 f"Invalid parameters for resource template '{self.template.text}': {problems}"
             ) from None
@@ -216,13 +212,13 @@ class FunctionReader:
             )
             default = ... if parameter.default is inspect.Parameter.empty else parameter.default
             fields[parameter.name] = (annotation, default)
-        self._model = create_model(
+        model: type[BaseModel] = create_model(
             f"ResourceParams_{_label(self.func)}",
             __config__=ConfigDict(extra="allow", arbitrary_types_allowed=True),
             **fields,
         )
-        assert self._model is not None
-        return self._model
+        self._model = model
+        return model
 
 
 def _label(func: Callable[..., Any]) -> str:
