@@ -91,11 +91,14 @@ async def call_tool(
     if requests.is_duplicate(request_id):
         return
     params = params or {}
-    name = checked_tool_name(params)
+    name = params.get("name")
+    if not isinstance(name, str):
+        raise eras.invalid_params("tools/call: 'name' must be a string")
+    arguments = params.get("arguments")
+    if arguments is not None and not isinstance(arguments, dict):
+        raise eras.invalid_params("tools/call: 'arguments' must be an object")
     entry = session.tools.get(name)
-    if entry is None:
-        raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
-    if not await is_enabled(entry):
+    if entry is None or not await is_enabled(entry):
         raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
     identity = session.identity
     if entry.scopes and identity is not None:
@@ -255,18 +258,6 @@ def _timed_out(
             " the whole time."
         )
     return error_result(text)
-
-
-def checked_tool_name(params: dict[str, Any]) -> str:
-    """The tool a `tools/call` names, once `name` and `arguments` have MCP's types (else -32602
-    naming the param)."""
-    name = params.get("name")
-    if not isinstance(name, str):
-        raise eras.invalid_params("tools/call: 'name' must be a string")
-    arguments = params.get("arguments")
-    if arguments is not None and not isinstance(arguments, dict):
-        raise eras.invalid_params("tools/call: 'arguments' must be an object")
-    return name
 
 
 _MAX_DEPTH = 8
