@@ -1,10 +1,6 @@
-"""Completers: what suggests values for one prompt argument or resource-template parameter.
-
-A completer is a fixed collection of strings (those starting with what the user typed,
-case-insensitively, in the collection's order) or a function `completer(value, context)`, sync
-or async, returning an iterable of strings; `context` holds the arguments the client already
-settled (`{}` when it sent none), and the function does its own filtering. At most
-`SCAN_LIMIT` items are read; a value that is not a string fails the request with -32603.
+"""Completers: what suggests values for one prompt argument or resource-template parameter:
+a collection of strings (those starting with what was typed, case-insensitively) or a function
+`completer(value, context)`, sync or async, returning strings it filtered itself.
 """
 
 from __future__ import annotations
@@ -35,17 +31,8 @@ class CompleterError(TypeError):
 def check_completers(
     completers: Mapping[str, Any] | None, names: Iterable[str], owner: str
 ) -> dict[str, Completer]:
-    """Validate a declaration's completers: each names an argument and is a completer.
-
-    Args:
-        completers: Argument name -> completer (or None).
-        names: The arguments (or template parameters) that exist.
-        owner: What they belong to, for error messages ("prompt 'review'").
-
-    Raises:
-        UserError: A completer names an unknown argument or is neither a function nor a
-            collection of strings.
-    """
+    """Validate a declaration's completers (argument name -> completer) for `owner` ("prompt
+    'review'"): a UserError when one names no argument in `names` or is no completer."""
     if not completers:
         return {}
     if not isinstance(completers, Mapping):
@@ -77,11 +64,8 @@ def check_completers(
 async def ask_completer(
     completer: Completer, value: str, context: dict[str, str], owner: str
 ) -> list[str]:
-    """The suggestions of one completer for `value` (up to `SCAN_LIMIT` of them).
-
-    Raises:
-        CompleterError: The completer returned something other than strings.
-    """
+    """The suggestions of one completer for `value`, up to `SCAN_LIMIT`; CompleterError when
+    it returns something other than strings."""
     if not callable(completer):
         typed = value.casefold()
         return [choice for choice in completer if choice.casefold().startswith(typed)]

@@ -1,17 +1,15 @@
 """`completion/complete`: suggestions for a prompt argument or a resource-template parameter.
 
-Serving it advertises the `completions` capability in both eras. Suggestions come from the
-completer declared for that argument, else the server-wide `@server.completion` handler, else
-none (an empty list). At most 100 values go out, with `total` and `hasMore` saying what was
-cut. A reference to an unknown prompt, template or argument, or a malformed request, is -32602
-naming what was wrong; a completer that raises or returns something other than strings is
--32603 "Completion failed for <what>".
+Suggestions come from the argument's declared completer, else the server's `@server.completion`
+handler, else none; at most 100 go out, `total` and `hasMore` saying what was cut. A malformed
+request or unknown reference is -32602 naming it, a failing completer -32603.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..session.methods import Route
@@ -29,19 +27,14 @@ from .completers import MAX_VALUES, Completer, CompleterError, ask_completer
 if TYPE_CHECKING:
     from ..session.methods import Session
 
-__all__ = [
-    "COMPLETION_ROUTES_HANDSHAKE",
-    "COMPLETION_ROUTES_MODERN",
-    "complete",
-]
+__all__ = ["COMPLETION_ROUTES_HANDSHAKE", "COMPLETION_ROUTES_MODERN", "complete"]
 
 logger = logging.getLogger("toolwire.protocol")
 
 Params = dict[str, Any] | None
 
 
-def _invalid(detail: str) -> ProtocolError:
-    return ProtocolError(INVALID_PARAMS, detail)
+_invalid = partial(ProtocolError, INVALID_PARAMS)  # -32602 with the given message
 
 
 def _parse(params: Params) -> tuple[dict[str, Any], str, str, dict[str, str]]:
@@ -75,41 +68,32 @@ def _parse(params: Params) -> tuple[dict[str, Any], str, str, dict[str, str]]:
     return ref, argument["name"], value, dict(settled)
 
 
-def _prompt_completer(server: Any, name: str, argument: str) -> tuple[Completer | None, str]:
-    registry = server.prompt_registry
-    entry = registry.get(name)
-    if entry is None:
-        raise ProtocolError(INVALID_PARAMS, f"Unknown prompt: {name}", {"name": name})
-    names = entry.argument_names
+def _completer(server: Any, ref: dict[str, Any], argument: str) -> tuple[Completer | None, str]:
+    """The completer declared for `argument` of what `ref` names (or None), and its label."""
+    if ref["type"] == "ref/prompt":
+        name = ref["name"]
+        entry = server.prompt_registry.get(name)
+        if entry is None:
+            raise ProtocolError(INVALID_PARAMS, f"Unknown prompt: {name}", {"name": name})
+        owner, kind, names = f"Prompt {name!r}", "argument", entry.argument_names
+        what = f"argument {argument!r} of prompt {name!r}"
+    else:
+        uri = ref["uri"]
+        entry = server.resource_registry.template_for(uri)
+        if entry is None:
+            raise ProtocolError(INVALID_PARAMS, f"Unknown resource template: {uri}", {"uri": uri})
+        owner, kind, names = f"Resource template {uri!r}", "parameter", entry.parameter_names
+        what = f"parameter {argument!r} of resource template {uri!r}"
     if argument not in names:
-        raise _invalid(
-            f"Prompt {name!r} has no argument {argument!r} (its arguments: "
-            f"{', '.join(names) or 'none'})"
-        )
-    completers: Mapping[str, Completer] = entry.completers
-    return completers.get(argument), f"argument {argument!r} of prompt {name!r}"
-
-
-def _template_completer(server: Any, uri: str, argument: str) -> tuple[Completer | None, str]:
-    template = server.resource_registry.template_for(uri)
-    if template is None:
-        raise ProtocolError(INVALID_PARAMS, f"Unknown resource template: {uri}", {"uri": uri})
-    names = list(template.parameter_names)
-    if argument not in names:
-        raise _invalid(
-            f"Resource template {uri!r} has no parameter {argument!r} (its parameters: "
-            f"{', '.join(names) or 'none'})"
-        )
-    return template.completers.get(argument), f"parameter {argument!r} of resource template {uri!r}"
+        listed = ", ".join(names) or "none"
+        raise _invalid(f"{owner} has no {kind} {argument!r} (its {kind}s: {listed})")
+    return entry.completers.get(argument), what
 
 
 async def _suggestions(
     server: Any, ref: dict[str, Any], argument: str, value: str, settled: dict[str, str]
 ) -> list[str]:
-    if ref["type"] == "ref/prompt":
-        completer, what = _prompt_completer(server, ref["name"], argument)
-    else:
-        completer, what = _template_completer(server, ref["uri"], argument)
+    completer, what = _completer(server, ref, argument)
     try:
         if completer is not None:
             return await ask_completer(completer, value, settled, what)
@@ -140,6 +124,6 @@ async def complete(
 
 
 COMPLETION_ROUTES_HANDSHAKE: dict[str, Route] = {
-    "completion/complete": Route(complete, {"completions": {}}),
+    "completion/complete": Route(complete, {"completions": {}})
 }
 COMPLETION_ROUTES_MODERN = COMPLETION_ROUTES_HANDSHAKE

@@ -1,19 +1,19 @@
-"""What every registry of published things (tools, prompts) has in common: entries by
-name in publication order, refusals that name the kind, and listeners told of each change.
-
-A registry subclasses `NamedEntries`, names its kind, and keeps any bookkeeping of its own
-(caches, counters) in `_added`, `_removed` and `_changed`.
+"""What every registry of published things (tools, prompts, resources) has in common: entries
+by key in publication order, refusals that name the kind, listeners told of each change. A
+registry subclasses `NamedEntries`, names its kind, and keeps any bookkeeping of its own in
+`_added`, `_removed` and `_changed`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ...errors import UserError
+from ..wire import eras
 
-__all__ = ["NamedEntries"]
+__all__ = ["NamedEntries", "listing"]
 
 E = TypeVar("E")
 
@@ -37,31 +37,42 @@ class NamedEntries(Mapping[str, E], Generic[E]):
         return len(self._entries)
 
     def add(self, entry: E) -> None:
-        """Publish `entry`; a name already taken is a UserError."""
-        name: str = getattr(entry, "name")  # noqa: B009 - every entry type has one
-        if name in self._entries:
-            raise UserError(f"A {self.kind} named {name!r} is already registered on this server")
-        self._entries[name] = entry
+        """Publish `entry`; a key already taken is refused (a UserError unless `_taken` says)."""
+        key = self._key(entry)
+        if key in self._entries:
+            raise self._taken(entry)
+        self._entries[key] = entry
         self._added(entry)
         self._changed()
 
-    def remove(self, name: str) -> E:
-        """Stop publishing `name`; an unknown name is a KeyError naming the known ones."""
-        entry = self._entries.pop(name, None)
+    def remove(self, key: str) -> E:
+        """Stop publishing `key`; an unknown one is a KeyError naming the known ones."""
+        entry = self._entries.pop(key, None)
         if entry is None:
-            known = ", ".join(sorted(self._entries)) or "none"
-            raise KeyError(f"No {self.kind} named {name!r} on this server ({self.kind}s: {known})")
+            raise self._unknown(key)
         self._removed(entry)
         self._changed()
         return entry
 
     def view(self) -> Mapping[str, E]:
-        """A read-only live view of the entries by name."""
+        """A read-only live view of the entries by key."""
         return MappingProxyType(self._entries)
 
     def entries(self) -> list[E]:
         """All entries, in order."""
         return list(self._entries.values())
+
+    def _key(self, entry: E) -> str:
+        name: str = getattr(entry, "name")  # noqa: B009 - tools and prompts have one
+        return name
+
+    def _taken(self, entry: E) -> Exception:
+        name = self._key(entry)
+        return UserError(f"A {self.kind} named {name!r} is already registered on this server")
+
+    def _unknown(self, key: str) -> Exception:
+        known = ", ".join(sorted(self._entries)) or "none"
+        return KeyError(f"No {self.kind} named {key!r} on this server ({self.kind}s: {known})")
 
     def _added(self, entry: E) -> None:
         """Bookkeeping of a subclass for a new entry (before listeners hear of it)."""
@@ -72,3 +83,16 @@ class NamedEntries(Mapping[str, E], Generic[E]):
     def _changed(self) -> None:
         for listener in list(self.listeners):
             listener()
+
+
+def listing(version: str, fields: dict[str, Any], icons: Any, meta: Any) -> dict[str, Any]:
+    """A listing entry: `fields` less its None values (and `title` where `version` lacks it),
+    then `icons` and `_meta` where it knows them."""
+    entry = {key: value for key, value in fields.items() if value is not None}
+    if "title" in entry and not eras.supports(version, "title"):
+        del entry["title"]
+    if icons and eras.supports(version, "icons"):
+        entry["icons"] = [dict(icon) for icon in icons]
+    if meta and eras.supports(version, "tool_meta"):
+        entry["_meta"] = dict(meta)
+    return entry

@@ -1,10 +1,8 @@
 """What a prompt function returns, turned into the `messages` of a `prompts/get` result.
 
-A prompt returns a string (one user message), a `PromptMessage` or its MCP dict form, or a list
-or tuple of those, in order. A message's content is text, one of the Agents SDK's outputs
-(mapped as tool results are), a `ResourceLink` or `EmbeddedResource`, or an MCP content block as
-a dict, sent as given once its `type` and required fields check out. Anything else raises
-`PromptResultError` naming the message and the problem; the client gets -32603.
+A string, a `PromptMessage` or its dict form, or a list or tuple of those; a message's content is
+text, an Agents SDK output, a `ResourceLink`/`EmbeddedResource` or a checked MCP content block.
+Anything else raises `PromptResultError` naming the message and the problem.
 """
 
 from __future__ import annotations
@@ -86,11 +84,8 @@ def _message(item: Any, version: str, where: str) -> dict[str, Any]:
 
 
 def render_messages(value: Any, version: str, prompt: str) -> list[dict[str, Any]]:
-    """The `messages` of a `prompts/get` result for what the prompt `prompt` returned.
-
-    Raises:
-        PromptResultError: The value is not a prompt (the message names the culprit).
-    """
+    """The `messages` for what the prompt `prompt` returned; PromptResultError naming the
+    culprit when it is no prompt."""
     if isinstance(value, list | tuple):
         return [
             _message(item, version, f"prompt {prompt!r} message {index}")

@@ -1,10 +1,8 @@
 """The prompts a server publishes: each function with its arguments, listed per version.
 
-A prompt function is read as a tool is (`function_schema`, not strict): parameters without a
-default are required arguments, docstring descriptions describe them, and a first `ToolContext`
-parameter receives the request's context. Argument values arrive as strings and are validated
-by each parameter's type; a missing, unknown, non-string or refused argument is -32602 "Invalid
-params" naming the arguments and the prompt. Listings leave out the fields a version lacks.
+A prompt function is read as a tool is (`function_schema`, not strict); argument values arrive
+as strings and are validated by each parameter's type, a refusal being -32602 naming the
+arguments and the prompt. docs/decisions.md (prompt_registry.py) says how strings convert.
 """
 
 from __future__ import annotations
@@ -12,14 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...errors import UserError
-from ..wire import eras
 from ..wire.icons import normalize_icons
 from ..wire.jsonrpc import INVALID_PARAMS, ProtocolError
 from .completers import Completer, check_completers
-from .named_entries import NamedEntries
+from .named_entries import NamedEntries, listing
 
 if TYPE_CHECKING:
     from ...schema.function_schema import FuncSchema
@@ -29,34 +27,22 @@ __all__ = ["PromptRegistry", "RegisteredPrompt", "registered_prompt"]
 
 def _takes_strings(schema: Mapping[str, Any]) -> bool:
     """Whether a property's schema accepts a plain string as it is."""
-    if not schema or schema.get("type") == "string":
+    if not schema:
         return True
     kind = schema.get("type")
-    if isinstance(kind, list) and "string" in kind:
+    if kind == "string" or (isinstance(kind, list) and "string" in kind):
         return True
     branches = schema.get("anyOf") or schema.get("oneOf") or ()
     return any(isinstance(branch, dict) and _takes_strings(branch) for branch in branches)
 
 
-def invalid_arguments(detail: str) -> ProtocolError:
-    """-32602 with a message naming what was wrong with the arguments."""
-    return ProtocolError(INVALID_PARAMS, detail)
+invalid_arguments = partial(ProtocolError, INVALID_PARAMS)  # -32602 naming what was wrong
 
 
 @dataclass(eq=False)
 class RegisteredPrompt:
-    """One published prompt.
-
-    Args:
-        name: The prompt's name.
-        description: What it is for.
-        schema: Its function read by the schema layer (arguments, model, context).
-        func: The function that renders it.
-        title: A human-readable name.
-        icons: Pictures for clients (wire dicts), or None.
-        meta: Free-form `_meta` for the listing.
-        completers: Argument name -> completer (see completers.py).
-    """
+    """One published prompt: its function, read by the schema layer (`schema`), and its listing
+    fields; `completers` maps argument names to completers."""
 
     name: str
     description: str | None
@@ -74,11 +60,6 @@ class RegisteredPrompt:
 
     def listing(self, version: str) -> dict[str, Any]:
         """The `prompts/list` entry for a protocol version."""
-        entry: dict[str, Any] = {"name": self.name}
-        if self.title and eras.supports(version, "title"):
-            entry["title"] = self.title
-        if self.description:
-            entry["description"] = self.description
         properties: dict[str, Any] = self.schema.params_json_schema.get("properties", {})
         required = set(self.schema.params_json_schema.get("required", ()))
         arguments = []
@@ -88,21 +69,17 @@ class RegisteredPrompt:
                 argument["description"] = prop["description"]
             argument["required"] = name in required
             arguments.append(argument)
-        if arguments:
-            entry["arguments"] = arguments
-        if self.icons and eras.supports(version, "icons"):
-            entry["icons"] = list(self.icons)
-        if self.meta and eras.supports(version, "tool_meta"):  # listings' _meta: 2025-06-18
-            entry["_meta"] = self.meta
-        return entry
+        fields = {
+            "name": self.name,
+            "title": self.title or None,
+            "description": self.description or None,
+            "arguments": arguments or None,
+        }
+        return listing(version, fields, self.icons, self.meta)
 
     def bind(self, arguments: Any) -> tuple[list[Any], dict[str, Any]]:
-        """`(args, kwargs)` for the function from a `prompts/get` request's `arguments`
-        (the context argument, if any, not included).
-
-        Raises:
-            ProtocolError: -32602 naming the missing, unknown or invalid argument(s).
-        """
+        """`(args, kwargs)` for the function from a `prompts/get` request's `arguments` (no
+        context argument); -32602 naming the missing, unknown or invalid ones."""
         if arguments is None:
             arguments = {}
         if not isinstance(arguments, dict):
@@ -132,13 +109,10 @@ class RegisteredPrompt:
                     f"not {type(value).__name__}"
                 )
             values[name] = value if _takes_strings(properties[name]) else _maybe_json(value)
-        return self.schema.to_call_args(self._validated(values))
-
-    def _validated(self, values: dict[str, Any]) -> Any:
         from pydantic import ValidationError
 
         try:
-            return self.schema.params_pydantic_model.model_validate(values)
+            validated = self.schema.params_pydantic_model.model_validate(values)
         except ValidationError as error:
             problems = []
             for item in error.errors(include_url=False):
@@ -147,6 +121,7 @@ class RegisteredPrompt:
             raise invalid_arguments(
                 f"Invalid argument(s) for prompt {self.name!r}: {'; '.join(problems)}"
             ) from None
+        return self.schema.to_call_args(validated)
 
 
 def _maybe_json(value: str) -> Any:
@@ -172,12 +147,8 @@ def registered_prompt(
     meta: dict[str, Any] | None,
     completers: Mapping[str, Any] | None,
 ) -> RegisteredPrompt:
-    """A function read as a prompt, with its options checked: what `Server.prompt` publishes.
-
-    Raises:
-        UserError: The function cannot be a prompt, or an option is malformed (the message
-            names which).
-    """
+    """A function read as a prompt, options checked (a UserError naming which is wrong): what
+    `Server.prompt` publishes."""
     if not callable(func):
         raise UserError(f"a prompt must be a function, not {type(func).__name__}")
     from ...schema.function_schema import function_schema

@@ -1,12 +1,8 @@
 """`prompts/list` and `prompts/get` for both eras, as route-table entries.
 
-`PROMPT_ROUTES_HANDSHAKE` and `PROMPT_ROUTES_MODERN` are merged into the session's tables and
-advertise `prompts` with `listChanged: true`. Lists page 100 at a time as `tools/list` does; an
-unknown name is -32602 "Unknown prompt: <name>", bad arguments are -32602 naming them, and a
-prompt (or context factory) that raises or returns no prompt is -32603 "Error rendering prompt
-'<name>'", its traceback logged, not sent. Rendering runs as a task the session tracks; a first
-`ToolContext` parameter gets the server's context, and in 2026-07-28 a prompt that asks the
-client ends with an input-required result.
+An unknown name is -32602 "Unknown prompt: <name>", bad arguments -32602 naming them, and a
+prompt (or context factory) that raises or returns no prompt -32603 "Error rendering prompt
+'<name>'" with its traceback logged, not sent. docs/decisions.md (prompts.py) gives the rest.
 """
 
 from __future__ import annotations
@@ -22,30 +18,17 @@ from ..session.asking import asker_for
 from ..session.methods import Route, send_page
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
-from ..wire.jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    ProtocolError,
-    RequestId,
-    compact_json,
-)
+from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, RequestId
 from .prompt_messages import PromptResultError, render_messages
+from .resources import request_context
 
 if TYPE_CHECKING:
     from ..session.methods import Session
     from .prompt_registry import RegisteredPrompt
 
-__all__ = [
-    "PROMPTS_LIST_CHANGED",
-    "PROMPT_ROUTES_HANDSHAKE",
-    "PROMPT_ROUTES_MODERN",
-    "get_prompt",
-    "list_prompts",
-]
+__all__ = ["PROMPT_ROUTES_HANDSHAKE", "PROMPT_ROUTES_MODERN", "get_prompt", "list_prompts"]
 
 logger = logging.getLogger("toolwire.protocol")
-
-PROMPTS_LIST_CHANGED = "notifications/prompts/list_changed"
 
 Params = dict[str, Any] | None
 
@@ -58,49 +41,55 @@ async def list_prompts(
     await send_page(session, request_id, params, version, "prompts/list", "prompts", entries)
 
 
-def _lookup(session: Session, params: Params) -> RegisteredPrompt:
-    name = params.get("name") if params else None
+async def get_prompt(
+    session: Session, request_id: RequestId, params: Params, version: str, log_level: str | None
+) -> None:
+    """`prompts/get`: checked here, then rendered and answered from a request in flight."""
+    params = params or {}
+    name = params.get("name")
     if not isinstance(name, str):
         raise eras.invalid_params("prompts/get: 'name' must be a string")
     entry = session.server.prompt_registry.get(name)
     if entry is None:
         raise ProtocolError(INVALID_PARAMS, f"Unknown prompt: {name}", {"name": name})
-    return entry
-
-
-async def get_prompt(
-    session: Session, request_id: RequestId, params: Params, version: str, log_level: str | None
-) -> None:
-    """`prompts/get`: checked here, then rendered and answered from a request in flight."""
-    entry = _lookup(session, params)
-    params = params or {}
     args, kwargs = entry.bind(params.get("arguments"))
     if session.requests.is_duplicate(request_id):
         return
     token = eras.progress_token(params, "prompts/get")
-    if not entry.schema.takes_context:
-        call = CallInFlight(session.send, None, None, request_id, None, session.session_id)
-        work = functools.partial(_rendered, session, entry, args, kwargs, version)
-    else:
-        # Built before the task starts, so that a malformed retry is refused right away.
-        call = CallInFlight(session.send, token, log_level, request_id, None, session.session_id)
+    call = CallInFlight(session.send, token, log_level, request_id, None, session.session_id)
+    if entry.schema.takes_context:  # asked here, so that a malformed retry is refused at once
         call.asker = asker_for(
             session, request_id, version, params, entry.name, method="prompts/get", call=call
         )
-        work = functools.partial(
-            _rendered_with_context, session, request_id, entry, params, args, kwargs, version, call
-        )
+    work = functools.partial(
+        _rendered, session, request_id, entry, params, args, kwargs, version, call
+    )
     session.requests.answer_in_task(request_id, call, work)
 
 
 async def _rendered(
     session: Session,
+    request_id: RequestId,
     entry: RegisteredPrompt,
+    params: dict[str, Any],
     args: list[Any],
     kwargs: dict[str, Any],
     version: str,
+    call: CallInFlight,
 ) -> dict[str, Any]:
     """The `prompts/get` result (era fields included)."""
+    try:
+        if entry.schema.takes_context:
+            arguments = params.get("arguments") or {}
+            context = await request_context(
+                session, request_id, entry.name, arguments, params, version, call
+            )
+            args = [context, *args]
+    except Exception as error:
+        logger.exception("the context factory failed for prompt %r", entry.name)
+        raise ProtocolError(
+            INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=error
+        ) from None
     try:
         if inspect.iscoroutinefunction(entry.func):
             value = await entry.func(*args, **kwargs)
@@ -132,37 +121,6 @@ async def _rendered(
             eras.stamp(result, session.server_info)
         return result
     raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=failure)
-
-
-async def _rendered_with_context(
-    session: Session,
-    request_id: RequestId,
-    entry: RegisteredPrompt,
-    params: dict[str, Any],
-    args: list[Any],
-    kwargs: dict[str, Any],
-    version: str,
-    call: CallInFlight,
-) -> dict[str, Any]:
-    """As `_rendered`, the prompt's `ToolContext` first (its `context` as a tool call's)."""
-    from ...context import ToolContext
-
-    arguments = params.get("arguments") or {}
-    try:
-        value = await session.context_for(request_id, entry.name, arguments, params, version)
-    except Exception as error:
-        logger.exception("the context factory failed for prompt %r", entry.name)
-        raise ProtocolError(
-            INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=error
-        ) from None
-    context = ToolContext(
-        value,
-        tool_name=entry.name,
-        tool_call_id=str(request_id),
-        tool_arguments=compact_json(arguments),
-        reporter=call,
-    )
-    return await _rendered(session, entry, [context, *args], kwargs, version)
 
 
 PROMPT_ROUTES_HANDSHAKE: dict[str, Route] = {

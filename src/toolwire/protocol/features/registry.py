@@ -1,14 +1,8 @@
 """The tools a server publishes: each FunctionTool with its MCP options, listed per version.
 
-A tool's `inputSchema` is its `params_json_schema`, which must have an object at its root. Its
-`outputSchema` is `output_schema` when given, else the FunctionTool's `output_json_schema`, else
-one inferred from the return annotation (`ToolResult[T]` read as `T`); tools whose results are
-content blocks (text, the `ToolOutput*` types, resource links) get none, and a schema whose root
-is not an object is wrapped under `result`, the value then sent as `structuredContent: {"result":
-value}`.
-`annotations` take the MCP keys only. `is_enabled` (a bool, or a callable asked at every listing
-and call) can hide a tool; `scopes` name the OAuth scopes a caller's token must grant to call it,
-checked wherever there is a token.
+`inputSchema` is the tool's object-rooted `params_json_schema`; `outputSchema` the given one,
+else the FunctionTool's, else one inferred from the return annotation (none for content
+results, a non-object root wrapped under `result`). docs/decisions.md (registry.py) says why.
 """
 
 from __future__ import annotations
@@ -29,7 +23,7 @@ from ..auth.identity import parse_scopes
 from ..wire import eras
 from ..wire.content import loaded_output_classes
 from ..wire.icons import normalize_icons
-from .named_entries import NamedEntries
+from .named_entries import NamedEntries, listing
 
 __all__ = [
     "RegisteredTool",
@@ -44,19 +38,9 @@ ANNOTATION_KEYS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint",
 
 @dataclass(eq=False)
 class RegisteredTool:
-    """One published tool.
-
-    Args:
-        tool: The FunctionTool that runs.
-        title: A human-readable display name.
-        annotations: MCP hints (readOnlyHint, destructiveHint, idempotentHint, openWorldHint).
-        meta: Free-form `_meta` for the tool listing.
-        output_schema: The JSON schema of structured results (object-rooted), or None.
-        wraps_result: Whether results are sent as `{"result": value}`.
-        timeout: Seconds after which a call is answered with a timeout error.
-        scopes: OAuth scopes a caller must hold to call it (checked when authenticated).
-        icons: Pictures for clients to show (wire dicts, see icons.py), or None.
-    """
+    """One published tool: the FunctionTool that runs, and its MCP options (`output_schema`
+    object-rooted, `wraps_result` when results go out as `{"result": value}`, `icons` as wire
+    dicts)."""
 
     tool: FunctionTool
     title: str | None = None
@@ -87,24 +71,18 @@ class RegisteredTool:
         return cached
 
     def _build_listing(self, version: str) -> dict[str, Any]:
-        entry: dict[str, Any] = {"name": self.tool.name}
-        annotations = dict(self.annotations) if self.annotations else {}
-        if self.title and eras.supports(version, "title"):
-            entry["title"] = self.title
-        elif self.title and "title" not in annotations:
-            annotations["title"] = self.title
-        if self.tool.description:
-            entry["description"] = self.tool.description
-        entry["inputSchema"] = self.tool.params_json_schema
-        if self.output_schema is not None and eras.supports(version, "outputSchema"):
-            entry["outputSchema"] = self.output_schema
-        if annotations and eras.supports(version, "annotations"):
-            entry["annotations"] = annotations
-        if self.icons and eras.supports(version, "icons"):
-            entry["icons"] = list(self.icons)
-        if self.meta and eras.supports(version, "tool_meta"):
-            entry["_meta"] = self.meta
-        return entry
+        annotations = dict(self.annotations or {})
+        if self.title and not eras.supports(version, "title"):
+            annotations.setdefault("title", self.title)
+        fields = {
+            "name": self.tool.name,
+            "title": self.title or None,
+            "description": self.tool.description or None,
+            "inputSchema": self.tool.params_json_schema,
+            "outputSchema": self.output_schema if eras.supports(version, "outputSchema") else None,
+            "annotations": annotations or None if eras.supports(version, "annotations") else None,
+        }
+        return listing(version, fields, self.icons, self.meta)
 
 
 class ToolRegistry(NamedEntries[RegisteredTool]):
@@ -254,10 +232,8 @@ def infer_output_schema(return_annotation: Any) -> tuple[dict[str, Any] | None, 
 
 
 def _simple_output_schema(annotation: Any) -> dict[str, Any] | None:
-    """pydantic's schema for simple return types (int, list[str], dict[str, float], ...),
-    written directly so that a server's start-up does not load pydantic for them; None for
-    anything else. tests/protocol/features/test_registry_output_schema.py compares it with
-    pydantic."""
+    """pydantic's schema for simple return types (int, list[str], dict[str, float]...), written
+    here so that start-up need not load pydantic; None for anything else."""
     from ...schema.function_schema import simple_type_schema
 
     if get_origin(annotation) is dict:
@@ -280,13 +256,12 @@ def registered_tool(
     scopes: str | Iterable[str] | None = None,
     icons: Any = None,
 ) -> RegisteredTool:
-    """A tool with its MCP options, checked: what `Server.tool` / `add_tool` publish.
+    """A tool with its MCP options checked: what `Server.tool` / `add_tool` publish.
 
     Raises:
         UserError: The input schema is not an object, `meta` is not a dict, or an icon is
             malformed.
-        ValueError: `timeout` is not a positive number of seconds, or a scope name is
-            malformed.
+        ValueError: A bad `timeout` or scope name.
         TypeError: `scopes` is not a string or a list of strings.
     """
     if tool.params_json_schema.get("type") != "object":

@@ -1,12 +1,8 @@
 """A directory served read-only as resources: `<prefix><relative path>` reads `<root>/<path>`.
 
-The URI is never given to the file system as it came: the part matching `<prefix>{+path}` is
-percent-decoded once and checked segment by segment (a NUL byte, a backslash, a leading `/`, an
-empty, `.` or `..` segment, a hidden one unless `include_hidden`: -32602 naming the reason),
-then resolved inside the root by descriptor (`toolwire.paths.Root`), so that a symbolic link
-pointing out is refused the same way and only a regular file of at most `max_bytes` is opened.
-A path that names nothing is the ordinary resource-not-found error. Text that decodes as UTF-8
-goes out as text, the rest as base64 blobs; `resources/list` shows at most `max_listed` files.
+The matched path is checked segment by segment (-32602 naming the reason) and resolved inside
+the root by descriptor (`toolwire.paths.Root`), so nothing outside it is ever opened; a path
+naming nothing is the ordinary not-found error. UTF-8 text goes out as text, the rest as blobs.
 """
 
 from __future__ import annotations
@@ -39,19 +35,9 @@ _OUTSIDE = "it leads outside the directory (a symbolic link)"
 
 
 class DirectoryResources:
-    """Reads (and lists) the files under one directory: the reader of its template.
-
-    Args:
-        root: The directory; it must exist.
-        uri_prefix: What every URI starts with; must end with `/` and hold no `{` or `}`.
-        mime_type: One MIME type for every file (default: guessed per file).
-        max_listed: The most files `list_files` returns.
-        max_bytes: The largest file read.
-        include_hidden: Serve and list names starting with `.` too.
-
-    Raises:
-        ValueError: `root` is not a directory, or `uri_prefix` is unusable.
-    """
+    """Reads (and lists) the files under one directory: the reader of its template. The
+    options are `Server.add_directory_resources`'s; a ValueError when `root` is not a directory
+    or `uri_prefix` does not end with `/` or holds a brace."""
 
     takes_context = False  # a read needs no `ToolContext`
 
@@ -99,11 +85,8 @@ class DirectoryResources:
         return TemplatedResource(self.template, described, self, lister=self.list_files)
 
     def path_for(self, relative: str) -> Path:
-        """The checked file-system path for a decoded relative path.
-
-        Raises:
-            InvalidResourceParams: The path is refused (the message says why).
-        """
+        """The checked file-system path for a decoded relative path (InvalidResourceParams saying
+        why when refused)."""
         reason = self._refusal(relative)
         if reason is None:
             try:

@@ -1,14 +1,9 @@
 """A resource function: checked against its URI template once, then called for each read.
 
-At decoration every template variable must be a parameter (or land in `**kwargs`) and every
-parameter without a default a template variable; positional-only parameters are refused, and a
-mismatch is a `ValueError` naming the template, the function and the parameter. Values arrive
-as strings and are converted to the annotated types as tool arguments are, a value that does not
-convert being refused with the parameter named. A first `ToolContext` parameter receives the
-read's context; sync functions run in a worker thread under the server's bound. What a function
-returns becomes the `contents` (`contents_of`): a `str` one text item, bytes one base64 `blob`,
-anything else its JSON as text, each with the URI read and a `mimeType` (the declared one, else
-`text/plain`, `application/octet-stream` or `application/json`); `None` means "no such resource".
+Template variables and parameters must fit (a `ValueError` naming template, function and
+parameter); values are converted to the annotated types as tool arguments are; what the
+function returns becomes the `contents` (`contents_of`), `None` meaning "no such resource".
+docs/decisions.md (resource_reading.py) gives the rules.
 """
 
 from __future__ import annotations
@@ -20,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, get_origin
 
 from ...schema.context_types import is_context_type
+from ...tools.invoke import validation_problems
 from ...tools.threads import run_sync_within
 from ..wire.content import to_jsonable
 from ..wire.icons import normalize_icons
@@ -47,14 +43,8 @@ NOT_FOUND: list[dict[str, Any]] = []  # returned (by identity) for a function's 
 
 
 def contents_of(uri: str, output: Any, mime_type: str | None) -> list[dict[str, Any]]:
-    """The `contents` items for a function's `output` read at `uri`.
-
-    Returns:
-        One item, or `NOT_FOUND` (the very object) when `output` is None.
-
-    Raises:
-        ValueError: `output` cannot be written as JSON (NaN, a cycle...).
-    """
+    """The `contents` items for a function's `output` read at `uri`: one item, or `NOT_FOUND`
+    (the very object) for None; a ValueError when it cannot be JSON (NaN, a cycle...)."""
     if output is None:
         return NOT_FOUND
     if isinstance(output, str):
@@ -80,15 +70,14 @@ def registered_resource(
     meta: Mapping[str, Any] | None,
     completers: Mapping[str, Callable[..., Any]] | None,
 ) -> FixedResource | TemplatedResource:
-    """The entry publishing `source` at `uri` (a template when `uri` has `{...}` variables),
-    every option checked before anything is published: what `Server.add_resource` adds.
+    """The entry publishing `source` at `uri` (a template when `uri` has variables), every
+    option checked first: what `Server.add_resource` adds.
 
     Raises:
-        ValueError: The template is malformed, the function does not fit it, fixed contents
-            were given for a template, or `completers` name no variable of it.
+        ValueError: A malformed template, a function that does not fit it, fixed contents for
+            a template, or `completers` naming no variable.
         TypeError: `source` is neither a function, text nor bytes.
-        toolwire.UserError: `icons` is malformed, or a completer is neither a function nor a
-            list of strings.
+        toolwire.UserError: Malformed `icons` or completer.
     """
     template = UriTemplate.parse(uri)
     if isinstance(source, str | bytes):
@@ -101,8 +90,8 @@ def registered_resource(
         raise TypeError(
             f"resource {uri!r}: expected a function, text or bytes, not {type(source).__name__}"
         )
-    reader = FunctionReader(source, template, mime_type)
     label = f"resource template {uri!r}" if template.is_template else f"resource {uri!r}"
+    reader = FunctionReader(source, template, mime_type, label)
     described = Described(
         name=name or getattr(source, "__name__", None) or uri,
         title=title,
@@ -128,8 +117,7 @@ def registered_resource(
 
 
 def _summary(func: Callable[..., Any]) -> str | None:
-    """What a function's docstring says before its sections (`Args:` and the rest), as a
-    tool's description is; the parameters are described by the template, not here."""
+    """A function's docstring before its sections (`Args:`...), as a tool's description."""
     if not getattr(func, "__doc__", None):
         return None
     from ...schema.docstrings import document_function
@@ -141,30 +129,23 @@ def _summary(func: Callable[..., Any]) -> str | None:
 
 
 class InvalidResourceParams(ValueError):
-    """A template's values do not convert to its function's parameter types (the message
-    names each parameter and why; it is what the client is told)."""
+    """A URI's values are refused; the message, naming each parameter, goes to the client."""
 
 
 class FunctionReader:
-    """Reads a resource by calling the author's function.
+    """Reads a resource by calling the author's function (sync or async) for the template it
+    serves (`label` names it in refusals); a `ValueError` when the two do not fit."""
 
-    Args:
-        func: The function (sync or async).
-        template: The URI template it serves (a fixed URI is a template without variables).
-        mime_type: The declared MIME type, if any.
-
-    Raises:
-        ValueError: The function's parameters do not fit the template.
-    """
-
-    def __init__(self, func: Callable[..., Any], template: UriTemplate, mime_type: str | None):
+    def __init__(
+        self, func: Callable[..., Any], template: UriTemplate, mime_type: str | None, label: str
+    ):
         self.func = func
         self.template = template
         self.mime_type = mime_type
-        self._signature, self.takes_context = _signature_of(func, template)
+        self._signature, self.takes_context = _signature_of(func, template.text)
         self._is_async = inspect.iscoroutinefunction(inspect.unwrap(func))
         self._model: type[BaseModel] | None = None
-        self._typed = _check_fit(self._signature, template, _label(func))
+        self._typed = _check_fit(self._signature, template, label, _label(func))
 
     async def read(
         self,
@@ -173,13 +154,8 @@ class FunctionReader:
         limiter: SyncBudget | anyio.CapacityLimiter | None,
         context: Any = None,
     ) -> list[dict[str, Any]]:
-        """Call the function with `values` (after `context`, its `ToolContext`, when it
-        takes one) and return the contents for `uri`.
-
-        Raises:
-            InvalidResourceParams: A value does not convert to its parameter's type.
-            Exception: Whatever the function raises.
-        """
+        """The contents for `uri`: the function called with `values` (after `context` when it
+        takes one); InvalidResourceParams when a value does not convert."""
         arguments: dict[str, Any] = dict(values)
         if self._typed:
             arguments = self._convert(arguments)
@@ -216,12 +192,7 @@ class FunctionReader:
         try:
             validated = model.model_validate(arguments)
         except ValidationError as invalid:
-            problems = "; ".join(
-                f"{'.'.join(str(part) for part in item['loc']) or 'parameters'}: {item['msg']}"
-                for item in invalid.errors(
-                    include_url=False, include_input=False, include_context=False
-                )
-            )
+            problems = "; ".join(validation_problems(invalid))  # a dict's errors have a loc
             raise InvalidResourceParams(
                 f"Invalid parameters for resource template '{self.template.text}': {problems}"
             ) from None
@@ -241,29 +212,26 @@ class FunctionReader:
             )
             default = ... if parameter.default is inspect.Parameter.empty else parameter.default
             fields[parameter.name] = (annotation, default)
-        self._model = create_model(
+        model: type[BaseModel] = create_model(
             f"ResourceParams_{_label(self.func)}",
             __config__=ConfigDict(extra="allow", arbitrary_types_allowed=True),
             **fields,
         )
-        assert self._model is not None
-        return self._model
+        self._model = model
+        return model
 
 
 def _label(func: Callable[..., Any]) -> str:
     return getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
 
 
-def _signature_of(
-    func: Callable[..., Any], template: UriTemplate
-) -> tuple[inspect.Signature, bool]:
-    """The parameters the URI fills (a leading `ToolContext` left out), and whether the
-    function takes such a context."""
+def _signature_of(func: Callable[..., Any], uri: str) -> tuple[inspect.Signature, bool]:
+    """The parameters the URI fills, and whether a leading `ToolContext` comes first."""
     try:
         signature = inspect.signature(func, eval_str=True)
     except (NameError, TypeError, SyntaxError) as error:
         raise ValueError(
-            f"resource {template.text!r}: cannot read the signature of {_label(func)}(): {error}"
+            f"resource {uri!r}: cannot read the signature of {_label(func)}(): {error}"
         ) from error
     parameters = list(signature.parameters.values())
     if parameters and parameters[0].kind is not inspect.Parameter.VAR_KEYWORD:
@@ -273,14 +241,8 @@ def _signature_of(
     return signature, False
 
 
-def _check_fit(signature: inspect.Signature, template: UriTemplate, label: str) -> bool:
-    """Refuse a function whose parameters do not fit `template`; return whether any
-    parameter needs converting from the strings a URI gives."""
-    where = (
-        f"resource template {template.text!r}"
-        if template.is_template
-        else f"resource {template.text!r}"
-    )
+def _check_fit(signature: inspect.Signature, template: UriTemplate, where: str, label: str) -> bool:
+    """Refuse parameters that do not fit `template`; whether any needs converting."""
     parameters = signature.parameters
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
     variables = set(template.variables)

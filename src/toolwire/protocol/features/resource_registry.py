@@ -1,10 +1,6 @@
-"""The published resources and resource templates, and how a URI finds the one that serves it.
-
-A fixed resource is found by its exact URI, else the templates are tried in the order they were
-published and the first that matches serves it; a URI is compared as a string, never resolved or
-used as a path here. `resources/list` shows the fixed resources, then each template's own listed
-ones. Publishing a URI or template twice is an error naming it, removing an unknown one a
-`KeyError`; every change calls the registry's listeners. Listings are built per protocol version.
+"""The published resources and resource templates, and how a URI finds the one that serves it:
+by exact URI, else the first template (in publication order) that matches. URIs are compared as
+strings, never resolved here; listings are built per protocol version.
 """
 
 from __future__ import annotations
@@ -14,7 +10,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..wire import eras
+from .named_entries import NamedEntries, listing
 
 if TYPE_CHECKING:
     import anyio
@@ -56,33 +52,21 @@ class Described:
 
     def fields(self, version: str) -> dict[str, Any]:
         """The listing's fields other than `uri`/`uriTemplate`, for `version`."""
-        listed: dict[str, Any] = {"name": self.name}
-        if self.title is not None and eras.supports(version, "title"):
-            listed["title"] = self.title
-        if self.description is not None:
-            listed["description"] = self.description
-        if self.mime_type is not None:
-            listed["mimeType"] = self.mime_type
-        if self.size is not None:
-            listed["size"] = self.size
-        if self.annotations:
-            listed["annotations"] = dict(self.annotations)
-        if self.icons and eras.supports(version, "icons"):
-            listed["icons"] = [dict(icon) for icon in self.icons]
-        if self.meta and eras.supports(version, "tool_meta"):
-            listed["_meta"] = dict(self.meta)
-        return listed
+        fields = {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "mimeType": self.mime_type,
+            "size": self.size,
+            "annotations": dict(self.annotations) if self.annotations else None,
+        }
+        return listing(version, fields, self.icons, self.meta)
 
 
 @dataclass(frozen=True)
 class FixedResource:
-    """A resource at one URI.
-
-    Attributes:
-        uri: Its URI.
-        described: Its name, description and the rest of its listing.
-        reader: What reads it (None: listed only, read through the template that lists it).
-    """
+    """A resource at one URI; `reader` None when it is only listed (read through the template
+    that lists it)."""
 
     uri: str
     described: Described
@@ -95,17 +79,8 @@ class FixedResource:
 
 @dataclass(frozen=True)
 class TemplatedResource:
-    """A family of resources whose URIs match a template.
-
-    Attributes:
-        template: The parsed URI template.
-        described: Its name, description and the rest of its listing.
-        reader: What reads a matching URI.
-        completers: Per-variable completion functions, for `completion/complete` on this
-            template's arguments (see `completion.py`); empty when none were given.
-        lister: Lists concrete resources of the family for `resources/list` (a directory
-            lists its files), called in a worker thread; None: it lists none.
-    """
+    """A family of resources whose URIs match a template; `completers` serve
+    `completion/complete`, `lister` (run in a worker thread) lists members for `resources/list`."""
 
     template: UriTemplate
     described: Described
@@ -131,72 +106,38 @@ class TemplatedResource:
         return listed
 
 
-class ResourceRegistry:
-    """The resources and templates a server publishes, in publication order."""
+class ResourceRegistry(NamedEntries[FixedResource | TemplatedResource]):
+    """The resources (by URI) and templates (by their text) a server publishes, in publication
+    order; a template's text always holds a `{`, a fixed URI never does."""
 
     def __init__(self) -> None:
-        self._fixed: dict[str, FixedResource] = {}
-        self._templates: dict[str, TemplatedResource] = {}
-        self.listeners: list[Callable[[], None]] = []  # called after every change
+        super().__init__()
+        self._templates: tuple[TemplatedResource, ...] = ()  # in the order they are tried
         # Called with a URI whose contents changed (the server tells its sessions; an HTTP
         # app's change bus tells the other processes).
         self.update_listeners: list[Callable[[str], None]] = []
 
-    def __len__(self) -> int:
-        """How many fixed resources and templates are published."""
-        return len(self._fixed) + len(self._templates)
-
     @property
     def resources(self) -> Mapping[str, FixedResource]:
         """The fixed resources by URI (read-only)."""
-        return MappingProxyType(self._fixed)
+        return MappingProxyType({entry.uri: entry for entry in self.listings()})
 
     @property
     def templates(self) -> Mapping[str, TemplatedResource]:
         """The templates by their text (read-only)."""
-        return MappingProxyType(self._templates)
-
-    def add(self, entry: FixedResource | TemplatedResource) -> None:
-        """Publish `entry`.
-
-        Raises:
-            ValueError: Its URI (or template text) is published already.
-        """
-        if isinstance(entry, FixedResource):
-            if entry.uri in self._fixed:
-                raise ValueError(f"a resource with URI {entry.uri!r} is already published")
-            self._fixed[entry.uri] = entry
-        else:
-            if entry.uri_template in self._templates:
-                raise ValueError(f"a resource template {entry.uri_template!r} is already published")
-            self._templates[entry.uri_template] = entry
-        self._changed()
-
-    def remove(self, uri: str) -> None:
-        """Stop publishing the resource with this URI, or the template with this text.
-
-        Raises:
-            KeyError: Nothing is published under it.
-        """
-        if uri in self._fixed:
-            del self._fixed[uri]
-        elif uri in self._templates:
-            del self._templates[uri]
-        else:
-            raise KeyError(f"no resource or resource template {uri!r} is published")
-        self._changed()
+        return MappingProxyType({entry.uri_template: entry for entry in self._templates})
 
     def template_for(self, uri_template: str) -> TemplatedResource | None:
         """The template published under exactly this text (what completion requests name)."""
-        return self._templates.get(uri_template)
+        entry = self._entries.get(uri_template)
+        return entry if isinstance(entry, TemplatedResource) else None
 
     def find(self, uri: str) -> tuple[Reader, dict[str, str]] | None:
         """What reads `uri`, and the values its template matched; None when nothing does."""
-        fixed = self._fixed.get(uri)
-        if fixed is not None and fixed.reader is not None:
+        fixed = self._entries.get(uri)
+        if isinstance(fixed, FixedResource) and fixed.reader is not None:
             return fixed.reader, {}
-        # A snapshot: a sync tool may publish from its worker thread meanwhile.
-        for entry in tuple(self._templates.values()):
+        for entry in self._templates:
             values = entry.template.match(uri)
             if values is not None:
                 return entry.reader, values
@@ -204,17 +145,31 @@ class ResourceRegistry:
 
     def listings(self) -> list[FixedResource]:
         """The fixed resources (those of templates' listers not included)."""
-        return list(self._fixed.values())
+        return [entry for entry in self._entries.values() if isinstance(entry, FixedResource)]
 
     def listers(self) -> list[Callable[[], Iterable[FixedResource]]]:
         """The listers of the templates that list resources of their own."""
-        return [entry.lister for entry in self._templates.values() if entry.lister is not None]
+        return [entry.lister for entry in self._templates if entry.lister is not None]
 
     def updated(self, uri: str) -> None:
         """The contents at `uri` changed: tell the update listeners."""
         for listener in list(self.update_listeners):
             listener(uri)
 
-    def _changed(self) -> None:
-        for listener in list(self.listeners):
-            listener()
+    def _key(self, entry: FixedResource | TemplatedResource) -> str:
+        return entry.uri if isinstance(entry, FixedResource) else entry.uri_template
+
+    def _taken(self, entry: FixedResource | TemplatedResource) -> Exception:
+        if isinstance(entry, FixedResource):
+            return ValueError(f"a resource with URI {entry.uri!r} is already published")
+        return ValueError(f"a resource template {entry.uri_template!r} is already published")
+
+    def _unknown(self, key: str) -> Exception:
+        return KeyError(f"no resource or resource template {key!r} is published")
+
+    def _added(self, entry: FixedResource | TemplatedResource) -> None:
+        if isinstance(entry, TemplatedResource):
+            self._templates += (entry,)
+
+    def _removed(self, entry: FixedResource | TemplatedResource) -> None:
+        self._templates = tuple(known for known in self._templates if known is not entry)

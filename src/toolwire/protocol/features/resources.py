@@ -1,20 +1,16 @@
 """The resource methods, as route-table entries for each era (merged in by `session.py`).
 
-Both eras serve `resources/list`, `resources/templates/list` and `resources/read`; the
-handshake era adds `resources/subscribe` and `resources/unsubscribe` (at most
-`MAX_SUBSCRIPTIONS` per connection, then -32603 "Subscription limit reached"), while a
-2026-07-28 client follows URIs on a `subscriptions/listen` stream. Lists page 100 at a time.
-An unknown URI is `not_found` (-32002 in the handshake era, -32602 in 2026-07-28); template
-values that do not convert, or a `params.uri` that is not a string, are -32602 naming the
-field; a resource function that raises is -32603 "Error reading resource <uri>". A read runs
-as a task the session tracks, which `notifications/cancelled` stops.
+An unknown URI is `not_found` (-32002 in the handshake era, -32602 in 2026-07-28), bad template
+values or params -32602 naming the field, a failing resource function -32603 "Error reading
+resource <uri>"; a read runs as a task the session tracks. docs/decisions.md (resources.py)
+gives the rest.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ...tools.threads import run_sync_within
@@ -22,7 +18,14 @@ from ..session.asking import asker_for
 from ..session.methods import Route, send_page
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
-from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, FrameKind, ProtocolError, result_message
+from ..wire.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    FrameKind,
+    ProtocolError,
+    compact_json,
+    result_message,
+)
 from .resource_reading import NOT_FOUND, InvalidResourceParams
 
 if TYPE_CHECKING:
@@ -61,18 +64,11 @@ async def read_contents(
     version: str | None,
     context: Callable[[], Awaitable[ToolContext[Any]]] | None = None,
 ) -> list[dict[str, Any]]:
-    """The `contents` of the resource at `uri`, as `resources/read` answers them.
-
-    Args:
-        server: What publishes the resource.
-        uri: The URI read.
-        version: The protocol version (for the not-found error's code).
-        context: Makes the `ToolContext` a resource function taking one is given; without
-            it such a function gets a context holding None.
+    """The `contents` of the resource at `uri`, as `resources/read` answers them; `context`
+    makes the `ToolContext` of a function that takes one (else it holds None).
 
     Raises:
-        ProtocolError: Not found, invalid template values, or the reader failed (see the
-            module docstring for each code).
+        ProtocolError: Not found, invalid template values, or the reader failed.
         Exception: Whatever `context` raises (the server's context factory).
     """
     found = server.resource_registry.find(uri)
@@ -110,7 +106,8 @@ async def list_resources(
     entries: list[FixedResource] = registry.listings()
     listers = registry.listers()
     if listers:
-        entries += await run_sync_within(session.server.sync_limiter, _gather, (listers,), {})
+        gather = lambda: [entry for lister in listers for entry in lister()]  # noqa: E731
+        entries += await run_sync_within(session.server.sync_limiter, gather, (), {})
     await send_page(session, request_id, params, version, "resources/list", "resources", entries)
 
 
@@ -153,24 +150,37 @@ async def _read(
     version: str,
     call: CallInFlight,
 ) -> dict[str, Any]:
-    async def context() -> ToolContext[Any]:
-        # Asked for only by a resource function that takes a `ToolContext`.
-        from ...context import ToolContext
-
-        value = await session.context_for(request_id, uri, {}, params, version)
-        return ToolContext(
-            value,
-            tool_name=uri,
-            tool_call_id=str(request_id),
-            tool_arguments="{}",
-            reporter=call,
-        )
-
+    context = functools.partial(
+        request_context, session, request_id, uri, {}, params, version, call
+    )
     contents = await read_contents(session.server, uri, version, context)
     result: dict[str, Any] = {"contents": contents}
     if version in eras.MODERN_VERSIONS:
         eras.stamp(result, session.server_info, cacheable=True)
     return result
+
+
+async def request_context(
+    session: Session,
+    request_id: RequestId,
+    name: str,
+    arguments: dict[str, Any],
+    params: dict[str, Any],
+    version: str,
+    call: CallInFlight,
+) -> ToolContext[Any]:
+    """The `ToolContext` of a prompt or resource read (`name`: the prompt or URI); raises what
+    the server's context factory raises."""
+    from ...context import ToolContext
+
+    value = await session.context_for(request_id, name, arguments, params, version)
+    return ToolContext(
+        value,
+        tool_name=name,
+        tool_call_id=str(request_id),
+        tool_arguments=compact_json(arguments),
+        reporter=call,
+    )
 
 
 async def subscribe(
@@ -200,15 +210,6 @@ def _uri(params: Params, method: str) -> str:
     return uri
 
 
-def _gather(listers: list[Callable[[], Iterable[FixedResource]]]) -> list[FixedResource]:
-    gathered: list[FixedResource] = []
-    for lister in listers:
-        gathered.extend(lister())
-    return gathered
-
-
-# The entries each era's table merges (see methods.Route): what they add to the capabilities
-# travels with them.
 RESOURCE_ROUTES_HANDSHAKE: dict[str, Route] = {
     "resources/list": Route(list_resources, {"resources": {"listChanged": True}}),
     "resources/templates/list": Route(list_templates),

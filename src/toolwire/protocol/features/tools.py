@@ -1,17 +1,10 @@
 """The tool methods, `tools/list` and `tools/call`, as route-table entries for each era.
 
-A call is accepted here (a known, enabled tool this caller has the scopes for; else -32602
-"Unknown tool: <name>" or the scope refusal) and runs as a request in flight of the session,
-which replies when it ends; a cancelled call ends without a reply. A call goes from its
-params to its `CallToolResult`: arguments in (a `null` for a parameter with a non-null default
-that does not accept null means "use the default"), the call's context from the session's
-context source, the tool under its server-side timeout. A failure is an `isError`
-result with the tool's failure text, naming the invalid parameters (never their values) when
-the arguments are wrong and the default failure function is in use; a timeout answers `Tool 'x'
-timed out after N seconds.`; a context factory that raises answers "Internal error" and the
-tool does not run. In 2026-07-28 a missing client capability the tool let through is the
-JSON-RPC error -32021. A call's questions to its client (`asking.py`) are set up only when it
-asks, or when a 2026-07-28 retry brings answers to check.
+A call is accepted here (a known, enabled tool this caller has the scopes for, else -32602
+"Unknown tool: <name>" or the scope refusal), then runs as a request in flight of the session:
+arguments in (a `null` for a parameter with a non-null default that refuses null means "use the
+default"), the context from the session's context source, the tool under its timeout, and out
+as a `CallToolResult`. docs/decisions.md (tool calls) gives each failure's answer.
 """
 
 from __future__ import annotations
@@ -42,13 +35,12 @@ from ..wire.jsonrpc import (
     RequestId,
     compact_json,
     encode_value,
-    error_message,
-    result_message,
     result_message_raw,
 )
 from .registry import is_enabled
 
 if TYPE_CHECKING:
+    from ...tools.threads import SyncBudget
     from ..auth.identity import Identity
     from ..session.methods import Session
     from .registry import RegisteredTool
@@ -73,17 +65,14 @@ async def list_tools(
     offset = 0 if cursor is None else decode_cursor(cursor)
     payload = None if registry.dynamic else registry.page_cache.get((version, offset))
     if payload is None:
-        if registry.dynamic:
-            tools = [entry for entry in registry.entries() if await is_enabled(entry)]
-        else:
-            tools = [entry for entry in registry.entries() if entry.tool.is_enabled]
+        tools = [entry for entry in registry.entries() if await is_enabled(entry)]
         if offset > len(tools) or (offset and offset == len(tools)):
             raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor})
         end = offset + PAGE_SIZE
         result: dict[str, Any] = {"tools": [entry.listing(version) for entry in tools[offset:end]]}
         if end < len(tools):
             result["nextCursor"] = encode_cursor(end)
-        if version in MODERN:
+        if version in eras.MODERN_VERSIONS:
             eras.stamp(result, session.server_info, cacheable=True)
         payload = encode_value(result)
         if not registry.dynamic:
@@ -100,13 +89,14 @@ async def call_tool(
     if requests.is_duplicate(request_id):
         return
     params = params or {}
-    name = checked_tool_name(params)
+    name = params.get("name")
+    if not isinstance(name, str):
+        raise eras.invalid_params("tools/call: 'name' must be a string")
+    arguments = params.get("arguments")
+    if arguments is not None and not isinstance(arguments, dict):
+        raise eras.invalid_params("tools/call: 'arguments' must be an object")
     entry = session.tools.get(name)
-    if entry is None:
-        raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
-    # A callable is_enabled is asked (it may be async); a plain flag needs no await.
-    enabled = entry.tool.is_enabled
-    if not (enabled if isinstance(enabled, bool) else await is_enabled(entry)):
+    if entry is None or not await is_enabled(entry):
         raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
     identity = session.identity
     if entry.scopes and identity is not None:
@@ -123,34 +113,8 @@ async def call_tool(
     call.make_asker = partial(asker_for, session, request_id, version, params, name, call=call)
     if session.era == "modern" and ("requestState" in params or "inputResponses" in params):
         call.asker = call.make_asker()  # a retry's answers are checked up front (-32602)
-    requests.launch(
-        request_id, call, _run(session, request_id, entry, params, version, call, identity)
-    )
-
-
-async def _run(
-    session: Session,
-    request_id: RequestId,
-    entry: RegisteredTool,
-    params: dict[str, Any],
-    version: str,
-    call: CallInFlight,
-    identity: Identity | None,
-) -> None:
-    """Run the call and reply; a cancelled call ends by its exception, without a reply.
-    `identity` is the caller's as the call was accepted (a later request of the same caller
-    may bring another token)."""
-    try:
-        result = await _result(session, request_id, entry, params, version, call, identity)
-        if version in MODERN:
-            eras.stamp(result, session.server_info)
-        reply = result_message(request_id, result)
-    except ProtocolError as refusal:  # the call itself is refused (-32021)
-        reply = error_message(request_id, refusal.code, refusal.message, refusal.data)
-    finally:
-        session.requests.settle(request_id, call)
-    if not call.abandoned:  # cancelled, or answered by its input round
-        await session.send(reply, FrameKind.REPLY, request_id)
+    work = partial(_result, session, request_id, entry, params, version, call, identity)
+    requests.answer_in_task(request_id, call, work)
 
 
 TOOL_ROUTES_HANDSHAKE: dict[str, Route] = {
@@ -201,27 +165,25 @@ async def _result(
     call: CallInFlight,
     identity: Identity | None,
 ) -> dict[str, Any]:
-    """An accepted call from its params to its result (without the era's fields), under the
-    tool's server-side timeout; a bug below becomes "Internal error"."""
+    """An accepted call's whole result. `identity` is the caller's as the call was accepted
+    (a later request of the same caller may bring another token)."""
     tool = entry.tool
-    name = tool.name
     arguments = call_arguments(tool.params_json_schema, params.get("arguments"))
     args_json = compact_json(arguments)
     call_id = str(request_id)
     contexts = session.contexts
-    limiter = session.sync_limiter
     ctx: ToolContext[Any] = ToolContext(
         contexts.value,
-        tool_name=name,
+        tool_name=tool.name,
         tool_call_id=call_id,
         tool_arguments=args_json,
         reporter=call,
     )
-    if contexts.factory is not None:
-        try:
+    try:
+        if contexts.factory is not None:
             ctx.context = await contexts.make(
                 call_id,
-                name,
+                tool.name,
                 arguments,
                 params.get("_meta"),
                 version,
@@ -229,49 +191,56 @@ async def _result(
                 identity,
                 call.session_id,
             )
-        except Exception:
-            logger.exception("the context factory failed for a call of tool %r", name)
-            return error_result("Internal error")
+    except Exception:
+        logger.exception("the context factory failed for a call of tool %r", tool.name)
+        result = error_result("Internal error")
+    else:
+        result = await _run(entry, ctx, args_json, arguments, session.sync_limiter, version)
+    if version in eras.MODERN_VERSIONS:
+        eras.stamp(result, session.server_info)
+    return result
+
+
+async def _run(
+    entry: RegisteredTool,
+    ctx: ToolContext[Any],
+    args_json: str,
+    arguments: dict[str, Any],
+    limiter: SyncBudget | anyio.CapacityLimiter | None,
+    version: str,
+) -> dict[str, Any]:
+    """Run the tool under its timeout; its result without the era's fields."""
+    name = entry.name
     try:
         outcome: ToolOutcome | None = None
         if entry.timeout is None:
-            outcome = await invoke_tool(tool, ctx, args_json, arguments, limiter)
+            outcome = await invoke_tool(entry.tool, ctx, args_json, arguments, limiter)
         else:
             waits: list[int] = []
             token = worker_wait.set(waits)
             try:
                 with anyio.move_on_after(entry.timeout):
-                    outcome = await invoke_tool(tool, ctx, args_json, arguments, limiter)
+                    outcome = await invoke_tool(entry.tool, ctx, args_json, arguments, limiter)
             finally:
                 worker_wait.reset(token)
             if outcome is None:
                 return _timed_out(entry, entry.timeout, args_json, waits)
-        if outcome.error is not None:
-            if isinstance(outcome.error, ClientCapabilityError) and version in MODERN:
-                raise _undeclared(outcome.error)
-            if isinstance(outcome.error, SyncToolRefused):
-                return error_result(f"Tool '{name}' refused the call: {outcome.error}.")
-            text = _argument_problem(entry, outcome.error, args_json)
-            return error_result(text if text is not None else str(outcome.output))
-        return call_result(entry, outcome.output, version)
+        error = outcome.error
+        if error is None:
+            return call_result(entry, outcome.output, version)
+        if isinstance(error, ClientCapabilityError) and version in eras.MODERN_VERSIONS:
+            needed = CLIENT_CAPABILITY.get(error.method, error.method)
+            data: dict[str, Any] = {"requiredCapabilities": {needed: {}}}
+            raise ProtocolError(MISSING_REQUIRED_CLIENT_CAPABILITY, error.message, data)
+        if isinstance(error, SyncToolRefused):
+            return error_result(f"Tool '{name}' refused the call: {error}.")
+        text = _argument_problem(entry, error, args_json)
+        return error_result(text if text is not None else str(outcome.output))
     except ProtocolError:
         raise
     except Exception:
         logger.exception("tool %r failed outside its failure handling", name)
         return error_result("Internal error")
-
-
-MODERN = frozenset(eras.MODERN_VERSIONS)
-
-
-def _undeclared(error: ClientCapabilityError) -> ProtocolError:
-    """The -32021 error answering a call that needed a capability the client lacks."""
-    needed = CLIENT_CAPABILITY.get(error.method, error.method)
-    return ProtocolError(
-        MISSING_REQUIRED_CLIENT_CAPABILITY,
-        error.message,
-        {"requiredCapabilities": {needed: {}}},
-    )
 
 
 def _timed_out(
@@ -289,21 +258,6 @@ def _timed_out(
     return error_result(text)
 
 
-def checked_tool_name(params: dict[str, Any]) -> str:
-    """The tool a `tools/call` names, once its params have the types MCP gives them.
-
-    Raises:
-        ProtocolError: -32602 naming the param that is wrong.
-    """
-    name = params.get("name")
-    if not isinstance(name, str):
-        raise eras.invalid_params("tools/call: 'name' must be a string")
-    arguments = params.get("arguments")
-    if arguments is not None and not isinstance(arguments, dict):
-        raise eras.invalid_params("tools/call: 'arguments' must be an object")
-    return name
-
-
 _MAX_DEPTH = 8
 _JSON_TYPES = {
     "string": (str,),
@@ -312,6 +266,7 @@ _JSON_TYPES = {
     "boolean": (bool,),
     "array": (list,),
     "object": (dict,),
+    "null": (type(None),),
 }
 
 
@@ -319,26 +274,17 @@ def call_arguments(schema: dict[str, Any], arguments: dict[str, Any] | None) -> 
     """The arguments the tool validates: null-for-default dropped, {} when none were sent."""
     if not arguments:
         return {}
-    if None in arguments.values():
-        return _drop_null_defaults(arguments, schema)
-    return arguments
-
-
-def _drop_null_defaults(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
     properties = schema.get("properties")
-    if not isinstance(properties, dict):
+    if None not in arguments.values() or not isinstance(properties, dict):
         return arguments
-    cleaned = dict(arguments)
-    for key, value in arguments.items():
-        prop = properties.get(key)
-        if (
-            value is None
-            and isinstance(prop, dict)
-            and prop.get("default") is not None
-            and not _accepts(None, prop, schema)
-        ):
-            del cleaned[key]
-    return cleaned
+    return {
+        key: value
+        for key, value in arguments.items()
+        if value is not None
+        or not isinstance(prop := properties.get(key), dict)
+        or prop.get("default") is None
+        or _accepts(None, prop, schema)
+    }
 
 
 def _resolve(prop: dict[str, Any], root: dict[str, Any]) -> dict[str, Any] | None:
@@ -350,10 +296,8 @@ def _resolve(prop: dict[str, Any], root: dict[str, Any]) -> dict[str, Any] | Non
 
 
 def _accepts(value: Any, prop: Any, root: dict[str, Any], depth: int = 0) -> bool:
-    """Whether `value` fits `prop` at the top level (types, enum, const, anyOf/oneOf, $ref).
-
-    Unknown or too-deep constructs count as accepting: this only names likely culprits.
-    """
+    """Whether `value` fits `prop` at the top level; unknown or too-deep constructs accept (this
+    only names likely culprits)."""
     if not isinstance(prop, dict) or depth > _MAX_DEPTH:
         return True
     resolved = _resolve(prop, root)
@@ -373,8 +317,6 @@ def _accepts(value: Any, prop: Any, root: dict[str, Any], depth: int = 0) -> boo
 
 
 def _is_type(value: Any, name: Any) -> bool:
-    if name == "null":
-        return value is None
     kinds = _JSON_TYPES.get(name)
     if kinds is None:
         return True
@@ -386,12 +328,7 @@ def _is_type(value: Any, name: Any) -> bool:
 
 
 def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    for name in ("boolean", "integer", "number", "string", "array", "object"):
-        if _is_type(value, name):
-            return name
-    return type(value).__name__
+    return next((name for name in _JSON_TYPES if _is_type(value, name)), type(value).__name__)
 
 
 def _expected(prop: Any, root: dict[str, Any]) -> str:

@@ -1,13 +1,8 @@
 """URI templates for resource templates: the part of RFC 6570 whose matches are unambiguous.
 
-A `UriTemplate` is advertised as written and matched against the URIs clients read; a URI
-matches it in exactly one way or not at all. Accepted: `{name}` (one path segment, without
-`/`, `?` or `#`), `{+name}` (may span segments, without `?` or `#`) and, only at the very end,
-`{?a,b}` (optional query parameters, in any order, no others). Matched values are
-percent-decoded as strict UTF-8. Anything else (other operators, modifiers such as `{x*}` or
-`{x:3}`, several names in one simple expression, two expressions with no literal text between
-them, repeated or non-identifier names, unbalanced braces) is a `ValueError` naming the template
-and the problem.
+Accepted: `{name}` (one path segment), `{+name}` (may span segments) and, only at the end,
+`{?a,b}` (optional query parameters); matched values are percent-decoded as strict UTF-8.
+Anything else is a `ValueError` naming the template and the problem.
 """
 
 from __future__ import annotations
@@ -35,13 +30,8 @@ class _Variable:
 
 @dataclass(frozen=True)
 class UriTemplate:
-    """A parsed URI template.
-
-    Attributes:
-        text: The template as written (what `resources/templates/list` advertises).
-        parts: Literal strings and variables, in order (the query expression excluded).
-        query: The names of the `{?...}` expression, if any.
-    """
+    """A parsed URI template: `text` as written (what is advertised), `parts` its literals and
+    variables, `query` the names of its `{?...}` expression."""
 
     text: str
     parts: tuple[str | _Variable, ...]
@@ -50,12 +40,7 @@ class UriTemplate:
 
     @classmethod
     def parse(cls, text: str) -> UriTemplate:
-        """Parse `text`.
-
-        Raises:
-            ValueError: The template is malformed or uses what this module does not match;
-                the message quotes the template.
-        """
+        """Parse `text`; a ValueError quoting it when malformed or unsupported."""
         if not isinstance(text, str) or not text:
             raise ValueError(f"resource URI template must be a non-empty string, not {text!r}")
         parts: list[str | _Variable] = []
@@ -114,12 +99,8 @@ class UriTemplate:
         return bool(self.variables)
 
     def match(self, uri: str) -> dict[str, str] | None:
-        """The variables' decoded values if `uri` matches, else None.
-
-        Query variables absent from the URI are absent from the result. A URI whose values
-        are not valid percent-encoded UTF-8, or whose query names unknown or repeated
-        parameters, does not match.
-        """
+        """The variables' decoded values if `uri` matches, else None (absent query variables are
+        left out; bad percent-encoding or unknown or repeated query names do not match)."""
         found = self._pattern.match(uri)
         if found is None:
             return None
@@ -140,12 +121,8 @@ class UriTemplate:
         return values
 
     def expand(self, values: dict[str, str]) -> str:
-        """The URI for `values` (percent-encoding them); query names without a value are
-        left out.
-
-        Raises:
-            KeyError: A path variable has no value.
-        """
+        """The URI for `values`, percent-encoded (query names without a value left out; KeyError
+        for a missing path variable)."""
         out: list[str] = []
         for part in self.parts:
             if isinstance(part, str):
