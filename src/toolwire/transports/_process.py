@@ -1,21 +1,38 @@
-"""What every transport does around serving in its process: logging set-up before, and
-letting the worker threads of sync tools go after (stdio today; the HTTP transports too).
-"""
+"""What every transport does around serving in its own process: checking the shutdown grace and
+setting up logging before, letting the worker threads of sync tools go after."""
 
 from __future__ import annotations
 
 import logging
+import math
 import os
 import sys
 import threading
 import time
+from typing import Any
 
 from .stdio import _parent_watch
 
-__all__ = ["THREAD_GRACE_SECONDS", "configure_logging", "release_threads"]
+__all__ = ["THREAD_GRACE_SECONDS", "checked_grace", "configure_logging", "release_threads"]
 
 THREAD_GRACE_SECONDS = 0.2
 """At exit, how long worker threads get to finish before the process leaves without them."""
+
+
+def checked_grace(seconds: Any) -> float:
+    """`seconds` as a shutdown grace period.
+
+    Raises:
+        ValueError: It is not a finite number of seconds >= 0.
+    """
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int | float)
+        or not math.isfinite(seconds)
+        or seconds < 0
+    ):
+        raise ValueError(f"shutdown_grace must be a number of seconds >= 0, not {seconds!r}")
+    return float(seconds)
 
 
 def configure_logging() -> None:

@@ -39,7 +39,6 @@ __all__ = [
     "SHUTDOWN_GRACE_SECONDS",
     "SHUTTING_DOWN",
     "ShutdownGate",
-    "checked_grace",
     "run_http",
     "serve_with",
     "serving_config",
@@ -63,22 +62,6 @@ HEADER_TIMEOUT_GONE = (
 UVICORN_EXTRA_SECONDS = 3
 """uvicorn's own graceful timeout is the grace plus this: the refusals of calls still running
 at the end of the grace go out before uvicorn would cancel their responses."""
-
-
-def checked_grace(seconds: Any) -> float:
-    """`seconds` as a shutdown grace period.
-
-    Raises:
-        ValueError: It is not a finite number of seconds >= 0.
-    """
-    if (
-        isinstance(seconds, bool)
-        or not isinstance(seconds, int | float)
-        or not math.isfinite(seconds)
-        or seconds < 0
-    ):
-        raise ValueError(f"shutdown_grace must be a number of seconds >= 0, not {seconds!r}")
-    return float(seconds)
 
 
 SHUTTING_DOWN = -32000

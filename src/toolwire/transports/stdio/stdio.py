@@ -12,7 +12,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import logging
-import math
 import secrets
 import signal
 import sys
@@ -21,7 +20,7 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from .._heap import settle_heap_later
-from .._process import configure_logging, release_threads
+from .._process import checked_grace, configure_logging, release_threads
 from . import _parent_watch
 from ._descendants import end_descendants
 from ._fdguard import FdReader, FdWriter, protect_stdout
@@ -220,12 +219,7 @@ def run_stdio(
     """
     import anyio
 
-    if (
-        isinstance(shutdown_grace, bool)
-        or not isinstance(shutdown_grace, int | float)
-        or not 0 <= shutdown_grace < math.inf
-    ):
-        raise ValueError(f"shutdown_grace must be a number of seconds >= 0, not {shutdown_grace!r}")
+    checked_grace(shutdown_grace)
     protect_stdout()
     _parent_watch.arm()
     configure_logging()
