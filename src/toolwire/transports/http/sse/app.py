@@ -49,8 +49,6 @@ class LegacySseApp(GuardedApp):
         transport: The endpoints and their live sessions (also the app's `runtime`).
     """
 
-    lifespan_name = "SSE"
-
     def __init__(
         self,
         servable: Servable,

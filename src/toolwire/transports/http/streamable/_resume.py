@@ -1,14 +1,7 @@
-"""GET on the MCP path: the session's standalone stream, or the resumption of a lost stream.
-
-With `Last-Event-ID`, what the event store kept of that stream after the id is replayed, then a
-stream still running in this process is taken over and carries the rest live. A POST stream that
-another process still produces is followed live when the store allows it (503, to retry shortly,
-at `max_followers`); otherwise the response ends after the replay, and when nothing was stored
-after the id the answer is 409, so that the client retries its request. One GET at a time takes
-a stream: a second gets 409. A `Last-Event-ID` that is not printable ASCII, is longer than
-`MAX_EVENT_ID_LENGTH` or is not of the store's form gets a 400 saying so; an empty one counts as
-absent.
-"""
+"""GET on the MCP path: the session's standalone stream, or the resumption of a lost stream
+(`Last-Event-ID`: the events stored after it are replayed, then a stream still running here is
+taken over, one produced by another process followed). One GET at a time takes a stream (409
+for a second); a malformed id is 400. See docs/decisions.md, `_resume.py`."""
 
 from __future__ import annotations
 
@@ -124,8 +117,7 @@ async def _resume(
     session_header: list[tuple[bytes, bytes]],
     keepalive: float | None,
 ) -> int:
-    """Replay and take over the stream `last_event_id` belongs to (see the module's
-    docstring for a stream another process made).
+    """Replay and take over the stream `last_event_id` belongs to.
 
     Raises:
         StoreUnavailable: The event store failed (nothing was sent).
@@ -149,7 +141,6 @@ async def _resume(
     if target is None and found.get_stream is not None:
         target = found.get_stream if found.get_stream.stream_id == stream_id else None
     foreign = target is None and not found.made(stream_id)
-    # Still produced on another process: followed, on a store that allows it.
     followed = (
         live is not None
         and live.max_followers > 0
@@ -203,8 +194,7 @@ async def _resume(
 
 
 async def _catch_up(store: EventStore, target: Stream, seen: str, send: ASGISend) -> bool:
-    """Send what was stored on `target` after `seen` since the first pass; whether it is
-    still running (to be carried from here)."""
+    """Send what was stored on `target` after `seen`; whether it still runs."""
     for _ in range(CATCH_UP_PASSES):
         later: list[tuple[str, bytes]] = []
 
@@ -229,8 +219,8 @@ async def _follow_elsewhere(
     session_header: list[tuple[bytes, bytes]],
     keepalive: float | None,
 ) -> None:
-    """Replay `tail`, then follow the stream its producer (another process) still writes,
-    to its end; a 503 when this process follows all it may already."""
+    """Replay `tail`, then follow the stream another process still writes (503 at
+    `max_followers`)."""
     if live.followers >= live.max_followers:
         await refuse(
             send,
@@ -257,10 +247,9 @@ async def _follow(
     send: ASGISend,
     keepalive: float | None,
 ) -> None:
-    """Pass on the events stored after event `after` as they come, until the stream's end
-    marker, its producer's lease lapsing without one (logged), the client leaving, the session
-    ending here, the follower's `follow_seconds` running out (the client resumes from its last
-    event id) or the store failing; the caller ends the response."""
+    """Pass on the events stored after `after` as they come, until the stream ends, its
+    producer stops renewing its lease, the client or session goes, `follow_seconds` pass or
+    the store fails."""
     stream_id = after.rpartition("/")[0]
     watcher = asyncio.ensure_future(until_disconnect(receive))
     started = quiet_since = time.monotonic()

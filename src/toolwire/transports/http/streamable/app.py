@@ -57,7 +57,6 @@ class StreamableHttpApp(GuardedApp):
         guards: What guards the app (their `path` is this one, their `tools` the server's).
     """
 
-    lifespan_name = "MCP"
     runtime: Runtime
 
     def __init__(self, endpoint: Endpoint, runtime: Runtime, path: str, guards: Guards) -> None:
