@@ -1,11 +1,6 @@
-"""Keeping the garbage collector's full passes cheap in a process that serves.
-
-`settle_heap_now` (HTTP, before the first connection) and `settle_heap_later` (stdio,
-`SETTLE_SECONDS` after serving began) collect once, then `gc.freeze()` what is alive, so that
-later full passes walk only what came after. Only the entry points that own their process call
-them (`Server.run`, `toolwire run`, each `--workers` worker), at a moment when nothing a request
-holds is alive. `TOOLWIRE_GC_FREEZE=0` turns it off.
-"""
+"""Keeping the garbage collector's full passes cheap in a process that serves: collect once,
+then `gc.freeze()` what is alive, before serving (HTTP) or `SETTLE_SECONDS` into it (stdio).
+Only entry points that own their process call it; `TOOLWIRE_GC_FREEZE=0` turns it off."""
 
 from __future__ import annotations
 
@@ -24,15 +19,13 @@ SETTLE_SECONDS = 1.0
 
 
 def settle_heap_later() -> None:
-    """On the running loop, collect and freeze the heap once, `SETTLE_SECONDS` from now
-    (unless `TOOLWIRE_GC_FREEZE` is "0" or the collector is disabled)."""
+    """Collect and freeze the heap once, `SETTLE_SECONDS` from now, on the running loop."""
     if _wanted():
         asyncio.get_running_loop().call_later(SETTLE_SECONDS, _settle)
 
 
 def settle_heap_now() -> None:
-    """Collect and freeze the heap now (unless `TOOLWIRE_GC_FREEZE` is "0" or the collector
-    is disabled): before a server takes its first request."""
+    """Collect and freeze the heap now (before a server takes its first request)."""
     if _wanted():
         _settle()
 

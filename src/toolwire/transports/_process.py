@@ -56,8 +56,7 @@ def configure_logging() -> None:
 
 def release_threads(exit_code: int, log: logging.Logger) -> None:
     """Let idle workers go; if a thread is still busy after a short grace, exit without it
-    (with `exit_code`: 1 when serving failed, so a stuck thread cannot hide the failure).
-    `log` is the transport's logger, which says so."""
+    with `exit_code`, saying so on `log`."""
     workers: list[threading.Thread] = []
     if "toolwire.tools.threads" in sys.modules:  # no sync tool ran: nothing to release
         from ..tools.threads import release_workers

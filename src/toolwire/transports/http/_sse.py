@@ -1,8 +1,4 @@
-"""Server-sent events as bytes: the wire form of one event, and the response headers.
-
-MCP frames are compact JSON, which never holds a raw line break, so an event is usually a
-single `data:` line; anything else is split on its line breaks as the SSE format requires.
-"""
+"""Server-sent events as bytes: the wire form of one event, and the response headers."""
 
 from __future__ import annotations
 

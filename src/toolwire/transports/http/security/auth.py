@@ -1,13 +1,7 @@
-"""`BearerGuard`: bearer-token authentication in front of an MCP endpoint, with RFC 9728
-protected-resource metadata and the MCP specification's scope challenges.
-
-The guard serves the metadata at `METADATA_PATH` (also with the endpoint's path appended) to
-anyone. A missing, malformed, refused, expired or foreign token is 401 `invalid_token`; a token
-without the server-wide scopes is 403 `insufficient_scope`; a `tools/call` of a tool whose
-scopes the token lacks is 403 naming every scope that call needs, with a JSON-RPC error body.
-CORS preflights pass without a token. Anything else goes on with the caller's `Identity` under
-the ASGI scope key `IDENTITY_KEY`.
-"""
+"""`BearerGuard`: bearer-token authentication in front of an MCP endpoint, serving RFC 9728
+metadata at `METADATA_PATH`. A bad token is 401 `invalid_token`, missing scopes (server-wide, or
+a called tool's) 403 `insufficient_scope`; what passes carries its `Identity` under the ASGI
+scope key `IDENTITY_KEY`. See docs/decisions.md, `auth.py`."""
 
 from __future__ import annotations
 
@@ -134,7 +128,7 @@ class BearerGuard:
         self, scope: Scope, receive: ASGIReceive, send: ASGISend, identity: Identity
     ) -> None:
         """Refuse a `tools/call` of a tool whose scopes `identity` lacks; else pass the
-        request on, its body replayed as it was read."""
+        request on, its body replayed."""
         read: list[MutableMapping[str, Any]] = []
         body = b""
         while True:
@@ -173,7 +167,7 @@ class BearerGuard:
         self, body: bytes, identity: Identity
     ) -> tuple[RequestId | None, str, frozenset[str], list[str]] | None:
         """(id, tool, its scopes, those missing) for the first call the identity may not
-        make; None when there is none (or the body is not JSON: the endpoint answers that)."""
+        make; None when there is none."""
         if b"tools/call" not in body:
             return None
         try:
@@ -293,7 +287,7 @@ class BearerGuard:
 
 def _covers(granted: str, resource: str) -> bool:
     """Whether a token issued for `granted` may be used at `resource` (RFC 8707): the same
-    URL, or one of its parents (a token for `https://h` serves `https://h/mcp`)."""
+    URL or a parent of it."""
     granted, resource = _canonical(granted), _canonical(resource)
     return resource == granted or resource.startswith(granted + "/")
 

@@ -1,12 +1,6 @@
-"""The streamable HTTP app of a server: a Starlette app with one MCP path.
-
-`streamable_http_app(server)` is what `Server.http_app()` returns. It runs standalone under any
-ASGI server, or mounted in a Starlette or FastAPI app that forwards its lifespan
-(`lifespan=mcp_app.lifespan`), so that the server starts up front and learns when it stops;
-mounted without that, it starts on its first request, stops when the event loop ends, and warns.
-The MCP path is answered straight from `__call__`; other paths go through Starlette. Allowed
-hosts and origins, and authentication, wrap the whole app (`Guards`, shared with the SSE app).
-"""
+"""The streamable HTTP app of a server (`Server.http_app()`): a Starlette app with one MCP path,
+answered without routing, guarded as a whole; standalone, or mounted with its lifespan forwarded
+(see docs/decisions.md, `app.py`)."""
 
 from __future__ import annotations
 
