@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from .._sse import SSE_HEADERS, encode_event
 from ..asgi import ASGIReceive, ASGISend, printable, refuse, unavailable
@@ -130,11 +130,7 @@ async def _resume(
         stream_id = last_event_id.rpartition("/")[0] if tail is not None else None
         first = tail.events if tail is not None else []
     else:
-
-        async def keep(event_id: str, frame: bytes) -> None:
-            first.append((event_id, frame))
-
-        stream_id = await store.replay_after(last_event_id, keep)
+        stream_id, first = await _replayed(store, last_event_id)
     if stream_id is None or not found.owns(stream_id):
         return _NOT_RESUMED
     target = found.streams.get(stream_id)
@@ -196,17 +192,22 @@ async def _resume(
 async def _catch_up(store: EventStore, target: Stream, seen: str, send: ASGISend) -> bool:
     """Send what was stored on `target` after `seen`; whether it still runs."""
     for _ in range(CATCH_UP_PASSES):
-        later: list[tuple[str, bytes]] = []
-
-        async def keep_later(event_id: str, frame: bytes, into: list[Any] = later) -> None:
-            into.append((event_id, frame))
-
-        await store.replay_after(seen, keep_later)
+        later = (await _replayed(store, seen))[1]
         if not later:
             break
         await _send_events(send, later)
         seen = later[-1][0]
     return not target.finished
+
+
+async def _replayed(store: EventStore, after: str) -> tuple[str | None, list[tuple[str, bytes]]]:
+    """What `store` replays after event `after`: its stream's id (None: unknown) and events."""
+    events: list[tuple[str, bytes]] = []
+
+    async def keep(event_id: str, frame: bytes) -> None:
+        events.append((event_id, frame))
+
+    return await store.replay_after(after, keep), events
 
 
 async def _follow_elsewhere(

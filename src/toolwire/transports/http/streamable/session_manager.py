@@ -277,16 +277,6 @@ class SessionManager:
         if session is not None:
             session.stop()
 
-    async def end(self, session: HttpSession) -> None:
-        """End a session now, everywhere (DELETE), and wait, briefly, for it to close.
-
-        Raises:
-            StoreUnavailable: Its record could not be deleted; the session goes on.
-        """
-        await self.store.end(session.id)
-        self._tell_others(SESSION_ENDED, session.id)
-        await self.discard(session)
-
     async def end_by_id(self, session_id: str, identity: Any = None) -> bool:
         """End this caller's session `session_id` (DELETE) without rebuilding it here; whether
         there was one to end.
@@ -295,19 +285,19 @@ class SessionManager:
             StoreUnavailable: Its record could not be read or deleted; the session goes on.
         """
         session = self.live.get(session_id)
-        if session is not None:
-            if not same_caller(session.identity, identity):
+        if session is None:
+            record = await self.store.load(session_id)
+            if record is None or record.caller != caller_key(identity):
                 return False
-            if session.ended or self._expired(session, time.monotonic()):
-                await self._drop(session, end_record=not self.shared)
-                return False
-            await self.end(session)
-            return True
-        record = await self.store.load(session_id)
-        if record is None or record.caller != caller_key(identity):
+        elif not same_caller(session.identity, identity):
+            return False
+        elif session.ended or self._expired(session, time.monotonic()):
+            await self._drop(session, end_record=not self.shared)
             return False
         await self.store.end(session_id)
         self._tell_others(SESSION_ENDED, session_id)
+        if session is not None:
+            await self.discard(session)  # and wait, briefly, for it to close
         return True
 
     def _tell_others(self, topic: str, session_id: str) -> None:
