@@ -32,8 +32,7 @@ def serve_worker(listening: socket.socket) -> None:
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
 
-    from ..transports._heap import settle_heap_now
-    from ..transports._process import configure_logging, release_threads
+    from ..transports._process import configure_logging, release_threads, settle_heap_now
     from ..transports.http.run import (
         ShutdownGate,
         run_loop,

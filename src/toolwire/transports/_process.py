@@ -1,8 +1,12 @@
-"""What every transport does around serving in its own process: checking the shutdown grace and
-setting up logging before, letting the worker threads of sync tools go after."""
+"""What every transport does around serving in a process it owns: checking the shutdown grace and
+setting up logging before, settling the heap once (collect, then `gc.freeze()` what is alive, so
+that later full passes skip it; `TOOLWIRE_GC_FREEZE=0` turns it off), letting the worker threads
+of sync tools go after."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import logging
 import math
 import os
@@ -13,7 +17,17 @@ from typing import Any
 
 from .stdio import _parent_watch
 
-__all__ = ["THREAD_GRACE_SECONDS", "checked_grace", "configure_logging", "release_threads"]
+__all__ = [
+    "SETTLE_SECONDS",
+    "THREAD_GRACE_SECONDS",
+    "checked_grace",
+    "configure_logging",
+    "release_threads",
+    "settle_heap_later",
+    "settle_heap_now",
+]
+
+logger = logging.getLogger("toolwire.transports")
 
 THREAD_GRACE_SECONDS = 0.2
 """At exit, how long worker threads get to finish before the process leaves without them."""
@@ -78,3 +92,35 @@ def release_threads(exit_code: int, log: logging.Logger) -> None:
         for handler in logging.getLogger("toolwire").handlers:
             handler.flush()
         _parent_watch.quiet_exit(exit_code)
+
+
+SETTLE_SECONDS = 1.0
+"""How long after serving began the heap is collected once and frozen."""
+
+
+def settle_heap_later() -> None:
+    """Collect and freeze the heap once, `SETTLE_SECONDS` from now, on the running loop."""
+    if _wanted():
+        asyncio.get_running_loop().call_later(SETTLE_SECONDS, _settle)
+
+
+def settle_heap_now() -> None:
+    """Collect and freeze the heap now (before a server takes its first request)."""
+    if _wanted():
+        _settle()
+
+
+def _wanted() -> bool:
+    return os.environ.get("TOOLWIRE_GC_FREEZE", "").strip() != "0" and gc.isenabled()
+
+
+def _settle() -> None:
+    started = time.perf_counter()
+    found = gc.collect()
+    gc.freeze()
+    logger.debug(
+        "heap settled: %d unreachable objects collected, %d frozen, in %.1f ms",
+        found,
+        gc.get_freeze_count(),
+        (time.perf_counter() - started) * 1e3,
+    )

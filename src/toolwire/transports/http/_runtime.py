@@ -43,21 +43,8 @@ logger = logging.getLogger("toolwire.http")
 
 
 class Runtime(Serving):
-    """The serving state of one app.
-
-    Args:
-        servable: What is served (a `Server`).
-        idle_timeout: Seconds before an idle session ends (None: never).
-        max_sessions: Sessions alive at once.
-        session_store: Where sessions are kept (memory by default).
-        event_store: Where SSE events are kept for resumption (None: no resumption).
-        back_channel: Whether sessions can send requests to the client during a call.
-        max_event_bytes: The largest message a session sends (None: no bound).
-        stateless: Serve each POST on a born-ready session instead of keeping sessions.
-        change_bus: Carries changes (tools, resources, prompts), session ends and client
-            answers between the processes serving one URL (None: this process's clients
-            only).
-    """
+    """The serving state of one app (the options are `Server.http_app`'s; `event_store` None:
+    no resumption; `back_channel`: sessions may send requests to the client)."""
 
     def __init__(
         self,

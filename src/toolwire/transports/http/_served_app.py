@@ -44,11 +44,7 @@ def check_count(name: str, value: Any, least: int, alternative: str = "") -> Non
 
 class Serving:
     """The serving of one app; a subclass hosts the sessions (`hosting`) and ends their streams.
-
-    Args:
-        servable: What is served (a `Server`).
-        max_event_bytes: The largest message a session sends (None: no bound).
-        kind: Names the app in messages ("MCP", "SSE").
+    `kind` names the app in messages ("MCP", "SSE").
 
     Raises:
         ValueError: `max_event_bytes` is neither None nor an integer >= 1.
@@ -101,8 +97,7 @@ class Serving:
             session.max_frame_bytes = self.max_event_bytes
 
     async def ensure_started(self) -> SessionOpener | None:
-        """The session opener, serving started now if no lifespan did (the app is mounted in
-        one that does not forward it); None once serving has stopped.
+        """The session opener, serving started now if no lifespan did; None once stopped.
 
         Raises:
             Exception: What the server's start-up raised (the next call tries again).
@@ -157,9 +152,8 @@ class Serving:
 
 @dataclass(frozen=True)
 class Guards:
-    """What guards an app: the Host/Origin check always (`allowed_hosts`, `allowed_origins`,
-    and `host`, the interface served on, as `security.HostOriginGuard` takes them), bearer
-    tokens with `auth`, for the resource at `path`, with the per-tool scopes of `tools`."""
+    """What guards an app: the Host/Origin check always, bearer tokens with `auth` (for the
+    resource at `path`, with the per-tool scopes of `tools`)."""
 
     allowed_hosts: Sequence[str] | None = None
     allowed_origins: Sequence[str] | None = None
@@ -169,9 +163,8 @@ class Guards:
     tools: ToolRegistry | None = None
 
     def around(self, app: ASGIApp, *, max_body_bytes: int = 4 * 1024 * 1024) -> ASGIApp:
-        """`app` behind these guards: Host/Origin outermost (a forged Host is refused before
-        any token is looked at), then bearer authentication with `auth`, which reads at most
-        `max_body_bytes` of a body for its scope checks."""
+        """`app` behind these guards, Host/Origin outermost (`max_body_bytes`: what the
+        bearer guard reads of a body for its scope checks)."""
         from .security.host_origin import HostOriginGuard
 
         if self.auth is not None:
@@ -200,8 +193,7 @@ class GuardedApp(Starlette):
     _entry: ASGIApp
 
     def lifespan(self, app: Any = None) -> AbstractAsyncContextManager[None]:
-        """Serve for the duration; also the lifespan a parent app that mounts this one may run
-        (`Starlette(lifespan=mcp_app.lifespan, routes=[Mount("/", mcp_app)])`)."""
+        """Serve for the duration; also the lifespan a parent app that mounts this one runs."""
         return self.runtime.serving()
 
     async def end_streams(self) -> None:
@@ -209,8 +201,7 @@ class GuardedApp(Starlette):
         await self.runtime.end_streams()
 
     async def end_idle_streams(self) -> None:
-        """End the streams that owe no call an answer (the server is stopping; calls in flight
-        may still finish)."""
+        """End the streams that owe no call an answer (the server is stopping)."""
         await self.runtime.end_idle_streams()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:

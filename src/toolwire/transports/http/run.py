@@ -17,8 +17,7 @@ from collections.abc import Callable, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...protocol.wire.jsonrpc import error_message
-from .._heap import settle_heap_now
-from .._process import configure_logging, release_threads
+from .._process import configure_logging, release_threads, settle_heap_now
 from .asgi import JSON_TYPE, respond
 
 if TYPE_CHECKING:
@@ -290,7 +289,7 @@ def run_http(
     gate = ShutdownGate(app)
     config = serving_config(gate, host=host, port=port, access_log=access_log, grace=shutdown_grace)
     server = uvicorn.Server(config)
-    settle_heap_now()  # this process is ours, and serves nothing yet (see _heap.py)
+    settle_heap_now()  # this process is ours, and serves nothing yet
     try:
         with signals_stop(server):
             listening = bound_socket(config)

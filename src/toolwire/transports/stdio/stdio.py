@@ -14,8 +14,7 @@ import threading
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
-from .._heap import settle_heap_later
-from .._process import checked_grace, configure_logging, release_threads
+from .._process import checked_grace, configure_logging, release_threads, settle_heap_later
 from . import _parent_watch
 from ._descendants import end_descendants
 from ._fdguard import FdReader, FdWriter, protect_stdout

@@ -33,13 +33,8 @@ class _Endpoint:
 
 
 class LegacySseApp(GuardedApp):
-    """A Starlette app serving MCP's legacy HTTP+SSE transport (see `Server.sse_app`, which
-    documents every option; `max_body_bytes` defaults to the server's `max_message_bytes`,
-    `guards` to the loopback-only Host/Origin check).
-
-    Attributes:
-        transport: The endpoints and their live sessions (also the app's `runtime`).
-    """
+    """A Starlette app serving MCP's legacy HTTP+SSE transport (see `Server.sse_app`); its
+    `transport` (also its `runtime`) holds the endpoints and live sessions."""
 
     def __init__(
         self,

@@ -66,16 +66,8 @@ class _Live:
 
 
 class LegacySse(Serving):
-    """The stream and message endpoints of one app, and the sessions they share.
-
-    Args:
-        servable: What is served (a `Server`).
-        sse_path: Where the stream is opened (named in the 404 for an unknown session).
-        message_path: Where messages are posted, relative to the app's mount point.
-        max_sessions: Streams open at once beyond which a new one is refused (503).
-        keepalive_seconds: Seconds of silence after which a stream gets a keep-alive comment.
-        max_body_bytes: The largest POST body accepted (413 beyond).
-        max_event_bytes: The largest message a session sends (None: no bound).
+    """The stream and message endpoints of one app, and the sessions they share (the options
+    are `Server.sse_app`'s).
 
     Raises:
         ValueError: A path is not an absolute path without query, or a limit is not positive.

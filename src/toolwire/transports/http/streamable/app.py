@@ -42,14 +42,7 @@ def _route_path(scope: MutableMapping[str, Any]) -> str:
 
 
 class StreamableHttpApp(GuardedApp):
-    """A Starlette app serving MCP (streamable HTTP) on one path.
-
-    Args:
-        endpoint: Answers the MCP path.
-        runtime: The serving state (`lifespan` enters it).
-        path: The MCP path.
-        guards: What guards the app (their `path` is this one, their `tools` the server's).
-    """
+    """A Starlette app serving MCP (streamable HTTP) on one path, answered by `endpoint`."""
 
     runtime: Runtime
 

@@ -30,16 +30,8 @@ logger = logging.getLogger("toolwire.http")
 
 
 class SessionManager:
-    """The sessions of one app while it is served.
-
-    Args:
-        opener: Opens the `ServerSession` of each new or rebuilt session.
-        idle_timeout: Seconds without activity after which a session ends (None: never).
-        max_sessions: Live sessions at once, in this process.
-        store: Where records are kept (memory by default: sessions live in this process).
-        announce: Publishes a notice (`SESSION_ENDED`, `SESSION_UPDATED`) and a session id to
-            the other processes.
-    """
+    """The sessions of one app while it is served: `opener` opens each new or rebuilt one,
+    `announce` publishes a notice (`SESSION_ENDED`, `SESSION_UPDATED`) and a session id."""
 
     def __init__(
         self,
