@@ -20,11 +20,8 @@ class Oversized:
 
 
 class LineSplitter:
-    """Split a byte stream into frames (stripped; blank lines skipped) and `Oversized` verdicts.
-
-    Args:
-        limit: The longest frame accepted, in bytes (not counting the line ending).
-    """
+    """Split a byte stream into frames (stripped; blank lines skipped) and `Oversized` verdicts
+    for lines over `limit` bytes (not counting the line ending)."""
 
     __slots__ = ("_buffer", "_head", "_limit", "_skipped")
 

@@ -47,14 +47,8 @@ async def serve_stdio(
     """Serve `server` on the protected stdio until EOF, a signal, or the parent's exit.
 
     One JSON-RPC message per line (blank lines skipped, `\\r\\n` accepted); a line longer than
-    `max_message_bytes` is discarded unbuffered and answered with a JSON-RPC error.
-
-    Args:
-        server: The server to publish.
-        max_message_bytes: The longest line accepted. Defaults to the server's
-            `max_message_bytes` (4 MiB unless configured).
-        shutdown_grace: After stdin EOF, the seconds calls in flight get to send their
-            replies before the server exits without them.
+    `max_message_bytes` (default: the server's) is discarded unbuffered and answered with a
+    JSON-RPC error. After EOF, calls in flight get `shutdown_grace` seconds to reply.
 
     Raises:
         Exception: What `server.serving()` raised on entry (a failed lifespan), as is.
@@ -187,12 +181,7 @@ def run_stdio(
     """Blocking entry point used by `Server.run()` and `toolwire run`.
 
     Processes that tools started are stopped first; a sync tool stuck in a worker thread is
-    left behind (the process exits 0 without it).
-
-    Args:
-        server: The server to publish.
-        max_message_bytes: The longest line accepted (see `serve_stdio`).
-        shutdown_grace: After stdin EOF, the seconds calls in flight get to reply (2 s).
+    left behind (the process exits 0 without it). The options are `serve_stdio`'s.
 
     Raises:
         Exception: What `server.serving()` raised on entry (a failed lifespan, logged).

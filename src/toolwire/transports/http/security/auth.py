@@ -35,17 +35,8 @@ _CORS = [
 
 
 class BearerGuard:
-    """ASGI middleware authenticating every request to the app it wraps (see the module).
-
-    Args:
-        app: The ASGI app serving the MCP endpoint.
-        auth: The verifier and metadata settings (`Server(auth=...)`).
-        endpoint_path: The MCP endpoint's path inside `app` (the resource, and the suffix of
-            the path-suffixed metadata URL).
-        tools: The server's tool registry, whose per-tool scopes are checked on
-            `tools/call`; None: no per-tool checks here.
-        max_body_bytes: The most bytes of a body read to find the tool called.
-    """
+    """ASGI middleware authenticating every request to `app` with `auth` (`Server(auth=...)`),
+    checking the per-tool scopes of `tools` on `tools/call` (see the module)."""
 
     def __init__(
         self,

@@ -102,22 +102,11 @@ class _Matcher:
 
 
 class HostOriginGuard:
-    """ASGI middleware refusing requests whose `Host` or `Origin` is not allowed.
-
-    Args:
-        app: The ASGI app to protect.
-        allowed_hosts: Allowed `Host` values (see the module's decisions for the port rule);
-            default: the loopback names (and `bind_host`). `["*"]` allows any host.
-        allowed_origins: Allowed `Origin` values (`scheme://name[:port]`); default: the
-            loopback origins. An origin naming the request's own `Host` always passes. `["*"]`
-            allows any origin.
-        bind_host: The interface the server binds, when known: a concrete address or name
-            (not `0.0.0.0` or `::`) joins the default hosts, since clients reach the server
-            by it. Ignored when `allowed_hosts` is given.
+    """ASGI middleware refusing requests whose `Host` or `Origin` is not allowed (see the
+    module); `bind_host`, a concrete address, joins the default hosts.
 
     Raises:
-        ValueError: An entry is malformed (an origin given as a host, a port that is not a
-            number, a host given as an origin).
+        ValueError: An entry is malformed, naming it.
     """
 
     def __init__(

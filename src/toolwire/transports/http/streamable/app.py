@@ -86,8 +86,7 @@ def streamable_http_app(
     host: str | None = None,
     change_bus: ChangeBus | None = None,
 ) -> StreamableHttpApp:
-    """Build the ASGI app serving `servable` over streamable HTTP (see `Server.http_app`,
-    which documents every option).
+    """Build the ASGI app serving `servable` over streamable HTTP (see `Server.http_app`).
 
     Raises:
         ValueError: An option is out of range (the message names it).

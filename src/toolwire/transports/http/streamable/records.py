@@ -25,13 +25,8 @@ __all__ = [
 
 
 class StoreUnavailable(Exception):
-    """A shared store could not do what was asked (unreachable, timed out, failing).
-
-    Args:
-        store: Names the store (e.g. "Redis session store at redis://127.0.0.1:6379/0").
-        action: What failed (e.g. "load session 1f2e...").
-        cause: Why, in a few words (the underlying error).
-    """
+    """A shared store could not do what was asked: its message names the `store`, the
+    `action` that failed and the `cause`."""
 
     def __init__(self, store: str, action: str, cause: str) -> None:
         super().__init__(f"{store}: {action} failed: {cause}")

@@ -74,8 +74,7 @@ class SessionManager:
     async def open(
         self, identity: Any = None, options: dict[str, Any] | None = None
     ) -> HttpSession:
-        """A new session, ready for its `initialize` (`options` go to the opener); it has no
-        record until `commit`.
+        """A new session, ready for its `initialize`; it has no record until `commit`.
 
         Raises:
             SessionLimitError: `max_sessions` live sessions, none of them idle.
