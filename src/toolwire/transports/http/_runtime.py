@@ -139,8 +139,7 @@ class Runtime(Serving):
             self._member.publish(topic, data)
 
     def forwarded(self, found: HttpSession, request_id: RequestId, message: Any) -> bool:
-        """Pass a client's answer no call here waits for on to the other processes; whether
-        it was."""
+        """Pass on to the other processes an answer no call here waits for; whether it was."""
         server_session = found.server_session
         sessions = self.sessions
         if (
@@ -252,8 +251,7 @@ MAX_FORWARDED_BYTES = 1024 * 1024
 
 
 def forward_notice(session_id: str, message: dict[str, Any], request_id: Any) -> str:
-    """The `CLIENT_RESPONSE` data for a client answer, or for an error in its place when too
-    large."""
+    """The `CLIENT_RESPONSE` data for a client answer (an error in its place when too large)."""
     data = json.dumps([session_id, message], separators=(",", ":"))
     if len(data) <= MAX_FORWARDED_BYTES:
         return data

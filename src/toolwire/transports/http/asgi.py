@@ -153,8 +153,7 @@ async def refuse(
     request_id: RequestId | None = None,
     data: Any = None,
 ) -> None:
-    """Answer with an HTTP error status and a JSON-RPC error body (a send that fails is only
-    logged)."""
+    """Answer with an HTTP error status and a JSON-RPC error body (a failed send is logged)."""
     body = error_message(request_id, code, message, data)
     try:
         await respond(send, status, body, [JSON_TYPE, *headers])
@@ -174,8 +173,7 @@ async def unavailable(send: ASGISend, failure: Exception) -> None:
 
 
 def printable(raw: bytes | str) -> str:
-    """A client's header value for a message or log line: control characters escaped, length
-    capped."""
+    """A client's header value for a message or log line: escaped, its length capped."""
     text = raw.decode("latin-1") if isinstance(raw, bytes) else raw
     if len(text) > _SHOWN_LIMIT:
         text = text[:_SHOWN_LIMIT] + "..."

@@ -121,8 +121,7 @@ class _Stop:
 
 
 async def _serve(session: ServerSession, reader: FdReader, splitter: LineSplitter) -> None:
-    """Hand the session every frame, in order, until stdin ends (nothing read while its
-    backlog is full)."""
+    """Hand the session every frame, in order, until stdin ends (pausing while it is full)."""
     import anyio
 
     while True:

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from ....protocol.auth.identity import FORBIDDEN, UNAUTHORIZED, Identity, scope_refusal
 from ....protocol.wire.jsonrpc import RequestId, decode, encode_value, valid_id
-from ..asgi import ASGIApp, ASGIReceive, ASGISend, Scope, header, header_text, refuse
+from ..asgi import ASGIApp, ASGIReceive, ASGISend, Scope, header, header_text, refuse, respond
 
 if TYPE_CHECKING:
     from collections.abc import MutableMapping
@@ -118,8 +118,7 @@ class BearerGuard:
     async def _check_tool_scopes(
         self, scope: Scope, receive: ASGIReceive, send: ASGISend, identity: Identity
     ) -> None:
-        """Refuse a `tools/call` of a tool whose scopes `identity` lacks; else pass the
-        request on, its body replayed."""
+        """Refuse a `tools/call` whose tool's scopes `identity` lacks; else replay the body on."""
         read: list[MutableMapping[str, Any]] = []
         body = b""
         while True:
@@ -229,10 +228,8 @@ class BearerGuard:
             await send({"type": "http.response.body", "body": b""})
             return
         if method not in ("GET", "HEAD"):
-            body = b'{"error":"method_not_allowed"}'
             headers = [(b"allow", b"GET, HEAD, OPTIONS"), (b"content-type", b"application/json")]
-            await send({"type": "http.response.start", "status": 405, "headers": headers})
-            await send({"type": "http.response.body", "body": body})
+            await respond(send, 405, b'{"error":"method_not_allowed"}', headers)
             return
         body = encode_value(self._metadata_document(scope))
         headers = [
@@ -277,8 +274,7 @@ class BearerGuard:
 
 
 def _covers(granted: str, resource: str) -> bool:
-    """Whether a token issued for `granted` may be used at `resource` (RFC 8707): the same
-    URL or a parent of it."""
+    """Whether a token for `granted` serves `resource`, the same URL or a child (RFC 8707)."""
     granted, resource = _canonical(granted), _canonical(resource)
     return resource == granted or resource.startswith(granted + "/")
 

@@ -44,8 +44,7 @@ class HostedSession:
         self.task: asyncio.Task[None] | None = None
 
     async def open(self, opener: SessionOpener, options: dict[str, Any]) -> ServerSession:
-        """Open the session in its own task; return it once ready, or raise what opening
-        raised."""
+        """Open the session in its own task; return it once ready, or raise why it failed."""
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[ServerSession] = loop.create_future()
         hold = self._hold(opener, options, ready)
@@ -169,8 +168,7 @@ class SessionPool:
             self._idle.remove(lease)
 
     def give_back(self, lease: Lease) -> None:
-        """The request is over: keep its session for the next when nothing of it lingers,
-        else close it."""
+        """The request is over: keep its session if nothing of it lingers, else close it."""
         lease.target = None
         lease.on_end = None
         session = lease.hosted.session

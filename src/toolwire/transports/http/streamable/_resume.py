@@ -220,8 +220,7 @@ async def _follow_elsewhere(
     session_header: list[tuple[bytes, bytes]],
     keepalive: float | None,
 ) -> None:
-    """Replay `tail`, then follow the stream another process still writes (503 at
-    `max_followers`)."""
+    """Replay `tail`, then follow the stream another process writes (503 at `max_followers`)."""
     if live.followers >= live.max_followers:
         await refuse(
             send,
@@ -321,8 +320,7 @@ async def _write(send: ASGISend, body: bytes) -> None:
 
 async def _pass_on(tail: StreamTail, send: ASGISend) -> bool:
     """Send the events of `tail`; whether it read any entry at all."""
-    for event_id, frame in tail.events:
-        await _write(send, encode_event(frame, event_id))
+    await _send_events(send, tail.events)
     return tail.last_id is not None
 
 
@@ -338,9 +336,7 @@ async def _start(
 
 async def _send_events(send: ASGISend, events: list[tuple[str, bytes]]) -> None:
     for event_id, frame in events:
-        await send(
-            {"type": "http.response.body", "body": encode_event(frame, event_id), "more_body": True}
-        )
+        await _write(send, encode_event(frame, event_id))
 
 
 async def _carry(

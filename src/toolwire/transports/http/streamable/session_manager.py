@@ -187,8 +187,7 @@ class SessionManager:
                 session.stop()  # it did not come up: its task must not hold it open
 
     async def sync(self, session: HttpSession) -> None:
-        """Write back what a request changed in the session's record (a record gone: the
-        session ended elsewhere)."""
+        """Write back what a request changed in the session's record, if it still exists."""
         server_session = session.server_session
         if server_session is None or not session.record_changed:
             return
