@@ -11,14 +11,14 @@ from starlette.routing import Route
 
 from .._runtime import Runtime
 from .._served_app import DEFAULT_MAX_EVENT_BYTES, GuardedApp, Guards, check_count
+from ..changes import ChangeBus
 from ..channel import KEEPALIVE_SECONDS
 from .endpoint import Endpoint, EndpointConfig
 from .events import EventStore, MemoryEventStore
+from .records import SessionStore
 
 if TYPE_CHECKING:
     from ....protocol.session.serving import Servable
-    from ..changes import ChangeBus
-    from .records import SessionStore
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
@@ -103,7 +103,15 @@ def streamable_http_app(
     _check_seconds("keepalive_seconds", keepalive_seconds)
     if event_store is not None and not isinstance(event_store, EventStore):
         raise ValueError("event_store must have the EventStore methods store and replay_after")
-    _check_shared(session_store, change_bus)
+    if session_store is not None and not isinstance(session_store, SessionStore):
+        raise ValueError(
+            "session_store must have the SessionStore methods save, load, touch and end "
+            f"(a toolwire session-record store), not {type(session_store).__name__}"
+        )
+    if change_bus is not None and not isinstance(change_bus, ChangeBus):
+        raise ValueError(
+            f"change_bus must have the ChangeBus method join, not {type(change_bus).__name__}"
+        )
     store = None
     if resumable and not stateless:
         store = event_store if event_store is not None else MemoryEventStore()
@@ -139,18 +147,3 @@ def streamable_http_app(
 def _check_seconds(name: str, value: Any) -> None:
     if value is not None and not value > 0:
         raise ValueError(f"{name} must be a number of seconds > 0 or None, not {value!r}")
-
-
-def _check_shared(session_store: Any, change_bus: Any) -> None:
-    from ..changes import ChangeBus
-    from .records import SessionStore
-
-    if session_store is not None and not isinstance(session_store, SessionStore):
-        raise ValueError(
-            "session_store must have the SessionStore methods save, load, touch and end "
-            f"(a toolwire session-record store), not {type(session_store).__name__}"
-        )
-    if change_bus is not None and not isinstance(change_bus, ChangeBus):
-        raise ValueError(
-            f"change_bus must have the ChangeBus method join, not {type(change_bus).__name__}"
-        )
