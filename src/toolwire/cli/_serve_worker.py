@@ -60,7 +60,7 @@ def serve_worker(listening: socket.socket) -> None:
         gate, host=spec["host"], port=0, access_log=bool(spec["access_log"]), grace=grace
     )
     uvicorn_server = uvicorn.Server(config)
-    settle_heap_now()  # the worker is ours and serves nothing yet (see transports/_heap.py)
+    settle_heap_now()  # the worker is ours and serves nothing yet (see transports/_process.py)
     try:
         with signals_stop(uvicorn_server):
             run_loop(
