@@ -943,7 +943,8 @@ def _run_uvicorn(
     **app_options: Any,
 ) -> None:
     """`run("http")` and `run("sse")`: one uvicorn server, or worker processes (http only)."""
-    from .transports.http.run import checked_grace, run_http
+    from .transports._process import checked_grace
+    from .transports.http.run import run_http
 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1, not {workers!r}")

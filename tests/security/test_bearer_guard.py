@@ -90,6 +90,8 @@ def test_the_protected_resource_metadata_is_published_at_both_well_known_urls() 
         }
     assert preflight.status_code == 204
     assert wrong.status_code == 405
+    assert wrong.headers["allow"] == "GET, HEAD, OPTIONS"
+    assert wrong.json() == {"error": "method_not_allowed"}
 
 
 def test_configured_resource_and_scopes_supported_win() -> None:

@@ -1,4 +1,4 @@
-"""A serving process that toolwire owns freezes its settled heap once (transports/_heap.py), so
+"""A serving process that toolwire owns freezes its settled heap once (transports/_process.py), so
 the collector's full passes stop walking every module, class and validator; a process that
 only mounts toolwire's app, or says TOOLWIRE_GC_FREEZE=0, keeps its collector as it was.
 
@@ -20,7 +20,7 @@ from tests.transports._proc import INIT, call, child_env, frame, read_message, s
 from tests.transports.http.test_http_process import free_port
 
 DEADLINE_SECONDS = 30.0
-UNFROZEN_WAIT_SECONDS = 2.5  # past _heap.SETTLE_SECONDS, with room for a slow start
+UNFROZEN_WAIT_SECONDS = 2.5  # past _process.SETTLE_SECONDS, with room for a slow start
 
 SERVER = """
 import gc

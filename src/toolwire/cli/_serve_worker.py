@@ -30,8 +30,7 @@ def serve_worker(listening: socket.socket) -> None:
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
 
-    from ..transports._heap import settle_heap_now
-    from ..transports._process import configure_logging, release_threads
+    from ..transports._process import configure_logging, release_threads, settle_heap_now
     from ..transports.http.run import (
         ShutdownGate,
         run_loop,
@@ -66,7 +65,7 @@ def serve_worker(listening: socket.socket) -> None:
         gate, host=spec["host"], port=0, access_log=bool(spec["access_log"]), grace=grace
     )
     uvicorn_server = uvicorn.Server(config)
-    settle_heap_now()  # the worker is ours and serves nothing yet (see transports/_heap.py)
+    settle_heap_now()  # the worker is ours and serves nothing yet (see transports/_process.py)
     try:
         with signals_stop(uvicorn_server):
             run_loop(

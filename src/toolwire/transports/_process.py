@@ -1,21 +1,52 @@
-"""What every transport does around serving in its process: logging set-up before, and
-letting the worker threads of sync tools go after (stdio today; the HTTP transports too).
-"""
+"""What every transport does around serving in a process it owns: checking the shutdown grace and
+setting up logging before, settling the heap once (collect, then `gc.freeze()` what is alive, so
+that later full passes skip it; `TOOLWIRE_GC_FREEZE=0` turns it off), letting the worker threads
+of sync tools go after."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import logging
+import math
 import os
 import sys
 import threading
 import time
+from typing import Any
 
 from .stdio import _parent_watch
 
-__all__ = ["THREAD_GRACE_SECONDS", "configure_logging", "release_threads"]
+__all__ = [
+    "SETTLE_SECONDS",
+    "THREAD_GRACE_SECONDS",
+    "checked_grace",
+    "configure_logging",
+    "release_threads",
+    "settle_heap_later",
+    "settle_heap_now",
+]
+
+logger = logging.getLogger("toolwire.transports")
 
 THREAD_GRACE_SECONDS = 0.2
 """At exit, how long worker threads get to finish before the process leaves without them."""
+
+
+def checked_grace(seconds: Any) -> float:
+    """`seconds` as a shutdown grace period.
+
+    Raises:
+        ValueError: It is not a finite number of seconds >= 0.
+    """
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int | float)
+        or not math.isfinite(seconds)
+        or seconds < 0
+    ):
+        raise ValueError(f"shutdown_grace must be a number of seconds >= 0, not {seconds!r}")
+    return float(seconds)
 
 
 def configure_logging() -> None:
@@ -39,8 +70,7 @@ def configure_logging() -> None:
 
 def release_threads(exit_code: int, log: logging.Logger) -> None:
     """Let idle workers go; if a thread is still busy after a short grace, exit without it
-    (with `exit_code`: 1 when serving failed, so a stuck thread cannot hide the failure).
-    `log` is the transport's logger, which says so."""
+    with `exit_code`, saying so on `log`."""
     workers: list[threading.Thread] = []
     if "toolwire.tools.threads" in sys.modules:  # no sync tool ran: nothing to release
         from ..tools.threads import release_workers
@@ -62,3 +92,35 @@ def release_threads(exit_code: int, log: logging.Logger) -> None:
         for handler in logging.getLogger("toolwire").handlers:
             handler.flush()
         _parent_watch.quiet_exit(exit_code)
+
+
+SETTLE_SECONDS = 1.0
+"""How long after serving began the heap is collected once and frozen."""
+
+
+def settle_heap_later() -> None:
+    """Collect and freeze the heap once, `SETTLE_SECONDS` from now, on the running loop."""
+    if _wanted():
+        asyncio.get_running_loop().call_later(SETTLE_SECONDS, _settle)
+
+
+def settle_heap_now() -> None:
+    """Collect and freeze the heap now (before a server takes its first request)."""
+    if _wanted():
+        _settle()
+
+
+def _wanted() -> bool:
+    return os.environ.get("TOOLWIRE_GC_FREEZE", "").strip() != "0" and gc.isenabled()
+
+
+def _settle() -> None:
+    started = time.perf_counter()
+    found = gc.collect()
+    gc.freeze()
+    logger.debug(
+        "heap settled: %d unreachable objects collected, %d frozen, in %.1f ms",
+        found,
+        gc.get_freeze_count(),
+        (time.perf_counter() - started) * 1e3,
+    )

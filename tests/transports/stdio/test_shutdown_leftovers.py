@@ -130,7 +130,7 @@ def test_a_call_that_finishes_within_the_grace_is_answered_after_eof(tmp_path: P
 
 @pytest.mark.parametrize("grace", [-1, True, float("inf"), float("nan"), "2"])
 def test_a_bad_shutdown_grace_is_refused_by_name(grace: object) -> None:
-    # The same rule as HTTP's (transports/http/run.py checked_grace): a finite number >= 0.
+    # The same rule as HTTP's (transports/_process.py checked_grace): a finite number >= 0.
     from toolwire import Server
 
     with pytest.raises(ValueError, match="shutdown_grace must be a number of seconds >= 0, not"):

@@ -1,11 +1,7 @@
-"""What the streamable HTTP app holds while it is served (a `Serving`, `_served_app.py`): the
-live sessions, the pool of sessions lent to requests without one (and their listen streams), and
-its place on the change bus, if any. The bus carries registry changes and session ends and
-updates between the processes serving one URL, and a client's answer that reached a process
-other than the one whose call waits for it (a load balancer may send the POST anywhere); an
-answer over `MAX_FORWARDED_BYTES` is not passed on, and the waiting call gets an error naming
-the size and the limit. Nothing of it is module-level: apps in one process serve and stop apart.
-"""
+"""What the streamable HTTP app holds while it is served: its live sessions, the pool lent to
+requests without one, and its place on the change bus, which also carries a client's answer to
+the process whose call waits for it (up to `MAX_FORWARDED_BYTES`; see docs/decisions.md,
+`_runtime.py`). Nothing is module-level: apps in one process serve and stop apart."""
 
 from __future__ import annotations
 
@@ -47,21 +43,8 @@ logger = logging.getLogger("toolwire.http")
 
 
 class Runtime(Serving):
-    """The serving state of one app.
-
-    Args:
-        servable: What is served (a `Server`).
-        idle_timeout: Seconds before an idle session ends (None: never).
-        max_sessions: Sessions alive at once.
-        session_store: Where sessions are kept (memory by default).
-        event_store: Where SSE events are kept for resumption (None: no resumption).
-        back_channel: Whether sessions can send requests to the client during a call.
-        max_event_bytes: The largest message a session sends (None: no bound).
-        stateless: Serve each POST on a born-ready session instead of keeping sessions.
-        change_bus: Carries changes (tools, resources, prompts), session ends and client
-            answers between the processes serving one URL (None: this process's clients
-            only).
-    """
+    """The serving state of one app (the options are `Server.http_app`'s; `event_store` None:
+    no resumption; `back_channel`: sessions may send requests to the client)."""
 
     def __init__(
         self,
@@ -84,7 +67,9 @@ class Runtime(Serving):
         self.event_store = event_store
         self.sessions: SessionManager | None = None
         self.back_channel = back_channel
-        self._settings = (idle_timeout, max_sessions, session_store)
+        self._idle_timeout = idle_timeout
+        self._max_sessions = max_sessions
+        self._session_store = session_store
 
     def open_options(self, identity: Any = None) -> dict[str, Any]:
         """The keyword arguments to open a session of `identity` (None: unauthenticated)."""
@@ -92,13 +77,12 @@ class Runtime(Serving):
 
     @asynccontextmanager
     async def hosting(self, opener: SessionOpener) -> AsyncIterator[None]:
-        """Host sessions for the duration: the session manager and its reaper, the pool, and
-        this app's place on the change bus."""
-        idle_timeout, max_sessions, store = self._settings
+        """Host sessions for the duration: the session manager, the pool, the change bus."""
+        store = self._session_store
         sessions = SessionManager(
             opener,
-            idle_timeout=idle_timeout,
-            max_sessions=max_sessions,
+            idle_timeout=self._idle_timeout,
+            max_sessions=self._max_sessions,
             store=store,
             announce=self._publish,
         )
@@ -108,9 +92,6 @@ class Runtime(Serving):
         if self.change_bus is not None:
             self._member = await self.change_bus.join(self._hear)
             relays = self._relays()
-        # Sessions lent to the requests that have none of their own: every POST in
-        # stateless mode, a handshake-era POST without a session id, and every
-        # 2026-07-28 request.
         self.pool = SessionPool(opener)
         try:
             yield
@@ -128,8 +109,7 @@ class Runtime(Serving):
             await self._close_connections(store)
 
     async def _close_connections(self, session_store: Any) -> None:
-        """Close the shared stores' connections (a Redis client is bound to this event loop;
-        a store used again later connects again)."""
+        """Close the shared stores' connections (a Redis client is bound to this event loop)."""
         closed: list[Any] = []
         for part in (session_store, self.event_store, self.change_bus):
             close = getattr(part, "close", None)
@@ -142,8 +122,7 @@ class Runtime(Serving):
                 logger.debug("closing %s failed: %r", type(part).__name__, error)
 
     def _relays(self) -> list[_Relay]:
-        """Add to the servable's registries (those it has) one listener per change they
-        announce, which publishes the change on the bus; return them."""
+        """Add to the servable's registries a listener publishing each change; return them."""
         relays = []
         for registry_name, listeners_name, topic in _ANNOUNCED:
             registry = getattr(self.servable, registry_name, None)
@@ -160,8 +139,7 @@ class Runtime(Serving):
             self._member.publish(topic, data)
 
     def forwarded(self, found: HttpSession, request_id: RequestId, message: Any) -> bool:
-        """Pass a client's answer on to the other processes when no call of this process
-        waits for it (see the module docstring); return whether it was passed on."""
+        """Pass on to the other processes an answer no call here waits for; whether it was."""
         server_session = found.server_session
         sessions = self.sessions
         if (
@@ -177,10 +155,8 @@ class Runtime(Serving):
         return True
 
     def _hear(self, topic: str, data: str) -> None:
-        """A notice from another process: a change reaches this process's sessions through
-        the registry's other listeners (never back onto the bus). Or the member's own word
-        that it may have missed resource updates: each session that follows resources is
-        told that all of them may have changed."""
+        """A notice from another process (a change goes to the registry's listeners other
+        than relays), or the member's word that it may have missed resource updates."""
         for registry_name, listeners_name, announced in _ANNOUNCED:
             if topic != announced:
                 continue
@@ -211,8 +187,7 @@ class Runtime(Serving):
             take_forwarded(self.sessions, data)
 
     async def end_idle_streams(self) -> None:
-        """End the streams that owe no call an answer: each session's GET stream and this
-        server's listen streams (the server is stopping; its calls may still finish)."""
+        """End the GET and listen streams (the server is stopping; calls may still finish)."""
         if self.sessions is not None:
             for found in list(self.sessions.live.values()):
                 stream = found.get_stream
@@ -222,8 +197,7 @@ class Runtime(Serving):
             await self.pool.end_listen_streams()
 
     async def ending(self) -> None:
-        """End every session (their GET and POST streams with them), give 2026-07-28 listen
-        streams their final result, and close the pooled sessions."""
+        """End every session and stream, listen streams with their final result."""
         if self.sessions is not None:
             await self.sessions.close()
         if self.pool is not None:
@@ -232,8 +206,7 @@ class Runtime(Serving):
 
 
 def _tell_followed(session: ServerSession) -> None:
-    """Have `session` tell its client, in its own task group, that every resource it follows
-    may have changed."""
+    """Have `session` tell its client that every resource it follows may have changed."""
     uris = sorted(session.followed_resources())
     if not uris:
         return
@@ -248,8 +221,7 @@ def _tell_followed(session: ServerSession) -> None:
         logger.debug("a session closed before hearing that its resources may have changed")
 
 
-# What the bus relays: (the servable's registry, its listener list, the notice). A resource
-# update's listeners take its URI; the others nothing.
+# What the bus relays: (registry, its listener list, topic); only RESOURCE_UPDATED carries data.
 _ANNOUNCED = (
     ("tool_registry", "listeners", TOOLS_CHANGED),
     ("resource_registry", "listeners", RESOURCES_CHANGED),
@@ -259,8 +231,7 @@ _ANNOUNCED = (
 
 
 class _Relay:
-    """A registry listener that publishes the change on the app's bus; told apart from the
-    server's own listeners so that what the bus brings is never published again."""
+    """A registry listener publishing the change on the bus (so never fed what the bus brings)."""
 
     __slots__ = ("listeners", "publish", "topic")
 
@@ -276,13 +247,11 @@ class _Relay:
 
 
 MAX_FORWARDED_BYTES = 1024 * 1024
-"""The largest client answer (as JSON) passed between processes: an elicitation form or a
-sampled message fits many times over; an image sampled back may not, and is refused."""
+"""The largest client answer (as JSON) passed between processes; a larger one is refused."""
 
 
 def forward_notice(session_id: str, message: dict[str, Any], request_id: Any) -> str:
-    """The data of the `CLIENT_RESPONSE` notice for one client answer in one session: the
-    answer itself, or an error answer to the same request when it is too large to carry."""
+    """The `CLIENT_RESPONSE` data for a client answer (an error in its place when too large)."""
     data = json.dumps([session_id, message], separators=(",", ":"))
     if len(data) <= MAX_FORWARDED_BYTES:
         return data

@@ -1,21 +1,16 @@
-"""What the two HTTP apps of a server have in common. `Serving` enters the server's lifespan
-once: from the app's lifespan, or from the first request of an app mounted in a parent that
-does not forward that lifespan (which warns, and lasts until the event loop ends); it records
-every session opened, so that a stopping server can count and refuse the calls in flight, and
-ends the streams one ending at a time. `Guards` build the one point where every request is
-guarded, and `speak_lifespan` reports a failed start-up in one line rather than Starlette's
-second traceback.
-"""
+"""What the two HTTP apps of a server share: `Serving` (the server's lifespan, entered once, and
+the sessions opened while it lasts), `Guards` (the one point where every request is guarded)
+and `GuardedApp` (the Starlette app around both); see docs/decisions.md, `streamable/app.py`."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import weakref
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 
@@ -25,7 +20,7 @@ if TYPE_CHECKING:
     from ...protocol.features.registry import ToolRegistry
     from ...protocol.session.serving import Servable, SessionOpener
     from ...protocol.session.session import ServerSession
-    from .asgi import ASGIApp, ASGIReceive, ASGISend
+    from .asgi import ASGIApp
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
@@ -33,7 +28,6 @@ __all__ = [
     "Guards",
     "Serving",
     "check_count",
-    "speak_lifespan",
 ]
 
 logger = logging.getLogger("toolwire.http")
@@ -49,13 +43,8 @@ def check_count(name: str, value: Any, least: int, alternative: str = "") -> Non
 
 
 class Serving:
-    """The serving of one app: the server's lifespan, the sessions opened while it lasts, and
-    their ending. A subclass hosts the sessions (`hosting`) and ends their streams.
-
-    Args:
-        servable: What is served (a `Server`).
-        max_event_bytes: The largest message a session sends (None: no bound).
-        kind: Names the app in the warning of a start on its first request ("MCP", "SSE").
+    """The serving of one app; a subclass hosts the sessions (`hosting`) and ends their streams.
+    `kind` names the app in messages ("MCP", "SSE").
 
     Raises:
         ValueError: `max_event_bytes` is neither None nor an integer >= 1.
@@ -72,7 +61,7 @@ class Serving:
         """The sessions opened, forgotten once nothing else holds them."""
         self.stopped = False
         """True once serving ended: a request starts nothing again."""
-        self._what = f"the {kind} app of server {getattr(servable, 'name', None)!r}"
+        self.kind = kind
         self._starting: asyncio.Future[None] | None = None
         self._holder: asyncio.Task[None] | None = None
         self._ending: asyncio.Task[None] | None = None
@@ -108,8 +97,7 @@ class Serving:
             session.max_frame_bytes = self.max_event_bytes
 
     async def ensure_started(self) -> SessionOpener | None:
-        """The session opener, serving started now if no lifespan did (the app is mounted in
-        one that does not forward it); None once serving has stopped.
+        """The session opener, serving started now if no lifespan did; None once stopped.
 
         Raises:
             Exception: What the server's start-up raised (the next call tries again).
@@ -124,7 +112,7 @@ class Serving:
                     "stops and its lifespan may never exit (its teardown skipped). Forward the "
                     "lifespan: Starlette(routes=[Mount(..., app=mcp_app)], "
                     "lifespan=mcp_app.lifespan), or FastAPI(lifespan=mcp_app.lifespan).",
-                    self._what,
+                    f"the {self.kind} app of server {getattr(self.servable, 'name', None)!r}",
                 )
             loop = asyncio.get_running_loop()
             self._starting = loop.create_future()
@@ -144,9 +132,8 @@ class Serving:
             self._starting = None
 
     async def end_streams(self) -> None:
-        """End every open stream now: the server is stopping, and an ASGI server waits for open
-        responses. The end can be asked twice at once (the runner's winding down, then the
-        lifespan's exit): the second asker waits for the ending under way."""
+        """End every open stream now (the server is stopping); a second asker meanwhile waits
+        for the ending under way."""
         if self._ending is None or self._ending.done():
             self._ending = asyncio.get_running_loop().create_task(self.ending())
         await asyncio.shield(self._ending)
@@ -156,8 +143,7 @@ class Serving:
         return sum(session.in_flight for session in list(self.opened))
 
     async def refuse_calls(self, code: int, message: str) -> int:
-        """Answer every call in flight with a JSON-RPC error (`code`, `message`), then cancel
-        it; how many there were."""
+        """Answer every call in flight with a JSON-RPC error, then cancel it; how many."""
         refused = 0
         for session in list(self.opened):
             refused += await session.refuse_calls(code, message)
@@ -166,9 +152,8 @@ class Serving:
 
 @dataclass(frozen=True)
 class Guards:
-    """What guards an app: the Host/Origin check always (`allowed_hosts`, `allowed_origins`,
-    and `host`, the interface served on, as `security.HostOriginGuard` takes them), bearer
-    tokens with `auth`, for the resource at `path`, with the per-tool scopes of `tools`."""
+    """What guards an app: the Host/Origin check always, bearer tokens with `auth` (for the
+    resource at `path`, with the per-tool scopes of `tools`)."""
 
     allowed_hosts: Sequence[str] | None = None
     allowed_origins: Sequence[str] | None = None
@@ -178,9 +163,8 @@ class Guards:
     tools: ToolRegistry | None = None
 
     def around(self, app: ASGIApp, *, max_body_bytes: int = 4 * 1024 * 1024) -> ASGIApp:
-        """`app` behind these guards: Host/Origin outermost (a forged Host is refused before
-        any token is looked at), then bearer authentication with `auth`, which reads at most
-        `max_body_bytes` of a body for its scope checks."""
+        """`app` behind these guards, Host/Origin outermost (`max_body_bytes`: what the
+        bearer guard reads of a body for its scope checks)."""
         from .security.host_origin import HostOriginGuard
 
         if self.auth is not None:
@@ -203,18 +187,13 @@ class Guards:
 
 class GuardedApp(Starlette):
     """A Starlette app served by `runtime`, answering ASGI lifespan itself; other scopes go to
-    `_entry`, which a subclass sets to its dispatch behind `Guards.around` (ending in
-    `_routed`)."""
-
-    lifespan_name: ClassVar[str]
-    """Names the app in a failed start-up's message ("MCP", "SSE")."""
+    `_entry`, which a subclass sets to its dispatch behind `Guards.around`."""
 
     runtime: Serving
     _entry: ASGIApp
 
     def lifespan(self, app: Any = None) -> AbstractAsyncContextManager[None]:
-        """Serve for the duration; also the lifespan a parent app that mounts this one may run
-        (`Starlette(lifespan=mcp_app.lifespan, routes=[Mount("/", mcp_app)])`)."""
+        """Serve for the duration; also the lifespan a parent app that mounts this one runs."""
         return self.runtime.serving()
 
     async def end_streams(self) -> None:
@@ -222,44 +201,28 @@ class GuardedApp(Starlette):
         await self.runtime.end_streams()
 
     async def end_idle_streams(self) -> None:
-        """End the streams that owe no call an answer (the server is stopping; calls in flight
-        may still finish)."""
+        """End the streams that owe no call an answer (the server is stopping)."""
         await self.runtime.end_idle_streams()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            await speak_lifespan(receive, send, self.lifespan, self.lifespan_name)
+        if scope["type"] != "lifespan":
+            await self._entry(scope, receive, send)
             return
-        await self._entry(scope, receive, send)
+        # A failed start-up is said in one line, not in Starlette's second traceback.
+        phase = "startup"
+        try:
+            await receive()  # lifespan.startup
+            async with self.lifespan():
+                await send({"type": "lifespan.startup.complete"})
+                phase = "shutdown"
+                await receive()  # lifespan.shutdown
+        except Exception as error:
+            what = f"the {self.runtime.kind} app's {phase}"
+            text = f"toolwire: {what} failed: {type(error).__name__}: {error}"
+            await send({"type": f"lifespan.{phase}.failed", "message": text})
+            return
+        await send({"type": "lifespan.shutdown.complete"})
 
     async def _routed(self, scope: Any, receive: Any, send: Any) -> None:
         """Starlette's own handling (routes, middleware), for what passed the guards."""
         await Starlette.__call__(self, scope, receive, send)
-
-
-async def speak_lifespan(
-    receive: ASGIReceive,
-    send: ASGISend,
-    lifespan: Callable[[], AbstractAsyncContextManager[Any]],
-    what: str,
-) -> None:
-    """Hold `lifespan()` open from the server's start-up message to its shutdown message.
-
-    Args:
-        receive: The lifespan scope's receive.
-        send: The lifespan scope's send.
-        lifespan: Enters and leaves serving.
-        what: Names the app in a failure message ("MCP", "SSE").
-    """
-    phase = "startup"
-    try:
-        await receive()  # lifespan.startup
-        async with lifespan():
-            await send({"type": "lifespan.startup.complete"})
-            phase = "shutdown"
-            await receive()  # lifespan.shutdown
-    except Exception as error:
-        text = f"toolwire: the {what} app's {phase} failed: {type(error).__name__}: {error}"
-        await send({"type": f"lifespan.{phase}.failed", "message": text})
-        return
-    await send({"type": "lifespan.shutdown.complete"})

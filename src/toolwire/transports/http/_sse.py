@@ -1,8 +1,4 @@
-"""Server-sent events as bytes: the wire form of one event, and the response headers.
-
-MCP frames are compact JSON, which never holds a raw line break, so an event is usually a
-single `data:` line; anything else is split on its line breaks as the SSE format requires.
-"""
+"""Server-sent events as bytes: the wire form of one event, and the response headers."""
 
 from __future__ import annotations
 
@@ -24,14 +20,7 @@ _BREAKS = re.compile(rb"\r\n|\r|\n")
 def encode_event(
     data: bytes, event_id: str | None = None, retry_ms: int | None = None, *, name: bool = True
 ) -> bytes:
-    """One SSE event.
-
-    Args:
-        data: The payload (a JSON-RPC frame), or b"" for an event that only carries an id.
-        event_id: Its id, which the client echoes as `Last-Event-ID` when it reconnects.
-        retry_ms: The reconnection delay to suggest to the client, in milliseconds.
-        name: Send `event: message` (what MCP clients expect); False for a bare priming event.
-    """
+    """One SSE event of `data` (b"": an id only), named `message` unless `name` is False."""
     head = b""
     if event_id is not None:
         head += b"id: " + event_id.encode("utf-8") + b"\n"

@@ -1,15 +1,7 @@
-"""The plain HTTP exchange under every toolwire ASGI app: the ASGI types, the request body,
-and answers that are not streams.
-
-`read_body` never holds more of a body than the limit allows: a declared `Content-Length`
-above it is refused before a byte is read, a body sent in chunks (or lying about its length)
-as soon as it crosses it, and one that takes longer than `BODY_SECONDS` to arrive is given up
-on (a client trickling bytes would otherwise hold its request open for ever). `respond` sends
-a whole response; `refuse` an HTTP error status with a JSON-RPC error body naming what was
-wrong (id null unless the request's is known, as the MCP transport specification asks), so a
-client reading the body learns what the operator reading the log does. Header values a client
-sent are shown through `printable`.
-"""
+"""The plain HTTP exchange under every toolwire ASGI app: the ASGI types, the request body
+(`read_body`: never more than the limit, never longer than `BODY_SECONDS`), and answers that are
+not streams (`respond`; `refuse`: an HTTP error status with a JSON-RPC error body naming what
+was wrong). Header values a client sent are shown through `printable`."""
 
 from __future__ import annotations
 
@@ -77,8 +69,7 @@ class ClientGone(Exception):
 
 
 def header(scope: Scope, name: bytes) -> bytes | None:
-    """The first value of the request header `name` (lower case, as ASGI gives names), or
-    None when the request has none."""
+    """The first value of the request header `name` (lower case), or None."""
     for key, value in scope.get("headers", ()):
         if key == name:
             return bytes(value)
@@ -99,9 +90,8 @@ def is_json(content_type: bytes | None) -> bool:
 
 
 async def read_body(receive: ASGIReceive, limit: int, declared: int | None = None) -> bytes:
-    """The whole body of the request, at most `limit` bytes (a `declared` Content-Length over
-    it is refused at once), within `BODY_SECONDS`; raises `BodyTooLarge`, `BodyTimeout` or
-    `ClientGone`."""
+    """The whole body, at most `limit` bytes (`declared` is its Content-Length), within
+    `BODY_SECONDS`; raises `BodyTooLarge`, `BodyTimeout` or `ClientGone`."""
     if declared is not None and declared > limit:
         raise BodyTooLarge(limit)
     seconds = BODY_SECONDS
@@ -163,9 +153,7 @@ async def refuse(
     request_id: RequestId | None = None,
     data: Any = None,
 ) -> None:
-    """Answer with an HTTP error status and a JSON-RPC error body naming what was wrong. A
-    send that fails (the server already answered a broken request and closed, as uvicorn
-    does) is only logged at debug level."""
+    """Answer with an HTTP error status and a JSON-RPC error body (a failed send is logged)."""
     body = error_message(request_id, code, message, data)
     try:
         await respond(send, status, body, [JSON_TYPE, *headers])
@@ -174,8 +162,7 @@ async def refuse(
 
 
 async def unavailable(send: ASGISend, failure: Exception) -> None:
-    """Answer 503 for a shared store that failed (a `records.StoreUnavailable`, whose text
-    names the store and what it was doing; the store has logged it)."""
+    """Answer 503 for a shared store that failed (`records.StoreUnavailable`)."""
     await refuse(
         send,
         503,
@@ -186,8 +173,7 @@ async def unavailable(send: ASGISend, failure: Exception) -> None:
 
 
 def printable(raw: bytes | str) -> str:
-    """A header value as it may appear in a message or a log line: what the client sent is
-    untrusted, so control characters are escaped and the length is capped."""
+    """A client's header value for a message or log line: escaped, its length capped."""
     text = raw.decode("latin-1") if isinstance(raw, bytes) else raw
     if len(text) > _SHOWN_LIMIT:
         text = text[:_SHOWN_LIMIT] + "..."
@@ -197,7 +183,6 @@ def printable(raw: bytes | str) -> str:
 
 
 def header_text(value: str) -> bytes:
-    """A quoted-string for an HTTP header parameter (RFC 9110): quotes and backslashes
-    escaped, anything outside printable ASCII dropped."""
+    """The inside of an HTTP quoted-string (RFC 9110); anything but printable ASCII dropped."""
     cleaned = "".join(char for char in value if " " <= char <= "~")
     return cleaned.replace("\\", "\\\\").replace('"', '\\"').encode("ascii")

@@ -1,14 +1,8 @@
-"""The change bus: how the processes serving one MCP URL tell each other what clients must hear.
-
-While it serves, an app's runtime joins a `ChangeBus` as a `BusMember`, publishes its
-registries' changes and hands what it hears to the listeners its own changes reach. Topics:
-list changes (`TOOLS_CHANGED`, `RESOURCES_CHANGED`, `PROMPTS_CHANGED`), a resource update
-(`RESOURCE_UPDATED`, data: the URI), a session ended or changed (`SESSION_ENDED`,
-`SESSION_UPDATED`, data: its id) and a client's answer that reached another process
-(`CLIENT_RESPONSE`); `FOLLOWED_RESOURCES_UPDATED` is never published, only handed by a member
-to its own app when it may have missed updates. `publish` returns at once, from any thread; a
-member never hears its own notices; a notice may be merged or repeated, never lost.
-"""
+"""The change bus: how the processes serving one MCP URL tell each other what clients must hear
+(list changes, resource updates, session ends and updates, client answers). `publish` returns at
+once, from any thread; a member never hears its own notices; a notice may be merged or repeated,
+never lost. `FOLLOWED_RESOURCES_UPDATED` is only handed by a member to its own app, when it may
+have missed updates. See docs/decisions.md, `changes.py`."""
 
 from __future__ import annotations
 
@@ -67,8 +61,7 @@ class ChangeBus(Protocol):
 
 
 def call_on(loop: asyncio.AbstractEventLoop, function: Callable[..., None], *args: Any) -> bool:
-    """Call `function(*args)` on `loop`: now when it is the running loop, else soon from its
-    own thread; False when `loop` is closed (nothing was called)."""
+    """Call `function(*args)` on `loop`, now if it is the running loop; False when closed."""
     try:
         running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
     except RuntimeError:

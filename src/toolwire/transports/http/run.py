@@ -1,13 +1,7 @@
-"""Serving an HTTP app under a uvicorn server that toolwire creates and owns.
-
-This is what `Server.run("http" | "sse")` and `toolwire run --transport http | sse` do, with or
-without worker processes. At SIGTERM or SIGINT toolwire winds down while uvicorn closes its
-listening socket and waits for the open responses: `ShutdownGate`, in front of the app, refuses
-new requests; `wind_down` ends idle streams at once, gives calls in flight the grace period to
-be answered, answers those still running then with a JSON-RPC error before cancelling them, and
-ends every session. The process then exits with status 0. Once listening, one line on stderr
-says where MCP is served and how to stop; uvicorn's access log is off unless asked for.
-"""
+"""Serving an HTTP app under a uvicorn server toolwire owns (`Server.run("http" | "sse")`,
+`toolwire run`): at SIGTERM or SIGINT `ShutdownGate` refuses new requests and `wind_down` ends
+idle streams, gives calls in flight the grace period, then refuses and cancels those left and
+ends every session; the process exits 0. See docs/decisions.md, `run.py`."""
 
 from __future__ import annotations
 
@@ -23,8 +17,7 @@ from collections.abc import Callable, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...protocol.wire.jsonrpc import error_message
-from .._heap import settle_heap_now
-from .._process import configure_logging, release_threads
+from .._process import configure_logging, release_threads, settle_heap_now
 from .asgi import JSON_TYPE, respond
 
 if TYPE_CHECKING:
@@ -39,7 +32,6 @@ __all__ = [
     "SHUTDOWN_GRACE_SECONDS",
     "SHUTTING_DOWN",
     "ShutdownGate",
-    "checked_grace",
     "run_http",
     "serve_with",
     "serving_config",
@@ -61,32 +53,14 @@ HEADER_TIMEOUT_GONE = (
 """Why `header_timeout` / `--header-timeout` are refused."""
 
 UVICORN_EXTRA_SECONDS = 3
-"""uvicorn's own graceful timeout is the grace plus this: the refusals of calls still running
-at the end of the grace go out before uvicorn would cancel their responses."""
-
-
-def checked_grace(seconds: Any) -> float:
-    """`seconds` as a shutdown grace period.
-
-    Raises:
-        ValueError: It is not a finite number of seconds >= 0.
-    """
-    if (
-        isinstance(seconds, bool)
-        or not isinstance(seconds, int | float)
-        or not math.isfinite(seconds)
-        or seconds < 0
-    ):
-        raise ValueError(f"shutdown_grace must be a number of seconds >= 0, not {seconds!r}")
-    return float(seconds)
+"""What uvicorn's own graceful timeout adds to the grace, so the last refusals go out first."""
 
 
 SHUTTING_DOWN = -32000
 """The JSON-RPC error code of a request refused, or a call cut short, by the server stopping."""
 
 TICK_SECONDS = 0.05
-"""How often `should_exit` is read (uvicorn reads it every 0.1 s itself), and how often the
-winding down looks again for idle streams and calls still running."""
+"""How often `should_exit`, idle streams and calls still running are looked at."""
 
 FLUSH_SECONDS = 1.0
 """After the refusals of calls past the grace, how long their responses get to go out."""
@@ -96,13 +70,8 @@ _REFUSED = error_message(None, SHUTTING_DOWN, "Server is shutting down: it takes
 
 
 class ShutdownGate:
-    """An ASGI app in front of `app`: counts the POSTs in progress, and once `close()` is
-    called answers every new HTTP request with 503 and a JSON-RPC error (the connection is
-    then closed). Other scopes (the lifespan) pass through.
-
-    Args:
-        app: The app served.
-    """
+    """In front of `app`: counts the POSTs in progress; once closed, answers every new HTTP
+    request 503 with a JSON-RPC error (other scopes pass)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -132,8 +101,7 @@ class ShutdownGate:
 
 
 async def wind_down(app: Serving, gate: ShutdownGate, grace: float) -> None:
-    """Stop serving `app` behind `gate` within about `grace` seconds (see the module
-    docstring); the sessions and streams are all ended on return."""
+    """Stop serving `app` behind `gate` within about `grace` seconds (see the module)."""
     loop = asyncio.get_running_loop()
     gate.close()
     deadline = loop.time() + grace
@@ -163,8 +131,7 @@ _TO_STDERR = {"class": "logging.StreamHandler", "stream": "ext://sys.stderr"}
 
 
 def _log_config(access_log: bool) -> dict[str, Any]:
-    """uvicorn's logging: its warnings and errors on stderr, and its access log (one line
-    per request, also on stderr: stdout is left to the application) when asked for."""
+    """uvicorn's logging, all on stderr: warnings and errors, and the access log if asked."""
     formatter = "uvicorn.logging.DefaultFormatter"
     access_formatter = "uvicorn.logging.AccessFormatter"
     return {
@@ -211,9 +178,8 @@ def serving_config(
 
 
 def bound_socket(config: uvicorn.Config) -> socket.socket:
-    """The listening socket for `config`, bound (uvicorn logs why and exits when it cannot),
-    with Nagle's algorithm off for every connection it accepts (they inherit it): uvicorn
-    sends a response's head and body apart, and asyncio would leave Nagle on."""
+    """The listening socket for `config`, bound, with Nagle's algorithm off for every
+    connection it accepts (uvicorn sends a response's head and body apart)."""
     listening = config.bind_socket()
     if listening.family in (socket.AF_INET, socket.AF_INET6):
         listening.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -221,8 +187,7 @@ def bound_socket(config: uvicorn.Config) -> socket.socket:
 
 
 def run_loop(config: uvicorn.Config, main: Coroutine[Any, Any, Any]) -> Any:
-    """Run `main` on the event loop `config` asks for: uvloop when it is installed (uvicorn's
-    `loop="auto"`), else asyncio's own, as `uvicorn.Server.run` would."""
+    """Run `main` on the event loop `config` asks for, as `uvicorn.Server.run` would."""
     with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
         return runner.run(main)
 
@@ -242,13 +207,8 @@ def say(line: str) -> None:
 
 @contextlib.contextmanager
 def signals_stop(server: uvicorn.Server) -> Iterator[None]:
-    """For the duration, SIGTERM/SIGINT set `server.should_exit`.
-
-    uvicorn installs its own handlers while it serves and puts these back when it is done,
-    then raises the signal it stopped for again: it reaches these, and the process is not
-    killed by the signal's default action. Outside the main thread nothing is installed
-    (signals are the main thread's).
-    """
+    """For the duration, SIGTERM/SIGINT set `server.should_exit` (main thread only), so the
+    signal uvicorn raises again once it is done does not kill the process."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -273,8 +233,7 @@ async def serve_with(
     sockets: list[socket.socket],
     on_started: Callable[[], None] | None = None,
 ) -> None:
-    """Run `server` (serving `gate`, in front of `app`) on `sockets` until it stops; wind the
-    app down as soon as `should_exit` is set.
+    """Run `server` (serving `gate` before `app`) on `sockets`; wind down at `should_exit`.
 
     Raises:
         SystemExit: uvicorn's start-up failure (the app's lifespan failed, logged).
@@ -320,19 +279,9 @@ def run_http(
     access_log: bool = False,
     shutdown_grace: float = SHUTDOWN_GRACE_SECONDS,
 ) -> bool:
-    """Serve `app` on `host:port` until SIGINT/SIGTERM; return whether it started.
+    """Serve `app` on `host:port` until SIGINT/SIGTERM; False when its start-up failed (logged).
 
-    Args:
-        app: The app `Server.http_app()` or `Server.sse_app()` built.
-        host: The interface to bind.
-        port: The TCP port (0: any free one; the line on stderr names the one taken).
-        path: Where the app serves MCP (for the line on stderr).
-        access_log: Log one line per request on stderr.
-        shutdown_grace: After the exit signal, the seconds calls in flight get to be
-            answered.
-
-    Returns:
-        False when the app's start-up (the server's lifespan) failed; it is logged.
+    `port` 0 takes any free port; `path` is named in the line said on stderr.
     """
     import uvicorn
 
@@ -340,7 +289,7 @@ def run_http(
     gate = ShutdownGate(app)
     config = serving_config(gate, host=host, port=port, access_log=access_log, grace=shutdown_grace)
     server = uvicorn.Server(config)
-    settle_heap_now()  # this process is ours, and serves nothing yet (see _heap.py)
+    settle_heap_now()  # this process is ours, and serves nothing yet
     try:
         with signals_stop(server):
             listening = bound_socket(config)

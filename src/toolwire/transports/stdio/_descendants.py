@@ -1,10 +1,6 @@
-"""Ending the processes a server's tools started, when the server ends.
-
-At exit the server sends SIGTERM to every descendant (found on Linux through /proc's parent
-ids), gives them `grace` seconds together, then SIGKILLs what is left, so that a client that
-restarts its server collects no orphans. A process that left the tree on purpose (a double fork,
-`setsid`) is left alone; off Linux nothing is done.
-"""
+"""Ending the processes a server's tools started, when the server ends: SIGTERM to every
+descendant (found through /proc, Linux only), `grace` seconds together, then SIGKILL. A process
+that left the tree on purpose (a double fork, `setsid`) is left alone."""
 
 from __future__ import annotations
 
@@ -73,12 +69,8 @@ def _reap_children() -> None:
 
 
 def end_descendants(grace: float = 0.5) -> int:
-    """SIGTERM every descendant of this process, wait up to `grace` seconds for them all,
-    SIGKILL the rest. Returns how many there were (0 off Linux).
-
-    Args:
-        grace: Seconds the descendants get, together, to exit after SIGTERM.
-    """
+    """SIGTERM every descendant, wait up to `grace` seconds for them all, SIGKILL the rest;
+    how many there were (0 off Linux)."""
     if not sys.platform.startswith("linux"):
         return 0
     targets = find_descendants(os.getpid())

@@ -1,11 +1,9 @@
 """Own the process's stdin and stdout for the wire; give user code stderr instead.
 
-`protect_stdout()` keeps fds 0 and 1 for the wire on private descriptors (not inherited by child
-processes), points fd 1 at stderr and fd 0 at the null device: a `print()`, an `os.write(1,
-...)` or a child's output lands on stderr, and a tool reading stdin gets EOF. The wire is read
-and written as bytes without touching O_NONBLOCK (the open file may be shared with the parent):
-readiness comes from the event loop's selector, and writes go in PIPE_BUF pieces so a ready
-pipe never blocks the loop.
+`protect_stdout()` keeps fds 0 and 1 on private descriptors and points fd 1 at stderr and fd 0
+at the null device. The wire is read and written as bytes without touching O_NONBLOCK (the open
+file may be shared with the parent): readiness comes from the event loop, and writes go in
+PIPE_BUF pieces so a ready pipe never blocks the loop.
 """
 
 from __future__ import annotations
@@ -50,10 +48,7 @@ def protect_stdout() -> tuple[int, int]:
         finally:
             os.close(sink)
     os.dup2(2, 1)
-    # Output printed before protection and still in Python's buffers (stdout on a pipe is
-    # block-buffered: a print() at import time of a `python -m` server waits here) is user
-    # output, not protocol: flushed now, it lands on stderr. Output already flushed to the
-    # pipe cannot be recalled; `toolwire run` protects stdout before the user's import.
+    # User output still in Python's buffers (a print() at import time) lands on stderr now.
     for stream in (sys.stdout, sys.__stdout__):
         if stream is not None:
             with contextlib.suppress(OSError, ValueError):
@@ -63,8 +58,7 @@ def protect_stdout() -> tuple[int, int]:
         os.dup2(null, 0)
     finally:
         os.close(null)
-    # A fresh UTF-8 text stream on fd 1 (now stderr): never the locale's encoding, never a
-    # UnicodeEncodeError from a print() on Windows' cp1252.
+    # A fresh UTF-8 text stream on fd 1 (now stderr), whatever the locale.
     sys.stdout = io.TextIOWrapper(
         io.FileIO(1, "wb", closefd=False),
         encoding="utf-8",
@@ -77,8 +71,8 @@ def protect_stdout() -> tuple[int, int]:
 
 
 def _fill_closed_standard_fds() -> None:
-    """Open the null device on any of fds 0-2 the launcher left closed: else the next
-    `os.dup` would get that number, and redirecting the standard fds would clobber the wire."""
+    """Open the null device on any of fds 0-2 the launcher left closed (else the wire's `dup`
+    would take that number)."""
     for fd in (0, 1, 2):
         try:
             os.fstat(fd)
@@ -126,12 +120,8 @@ def _selectable(fd: int) -> bool:
 
 
 class FdReader:
-    """Async chunk reads from a blocking descriptor, via the event loop's selector.
-
-    On asyncio the descriptor stays registered with the selector for the whole session (one
-    `epoll_ctl` instead of two per read); each readiness callback does one `os.read`, which
-    cannot block since data (or EOF) is waiting. Reading pauses while 1 MiB is unconsumed.
-    """
+    """Async chunk reads from a blocking descriptor, registered once with asyncio's selector;
+    reading pauses while 1 MiB is unconsumed."""
 
     _HIGH_WATER = 1 << 20
 
@@ -247,8 +237,6 @@ class FdWriter:
 
     async def write(self, data: bytes) -> None:
         """Write all of `data`; raises OSError (e.g. BrokenPipeError) if the peer is gone."""
-        # Most frames fit one pipe write: those skip the memoryview, which only spares a
-        # large frame from being copied piece after piece.
         view: bytes | memoryview = data if len(data) <= _PIPE_BUF else memoryview(data)
         while view:
             if not self._writable():

@@ -1,10 +1,6 @@
-"""Newline-delimited framing: bytes in, whole frames (or "too long" verdicts) out.
-
-Pure and synchronous so it can be tested without processes. A line longer than the limit is
-never buffered whole: once the pending bytes pass the limit, the rest of that line is only
-counted until its newline, then reported as oversized with its full length and its first
-bytes (enough for the session to read the request's id and answer its caller).
-"""
+"""Newline-delimited framing: bytes in, whole frames (or "too long" verdicts) out. A line longer
+than the limit is never buffered whole: it is counted to its newline, then reported with its
+length and first bytes (enough for the session to answer the request's id)."""
 
 from __future__ import annotations
 
@@ -12,9 +8,7 @@ from dataclasses import dataclass
 
 __all__ = ["HEAD_BYTES", "LineSplitter", "Oversized"]
 
-# How much of a refused line is kept. Clients write "id" before "params" (the official SDKs
-# do), so the id of a request sits well inside the first few hundred bytes.
-HEAD_BYTES = 4096
+HEAD_BYTES = 4096  # how much of a refused line is kept (clients write "id" before "params")
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,15 +20,8 @@ class Oversized:
 
 
 class LineSplitter:
-    """Split a byte stream into frames.
-
-    `feed(chunk)` returns a list whose items are `bytes` (one frame, stripped of surrounding
-    whitespace, so `\\r\\n` endings work; blank lines are skipped) or `Oversized` (a line
-    that exceeded the limit and was dropped).
-
-    Args:
-        limit: The longest frame accepted, in bytes (not counting the line ending).
-    """
+    """Split a byte stream into frames (stripped; blank lines skipped) and `Oversized` verdicts
+    for lines over `limit` bytes (not counting the line ending)."""
 
     __slots__ = ("_buffer", "_head", "_limit", "_skipped")
 

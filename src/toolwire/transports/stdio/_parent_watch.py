@@ -1,12 +1,7 @@
-"""Process life: quiet exits on SIGTERM and SIGINT, and no orphan when the parent dies.
-
-A stdio server whose client was killed may never see EOF (a grandparent can hold the pipe), so
-`arm()`, called before the user's module is imported, remembers the parent and installs quiet
-handlers (only where the defaults are in place). The parent is watched through a kernel death
-signal on Linux and by polling every `POLL_SECONDS` everywhere (on Windows, a handle to the
-parent). Until the event loop takes over, a dead parent or a SIGTERM exits the process at once
-(`quiet_exit`); then `watch(on_gone)` tells the transport.
-"""
+"""Process life: quiet exits on SIGTERM and SIGINT, and no orphan when the parent dies (a
+client killed may never close the pipe). `arm()` remembers the parent and installs quiet
+handlers where the defaults are in place; the parent is watched by a death signal on Linux and
+polled every `POLL_SECONDS`; `watch(on_gone)` tells the transport. See docs/decisions.md."""
 
 from __future__ import annotations
 
@@ -85,10 +80,8 @@ def _on_death_signal(signum: int, frame: FrameType | None) -> None:
 
 
 def install_quiet_handlers() -> None:
-    """SIGTERM/SIGINT exit 0 without a traceback; the death signal checks the parent.
-
-    Only default handlers are replaced: an application's own handlers are left alone.
-    """
+    """SIGTERM/SIGINT exit 0 without a traceback; the death signal checks the parent (only
+    default handlers are replaced)."""
     if sys.platform == "win32":
         return
     handlers: dict[int, Callable[[int, FrameType | None], None]] = {
@@ -110,12 +103,8 @@ def install_quiet_handlers() -> None:
 
 
 def block_termination_signals() -> None:
-    """Hold SIGTERM/SIGINT (and the death signal) pending for the rest of the process's life.
-
-    Meant to run at interpreter exit: finalization resets signal handlers to the defaults,
-    so a SIGTERM in its last milliseconds would end an already clean exit with -15. Blocked,
-    the signal is simply discarded when the process ends.
-    """
+    """Block SIGTERM/SIGINT (and the death signal) for the rest of the process's life: at
+    interpreter exit, when finalization resets handlers to the defaults."""
     if sys.platform == "win32" or not hasattr(signal, "pthread_sigmask"):
         return
     signals = {signal.SIGTERM, signal.SIGINT}
@@ -126,11 +115,7 @@ def block_termination_signals() -> None:
 
 
 def restore_quiet_handlers() -> None:
-    """After the event loop let go of a signal (it resets it to the default), take it back.
-
-    Only in a process we own (`arm()` was called): an application that embeds `serve_stdio`
-    keeps its own signal semantics.
-    """
+    """Take back a signal the event loop reset to its default (only once `arm()` ran)."""
     if _armed:
         install_quiet_handlers()
 

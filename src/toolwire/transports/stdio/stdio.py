@@ -1,18 +1,12 @@
-"""MCP over stdio: newline-delimited JSON-RPC on the process's own stdin and stdout.
-
-stdout belongs to the wire (`protect_stdout`: user output lands on stderr); frames are bytes,
-UTF-8 whatever the locale. Serving happens inside `server.serving()`, which holds the
-lifespan open. The process ends cleanly (exit code 0) on stdin EOF, SIGTERM, SIGINT and its
-parent's death; the signal and parent watchers start before the lifespan is entered, so a
-shutdown during a slow start-up cancels the start-up instead of killing the process.
-"""
+"""MCP over stdio: newline-delimited JSON-RPC on the process's own stdin and stdout (user output
+goes to stderr), served inside `server.serving()`. The process ends cleanly (exit code 0) on stdin
+EOF, SIGTERM, SIGINT and its parent's death, even during a slow start-up."""
 
 from __future__ import annotations
 
 import atexit
 import contextlib
 import logging
-import math
 import secrets
 import signal
 import sys
@@ -20,8 +14,7 @@ import threading
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
-from .._heap import settle_heap_later
-from .._process import configure_logging, release_threads
+from .._process import checked_grace, configure_logging, release_threads, settle_heap_later
 from . import _parent_watch
 from ._descendants import end_descendants
 from ._fdguard import FdReader, FdWriter, protect_stdout
@@ -37,9 +30,8 @@ logger = logging.getLogger("toolwire.stdio")
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 SHUTDOWN_GRACE_SECONDS = 2.0
-"""After stdin EOF, how long calls in flight may still run to send their replies (the
-default of the `shutdown_grace` option). MCP's stdio client closes stdin, waits a little,
-then signals: a longer wait would only end in a SIGKILL."""
+"""After stdin EOF, how long calls in flight may still run to reply (MCP's stdio client
+signals soon after closing stdin)."""
 DESCENDANT_GRACE_SECONDS = 0.5
 """At exit, how long the processes tools started get, after SIGTERM, before SIGKILL."""
 STREAM_END_SECONDS = 1.0
@@ -54,18 +46,9 @@ async def serve_stdio(
 ) -> None:
     """Serve `server` on the protected stdio until EOF, a signal, or the parent's exit.
 
-    The session is opened inside `server.serving()` (its lifespan, and its tools' context).
-    Reads bytes from the saved fd 0 and writes bytes to the saved fd 1 (see
-    `protect_stdout`), one JSON-RPC message per line. Blank lines are skipped and `\\r\\n`
-    endings accepted. A line longer than `max_message_bytes` is discarded as it streams in
-    (never buffered whole) and answered with a JSON-RPC error; the server carries on.
-
-    Args:
-        server: The server to publish.
-        max_message_bytes: The longest line accepted. Defaults to the server's
-            `max_message_bytes` (4 MiB unless configured).
-        shutdown_grace: After stdin EOF, the seconds calls in flight get to send their
-            replies before the server exits without them.
+    One JSON-RPC message per line (blank lines skipped, `\\r\\n` accepted); a line longer than
+    `max_message_bytes` (default: the server's) is discarded unbuffered and answered with a
+    JSON-RPC error. After EOF, calls in flight get `shutdown_grace` seconds to reply.
 
     Raises:
         Exception: What `server.serving()` raised on entry (a failed lifespan), as is.
@@ -82,7 +65,6 @@ async def serve_stdio(
     peer_gone = False
 
     async def send(frame: bytes) -> None:
-        # The session sends one frame at a time, so frames never interleave.
         nonlocal peer_gone
         if peer_gone:
             return
@@ -98,9 +80,7 @@ async def serve_stdio(
         async with anyio.create_task_group() as watchers:
             watchers.start_soon(_parent_watch.watch, stop)
             watchers.start_soon(_watch_signals, stop)
-            # One pass of the loop: both watchers are listening before the lifespan starts,
-            # so a signal during its entry cancels it rather than ending the process at once.
-            await anyio.sleep(0)
+            await anyio.sleep(0)  # both watchers listen before the lifespan starts
             try:
                 with stop.starting:
                     async with (
@@ -109,8 +89,7 @@ async def serve_stdio(
                     ):
                         stop.session = session
                         await _serve(session, reader, splitter)
-                        # EOF: calls in flight may still finish and answer (a client that
-                        # closes stdin right after its last request still gets the reply).
+                        # EOF: calls in flight may still finish and answer.
                         with anyio.move_on_after(shutdown_grace):
                             while not peer_gone and session.busy:
                                 await anyio.sleep(0.005)
@@ -125,9 +104,8 @@ async def serve_stdio(
 
 
 class _Stop:
-    """Ends serving, whoever asks (a watcher, a closed stdout): cancels the start-up while
-    there is no session yet (the lifespan may still be entering), then closes the session
-    instead, so that the lifespan's exit, which follows, is never cancelled."""
+    """Ends serving, whoever asks: cancels the start-up while there is no session yet, then
+    closes the session (so the lifespan's exit is never cancelled)."""
 
     def __init__(self) -> None:
         import anyio
@@ -143,8 +121,7 @@ class _Stop:
 
 
 async def _serve(session: ServerSession, reader: FdReader, splitter: LineSplitter) -> None:
-    """Hand the session every frame, in order, until stdin ends; oversized lines are answered.
-    While the session's backlog is full (protocol/session/backlog.py) nothing more is read."""
+    """Hand the session every frame, in order, until stdin ends (pausing while it is full)."""
     import anyio
 
     while True:
@@ -167,8 +144,7 @@ async def _serve(session: ServerSession, reader: FdReader, splitter: LineSplitte
 
 
 async def _watch_signals(stop: _Stop) -> None:
-    """First SIGTERM/SIGINT: end the listen streams with their results, then stop serving
-    (calls cancelled cleanly). A second: leave now."""
+    """First SIGTERM/SIGINT: end the listen streams, then stop serving. A second: leave now."""
     import anyio
 
     if sys.platform == "win32" or threading.current_thread() is not threading.main_thread():
@@ -186,14 +162,12 @@ async def _watch_signals(stop: _Stop) -> None:
                         await stop.session.end_streams()
                 stop()
     finally:
-        # asyncio just reset the handlers to the defaults: a SIGTERM during the rest of the
-        # shutdown must not kill the process with -15.
+        # asyncio just reset the handlers to the defaults: keep the rest of the shutdown quiet.
         _parent_watch.restore_quiet_handlers()
 
 
 async def _settled(serving: Coroutine[Any, Any, None]) -> None:
-    # This process is ours: its collector may be tuned (see _heap.py).
-    settle_heap_later()
+    settle_heap_later()  # this process is ours
     await serving
 
 
@@ -205,27 +179,15 @@ def run_stdio(
 ) -> None:
     """Blocking entry point used by `Server.run()` and `toolwire run`.
 
-    Returns after a clean shutdown. Processes that tools started and that still run are
-    stopped first (see `_descendants.py`). If a sync tool is still stuck in a worker thread
-    (it was abandoned by a cancel or a timeout), the process exits with code 0 without waiting
-    for it, since Python cannot stop a thread and the interpreter would otherwise hang at exit.
-
-    Args:
-        server: The server to publish.
-        max_message_bytes: The longest line accepted (see `serve_stdio`).
-        shutdown_grace: After stdin EOF, the seconds calls in flight get to reply (2 s).
+    Processes that tools started are stopped first; a sync tool stuck in a worker thread is
+    left behind (the process exits 0 without it). The options are `serve_stdio`'s.
 
     Raises:
         Exception: What `server.serving()` raised on entry (a failed lifespan, logged).
     """
     import anyio
 
-    if (
-        isinstance(shutdown_grace, bool)
-        or not isinstance(shutdown_grace, int | float)
-        or not 0 <= shutdown_grace < math.inf
-    ):
-        raise ValueError(f"shutdown_grace must be a number of seconds >= 0, not {shutdown_grace!r}")
+    checked_grace(shutdown_grace)
     protect_stdout()
     _parent_watch.arm()
     configure_logging()
@@ -240,8 +202,7 @@ def run_stdio(
             )
         failed = False
     finally:
-        # asyncio restored the default handlers when serving ended; a late signal must stay
-        # quiet, up to the end of interpreter finalization (which resets handlers once more).
+        # A late signal stays quiet up to the end of interpreter finalization.
         _parent_watch.install_quiet_handlers()
         atexit.unregister(_parent_watch.block_termination_signals)  # once, however many runs
         atexit.register(_parent_watch.block_termination_signals)

@@ -1,13 +1,7 @@
-"""`BearerGuard`: bearer-token authentication in front of an MCP endpoint, with RFC 9728
-protected-resource metadata and the MCP specification's scope challenges.
-
-The guard serves the metadata at `METADATA_PATH` (also with the endpoint's path appended) to
-anyone. A missing, malformed, refused, expired or foreign token is 401 `invalid_token`; a token
-without the server-wide scopes is 403 `insufficient_scope`; a `tools/call` of a tool whose
-scopes the token lacks is 403 naming every scope that call needs, with a JSON-RPC error body.
-CORS preflights pass without a token. Anything else goes on with the caller's `Identity` under
-the ASGI scope key `IDENTITY_KEY`.
-"""
+"""`BearerGuard`: bearer-token authentication in front of an MCP endpoint, serving RFC 9728
+metadata at `METADATA_PATH`. A bad token is 401 `invalid_token`, missing scopes (server-wide, or
+a called tool's) 403 `insufficient_scope`; what passes carries its `Identity` under the ASGI
+scope key `IDENTITY_KEY`. See docs/decisions.md, `auth.py`."""
 
 from __future__ import annotations
 
@@ -17,7 +11,7 @@ from urllib.parse import urlsplit
 
 from ....protocol.auth.identity import FORBIDDEN, UNAUTHORIZED, Identity, scope_refusal
 from ....protocol.wire.jsonrpc import RequestId, decode, encode_value, valid_id
-from ..asgi import ASGIApp, ASGIReceive, ASGISend, Scope, header, header_text, refuse
+from ..asgi import ASGIApp, ASGIReceive, ASGISend, Scope, header, header_text, refuse, respond
 
 if TYPE_CHECKING:
     from collections.abc import MutableMapping
@@ -41,17 +35,8 @@ _CORS = [
 
 
 class BearerGuard:
-    """ASGI middleware authenticating every request to the app it wraps (see the module).
-
-    Args:
-        app: The ASGI app serving the MCP endpoint.
-        auth: The verifier and metadata settings (`Server(auth=...)`).
-        endpoint_path: The MCP endpoint's path inside `app` (the resource, and the suffix of
-            the path-suffixed metadata URL).
-        tools: The server's tool registry, whose per-tool scopes are checked on
-            `tools/call`; None: no per-tool checks here.
-        max_body_bytes: The most bytes of a body read to find the tool called.
-    """
+    """ASGI middleware authenticating every request to `app` with `auth` (`Server(auth=...)`),
+    checking the per-tool scopes of `tools` on `tools/call` (see the module)."""
 
     def __init__(
         self,
@@ -133,8 +118,7 @@ class BearerGuard:
     async def _check_tool_scopes(
         self, scope: Scope, receive: ASGIReceive, send: ASGISend, identity: Identity
     ) -> None:
-        """Refuse a `tools/call` of a tool whose scopes `identity` lacks; else pass the
-        request on, its body replayed as it was read."""
+        """Refuse a `tools/call` whose tool's scopes `identity` lacks; else replay the body on."""
         read: list[MutableMapping[str, Any]] = []
         body = b""
         while True:
@@ -173,7 +157,7 @@ class BearerGuard:
         self, body: bytes, identity: Identity
     ) -> tuple[RequestId | None, str, frozenset[str], list[str]] | None:
         """(id, tool, its scopes, those missing) for the first call the identity may not
-        make; None when there is none (or the body is not JSON: the endpoint answers that)."""
+        make; None when there is none."""
         if b"tools/call" not in body:
             return None
         try:
@@ -244,10 +228,8 @@ class BearerGuard:
             await send({"type": "http.response.body", "body": b""})
             return
         if method not in ("GET", "HEAD"):
-            body = b'{"error":"method_not_allowed"}'
             headers = [(b"allow", b"GET, HEAD, OPTIONS"), (b"content-type", b"application/json")]
-            await send({"type": "http.response.start", "status": 405, "headers": headers})
-            await send({"type": "http.response.body", "body": body})
+            await respond(send, 405, b'{"error":"method_not_allowed"}', headers)
             return
         body = encode_value(self._metadata_document(scope))
         headers = [
@@ -292,8 +274,7 @@ class BearerGuard:
 
 
 def _covers(granted: str, resource: str) -> bool:
-    """Whether a token issued for `granted` may be used at `resource` (RFC 8707): the same
-    URL, or one of its parents (a token for `https://h` serves `https://h/mcp`)."""
+    """Whether a token for `granted` serves `resource`, the same URL or a child (RFC 8707)."""
     granted, resource = _canonical(granted), _canonical(resource)
     return resource == granted or resource.startswith(granted + "/")
 

@@ -1,13 +1,7 @@
-"""`HostOriginGuard`: Host and Origin checks against DNS rebinding and cross-site requests.
-
-On whatever the bind address, it allows by default the loopback names (`127.0.0.1`, `localhost`,
-`[::1]`, any port, plus a bind address naming one interface) and the loopback origins, so a
-server behind a real name refuses requests until told it, and the refusal says what to pass. A
-host without a port matches any port, `name:port` that port only, `name:*` any; `"*"` turns a
-check off. A request without `Origin` passes, as does one whose `Origin` is its allowed `Host`.
-A refused Host (malformed ones included) is 421, a refused Origin 403, and a head that reads two
-ways (`Content-Length` with `Transfer-Encoding`, two `Host`s or two `Origin`s) 400 with
-`Connection: close`, each with a JSON-RPC error body.
+"""`HostOriginGuard`: Host and Origin checks against DNS rebinding and cross-site requests. By
+default only loopback names and origins pass (any port); a host without a port matches any port,
+`name:port` that port only, `"*"` turns a check off. A refused Host is 421, a refused Origin 403,
+a head that reads two ways 400 with `Connection: close`. See docs/decisions.md, `host_origin.py`.
 """
 
 from __future__ import annotations
@@ -42,8 +36,7 @@ _MAX_PORT = 65535
 
 
 def _authority(text: str) -> tuple[str, str | None] | None:
-    """`(name, port)` from a lower-case `name[:port]` (an IPv6 address in brackets), the port
-    None when absent; None when `text` is anything but that."""
+    """`(name, port or None)` from a lower-case `name[:port]`; None when it is not one."""
     if text.startswith("["):
         end = text.find("]")
         name, rest = text[: end + 1], text[end + 1 :]
@@ -89,7 +82,7 @@ def _host_entry(entry: str, what: str) -> tuple[str, str | None]:
 
 
 class _Matcher:
-    """Allowed values of one header: exact `prefix + name:port` strings, and names on any port."""
+    """Allowed values of one header: exact `name:port` strings, and names on any port."""
 
     def __init__(self) -> None:
         self.everything = False
@@ -109,22 +102,11 @@ class _Matcher:
 
 
 class HostOriginGuard:
-    """ASGI middleware refusing requests whose `Host` or `Origin` is not allowed.
-
-    Args:
-        app: The ASGI app to protect.
-        allowed_hosts: Allowed `Host` values (see the module's decisions for the port rule);
-            default: the loopback names (and `bind_host`). `["*"]` allows any host.
-        allowed_origins: Allowed `Origin` values (`scheme://name[:port]`); default: the
-            loopback origins. An origin naming the request's own `Host` always passes. `["*"]`
-            allows any origin.
-        bind_host: The interface the server binds, when known: a concrete address or name
-            (not `0.0.0.0` or `::`) joins the default hosts, since clients reach the server
-            by it. Ignored when `allowed_hosts` is given.
+    """ASGI middleware refusing requests whose `Host` or `Origin` is not allowed (see the
+    module); `bind_host`, a concrete address, joins the default hosts.
 
     Raises:
-        ValueError: An entry is malformed (an origin given as a host, a port that is not a
-            number, a host given as an origin).
+        ValueError: An entry is malformed, naming it.
     """
 
     def __init__(

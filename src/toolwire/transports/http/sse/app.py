@@ -1,13 +1,5 @@
-"""The legacy HTTP+SSE app of a server: `GET /sse` and `POST /messages/` in a Starlette app.
-
-`LegacySseApp(server)` is what `Server.sse_app()` returns. It runs standalone under any ASGI
-server, or mounted in a Starlette or FastAPI app that forwards its lifespan
-(`lifespan=app.lifespan`), which is how the server learns that it stops; without that, serving
-starts on the first stream, lasts until the event loop ends, and warns. The server's lifespan is
-entered once, shared with its streamable HTTP app on the same event loop. The Host/Origin guard
-covers both endpoints, and so does the bearer guard when the server has `auth` (the protected
-resource being the stream's path).
-"""
+"""The legacy HTTP+SSE app of a server (`Server.sse_app()`): `GET /sse` and `POST /messages/` in
+a Starlette app, behind the same guards and lifespan rules as the streamable HTTP app."""
 
 from __future__ import annotations
 
@@ -41,15 +33,8 @@ class _Endpoint:
 
 
 class LegacySseApp(GuardedApp):
-    """A Starlette app serving MCP's legacy HTTP+SSE transport (see `Server.sse_app`, which
-    documents every option; `max_body_bytes` defaults to the server's `max_message_bytes`,
-    `guards` to the loopback-only Host/Origin check).
-
-    Attributes:
-        transport: The endpoints and their live sessions (also the app's `runtime`).
-    """
-
-    lifespan_name = "SSE"
+    """A Starlette app serving MCP's legacy HTTP+SSE transport (see `Server.sse_app`); its
+    `transport` (also its `runtime`) holds the endpoints and live sessions."""
 
     def __init__(
         self,

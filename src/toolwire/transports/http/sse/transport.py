@@ -1,14 +1,6 @@
-"""MCP's HTTP+SSE transport of protocol 2024-11-05: an event stream per client, POSTs beside it.
-
-A client opens `GET /sse`; the stream's first event, `endpoint`, names the absolute path (mount
-prefix included) of `/messages/?session_id=<hex>`, where it POSTs every message. A POST is
-answered 202 once the session has taken its message in, in arrival order, and every reply,
-notification and server request goes out as a `message` event on the stream. The stream is the
-session: when it closes, the session ends and its calls are cancelled. Only the caller that
-opened the stream may POST to it (anyone else gets the 404 of an unknown id). Past
-`max_sessions` streams, or while a session's backlog stays full, the answer is 503; bodies are
-refused as on the streamable HTTP endpoint (415, 413, 400).
-"""
+"""MCP's HTTP+SSE transport of protocol 2024-11-05: an event stream per client, whose first
+event names where it POSTs its messages (202 once the session took one in); every message of the
+session goes out on the stream, which is the session. See docs/decisions.md, `transport.py`."""
 
 from __future__ import annotations
 
@@ -74,16 +66,8 @@ class _Live:
 
 
 class LegacySse(Serving):
-    """The stream and message endpoints of one app, and the sessions they share.
-
-    Args:
-        servable: What is served (a `Server`).
-        sse_path: Where the stream is opened (named in the 404 for an unknown session).
-        message_path: Where messages are posted, relative to the app's mount point.
-        max_sessions: Streams open at once beyond which a new one is refused (503).
-        keepalive_seconds: Seconds of silence after which a stream gets a keep-alive comment.
-        max_body_bytes: The largest POST body accepted (413 beyond).
-        max_event_bytes: The largest message a session sends (None: no bound).
+    """The stream and message endpoints of one app, and the sessions they share (the options
+    are `Server.sse_app`'s).
 
     Raises:
         ValueError: A path is not an absolute path without query, or a limit is not positive.
@@ -136,9 +120,7 @@ class LegacySse(Serving):
         await self.ending(idle_only=True)
 
     async def ending(self, *, idle_only: bool = False) -> None:
-        """End every open stream, as at shutdown: listen streams (2026-07-28 era) first get
-        their final result, then each session closes and its stream ends. With `idle_only`,
-        a session still answering calls keeps its stream."""
+        """End every open stream (with `idle_only`, those of sessions running no call)."""
         for live in list(self._live.values()):
             if idle_only and (live.session.busy or live.stream.finished):
                 continue
@@ -157,8 +139,6 @@ class LegacySse(Serving):
                 send, 503, f"Too many open sessions (max_sessions={self.max_sessions}); retry later"
             )
             return
-        # The slot is taken before any await (streams racing for the last one cannot all see
-        # it free), and is the session's once it is live.
         slot = object()
         self._opening.add(slot)
         try:
@@ -179,8 +159,6 @@ class LegacySse(Serving):
             return
         session_id = secrets.token_hex(16)
         identity: Identity | None = scope.get("toolwire.identity")
-        # The stream carries the session's frames; once the client is gone (or the write
-        # failed), what the session still sends is dropped.
         stream = Stream(None, None, sse=True)
 
         async def write(frame: bytes) -> None:
@@ -201,8 +179,7 @@ class LegacySse(Serving):
                 stream.release()
                 del self._live[session_id]
                 live.closed = True
-                # A POST still handing the session its message finishes first: a call it
-                # starts after the session closed would outlive it.
+                # A POST still handing the session its message finishes first.
                 with anyio.CancelScope(shield=True), anyio.move_on_after(STREAM_END_SECONDS):
                     async with live.order:
                         pass

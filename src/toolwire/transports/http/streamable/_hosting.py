@@ -1,13 +1,7 @@
-"""Hosting a `ServerSession` in a task of its own, and lending reusable ones.
-
-`HostedSession` opens a routed session in a fresh context (no request's context variables
-reach it) and holds it until `stop()`, then runs its owner's `ended` hook. `SessionPool` lends
-born-ready sessions, one request at a time, to requests without a session of their own
-(stateless mode, a handshake-era POST without a session id, every 2026-07-28 request): reset
-before the next, closed instead after a request that did not end cleanly, a listen stream, an
-authenticated caller, or past `KEEP_IDLE` idle ones. It knows its own listen streams, so an app
-ends its streams and no other app's.
-"""
+"""Hosting a `ServerSession` in a task of its own (`HostedSession`, in a fresh context), and
+lending born-ready ones to requests without a session (`SessionPool`: stateless mode, a
+handshake-era POST without a session id, every 2026-07-28 request); see docs/decisions.md,
+`_hosting.py`."""
 
 from __future__ import annotations
 
@@ -36,9 +30,8 @@ Route = Callable[["bytes", "FrameKind", "RequestId | None"], Awaitable[Any]]
 
 
 class HostedSession:
-    """A `ServerSession` held open by a task of its own until `stop()`: `route` takes its
-    frames, `name` names it in the log, `ended` is called once it closed (never when it did
-    not open)."""
+    """A `ServerSession` held open by a task of its own until `stop()`; `ended` is called once
+    it closed (never when it did not open)."""
 
     __slots__ = ("_ended", "_name", "_route", "_stop", "session", "task")
 
@@ -51,8 +44,7 @@ class HostedSession:
         self.task: asyncio.Task[None] | None = None
 
     async def open(self, opener: SessionOpener, options: dict[str, Any]) -> ServerSession:
-        """Open the session (`opener(route, routed=True, **options)`) in its own task;
-        return it once it is ready, or raise what opening it raised."""
+        """Open the session in its own task; return it once ready, or raise why it failed."""
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[ServerSession] = loop.create_future()
         hold = self._hold(opener, options, ready)
@@ -94,9 +86,8 @@ class HostedSession:
 
 
 class Lease:
-    """A pooled session and the request it serves: its frames go to `target` (those for no
-    request are dropped), `on_end` is called if the session ends under it, `reusable` is set
-    once it ended cleanly, `listening` while it serves a listen stream (never reused)."""
+    """A pooled session and the request it serves: frames for a request go to `target`,
+    `on_end` is called if the session ends under it."""
 
     __slots__ = ("closed", "hosted", "identity", "listening", "on_end", "reusable", "target")
 
@@ -117,7 +108,7 @@ class Lease:
         return session
 
     async def route(self, frame: bytes, kind: FrameKind, request_id: RequestId | None) -> None:
-        """The session's routed `send`: a frame for a request goes to the current target."""
+        """The session's routed `send`."""
         target = self.target
         if target is not None and request_id is not None:
             await target(frame, kind, request_id)
@@ -129,8 +120,7 @@ class Lease:
 
 
 class SessionPool:
-    """The born-ready sessions of one app, opened by `opener` without a back channel, lent
-    one request at a time (see the module)."""
+    """The born-ready sessions of one app (no back channel), lent one request at a time."""
 
     def __init__(self, opener: SessionOpener) -> None:
         self.opener = opener
@@ -143,8 +133,8 @@ class SessionPool:
         return len(self._idle)
 
     async def take(self, identity: Any, *, era: Era, version: str | None = None) -> Lease:
-        """A session ready to serve one request of `era` (in the handshake era, of protocol
-        `version`) for `identity` (None: unauthenticated), to `give_back` once it is over."""
+        """A session ready to serve one request of `era` (and `version`) for `identity`, to
+        `give_back` once it is over."""
         lease = self._idle_one() if identity is None else None
         if lease is None:
             lease = Lease(identity)
@@ -172,14 +162,13 @@ class SessionPool:
         return None
 
     def _discard(self, lease: Lease) -> None:
-        """`lease`'s session has ended (closed, or failed while idle): it is lent no more."""
+        """`lease`'s session has ended: it is lent no more."""
         self._live.discard(lease)
         if lease in self._idle:
             self._idle.remove(lease)
 
     def give_back(self, lease: Lease) -> None:
-        """The request is over: keep its session for the next one when it ended cleanly and
-        nothing of it lingers, else close it (which cancels whatever still runs)."""
+        """The request is over: keep its session if nothing of it lingers, else close it."""
         lease.target = None
         lease.on_end = None
         session = lease.hosted.session
@@ -227,7 +216,7 @@ def _close(lease: Lease) -> None:
 
 
 def _reset(session: ServerSession) -> None:
-    """Put a session back as it was born, so that nothing of one request reaches the next."""
+    """Put a session back as it was born."""
     session.era = None
     session.protocol_version = None
     session.initialized = False

@@ -1,10 +1,5 @@
-"""`initialize` over streamable HTTP: the request that opens a handshake-era session.
-
-The session is opened here, handed the request, and given an id once its reply shows the
-handshake succeeded; only then is its record written, so that every process of the
-deployment can serve it. A session whose record cannot be written is not handed out: the
-client gets a 503 naming the store, and can try again.
-"""
+"""`initialize` over streamable HTTP: a new session answers it and is kept, its record written,
+only if the handshake succeeded (a record that cannot be written is a 503 naming the store)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""The HTTP headers a 2026-07-28 POST mirrors from its JSON-RPC body, checked against it.
-
-Proxies route on `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` without
-reading the body, so `check_version`, `check_method`, `check_name` and `check_params` refuse a
-request whose headers and body disagree with the JSON-RPC error -32020 (HeaderMismatch), which
-the caller answers with HTTP 400. Header names are case-insensitive, values case-sensitive;
-`=?base64?...?=` values are decoded first; the messages are the official SDK's.
-"""
+"""The HTTP headers a 2026-07-28 POST mirrors from its JSON-RPC body (`MCP-Protocol-Version`,
+`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`), checked against it: a mismatch raises -32020 with the
+official SDK's message. See docs/decisions.md, `_mirror.py`."""
 
 from __future__ import annotations
 
@@ -46,8 +41,8 @@ _MIRRORED: WeakKeyDictionary[RegisteredTool, tuple[tuple[str, tuple[str, ...]], 
 
 
 def collect(headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
-    """`accept` and every `mcp*` header of an ASGI scope, by lower-case name, values decoded
-    as Latin-1 (so that any byte survives to be judged), repeated headers folded with ", "."""
+    """`accept` and every `mcp*` header, by lower-case name, values as Latin-1, repeats folded
+    with ", "."""
     found: dict[str, str] = {}
     for key, value in headers:
         name = key.decode("latin-1").lower()
@@ -62,8 +57,7 @@ def _mismatch(text: str) -> ProtocolError:
 
 
 def _plain(raw: str) -> str | None:
-    """A header value without its surrounding whitespace; None if it holds a byte a header
-    value may not (anything but visible ASCII, space and tab)."""
+    """A header value stripped; None if it holds anything but visible ASCII, space and tab."""
     for char in raw:
         if not (" " <= char <= "~" or char == "\t"):
             return None
@@ -71,8 +65,7 @@ def _plain(raw: str) -> str | None:
 
 
 def _unwrap(value: str) -> str | None:
-    """The text a `=?base64?...?=` value stands for (others are literal); None if the
-    wrapped part is not strict base64 of UTF-8 text."""
+    """The text a `=?base64?...?=` value stands for (others are literal); None if malformed."""
     if not (
         len(value) >= len(_SENTINEL_OPEN) + len(_SENTINEL_CLOSE)
         and value.startswith(_SENTINEL_OPEN)
@@ -106,8 +99,7 @@ def check_method(headers: Mapping[str, str], method: str) -> None:
 
 
 def check_name(headers: Mapping[str, str], method: str, params: dict[str, Any] | None) -> None:
-    """`Mcp-Name` must equal the target a `tools/call`, `prompts/get` or `resources/read`
-    names, when its body names one."""
+    """`Mcp-Name` must equal the target the body names, when it names one."""
     field = _TARGET_FIELD.get(method)
     if field is None or not params or field not in params:
         return
@@ -121,7 +113,7 @@ def check_params(
     headers: Mapping[str, str], tools: Mapping[str, RegisteredTool], params: dict[str, Any] | None
 ) -> None:
     """The `Mcp-Param-*` headers of a `tools/call` must mirror the arguments its tool's
-    schema marks with `x-mcp-header` (an unknown tool is left to the call's own error)."""
+    schema marks with `x-mcp-header`."""
     name = params.get("name") if params else None
     entry = tools.get(name) if isinstance(name, str) else None
     if entry is None:

@@ -1,21 +1,14 @@
-"""GET on the MCP path: the session's standalone stream, or the resumption of a lost stream.
-
-With `Last-Event-ID`, what the event store kept of that stream after the id is replayed, then a
-stream still running in this process is taken over and carries the rest live. A POST stream that
-another process still produces is followed live when the store allows it (503, to retry shortly,
-at `max_followers`); otherwise the response ends after the replay, and when nothing was stored
-after the id the answer is 409, so that the client retries its request. One GET at a time takes
-a stream: a second gets 409. A `Last-Event-ID` that is not printable ASCII, is longer than
-`MAX_EVENT_ID_LENGTH` or is not of the store's form gets a 400 saying so; an empty one counts as
-absent.
-"""
+"""GET on the MCP path: the session's standalone stream, or the resumption of a lost stream
+(`Last-Event-ID`: the events stored after it are replayed, then a stream still running here is
+taken over, one produced by another process followed). One GET at a time takes a stream (409
+for a second); a malformed id is 400. See docs/decisions.md, `_resume.py`."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from .._sse import SSE_HEADERS, encode_event
 from ..asgi import ASGIReceive, ASGISend, printable, refuse, unavailable
@@ -124,8 +117,7 @@ async def _resume(
     session_header: list[tuple[bytes, bytes]],
     keepalive: float | None,
 ) -> int:
-    """Replay and take over the stream `last_event_id` belongs to (see the module's
-    docstring for a stream another process made).
+    """Replay and take over the stream `last_event_id` belongs to.
 
     Raises:
         StoreUnavailable: The event store failed (nothing was sent).
@@ -138,18 +130,13 @@ async def _resume(
         stream_id = last_event_id.rpartition("/")[0] if tail is not None else None
         first = tail.events if tail is not None else []
     else:
-
-        async def keep(event_id: str, frame: bytes) -> None:
-            first.append((event_id, frame))
-
-        stream_id = await store.replay_after(last_event_id, keep)
+        stream_id, first = await _replayed(store, last_event_id)
     if stream_id is None or not found.owns(stream_id):
         return _NOT_RESUMED
     target = found.streams.get(stream_id)
     if target is None and found.get_stream is not None:
         target = found.get_stream if found.get_stream.stream_id == stream_id else None
     foreign = target is None and not found.made(stream_id)
-    # Still produced on another process: followed, on a store that allows it.
     followed = (
         live is not None
         and live.max_followers > 0
@@ -203,20 +190,24 @@ async def _resume(
 
 
 async def _catch_up(store: EventStore, target: Stream, seen: str, send: ASGISend) -> bool:
-    """Send what was stored on `target` after `seen` since the first pass; whether it is
-    still running (to be carried from here)."""
+    """Send what was stored on `target` after `seen`; whether it still runs."""
     for _ in range(CATCH_UP_PASSES):
-        later: list[tuple[str, bytes]] = []
-
-        async def keep_later(event_id: str, frame: bytes, into: list[Any] = later) -> None:
-            into.append((event_id, frame))
-
-        await store.replay_after(seen, keep_later)
+        later = (await _replayed(store, seen))[1]
         if not later:
             break
         await _send_events(send, later)
         seen = later[-1][0]
     return not target.finished
+
+
+async def _replayed(store: EventStore, after: str) -> tuple[str | None, list[tuple[str, bytes]]]:
+    """What `store` replays after event `after`: its stream's id (None: unknown) and events."""
+    events: list[tuple[str, bytes]] = []
+
+    async def keep(event_id: str, frame: bytes) -> None:
+        events.append((event_id, frame))
+
+    return await store.replay_after(after, keep), events
 
 
 async def _follow_elsewhere(
@@ -229,8 +220,7 @@ async def _follow_elsewhere(
     session_header: list[tuple[bytes, bytes]],
     keepalive: float | None,
 ) -> None:
-    """Replay `tail`, then follow the stream its producer (another process) still writes,
-    to its end; a 503 when this process follows all it may already."""
+    """Replay `tail`, then follow the stream another process writes (503 at `max_followers`)."""
     if live.followers >= live.max_followers:
         await refuse(
             send,
@@ -257,10 +247,9 @@ async def _follow(
     send: ASGISend,
     keepalive: float | None,
 ) -> None:
-    """Pass on the events stored after event `after` as they come, until the stream's end
-    marker, its producer's lease lapsing without one (logged), the client leaving, the session
-    ending here, the follower's `follow_seconds` running out (the client resumes from its last
-    event id) or the store failing; the caller ends the response."""
+    """Pass on the events stored after `after` as they come, until the stream ends, its
+    producer stops renewing its lease, the client or session goes, `follow_seconds` pass or
+    the store fails."""
     stream_id = after.rpartition("/")[0]
     watcher = asyncio.ensure_future(until_disconnect(receive))
     started = quiet_since = time.monotonic()
@@ -331,8 +320,7 @@ async def _write(send: ASGISend, body: bytes) -> None:
 
 async def _pass_on(tail: StreamTail, send: ASGISend) -> bool:
     """Send the events of `tail`; whether it read any entry at all."""
-    for event_id, frame in tail.events:
-        await _write(send, encode_event(frame, event_id))
+    await _send_events(send, tail.events)
     return tail.last_id is not None
 
 
@@ -348,9 +336,7 @@ async def _start(
 
 async def _send_events(send: ASGISend, events: list[tuple[str, bytes]]) -> None:
     for event_id, frame in events:
-        await send(
-            {"type": "http.response.body", "body": encode_event(frame, event_id), "more_body": True}
-        )
+        await _write(send, encode_event(frame, event_id))
 
 
 async def _carry(

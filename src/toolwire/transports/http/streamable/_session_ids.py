@@ -1,12 +1,6 @@
-"""New `Mcp-Session-Id` values, optionally tagged with the route of the process that made them.
-
-`new_session_id` makes 32 random hex digits, prefixed with `NAME.` when the process was started
-with `TOOLWIRE_SESSION_ROUTE=NAME`, so that a balancer can send every request of a session to
-the process that opened it (nginx: a `map` on `$http_mcp_session_id`). A route is 1 to 32
-letters, digits, `-` or `_`; anything else is refused when the app starts, naming the variable.
-`could_be_session_id` tells an id of this deployment's shape from any other, which names no session
-and is answered 404 without a look in the session store.
-"""
+"""`Mcp-Session-Id` values: 32 random hex digits, prefixed `NAME.` under
+`TOOLWIRE_SESSION_ROUTE=NAME` so a balancer can route a session to its process (see
+docs/deployment.md); `could_be_session_id` tells an id of this shape from any other."""
 
 from __future__ import annotations
 

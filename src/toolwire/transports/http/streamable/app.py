@@ -1,12 +1,6 @@
-"""The streamable HTTP app of a server: a Starlette app with one MCP path.
-
-`streamable_http_app(server)` is what `Server.http_app()` returns. It runs standalone under any
-ASGI server, or mounted in a Starlette or FastAPI app that forwards its lifespan
-(`lifespan=mcp_app.lifespan`), so that the server starts up front and learns when it stops;
-mounted without that, it starts on its first request, stops when the event loop ends, and warns.
-The MCP path is answered straight from `__call__`; other paths go through Starlette. Allowed
-hosts and origins, and authentication, wrap the whole app (`Guards`, shared with the SSE app).
-"""
+"""The streamable HTTP app of a server (`Server.http_app()`): a Starlette app with one MCP path,
+answered without routing, guarded as a whole; standalone, or mounted with its lifespan forwarded
+(see docs/decisions.md, `app.py`)."""
 
 from __future__ import annotations
 
@@ -17,14 +11,14 @@ from starlette.routing import Route
 
 from .._runtime import Runtime
 from .._served_app import DEFAULT_MAX_EVENT_BYTES, GuardedApp, Guards, check_count
+from ..changes import ChangeBus
 from ..channel import KEEPALIVE_SECONDS
 from .endpoint import Endpoint, EndpointConfig
 from .events import EventStore, MemoryEventStore
+from .records import SessionStore
 
 if TYPE_CHECKING:
     from ....protocol.session.serving import Servable
-    from ..changes import ChangeBus
-    from .records import SessionStore
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
@@ -48,16 +42,8 @@ def _route_path(scope: MutableMapping[str, Any]) -> str:
 
 
 class StreamableHttpApp(GuardedApp):
-    """A Starlette app serving MCP (streamable HTTP) on one path.
+    """A Starlette app serving MCP (streamable HTTP) on one path, answered by `endpoint`."""
 
-    Args:
-        endpoint: Answers the MCP path.
-        runtime: The serving state (`lifespan` enters it).
-        path: The MCP path.
-        guards: What guards the app (their `path` is this one, their `tools` the server's).
-    """
-
-    lifespan_name = "MCP"
     runtime: Runtime
 
     def __init__(self, endpoint: Endpoint, runtime: Runtime, path: str, guards: Guards) -> None:
@@ -100,8 +86,7 @@ def streamable_http_app(
     host: str | None = None,
     change_bus: ChangeBus | None = None,
 ) -> StreamableHttpApp:
-    """Build the ASGI app serving `servable` over streamable HTTP (see `Server.http_app`,
-    which documents every option).
+    """Build the ASGI app serving `servable` over streamable HTTP (see `Server.http_app`).
 
     Raises:
         ValueError: An option is out of range (the message names it).
@@ -118,7 +103,15 @@ def streamable_http_app(
     _check_seconds("keepalive_seconds", keepalive_seconds)
     if event_store is not None and not isinstance(event_store, EventStore):
         raise ValueError("event_store must have the EventStore methods store and replay_after")
-    _check_shared(session_store, change_bus)
+    if session_store is not None and not isinstance(session_store, SessionStore):
+        raise ValueError(
+            "session_store must have the SessionStore methods save, load, touch and end "
+            f"(a toolwire session-record store), not {type(session_store).__name__}"
+        )
+    if change_bus is not None and not isinstance(change_bus, ChangeBus):
+        raise ValueError(
+            f"change_bus must have the ChangeBus method join, not {type(change_bus).__name__}"
+        )
     store = None
     if resumable and not stateless:
         store = event_store if event_store is not None else MemoryEventStore()
@@ -154,18 +147,3 @@ def streamable_http_app(
 def _check_seconds(name: str, value: Any) -> None:
     if value is not None and not value > 0:
         raise ValueError(f"{name} must be a number of seconds > 0 or None, not {value!r}")
-
-
-def _check_shared(session_store: Any, change_bus: Any) -> None:
-    from ..changes import ChangeBus
-    from .records import SessionStore
-
-    if session_store is not None and not isinstance(session_store, SessionStore):
-        raise ValueError(
-            "session_store must have the SessionStore methods save, load, touch and end "
-            f"(a toolwire session-record store), not {type(session_store).__name__}"
-        )
-    if change_bus is not None and not isinstance(change_bus, ChangeBus):
-        raise ValueError(
-            f"change_bus must have the ChangeBus method join, not {type(change_bus).__name__}"
-        )

@@ -1,14 +1,7 @@
-"""Resumable SSE streams: events kept under ids, so a client can resume with `Last-Event-ID`.
-
-`EventStore` is the interface. An id names its stream (`<stream>/<sequence>`) and is never issued
-twice; replaying after an id hands over that stream's later events only. A `Last-Event-ID` that
-cannot be an id raises `MalformedEventId` (the client gets a 400 with its text); an unknown or
-forgotten one replays nothing (None). A priming event (`None`) is stored but replays as nothing.
-`MemoryEventStore`, the default, forgets the oldest events first past `max_events` or
-`max_bytes`. A shared store may raise `records.StoreUnavailable` (the event then goes out without
-an id), and a `LiveEventStore` also keeps end markers and producer leases, so that another
-process can follow a stream live.
-"""
+"""Resumable SSE streams: events kept under ids (`<stream>/<sequence>`, never issued twice) so a
+client can resume with `Last-Event-ID` (`EventStore`; `MemoryEventStore` by default, which
+forgets the oldest first). A `LiveEventStore` also lets another process follow a stream live.
+See docs/decisions.md, `events.py`."""
 
 from __future__ import annotations
 
@@ -32,8 +25,7 @@ _MAX_SEQUENCE_DIGITS = 20
 
 
 class MalformedEventId(ValueError):
-    """A `Last-Event-ID` that cannot be an id the store issued; the message says what an id
-    of the store looks like (the client is answered 400 with it)."""
+    """A `Last-Event-ID` that cannot be an id the store issued; the message says what one is."""
 
 
 @runtime_checkable

@@ -1,14 +1,6 @@
-"""The 2026-07-28 protocol era over streamable HTTP: one POST, one exchange, no session.
-
-The endpoint hands a POST to `serve_modern` when `eras.is_modern_request` says it is one. A
-body that is not one JSON-RPC request or notification is 400 (-32600); a notification is 202 with
-no body; a request is checked (envelope -32602, mirrored headers -32020, version -32022) before
-its session runs it. The answer is JSON until the call sends a notification, then an event
-stream (always JSON with `json_response=True`, except `subscriptions/listen`); a client that
-goes away cancels its request; an error answered as JSON carries the specification's HTTP
-status. The sessions come from the app's `SessionPool`, which also ends its listen streams
-when the app stops.
-"""
+"""The 2026-07-28 protocol era over streamable HTTP: one POST, one exchange, on a session lent by
+the app's `SessionPool`. A request is checked (envelope -32602, mirrored headers -32020, version
+-32022) before it runs; a notification is 202. See docs/decisions.md, `modern.py`."""
 
 from __future__ import annotations
 
@@ -52,21 +44,8 @@ async def serve_modern(
     json_response: bool,
     keepalive_seconds: float | None,
 ) -> None:
-    """Serve one 2026-07-28 POST, from its checks to the last byte of its answer.
-
-    Args:
-        scope: The request's ASGI scope (its headers; `toolwire.identity` when authenticated).
-        receive: The ASGI receive channel; the body has been read from it already, so it
-            now only tells when the client goes away.
-        send: The ASGI send channel; nothing has been sent on it yet.
-        body: The request body, as received.
-        message: The body decoded as JSON.
-        pool: Lends the session that serves the request.
-        json_response: Answer with one JSON object even when notifications flow (they are
-            then dropped), except for `subscriptions/listen`.
-        keepalive_seconds: Seconds of silence after which a comment goes out (turning a JSON
-            answer into an event stream); None: never.
-    """
+    """Serve one 2026-07-28 POST whose `body` was read (`message` decoded), from its checks to
+    the last byte of its answer."""
     headers = _mirror.collect(scope.get("headers") or ())
     item = classify(message)
     if not isinstance(item, Request | Notification):  # invalid, or a response to nothing
@@ -116,8 +95,7 @@ async def serve_modern(
 def _precheck(
     headers: Mapping[str, str], method: str, params: dict[str, Any] | None
 ) -> ProtocolError | None:
-    """What refuses a request before it runs, in the SDK's order (see the module docstring);
-    None when nothing does."""
+    """What refuses a request before it runs, in the SDK's order; None when nothing does."""
     meta = params.get("_meta") if params else None
     unsupported: ProtocolError | None = None
     try:

@@ -1,12 +1,7 @@
-"""Session records: a handshake-era session written down, so that any process can serve it.
-
-A `SessionRecord` holds what rebuilding a live session needs: its id, negotiated version,
-client info and capabilities, the caller it is bound to (`caller_key`), log level and
-subscribed URIs. A `SessionStore` keeps records, never live sessions, behind async methods: a
-record lives `ttl` seconds after its last `touch` or `save`, ending a session deletes it, and
-`save(..., create=False)` never brings a deleted record back. A store that cannot answer
-raises `StoreUnavailable` naming itself and what failed. `MemorySessionStore` is the default.
-"""
+"""Session records: a handshake-era session written down (`SessionRecord`) so that any process
+can serve it, and where they are kept (`SessionStore`; `MemorySessionStore` by default). A record
+lives `ttl` seconds after its last `touch` or `save`, and `save(..., create=False)` never brings
+an ended one back; a store that cannot answer raises `StoreUnavailable`."""
 
 from __future__ import annotations
 
@@ -30,13 +25,8 @@ __all__ = [
 
 
 class StoreUnavailable(Exception):
-    """A shared store could not do what was asked (unreachable, timed out, failing).
-
-    Args:
-        store: Names the store (e.g. "Redis session store at redis://127.0.0.1:6379/0").
-        action: What failed (e.g. "load session 1f2e...").
-        cause: Why, in a few words (the underlying error).
-    """
+    """A shared store could not do what was asked: its message names the `store`, the
+    `action` that failed and the `cause`."""
 
     def __init__(self, store: str, action: str, cause: str) -> None:
         super().__init__(f"{store}: {action} failed: {cause}")
@@ -46,12 +36,8 @@ class StoreUnavailable(Exception):
 
 
 def caller_key(identity: Any) -> Any:
-    """A JSON value naming the caller a session is bound to (None: unauthenticated).
-
-    An `Identity` is its principal (subject and client id); any other value an application's
-    own middleware put in the request is kept as itself when JSON can hold it, else as its
-    `repr`: two requests are the same caller when their keys are equal.
-    """
+    """A JSON value naming the caller a session is bound to (None: unauthenticated): an
+    `Identity`'s principal, any other value as itself or its `repr`."""
     if identity is None:
         return None
     if isinstance(identity, Identity):
@@ -73,8 +59,7 @@ class SessionRecord:
         caller: The key of the caller it is bound to (`caller_key`; None: unauthenticated).
         log_level: The level set by `logging/setLevel`.
         created: When it was made (seconds since the epoch).
-        resource_subscriptions: The URIs `resources/subscribe` follows, sorted (a record
-            written before they were kept has none).
+        resource_subscriptions: The URIs `resources/subscribe` follows, sorted.
     """
 
     session_id: str
@@ -101,8 +86,7 @@ class SessionRecord:
         )
 
     def restore(self, session: ServerSession) -> None:
-        """Make a freshly opened `session` the initialized handshake-era session this record
-        describes (the client already sent `initialize` and `notifications/initialized`)."""
+        """Make a freshly opened `session` the initialized session this record describes."""
         session.era = "handshake"
         session.protocol_version = self.protocol_version
         session.client_info = self.client_info

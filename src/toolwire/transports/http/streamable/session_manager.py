@@ -1,14 +1,7 @@
-"""Creating, finding, keeping and ending the handshake-era sessions of one app.
-
-`SessionManager` keeps this process's live sessions by id and their records in a `SessionStore`
-(memory by default, or shared, e.g. `RedisSessionStore`); a session it does not hold is rebuilt
-from its record, so any process serves any session. A session bound to a caller is found by that
-caller only (same subject and client, whatever its current token): anyone else gets the 404 of
-an unknown id. A session idle for `idle_timeout` seconds (no request, no call, no GET stream) is
-dropped. Beyond `max_sessions` live copies a new session is refused with 503 and `Retry-After`.
-A DELETE whose record cannot be deleted is a 503 and the session goes on; stopping the app drops
-the live copies and keeps the records.
-"""
+"""Creating, finding, keeping and ending the handshake-era sessions of one app: live copies
+here, records in a `SessionStore` from which any process rebuilds a session it does not hold, for
+its own caller only; idle sessions dropped, `max_sessions` bounding the copies. See
+docs/decisions.md, `session_manager.py`."""
 
 from __future__ import annotations
 
@@ -37,17 +30,8 @@ logger = logging.getLogger("toolwire.http")
 
 
 class SessionManager:
-    """The sessions of one app while it is served.
-
-    Args:
-        opener: Opens the `ServerSession` of each new or rebuilt session.
-        idle_timeout: Seconds without activity after which a session ends (None: never).
-        max_sessions: Live sessions at once, in this process.
-        store: Where records are kept (memory by default: sessions live in this process).
-        announce: Called with a notice for the other processes (`changes.SESSION_ENDED` or
-            `changes.SESSION_UPDATED`) and a session's id, when a DELETE ended it here or a
-            request changed its record here (the app publishes it on its change bus).
-    """
+    """The sessions of one app while it is served: `opener` opens each new or rebuilt one,
+    `announce` publishes a notice (`SESSION_ENDED`, `SESSION_UPDATED`) and a session id."""
 
     def __init__(
         self,
@@ -64,8 +48,6 @@ class SessionManager:
         self.store: SessionStore = store if store is not None else MemorySessionStore()
         self.shared = not isinstance(self.store, MemorySessionStore)
         self.interval = min(max(idle_timeout / 4, 0.05), 60.0) if idle_timeout else 60.0
-        # A shared record outlives its last refresh by the idle timeout plus the interval
-        # during which a copy may have been used without refreshing it.
         self.record_ttl = idle_timeout + self.interval if idle_timeout and self.shared else None
         if self.shared and idle_timeout is None:
             logger.warning(
@@ -75,7 +57,7 @@ class SessionManager:
             )
         self.live: dict[str, HttpSession] = {}
         self._opening = 0  # sessions being opened or rebuilt, each holding a slot
-        self._id_prefix = session_id_prefix()  # a process's route (TOOLWIRE_SESSION_ROUTE)
+        self._id_prefix = session_id_prefix()
         self._announce = announce
         self._loading: dict[str, asyncio.Future[HttpSession | None]] = {}
         self._background: set[asyncio.Task[Any]] = set()
@@ -92,8 +74,7 @@ class SessionManager:
     async def open(
         self, identity: Any = None, options: dict[str, Any] | None = None
     ) -> HttpSession:
-        """A new session, ready for its `initialize` (`options` go to the opener); it has no
-        record until `commit`.
+        """A new session, ready for its `initialize`; it has no record until `commit`.
 
         Raises:
             SessionLimitError: `max_sessions` live sessions, none of them idle.
@@ -117,8 +98,8 @@ class SessionManager:
     async def find(
         self, session_id: str, identity: Any = None, options: dict[str, Any] | None = None
     ) -> HttpSession | None:
-        """The session with this id for this caller, rebuilt from its record if this process
-        does not hold it; None when unknown, ended, expired, or another caller's.
+        """The session with this id for this caller, rebuilt from its record if need be; None
+        when unknown, ended, expired, or another caller's.
 
         Raises:
             StoreUnavailable: The record was needed and the store failed.
@@ -206,9 +187,7 @@ class SessionManager:
                 session.stop()  # it did not come up: its task must not hold it open
 
     async def sync(self, session: HttpSession) -> None:
-        """After a request: write back what it changed in the session's record (the log
-        level, the subscribed URIs); a record that is gone means the session ended
-        elsewhere."""
+        """Write back what a request changed in the session's record, if it still exists."""
         server_session = session.server_session
         if server_session is None or not session.record_changed:
             return
@@ -235,10 +214,9 @@ class SessionManager:
             self._tell_others(SESSION_UPDATED, session.id)
 
     def reload_soon(self, session_id: str, then: Tell | None = None) -> None:
-        """Another process changed a session's record: this process's copy (if any) takes
-        the new log level and subscriptions, in the background. `then` (a catch-up after a
-        cut-off bus) gets the copy's session afterwards, and a record found gone is then left
-        to the next refresh to judge (Redis may have come back empty)."""
+        """Another process changed a session's record: the copy here reloads it, in the
+        background; `then` (a catch-up) gets the copy's session after, and leaves a record
+        found gone to the next refresh."""
         if session_id in self.live:
             self._in_background(self._reload(session_id, then))
 
@@ -259,8 +237,7 @@ class SessionManager:
         if gone and then is None:
             self.forget(session_id)
             return
-        # Unless a later read (another reload, or a write of this copy's own) holds newer
-        # news, or a request changed the copy and its write, merging with the record, is due.
+        # Unless a later read holds newer news, or this copy's own write is due.
         if record is not None and session.record_reads == ticket and not session.record_changed:
             session.saved(record)
             if session.server_session is not None:
@@ -290,38 +267,27 @@ class SessionManager:
         if session is not None:
             session.stop()
 
-    async def end(self, session: HttpSession) -> None:
-        """End a session now, everywhere (DELETE), and wait, briefly, for it to close.
-
-        Raises:
-            StoreUnavailable: Its record could not be deleted; the session goes on.
-        """
-        await self.store.end(session.id)
-        self._tell_others(SESSION_ENDED, session.id)
-        await self.discard(session)
-
     async def end_by_id(self, session_id: str, identity: Any = None) -> bool:
-        """End the session `session_id` of this caller (DELETE) without rebuilding a copy of
-        it here; whether there was one to end (False: unknown, ended, expired, or another
-        caller's).
+        """End this caller's session `session_id` (DELETE) without rebuilding it here; whether
+        there was one to end.
 
         Raises:
             StoreUnavailable: Its record could not be read or deleted; the session goes on.
         """
         session = self.live.get(session_id)
-        if session is not None:
-            if not same_caller(session.identity, identity):
+        if session is None:
+            record = await self.store.load(session_id)
+            if record is None or record.caller != caller_key(identity):
                 return False
-            if session.ended or self._expired(session, time.monotonic()):
-                await self._drop(session, end_record=not self.shared)
-                return False
-            await self.end(session)
-            return True
-        record = await self.store.load(session_id)
-        if record is None or record.caller != caller_key(identity):
+        elif not same_caller(session.identity, identity):
+            return False
+        elif session.ended or self._expired(session, time.monotonic()):
+            await self._drop(session, end_record=not self.shared)
             return False
         await self.store.end(session_id)
         self._tell_others(SESSION_ENDED, session_id)
+        if session is not None:
+            await self.discard(session)  # and wait, briefly, for it to close
         return True
 
     def _tell_others(self, topic: str, session_id: str) -> None:
@@ -358,8 +324,6 @@ class SessionManager:
         except StoreUnavailable:
             return  # logged by the store; the next refresh tries again
         for session_id in gone:
-            # Ended or expired elsewhere, and this process missed the notice (its change bus
-            # was cut off): the copy goes, as the notice would have made it.
             logger.debug("session %s has no record any more; this copy is dropped", session_id)
             self.forget(session_id)
 
@@ -374,8 +338,7 @@ class SessionManager:
             await self.reap()
 
     async def close(self) -> None:
-        """Drop every live copy (the app is shutting down) and stop reaping; records stay,
-        except with the memory store, which dies with the process anyway."""
+        """Drop every live copy and stop reaping; records stay (but the memory store's)."""
         if self._reaper is not None:
             self._reaper.cancel()
             self._reaper = None

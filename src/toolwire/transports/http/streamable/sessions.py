@@ -1,12 +1,6 @@
-"""Live streamable-HTTP sessions: one client's session as this process serves it.
-
-An `HttpSession` is a `ServerSession` hosted in a task of its own (`HostedSession`); the
-requests of the session find it by id and hand it their messages, and `HttpSession.route`
-writes each outgoing frame on the stream of the request it belongs to. `SessionManager`
-creates, finds, keeps and ends sessions; what outlives the process is the record
-(`records.py`). Session ids are 32 random hex digits, and stream ids name the session and the
-copy that made them, so copies of one session on several processes never issue the same id.
-"""
+"""A live streamable-HTTP session: a `ServerSession` hosted in a task of its own, writing each
+outgoing frame on the stream of the request it belongs to. Stream ids name the session and the
+copy that made them, so copies of one session on several processes never issue the same id."""
 
 from __future__ import annotations
 
@@ -59,9 +53,7 @@ class HttpSession:
         self.ended = False
         self.copy = secrets.token_hex(4)  # names this live copy, in the ids of its streams
         self._streams_made = 0
-        # Set when the record is shared: writes a changed record back before the reply that
-        # acknowledges the change goes out, so a process killed right after a client was told
-        # "done" cannot lose it.
+        # With a shared record: writes a change back before the reply acknowledging it.
         self.save_changes: Callable[[HttpSession], Awaitable[None]] | None = None
 
     @property
@@ -77,8 +69,8 @@ class HttpSession:
 
     @property
     def record_changed(self) -> bool:
-        """Whether a request changed what the session's record holds (its log level, the
-        URIs it subscribed to) since the record was last written or read."""
+        """Whether a request changed the log level or subscriptions since the record was
+        last written or read."""
         session = self.server_session
         return session is not None and (
             session.log_level != self.saved_log_level
@@ -91,12 +83,8 @@ class HttpSession:
         self.saved_subscriptions = frozenset(record.resource_subscriptions)
 
     def rebase(self, current: SessionRecord) -> None:
-        """Put what requests changed in this copy on top of the record as it is now.
-
-        Another process's copy may have changed the record since this one last read it (a
-        client subscribing to two URIs, its requests sent to two processes); writing this
-        copy's whole state back would undo that change.
-        """
+        """Put what requests changed in this copy on top of the record as it is now (another
+        process's copy may have changed it meanwhile)."""
         session = self.server_session
         assert session is not None
         mine = session.resource_subscriptions
@@ -117,8 +105,7 @@ class HttpSession:
         )
 
     def new_stream_id(self, *, get: bool = False) -> str:
-        """An id for a new stream of this session: it names the session and this copy of it
-        (`get`: the standalone GET stream)."""
+        """An id for a new stream of this copy (`get`: the standalone GET stream)."""
         self._streams_made += 1
         kind = "g" if get else ""
         return f"{self.id}.{self.copy}.{kind}{self._streams_made}"
@@ -150,10 +137,8 @@ class HttpSession:
                 self.streams.pop(stream.stream_id, None)
 
     def unanswered(self, request_id: RequestId) -> None:
-        """The request `request_id` ended without a reply (the client cancelled it): its
-        stream owes it nothing more, and ends once it owes nothing at all, so the POST that
-        carried it gets the end of its response instead of staying open until the session
-        ends."""
+        """The request ended without a reply (cancelled): its stream owes it nothing, and
+        ends once it owes nothing at all."""
         stream = self.routes.pop(request_id, None)
         if stream is None:
             return
