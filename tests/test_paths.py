@@ -486,3 +486,58 @@ def test_close_then_collection_closes_once(tmp_path: Path) -> None:
     finally:
         os.close(reused)
     assert held >= 0
+
+
+def test_a_rename_without_overwrite_never_replaces_a_file_that_appears_meanwhile(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A rival creates the destination right after any look at it, as another process could
+    # between a check and a rename: the rename must then fail, not replace the rival's file.
+    from toolwire import paths
+
+    looked = paths._lstat
+    rivals: list[str] = []
+
+    def look_then_rival(name: str, dir_fd: int) -> os.stat_result | None:
+        seen = looked(name, dir_fd)
+        if name == "moved.txt" and seen is None:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, dir_fd=dir_fd)
+            os.write(fd, b"the rival's")
+            os.close(fd)
+            rivals.append(name)
+        return seen
+
+    monkeypatch.setattr(paths, "_lstat", look_then_rival)
+    with Root(tree) as root:
+        try:
+            root.rename("a.txt", "moved.txt")
+        except PathError as refused:
+            assert "already exists" in str(refused)
+    if rivals:  # the rename looked first: it must have been refused, both files whole
+        assert (tree / "moved.txt").read_bytes() == b"the rival's"
+        assert (tree / "a.txt").read_bytes() == b"alpha\n"
+    else:  # moved in one step, without a look that left room for a rival
+        assert (tree / "moved.txt").read_bytes() == b"alpha\n"
+        assert not (tree / "a.txt").exists()
+
+
+@pytest.mark.parametrize("one_step", [True, False], ids=["renameat2", "check-then-rename"])
+def test_a_rename_without_overwrite_refuses_an_existing_file_or_directory(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, one_step: bool
+) -> None:
+    from toolwire import paths
+
+    if not one_step:  # a system without renameat2 checks first
+        monkeypatch.setattr(paths, "_renameat2", lambda: None)
+    (tree / "empty").mkdir()
+    with Root(tree) as root:
+        with pytest.raises(PathError, match="already exists"):
+            root.rename("a.txt", "sub/b.txt")
+        with pytest.raises(PathError, match="already exists"):
+            root.rename("sub/deep", "empty")
+        root.rename("sub/deep", "deeper")
+        root.rename("a.txt", "deeper/a.txt")
+    assert (tree / "sub" / "b.txt").read_bytes() == b"beta\n"
+    assert (tree / "deeper" / "a.txt").read_bytes() == b"alpha\n"
+    assert (tree / "deeper" / "c.txt").read_bytes() == b"gamma\n"
+    assert not (tree / "a.txt").exists() and (tree / "empty").is_dir()

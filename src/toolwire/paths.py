@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import stat
+import sys
 import weakref
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
@@ -129,6 +131,44 @@ def _lstat(name: str, dir_fd: int) -> os.stat_result | None:
         return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except FileNotFoundError:
         return None
+
+
+_RENAME_NOREPLACE = 1  # renameat2's flag (Linux): fail with EEXIST instead of replacing
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    """Linux's renameat2 from the C library, or None where there is none."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    found = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    if found is None:  # a C library older than glibc 2.28
+        return None
+    found.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+    found.restype = ctypes.c_int
+    return found  # type: ignore[no-any-return]
+
+
+def _rename_exclusive(source: str, source_fd: int, target: str, target_fd: int) -> bool:
+    """Rename unless `target` exists, in one step (no file can appear in between); False when
+    the system or the file system cannot, and nothing was done.
+
+    Raises:
+        OSError: The rename failed (FileExistsError when `target` exists).
+    """
+    renameat2 = _renameat2()
+    if renameat2 is None:
+        return False
+    import ctypes
+
+    if renameat2(source_fd, os.fsencode(source), target_fd, os.fsencode(target), _RENAME_NOREPLACE):
+        code = ctypes.get_errno()
+        if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):  # this file system cannot
+            return False
+        raise OSError(code, os.strerror(code))
+    return True
 
 
 class _Walk:
@@ -651,10 +691,14 @@ class Root:
             with _Walk(target_root, destination, follow_last=False) as target:
                 if not target.name:
                     raise PathError(destination, "it names an existing directory")
-                if not overwrite and _lstat(target.name, target.fd) is not None:
-                    raise PathError(destination, "it already exists")
+                names = (walk.name, walk.fd, target.name, target.fd)
                 try:
-                    os.rename(walk.name, target.name, src_dir_fd=walk.fd, dst_dir_fd=target.fd)
+                    if overwrite or not _rename_exclusive(*names):
+                        if not overwrite and _lstat(target.name, target.fd) is not None:
+                            raise FileExistsError  # the system cannot do it in one step
+                        os.rename(walk.name, target.name, src_dir_fd=walk.fd, dst_dir_fd=target.fd)
+                except FileExistsError:
+                    raise PathError(destination, "it already exists") from None
                 except FileNotFoundError:
                     raise PathNotFoundError(source, "it does not exist") from None
                 except OSError as error:
