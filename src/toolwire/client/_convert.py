@@ -1,11 +1,8 @@
-"""Remote tools as toolwire `FunctionTool`s: schema, invocation and results.
-
-A converted tool sends the model's arguments as they are (the server validates them) and
-returns what a local tool would have: one text block as a `str`, other blocks as `ToolOutput*`
-values (`protocol.wire.content`), `structuredContent` as its JSON when the server is set to use
-it, an `isError` result as its text, as in the Agents SDK; a failure goes through the tool's
-failure function, so the run goes on.
-"""
+"""Remote tools as toolwire `FunctionTool`s. A converted tool sends the model's arguments as
+they are (the server validates them) and returns what a local tool would have, as in the Agents
+SDK: one text block as a `str`, other blocks as `ToolOutput*` values, `structuredContent` as its
+JSON when the server is set to use it, an `isError` result as its text; a failure goes through
+the tool's failure function, so the run goes on."""
 
 from __future__ import annotations
 
@@ -21,14 +18,14 @@ from ..protocol.wire.content import content_to_outputs
 from ..schema.strict import ensure_strict_json_schema
 from ..tools.failure import default_tool_error_function, dont_log_tool_data
 from ..tools.function_tool import FunctionTool
-from .approvals import ApprovalPolicy, CallScope, field_of, note_call
+from .approvals import CallScope, note_call
 from .naming import prefixed_name
 
 if TYPE_CHECKING:
     from ..context import RunContextWrapper, ToolContext
     from ._shape import RemoteServer
 
-__all__ = ["MCPToolMetaContext", "convert_tools", "result_output"]
+__all__ = ["MCPToolMetaContext", "convert_tools"]
 
 logger = logging.getLogger("toolwire.client")
 
@@ -60,7 +57,7 @@ def _arguments(tool_name: str, input_json: str) -> dict[str, Any]:
     return decoded
 
 
-def result_output(result: Any, use_structured_content: bool) -> Any:
+def _result_output(result: Any, use_structured_content: bool) -> Any:
     """What the model gets from a `CallToolResult` (see the module docstring)."""
     structured = getattr(result, "structured_content", None)
     if use_structured_content and structured and not getattr(result, "is_error", False):
@@ -135,7 +132,7 @@ def _invoker(
             # The server checks the arguments itself; the SDK's required-keys check would
             # refuse calls that leave out a defaulted argument a strict schema lists.
             result = await server.call_tool_unchecked(remote_name, arguments, meta)
-            return result_output(result, server.use_structured_content)
+            return _result_output(result, server.use_structured_content)
         except Exception as error:
             answer = server._get_failure_error_function(default_tool_error_function)
             if answer is None:
@@ -155,24 +152,15 @@ def convert_tools(
     on_approval_request: Callable[..., Any] | None,
     agent: Any = None,
 ) -> list[FunctionTool]:
-    """One `FunctionTool` per listed tool (see the module docstring).
-
-    With an approval callback, each call is put to it by the server's `call_tool` (the tool
-    never pauses a run); without one, each tool carries the policy's `needs_approval`.
-    """
-    policy = ApprovalPolicy.resolve(server.require_approval, has_callback=False)
+    """One `FunctionTool` per listed tool. With an approval callback, the server's gate asks it
+    at each call (the tool never pauses a run); without one, the tool carries `needs_approval`."""
     made: list[FunctionTool] = []
     for tool in listed:
         shown = prefixed_name(server.name, tool.name) if server.prefix_tool_names else tool.name
         schema, is_strict = _schema(server.name, tool, strict)
         needs_approval: Any = False
         if on_approval_request is None:
-            needs_approval = policy.needs_approval_for(
-                tool_name=tool.name,
-                annotations=field_of(tool, "annotations"),
-                agent=agent,
-                remote_tool=tool,
-            )
+            needs_approval = server._get_needs_approval_for_tool(tool, agent)
         made.append(
             FunctionTool(
                 name=shown,

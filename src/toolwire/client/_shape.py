@@ -1,8 +1,5 @@
-"""What the helper modules need of a server object, so that they need not import `base`.
-
-`base.MCPClientServer` satisfies it; the helpers (`_listing`, `_convert`, `naming`) sit
-below it and take any object of this shape.
-"""
+"""What conversion and naming read of a client server, so that they need not import `base`
+(which imports them): `base.MCPClientServer` is the one implementation."""
 
 from __future__ import annotations
 
@@ -17,11 +14,9 @@ __all__ = ["RemoteServer"]
 
 
 class RemoteServer(Protocol):
-    """The members of a client server that conversion, listing and naming read."""
+    """The members of `MCPClientServer` that `_convert` and `naming` use."""
 
-    tool_filter: Any
     prefix_tool_names: bool
-    require_approval: Any
     use_structured_content: bool
     tool_meta_resolver: Callable[..., Any] | None
     custom_data_extractor: Callable[..., Any] | None
@@ -30,13 +25,6 @@ class RemoteServer(Protocol):
 
     @property
     def name(self) -> str: ...
-
-    @property
-    def last_listed_tools(self) -> list[Any] | None: ...
-
-    async def call_tool(
-        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
-    ) -> Any: ...
 
     def call_tool_unchecked(
         self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
@@ -54,3 +42,5 @@ class RemoteServer(Protocol):
     def _get_failure_error_function(
         self, agent_failure_error_function: ToolErrorFunction | None
     ) -> ToolErrorFunction | None: ...
+
+    def _get_needs_approval_for_tool(self, tool: Any, agent: Any) -> Any: ...

@@ -1,11 +1,8 @@
-"""The shared body of the client classes: connection, listing, calling, retrying, approvals.
-
-Its public surface is the Agents SDK's `agents.mcp` server interface (names, parameters,
-defaults, messages, and the two hooks the SDK's run loop calls), so an object of these classes
-goes wherever one of the SDK's goes, `Agent(mcp_servers=[...])` included; on top of it, the
-connection is held by a task of its own (`_link.py`), reopened when the server restarts or the
-session expires, and every failure names the server and the tool.
-"""
+"""The shared body of the client classes: connecting, listing, calling, retrying, approvals.
+Its surface is the Agents SDK's `agents.mcp` server interface (names, parameters, defaults,
+messages, and the hooks the SDK's run loop calls), so one of these goes wherever one of the
+SDK's goes; the connection is held by a task of its own, reopened when the server restarts or
+the session expires, and every failure names the server and the tool."""
 
 from __future__ import annotations
 
@@ -21,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import UserError
 from ..tools.failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
-from . import _listing
 from ._link import Link
 from .approvals import (
     ApprovalPolicy,
@@ -34,6 +30,7 @@ from .approvals import (
     take_call,
 )
 from .errors import NOT_CONNECTED, Diagnosis, MCPCallError, diagnose
+from .params import ToolFilterContext
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -193,7 +190,7 @@ class MCPClientServer:
         self._reconnecting = asyncio.Lock()
         self._tools: list[Any] | None = None  # the last full (unfiltered) list
         self._tools_fresh = False
-        self._required: dict[str, tuple[str, ...]] = {}  # of the last listing, by tool name
+        self._required: dict[str, list[str]] = {}  # of the last listing, by tool name
         self._version_pin: str | None = None  # a version a -32022 answer made us switch to
 
     # -- identity -----------------------------------------------------------------------
@@ -499,17 +496,62 @@ class MCPClientServer:
         if not (self.cache_tools_list and self._tools_fresh and self._tools is not None):
             await self._fetch_tools()
         assert self._tools is not None
-        return await _listing.filtered(self, list(self._tools), run_context, agent)
+        tools, chooser = list(self._tools), self.tool_filter
+        if chooser is None:
+            return tools
+        if isinstance(chooser, dict):  # static: allowed first, then blocked
+            allowed = chooser.get("allowed_tool_names")
+            blocked = chooser.get("blocked_tool_names")
+            if allowed is not None:
+                tools = [tool for tool in tools if tool.name in allowed]
+            if blocked is not None:
+                tools = [tool for tool in tools if tool.name not in blocked]
+            return tools
+        if run_context is None or agent is None:
+            raise UserError("run_context and agent are required for dynamic tool filtering")
+        context = ToolFilterContext(run_context=run_context, agent=agent, server_name=self.name)
+        return [tool for tool in tools if await self._filter_keeps(chooser, context, tool)]
+
+    async def _filter_keeps(self, chooser: Any, context: ToolFilterContext, tool: Any) -> bool:
+        try:
+            verdict = chooser(context, tool)
+            return bool(await verdict if inspect.isawaitable(verdict) else verdict)
+        except Exception as error:  # the SDK leaves a tool out when its filter fails
+            logger.error(
+                "MCP server %r: the tool filter failed on %r: %r", self.name, tool.name, error
+            )
+            return False
+
+    async def _all_pages(self, fetch: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
+        """The pages of a paginated list, following cursors up to `max_list_pages`."""
+        pages: list[Any] = []
+        cursor: str | None = None
+        # Unbounded still stops somewhere: cursors handed out forever would hold the caller.
+        bound = self.max_list_pages if self.max_list_pages is not None else 10_000
+        while len(pages) < bound:
+            pages.append(await fetch(cursor=cursor))
+            cursor = getattr(pages[-1], "next_cursor", None)
+            if not cursor:
+                return pages
+        raise UserError(
+            f"MCP server '{self.name}' has more than {bound} page(s) of {field} "
+            "(max_list_pages); nothing was returned or cached"
+        )
 
     async def _fetch_tools(self) -> None:
         """List every tool on the server (all pages) and remember the list."""
-        self._tools = await self._request(
-            "method:tools/list",
-            lambda client: _listing.all_pages(
-                client.list_tools, "tools", self.max_list_pages, self.name
-            ),
+        pages = await self._request(
+            "method:tools/list", lambda client: self._all_pages(client.list_tools, "tools")
         )
-        self._required = _listing.required_arguments(self._tools)
+        self._tools = [tool for page in pages for tool in page.tools]
+        self._required = {}
+        for tool in self._tools:
+            schema = tool.input_schema
+            required = schema.get("required") if isinstance(schema, dict) else None
+            if isinstance(required, list):
+                names = [key for key in required if isinstance(key, str)]
+                if names:
+                    self._required.setdefault(tool.name, names)
         self._tools_fresh = True
 
     def invalidate_tools_cache(self) -> None:
@@ -553,7 +595,12 @@ class MCPClientServer:
             MCPCallError: The request failed; the message names the server and the tool.
         """
         self._require_connection()
-        _listing.check_required(self, tool_name, self._required, arguments)
+        missing = [key for key in self._required.get(tool_name, ()) if key not in (arguments or {})]
+        if missing:
+            raise UserError(
+                f"Failed to call tool '{tool_name}' on MCP server '{self.name}': "
+                f"missing required parameters: {', '.join(missing)}"
+            )
         return await self.call_tool_unchecked(
             tool_name, arguments, meta, progress_callback=progress_callback
         )
@@ -582,10 +629,11 @@ class MCPClientServer:
 
     async def list_prompts(self) -> Any:
         """The server's prompts (`mcp.types.ListPromptsResult`, every page)."""
-        return await self._request(
-            "method:prompts/list",
-            lambda client: _listing.all_prompt_pages(client, self.max_list_pages, self.name),
+        pages = await self._request(
+            "method:prompts/list", lambda client: self._all_pages(client.list_prompts, "prompts")
         )
+        prompts = [prompt for page in pages for prompt in page.prompts]
+        return pages[0].model_copy(update={"prompts": prompts, "next_cursor": None})
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
         """One prompt, rendered with `arguments` (`mcp.types.GetPromptResult`)."""
