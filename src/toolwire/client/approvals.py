@@ -1,12 +1,10 @@
-"""Approval of remote MCP tool calls: the `require_approval` policy and the one gate.
-
-Without a callback, a tool carries `needs_approval` (`ApprovalPolicy.needs_approval_for`), so an
-Agents SDK run pauses with its own approval interruption. With `on_approval_request`, the
-server's `call_tool` asks the callback right before sending (`ask_before_call`), whoever calls,
-and a "no" is answered locally, so the server never sees a denied call; the run context it is
-shown travels beside the call (`note_call`). Settings and their error texts are the Agents
-SDK's, plus the policy "annotations": ask for every tool not annotated as harmless.
-"""
+"""Approval of remote MCP tool calls: the `require_approval` policy and the one gate. Without
+a callback, a tool carries `needs_approval`, so an Agents SDK run pauses with its own approval
+interruption; with `on_approval_request`, the server's `call_tool` asks the callback right
+before sending (`ask_before_call`) and answers a "no" locally, so the server never sees a
+denied call, and the run context the callback is shown travels beside the call (`note_call`).
+Settings and their error texts are the Agents SDK's, plus the policy "annotations": ask for
+every tool not annotated as harmless."""
 
 from __future__ import annotations
 
@@ -90,18 +88,14 @@ class MCPApprovalRequestData:
 # (run context, agent, the remote tool) -> does this call need approval?
 ApprovalPredicate = Callable[[RunContextWrapper[Any], Any, Any], "bool | Awaitable[bool]"]
 
-_Kind = Literal["fixed", "per_tool", "annotations", "predicate"]
-
-
 _ABSENT = object()
 
 
 def field_of(item: Any, key: str) -> Any:
-    """`key` of a wire item, None when absent: a dict's entry, or a model's attribute.
+    """`key` of a wire item (a dict, or a model), None when absent.
 
-    A model is read by the snake_case name `mcp` 2 gives the field, and only when it has none by
-    `key` as the wire spells it (`mcp` 1): beside fastmcp, the camelCase names of `mcp` 2's
-    models are shims that warn on every first read.
+    A model is read by its snake_case name (`mcp` 2), and by `key` only when it has none: beside
+    fastmcp, `mcp` 2's camelCase names are shims that warn on their first read.
     """
     if item is None:
         return None
@@ -120,11 +114,8 @@ def text_of(result: Any) -> str:
 
 
 def annotations_ask(annotations: object) -> bool:
-    """Whether the "annotations" policy asks before calling a tool with these annotations.
-
-    It asks unless the server vouches for the tool: `destructiveHint: false`, or
-    `readOnlyHint: true` without `destructiveHint: true`. MCP's own defaults read an
-    unannotated tool as possibly destructive, hence asking when nothing is said.
+    """Whether the "annotations" policy asks about a tool: unless `destructiveHint` is false,
+    or `readOnlyHint` is true without `destructiveHint: true` (MCP reads silence as destructive).
     """
     destructive = field_of(annotations, "destructiveHint")
     if destructive is True:
@@ -139,7 +130,6 @@ def annotations_ask(annotations: object) -> bool:
 
 
 def _bad_value(where: str, value: object) -> UserError:
-    """The error for a value that is neither "always" nor "never", at `where`."""
     return UserError(
         f"Invalid require_approval value at {where}: expected 'always' or 'never', got {value!r}."
     )
@@ -181,11 +171,8 @@ def _names_block(setting: dict[Any, Any], side: str) -> frozenset[str]:
 
 
 def _is_tool_lists(setting: dict[Any, Any]) -> bool:
-    """True when the dict is the `{"always": {"tool_names": ...}, "never": ...}` form.
-
-    The other dict form maps tool names to "always"/"never", so a tool may itself be named
-    "always"; only a nested object holding `tool_names` marks the list form.
-    """
+    """Whether the dict is the `{"always": {"tool_names": ...}, ...}` form rather than a table
+    of tool names (a tool may be named "always": only a nested `tool_names` marks the lists)."""
     return any(
         isinstance(setting.get(side), dict) and "tool_names" in setting[side]
         for side in ("always", "never")
@@ -222,7 +209,7 @@ class ApprovalPolicy:
     """A checked `require_approval` setting: "fixed" (`everything`), "per_tool" (`table`; a
     tool not in it is not asked about), "annotations", or "predicate" (asked per call)."""
 
-    kind: _Kind
+    kind: Literal["fixed", "per_tool", "annotations", "predicate"]
     everything: bool = False
     table: Mapping[Any, bool] | None = None
     predicate: ApprovalPredicate | None = None
@@ -247,11 +234,8 @@ class ApprovalPolicy:
         raise _bad_value("require_approval", setting)
 
     def requires(self, tool_name: str, annotations: Mapping[str, Any] | None) -> bool:
-        """Whether a call to this tool must be approved, as far as known before the call.
-
-        A "predicate" policy can only answer per call (`decide`); here it says True, which
-        keeps a tool gated rather than letting it through unasked.
-        """
+        """Whether a call to this tool must be approved, as far as known before the call (a
+        predicate answers per call only: True here keeps the tool gated)."""
         if self.kind == "fixed":
             return self.everything
         if self.kind == "per_tool":
@@ -261,30 +245,6 @@ class ApprovalPolicy:
             return annotations_ask(annotations)
         return True
 
-    async def decide(
-        self,
-        run_context: RunContextWrapper[Any],
-        *,
-        tool_name: str,
-        annotations: Mapping[str, Any] | None,
-        agent: Any,
-        remote_tool: Any,
-    ) -> bool:
-        """Whether this particular call must be approved.
-
-        A predicate needs the agent: without one (a tool used outside an agent run) the call
-        is asked for, as the Agents SDK does.
-        """
-        if self.kind != "predicate":
-            return self.requires(tool_name, annotations)
-        if agent is None:
-            return True
-        assert self.predicate is not None
-        answer = self.predicate(run_context, agent, remote_tool)
-        if inspect.isawaitable(answer):
-            answer = await answer
-        return bool(answer)
-
     def needs_approval_for(
         self,
         *,
@@ -293,20 +253,15 @@ class ApprovalPolicy:
         agent: Any = None,
         remote_tool: Any = None,
     ) -> bool | Callable[[RunContextWrapper[Any], dict[str, Any], str], Awaitable[bool]]:
-        """The value for a tool's `needs_approval` (the SDK's `MCPServer` hook answers this)."""
-        if self.kind != "predicate":
+        """The value for a tool's `needs_approval`: a predicate is asked per call, and without an
+        agent (outside a run) the call is asked about, as in the Agents SDK."""
+        predicate = self.predicate
+        if predicate is None or agent is None:
             return self.requires(tool_name, annotations)
-        if agent is None:
-            return True
 
         async def per_call(run_context: RunContextWrapper[Any], _args: Any, _call_id: str) -> bool:
-            return await self.decide(
-                run_context,
-                tool_name=tool_name,
-                annotations=annotations,
-                agent=agent,
-                remote_tool=remote_tool,
-            )
+            answer = predicate(run_context, agent, remote_tool)
+            return bool(await answer if inspect.isawaitable(answer) else answer)
 
         return per_call
 
@@ -406,10 +361,8 @@ async def ask_before_call(
     remote_tool: Any,
     scope: CallScope | None,
 ) -> str | None:
-    """Decide one remote call: None to send it, or the rejection text the caller returns.
-
-    The policy says whether this call is asked about at all; if it is, the callback is
-    shown the run's context (a fresh one outside a run) and the call.
+    """Decide one remote call as the policy says: None to send it, else the rejection text. The
+    callback is shown the run's context (a fresh one outside a run) and the call.
 
     Raises:
         UserError: The callback answered something else than `{"approve": bool, ...}`.
@@ -418,17 +371,17 @@ async def ask_before_call(
     agent = scope.agent if scope is not None else None
     if agent is None:
         agent = getattr(run_context, "agent", None)
-    annotations = field_of(remote_tool, "annotations")
-    asked = await policy.decide(
-        run_context,
+    call_id = getattr(run_context, "tool_call_id", "")
+    asked = policy.needs_approval_for(
         tool_name=tool_name,
-        annotations=annotations,
+        annotations=field_of(remote_tool, "annotations"),
         agent=agent,
         remote_tool=remote_tool,
     )
+    if callable(asked):
+        asked = await asked(run_context, dict(arguments or {}), call_id)
     if not asked:
         return None
-    call_id = getattr(run_context, "tool_call_id", "")
     data = MCPApprovalRequestData(
         id=call_id if isinstance(call_id, str) and call_id else f"mcpr_{uuid.uuid4().hex}",
         arguments=json.dumps(dict(arguments or {})),
