@@ -559,11 +559,6 @@ class MCPClientServer:
         self._tools_fresh = False
 
     @property
-    def last_listed_tools(self) -> list[Any] | None:
-        """The tools of the last listing, unfiltered and not copied (None before one)."""
-        return self._tools
-
-    @property
     def cached_tools(self) -> list[Any] | None:
         """Copies of the tools last listed (unfiltered), or None before the first listing."""
         return copy.deepcopy(self._tools) if self._tools is not None else None
@@ -578,16 +573,15 @@ class MCPClientServer:
     ) -> Any:
         """Call a tool and return the `mcp.types.CallToolResult` (an `isError` one included).
 
+        With an `on_approval_request` callback, the call is first put to it as the policy says;
+        a denied call is not sent, and its result is an `isError` one naming the tool and why.
+
         Args:
             tool_name: The remote tool's name.
             arguments: Its arguments (None: none).
             meta: `_meta` for the request.
             progress_callback: Awaited with `(progress, total, message)` for each progress
                 notification the server sends about this call.
-
-        With an approval callback (`on_approval_request`), the call is first put to it as
-        the policy says; a denied call is not sent, and the result is an `isError` one whose
-        text names the tool and the reason.
 
         Raises:
             UserError: Not connected, or required arguments missing (known from the last list),
@@ -613,14 +607,19 @@ class MCPClientServer:
         *,
         progress_callback: ProgressCallback | None = None,
     ) -> Coroutine[Any, Any, Any]:
-        """`call_tool` without the required-arguments check: the server judges them.
-
-        Await the result, as with `call_tool`. It is the request's own coroutine rather than
-        one wrapping it: converted tools call this on every invocation, and a wrapper would
-        add a frame to each resumption of the call. Not connected: a `UserError` when
-        awaited.
+        """`call_tool` without the required-arguments check (the server judges them): the
+        request's own coroutine, not one wrapping it, since converted tools call this each time.
         """
-        send = _tool_call(tool_name, arguments, meta, progress_callback)
+        payload = arguments or {}
+        options: dict[str, Any] = {}
+        if meta:
+            options["meta"] = meta
+        if progress_callback is not None:
+            options["progress_callback"] = progress_callback
+
+        def send(client: Any) -> Any:
+            return client.call_tool(tool_name, payload, **options)
+
         if self._gates():
             return self._gated_call(tool_name, arguments, send)
         return self._request(tool_name, send)
@@ -715,19 +714,3 @@ class MCPClientServer:
             agent=agent,
             remote_tool=tool,
         )
-
-
-def _tool_call(
-    tool_name: str,
-    arguments: dict[str, Any] | None,
-    meta: dict[str, Any] | None,
-    progress_callback: ProgressCallback | None,
-) -> Callable[[Any], Awaitable[Any]]:
-    """What `_request` sends for a tool call (again on each retry) through a client."""
-    payload = arguments or {}
-    if not meta and progress_callback is None:
-        return lambda client: client.call_tool(tool_name, payload)
-    options: dict[str, Any] = {"progress_callback": progress_callback}
-    if meta:
-        options["meta"] = meta
-    return lambda client: client.call_tool(tool_name, payload, **options)
