@@ -1,9 +1,6 @@
-"""One live `mcp` client, entered and left by a task of its own.
-
-An owner task enters the client's stack of context managers, holds it open until told to stop,
-and leaves it; other tasks only send requests through it. Opening and closing may then happen
-in any two tasks, and a caller's cancellation never tears the stack down half-way.
-"""
+"""One live `mcp` client, entered, held open and left by an owner task of its own, while other
+tasks only send requests through it: opening and closing may happen in any two tasks, and a
+caller's cancellation never tears the client's context managers down half-way."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""A toolwire server reached in memory: the `mcp` client's streams wired to a server session.
-
-The server is served as a transport serves it (lifespan, one session), but frames cross two
-in-memory streams: no process, thread or socket. The session shows error details, since the
-caller is the server's author. Leaving closes the session (cancelling calls still running),
-then exits the lifespan.
-"""
+"""A toolwire server reached in memory: the `mcp` client's streams wired to one server session
+(served with its lifespan, as a transport serves it, showing error details to the server's
+author). Leaving closes the session, cancelling calls still running, then exits the lifespan."""
 
 from __future__ import annotations
 
@@ -39,7 +35,6 @@ async def memory_transport(server: Servable) -> AsyncIterator[tuple[Any, Any]]:
 
     async def send(frame: bytes) -> None:
         message = jsonrpc_message_adapter.validate_json(frame)
-        # A client that has gone is not an error: what was meant for it is dropped.
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
             await to_client.send(SessionMessage(message))
 

@@ -1,12 +1,8 @@
-"""The stdio transport under the `mcp` client: a child process and its three pipes.
-
-`child_process_transport` starts the server in a session of its own and speaks
-newline-delimited JSON-RPC with it (lines up to 64 MiB). A server that closes its stdout ends
-the connection at once (pending calls fail with "connection lost"); a server that never starts
-or dies is reported with the last lines of its stderr and its exit status; `cleanup()` ends the
-whole process group (stdin closed, then SIGTERM, then SIGKILL, each bounded); on Linux the child
-gets SIGTERM if this process dies without cleaning up.
-"""
+"""The stdio transport under the `mcp` client: a child process in a session of its own, spoken
+to in newline-delimited JSON-RPC. A closed stdout ends the connection at once; a server that
+dies is described by its exit status and the last lines of its stderr; closing ends the whole
+process group (stdin closed, SIGTERM, SIGKILL, each bounded); on Linux the child gets SIGTERM
+when this process dies without cleaning up."""
 
 from __future__ import annotations
 
@@ -47,16 +43,12 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child before e
 
 
 class ChildProcess:
-    """The running child: its pid, exit status and the tail of its stderr."""
+    """The running child, the tail of its stderr and the last stdout line that was not JSON-RPC."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
-        self.junk: str | None = None  # the last stdout line that was not JSON-RPC
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
+        self.junk: str | None = None
 
     async def describe_end(self) -> str:
         """How the child ended (given a moment to exit) or that it still runs, with its stderr."""
@@ -84,28 +76,6 @@ class ChildProcess:
             os.killpg(process.pid, signal.SIGKILL)  # whatever the child left in its group
 
 
-async def _start(params: Mapping[str, Any]) -> ChildProcess:
-    env = params.get("env")
-    environment = {**get_default_environment(), **env} if env is not None else None
-    cwd = params.get("cwd")
-    extra: dict[str, Any] = {}
-    if sys.platform == "linux":
-        extra["preexec_fn"] = _die_with_parent
-    process = await asyncio.create_subprocess_exec(
-        params["command"],
-        *params.get("args", []),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=str(cwd) if cwd is not None else None,
-        env=environment if environment is not None else get_default_environment(),
-        start_new_session=True,
-        limit=_LINE_LIMIT,
-        **extra,
-    )
-    return ChildProcess(process)
-
-
 @asynccontextmanager
 async def child_process_transport(
     params: Mapping[str, Any],
@@ -118,14 +88,26 @@ async def child_process_transport(
     `started` receives the `ChildProcess`; `errlog` takes the child's stderr lines (None: our
     `sys.stderr`, looked up at each line so that a redirection is honoured).
     """
-    child = await _start(params)
+    cwd = params.get("cwd")
+    process = await asyncio.create_subprocess_exec(
+        params["command"],
+        *params.get("args", []),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=str(cwd) if cwd is not None else None,
+        env={**get_default_environment(), **(params.get("env") or {})},
+        start_new_session=True,
+        limit=_LINE_LIMIT,
+        preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+    )
+    child = ChildProcess(process)
     if started is not None:
         started.append(child)
     encoding = params.get("encoding", "utf-8")
     errors = params.get("encoding_error_handler", "strict")
     to_client, from_child = anyio.create_memory_object_stream[SessionMessage | Exception](32)
     to_child, from_client = anyio.create_memory_object_stream[SessionMessage](32)
-    process = child.process
     assert process.stdout is not None and process.stdin is not None and process.stderr is not None
     stdout, stdin, stderr = process.stdout, process.stdin, process.stderr
 

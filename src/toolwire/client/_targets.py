@@ -1,7 +1,5 @@
-"""Opening an `mcp` client over each transport, with toolwire's extra HTTP options.
-
-Loaded only when a server connects: it imports `mcp` and `httpx2`.
-"""
+"""Opening an `mcp` client over each transport, with toolwire's extra HTTP options (loaded only
+when a server connects: it imports `mcp` and `httpx2`)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
 """Connecting and cleaning up many servers as one, with the Agents SDK's `MCPServerManager` API.
-
-`async with MCPServerManager([a, b]) as manager:` connects every server, keeps the ones that
-came up in `active_servers` (failures go to `failed_servers` and `errors`), and cleans them
-all up at the end. Each toolwire server owns its connection in a task of its own, so the
-manager may connect in one task and clean up in another.
-"""
+Each toolwire server owns its connection in a task of its own, so the manager may connect in
+one task and clean up in another."""
 
 from __future__ import annotations
 
@@ -85,8 +81,8 @@ class MCPServerManager:
         self.strict = strict
         self.suppress_cancelled_error = suppress_cancelled_error
         self.connect_in_parallel = connect_in_parallel
-        self.connect_timeout_seconds = connect_timeout_seconds  # each connect(); None: unbounded
-        self.cleanup_timeout_seconds = cleanup_timeout_seconds  # each cleanup(); None: unbounded
+        self.connect_timeout_seconds = connect_timeout_seconds
+        self.cleanup_timeout_seconds = cleanup_timeout_seconds
         self._connected: list[Any] = []
         self._failed: list[Any] = []
         self._errors: dict[Any, BaseException] = {}

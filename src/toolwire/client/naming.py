@@ -1,10 +1,6 @@
-"""Tool names across several servers: optional prefixes, and refusing silent collisions.
-
-Two servers may both have a `search` tool. Handing both to a model under one name would let
-one shadow the other, so gathering tools from several servers either prefixes every name
-with its server's (`mcp_<server>__<tool>`, the form the Agents SDK uses for
-`include_server_in_tool_names`) or fails with the names that clash.
-"""
+"""Tool names across several servers: gathering their tools either prefixes every name with
+its server's (`mcp_<server>__<tool>`, the Agents SDK's `include_server_in_tool_names` form) or
+fails with the names that clash, so one server's tool never silently shadows another's."""
 
 from __future__ import annotations
 
@@ -27,10 +23,15 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def prefixed_name(server_name: str, tool_name: str) -> str:
-    """`mcp_<server>__<tool>`, made safe for a function name and at most 64 characters.
+    """`mcp_<server>__<tool>`, made safe for a function name and at most 64 characters (a
+    shortened name ends with 8 hex digits of a hash of both names, so two stay apart).
 
-    A name that had to be shortened ends with 8 hex digits of a hash of the server and tool
-    names, so two long names that share a beginning stay apart.
+    Args:
+        server_name: The server's name.
+        tool_name: The tool's name on that server.
+
+    Returns:
+        The prefixed name.
     """
     name = f"mcp_{_UNSAFE.sub('_', server_name)}__{_UNSAFE.sub('_', tool_name)}"
     if len(name) <= _NAME_LIMIT:

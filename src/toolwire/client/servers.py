@@ -1,10 +1,6 @@
 """The ways to reach an MCP server: a child process (stdio), streamable HTTP, legacy SSE, and a
-toolwire `Server` in the same process (in memory, for tests and embedding).
-
-Each class takes the Agents SDK's parameters, in its order with its defaults, then toolwire's
-keyword-only options (`protocol_mode`, `on_approval_request`, the `mcp` client's callbacks...),
-described in docs/client.md.
-"""
+toolwire `Server` in this process (in memory). Each class takes the Agents SDK's parameters, in
+its order with its defaults, then toolwire's keyword-only options (docs/client.md)."""
 
 from __future__ import annotations
 
@@ -62,7 +58,7 @@ class MCPServerStdio(MCPClientServer):
     @property
     def process_id(self) -> int | None:
         """The server process's id (None before it starts)."""
-        return self._children[-1].pid if self._children else None
+        return self._children[-1].process.pid if self._children else None
 
 
 class _OverHttp(MCPClientServer):
