@@ -1,6 +1,6 @@
-"""Connecting and cleaning up many servers as one, with the Agents SDK's `MCPServerManager` API.
-Each toolwire server owns its connection in a task of its own, so the manager may connect in
-one task and clean up in another."""
+"""Many servers as one: connecting and cleaning them up with the Agents SDK's `MCPServerManager`
+API (each toolwire server owns its connection in a task of its own, so the manager may connect
+in one task and clean up in another), and gathering their tools under unique names."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ import anyio
 from ..errors import UserError
 
 if TYPE_CHECKING:
-    from .base import Seconds
+    from ..tools.function_tool import FunctionTool
+    from .base import MCPClientServer, Seconds
 
-__all__ = ["MCPServerManager"]
+__all__ = ["MCPServerManager", "all_function_tools"]
 
 logger = logging.getLogger("toolwire.client")
 
@@ -177,3 +178,51 @@ class MCPServerManager:
         traceback: TracebackType | None,
     ) -> None:
         await self.cleanup_all()
+
+
+async def all_function_tools(
+    servers: Iterable[MCPClientServer],
+    on_approval_request: Callable[..., Any] | None = None,
+    *,
+    prefix_tool_names: bool | None = None,
+    convert_schemas_to_strict: bool = False,
+) -> list[FunctionTool]:
+    """The tools of several connected servers, in order, with unique names.
+
+    Args:
+        servers: Connected servers.
+        on_approval_request: The approval callback every tool gets (see `function_tools`).
+        prefix_tool_names: Prefix every name with its server's; None leaves it to each
+            server's own `prefix_tool_names`.
+        convert_schemas_to_strict: Make the schemas strict where possible.
+
+    Raises:
+        UserError: Two tools would have the same name; the message names them and their
+            servers.
+    """
+    tools: list[FunctionTool] = []
+    owners: dict[str, list[str]] = {}
+    for server in servers:
+        saved = server.prefix_tool_names
+        if prefix_tool_names is not None:
+            server.prefix_tool_names = prefix_tool_names
+        try:
+            made = await server.function_tools(
+                on_approval_request, convert_schemas_to_strict=convert_schemas_to_strict
+            )
+        finally:
+            server.prefix_tool_names = saved
+        for tool in made:
+            owners.setdefault(tool.name, []).append(server.name)
+        tools.extend(made)
+    clashes = {name: where for name, where in owners.items() if len(where) > 1}
+    if clashes:
+        listed = "; ".join(
+            f"'{name}' on {', '.join(repr(server) for server in where)}"
+            for name, where in sorted(clashes.items())
+        )
+        raise UserError(
+            f"Duplicate tool names across MCP servers: {listed}. Pass prefix_tool_names=True "
+            "to prefix each tool with its server's name, or filter the tools (tool_filter)."
+        )
+    return tools
