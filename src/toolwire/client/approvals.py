@@ -92,11 +92,8 @@ _ABSENT = object()
 
 
 def field_of(item: Any, key: str) -> Any:
-    """`key` of a wire item (a dict, or a model), None when absent.
-
-    A model is read by its snake_case name (`mcp` 2), and by `key` only when it has none: beside
-    fastmcp, `mcp` 2's camelCase names are shims that warn on their first read.
-    """
+    """`key` of a wire item (a dict, or a model), None when absent. A model is read by its
+    snake_case name first: beside fastmcp, `mcp` 2's camelCase names warn on their first read."""
     if item is None:
         return None
     if isinstance(item, Mapping):
@@ -269,11 +266,8 @@ class ApprovalPolicy:
 async def ask_for_approval(
     callback: MCPToolApprovalFunction, run_context: Any, data: Any
 ) -> MCPToolApprovalFunctionResult:
-    """Put one call (`data`) to an approval callback (sync or async); its checked answer.
-
-    Raises:
-        UserError: The callback answered something else than `{"approve": bool, ...}`.
-    """
+    """Put one call (`data`) to an approval callback (sync or async); its answer, refused with a
+    `UserError` unless it is `{"approve": bool, "reason"?: str}`."""
     answer: Any = callback(MCPToolApprovalRequest(ctx_wrapper=run_context, data=data))
     if inspect.isawaitable(answer):
         answer = await answer
@@ -292,11 +286,7 @@ async def ask_for_approval(
 
 
 def callback_for(server: Any, given: Any) -> MCPToolApprovalFunction | None:
-    """The approval callback of a tool built on `server`: `given`, else the server's own.
-
-    Raises:
-        UserError: `given` is neither None nor callable.
-    """
+    """`given` (refused with a `UserError` unless callable or None), else the server's callback."""
     if given is not None and not callable(given):
         raise UserError(f"on_approval_request must be callable, got {given!r}.")
     return given or getattr(server, "on_approval_request", None)
@@ -304,13 +294,9 @@ def callback_for(server: Any, given: Any) -> MCPToolApprovalFunction | None:
 
 @dataclass
 class CallScope:
-    """The run a remote call belongs to, noted in a context variable just before the call.
-
-    The Agents SDK calls `call_tool` with the name and arguments only, so the run context an
-    approval callback is shown travels here. A scope is taken once, so one left behind in a
-    task never speaks for a later call. `approved`: the SDK approved the call already (a shell
-    or apply_patch call), so the server's gate does not ask again.
-    """
+    """The run a remote call belongs to, noted in a context variable just before the call (the
+    SDK calls `call_tool` with the name and arguments only). Taken once, so one left behind never
+    speaks for a later call; `approved`: the SDK settled it already, the gate does not ask."""
 
     owner: object
     tool_name: str
