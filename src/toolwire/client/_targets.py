@@ -1,23 +1,37 @@
-"""Opening an `mcp` client over each transport, with toolwire's extra HTTP options (loaded only
-when a server connects: it imports `mcp` and `httpx2`)."""
+"""Opening an `mcp` client over each transport, with toolwire's extra HTTP options, and serving a
+toolwire server in memory: its session's frames cross two in-memory streams, and leaving closes
+the session (cancelling calls still running), then exits the lifespan. Loaded only when a
+server connects: it imports `mcp` and `httpx2`."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+import secrets
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import timedelta
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
+import anyio
 import httpx2
 from mcp import StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.message import SessionMessage
+from mcp.types import jsonrpc_message_adapter
+
+if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectReceiveStream
+
+    from ..protocol.session.serving import Servable
+    from ..protocol.session.session import ServerSession
 
 __all__ = [
     "HeadersProvider",
     "TokenProvider",
+    "memory_transport",
     "open_http",
     "open_sse",
     "open_stdio",
@@ -175,3 +189,49 @@ def open_sse(
         **extra,
     )
     return make_client(transport)
+
+
+_BUFFERED = 64  # messages in flight each way before the writer waits
+
+
+@asynccontextmanager
+async def memory_transport(server: Servable) -> AsyncIterator[tuple[Any, Any]]:
+    """Serve `server` in this task and yield the `(read, write)` streams `mcp.Client` takes."""
+    to_client, client_reads = anyio.create_memory_object_stream[SessionMessage | Exception](
+        _BUFFERED
+    )
+    client_writes, from_client = anyio.create_memory_object_stream[SessionMessage](_BUFFERED)
+
+    async def send(frame: bytes) -> None:
+        message = jsonrpc_message_adapter.validate_json(frame)
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await to_client.send(SessionMessage(message))
+
+    async with (
+        to_client,
+        client_reads,
+        client_writes,
+        from_client,
+        server.serving() as open_session,
+        open_session(send, error_details=True, session_id=secrets.token_hex(16)) as session,
+        anyio.create_task_group() as group,
+    ):
+        group.start_soon(_hand_frames, from_client, session)
+        try:
+            yield client_reads, client_writes
+        finally:
+            group.cancel_scope.cancel()
+            session.close()
+
+
+async def _hand_frames(
+    from_client: MemoryObjectReceiveStream[SessionMessage], session: ServerSession
+) -> None:
+    """Give the session each message the client writes, in order, as the wire's bytes."""
+    async for item in from_client:
+        frame = item.message.model_dump_json(by_alias=True, exclude_unset=True).encode()
+        if session.backlog.full:  # the session's replies are not being read
+            cleared = anyio.Event()
+            session.backlog.when_clear(cleared.set)
+            await cleared.wait()
+        await session.receive(frame)

@@ -27,19 +27,6 @@ def _label(server: Any) -> Any:
     return getattr(server, "name", server)
 
 
-def _give_approval_callback(server: Any, callback: Callable[..., Any]) -> None:
-    from .base import MCPClientServer
-
-    if not isinstance(server, MCPClientServer):
-        raise UserError(
-            f"MCPServerManager(on_approval_request=...) cannot gate {_label(server)!r}: it is "
-            f"a {type(server).__name__}, not a toolwire client server, so its calls would run "
-            "unasked. Use toolwire.client's server classes, or its own require_approval."
-        )
-    if server.on_approval_request is None:
-        server.on_approval_request = callback
-
-
 class MCPServerManager:
     """Connects and cleans up a group of servers.
 
@@ -74,8 +61,18 @@ class MCPServerManager:
             if not any(server is seen for seen in unique):
                 unique.append(server)
         if on_approval_request is not None:
+            from .base import MCPClientServer
+
             for server in unique:
-                _give_approval_callback(server, on_approval_request)
+                if not isinstance(server, MCPClientServer):
+                    raise UserError(
+                        "MCPServerManager(on_approval_request=...) cannot gate "
+                        f"{_label(server)!r}: it is a {type(server).__name__}, not a toolwire "
+                        "client server, so its calls would run unasked. Use toolwire.client's "
+                        "server classes, or its own require_approval."
+                    )
+                if server.on_approval_request is None:
+                    server.on_approval_request = on_approval_request
         self.on_approval_request = on_approval_request
         self._servers = unique
         self.drop_failed_servers = drop_failed_servers

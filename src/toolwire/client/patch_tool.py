@@ -69,14 +69,7 @@ class _RemoteEditor:
         failed = bool(field_of(result, "isError"))
         return ApplyPatchResult(status="failed" if failed else "completed", output=text_of(result))
 
-    async def create_file(self, operation: Any) -> Any:
-        return await self._send(operation)
-
-    async def update_file(self, operation: Any) -> Any:
-        return await self._send(operation)
-
-    async def delete_file(self, operation: Any) -> Any:
-        return await self._send(operation)
+    create_file = update_file = delete_file = _send
 
 
 def _approval_relay(

@@ -176,7 +176,7 @@ class MCPServerInMemory(MCPClientServer):
         return f"in-memory: {getattr(self.params, 'name', type(self.params).__name__)}"
 
     def _open_client(self) -> AbstractAsyncContextManager[Any]:
-        from ._memory import memory_transport
+        from ._targets import memory_transport
 
         return self._client(memory_transport(self.params))
 
