@@ -10,6 +10,7 @@ an `isError` result as its text; a failure goes through the tool's failure funct
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import hashlib
 import inspect
@@ -429,14 +430,11 @@ class MCPClientServer:
     async def _listed_tool(self, tool_name: str) -> Any:
         """The tool as last listed; listed afresh when it is unknown and the policy reads
         annotations (an unknown tool is then asked about, as an unannotated one)."""
-        for pass_ in range(2):
-            for tool in self._tools or ():
-                if tool.name == tool_name:
-                    return tool
-            if pass_ or self._asking_policy.kind in ("fixed", "per_tool"):
-                return None
+        known = [tool for tool in self._tools or () if tool.name == tool_name]
+        if not known and self._asking_policy.kind not in ("fixed", "per_tool"):
             await self._fetch_tools()
-        return None
+            known = [tool for tool in self._tools or () if tool.name == tool_name]
+        return known[0] if known else None
 
     async def _gated_call(
         self,
@@ -717,14 +715,29 @@ class MCPClientServer:
             One tool per remote tool, named with the server's prefix when
             `prefix_tool_names` is set.
         """
-        listed = await self.list_tools(run_context, agent)
-        return convert_tools(
-            self,
-            listed,
-            strict=convert_schemas_to_strict,
-            on_approval_request=on_approval_request or self.on_approval_request,
-            agent=agent,
-        )
+        callback = on_approval_request or self.on_approval_request
+        made: list[FunctionTool] = []
+        for tool in await self.list_tools(run_context, agent):
+            shown = prefixed_name(self.name, tool.name) if self.prefix_tool_names else tool.name
+            schema, is_strict = _schema(self.name, tool, convert_schemas_to_strict)
+            # With a callback, the gate asks it at each call: the tool never pauses a run.
+            needs_approval = (
+                False if callback is not None else self._get_needs_approval_for_tool(tool, agent)
+            )
+            made.append(
+                FunctionTool(
+                    name=shown,
+                    description=tool.description or getattr(tool, "title", None) or "",
+                    params_json_schema=schema,
+                    on_invoke_tool=_invoker(self, tool.name, shown, callback, agent),
+                    strict_json_schema=is_strict,
+                    tool_input_guardrails=self.tool_input_guardrails,
+                    tool_output_guardrails=self.tool_output_guardrails,
+                    custom_data_extractor=self.custom_data_extractor,
+                    needs_approval=needs_approval,
+                )
+            )
+        return made
 
     # -- the Agents SDK's hooks ---------------------------------------------------------
 
@@ -802,23 +815,16 @@ def _schema(server_name: str, tool: Any, strict: bool) -> tuple[dict[str, Any], 
             copy.deepcopy(schema), _reject_open_objects=bool(tool.input_schema)
         )
     except Exception as error:
-        if _already_strict(schema):
-            # The SDK's conversion refuses some schemas that are strict as served (one that
-            # reaches its objects through `$ref`s, as toolwire's servers send): kept as is.
-            return schema, True
+        # The SDK's conversion refuses some schemas that are strict as served (one that
+        # reaches its objects through `$ref`s, as toolwire's servers send): kept as is.
+        with contextlib.suppress(Exception):
+            if ensure_strict_json_schema(copy.deepcopy(schema)) == schema:
+                return schema, True
         logger.info(
             "MCP server %r: tool %r keeps its non-strict schema: %s", server_name, tool.name, error
         )
         return schema, False
     return made, True
-
-
-def _already_strict(schema: dict[str, Any]) -> bool:
-    """Whether strict conversion would leave `schema` as it is (it is strict already)."""
-    try:
-        return ensure_strict_json_schema(copy.deepcopy(schema)) == schema
-    except Exception:
-        return False
 
 
 async def _resolve_meta(
@@ -861,36 +867,3 @@ def _invoker(
             return await text if inspect.isawaitable(text) else text
 
     return on_invoke_tool
-
-
-def convert_tools(
-    server: MCPClientServer,
-    listed: list[Any],
-    *,
-    strict: bool,
-    on_approval_request: Callable[..., Any] | None,
-    agent: Any = None,
-) -> list[FunctionTool]:
-    """One `FunctionTool` per listed tool. With an approval callback, the server's gate asks it
-    at each call (the tool never pauses a run); without one, the tool carries `needs_approval`."""
-    made: list[FunctionTool] = []
-    for tool in listed:
-        shown = prefixed_name(server.name, tool.name) if server.prefix_tool_names else tool.name
-        schema, is_strict = _schema(server.name, tool, strict)
-        needs_approval: Any = False
-        if on_approval_request is None:
-            needs_approval = server._get_needs_approval_for_tool(tool, agent)
-        made.append(
-            FunctionTool(
-                name=shown,
-                description=tool.description or getattr(tool, "title", None) or "",
-                params_json_schema=schema,
-                on_invoke_tool=_invoker(server, tool.name, shown, on_approval_request, agent),
-                strict_json_schema=is_strict,
-                tool_input_guardrails=server.tool_input_guardrails,
-                tool_output_guardrails=server.tool_output_guardrails,
-                custom_data_extractor=server.custom_data_extractor,
-                needs_approval=needs_approval,
-            )
-        )
-    return made

@@ -161,15 +161,6 @@ def _as_mapping(value: Any) -> dict[str, Any]:
     return dict(getattr(value, "__dict__", {}))
 
 
-def _action_arguments(action: Any) -> dict[str, Any]:
-    arguments: dict[str, Any] = {"commands": list(action.commands)}
-    if action.timeout_ms is not None:
-        arguments["timeout_ms"] = action.timeout_ms
-    if action.max_output_length is not None:
-        arguments["max_output_length"] = action.max_output_length
-    return arguments
-
-
 def shell_tool(
     server: Any,
     *,
@@ -201,7 +192,12 @@ def shell_tool(
     remote = _RemoteShell(server, remote_tool, needs_approval, on_approval_request)
 
     async def execute(request: Any) -> Any:
-        return await remote.call(_action_arguments(request.data.action), request.ctx_wrapper)
+        action = request.data.action
+        arguments: dict[str, Any] = {"commands": list(action.commands)}
+        for key in ("timeout_ms", "max_output_length"):
+            if getattr(action, key) is not None:
+                arguments[key] = getattr(action, key)
+        return await remote.call(arguments, request.ctx_wrapper)
 
     async def on_approval(context: Any, item: Any) -> Any:
         raw = item.raw_item
