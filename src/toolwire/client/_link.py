@@ -70,7 +70,7 @@ class Link:
         finally:
             self._ready.set()
 
-    async def open(self, timeout: float | None) -> Any:
+    async def open(self, timeout: float | None) -> None:
         """Start the owner task and wait until the client is ready; a failure undoes it."""
         self._task = asyncio.get_running_loop().create_task(
             self._own(), name=f"toolwire-mcp-client {self._label}"
@@ -85,7 +85,6 @@ class Link:
             failure = self._failure or LinkClosedError("the connection closed while opening")
             await self.close()
             raise failure
-        return self._client
 
     async def close(self) -> None:
         """Stop the owner task and wait for it (bounded), even from a cancelled caller."""

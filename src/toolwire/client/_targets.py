@@ -22,6 +22,7 @@ import subprocess
 import sys
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -63,33 +64,26 @@ async def _resolved(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
+@dataclass
 class _RequestHeaders(httpx2.Auth):
     """Adds headers computed at each request, then hands the request to the configured `auth`."""
 
-    def __init__(
-        self,
-        inner: httpx2.Auth | None,
-        headers: HeadersProvider | None,
-        token: TokenProvider | str | None,
-    ) -> None:
-        self._inner = inner
-        self._headers = headers
-        self._token = token
+    inner: httpx2.Auth | None
+    headers: HeadersProvider | None
+    token: TokenProvider | str | None
 
     async def async_auth_flow(
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        if self._headers is not None:
-            extra = await _resolved(self._headers())
-            request.headers.update(dict(extra))
-        token = self._token() if callable(self._token) else self._token
-        token = await _resolved(token)
+        if self.headers is not None:
+            request.headers.update(dict(await _resolved(self.headers())))
+        token = await _resolved(self.token() if callable(self.token) else self.token)
         if token:
             request.headers["Authorization"] = f"Bearer {token}"
-        if self._inner is None:
+        if self.inner is None:
             yield request
             return
-        flow = self._inner.async_auth_flow(request)
+        flow = self.inner.async_auth_flow(request)
         outgoing = await flow.__anext__()
         while True:
             response = yield outgoing

@@ -68,15 +68,8 @@ MCPToolApprovalFunction = Callable[
 
 @dataclass(frozen=True)
 class MCPApprovalRequestData:
-    """A local remote-tool call awaiting approval, shaped like a Responses `mcp_approval_request`.
-
-    Attributes:
-        id: The tool call's id (generated when the caller gave none).
-        arguments: The call's arguments as a JSON string.
-        name: The remote tool's name.
-        server_label: Which MCP server (its name) is asked to run it.
-        type: Always "mcp_approval_request".
-    """
+    """A remote-tool call awaiting approval, shaped like a Responses `mcp_approval_request`:
+    `id` (generated when the caller gave none), `arguments` (JSON), `name`, `server_label`."""
 
     id: str
     arguments: str

@@ -379,11 +379,8 @@ class MCPClientServer:
 
     @property
     def tool_meta_resolver(self) -> Callable[..., Any] | None:
-        """The `tool_meta_resolver` given, as the SDK reads it before each tool call.
-
-        With an `on_approval_request` callback it is wrapped: the wrapper notes the run the
-        call belongs to (the callback is shown its context), then asks the given resolver.
-        """
+        """The `tool_meta_resolver` given, as the SDK reads it before each call; with an approval
+        callback, wrapped to note the run the call belongs to (the callback is shown it)."""
         if self.on_approval_request is None:
             return self._meta_resolver
         return self._note_run_then_resolve
