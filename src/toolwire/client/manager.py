@@ -82,8 +82,7 @@ class MCPServerManager:
         self.connect_timeout_seconds = connect_timeout_seconds
         self.cleanup_timeout_seconds = cleanup_timeout_seconds
         self._connected: list[Any] = []
-        self._failed: list[Any] = []
-        self._errors: dict[Any, BaseException] = {}
+        self._errors: dict[Any, BaseException] = {}  # the failed servers, in order
 
     @property
     def all_servers(self) -> list[Any]:
@@ -100,7 +99,7 @@ class MCPServerManager:
     @property
     def failed_servers(self) -> list[Any]:
         """The servers whose last connection attempt failed."""
-        return list(self._failed)
+        return list(self._errors)
 
     @property
     def errors(self) -> dict[Any, BaseException]:
@@ -120,7 +119,6 @@ class MCPServerManager:
             if self.strict:
                 raise
         else:
-            self._failed = [s for s in self._failed if s is not server]
             self._errors.pop(server, None)
             if not any(server is s for s in self._connected):
                 self._connected.append(server)
@@ -128,8 +126,6 @@ class MCPServerManager:
     def _record(self, server: Any, error: BaseException) -> None:
         logger.warning("MCP server %r failed to connect: %r", _label(server), error)
         self._errors[server] = error
-        if not any(server is s for s in self._failed):
-            self._failed.append(server)
 
     async def _connect(self, servers: list[Any]) -> list[Any]:
         if self.connect_in_parallel:
@@ -149,7 +145,7 @@ class MCPServerManager:
     async def reconnect(self, *, failed_only: bool = True) -> list[Any]:
         """Connect again the failed servers (or, with `failed_only=False`, all of them)."""
         if failed_only:
-            return await self._connect(list(self._failed))
+            return await self._connect(list(self._errors))
         await self.cleanup_all()
         return await self._connect(list(self._servers))
 
