@@ -111,9 +111,9 @@ def _auth(
 def open_stdio(
     params: Mapping[str, Any],
     make_client: ClientMaker,
-    label: str = "",
-    started: list[Any] | None = None,
-    errlog: TextIO | None = None,
+    label: str,
+    started: list[Any],
+    errlog: TextIO | None,
 ) -> AbstractAsyncContextManager[Any]:
     """The client of a server started as a child process (the SDK's stdio params), by
     `child_process_transport` on POSIX, else by the `mcp` client's; `errlog` gets its stderr."""
@@ -140,10 +140,8 @@ async def open_http(
     token: TokenProvider | str | None = None,
     session: dict[str, str] | None = None,
 ) -> AsyncGenerator[Any, None]:
-    """The client of a streamable HTTP server (the SDK's streamable HTTP params).
-
-    `session`, when given, receives the `Mcp-Session-Id` the server assigns (key "id").
-    """
+    """The client of a streamable HTTP server (the SDK's params); `session`, when given,
+    receives the `Mcp-Session-Id` the server assigns (key "id")."""
     timeout = httpx2.Timeout(
         _seconds(params.get("timeout"), 5.0), read=_seconds(params.get("sse_read_timeout"), 300.0)
     )
@@ -292,14 +290,13 @@ class ChildProcess:
 async def child_process_transport(
     params: Mapping[str, Any],
     label: str,
-    started: list[ChildProcess] | None = None,
-    errlog: TextIO | None = None,
+    started: list[ChildProcess],
+    errlog: TextIO | None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Start the child and yield the `(read, write)` streams the `mcp` client takes.
 
-    `started` receives the `ChildProcess`; `errlog` takes the child's stderr lines (None: our
-    `sys.stderr`, looked up at each line so that a redirection is honoured).
-    """
+    `started` receives the `ChildProcess`; `errlog` takes its stderr (None: `sys.stderr` as
+    it is at each line, so that a redirection is honoured)."""
     cwd = params.get("cwd")
     process = await asyncio.create_subprocess_exec(
         params["command"],
@@ -314,8 +311,7 @@ async def child_process_transport(
         preexec_fn=_die_with_parent if sys.platform == "linux" else None,
     )
     child = ChildProcess(process)
-    if started is not None:
-        started.append(child)
+    started.append(child)
     encoding = params.get("encoding", "utf-8")
     errors = params.get("encoding_error_handler", "strict")
     to_client, from_child = anyio.create_memory_object_stream[SessionMessage | Exception](32)

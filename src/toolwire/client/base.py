@@ -153,26 +153,21 @@ class Link:
     def __init__(self, factory: Callable[[], AbstractAsyncContextManager[Any]], label: str):
         self._factory = factory
         self._label = label
-        self._client: Any = None
+        self.client: Any = None  # the `mcp.Client`, once `open()` succeeded
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._failure: BaseException | None = None
 
     @property
-    def client(self) -> Any:
-        """The `mcp.Client` (None before `open()` succeeds)."""
-        return self._client
-
-    @property
     def alive(self) -> bool:
         """Whether the owner task still holds the connection open."""
-        return self._task is not None and not self._task.done() and self._client is not None
+        return self._task is not None and not self._task.done() and self.client is not None
 
     async def _own(self) -> None:
         try:
             async with self._factory() as client:
-                self._client = client
+                self.client = client
                 self._ready.set()
                 await self._stop.wait()
         except asyncio.CancelledError:
@@ -195,7 +190,7 @@ class Link:
         except BaseException:
             await self.close()
             raise
-        if self._client is None or self._task.done():
+        if self.client is None or self._task.done():
             failure = self._failure or LinkClosedError("the connection closed while opening")
             await self.close()
             raise failure
@@ -215,7 +210,7 @@ class Link:
         if task.done() and not task.cancelled():
             with contextlib.suppress(BaseException):
                 task.result()
-        self._client = None
+        self.client = None
 
 
 # OpenAI function names: letters, digits, '_' and '-', at most 64 characters.
@@ -242,10 +237,7 @@ def prefixed_name(server_name: str, tool_name: str) -> str:
 
 
 class MCPClientServer:
-    """An MCP server reached through the `mcp` client; see the transport classes.
-
-    Subclasses say how to open the client (`_open_client`) and what the default name is.
-    """
+    """An MCP server reached through the `mcp` client; subclasses say how (`_open_client`)."""
 
     def __init__(
         self,
@@ -357,8 +349,7 @@ class MCPClientServer:
         return ""
 
     def _transport_alive(self) -> bool:
-        """Whether what carries the connection is still there (a child process has not
-        exited); a dead one is replaced before the next request rather than failing it."""
+        """Whether the carrier (a child process) still lives; a dead one is replaced first."""
         return True
 
     def _describe_silence(self) -> str:
@@ -449,8 +440,8 @@ class MCPClientServer:
             ready = self._ready_client()
             if ready is not None:
                 return ready
-            if self._link is not None:
-                old, self._link = self._link, None
+            old, self._link = self._link, None
+            if old is not None:
                 await old.close()
             logger.info("MCP server %r: reconnecting", self.name)
             self._tools_fresh = False
@@ -487,8 +478,7 @@ class MCPClientServer:
         return await meta if inspect.isawaitable(meta) else meta
 
     def _gates(self) -> bool:
-        """Whether the next call must pass an approval callback (the server's, or one that
-        `function_tools()` noted for the call)."""
+        """Whether the next call must pass an approval callback (the server's, or one noted)."""
         if self.on_approval_request is not None:
             return True
         scope = noted_call(self)
@@ -515,8 +505,7 @@ class MCPClientServer:
         )
 
     async def _listed_tool(self, tool_name: str) -> Any:
-        """The tool as last listed; listed afresh when it is unknown and the policy reads
-        annotations (an unknown tool is then asked about, as an unannotated one)."""
+        """The tool as last listed, listed afresh when unknown and the policy reads annotations."""
         known = [tool for tool in self._tools or () if tool.name == tool_name]
         if not known and self._asking_policy.kind not in ("fixed", "per_tool"):
             await self._fetch_tools()
@@ -545,8 +534,7 @@ class MCPClientServer:
         return delay
 
     async def _request(self, target: str, send: Callable[[Any], Awaitable[Any]]) -> Any:
-        """Send one request with the retry policy; a lost connection is reopened between
-        attempts. Failures become `MCPCallError`s naming the server and `target`."""
+        """Send one request with the retry policy, reconnecting as needed; `MCPCallError` if not."""
         attempt = 0
         fresh_session_tried = False
         version_retried = False
@@ -588,9 +576,8 @@ class MCPClientServer:
             await asyncio.sleep(delay)
 
     async def _adopt_version(self, found: Diagnosis) -> bool:
-        """Whether a request refused with `found.supported` may be sent again (at a version
-        both sides speak): the current one when offered, else the newest mutual modern-era
-        version, for which the connection is reopened."""
+        """Whether a request refused for its version may be sent again: at the current one when
+        offered, else at the newest mutual modern-era version, reconnecting."""
         if self.protocol_version in found.supported:
             return True
         if self.protocol_mode == "handshake":
