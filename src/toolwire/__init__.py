@@ -14,12 +14,12 @@ __version__ = "0.1.0.dev0"
 
 if TYPE_CHECKING:
     from .client.approvals import (
+        HostedMCPTool,
         MCPToolApprovalFunction,
         MCPToolApprovalFunctionResult,
         MCPToolApprovalRequest,
     )
     from .client.errors import MCPCallError
-    from .client.hosted import HostedMCPTool
     from .client.manager import MCPServerManager
     from .client.params import ToolFilterContext, create_static_tool_filter
     from .client.servers import (
@@ -60,7 +60,7 @@ _EXPORTS: dict[str, str] = {
     "MCPToolApprovalFunction": ".client.approvals",
     "MCPToolApprovalFunctionResult": ".client.approvals",
     "MCPToolApprovalRequest": ".client.approvals",
-    "HostedMCPTool": ".client.hosted",
+    "HostedMCPTool": ".client.approvals",
     "MCPCallError": ".client.errors",
     "MCPServerManager": ".client.manager",
     "ToolFilterContext": ".client.params",

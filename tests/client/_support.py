@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -14,11 +15,20 @@ T = TypeVar("T")
 
 HERE = Path(__file__).resolve().parent
 SERVERS = HERE / "servers"
+# The `mcp` client hands a stdio child only a minimal environment: without PYTHONPATH, a child
+# would import the installed toolwire rather than this checkout's.
+CHILD_ENV = {"PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
 
 
 def kitchen_params(**extra: Any) -> dict[str, Any]:
     """stdio params that start the interop kitchen server (a toolwire server)."""
-    return {"command": sys.executable, "args": [str(KITCHEN)], "cwd": str(ROOT), **extra}
+    return {
+        "command": sys.executable,
+        "args": [str(KITCHEN)],
+        "cwd": str(ROOT),
+        "env": CHILD_ENV,
+        **extra,
+    }
 
 
 def script_params(name: str, *args: str) -> dict[str, Any]:
@@ -27,6 +37,7 @@ def script_params(name: str, *args: str) -> dict[str, Any]:
         "command": sys.executable,
         "args": [str(SERVERS / f"{name}.py"), *args],
         "cwd": str(ROOT),
+        "env": CHILD_ENV,
     }
 
 

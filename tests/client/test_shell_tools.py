@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -21,17 +22,23 @@ testing = pytest.importorskip("agents.testing")
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = b"TOOLWIRE_SHELL_TAG="
+# Passed through to this run's commands only, so another toolwire run's shells go unseen.
+RUN_VARIABLE = "TOOLWIRE_CLIENT_TEST_RUN"
+RUN = uuid.uuid4().hex
 
 if not sys.platform.startswith("linux"):
     pytest.skip("the process-table checks read Linux's /proc", allow_module_level=True)
 
 
 def tagged() -> list[int]:
+    """The live processes a shell command of this test run started."""
     found = []
+    run = f"{RUN_VARIABLE}={RUN}".encode()
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                if KEY in Path(f"/proc/{entry}/environ").read_bytes():
+                environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+                if run in environ and any(item.startswith(KEY) for item in environ):
                     found.append(int(entry))
             except OSError:
                 continue
@@ -45,8 +52,12 @@ def shell_server(*args: str, **options: Any) -> Any:
     return MCPServerStdio(
         params={
             "command": sys.executable,
-            "args": ["-m", "toolwire_shell", *args],
-            "env": {"PYTHONPATH": os.pathsep.join(paths), "PATH": os.environ["PATH"]},
+            "args": ["-m", "toolwire_shell", "--env", RUN_VARIABLE, *args],
+            "env": {
+                "PYTHONPATH": os.pathsep.join(paths),
+                "PATH": os.environ["PATH"],
+                RUN_VARIABLE: RUN,
+            },
         },
         name="shell-server",
         client_session_timeout_seconds=30,

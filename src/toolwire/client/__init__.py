@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING
 from .._lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from ._convert import MCPToolMetaContext
+    from .base import MCPToolMetaContext, prefixed_name
     from .errors import MCPCallError
-    from .manager import MCPServerManager
-    from .naming import all_function_tools, prefixed_name
+    from .manager import MCPServerManager, all_function_tools
     from .params import (
         ToolFilter,
         ToolFilterCallable,
@@ -30,11 +29,11 @@ if TYPE_CHECKING:
     from .shell_tools import local_shell_tool, shell_tool
 
 _EXPORTS: dict[str, str] = {
-    "MCPToolMetaContext": "._convert",
+    "MCPToolMetaContext": ".base",
     "MCPCallError": ".errors",
     "MCPServerManager": ".manager",
-    "all_function_tools": ".naming",
-    "prefixed_name": ".naming",
+    "all_function_tools": ".manager",
+    "prefixed_name": ".base",
     "ToolFilter": ".params",
     "ToolFilterCallable": ".params",
     "ToolFilterContext": ".params",

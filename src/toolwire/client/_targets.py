@@ -1,29 +1,58 @@
-"""Opening an `mcp` client over each transport, with toolwire's extra HTTP options.
-
-Loaded only when a server connects: it imports `mcp` and `httpx2`.
-"""
+"""Opening an `mcp` client over each transport; loaded only when a server connects (it imports
+`mcp` and `httpx2`). Over stdio the server is a child process in a session of its own: a closed
+stdout ends the connection at once, a server that dies is described by its exit status and the
+last lines of its stderr, closing ends the whole process group (stdin closed, SIGTERM, SIGKILL,
+each bounded), and on Linux the child gets SIGTERM when this process dies without cleaning up.
+Over HTTP, headers and a bearer token may be computed at each request. In memory, a toolwire
+server's session frames cross two in-memory streams, and leaving closes the session
+(cancelling calls still running), then exits the lifespan."""
 
 from __future__ import annotations
 
+import asyncio
+import collections
+import contextlib
+import ctypes
 import inspect
+import logging
 import os
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+import secrets
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
+import anyio
 import httpx2
 from mcp import StdioServerParameters
 from mcp.client.sse import sse_client
+from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.message import SessionMessage
+from mcp.types import jsonrpc_message_adapter
+
+if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectReceiveStream
+
+    from ..protocol.session.serving import Servable
+    from ..protocol.session.session import ServerSession
 
 __all__ = [
+    "ChildProcess",
     "HeadersProvider",
     "TokenProvider",
+    "child_process_transport",
+    "memory_transport",
     "open_http",
     "open_sse",
     "open_stdio",
 ]
+
+logger = logging.getLogger("toolwire.client")
 
 HeadersProvider = Callable[[], "Mapping[str, str] | Awaitable[Mapping[str, str]]"]
 TokenProvider = Callable[[], "str | Awaitable[str | None] | None"]
@@ -35,33 +64,26 @@ async def _resolved(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
+@dataclass
 class _RequestHeaders(httpx2.Auth):
     """Adds headers computed at each request, then hands the request to the configured `auth`."""
 
-    def __init__(
-        self,
-        inner: httpx2.Auth | None,
-        headers: HeadersProvider | None,
-        token: TokenProvider | str | None,
-    ) -> None:
-        self._inner = inner
-        self._headers = headers
-        self._token = token
+    inner: httpx2.Auth | None
+    headers: HeadersProvider | None
+    token: TokenProvider | str | None
 
     async def async_auth_flow(
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        if self._headers is not None:
-            extra = await _resolved(self._headers())
-            request.headers.update(dict(extra))
-        token = self._token() if callable(self._token) else self._token
-        token = await _resolved(token)
+        if self.headers is not None:
+            request.headers.update(dict(await _resolved(self.headers())))
+        token = await _resolved(self.token() if callable(self.token) else self.token)
         if token:
             request.headers["Authorization"] = f"Bearer {token}"
-        if self._inner is None:
+        if self.inner is None:
             yield request
             return
-        flow = self._inner.async_auth_flow(request)
+        flow = self.inner.async_auth_flow(request)
         outgoing = await flow.__anext__()
         while True:
             response = yield outgoing
@@ -89,18 +111,13 @@ def _auth(
 def open_stdio(
     params: Mapping[str, Any],
     make_client: ClientMaker,
-    label: str = "",
-    started: list[Any] | None = None,
-    errlog: TextIO | None = None,
+    label: str,
+    started: list[Any],
+    errlog: TextIO | None,
 ) -> AbstractAsyncContextManager[Any]:
-    """The client of a server started as a child process (the SDK's stdio params).
-
-    On POSIX toolwire's own transport starts the child (see `_stdio.py`); elsewhere the
-    `mcp` client's. `errlog` receives the child's stderr (None: ours).
-    """
+    """The client of a server started as a child process (the SDK's stdio params), by
+    `child_process_transport` on POSIX, else by the `mcp` client's; `errlog` gets its stderr."""
     if os.name == "posix":
-        from ._stdio import child_process_transport
-
         return make_client(child_process_transport(params, label, started, errlog))
     server = StdioServerParameters(
         command=params["command"],
@@ -111,8 +128,6 @@ def open_stdio(
         encoding_error_handler=params.get("encoding_error_handler", "strict"),
     )
     if errlog is not None:
-        from mcp.client.stdio import stdio_client
-
         return make_client(stdio_client(server, errlog=errlog))
     return make_client(server)
 
@@ -125,10 +140,8 @@ async def open_http(
     token: TokenProvider | str | None = None,
     session: dict[str, str] | None = None,
 ) -> AsyncGenerator[Any, None]:
-    """The client of a streamable HTTP server (the SDK's streamable HTTP params).
-
-    `session`, when given, receives the `Mcp-Session-Id` the server assigns (key "id").
-    """
+    """The client of a streamable HTTP server (the SDK's params); `session`, when given,
+    receives the `Mcp-Session-Id` the server assigns (key "id")."""
     timeout = httpx2.Timeout(
         _seconds(params.get("timeout"), 5.0), read=_seconds(params.get("sse_read_timeout"), 300.0)
     )
@@ -177,3 +190,200 @@ def open_sse(
         **extra,
     )
     return make_client(transport)
+
+
+_BUFFERED = 64  # messages in flight each way before the writer waits
+
+
+@asynccontextmanager
+async def memory_transport(server: Servable) -> AsyncIterator[tuple[Any, Any]]:
+    """Serve `server` in this task and yield the `(read, write)` streams `mcp.Client` takes."""
+    to_client, client_reads = anyio.create_memory_object_stream[SessionMessage | Exception](
+        _BUFFERED
+    )
+    client_writes, from_client = anyio.create_memory_object_stream[SessionMessage](_BUFFERED)
+
+    async def send(frame: bytes) -> None:
+        message = jsonrpc_message_adapter.validate_json(frame)
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await to_client.send(SessionMessage(message))
+
+    async with (
+        to_client,
+        client_reads,
+        client_writes,
+        from_client,
+        server.serving() as open_session,
+        open_session(send, error_details=True, session_id=secrets.token_hex(16)) as session,
+        anyio.create_task_group() as group,
+    ):
+        group.start_soon(_hand_frames, from_client, session)
+        try:
+            yield client_reads, client_writes
+        finally:
+            group.cancel_scope.cancel()
+            session.close()
+
+
+async def _hand_frames(
+    from_client: MemoryObjectReceiveStream[SessionMessage], session: ServerSession
+) -> None:
+    """Give the session each message the client writes, in order, as the wire's bytes."""
+    async for item in from_client:
+        frame = item.message.model_dump_json(by_alias=True, exclude_unset=True).encode()
+        if session.backlog.full:  # the session's replies are not being read
+            cleared = anyio.Event()
+            session.backlog.when_clear(cleared.set)
+            await cleared.wait()
+        await session.receive(frame)
+
+
+_LINE_LIMIT = 64 * 1024 * 1024
+_STDERR_LINES = 40
+_EXIT_WAIT = 2.0  # after stdin closes, then after SIGTERM
+_STATUS_WAIT = 0.5
+_STDERR_DRAIN = 1.0  # after the child ended, for the last of its stderr to be read
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    with contextlib.suppress(Exception):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+class ChildProcess:
+    """The running child, the tail of its stderr and the last stdout line that was not JSON-RPC."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
+        self.junk: str | None = None
+
+    async def describe_end(self) -> str:
+        """How the child ended (given a moment to exit) or that it still runs, with its stderr."""
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self.process.wait()), _STATUS_WAIT)
+        code = self.process.returncode
+        state = "is still running" if code is None else f"exited with status {code}"
+        tail = "".join(self.stderr_tail).strip()
+        return f"{state}; its stderr ended with:\n{tail}" if tail else state
+
+    async def end(self) -> None:
+        """Close stdin, then SIGTERM, then SIGKILL the process group, each step bounded."""
+        process = self.process
+        if process.stdin is not None and not process.stdin.is_closing():
+            process.stdin.close()
+        for step in (None, signal.SIGTERM, signal.SIGKILL):
+            if step is not None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, step)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(process.wait(), _EXIT_WAIT)
+            if process.returncode is not None:
+                break
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)  # whatever the child left in its group
+
+
+@asynccontextmanager
+async def child_process_transport(
+    params: Mapping[str, Any],
+    label: str,
+    started: list[ChildProcess],
+    errlog: TextIO | None,
+) -> AsyncIterator[tuple[Any, Any]]:
+    """Start the child and yield the `(read, write)` streams the `mcp` client takes.
+
+    `started` receives the `ChildProcess`; `errlog` takes its stderr (None: `sys.stderr` as
+    it is at each line, so that a redirection is honoured)."""
+    cwd = params.get("cwd")
+    process = await asyncio.create_subprocess_exec(
+        params["command"],
+        *params.get("args", []),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=str(cwd) if cwd is not None else None,
+        env={**get_default_environment(), **(params.get("env") or {})},
+        start_new_session=True,
+        limit=_LINE_LIMIT,
+        preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+    )
+    child = ChildProcess(process)
+    started.append(child)
+    encoding = params.get("encoding", "utf-8")
+    errors = params.get("encoding_error_handler", "strict")
+    to_client, from_child = anyio.create_memory_object_stream[SessionMessage | Exception](32)
+    to_child, from_client = anyio.create_memory_object_stream[SessionMessage](32)
+    assert process.stdout is not None and process.stdin is not None and process.stderr is not None
+    stdout, stdin, stderr = process.stdout, process.stdin, process.stderr
+
+    async def read_stdout() -> None:
+        async with to_client:
+            while True:
+                try:
+                    raw = await stdout.readline()
+                except (ValueError, asyncio.LimitOverrunError) as error:
+                    await to_client.send(error)
+                    continue
+                if not raw:
+                    return  # end of file: closing the stream fails the pending requests
+                text = raw.decode(encoding, errors).strip()
+                if not text:
+                    continue
+                try:
+                    message = jsonrpc_message_adapter.validate_json(text)
+                except Exception as error:
+                    logger.warning("MCP server %r wrote a line that is not JSON-RPC: %.200s",
+                                   label, text)  # fmt: skip
+                    child.junk = text[:200]
+                    await to_client.send(error)
+                    continue
+                await to_client.send(SessionMessage(message))
+
+    async def write_stdin() -> None:
+        async with from_client:
+            async for item in from_client:
+                line = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+                try:
+                    stdin.write(line.encode(encoding, errors) + b"\n")
+                    await stdin.drain()
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the child is gone; reading its stdout reports it
+
+    stderr_done = anyio.Event()
+
+    async def read_stderr() -> None:
+        try:
+            while True:
+                raw = await stderr.readline()
+                if not raw:
+                    return
+                line = raw.decode(encoding, "replace")
+                child.stderr_tail.append(line)
+                with contextlib.suppress(Exception):
+                    sink = errlog if errlog is not None else sys.stderr
+                    sink.write(line)
+                    sink.flush()
+        finally:
+            stderr_done.set()
+
+    # stderr is read outside the pipes' task group: a child that dies says why on stderr
+    # while its stdout closes, and those last words must be read before we describe it.
+    async with anyio.create_task_group() as outer:
+        outer.start_soon(read_stderr)
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(read_stdout)
+                group.start_soon(write_stdin)
+                try:
+                    yield from_child, to_child
+                finally:
+                    group.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await child.end()
+                with anyio.move_on_after(_STDERR_DRAIN):
+                    await stderr_done.wait()
+            outer.cancel_scope.cancel()

@@ -1,12 +1,11 @@
-"""Approval of remote MCP tool calls: the `require_approval` policy and the one gate.
-
-Without a callback, a tool carries `needs_approval` (`ApprovalPolicy.needs_approval_for`), so an
-Agents SDK run pauses with its own approval interruption. With `on_approval_request`, the
-server's `call_tool` asks the callback right before sending (`ask_before_call`), whoever calls,
-and a "no" is answered locally, so the server never sees a denied call; the run context it is
-shown travels beside the call (`note_call`). Settings and their error texts are the Agents
-SDK's, plus the policy "annotations": ask for every tool not annotated as harmless.
-"""
+"""Approval of remote MCP tool calls: the `require_approval` policy and the one gate. Without
+a callback, a tool carries `needs_approval`, so an Agents SDK run pauses with its own approval
+interruption; with `on_approval_request`, the server's `call_tool` asks the callback right
+before sending (`ask_before_call`) and answers a "no" locally, so the server never sees a
+denied call, and the run context the callback is shown travels beside the call (`note_call`).
+Settings and their error texts are the Agents SDK's, plus the policy "annotations": ask for
+every tool not annotated as harmless. The same callback answers the approval requests of an
+OpenAI-hosted MCP tool (`HostedMCPTool`), so one function decides every remote call."""
 
 from __future__ import annotations
 
@@ -16,6 +15,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, Literal, NotRequired, TypedDict
 
 from ..context import RunContextWrapper
@@ -24,6 +24,7 @@ from ..errors import UserError
 __all__ = [
     "ApprovalPolicy",
     "CallScope",
+    "HostedMCPTool",
     "MCPApprovalRequestData",
     "MCPToolApprovalFunction",
     "MCPToolApprovalFunctionResult",
@@ -70,15 +71,8 @@ MCPToolApprovalFunction = Callable[
 
 @dataclass(frozen=True)
 class MCPApprovalRequestData:
-    """A local remote-tool call awaiting approval, shaped like a Responses `mcp_approval_request`.
-
-    Attributes:
-        id: The tool call's id (generated when the caller gave none).
-        arguments: The call's arguments as a JSON string.
-        name: The remote tool's name.
-        server_label: Which MCP server (its name) is asked to run it.
-        type: Always "mcp_approval_request".
-    """
+    """A remote-tool call awaiting approval, shaped like a Responses `mcp_approval_request`:
+    `id` (generated when the caller gave none), `arguments` (JSON), `name`, `server_label`."""
 
     id: str
     arguments: str
@@ -90,19 +84,12 @@ class MCPApprovalRequestData:
 # (run context, agent, the remote tool) -> does this call need approval?
 ApprovalPredicate = Callable[[RunContextWrapper[Any], Any, Any], "bool | Awaitable[bool]"]
 
-_Kind = Literal["fixed", "per_tool", "annotations", "predicate"]
-
-
 _ABSENT = object()
 
 
 def field_of(item: Any, key: str) -> Any:
-    """`key` of a wire item, None when absent: a dict's entry, or a model's attribute.
-
-    A model is read by the snake_case name `mcp` 2 gives the field, and only when it has none by
-    `key` as the wire spells it (`mcp` 1): beside fastmcp, the camelCase names of `mcp` 2's
-    models are shims that warn on every first read.
-    """
+    """`key` of a wire item (a dict, or a model), None when absent. A model is read by its
+    snake_case name first: beside fastmcp, `mcp` 2's camelCase names warn on their first read."""
     if item is None:
         return None
     if isinstance(item, Mapping):
@@ -120,11 +107,8 @@ def text_of(result: Any) -> str:
 
 
 def annotations_ask(annotations: object) -> bool:
-    """Whether the "annotations" policy asks before calling a tool with these annotations.
-
-    It asks unless the server vouches for the tool: `destructiveHint: false`, or
-    `readOnlyHint: true` without `destructiveHint: true`. MCP's own defaults read an
-    unannotated tool as possibly destructive, hence asking when nothing is said.
+    """Whether the "annotations" policy asks about a tool: unless `destructiveHint` is false,
+    or `readOnlyHint` is true without `destructiveHint: true` (MCP reads silence as destructive).
     """
     destructive = field_of(annotations, "destructiveHint")
     if destructive is True:
@@ -139,7 +123,6 @@ def annotations_ask(annotations: object) -> bool:
 
 
 def _bad_value(where: str, value: object) -> UserError:
-    """The error for a value that is neither "always" nor "never", at `where`."""
     return UserError(
         f"Invalid require_approval value at {where}: expected 'always' or 'never', got {value!r}."
     )
@@ -181,11 +164,8 @@ def _names_block(setting: dict[Any, Any], side: str) -> frozenset[str]:
 
 
 def _is_tool_lists(setting: dict[Any, Any]) -> bool:
-    """True when the dict is the `{"always": {"tool_names": ...}, "never": ...}` form.
-
-    The other dict form maps tool names to "always"/"never", so a tool may itself be named
-    "always"; only a nested object holding `tool_names` marks the list form.
-    """
+    """Whether the dict is the `{"always": {"tool_names": ...}, ...}` form rather than a table
+    of tool names (a tool may be named "always": only a nested `tool_names` marks the lists)."""
     return any(
         isinstance(setting.get(side), dict) and "tool_names" in setting[side]
         for side in ("always", "never")
@@ -222,7 +202,7 @@ class ApprovalPolicy:
     """A checked `require_approval` setting: "fixed" (`everything`), "per_tool" (`table`; a
     tool not in it is not asked about), "annotations", or "predicate" (asked per call)."""
 
-    kind: _Kind
+    kind: Literal["fixed", "per_tool", "annotations", "predicate"]
     everything: bool = False
     table: Mapping[Any, bool] | None = None
     predicate: ApprovalPredicate | None = None
@@ -247,11 +227,8 @@ class ApprovalPolicy:
         raise _bad_value("require_approval", setting)
 
     def requires(self, tool_name: str, annotations: Mapping[str, Any] | None) -> bool:
-        """Whether a call to this tool must be approved, as far as known before the call.
-
-        A "predicate" policy can only answer per call (`decide`); here it says True, which
-        keeps a tool gated rather than letting it through unasked.
-        """
+        """Whether a call to this tool must be approved, as far as known before the call (a
+        predicate answers per call only: True here keeps the tool gated)."""
         if self.kind == "fixed":
             return self.everything
         if self.kind == "per_tool":
@@ -261,30 +238,6 @@ class ApprovalPolicy:
             return annotations_ask(annotations)
         return True
 
-    async def decide(
-        self,
-        run_context: RunContextWrapper[Any],
-        *,
-        tool_name: str,
-        annotations: Mapping[str, Any] | None,
-        agent: Any,
-        remote_tool: Any,
-    ) -> bool:
-        """Whether this particular call must be approved.
-
-        A predicate needs the agent: without one (a tool used outside an agent run) the call
-        is asked for, as the Agents SDK does.
-        """
-        if self.kind != "predicate":
-            return self.requires(tool_name, annotations)
-        if agent is None:
-            return True
-        assert self.predicate is not None
-        answer = self.predicate(run_context, agent, remote_tool)
-        if inspect.isawaitable(answer):
-            answer = await answer
-        return bool(answer)
-
     def needs_approval_for(
         self,
         *,
@@ -293,20 +246,15 @@ class ApprovalPolicy:
         agent: Any = None,
         remote_tool: Any = None,
     ) -> bool | Callable[[RunContextWrapper[Any], dict[str, Any], str], Awaitable[bool]]:
-        """The value for a tool's `needs_approval` (the SDK's `MCPServer` hook answers this)."""
-        if self.kind != "predicate":
+        """The value for a tool's `needs_approval`: a predicate is asked per call, and without an
+        agent (outside a run) the call is asked about, as in the Agents SDK."""
+        predicate = self.predicate
+        if predicate is None or agent is None:
             return self.requires(tool_name, annotations)
-        if agent is None:
-            return True
 
         async def per_call(run_context: RunContextWrapper[Any], _args: Any, _call_id: str) -> bool:
-            return await self.decide(
-                run_context,
-                tool_name=tool_name,
-                annotations=annotations,
-                agent=agent,
-                remote_tool=remote_tool,
-            )
+            answer = predicate(run_context, agent, remote_tool)
+            return bool(await answer if inspect.isawaitable(answer) else answer)
 
         return per_call
 
@@ -314,11 +262,8 @@ class ApprovalPolicy:
 async def ask_for_approval(
     callback: MCPToolApprovalFunction, run_context: Any, data: Any
 ) -> MCPToolApprovalFunctionResult:
-    """Put one call (`data`) to an approval callback (sync or async); its checked answer.
-
-    Raises:
-        UserError: The callback answered something else than `{"approve": bool, ...}`.
-    """
+    """Put one call (`data`) to an approval callback (sync or async); its answer, refused with a
+    `UserError` unless it is `{"approve": bool, "reason"?: str}`."""
     answer: Any = callback(MCPToolApprovalRequest(ctx_wrapper=run_context, data=data))
     if inspect.isawaitable(answer):
         answer = await answer
@@ -337,11 +282,7 @@ async def ask_for_approval(
 
 
 def callback_for(server: Any, given: Any) -> MCPToolApprovalFunction | None:
-    """The approval callback of a tool built on `server`: `given`, else the server's own.
-
-    Raises:
-        UserError: `given` is neither None nor callable.
-    """
+    """`given` (refused with a `UserError` unless callable or None), else the server's callback."""
     if given is not None and not callable(given):
         raise UserError(f"on_approval_request must be callable, got {given!r}.")
     return given or getattr(server, "on_approval_request", None)
@@ -349,13 +290,9 @@ def callback_for(server: Any, given: Any) -> MCPToolApprovalFunction | None:
 
 @dataclass
 class CallScope:
-    """The run a remote call belongs to, noted in a context variable just before the call.
-
-    The Agents SDK calls `call_tool` with the name and arguments only, so the run context an
-    approval callback is shown travels here. A scope is taken once, so one left behind in a
-    task never speaks for a later call. `approved`: the SDK approved the call already (a shell
-    or apply_patch call), so the server's gate does not ask again.
-    """
+    """The run a remote call belongs to, noted in a context variable just before the call (the
+    SDK calls `call_tool` with the name and arguments only). Taken once, so one left behind never
+    speaks for a later call; `approved`: the SDK settled it already, the gate does not ask."""
 
     owner: object
     tool_name: str
@@ -406,10 +343,8 @@ async def ask_before_call(
     remote_tool: Any,
     scope: CallScope | None,
 ) -> str | None:
-    """Decide one remote call: None to send it, or the rejection text the caller returns.
-
-    The policy says whether this call is asked about at all; if it is, the callback is
-    shown the run's context (a fresh one outside a run) and the call.
+    """Decide one remote call as the policy says: None to send it, else the rejection text. The
+    callback is shown the run's context (a fresh one outside a run) and the call.
 
     Raises:
         UserError: The callback answered something else than `{"approve": bool, ...}`.
@@ -418,17 +353,17 @@ async def ask_before_call(
     agent = scope.agent if scope is not None else None
     if agent is None:
         agent = getattr(run_context, "agent", None)
-    annotations = field_of(remote_tool, "annotations")
-    asked = await policy.decide(
-        run_context,
+    call_id = getattr(run_context, "tool_call_id", "")
+    asked = policy.needs_approval_for(
         tool_name=tool_name,
-        annotations=annotations,
+        annotations=field_of(remote_tool, "annotations"),
         agent=agent,
         remote_tool=remote_tool,
     )
+    if callable(asked):
+        asked = await asked(run_context, dict(arguments or {}), call_id)
     if not asked:
         return None
-    call_id = getattr(run_context, "tool_call_id", "")
     data = MCPApprovalRequestData(
         id=call_id if isinstance(call_id, str) and call_id else f"mcpr_{uuid.uuid4().hex}",
         arguments=json.dumps(dict(arguments or {})),
@@ -450,3 +385,97 @@ def gate_reason(annotations: object) -> str:
     if field_of(annotations, "destructiveHint") is True:
         return "it is marked destructive (destructiveHint: true)"
     return "its annotations do not say it is read-only or non-destructive"
+
+
+@dataclass
+class HostedMCPTool:
+    """An MCP server the model provider calls for you (OpenAI Responses `mcp` tool).
+
+    Attributes:
+        tool_config: The Responses `mcp` tool definition (`type`, `server_label`,
+            `server_url` or `connector_id`, `require_approval`, ...), sent as is.
+        on_approval_request: Decides the provider's approval requests at once; without it
+            an Agents SDK run pauses with an approval interruption instead.
+    """
+
+    tool_config: Mapping[str, Any]
+    on_approval_request: MCPToolApprovalFunction | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.tool_config, Mapping):
+            raise UserError(
+                "HostedMCPTool.tool_config must be a Responses API 'mcp' tool definition "
+                f"(a dict), got {type(self.tool_config).__name__}."
+            )
+        if self.tool_config.get("type") != "mcp":
+            raise UserError(
+                "HostedMCPTool.tool_config must have type 'mcp', "
+                f"got {self.tool_config.get('type')!r}."
+            )
+        if self.on_approval_request is not None and not callable(self.on_approval_request):
+            raise UserError(
+                "HostedMCPTool.on_approval_request must be callable, "
+                f"got {type(self.on_approval_request).__name__}."
+            )
+
+    @property
+    def name(self) -> str:
+        """The tool's name, as the Agents SDK names hosted MCP tools."""
+        return "hosted_mcp"
+
+    async def answer(
+        self, item: Any, *, context: RunContextWrapper[Any] | None = None
+    ) -> dict[str, Any]:
+        """Answer one `mcp_approval_request` item with `on_approval_request`.
+
+        Args:
+            item: The `mcp_approval_request` output item, as the `openai` model or as a dict.
+            context: The run context handed to the callback (an empty one when None).
+
+        Returns:
+            The `mcp_approval_response` input item to send back: `approval_request_id`,
+            `approve`, `type` and, when the callback gave one, `reason`.
+
+        Raises:
+            UserError: No `on_approval_request` was given, or the item or answer is malformed.
+        """
+        if self.on_approval_request is None:
+            raise UserError(
+                "HostedMCPTool has no on_approval_request: approval requests for "
+                f"'{self.tool_config.get('server_label')}' must be answered by a person."
+            )
+        kind = field_of(item, "type")
+        if kind != "mcp_approval_request":
+            raise UserError(f"Expected an 'mcp_approval_request' item, got type {kind!r}.")
+        for key in ("id", "name", "arguments", "server_label"):
+            value = field_of(item, key)
+            if not isinstance(value, str):
+                raise UserError(
+                    f"The mcp_approval_request item has no string '{key}' (got {value!r})."
+                )
+        # A dict item is read by attribute too, as the model item is.
+        data = SimpleNamespace(**item) if isinstance(item, Mapping) else item
+        ctx = context if context is not None else RunContextWrapper(context=None)
+        answer = await ask_for_approval(self.on_approval_request, ctx, data)
+        return {
+            "approval_request_id": field_of(item, "id"),
+            "type": "mcp_approval_response",
+            **answer,
+        }
+
+    def to_agents(self) -> Any:
+        """The Agents SDK's `HostedMCPTool`, wired to the same callback."""
+        from agents import HostedMCPTool as AgentsHostedMCPTool
+
+        callback = self.on_approval_request
+        if callback is None:
+            return AgentsHostedMCPTool(tool_config=dict(self.tool_config))  # type: ignore[arg-type]
+
+        async def relay(request: Any) -> MCPToolApprovalFunctionResult:
+            # The SDK hands its own request object; ours has the same two fields.
+            return await ask_for_approval(callback, request.ctx_wrapper, request.data)
+
+        return AgentsHostedMCPTool(
+            tool_config=dict(self.tool_config),  # type: ignore[arg-type]
+            on_approval_request=relay,
+        )

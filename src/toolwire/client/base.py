@@ -1,28 +1,42 @@
-"""The shared body of the client classes: connection, listing, calling, retrying, approvals.
-
-Its public surface is the Agents SDK's `agents.mcp` server interface (names, parameters,
-defaults, messages, and the two hooks the SDK's run loop calls), so an object of these classes
-goes wherever one of the SDK's goes, `Agent(mcp_servers=[...])` included; on top of it, the
-connection is held by a task of its own (`_link.py`), reopened when the server restarts or the
-session expires, and every failure names the server and the tool.
-"""
+"""The shared body of the client classes: connecting, listing, calling, retrying, approvals,
+and remote tools as `FunctionTool`s. Its surface is the Agents SDK's `agents.mcp` server
+interface (names, parameters, defaults, messages, and the hooks the SDK's run loop calls), so
+one of these goes wherever one of the SDK's goes. The connection is held by an owner task of
+its own (`Link`), so opening and closing may happen in any two tasks and a caller's
+cancellation never tears the client's context managers down half-way; it is reopened when the
+server restarts or the session expires, and every failure names the server and the tool. A
+converted tool returns what the SDK's would: one text block as a `str`, other blocks as
+`ToolOutput*` values, `structuredContent` as JSON when the server is set to use it, an
+`isError` result as its text; a failure goes through the tool's failure function."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
+import hashlib
 import inspect
+import json
 import logging
 import math
+import re
 from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from ..errors import UserError
-from ..tools.failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
-from . import _listing
-from ._link import Link
+import anyio
+
+from ..errors import ModelBehaviorError, UserError
+from ..protocol.wire.content import content_to_outputs
+from ..schema.strict import ensure_strict_json_schema
+from ..tools.failure import (
+    UNSET_FAILURE_ERROR_FUNCTION,
+    ToolErrorFunction,
+    default_tool_error_function,
+    dont_log_tool_data,
+)
+from ..tools.function_tool import FunctionTool
 from .approvals import (
     ApprovalPolicy,
     CallScope,
@@ -34,16 +48,15 @@ from .approvals import (
     take_call,
 )
 from .errors import NOT_CONNECTED, Diagnosis, MCPCallError, diagnose
+from .params import ToolFilterContext
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from ..context import RunContextWrapper
-    from ..tools.function_tool import FunctionTool
-    from ._convert import MCPToolMetaContext
+    from ..context import RunContextWrapper, ToolContext
     from .params import ToolFilter
 
-__all__ = ["MCPClientServer"]
+__all__ = ["Link", "LinkClosedError", "MCPClientServer", "MCPToolMetaContext", "prefixed_name"]
 
 logger = logging.getLogger("toolwire.client")
 
@@ -118,11 +131,113 @@ def _checked_protocol_mode(value: object) -> ProtocolMode:
     raise ValueError(f'protocol_mode must be "auto", "handshake" or "modern", not {value!r}.')
 
 
-class MCPClientServer:
-    """An MCP server reached through the `mcp` client; see the transport classes.
+# How long closing waits for the owner task before cancelling it, then after cancelling it.
+_CLOSE_SECONDS = 10.0
+_CANCELLED_CLOSE_SECONDS = 5.0
 
-    Subclasses say how to open the client (`_open_client`) and what the default name is.
+
+class LinkClosedError(Exception):
+    """The connection ended (the server exited, or its stream closed)."""
+
+
+def _innermost(error: BaseException) -> BaseException:
+    """The one interesting exception inside nested single-member exception groups."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
+class Link:
+    """A client `factory()` yields, opened by `open()` and closed by `close()` from any tasks."""
+
+    def __init__(self, factory: Callable[[], AbstractAsyncContextManager[Any]], label: str):
+        self._factory = factory
+        self._label = label
+        self.client: Any = None  # the `mcp.Client`, once `open()` succeeded
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._failure: BaseException | None = None
+
+    @property
+    def alive(self) -> bool:
+        """Whether the owner task still holds the connection open."""
+        return self._task is not None and not self._task.done() and self.client is not None
+
+    async def _own(self) -> None:
+        try:
+            async with self._factory() as client:
+                self.client = client
+                self._ready.set()
+                await self._stop.wait()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as error:
+            self._failure = _innermost(error)
+            if self._ready.is_set():
+                logger.warning("MCP server %r: connection ended: %r", self._label, self._failure)
+        finally:
+            self._ready.set()
+
+    async def open(self, timeout: float | None) -> None:
+        """Start the owner task and wait until the client is ready; a failure undoes it."""
+        self._task = asyncio.get_running_loop().create_task(
+            self._own(), name=f"toolwire-mcp-client {self._label}"
+        )
+        try:
+            with anyio.fail_after(timeout):
+                await self._ready.wait()
+        except BaseException:
+            await self.close()
+            raise
+        if self.client is None or self._task.done():
+            failure = self._failure or LinkClosedError("the connection closed while opening")
+            await self.close()
+            raise failure
+
+    async def close(self) -> None:
+        """Stop the owner task and wait for it (bounded), even from a cancelled caller."""
+        task = self._task
+        if task is None:
+            return
+        self._stop.set()
+        with anyio.CancelScope(shield=True):
+            done, _ = await asyncio.wait({task}, timeout=_CLOSE_SECONDS)
+            if not done:
+                logger.warning("MCP server %r: closing took too long, cancelling", self._label)
+                task.cancel()
+                await asyncio.wait({task}, timeout=_CANCELLED_CLOSE_SECONDS)
+        if task.done() and not task.cancelled():
+            with contextlib.suppress(BaseException):
+                task.result()
+        self.client = None
+
+
+# OpenAI function names: letters, digits, '_' and '-', at most 64 characters.
+_NAME_LIMIT = 64
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def prefixed_name(server_name: str, tool_name: str) -> str:
+    """`mcp_<server>__<tool>`, made safe for a function name and at most 64 characters (a
+    shortened name ends with 8 hex digits of a hash of both names, so two stay apart).
+
+    Args:
+        server_name: The server's name.
+        tool_name: The tool's name on that server.
+
+    Returns:
+        The prefixed name.
     """
+    name = f"mcp_{_UNSAFE.sub('_', server_name)}__{_UNSAFE.sub('_', tool_name)}"
+    if len(name) <= _NAME_LIMIT:
+        return name
+    digest = hashlib.sha1(f"{server_name}\x00{tool_name}".encode()).hexdigest()[:8]
+    return f"{name[: _NAME_LIMIT - 9]}_{digest}"
+
+
+class MCPClientServer:
+    """An MCP server reached through the `mcp` client; subclasses say how (`_open_client`)."""
 
     def __init__(
         self,
@@ -193,7 +308,7 @@ class MCPClientServer:
         self._reconnecting = asyncio.Lock()
         self._tools: list[Any] | None = None  # the last full (unfiltered) list
         self._tools_fresh = False
-        self._required: dict[str, tuple[str, ...]] = {}  # of the last listing, by tool name
+        self._required: dict[str, list[str]] = {}  # of the last listing, by tool name
         self._version_pin: str | None = None  # a version a -32022 answer made us switch to
 
     # -- identity -----------------------------------------------------------------------
@@ -234,8 +349,7 @@ class MCPClientServer:
         return ""
 
     def _transport_alive(self) -> bool:
-        """Whether what carries the connection is still there (a child process has not
-        exited); a dead one is replaced before the next request rather than failing it."""
+        """Whether the carrier (a child process) still lives; a dead one is replaced first."""
         return True
 
     def _describe_silence(self) -> str:
@@ -326,8 +440,8 @@ class MCPClientServer:
             ready = self._ready_client()
             if ready is not None:
                 return ready
-            if self._link is not None:
-                old, self._link = self._link, None
+            old, self._link = self._link, None
+            if old is not None:
                 await old.close()
             logger.info("MCP server %r: reconnecting", self.name)
             self._tools_fresh = False
@@ -346,11 +460,8 @@ class MCPClientServer:
 
     @property
     def tool_meta_resolver(self) -> Callable[..., Any] | None:
-        """The `tool_meta_resolver` given, as the SDK reads it before each tool call.
-
-        With an `on_approval_request` callback it is wrapped: the wrapper notes the run the
-        call belongs to (the callback is shown its context), then asks the given resolver.
-        """
+        """The `tool_meta_resolver` given, as the SDK reads it before each call; with an approval
+        callback, wrapped to note the run the call belongs to (the callback is shown it)."""
         if self.on_approval_request is None:
             return self._meta_resolver
         return self._note_run_then_resolve
@@ -367,8 +478,7 @@ class MCPClientServer:
         return await meta if inspect.isawaitable(meta) else meta
 
     def _gates(self) -> bool:
-        """Whether the next call must pass an approval callback (the server's, or one that
-        `function_tools()` noted for the call)."""
+        """Whether the next call must pass an approval callback (the server's, or one noted)."""
         if self.on_approval_request is not None:
             return True
         scope = noted_call(self)
@@ -395,16 +505,12 @@ class MCPClientServer:
         )
 
     async def _listed_tool(self, tool_name: str) -> Any:
-        """The tool as last listed; listed afresh when it is unknown and the policy reads
-        annotations (an unknown tool is then asked about, as an unannotated one)."""
-        for pass_ in range(2):
-            for tool in self._tools or ():
-                if tool.name == tool_name:
-                    return tool
-            if pass_ or self._asking_policy.kind in ("fixed", "per_tool"):
-                return None
+        """The tool as last listed, listed afresh when unknown and the policy reads annotations."""
+        known = [tool for tool in self._tools or () if tool.name == tool_name]
+        if not known and self._asking_policy.kind not in ("fixed", "per_tool"):
             await self._fetch_tools()
-        return None
+            known = [tool for tool in self._tools or () if tool.name == tool_name]
+        return known[0] if known else None
 
     async def _gated_call(
         self,
@@ -428,8 +534,7 @@ class MCPClientServer:
         return delay
 
     async def _request(self, target: str, send: Callable[[Any], Awaitable[Any]]) -> Any:
-        """Send one request with the retry policy; a lost connection is reopened between
-        attempts. Failures become `MCPCallError`s naming the server and `target`."""
+        """Send one request with the retry policy, reconnecting as needed; `MCPCallError` if not."""
         attempt = 0
         fresh_session_tried = False
         version_retried = False
@@ -471,9 +576,8 @@ class MCPClientServer:
             await asyncio.sleep(delay)
 
     async def _adopt_version(self, found: Diagnosis) -> bool:
-        """Whether a request refused with `found.supported` may be sent again (at a version
-        both sides speak): the current one when offered, else the newest mutual modern-era
-        version, for which the connection is reopened."""
+        """Whether a request refused for its version may be sent again: at the current one when
+        offered, else at the newest mutual modern-era version, reconnecting."""
         if self.protocol_version in found.supported:
             return True
         if self.protocol_mode == "handshake":
@@ -499,27 +603,67 @@ class MCPClientServer:
         if not (self.cache_tools_list and self._tools_fresh and self._tools is not None):
             await self._fetch_tools()
         assert self._tools is not None
-        return await _listing.filtered(self, list(self._tools), run_context, agent)
+        tools, chooser = list(self._tools), self.tool_filter
+        if chooser is None:
+            return tools
+        if isinstance(chooser, dict):  # static: allowed first, then blocked
+            allowed = chooser.get("allowed_tool_names")
+            blocked = chooser.get("blocked_tool_names")
+            if allowed is not None:
+                tools = [tool for tool in tools if tool.name in allowed]
+            if blocked is not None:
+                tools = [tool for tool in tools if tool.name not in blocked]
+            return tools
+        if run_context is None or agent is None:
+            raise UserError("run_context and agent are required for dynamic tool filtering")
+        context = ToolFilterContext(run_context=run_context, agent=agent, server_name=self.name)
+        return [tool for tool in tools if await self._filter_keeps(chooser, context, tool)]
+
+    async def _filter_keeps(self, chooser: Any, context: ToolFilterContext, tool: Any) -> bool:
+        try:
+            verdict = chooser(context, tool)
+            return bool(await verdict if inspect.isawaitable(verdict) else verdict)
+        except Exception as error:  # the SDK leaves a tool out when its filter fails
+            logger.error(
+                "MCP server %r: the tool filter failed on %r: %r", self.name, tool.name, error
+            )
+            return False
+
+    async def _all_pages(self, fetch: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
+        """The pages of a paginated list, following cursors up to `max_list_pages`."""
+        pages: list[Any] = []
+        cursor: str | None = None
+        # Unbounded still stops somewhere: cursors handed out forever would hold the caller.
+        bound = self.max_list_pages if self.max_list_pages is not None else 10_000
+        while len(pages) < bound:
+            pages.append(await fetch(cursor=cursor))
+            cursor = getattr(pages[-1], "next_cursor", None)
+            if not cursor:
+                return pages
+        raise UserError(
+            f"MCP server '{self.name}' has more than {bound} page(s) of {field} "
+            "(max_list_pages); nothing was returned or cached"
+        )
 
     async def _fetch_tools(self) -> None:
         """List every tool on the server (all pages) and remember the list."""
-        self._tools = await self._request(
-            "method:tools/list",
-            lambda client: _listing.all_pages(
-                client.list_tools, "tools", self.max_list_pages, self.name
-            ),
+        pages = await self._request(
+            "method:tools/list", lambda client: self._all_pages(client.list_tools, "tools")
         )
-        self._required = _listing.required_arguments(self._tools)
+        self._tools = [tool for page in pages for tool in page.tools]
+        self._required = {}
+        for tool in self._tools:
+            schema = tool.input_schema
+            required = schema.get("required") if isinstance(schema, dict) else None
+            if isinstance(required, list):
+                names = [key for key in required if isinstance(key, str)]
+                if names:
+                    self._required.setdefault(tool.name, names)
         self._tools_fresh = True
 
     def invalidate_tools_cache(self) -> None:
         """Make the next `list_tools()` ask the server again."""
         self._tools_fresh = False
-
-    @property
-    def last_listed_tools(self) -> list[Any] | None:
-        """The tools of the last listing, unfiltered and not copied (None before one)."""
-        return self._tools
 
     @property
     def cached_tools(self) -> list[Any] | None:
@@ -536,6 +680,9 @@ class MCPClientServer:
     ) -> Any:
         """Call a tool and return the `mcp.types.CallToolResult` (an `isError` one included).
 
+        With an `on_approval_request` callback, the call is first put to it as the policy says;
+        a denied call is not sent, and its result is an `isError` one naming the tool and why.
+
         Args:
             tool_name: The remote tool's name.
             arguments: Its arguments (None: none).
@@ -543,17 +690,18 @@ class MCPClientServer:
             progress_callback: Awaited with `(progress, total, message)` for each progress
                 notification the server sends about this call.
 
-        With an approval callback (`on_approval_request`), the call is first put to it as
-        the policy says; a denied call is not sent, and the result is an `isError` one whose
-        text names the tool and the reason.
-
         Raises:
             UserError: Not connected, or required arguments missing (known from the last list),
                 or the approval callback answered something else than `{"approve": bool}`.
             MCPCallError: The request failed; the message names the server and the tool.
         """
         self._require_connection()
-        _listing.check_required(self, tool_name, self._required, arguments)
+        missing = [key for key in self._required.get(tool_name, ()) if key not in (arguments or {})]
+        if missing:
+            raise UserError(
+                f"Failed to call tool '{tool_name}' on MCP server '{self.name}': "
+                f"missing required parameters: {', '.join(missing)}"
+            )
         return await self.call_tool_unchecked(
             tool_name, arguments, meta, progress_callback=progress_callback
         )
@@ -566,14 +714,19 @@ class MCPClientServer:
         *,
         progress_callback: ProgressCallback | None = None,
     ) -> Coroutine[Any, Any, Any]:
-        """`call_tool` without the required-arguments check: the server judges them.
-
-        Await the result, as with `call_tool`. It is the request's own coroutine rather than
-        one wrapping it: converted tools call this on every invocation, and a wrapper would
-        add a frame to each resumption of the call. Not connected: a `UserError` when
-        awaited.
+        """`call_tool` without the required-arguments check (the server judges them): the
+        request's own coroutine, not one wrapping it, since converted tools call this each time.
         """
-        send = _tool_call(tool_name, arguments, meta, progress_callback)
+        payload = arguments or {}
+        options: dict[str, Any] = {}
+        if meta:
+            options["meta"] = meta
+        if progress_callback is not None:
+            options["progress_callback"] = progress_callback
+
+        def send(client: Any) -> Any:
+            return client.call_tool(tool_name, payload, **options)
+
         if self._gates():
             return self._gated_call(tool_name, arguments, send)
         return self._request(tool_name, send)
@@ -582,10 +735,11 @@ class MCPClientServer:
 
     async def list_prompts(self) -> Any:
         """The server's prompts (`mcp.types.ListPromptsResult`, every page)."""
-        return await self._request(
-            "method:prompts/list",
-            lambda client: _listing.all_prompt_pages(client, self.max_list_pages, self.name),
+        pages = await self._request(
+            "method:prompts/list", lambda client: self._all_pages(client.list_prompts, "prompts")
         )
+        prompts = [prompt for page in pages for prompt in page.prompts]
+        return pages[0].model_copy(update={"prompts": prompts, "next_cursor": None})
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
         """One prompt, rendered with `arguments` (`mcp.types.GetPromptResult`)."""
@@ -635,16 +789,29 @@ class MCPClientServer:
             One tool per remote tool, named with the server's prefix when
             `prefix_tool_names` is set.
         """
-        from ._convert import convert_tools
-
-        listed = await self.list_tools(run_context, agent)
-        return convert_tools(
-            self,
-            listed,
-            strict=convert_schemas_to_strict,
-            on_approval_request=on_approval_request or self.on_approval_request,
-            agent=agent,
-        )
+        callback = on_approval_request or self.on_approval_request
+        made: list[FunctionTool] = []
+        for tool in await self.list_tools(run_context, agent):
+            shown = prefixed_name(self.name, tool.name) if self.prefix_tool_names else tool.name
+            schema, is_strict = _schema(self.name, tool, convert_schemas_to_strict)
+            # With a callback, the gate asks it at each call: the tool never pauses a run.
+            needs_approval = (
+                False if callback is not None else self._get_needs_approval_for_tool(tool, agent)
+            )
+            made.append(
+                FunctionTool(
+                    name=shown,
+                    description=tool.description or getattr(tool, "title", None) or "",
+                    params_json_schema=schema,
+                    on_invoke_tool=_invoker(self, tool.name, shown, callback, agent),
+                    strict_json_schema=is_strict,
+                    tool_input_guardrails=self.tool_input_guardrails,
+                    tool_output_guardrails=self.tool_output_guardrails,
+                    custom_data_extractor=self.custom_data_extractor,
+                    needs_approval=needs_approval,
+                )
+            )
+        return made
 
     # -- the Agents SDK's hooks ---------------------------------------------------------
 
@@ -669,17 +836,108 @@ class MCPClientServer:
         )
 
 
-def _tool_call(
-    tool_name: str,
-    arguments: dict[str, Any] | None,
-    meta: dict[str, Any] | None,
-    progress_callback: ProgressCallback | None,
-) -> Callable[[Any], Awaitable[Any]]:
-    """What `_request` sends for a tool call (again on each retry) through a client."""
-    payload = arguments or {}
-    if not meta and progress_callback is None:
-        return lambda client: client.call_tool(tool_name, payload)
-    options: dict[str, Any] = {"progress_callback": progress_callback}
-    if meta:
-        options["meta"] = meta
-    return lambda client: client.call_tool(tool_name, payload, **options)
+class MCPToolMetaContext(NamedTuple):
+    """What a `tool_meta_resolver` is told about a call it may add `_meta` to.
+
+    Args:
+        run_context: The run's context wrapper.
+        server_name: The server the tool lives on.
+        tool_name: The tool's name on the server.
+        arguments: The arguments about to be sent.
+    """
+
+    run_context: RunContextWrapper[Any]
+    server_name: str
+    tool_name: str
+    arguments: dict[str, Any] | None
+
+
+def _arguments(tool_name: str, input_json: str) -> dict[str, Any]:
+    try:
+        decoded = json.loads(input_json) if input_json else {}
+    except ValueError as error:
+        detail = "" if dont_log_tool_data() else f": {input_json}"
+        raise ModelBehaviorError(f"Invalid JSON input for tool {tool_name}{detail}") from error
+    if not isinstance(decoded, dict):
+        raise ModelBehaviorError(f"Invalid JSON input for tool {tool_name}: expected a JSON object")
+    return decoded
+
+
+def _result_output(result: Any, use_structured_content: bool) -> Any:
+    """What the model gets from a `CallToolResult` (see the module docstring)."""
+    structured = getattr(result, "structured_content", None)
+    if use_structured_content and structured and not getattr(result, "is_error", False):
+        return json.dumps(structured)
+    blocks = [
+        block.model_dump(by_alias=True, exclude_none=True, mode="json") for block in result.content
+    ]
+    if len(blocks) == 1 and blocks[0].get("type") == "text":
+        return str(blocks[0].get("text", ""))
+    outputs = content_to_outputs(blocks)
+    if not outputs:
+        return ""
+    return outputs[0] if len(outputs) == 1 else outputs
+
+
+def _schema(server_name: str, tool: Any, strict: bool) -> tuple[dict[str, Any], bool]:
+    schema: dict[str, Any] = copy.deepcopy(tool.input_schema or {})
+    schema.setdefault("properties", {})
+    if not strict:
+        return schema, False
+    try:
+        made = ensure_strict_json_schema(
+            copy.deepcopy(schema), _reject_open_objects=bool(tool.input_schema)
+        )
+    except Exception as error:
+        # The SDK's conversion refuses some schemas that are strict as served (one that
+        # reaches its objects through `$ref`s, as toolwire's servers send): kept as is.
+        with contextlib.suppress(Exception):
+            if ensure_strict_json_schema(copy.deepcopy(schema)) == schema:
+                return schema, True
+        logger.info(
+            "MCP server %r: tool %r keeps its non-strict schema: %s", server_name, tool.name, error
+        )
+        return schema, False
+    return made, True
+
+
+async def _resolve_meta(
+    server: MCPClientServer, ctx: Any, tool_name: str, arguments: dict[str, Any]
+) -> dict[str, Any] | None:
+    resolver = server.tool_meta_resolver
+    if resolver is None:
+        return None
+    meta = resolver(MCPToolMetaContext(ctx, server.name, tool_name, arguments))
+    if inspect.isawaitable(meta):
+        meta = await meta
+    if meta is not None and not isinstance(meta, dict):
+        raise UserError(f"tool_meta_resolver for MCP server '{server.name}' must return a dict")
+    return meta
+
+
+def _invoker(
+    server: MCPClientServer,
+    remote_name: str,
+    shown_name: str,
+    callback: Callable[..., Any] | None,
+    agent: Any,
+) -> Callable[..., Any]:
+    async def on_invoke_tool(ctx: ToolContext[Any], input_json: str) -> Any:
+        try:
+            arguments = _arguments(shown_name, input_json)
+            meta = await _resolve_meta(server, ctx, remote_name, arguments)
+            # The server's own gate asks the callback, shown this run's context.
+            note_call(CallScope(server, remote_name, arguments, ctx, callback, agent))
+            # The server checks the arguments itself; the SDK's required-keys check would
+            # refuse calls that leave out a defaulted argument a strict schema lists.
+            result = await server.call_tool_unchecked(remote_name, arguments, meta)
+            return _result_output(result, server.use_structured_content)
+        except Exception as error:
+            answer = server._get_failure_error_function(default_tool_error_function)
+            if answer is None:
+                raise
+            logger.warning("MCP tool %r on server %r failed: %s", remote_name, server.name, error)
+            text = answer(ctx, error)
+            return await text if inspect.isawaitable(text) else text
+
+    return on_invoke_tool

@@ -1,9 +1,6 @@
-"""What the client adapter raises, and how a low-level failure is described.
-
-Every failure of a remote call names the server and the tool (or the method), so that a
-model's error text, a log line or a CLI message says where it came from. The classification
-looks at exception types by name and module, so this module does not import `mcp`.
-"""
+"""What the client adapter raises, and how a low-level failure is described: every failure of
+a remote call names the server and the tool (or method). Exceptions are classified by type
+name, so this module does not import `mcp`."""
 
 from __future__ import annotations
 
@@ -67,7 +64,6 @@ class MCPCallError(UserError):
 
 
 def _doing(target: str) -> str:
-    """What was being done, for the message: the SDK's wording for a tool call."""
     kind, _, name = target.partition(":")
     if kind == "prompt":
         return f"get prompt '{name}' from"

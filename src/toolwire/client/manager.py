@@ -1,10 +1,6 @@
-"""Connecting and cleaning up many servers as one, with the Agents SDK's `MCPServerManager` API.
-
-`async with MCPServerManager([a, b]) as manager:` connects every server, keeps the ones that
-came up in `active_servers` (failures go to `failed_servers` and `errors`), and cleans them
-all up at the end. Each toolwire server owns its connection in a task of its own, so the
-manager may connect in one task and clean up in another.
-"""
+"""Many servers as one: connecting and cleaning them up with the Agents SDK's `MCPServerManager`
+API (each toolwire server owns its connection in a task of its own, so the manager may connect
+in one task and clean up in another), and gathering their tools under unique names."""
 
 from __future__ import annotations
 
@@ -19,28 +15,16 @@ import anyio
 from ..errors import UserError
 
 if TYPE_CHECKING:
-    from .base import Seconds
+    from ..tools.function_tool import FunctionTool
+    from .base import MCPClientServer, Seconds
 
-__all__ = ["MCPServerManager"]
+__all__ = ["MCPServerManager", "all_function_tools"]
 
 logger = logging.getLogger("toolwire.client")
 
 
 def _label(server: Any) -> Any:
     return getattr(server, "name", server)
-
-
-def _give_approval_callback(server: Any, callback: Callable[..., Any]) -> None:
-    from .base import MCPClientServer
-
-    if not isinstance(server, MCPClientServer):
-        raise UserError(
-            f"MCPServerManager(on_approval_request=...) cannot gate {_label(server)!r}: it is "
-            f"a {type(server).__name__}, not a toolwire client server, so its calls would run "
-            "unasked. Use toolwire.client's server classes, or its own require_approval."
-        )
-    if server.on_approval_request is None:
-        server.on_approval_request = callback
 
 
 class MCPServerManager:
@@ -77,19 +61,28 @@ class MCPServerManager:
             if not any(server is seen for seen in unique):
                 unique.append(server)
         if on_approval_request is not None:
+            from .base import MCPClientServer
+
             for server in unique:
-                _give_approval_callback(server, on_approval_request)
+                if not isinstance(server, MCPClientServer):
+                    raise UserError(
+                        "MCPServerManager(on_approval_request=...) cannot gate "
+                        f"{_label(server)!r}: it is a {type(server).__name__}, not a toolwire "
+                        "client server, so its calls would run unasked. Use toolwire.client's "
+                        "server classes, or its own require_approval."
+                    )
+                if server.on_approval_request is None:
+                    server.on_approval_request = on_approval_request
         self.on_approval_request = on_approval_request
         self._servers = unique
         self.drop_failed_servers = drop_failed_servers
         self.strict = strict
         self.suppress_cancelled_error = suppress_cancelled_error
         self.connect_in_parallel = connect_in_parallel
-        self.connect_timeout_seconds = connect_timeout_seconds  # each connect(); None: unbounded
-        self.cleanup_timeout_seconds = cleanup_timeout_seconds  # each cleanup(); None: unbounded
+        self.connect_timeout_seconds = connect_timeout_seconds
+        self.cleanup_timeout_seconds = cleanup_timeout_seconds
         self._connected: list[Any] = []
-        self._failed: list[Any] = []
-        self._errors: dict[Any, BaseException] = {}
+        self._errors: dict[Any, BaseException] = {}  # the failed servers, in order
 
     @property
     def all_servers(self) -> list[Any]:
@@ -106,7 +99,7 @@ class MCPServerManager:
     @property
     def failed_servers(self) -> list[Any]:
         """The servers whose last connection attempt failed."""
-        return list(self._failed)
+        return list(self._errors)
 
     @property
     def errors(self) -> dict[Any, BaseException]:
@@ -126,7 +119,6 @@ class MCPServerManager:
             if self.strict:
                 raise
         else:
-            self._failed = [s for s in self._failed if s is not server]
             self._errors.pop(server, None)
             if not any(server is s for s in self._connected):
                 self._connected.append(server)
@@ -134,8 +126,6 @@ class MCPServerManager:
     def _record(self, server: Any, error: BaseException) -> None:
         logger.warning("MCP server %r failed to connect: %r", _label(server), error)
         self._errors[server] = error
-        if not any(server is s for s in self._failed):
-            self._failed.append(server)
 
     async def _connect(self, servers: list[Any]) -> list[Any]:
         if self.connect_in_parallel:
@@ -155,7 +145,7 @@ class MCPServerManager:
     async def reconnect(self, *, failed_only: bool = True) -> list[Any]:
         """Connect again the failed servers (or, with `failed_only=False`, all of them)."""
         if failed_only:
-            return await self._connect(list(self._failed))
+            return await self._connect(list(self._errors))
         await self.cleanup_all()
         return await self._connect(list(self._servers))
 
@@ -181,3 +171,51 @@ class MCPServerManager:
         traceback: TracebackType | None,
     ) -> None:
         await self.cleanup_all()
+
+
+async def all_function_tools(
+    servers: Iterable[MCPClientServer],
+    on_approval_request: Callable[..., Any] | None = None,
+    *,
+    prefix_tool_names: bool | None = None,
+    convert_schemas_to_strict: bool = False,
+) -> list[FunctionTool]:
+    """The tools of several connected servers, in order, with unique names.
+
+    Args:
+        servers: Connected servers.
+        on_approval_request: The approval callback every tool gets (see `function_tools`).
+        prefix_tool_names: Prefix every name with its server's; None leaves it to each
+            server's own `prefix_tool_names`.
+        convert_schemas_to_strict: Make the schemas strict where possible.
+
+    Raises:
+        UserError: Two tools would have the same name; the message names them and their
+            servers.
+    """
+    tools: list[FunctionTool] = []
+    owners: dict[str, list[str]] = {}
+    for server in servers:
+        saved = server.prefix_tool_names
+        if prefix_tool_names is not None:
+            server.prefix_tool_names = prefix_tool_names
+        try:
+            made = await server.function_tools(
+                on_approval_request, convert_schemas_to_strict=convert_schemas_to_strict
+            )
+        finally:
+            server.prefix_tool_names = saved
+        for tool in made:
+            owners.setdefault(tool.name, []).append(server.name)
+        tools.extend(made)
+    clashes = {name: where for name, where in owners.items() if len(where) > 1}
+    if clashes:
+        listed = "; ".join(
+            f"'{name}' on {', '.join(repr(server) for server in where)}"
+            for name, where in sorted(clashes.items())
+        )
+        raise UserError(
+            f"Duplicate tool names across MCP servers: {listed}. Pass prefix_tool_names=True "
+            "to prefix each tool with its server's name, or filter the tools (tool_filter)."
+        )
+    return tools

@@ -1,8 +1,6 @@
-"""What the client adapter's constructors take: transport parameters and tool filters.
-
-The names, keys and meanings are the Agents SDK's (`agents.mcp`), so a configuration written
-for one works with the other. Nothing here imports `mcp`.
-"""
+"""What the client adapter's constructors take, transport parameters and tool filters, with
+the Agents SDK's names, keys and meanings (a configuration written for one works with the
+other). Nothing here imports `mcp`."""
 
 from __future__ import annotations
 
@@ -17,7 +15,6 @@ from typing_extensions import TypedDict
 if TYPE_CHECKING:
     from ..context import RunContextWrapper
 
-# ToolFilterCallable is importable too; it is the callable arm of ToolFilter.
 __all__ = [
     "HttpClientFactory",
     "MCPServerSseParams",
@@ -34,11 +31,8 @@ HttpClientFactory: TypeAlias = Callable[..., Any]
 
 
 class MCPServerStdioParams(TypedDict):
-    """How to start a server that speaks MCP on its stdin and stdout.
-
-    Keys: `command` (the executable), `args`, `env` (the whole environment of the child when
-    given), `cwd`, `encoding` ("utf-8" by default) and `encoding_error_handler` ("strict").
-    """
+    """How to start a stdio server: `command`, `args`, `env` (the child's whole environment when
+    given), `cwd`, `encoding` ("utf-8") and `encoding_error_handler` ("strict")."""
 
     command: str
     cwd: NotRequired[str | Path]
@@ -49,12 +43,8 @@ class MCPServerStdioParams(TypedDict):
 
 
 class MCPServerSseParams(TypedDict):
-    """Where a legacy HTTP+SSE server listens (its SSE endpoint) and how to reach it.
-
-    Keys: `url`, `headers`, `timeout` (seconds for an HTTP request, 5 by default),
-    `sse_read_timeout` (seconds of silence on the event stream, 300), `auth` (an
-    `httpx2.Auth`) and `httpx_client_factory`.
-    """
+    """How to reach a legacy HTTP+SSE server: `url` (its SSE endpoint), `headers`, `timeout`
+    (5 s per request), `sse_read_timeout` (300 s of silence), `auth`, `httpx_client_factory`."""
 
     url: str
     auth: NotRequired[Any]
@@ -65,13 +55,9 @@ class MCPServerSseParams(TypedDict):
 
 
 class MCPServerStreamableHttpParams(TypedDict):
-    """Where a streamable HTTP server listens and how to reach it.
-
-    Keys: `url`, `headers`, `timeout` (5 s), `sse_read_timeout` (300 s), `terminate_on_close`
-    (send DELETE for the session when closing, True), `httpx_client_factory`, `auth` and
-    `ignore_initialized_notification_failure` (accepted for compatibility; mcp 2 has no use
-    for it).
-    """
+    """How to reach a streamable HTTP server: as `MCPServerSseParams`, plus `terminate_on_close`
+    (DELETE the session when closing, True) and `ignore_initialized_notification_failure`
+    (accepted for compatibility, unused)."""
 
     url: str
     terminate_on_close: NotRequired[bool]
@@ -127,4 +113,4 @@ def create_static_tool_filter(
         made["blocked_tool_names"] = blocked_tool_names
     if allowed_tool_names is not None:
         made["allowed_tool_names"] = allowed_tool_names
-    return made or None  # neither list given: no filter at all
+    return made or None

@@ -1,12 +1,8 @@
-"""The Agents SDK's `ApplyPatchTool` whose edits are made by an MCP server.
-
-`apply_patch_tool(server)`'s editor sends each operation (`create_file`, `update_file`,
-`delete_file`) to the server's `apply_patch_operations` tool (toolwire-patch, or any tool taking
-`{"operations": [...]}`) and hands back its text as the output and `isError` as a failed status.
-Approval goes through the SDK's own hooks: `require_approval` becomes `needs_approval` (a run
-pauses for a person), and with `on_approval_request` the SDK's `on_approval` asks it, so a denied
-call never reaches the server. `agents` is imported when the tool is built.
-"""
+"""The Agents SDK's `ApplyPatchTool` whose edits are made by an MCP server: each operation goes
+to the server's `apply_patch_operations` tool (or any tool taking `{"operations": [...]}`), whose
+text is the output and `isError` a failed status. Approval goes through the SDK's own hooks
+(`needs_approval`, and `on_approval` asking `on_approval_request`), so a denied call never
+reaches the server. `agents` is imported when the tool is built."""
 
 from __future__ import annotations
 
@@ -34,17 +30,12 @@ PatchApprovalPredicate = Callable[[Any, Any, str], "bool | Awaitable[bool]"]
 
 
 class PatchServer(Protocol):
-    """What the tool needs of a server: a name and `call_tool` (toolwire's MCP servers and
-    the Agents SDK's have both)."""
+    """A server with a name and `call_tool` (toolwire's client servers and the SDK's)."""
 
     @property
-    def name(self) -> str:
-        """The server's name, shown to approval callbacks."""
-        ...
+    def name(self) -> str: ...
 
-    async def call_tool(self, tool_name: str, arguments: dict[str, Any] | None) -> Any:
-        """Call a tool; returns the MCP `CallToolResult`."""
-        ...
+    async def call_tool(self, tool_name: str, arguments: dict[str, Any] | None) -> Any: ...
 
 
 def operation_arguments(operation: Any) -> dict[str, Any]:
@@ -71,21 +62,14 @@ class _RemoteEditor:
         from agents import ApplyPatchResult
 
         arguments = {"operations": [operation_arguments(operation)]}
-        # The SDK has settled approval for this operation: the server's gate is not asked again.
+        # Approval is settled by the SDK: the server's gate is not asked again.
         context = field_of(operation, "ctx_wrapper")
         note_call(CallScope(self.server, self.tool_name, arguments, context, approved=True))
         result = await self.server.call_tool(self.tool_name, arguments)
         failed = bool(field_of(result, "isError"))
         return ApplyPatchResult(status="failed" if failed else "completed", output=text_of(result))
 
-    async def create_file(self, operation: Any) -> Any:
-        return await self._send(operation)
-
-    async def update_file(self, operation: Any) -> Any:
-        return await self._send(operation)
-
-    async def delete_file(self, operation: Any) -> Any:
-        return await self._send(operation)
+    create_file = update_file = delete_file = _send
 
 
 def _approval_relay(
@@ -129,11 +113,8 @@ def apply_patch_tool(
         require_approval: Whether a call must be approved: a bool, or the SDK's
             `(run_context, operation, call_id) -> bool` (sync or async). None: ask when
             there is a callback, otherwise never.
-        on_approval_request: Answers approvals (`MCPToolApprovalRequest` ->
-            `{"approve": bool, "reason"?: str}`); its `data.arguments` holds the operations as
-            JSON. Default: the server's own `on_approval_request`. Without either an approval
-            pauses the run (`RunState.approve/reject`). Either way the server's gate does not
-            ask again about an operation the SDK has settled.
+        on_approval_request: Answers approvals (its `data.arguments` holds the operations as
+            JSON); default: the server's own. Without either, an approval pauses the run.
         name: The tool's name as the model sees it.
 
     Returns:

@@ -1,10 +1,6 @@
 """The ways to reach an MCP server: a child process (stdio), streamable HTTP, legacy SSE, and a
-toolwire `Server` in the same process (in memory, for tests and embedding).
-
-Each class takes the Agents SDK's parameters, in its order with its defaults, then toolwire's
-keyword-only options (`protocol_mode`, `on_approval_request`, the `mcp` client's callbacks...),
-described in docs/client.md.
-"""
+toolwire `Server` in this process (in memory). Each class takes the Agents SDK's parameters, in
+its order with its defaults, then toolwire's keyword-only options (docs/client.md)."""
 
 from __future__ import annotations
 
@@ -62,7 +58,7 @@ class MCPServerStdio(MCPClientServer):
     @property
     def process_id(self) -> int | None:
         """The server process's id (None before it starts)."""
-        return self._children[-1].pid if self._children else None
+        return self._children[-1].process.pid if self._children else None
 
 
 class _OverHttp(MCPClientServer):
@@ -81,15 +77,16 @@ class _OverHttp(MCPClientServer):
         self.bearer_token = bearer_token
 
 
-def _signature_with(*extra: tuple[str, str]) -> inspect.Signature:
+def _signature_with(*extra: tuple[str, str], first: str = "params") -> inspect.Signature:
     # The SDK's parameters in its order, then toolwire's; `*args, **kwargs` in the
     # subclasses only forwards them, and help() and inspect should show the real list.
     base = inspect.signature(MCPClientServer.__init__)
+    own, params, *rest = base.parameters.values()
     added = [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=kind)
         for name, kind in extra
     ]
-    return base.replace(parameters=[*base.parameters.values(), *added])
+    return base.replace(parameters=[own, params.replace(name=first), *rest, *added])
 
 
 _OverHttp.__init__.__signature__ = _signature_with(  # type: ignore[attr-defined]
@@ -120,8 +117,7 @@ class MCPServerStreamableHttp(_OverHttp):
 
     @property
     def session_id(self) -> str | None:
-        """The `Mcp-Session-Id` the server gave (None: not connected, or no session, as in
-        the 2026-07-28 era)."""
+        """The `Mcp-Session-Id` the server gave (None: not connected, or none, as in 2026-07-28)."""
         if self.client is None:
             return None
         return self._session.get("id")
@@ -144,10 +140,9 @@ class MCPServerSse(_OverHttp):
 class MCPServerInMemory(MCPClientServer):
     """A toolwire `Server` in this process, reached in memory: no socket, no subprocess.
 
-    It is a client adapter like the others (`list_tools`, `call_tool`, `read_resource`,
-    `get_prompt`, `function_tools()`, `Agent(mcp_servers=[...])`), through the same protocol
-    session every transport serves, in either era (`protocol_mode`). `connect()` enters the
-    server's lifespan and `cleanup()` exits it; calls still running then are cancelled.
+    A client adapter like the others, through the same protocol session every transport serves,
+    in either era. `connect()` enters the server's lifespan and `cleanup()` exits it, cancelling
+    calls still running.
 
     Example:
         ```python
@@ -181,16 +176,11 @@ class MCPServerInMemory(MCPClientServer):
         return f"in-memory: {getattr(self.params, 'name', type(self.params).__name__)}"
 
     def _open_client(self) -> AbstractAsyncContextManager[Any]:
-        from ._memory import memory_transport
+        from ._targets import memory_transport
 
         return self._client(memory_transport(self.params))
 
 
-_memory_signature = _signature_with()
-MCPServerInMemory.__init__.__signature__ = _memory_signature.replace(  # type: ignore[attr-defined]
-    parameters=[
-        next(iter(_memory_signature.parameters.values())),
-        inspect.Parameter("server", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Any"),
-        *list(_memory_signature.parameters.values())[2:],
-    ]
+MCPServerInMemory.__init__.__signature__ = _signature_with(  # type: ignore[attr-defined]
+    first="server"
 )

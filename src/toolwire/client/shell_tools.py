@@ -1,14 +1,9 @@
-"""The Agents SDK's shell tools, executed by a remote MCP server's `shell` tool.
-
-`shell_tool(server)` (an `agents.ShellTool`) and `local_shell_tool(server)` (an
-`agents.LocalShellTool`) send each action to a connected toolwire client server as a `shell`
-call and turn its structured result (per command stdout, stderr, and an `exit` or `timeout`
-outcome) into the SDK's `ShellResult`, or give its text when it has no structured result. By
-default a call is asked about unless the remote tool's annotations say it is harmless:
-`ShellTool` through the SDK's `needs_approval` and `on_approval` (the `on_approval_request`
-callback, or else a run interruption); `LocalShellTool`, which has no approval hooks in the SDK,
-asks the callback itself and refuses a call it cannot ask about.
-"""
+"""The Agents SDK's `ShellTool` and `LocalShellTool` executed by a remote MCP server's `shell`
+tool: each action becomes a `shell` call, whose structured result (per command stdout, stderr,
+and an `exit` or `timeout` outcome) becomes the SDK's `ShellResult`, or its text when it has
+none. A call is asked about unless the remote tool's annotations say it is harmless: through
+the SDK's approval hooks for `ShellTool`, and by the tool itself for `LocalShellTool`, which
+refuses a call it cannot ask about."""
 
 from __future__ import annotations
 
@@ -71,8 +66,7 @@ def _command_outputs(data: Mapping[str, Any]) -> list[Any]:
 
 
 def render_outputs(outputs: Sequence[Any]) -> str:
-    """Shell outputs as the SDK writes them for the model (used for `LocalShellTool`, whose
-    executor returns text)."""
+    """Shell outputs as the SDK writes them for the model (`LocalShellTool` returns text)."""
     if not outputs:
         return "(no output)"
     pieces = []
@@ -92,7 +86,7 @@ def render_outputs(outputs: Sequence[Any]) -> str:
 
 
 class _RemoteShell:
-    """What both tools share: the server, the remote tool's name, and the approval rule."""
+    """The server, the remote tool's name and the approval rule, for either tool."""
 
     def __init__(
         self,
@@ -108,9 +102,8 @@ class _RemoteShell:
 
     async def annotations(self) -> Any:
         """The remote tool's annotations, from the server's last listing (listed if need be)."""
-        listed = getattr(self.server, "last_listed_tools", None)
-        tools = listed if isinstance(listed, list) else None
-        if tools is None or not any(tool.name == self.remote_name for tool in tools):
+        tools = getattr(self.server, "cached_tools", None)
+        if not isinstance(tools, list) or not any(tool.name == self.remote_name for tool in tools):
             tools = await self.server.list_tools()
         for tool in tools:
             if tool.name == self.remote_name:
@@ -130,7 +123,6 @@ class _RemoteShell:
     async def ask(
         self, context: Any, arguments: Mapping[str, Any], call_id: str
     ) -> MCPToolApprovalFunctionResult:
-        """Put one call to the callback; the SDK's `{"approve", "reason"?}` answer."""
         assert self.callback is not None
         data = MCPApprovalRequestData(
             id=call_id or uuid.uuid4().hex,
@@ -141,12 +133,8 @@ class _RemoteShell:
         return await ask_for_approval(self.callback, context, data)
 
     async def call(self, arguments: dict[str, Any], context: Any) -> Any:
-        """Call the remote `shell` tool, approval already settled (the server's own gate is
-        not asked again); a `ShellResult`, or its text when it sent no structured result.
-
-        Raises:
-            RemoteShellError: The tool answered with an error.
-        """
+        """Call the remote tool (approval settled: the server's gate does not ask again); a
+        `ShellResult`, or its text. Raises `RemoteShellError` for an `isError` answer."""
         from agents import ShellResult
 
         note_call(CallScope(self.server, self.remote_name, arguments, context, approved=True))
@@ -164,22 +152,13 @@ class _RemoteShell:
 
 
 def _as_mapping(value: Any) -> dict[str, Any]:
-    """A dict of a model item (a dict, a pydantic model or a dataclass); {} otherwise."""
+    """A dict of a dict, a pydantic model or a dataclass; {} otherwise."""
     if isinstance(value, Mapping):
         return dict(value)
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         return dict(dump())
     return dict(getattr(value, "__dict__", {}))
-
-
-def _action_arguments(action: Any) -> dict[str, Any]:
-    arguments: dict[str, Any] = {"commands": list(action.commands)}
-    if action.timeout_ms is not None:
-        arguments["timeout_ms"] = action.timeout_ms
-    if action.max_output_length is not None:
-        arguments["max_output_length"] = action.max_output_length
-    return arguments
 
 
 def shell_tool(
@@ -199,9 +178,8 @@ def shell_tool(
             `max_output_length`.
         needs_approval: None (ask unless the remote tool's annotations say it is harmless),
             a bool, or the SDK's `(run_context, action, call_id) -> bool` (sync or async).
-        on_approval_request: Decides each call that needs approval (sync or async), as for
-            the adapter's other tools; without it the run is interrupted for
-            `RunState.approve` / `reject`.
+        on_approval_request: Decides each call that needs approval (sync or async); without
+            it the run is interrupted for `RunState.approve` / `reject`.
 
     Returns:
         The SDK's `ShellTool`, ready for `Agent(tools=[...])`.
@@ -214,7 +192,12 @@ def shell_tool(
     remote = _RemoteShell(server, remote_tool, needs_approval, on_approval_request)
 
     async def execute(request: Any) -> Any:
-        return await remote.call(_action_arguments(request.data.action), request.ctx_wrapper)
+        action = request.data.action
+        arguments: dict[str, Any] = {"commands": list(action.commands)}
+        for key in ("timeout_ms", "max_output_length"):
+            if getattr(action, key) is not None:
+                arguments[key] = getattr(action, key)
+        return await remote.call(arguments, request.ctx_wrapper)
 
     async def on_approval(context: Any, item: Any) -> Any:
         raw = item.raw_item
@@ -239,10 +222,9 @@ def local_shell_tool(
 ) -> LocalShellTool:
     """An `agents.LocalShellTool` whose commands run on `server`'s `shell` tool.
 
-    The action's argv is joined into one command line (`shlex.join`) and its
-    `working_directory` sent as `workdir`; `env` and `user` are not sent (the server decides
-    the environment and runs as itself). The text the model reads is the SDK's rendering of
-    the outputs.
+    The action's argv is sent as one command line (`shlex.join`), its `working_directory` as
+    `workdir`; `env` and `user` are not sent (the server decides them). The model reads the
+    SDK's rendering of the outputs.
 
     Args:
         server: A connected toolwire client server.

@@ -2,7 +2,7 @@
 
 The in-run test has `agents.testing.ScriptedModel` emit an `mcp_approval_request` output item,
 as the Responses API does for a hosted MCP tool, and reads the `mcp_approval_response` the
-SDK sent back on the next model call; it must equal what `answer_approval_request` returns.
+SDK sent back on the next model call; it must equal what `HostedMCPTool.answer` returns.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 import toolwire
-from toolwire.client.hosted import answer_approval_request
 from toolwire.errors import UserError
 
 agents = pytest.importorskip("agents")
@@ -83,7 +82,7 @@ def test_run_round_trip_matches_the_helper(callback: Any, name: str) -> None:
     [request] = seen
     assert isinstance(request, toolwire.MCPToolApprovalRequest)
     assert request.data.name == name and request.data.server_label == "gh"
-    expected = asyncio.run(answer_approval_request(_request(name), callback))
+    expected = asyncio.run(toolwire.HostedMCPTool(CONFIG, callback).answer(_request(name)))
     assert responses == [expected]
     assert expected["approval_request_id"] == "mcpr_1"
     assert expected["approve"] is (name == "list_issues")
@@ -104,8 +103,8 @@ def test_without_a_callback_the_run_pauses_for_a_person() -> None:
 
 def test_helper_takes_dict_items_and_answers_like_the_model_item() -> None:
     as_dict = _request().model_dump()
-    from_dict = asyncio.run(answer_approval_request(as_dict, _policy))
-    from_model = asyncio.run(answer_approval_request(_request(), _policy))
+    from_dict = asyncio.run(toolwire.HostedMCPTool(CONFIG, _policy).answer(as_dict))
+    from_model = asyncio.run(toolwire.HostedMCPTool(CONFIG, _policy).answer(_request()))
     assert (
         from_dict
         == from_model
@@ -130,7 +129,7 @@ def test_helper_takes_dict_items_and_answers_like_the_model_item() -> None:
 )
 def test_helper_refuses_other_items(item: dict[str, Any], message: str) -> None:
     with pytest.raises(UserError, match=message):
-        asyncio.run(answer_approval_request(item, _policy))
+        asyncio.run(toolwire.HostedMCPTool(CONFIG, _policy).answer(item))
 
 
 @pytest.mark.parametrize(
@@ -138,7 +137,7 @@ def test_helper_refuses_other_items(item: dict[str, Any], message: str) -> None:
 )
 def test_malformed_callback_answers_are_named(answer: Any) -> None:
     with pytest.raises(UserError, match="on_approval_request"):
-        asyncio.run(answer_approval_request(_request(), lambda _request: answer))
+        asyncio.run(toolwire.HostedMCPTool(CONFIG, lambda _request: answer).answer(_request()))
 
 
 def test_bad_configs_are_named() -> None:
