@@ -117,8 +117,7 @@ async def _rendered(
         if entry.description:
             result["description"] = entry.description
         result["messages"] = messages
-        if version in eras.MODERN_VERSIONS:
-            eras.stamp(result, session.server_info)
+        eras.stamp_for(version, result, session.server_info)
         return result
     raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=failure)
 

@@ -155,8 +155,7 @@ async def _read(
     )
     contents = await read_contents(session.server, uri, version, context)
     result: dict[str, Any] = {"contents": contents}
-    if version in eras.MODERN_VERSIONS:
-        eras.stamp(result, session.server_info, cacheable=True)
+    eras.stamp_for(version, result, session.server_info, cacheable=True)
     return result
 
 

@@ -180,8 +180,7 @@ async def _result(
         result = error_result("Internal error")
     else:
         result = await _run(entry, ctx, args_json, arguments, session.sync_limiter, version)
-    if version in eras.MODERN_VERSIONS:
-        eras.stamp(result, session.server_info)
+    eras.stamp_for(version, result, session.server_info)
     return result
 
 

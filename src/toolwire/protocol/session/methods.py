@@ -133,8 +133,7 @@ async def send_page(
         result: dict[str, Any] = {key: [entry.listing(version) for entry in entries[offset:end]]}
         if end < len(entries):
             result["nextCursor"] = encode_cursor(end)
-        if version in eras.MODERN_VERSIONS:
-            eras.stamp(result, session.server_info, cacheable=True)
+        eras.stamp_for(version, result, session.server_info, cacheable=True)
         payload = encode_value(result)
         if cache is not None:
             cache[(version, offset)] = payload
