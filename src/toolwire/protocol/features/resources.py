@@ -133,10 +133,12 @@ async def read(
         return
     params = params or {}
     token = eras.progress_token(params, "resources/read")
-    asker = None
+    make_asker = None
     if session.era != "modern":  # 2026-07-28 has no input round for a read
-        asker = asker_for(session, request_id, version, params, uri, method="resources/read")
-    call = CallInFlight(session.send, token, log_level, request_id, asker, session.session_id)
+        make_asker = functools.partial(
+            asker_for, session, request_id, version, params, uri, "resources/read"
+        )
+    call = CallInFlight(session.send, token, log_level, request_id, make_asker, session.session_id)
     session.requests.answer_in_task(
         request_id, call, functools.partial(_read, session, request_id, uri, params, version, call)
     )

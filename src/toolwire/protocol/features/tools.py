@@ -92,11 +92,11 @@ async def call_tool(
                 {"requiredScopes": sorted(entry.scopes), "missingScopes": missing},
             )
     token = eras.progress_token(params, "tools/call")
-    call = CallInFlight(session.send, token, log_level, request_id, None, session.session_id)
     # Most calls never ask: their asker is made at the first question.
-    call.make_asker = partial(asker_for, session, request_id, version, params, name, call=call)
+    make_asker = partial(asker_for, session, request_id, version, params, name)
+    call = CallInFlight(session.send, token, log_level, request_id, make_asker, session.session_id)
     if session.era == "modern" and ("requestState" in params or "inputResponses" in params):
-        call.asker = call.make_asker()  # a retry's answers are checked up front (-32602)
+        call.ready_asker()  # a retry's answers are checked up front (-32602)
     work = partial(_result, session, request_id, entry, params, version, call, identity)
     requests.answer_in_task(request_id, call, work)
 
