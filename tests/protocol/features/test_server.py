@@ -192,6 +192,38 @@ async def test_pagination_walks_every_tool_once() -> None:
         validate("tools/list", "2026-07-28", second)
 
 
+async def test_a_listed_page_follows_every_change_of_the_tool_set() -> None:
+    """tools/list keeps each page it encoded, yet the next list sees a removed tool, an added
+    one, and a callable `is_enabled` that turned false."""
+    server = _many(101)
+    shown = True
+
+    def listed(reply: dict[str, Any]) -> list[str]:
+        return [tool["name"] for tool in reply["result"]["tools"]]
+
+    async with handshake(server) as peer:
+        cursor = (await peer.request(1, "tools/list"))["result"]["nextCursor"]
+        page = await peer.request(2, "tools/list", {"cursor": cursor})
+        assert listed(page) == ["t100"]
+        await peer.request(7, "tools/list", {"cursor": cursor})
+        assert peer.raw[-1] == peer.raw[-2].replace(b'"id":2,', b'"id":7,', 1)
+        server.remove_tool("t100")
+        gone = await peer.request(3, "tools/list", {"cursor": cursor})
+        assert gone["error"] == {
+            "code": -32602,
+            "message": "Invalid cursor",
+            "data": {"cursor": cursor},
+        }
+        server.add_tool(
+            function_tool(lambda: "y", name_override="late", is_enabled=lambda ctx, agent: shown)
+        )
+        assert listed(await peer.request(4, "tools/list", {"cursor": cursor})) == ["late"]
+        shown = False
+        hidden = await peer.request(5, "tools/list", {"cursor": cursor})
+        assert hidden["error"]["message"] == "Invalid cursor"
+        assert len(listed(await peer.request(6, "tools/list"))) == 100
+
+
 @pytest.mark.parametrize(
     "cursor", ["garbage", "", encode_cursor(999), encode_cursor(5), "dHcxOi0x", 5]
 )

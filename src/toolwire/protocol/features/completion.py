@@ -118,8 +118,7 @@ async def complete(
     cut = len(values) > MAX_VALUES
     completion = {"values": values[:MAX_VALUES], "total": len(values), "hasMore": cut}
     result: dict[str, Any] = {"completion": completion}
-    if version in eras.MODERN_VERSIONS:
-        eras.stamp(result, session.server_info)
+    eras.stamp_for(version, result, session.server_info)
     await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
 
 

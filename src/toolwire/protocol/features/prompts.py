@@ -56,11 +56,13 @@ async def get_prompt(
     if session.requests.is_duplicate(request_id):
         return
     token = eras.progress_token(params, "prompts/get")
-    call = CallInFlight(session.send, token, log_level, request_id, None, session.session_id)
-    if entry.schema.takes_context:  # asked here, so that a malformed retry is refused at once
-        call.asker = asker_for(
-            session, request_id, version, params, entry.name, method="prompts/get", call=call
+    make_asker = None
+    if entry.schema.takes_context:
+        make_asker = functools.partial(
+            asker_for, session, request_id, version, params, entry.name, "prompts/get"
         )
+    call = CallInFlight(session.send, token, log_level, request_id, make_asker, session.session_id)
+    call.ready_asker()  # built here, so that a malformed retry is refused at once
     work = functools.partial(
         _rendered, session, request_id, entry, params, args, kwargs, version, call
     )
@@ -117,8 +119,7 @@ async def _rendered(
         if entry.description:
             result["description"] = entry.description
         result["messages"] = messages
-        if version in eras.MODERN_VERSIONS:
-            eras.stamp(result, session.server_info)
+        eras.stamp_for(version, result, session.server_info)
         return result
     raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=failure)
 

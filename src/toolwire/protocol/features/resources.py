@@ -133,10 +133,12 @@ async def read(
         return
     params = params or {}
     token = eras.progress_token(params, "resources/read")
-    asker = None
+    make_asker = None
     if session.era != "modern":  # 2026-07-28 has no input round for a read
-        asker = asker_for(session, request_id, version, params, uri, method="resources/read")
-    call = CallInFlight(session.send, token, log_level, request_id, asker, session.session_id)
+        make_asker = functools.partial(
+            asker_for, session, request_id, version, params, uri, "resources/read"
+        )
+    call = CallInFlight(session.send, token, log_level, request_id, make_asker, session.session_id)
     session.requests.answer_in_task(
         request_id, call, functools.partial(_read, session, request_id, uri, params, version, call)
     )
@@ -155,8 +157,7 @@ async def _read(
     )
     contents = await read_contents(session.server, uri, version, context)
     result: dict[str, Any] = {"contents": contents}
-    if version in eras.MODERN_VERSIONS:
-        eras.stamp(result, session.server_info, cacheable=True)
+    eras.stamp_for(version, result, session.server_info, cacheable=True)
     return result
 
 

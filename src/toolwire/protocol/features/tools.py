@@ -24,18 +24,15 @@ from ...tools.invoke import ToolOutcome, invoke_tool, validation_problems
 from ...tools.threads import SyncToolRefused, worker_wait
 from ..auth.identity import FORBIDDEN, scope_refusal
 from ..session.asking import CLIENT_CAPABILITY, asker_for
-from ..session.methods import PAGE_SIZE, Route, decode_cursor, encode_cursor
+from ..session.methods import Route, send_page
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.content import call_result, error_result
 from ..wire.jsonrpc import (
     INVALID_PARAMS,
-    FrameKind,
     ProtocolError,
     RequestId,
     compact_json,
-    encode_value,
-    result_message_raw,
 )
 from .registry import is_enabled
 
@@ -57,27 +54,14 @@ async def list_tools(
 ) -> None:
     """`tools/list`: every enabled tool, one page (encoded once per page and version while
     no tool is enabled by a callable)."""
-    cursor = params.get("cursor") if params else None
-    if cursor is not None and not isinstance(cursor, str):
-        raise eras.invalid_params("tools/list: 'cursor' must be a string")
     server = session.server
     registry = server.tool_registry
-    offset = 0 if cursor is None else decode_cursor(cursor)
-    payload = None if registry.dynamic else registry.page_cache.get((version, offset))
-    if payload is None:
-        tools = [entry for entry in registry.entries() if await is_enabled(entry)]
-        if offset > len(tools) or (offset and offset == len(tools)):
-            raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor})
-        end = offset + PAGE_SIZE
-        result: dict[str, Any] = {"tools": [entry.listing(version) for entry in tools[offset:end]]}
-        if end < len(tools):
-            result["nextCursor"] = encode_cursor(end)
-        if version in eras.MODERN_VERSIONS:
-            eras.stamp(result, session.server_info, cacheable=True)
-        payload = encode_value(result)
-        if not registry.dynamic:
-            registry.page_cache[(version, offset)] = payload
-    await session.send(result_message_raw(request_id, payload), FrameKind.REPLY, request_id)
+
+    async def enabled() -> list[RegisteredTool]:
+        return [entry for entry in registry.entries() if await is_enabled(entry)]
+
+    cache = None if registry.dynamic else registry.page_cache
+    await send_page(session, request_id, params, version, "tools/list", "tools", enabled, cache)
     server.tools_listed()  # the client knows the tools: calls come next
 
 
@@ -108,11 +92,11 @@ async def call_tool(
                 {"requiredScopes": sorted(entry.scopes), "missingScopes": missing},
             )
     token = eras.progress_token(params, "tools/call")
-    call = CallInFlight(session.send, token, log_level, request_id, None, session.session_id)
     # Most calls never ask: their asker is made at the first question.
-    call.make_asker = partial(asker_for, session, request_id, version, params, name, call=call)
+    make_asker = partial(asker_for, session, request_id, version, params, name)
+    call = CallInFlight(session.send, token, log_level, request_id, make_asker, session.session_id)
     if session.era == "modern" and ("requestState" in params or "inputResponses" in params):
-        call.asker = call.make_asker()  # a retry's answers are checked up front (-32602)
+        call.ready_asker()  # a retry's answers are checked up front (-32602)
     work = partial(_result, session, request_id, entry, params, version, call, identity)
     requests.answer_in_task(request_id, call, work)
 
@@ -196,8 +180,7 @@ async def _result(
         result = error_result("Internal error")
     else:
         result = await _run(entry, ctx, args_json, arguments, session.sync_limiter, version)
-    if version in eras.MODERN_VERSIONS:
-        eras.stamp(result, session.server_info)
+    eras.stamp_for(version, result, session.server_info)
     return result
 
 

@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Concatenate, Protocol
 
 from ..wire import eras
-from ..wire.jsonrpc import INVALID_PARAMS, FrameKind, ProtocolError, result_message
+from ..wire.jsonrpc import (
+    INVALID_PARAMS,
+    FrameKind,
+    ProtocolError,
+    encode_value,
+    result_message_raw,
+)
 from .asking import AskingSession
 
 if TYPE_CHECKING:
@@ -104,23 +110,34 @@ async def send_page(
     version: str,
     method: str,
     key: str,
-    entries: Sequence[Any],
+    entries: Sequence[Any] | Callable[[], Awaitable[Sequence[Any]]],
+    cache: dict[tuple[str, int], bytes] | None = None,
 ) -> None:
     """Answer the list request `method` with the page of `entries` its cursor names, each
-    entry's `listing(version)` under `key`, and a `nextCursor` when more follow."""
+    entry's `listing(version)` under `key`, and a `nextCursor` when more follow.
+
+    `entries` may be a coroutine function, awaited only when the page must be built; a `cache`
+    keeps each built page's encoded result by (version, offset) and serves it again as is.
+    """
     cursor = params.get("cursor") if params else None
     if cursor is not None and not isinstance(cursor, str):
         raise eras.invalid_params(f"{method}: 'cursor' must be a string")
     offset = 0 if cursor is None else decode_cursor(cursor)
-    if offset > len(entries) or (offset and offset == len(entries)):
-        raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor})
-    page = entries[offset : offset + PAGE_SIZE]
-    result: dict[str, Any] = {key: [entry.listing(version) for entry in page]}
-    if offset + PAGE_SIZE < len(entries):
-        result["nextCursor"] = encode_cursor(offset + PAGE_SIZE)
-    if version in eras.MODERN_VERSIONS:
-        eras.stamp(result, session.server_info, cacheable=True)
-    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
+    payload = None if cache is None else cache.get((version, offset))
+    if payload is None:
+        if callable(entries):
+            entries = await entries()
+        if offset > len(entries) or (offset and offset == len(entries)):
+            raise ProtocolError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor})
+        end = offset + PAGE_SIZE
+        result: dict[str, Any] = {key: [entry.listing(version) for entry in entries[offset:end]]}
+        if end < len(entries):
+            result["nextCursor"] = encode_cursor(end)
+        eras.stamp_for(version, result, session.server_info, cacheable=True)
+        payload = encode_value(result)
+        if cache is not None:
+            cache[(version, offset)] = payload
+    await session.send(result_message_raw(request_id, payload), FrameKind.REPLY, request_id)
 
 
 def encode_cursor(offset: int) -> str:

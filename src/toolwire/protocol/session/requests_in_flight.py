@@ -56,14 +56,15 @@ class CallInFlight:
         token: The request's progress token, or None.
         log_level: The lowest level sent, or None to send no logs.
         request_id: The request its notifications belong to.
-        asker: Where the tool's questions go (see asking.py), or None.
+        make_asker: Builds, given `call=` this request, where its function's questions go
+            (`asking.asker_for` with the request bound); None when it has no client to ask.
         session_id: The MCP session the request comes in.
 
     Attributes:
         task: The asyncio task running the request, once launched.
         abandoned: Cancelled: no reply may be sent for it any more.
         size: Its request's bytes, as the session's backlog counted them.
-        make_asker: Builds the asker at the first question when none was given.
+        asker: Where the questions go, once built (at the first question or `ready_asker`).
     """
 
     __slots__ = (
@@ -88,11 +89,11 @@ class CallInFlight:
         token: Any,
         log_level: str | None,
         request_id: RequestId | None = None,
-        asker: Asker | None = None,
+        make_asker: Callable[..., Asker] | None = None,
         session_id: str | None = None,
     ) -> None:
-        self.asker = asker
-        self.make_asker: Callable[[], Asker] | None = None
+        self.asker: Asker | None = None
+        self.make_asker = make_asker
         self.session_id = session_id
         self._send = send
         self._request_id = request_id
@@ -160,12 +161,18 @@ class CallInFlight:
             notification("notifications/message", params), FrameKind.NOTICE, self._request_id
         )
 
-    def _questions(self, method: str) -> Asker:
+    def ready_asker(self) -> Asker | None:
+        """The asker, built now if it was not yet (a modern retry's answers are checked as it
+        is built: -32602 when malformed)."""
         if self.asker is None and self.make_asker is not None:
-            self.asker = self.make_asker()
-        if self.asker is None:
-            raise NoBackChannelError(method, f"Cannot send {method!r}: no client to ask.")
+            self.asker = self.make_asker(call=self)
         return self.asker
+
+    def _questions(self, method: str) -> Asker:
+        asker = self.ready_asker()
+        if asker is None:
+            raise NoBackChannelError(method, f"Cannot send {method!r}: no client to ask.")
+        return asker
 
     async def elicit(
         self, message: str, schema: Any, timeout: float | None, key: str | None

@@ -30,6 +30,7 @@ __all__ = [
     "negotiate",
     "progress_token",
     "stamp",
+    "stamp_for",
     "supports",
 ]
 
@@ -98,6 +99,15 @@ def stamp(
     meta = result.get("_meta")
     info = {META_SERVER_INFO: server_info}
     result["_meta"] = {**meta, **info} if isinstance(meta, dict) else info
+    return result
+
+
+def stamp_for(
+    version: str, result: dict[str, Any], server_info: dict[str, Any], *, cacheable: bool = False
+) -> dict[str, Any]:
+    """`result`, stamped (see `stamp`) when `version` is a 2026-07-28 one, else untouched."""
+    if version in MODERN_VERSIONS:
+        stamp(result, server_info, cacheable=cacheable)
     return result
 
 
