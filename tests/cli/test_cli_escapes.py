@@ -34,6 +34,14 @@ def test_call_shows_a_result_and_progress_escaped() -> None:
     assert _raw_controls(done.stdout + done.stderr) == []
 
 
+def test_call_shows_bidirectional_overrides_escaped_and_keeps_joiners() -> None:
+    done = toolwire("call", STDIO, "reorder")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (
+        "invoice_\\u202etxt.exe and \\u2066isolated\\u2069, a coder \U0001f469\u200d\U0001f4bb\n"
+    )
+
+
 def test_call_json_keeps_the_text_exact_and_the_bytes_inert() -> None:
     done = toolwire("call", STDIO, "clear", "--json")
     assert done.returncode == 0, done.stderr

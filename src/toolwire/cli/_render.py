@@ -26,13 +26,21 @@ __all__ = [
     "write_stdout",
 ]
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Control characters but newline and tab, and the bidirectional marks and overrides that
+# reorder the text around them ("Trojan Source"); joiners such as U+200D stay (emoji use them).
+_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _RAW_IN_JSON = re.compile(r"[\x7f-\x9f]")  # json.dumps escapes the others itself
 
 
+def _escaped(found: re.Match[str]) -> str:
+    code = ord(found[0])
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 def visible(text: str) -> str:
-    """`text` for a terminal: control characters but newline and tab written as `\\x1b`."""
-    return _CONTROL.sub(lambda found: f"\\x{ord(found[0]):02x}", text.replace("\r\n", "\n"))
+    """`text` for a terminal: control characters but newline and tab written as `\\x1b`,
+    bidirectional marks and overrides as `\\u202e`."""
+    return _UNSHOWN.sub(_escaped, text.replace("\r\n", "\n"))
 
 
 def json_text(value: Any) -> str:
