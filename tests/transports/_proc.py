@@ -46,12 +46,16 @@ def toolwire_run(target: Path | str) -> list[str]:
     return [sys.executable, "-m", "toolwire", "run", str(target)]
 
 
-def spawn(command: list[str], *, cwd: Path = ROOT, **env: str) -> subprocess.Popen[bytes]:
+def spawn(
+    command: list[str], *, cwd: Path = ROOT, stderr: Any = subprocess.PIPE, **env: str
+) -> subprocess.Popen[bytes]:
+    """Start a server with pipes for stdin and stdout; `stderr` a pipe unless given (a server
+    that logs more than a pipe holds, 64 KiB, blocks until someone reads it: give a file)."""
     return subprocess.Popen(
         command,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=stderr,
         env=child_env(**env),
         cwd=cwd,
     )

@@ -95,6 +95,12 @@ def server_file(tmp_path: Path) -> Path:
     return path
 
 
+def _spawn(server_file: Path) -> Any:
+    """The server, its stderr to a file: every failed call logs a warning, and 300 of them
+    are more than a pipe holds, so a pipe nobody reads until the end would block the server."""
+    return spawn(toolwire_run(server_file), stderr=(server_file.parent / "stderr.txt").open("wb"))
+
+
 def _collect(proc: Any, ids: set[Any]) -> dict[Any, dict[str, Any]]:
     got: dict[Any, dict[str, Any]] = {}
     while not ids <= set(got):
@@ -112,7 +118,7 @@ def _stats(proc: Any, request_id: str) -> dict[str, int]:
 def test_calls_outliving_their_timeout_keep_bodies_bounded(server_file: Path) -> None:
     """20 calls of a 10 s tool with a 0.3 s timeout, 50 ms apart, max_sync_workers=2: every
     call is answered, and never more than 2 + 2 bodies run (it was 18 of 20)."""
-    proc = spawn(toolwire_run(server_file))
+    proc = _spawn(server_file)
     send(proc, frame(INIT))
     assert read_message(proc)["id"] == 1
     for i in range(20):
@@ -134,7 +140,7 @@ def test_calls_outliving_their_timeout_keep_bodies_bounded(server_file: Path) ->
 def test_a_hung_tool_does_not_starve_another_sync_tool(server_file: Path) -> None:
     """300 calls of a tool that hangs under a 0.05 s timeout, then a call to `add`: `add` is
     answered while every hung body is still running (it used to wait for them: 12.5 s)."""
-    proc = spawn(toolwire_run(server_file))
+    proc = _spawn(server_file)
     send(proc, frame(INIT))
     assert read_message(proc)["id"] == 1
     send(proc, *(call(1000 + i, "hang", {"seconds": 60}) for i in range(300)))
@@ -152,7 +158,7 @@ def test_a_hung_tool_does_not_starve_another_sync_tool(server_file: Path) -> Non
 
 
 def test_idle_worker_threads_leave(server_file: Path) -> None:
-    proc = spawn(toolwire_run(server_file))
+    proc = _spawn(server_file)
     send(proc, frame(INIT))
     assert read_message(proc)["id"] == 1
     baseline = _stats(proc, "base")["threads"]
@@ -168,7 +174,7 @@ def test_idle_worker_threads_leave(server_file: Path) -> None:
 
 
 def test_a_call_that_never_got_a_worker_says_why_it_timed_out(server_file: Path) -> None:
-    proc = spawn(toolwire_run(server_file))
+    proc = _spawn(server_file)
     send(proc, frame(INIT))
     assert read_message(proc)["id"] == 1
     # Both slots of max_sync_workers=2, taken in order before the third call is read.
@@ -181,5 +187,6 @@ def test_a_call_that_never_got_a_worker_says_why_it_timed_out(server_file: Path)
     send(proc, call(900, "let_go"))
     replies = _collect(proc, {10, 11, 900})
     assert replies[10]["result"]["content"][0]["text"] == "unblocked"
-    _, err = signal_and_collect(proc, signal.SIGTERM)
+    signal_and_collect(proc, signal.SIGTERM)
+    err = (server_file.parent / "stderr.txt").read_bytes()
     assert b"Tool 'slow' timed out after 0.3 seconds waiting for one of 2 busy worker" in err
