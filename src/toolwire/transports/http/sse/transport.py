@@ -279,12 +279,8 @@ def _query_value(scope: Scope, name: str) -> str | None:
 async def _room(live: _Live) -> bool:
     """Wait (bounded) until the session's backlog has room; whether it has."""
     backlog = live.session.backlog
-    if not backlog.full:
-        return True
-    clear = anyio.Event()
-    backlog.when_clear(clear.set)
     with anyio.move_on_after(BUSY_SECONDS):
-        await clear.wait()
+        await backlog.until_clear()
     return not backlog.full
 
 
