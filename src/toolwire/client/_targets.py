@@ -231,10 +231,7 @@ async def _hand_frames(
     """Give the session each message the client writes, in order, as the wire's bytes."""
     async for item in from_client:
         frame = item.message.model_dump_json(by_alias=True, exclude_unset=True).encode()
-        if session.backlog.full:  # the session's replies are not being read
-            cleared = anyio.Event()
-            session.backlog.when_clear(cleared.set)
-            await cleared.wait()
+        await session.backlog.until_clear()  # while the session's replies are not being read
         await session.receive(frame)
 
 

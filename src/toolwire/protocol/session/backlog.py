@@ -7,7 +7,7 @@ transport reads no more frames until it clears; nothing read is dropped.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import anyio
 
 __all__ = ["Backlog"]
 
@@ -26,7 +26,7 @@ class Backlog:
         self.call_bytes = 0
         self.calls = 0
         self.frame_size = 0  # of the frame being handled, for the call it starts
-        self._waiters: list[Callable[[], None]] = []
+        self._waiters: list[anyio.Event] = []
 
     @property
     def full(self) -> bool:
@@ -37,12 +37,12 @@ class Backlog:
             or self.calls >= CALLS_LIMIT
         )
 
-    def when_clear(self, callback: Callable[[], None]) -> None:
-        """Call `callback` (once) as soon as the backlog is no longer full."""
-        if self.full:
-            self._waiters.append(callback)
-        else:
-            callback()
+    async def until_clear(self) -> None:
+        """Return as soon as the backlog is not full (at once if it is not)."""
+        while self.full:
+            clear = anyio.Event()
+            self._waiters.append(clear)
+            await clear.wait()
 
     def sending(self, size: int) -> None:
         """A frame of `size` bytes is waiting to be written."""
@@ -72,5 +72,5 @@ class Backlog:
         if self.full:
             return
         waiters, self._waiters = self._waiters, []
-        for callback in waiters:
-            callback()
+        for clear in waiters:
+            clear.set()

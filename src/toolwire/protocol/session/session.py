@@ -116,7 +116,6 @@ class ServerSession:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.era: eras.Era | None = None  # fixed by the first request
         self.protocol_version: str | None = None  # negotiated (handshake era)
-        self.initialized = False  # notifications/initialized seen
         self.log_level = "debug"  # logging/setLevel (handshake era)
         self._task_group: anyio.abc.TaskGroup | None = None
         self.listeners = Listeners(self.send, self._serves_resource)
@@ -288,9 +287,7 @@ class ServerSession:
             cancelled = valid_id(request_id) and self.requests.cancel(request_id)
             if not cancelled and self.era == "modern":
                 self.listeners.cancel(request_id)
-        elif method == "notifications/initialized" and self.era == "handshake":
-            self.initialized = True
-        # Anything else (progress, roots/list_changed, unknown) needs nothing from this server.
+        # Anything else (initialized, progress, roots/list_changed, unknown) needs nothing here.
 
     async def _request(
         self, request_id: RequestId, method: str, params: dict[str, Any] | None

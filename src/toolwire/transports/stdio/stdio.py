@@ -122,8 +122,6 @@ class _Stop:
 
 async def _serve(session: ServerSession, reader: FdReader, splitter: LineSplitter) -> None:
     """Hand the session every frame, in order, until stdin ends (pausing while it is full)."""
-    import anyio
-
     while True:
         try:
             chunk = await reader.read()
@@ -131,10 +129,7 @@ async def _serve(session: ServerSession, reader: FdReader, splitter: LineSplitte
             logger.info("reading stdin failed (%s); shutting down", error)
             chunk = b""
         for item in splitter.feed(chunk) if chunk else splitter.finish():
-            if session.backlog.full:
-                cleared = anyio.Event()
-                session.backlog.when_clear(cleared.set)
-                await cleared.wait()
+            await session.backlog.until_clear()
             if isinstance(item, Oversized):
                 await session.reject_oversized(item.size, item.head)
             else:

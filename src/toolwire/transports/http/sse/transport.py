@@ -33,6 +33,7 @@ from ..asgi import (
     respond,
 )
 from ..channel import KEEPALIVE_SECONDS, Stream
+from ..security.auth import IDENTITY_KEY
 
 if TYPE_CHECKING:
     from ....protocol.auth.identity import Identity
@@ -158,7 +159,7 @@ class LegacySse(Serving):
             await refuse(send, 503, "The server is shutting down")
             return
         session_id = secrets.token_hex(16)
-        identity: Identity | None = scope.get("toolwire.identity")
+        identity: Identity | None = scope.get(IDENTITY_KEY)
         stream = Stream(None, None, sse=True)
 
         async def write(frame: bytes) -> None:
@@ -251,7 +252,7 @@ class LegacySse(Serving):
             )
             return None
         live = self._live.get(session_id)
-        identity: Identity | None = scope.get("toolwire.identity")
+        identity: Identity | None = scope.get(IDENTITY_KEY)
         if live is None or live.closed or not same_caller(live.identity, identity):
             await refuse(send, 404, _unknown_session(self.sse_path))
             return None
@@ -279,12 +280,8 @@ def _query_value(scope: Scope, name: str) -> str | None:
 async def _room(live: _Live) -> bool:
     """Wait (bounded) until the session's backlog has room; whether it has."""
     backlog = live.session.backlog
-    if not backlog.full:
-        return True
-    clear = anyio.Event()
-    backlog.when_clear(clear.set)
     with anyio.move_on_after(BUSY_SECONDS):
-        await clear.wait()
+        await backlog.until_clear()
     return not backlog.full
 
 

@@ -151,7 +151,6 @@ class SessionPool:
         session.era = era
         if era == "handshake":  # born initialized: no handshake on a session-less request
             session.protocol_version = version
-            session.initialized = True
         return lease
 
     def _idle_one(self) -> Lease | None:
@@ -219,7 +218,6 @@ def _reset(session: ServerSession) -> None:
     """Put a session back as it was born."""
     session.era = None
     session.protocol_version = None
-    session.initialized = False
     session.log_level = "debug"
     session.client_info = None
     session.client_capabilities = None

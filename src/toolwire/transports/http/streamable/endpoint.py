@@ -44,6 +44,7 @@ from ..channel import (
     end_response,
     media_ranges,
 )
+from ..security.auth import IDENTITY_KEY
 from ._initialize import SESSION_HEADER, full, start_session
 from ._resume import open_get_stream
 from ._session_ids import could_be_session_id
@@ -176,7 +177,7 @@ class Endpoint:
         if config.stateless:
             await self._stateless(scope, receive, send, message, body, item, version, as_json)
             return
-        identity = scope.get("toolwire.identity")
+        identity = scope.get(IDENTITY_KEY)
         if isinstance(item, Request) and item.method == "initialize":
             await start_session(self.runtime, receive, send, message, body, item, identity, as_json)
             return
@@ -345,7 +346,7 @@ class Endpoint:
         """Serve this one POST on a session lent by the app's pool (see `_hosting.py`)."""
         pool = self.runtime.pool
         assert pool is not None
-        identity = scope.get("toolwire.identity")
+        identity = scope.get(IDENTITY_KEY)
         lease = await pool.take(identity, era="handshake", version=version or ASSUMED_VERSION)
         session = lease.session
         try:
@@ -386,7 +387,7 @@ class Endpoint:
         if bad_version is not None:
             await refuse(send, 400, bad_version)
             return
-        found = await self._session(headers, scope.get("toolwire.identity"), send)
+        found = await self._session(headers, scope.get(IDENTITY_KEY), send)
         if found is None:
             return
         config = self.config
@@ -418,7 +419,7 @@ class Endpoint:
             # Ending a session needs no live copy of it: a process at its session cap still
             # ends a session another process holds.
             try:
-                ended = await sessions.end_by_id(session_id, scope.get("toolwire.identity"))
+                ended = await sessions.end_by_id(session_id, scope.get(IDENTITY_KEY))
             except StoreUnavailable as failure:
                 await unavailable(send, failure)
                 return

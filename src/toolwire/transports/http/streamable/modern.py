@@ -19,6 +19,7 @@ from ....protocol.wire.jsonrpc import (
 )
 from ..asgi import ASGIReceive, ASGISend, refuse, respond
 from ..channel import Stream, acceptable, end_answer
+from ..security.auth import IDENTITY_KEY
 from . import _mirror
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ async def serve_modern(
         await respond(send, 202)
         return
     refusal = _precheck(headers, item.method, item.params)
-    identity = scope.get("toolwire.identity")
+    identity = scope.get(IDENTITY_KEY)
     lease = await pool.take(identity, era="modern")
     session = lease.session
     stream = Stream(

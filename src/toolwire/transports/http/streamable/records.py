@@ -93,7 +93,6 @@ class SessionRecord:
         session.client_capabilities = self.client_capabilities
         session.log_level = self.log_level
         session.resource_subscriptions = set(self.resource_subscriptions)
-        session.initialized = True
 
     def to_json(self) -> bytes:
         """The record as compact JSON."""
