@@ -167,12 +167,13 @@ class SyncBudget:
         """Give `job` a slot and a worker; when no worker can start, the call fails with why."""
         self._taken += 1
         try:
-            self._hand_over(job.loop, job)
+            self._hand_over(job)
         except Exception as failed:  # e.g. "can't start new thread"
             self._taken -= 1
             job.waiter.set_exception(failed)
 
-    def _hand_over(self, loop: asyncio.AbstractEventLoop, job: _Job) -> None:
+    def _hand_over(self, job: _Job) -> None:
+        loop = job.loop
         self._last_start = loop.time()
         workers = self._workers
         if workers is None:
