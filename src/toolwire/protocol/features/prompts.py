@@ -20,7 +20,6 @@ from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, RequestId
 from .prompt_messages import PromptResultError, render_messages
-from .resources import request_context
 
 if TYPE_CHECKING:
     from ..session.methods import Session
@@ -83,8 +82,15 @@ async def _rendered(
     try:
         if entry.schema.takes_context:
             arguments = params.get("arguments") or {}
-            context = await request_context(
-                session, request_id, entry.name, arguments, params, version, call
+            context = await session.contexts.tool_context(
+                str(request_id),
+                entry.name,
+                arguments,
+                params.get("_meta"),
+                version,
+                session.client_info,
+                session.identity,
+                call,
             )
             args = [context, *args]
     except Exception as error:

@@ -23,7 +23,6 @@ from ..wire.jsonrpc import (
     INVALID_PARAMS,
     FrameKind,
     ProtocolError,
-    compact_json,
     result_message,
 )
 from .resource_reading import NOT_FOUND, InvalidResourceParams
@@ -153,35 +152,20 @@ async def _read(
     call: CallInFlight,
 ) -> dict[str, Any]:
     context = functools.partial(
-        request_context, session, request_id, uri, {}, params, version, call
+        session.contexts.tool_context,
+        str(request_id),
+        uri,
+        {},
+        params.get("_meta"),
+        version,
+        session.client_info,
+        session.identity,
+        call,
     )
     contents = await read_contents(session.server, uri, version, context)
     result: dict[str, Any] = {"contents": contents}
     eras.stamp_for(version, result, session.server_info, cacheable=True)
     return result
-
-
-async def request_context(
-    session: Session,
-    request_id: RequestId,
-    name: str,
-    arguments: dict[str, Any],
-    params: dict[str, Any],
-    version: str,
-    call: CallInFlight,
-) -> ToolContext[Any]:
-    """The `ToolContext` of a prompt or resource read (`name`: the prompt or URI); raises what
-    the server's context factory raises."""
-    from ...context import ToolContext
-
-    value = await session.context_for(request_id, name, arguments, params, version)
-    return ToolContext(
-        value,
-        tool_name=name,
-        tool_call_id=str(request_id),
-        tool_arguments=compact_json(arguments),
-        reporter=call,
-    )
 
 
 async def subscribe(

@@ -32,7 +32,6 @@ from ..wire.jsonrpc import (
     INVALID_PARAMS,
     ProtocolError,
     RequestId,
-    compact_json,
 )
 from .registry import is_enabled
 
@@ -151,35 +150,23 @@ async def _result(
 ) -> dict[str, Any]:
     """An accepted call's whole result. `identity` is the caller's as the call was accepted
     (a later request of the same caller may bring another token)."""
-    tool = entry.tool
-    arguments = call_arguments(tool.params_json_schema, params.get("arguments"))
-    args_json = compact_json(arguments)
-    call_id = str(request_id)
-    contexts = session.contexts
-    ctx: ToolContext[Any] = ToolContext(
-        contexts.value,
-        tool_name=tool.name,
-        tool_call_id=call_id,
-        tool_arguments=args_json,
-        reporter=call,
-    )
+    arguments = call_arguments(entry.tool.params_json_schema, params.get("arguments"))
     try:
-        if contexts.factory is not None:
-            ctx.context = await contexts.make(
-                call_id,
-                tool.name,
-                arguments,
-                params.get("_meta"),
-                version,
-                session.client_info,
-                identity,
-                call.session_id,
-            )
+        ctx = await session.contexts.tool_context(
+            str(request_id),
+            entry.name,
+            arguments,
+            params.get("_meta"),
+            version,
+            session.client_info,
+            identity,
+            call,
+        )
     except Exception:
-        logger.exception("the context factory failed for a call of tool %r", tool.name)
+        logger.exception("the context factory failed for a call of tool %r", entry.name)
         result = error_result("Internal error")
     else:
-        result = await _run(entry, ctx, args_json, arguments, session.sync_limiter, version)
+        result = await _run(entry, ctx, arguments, session.sync_limiter, version)
     eras.stamp_for(version, result, session.server_info)
     return result
 
@@ -187,13 +174,13 @@ async def _result(
 async def _run(
     entry: RegisteredTool,
     ctx: ToolContext[Any],
-    args_json: str,
     arguments: dict[str, Any],
     limiter: SyncBudget | anyio.CapacityLimiter | None,
     version: str,
 ) -> dict[str, Any]:
     """Run the tool under its timeout; its result without the era's fields."""
     name = entry.name
+    args_json = ctx.tool_arguments
     try:
         outcome: ToolOutcome | None = None
         if entry.timeout is None:

@@ -8,17 +8,22 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from ...context import ToolContext
 from ..wire.eras import META_CLIENT_INFO
+from ..wire.jsonrpc import compact_json
 
 if TYPE_CHECKING:
     from ..auth.identity import Identity
+    from .requests_in_flight import CallInFlight
 
 __all__ = ["NO_CONTEXT", "CallInfo", "ContextSource"]
 
 
+@dataclass(eq=False, kw_only=True, slots=True)
 class CallInfo:
     """What is known about a `tools/call` when its context is made (see `Server`'s
     `context_factory`). Read-only by convention; fields may be added, none removed.
@@ -38,44 +43,16 @@ class CallInfo:
             "MCP sessions and their end"); None for session-less requests.
     """
 
-    __slots__ = (
-        "arguments",
-        "call_id",
-        "client_info",
-        "identity",
-        "meta",
-        "protocol_version",
-        "session_id",
-        "state",
-        "tool_name",
-    )
-
-    def __init__(
-        self,
-        *,
-        tool_name: str,
-        call_id: str,
-        arguments: Mapping[str, Any],
-        meta: Mapping[str, Any] | None,
-        protocol_version: str,
-        client_info: Mapping[str, Any] | None,
-        state: Any,
-        identity: Identity | None = None,
-        session_id: str | None = None,
-    ) -> None:
-        self.tool_name = tool_name
-        self.call_id = call_id
-        self.arguments = arguments
-        self.meta = meta
-        self.protocol_version = protocol_version
-        self.client_info = client_info
-        self.state = state
-        self.identity = identity
-        self.session_id = session_id
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"CallInfo({fields})"
+    # Declared in alphabetical order, which is the order `repr` shows them in.
+    arguments: Mapping[str, Any]
+    call_id: str
+    client_info: Mapping[str, Any] | None
+    identity: Identity | None = None
+    meta: Mapping[str, Any] | None
+    protocol_version: str
+    session_id: str | None = None
+    state: Any
+    tool_name: str
 
 
 class ContextSource:
@@ -104,40 +81,49 @@ class ContextSource:
             or inspect.iscoroutinefunction(type(factory).__call__)
         )
 
-    async def make(
+    async def tool_context(
         self,
         call_id: str,
-        tool_name: str,
-        arguments: Mapping[str, Any],
-        meta: Mapping[str, Any] | None,
+        name: str,
+        arguments: dict[str, Any],
+        meta: Any,
         protocol_version: str,
         client_info: Mapping[str, Any] | None,
-        identity: Identity | None = None,
-        session_id: str | None = None,
-    ) -> Any:
-        """The context of one call: the factory's answer (awaited if need be), else `value`."""
+        identity: Identity | None,
+        call: CallInFlight,
+    ) -> ToolContext[Any]:
+        """The `ToolContext` of one request running the author's code (`name`: the tool,
+        prompt or resource URI), its context the factory's answer (awaited if need be), else
+        `value`; raises what the factory raises."""
+        context = self.value
         factory = self.factory
-        if factory is None:
-            return self.value
-        if client_info is None and meta is not None:
-            sent = meta.get(META_CLIENT_INFO)
-            client_info = sent if isinstance(sent, Mapping) else None
-        made = factory(
-            CallInfo(
-                tool_name=tool_name,
-                call_id=call_id,
-                arguments=MappingProxyType(arguments),
-                meta=meta,
-                protocol_version=protocol_version,
-                client_info=client_info,
-                state=self.state,
-                identity=identity,
-                session_id=session_id,
+        if factory is not None:
+            meta = meta if isinstance(meta, Mapping) else None
+            if client_info is None and meta is not None:
+                sent = meta.get(META_CLIENT_INFO)
+                client_info = sent if isinstance(sent, Mapping) else None
+            context = factory(
+                CallInfo(
+                    tool_name=name,
+                    call_id=call_id,
+                    arguments=MappingProxyType(arguments),
+                    meta=meta,
+                    protocol_version=protocol_version,
+                    client_info=client_info,
+                    state=self.state,
+                    identity=identity,
+                    session_id=call.session_id,
+                )
             )
+            if self.is_async or inspect.isawaitable(context):
+                context = await context
+        return ToolContext(
+            context,
+            tool_name=name,
+            tool_call_id=call_id,
+            tool_arguments=compact_json(arguments),
+            reporter=call,
         )
-        if self.is_async or inspect.isawaitable(made):
-            made = await made
-        return made
 
 
 NO_CONTEXT = ContextSource()

@@ -67,16 +67,6 @@ class Session(AskingSession, Protocol):
     def capabilities(self) -> dict[str, Any]:
         """The capabilities the connection's era advertises."""
 
-    async def context_for(
-        self,
-        request_id: RequestId,
-        name: str,
-        arguments: dict[str, Any],
-        params: dict[str, Any],
-        version: str,
-    ) -> Any:
-        """What `ctx.context` holds for a request that is not a tool call."""
-
 
 @dataclass(frozen=True, slots=True)
 class Route:

@@ -326,31 +326,6 @@ class ServerSession:
             raise ProtocolError(METHOD_NOT_FOUND, "Method not found", method)
         await route.handler(self, request_id, params, version, log_level)
 
-    async def context_for(
-        self,
-        request_id: RequestId,
-        name: str,
-        arguments: dict[str, Any],
-        params: dict[str, Any],
-        version: str,
-    ) -> Any:
-        """The `ctx.context` of a prompt or resource read (`CallInfo.tool_name` is its name
-        or URI); raises what the context factory raises."""
-        contexts = self.contexts
-        if contexts.factory is None:
-            return contexts.value
-        meta = params.get("_meta")
-        return await contexts.make(
-            str(request_id),
-            name,
-            arguments,
-            meta if isinstance(meta, dict) else None,
-            version,
-            self.client_info,
-            self.identity,
-            self.session_id,
-        )
-
     def capabilities(self) -> dict[str, Any]:
         """What this connection's era serves, as the capabilities advertised."""
         return capabilities(MODERN if self.era == "modern" else HANDSHAKE)
