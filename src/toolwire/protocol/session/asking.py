@@ -19,6 +19,7 @@ from ...errors import (
     UserError,
 )
 from ...schema.elicitation import answer_problems, elicitation_schema, is_model_class
+from ...tools.invoke import validation_problems
 from ..wire import eras
 from ..wire.jsonrpc import compact_json
 from .input_required import InputRound, RoundCall, RoundSession, start_round
@@ -208,10 +209,7 @@ def _elicit_result(raw: dict[str, Any], form: dict[str, Any], model: Any) -> Eli
         try:
             content = model.model_validate(content)
         except ValidationError as error:
-            details = "; ".join(
-                f"{'.'.join(str(p) for p in item['loc'])}: {item['msg']}"
-                for item in error.errors(include_url=False, include_input=False)
-            )
+            details = "; ".join(validation_problems(error))
             raise ClientResponseError(
                 method, f"The client's elicitation answer does not fit {model.__name__}: {details}"
             ) from None

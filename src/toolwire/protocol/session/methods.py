@@ -70,14 +70,9 @@ class Session(AskingSession, Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Route:
-    """How one method is served in one era.
-
-    Args:
-        handler: `handler(session, request_id, params, version, log_level)`; answers the
-            request (or starts the work that will).
-        grants: What serving the method adds to the capabilities (merged one level deep).
-        before_handshake: Whether a handshake-era client may send it before `initialize`.
-    """
+    """How one method is served in one era: `handler(session, request_id, params, version,
+    log_level)` answers it (or starts the work that will), `grants` is what it adds to the
+    capabilities (merged one level deep), `before_handshake` lets it precede `initialize`."""
 
     handler: Callable[Concatenate[Session, ...], Awaitable[None]]
     grants: Mapping[str, Mapping[str, Any]] | None = None

@@ -13,7 +13,7 @@ import asyncio
 import functools
 import logging
 import math
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
@@ -49,23 +49,9 @@ STREAM_CLOSER: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(
 
 
 class CallInFlight:
-    """One request in flight: its task, and what its function reports and asks through.
-
-    Args:
-        send: The session's `send`.
-        token: The request's progress token, or None.
-        log_level: The lowest level sent, or None to send no logs.
-        request_id: The request its notifications belong to.
-        make_asker: Builds, given `call=` this request, where its function's questions go
-            (`asking.asker_for` with the request bound); None when it has no client to ask.
-        session_id: The MCP session the request comes in.
-
-    Attributes:
-        task: The asyncio task running the request, once launched.
-        abandoned: Cancelled: no reply may be sent for it any more.
-        size: Its request's bytes, as the session's backlog counted them.
-        asker: Where the questions go, once built (at the first question or `ready_asker`).
-    """
+    """One request in flight: its task, and what its function reports and asks through
+    (`make_asker(call=self)` builds where its questions go; None: no client to ask). Once
+    `abandoned`, no reply may be sent for it; `size` is its request's bytes in the backlog."""
 
     __slots__ = (
         "_closer",
@@ -193,13 +179,8 @@ class CallInFlight:
 
 
 class RequestsInFlight:
-    """The requests one session runs in tasks, by id.
-
-    Args:
-        send: The session's `send`.
-        backlog: The session's backlog, which counts each request while it runs.
-        error_details: Whether an error reply adds the author's exception.
-    """
+    """The requests one session runs in tasks, by id, each counted in `backlog` while it
+    runs (`error_details`: error replies add the author's exception)."""
 
     def __init__(
         self,
@@ -234,15 +215,9 @@ class RequestsInFlight:
     ) -> None:
         """Track `call` and reply with what `work()` returns (a `ProtocolError` it raises is
         the error reply, anything else a logged -32603), from a task."""
-        self.launch(request_id, call, self._answer(request_id, call, work))
-
-    def launch(
-        self, request_id: RequestId, call: CallInFlight, coro: Coroutine[Any, Any, None]
-    ) -> None:
-        """Put `call` in flight and run `coro` as its task (which replies and `settle`s)."""
         self._calls[request_id] = call
         call.size = self._backlog.call_started()
-        call.task = asyncio.create_task(coro)
+        call.task = asyncio.create_task(self._answer(request_id, call, work))
         self._tasks.add(call.task)
         call.task.add_done_callback(functools.partial(self._task_done, request_id, call))
 

@@ -118,7 +118,9 @@ class ServerSession:
         self.protocol_version: str | None = None  # negotiated (handshake era)
         self.log_level = "debug"  # logging/setLevel (handshake era)
         self._task_group: anyio.abc.TaskGroup | None = None
-        self.listeners = Listeners(self.send, self._serves_resource)
+        self.listeners = Listeners(
+            self.send, lambda uri: server.resource_registry.find(uri) is not None
+        )
         self.resource_subscriptions: set[str] = set()
         self.backlog = Backlog()
         self.requests = RequestsInFlight(self.send, self.backlog, error_details=error_details)
@@ -284,7 +286,8 @@ class ServerSession:
     def _notification(self, method: str, params: dict[str, Any] | None) -> None:
         if method == "notifications/cancelled":
             request_id: Any = (params or {}).get("requestId")
-            cancelled = valid_id(request_id) and self.requests.cancel(request_id)
+            # A request in flight is cancelled first; else the id may name a listen stream.
+            cancelled = not valid_id(request_id) or self.requests.cancel(request_id)
             if not cancelled and self.era == "modern":
                 self.listeners.cancel(request_id)
         # Anything else (initialized, progress, roots/list_changed, unknown) needs nothing here.
@@ -329,9 +332,6 @@ class ServerSession:
     def capabilities(self) -> dict[str, Any]:
         """What this connection's era serves, as the capabilities advertised."""
         return capabilities(MODERN if self.era == "modern" else HANDSHAKE)
-
-    def _serves_resource(self, uri: str) -> bool:
-        return self.server.resource_registry.find(uri) is not None
 
     async def list_changed(self, kind: str) -> None:
         """Tell the client that its list of `kind` ("tools", "resources", "prompts") changed:

@@ -97,12 +97,8 @@ class _Stream:
 
 
 class Listeners:
-    """The open `subscriptions/listen` streams of one connection.
-
-    Args:
-        send: The session's `send`.
-        knows: Whether the server can serve a resource URI.
-    """
+    """The open `subscriptions/listen` streams of one connection (`knows`: whether the
+    server can serve a resource URI)."""
 
     def __init__(self, send: RoutedSend, knows: Callable[[str], bool]) -> None:
         self._send = send
@@ -144,16 +140,11 @@ class Listeners:
         if stream.pending:
             await self._flush(stream)
 
-    def cancel(self, request_id: Any) -> bool:
-        """End a stream the client cancelled; nothing is sent. Whether one was open."""
-        try:
-            stream = self._streams.get(request_id)
-        except TypeError:  # an unhashable id names no stream
-            return False
-        if stream is None:
-            return False
-        self._drop(stream)
-        return True
+    def cancel(self, request_id: RequestId) -> None:
+        """End a stream the client cancelled; nothing is sent."""
+        stream = self._streams.get(request_id)
+        if stream is not None:
+            self._drop(stream)
 
     def cancel_all(self) -> None:
         """Drop every stream without a frame (the connection is ending)."""
