@@ -151,6 +151,16 @@ async def test_values_are_converted_to_the_annotated_types() -> None:
     )
 
 
+async def test_a_typed_function_with_star_args_takes_its_values() -> None:
+    server = Server("s")
+
+    @server.resource("v://{n}")
+    def varargs(*extra: Any, n: int) -> str:
+        return f"{n + 1} {extra}"
+
+    assert (await server.read_resource("v://41"))[0]["text"] == "42 ()"
+
+
 async def test_a_missing_query_value_without_default_is_named() -> None:
     server = Server("s")
 

@@ -205,7 +205,7 @@ class FunctionReader:
 
         fields: dict[str, Any] = {}
         for parameter in self._signature.parameters.values():
-            if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            if parameter.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
                 continue
             annotation = (
                 Any if parameter.annotation is inspect.Parameter.empty else parameter.annotation
