@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ClientRequestError
 from ...tools.threads import run_sync_within
-from ..session.asking import asker_for
+from ..session.asking import Asker
 from ..session.methods import Route, send_page
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
@@ -58,7 +58,7 @@ async def get_prompt(
     make_asker = None
     if entry.schema.takes_context:
         make_asker = functools.partial(
-            asker_for, session, request_id, version, params, entry.name, "prompts/get"
+            Asker, session, request_id, version, params, entry.name, "prompts/get"
         )
     call = CallInFlight(session.send, token, log_level, request_id, make_asker, session.session_id)
     call.ready_asker()  # built here, so that a malformed retry is refused at once

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ...tools.threads import run_sync_within
-from ..session.asking import asker_for
+from ..session.asking import Asker
 from ..session.methods import Route, send_page
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
@@ -135,7 +135,7 @@ async def read(
     make_asker = None
     if session.era != "modern":  # 2026-07-28 has no input round for a read
         make_asker = functools.partial(
-            asker_for, session, request_id, version, params, uri, "resources/read"
+            Asker, session, request_id, version, params, uri, "resources/read"
         )
     call = CallInFlight(session.send, token, log_level, request_id, make_asker, session.session_id)
     session.requests.answer_in_task(

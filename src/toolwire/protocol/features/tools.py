@@ -23,7 +23,7 @@ from ...tools.failure import log_timeout
 from ...tools.invoke import ToolOutcome, invoke_tool, validation_problems
 from ...tools.threads import SyncToolRefused, worker_wait
 from ..auth.identity import FORBIDDEN, scope_refusal
-from ..session.asking import CLIENT_CAPABILITY, asker_for
+from ..session.asking import CLIENT_CAPABILITY, Asker
 from ..session.methods import Route, send_page
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
@@ -92,7 +92,7 @@ async def call_tool(
             )
     token = eras.progress_token(params, "tools/call")
     # Most calls never ask: their asker is made at the first question.
-    make_asker = partial(asker_for, session, request_id, version, params, name)
+    make_asker = partial(Asker, session, request_id, version, params, name, "tools/call")
     call = CallInFlight(session.send, token, log_level, request_id, make_asker, session.session_id)
     if session.era == "modern" and ("requestState" in params or "inputResponses" in params):
         call.ready_asker()  # a retry's answers are checked up front (-32602)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..wire.jsonrpc import RequestId
     from .outbound import Outbound
 
-__all__ = ["CLIENT_CAPABILITY", "Asker", "AskingSession", "asker_for"]
+__all__ = ["CLIENT_CAPABILITY", "Asker", "AskingSession"]
 
 CLIENT_CAPABILITY = {  # what the client must declare for each question
     "elicitation/create": "elicitation",
@@ -49,32 +49,10 @@ class AskingSession(RoundSession, Protocol):
     identity: Identity | None
 
 
-def asker_for(
-    session: AskingSession,
-    call_id: RequestId,
-    version: str,
-    params: dict[str, Any],
-    name: str,
-    method: str = "tools/call",
-    call: RoundCall | None = None,
-) -> Asker:
-    """The questions a new request may ask, with the answers it brings (modern era; -32602
-    when they are malformed); given its `call`, a modern round ends it when the tool waits."""
-    if session.era != "modern":
-        return Asker(session, call_id, version, session.client_capabilities, None)
-    meta = params["_meta"]  # the envelope was checked
-    identity = session.identity
-    principal = None if identity is None else compact_json(list(identity.principal))
-    round = start_round(params, name, principal, method)
-    asker = Asker(session, call_id, version, meta[eras.META_CAPABILITIES], round)
-    if call is not None:
-        round.attach(session, call_id, call)
-    return asker
-
-
 class Asker:
-    """The questions one call may put to its client (`round`: its input round, modern era
-    only)."""
+    """The questions one request may put to its client, with the answers a modern retry
+    brings (-32602 when they are malformed): there a round of its own ends `call` when its
+    function waits on a question."""
 
     __slots__ = ("_call_id", "_capabilities", "_round", "_session", "_version")
 
@@ -83,14 +61,24 @@ class Asker:
         session: AskingSession,
         call_id: RequestId,
         version: str,
-        capabilities: Mapping[str, Any] | None,
-        round: InputRound | None,
+        params: dict[str, Any],
+        name: str,
+        method: str,
+        call: RoundCall,
     ) -> None:
         self._session = session
         self._call_id = call_id
         self._version = version
-        self._capabilities = capabilities or {}
-        self._round = round
+        self._round: InputRound | None = None
+        if session.era != "modern":
+            self._capabilities = session.client_capabilities or {}
+            return
+        identity = session.identity
+        principal = None if identity is None else compact_json(list(identity.principal))
+        self._round = start_round(params, name, principal, method)
+        self._round.attach(session, call_id, call)
+        # The envelope was checked: its capabilities are an object.
+        self._capabilities = params["_meta"][eras.META_CAPABILITIES]
 
     async def _ask(
         self, method: str, params: dict[str, Any], timeout: float | None, key: str | None
