@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..session.methods import Route
+from ..session.methods import Params, Route, Session
 from ..wire import eras
 from ..wire.jsonrpc import (
     INTERNAL_ERROR,
@@ -24,14 +24,9 @@ from ..wire.jsonrpc import (
 )
 from .completers import MAX_VALUES, Completer, CompleterError, ask_completer
 
-if TYPE_CHECKING:
-    from ..session.methods import Session
-
 __all__ = ["COMPLETION_ROUTES_HANDSHAKE", "COMPLETION_ROUTES_MODERN", "complete"]
 
 logger = logging.getLogger("toolwire.protocol")
-
-Params = dict[str, Any] | None
 
 
 _invalid = partial(ProtocolError, INVALID_PARAMS)  # -32602 with the given message

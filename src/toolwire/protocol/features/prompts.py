@@ -15,21 +15,18 @@ from typing import TYPE_CHECKING, Any
 from ...errors import ClientRequestError
 from ...tools.threads import run_sync_within
 from ..session.asking import Asker
-from ..session.methods import Route, send_page
+from ..session.methods import Params, Route, Session, send_page
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, RequestId
 from .prompt_messages import PromptResultError, render_messages
 
 if TYPE_CHECKING:
-    from ..session.methods import Session
     from .prompt_registry import RegisteredPrompt
 
 __all__ = ["PROMPT_ROUTES_HANDSHAKE", "PROMPT_ROUTES_MODERN", "get_prompt", "list_prompts"]
 
 logger = logging.getLogger("toolwire.protocol")
-
-Params = dict[str, Any] | None
 
 
 async def list_prompts(

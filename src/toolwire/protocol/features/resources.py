@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...tools.threads import run_sync_within
 from ..session.asking import Asker
-from ..session.methods import Route, send_page
+from ..session.methods import Params, Route, Session, send_page
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.jsonrpc import (
@@ -30,7 +30,6 @@ from .resource_reading import NOT_FOUND, InvalidResourceParams
 if TYPE_CHECKING:
     from ...context import ToolContext
     from ..session.app import ServedApp
-    from ..session.methods import Session
     from ..wire.jsonrpc import RequestId
     from .resource_registry import FixedResource
 
@@ -47,8 +46,6 @@ logger = logging.getLogger("toolwire.protocol")
 
 RESOURCE_NOT_FOUND = -32002  # the handshake era's code; 2026-07-28 uses -32602
 MAX_SUBSCRIPTIONS = 1024
-
-Params = dict[str, Any] | None
 
 
 def not_found(uri: str, version: str | None) -> ProtocolError:

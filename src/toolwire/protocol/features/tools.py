@@ -24,7 +24,7 @@ from ...tools.invoke import ToolOutcome, invoke_tool, validation_problems
 from ...tools.threads import SyncToolRefused, worker_wait
 from ..auth.identity import FORBIDDEN, scope_refusal
 from ..session.asking import CLIENT_CAPABILITY, Asker
-from ..session.methods import Route, send_page
+from ..session.methods import Params, Route, Session, send_page
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.content import call_result, error_result
@@ -38,14 +38,11 @@ from .registry import is_enabled
 if TYPE_CHECKING:
     from ...tools.threads import SyncBudget
     from ..auth.identity import Identity
-    from ..session.methods import Session
     from .registry import RegisteredTool
 
 logger = logging.getLogger("toolwire.protocol")
 
 __all__ = ["TOOL_ROUTES_HANDSHAKE", "TOOL_ROUTES_MODERN", "call_tool", "list_tools"]
-
-Params = dict[str, Any] | None
 
 
 async def list_tools(

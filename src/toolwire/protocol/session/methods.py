@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PAGE_SIZE",
+    "Params",
     "Route",
     "Session",
     "capabilities",
@@ -47,6 +48,8 @@ __all__ = [
 
 PAGE_SIZE = 100
 _CURSOR_PREFIX = "tw1:"
+
+Params = dict[str, Any] | None  # a request's params, as route handlers get them
 
 
 class Session(AskingSession, Protocol):

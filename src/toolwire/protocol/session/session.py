@@ -45,7 +45,7 @@ from ..wire.jsonrpc import (
 )
 from .backlog import Backlog
 from .call_context import NO_CONTEXT, ContextSource
-from .methods import Route, Session, capabilities
+from .methods import Params, Route, Session, capabilities
 from .outbound import Outbound
 from .requests_in_flight import RequestsInFlight
 from .subscriptions import Listeners
@@ -64,7 +64,6 @@ __all__ = ["ServerSession"]
 logger = logging.getLogger("toolwire.protocol")
 
 Send = Callable[[bytes], Awaitable[None]]
-Params = dict[str, Any] | None
 
 
 class ServerSession:
