@@ -56,13 +56,8 @@ class CallInfo:
 
 
 class ContextSource:
-    """Where the calls of one serving get their context.
-
-    Args:
-        value: The context of every call, when there is no factory.
-        factory: Called for each call with its `CallInfo`; its result is the context.
-        state: What the lifespan yielded, handed to the factory as `CallInfo.state`.
-    """
+    """Where the calls of one serving get their context: `factory(CallInfo)` for each call,
+    else the one `value`; `state` is what the lifespan yielded (`CallInfo.state`)."""
 
     __slots__ = ("factory", "is_async", "state", "value")
 

@@ -67,24 +67,13 @@ Send = Callable[[bytes], Awaitable[None]]
 
 
 class ServerSession:
-    """The protocol state of one connection to an application (a `Server`).
-
-    Args:
-        server: What is published (see `app.ServedApp`).
-        send: Writes one encoded JSON-RPC message (the transport frames it).
-        contexts: Where each call's `ctx.context` comes from; by default None for every call.
-        routed: `send` also takes each frame's `FrameKind` and request id (`RoutedSend`), so
-            that an HTTP transport can write each on its request's stream.
-        back_channel: Whether the transport can carry requests to the client during a call
-            (False: HTTP in JSON-response or stateless mode; asking raises
-            `NoBackChannelError`).
-        identity: The authenticated caller, or None (then no scope is enforced). A transport
-            may replace it with the same caller's identity of a newer token.
-        error_details: Error replies of failed resources and prompts add the author's
-            exception (an in-process client only).
-        session_id: The MCP session's opaque id (`ctx.session_id`, `CallInfo.session_id`),
-            or None for session-less HTTP; the application hears when it ends.
-    """
+    """The protocol state of one connection to an application (a `Server`), writing each
+    encoded message with `send` (`routed`: with its `FrameKind` and request id too, for an
+    HTTP transport's streams). Without a `back_channel` (HTTP in JSON-response or stateless
+    mode) asking raises `NoBackChannelError`; `identity` (None: no scope is enforced) may be
+    replaced by the same caller's of a newer token; `error_details` adds the author's exception
+    to error replies (an in-process client only); `session_id` is the MCP session's opaque id,
+    None for session-less HTTP."""
 
     def __init__(
         self,
