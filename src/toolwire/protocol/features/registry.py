@@ -66,11 +66,8 @@ class RegisteredTool:
     def listing(self, version: str) -> dict[str, Any]:
         """The `tools/list` entry for a protocol version (computed once)."""
         cached = self._listing.get(version)
-        if cached is None:
-            cached = self._listing[version] = self._build_listing(version)
-        return cached
-
-    def _build_listing(self, version: str) -> dict[str, Any]:
+        if cached is not None:
+            return cached
         annotations = dict(self.annotations or {})
         if self.title and not eras.supports(version, "title"):
             annotations.setdefault("title", self.title)
@@ -82,7 +79,8 @@ class RegisteredTool:
             "outputSchema": self.output_schema if eras.supports(version, "outputSchema") else None,
             "annotations": annotations or None if eras.supports(version, "annotations") else None,
         }
-        return listing(version, fields, self.icons, self.meta)
+        cached = self._listing[version] = listing(version, fields, self.icons, self.meta)
+        return cached
 
 
 class ToolRegistry(NamedEntries[RegisteredTool]):

@@ -40,6 +40,7 @@ class ServedApp(Protocol):
     """The application a session publishes."""
 
     instructions: str | None
+    max_message_bytes: int  # the largest message the application accepts
 
     @property
     def server_info(self) -> dict[str, Any]:
@@ -56,10 +57,6 @@ class ServedApp(Protocol):
     @property
     def prompt_registry(self) -> PromptRegistry:
         """The published prompts."""
-
-    @property
-    def max_message_bytes(self) -> int:
-        """The largest message the application accepts."""
 
     @property
     def sync_limiter(self) -> SyncBudget | anyio.CapacityLimiter:
