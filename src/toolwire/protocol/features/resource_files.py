@@ -84,21 +84,6 @@ class DirectoryResources:
         )
         return TemplatedResource(self.template, described, self, lister=self.list_files)
 
-    def path_for(self, relative: str) -> Path:
-        """The checked file-system path for a decoded relative path (InvalidResourceParams saying
-        why when refused)."""
-        reason = self._refusal(relative)
-        if reason is None:
-            try:
-                return Path(self._root.absolute(relative))
-            except PathOutsideError:
-                reason = _OUTSIDE
-            except PathError:  # a missing or non-directory parent: resolved by the read
-                return self.root.joinpath(*relative.split("/"))
-        raise InvalidResourceParams(
-            f"Refused resource URI {self.uri_prefix + relative!r}: {reason}"
-        )
-
     async def read(
         self,
         uri: str,
@@ -146,17 +131,21 @@ class DirectoryResources:
         return None
 
     def _read(self, uri: str, relative: str) -> list[dict[str, Any]]:
-        self.path_for(relative)  # the segment checks
-        try:
-            file = self._root.open_file(relative)
-        except (PathNotFoundError, PathKindError):
-            return NOT_FOUND  # nothing there, a directory, a FIFO, a device: not a resource
-        except PathOutsideError:
-            raise InvalidResourceParams(f"Refused resource URI {uri!r}: {_OUTSIDE}") from None
-        except PathError as error:  # a loop, a permission, ...
-            raise InvalidResourceParams(
-                f"Refused resource URI {uri!r}: it cannot be opened ({error.reason})"
-            ) from None
+        reason = self._refusal(relative)
+        if reason is None:
+            try:
+                file = self._root.open_file(relative)
+            except (PathNotFoundError, PathKindError):
+                return NOT_FOUND  # nothing there, a directory, a FIFO, a device: not a resource
+            except PathOutsideError:
+                reason = _OUTSIDE
+            except PathError as error:  # a loop, a permission, ...
+                raise InvalidResourceParams(
+                    f"Refused resource URI {uri!r}: it cannot be opened ({error.reason})"
+                ) from None
+        if reason is not None:
+            shown = self.uri_prefix + relative
+            raise InvalidResourceParams(f"Refused resource URI {shown!r}: {reason}")
         with file:
             size = os.fstat(file.fileno()).st_size
             if size > self.max_bytes:
