@@ -60,13 +60,9 @@ async def read_contents(
     version: str | None,
     context: Callable[[], Awaitable[ToolContext[Any]]] | None = None,
 ) -> list[dict[str, Any]]:
-    """The `contents` of the resource at `uri`, as `resources/read` answers them; `context`
-    makes the `ToolContext` of a function that takes one (else it holds None).
-
-    Raises:
-        ProtocolError: Not found, invalid template values, or the reader failed.
-        Exception: Whatever `context` raises (the server's context factory).
-    """
+    """The `contents` of the resource at `uri`, as `resources/read` answers them, or a
+    ProtocolError (not found, invalid values, the reader failed); `context` makes the
+    `ToolContext` of a function that takes one, raising what the context factory raises."""
     found = server.resource_registry.find(uri)
     if found is None:
         raise not_found(uri, version)

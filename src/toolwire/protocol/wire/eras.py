@@ -126,11 +126,8 @@ def progress_token(params: dict[str, Any], method: str) -> Any:
 
 
 def is_modern_request(declared: str | None, message: Any) -> bool:
-    """Whether a request a transport received belongs to the 2026-07-28 era.
-
-    A known version `declared` by the framing (HTTP's `MCP-Protocol-Version`) decides;
-    otherwise a request other than `initialize` whose `_meta` carries the envelope is modern.
-    """
+    """Whether a request a transport received is of the 2026-07-28 era: a known version
+    `declared` by the framing (`MCP-Protocol-Version`) decides, else the envelope does."""
     if declared:
         declared = declared.strip(" \t")
         if declared in MODERN_VERSIONS:

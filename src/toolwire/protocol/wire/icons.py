@@ -92,15 +92,8 @@ def _checked(icon: Any, owner: str) -> dict[str, Any]:
 
 
 def normalize_icons(icons: Any, owner: str) -> tuple[dict[str, Any], ...] | None:
-    """Check a declaration's icons; return them as wire dicts (None when there are none).
-
-    Args:
-        icons: A list of `Icon`s or dicts (or None).
-        owner: What they belong to, for error messages ("tool 'add'", "server 'demo'").
-
-    Raises:
-        UserError: `icons` is not a list, or one icon is malformed (the message names what).
-    """
+    """A declaration's icons (`Icon`s or dicts) as wire dicts, None when there are none; a
+    UserError naming `owner` ("tool 'add'") and the problem when one is malformed."""
     if icons is None:
         return None
     if isinstance(icons, str | bytes | dict | Icon) or not isinstance(icons, Iterable):
