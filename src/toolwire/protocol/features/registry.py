@@ -254,14 +254,9 @@ def registered_tool(
     scopes: str | Iterable[str] | None = None,
     icons: Any = None,
 ) -> RegisteredTool:
-    """A tool with its MCP options checked: what `Server.tool` / `add_tool` publish.
-
-    Raises:
-        UserError: The input schema is not an object, `meta` is not a dict, or an icon is
-            malformed.
-        ValueError: A bad `timeout` or scope name.
-        TypeError: `scopes` is not a string or a list of strings.
-    """
+    """A tool with its MCP options checked (what `Server.tool` / `add_tool` publish): a
+    UserError for a non-object input schema, non-dict `meta` or a malformed icon, a ValueError
+    for a bad `timeout` or scope name, a TypeError for `scopes` of another type."""
     if tool.params_json_schema.get("type") != "object":
         raise UserError(f"inputSchema of tool {tool.name!r} must have type 'object'")
     if timeout is None:

@@ -71,14 +71,10 @@ def registered_resource(
     completers: Mapping[str, Callable[..., Any]] | None,
 ) -> FixedResource | TemplatedResource:
     """The entry publishing `source` at `uri` (a template when `uri` has variables), every
-    option checked first: what `Server.add_resource` adds.
-
-    Raises:
-        ValueError: A malformed template, a function that does not fit it, fixed contents for
-            a template, or `completers` naming no variable.
-        TypeError: `source` is neither a function, text nor bytes.
-        toolwire.UserError: Malformed `icons` or completer.
-    """
+    option checked first (what `Server.add_resource` adds): a ValueError for a malformed
+    template, a function not fitting it, fixed contents for a template or `completers` naming
+    no variable; a TypeError for another kind of `source`; a UserError for a bad icon or
+    completer."""
     template = UriTemplate.parse(uri)
     if isinstance(source, str | bytes):
         if template.is_template:

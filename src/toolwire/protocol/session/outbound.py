@@ -53,13 +53,9 @@ class Outbound:
     async def request(
         self, method: str, params: dict[str, Any], call_id: RequestId, timeout: float | None
     ) -> Any:
-        """Send one request on behalf of the call `call_id`; return the client's result.
-
-        Raises:
-            ClientResponseError: The client answered with an error.
-            ClientTimeoutError: No answer within `timeout` seconds.
-            ClientRequestError: The session closed before the answer came.
-        """
+        """Send one request on behalf of the call `call_id`; return the client's result (a
+        `ClientResponseError` for its error, `ClientTimeoutError` past `timeout` seconds,
+        `ClientRequestError` when the session closes first)."""
         if self.closed:
             raise ClientRequestError(method, f"Cannot send {method!r}: the session is closed.")
         self._count += 1
