@@ -246,10 +246,10 @@ class CallPlan:
         # Field names passed by position and by keyword; None for *args / **kwargs.
         self.positional: tuple[str, ...] | None = None
         self.keyword: tuple[str, ...] = ()
-        if callable(schema) and not hasattr(schema, "params_pydantic_model"):
+        if callable(schema):
             self._schema_factory = schema
         else:
-            self._resolve(schema)  # type: ignore[arg-type]
+            self._resolve(schema)
 
     def ensure_resolved(self) -> FuncSchema:
         """The function's `FuncSchema`, built now if need be; safe from several threads."""
