@@ -290,12 +290,8 @@ class CallPlan:
         """The SDK's `to_call_args`, without walking the signature on every call."""
         if self.positional is not None:
             values = object.__getattribute__(parsed, "__dict__")
-            try:
-                return [values[name] for name in self.positional], {
-                    name: values[name] for name in self.keyword
-                }
-            except KeyError:
-                pass
+            keyword = {name: values[name] for name in self.keyword}
+            return [values[name] for name in self.positional], keyword
         assert self.schema is not None
         return self.schema.to_call_args(parsed)
 
