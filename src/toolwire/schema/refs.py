@@ -16,11 +16,8 @@ _INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
 def pointer_tokens(ref: str, *, percent_decoded: bool = True) -> list[str]:
-    """The unescaped segments of `ref`, which is `#` (none: the whole document) or `#/...`.
-
-    `percent_decoded=False` reads the fragment as written (the SDK's output-schema root check);
-    a percent-escape that is not UTF-8 raises `UnicodeDecodeError`.
-    """
+    """The unescaped segments of `ref`, `#` (none) or `#/...`; `percent_decoded=False` reads
+    it as written; a percent-escape that is not UTF-8 raises `UnicodeDecodeError`."""
     if ref == "#":
         return []
     fragment = unquote(ref[2:], errors="strict") if percent_decoded else ref[2:]

@@ -42,11 +42,8 @@ ToolT = TypeVar("ToolT")
 
 
 def to_agents(tool: Any) -> Any:
-    """An `agents.FunctionTool` that runs `tool` (one from `from_agents()` goes back as it was).
-
-    A decorated tool gets the SDK's own failure wrapper (so `RunConfig.tool_error_formatter`
-    and tracing apply) around this tool's `failure_error_function`.
-    """
+    """An `agents.FunctionTool` that runs `tool` (one from `from_agents()` goes back as it was);
+    a decorated tool's `failure_error_function` runs inside the SDK's own failure wrapper."""
     if tool._agents_tool is not None:
         return tool._agents_tool
     import agents.tool as agents_tool_module

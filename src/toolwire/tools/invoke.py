@@ -104,12 +104,9 @@ async def invoke_tool(
     arguments: dict[str, Any] | None = None,
     limiter: SyncBudget | CapacityLimiter | None = None,
 ) -> ToolOutcome:
-    """Run `tool.on_invoke_tool` and say whether it failed.
-
-    A failure's text comes back as `output` with `error` set; an exception escaping
-    `on_invoke_tool` gets the default failure text. `arguments` is `arguments_json` already
-    decoded, if the caller has it; `limiter` bounds a sync tool's worker threads.
-    """
+    """Run `tool.on_invoke_tool`: a failure's text comes back with `error` set (an escaping
+    exception gets the default text); `arguments` is `arguments_json` decoded, if known;
+    `limiter` bounds a sync tool's worker threads."""
     invoker = tool.on_invoke_tool
     if type(invoker) is FunctionInvoker:  # says which failure it handled: no slot needed
         try:
@@ -174,11 +171,8 @@ def as_tool_failure(escaped: BaseException, *, in_thread: bool) -> ToolAbortedEr
 
 
 def parse_arguments(tool_name: str, input_json: str) -> dict[str, Any]:
-    """Decode a call's raw arguments: nothing at all means `{}`, else a JSON object.
-
-    Raises:
-        ModelBehaviorError: Not JSON, or JSON that is not an object (the SDK's messages).
-    """
+    """Decode a call's raw arguments: nothing at all means `{}`, else a JSON object
+    (`ModelBehaviorError` with the SDK's messages otherwise)."""
     if not input_json:
         return {}
     try:
@@ -297,11 +291,8 @@ class CallPlan:
 
 
 class FunctionInvoker:
-    """`on_invoke_tool` of a decorated tool, answering failures by `tool`'s policy.
-
-    With `handle_failures=False` (what `to_agents()` gives the SDK, whose own wrapper then
-    answers failures) every exception propagates.
-    """
+    """`on_invoke_tool` of a decorated tool, answering failures by `tool`'s policy (with
+    `handle_failures=False`, for the SDK's own failure wrapper, every exception propagates)."""
 
     __slots__ = ("handle_failures", "plan", "tool")
 
