@@ -211,18 +211,8 @@ _PLAIN_KINDS = (*_BY_POSITION, inspect.Parameter.KEYWORD_ONLY)
 # against pydantic by tests/tools/test_fast_schema.py).
 RESERVED_FIELD_NAMES = frozenset(
     {
-        "construct",
-        "copy",
-        "dict",
-        "from_orm",
-        "json",
-        "parse_file",
-        "parse_obj",
-        "parse_raw",
-        "schema",
-        "schema_json",
-        "update_forward_refs",
-        "validate",
+        *("construct", "copy", "dict", "from_orm", "json", "parse_file", "parse_obj"),
+        *("parse_raw", "schema", "schema_json", "update_forward_refs", "validate"),
     }
 )
 
