@@ -2,7 +2,7 @@
 
 The names and results are the Agents SDK's, to the character. griffe is imported only for a
 docstring with structure; a google one without a title-shaped line is answered here directly.
-`document_function` adds the lossless description: every section but the parameters, as text.
+`tool_text` adds the overrides and the lossless description (every section but the parameters).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from typing import Any, Literal
 __all__ = [
     "DocstringStyle",
     "FuncDocumentation",
-    "document_function",
     "generate_func_documentation",
     "tool_text",
 ]
@@ -52,18 +51,26 @@ def generate_func_documentation(
     Returns:
         The name, description and parameter descriptions.
     """
-    return document_function(func, style)
+    return tool_text(func, style, True, False, None, None)
 
 
-def document_function(
-    func: Callable[..., Any], style: DocstringStyle | None = None, *, lossless: bool = False
+def tool_text(
+    func: Callable[..., Any],
+    style: DocstringStyle | None,
+    use_docstring_info: bool,
+    lossless: bool,
+    name_override: str | None,
+    description_override: str | None,
+    /,
 ) -> FuncDocumentation:
-    """`generate_func_documentation`; `lossless` describes with every section but the
-    parameters instead of only the first text block."""
-    name = func.__name__
+    """A tool's name, description and parameter notes after the overrides (each if not empty);
+    `lossless` describes with every section but the parameters, not only the first text block."""
+    if not use_docstring_info:
+        return FuncDocumentation(name_override or func.__name__, description_override or None, None)
+    name = func.__name__  # read even when overridden: the SDK refuses a nameless callable here
     text = inspect.getdoc(func)
     if not text:
-        return FuncDocumentation(name=name, description=None, param_descriptions=None)
+        return FuncDocumentation(name_override or name, description_override or None, None)
     sections = _read_sections(text, style or guess_style(text))
     if lossless:
         description = "\n\n".join(filter(None, map(_paragraph, sections))) or None
@@ -76,25 +83,9 @@ def document_function(
         if section.kind == "parameters"
         for item in section.value
     }
-    return FuncDocumentation(name=name, description=description, param_descriptions=notes or None)
-
-
-def tool_text(
-    func: Callable[..., Any],
-    style: DocstringStyle | None,
-    use_docstring_info: bool,
-    lossless: bool,
-    name_override: str | None,
-    description_override: str | None,
-    /,
-) -> FuncDocumentation:
-    """A tool's name, description and parameter notes after the overrides (each if not empty)."""
-    if not use_docstring_info:
-        return FuncDocumentation(name_override or func.__name__, description_override or None, None)
-    documented = document_function(func, style, lossless=lossless)
-    documented.name = name_override or documented.name
-    documented.description = description_override or documented.description
-    return documented
+    return FuncDocumentation(
+        name_override or name, description_override or description, notes or None
+    )
 
 
 # A style scores one per marker found; the highest wins, a tie the earlier, none: google.

@@ -111,8 +111,11 @@ def _check_property(name: str, spec: Any, where: str) -> None:
         if key in spec and not isinstance(spec[key], str):
             raise UserError(f"{here}: {key!r} must be a string")
     options = _options(field, spec, here)
-    if "default" in spec:
-        _check_default(field, spec["default"], options, here)
+    if "default" in spec and not _fits(field, spec["default"], options):
+        wanted = _WANTED.get(field) or (
+            "a list of the field's options" if field == "array" else "one of the enum's values"
+        )
+        raise UserError(f"{here}: 'default' must be {wanted}, not {spec['default']!r}")
     _check_bounds(field, spec, here)
 
 
@@ -199,14 +202,6 @@ def _fits(field: str, value: Any, options: list[str] | None) -> bool:
     return isinstance(value, str) and value in choices
 
 
-def _check_default(field: str, default: Any, options: list[str] | None, here: str) -> None:
-    if not _fits(field, default, options):
-        wanted = _WANTED.get(field) or (
-            "a list of the field's options" if field == "array" else "one of the enum's values"
-        )
-        raise UserError(f"{here}: 'default' must be {wanted}, not {default!r}")
-
-
 def _check_bounds(field: str, spec: Mapping[str, Any], here: str) -> None:
     if field == "string":
         _check_counts(spec, ("minLength", "maxLength"), here)
@@ -280,16 +275,12 @@ def answer_problems(content: Any, schema: Mapping[str, Any]) -> list[str]:
         spec = properties.get(name)
         if spec is None:
             continue
-        wrong = _value_problem(_kind_of(spec), spec, value)
-        if wrong:
-            problems.append(f"{name}: {wrong}")
+        field = _kind_of(spec)
+        options = _options(field, spec, "")
+        if _fits(field, value, options):
+            continue
+        wanted = _WANTED.get(field) or (
+            f"a list of {options}" if field == "array" else f"one of {options}"
+        )
+        problems.append(f"{name}: expected {wanted}")
     return problems
-
-
-def _value_problem(field: str, spec: Mapping[str, Any], value: Any) -> str | None:
-    options = _options(field, spec, "")
-    if _fits(field, value, options):
-        return None
-    if field in _WANTED:
-        return f"expected {_WANTED[field]}"
-    return f"expected a list of {options}" if field == "array" else f"expected one of {options}"

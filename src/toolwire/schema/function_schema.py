@@ -127,19 +127,15 @@ def function_schema(
         docstring_style: The docstring convention; guessed when None.
         name_override: The tool's name instead of the function's.
         description_override: The tool's description instead of the docstring's.
-        use_docstring_info: Read the description and parameter descriptions from the
-            docstring.
-        strict_json_schema: Make the JSON schema strict (what OpenAI's structured outputs
-            accept); `**kwargs` parameters cannot be.
-        lossless_docstring: toolwire only: describe the tool with the whole docstring, not
-            just its first text block.
+        use_docstring_info: Read the description and parameter notes from the docstring.
+        strict_json_schema: Make the JSON schema strict (`**kwargs` cannot be).
+        lossless_docstring: toolwire only: describe with the whole docstring.
 
     Returns:
         The tool's `FuncSchema`.
 
     Raises:
-        UserError: The signature cannot be a tool (a misplaced context parameter, `**kwargs`
-            in a strict tool, `*args` annotated with a fixed-length tuple).
+        UserError: A misplaced context, strict `**kwargs` or fixed-length tuple `*args`.
     """
     from ._fields import build_model  # loads pydantic
 
@@ -215,18 +211,8 @@ _PLAIN_KINDS = (*_BY_POSITION, inspect.Parameter.KEYWORD_ONLY)
 # against pydantic by tests/tools/test_fast_schema.py).
 RESERVED_FIELD_NAMES = frozenset(
     {
-        "construct",
-        "copy",
-        "dict",
-        "from_orm",
-        "json",
-        "parse_file",
-        "parse_obj",
-        "parse_raw",
-        "schema",
-        "schema_json",
-        "update_forward_refs",
-        "validate",
+        *("construct", "copy", "dict", "from_orm", "json", "parse_file", "parse_obj"),
+        *("parse_raw", "schema", "schema_json", "update_forward_refs", "validate"),
     }
 )
 

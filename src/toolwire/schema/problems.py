@@ -270,23 +270,20 @@ def _follow_required(
             target = lookup_local_ref(root, ref)
             _follow_required(root, target, goal, path, expanded, found, steps + 1)
         return
+    below: list[tuple[str, Any]] = []
     properties = node.get("properties")
     required = node.get("required")
     if isinstance(properties, dict) and isinstance(required, list):
         for name in required:
             child = properties.get(name) if isinstance(name, str) else None
-            step = _join(path, f"properties.{name}")
-            _follow_required(root, child, goal, step, expanded, found, steps + 1)
-    items = node.get("items")
-    if isinstance(items, dict):
-        step = _join(path, "items")
-        _follow_required(root, items, goal, step, expanded, found, steps + 1)
+            below.append((f"properties.{name}", child))
+    below.append(("items", node.get("items")))
     for keyword in ("anyOf", "oneOf", "allOf"):
         variants = node.get(keyword)
         if isinstance(variants, list):
-            for index, variant in enumerate(variants):
-                step = _join(path, f"{keyword}.{index}")
-                _follow_required(root, variant, goal, step, expanded, found, steps + 1)
+            below.extend((f"{keyword}.{index}", child) for index, child in enumerate(variants))
+    for step, child in below:
+        _follow_required(root, child, goal, _join(path, step), expanded, found, steps + 1)
 
 
 # "Some type-specific keywords are not yet supported: Composition: allOf, not,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import UserError
-from .refs import RefError, pointer_tokens
+from .refs import pointer_tokens
 
 __all__ = ["ensure_strict_json_schema", "resolve_ref"]
 
@@ -283,12 +283,8 @@ def resolve_ref(*, root: dict[str, object], ref: str) -> object:
     into a nested `$id` resource; failures raise the exceptions the Agents SDK raises."""
     if not isinstance(ref, str) or not ref.startswith("#/"):
         raise ValueError(f"Unexpected $ref format {ref!r}; Does not start with #/")
-    try:
-        tokens = pointer_tokens(ref)
-    except RefError as error:  # a bad percent-escape: its UnicodeDecodeError, as in the SDK
-        raise (error.__cause__ or error) from None
     target: object = root
-    for token in tokens:
+    for token in pointer_tokens(ref):  # a bad percent-escape: UnicodeDecodeError, as in the SDK
         if not isinstance(target, dict):
             raise _stepped_into_non_object(ref, target)
         if token not in target:

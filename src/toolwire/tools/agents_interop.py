@@ -42,11 +42,8 @@ ToolT = TypeVar("ToolT")
 
 
 def to_agents(tool: Any) -> Any:
-    """An `agents.FunctionTool` that runs `tool` (one from `from_agents()` goes back as it was).
-
-    A decorated tool gets the SDK's own failure wrapper (so `RunConfig.tool_error_formatter`
-    and tracing apply) around this tool's `failure_error_function`.
-    """
+    """An `agents.FunctionTool` that runs `tool` (one from `from_agents()` goes back as it was);
+    a decorated tool's `failure_error_function` runs inside the SDK's own failure wrapper."""
     if tool._agents_tool is not None:
         return tool._agents_tool
     import agents.tool as agents_tool_module
@@ -87,15 +84,15 @@ def to_agents(tool: Any) -> Any:
             **failure,
             **common,
         )
-    converted = module.FunctionTool(
+    return module.FunctionTool(
         on_invoke_tool=for_sdk(invoker),
         _output_type_adapter=tool._output_type_adapter,
+        _failure_error_function=None
+        if tool._use_default_failure_error_function
+        else tool._failure_error_function,
+        _use_default_failure_error_function=False,
         **common,
     )
-    if not tool._use_default_failure_error_function:
-        converted._failure_error_function = tool._failure_error_function
-    converted._use_default_failure_error_function = False
-    return converted
 
 
 def _model_reads(output: Any, declares_output: bool, ctx: Any) -> Any:
@@ -179,15 +176,13 @@ def from_agents(tool_class: Callable[..., ToolT], agents_tool: Any) -> ToolT:
         return output
 
     shared = {name: getattr(agents_tool, name) for name in _SHARED_FIELDS}
-    made = tool_class(
+    return tool_class(
         **{**shared, "params_json_schema": dict(agents_tool.params_json_schema)},
         on_invoke_tool=on_invoke_tool,
         _output_type_adapter=getattr(agents_tool, "_output_type_adapter", None),
+        _failure_error_function=getattr(agents_tool, "_failure_error_function", None),
+        _use_default_failure_error_function=getattr(
+            agents_tool, "_use_default_failure_error_function", True
+        ),
         _agents_tool=agents_tool,
     )
-    converted: Any = made  # the private failure settings are not part of ToolT
-    converted._use_default_failure_error_function = getattr(
-        agents_tool, "_use_default_failure_error_function", True
-    )
-    converted._failure_error_function = getattr(agents_tool, "_failure_error_function", None)
-    return made

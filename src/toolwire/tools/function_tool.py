@@ -61,8 +61,7 @@ class FunctionTool:
         name: The tool's name, as shown to the model.
         description: What the tool does, as shown to the model.
         params_json_schema: The JSON schema of the arguments.
-        on_invoke_tool: `async (ctx, arguments_json) -> output`. Return a `ToolOutput*`, a
-            string, a list of them, or anything `str()` can render.
+        on_invoke_tool: `async (ctx, arguments_json) -> output` (anything `str()` renders).
         strict_json_schema: Whether the schema is in strict mode (rewritten to strict form).
         is_enabled: A bool, or `(run_context, agent) -> bool | Awaitable[bool]`.
         tool_input_guardrails: Agents SDK input guardrails, passed through.
@@ -216,10 +215,9 @@ def function_tool(
         name_override: The tool's name, if not the function's (or the class's) name.
         description_override: The tool's description, if not the docstring's.
         docstring_style: "google", "numpy" or "sphinx"; None detects it.
-        use_docstring_info: Whether the docstring gives the description and the parameters'
-            descriptions at all.
-        failure_error_function: Makes the model's text for a failed call; None re-raises
-            the exception instead. Unset means `default_tool_error_function`.
+        use_docstring_info: Whether the docstring describes the tool and its parameters.
+        failure_error_function: Makes the model's text for a failed call (None: re-raise;
+            unset: `default_tool_error_function`).
         strict_mode: Give a strict schema: every property required, no others allowed.
         is_enabled: A bool, or `(run_context, agent) -> bool` asked in each run.
         needs_approval: Whether a person must approve each call (a bool or a policy).
@@ -233,8 +231,7 @@ def function_tool(
         allowed_callers: Who may call: "direct", "programmatic", or both.
         output_type: A Python type the result is described by and validated against.
         output_json_schema: A JSON object schema of the result (not with `output_type`).
-        lossless_docstring: toolwire only: keep the docstring's Returns, Raises, Examples and
-            other text in the description rather than dropping them as the SDK does.
+        lossless_docstring: toolwire only: describe with every docstring section but Args.
 
     Returns:
         The `FunctionTool`, or, without `func`, a decorator that makes one.

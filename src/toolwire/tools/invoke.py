@@ -104,12 +104,9 @@ async def invoke_tool(
     arguments: dict[str, Any] | None = None,
     limiter: SyncBudget | CapacityLimiter | None = None,
 ) -> ToolOutcome:
-    """Run `tool.on_invoke_tool` and say whether it failed.
-
-    A failure's text comes back as `output` with `error` set; an exception escaping
-    `on_invoke_tool` gets the default failure text. `arguments` is `arguments_json` already
-    decoded, if the caller has it; `limiter` bounds a sync tool's worker threads.
-    """
+    """Run `tool.on_invoke_tool`: a failure's text comes back with `error` set (an escaping
+    exception gets the default text); `arguments` is `arguments_json` decoded, if known;
+    `limiter` bounds a sync tool's worker threads."""
     invoker = tool.on_invoke_tool
     if type(invoker) is FunctionInvoker:  # says which failure it handled: no slot needed
         try:
@@ -174,11 +171,8 @@ def as_tool_failure(escaped: BaseException, *, in_thread: bool) -> ToolAbortedEr
 
 
 def parse_arguments(tool_name: str, input_json: str) -> dict[str, Any]:
-    """Decode a call's raw arguments: nothing at all means `{}`, else a JSON object.
-
-    Raises:
-        ModelBehaviorError: Not JSON, or JSON that is not an object (the SDK's messages).
-    """
+    """Decode a call's raw arguments: nothing at all means `{}`, else a JSON object
+    (`ModelBehaviorError` with the SDK's messages otherwise)."""
     if not input_json:
         return {}
     try:
@@ -246,10 +240,10 @@ class CallPlan:
         # Field names passed by position and by keyword; None for *args / **kwargs.
         self.positional: tuple[str, ...] | None = None
         self.keyword: tuple[str, ...] = ()
-        if callable(schema) and not hasattr(schema, "params_pydantic_model"):
+        if callable(schema):
             self._schema_factory = schema
         else:
-            self._resolve(schema)  # type: ignore[arg-type]
+            self._resolve(schema)
 
     def ensure_resolved(self) -> FuncSchema:
         """The function's `FuncSchema`, built now if need be; safe from several threads."""
@@ -290,22 +284,15 @@ class CallPlan:
         """The SDK's `to_call_args`, without walking the signature on every call."""
         if self.positional is not None:
             values = object.__getattribute__(parsed, "__dict__")
-            try:
-                return [values[name] for name in self.positional], {
-                    name: values[name] for name in self.keyword
-                }
-            except KeyError:
-                pass
+            keyword = {name: values[name] for name in self.keyword}
+            return [values[name] for name in self.positional], keyword
         assert self.schema is not None
         return self.schema.to_call_args(parsed)
 
 
 class FunctionInvoker:
-    """`on_invoke_tool` of a decorated tool, answering failures by `tool`'s policy.
-
-    With `handle_failures=False` (what `to_agents()` gives the SDK, whose own wrapper then
-    answers failures) every exception propagates.
-    """
+    """`on_invoke_tool` of a decorated tool, answering failures by `tool`'s policy (with
+    `handle_failures=False`, for the SDK's own failure wrapper, every exception propagates)."""
 
     __slots__ = ("handle_failures", "plan", "tool")
 

@@ -6,18 +6,11 @@ makes them content blocks. Fields and rules are the SDK's, so results cross over
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal
 
 from pydantic import BaseModel, model_validator
 
-__all__ = [
-    "ToolOutputFileContent",
-    "ToolOutputFileContentDict",
-    "ToolOutputImage",
-    "ToolOutputImageDict",
-    "ToolOutputText",
-    "ToolOutputTextDict",
-]
+__all__ = ["ToolOutputFileContent", "ToolOutputImage", "ToolOutputText"]
 
 
 class ToolOutputText(BaseModel):
@@ -75,29 +68,3 @@ class ToolOutputFileContent(BaseModel):
     file_url: str | None = None
     file_id: str | None = None
     filename: str | None = None
-
-
-class ToolOutputTextDict(TypedDict, total=False):
-    """`ToolOutputText` as a plain dict."""
-
-    type: Literal["text"]
-    text: str
-
-
-class ToolOutputImageDict(TypedDict, total=False):
-    """`ToolOutputImage` as a plain dict (every key optional, as the annotation allows)."""
-
-    type: Literal["image"]
-    image_url: str
-    file_id: str
-    detail: Literal["low", "high", "auto"]
-
-
-class ToolOutputFileContentDict(TypedDict, total=False):
-    """`ToolOutputFileContent` as a plain dict (every key optional, as the annotation allows)."""
-
-    type: Literal["file"]
-    file_data: str
-    file_url: str
-    file_id: str
-    filename: str

@@ -116,10 +116,10 @@ def _summary(func: Callable[..., Any]) -> str | None:
     """A function's docstring before its sections (`Args:`...), as a tool's description."""
     if not getattr(func, "__doc__", None):
         return None
-    from ...schema.docstrings import document_function
+    from ...schema.docstrings import generate_func_documentation
 
     try:
-        return document_function(func).description
+        return generate_func_documentation(func).description
     except AttributeError:  # a callable object without a `__name__`
         return inspect.getdoc(func)
 
