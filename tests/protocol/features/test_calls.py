@@ -11,6 +11,7 @@ import anyio
 import pytest
 
 from toolwire import ToolContext
+from toolwire.errors import ToolTimeoutError
 from toolwire.server import Server
 from toolwire.tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
 
@@ -456,6 +457,47 @@ async def test_timeouts_answer_at_the_deadline_for_async_and_sync_tools() -> Non
                 await anyio.sleep(0.01)
         await anyio.sleep(0.05)
         assert [m.get("id") for m in peer.messages] == [1, 2, 3]  # the late result was dropped
+
+
+async def test_a_timeout_is_worded_by_the_tools_timeout_error_function() -> None:
+    from toolwire import function_tool
+
+    seen: list[tuple[str, float]] = []
+
+    def sync_words(ctx: Any, error: Exception) -> str:
+        assert isinstance(error, ToolTimeoutError)
+        seen.append((error.tool_name, error.timeout_seconds))
+        return f"{ctx.tool_name} gave up ({error.timeout_seconds:g} s)"
+
+    async def async_words(ctx: Any, error: Exception) -> str:
+        return f"async: {error}"
+
+    def broken_words(ctx: Any, error: Exception) -> str:
+        raise RuntimeError("the wording failed")
+
+    server = Server("timeouts")
+    for name, words in (("plain", sync_words), ("awaited", async_words), ("broken", broken_words)):
+
+        async def slow() -> str:
+            """Sleeps past its timeout."""
+            await anyio.sleep(30)
+            return "late"
+
+        server.add_tool(
+            function_tool(slow, name_override=name, timeout=0.1, timeout_error_function=words)
+        )
+    async with handshake(server) as peer:
+        texts = []
+        for number, name in enumerate(("plain", "awaited", "broken"), 1):
+            reply = await peer.request(number, "tools/call", {"name": name})
+            assert reply["result"]["isError"] is True
+            texts.append(reply["result"]["content"][0]["text"])
+    assert texts == [
+        "plain gave up (0.1 s)",
+        "async: Tool 'awaited' timed out after 0.1 seconds.",
+        "Tool 'broken' timed out after 0.1 seconds.",
+    ]
+    assert seen == [("plain", 0.1)]
 
 
 async def test_cancelled_calls_get_no_reply_and_free_their_slot() -> None:

@@ -9,6 +9,7 @@ as a `CallToolResult`. docs/decisions.md (tool calls) gives each failure's answe
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 from functools import partial
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ...context import ToolContext
-from ...errors import ClientCapabilityError, ModelBehaviorError
+from ...errors import ClientCapabilityError, ModelBehaviorError, ToolTimeoutError
 from ...schema.refs import lookup_local_ref
 from ...tools.failure import log_timeout
 from ...tools.invoke import ToolOutcome, invoke_tool, validation_problems
@@ -191,7 +192,7 @@ async def _run(
             finally:
                 worker_wait.reset(token)
             if outcome is None:
-                return _timed_out(entry, entry.timeout, args_json, waits)
+                return await _timed_out(entry, ctx, entry.timeout, waits)
         error = outcome.error
         if error is None:
             return call_result(entry, outcome.output, version)
@@ -210,18 +211,28 @@ async def _run(
         return error_result("Internal error")
 
 
-def _timed_out(
-    entry: RegisteredTool, seconds: float, args_json: str, waits: list[int]
+async def _timed_out(
+    entry: RegisteredTool, ctx: ToolContext[Any], seconds: float, waits: list[int]
 ) -> dict[str, Any]:
-    """The SDK's timeout text, and why when the call never got a worker thread."""
+    """The timeout's text: the tool's `timeout_error_function`'s, else the SDK's, and why
+    when the call never got a worker thread."""
     waited_for = waits[0] if waits else None
-    log_timeout(entry.name, seconds, args_json, waited_for)
+    log_timeout(entry.name, seconds, ctx.tool_arguments, waited_for)
     text = f"Tool '{entry.name}' timed out after {seconds:g} seconds."
     if waited_for is not None:
         text += (
             f" It never started: all {waited_for} worker threads for sync tools were busy"
             " the whole time."
         )
+    phrase = getattr(entry.tool, "timeout_error_function", None)
+    if phrase is not None:
+        try:
+            custom = phrase(ctx, ToolTimeoutError(entry.name, seconds))
+            if inspect.isawaitable(custom):
+                custom = await custom
+            text = str(custom)
+        except Exception:
+            logger.exception("the timeout_error_function of tool %r failed", entry.name)
     return error_result(text)
 
 
