@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, get_args, get_origin
 
 from ..schema.context_types import unwrap_annotated
 from .resource_outputs import EmbeddedResource, ResourceLink
@@ -27,8 +27,11 @@ if TYPE_CHECKING:
         | EmbeddedResource
         | dict[str, Any]
     )
+    ToolOutput: TypeAlias = (
+        ToolOutputText | ToolOutputImage | ToolOutputFileContent | ResourceLink | EmbeddedResource
+    )
 
-__all__ = ["ToolResult", "structured_annotation"]
+__all__ = ["ToolResult", "as_output", "loaded_output_classes", "structured_annotation"]
 
 StructuredT = TypeVar("StructuredT")
 
@@ -86,9 +89,51 @@ class ToolResult(Generic[StructuredT]):
         _check_item(content, "ToolResult content")
 
 
+def as_output(value: Any) -> ToolOutput | None:
+    """The tool output a value is (a `ToolOutput*`, its dict form, a `ResourceLink` or an
+    `EmbeddedResource`), else None. The `ToolOutput*` models load only for a dict that names
+    one: until their module is loaded, no other value can be one of them."""
+    if isinstance(value, ResourceLink | EmbeddedResource):
+        return value
+    if isinstance(value, dict):
+        kind = value.get("type")
+        class_name = _OUTPUT_DICT_KINDS.get(kind) if isinstance(kind, str) else None
+        if class_name is None:
+            return None
+        from . import outputs
+
+        model: Any = getattr(outputs, class_name)
+        try:
+            return model.model_validate(value)  # type: ignore[no-any-return]
+        except Exception:
+            return None
+    classes = loaded_output_classes()
+    if classes and isinstance(value, classes):
+        return cast("ToolOutput", value)
+    return None
+
+
+_loaded_output_classes: tuple[type, ...] = ()
+
+
+def loaded_output_classes() -> tuple[type, ...]:
+    """The `ToolOutput*` classes once their module is loaded, else ()."""
+    global _loaded_output_classes  # noqa: PLW0603 - found once
+    if not _loaded_output_classes and _OUTPUTS_MODULE in sys.modules:
+        # Imported, not read from sys.modules: another thread may still be initializing it.
+        from . import outputs
+
+        _loaded_output_classes = (
+            outputs.ToolOutputText,
+            outputs.ToolOutputImage,
+            outputs.ToolOutputFileContent,
+        )
+    return _loaded_output_classes
+
+
 def _check_item(item: Any, where: str) -> None:
-    """Refuse a content item that is no tool output."""
-    if isinstance(item, ResourceLink | EmbeddedResource):
+    """Refuse a content item that is no tool output, saying why."""
+    if as_output(item) is not None:
         return
     if isinstance(item, dict):
         kind = item.get("type")
@@ -100,17 +145,10 @@ def _check_item(item: Any, where: str) -> None:
             )
         from . import outputs
 
-        model: Any = getattr(outputs, class_name)
         try:
-            model.model_validate(item)
+            getattr(outputs, class_name).model_validate(item)
         except Exception as error:
             raise TypeError(f"{where} is not a valid {class_name}: {error}") from None
-        return
-    loaded = sys.modules.get(_OUTPUTS_MODULE)
-    if loaded is not None and isinstance(
-        item, loaded.ToolOutputText | loaded.ToolOutputImage | loaded.ToolOutputFileContent
-    ):
-        return
     raise TypeError(
         f"{where} must be a ToolOutputText, ToolOutputImage, ToolOutputFileContent, "
         f"ResourceLink or EmbeddedResource, not {type(item).__name__}"

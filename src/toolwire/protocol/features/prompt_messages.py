@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ...tools.tool_result import as_output
 from ..wire import eras
-from ..wire.content import as_output, output_block
+from ..wire.content import output_block
 
 __all__ = ["PromptMessage", "PromptResultError", "render_messages"]
 

@@ -18,10 +18,9 @@ from ...errors import UserError
 from ...schema.refs import lookup_local_ref
 from ...tools.function_tool import FunctionTool
 from ...tools.resource_outputs import EmbeddedResource, ResourceLink
-from ...tools.tool_result import structured_annotation
+from ...tools.tool_result import loaded_output_classes, structured_annotation
 from ..auth.identity import parse_scopes
 from ..wire import eras
-from ..wire.content import loaded_output_classes
 from ..wire.icons import normalize_icons
 from .named_entries import NamedEntries, listing
 

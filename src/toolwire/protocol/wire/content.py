@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import sys
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote, unquote, urlsplit
 
 from ...tools.resource_outputs import EmbeddedResource, ResourceLink
-from ...tools.tool_result import ToolResult
+from ...tools.tool_result import ToolResult, as_output
 from . import eras
 from .jsonrpc import compact_json, wire_json
 
@@ -41,7 +40,6 @@ class ResultShape(Protocol):
 
 
 __all__ = [
-    "as_output",
     "call_result",
     "content_to_outputs",
     "error_result",
@@ -49,14 +47,7 @@ __all__ = [
     "to_jsonable",
 ]
 
-# The ToolOutput* classes load only once a result needs them: until then no value is one.
-_OUTPUTS_MODULE = "toolwire.tools.outputs"
 logger = logging.getLogger("toolwire")
-_DICT_TYPES = {
-    "text": "ToolOutputText",
-    "image": "ToolOutputImage",
-    "file": "ToolOutputFileContent",
-}
 
 
 def to_jsonable(value: Any) -> Any:
@@ -80,47 +71,6 @@ def _mirror(value: Any) -> tuple[str, bool]:
         return wire_json(value), True
     except ValueError:
         return compact_json(value), False
-
-
-def as_output(value: Any) -> ToolOutput | None:
-    """The structured output a value is (an output object or its dict form), else None."""
-    if isinstance(value, ResourceLink | EmbeddedResource):
-        return value
-    if isinstance(value, dict):
-        kind = value.get("type")
-        class_name = _DICT_TYPES.get(kind) if isinstance(kind, str) else None
-        if class_name is None:
-            return None
-        from ...tools import outputs
-
-        model: type[ToolOutputText | ToolOutputImage | ToolOutputFileContent]
-        model = getattr(outputs, class_name)
-        try:
-            return model.model_validate(value)
-        except Exception:
-            return None
-    classes = loaded_output_classes()
-    if classes and isinstance(value, classes):
-        return cast("ToolOutput", value)
-    return None
-
-
-_loaded_output_classes: tuple[type, ...] = ()
-
-
-def loaded_output_classes() -> tuple[type, ...]:
-    """The ToolOutput* classes once their module is loaded, else ()."""
-    global _loaded_output_classes  # noqa: PLW0603 - found once
-    if not _loaded_output_classes and _OUTPUTS_MODULE in sys.modules:
-        # Imported, not read from sys.modules: another thread may still be initializing it.
-        from ...tools import outputs
-
-        _loaded_output_classes = (
-            outputs.ToolOutputText,
-            outputs.ToolOutputImage,
-            outputs.ToolOutputFileContent,
-        )
-    return _loaded_output_classes
 
 
 def _split_data_url(url: str) -> tuple[str, str] | None:
