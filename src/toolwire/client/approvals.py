@@ -29,6 +29,7 @@ __all__ = [
     "MCPToolApprovalFunction",
     "MCPToolApprovalFunctionResult",
     "MCPToolApprovalRequest",
+    "ask_about",
     "ask_before_call",
     "ask_for_approval",
     "callback_for",
@@ -163,16 +164,15 @@ def _names_block(setting: dict[Any, Any], side: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def _is_tool_lists(setting: dict[Any, Any]) -> bool:
-    """Whether the dict is the `{"always": {"tool_names": ...}, ...}` form rather than a table
-    of tool names (a tool may be named "always": only a nested `tool_names` marks the lists)."""
-    return any(
+def _tool_table(setting: dict[Any, Any]) -> dict[Any, bool]:
+    """A dict setting as a tool name -> "ask?" table: either a table of names, or the
+    `{"always": {"tool_names": [...]}, "never": ...}` lists (only a nested `tool_names` marks
+    those, since a tool may be named "always")."""
+    if not any(
         isinstance(setting.get(side), dict) and "tool_names" in setting[side]
         for side in ("always", "never")
-    )
-
-
-def _tool_lists(setting: dict[Any, Any]) -> dict[Any, bool]:
+    ):
+        return {key: _flag(value, f"require_approval[{key!r}]") for key, value in setting.items()}
     extra = [key for key in setting if key not in ("always", "never")]
     if extra:
         raise UserError(
@@ -188,13 +188,6 @@ def _tool_lists(setting: dict[Any, Any]) -> dict[Any, bool]:
             f"always and never: {sorted(both)}."
         )
     return {**dict.fromkeys(skip, False), **dict.fromkeys(ask, True)}
-
-
-def _tool_table(setting: dict[Any, Any]) -> dict[Any, bool]:
-    """A dict setting (either form) as a tool name -> "ask?" table."""
-    if _is_tool_lists(setting):
-        return _tool_lists(setting)
-    return {key: _flag(value, f"require_approval[{key!r}]") for key, value in setting.items()}
 
 
 @dataclass(frozen=True)
@@ -281,6 +274,26 @@ async def ask_for_approval(
     return checked
 
 
+async def ask_about(
+    callback: MCPToolApprovalFunction,
+    run_context: Any,
+    *,
+    call_id: object,
+    tool_name: str,
+    server_label: str,
+    arguments: Mapping[str, Any],
+) -> MCPToolApprovalFunctionResult:
+    """Put one call of a local adapter to an approval callback, as an `MCPApprovalRequestData`
+    (an id is made up when `call_id` is not a non-empty string)."""
+    data = MCPApprovalRequestData(
+        id=call_id if isinstance(call_id, str) and call_id else f"mcpr_{uuid.uuid4().hex}",
+        arguments=json.dumps(dict(arguments), ensure_ascii=False),
+        name=tool_name,
+        server_label=server_label,
+    )
+    return await ask_for_approval(callback, run_context, data)
+
+
 def callback_for(server: Any, given: Any) -> MCPToolApprovalFunction | None:
     """`given` (refused with a `UserError` unless callable or None), else the server's callback."""
     if given is not None and not callable(given):
@@ -364,13 +377,14 @@ async def ask_before_call(
         asked = await asked(run_context, dict(arguments or {}), call_id)
     if not asked:
         return None
-    data = MCPApprovalRequestData(
-        id=call_id if isinstance(call_id, str) and call_id else f"mcpr_{uuid.uuid4().hex}",
-        arguments=json.dumps(dict(arguments or {})),
-        name=tool_name,
+    answer = await ask_about(
+        callback,
+        run_context,
+        call_id=call_id,
+        tool_name=tool_name,
         server_label=server_label,
+        arguments=arguments or {},
     )
-    answer = await ask_for_approval(callback, run_context, data)
     if answer["approve"]:
         return None
     reason = (answer.get("reason") or "").strip() or "no reason given"
