@@ -125,9 +125,8 @@ def _checked_protocol_mode(value: object) -> ProtocolMode:
             'protocol_mode="legacy" is now protocol_mode="handshake" (the era opened by '
             "`initialize`, 2024-11-05 to 2025-11-25)."
         )
-    for mode in PROTOCOL_MODES:
-        if value == mode:
-            return mode
+    if isinstance(value, str) and value in PROTOCOL_MODES:
+        return value
     raise ValueError(f'protocol_mode must be "auto", "handshake" or "modern", not {value!r}.')
 
 
@@ -308,7 +307,6 @@ class MCPClientServer:
         self._reconnecting = asyncio.Lock()
         self._tools: list[Any] | None = None  # the last full (unfiltered) list
         self._tools_fresh = False
-        self._required: dict[str, list[str]] = {}  # of the last listing, by tool name
         self._version_pin: str | None = None  # a version a -32022 answer made us switch to
 
     # -- identity -----------------------------------------------------------------------
@@ -484,33 +482,13 @@ class MCPClientServer:
         scope = noted_call(self)
         return scope is not None and scope.callback is not None
 
-    async def _refusal(self, tool_name: str, arguments: JsonObject | None) -> str | None:
-        """Ask the approval callback about one call: None to send it, else the rejection."""
-        scope = take_call(self, tool_name, arguments)
-        if scope is not None and scope.approved:
-            return None
-        callback = scope.callback if scope is not None and scope.callback else None
-        callback = callback or self.on_approval_request
-        if callback is None:
-            return None
-        remote_tool = await self._listed_tool(tool_name)
-        return await ask_before_call(
-            self._asking_policy,
-            callback,
-            tool_name=tool_name,
-            arguments=arguments,
-            server_label=self.name,
-            remote_tool=remote_tool,
-            scope=scope,
-        )
-
     async def _listed_tool(self, tool_name: str) -> Any:
         """The tool as last listed, listed afresh when unknown and the policy reads annotations."""
-        known = [tool for tool in self._tools or () if tool.name == tool_name]
-        if not known and self._asking_policy.kind not in ("fixed", "per_tool"):
+        known = self._last_listed(tool_name)
+        if known is None and self._asking_policy.kind not in ("fixed", "per_tool"):
             await self._fetch_tools()
-            known = [tool for tool in self._tools or () if tool.name == tool_name]
-        return known[0] if known else None
+            known = self._last_listed(tool_name)
+        return known
 
     async def _gated_call(
         self,
@@ -518,11 +496,24 @@ class MCPClientServer:
         arguments: JsonObject | None,
         send: Callable[[Any], Awaitable[Any]],
     ) -> Any:
-        refusal = await self._refusal(tool_name, arguments)
-        if refusal is not None:
-            from mcp.types import CallToolResult, TextContent
+        """Send one call once the approval callback allowed it; a refusal is an `isError` result."""
+        scope = take_call(self, tool_name, arguments)
+        callback = (scope.callback if scope is not None else None) or self.on_approval_request
+        if callback is not None and not (scope is not None and scope.approved):
+            refusal = await ask_before_call(
+                self._asking_policy,
+                callback,
+                tool_name=tool_name,
+                arguments=arguments,
+                server_label=self.name,
+                remote_tool=await self._listed_tool(tool_name),
+                scope=scope,
+            )
+            if refusal is not None:
+                from mcp.types import CallToolResult, TextContent
 
-            return CallToolResult(content=[TextContent(type="text", text=refusal)], is_error=True)
+                refused = TextContent(type="text", text=refusal)
+                return CallToolResult(content=[refused], is_error=True)
         return await self._request(tool_name, send)
 
     # -- requests -----------------------------------------------------------------------
@@ -651,15 +642,11 @@ class MCPClientServer:
             "method:tools/list", lambda client: self._all_pages(client.list_tools, "tools")
         )
         self._tools = [tool for page in pages for tool in page.tools]
-        self._required = {}
-        for tool in self._tools:
-            schema = tool.input_schema
-            required = schema.get("required") if isinstance(schema, dict) else None
-            if isinstance(required, list):
-                names = [key for key in required if isinstance(key, str)]
-                if names:
-                    self._required.setdefault(tool.name, names)
         self._tools_fresh = True
+
+    def _last_listed(self, tool_name: str) -> Any:
+        """The tool of that name in the last listing, or None."""
+        return next((tool for tool in self._tools or () if tool.name == tool_name), None)
 
     def invalidate_tools_cache(self) -> None:
         """Make the next `list_tools()` ask the server again."""
@@ -696,7 +683,11 @@ class MCPClientServer:
             MCPCallError: The request failed; the message names the server and the tool.
         """
         self._require_connection()
-        missing = [key for key in self._required.get(tool_name, ()) if key not in (arguments or {})]
+        schema = getattr(self._last_listed(tool_name), "input_schema", None)
+        required = schema.get("required") if isinstance(schema, dict) else None
+        if not isinstance(required, list):
+            required = []
+        missing = [key for key in required if isinstance(key, str) and key not in (arguments or {})]
         if missing:
             raise UserError(
                 f"Failed to call tool '{tool_name}' on MCP server '{self.name}': "
