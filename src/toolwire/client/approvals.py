@@ -1,7 +1,7 @@
 """Approval of remote MCP tool calls: the `require_approval` policy and the one gate. Without
 a callback, a tool carries `needs_approval`, so an Agents SDK run pauses with its own approval
 interruption; with `on_approval_request`, the server's `call_tool` asks the callback right
-before sending (`ask_before_call`) and answers a "no" locally, so the server never sees a
+before sending and answers a "no" locally, so the server never sees a
 denied call, and the run context the callback is shown travels beside the call (`note_call`).
 Settings and their error texts are the Agents SDK's, plus the policy "annotations": ask for
 every tool not annotated as harmless. The same callback answers the approval requests of an
@@ -30,7 +30,6 @@ __all__ = [
     "MCPToolApprovalFunctionResult",
     "MCPToolApprovalRequest",
     "ask_about",
-    "ask_before_call",
     "ask_for_approval",
     "callback_for",
     "field_of",
@@ -344,54 +343,6 @@ def take_call(
         return None
     scope.taken = True
     return scope
-
-
-async def ask_before_call(
-    policy: ApprovalPolicy,
-    callback: MCPToolApprovalFunction,
-    *,
-    tool_name: str,
-    arguments: Mapping[str, Any] | None,
-    server_label: str,
-    remote_tool: Any,
-    scope: CallScope | None,
-) -> str | None:
-    """Decide one remote call as the policy says: None to send it, else the rejection text. The
-    callback is shown the run's context (a fresh one outside a run) and the call.
-
-    Raises:
-        UserError: The callback answered something else than `{"approve": bool, ...}`.
-    """
-    run_context: Any = scope.run_context if scope is not None else RunContextWrapper(None)
-    agent = scope.agent if scope is not None else None
-    if agent is None:
-        agent = getattr(run_context, "agent", None)
-    call_id = getattr(run_context, "tool_call_id", "")
-    asked = policy.needs_approval_for(
-        tool_name=tool_name,
-        annotations=field_of(remote_tool, "annotations"),
-        agent=agent,
-        remote_tool=remote_tool,
-    )
-    if callable(asked):
-        asked = await asked(run_context, dict(arguments or {}), call_id)
-    if not asked:
-        return None
-    answer = await ask_about(
-        callback,
-        run_context,
-        call_id=call_id,
-        tool_name=tool_name,
-        server_label=server_label,
-        arguments=arguments or {},
-    )
-    if answer["approve"]:
-        return None
-    reason = (answer.get("reason") or "").strip() or "no reason given"
-    return (
-        f"Tool call rejected: the call to '{tool_name}' on MCP server '{server_label}' "
-        f"was not approved ({reason}). The tool did not run."
-    )
 
 
 def gate_reason(annotations: object) -> str:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import anyio
 
+from ..context import RunContextWrapper
 from ..errors import ModelBehaviorError, UserError
 from ..protocol.wire.content import content_to_outputs
 from ..schema.strict import ensure_strict_json_schema
@@ -41,7 +42,7 @@ from .approvals import (
     ApprovalPolicy,
     CallScope,
     MCPToolApprovalFunction,
-    ask_before_call,
+    ask_about,
     field_of,
     note_call,
     noted_call,
@@ -53,7 +54,7 @@ from .params import ToolFilterContext
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from ..context import RunContextWrapper, ToolContext
+    from ..context import ToolContext
     from .params import ToolFilter
 
 __all__ = ["Link", "LinkClosedError", "MCPClientServer", "MCPToolMetaContext", "prefixed_name"]
@@ -496,25 +497,50 @@ class MCPClientServer:
         arguments: JsonObject | None,
         send: Callable[[Any], Awaitable[Any]],
     ) -> Any:
-        """Send one call once the approval callback allowed it; a refusal is an `isError` result."""
+        """Send one call once the approval callback allowed it (the callback is shown the run's
+        context, a fresh one outside a run); a refusal is an `isError` result saying why.
+
+        Raises:
+            UserError: The callback answered something else than `{"approve": bool, ...}`.
+        """
         scope = take_call(self, tool_name, arguments)
         callback = (scope.callback if scope is not None else None) or self.on_approval_request
-        if callback is not None and not (scope is not None and scope.approved):
-            refusal = await ask_before_call(
-                self._asking_policy,
-                callback,
-                tool_name=tool_name,
-                arguments=arguments,
-                server_label=self.name,
-                remote_tool=await self._listed_tool(tool_name),
-                scope=scope,
-            )
-            if refusal is not None:
-                from mcp.types import CallToolResult, TextContent
+        if callback is None or (scope is not None and scope.approved):
+            return await self._request(tool_name, send)
+        run_context: Any = scope.run_context if scope is not None else RunContextWrapper(None)
+        agent = scope.agent if scope is not None else None
+        if agent is None:
+            agent = getattr(run_context, "agent", None)
+        call_id = getattr(run_context, "tool_call_id", "")
+        remote_tool = await self._listed_tool(tool_name)
+        asked = self._asking_policy.needs_approval_for(
+            tool_name=tool_name,
+            annotations=field_of(remote_tool, "annotations"),
+            agent=agent,
+            remote_tool=remote_tool,
+        )
+        if callable(asked):
+            asked = await asked(run_context, dict(arguments or {}), call_id)
+        if not asked:
+            return await self._request(tool_name, send)
+        answer = await ask_about(
+            callback,
+            run_context,
+            call_id=call_id,
+            tool_name=tool_name,
+            server_label=self.name,
+            arguments=arguments or {},
+        )
+        if answer["approve"]:
+            return await self._request(tool_name, send)
+        from mcp.types import CallToolResult, TextContent
 
-                refused = TextContent(type="text", text=refusal)
-                return CallToolResult(content=[refused], is_error=True)
-        return await self._request(tool_name, send)
+        reason = (answer.get("reason") or "").strip() or "no reason given"
+        refusal = (
+            f"Tool call rejected: the call to '{tool_name}' on MCP server '{self.name}' "
+            f"was not approved ({reason}). The tool did not run."
+        )
+        return CallToolResult(content=[TextContent(type="text", text=refusal)], is_error=True)
 
     # -- requests -----------------------------------------------------------------------
 
