@@ -478,10 +478,8 @@ class MCPClientServer:
 
     def _gates(self) -> bool:
         """Whether the next call must pass an approval callback (the server's, or one noted)."""
-        if self.on_approval_request is not None:
-            return True
         scope = noted_call(self)
-        return scope is not None and scope.callback is not None
+        return self.on_approval_request is not None or (scope is not None and bool(scope.callback))
 
     async def _listed_tool(self, tool_name: str) -> Any:
         """The tool as last listed, listed afresh when unknown and the policy reads annotations."""

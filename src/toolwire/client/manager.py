@@ -56,10 +56,7 @@ class MCPServerManager:
         connect_in_parallel: bool = False,
         on_approval_request: Callable[..., Any] | None = None,
     ) -> None:
-        unique: list[Any] = []
-        for server in servers:
-            if not any(server is seen for seen in unique):
-                unique.append(server)
+        unique = list({id(server): server for server in servers}.values())
         if on_approval_request is not None:
             from .base import MCPClientServer
 
