@@ -1,11 +1,10 @@
-"""Approval of remote MCP tool calls: the `require_approval` policy and the one gate. Without
-a callback, a tool carries `needs_approval`, so an Agents SDK run pauses with its own approval
-interruption; with `on_approval_request`, the server's `call_tool` asks the callback right
-before sending and answers a "no" locally, so the server never sees a
-denied call, and the run context the callback is shown travels beside the call (`note_call`).
-Settings and their error texts are the Agents SDK's, plus the policy "annotations": ask for
-every tool not annotated as harmless. The same callback answers the approval requests of an
-OpenAI-hosted MCP tool (`HostedMCPTool`), so one function decides every remote call."""
+"""Approval of remote MCP tool calls: the `require_approval` policy, the callback's request and
+answer, and the note (`note_call`) that carries a call's run context to the gate in the client
+server's `call_tool`. Without a callback a tool carries `needs_approval`, so an Agents SDK run
+pauses with its own interruption; with `on_approval_request` the gate asks it right before
+sending, so the server never sees a denied call. Settings and error texts are the Agents SDK's,
+plus the policy "annotations" (ask for every tool not annotated as harmless); the same callback
+answers an OpenAI-hosted MCP tool's requests (`HostedMCPTool`)."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ import json
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, Literal, NotRequired, TypedDict
 
@@ -191,12 +190,12 @@ def _tool_table(setting: dict[Any, Any]) -> dict[Any, bool]:
 
 @dataclass(frozen=True)
 class ApprovalPolicy:
-    """A checked `require_approval` setting: "fixed" (`everything`), "per_tool" (`table`; a
-    tool not in it is not asked about), "annotations", or "predicate" (asked per call)."""
+    """A checked `require_approval` setting: a "table" of tool name -> "ask?" (`default` for a
+    tool not in it), "annotations", or a "predicate" (asked per call)."""
 
-    kind: Literal["fixed", "per_tool", "annotations", "predicate"]
-    everything: bool = False
-    table: Mapping[Any, bool] | None = None
+    kind: Literal["table", "annotations", "predicate"]
+    table: Mapping[Any, bool] = field(default_factory=dict)
+    default: bool = False
     predicate: ApprovalPredicate | None = None
 
     @classmethod
@@ -207,13 +206,13 @@ class ApprovalPolicy:
         """
         setting = require_approval
         if setting is None:
-            return cls("annotations") if has_callback else cls("fixed", everything=False)
+            return cls("annotations") if has_callback else cls("table")
         if setting == "annotations":
             return cls("annotations")
         if isinstance(setting, str | bool):
-            return cls("fixed", everything=_flag(setting, "require_approval"))
+            return cls("table", default=_flag(setting, "require_approval"))
         if isinstance(setting, dict):
-            return cls("per_tool", table=_tool_table(setting))
+            return cls("table", table=_tool_table(setting))
         if callable(setting):
             return cls("predicate", predicate=setting)
         raise _bad_value("require_approval", setting)
@@ -221,14 +220,9 @@ class ApprovalPolicy:
     def requires(self, tool_name: str, annotations: Mapping[str, Any] | None) -> bool:
         """Whether a call to this tool must be approved, as far as known before the call (a
         predicate answers per call only: True here keeps the tool gated)."""
-        if self.kind == "fixed":
-            return self.everything
-        if self.kind == "per_tool":
-            assert self.table is not None
-            return self.table.get(tool_name, False)
-        if self.kind == "annotations":
-            return annotations_ask(annotations)
-        return True
+        if self.kind == "table":
+            return self.table.get(tool_name, self.default)
+        return annotations_ask(annotations) if self.kind == "annotations" else True
 
     def needs_approval_for(
         self,

@@ -484,7 +484,7 @@ class MCPClientServer:
     async def _listed_tool(self, tool_name: str) -> Any:
         """The tool as last listed, listed afresh when unknown and the policy reads annotations."""
         known = self._last_listed(tool_name)
-        if known is None and self._asking_policy.kind not in ("fixed", "per_tool"):
+        if known is None and self._asking_policy.kind != "table":
             await self._fetch_tools()
             known = self._last_listed(tool_name)
         return known
