@@ -287,8 +287,8 @@ async def ask_about(
     return await ask_for_approval(callback, run_context, data)
 
 
-def callback_for(server: Any, given: Any) -> MCPToolApprovalFunction | None:
-    """`given` (refused with a `UserError` unless callable or None), else the server's callback."""
+def callback_for(given: Any, server: Any = None) -> MCPToolApprovalFunction | None:
+    """`given` (refused with a `UserError` unless callable or None), else `server`'s callback."""
     if given is not None and not callable(given):
         raise UserError(f"on_approval_request must be callable, got {given!r}.")
     return given or getattr(server, "on_approval_request", None)

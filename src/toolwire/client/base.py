@@ -43,6 +43,7 @@ from .approvals import (
     CallScope,
     MCPToolApprovalFunction,
     ask_about,
+    callback_for,
     field_of,
     note_call,
     noted_call,
@@ -284,7 +285,7 @@ class MCPClientServer:
         # first applies while nobody answers (runs pause), the second when a callback does.
         self._approval_policy = ApprovalPolicy.resolve(require_approval, has_callback=False)
         self._asking_policy = ApprovalPolicy.resolve(require_approval, has_callback=True)
-        self.on_approval_request = on_approval_request
+        self.on_approval_request = callback_for(on_approval_request)
         self._failure_error_function = failure_error_function
         self.tool_input_guardrails = tool_input_guardrails
         self._meta_resolver = tool_meta_resolver
@@ -804,7 +805,7 @@ class MCPClientServer:
             One tool per remote tool, named with the server's prefix when
             `prefix_tool_names` is set.
         """
-        callback = on_approval_request or self.on_approval_request
+        callback = callback_for(on_approval_request, self)
         made: list[FunctionTool] = []
         for tool in await self.list_tools(run_context, agent):
             shown = prefixed_name(self.name, tool.name) if self.prefix_tool_names else tool.name

@@ -58,7 +58,10 @@ class MCPServerManager:
     ) -> None:
         unique = list({id(server): server for server in servers}.values())
         if on_approval_request is not None:
+            from .approvals import callback_for
             from .base import MCPClientServer
+
+            callback_for(on_approval_request)
 
             for server in unique:
                 if not isinstance(server, MCPClientServer):

@@ -98,7 +98,7 @@ def apply_patch_tool(
             "require_approval must be a bool, a (run_context, operation, call_id) -> bool "
             f"function or None, got {require_approval!r}."
         )
-    callback = callback_for(server, on_approval_request)
+    callback = callback_for(on_approval_request, server)
 
     async def on_approval(run_context: Any, approval_item: Any) -> MCPToolApprovalFunctionResult:
         assert callback is not None

@@ -92,7 +92,7 @@ class _RemoteShell:
         needs_approval: ShellNeedsApproval,
         on_approval_request: MCPToolApprovalFunction | None,
     ) -> None:
-        self.callback = callback_for(server, on_approval_request)
+        self.callback = callback_for(on_approval_request, server)
         self.server = server
         self.remote_name = remote_name
         self.needs_approval = needs_approval
