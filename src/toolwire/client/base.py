@@ -543,12 +543,6 @@ class MCPClientServer:
 
     # -- requests -----------------------------------------------------------------------
 
-    def _backoff(self, attempt: int) -> float:
-        delay: float = self.retry_backoff_seconds_base * (2**attempt)
-        if self.retry_backoff_seconds_max is not None:
-            delay = min(delay, self.retry_backoff_seconds_max)
-        return delay
-
     async def _request(self, target: str, send: Callable[[Any], Awaitable[Any]]) -> Any:
         """Send one request with the retry policy, reconnecting as needed; `MCPCallError` if not."""
         attempt = 0
@@ -583,7 +577,9 @@ class MCPClientServer:
             limit = self.max_retry_attempts
             if limit >= 0 and attempt >= limit:
                 raise MCPCallError(self.name, target, reason, lost=found.lost) from error
-            delay = self._backoff(attempt)
+            delay: float = self.retry_backoff_seconds_base * 2**attempt
+            if self.retry_backoff_seconds_max is not None:
+                delay = min(delay, self.retry_backoff_seconds_max)
             attempt += 1
             logger.info(
                 "MCP server %r: %s failed (%s); retry %d in %.2f s",
