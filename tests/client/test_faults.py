@@ -52,6 +52,18 @@ def test_each_fault_names_the_server_and_the_tool(mode: str) -> None:
     assert EXPECTED[mode] in text
 
 
+@pytest.mark.parametrize("tool", ["resource", "prompt", "method"])
+def test_a_tool_named_like_a_request_kind_is_named_as_a_tool(tool: str) -> None:
+    async def main() -> str:
+        async with _faulty("hang", client_session_timeout_seconds=1) as server:
+            with pytest.raises(MCPCallError) as caught:
+                await server.call_tool(tool, {"n": 1})
+            return str(caught.value)
+
+    text = bounded(main, 60)
+    assert text.startswith(f"Failed to call tool '{tool}' on MCP server 'faulty-hang': ")
+
+
 def test_a_server_that_never_starts() -> None:
     code = "import sys; sys.stderr.write('cannot start: no config\\n'); sys.exit(4)"
     server = toolwire.MCPServerStdio(

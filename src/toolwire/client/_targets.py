@@ -36,10 +36,7 @@ from mcp.shared.message import SessionMessage
 from mcp.types import jsonrpc_message_adapter
 
 if TYPE_CHECKING:
-    from anyio.streams.memory import MemoryObjectReceiveStream
-
     from ..protocol.session.serving import Servable
-    from ..protocol.session.session import ServerSession
 
 __all__ = [
     "ChildProcess",
@@ -217,22 +214,20 @@ async def memory_transport(server: Servable) -> AsyncIterator[tuple[Any, Any]]:
         open_session(send, error_details=True, session_id=secrets.token_hex(16)) as session,
         anyio.create_task_group() as group,
     ):
-        group.start_soon(_hand_frames, from_client, session)
+
+        async def hand_frames() -> None:
+            """Give the session each message the client writes, in order, as the wire's bytes."""
+            async for item in from_client:
+                frame = item.message.model_dump_json(by_alias=True, exclude_unset=True).encode()
+                await session.backlog.until_clear()  # while its replies are not being read
+                await session.receive(frame)
+
+        group.start_soon(hand_frames)
         try:
             yield client_reads, client_writes
         finally:
             group.cancel_scope.cancel()
             session.close()
-
-
-async def _hand_frames(
-    from_client: MemoryObjectReceiveStream[SessionMessage], session: ServerSession
-) -> None:
-    """Give the session each message the client writes, in order, as the wire's bytes."""
-    async for item in from_client:
-        frame = item.message.model_dump_json(by_alias=True, exclude_unset=True).encode()
-        await session.backlog.until_clear()  # while the session's replies are not being read
-        await session.receive(frame)
 
 
 _LINE_LIMIT = 64 * 1024 * 1024

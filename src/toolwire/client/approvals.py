@@ -1,11 +1,10 @@
-"""Approval of remote MCP tool calls: the `require_approval` policy and the one gate. Without
-a callback, a tool carries `needs_approval`, so an Agents SDK run pauses with its own approval
-interruption; with `on_approval_request`, the server's `call_tool` asks the callback right
-before sending (`ask_before_call`) and answers a "no" locally, so the server never sees a
-denied call, and the run context the callback is shown travels beside the call (`note_call`).
-Settings and their error texts are the Agents SDK's, plus the policy "annotations": ask for
-every tool not annotated as harmless. The same callback answers the approval requests of an
-OpenAI-hosted MCP tool (`HostedMCPTool`), so one function decides every remote call."""
+"""Approval of remote MCP tool calls: the `require_approval` policy, the callback's request and
+answer, and the note (`note_call`) that carries a call's run context to the gate in the client
+server's `call_tool`. Without a callback a tool carries `needs_approval`, so an Agents SDK run
+pauses with its own interruption; with `on_approval_request` the gate asks it right before
+sending, so the server never sees a denied call. Settings and error texts are the Agents SDK's,
+plus the policy "annotations" (ask for every tool not annotated as harmless); the same callback
+answers an OpenAI-hosted MCP tool's requests (`HostedMCPTool`)."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ import json
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, Literal, NotRequired, TypedDict
 
@@ -29,7 +28,7 @@ __all__ = [
     "MCPToolApprovalFunction",
     "MCPToolApprovalFunctionResult",
     "MCPToolApprovalRequest",
-    "ask_before_call",
+    "ask_about",
     "ask_for_approval",
     "callback_for",
     "field_of",
@@ -163,16 +162,15 @@ def _names_block(setting: dict[Any, Any], side: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def _is_tool_lists(setting: dict[Any, Any]) -> bool:
-    """Whether the dict is the `{"always": {"tool_names": ...}, ...}` form rather than a table
-    of tool names (a tool may be named "always": only a nested `tool_names` marks the lists)."""
-    return any(
+def _tool_table(setting: dict[Any, Any]) -> dict[Any, bool]:
+    """A dict setting as a tool name -> "ask?" table: either a table of names, or the
+    `{"always": {"tool_names": [...]}, "never": ...}` lists (only a nested `tool_names` marks
+    those, since a tool may be named "always")."""
+    if not any(
         isinstance(setting.get(side), dict) and "tool_names" in setting[side]
         for side in ("always", "never")
-    )
-
-
-def _tool_lists(setting: dict[Any, Any]) -> dict[Any, bool]:
+    ):
+        return {key: _flag(value, f"require_approval[{key!r}]") for key, value in setting.items()}
     extra = [key for key in setting if key not in ("always", "never")]
     if extra:
         raise UserError(
@@ -190,21 +188,14 @@ def _tool_lists(setting: dict[Any, Any]) -> dict[Any, bool]:
     return {**dict.fromkeys(skip, False), **dict.fromkeys(ask, True)}
 
 
-def _tool_table(setting: dict[Any, Any]) -> dict[Any, bool]:
-    """A dict setting (either form) as a tool name -> "ask?" table."""
-    if _is_tool_lists(setting):
-        return _tool_lists(setting)
-    return {key: _flag(value, f"require_approval[{key!r}]") for key, value in setting.items()}
-
-
 @dataclass(frozen=True)
 class ApprovalPolicy:
-    """A checked `require_approval` setting: "fixed" (`everything`), "per_tool" (`table`; a
-    tool not in it is not asked about), "annotations", or "predicate" (asked per call)."""
+    """A checked `require_approval` setting: a "table" of tool name -> "ask?" (`default` for a
+    tool not in it), "annotations", or a "predicate" (asked per call)."""
 
-    kind: Literal["fixed", "per_tool", "annotations", "predicate"]
-    everything: bool = False
-    table: Mapping[Any, bool] | None = None
+    kind: Literal["table", "annotations", "predicate"]
+    table: Mapping[Any, bool] = field(default_factory=dict)
+    default: bool = False
     predicate: ApprovalPredicate | None = None
 
     @classmethod
@@ -215,13 +206,13 @@ class ApprovalPolicy:
         """
         setting = require_approval
         if setting is None:
-            return cls("annotations") if has_callback else cls("fixed", everything=False)
+            return cls("annotations") if has_callback else cls("table")
         if setting == "annotations":
             return cls("annotations")
         if isinstance(setting, str | bool):
-            return cls("fixed", everything=_flag(setting, "require_approval"))
+            return cls("table", default=_flag(setting, "require_approval"))
         if isinstance(setting, dict):
-            return cls("per_tool", table=_tool_table(setting))
+            return cls("table", table=_tool_table(setting))
         if callable(setting):
             return cls("predicate", predicate=setting)
         raise _bad_value("require_approval", setting)
@@ -229,14 +220,9 @@ class ApprovalPolicy:
     def requires(self, tool_name: str, annotations: Mapping[str, Any] | None) -> bool:
         """Whether a call to this tool must be approved, as far as known before the call (a
         predicate answers per call only: True here keeps the tool gated)."""
-        if self.kind == "fixed":
-            return self.everything
-        if self.kind == "per_tool":
-            assert self.table is not None
-            return self.table.get(tool_name, False)
-        if self.kind == "annotations":
-            return annotations_ask(annotations)
-        return True
+        if self.kind == "table":
+            return self.table.get(tool_name, self.default)
+        return annotations_ask(annotations) if self.kind == "annotations" else True
 
     def needs_approval_for(
         self,
@@ -281,8 +267,28 @@ async def ask_for_approval(
     return checked
 
 
-def callback_for(server: Any, given: Any) -> MCPToolApprovalFunction | None:
-    """`given` (refused with a `UserError` unless callable or None), else the server's callback."""
+async def ask_about(
+    callback: MCPToolApprovalFunction,
+    run_context: Any,
+    *,
+    call_id: object,
+    tool_name: str,
+    server_label: str,
+    arguments: Mapping[str, Any],
+) -> MCPToolApprovalFunctionResult:
+    """Put one call of a local adapter to an approval callback, as an `MCPApprovalRequestData`
+    (an id is made up when `call_id` is not a non-empty string)."""
+    data = MCPApprovalRequestData(
+        id=call_id if isinstance(call_id, str) and call_id else f"mcpr_{uuid.uuid4().hex}",
+        arguments=json.dumps(dict(arguments), ensure_ascii=False),
+        name=tool_name,
+        server_label=server_label,
+    )
+    return await ask_for_approval(callback, run_context, data)
+
+
+def callback_for(given: Any, server: Any = None) -> MCPToolApprovalFunction | None:
+    """`given` (refused with a `UserError` unless callable or None), else `server`'s callback."""
     if given is not None and not callable(given):
         raise UserError(f"on_approval_request must be callable, got {given!r}.")
     return given or getattr(server, "on_approval_request", None)
@@ -331,53 +337,6 @@ def take_call(
         return None
     scope.taken = True
     return scope
-
-
-async def ask_before_call(
-    policy: ApprovalPolicy,
-    callback: MCPToolApprovalFunction,
-    *,
-    tool_name: str,
-    arguments: Mapping[str, Any] | None,
-    server_label: str,
-    remote_tool: Any,
-    scope: CallScope | None,
-) -> str | None:
-    """Decide one remote call as the policy says: None to send it, else the rejection text. The
-    callback is shown the run's context (a fresh one outside a run) and the call.
-
-    Raises:
-        UserError: The callback answered something else than `{"approve": bool, ...}`.
-    """
-    run_context: Any = scope.run_context if scope is not None else RunContextWrapper(None)
-    agent = scope.agent if scope is not None else None
-    if agent is None:
-        agent = getattr(run_context, "agent", None)
-    call_id = getattr(run_context, "tool_call_id", "")
-    asked = policy.needs_approval_for(
-        tool_name=tool_name,
-        annotations=field_of(remote_tool, "annotations"),
-        agent=agent,
-        remote_tool=remote_tool,
-    )
-    if callable(asked):
-        asked = await asked(run_context, dict(arguments or {}), call_id)
-    if not asked:
-        return None
-    data = MCPApprovalRequestData(
-        id=call_id if isinstance(call_id, str) and call_id else f"mcpr_{uuid.uuid4().hex}",
-        arguments=json.dumps(dict(arguments or {})),
-        name=tool_name,
-        server_label=server_label,
-    )
-    answer = await ask_for_approval(callback, run_context, data)
-    if answer["approve"]:
-        return None
-    reason = (answer.get("reason") or "").strip() or "no reason given"
-    return (
-        f"Tool call rejected: the call to '{tool_name}' on MCP server '{server_label}' "
-        f"was not approved ({reason}). The tool did not run."
-    )
 
 
 def gate_reason(annotations: object) -> str:

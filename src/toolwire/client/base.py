@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import anyio
 
+from ..context import RunContextWrapper
 from ..errors import ModelBehaviorError, UserError
 from ..protocol.wire.content import content_to_outputs
 from ..schema.strict import ensure_strict_json_schema
@@ -41,7 +42,8 @@ from .approvals import (
     ApprovalPolicy,
     CallScope,
     MCPToolApprovalFunction,
-    ask_before_call,
+    ask_about,
+    callback_for,
     field_of,
     note_call,
     noted_call,
@@ -53,7 +55,7 @@ from .params import ToolFilterContext
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from ..context import RunContextWrapper, ToolContext
+    from ..context import ToolContext
     from .params import ToolFilter
 
 __all__ = ["Link", "LinkClosedError", "MCPClientServer", "MCPToolMetaContext", "prefixed_name"]
@@ -125,9 +127,8 @@ def _checked_protocol_mode(value: object) -> ProtocolMode:
             'protocol_mode="legacy" is now protocol_mode="handshake" (the era opened by '
             "`initialize`, 2024-11-05 to 2025-11-25)."
         )
-    for mode in PROTOCOL_MODES:
-        if value == mode:
-            return mode
+    if isinstance(value, str) and value in PROTOCOL_MODES:
+        return value
     raise ValueError(f'protocol_mode must be "auto", "handshake" or "modern", not {value!r}.')
 
 
@@ -284,7 +285,7 @@ class MCPClientServer:
         # first applies while nobody answers (runs pause), the second when a callback does.
         self._approval_policy = ApprovalPolicy.resolve(require_approval, has_callback=False)
         self._asking_policy = ApprovalPolicy.resolve(require_approval, has_callback=True)
-        self.on_approval_request = on_approval_request
+        self.on_approval_request = callback_for(on_approval_request)
         self._failure_error_function = failure_error_function
         self.tool_input_guardrails = tool_input_guardrails
         self._meta_resolver = tool_meta_resolver
@@ -308,7 +309,6 @@ class MCPClientServer:
         self._reconnecting = asyncio.Lock()
         self._tools: list[Any] | None = None  # the last full (unfiltered) list
         self._tools_fresh = False
-        self._required: dict[str, list[str]] = {}  # of the last listing, by tool name
         self._version_pin: str | None = None  # a version a -32022 answer made us switch to
 
     # -- identity -----------------------------------------------------------------------
@@ -479,38 +479,16 @@ class MCPClientServer:
 
     def _gates(self) -> bool:
         """Whether the next call must pass an approval callback (the server's, or one noted)."""
-        if self.on_approval_request is not None:
-            return True
         scope = noted_call(self)
-        return scope is not None and scope.callback is not None
-
-    async def _refusal(self, tool_name: str, arguments: JsonObject | None) -> str | None:
-        """Ask the approval callback about one call: None to send it, else the rejection."""
-        scope = take_call(self, tool_name, arguments)
-        if scope is not None and scope.approved:
-            return None
-        callback = scope.callback if scope is not None and scope.callback else None
-        callback = callback or self.on_approval_request
-        if callback is None:
-            return None
-        remote_tool = await self._listed_tool(tool_name)
-        return await ask_before_call(
-            self._asking_policy,
-            callback,
-            tool_name=tool_name,
-            arguments=arguments,
-            server_label=self.name,
-            remote_tool=remote_tool,
-            scope=scope,
-        )
+        return self.on_approval_request is not None or (scope is not None and bool(scope.callback))
 
     async def _listed_tool(self, tool_name: str) -> Any:
         """The tool as last listed, listed afresh when unknown and the policy reads annotations."""
-        known = [tool for tool in self._tools or () if tool.name == tool_name]
-        if not known and self._asking_policy.kind not in ("fixed", "per_tool"):
+        known = self._last_listed(tool_name)
+        if known is None and self._asking_policy.kind != "table":
             await self._fetch_tools()
-            known = [tool for tool in self._tools or () if tool.name == tool_name]
-        return known[0] if known else None
+            known = self._last_listed(tool_name)
+        return known
 
     async def _gated_call(
         self,
@@ -518,20 +496,52 @@ class MCPClientServer:
         arguments: JsonObject | None,
         send: Callable[[Any], Awaitable[Any]],
     ) -> Any:
-        refusal = await self._refusal(tool_name, arguments)
-        if refusal is not None:
-            from mcp.types import CallToolResult, TextContent
+        """Send one call once the approval callback allowed it (the callback is shown the run's
+        context, a fresh one outside a run); a refusal is an `isError` result saying why.
 
-            return CallToolResult(content=[TextContent(type="text", text=refusal)], is_error=True)
-        return await self._request(tool_name, send)
+        Raises:
+            UserError: The callback answered something else than `{"approve": bool, ...}`.
+        """
+        scope = take_call(self, tool_name, arguments)
+        callback = (scope.callback if scope is not None else None) or self.on_approval_request
+        if callback is None or (scope is not None and scope.approved):
+            return await self._request(tool_name, send)
+        run_context: Any = scope.run_context if scope is not None else RunContextWrapper(None)
+        agent = scope.agent if scope is not None else None
+        if agent is None:
+            agent = getattr(run_context, "agent", None)
+        call_id = getattr(run_context, "tool_call_id", "")
+        remote_tool = await self._listed_tool(tool_name)
+        asked = self._asking_policy.needs_approval_for(
+            tool_name=tool_name,
+            annotations=field_of(remote_tool, "annotations"),
+            agent=agent,
+            remote_tool=remote_tool,
+        )
+        if callable(asked):
+            asked = await asked(run_context, dict(arguments or {}), call_id)
+        if not asked:
+            return await self._request(tool_name, send)
+        answer = await ask_about(
+            callback,
+            run_context,
+            call_id=call_id,
+            tool_name=tool_name,
+            server_label=self.name,
+            arguments=arguments or {},
+        )
+        if answer["approve"]:
+            return await self._request(tool_name, send)
+        from mcp.types import CallToolResult, TextContent
+
+        reason = (answer.get("reason") or "").strip() or "no reason given"
+        refusal = (
+            f"Tool call rejected: the call to '{tool_name}' on MCP server '{self.name}' "
+            f"was not approved ({reason}). The tool did not run."
+        )
+        return CallToolResult(content=[TextContent(type="text", text=refusal)], is_error=True)
 
     # -- requests -----------------------------------------------------------------------
-
-    def _backoff(self, attempt: int) -> float:
-        delay: float = self.retry_backoff_seconds_base * (2**attempt)
-        if self.retry_backoff_seconds_max is not None:
-            delay = min(delay, self.retry_backoff_seconds_max)
-        return delay
 
     async def _request(self, target: str, send: Callable[[Any], Awaitable[Any]]) -> Any:
         """Send one request with the retry policy, reconnecting as needed; `MCPCallError` if not."""
@@ -567,7 +577,9 @@ class MCPClientServer:
             limit = self.max_retry_attempts
             if limit >= 0 and attempt >= limit:
                 raise MCPCallError(self.name, target, reason, lost=found.lost) from error
-            delay = self._backoff(attempt)
+            delay: float = self.retry_backoff_seconds_base * 2**attempt
+            if self.retry_backoff_seconds_max is not None:
+                delay = min(delay, self.retry_backoff_seconds_max)
             attempt += 1
             logger.info(
                 "MCP server %r: %s failed (%s); retry %d in %.2f s",
@@ -651,15 +663,11 @@ class MCPClientServer:
             "method:tools/list", lambda client: self._all_pages(client.list_tools, "tools")
         )
         self._tools = [tool for page in pages for tool in page.tools]
-        self._required = {}
-        for tool in self._tools:
-            schema = tool.input_schema
-            required = schema.get("required") if isinstance(schema, dict) else None
-            if isinstance(required, list):
-                names = [key for key in required if isinstance(key, str)]
-                if names:
-                    self._required.setdefault(tool.name, names)
         self._tools_fresh = True
+
+    def _last_listed(self, tool_name: str) -> Any:
+        """The tool of that name in the last listing, or None."""
+        return next((tool for tool in self._tools or () if tool.name == tool_name), None)
 
     def invalidate_tools_cache(self) -> None:
         """Make the next `list_tools()` ask the server again."""
@@ -696,7 +704,11 @@ class MCPClientServer:
             MCPCallError: The request failed; the message names the server and the tool.
         """
         self._require_connection()
-        missing = [key for key in self._required.get(tool_name, ()) if key not in (arguments or {})]
+        schema = getattr(self._last_listed(tool_name), "input_schema", None)
+        required = schema.get("required") if isinstance(schema, dict) else None
+        if not isinstance(required, list):
+            required = []
+        missing = [key for key in required if isinstance(key, str) and key not in (arguments or {})]
         if missing:
             raise UserError(
                 f"Failed to call tool '{tool_name}' on MCP server '{self.name}': "
@@ -789,7 +801,7 @@ class MCPClientServer:
             One tool per remote tool, named with the server's prefix when
             `prefix_tool_names` is set.
         """
-        callback = on_approval_request or self.on_approval_request
+        callback = callback_for(on_approval_request, self)
         made: list[FunctionTool] = []
         for tool in await self.list_tools(run_context, agent):
             shown = prefixed_name(self.name, tool.name) if self.prefix_tool_names else tool.name

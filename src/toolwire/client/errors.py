@@ -63,15 +63,16 @@ class MCPCallError(UserError):
         )
 
 
+_DOING = {
+    "prompt": "get prompt '{}' from",
+    "resource": "read resource '{}' from",
+    "method": "send '{}' to",
+}
+
+
 def _doing(target: str) -> str:
-    kind, _, name = target.partition(":")
-    if kind == "prompt":
-        return f"get prompt '{name}' from"
-    if kind == "resource":
-        return f"read resource '{name}' from"
-    if kind == "method":
-        return f"send '{name}' to"
-    return f"call tool '{target}' on"
+    kind, colon, name = target.partition(":")
+    return _DOING[kind].format(name) if colon and kind in _DOING else f"call tool '{target}' on"
 
 
 @dataclass(frozen=True)

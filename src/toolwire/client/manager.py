@@ -56,12 +56,12 @@ class MCPServerManager:
         connect_in_parallel: bool = False,
         on_approval_request: Callable[..., Any] | None = None,
     ) -> None:
-        unique: list[Any] = []
-        for server in servers:
-            if not any(server is seen for seen in unique):
-                unique.append(server)
+        unique = list({id(server): server for server in servers}.values())
         if on_approval_request is not None:
+            from .approvals import callback_for
             from .base import MCPClientServer
+
+            callback_for(on_approval_request)
 
             for server in unique:
                 if not isinstance(server, MCPClientServer):

@@ -6,36 +6,25 @@ reaches the server. `agents` is imported when the tool is built."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any
 
 from ..errors import UserError
 from .approvals import (
     CallScope,
-    MCPApprovalRequestData,
     MCPToolApprovalFunction,
     MCPToolApprovalFunctionResult,
-    ask_for_approval,
+    ask_about,
     callback_for,
     field_of,
     note_call,
     text_of,
 )
 
-__all__ = ["PatchServer", "apply_patch_tool"]
+__all__ = ["apply_patch_tool"]
 
 # (run context, operation, call id) -> does this call need approval? (the SDK's shape)
 PatchApprovalPredicate = Callable[[Any, Any, str], "bool | Awaitable[bool]"]
-
-
-class PatchServer(Protocol):
-    """A server with a name and `call_tool` (toolwire's client servers and the SDK's)."""
-
-    @property
-    def name(self) -> str: ...
-
-    async def call_tool(self, tool_name: str, arguments: dict[str, Any] | None) -> Any: ...
 
 
 def operation_arguments(operation: Any) -> dict[str, Any]:
@@ -54,7 +43,7 @@ def operation_arguments(operation: Any) -> dict[str, Any]:
 class _RemoteEditor:
     """An `ApplyPatchEditor` that asks the server to make each edit."""
 
-    def __init__(self, server: PatchServer, tool_name: str) -> None:
+    def __init__(self, server: Any, tool_name: str) -> None:
         self.server = server
         self.tool_name = tool_name
 
@@ -72,32 +61,8 @@ class _RemoteEditor:
     create_file = update_file = delete_file = _send
 
 
-def _approval_relay(
-    callback: MCPToolApprovalFunction, server: PatchServer, tool_name: str
-) -> Callable[[Any, Any], Awaitable[MCPToolApprovalFunctionResult]]:
-    async def on_approval(run_context: Any, approval_item: Any) -> MCPToolApprovalFunctionResult:
-        call = field_of(approval_item, "raw_item")
-        operations = field_of(call, "operations")
-        if operations is None:
-            single = field_of(call, "operation")
-            operations = [] if single is None else [single]
-        call_id = field_of(call, "call_id") or field_of(call, "id") or ""
-        data = MCPApprovalRequestData(
-            id=str(call_id),
-            arguments=json.dumps(
-                {"operations": [operation_arguments(op) for op in operations]},
-                ensure_ascii=False,
-            ),
-            name=tool_name,
-            server_label=server.name,
-        )
-        return await ask_for_approval(callback, run_context, data)
-
-    return on_approval
-
-
 def apply_patch_tool(
-    server: PatchServer,
+    server: Any,
     *,
     tool_name: str = "apply_patch_operations",
     require_approval: bool | PatchApprovalPredicate | None = None,
@@ -133,18 +98,27 @@ def apply_patch_tool(
             "require_approval must be a bool, a (run_context, operation, call_id) -> bool "
             f"function or None, got {require_approval!r}."
         )
-    on_approval_request = callback_for(server, on_approval_request)
-    needs: Any = require_approval
-    if needs is None:
-        needs = on_approval_request is not None
-    on_approval = (
-        None
-        if on_approval_request is None
-        else _approval_relay(on_approval_request, server, tool_name)
-    )
+    callback = callback_for(on_approval_request, server)
+
+    async def on_approval(run_context: Any, approval_item: Any) -> MCPToolApprovalFunctionResult:
+        assert callback is not None
+        call = field_of(approval_item, "raw_item")
+        operations = field_of(call, "operations")
+        if operations is None:
+            single = field_of(call, "operation")
+            operations = [] if single is None else [single]
+        return await ask_about(
+            callback,
+            run_context,
+            call_id=str(field_of(call, "call_id") or field_of(call, "id") or ""),
+            tool_name=tool_name,
+            server_label=server.name,
+            arguments={"operations": [operation_arguments(op) for op in operations]},
+        )
+
     return ApplyPatchTool(
         editor=_RemoteEditor(server, tool_name),
         name=name,
-        needs_approval=needs,
-        on_approval=on_approval,
+        needs_approval=callback is not None if require_approval is None else require_approval,
+        on_approval=None if callback is None else on_approval,
     )

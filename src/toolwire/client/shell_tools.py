@@ -8,20 +8,17 @@ refuses a call it cannot ask about."""
 from __future__ import annotations
 
 import inspect
-import json
 import logging
 import shlex
-import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .approvals import (
     CallScope,
-    MCPApprovalRequestData,
     MCPToolApprovalFunction,
     MCPToolApprovalFunctionResult,
     annotations_ask,
-    ask_for_approval,
+    ask_about,
     callback_for,
     field_of,
     note_call,
@@ -95,7 +92,7 @@ class _RemoteShell:
         needs_approval: ShellNeedsApproval,
         on_approval_request: MCPToolApprovalFunction | None,
     ) -> None:
-        self.callback = callback_for(server, on_approval_request)
+        self.callback = callback_for(on_approval_request, server)
         self.server = server
         self.remote_name = remote_name
         self.needs_approval = needs_approval
@@ -124,13 +121,14 @@ class _RemoteShell:
         self, context: Any, arguments: Mapping[str, Any], call_id: str
     ) -> MCPToolApprovalFunctionResult:
         assert self.callback is not None
-        data = MCPApprovalRequestData(
-            id=call_id or uuid.uuid4().hex,
-            arguments=json.dumps(dict(arguments)),
-            name=self.remote_name,
+        return await ask_about(
+            self.callback,
+            context,
+            call_id=call_id,
+            tool_name=self.remote_name,
             server_label=str(getattr(self.server, "name", "")),
+            arguments=arguments,
         )
-        return await ask_for_approval(self.callback, context, data)
 
     async def call(self, arguments: dict[str, Any], context: Any) -> Any:
         """Call the remote tool (approval settled: the server's gate does not ask again); a
@@ -200,10 +198,9 @@ def shell_tool(
         return await remote.call(arguments, request.ctx_wrapper)
 
     async def on_approval(context: Any, item: Any) -> Any:
-        raw = item.raw_item
-        call = raw if isinstance(raw, Mapping) else _as_mapping(raw)
-        action = _as_mapping(call.get("action"))
-        return await remote.ask(context, action, str(call.get("call_id") or ""))
+        call = item.raw_item
+        action = _as_mapping(field_of(call, "action"))
+        return await remote.ask(context, action, str(field_of(call, "call_id") or ""))
 
     return ShellTool(
         executor=execute,

@@ -249,6 +249,24 @@ def test_the_manager_refuses_a_server_it_cannot_gate() -> None:
         MCPServerManager([Foreign()], on_approval_request=lambda r: {"approve": True})
 
 
+def test_a_callback_that_is_not_callable_is_refused_where_it_is_given() -> None:
+    from toolwire.client import MCPServerManager
+
+    server, ran = _recording_server()
+    with pytest.raises(UserError, match="on_approval_request must be callable, got 'yes'"):
+        MCPServerInMemory(server, on_approval_request="yes")
+    with pytest.raises(UserError, match="on_approval_request must be callable, got 'yes'"):
+        MCPServerManager([MCPServerInMemory(server)], on_approval_request="yes")  # type: ignore[arg-type]
+
+    async def go() -> None:
+        async with MCPServerInMemory(server) as client:
+            with pytest.raises(UserError, match="on_approval_request must be callable, got 3"):
+                await client.function_tools(3)  # type: ignore[arg-type]
+
+    asyncio.run(go())
+    assert ran == []
+
+
 @pytest.mark.parametrize(
     ("annotations", "reason"),
     [
