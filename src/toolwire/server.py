@@ -788,8 +788,8 @@ class Server:
             max_body_bytes=max_body_bytes,
             max_event_bytes=max_event_bytes,
             keepalive_seconds=keepalive_seconds,
-            allowed_hosts=None if allowed_hosts is None else _listed(allowed_hosts),
-            allowed_origins=None if allowed_origins is None else _listed(allowed_origins),
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
             auth=self.auth if auth is None else bearer_auth(auth),
             host=host,
             **stores,
@@ -1001,11 +1001,6 @@ def _renamed(tool: FunctionTool, options: dict[str, Any]) -> FunctionTool:
             "that is already built; they apply only when add_tool wraps a plain callable"
         )
     return dataclasses.replace(tool, **changes) if changes else tool
-
-
-def _listed(values: Iterable[str]) -> list[str]:
-    # One name is a common slip for a list of one: never a list of its characters.
-    return [values] if isinstance(values, str) else list(values)
 
 
 def _builder_dir() -> Path:
