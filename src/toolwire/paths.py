@@ -758,16 +758,13 @@ class Roots:
             raise PathOutsideError(path, "no directory is allowed at the moment")
         if not path.startswith("/"):
             return self.roots[0], path
-        best: tuple[Root, list[str]] | None = None
-        for root in self.roots:
-            rest = root.inside_parts(path)
-            if rest is not None and (best is None or len(rest) < len(best[1])):
-                best = (root, rest)
-        if best is None:
+        inside = [(rest, r) for r in self.roots if (rest := r.inside_parts(path)) is not None]
+        if not inside:
             raise PathOutsideError(
                 path, f"it is outside the allowed directories ({', '.join(self.paths)})"
             )
-        return best[0], "/".join(best[1])
+        rest, root = min(inside, key=lambda found: len(found[0]))  # the deepest, else the first
+        return root, "/".join(rest)
 
     def close(self) -> None:
         """Close every root."""
