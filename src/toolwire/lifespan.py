@@ -108,8 +108,7 @@ class SharedServing:
             yield opener
             return
         held = loop.create_future()
-        owns = self._held is None  # else held on another loop: serve apart, unshared
-        if owns:
+        if self._held is None:  # else held on another loop: serve apart, unshared
             self._held = held
         try:
             async with _serving(self._server) as opener:
@@ -119,14 +118,14 @@ class SharedServing:
                 finally:
                     # Before the lifespan's exit: an entry made meanwhile starts afresh
                     # rather than share what is closing.
-                    self._let_go(held, owns)
+                    self._let_go(held)
         finally:
             if not held.done():
                 held.set_result(None)
-            self._let_go(held, owns)
+            self._let_go(held)
 
-    def _let_go(self, held: asyncio.Future[SessionOpener | None], owns: bool) -> None:
-        if owns and self._held is held:
+    def _let_go(self, held: asyncio.Future[SessionOpener | None]) -> None:
+        if self._held is held:
             self._held = None
 
 
