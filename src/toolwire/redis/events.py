@@ -46,16 +46,13 @@ class RedisEventStore(RedisStore):
     Args:
         url: The Redis URL (`redis://127.0.0.1:6379/0`).
         prefix: Starts every key this store writes.
-        max_events_per_stream: Events kept per stream; older ones are trimmed (a client away
-            that long resumes with a gap).
-        ttl: Seconds a stream's events are kept after its last event; also how long one
-            follower follows a stream before its response ends (the client resumes).
+        max_events_per_stream: Events kept per stream (older ones are trimmed).
+        ttl: Seconds a stream's events are kept after its last, and one follower follows it.
         timeout: Seconds an operation may take.
         link: A `RedisLink` to share with other stores (then `url` and `timeout` are its).
-        lease: Seconds a stream's producer may go without renewing its lease before a
-            follower on another process takes it for dead and ends its response.
-        max_followers: Streams of other processes this store follows at once (each holds a
-            Redis connection); a resumption beyond that is answered 503; 0 never follows.
+        lease: Seconds without renewal after which a stream's producer counts as dead.
+        max_followers: Other processes' streams followed at once, each on a Redis connection
+            (503 beyond; 0: never follow).
     """
 
     def __init__(
@@ -184,9 +181,8 @@ class RedisEventStore(RedisStore):
         return _parts(last_event_id)[0]
 
     async def read_tail(self, last_event_id: str, wait: float | None) -> StreamTail | None:
-        """The entries of the id's stream after it, and whether its producer still holds
-        its lease; with `wait`, waits up to that many seconds (at most `wait_seconds`) for
-        an entry to come.
+        """The entries of the id's stream after it, and whether its producer holds its lease;
+        with `wait`, waits that long (at most `wait_seconds`) for an entry.
 
         Returns:
             None when (without `wait`) its stream is gone.
