@@ -59,8 +59,8 @@ _TRANSPORTS = ("stdio", "http", "sse")
 _SPELLINGS = (("name", "name_override"), ("description", "description_override"))
 
 SESSION_END_BOUND_SECONDS = 5.0
-"""How long the `on_session_end` hooks of one session may run, all together, before they are
-left (an async hook is cancelled, a sync one left to finish on its own)."""
+"""Seconds one session's `on_session_end` hooks may run together (then an async one is
+cancelled, a sync one left to finish)."""
 
 # What to tell one open session of a change: given the session, the coroutine that tells it.
 Message = Callable[["OpenSession"], Coroutine[Any, Any, Any]]
@@ -413,8 +413,8 @@ class Server:
         Raises:
             ValueError: The template is malformed, the function's parameters do not fit it,
                 or the URI is published already.
-            toolwire.UserError: `icons` is not a list of well-formed icons (the message
-                names the resource and what is wrong).
+            toolwire.UserError: `icons` is not a list of well-formed icons (the message says
+                which and why).
         """
 
         def register(func: F) -> F:
@@ -458,7 +458,6 @@ class Server:
             TypeError: `source` is neither a function, text nor bytes.
             toolwire.UserError: As `resource`.
         """
-        # Imported here: a server that publishes no resource never loads them.
         from .protocol.features.resource_reading import registered_resource
 
         entry = registered_resource(
