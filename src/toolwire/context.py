@@ -44,8 +44,7 @@ class ElicitResult:
 
     Attributes:
         action: "accept" (the user submitted the form), "decline" or "cancel".
-        content: What the user entered when accepted: a dict, or an instance of the model
-            class the form was built from; None otherwise.
+        content: What the user entered when accepted (a dict, or the form's model); else None.
         raw: The result as the client sent it.
     """
 
@@ -59,8 +58,7 @@ class SampleResult:
     """The client's answer to `ToolContext.sample`: one message from its model.
 
     Attributes:
-        text: The text of the message ("" when it holds no text; the text blocks joined when
-            it holds several).
+        text: The message's text blocks, joined ("" when it holds no text).
         model: The name of the model that wrote it, as the client reports it.
         role: The message's role ("assistant").
         stop_reason: Why generation stopped ("endTurn", "maxTokens", ...), when reported.
@@ -194,17 +192,15 @@ class ToolContext(RunContextWrapper[TContext]):
 
     @property
     def session_id(self) -> str | None:
-        """The MCP session this call comes in: an opaque id, the same for every call of one
-        session as this process serves it; None outside MCP and for session-less requests
-        (stateless HTTP, the 2026-07-28 era). `Server.on_session_end` tells when it ends."""
+        """The opaque id of the MCP session this call comes in (see `Server.on_session_end`).
+
+        None outside MCP and without a session (stateless HTTP, the 2026-07-28 era)."""
         return getattr(self.reporter, "session_id", None)
 
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
-        """Tell the client how far the call has come (MCP `notifications/progress`).
-
-        Does nothing unless the caller asked for progress (sent a progress token).
+        """Tell the client how far the call has come, if it sent a progress token.
 
         Args:
             progress: Work done so far; must grow from one report to the next.
@@ -215,9 +211,7 @@ class ToolContext(RunContextWrapper[TContext]):
             await self.reporter.progress(progress, total, message)
 
     async def log(self, level: str, data: Any, logger: str | None = None) -> None:
-        """Tell the MCP client something about this call, as a `notifications/message`.
-
-        Messages below the client's `logging/setLevel` threshold are dropped.
+        """Send the client a `notifications/message`, unless below its `logging/setLevel`.
 
         Args:
             level: A syslog severity name (from "debug" up to "emergency").
@@ -228,10 +222,10 @@ class ToolContext(RunContextWrapper[TContext]):
             await self.reporter.log(level, data, logger)
 
     async def close_sse_stream(self) -> None:
-        """End the SSE response carrying this call now, leaving the call running (SSE polling,
-        SEP-1699): the client reconnects with `Last-Event-ID` and receives the rest there.
+        """End the SSE response carrying this call, which runs on (SSE polling, SEP-1699).
 
-        Only streamable HTTP with SSE responses has such a stream; elsewhere this does nothing.
+        The client reconnects with `Last-Event-ID` for the rest. Does nothing but on streamable
+        HTTP with SSE responses.
         """
         closer = getattr(self.reporter, "close_stream", None)
         if closer is not None:
@@ -278,13 +272,12 @@ class ToolContext(RunContextWrapper[TContext]):
         Args:
             message: What to tell the user.
             schema: The form: a JSON Schema object of flat primitive properties (string,
-                number, integer, boolean, single- and multi-select enums, with defaults), or
-                a pydantic model class with such fields (the answer is then validated into
-                an instance of it).
-            timeout: Seconds to wait for the answer in the handshake era (None: as long as
-                the call lives). Nothing waits in 2026-07-28, where the call ends instead.
-            key: The input request's key in a 2026-07-28 input-required result (made up
-                from the order of the questions when not given).
+                number, integer, boolean, single- or multi-select enums, with defaults), or a
+                pydantic model class with such fields (the answer is validated into one).
+            timeout: Seconds to wait for the answer (None: as long as the call lives); in
+                2026-07-28 nothing waits: the call ends instead.
+            key: The input request's key in a 2026-07-28 input-required result (default:
+                from the order of the questions).
 
         Returns:
             The user's answer: `action` and, when accepted, `content`.
@@ -317,8 +310,8 @@ class ToolContext(RunContextWrapper[TContext]):
         """Ask the client's model for a completion (MCP `sampling/createMessage`).
 
         Args:
-            prompt_or_messages: A prompt (one user message), or a list of messages: strings
-                (user messages) or MCP `SamplingMessage` dicts (`role`, `content`).
+            prompt_or_messages: A prompt, or a list of user messages (strings) and MCP
+                `SamplingMessage` dicts.
             max_tokens: The most tokens the client may generate.
             system_prompt: A system prompt the client may use.
             temperature: Sampling temperature.

@@ -55,10 +55,9 @@ class ToolTimeoutError(ToolwireError):
 
 
 class ToolAbortedError(ToolwireError):
-    """A tool raised a `BaseException` that is not an `Exception` (`SystemExit`,
-    `KeyboardInterrupt`, a `CancelledError` of its own...), so the call failed as for any
-    other exception instead of ending the server; the original is the `__cause__`. A
-    cancellation toolwire or the caller asked for is not one of these.
+    """A tool raised a `BaseException` that is not an `Exception` (`SystemExit`, a
+    `CancelledError` of its own...): the call fails instead of the server, the original being
+    the `__cause__`. A cancellation toolwire or the caller asked for is not one of these.
 
     Args:
         original: What the tool raised.
@@ -74,11 +73,10 @@ class ToolAbortedError(ToolwireError):
 
 class ClientRequestError(ToolwireError):
     """A tool's request to the MCP client (`ctx.elicit`, `ctx.sample`, `ctx.list_roots`)
-    could not be made, or did not produce an answer. Catch this to handle every such case.
+    could not be made, or did not produce an answer: the base of every such case.
 
     Args:
-        method: The MCP method asked for (`elicitation/create`, `sampling/createMessage`,
-            `roots/list`).
+        method: The MCP method asked for (`elicitation/create`, ...).
         message: What went wrong, for a person to read.
     """
 

@@ -28,6 +28,8 @@ __all__ = ["LifespanError", "SharedServing", "check_options"]
 
 logger = logging.getLogger("toolwire")
 
+_START = " did not start: its lifespan failed"
+
 
 class ConfiguredApp(ServedApp, Protocol):
     """What serving reads of a `Server` (a Protocol: `server.py` imports this module)."""
@@ -57,12 +59,12 @@ async def _serving(server: ConfiguredApp) -> AsyncIterator[SessionOpener]:
             )
         state = await manager.__aenter__()
     except Exception as error:
-        _log_start_failure(server, error)
+        _log_failure(server, _START, error)
         raise LifespanError(f"{type(error).__name__}: {error}") from error
     try:
         contexts = _context_source(server, state)
     except UserError as error:
-        _log_start_failure(server, error)
+        _log_failure(server, _START, error)
         await _leave(server, manager, None)
         raise LifespanError(error.message) from error
     failure: BaseException | None = None
@@ -106,8 +108,7 @@ class SharedServing:
             yield opener
             return
         held = loop.create_future()
-        owns = self._held is None  # else held on another loop: serve apart, unshared
-        if owns:
+        if self._held is None:  # else held on another loop: serve apart, unshared
             self._held = held
         try:
             async with _serving(self._server) as opener:
@@ -117,14 +118,14 @@ class SharedServing:
                 finally:
                     # Before the lifespan's exit: an entry made meanwhile starts afresh
                     # rather than share what is closing.
-                    self._let_go(held, owns)
+                    self._let_go(held)
         finally:
             if not held.done():
                 held.set_result(None)
-            self._let_go(held, owns)
+            self._let_go(held)
 
-    def _let_go(self, held: asyncio.Future[SessionOpener | None], owns: bool) -> None:
-        if owns and self._held is held:
+    def _let_go(self, held: asyncio.Future[SessionOpener | None]) -> None:
+        if self._held is held:
             self._held = None
 
 
@@ -144,14 +145,9 @@ def _context_source(server: ConfiguredApp, state: Any) -> ContextSource:
     return ContextSource(value=state, state=state)
 
 
-def _log_start_failure(server: ConfiguredApp, error: Exception) -> None:
-    logger.error(
-        "server %r did not start: its lifespan failed: %s: %s",
-        server.name,
-        type(error).__name__,
-        error,
-        exc_info=error,
-    )
+def _log_failure(server: ConfiguredApp, when: str, error: Exception) -> None:
+    name = type(error).__name__
+    logger.error("server %r%s: %s: %s", server.name, when, name, error, exc_info=error)
 
 
 async def _leave(
@@ -168,13 +164,7 @@ async def _leave(
         except Exception as error:
             if error is failure:  # handed back unchanged: not the lifespan's own failure
                 return
-            logger.error(
-                "server %r: its lifespan failed on shutdown: %s: %s",
-                server.name,
-                type(error).__name__,
-                error,
-                exc_info=error,
-            )
+            _log_failure(server, ": its lifespan failed on shutdown", error)
 
 
 def check_options(context: Any, factory: Any, lifespan: Any) -> None:

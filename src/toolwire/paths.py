@@ -1,12 +1,10 @@
 """Paths confined to root directories: the one way toolwire lets a caller name a file.
 
-A `Root` holds an open descriptor of its directory and resolves every path inside it one
-component at a time through directory descriptors, never by joining strings. A symbolic link is
-followed only when its target stays inside the same root; `..` never climbs above the root.
-Reads open regular files only; writes replace the target atomically, keeping its mode and
-leaving hard links to the old inode untouched. Every refusal is a `PathError` (a `ValueError`)
-naming the path and the reason. `Roots` picks the root an absolute path lies in. POSIX only,
-standard library only.
+A `Root` holds its directory open and resolves a path one component at a time through
+directory descriptors; a link is followed only when it stays inside, `..` never climbs above
+the root. Reads open regular files only; writes replace the target atomically, keeping its mode.
+Every refusal is a `PathError` (a `ValueError`) naming the path and the reason. `Roots` picks
+the root an absolute path lies in. POSIX only.
 """
 
 from __future__ import annotations
@@ -65,7 +63,7 @@ class PathError(ValueError):
 
     Args:
         path: The path as the caller gave it (kept as `path`).
-        reason: Why it was refused, as a clause ("it leads outside ..."; kept as `reason`).
+        reason: Why, as a clause ("it leads outside ..."; kept as `reason`).
     """
 
     def __init__(self, path: str, reason: str) -> None:
@@ -286,17 +284,15 @@ class _Walk:
 class Root:
     """One directory that paths are confined to, held open by descriptor.
 
-    A path given to its methods is relative to the root, or absolute and then starting with
-    the root's path as given or as resolved (compared by component: `/root_evil` is not in
-    `/root`). Nothing is expanded or normalised: `~`, trailing spaces or quotes and Unicode
-    forms are names like any other.
+    A path is relative to the root, or absolute and starting with the root's path as given or
+    as resolved (by component: `/root_evil` is not in `/root`). Nothing is expanded or
+    normalised: `~`, trailing spaces and Unicode forms are names like any other.
 
     Args:
         directory: The directory; it must exist.
-        read_only: Refuse every method that would change something under the root (kept as
-            `read_only`).
-        allow_hard_links: Read regular files that have more than one hard link, whose other
-            names may lie outside the root (kept as `allow_hard_links`).
+        read_only: Refuse every change under the root (kept as `read_only`).
+        allow_hard_links: Read files with several hard links, whose other names may lie
+            outside the root (kept as `allow_hard_links`).
 
     Raises:
         PathError: `directory` is not a directory that can be opened.
@@ -392,9 +388,8 @@ class Root:
             return walk.fds.pop() if walk.fds else os.dup(self.fileno()), walk.relative()
 
     def resolve(self, path: str, *, follow: bool = True) -> str:
-        """The real path of `path` relative to the root ("" for the root itself), links on
-        the way (and the last one when `follow`) followed. The last component need not
-        exist; the directories on the way must.
+        """The real path of `path` relative to the root ("" for the root), links followed
+        (the last one only when `follow`); the last component need not exist.
 
         Raises:
             PathError: The path leads outside the root, or cannot be resolved.
@@ -438,9 +433,8 @@ class Root:
         return self._open_directory(path, create)[0]
 
     def directory(self, path: str = "") -> str:
-        """The real absolute path of the directory `path`, checked to be one: a working
-        directory for a subprocess. Prefer `open_directory` where a descriptor can be used,
-        since a path can be swapped after it is returned."""
+        """The real absolute path of the directory `path`, e.g. a subprocess's working directory
+        (prefer `open_directory`: a path can be swapped once returned)."""
         fd, relative = self._open_directory(path)
         os.close(fd)
         return self._absolute(relative)
@@ -451,7 +445,7 @@ class Root:
         Args:
             path: The file.
             directory: A descriptor from `open_directory`; `path` is then one name in it,
-                opened without following a link (no resolution of the directory per file).
+                opened without following a link.
 
         Raises:
             PathNotFoundError: Nothing is there.
@@ -534,10 +528,10 @@ class Root:
         enter: Callable[[str], bool] | None = None,
         limit: int | None = None,
     ) -> Generator[tuple[str, list[Entry]], None, None]:
-        """Each directory under `path`, itself first then depth first in name order, as (path
-        relative to the root, its entries). Links are listed, never entered; a subdirectory is
-        entered within `max_depth` (0: `path` alone) when `enter(its relative path)` is true;
-        `limit` is per directory, as in `list_directory`.
+        """Each directory under `path` (itself first, then depth first by name) as (its path
+        relative to the root, its entries). Links are never entered; a subdirectory is entered
+        within `max_depth` (0: `path` alone) when `enter(its relative path)`; `limit` is per
+        directory.
 
         Raises:
             PathError: `path` itself is refused (unreadable subdirectories are skipped).
@@ -586,8 +580,8 @@ class Root:
         exclusive: bool = False,
         mode: int | None = None,
     ) -> None:
-        """Replace (or create) the file `path` with `data` atomically, by renaming a temporary
-        file over it. An existing file keeps its mode; a link inside the root is written through.
+        """Replace (or create) the file `path` with `data` atomically; an existing file keeps
+        its mode, a link inside the root is written through.
 
         Args:
             path: The file.
@@ -707,8 +701,7 @@ class Root:
                     ) from None
 
     def subroot(self, path: str, *, read_only: bool | None = None) -> Root:
-        """A new root for the directory `path` inside this one (resolved by descriptor, so it
-        is inside by construction); it inherits the settings unless told otherwise.
+        """A new root for the directory `path` inside this one, with its settings by default.
 
         Raises:
             PathError: As `open_directory`.
@@ -765,16 +758,13 @@ class Roots:
             raise PathOutsideError(path, "no directory is allowed at the moment")
         if not path.startswith("/"):
             return self.roots[0], path
-        best: tuple[Root, list[str]] | None = None
-        for root in self.roots:
-            rest = root.inside_parts(path)
-            if rest is not None and (best is None or len(rest) < len(best[1])):
-                best = (root, rest)
-        if best is None:
+        inside = [(rest, r) for r in self.roots if (rest := r.inside_parts(path)) is not None]
+        if not inside:
             raise PathOutsideError(
                 path, f"it is outside the allowed directories ({', '.join(self.paths)})"
             )
-        return best[0], "/".join(best[1])
+        rest, root = min(inside, key=lambda found: len(found[0]))  # the deepest, else the first
+        return root, "/".join(rest)
 
     def close(self) -> None:
         """Close every root."""

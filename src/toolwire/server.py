@@ -59,8 +59,8 @@ _TRANSPORTS = ("stdio", "http", "sse")
 _SPELLINGS = (("name", "name_override"), ("description", "description_override"))
 
 SESSION_END_BOUND_SECONDS = 5.0
-"""How long the `on_session_end` hooks of one session may run, all together, before they are
-left (an async hook is cancelled, a sync one left to finish on its own)."""
+"""Seconds one session's `on_session_end` hooks may run together (then an async one is
+cancelled, a sync one left to finish)."""
 
 # What to tell one open session of a change: given the session, the coroutine that tells it.
 Message = Callable[["OpenSession"], Coroutine[Any, Any, Any]]
@@ -69,31 +69,26 @@ Message = Callable[["OpenSession"], Coroutine[Any, Any, Any]]
 class Server:
     """An MCP server publishing `FunctionTool`s.
 
+    What a `lifespan` yields is `ctx.context` when neither `context` nor `context_factory` is
+    given, else `CallInfo.state`; if entering it raises, `run()` logs it and exits with status
+    1 (docs/server.md, "Contexts and lifespans").
+
     Args:
         name: The server's name, sent to clients as `serverInfo.name`.
         version: The server's version (`serverInfo.version`).
         instructions: Guidance for the model on how to use the tools.
         tools: Tools to publish from the start (FunctionTools, agents tools or callables).
-        max_sync_workers: Threads that may run sync tools, resource functions and prompts
-            at once (see `sync_limiter`).
+        max_sync_workers: Threads that may run sync tools, resources and prompts at once.
         max_message_bytes: The largest message accepted on stdio.
-        context: What every tool call sees as `ctx.context`, the same object for each call
-            (tools take a `ToolContext[...]` first parameter to see it).
-        context_factory: Called (and awaited if async) for each tool call with a
-            `toolwire.CallInfo`; its return value is that call's `ctx.context`. Runs on the
-            event loop. Excludes `context`.
-        lifespan: `lifespan(server)` returns an async context manager entered once when
-            serving starts and exited when it ends, whatever the transport. What it yields
-            is `ctx.context` when neither `context` nor `context_factory` is given, else
-            `CallInfo.state`. If entering it raises, `run()` logs it and exits with status 1.
-            See docs/server.md, "Contexts and lifespans".
-        auth: Bearer-token authentication for the HTTP transports (never stdio): a
-            `toolwire.BearerAuth`, or just its verifier, an async function
-            `token -> toolwire.Identity | None` (or an object with `verify_token(token)`).
-        icons: Pictures of the server (`toolwire.Icon`s or dicts), sent in `serverInfo`
-            from 2025-11-25 on.
-        root_path: What relative paths given to the server are resolved against (default:
-            the directory of the module that builds the server).
+        context: What every tool call sees as `ctx.context`, the same object for each call.
+        context_factory: Makes each call's `ctx.context` from a `toolwire.CallInfo`, on the
+            event loop (awaited if async). Excludes `context`.
+        lifespan: `lifespan(server)` returns an async context manager held open while serving.
+        auth: Bearer authentication over HTTP: a `toolwire.BearerAuth`, or its verifier, an
+            async `token -> toolwire.Identity | None` (or an object with `verify_token`).
+        icons: Pictures of the server (`toolwire.Icon`s or dicts), sent from 2025-11-25 on.
+        root_path: What relative paths are resolved against (default: the directory of the
+            module that builds the server).
     """
 
     def __init__(
@@ -186,20 +181,15 @@ class Server:
 
         Args:
             func: The function (when used bare).
-            name: The tool's name (default: the function's name); `name_override` spelled
-                the MCP way.
-            description: The tool's description (default: from the docstring);
-                `description_override` spelled the MCP way.
+            name: The tool's name (default: the function's); the MCP spelling of `name_override`.
+            description: Its description (default: the docstring's); `description_override`.
             title: A human-readable name shown by clients.
-            annotations: MCP hints (readOnlyHint, destructiveHint, idempotentHint,
-                openWorldHint, title).
+            annotations: MCP hints (readOnlyHint, destructiveHint, idempotentHint, ...).
             meta: `_meta` sent with the tool listing.
-            output_schema: The JSON schema of structured results (default: inferred from the
-                return annotation).
-            timeout: Seconds after which the call is answered with a timeout error (a sync
-                function's thread is abandoned).
-            scopes: OAuth scopes a caller's token must grant to call the tool (a list, or one
-                space-separated string); enforced only with `Server(auth=...)` over HTTP.
+            output_schema: The JSON schema of structured results (default: from the return type).
+            timeout: Seconds after which the call gets a timeout error (a sync body is left).
+            scopes: OAuth scopes (a list or one space-separated string) a caller's token must
+                grant; enforced only with `Server(auth=...)` over HTTP.
             icons: Pictures of the tool (`toolwire.Icon`s or dicts), listed from 2025-11-25.
             **function_tool_options: Any option of `function_tool`.
 
@@ -346,12 +336,12 @@ class Server:
             )
 
     def on_session_end(self, func: H) -> H:
-        """Call `func(session_id)` whenever this process stops serving an MCP session that
-        has an id (the `ctx.session_id` its calls saw); usable as a decorator, several times.
+        """Call `func(session_id)` when this process stops serving a session with an id.
 
-        `func` may be async; a sync one runs in a worker thread. A session's hooks run
-        together once its calls are over, within 5 seconds altogether; one that raises is
-        logged. See docs/server.md, "MCP sessions and their end".
+        The id is the `ctx.session_id` its calls saw. Usable as a decorator, several times;
+        `func` may be async (a sync one runs in a worker thread). A session's hooks run together
+        once its calls are over, within 5 seconds altogether; one that raises is logged
+        (docs/server.md, "MCP sessions and their end").
 
         Args:
             func: Takes the session id (a string).
@@ -399,15 +389,15 @@ class Server:
         meta: Mapping[str, Any] | None = None,
         completers: Mapping[str, Callable[..., Any]] | None = None,
     ) -> Callable[[F], F]:
-        """Publish a function as a resource (`uri` fixed) or a resource template (`uri` with
-        `{name}` variables, which become the function's arguments).
+        """Publish a function as a resource, or as a template when `uri` has `{name}` variables.
+
+        A template's variables are the function's arguments: `{+path}` may span `/`, `{?a,b}`
+        names optional query parameters.
 
         Args:
-            uri: The resource's URI (`config://app`), or a URI template
-                (`users://{user_id}/profile`; `{+path}` may span `/`, `{?a,b}` names optional
-                query parameters).
-            mime_type: The contents' MIME type (default: `text/plain` for `str`,
-                `application/octet-stream` for `bytes`, else `application/json`).
+            uri: The resource's URI (`config://app`) or template (`users://{user_id}/profile`).
+            mime_type: The contents' MIME type (default: text/plain for `str`,
+                application/octet-stream for `bytes`, else application/json).
             name: The name clients show (default: the function's name).
             title: A human-readable title.
             description: What the resource holds (default: the function's docstring).
@@ -423,8 +413,8 @@ class Server:
         Raises:
             ValueError: The template is malformed, the function's parameters do not fit it,
                 or the URI is published already.
-            toolwire.UserError: `icons` is not a list of well-formed icons (the message
-                names the resource and what is wrong).
+            toolwire.UserError: `icons` is not a list of well-formed icons (the message says
+                which and why).
         """
 
         def register(func: F) -> F:
@@ -468,7 +458,6 @@ class Server:
             TypeError: `source` is neither a function, text nor bytes.
             toolwire.UserError: As `resource`.
         """
-        # Imported here: a server that publishes no resource never loads them.
         from .protocol.features.resource_reading import registered_resource
 
         entry = registered_resource(
@@ -501,10 +490,9 @@ class Server:
     ) -> DirectoryResources:
         """Serve the files under `root`, read-only, as resources under `uri_prefix`.
 
-        `uri_prefix + "notes/todo.md"` reads `root/notes/todo.md`. Anything that would leave
-        `root` (`..`, absolute paths, links pointing out), and a file larger than `max_bytes`,
-        is refused with the resource-not-found error (docs/security.md, "Directory
-        resources"). Text files are sent as text, others as blobs.
+        `uri_prefix + "notes/todo.md"` reads `root/notes/todo.md`; text files are sent as text,
+        others as blobs. A path leaving `root` (`..`, absolute, a link pointing out) or a file
+        over `max_bytes` gets the resource-not-found error (docs/security.md).
 
         Args:
             root: The directory (it must exist); relative to the server's `root_path`.
@@ -513,8 +501,7 @@ class Server:
             title: A human-readable title.
             description: What the files are.
             mime_type: One MIME type for every file (default: guessed from each name).
-            max_listed: How many files `resources/list` shows at most (the rest stay
-                readable).
+            max_listed: How many files `resources/list` shows at most (all stay readable).
             max_bytes: The largest file served.
             include_hidden: Serve and list names starting with `.` too.
 
@@ -538,8 +525,7 @@ class Server:
         return directory
 
     def remove_resource(self, uri: str) -> None:
-        """Stop publishing the resource with this URI (or the template with this text);
-        connected clients are told the list changed.
+        """Stop publishing the resource (or template) `uri`; connected clients are told.
 
         Raises:
             KeyError: Nothing is published under it.
@@ -547,8 +533,7 @@ class Server:
         self.resource_registry.remove(uri)
 
     def notify_resource_updated(self, uri: str) -> None:
-        """Tell the clients that follow `uri` (`resources/subscribe`, or a 2026-07-28 listen
-        stream naming it) that its contents changed; they read it again if they care."""
+        """Tell the clients following `uri` (subscribed, or listening in 2026-07-28) it changed."""
         self.resource_registry.updated(uri)
 
     async def read_resource(self, uri: str) -> list[dict[str, Any]]:
@@ -598,10 +583,10 @@ class Server:
     def prompt(self, func: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
         """Publish a function as a prompt; works bare (`@server.prompt`) or with options.
 
-        The function's parameters are the prompt's arguments (those without a default are
-        required). It returns a string, a `toolwire.PromptMessage` or a list of them, and
-        may be async. A first parameter annotated `ToolContext` receives the request's
-        context. Takes the options of `add_prompt`, listed below.
+        The function's parameters are the prompt's arguments (required unless defaulted); it
+        returns a string, a `toolwire.PromptMessage` or a list of them, and may be async. A
+        first parameter annotated `ToolContext` receives the request's context. Takes the
+        options of `add_prompt`, listed below.
 
         Args:
             func: The function (when used bare).
@@ -610,8 +595,8 @@ class Server:
             description: What the prompt is for (default: from the docstring).
             icons: Pictures for clients to show (`toolwire.Icon`s or dicts).
             meta: `_meta` sent with the prompt listing.
-            completers: Argument name -> completer for `completion/complete`: a list of
-                choices, or a function `(value, context_arguments)` returning suggestions.
+            completers: Argument name -> a list of choices, or `(value, context_arguments)`
+                returning suggestions, for `completion/complete`.
 
         Returns:
             The function itself, unchanged.
@@ -640,8 +625,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         completers: Mapping[str, Any] | None = None,
     ) -> None:
-        """Publish a function as a prompt (the options of `prompt`); connected clients are
-        told, as for tools.
+        """Publish a function as a prompt (the options of `prompt`); connected clients are told.
 
         Raises:
             UserError: As for `prompt`.
@@ -670,9 +654,9 @@ class Server:
     def completion(self, func: F, /) -> F:
         """Use `func` for `completion/complete` requests no declared completer answers.
 
-        `func(ref, argument, value, context_arguments)` (sync or async) gets the request's
-        `ref` as sent, the argument's name, what was typed so far and the arguments already
-        settled; it returns suggestions (an iterable of strings) or None.
+        `func(ref, argument, value, context_arguments)`, sync or async, gets the request's `ref`,
+        the argument's name, what was typed so far and the arguments already settled; it returns
+        suggestions (an iterable of strings) or None.
 
         Returns:
             The function itself, unchanged.
@@ -689,8 +673,8 @@ class Server:
     def sync_limiter(self) -> SyncBudget | anyio.CapacityLimiter:
         """Bounds, at `max_sync_workers`, the threads running sync functions for clients.
 
-        On asyncio a `SyncBudget` (which also counts bodies still running after their calls
-        timed out), on trio an `anyio.CapacityLimiter`; one per event loop, made on first use.
+        One per event loop: a `SyncBudget` on asyncio (it counts bodies left running after
+        their timeout too), an `anyio.CapacityLimiter` on trio.
         """
         import asyncio
 
@@ -734,46 +718,36 @@ class Server:
     ) -> StreamableHttpApp:
         """This server as an ASGI app speaking MCP's streamable HTTP transport on `path`.
 
-        A parent app mounting it must forward its lifespan (`lifespan=app.lifespan`); under
-        your own uvicorn give it a graceful timeout. See docs/deployment.md, "Mounting".
-        Served beside `sse_app()`, both share one serving: the server's lifespan runs once.
+        A parent app mounting it forwards its lifespan (`lifespan=app.lifespan`; docs/deployment.md,
+        "Mounting"). Beside `sse_app()`, both share one serving: the lifespan runs once.
 
         Args:
             path: Where MCP is served.
-            stateless: No sessions: each POST is served on its own and GET/DELETE answer 405;
-                tools cannot send requests to the client.
-            json_response: Answer each request with one JSON body instead of an SSE stream
-                (no progress, log messages or requests to the client during a call).
-            resumable: Give SSE events ids and keep them, so that a client resumes a lost
-                stream with `Last-Event-ID`. Sessions only.
+            stateless: No sessions: each POST stands alone, GET/DELETE get 405, tools cannot
+                ask the client anything.
+            json_response: Answer with one JSON body, not an SSE stream (then nothing reaches
+                the client during a call).
+            resumable: Keep SSE events with ids (sessions only), to resume with `Last-Event-ID`.
             event_store: Where those events are kept (default: in memory, bounded).
-            retry_ms: The reconnection delay suggested to clients, in milliseconds (None: no
-                suggestion).
-            session_idle_timeout: Seconds without a request after which an idle session ends
-                (None: never).
-            max_sessions: Sessions this process holds at once; beyond it `initialize`, or a
-                request needing a rebuild from a shared store, gets 503.
-            max_body_bytes: The largest request body (413 beyond it); default
-                `max_message_bytes`.
-            max_event_bytes: The largest message the app sends (None: no bound); a reply over
-                it becomes a JSON-RPC error, a notification over it is dropped.
-            keepalive_seconds: Seconds of silence on an SSE stream after which a comment
-                keeps it open through proxies (None: never).
-            session_store: Where session records are kept (default: in memory, for this
-                process).
-            allowed_hosts: `Host` values the app answers (default: the loopback names on any
-                port, plus `host`); `["api.example.com"]` any port, `["api.example.com:8443"]`
-                that port, `["*"]` no check. Others: 421.
-            allowed_origins: Browser `Origin`s allowed besides the request's own host
-                (default: the loopback origins; `["*"]`: no check). Others: 403.
+            retry_ms: The reconnection delay suggested to clients (None: no suggestion).
+            session_idle_timeout: Seconds after which an idle session ends (None: never).
+            max_sessions: Sessions held at once; past it, opening or rebuilding one gets 503.
+            max_body_bytes: The largest request body (413 beyond); default `max_message_bytes`.
+            max_event_bytes: The largest message sent (None: no bound); a reply over it becomes
+                a JSON-RPC error, a notification is dropped.
+            keepalive_seconds: Seconds of SSE silence before a keep-alive comment (None: never).
+            session_store: Where session records are kept (default: this process's memory).
+            allowed_hosts: `Host` values answered, others 421 (default: loopback names, any
+                port, and `host`); `"name"` any port, `"name:port"` that one, `"*"` no check.
+            allowed_origins: `Origin`s allowed besides the request's own host, others 403
+                (default: the loopback origins; `["*"]`: no check).
             auth: Bearer authentication for this app (default: the server's `auth`).
-            host: The interface the app will be served on (`run()` passes it): a concrete
-                address or name joins the allowed hosts.
-            change_bus: Carries changes, session ends and clients' answers between the
-                processes serving the URL (default: none, this process's clients only).
-            backplane: Supplies `session_store`, `event_store` and `change_bus` at once: a
-                `toolwire.redis.RedisBackplane` or its URL (docs/deployment.md, "Redis").
-                Excludes those three options.
+            host: The interface served on (`run()` passes it); a concrete one joins the hosts.
+            change_bus: Carries changes, session ends and client answers between the processes
+                serving the URL (default: none).
+            backplane: A `toolwire.redis.RedisBackplane` or its URL, supplying the three stores
+                (docs/deployment.md, "Redis"). Excludes `session_store`, `event_store` and
+                `change_bus`.
 
         Returns:
             A Starlette app.
@@ -813,8 +787,8 @@ class Server:
             max_body_bytes=max_body_bytes,
             max_event_bytes=max_event_bytes,
             keepalive_seconds=keepalive_seconds,
-            allowed_hosts=None if allowed_hosts is None else _listed(allowed_hosts),
-            allowed_origins=None if allowed_origins is None else _listed(allowed_origins),
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
             auth=self.auth if auth is None else bearer_auth(auth),
             host=host,
             **stores,
@@ -835,18 +809,15 @@ class Server:
         """A Starlette app serving the tools over MCP's legacy HTTP+SSE transport (2024-11-05).
 
         A client opens `GET sse_path`, whose first event names where it POSTs its messages;
-        the stream is the session. Mounting and shutdown are as for `http_app()`.
+        the stream is the session. Mounting is as for `http_app()`.
 
         Args:
             sse_path: Where clients open their event stream.
             message_path: Where clients POST their messages.
             max_sessions: Streams open at once beyond which a new one is refused (503).
-            keepalive_seconds: Seconds of silence on a stream after which a comment keeps
-                it open through proxies.
-            max_body_bytes: The largest POST body (413 beyond it); default
-                `max_message_bytes`.
-            max_event_bytes: The largest event sent on a stream (16 MiB; None: no bound); a
-                reply over it becomes a JSON-RPC error, a notification is dropped.
+            keepalive_seconds: Seconds of silence on a stream before a keep-alive comment.
+            max_body_bytes: The largest POST body (413 beyond); default `max_message_bytes`.
+            max_event_bytes: The largest event sent (None: no bound); as for `http_app()`.
             allowed_hosts: `Host` values accepted (as for `http_app()`).
             allowed_origins: `Origin` values accepted (as for `http_app()`).
 
@@ -873,13 +844,11 @@ class Server:
     def serving(self) -> AbstractAsyncContextManager[SessionOpener]:
         """Serve within this: the lifespan is entered on the way in and exited on the way out.
 
-        For transports and applications embedding the server in their own event loop.
-        Entries on one event loop while serving is held there share it; the first entry's
-        exit ends the lifespan.
+        For transports and applications embedding the server in their own event loop. Entries
+        on one loop while serving is held there share it; the first entry's exit ends it.
 
         Returns:
-            An async context manager yielding `open_session(send)`, which makes a
-            `ServerSession` writing its messages with `send`.
+            An async context manager yielding `open_session(send)`, a `ServerSession` maker.
 
         Raises:
             toolwire.lifespan.LifespanError: On entry, when the lifespan failed (logged).
@@ -887,19 +856,16 @@ class Server:
         return self._shared_serving()
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
-        """Serve until the client goes away (stdio: stdin EOF, SIGTERM/SIGINT, parent exit),
-        or until SIGINT/SIGTERM (HTTP).
+        """Serve until SIGINT/SIGTERM or, on stdio, until stdin's end or the parent's exit.
 
         Args:
-            transport: "stdio", "http" (streamable HTTP under uvicorn) or "sse" (the legacy
-                HTTP+SSE transport under uvicorn).
-            **options: Transport options. stdio: `max_message_bytes`, `shutdown_grace` (2: the
-                seconds calls in flight get to reply after stdin EOF). http: `host`
-                ("127.0.0.1"), `port` (8000; 0: any free port), `workers` (1: worker processes
-                sharing the port, see docs/deployment.md, "Several processes"), `access_log`
-                (False), `shutdown_grace` (5: the seconds calls in flight get after
-                SIGTERM/SIGINT), and every option of `http_app`. sse: the same but `workers`,
-                and every option of `sse_app`.
+            transport: "stdio", "http" (streamable HTTP) or "sse" (legacy HTTP+SSE), the
+                latter two under uvicorn.
+            **options: stdio: `max_message_bytes`, `shutdown_grace` (2 s for calls in flight
+                after stdin's end). http: `host` ("127.0.0.1"), `port` (8000; 0: any free),
+                `workers` (1; docs/deployment.md, "Several processes"), `access_log` (False),
+                `shutdown_grace` (5 s after a signal), and the options of `http_app`. sse: the
+                same but `workers`, with the options of `sse_app`.
 
         Raises:
             ValueError: An unknown transport, `workers` with another transport than "http",
@@ -1034,11 +1000,6 @@ def _renamed(tool: FunctionTool, options: dict[str, Any]) -> FunctionTool:
             "that is already built; they apply only when add_tool wraps a plain callable"
         )
     return dataclasses.replace(tool, **changes) if changes else tool
-
-
-def _listed(values: Iterable[str]) -> list[str]:
-    # One name is a common slip for a list of one: never a list of its characters.
-    return [values] if isinstance(values, str) else list(values)
 
 
 def _builder_dir() -> Path:

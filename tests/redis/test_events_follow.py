@@ -119,7 +119,7 @@ def test_a_lease_nobody_renews_lapses_and_the_stream_shows_no_end(
         await asyncio.sleep(3.0)  # two leases: only renewals keep it
         tail = await store.read_tail(first, None)
         assert tail is not None and tail.live
-        await store._leases.close()  # the producer stops renewing, as a killed process does
+        await store.close()  # the producer stops renewing, as a killed process does
         for _ in range(POLLS):
             tail = await store.read_tail(first, None)
             assert tail is not None

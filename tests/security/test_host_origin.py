@@ -8,6 +8,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from toolwire import Server
 from toolwire.transports.http.security.host_origin import HostOriginGuard
 
 from ._serve import echo_app, served
@@ -194,3 +195,20 @@ def test_a_concrete_bind_address_joins_the_defaults_a_wildcard_does_not() -> Non
     configured = HostOriginGuard(echo_app, allowed_hosts=["a.example"], bind_host="10.1.2.3")
     with served(configured) as url:
         assert post(url, host="10.1.2.3").status_code == 421  # an explicit list is the list
+
+
+@pytest.mark.parametrize("kind", ["http_app", "sse_app"])
+def test_one_host_or_origin_given_as_a_string_is_a_list_of_one(kind: str) -> None:
+    # A string is one entry, never a list of its characters, however the app is built.
+    server = Server("one-host")
+    options: dict[str, Any] = {
+        "allowed_hosts": "api.example.com",
+        "allowed_origins": "https://app.example",
+    }
+    app = server.http_app(**options) if kind == "http_app" else server.sse_app(**options)
+    with served(app, lifespan="on") as url:
+        assert post(url, host="api.example.com").status_code not in (403, 421)
+        passed = post(url, host="api.example.com", origin="https://app.example")
+        assert passed.status_code not in (403, 421)
+        assert post(url, host="other.example").status_code == 421
+        assert post(url, host="api.example.com", origin="https://a.example").status_code == 403

@@ -21,21 +21,18 @@ class RedisBackplane:
         backplane = RedisBackplane("redis://10.0.0.5:6379/0")
         app = server.http_app(backplane=backplane)
 
-    Then any process continues any session, resumes any SSE stream, hears every change and
-    takes a client's answer to another process's question; when Redis fails, requests that
-    need it get a 503 naming the store and what failed (docs/deployment.md).
+    Then any process continues any session or SSE stream, hears every change and takes any
+    client answer; when Redis fails, requests needing it get a 503 saying why (docs/deployment.md).
 
     Args:
         url: The Redis URL (`redis://host:port/db`, `rediss://...` for TLS).
-        prefix: Starts every key and channel name: deployments sharing one Redis use
-            different prefixes.
+        prefix: Starts every key and channel name (one per deployment sharing a Redis).
         timeout: Seconds any Redis operation may take before it counts as failed.
         max_events_per_stream: Events kept per SSE stream for resumption.
         events_ttl: Seconds a stream's events are kept after its last event.
-        lease: Seconds a stream's producer may go without renewing its lease before a
-            process following it takes it for dead and ends its response.
-        max_followers: Streams of other processes this process follows at once (each holds a
-            Redis connection); a resumption beyond that is answered 503; 0 never follows.
+        lease: Seconds without renewal after which a stream's producer counts as dead.
+        max_followers: Other processes' streams followed at once, each on a Redis connection
+            (503 beyond; 0: never follow).
 
     Attributes:
         sessions: The `RedisSessionStore`.

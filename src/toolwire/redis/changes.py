@@ -12,7 +12,7 @@ import json
 import logging
 import secrets
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..transports.http.changes import (
     CLIENT_RESPONSE,
@@ -27,9 +27,6 @@ from ..transports.http.changes import (
 )
 from ..transports.http.streamable.records import StoreUnavailable
 from ._link import RedisStore
-
-if TYPE_CHECKING:
-    from redis.asyncio import Redis
 
 __all__ = ["RedisChangeBus"]
 
@@ -141,16 +138,10 @@ class _RedisMember:
     async def _send(self, topic: str, data: str) -> None:
         channel = self._bus.channel
         message = json.dumps({"o": self._origin, "t": topic, "d": data})
-
-        async def send(client: Redis) -> Any:
-            return await client.publish(channel, message)
-
-        await self._bus.link.call(STORE, f"publish {topic}", send)
+        await self._bus.link.call(STORE, f"publish {topic}", lambda c: c.publish(channel, message))
 
     def _drop_stale(self) -> None:
         """Drop the notices held longer than `HOLD_SECONDS` (the oldest come first)."""
-        if not self._held:
-            return
         oldest_kept = time.monotonic() - HOLD_SECONDS
         stale = []
         for notice, (_, since) in self._held.items():
@@ -162,7 +153,11 @@ class _RedisMember:
         for notice in stale:
             del self._held[notice]
             self._held_bytes -= len(notice[1])
-        names = ", ".join(_name(*notice[:2]) for notice in stale[:LOGGED_NAMES])
+        # A resource update is named with its URI; other notices' data are not logged.
+        names = ", ".join(
+            f"{topic} {data}" if topic == RESOURCE_UPDATED else topic
+            for topic, data, _ in stale[:LOGGED_NAMES]
+        )
         if len(stale) > LOGGED_NAMES:
             names += f" and {len(stale) - LOGGED_NAMES} more"
         logger.warning(
@@ -250,11 +245,6 @@ class _RedisMember:
 
 # What a member that was cut off hands its app when it hears again: whatever may have passed.
 _CATCH_UP = (TOOLS_CHANGED, RESOURCES_CHANGED, PROMPTS_CHANGED, FOLLOWED_RESOURCES_UPDATED)
-
-
-def _name(topic: str, data: str) -> str:
-    """A notice as a log names it: the data are logged for a resource update only."""
-    return f"{topic} {data}" if topic == RESOURCE_UPDATED else topic
 
 
 async def _close_quietly(pubsub: Any) -> None:

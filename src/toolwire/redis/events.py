@@ -46,16 +46,13 @@ class RedisEventStore(RedisStore):
     Args:
         url: The Redis URL (`redis://127.0.0.1:6379/0`).
         prefix: Starts every key this store writes.
-        max_events_per_stream: Events kept per stream; older ones are trimmed (a client away
-            that long resumes with a gap).
-        ttl: Seconds a stream's events are kept after its last event; also how long one
-            follower follows a stream before its response ends (the client resumes).
+        max_events_per_stream: Events kept per stream (older ones are trimmed).
+        ttl: Seconds a stream's events are kept after its last, and one follower follows it.
         timeout: Seconds an operation may take.
         link: A `RedisLink` to share with other stores (then `url` and `timeout` are its).
-        lease: Seconds a stream's producer may go without renewing its lease before a
-            follower on another process takes it for dead and ends its response.
-        max_followers: Streams of other processes this store follows at once (each holds a
-            Redis connection); a resumption beyond that is answered 503; 0 never follows.
+        lease: Seconds without renewal after which a stream's producer counts as dead.
+        max_followers: Other processes' streams followed at once, each on a Redis connection
+            (503 beyond; 0: never follow).
     """
 
     def __init__(
@@ -90,7 +87,14 @@ class RedisEventStore(RedisStore):
         self.follow_seconds = ttl
         # A blocked read must end well within the link's bound on one operation.
         self.wait_seconds = min(1.0, self.link.timeout / 2)
-        self._leases = _Leases(self)
+        # The leases of the streams produced here (a lapsed one tells a follower its producer
+        # is dead), renewed by one task, which also writes the end markers of abandoned streams.
+        self._lease_ms = max(1, int(lease * 1000))
+        self._running: set[str] = set()  # streams produced here, not ended yet
+        self._unleased: set[str] = set()  # running, but their lease is not set yet
+        self._ending: dict[str, int] = {}  # abandoned streams -> attempts at their end marker
+        self._renewer: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
 
     def _stream_key(self, stream_id: str) -> str:
         return f"{self.prefix}:events:{stream_id}"
@@ -114,42 +118,50 @@ class RedisEventStore(RedisStore):
             StoreUnavailable: Redis failed or did not answer in time (`abandon` ends it).
         """
         event_id = await self._add(stream_id, frame, last=True)
-        self._leases.stop(stream_id)
+        self._running.discard(stream_id)
+        self._unleased.discard(stream_id)
         return event_id
 
     async def _add(self, stream_id: str, frame: bytes | None, *, last: bool) -> str:
         key = self._stream_key(stream_id)
         fields: dict[Any, Any] = {_PRIMING: b""} if frame is None else {_FRAME: frame}
-        expiry = self._ttl_ms
-        leases = self._leases
-        lease = not last and leases.lease_once(stream_id)
+        lease = not last and stream_id in self._unleased
+        self._unleased.discard(stream_id)
 
         async def add(client: Redis) -> Any:
             async with client.pipeline(transaction=False) as pipe:
                 pipe.xadd(key, fields, maxlen=self.max_events_per_stream, approximate=False)
-                pipe.pexpire(key, expiry)
+                pipe.pexpire(key, self._ttl_ms)
                 if lease:
-                    pipe.set(self._lease_key(stream_id), b"1", px=leases.lease_ms)
+                    pipe.set(self._lease_key(stream_id), b"1", px=self._lease_ms)
                 if last:
-                    leases.end_commands(pipe, stream_id, expire=False)
+                    self._end_commands(pipe, stream_id, expire=False)
                 return await pipe.execute()
 
         try:
             entry = (await self.link.call(STORE, f"store an event of stream {stream_id}", add))[0]
         except StoreUnavailable:
             if lease:
-                leases.unleased.add(stream_id)  # the next event tries again
+                self._unleased.add(stream_id)  # the next event tries again
             raise
         return f"{stream_id}/{_text(entry)}"
 
     def produce(self, stream_id: str) -> None:
         """This process produces `stream_id`: its first stored event sets its lease, which
         is renewed in the background until the stream ends."""
-        self._leases.start(stream_id)
+        self._running.add(stream_id)
+        self._unleased.add(stream_id)
+        self._ensure_renewer()
 
     def abandon(self, stream_id: str) -> None:
         """`stream_id` stopped without a last event: its end marker is written in the background."""
-        self._leases.abandon(stream_id)
+        if stream_id not in self._running:
+            return
+        self._running.discard(stream_id)
+        self._unleased.discard(stream_id)
+        self._ending[stream_id] = 0
+        self._ensure_renewer()
+        self._wake.set()
 
     async def replay_after(self, last_event_id: str, sink: ReplaySink) -> str | None:
         """Hand `sink` the events of the id's stream that followed it.
@@ -169,9 +181,8 @@ class RedisEventStore(RedisStore):
         return _parts(last_event_id)[0]
 
     async def read_tail(self, last_event_id: str, wait: float | None) -> StreamTail | None:
-        """The entries of the id's stream after it, and whether its producer still holds
-        its lease; with `wait`, waits up to that many seconds (at most `wait_seconds`) for
-        an entry to come.
+        """The entries of the id's stream after it, and whether its producer holds its lease;
+        with `wait`, waits that long (at most `wait_seconds`) for an entry.
 
         Returns:
             None when (without `wait`) its stream is gone.
@@ -215,9 +226,71 @@ class RedisEventStore(RedisStore):
                 ended = True
         return StreamTail(events, last_id, ended, bool(leased))
 
+    def _end_commands(self, pipe: Any, stream_id: str, *, expire: bool = True) -> None:
+        """Queue on `pipe` what ends `stream_id`: its end marker, its expiry (unless the
+        pipeline set it already), no lease."""
+        key = self._stream_key(stream_id)
+        pipe.xadd(key, {END: b""}, maxlen=self.max_events_per_stream, approximate=False)
+        if expire:
+            pipe.pexpire(key, self._ttl_ms)
+        pipe.delete(self._lease_key(stream_id))
+
+    def _ensure_renewer(self) -> None:
+        task = self._renewer
+        loop = asyncio.get_running_loop()
+        if task is None or task.done() or task.get_loop() is not loop:
+            self._wake = asyncio.Event()
+            self._renewer = loop.create_task(self._renew())
+
+    async def _renew(self) -> None:
+        """Renew and end, until nothing runs here (bounded: each pass sleeps or ends one)."""
+        while self._running or self._ending:
+            if not self._ending:
+                with contextlib.suppress(TimeoutError):  # time to renew
+                    async with asyncio.timeout(self.lease / 3):
+                        await self._wake.wait()
+            self._wake.clear()
+            await self._renew_and_end()
+
+    async def _renew_and_end(self) -> None:
+        ending = self._ending
+        self._ending = {}
+        renewing = list(self._running - self._unleased)
+        if not ending and not renewing:
+            return
+
+        async def write(client: Redis) -> Any:
+            async with client.pipeline(transaction=False) as pipe:
+                for stream_id in ending:
+                    self._end_commands(pipe, stream_id)
+                for stream_id in renewing:
+                    pipe.set(self._lease_key(stream_id), b"1", px=self._lease_ms)
+                return await pipe.execute()
+
+        what = f"renew {len(renewing)} stream leases and end {len(ending)} streams"
+        try:
+            await self.link.call(STORE, what, write)
+        except StoreUnavailable:  # logged by the link; a lapsed lease ends a follower anyway
+            for stream_id, attempts in ending.items():
+                if attempts + 1 < _END_ATTEMPTS:
+                    self._ending[stream_id] = attempts + 1
+        except asyncio.CancelledError:  # the store is closing: `close` writes them
+            self._ending.update(ending)
+            raise
+
     async def close(self) -> None:
-        """Write the end markers still pending, then close the connections."""
-        await self._leases.close()
+        """Stop renewing, write the end markers still pending (briefly), close the connections."""
+        task, self._renewer = self._renewer, None
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        if self._ending:
+            try:
+                async with asyncio.timeout(_FLUSH_SECONDS):
+                    await self._renew_and_end()
+            except TimeoutError:
+                logger.debug("the end markers of %d streams were not written", len(self._ending))
+        self._ending.clear()
         await super().close()
 
 
@@ -245,111 +318,3 @@ def _entries_of(found: Any) -> list[Any]:
     if isinstance(found, dict):
         return list(next(iter(found.values()), []))
     return list(found[0][1])
-
-
-class _Leases:
-    """The leases of the streams this process produces (a lapsed one tells a follower its
-    producer is dead), renewed by one task, which also writes the end markers of abandoned
-    streams."""
-
-    def __init__(self, store: RedisEventStore) -> None:
-        self.store = store
-        self.lease_ms = max(1, int(store.lease * 1000))
-        self.period = store.lease / 3
-        self.running: set[str] = set()  # streams of this process not ended yet
-        self.unleased: set[str] = set()  # running, but their lease is not set yet
-        self._ending: dict[str, int] = {}  # abandoned streams -> attempts at their end marker
-        self._task: asyncio.Task[None] | None = None
-        self._wake = asyncio.Event()
-
-    def start(self, stream_id: str) -> None:
-        """`stream_id` runs here now; its next stored event sets its lease."""
-        self.running.add(stream_id)
-        self.unleased.add(stream_id)
-        self._ensure_task()
-
-    def lease_once(self, stream_id: str) -> bool:
-        """Whether the event about to be stored must set the stream's lease."""
-        unleased = stream_id in self.unleased
-        self.unleased.discard(stream_id)
-        return unleased
-
-    def stop(self, stream_id: str) -> None:
-        """`stream_id` ended with its last event (its marker and lease were written with it)."""
-        self.running.discard(stream_id)
-        self.unleased.discard(stream_id)
-
-    def abandon(self, stream_id: str) -> None:
-        """`stream_id` ended without a last event: its end marker is written in the background."""
-        if stream_id not in self.running:
-            return
-        self.stop(stream_id)
-        self._ending[stream_id] = 0
-        self._ensure_task()
-        self._wake.set()
-
-    def end_commands(self, pipe: Any, stream_id: str, *, expire: bool = True) -> None:
-        """Queue on `pipe` what ends `stream_id`: its end marker, its expiry (unless the
-        pipeline set it already), no lease."""
-        key = self.store._stream_key(stream_id)
-        pipe.xadd(key, {END: b""}, maxlen=self.store.max_events_per_stream, approximate=False)
-        if expire:
-            pipe.pexpire(key, self.store._ttl_ms)
-        pipe.delete(self.store._lease_key(stream_id))
-
-    def _ensure_task(self) -> None:
-        task = self._task
-        loop = asyncio.get_running_loop()
-        if task is None or task.done() or task.get_loop() is not loop:
-            self._wake = asyncio.Event()
-            self._task = loop.create_task(self._keep())
-
-    async def _keep(self) -> None:
-        """Renew and end, until nothing runs here (bounded: each pass sleeps or ends one)."""
-        while self.running or self._ending:
-            if not self._ending:
-                with contextlib.suppress(TimeoutError):  # time to renew
-                    async with asyncio.timeout(self.period):
-                        await self._wake.wait()
-            self._wake.clear()
-            await self._renew_and_end()
-
-    async def _renew_and_end(self) -> None:
-        ending = self._ending
-        self._ending = {}
-        renewing = list(self.running - self.unleased)
-        if not ending and not renewing:
-            return
-
-        async def write(client: Redis) -> Any:
-            async with client.pipeline(transaction=False) as pipe:
-                for stream_id in ending:
-                    self.end_commands(pipe, stream_id)
-                for stream_id in renewing:
-                    pipe.set(self.store._lease_key(stream_id), b"1", px=self.lease_ms)
-                return await pipe.execute()
-
-        what = f"renew {len(renewing)} stream leases and end {len(ending)} streams"
-        try:
-            await self.store.link.call(STORE, what, write)
-        except StoreUnavailable:  # logged by the link; a lapsed lease ends a follower anyway
-            for stream_id, attempts in ending.items():
-                if attempts + 1 < _END_ATTEMPTS:
-                    self._ending[stream_id] = attempts + 1
-        except asyncio.CancelledError:  # the store is closing: `close` writes them
-            self._ending.update(ending)
-            raise
-
-    async def close(self) -> None:
-        """Write the pending end markers (briefly) and stop renewing: the app is stopping."""
-        task, self._task = self._task, None
-        if task is not None and not task.done():
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-        if self._ending:
-            try:
-                async with asyncio.timeout(_FLUSH_SECONDS):
-                    await self._renew_and_end()
-            except TimeoutError:
-                logger.debug("the end markers of %d streams were not written", len(self._ending))
-        self._ending.clear()
