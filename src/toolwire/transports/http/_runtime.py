@@ -56,13 +56,11 @@ class Runtime(Serving):
         event_store: EventStore | None,
         back_channel: bool,
         max_event_bytes: int | None = None,
-        stateless: bool = False,
         change_bus: ChangeBus | None = None,
     ) -> None:
         super().__init__(servable, max_event_bytes, "MCP")
         self.change_bus = change_bus
         self._member: BusMember | None = None
-        self.is_stateless = stateless
         self.pool: SessionPool | None = None
         self.event_store = event_store
         self.sessions: SessionManager | None = None
@@ -70,10 +68,6 @@ class Runtime(Serving):
         self._idle_timeout = idle_timeout
         self._max_sessions = max_sessions
         self._session_store = session_store
-
-    def open_options(self, identity: Any = None) -> dict[str, Any]:
-        """The keyword arguments to open a session of `identity` (None: unauthenticated)."""
-        return {"back_channel": self.back_channel, "identity": identity}
 
     @asynccontextmanager
     async def hosting(self, opener: SessionOpener) -> AsyncIterator[None]:
@@ -85,6 +79,7 @@ class Runtime(Serving):
             max_sessions=self._max_sessions,
             store=store,
             announce=self._publish,
+            back_channel=self.back_channel,
         )
         sessions.start()
         self.sessions = sessions

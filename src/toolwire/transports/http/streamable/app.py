@@ -123,7 +123,6 @@ def streamable_http_app(
         event_store=store,
         back_channel=not (stateless or json_response),
         max_event_bytes=max_event_bytes,
-        stateless=stateless,
         change_bus=change_bus,
     )
     config = EndpointConfig(

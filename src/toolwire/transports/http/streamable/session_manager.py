@@ -30,8 +30,9 @@ logger = logging.getLogger("toolwire.http")
 
 
 class SessionManager:
-    """The sessions of one app while it is served: `opener` opens each new or rebuilt one,
-    `announce` publishes a notice (`SESSION_ENDED`, `SESSION_UPDATED`) and a session id."""
+    """The sessions of one app while it is served: `opener` opens each new or rebuilt one (with
+    a back channel to its client if `back_channel`), `announce` publishes a notice
+    (`SESSION_ENDED`, `SESSION_UPDATED`) and a session id."""
 
     def __init__(
         self,
@@ -41,8 +42,10 @@ class SessionManager:
         max_sessions: int,
         store: SessionStore | None = None,
         announce: Callable[[str, str], None] | None = None,
+        back_channel: bool = True,
     ) -> None:
         self.opener = opener
+        self.back_channel = back_channel
         self.idle_timeout = idle_timeout
         self.max_sessions = max_sessions
         self.store: SessionStore = store if store is not None else MemorySessionStore()
@@ -71,16 +74,14 @@ class SessionManager:
         if self.idle_timeout is not None and self._reaper is None:
             self._reaper = asyncio.get_running_loop().create_task(self._reap_forever())
 
-    async def open(
-        self, identity: Any = None, options: dict[str, Any] | None = None
-    ) -> HttpSession:
+    async def open(self, identity: Any = None) -> HttpSession:
         """A new session, ready for its `initialize`; it has no record until `commit`.
 
         Raises:
             SessionLimitError: `max_sessions` live sessions, none of them idle.
         """
         session = HttpSession(new_session_id(self._id_prefix), identity)
-        await self._host(session, options)
+        await self._host(session)
         return session
 
     async def commit(self, session: HttpSession) -> None:
@@ -95,9 +96,7 @@ class SessionManager:
         session.saved(record)
         session.touched = time.monotonic()
 
-    async def find(
-        self, session_id: str, identity: Any = None, options: dict[str, Any] | None = None
-    ) -> HttpSession | None:
+    async def find(self, session_id: str, identity: Any = None) -> HttpSession | None:
         """The session with this id for this caller, rebuilt from its record if need be; None
         when unknown, ended, expired, or another caller's.
 
@@ -107,7 +106,7 @@ class SessionManager:
         """
         session = self.live.get(session_id)
         if session is None:
-            session = await self._load(session_id, identity, options)
+            session = await self._load(session_id, identity)
             if session is None:
                 return None
         elif not same_caller(session.identity, identity):
@@ -127,9 +126,7 @@ class SessionManager:
                 session.server_session.identity = identity
         return session
 
-    async def _load(
-        self, session_id: str, identity: Any, options: dict[str, Any] | None
-    ) -> HttpSession | None:
+    async def _load(self, session_id: str, identity: Any) -> HttpSession | None:
         # Concurrent requests for one session not held here rebuild it once.
         pending = self._loading.get(session_id)
         if pending is not None:
@@ -138,7 +135,7 @@ class SessionManager:
             pending = asyncio.get_running_loop().create_future()
             self._loading[session_id] = pending
             try:
-                session = await self._rebuild(session_id, identity, options)
+                session = await self._rebuild(session_id, identity)
             except BaseException as error:
                 if isinstance(error, Exception):
                     pending.set_exception(error)
@@ -154,21 +151,19 @@ class SessionManager:
             return None
         return session
 
-    async def _rebuild(
-        self, session_id: str, identity: Any, options: dict[str, Any] | None
-    ) -> HttpSession | None:
+    async def _rebuild(self, session_id: str, identity: Any) -> HttpSession | None:
         record = await self.store.load(session_id)
         if record is None or record.caller != caller_key(identity):
             return None
         session = HttpSession(session_id, identity)
-        await self._host(session, options)
+        await self._host(session)
         assert session.server_session is not None
         record.restore(session.server_session)
         session.saved(record)
         logger.debug("session %s rebuilt from its record", session_id)
         return session
 
-    async def _host(self, session: HttpSession, options: dict[str, Any] | None) -> None:
+    async def _host(self, session: HttpSession) -> None:
         if len(self.live) + self._opening >= self.max_sessions:
             await self.reap()
             if len(self.live) + self._opening >= self.max_sessions:
@@ -176,7 +171,8 @@ class SessionManager:
         self._opening += 1
         try:
             session.save_changes = self.sync if self.shared else None
-            await session.open(self.opener, options or {})
+            options = {"back_channel": self.back_channel, "identity": session.identity}
+            await session.open(self.opener, options)
             if self.shared and session.server_session is not None:
                 # Copies on several processes number their requests apart (see above).
                 session.server_session.outbound.id_prefix = f"tw-{session.copy}-"
