@@ -46,10 +46,9 @@ from ..channel import (
 )
 from ..security.auth import IDENTITY_KEY
 from ._resume import open_get_stream
-from ._session_ids import could_be_session_id
 from .modern import serve_modern
 from .records import StoreUnavailable
-from .sessions import HttpSession, SessionLimitError
+from .sessions import HttpSession, SessionLimitError, could_be_session_id
 
 if TYPE_CHECKING:
     from ....protocol.session.session import ServerSession

@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any
 from ....protocol.auth.identity import same_caller
 from ..changes import SESSION_ENDED, SESSION_UPDATED
 from ._hosting import CLOSE_GRACE_SECONDS
-from ._session_ids import new_session_id, session_id_prefix
 from .records import MemorySessionStore, SessionRecord, SessionStore, StoreUnavailable, caller_key
-from .sessions import HttpSession, SessionLimitError
+from .sessions import HttpSession, SessionLimitError, new_session_id, session_id_prefix
 
 if TYPE_CHECKING:
     from ....protocol.session.serving import SessionOpener
