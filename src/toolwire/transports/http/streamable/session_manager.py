@@ -112,7 +112,7 @@ class SessionManager:
             return None
         now = time.monotonic()
         if session.ended or self._expired(session, now):
-            await self._drop(session, end_record=not self.shared)
+            await self._expire(session)
             return None
         session.last_seen = now
         if self.record_ttl is not None and now - session.touched > self.interval:
@@ -193,7 +193,7 @@ class SessionManager:
             except StoreUnavailable:
                 return  # logged by the store; the next change tries again
             if current is None:
-                await self._drop(session, end_record=False)
+                self._stop(session)
                 return
             session.rebase(current)
         record = SessionRecord.of(session.id, server_session, session.identity)
@@ -204,7 +204,7 @@ class SessionManager:
         session.saved(record)
         session.touched = time.monotonic()
         if not kept:
-            await self._drop(session, end_record=False)
+            self._stop(session)
         else:
             self._tell_others(SESSION_UPDATED, session.id)
 
@@ -245,22 +245,24 @@ class SessionManager:
         timeout = self.idle_timeout
         return timeout is not None and now - session.last_seen > timeout and session.idle
 
-    async def _drop(self, session: HttpSession, *, end_record: bool) -> None:
-        """Stop this process's copy; with `end_record`, end the session for good."""
+    def _stop(self, session: HttpSession) -> None:
+        """Stop this process's copy of `session`; its record stays."""
         if self.live.get(session.id) is session:
             del self.live[session.id]
         session.stop()
-        if end_record:
-            try:
-                await self.store.end(session.id)
-            except StoreUnavailable:
-                return  # logged by the store; the record still expires on its own
+
+    async def _expire(self, session: HttpSession) -> None:
+        """Stop an ended or expired copy; a record of the memory store (which never expires
+        one) goes with it."""
+        self._stop(session)
+        if not self.shared:
+            await self.store.end(session.id)
 
     def forget(self, session_id: str) -> None:
         """Drop this process's copy of a session ended elsewhere (heard on the change bus)."""
-        session = self.live.pop(session_id, None)
+        session = self.live.get(session_id)
         if session is not None:
-            session.stop()
+            self._stop(session)
 
     async def end_by_id(self, session_id: str, identity: Any = None) -> bool:
         """End this caller's session `session_id` (DELETE) without rebuilding it here; whether
@@ -277,7 +279,7 @@ class SessionManager:
         elif not same_caller(session.identity, identity):
             return False
         elif session.ended or self._expired(session, time.monotonic()):
-            await self._drop(session, end_record=not self.shared)
+            await self._expire(session)
             return False
         await self.store.end(session_id)
         self._tell_others(SESSION_ENDED, session_id)
@@ -291,7 +293,7 @@ class SessionManager:
 
     async def discard(self, session: HttpSession) -> None:
         """Drop a session that never got a record (its `initialize` failed or was left)."""
-        await self._drop(session, end_record=False)
+        self._stop(session)
         if session.hosted.task is not None:
             await asyncio.wait({session.hosted.task}, timeout=CLOSE_GRACE_SECONDS)
 
@@ -301,7 +303,7 @@ class SessionManager:
         due: list[str] = []
         for session in list(self.live.values()):
             if session.ended or self._expired(session, now):
-                await self._drop(session, end_record=not self.shared)
+                await self._expire(session)
             elif (
                 self.record_ttl is not None
                 and not session.idle
@@ -339,7 +341,7 @@ class SessionManager:
             self._reaper = None
         tasks = []
         for session in list(self.live.values()):
-            await self._drop(session, end_record=not self.shared)
+            await self._expire(session)
             if session.hosted.task is not None:
                 tasks.append(session.hosted.task)
         if tasks:
