@@ -113,8 +113,6 @@ class Endpoint:
             allow = _ALLOW_POST if self.config.stateless else _ALLOW_ALL
             await refuse(send, 405, "Method Not Allowed", headers=allow)
 
-    # -- POST ------------------------------------------------------------------------------
-
     async def _post(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         config = self.config
         headers: dict[bytes, bytes] = dict(scope["headers"])
@@ -411,8 +409,6 @@ class Endpoint:
             lease.reusable = True
         finally:
             pool.give_back(lease)
-
-    # -- GET: the standalone stream, or a resumed one --------------------------------------
 
     async def _refused_stateless(self, send: ASGISend) -> bool:
         """Whether this app is stateless, so that a GET or DELETE was refused (405)."""

@@ -212,13 +212,12 @@ class SessionManager:
         """Another process changed a session's record: the copy here reloads it, in the
         background; `then` (a catch-up) gets the copy's session after, and leaves a record
         found gone to the next refresh."""
-        if session_id in self.live:
-            self._in_background(self._reload(session_id, then))
-
-    async def _reload(self, session_id: str, then: Tell | None) -> None:
         session = self.live.get(session_id)
-        if session is None:
-            return
+        if session is not None:
+            self._in_background(self._reload(session, then))
+
+    async def _reload(self, session: HttpSession, then: Tell | None) -> None:
+        session_id = session.id
         session.record_reads += 1
         ticket = session.record_reads
         record: SessionRecord | None = None
@@ -236,8 +235,7 @@ class SessionManager:
         if record is not None and session.record_reads == ticket and not session.record_changed:
             session.saved(record)
             if session.server_session is not None:
-                session.server_session.log_level = record.log_level
-                session.server_session.resource_subscriptions = set(record.resource_subscriptions)
+                record.restore(session.server_session)
         if then is not None and session.server_session is not None:
             then(session.server_session)
 
