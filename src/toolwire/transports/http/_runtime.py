@@ -56,13 +56,11 @@ class Runtime(Serving):
         event_store: EventStore | None,
         back_channel: bool,
         max_event_bytes: int | None = None,
-        stateless: bool = False,
         change_bus: ChangeBus | None = None,
     ) -> None:
         super().__init__(servable, max_event_bytes, "MCP")
         self.change_bus = change_bus
         self._member: BusMember | None = None
-        self.is_stateless = stateless
         self.pool: SessionPool | None = None
         self.event_store = event_store
         self.sessions: SessionManager | None = None
@@ -71,20 +69,16 @@ class Runtime(Serving):
         self._max_sessions = max_sessions
         self._session_store = session_store
 
-    def open_options(self, identity: Any = None) -> dict[str, Any]:
-        """The keyword arguments to open a session of `identity` (None: unauthenticated)."""
-        return {"back_channel": self.back_channel, "identity": identity}
-
     @asynccontextmanager
     async def hosting(self, opener: SessionOpener) -> AsyncIterator[None]:
         """Host sessions for the duration: the session manager, the pool, the change bus."""
-        store = self._session_store
         sessions = SessionManager(
             opener,
             idle_timeout=self._idle_timeout,
             max_sessions=self._max_sessions,
-            store=store,
+            store=self._session_store,
             announce=self._publish,
+            back_channel=self.back_channel,
         )
         sessions.start()
         self.sessions = sessions
@@ -92,7 +86,7 @@ class Runtime(Serving):
         if self.change_bus is not None:
             self._member = await self.change_bus.join(self._hear)
             relays = self._relays()
-        self.pool = SessionPool(opener)
+        pool = self.pool = SessionPool(opener)
         try:
             yield
         finally:
@@ -103,15 +97,14 @@ class Runtime(Serving):
                 await self._member.leave()
                 self._member = None
             await sessions.close()
-            if self.pool is not None:
-                await self.pool.close()
+            await pool.close()
             self.sessions = None
-            await self._close_connections(store)
+            await self._close_connections()
 
-    async def _close_connections(self, session_store: Any) -> None:
+    async def _close_connections(self) -> None:
         """Close the shared stores' connections (a Redis client is bound to this event loop)."""
         closed: list[Any] = []
-        for part in (session_store, self.event_store, self.change_bus):
+        for part in (self._session_store, self.event_store, self.change_bus):
             close = getattr(part, "close", None)
             if close is None or any(part is done for done in closed):
                 continue

@@ -132,15 +132,16 @@ _TO_STDERR = {"class": "logging.StreamHandler", "stream": "ext://sys.stderr"}
 
 def _log_config(access_log: bool) -> dict[str, Any]:
     """uvicorn's logging, all on stderr: warnings and errors, and the access log if asked."""
-    formatter = "uvicorn.logging.DefaultFormatter"
-    access_formatter = "uvicorn.logging.AccessFormatter"
     return {
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {
-            "plain": {"()": formatter, "fmt": "%(levelprefix)s %(message)s"},
+            "plain": {
+                "()": "uvicorn.logging.DefaultFormatter",
+                "fmt": "%(levelprefix)s %(message)s",
+            },
             "request": {
-                "()": access_formatter,
+                "()": "uvicorn.logging.AccessFormatter",
                 "fmt": '%(client_addr)s "%(request_line)s" %(status_code)s',
             },
         },

@@ -135,7 +135,7 @@ class SessionPool:
     async def take(self, identity: Any, *, era: Era, version: str | None = None) -> Lease:
         """A session ready to serve one request of `era` (and `version`) for `identity`, to
         `give_back` once it is over."""
-        lease = self._idle_one() if identity is None else None
+        lease = self._idle.pop() if identity is None and self._idle else None
         if lease is None:
             lease = Lease(identity)
             self._live.add(lease)
@@ -152,13 +152,6 @@ class SessionPool:
         if era == "handshake":  # born initialized: no handshake on a session-less request
             session.protocol_version = version
         return lease
-
-    def _idle_one(self) -> Lease | None:
-        while self._idle:
-            lease = self._idle.pop()
-            if lease in self._live:  # else its session ended while it waited
-                return lease
-        return None
 
     def _discard(self, lease: Lease) -> None:
         """`lease`'s session has ended: it is lent no more."""

@@ -48,16 +48,14 @@ async def open_get_stream(
     version: str | None,
 ) -> None:
     """Serve one GET of session `found` until the client leaves or the session ends."""
+    get = _Get(found, receive, send, keepalive)
     last = headers.get(b"last-event-id") or None
-    session_header = [(b"mcp-session-id", found.id.encode("ascii"))]
     outcome = _NOT_RESUMED
     if last is not None:
         malformed = _malformed(last)
         try:
             if malformed is None and store is not None:
-                outcome = await _resume(
-                    found, store, last.decode("ascii"), receive, send, session_header, keepalive
-                )
+                outcome = await get.resume(store, last.decode("ascii"))
         except StoreUnavailable as failure:
             await unavailable(send, failure)
             return
@@ -78,19 +76,13 @@ async def open_get_stream(
     if outcome == _NOT_RESUMED:
         found.claimed.add(stream)
         try:
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 200,
-                    "headers": SSE_HEADERS + session_header,
-                }
-            )
+            await get.start([])
         finally:
             found.claimed.discard(stream)
     stream.attach(send)
     if stream.store is not None and (found.protocol_version or version or "") >= PRIMING_SINCE:
         await stream.emit(None, retry_ms)
-    await _carry(found, stream, receive, send, keepalive)
+    await get.carry(stream)
 
 
 def _taken(found: HttpSession, stream: Stream) -> bool:
@@ -108,98 +100,6 @@ def _malformed(last: bytes) -> str | None:
     return None
 
 
-async def _resume(
-    found: HttpSession,
-    store: EventStore,
-    last_event_id: str,
-    receive: ASGIReceive,
-    send: ASGISend,
-    session_header: list[tuple[bytes, bytes]],
-    keepalive: float | None,
-) -> int:
-    """Replay and take over the stream `last_event_id` belongs to.
-
-    Raises:
-        StoreUnavailable: The event store failed (nothing was sent).
-    """
-    first: list[tuple[str, bytes]] = []
-    tail: StreamTail | None = None
-    live = cast("LiveEventStore", store) if followable(store) else None
-    if live is not None:
-        tail = await live.read_tail(last_event_id, None)
-        stream_id = last_event_id.rpartition("/")[0] if tail is not None else None
-        first = tail.events if tail is not None else []
-    else:
-        stream_id, first = await _replayed(store, last_event_id)
-    if stream_id is None or not found.owns(stream_id):
-        return _NOT_RESUMED
-    target = found.streams.get(stream_id)
-    if target is None and found.get_stream is not None:
-        target = found.get_stream if found.get_stream.stream_id == stream_id else None
-    foreign = target is None and not found.made(stream_id)
-    followed = (
-        live is not None
-        and live.max_followers > 0
-        and foreign
-        and tail is not None
-        and tail.live
-        and not tail.ended
-        and not is_get_stream(stream_id)
-    )
-    if followed:
-        assert live is not None and tail is not None
-        await _follow_elsewhere(
-            live, found, tail, last_event_id, receive, send, session_header, keepalive
-        )
-        return _ANSWERED
-    if foreign and is_get_stream(stream_id):
-        target = found.get_stream
-        if target is not None and _taken(found, target):
-            await refuse(send, 409, _ONE_GET)
-            return _ANSWERED
-    elif foreign and not first:
-        await refuse(
-            send,
-            409,
-            f"Conflict: stream {stream_id} was carried by another server process and nothing "
-            f"was stored on it after {last_event_id}; that process may be gone: retry the "
-            "request",
-        )
-        return _ANSWERED
-    elif target is not None and _taken(found, target):
-        await refuse(send, 409, "Conflict: this stream is already being received")
-        return _ANSWERED
-    if target is not None:
-        found.claimed.add(target)
-    try:
-        await _start(send, session_header, first)
-        if foreign and is_get_stream(stream_id):
-            return _GOES_ON
-        if target is None:  # finished, or another process's: everything stored is replayed
-            await _end(send)
-            return _ANSWERED
-        carry = await _catch_up(store, target, first[-1][0] if first else last_event_id, send)
-    finally:
-        if target is not None:
-            found.claimed.discard(target)
-    if carry:
-        await _carry(found, target, receive, send, keepalive)
-    else:
-        await _end(send)
-    return _ANSWERED
-
-
-async def _catch_up(store: EventStore, target: Stream, seen: str, send: ASGISend) -> bool:
-    """Send what was stored on `target` after `seen`; whether it still runs."""
-    for _ in range(CATCH_UP_PASSES):
-        later = (await _replayed(store, seen))[1]
-        if not later:
-            break
-        await _send_events(send, later)
-        seen = later[-1][0]
-    return not target.finished
-
-
 async def _replayed(store: EventStore, after: str) -> tuple[str | None, list[tuple[str, bytes]]]:
     """What `store` replays after event `after`: its stream's id (None: unknown) and events."""
     events: list[tuple[str, bytes]] = []
@@ -210,101 +110,196 @@ async def _replayed(store: EventStore, after: str) -> tuple[str | None, list[tup
     return await store.replay_after(after, keep), events
 
 
-async def _follow_elsewhere(
-    live: LiveEventStore,
-    found: HttpSession,
-    tail: StreamTail,
-    last_event_id: str,
-    receive: ASGIReceive,
-    send: ASGISend,
-    session_header: list[tuple[bytes, bytes]],
-    keepalive: float | None,
-) -> None:
-    """Replay `tail`, then follow the stream another process writes (503 at `max_followers`)."""
-    if live.followers >= live.max_followers:
-        await refuse(
-            send,
-            503,
-            f"Service Unavailable: this process already follows {live.max_followers} "
-            "streams of other processes; retry shortly",
-            headers=[(b"retry-after", b"1")],
+class _Get:
+    """One GET of session `found`: the response it sends on `send` while `receive` says
+    whether its client is still there."""
+
+    def __init__(
+        self, found: HttpSession, receive: ASGIReceive, send: ASGISend, keepalive: float | None
+    ) -> None:
+        self.found = found
+        self.receive = receive
+        self.send = send
+        self.keepalive = keepalive
+
+    async def resume(self, store: EventStore, last_event_id: str) -> int:
+        """Replay and take over the stream `last_event_id` belongs to.
+
+        Raises:
+            StoreUnavailable: The event store failed (nothing was sent).
+        """
+        found, send = self.found, self.send
+        first: list[tuple[str, bytes]] = []
+        tail: StreamTail | None = None
+        live = cast("LiveEventStore", store) if followable(store) else None
+        if live is not None:
+            tail = await live.read_tail(last_event_id, None)
+            stream_id = last_event_id.rpartition("/")[0] if tail is not None else None
+            first = tail.events if tail is not None else []
+        else:
+            stream_id, first = await _replayed(store, last_event_id)
+        if stream_id is None or not found.owns(stream_id):
+            return _NOT_RESUMED
+        target = found.streams.get(stream_id)
+        if target is None and found.get_stream is not None:
+            target = found.get_stream if found.get_stream.stream_id == stream_id else None
+        foreign = target is None and not found.made(stream_id)
+        followed = (
+            live is not None
+            and live.max_followers > 0
+            and foreign
+            and tail is not None
+            and tail.live
+            and not tail.ended
+            and not is_get_stream(stream_id)
         )
-        return
-    live.followers += 1
-    try:
-        await _start(send, session_header, tail.events)
-        await _follow(live, found, tail.last_id or last_event_id, receive, send, keepalive)
-    finally:
-        live.followers -= 1
-    await _end(send)
+        if followed:
+            assert live is not None and tail is not None
+            await self.follow_elsewhere(live, tail, last_event_id)
+            return _ANSWERED
+        if foreign and is_get_stream(stream_id):
+            target = found.get_stream
+            if target is not None and _taken(found, target):
+                await refuse(send, 409, _ONE_GET)
+                return _ANSWERED
+        elif foreign and not first:
+            await refuse(
+                send,
+                409,
+                f"Conflict: stream {stream_id} was carried by another server process and "
+                f"nothing was stored on it after {last_event_id}; that process may be gone: "
+                "retry the request",
+            )
+            return _ANSWERED
+        elif target is not None and _taken(found, target):
+            await refuse(send, 409, "Conflict: this stream is already being received")
+            return _ANSWERED
+        if target is not None:
+            found.claimed.add(target)
+        try:
+            await self.start(first)
+            if foreign and is_get_stream(stream_id):
+                return _GOES_ON
+            if target is None:  # finished, or another process's: everything stored is replayed
+                await _end(send)
+                return _ANSWERED
+            seen = first[-1][0] if first else last_event_id
+            for _ in range(CATCH_UP_PASSES):  # what was stored on it meanwhile
+                later = (await _replayed(store, seen))[1]
+                if not later:
+                    break
+                await _send_events(send, later)
+                seen = later[-1][0]
+        finally:
+            if target is not None:
+                found.claimed.discard(target)
+        if target.finished:
+            await _end(send)
+        else:
+            await self.carry(target)
+        return _ANSWERED
 
+    async def follow_elsewhere(self, live: LiveEventStore, tail: StreamTail, after: str) -> None:
+        """Replay `tail`, then follow the stream another process writes (503 at
+        `max_followers`)."""
+        if live.followers >= live.max_followers:
+            await refuse(
+                self.send,
+                503,
+                f"Service Unavailable: this process already follows {live.max_followers} "
+                "streams of other processes; retry shortly",
+                headers=[(b"retry-after", b"1")],
+            )
+            return
+        live.followers += 1
+        try:
+            await self.start(tail.events)
+            await self.follow(live, tail.last_id or after)
+        finally:
+            live.followers -= 1
+        await _end(self.send)
 
-async def _follow(
-    store: LiveEventStore,
-    found: HttpSession,
-    after: str,
-    receive: ASGIReceive,
-    send: ASGISend,
-    keepalive: float | None,
-) -> None:
-    """Pass on the events stored after `after` as they come, until the stream ends, its
-    producer stops renewing its lease, the client or session goes, `follow_seconds` pass or
-    the store fails."""
-    stream_id = after.rpartition("/")[0]
-    watcher = asyncio.ensure_future(until_disconnect(receive))
-    started = quiet_since = time.monotonic()
-    seen = after
-    try:
-        for _ in range(MAX_READS):
-            now = time.monotonic()
-            if watcher.done() or found.ended or now - started > store.follow_seconds:
-                logger.debug(
-                    "stream %s: follower stops (%s)",
-                    stream_id,
-                    "client gone"
-                    if watcher.done()
-                    else "session ended"
-                    if found.ended
-                    else "lifetime reached",
-                )
-                return
-            found.last_seen = now  # a followed stream keeps its session from idling out
-            tail = await store.read_tail(seen, store.wait_seconds)
-            if tail is None:  # its events expired
-                return
-            if tail.ended:
-                await _pass_on(tail, send)
-                return
-            if not tail.live:
-                # Between the read and the lease check, the producer may have ended the
-                # stream (the end marker goes before the lease): read once more to know.
+    async def follow(self, store: LiveEventStore, after: str) -> None:
+        """Pass on the events stored after `after` as they come, until the stream ends, its
+        producer stops renewing its lease, the client or session goes, `follow_seconds` pass
+        or the store fails."""
+        found, send, keepalive = self.found, self.send, self.keepalive
+        stream_id = after.rpartition("/")[0]
+        watcher = asyncio.ensure_future(until_disconnect(self.receive))
+        started = quiet_since = time.monotonic()
+        seen = after
+        try:
+            for _ in range(MAX_READS):
+                now = time.monotonic()
+                if watcher.done() or found.ended or now - started > store.follow_seconds:
+                    logger.debug(
+                        "stream %s: follower stops (%s)",
+                        stream_id,
+                        "client gone"
+                        if watcher.done()
+                        else "session ended"
+                        if found.ended
+                        else "lifetime reached",
+                    )
+                    return
+                found.last_seen = now  # a followed stream keeps its session from idling out
+                tail = await store.read_tail(seen, store.wait_seconds)
+                if tail is None:  # its events expired
+                    return
+                if tail.ended:
+                    await _pass_on(tail, send)
+                    return
+                if not tail.live:
+                    # Between the read and the lease check, the producer may have ended the
+                    # stream (the end marker goes before the lease): read once more to know.
+                    if await _pass_on(tail, send):
+                        seen = tail.last_id or seen
+                    last = await store.read_tail(seen, None)
+                    if last is not None:
+                        await _pass_on(last, send)
+                    if last is None or not last.ended:
+                        logger.warning(
+                            "stream %s: its producer (another process) stopped renewing its "
+                            "lease without ending it (killed, frozen or cut off from Redis); "
+                            "its resumed response ends after event %s",
+                            stream_id,
+                            (last.last_id if last is not None else None) or seen,
+                        )
+                    return
                 if await _pass_on(tail, send):
                     seen = tail.last_id or seen
-                last = await store.read_tail(seen, None)
-                if last is not None:
-                    await _pass_on(last, send)
-                if last is None or not last.ended:
-                    logger.warning(
-                        "stream %s: its producer (another process) stopped renewing its lease "
-                        "without ending it (killed, frozen or cut off from Redis); its "
-                        "resumed response ends after event %s",
-                        stream_id,
-                        (last.last_id if last is not None else None) or seen,
-                    )
-                return
-            if await _pass_on(tail, send):
-                seen = tail.last_id or seen
-                quiet_since = time.monotonic()
-            elif keepalive is not None and time.monotonic() - quiet_since >= keepalive:
-                await _write(send, KEEPALIVE)
-                quiet_since = time.monotonic()
-    except StoreUnavailable:  # logged by the store
-        return
-    except _WriteFailed as failure:
-        logger.debug("stream %s: follower stops, the client is gone (%s)", stream_id, failure)
-        return
-    finally:
-        watcher.cancel()
+                    quiet_since = time.monotonic()
+                elif keepalive is not None and time.monotonic() - quiet_since >= keepalive:
+                    await _write(send, KEEPALIVE)
+                    quiet_since = time.monotonic()
+        except StoreUnavailable:  # logged by the store
+            return
+        except _WriteFailed as failure:
+            logger.debug("stream %s: follower stops, the client is gone (%s)", stream_id, failure)
+            return
+        finally:
+            watcher.cancel()
+
+    async def start(self, first: list[tuple[str, bytes]]) -> None:
+        """Start the response, with the events `first` replays."""
+        session_header = (b"mcp-session-id", self.found.id.encode("ascii"))
+        await self.send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [*SSE_HEADERS, session_header],
+            }
+        )
+        await _send_events(self.send, first)
+
+    async def carry(self, stream: Stream) -> None:
+        """Carry `stream` until the client leaves or the stream or session ends."""
+        stream.attach(self.send)
+        await stream.wait(self.receive, self.keepalive)
+        if stream.is_sending_to(self.send):
+            stream.release()
+        self.found.last_seen = time.monotonic()
+        await _end(self.send)
 
 
 class _WriteFailed(Exception):
@@ -324,35 +319,9 @@ async def _pass_on(tail: StreamTail, send: ASGISend) -> bool:
     return tail.last_id is not None
 
 
-async def _start(
-    send: ASGISend, session_header: list[tuple[bytes, bytes]], first: list[tuple[str, bytes]]
-) -> None:
-    """Start the resumed response with the events of the first pass."""
-    await send(
-        {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + session_header}
-    )
-    await _send_events(send, first)
-
-
 async def _send_events(send: ASGISend, events: list[tuple[str, bytes]]) -> None:
     for event_id, frame in events:
         await _write(send, encode_event(frame, event_id))
-
-
-async def _carry(
-    found: HttpSession,
-    stream: Stream,
-    receive: ASGIReceive,
-    send: ASGISend,
-    keepalive: float | None,
-) -> None:
-    """Carry `stream` on this GET until the client leaves or the stream/session ends."""
-    stream.attach(send)
-    await stream.wait(receive, keepalive)
-    if stream.is_sending_to(send):
-        stream.release()
-    found.last_seen = time.monotonic()
-    await _end(send)
 
 
 async def _end(send: ASGISend) -> None:

@@ -46,10 +46,10 @@ class StreamableHttpApp(GuardedApp):
 
     runtime: Runtime
 
-    def __init__(self, endpoint: Endpoint, runtime: Runtime, path: str, guards: Guards) -> None:
+    def __init__(self, endpoint: Endpoint, path: str, guards: Guards) -> None:
         super().__init__(routes=[Route(path, endpoint)], lifespan=self.lifespan)
         self.endpoint = endpoint
-        self.runtime = runtime
+        self.runtime = endpoint.runtime
         self.path = path
         self._paths = {path, path.rstrip("/") + "/"} if path != "/" else {"/", ""}
         self._entry = guards.around(self._dispatch, max_body_bytes=endpoint.config.max_body_bytes)
@@ -123,7 +123,6 @@ def streamable_http_app(
         event_store=store,
         back_channel=not (stateless or json_response),
         max_event_bytes=max_event_bytes,
-        stateless=stateless,
         change_bus=change_bus,
     )
     config = EndpointConfig(
@@ -141,7 +140,7 @@ def streamable_http_app(
         path,
         getattr(servable, "tool_registry", None),
     )
-    return StreamableHttpApp(Endpoint(runtime, config), runtime, path, guards)
+    return StreamableHttpApp(Endpoint(runtime, config), path, guards)
 
 
 def _check_seconds(name: str, value: Any) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ....protocol.session.requests_in_flight import STREAM_CLOSER
 from ....protocol.wire.eras import HANDSHAKE_VERSIONS, is_modern_request
 from ....protocol.wire.jsonrpc import PARSE_ERROR, Invalid, Request, Response, classify, decode
-from .._sse import SSE_HEADERS
+from .._sse import SSE_HEADERS, encode_event
 from ..asgi import (
     JSON_TYPE,
     ASGIReceive,
@@ -45,12 +45,10 @@ from ..channel import (
     media_ranges,
 )
 from ..security.auth import IDENTITY_KEY
-from ._initialize import SESSION_HEADER, full, start_session
 from ._resume import open_get_stream
-from ._session_ids import could_be_session_id
 from .modern import serve_modern
 from .records import StoreUnavailable
-from .sessions import HttpSession, SessionLimitError
+from .sessions import HttpSession, SessionLimitError, could_be_session_id
 
 if TYPE_CHECKING:
     from ....protocol.session.session import ServerSession
@@ -62,6 +60,7 @@ logger = logging.getLogger("toolwire.http")
 
 Scope = MutableMapping[str, Any]
 
+SESSION_HEADER = b"mcp-session-id"
 MAX_IN_FLIGHT = 1000
 """Requests one session may have in flight at once (each holds a stream and a task)."""
 _SUPPORTED = ", ".join(HANDSHAKE_VERSIONS)
@@ -113,8 +112,6 @@ class Endpoint:
         else:
             allow = _ALLOW_POST if self.config.stateless else _ALLOW_ALL
             await refuse(send, 405, "Method Not Allowed", headers=allow)
-
-    # -- POST ------------------------------------------------------------------------------
 
     async def _post(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         config = self.config
@@ -179,7 +176,7 @@ class Endpoint:
             return
         identity = scope.get(IDENTITY_KEY)
         if isinstance(item, Request) and item.method == "initialize":
-            await start_session(self.runtime, receive, send, message, body, item, identity, as_json)
+            await self._initialize(receive, send, message, body, item, identity, as_json)
             return
         if SESSION_HEADER not in headers:
             # The spec lets a server refuse this with 400, and the official SDK does; OpenAI's
@@ -227,6 +224,55 @@ class Endpoint:
         if found.record_changed:
             assert self.runtime.sessions is not None
             await self.runtime.sessions.sync(found)
+
+    async def _initialize(
+        self,
+        receive: ASGIReceive,
+        send: ASGISend,
+        message: Any,
+        body: bytes,
+        item: Request,
+        identity: Any,
+        as_json: bool,
+    ) -> None:
+        """Serve one `initialize` POST: a new session answers it and is kept, its record
+        written, only if the handshake succeeded (an unwritable record is a 503)."""
+        sessions = self.runtime.sessions
+        assert sessions is not None
+        try:
+            opened = await sessions.open(identity)
+        except SessionLimitError:
+            await _full(send, sessions.max_sessions)
+            return
+        session = opened.server_session
+        assert session is not None
+        collected = Stream(None, None, sse=False)
+        collected.owe(item.id)
+        opened.routes[item.id] = collected
+        session.backlog.frame_size = len(body)
+        await session.receive_message(message)
+        await collected.wait(receive)
+        opened.routes.pop(item.id, None)
+        if not collected.replies:  # the client left before its answer: nobody to serve
+            await sessions.discard(opened)
+            return
+        headers = [(SESSION_HEADER, opened.id.encode("ascii"))]
+        if session.protocol_version is None:  # refused: no session comes of it
+            await sessions.discard(opened)
+            headers = []
+        else:
+            try:
+                await sessions.commit(opened)
+            except StoreUnavailable as failure:  # a session no other process could find
+                await sessions.discard(opened)
+                await unavailable(send, failure)
+                return
+        reply = collected.replies[0]
+        if as_json:
+            await respond(send, 200, reply, [JSON_TYPE, *headers])
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + headers})
+        await send({"type": "http.response.body", "body": encode_event(reply)})
 
     async def _answer(
         self,
@@ -318,14 +364,13 @@ class Endpoint:
         sessions = self.runtime.sessions
         found = None
         if sessions is not None and session_id:
-            options = self.runtime.open_options(identity)
             try:
-                found = await sessions.find(session_id, identity, options)
+                found = await sessions.find(session_id, identity)
             except StoreUnavailable as failure:
                 await unavailable(send, failure)
                 return None
             except SessionLimitError:
-                await full(send, sessions.max_sessions)
+                await _full(send, sessions.max_sessions)
                 return None
         if found is None or found.server_session is None:
             await refuse(send, 404, "Not Found: Session not found or expired")
@@ -364,8 +409,6 @@ class Endpoint:
             lease.reusable = True
         finally:
             pool.give_back(lease)
-
-    # -- GET: the standalone stream, or a resumed one --------------------------------------
 
     async def _refused_stateless(self, send: ASGISend) -> bool:
         """Whether this app is stateless, so that a GET or DELETE was refused (405)."""
@@ -427,6 +470,17 @@ class Endpoint:
             await refuse(send, 404, "Not Found: Session not found or expired")
             return
         await respond(send, 200)
+
+
+async def _full(send: ASGISend, max_sessions: int) -> None:
+    """Refuse a session for want of room (503 with `Retry-After`)."""
+    await refuse(
+        send,
+        503,
+        f"Service Unavailable: the server holds its maximum of {max_sessions} sessions; "
+        "retry later",
+        headers=[(b"retry-after", b"5")],
+    )
 
 
 def _retry_line(retry_ms: int | None) -> bytes:

@@ -135,16 +135,13 @@ class MemoryEventStore:
         self._order.append(stream_id)
         self._bytes += len(frame) if frame else 0
         while len(self._order) > self.max_events or self._bytes > self.max_bytes:
-            self._forget_oldest()
+            oldest = self._order.popleft()
+            kept = self._streams[oldest]
+            _, dropped = kept.popleft()
+            self._bytes -= len(dropped) if dropped else 0
+            if not kept:
+                del self._streams[oldest]
         return f"{stream_id}/{sequence}"
-
-    def _forget_oldest(self) -> None:
-        stream_id = self._order.popleft()
-        events = self._streams[stream_id]
-        _, frame = events.popleft()
-        self._bytes -= len(frame) if frame else 0
-        if not events:
-            del self._streams[stream_id]
 
     async def replay_after(self, last_event_id: str, sink: ReplaySink) -> str | None:
         """Send `sink` the events of the id's stream that followed it.

@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any
 from ....protocol.auth.identity import same_caller
 from ..changes import SESSION_ENDED, SESSION_UPDATED
 from ._hosting import CLOSE_GRACE_SECONDS
-from ._session_ids import new_session_id, session_id_prefix
 from .records import MemorySessionStore, SessionRecord, SessionStore, StoreUnavailable, caller_key
-from .sessions import HttpSession, SessionLimitError
+from .sessions import HttpSession, SessionLimitError, new_session_id, session_id_prefix
 
 if TYPE_CHECKING:
     from ....protocol.session.serving import SessionOpener
@@ -30,8 +29,9 @@ logger = logging.getLogger("toolwire.http")
 
 
 class SessionManager:
-    """The sessions of one app while it is served: `opener` opens each new or rebuilt one,
-    `announce` publishes a notice (`SESSION_ENDED`, `SESSION_UPDATED`) and a session id."""
+    """The sessions of one app while it is served: `opener` opens each new or rebuilt one (with
+    a back channel to its client if `back_channel`), `announce` publishes a notice
+    (`SESSION_ENDED`, `SESSION_UPDATED`) and a session id."""
 
     def __init__(
         self,
@@ -41,8 +41,10 @@ class SessionManager:
         max_sessions: int,
         store: SessionStore | None = None,
         announce: Callable[[str, str], None] | None = None,
+        back_channel: bool = True,
     ) -> None:
         self.opener = opener
+        self.back_channel = back_channel
         self.idle_timeout = idle_timeout
         self.max_sessions = max_sessions
         self.store: SessionStore = store if store is not None else MemorySessionStore()
@@ -71,16 +73,14 @@ class SessionManager:
         if self.idle_timeout is not None and self._reaper is None:
             self._reaper = asyncio.get_running_loop().create_task(self._reap_forever())
 
-    async def open(
-        self, identity: Any = None, options: dict[str, Any] | None = None
-    ) -> HttpSession:
+    async def open(self, identity: Any = None) -> HttpSession:
         """A new session, ready for its `initialize`; it has no record until `commit`.
 
         Raises:
             SessionLimitError: `max_sessions` live sessions, none of them idle.
         """
         session = HttpSession(new_session_id(self._id_prefix), identity)
-        await self._host(session, options)
+        await self._host(session)
         return session
 
     async def commit(self, session: HttpSession) -> None:
@@ -95,9 +95,7 @@ class SessionManager:
         session.saved(record)
         session.touched = time.monotonic()
 
-    async def find(
-        self, session_id: str, identity: Any = None, options: dict[str, Any] | None = None
-    ) -> HttpSession | None:
+    async def find(self, session_id: str, identity: Any = None) -> HttpSession | None:
         """The session with this id for this caller, rebuilt from its record if need be; None
         when unknown, ended, expired, or another caller's.
 
@@ -107,14 +105,14 @@ class SessionManager:
         """
         session = self.live.get(session_id)
         if session is None:
-            session = await self._load(session_id, identity, options)
+            session = await self._load(session_id, identity)
             if session is None:
                 return None
         elif not same_caller(session.identity, identity):
             return None
         now = time.monotonic()
         if session.ended or self._expired(session, now):
-            await self._drop(session, end_record=not self.shared)
+            await self._expire(session)
             return None
         session.last_seen = now
         if self.record_ttl is not None and now - session.touched > self.interval:
@@ -127,9 +125,7 @@ class SessionManager:
                 session.server_session.identity = identity
         return session
 
-    async def _load(
-        self, session_id: str, identity: Any, options: dict[str, Any] | None
-    ) -> HttpSession | None:
+    async def _load(self, session_id: str, identity: Any) -> HttpSession | None:
         # Concurrent requests for one session not held here rebuild it once.
         pending = self._loading.get(session_id)
         if pending is not None:
@@ -138,7 +134,7 @@ class SessionManager:
             pending = asyncio.get_running_loop().create_future()
             self._loading[session_id] = pending
             try:
-                session = await self._rebuild(session_id, identity, options)
+                session = await self._rebuild(session_id, identity)
             except BaseException as error:
                 if isinstance(error, Exception):
                     pending.set_exception(error)
@@ -154,21 +150,19 @@ class SessionManager:
             return None
         return session
 
-    async def _rebuild(
-        self, session_id: str, identity: Any, options: dict[str, Any] | None
-    ) -> HttpSession | None:
+    async def _rebuild(self, session_id: str, identity: Any) -> HttpSession | None:
         record = await self.store.load(session_id)
         if record is None or record.caller != caller_key(identity):
             return None
         session = HttpSession(session_id, identity)
-        await self._host(session, options)
+        await self._host(session)
         assert session.server_session is not None
         record.restore(session.server_session)
         session.saved(record)
         logger.debug("session %s rebuilt from its record", session_id)
         return session
 
-    async def _host(self, session: HttpSession, options: dict[str, Any] | None) -> None:
+    async def _host(self, session: HttpSession) -> None:
         if len(self.live) + self._opening >= self.max_sessions:
             await self.reap()
             if len(self.live) + self._opening >= self.max_sessions:
@@ -176,7 +170,8 @@ class SessionManager:
         self._opening += 1
         try:
             session.save_changes = self.sync if self.shared else None
-            await session.open(self.opener, options or {})
+            options = {"back_channel": self.back_channel, "identity": session.identity}
+            await session.open(self.opener, options)
             if self.shared and session.server_session is not None:
                 # Copies on several processes number their requests apart (see above).
                 session.server_session.outbound.id_prefix = f"tw-{session.copy}-"
@@ -198,7 +193,7 @@ class SessionManager:
             except StoreUnavailable:
                 return  # logged by the store; the next change tries again
             if current is None:
-                await self._drop(session, end_record=False)
+                self._stop(session)
                 return
             session.rebase(current)
         record = SessionRecord.of(session.id, server_session, session.identity)
@@ -209,7 +204,7 @@ class SessionManager:
         session.saved(record)
         session.touched = time.monotonic()
         if not kept:
-            await self._drop(session, end_record=False)
+            self._stop(session)
         else:
             self._tell_others(SESSION_UPDATED, session.id)
 
@@ -217,13 +212,12 @@ class SessionManager:
         """Another process changed a session's record: the copy here reloads it, in the
         background; `then` (a catch-up) gets the copy's session after, and leaves a record
         found gone to the next refresh."""
-        if session_id in self.live:
-            self._in_background(self._reload(session_id, then))
-
-    async def _reload(self, session_id: str, then: Tell | None) -> None:
         session = self.live.get(session_id)
-        if session is None:
-            return
+        if session is not None:
+            self._in_background(self._reload(session, then))
+
+    async def _reload(self, session: HttpSession, then: Tell | None) -> None:
+        session_id = session.id
         session.record_reads += 1
         ticket = session.record_reads
         record: SessionRecord | None = None
@@ -241,8 +235,7 @@ class SessionManager:
         if record is not None and session.record_reads == ticket and not session.record_changed:
             session.saved(record)
             if session.server_session is not None:
-                session.server_session.log_level = record.log_level
-                session.server_session.resource_subscriptions = set(record.resource_subscriptions)
+                record.restore(session.server_session)
         if then is not None and session.server_session is not None:
             then(session.server_session)
 
@@ -250,22 +243,24 @@ class SessionManager:
         timeout = self.idle_timeout
         return timeout is not None and now - session.last_seen > timeout and session.idle
 
-    async def _drop(self, session: HttpSession, *, end_record: bool) -> None:
-        """Stop this process's copy; with `end_record`, end the session for good."""
+    def _stop(self, session: HttpSession) -> None:
+        """Stop this process's copy of `session`; its record stays."""
         if self.live.get(session.id) is session:
             del self.live[session.id]
         session.stop()
-        if end_record:
-            try:
-                await self.store.end(session.id)
-            except StoreUnavailable:
-                return  # logged by the store; the record still expires on its own
+
+    async def _expire(self, session: HttpSession) -> None:
+        """Stop an ended or expired copy; a record of the memory store (which never expires
+        one) goes with it."""
+        self._stop(session)
+        if not self.shared:
+            await self.store.end(session.id)
 
     def forget(self, session_id: str) -> None:
         """Drop this process's copy of a session ended elsewhere (heard on the change bus)."""
-        session = self.live.pop(session_id, None)
+        session = self.live.get(session_id)
         if session is not None:
-            session.stop()
+            self._stop(session)
 
     async def end_by_id(self, session_id: str, identity: Any = None) -> bool:
         """End this caller's session `session_id` (DELETE) without rebuilding it here; whether
@@ -282,7 +277,7 @@ class SessionManager:
         elif not same_caller(session.identity, identity):
             return False
         elif session.ended or self._expired(session, time.monotonic()):
-            await self._drop(session, end_record=not self.shared)
+            await self._expire(session)
             return False
         await self.store.end(session_id)
         self._tell_others(SESSION_ENDED, session_id)
@@ -296,7 +291,7 @@ class SessionManager:
 
     async def discard(self, session: HttpSession) -> None:
         """Drop a session that never got a record (its `initialize` failed or was left)."""
-        await self._drop(session, end_record=False)
+        self._stop(session)
         if session.hosted.task is not None:
             await asyncio.wait({session.hosted.task}, timeout=CLOSE_GRACE_SECONDS)
 
@@ -306,7 +301,7 @@ class SessionManager:
         due: list[str] = []
         for session in list(self.live.values()):
             if session.ended or self._expired(session, now):
-                await self._drop(session, end_record=not self.shared)
+                await self._expire(session)
             elif (
                 self.record_ttl is not None
                 and not session.idle
@@ -344,7 +339,7 @@ class SessionManager:
             self._reaper = None
         tasks = []
         for session in list(self.live.values()):
-            await self._drop(session, end_record=not self.shared)
+            await self._expire(session)
             if session.hosted.task is not None:
                 tasks.append(session.hosted.task)
         if tasks:

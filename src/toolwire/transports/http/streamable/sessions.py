@@ -1,10 +1,14 @@
 """A live streamable-HTTP session: a `ServerSession` hosted in a task of its own, writing each
-outgoing frame on the stream of the request it belongs to. Stream ids name the session and the
-copy that made them, so copies of one session on several processes never issue the same id."""
+outgoing frame on the stream of the request it belongs to. Its `Mcp-Session-Id` is 32 random hex
+digits, prefixed `NAME.` under `TOOLWIRE_SESSION_ROUTE=NAME` so a balancer can route it to its
+process (see docs/deployment.md). Stream ids name the session and the copy that made them, so
+copies of one session on several processes never issue the same id."""
 
 from __future__ import annotations
 
 import logging
+import os
+import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -19,9 +23,48 @@ if TYPE_CHECKING:
     from ....protocol.wire.jsonrpc import FrameKind, RequestId
     from .records import SessionRecord
 
-__all__ = ["HttpSession", "SessionLimitError", "is_get_stream"]
+__all__ = [
+    "ROUTE_VARIABLE",
+    "HttpSession",
+    "SessionLimitError",
+    "could_be_session_id",
+    "is_get_stream",
+    "new_session_id",
+    "session_id_prefix",
+]
 
 logger = logging.getLogger("toolwire.http")
+
+ROUTE_VARIABLE = "TOOLWIRE_SESSION_ROUTE"
+_ROUTE = re.compile(r"[A-Za-z0-9_-]{1,32}")
+_SESSION_ID = re.compile(rb"(?:[A-Za-z0-9_-]{1,32}\.)?[0-9a-f]{32}")
+
+
+def session_id_prefix() -> str:
+    """What this process puts before each new session's random part ("" without a route).
+
+    Raises:
+        ValueError: The variable is set to something that is not a valid route.
+    """
+    route = os.environ.get(ROUTE_VARIABLE, "")
+    if not route:
+        return ""
+    if not _ROUTE.fullmatch(route):
+        raise ValueError(
+            f"{ROUTE_VARIABLE}={route!r} is not a valid session route: use 1 to 32 letters, "
+            "digits, '-' or '_'"
+        )
+    return f"{route}."
+
+
+def new_session_id(prefix: str) -> str:
+    """A fresh, unguessable session id after `prefix`."""
+    return prefix + secrets.token_hex(16)
+
+
+def could_be_session_id(raw: bytes) -> bool:
+    """Whether an `Mcp-Session-Id` value has the form of the ids any process issues."""
+    return _SESSION_ID.fullmatch(raw) is not None
 
 
 class SessionLimitError(Exception):
