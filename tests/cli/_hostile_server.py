@@ -1,4 +1,5 @@
-"""A stdio server whose every word carries terminal escape sequences, for `toolwire call`."""
+"""A stdio server whose every word carries terminal escape sequences, for `toolwire call`,
+`toolwire tools` and `toolwire inspect`."""
 
 from __future__ import annotations
 
@@ -30,6 +31,16 @@ def shout() -> str:
 def reorder() -> str:
     """Hide a file name's real end behind a right-to-left override."""
     return REORDERED
+
+
+@server.resource("mem://note", title=f"Note {TITLE}", description=f"Read me {C1_CSI}")
+def note() -> str:
+    return "note"
+
+
+@server.prompt(description=f"Greets {REORDERED}")
+def greet(who: str) -> str:
+    return f"hello {who}"
 
 
 if __name__ == "__main__":
