@@ -33,6 +33,14 @@ def reorder() -> str:
     return REORDERED
 
 
+@server.tool(annotations={"readOnlyHint": True})
+async def lines(ctx: ToolContext[Any]) -> str:
+    """Report progress whose messages span lines."""
+    await ctx.report_progress(1, 2, "first\nsecond")
+    await ctx.report_progress(2, 2, "third\r\nfourth\rfifth")
+    return "done"
+
+
 @server.resource("mem://note", title=f"Note {TITLE}", description=f"Read me {C1_CSI}")
 def note() -> str:
     return "note"

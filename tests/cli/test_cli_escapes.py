@@ -35,6 +35,15 @@ def test_call_shows_a_result_and_progress_escaped() -> None:
     assert _raw_controls(done.stdout + done.stderr) == []
 
 
+def test_call_shows_each_progress_message_on_one_line() -> None:
+    done = toolwire("call", STDIO, "lines")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        "progress 1/2 (50%) first\\nsecond",
+        "progress 2/2 (100%) third\\nfourth\\x0dfifth",
+    ]
+
+
 def test_call_shows_bidirectional_overrides_escaped_and_keeps_joiners() -> None:
     done = toolwire("call", STDIO, "reorder")
     assert done.returncode == 0, done.stderr
