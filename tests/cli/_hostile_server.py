@@ -1,4 +1,5 @@
-"""A stdio server whose every word carries terminal escape sequences, for `toolwire call`."""
+"""A stdio server whose every word carries terminal escape sequences, for `toolwire call`,
+`toolwire tools` and `toolwire inspect`."""
 
 from __future__ import annotations
 
@@ -30,6 +31,24 @@ def shout() -> str:
 def reorder() -> str:
     """Hide a file name's real end behind a right-to-left override."""
     return REORDERED
+
+
+@server.tool(annotations={"readOnlyHint": True})
+async def lines(ctx: ToolContext[Any]) -> str:
+    """Report progress whose messages span lines."""
+    await ctx.report_progress(1, 2, "first\nsecond")
+    await ctx.report_progress(2, 2, "third\r\nfourth\rfifth")
+    return "done"
+
+
+@server.resource("mem://note", title=f"Note {TITLE}", description=f"Read me {C1_CSI}")
+def note() -> str:
+    return "note"
+
+
+@server.prompt(description=f"Greets {REORDERED}")
+def greet(who: str) -> str:
+    return f"hello {who}"
 
 
 if __name__ == "__main__":

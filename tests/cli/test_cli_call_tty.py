@@ -85,8 +85,8 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
         socket.unlink(missing_ok=True)
 
 
-def _call(tool: str, arguments: str) -> str:
-    quoted = shlex.quote(STDIO)
+def _call(tool: str, arguments: str, server: Path = SERVER) -> str:
+    quoted = shlex.quote(f"{sys.executable} {server}")
     return f"{sys.executable} -m toolwire call {quoted} {tool} --args {shlex.quote(arguments)}"
 
 
@@ -140,3 +140,13 @@ def test_progress_bar_redraws_one_line(terminal: Terminal) -> None:
     assert bars[0].rstrip().endswith("] 100% 4/4 step 4")
     assert "#" * 10 in bars[0] and "-" not in bars[0].split("]")[0]
     assert "progress 1/4" not in shown
+
+
+def test_progress_messages_spanning_lines_stay_on_the_bar(terminal: Terminal) -> None:
+    terminal.start(_call("lines", "{}", SERVER.with_name("_hostile_server.py")))
+    shown = terminal.wait_for("EXIT=")
+    assert "EXIT=0" in shown and "done" in shown
+    bars = [line for line in shown.splitlines() if line.startswith("[")]
+    assert len(bars) == 1, shown
+    assert bars[0].rstrip().endswith("] 100% 2/2 third\\nfourth\\x0dfifth")
+    assert "second" not in shown and "fifth" not in shown.replace(bars[0], "")

@@ -140,3 +140,28 @@ def test_a_failing_lifespan_in_the_workers_exits_with_status_1(tmp_path: Path) -
     assert process.returncode == 1, err
     assert "no database" in err
     assert _infra.wait_until_group_gone(process.pid) == []
+
+
+def test_workers_whose_server_lacks_a_tool_the_parent_saw_refuse_to_start(tmp_path: Path) -> None:
+    # As with Server.run(workers=N): what the parent serves single-process, workers serve too.
+    split = tmp_path / "split.py"
+    split.write_text(
+        "import multiprocessing\n"
+        "from toolwire import Server\n\n"
+        "server = Server('split')\n"
+        "if multiprocessing.parent_process() is None:\n"
+        "    server.add_tool(lambda: 1, name='parent_only')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+    command = [sys.executable, "-m", "toolwire", "run", str(split), "--transport", "http"]
+    completed = subprocess.run(
+        [*command, "--port", "0", "--stateless", "--workers", "2"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 1, completed.stderr
+    assert "without the tools parent_only" in completed.stderr

@@ -337,7 +337,6 @@ def _parse(argv: list[str]) -> argparse.Namespace:
         label = "unknown option" if len(options) == 1 else "unknown options"
         owner.error(f"{label}: {', '.join(options)}")
     owner.error(f"unexpected arguments: {' '.join(unknown)}")
-    raise AssertionError("unreachable: ArgumentParser.error exits")  # pragma: no cover
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -151,7 +151,7 @@ class ProgressDisplay:
         self._drawn = 0  # characters of the line currently on screen (live mode)
 
     def _line(self, progress: float, total: float | None, message: str | None) -> str:
-        tail = f" {visible(message)}" if message else ""
+        tail = " " + visible(message).replace("\n", "\\n") if message else ""  # one line
         if total is None or total <= 0:
             return f"progress {progress:g}{tail}"
         fraction = min(max(progress / total, 0.0), 1.0)

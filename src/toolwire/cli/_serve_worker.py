@@ -1,4 +1,4 @@
-"""The body of each worker process of `run_workers` (`_workers.py`), imported by name there."""
+"""The body of each worker process of `run_in_workers` (`_workers.py`), imported by name there."""
 
 from __future__ import annotations
 
@@ -39,15 +39,12 @@ def serve_worker(listening: socket.socket) -> None:
         signals_stop,
     )
 
-    raw = os.environ.get(SPEC_VARIABLE)
-    if not raw:
-        raise RuntimeError(f"{SPEC_VARIABLE} is not set: serve_worker serves `--workers` only")
-    spec = json.loads(raw)
+    spec = json.loads(os.environ[SPEC_VARIABLE])
     configure_logging()
-    _stop_with_parent(spec.get("supervisor"))
+    _stop_with_parent(spec["supervisor"])
     try:
         server = load_server(spec["target"], path=spec["path"])
-        missing = sorted(set(spec.get("tools") or ()) - set(server.tools))
+        missing = sorted(set(spec["tools"]) - set(server.tools))
         if missing:  # added after the import, which workers do not run
             raise TargetError(
                 f"importing {spec['target']} in a worker gives a server without the tools "
@@ -75,13 +72,12 @@ def serve_worker(listening: socket.socket) -> None:
         release_threads(0 if uvicorn_server.started else STARTUP_FAILURE, logger)
 
 
-def _stop_with_parent(supervisor: int | None) -> None:
+def _stop_with_parent(supervisor: int) -> None:
     """SIGTERM this worker once the supervisor is gone (its pid from the spec: by now
     `getppid()` may already be init's)."""
-    parent = supervisor if isinstance(supervisor, int) else os.getppid()
 
     def watch() -> None:
-        while os.getppid() == parent:
+        while os.getppid() == supervisor:
             time.sleep(_PARENT_POLL_SECONDS)
         os.kill(os.getpid(), signal.SIGTERM)
 

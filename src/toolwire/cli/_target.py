@@ -64,14 +64,6 @@ def portable_target(target: str, path: str | None) -> tuple[str, str | None]:
     return target, str(Path(path).expanduser().resolve() if path else Path.cwd())
 
 
-def _module_name_for(path: Path) -> str:
-    """The stem, as `python file.py` would import it, unless that name is already taken."""
-    name = path.stem
-    if name.isidentifier() and name not in sys.modules:
-        return name
-    return f"_toolwire_target_{abs(hash(str(path))):x}"
-
-
 def _import_file(spec: str) -> ModuleType:
     path = Path(spec).expanduser().resolve()
     if not path.exists():
@@ -86,7 +78,9 @@ def _import_file(spec: str) -> ModuleType:
     # As `python path/file.py` does: the file's directory comes first on sys.path, so the
     # server's sibling modules import.
     sys.path.insert(0, str(path.parent))
-    name = _module_name_for(path)
+    name = path.stem  # as `python file.py` would import it, unless that name is taken
+    if not name.isidentifier() or name in sys.modules:
+        name = f"_toolwire_target_{abs(hash(str(path))):x}"
     module_spec = importlib.util.spec_from_file_location(name, path)
     if module_spec is None or module_spec.loader is None:
         raise TargetError(f"cannot import {spec}: not a Python source file")

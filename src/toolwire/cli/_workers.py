@@ -17,11 +17,11 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-__all__ = ["WorkerTargetError", "run_in_workers", "run_workers", "sessions_warning"]
+__all__ = ["WorkerTargetError", "run_in_workers"]
 
 logger = logging.getLogger("toolwire")
 
@@ -37,75 +37,101 @@ class WorkerTargetError(ValueError):
     """No module a worker could import holds the server; the message says what to change."""
 
 
-def sessions_warning(workers: int, *, from_python: bool = False) -> str:
-    """The warning for several workers that would each keep their own sessions, in the
-    words of `toolwire run` (flags) or of `Server.run` (`from_python`: keyword arguments)."""
-    if from_python:
-        head = f"Server.run('http', workers={workers}) without stateless=True"
-        fixes = "Use stateless=True, or share the sessions through Redis (backplane=URL)"
-    else:
-        head = f"toolwire run: warning: --workers {workers} without --stateless"
-        fixes = "Use --stateless, or share the sessions through Redis (--redis URL)"
-    return (
-        f"{head}: each worker keeps its own sessions and the kernel spreads connections over "
-        "the workers, so a session's later requests can reach a worker that does not know it "
-        f"(404). {fixes}, or run one process per port behind a load balancer that keeps each "
-        "session on its process (TOOLWIRE_SESSION_ROUTE)"
-    )
-
-
-def run_workers(
-    target: str,
+def run_in_workers(
+    server: Any,
     *,
-    root: str | None,
-    workers: int,
     host: str,
     port: int,
-    app_options: dict[str, Any],
+    workers: int,
+    app_options: Mapping[str, Any],
     access_log: bool = False,
     shutdown_grace: float = 5.0,
-    tools: Sequence[str] | None = None,
-) -> bool:
-    """Serve TARGET from `workers` processes until SIGTERM/SIGINT; False if one failed to start.
+    target: tuple[str, str | None] | None = None,
+) -> None:
+    """Serve `server`'s `http_app(**app_options)` from `workers` processes until a signal.
 
-    `target` is `module[:NAME]` imported from the absolute `root`, or an absolute
-    `file.py[:NAME]` (`root` None); `app_options` (plain JSON values) go to `Server.http_app`;
-    a worker whose server lacks one of `tools` refuses to start.
+    `target` is `toolwire run`'s TARGET as `portable_target` gives it (then warnings speak of
+    flags); by default the server is found in the modules (`server_target`). Exits with status
+    1 when a worker failed to start; a worker re-importing the started script that reaches this
+    call (no `__main__` guard) exits with uvicorn's start-up failure status.
     """
+    from uvicorn.config import STARTUP_FAILURE
+
     from ..transports._process import configure_logging
     from ..transports.http.run import bound_socket, say, serving_config, serving_line
 
-    spec: dict[str, Any] = {
-        "target": target,
+    configure_logging()
+    if _in_worker():
+        logger.error(
+            "Server.run('http', workers=%d) ran again in a worker process, which imports the "
+            'started script anew: call run() under `if __name__ == "__main__":`',
+            workers,
+        )
+        raise SystemExit(STARTUP_FAILURE)
+    for name, value in app_options.items():  # workers get them as JSON in the environment
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"Server.run('http', workers={workers}): {name}={value!r} cannot be sent to "
+                "the worker processes, which build their apps from plain values (strings, "
+                "numbers, booleans, lists, None). Give backplane= a Redis URL rather than "
+                "stores or a toolwire.redis.RedisBackplane, and auth to Server(auth=...)"
+            ) from None
+    module, root = (server_target(server), os.getcwd()) if target is None else target
+    if not app_options.get("stateless") and app_options.get("backplane") is None:
+        _warn_of_sessions(workers, flags=target is not None)
+    spec = {
+        "target": module,
         "path": root,
         "host": host,
-        "options": app_options,
+        "options": dict(app_options),
         "supervisor": os.getpid(),
         "access_log": access_log,
         "shutdown_grace": shutdown_grace,
+        "tools": sorted(server.tools),  # a worker whose server lacks one refuses to start
     }
-    if tools is not None:
-        spec["tools"] = sorted(tools)
     before = os.environ.get(SPEC_VARIABLE)
     os.environ[SPEC_VARIABLE] = json.dumps(spec)
     try:
-        configure_logging()
         config = serving_config(
             None, host=host, port=port, access_log=access_log, grace=shutdown_grace
         )
-        listening = bound_socket(config)
-        with listening:
+        with bound_socket(config) as listening:
             # Listening already: a client told the address below is queued until a worker
             # takes it, rather than refused while the workers start.
             listening.listen(config.backlog)
             path = app_options.get("path", "/mcp")
             say(serving_line(host, listening.getsockname()[1], path, workers=workers))
-            return _supervise(listening, workers)
+            started = _supervise(listening, workers)
     finally:
         if before is None:
             os.environ.pop(SPEC_VARIABLE, None)
         else:
             os.environ[SPEC_VARIABLE] = before
+    if not started:
+        raise SystemExit(1)
+
+
+def _warn_of_sessions(workers: int, *, flags: bool) -> None:
+    """Warn that each worker would keep its own sessions, in `toolwire run`'s words (`flags`,
+    printed) or in `Server.run`'s (keyword arguments, logged)."""
+    if flags:
+        head = f"toolwire run: warning: --workers {workers} without --stateless"
+        fixes = "Use --stateless, or share the sessions through Redis (--redis URL)"
+    else:
+        head = f"Server.run('http', workers={workers}) without stateless=True"
+        fixes = "Use stateless=True, or share the sessions through Redis (backplane=URL)"
+    warning = (
+        f"{head}: each worker keeps its own sessions and the kernel spreads connections over "
+        "the workers, so a session's later requests can reach a worker that does not know it "
+        f"(404). {fixes}, or run one process per port behind a load balancer that keeps each "
+        "session on its process (TOOLWIRE_SESSION_ROUTE)"
+    )
+    if flags:
+        print(warning, file=sys.stderr)
+    else:
+        logger.warning(warning)
 
 
 def _supervise(listening: socket.socket, workers: int) -> bool:
@@ -163,8 +189,8 @@ def _worker(listening: socket.socket) -> None:
     importlib.import_module(_WORKER_MODULE).serve_worker(listening)
 
 
-def in_worker() -> bool:
-    """Whether this process is a worker that `run_workers` started, importing or serving.
+def _in_worker() -> bool:
+    """Whether this process is a worker that `run_in_workers` started, importing or serving.
 
     Told by the spec naming this process's parent as the supervisor: multiprocessing marks
     a spawned child as such only after it has imported the started script anew, and that
@@ -178,62 +204,6 @@ def in_worker() -> bool:
     except (ValueError, AttributeError):
         return False
     return isinstance(supervisor, int) and supervisor == os.getppid()
-
-
-def run_in_workers(
-    server: Any,
-    *,
-    host: str,
-    port: int,
-    workers: int,
-    access_log: bool,
-    shutdown_grace: float,
-    app_options: Mapping[str, Any],
-) -> None:
-    """Serve `server`'s `http_app(**app_options)` from `workers` processes until a signal.
-
-    Exits with status 1 when a worker failed to start; a worker re-importing the started script
-    that reaches this call (no `__main__` guard) exits with uvicorn's start-up failure status.
-    """
-    from ..transports._process import configure_logging
-
-    configure_logging()
-    if in_worker():
-        from uvicorn.config import STARTUP_FAILURE
-
-        logger.error(
-            "Server.run('http', workers=%d) ran again in a worker process, which imports the "
-            'started script anew: call run() under `if __name__ == "__main__":`',
-            workers,
-        )
-        raise SystemExit(STARTUP_FAILURE)
-    options = dict(app_options)
-    for name, value in options.items():  # workers get them as JSON in the environment
-        try:
-            json.dumps(value)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"Server.run('http', workers={workers}): {name}={value!r} cannot be sent to "
-                "the worker processes, which build their apps from plain values (strings, "
-                "numbers, booleans, lists, None). Give backplane= a Redis URL rather than "
-                "stores or a toolwire.redis.RedisBackplane, and auth to Server(auth=...)"
-            ) from None
-    target = server_target(server)
-    if not options.get("stateless") and options.get("backplane") is None:
-        logger.warning(sessions_warning(workers, from_python=True))
-    started = run_workers(
-        target,
-        root=os.getcwd(),
-        workers=workers,
-        host=host,
-        port=port,
-        app_options=options,
-        tools=list(server.tools),
-        access_log=access_log,
-        shutdown_grace=shutdown_grace,
-    )
-    if not started:
-        raise SystemExit(1)
 
 
 def server_target(server: Any) -> str:

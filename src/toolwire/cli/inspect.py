@@ -7,6 +7,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ..schema.problems import DIALECTS, schema_problems
+from ._render import json_text, visible
 
 if TYPE_CHECKING:
     from ..server import Server
@@ -65,10 +66,10 @@ def _count(number: int, noun: str) -> str:
 
 
 def inspect_server(server: Server, *, as_json: bool = False) -> str:
-    """Readable (or JSON) report of what a server publishes."""
+    """Readable (or JSON) report of what a server publishes, unable to drive a terminal."""
     data = describe(server)
     if as_json:
-        return json.dumps(data, indent=2, ensure_ascii=False)
+        return json_text(data)
     header = f"{server.name} {server.version or ''}".rstrip()
     counts = [
         _count(len(data[key]), noun)
@@ -88,7 +89,7 @@ def inspect_server(server: Server, *, as_json: bool = False) -> str:
         if data[key]:
             lines += [f"{title}:", *(render(entry) for entry in data[key]), ""]
     lines += [f"warning: {error}" for error in data.get("listingErrors", [])]
-    return "\n".join(lines).rstrip()
+    return visible("\n".join(lines).rstrip())
 
 
 def _summary(entry: dict[str, Any], between: str = "") -> str:

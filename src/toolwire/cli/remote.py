@@ -200,7 +200,7 @@ def _describe_failure(target: RemoteTarget, error: BaseException) -> str:
     )
     if target.kind == "stdio" and (closed or text == "Connection closed"):
         return f"{target.label} exited or closed its output before answering"
-    return f"{target.label}: {text or name}" if text else f"{target.label}: {name}"
+    return f"{target.label}: {text or name}"
 
 
 def _last_line(log: TextIO | None) -> str:
@@ -227,10 +227,6 @@ def _wire(model: Any) -> dict[str, Any]:
     """An `mcp` model as it travels on the wire (camelCase keys, no unset fields)."""
     dumped: dict[str, Any] = model.model_dump(by_alias=True, mode="json", exclude_none=True)
     return dumped
-
-
-async def _list_tools(server: MCPClientServer) -> list[dict[str, Any]]:
-    return [_wire(tool) for tool in await server.list_tools()]
 
 
 def _run(
@@ -370,7 +366,7 @@ def tools_command(args: argparse.Namespace) -> int:
     as_json: bool = args.json
 
     async def work(server: MCPClientServer, target: RemoteTarget) -> int:
-        listed = await _list_tools(server)
+        listed = [_wire(tool) for tool in await server.list_tools()]
         strict = await _strict_versions(server)
         tools = [_client_view(tool, strict.get(str(tool.get("name")))) for tool in listed]
         if as_json:
@@ -454,7 +450,7 @@ def call_command(args: argparse.Namespace) -> int:
     approval = _TerminalApproval(approve_all=args.yes)
 
     async def work(server: MCPClientServer, target: RemoteTarget) -> int:
-        tools = {tool.get("name"): tool for tool in await _list_tools(server)}
+        tools = {tool.name: _wire(tool) for tool in await server.list_tools()}
         if tool_name not in tools:
             known = ", ".join(sorted(str(name) for name in tools)) or "none"
             raise _Refusal(f"unknown tool {tool_name!r} on {target.label} (its tools: {known})")

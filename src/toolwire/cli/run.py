@@ -33,20 +33,23 @@ def run(args: argparse.Namespace) -> int:
         return _refused(f"{', '.join(serving_flags)} needs --transport http or sse")
     if (args.allowed_host or args.allowed_origin) and transport == "stdio":
         return _refused("--allowed-host/--allowed-origin need --transport http or sse")
-    serving: dict[str, Any] = {"access_log": args.access_log}
+    app_options: dict[str, Any] = {}  # what Server.run passes on to the app
     # As in the Python API, a list of hosts or origins replaces the loopback defaults.
     if args.allowed_host:
-        serving["allowed_hosts"] = list(args.allowed_host)
+        app_options["allowed_hosts"] = list(args.allowed_host)
     if args.allowed_origin:
-        serving["allowed_origins"] = list(args.allowed_origin)
+        app_options["allowed_origins"] = list(args.allowed_origin)
+    if transport == "http":
+        app_options.update(stateless=args.stateless, json_response=args.json_response)
     if args.redis:
-        serving["backplane"] = args.redis  # http_app takes the URL for a RedisBackplane
+        app_options["backplane"] = args.redis  # http_app takes the URL for a RedisBackplane
+    serving: dict[str, Any] = {"host": args.host, "port": args.port, "access_log": args.access_log}
     if args.shutdown_grace is not None:  # else Server.run's default
         serving["shutdown_grace"] = args.shutdown_grace
     if transport == "stdio":
         protect_stdout()
         _parent_watch.arm()
-    from ._target import TargetError, load_server
+    from ._target import TargetError, load_server, portable_target
 
     try:
         server = load_server(args.target, path=args.path)
@@ -54,38 +57,15 @@ def run(args: argparse.Namespace) -> int:
         return _refused(str(error))
     if transport == "stdio":
         server.run("stdio")
-    elif transport == "http" and args.workers > 1:  # a supervisor and N worker processes
-        from ._target import portable_target
-        from ._workers import run_workers, sessions_warning
+    elif args.workers > 1:  # a supervisor and N worker processes, each importing TARGET
+        from ._workers import run_in_workers
 
-        if not args.stateless and not args.redis:
-            print(sessions_warning(args.workers), file=sys.stderr)
-        target, root = portable_target(args.target, args.path)
-        options = {"stateless": args.stateless, "json_response": args.json_response, **serving}
-        timing = {
-            key: options.pop(key) for key in ("access_log", "shutdown_grace") if key in options
-        }
-        started = run_workers(
-            target,
-            root=root,
-            workers=args.workers,
-            host=args.host,
-            port=args.port,
-            app_options=options,
-            **timing,
-        )
-        return 0 if started else 1
-    elif transport == "http":
-        server.run(
-            "http",
-            host=args.host,
-            port=args.port,
-            stateless=args.stateless,
-            json_response=args.json_response,
-            **serving,
+        target = portable_target(args.target, args.path)
+        run_in_workers(
+            server, workers=args.workers, app_options=app_options, target=target, **serving
         )
     else:
-        server.run(transport, host=args.host, port=args.port, **serving)
+        server.run(transport, **serving, **app_options)
     return 0
 
 
