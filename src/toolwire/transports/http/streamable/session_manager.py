@@ -126,10 +126,15 @@ class SessionManager:
         return session
 
     async def _load(self, session_id: str, identity: Any) -> HttpSession | None:
-        # Concurrent requests for one session not held here rebuild it once.
-        pending = self._loading.get(session_id)
-        if pending is not None:
-            session = await asyncio.shield(pending)
+        # Concurrent requests for one session not held here rebuild it once. A waiter whose
+        # rebuilder was cancelled (its client left) takes the rebuild over.
+        while (pending := self._loading.get(session_id)) is not None:
+            try:
+                session = await asyncio.shield(pending)
+                break
+            except asyncio.CancelledError:
+                if not pending.cancelled() or _cancelling():
+                    raise
         else:
             pending = asyncio.get_running_loop().create_future()
             self._loading[session_id] = pending
@@ -346,3 +351,9 @@ class SessionManager:
             await asyncio.wait(tasks, timeout=CLOSE_GRACE_SECONDS)
         if self._background:
             await asyncio.wait(set(self._background), timeout=CLOSE_GRACE_SECONDS)
+
+
+def _cancelling() -> bool:
+    """Whether the current task itself is being cancelled."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
