@@ -222,3 +222,40 @@ def test_import_toolwire_client_names_loads_no_mcp() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("name", SERVER_CLASSES)
+@pytest.mark.parametrize(
+    "setting, named",
+    [
+        ({"max_retry_attempts": "3"}, "max_retry_attempts"),
+        ({"max_retry_attempts": -2}, "max_retry_attempts"),
+        ({"max_retry_attempts": True}, "max_retry_attempts"),
+        ({"retry_backoff_seconds_base": "1"}, "retry_backoff_seconds_base"),
+        ({"retry_backoff_seconds_base": math.nan}, "retry_backoff_seconds_base"),
+        ({"connect_timeout_seconds": 0}, "connect_timeout_seconds"),
+        ({"connect_timeout_seconds": "5"}, "connect_timeout_seconds"),
+        ({"connect_timeout_seconds": math.inf}, "connect_timeout_seconds"),
+    ],
+    ids=repr,
+)
+def test_bad_retry_and_connect_settings_fail_where_they_are_given(
+    name: str, setting: dict[str, Any], named: str
+) -> None:
+    # The SDK takes these as given and fails (or spins) at the first retry; toolwire says which
+    # setting is wrong when the server object is made.
+    kind, message = _outcome(getattr(toolwire, name), params=PARAMS[name], **setting)
+    assert kind == "ValueError"
+    assert message.startswith(f"{named} must be ") and repr(next(iter(setting.values()))) in message
+
+
+@pytest.mark.parametrize("name", SERVER_CLASSES)
+def test_good_retry_and_connect_settings_are_kept(name: str) -> None:
+    made = getattr(toolwire, name)(
+        params=PARAMS[name],
+        max_retry_attempts=-1,
+        retry_backoff_seconds_base=-2,
+        connect_timeout_seconds=2.5,
+    )
+    assert (made.max_retry_attempts, made.retry_backoff_seconds_base) == (-1, 0.0)
+    assert made.connect_timeout_seconds == 2.5

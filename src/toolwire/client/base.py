@@ -109,6 +109,36 @@ def _checked_backoff_max(value: object) -> float | None:
     return float(value)
 
 
+def _checked_retries(attempts: object, base: object) -> tuple[int, float]:
+    """`max_retry_attempts` (-1: no limit) and `retry_backoff_seconds_base` (a negative base
+    counts as no delay)."""
+    if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < -1:
+        raise ValueError(
+            "max_retry_attempts must be a whole number of retries (-1: no limit), "
+            f"not {attempts!r}."
+        )
+    if isinstance(base, bool) or not isinstance(base, int | float) or math.isnan(base):
+        raise ValueError(f"retry_backoff_seconds_base must be a number of seconds, not {base!r}.")
+    return attempts, max(0.0, base)
+
+
+def _checked_connect_timeout(value: object) -> float | None:
+    """Seconds a connection may take to open, or None for the transport's own limits."""
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        raise ValueError(
+            f"connect_timeout_seconds must be a positive finite number of seconds or None, "
+            f"not {value!r}."
+        )
+    return value
+
+
 def _checked_list_pages(value: object) -> int | None:
     """How many pages one listing may read, or None for no limit."""
     if value is None:
@@ -276,8 +306,9 @@ class MCPClientServer:
         self._request_timeout = _checked_session_timeout(client_session_timeout_seconds)
         self.tool_filter = tool_filter
         self.use_structured_content = use_structured_content
-        self.max_retry_attempts = max_retry_attempts
-        self.retry_backoff_seconds_base = max(0.0, retry_backoff_seconds_base)
+        self.max_retry_attempts, self.retry_backoff_seconds_base = _checked_retries(
+            max_retry_attempts, retry_backoff_seconds_base
+        )
         self.retry_backoff_seconds_max = _checked_backoff_max(retry_backoff_seconds_max)
         self.message_handler = message_handler
         self.require_approval = require_approval
@@ -294,7 +325,7 @@ class MCPClientServer:
         self.max_list_pages = _checked_list_pages(max_list_pages)
         self.protocol_mode = _checked_protocol_mode(protocol_mode)
         self.prefix_tool_names = prefix_tool_names
-        self.connect_timeout_seconds = connect_timeout_seconds
+        self.connect_timeout_seconds = _checked_connect_timeout(connect_timeout_seconds)
         # Handed to the `mcp` client as given; one left out keeps that client's default
         # (and its capability undeclared).
         callbacks = {
@@ -577,7 +608,8 @@ class MCPClientServer:
             limit = self.max_retry_attempts
             if limit >= 0 and attempt >= limit:
                 raise MCPCallError(self.name, target, reason, lost=found.lost) from error
-            delay: float = self.retry_backoff_seconds_base * 2**attempt
+            # A float power: unlimited retries never overflow (the delay tops out at inf).
+            delay: float = self.retry_backoff_seconds_base * 2.0 ** min(attempt, 1000)
             if self.retry_backoff_seconds_max is not None:
                 delay = min(delay, self.retry_backoff_seconds_max)
             attempt += 1
