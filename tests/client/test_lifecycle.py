@@ -145,10 +145,20 @@ def test_same_tool_names_prefix_or_fail_clearly() -> None:
         async with toolwire.MCPServerManager([one, two]) as manager:
             with pytest.raises(UserError) as clash:
                 await all_function_tools(manager.active_servers)
-            tools = await all_function_tools(manager.active_servers, prefix_tool_names=True)
+            # The override is for these tools only: the servers' own setting never changes,
+            # not even while the listing is on its way (another task may read it meanwhile).
+            seen: set[bool] = set()
+            listing = asyncio.ensure_future(
+                all_function_tools(manager.active_servers, prefix_tool_names=True)
+            )
+            while not listing.done():
+                seen.update((one.prefix_tool_names, two.prefix_tool_names))
+                await asyncio.sleep(0)
+            tools = listing.result()
             by_name = {tool.name: tool for tool in tools}
             ctx = ToolContext(None, tool_name="x", tool_call_id="c", tool_arguments="")
             out = await by_name["mcp_two__add"].on_invoke_tool(ctx, '{"a": 3, "b": 4}')
+            assert seen == {False}
             return str(clash.value), sorted(by_name), out
 
     clash, names, out = bounded(main, 90)

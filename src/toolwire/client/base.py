@@ -817,6 +817,7 @@ class MCPClientServer:
         convert_schemas_to_strict: bool = False,
         run_context: RunContextWrapper[Any] | None = None,
         agent: Any = None,
+        prefix_tool_names: bool | None = None,
     ) -> list[FunctionTool]:
         """The server's tools as toolwire `FunctionTool`s that call the server.
 
@@ -828,15 +829,17 @@ class MCPClientServer:
                 cannot be is kept as it is, with the reason logged).
             run_context: Passed to a callable tool filter.
             agent: Passed to a callable tool filter.
+            prefix_tool_names: Prefix the names with the server's for these tools only; None
+                follows the server's `prefix_tool_names`.
 
         Returns:
-            One tool per remote tool, named with the server's prefix when
-            `prefix_tool_names` is set.
+            One tool per remote tool, named with the server's prefix when asked.
         """
         callback = callback_for(on_approval_request, self)
+        prefixed = self.prefix_tool_names if prefix_tool_names is None else prefix_tool_names
         made: list[FunctionTool] = []
         for tool in await self.list_tools(run_context, agent):
-            shown = prefixed_name(self.name, tool.name) if self.prefix_tool_names else tool.name
+            shown = prefixed_name(self.name, tool.name) if prefixed else tool.name
             schema, is_strict = _schema(self.name, tool, convert_schemas_to_strict)
             # With a callback, the gate asks it at each call: the tool never pauses a run.
             needs_approval = (

@@ -196,15 +196,11 @@ async def all_function_tools(
     tools: list[FunctionTool] = []
     owners: dict[str, list[str]] = {}
     for server in servers:
-        saved = server.prefix_tool_names
-        if prefix_tool_names is not None:
-            server.prefix_tool_names = prefix_tool_names
-        try:
-            made = await server.function_tools(
-                on_approval_request, convert_schemas_to_strict=convert_schemas_to_strict
-            )
-        finally:
-            server.prefix_tool_names = saved
+        made = await server.function_tools(
+            on_approval_request,
+            convert_schemas_to_strict=convert_schemas_to_strict,
+            prefix_tool_names=prefix_tool_names,
+        )
         for tool in made:
             owners.setdefault(tool.name, []).append(server.name)
         tools.extend(made)
