@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from .._process import checked_grace, configure_logging, release_threads, settle_heap_later
 from . import _parent_watch
-from ._descendants import end_descendants
 from ._fdguard import FdReader, FdWriter, protect_stdout
 from ._framing import LineSplitter, Oversized
 
@@ -201,5 +200,5 @@ def run_stdio(
         _parent_watch.install_quiet_handlers()
         atexit.unregister(_parent_watch.block_termination_signals)  # once, however many runs
         atexit.register(_parent_watch.block_termination_signals)
-        end_descendants(DESCENDANT_GRACE_SECONDS)
+        _parent_watch.end_descendants(DESCENDANT_GRACE_SECONDS)
         release_threads(1 if failed else 0, logger)
