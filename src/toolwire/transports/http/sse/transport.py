@@ -22,6 +22,7 @@ from .._sse import SSE_HEADERS, encode_event
 from ..asgi import (
     ASGIReceive,
     ASGISend,
+    BodyTimeout,
     BodyTooLarge,
     ClientGone,
     Scope,
@@ -207,6 +208,10 @@ class LegacySse(Serving):
             )
         except BodyTooLarge as error:
             await refuse(send, 413, str(error))
+            return
+        except BodyTimeout as error:
+            close = [(b"connection", b"close")]
+            await refuse(send, 408, f"Request Timeout: {error}", headers=close)
             return
         except ClientGone:
             return
