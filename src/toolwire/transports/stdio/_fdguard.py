@@ -19,8 +19,7 @@ from collections import deque
 __all__ = ["FdReader", "FdWriter", "protect_stdout"]
 
 _PIPE_BUF = getattr(select, "PIPE_BUF", 512)
-_POLLIN: int = getattr(select, "POLLIN", 1)  # absent on Windows, where nothing is polled
-_POLLOUT: int = getattr(select, "POLLOUT", 4)
+_POLLOUT: int = getattr(select, "POLLOUT", 4)  # absent on Windows, where nothing is polled
 _READ_CHUNK = 1 << 16
 
 
@@ -94,16 +93,6 @@ def _same_stream(fd1: int, fd2: int) -> bool:
     shared = stat.S_ISFIFO(first.st_mode) or stat.S_ISSOCK(first.st_mode)
     # st_ino 0: no identity to compare (Windows pipes), so no verdict.
     return shared and first.st_ino != 0 and os.path.samestat(first, second)
-
-
-def _ready(fd: int, event: int) -> bool:
-    """Whether `fd` is ready now (poll with zero timeout); True where poll cannot tell."""
-    poll = getattr(select, "poll", None)
-    if poll is None:  # Windows: no readiness for pipes; the caller will just block briefly
-        return True
-    poller = poll()
-    poller.register(fd, event)
-    return bool(poller.poll(0))
 
 
 def _selectable(fd: int) -> bool:
@@ -200,7 +189,7 @@ class FdReader:
     async def _read_directly(self) -> bytes:
         import anyio
 
-        if self._selectable and not _ready(self._fd, _POLLIN):
+        if self._selectable:
             try:  # another event loop (trio): wait through anyio
                 await anyio.wait_readable(self._fd)
             except (OSError, NotImplementedError):

@@ -26,7 +26,6 @@ __all__ = [
     "parent_alive",
     "quiet_exit",
     "remember_parent",
-    "restore_quiet_handlers",
     "watch",
 ]
 
@@ -81,8 +80,9 @@ def _quiet_handler(signum: int, frame: FrameType | None) -> None:
 
 
 def install_quiet_handlers() -> None:
-    """Quiet handlers for the termination signals that still have their default handler."""
-    if sys.platform == "win32":
+    """Quiet handlers for the termination signals that have their default handler (again: the
+    event loop resets them); only once `arm()` ran."""
+    if sys.platform == "win32" or not _armed:
         return
     for signum in _QUIET_SIGNALS:
         try:
@@ -99,12 +99,6 @@ def block_termination_signals() -> None:
     if sys.platform != "win32" and hasattr(signal, "pthread_sigmask"):
         with contextlib.suppress(OSError, ValueError):
             signal.pthread_sigmask(signal.SIG_BLOCK, _QUIET_SIGNALS)
-
-
-def restore_quiet_handlers() -> None:
-    """Take back a signal the event loop reset to its default (only once `arm()` ran)."""
-    if _armed:
-        install_quiet_handlers()
 
 
 def remember_parent() -> None:
@@ -129,10 +123,11 @@ def remember_parent() -> None:
 def arm() -> None:
     """Remember the parent, ask for the death signal, install quiet handlers. Idempotent."""
     global _armed  # noqa: PLW0603 - process-wide state
-    install_quiet_handlers()
-    if _armed:
-        return
+    first = not _armed
     _armed = True
+    install_quiet_handlers()
+    if not first:
+        return
     remember_parent()
     if _DEATH_SIGNAL is not None:
         try:
@@ -163,7 +158,7 @@ async def watch(on_gone: Callable[[], None]) -> None:
                         async for _ in signals:
                             break
         finally:
-            restore_quiet_handlers()
+            install_quiet_handlers()
     logger.info("parent process exited; shutting down")
     on_gone()
 
