@@ -41,22 +41,14 @@ def protect_stdout() -> tuple[int, int]:
     if _same_stream(1, 2):
         # The client merged stderr into stdout (seen on Windows launchers): anything written
         # to stderr would land on the wire, so user output and logs are discarded instead.
-        sink = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(sink, 2)
-        finally:
-            os.close(sink)
+        _null_onto(2, os.O_WRONLY)
     os.dup2(2, 1)
     # User output still in Python's buffers (a print() at import time) lands on stderr now.
     for stream in (sys.stdout, sys.__stdout__):
         if stream is not None:
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
-    null = os.open(os.devnull, os.O_RDONLY)
-    try:
-        os.dup2(null, 0)
-    finally:
-        os.close(null)
+    _null_onto(0, os.O_RDONLY)
     # A fresh UTF-8 text stream on fd 1 (now stderr), whatever the locale.
     sys.stdout = io.TextIOWrapper(
         io.FileIO(1, "wb", closefd=False),
@@ -76,10 +68,17 @@ def _fill_closed_standard_fds() -> None:
         try:
             os.fstat(fd)
         except OSError:
-            opened = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
-            if opened != fd:  # a lower fd was free after all: keep numbering honest
-                os.dup2(opened, fd)
-                os.close(opened)
+            _null_onto(fd, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+
+
+def _null_onto(fd: int, flags: int) -> None:
+    """Point `fd` at the null device, opened with `flags`."""
+    null = os.open(os.devnull, flags)
+    if null != fd:  # else the lowest free number was `fd` itself
+        try:
+            os.dup2(null, fd)
+        finally:
+            os.close(null)
 
 
 def _same_stream(fd1: int, fd2: int) -> bool:
@@ -128,7 +127,8 @@ class FdReader:
     async def read(self) -> bytes:
         """Up to 64 KiB; b"" at end of stream. Raises OSError if reading failed."""
         if self._selectable and self._loop is None:
-            self._loop = _asyncio_loop()
+            with contextlib.suppress(RuntimeError):  # not under asyncio (trio): read directly
+                self._loop = asyncio.get_running_loop()
             if self._loop is not None and not self._register():
                 self._selectable = False
         if self._loop is None or not self._selectable:
@@ -203,13 +203,6 @@ class FdReader:
         return os.read(self._fd, _READ_CHUNK)
 
 
-def _asyncio_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-
-
 class FdWriter:
     """Async whole-frame writes to a blocking descriptor, never blocking the event loop."""
 
@@ -221,14 +214,11 @@ class FdWriter:
         if self._poller is not None:  # registered once: every frame asks it
             self._poller.register(fd, _POLLOUT)
 
-    def _writable(self) -> bool:
-        return self._poller is None or bool(self._poller.poll(0))
-
     async def write(self, data: bytes) -> None:
         """Write all of `data`; raises OSError (e.g. BrokenPipeError) if the peer is gone."""
         view: bytes | memoryview = data if len(data) <= _PIPE_BUF else memoryview(data)
         while view:
-            if not self._writable():
+            if self._poller is not None and not self._poller.poll(0):
                 import anyio
 
                 await anyio.wait_writable(self._fd)
