@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolwire.transports.stdio._framing import HEAD_BYTES, LineSplitter, Oversized
+from toolwire.transports.stdio.stdio import HEAD_BYTES, LineSplitter, Oversized
 
 
 def _run(limit: int, chunks: list[bytes]) -> list[bytes | int]:

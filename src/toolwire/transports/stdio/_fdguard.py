@@ -19,8 +19,7 @@ from collections import deque
 __all__ = ["FdReader", "FdWriter", "protect_stdout"]
 
 _PIPE_BUF = getattr(select, "PIPE_BUF", 512)
-_POLLIN: int = getattr(select, "POLLIN", 1)  # absent on Windows, where nothing is polled
-_POLLOUT: int = getattr(select, "POLLOUT", 4)
+_POLLOUT: int = getattr(select, "POLLOUT", 4)  # absent on Windows, where nothing is polled
 _READ_CHUNK = 1 << 16
 
 
@@ -42,22 +41,14 @@ def protect_stdout() -> tuple[int, int]:
     if _same_stream(1, 2):
         # The client merged stderr into stdout (seen on Windows launchers): anything written
         # to stderr would land on the wire, so user output and logs are discarded instead.
-        sink = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(sink, 2)
-        finally:
-            os.close(sink)
+        _null_onto(2, os.O_WRONLY)
     os.dup2(2, 1)
     # User output still in Python's buffers (a print() at import time) lands on stderr now.
     for stream in (sys.stdout, sys.__stdout__):
         if stream is not None:
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
-    null = os.open(os.devnull, os.O_RDONLY)
-    try:
-        os.dup2(null, 0)
-    finally:
-        os.close(null)
+    _null_onto(0, os.O_RDONLY)
     # A fresh UTF-8 text stream on fd 1 (now stderr), whatever the locale.
     sys.stdout = io.TextIOWrapper(
         io.FileIO(1, "wb", closefd=False),
@@ -77,10 +68,17 @@ def _fill_closed_standard_fds() -> None:
         try:
             os.fstat(fd)
         except OSError:
-            opened = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
-            if opened != fd:  # a lower fd was free after all: keep numbering honest
-                os.dup2(opened, fd)
-                os.close(opened)
+            _null_onto(fd, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+
+
+def _null_onto(fd: int, flags: int) -> None:
+    """Point `fd` at the null device, opened with `flags`."""
+    null = os.open(os.devnull, flags)
+    if null != fd:  # else the lowest free number was `fd` itself
+        try:
+            os.dup2(null, fd)
+        finally:
+            os.close(null)
 
 
 def _same_stream(fd1: int, fd2: int) -> bool:
@@ -94,16 +92,6 @@ def _same_stream(fd1: int, fd2: int) -> bool:
     shared = stat.S_ISFIFO(first.st_mode) or stat.S_ISSOCK(first.st_mode)
     # st_ino 0: no identity to compare (Windows pipes), so no verdict.
     return shared and first.st_ino != 0 and os.path.samestat(first, second)
-
-
-def _ready(fd: int, event: int) -> bool:
-    """Whether `fd` is ready now (poll with zero timeout); True where poll cannot tell."""
-    poll = getattr(select, "poll", None)
-    if poll is None:  # Windows: no readiness for pipes; the caller will just block briefly
-        return True
-    poller = poll()
-    poller.register(fd, event)
-    return bool(poller.poll(0))
 
 
 def _selectable(fd: int) -> bool:
@@ -139,7 +127,8 @@ class FdReader:
     async def read(self) -> bytes:
         """Up to 64 KiB; b"" at end of stream. Raises OSError if reading failed."""
         if self._selectable and self._loop is None:
-            self._loop = _asyncio_loop()
+            with contextlib.suppress(RuntimeError):  # not under asyncio (trio): read directly
+                self._loop = asyncio.get_running_loop()
             if self._loop is not None and not self._register():
                 self._selectable = False
         if self._loop is None or not self._selectable:
@@ -200,7 +189,7 @@ class FdReader:
     async def _read_directly(self) -> bytes:
         import anyio
 
-        if self._selectable and not _ready(self._fd, _POLLIN):
+        if self._selectable:
             try:  # another event loop (trio): wait through anyio
                 await anyio.wait_readable(self._fd)
             except (OSError, NotImplementedError):
@@ -214,13 +203,6 @@ class FdReader:
         return os.read(self._fd, _READ_CHUNK)
 
 
-def _asyncio_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-
-
 class FdWriter:
     """Async whole-frame writes to a blocking descriptor, never blocking the event loop."""
 
@@ -232,14 +214,11 @@ class FdWriter:
         if self._poller is not None:  # registered once: every frame asks it
             self._poller.register(fd, _POLLOUT)
 
-    def _writable(self) -> bool:
-        return self._poller is None or bool(self._poller.poll(0))
-
     async def write(self, data: bytes) -> None:
         """Write all of `data`; raises OSError (e.g. BrokenPipeError) if the peer is gone."""
         view: bytes | memoryview = data if len(data) <= _PIPE_BUF else memoryview(data)
         while view:
-            if not self._writable():
+            if self._poller is not None and not self._poller.poll(0):
                 import anyio
 
                 await anyio.wait_writable(self._fd)

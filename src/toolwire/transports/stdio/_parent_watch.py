@@ -1,7 +1,9 @@
-"""Process life: quiet exits on SIGTERM and SIGINT, and no orphan when the parent dies (a
-client killed may never close the pipe). `arm()` remembers the parent and installs quiet
-handlers where the defaults are in place; the parent is watched by a death signal on Linux and
-polled every `POLL_SECONDS`; `watch(on_gone)` tells the transport. See docs/decisions.md."""
+"""Process life: quiet exits on SIGTERM and SIGINT, no orphan when the parent dies (a client
+killed may never close the pipe), and no process of a tool left behind. `arm()` remembers the
+parent and installs quiet handlers where the defaults are in place; the parent is watched by a
+death signal on Linux and polled every `POLL_SECONDS`; `watch(on_gone)` tells the transport;
+`end_descendants` stops what tools started (through /proc, Linux only), leaving alone a process
+that left the tree on purpose (a double fork, `setsid`). See docs/decisions.md."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import logging
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable
 from types import FrameType
 from typing import Any
@@ -18,11 +21,11 @@ __all__ = [
     "POLL_SECONDS",
     "arm",
     "block_termination_signals",
+    "end_descendants",
     "install_quiet_handlers",
     "parent_alive",
     "quiet_exit",
     "remember_parent",
-    "restore_quiet_handlers",
     "watch",
 ]
 
@@ -40,6 +43,9 @@ _RTMIN: Any = getattr(signal, "SIGRTMIN", None)
 # signal.Signals; anyio only needs an int-like value.
 _DEATH_SIGNAL: signal.Signals | None = (
     _RTMIN + 7 if sys.platform.startswith("linux") and _RTMIN is not None else None
+)
+_QUIET_SIGNALS: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT) + (
+    () if _DEATH_SIGNAL is None else (_DEATH_SIGNAL,)
 )
 
 
@@ -60,64 +66,39 @@ def parent_alive() -> bool:
 def quiet_exit(code: int = 0) -> None:
     """Leave now, without a traceback: flush what user code printed, then `os._exit`."""
     for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None:
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):
                 stream.flush()
-        except (OSError, ValueError):
-            pass
     os._exit(code)
 
 
-def _on_termination(signum: int, frame: FrameType | None) -> None:
-    del signum, frame
-    quiet_exit(0)
-
-
-def _on_death_signal(signum: int, frame: FrameType | None) -> None:
-    del signum, frame
-    if not parent_alive():
+def _quiet_handler(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM/SIGINT: leave quietly; the death signal: leave if the parent is gone."""
+    del frame
+    if signum != _DEATH_SIGNAL or not parent_alive():
         quiet_exit(0)
 
 
 def install_quiet_handlers() -> None:
-    """SIGTERM/SIGINT exit 0 without a traceback; the death signal checks the parent (only
-    default handlers are replaced)."""
-    if sys.platform == "win32":
+    """Quiet handlers for the termination signals that have their default handler (again: the
+    event loop resets them); only once `arm()` ran."""
+    if sys.platform == "win32" or not _armed:
         return
-    handlers: dict[int, Callable[[int, FrameType | None], None]] = {
-        signal.SIGTERM: _on_termination,
-        signal.SIGINT: _on_termination,
-    }
-    if _DEATH_SIGNAL is not None:
-        handlers[_DEATH_SIGNAL] = _on_death_signal
-    for signum, handler in handlers.items():
+    for signum in _QUIET_SIGNALS:
         try:
             current = signal.getsignal(signum)
-            if current in (signal.SIG_DFL, signal.default_int_handler, None) or current in (
-                _on_termination,
-                _on_death_signal,
-            ):
-                signal.signal(signum, handler)
+            if current in (signal.SIG_DFL, signal.default_int_handler, None, _quiet_handler):
+                signal.signal(signum, _quiet_handler)
         except (OSError, ValueError):  # not the main thread, or an unsupported signal
             logger.debug("cannot handle signal %s here", signum)
 
 
 def block_termination_signals() -> None:
-    """Block SIGTERM/SIGINT (and the death signal) for the rest of the process's life: at
-    interpreter exit, when finalization resets handlers to the defaults."""
-    if sys.platform == "win32" or not hasattr(signal, "pthread_sigmask"):
-        return
-    signals = {signal.SIGTERM, signal.SIGINT}
-    if _DEATH_SIGNAL is not None:
-        signals.add(_DEATH_SIGNAL)
-    with contextlib.suppress(OSError, ValueError):
-        signal.pthread_sigmask(signal.SIG_BLOCK, signals)
-
-
-def restore_quiet_handlers() -> None:
-    """Take back a signal the event loop reset to its default (only once `arm()` ran)."""
-    if _armed:
-        install_quiet_handlers()
+    """Block the termination signals for the rest of the process's life: at interpreter exit,
+    when finalization resets handlers to the defaults."""
+    if sys.platform != "win32" and hasattr(signal, "pthread_sigmask"):
+        with contextlib.suppress(OSError, ValueError):
+            signal.pthread_sigmask(signal.SIG_BLOCK, _QUIET_SIGNALS)
 
 
 def remember_parent() -> None:
@@ -142,10 +123,11 @@ def remember_parent() -> None:
 def arm() -> None:
     """Remember the parent, ask for the death signal, install quiet handlers. Idempotent."""
     global _armed  # noqa: PLW0603 - process-wide state
-    install_quiet_handlers()
-    if _armed:
-        return
+    first = not _armed
     _armed = True
+    install_quiet_handlers()
+    if not first:
+        return
     remember_parent()
     if _DEATH_SIGNAL is not None:
         try:
@@ -176,6 +158,79 @@ async def watch(on_gone: Callable[[], None]) -> None:
                         async for _ in signals:
                             break
         finally:
-            restore_quiet_handlers()
+            install_quiet_handlers()
     logger.info("parent process exited; shutting down")
     on_gone()
+
+
+def _live_parent(pid: int) -> int | None:
+    """The parent of `pid` from /proc/PID/stat; None if `pid` is gone or a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            raw = stat.read()
+    except OSError:
+        return None
+    # The command name sits in parentheses and may hold spaces or ')': split after the last.
+    fields = raw[raw.rfind(b")") + 2 :].split()
+    if len(fields) < 2 or fields[0] == b"Z":
+        return None
+    return int(fields[1])
+
+
+def _descendants(root: int) -> list[int]:
+    """The live descendants of `root`, parents before their children; [] without /proc."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    children: dict[int, list[int]] = {}
+    for name in names:
+        parent = _live_parent(int(name)) if name.isdigit() else None
+        if parent is not None:
+            children.setdefault(parent, []).append(int(name))
+    found: list[int] = []
+    frontier = [root]
+    while frontier:
+        for child in children.get(frontier.pop(), ()):
+            found.append(child)
+            frontier.append(child)
+    return found
+
+
+def _reap_children() -> None:
+    """Collect the exit statuses of our own children, so none is left a zombie."""
+    with contextlib.suppress(ChildProcessError, OSError):
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+
+
+def _kill_all(pids: list[int], signum: int) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signum)
+    _reap_children()
+
+
+def end_descendants(grace: float = 0.5) -> int:
+    """SIGTERM every descendant, wait up to `grace` seconds for them all, SIGKILL the rest;
+    how many there were (0 off Linux)."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    targets = _descendants(os.getpid())
+    if not targets:
+        return 0
+    _kill_all(targets, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while True:
+        left = [pid for pid in targets if _live_parent(pid) is not None]
+        if not left or time.monotonic() >= deadline:
+            break
+        time.sleep(0.01)
+        _reap_children()
+    # A child of a killed descendant may have been started, or re-parented, meanwhile.
+    left += [pid for pid in _descendants(os.getpid()) if pid not in left]
+    _kill_all(left, signal.SIGKILL)
+    logger.info(
+        "stopped %d process(es) started by tools (%d needed SIGKILL)", len(targets), len(left)
+    )
+    return len(targets)

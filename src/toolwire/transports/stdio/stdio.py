@@ -1,6 +1,7 @@
 """MCP over stdio: newline-delimited JSON-RPC on the process's own stdin and stdout (user output
-goes to stderr), served inside `server.serving()`. The process ends cleanly (exit code 0) on stdin
-EOF, SIGTERM, SIGINT and its parent's death, even during a slow start-up."""
+goes to stderr), served inside `server.serving()`. A line longer than the limit is never buffered
+whole: it is counted to its newline, then answered from its first bytes. The process ends cleanly
+(exit code 0) on stdin EOF, SIGTERM, SIGINT and its parent's death, even during a slow start-up."""
 
 from __future__ import annotations
 
@@ -12,19 +13,26 @@ import signal
 import sys
 import threading
 from collections.abc import Coroutine
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._process import checked_grace, configure_logging, release_threads, settle_heap_later
 from . import _parent_watch
-from ._descendants import end_descendants
 from ._fdguard import FdReader, FdWriter, protect_stdout
-from ._framing import LineSplitter, Oversized
 
 if TYPE_CHECKING:
     from ...protocol.session.serving import Servable
     from ...protocol.session.session import ServerSession
 
-__all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "protect_stdout", "run_stdio", "serve_stdio"]
+__all__ = [
+    "DEFAULT_MAX_MESSAGE_BYTES",
+    "HEAD_BYTES",
+    "LineSplitter",
+    "Oversized",
+    "protect_stdout",
+    "run_stdio",
+    "serve_stdio",
+]
 
 logger = logging.getLogger("toolwire.stdio")
 
@@ -158,7 +166,7 @@ async def _watch_signals(stop: _Stop) -> None:
                 stop()
     finally:
         # asyncio just reset the handlers to the defaults: keep the rest of the shutdown quiet.
-        _parent_watch.restore_quiet_handlers()
+        _parent_watch.install_quiet_handlers()
 
 
 async def _settled(serving: Coroutine[Any, Any, None]) -> None:
@@ -201,5 +209,86 @@ def run_stdio(
         _parent_watch.install_quiet_handlers()
         atexit.unregister(_parent_watch.block_termination_signals)  # once, however many runs
         atexit.register(_parent_watch.block_termination_signals)
-        end_descendants(DESCENDANT_GRACE_SECONDS)
+        _parent_watch.end_descendants(DESCENDANT_GRACE_SECONDS)
         release_threads(1 if failed else 0, logger)
+
+
+HEAD_BYTES = 4096  # how much of a refused line is kept (clients write "id" before "params")
+
+
+@dataclass(frozen=True, slots=True)
+class Oversized:
+    """A line longer than the limit: its full length and its first `HEAD_BYTES` bytes."""
+
+    size: int
+    head: bytes
+
+
+class LineSplitter:
+    """Split a byte stream into frames (stripped; blank lines skipped) and `Oversized` verdicts
+    for lines over `limit` bytes (not counting the line ending)."""
+
+    __slots__ = ("_buffer", "_head", "_limit", "_skipped")
+
+    def __init__(self, limit: int) -> None:
+        if limit <= 0:
+            raise ValueError("limit must be positive")
+        self._limit = limit
+        self._buffer = bytearray()
+        self._skipped = -1  # >= 0 while discarding an oversized line: bytes seen so far
+        self._head = b""  # the first bytes of the line being discarded
+
+    def feed(self, chunk: bytes) -> list[bytes | Oversized]:
+        """Consume a chunk; return the frames and oversize verdicts it completed."""
+        out: list[bytes | Oversized] = []
+        start = 0
+        end = len(chunk)
+        while start < end:
+            newline = chunk.find(b"\n", start)
+            if self._skipped >= 0:
+                if newline < 0:
+                    self._skipped += end - start
+                    return out
+                out.append(Oversized(self._skipped + newline - start, self._head))
+                self._skipped = -1
+                self._head = b""
+                start = newline + 1
+                continue
+            if newline < 0:
+                self._buffer += chunk[start:]
+                if len(self._buffer) > self._limit + 1:  # +1: a lone "\r" may still follow
+                    self._skipped = len(self._buffer)
+                    self._head = bytes(self._buffer[:HEAD_BYTES])
+                    self._buffer = bytearray()
+                return out
+            if self._buffer:
+                self._buffer += chunk[start:newline]
+                line: bytes = bytes(self._buffer)
+                self._buffer = bytearray()
+            else:
+                line = chunk[start:newline]
+            start = newline + 1
+            self._emit(line, out)
+        return out
+
+    def finish(self) -> list[bytes | Oversized]:
+        """End of stream: a last line without a newline still counts as a frame."""
+        out: list[bytes | Oversized] = []
+        if self._skipped >= 0:
+            out.append(Oversized(self._skipped, self._head))
+        elif self._buffer:
+            self._emit(bytes(self._buffer), out)
+        self._buffer = bytearray()
+        self._skipped = -1
+        self._head = b""
+        return out
+
+    def _emit(self, line: bytes, out: list[bytes | Oversized]) -> None:
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if len(line) > self._limit:
+            out.append(Oversized(len(line), line[:HEAD_BYTES]))
+            return
+        line = line.strip()
+        if line:
+            out.append(line)

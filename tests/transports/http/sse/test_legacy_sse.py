@@ -251,6 +251,37 @@ async def test_bad_posts_get_a_clear_4xx(case: str, status: int, needle: str) ->
         assert body["error"]["code"] == -32700
 
 
+async def test_a_post_whose_body_never_completes_gets_408(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import socket
+
+    from toolwire.transports.http import asgi
+
+    monkeypatch.setattr(asgi, "BODY_SECONDS", 0.3)
+
+    def stalled_post(base: str, endpoint: str) -> bytes:
+        host, port = base.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(
+                f"POST {endpoint} HTTP/1.1\r\nhost: 127.0.0.1\r\n".encode()
+                + b"content-type: application/json\r\ncontent-length: 100\r\n\r\n{"
+            )
+            reply = b""
+            while b"}}" not in reply and (chunk := sock.recv(4096)):
+                reply += chunk
+            return reply
+
+    with served(_server(Probe()).sse_app()) as base:
+        async with opened(base) as stream:
+            reply = await anyio.to_thread.run_sync(stalled_post, base, stream.endpoint)
+            assert (await stream.post(INIT)).status_code == 202  # the session still serves
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408 "), reply
+    assert b"connection: close" in head.lower()
+    assert b"the request body did not arrive within 0.3 seconds" in body
+
+
 async def test_sessions_are_bounded_and_idle_streams_get_keepalive_comments() -> None:
     app = _server(Probe()).sse_app(max_sessions=2, keepalive_seconds=0.05)
     import httpx2

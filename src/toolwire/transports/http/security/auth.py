@@ -68,21 +68,14 @@ class BearerGuard:
         if scope.get("method") == "OPTIONS":
             await self.app(scope, receive, send)
             return
-        identity, problem = await self._identify(scope, header(scope, b"authorization"))
+        identity, problem = await self._identify(scope)
         if identity is None:
             await self._challenge(scope, send, 401, "invalid_token", problem)
             return
-        auth = self.auth
-        if auth.required_scopes and not auth.required_scopes <= identity.scopes:
-            missing = identity.missing_scopes(auth.required_scopes)
-            await self._challenge(
-                scope,
-                send,
-                403,
-                "insufficient_scope",
-                scope_refusal(None, missing),
-                scopes=auth.required_scopes,
-            )
+        missing = identity.missing_scopes(self.auth.required_scopes)
+        if missing:
+            refusal = scope_refusal(None, missing)
+            await self._challenge(scope, send, 403, "insufficient_scope", refusal)
             return
         scope[IDENTITY_KEY] = identity
         tools = self.tools
@@ -96,10 +89,9 @@ class BearerGuard:
             return
         await self.app(scope, receive, send)
 
-    async def _identify(
-        self, scope: Scope, authorization: bytes | None
-    ) -> tuple[Identity | None, str]:
+    async def _identify(self, scope: Scope) -> tuple[Identity | None, str]:
         """The request's identity, or None and why not (said in the challenge)."""
+        authorization = header(scope, b"authorization")
         if authorization is None:
             return None, "Authentication required: send an Authorization: Bearer <token> header"
         kind, _, token = authorization.decode("latin-1").strip().partition(" ")
@@ -182,27 +174,20 @@ class BearerGuard:
                 return request_id, name, entry.scopes, missing
         return None
 
-    def _origin(self, scope: Scope) -> str:
-        """`scheme://host` of this request as the client addressed it."""
+    def _base(self, scope: Scope) -> str:
+        """`scheme://host` and the mount point of this app, as the client addressed it."""
+        root: str = scope.get("root_path", "")
         if self.auth.resource_url is not None:
             parts = urlsplit(self.auth.resource_url)
-            return f"{parts.scheme}://{parts.netloc}"
+            return f"{parts.scheme}://{parts.netloc}{root}"
         host = header(scope, b"host")
         scheme: str = scope.get("scheme", "http")
         scheme = {"ws": "http", "wss": "https"}.get(scheme, scheme)
-        return f"{scheme}://{'localhost' if host is None else host.decode('latin-1')}"
+        return f"{scheme}://{'localhost' if host is None else host.decode('latin-1')}{root}"
 
     def _resource(self, scope: Scope) -> str:
         """The resource identifier: the configured URL, else this endpoint's URL."""
-        if self.auth.resource_url is not None:
-            return self.auth.resource_url
-        root: str = scope.get("root_path", "")
-        return self._origin(scope) + root + self.endpoint_path
-
-    def _metadata_url(self, scope: Scope) -> str:
-        """Where this app serves the path-suffixed metadata, as an absolute URL."""
-        root = scope.get("root_path", "")
-        return f"{self._origin(scope)}{root}{METADATA_PATH}{self.endpoint_path}"
+        return self.auth.resource_url or self._base(scope) + self.endpoint_path
 
     def _metadata_document(self, scope: Scope) -> dict[str, Any]:
         auth = self.auth
@@ -260,7 +245,11 @@ class BearerGuard:
         params.append(b'error_description="' + header_text(description) + b'"')
         if scopes:
             params.append(b'scope="' + header_text(" ".join(sorted(scopes))) + b'"')
-        params.append(b'resource_metadata="' + header_text(self._metadata_url(scope)) + b'"')
+        params.append(
+            b'resource_metadata="'
+            + header_text(self._base(scope) + METADATA_PATH + self.endpoint_path)
+            + b'"'
+        )
         challenge = b"Bearer " + b", ".join(params)
         await refuse(
             send,

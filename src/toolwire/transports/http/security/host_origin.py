@@ -63,8 +63,9 @@ def _scheme(text: str) -> bool:
     return text[:1].isalpha() and text.isascii() and all(c.isalnum() or c in "+-." for c in text)
 
 
-def _host_entry(entry: str, what: str) -> tuple[str, str | None]:
-    """A configured host (`name`, `name:port`, `name:*`) as (name, exact port or None)."""
+def _host_entry(entry: str, what: str, prefix: str = "") -> str:
+    """A configured host (`name`, `name:port`, `name:*`) as `prefix` + `name` (any port) or
+    `prefix` + `name:port`, the form `_allowed` looks up."""
     if not entry.strip():
         raise ValueError(f"{what}: {entry!r} is not a host name")
     text = entry.strip().lower()
@@ -78,27 +79,15 @@ def _host_entry(entry: str, what: str) -> tuple[str, str | None]:
         if _authority(name) is not None and port and not set(port) & set("/@"):
             raise ValueError(f"{what}: {entry!r} has a port that is not a number up to 65535")
         raise ValueError(f"{what}: {entry!r} is not a host; write 'name' (any port) or 'name:port'")
-    return parsed
+    host, exact_port = parsed
+    return prefix + host if exact_port is None else f"{prefix}{host}:{exact_port}"
 
 
-class _Matcher:
-    """Allowed values of one header: exact `name:port` strings, and names on any port."""
-
-    def __init__(self) -> None:
-        self.everything = False
-        self.exact: set[str] = set()
-        self.any_port: set[str] = set()
-
-    def add(self, prefix: str, name: str, port: str | None) -> None:
-        if port is None:
-            self.any_port.add(prefix + name)
-        else:
-            self.exact.add(f"{prefix}{name}:{port}")
-
-    def matches(self, prefix: str, name: str, port: str | None) -> bool:
-        if self.everything or prefix + name in self.any_port:
-            return True
-        return port is not None and f"{prefix}{name}:{port}" in self.exact
+def _allowed(allowed: set[str], prefix: str, name: str, port: str | None) -> bool:
+    """Whether `allowed` (`"*"`, names on any port, `name:port` strings) takes the value."""
+    if ANY in allowed or prefix + name in allowed:
+        return True
+    return port is not None and f"{prefix}{name}:{port}" in allowed
 
 
 class HostOriginGuard:
@@ -118,20 +107,18 @@ class HostOriginGuard:
         bind_host: str | None = None,
     ) -> None:
         self.app = app
-        self._hosts = _Matcher()
+        self._hosts: set[str] = set()
         default_hosts: tuple[str, ...] = DEFAULT_ALLOWED_HOSTS
         if bind_host is not None and bind_host.strip() not in _WILDCARD_BINDS:
             default_hosts = (*default_hosts, bind_host.strip())
         for entry in _entries(allowed_hosts, default_hosts, "allowed_hosts"):
-            if entry.strip() == ANY:
-                self._hosts.everything = True
-            else:
-                self._hosts.add("", *_host_entry(entry, "allowed_hosts"))
-        self._origins = _Matcher()
+            is_any = entry.strip() == ANY
+            self._hosts.add(ANY if is_any else _host_entry(entry, "allowed_hosts"))
+        self._origins: set[str] = set()
         for entry in _entries(allowed_origins, DEFAULT_ALLOWED_ORIGINS, "allowed_origins"):
             text = entry.strip().lower()
             if text == ANY:
-                self._origins.everything = True
+                self._origins.add(ANY)
                 continue
             scheme, sep, rest = text.partition("://")
             if not sep or not scheme or not rest or "/" in rest.rstrip("/"):
@@ -139,7 +126,7 @@ class HostOriginGuard:
                     f"allowed_origins: {entry!r} is not an origin; write 'https://name' "
                     "(any port) or 'https://name:port'"
                 )
-            self._origins.add(scheme + "://", *_host_entry(rest.rstrip("/"), "allowed_origins"))
+            self._origins.add(_host_entry(rest.rstrip("/"), "allowed_origins", scheme + "://"))
         self._good_hosts: set[bytes] = set()
         self._good_origins: set[tuple[bytes, bytes]] = set()
         self._logged: set[str] = set()
@@ -180,9 +167,9 @@ class HostOriginGuard:
     def _host_allowed(self, host: bytes | None) -> bool:
         if host is None:
             return False
-        if not self._hosts.everything:
+        if ANY not in self._hosts:
             parsed = _authority(host.decode("latin-1").strip(" \t").lower())
-            if parsed is None or not self._hosts.matches("", *parsed):
+            if parsed is None or not _allowed(self._hosts, "", *parsed):
                 return False
         if len(self._good_hosts) < _CACHE_LIMIT:
             self._good_hosts.add(host)
@@ -195,7 +182,7 @@ class HostOriginGuard:
         if not sep or not _scheme(scheme) or parsed is None:
             return False  # "null", other opaque origins, and anything not scheme://name[:port]
         own_host = host.decode("latin-1").strip(" \t").lower()
-        if authority != own_host and not self._origins.matches(scheme + "://", *parsed):
+        if authority != own_host and not _allowed(self._origins, scheme + "://", *parsed):
             return False
         if len(self._good_origins) < _CACHE_LIMIT:
             self._good_origins.add((origin, host))

@@ -3,7 +3,6 @@ a Starlette app, behind the same guards and lifespan rules as the streamable HTT
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, Any
 
 from starlette.routing import Route
@@ -17,8 +16,6 @@ if TYPE_CHECKING:
     from ....protocol.session.serving import Servable
 
 __all__ = ["LegacySseApp"]
-
-logger = logging.getLogger("toolwire.http")
 
 
 class _Endpoint:

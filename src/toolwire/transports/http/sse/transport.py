@@ -22,6 +22,7 @@ from .._sse import SSE_HEADERS, encode_event
 from ..asgi import (
     ASGIReceive,
     ASGISend,
+    BodyTimeout,
     BodyTooLarge,
     ClientGone,
     Scope,
@@ -173,8 +174,9 @@ class LegacySse(Serving):
             self._opening.discard(slot)
             logger.debug("SSE session %s opened", session_id)
             try:
-                endpoint = self._endpoint(scope, session_id)
-                await stream.send_raw(b"event: endpoint\ndata: " + endpoint + b"\n\n")
+                prefix = str(scope.get("root_path", "")).rstrip("/")
+                endpoint = f"{quote(prefix + self.message_path)}?session_id={session_id}"
+                await stream.send_raw(b"event: endpoint\ndata: " + endpoint.encode() + b"\n\n")
                 await stream.wait(receive, self.keepalive_seconds)
             finally:
                 stream.release()
@@ -208,6 +210,10 @@ class LegacySse(Serving):
         except BodyTooLarge as error:
             await refuse(send, 413, str(error))
             return
+        except BodyTimeout as error:
+            close = [(b"connection", b"close")]
+            await refuse(send, 408, f"Request Timeout: {error}", headers=close)
+            return
         except ClientGone:
             return
         try:
@@ -217,7 +223,9 @@ class LegacySse(Serving):
                 send, 400, f"Parse error: the body is not JSON ({error})", code=PARSE_ERROR
             )
             return
-        if not await _room(live):
+        with anyio.move_on_after(BUSY_SECONDS):  # wait (bounded) for room in the backlog
+            await live.session.backlog.until_clear()
+        if live.session.backlog.full:
             await refuse(
                 send,
                 503,
@@ -234,7 +242,8 @@ class LegacySse(Serving):
 
     async def _session_of(self, scope: Scope, send: ASGISend) -> _Live | None:
         """The live session the POST names, or None once refused (400/404)."""
-        session_id = _query_value(scope, "session_id")
+        query = parse_qs(bytes(scope.get("query_string", b"")).decode("latin-1"))
+        session_id = query.get("session_id", [None])[0]
         if session_id is None:
             await refuse(
                 send,
@@ -260,29 +269,12 @@ class LegacySse(Serving):
             live.identity = live.session.identity = identity  # a refreshed token of the caller
         return live
 
-    def _endpoint(self, scope: Scope, session_id: str) -> bytes:
-        prefix = str(scope.get("root_path", "")).rstrip("/")
-        return f"{quote(prefix + self.message_path)}?session_id={session_id}".encode()
-
 
 def _unknown_session(sse_path: str) -> str:
     return (
         "Unknown session_id: the session ended (its event stream closed) or never existed; "
         f"open a new stream with GET {sse_path}"
     )
-
-
-def _query_value(scope: Scope, name: str) -> str | None:
-    values = parse_qs(bytes(scope.get("query_string", b"")).decode("latin-1")).get(name)
-    return values[0] if values else None
-
-
-async def _room(live: _Live) -> bool:
-    """Wait (bounded) until the session's backlog has room; whether it has."""
-    backlog = live.session.backlog
-    with anyio.move_on_after(BUSY_SECONDS):
-        await backlog.until_clear()
-    return not backlog.full
 
 
 async def _wrong_method(scope: Scope, send: ASGISend, allowed: str, hint: str) -> None:
