@@ -193,6 +193,9 @@ def _content_blocks(content: Any, version: str) -> list[dict[str, Any]]:
     return blocks
 
 
+_NUMBERS = frozenset({int, float, bool})
+
+
 def _shaped_result(entry: ResultShape, output: Any, version: str) -> dict[str, Any]:
     if isinstance(output, ToolResult):
         return _with_content(entry, output, version)
@@ -200,7 +203,7 @@ def _shaped_result(entry: ResultShape, output: Any, version: str) -> dict[str, A
     blocks: list[dict[str, Any]] | None = None
     if isinstance(output, str):
         blocks = [{"type": "text", "text": output}]
-    else:
+    elif output is not None and type(output) not in _NUMBERS:  # a number is never an output
         single = as_output(output)
         if single is not None:
             blocks = [output_block(single, version)]
