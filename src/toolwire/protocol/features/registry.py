@@ -51,11 +51,11 @@ class RegisteredTool:
     scopes: frozenset[str] = frozenset()
     icons: tuple[dict[str, Any], ...] | None = None
     _listing: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    name: str = field(init=False)
+    """The tool's name (its `FunctionTool`'s)."""
 
-    @property
-    def name(self) -> str:
-        """The tool's name."""
-        return self.tool.name
+    def __post_init__(self) -> None:
+        self.name = self.tool.name
 
     @property
     def dynamic(self) -> bool:
@@ -114,22 +114,6 @@ class ToolRegistry(NamedEntries[RegisteredTool]):
         self.page_cache.clear()
         self._all_scopes = None
         super()._changed()
-
-
-async def is_enabled(entry: RegisteredTool) -> bool:
-    """Whether a tool is listed and callable now."""
-    flag = entry.tool.is_enabled
-    if isinstance(flag, bool):
-        return flag
-    from ...context import RunContextWrapper
-
-    try:
-        answer = flag(RunContextWrapper(None), None)
-        if inspect.isawaitable(answer):
-            answer = await answer
-    except Exception:
-        return False
-    return bool(answer)
 
 
 def normalize_annotations(annotations: Any) -> dict[str, Any] | None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ...context import ToolContext
+from ...context import RunContextWrapper, ToolContext
 from ...errors import ClientCapabilityError, ModelBehaviorError, ToolTimeoutError
 from ...schema.refs import lookup_local_ref
 from ...tools.failure import log_timeout
@@ -34,7 +34,6 @@ from ..wire.jsonrpc import (
     ProtocolError,
     RequestId,
 )
-from .registry import is_enabled
 
 if TYPE_CHECKING:
     from ...tools.threads import SyncBudget
@@ -234,6 +233,20 @@ async def _timed_out(
         except Exception:
             logger.exception("the timeout_error_function of tool %r failed", entry.name)
     return error_result(text)
+
+
+async def is_enabled(entry: RegisteredTool) -> bool:
+    """Whether a tool is listed and callable now."""
+    flag = entry.tool.is_enabled
+    if isinstance(flag, bool):
+        return flag
+    try:
+        answer = flag(RunContextWrapper(None), None)
+        if inspect.isawaitable(answer):
+            answer = await answer
+    except Exception:
+        return False
+    return bool(answer)
 
 
 _MAX_DEPTH = 8
