@@ -4,6 +4,7 @@ the options that go with it."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any
 
@@ -131,25 +132,30 @@ def test_a_session_is_found_on_another_app_by_its_caller_only(redis_server: Redi
 
 
 def test_a_copy_that_missed_the_end_of_its_session_drops_it_at_its_next_refresh(
-    redis_server: RedisServer,
+    redis_server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     # No change bus: the first app never hears that the second one ended the session; its
-    # next refresh of the record (every idle_timeout / 4 = 0.25 s here) finds it gone.
+    # next refresh of the record (every idle_timeout / 4 = 3 s here) finds it gone. The idle
+    # timeout is far above any gap between two requests of this test on a loaded machine
+    # (with 1 s, the session idled out there before its first call): the 404 below comes
+    # from the refresh, as the log line proves, not from idling.
     def make() -> Any:
         store = RedisSessionStore(redis_server.url, prefix="stale")
         return _ping_server("stale").http_app(
-            session_store=store, resumable=False, session_idle_timeout=1.0
+            session_store=store, resumable=False, session_idle_timeout=12.0
         )
 
+    caplog.set_level(logging.DEBUG, logger="toolwire.http")
     init = initialize_request()
     call = tool_call_request("ping")
     with serving(make()) as one, serving(make()) as two:
         made = httpx.post(f"{one}/mcp", json=init, headers=ACCEPT, timeout=30)
-        session = {**ACCEPT, "mcp-session-id": made.headers["mcp-session-id"]}
+        session_id = made.headers["mcp-session-id"]
+        session = {**ACCEPT, "mcp-session-id": session_id}
         assert httpx.post(f"{one}/mcp", json=call, headers=session, timeout=30).status_code == 200
         assert httpx.delete(f"{two}/mcp", headers=session, timeout=30).status_code == 200
         statuses = []
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60  # a hang guard: the refresh is due after 3 s
         while time.monotonic() < deadline:
             statuses.append(
                 httpx.post(f"{one}/mcp", json=call, headers=session, timeout=30).status_code
@@ -158,6 +164,8 @@ def test_a_copy_that_missed_the_end_of_its_session_drops_it_at_its_next_refresh(
                 break
             time.sleep(0.05)
         assert statuses[-1] == 404, statuses
+    dropped = f"session {session_id} has no record any more; this copy is dropped"
+    assert dropped in [record.getMessage() for record in caplog.records]
 
 
 def test_rebuilding_a_session_counts_against_max_sessions(redis_server: RedisServer) -> None:

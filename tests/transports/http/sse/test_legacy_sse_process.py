@@ -64,10 +64,33 @@ def _rss_kib(pid: int) -> int:
     raise AssertionError("no VmRSS line")
 
 
+def _connections_left(port: int) -> int:
+    """How many TCP connections the server listening on `port` has not closed yet (its side of
+    each, in /proc/net/tcp: every state but LISTEN)."""
+    rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    return sum(
+        1
+        for fields in (row.split() for row in rows)
+        if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] != "0A"
+    )
+
+
+def _until_all_closed(port: int) -> None:
+    deadline = time.monotonic() + 60  # a hang guard: each close takes a few ms
+    while _connections_left(port):
+        assert time.monotonic() < deadline, f"{_connections_left(port)} connections still open"
+        time.sleep(0.05)
+
+
 WAVES, WAVE = 4, 2500
 
 
 @pytest.mark.slow
+# No limit on the whole: each wait inside has its own (10 s per socket operation, 60 s for
+# the closes, 60 s for the start), so a hang fails it, while 10,500 sessions are a fixed
+# amount of work whose length follows the CPU it gets (on a loaded two-core machine, past
+# the suite's 120 s, and once past 900 s).
+@pytest.mark.timeout(0)
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads RSS from /proc")
 def test_thousands_of_abandoned_sessions_leave_memory_bounded() -> None:
     def abandon(port: int, count: int) -> None:
@@ -95,10 +118,11 @@ def test_thousands_of_abandoned_sessions_leave_memory_bounded() -> None:
     with served_http("sse") as server:
         port = int(server.base.rsplit(":", 1)[1])
         abandon(port, 500)  # warm up: imports, caches, allocator pools
+        _until_all_closed(port)
         readings = [_rss_kib(server.process.pid)]
         for _ in range(WAVES):
             abandon(port, WAVE)
-            time.sleep(0.5)  # the last streams' ends are noticed
+            _until_all_closed(port)  # the server has seen every stream of the wave end
             readings.append(_rss_kib(server.process.pid))
         assert anyio.run(_still_serves, server.base + "/sse") == "3"
     print(f"RSS KiB, warm then after each wave of {WAVE} abandoned sessions: {readings}")
