@@ -113,10 +113,12 @@ def test_a_lease_nobody_renews_lapses_and_the_stream_shows_no_end(
     module_redis: RedisServer,
 ) -> None:
     async def scenario() -> None:
-        store = _store(module_redis.url, lease=1.5)
+        # Renewed every third of a lease: a stall of this process up to two thirds of it (2 s
+        # on a loaded machine) still finds the lease live.
+        store = _store(module_redis.url, lease=3.0)
         store.produce("s.c.1")
         first = await store.store("s.c.1", b'{"n":1}')
-        await asyncio.sleep(3.0)  # two leases: only renewals keep it
+        await asyncio.sleep(6.0)  # two leases: only renewals keep it
         tail = await store.read_tail(first, None)
         assert tail is not None and tail.live
         await store.close()  # the producer stops renewing, as a killed process does
