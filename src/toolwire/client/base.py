@@ -23,7 +23,7 @@ import re
 from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeGuard
 
 import anyio
 
@@ -74,11 +74,16 @@ ProtocolMode = Literal["auto", "handshake", "modern"]
 PROTOCOL_MODES: tuple[ProtocolMode, ...] = ("auto", "handshake", "modern")
 
 
+def _is_number(value: object) -> TypeGuard[float]:
+    """An int or a float (a bool is neither here)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _checked_session_timeout(value: object) -> float | None:
     """Seconds for each request, or None (None and 0 both mean no timeout)."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if not _is_number(value):
         raise TypeError("client_session_timeout_seconds must be a number of seconds or None.")
     if not math.isfinite(value) or value < 0:
         raise ValueError("client_session_timeout_seconds must be zero or a positive finite value.")
@@ -97,12 +102,7 @@ def _checked_backoff_max(value: object) -> float | None:
     """The cap on the delay between retries, or None for no cap."""
     if value is None:
         return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value < 0
-    ):
+    if not _is_number(value) or not math.isfinite(value) or value < 0:
         raise ValueError(
             "retry_backoff_seconds_max must be a non-negative finite number of seconds or None."
         )
@@ -117,7 +117,7 @@ def _checked_retries(attempts: object, base: object) -> tuple[int, float]:
             "max_retry_attempts must be a whole number of retries (-1: no limit), "
             f"not {attempts!r}."
         )
-    if isinstance(base, bool) or not isinstance(base, int | float) or math.isnan(base):
+    if not _is_number(base) or math.isnan(base):
         raise ValueError(f"retry_backoff_seconds_base must be a number of seconds, not {base!r}.")
     return attempts, max(0.0, base)
 
@@ -126,14 +126,9 @@ def _checked_connect_timeout(value: object) -> float | None:
     """Seconds a connection may take to open, or None for the transport's own limits."""
     if value is None:
         return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value <= 0
-    ):
+    if not _is_number(value) or not math.isfinite(value) or value <= 0:
         raise ValueError(
-            f"connect_timeout_seconds must be a positive finite number of seconds or None, "
+            "connect_timeout_seconds must be a positive finite number of seconds or None, "
             f"not {value!r}."
         )
     return value

@@ -217,16 +217,17 @@ async def _timed_out(
     when the call never got a worker thread."""
     waited_for = waits[0] if waits else None
     log_timeout(entry.name, seconds, ctx.tool_arguments, waited_for)
-    text = f"Tool '{entry.name}' timed out after {seconds:g} seconds."
+    error = ToolTimeoutError(entry.name, seconds)
+    text = str(error)  # the SDK's default text
     if waited_for is not None:
         text += (
             f" It never started: all {waited_for} worker threads for sync tools were busy"
             " the whole time."
         )
-    phrase = getattr(entry.tool, "timeout_error_function", None)
+    phrase = entry.tool.timeout_error_function
     if phrase is not None:
         try:
-            custom = phrase(ctx, ToolTimeoutError(entry.name, seconds))
+            custom = phrase(ctx, error)
             if inspect.isawaitable(custom):
                 custom = await custom
             text = str(custom)
