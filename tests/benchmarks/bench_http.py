@@ -106,6 +106,7 @@ class Measure:
     p99_ms: float
     rss_mib: float
     problem: str = ""  # why the row cannot be trusted ("" when it can)
+    cpu_us: float = float("nan")  # the server's CPU time per request (all its threads)
 
 
 # --- talking to a server from Python (set-up and checks only, never the load) ------------------
@@ -233,6 +234,12 @@ def running(peer: Peer, mode: str, logs: Path) -> Iterator[tuple[int, subprocess
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process `pid` has used so far, over all its threads."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_mib(pid: int) -> float:
@@ -383,6 +390,7 @@ def _median(measures: list[Measure]) -> Measure:
         p99_ms=statistics.median(m.p99_ms for m in measures),
         rss_mib=max(m.rss_mib for m in measures),
         problem="; ".join(m.problem for m in measures if m.problem),
+        cpu_us=statistics.median(m.cpu_us for m in measures),
     )
 
 

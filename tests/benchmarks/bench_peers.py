@@ -36,8 +36,10 @@ The servers (tests/benchmarks/servers/):
 `--rounds` interleaves every target round after round and reports medians, so that a noisy
 spell of the shared machine weighs on all alike. Each target is checked before and after it
 is measured (the exact request wrk repeats must get the right answer) and wrk must report no
-error, else its row says INVALID. Printed: req/s, p50/p99 (wrk's), the server's RSS after
-the run, and toolwire's rate over each row's (the add rows against the sync `toolwire`, the
+error, else its row says INVALID. Printed: each round's req/s as it ends; then req/s, p50/p99
+(wrk's), the server's CPU time per request (user plus system over all its threads: a figure
+that a noisy neighbour on the shared machine moves far less than req/s), its RSS after the
+run, and toolwire's rate over each row's (the add rows against the sync `toolwire`, the
 io rows against `tw-async`); then the issue's targets, reported, never asserted. `--check`
 only starts each server and checks one request (the pytest in test_bench_peers.py does the
 same). Every wait is bounded.
@@ -306,7 +308,9 @@ def not_loaded(target: Target, pid: int) -> list[str]:
     return [name for name in target.loads if f"/{name}/" not in maps]
 
 
-def measure(target: Target, args: argparse.Namespace, wrk: str, work: Path) -> bench_http.Measure:
+def measure(
+    target: Target, args: argparse.Namespace, wrk: str, work: Path
+) -> tuple[bench_http.Measure, list[str]]:
     folder = work / f"{target.workload}-{target.label.replace(' ', '_')}"
     folder.mkdir(exist_ok=True)
     with bench_http.running(target.peer, STATELESS, folder) as (port, process):
@@ -316,7 +320,9 @@ def measure(target: Target, args: argparse.Namespace, wrk: str, work: Path) -> b
         script.write_text(bench_http.lua_script([], args.threads, CALLS[target.workload]))
         if args.warmup > 0:
             bench_http.run_wrk(wrk, port, script, args.warmup, args.connections, args.threads)
+        cpu_before = bench_http.cpu_seconds(process.pid)
         stats = bench_http.run_wrk(wrk, port, script, args.duration, args.connections, args.threads)
+        cpu = bench_http.cpu_seconds(process.pid) - cpu_before
         rss = bench_http.rss_mib(process.pid)
         check(port, target.workload, request_id=10**9)
     errors = {k: stats[k] for k in ("connect", "read", "write", "status", "timeout") if stats[k]}
@@ -329,6 +335,7 @@ def measure(target: Target, args: argparse.Namespace, wrk: str, work: Path) -> b
         p99_ms=stats["p99_us"] / 1000,
         rss_mib=rss,
         problem=problem,
+        cpu_us=cpu / stats["requests"] * 1e6 if stats["requests"] else float("nan"),
     )
     return measured, unused
 
@@ -377,7 +384,7 @@ def report(
     )
     header = (
         f"| {'workload':8} | {'server':15} | {'I/O clients':21} | {'req/s':>7} | {'p50 ms':>7} |"
-        f" {'p99 ms':>7} | {'RSS MiB':>7} | {'tw / this':>9} | note"
+        f" {'p99 ms':>7} | {'CPU us/req':>10} | {'RSS MiB':>7} | {'tw / this':>9} | note"
     )
     print(header)
     print("|" + "|".join("-" * len(cell) for cell in header.split("|")[1:]) + "|")
@@ -394,7 +401,8 @@ def report(
             note = f"{note} {' and '.join(sorted(notes[workload, label]))} NOT in use".strip()
         print(
             f"| {workload:8} | {label:15} | {clients.get((workload, label), ''):21} |"
-            f" {m.requests_per_s:7.0f} | {m.p50_ms:7.2f} | {m.p99_ms:7.2f} | {m.rss_mib:7.1f} |"
+            f" {m.requests_per_s:7.0f} | {m.p50_ms:7.2f} | {m.p99_ms:7.2f} | {m.cpu_us:10.0f} |"
+            f" {m.rss_mib:7.1f} |"
             f" {shown:>9} | {note}"
         )
     for target in absent:
@@ -404,7 +412,11 @@ def report(
         ratio = _ratio(results, (workload, mine), theirs)
         if ratio is not None:
             verdict = "met" if ratio >= least else "MISSED"
-            lines.append(f"  {words:44} {mine} / {theirs} = {ratio:5.2f}x  {verdict}")
+            cost = results[(workload, theirs)].cpu_us / results[(workload, mine)].cpu_us
+            lines.append(
+                f"  {words:44} {mine} / {theirs} = {ratio:5.2f}x  {verdict}"
+                f"  (CPU per request, {theirs} / {mine}: {cost:4.2f}x)"
+            )
     pick = _ratio(results, (IO, "tw-async"), "tw-async httpx")
     if pick is not None:
         lines.append(f"  {'io: aiohttp over httpx (same server)':44} {pick:5.2f}x")
@@ -458,13 +470,14 @@ def main() -> None:
             notes: dict[tuple[str, str], set[str]] = {}
             for round_number in range(args.rounds):
                 for target in runnable:
+                    measured, unused = measure(target, args, wrk, work)
                     print(
                         f"round {round_number + 1}/{args.rounds}: {target.workload}"
-                        f" {target.label} ...",
+                        f" {target.label}: {measured.requests_per_s:,.0f} req/s,"
+                        f" {measured.cpu_us:,.0f} us CPU/request",
                         file=sys.stderr,
                         flush=True,
                     )
-                    measured, unused = measure(target, args, wrk, work)
                     samples[(target.workload, target.label)].append(measured)
                     for name in unused:
                         notes.setdefault((target.workload, target.label), set()).add(name)
