@@ -63,6 +63,12 @@ def _post(base: str, session: bytes) -> tuple[int, bytes]:
     return int(raw.split(b" ", 2)[1]), raw.partition(b"\r\n\r\n")[2]
 
 
+def _unparsed(status: int, body: bytes) -> bool:
+    """Refused by uvicorn's parser before the app saw it (httptools refuses a control byte in a
+    header value; h11 passes it on)."""
+    return status == 400 and body == b"Invalid HTTP request received."
+
+
 def _gets(url: str) -> int:
     async def read() -> int:
         from redis.asyncio import Redis
@@ -82,8 +88,9 @@ def test_forged_ids_cost_redis_nothing(redis_server: RedisServer) -> None:
         before = _gets(redis_server.url)
         for forged in FORGED:
             status, body = _post(base, forged)
-            assert status == 404, (forged[:40], body)
-            assert b"Session not found or expired" in body
+            if not _unparsed(status, body):
+                assert status == 404, (forged[:40], body)
+                assert b"Session not found or expired" in body
         assert _gets(redis_server.url) == before
         for unknown in WELL_FORMED_UNKNOWN:  # these are looked up, as they must be
             assert _post(base, unknown)[0] == 404
@@ -99,7 +106,7 @@ def test_forged_ids_stay_404_and_unlogged_while_redis_is_down(
         assert status == 503, body  # the store is down: an id it could hold cannot be judged
         for forged in FORGED:
             status, body = _post(base, forged)
-            assert status == 404, (forged[:40], body)
+            assert status == 404 or _unparsed(status, body), (forged[:40], body)
             assert forged not in body
     logged = "\n".join(record.getMessage() for record in caplog.records)
     for forged in FORGED:

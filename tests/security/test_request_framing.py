@@ -158,7 +158,7 @@ def test_a_plain_request_keeps_its_connection(app: Any, http: str) -> None:
 
 
 def test_server_run_closes_too() -> None:
-    """`server.run("http")` serves with toolwire's own protocol class: the same holds."""
+    """`server.run("http")`, with uvicorn's default HTTP implementation: the same holds."""
     from tests.transports.http._live import LiveServer
 
     request, problem = CASES["Content-Length and Transfer-Encoding"]
@@ -168,4 +168,5 @@ def test_server_run_closes_too() -> None:
     assert received.count(b"HTTP/1.1 ") == 1, received
     head, _, body = received.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 400 ") and b"\r\nconnection: close" in head.lower(), head
-    assert problem in json.loads(body)["error"]["message"]
+    if body != b"Invalid HTTP request received.":  # else httptools refused it before the app
+        assert problem in json.loads(body)["error"]["message"]
