@@ -58,7 +58,13 @@ def run_in_workers(
     from uvicorn.config import STARTUP_FAILURE
 
     from ..transports._process import configure_logging
-    from ..transports.http.run import bound_socket, say, serving_config, serving_line
+    from ..transports.http.run import (
+        bound_socket,
+        say,
+        serving_config,
+        serving_line,
+        unbounded_heads_warning,
+    )
 
     configure_logging()
     if _in_worker():
@@ -97,6 +103,8 @@ def run_in_workers(
         config = serving_config(
             None, host=host, port=port, access_log=access_log, grace=shutdown_grace
         )
+        if warning := unbounded_heads_warning(config):
+            logger.warning(warning)
         with bound_socket(config) as listening:
             # Listening already: a client told the address below is queued until a worker
             # takes it, rather than refused while the workers start.

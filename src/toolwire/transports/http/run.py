@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
+import ipaddress
 import logging
 import math
 import signal
@@ -37,6 +39,7 @@ __all__ = [
     "serving_config",
     "serving_line",
     "signals_stop",
+    "unbounded_heads_warning",
     "wind_down",
 ]
 
@@ -178,6 +181,28 @@ def serving_config(
     )
 
 
+def unbounded_heads_warning(config: uvicorn.Config) -> str | None:
+    """What to say when `config` serves a non-loopback address with uvicorn's httptools
+    parser, which buffers a request head of any size (h11 stops at
+    `h11_max_incomplete_event_size`, 16 KiB by default); None otherwise."""
+    parser = config.http
+    if parser == "auto":
+        parser = "httptools" if importlib.util.find_spec("httptools") else "h11"
+    if parser != "httptools" or config.uds or config.fd is not None:
+        return None
+    with contextlib.suppress(ValueError):
+        if ipaddress.ip_address(config.host).is_loopback:
+            return None
+    if config.host == "localhost":
+        return None
+    return (
+        f"serving {config.host} with uvicorn's httptools parser, which puts no bound on the size"
+        " of a request head: a client can fill this process's memory with one header. Serve"
+        " behind a proxy that bounds heads (nginx does by default), or uninstall httptools"
+        " (uvicorn then parses with h11, which stops at 16 KiB); see docs/deployment.md"
+    )
+
+
 def bound_socket(config: uvicorn.Config) -> socket.socket:
     """The listening socket for `config`, bound, with Nagle's algorithm off for every
     connection it accepts (uvicorn sends a response's head and body apart)."""
@@ -289,6 +314,8 @@ def run_http(
     configure_logging()
     gate = ShutdownGate(app)
     config = serving_config(gate, host=host, port=port, access_log=access_log, grace=shutdown_grace)
+    if warning := unbounded_heads_warning(config):
+        logger.warning(warning)
     server = uvicorn.Server(config)
     settle_heap_now()  # this process is ours, and serves nothing yet
     try:
