@@ -425,3 +425,54 @@ async def test_a_malformed_progress_token_is_invalid_params(meta_value: Any, det
     else:
         assert reply["error"]["code"] == -32602, reply
         assert reply["error"]["data"] == detail
+
+
+@pytest.mark.parametrize(
+    ("uri", "name", "problem"),
+    [
+        ("users://..%2F..%2Fetc%2Fpasswd/profile", "name", "holds a '..' path segment"),
+        ("users://%2E%2E/profile", "name", "holds a '..' path segment"),
+        ("users://a%5C..%5Cb/profile", "name", "holds a '..' path segment"),
+        ("users://a%00b/profile", "name", "holds a NUL byte"),
+        ("walk://a/../../secret", "path", "holds a '..' path segment"),
+        ("walk://x?q=..%2Fup", "q", "holds a '..' path segment"),
+    ],
+)
+async def test_a_template_value_that_climbs_out_is_refused_naming_it(
+    uri: str, name: str, problem: str
+) -> None:
+    # Failed before the fix: the function got '../../etc/passwd' as its one-segment `name`,
+    # which a function joining it to a directory follows out of it.
+    server = _server()
+    seen: list[str] = []
+
+    @server.resource("walk://{+path}{?q}")
+    def walk(path: str, q: str = "") -> str:
+        seen.append(path)
+        return path
+
+    async with handshake(server) as peer:
+        reply = await _read(peer, uri)
+    assert reply["error"] == {
+        "code": -32602,
+        "message": f"Refused resource URI {uri!r}: {name!r} {problem}",
+        "data": {"uri": uri},
+    }
+    assert seen == []
+
+
+async def test_template_values_with_dots_or_slashes_that_stay_put_are_read() -> None:
+    server = _server()
+
+    @server.resource("walk://{+path}")
+    def walk(path: str) -> str:
+        return path
+
+    async with handshake(server) as peer:
+        for index, (uri, value) in enumerate(
+            [("walk://a..b/c...d/.hidden", "a..b/c...d/.hidden"), ("walk://v1/x", "v1/x")]
+        ):
+            reply = await _read(peer, uri, index)
+            assert reply["result"]["contents"][0]["text"] == value
+        reply = await _read(peer, "users://5%2F6/profile", 9)
+        assert reply["result"]["contents"][0]["text"] == "profile of 5/6"
