@@ -3,6 +3,7 @@ the official `mcp_types` models of each version, and every refusal's code and me
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import logging
@@ -476,3 +477,43 @@ async def test_template_values_with_dots_or_slashes_that_stay_put_are_read() -> 
             assert reply["result"]["contents"][0]["text"] == value
         reply = await _read(peer, "users://5%2F6/profile", 9)
         assert reply["result"]["contents"][0]["text"] == "profile of 5/6"
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "error"),
+    [
+        ("resources/read", {"uri": "x://stop"}, "Error reading resource x://stop"),
+        ("prompts/get", {"name": "stop"}, "Error rendering prompt 'stop'"),
+        (
+            "completion/complete",
+            {"ref": {"type": "ref/prompt", "name": "pick"}, "argument": {"name": "a"}},
+            "Completion failed for argument 'a' of prompt 'pick'",
+        ),
+    ],
+)
+async def test_a_function_raising_cancelled_error_of_its_own_is_answered_as_a_failure(
+    method: str, params: dict[str, Any], error: str
+) -> None:
+    # Failed before the fix: the CancelledError ended the request's task as if the client had
+    # cancelled it, and the client waited for an answer that never came.
+    server = Server("stops")
+
+    @server.resource("x://stop")
+    async def read_stop() -> str:
+        raise asyncio.CancelledError
+
+    @server.prompt
+    async def stop() -> str:
+        raise asyncio.CancelledError
+
+    async def refuse(value: str, context: dict[str, str]) -> list[str]:
+        raise asyncio.CancelledError
+
+    @server.prompt(completers={"a": refuse})
+    def pick(a: str) -> str:
+        return a
+
+    async with handshake(server) as peer:
+        reply = await peer.request(1, method, params)
+    assert reply["error"]["code"] == -32603
+    assert reply["error"]["message"] == error

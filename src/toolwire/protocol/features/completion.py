@@ -7,6 +7,7 @@ request or unknown reference is -32602 naming it, a failing completer -32603.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from functools import partial
@@ -22,6 +23,7 @@ from ..wire.jsonrpc import (
     RequestId,
 )
 from .completers import MAX_VALUES, Completer, CompleterError, ask_completer
+from .resources import not_a_failure
 
 __all__ = ["COMPLETION_ROUTES_HANDSHAKE", "COMPLETION_ROUTES_MODERN", "complete"]
 
@@ -99,6 +101,10 @@ async def _suggestions(
         return await ask_completer(asked, value, settled, what, limiter)
     except CompleterError as error:
         logger.error("%s", error)
+    except asyncio.CancelledError as error:
+        if not_a_failure(error):
+            raise  # the request itself is being cancelled
+        logger.error("completion for %s raised CancelledError without being cancelled", what)
     except Exception:
         logger.exception("completion for %s failed", what)
     raise ProtocolError(INTERNAL_ERROR, f"Completion failed for {what}")
