@@ -517,3 +517,35 @@ async def test_a_function_raising_cancelled_error_of_its_own_is_answered_as_a_fa
         reply = await peer.request(1, method, params)
     assert reply["error"]["code"] == -32603
     assert reply["error"]["message"] == error
+
+
+async def test_a_uri_too_long_to_keep_is_not_followed_in_either_era() -> None:
+    # Failed before the fix: each subscription kept its URI whatever its length, so 1024
+    # subscriptions of a message's 4 MiB each held 4 GiB (and an HTTP session stored them all).
+    from toolwire.protocol.session.subscriptions import MAX_URI_LENGTH
+
+    server = _server()
+    longest = "users://" + "a" * (MAX_URI_LENGTH - len("users:///profile")) + "/profile"
+    too_long = longest.replace("users://", "users://a")
+    async with handshake(server) as peer:
+        reply = await peer.request(1, "resources/subscribe", {"uri": too_long})
+        assert reply["error"] == {
+            "code": -32602,
+            "message": "Invalid request parameters",
+            "data": f"resources/subscribe: 'uri' is {MAX_URI_LENGTH + 1} characters long; "
+            f"a URI of at most {MAX_URI_LENGTH} can be followed",
+        }
+        assert peer.session is not None and peer.session.resource_subscriptions == set()
+        assert (await peer.request(2, "resources/subscribe", {"uri": longest}))["result"] == {}
+    async with modern(server) as peer:
+        notifications = {"resourceSubscriptions": [too_long, longest]}
+        await peer.feed(
+            {
+                "jsonrpc": "2.0",
+                "id": "sub",
+                "method": "subscriptions/listen",
+                "params": {"_meta": meta(), "notifications": notifications},
+            }
+        )
+        (ack,) = peer.take()
+        assert ack["params"]["notifications"] == {"resourceSubscriptions": [longest]}

@@ -19,6 +19,7 @@ from ...tools.threads import run_sync_within
 from ..session.asking import Asker
 from ..session.methods import Params, Route, Session, send_page
 from ..session.requests_in_flight import CallInFlight
+from ..session.subscriptions import MAX_URI_LENGTH
 from ..wire import eras
 from ..wire.jsonrpc import (
     INTERNAL_ERROR,
@@ -177,6 +178,11 @@ async def subscribe(
 ) -> None:
     """`resources/subscribe` (handshake era): follow one URI's updates."""
     uri = _uri(params, "resources/subscribe")
+    if len(uri) > MAX_URI_LENGTH:  # each one is kept (and stored with an HTTP session)
+        raise eras.invalid_params(
+            f"resources/subscribe: 'uri' is {len(uri)} characters long; a URI of at most "
+            f"{MAX_URI_LENGTH} can be followed"
+        )
     if session.server.resource_registry.find(uri) is None:
         raise not_found(uri, version)
     subscribed = session.resource_subscriptions
