@@ -549,3 +549,24 @@ async def test_a_uri_too_long_to_keep_is_not_followed_in_either_era() -> None:
         )
         (ack,) = peer.take()
         assert ack["params"]["notifications"] == {"resourceSubscriptions": [longest]}
+
+
+@pytest.mark.parametrize("uri", [5, None, b"users://ann/profile"])
+async def test_an_update_for_a_uri_that_is_no_string_is_refused_at_once(uri: Any) -> None:
+    # Failed before the fix: it was taken without a word and reached no one (and a change bus
+    # failed on it later, away from the author's call).
+    server = _server()
+    async with handshake(server) as peer:
+        await peer.request(1, "resources/subscribe", {"uri": "users://ann/profile"})
+        with pytest.raises(TypeError) as refused:
+            server.notify_resource_updated(uri)
+        assert str(refused.value) == (
+            f"notify_resource_updated: uri must be a string, not {type(uri).__name__}"
+        )
+        server.notify_resource_updated("users://ann/profile")
+        with anyio.fail_after(10):
+            while not peer.notifications("notifications/resources/updated"):
+                await anyio.sleep(0.01)
+        assert peer.notifications("notifications/resources/updated") == [
+            {"uri": "users://ann/profile"}
+        ]
