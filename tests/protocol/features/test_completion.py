@@ -3,8 +3,10 @@ the spec's limits, context arguments, and bad refs named."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
+import anyio
 import pytest
 
 from toolwire.server import Server
@@ -192,3 +194,98 @@ async def test_resource_template_parameters_complete_from_the_template_completer
         "message": "Resource template 'db://{schema}/{table}/rows' has no parameter 'column' "
         "(its parameters: schema, table)",
     }
+
+
+async def test_a_blocking_completer_holds_no_other_request() -> None:
+    # Failed before the fix: a plain completer ran on the event loop, so the ping waited for
+    # it, and the completer gave up waiting for the ping ("late").
+    server = Server("complete")
+    answered = threading.Event()
+
+    def slow(value: str, _context: dict[str, str]) -> list[str]:
+        return ["released" if answered.wait(10) else "late"]
+
+    @server.prompt(completers={"topic": slow})
+    def ask(topic: str) -> str:
+        return topic
+
+    async with handshake(server) as peer:
+        params = {"ref": {"type": "ref/prompt", "name": "ask"}, "argument": {"name": "topic"}}
+        with anyio.fail_after(20):
+            await peer.feed(
+                {"jsonrpc": "2.0", "id": 1, "method": "completion/complete", "params": params}
+            )
+            assert await peer.request(2, "ping") == {"jsonrpc": "2.0", "id": 2, "result": {}}
+            answered.set()
+            reply = await peer.wait_for(1)
+    assert reply["result"]["completion"]["values"] == ["released"]
+    assert [message["id"] for message in peer.messages] == [2, 1]
+
+
+async def test_a_completer_that_never_answers_can_be_cancelled() -> None:
+    # Failed before the fix: the completion was awaited inside `receive`, so the request
+    # could not even be handed over, and nothing could cancel it.
+    server = Server("complete")
+    started = anyio.Event()
+    stopped: list[str] = []
+
+    async def stuck(value: str, _context: dict[str, str]) -> list[str]:
+        started.set()
+        try:
+            await anyio.sleep_forever()
+        finally:
+            stopped.append(value)
+        return []
+
+    @server.prompt(completers={"topic": stuck})
+    def ask(topic: str) -> str:
+        return topic
+
+    async with handshake(server) as peer:
+        params = {
+            "ref": {"type": "ref/prompt", "name": "ask"},
+            "argument": {"name": "topic", "value": "x"},
+        }
+        with anyio.fail_after(10):
+            await peer.feed(
+                {"jsonrpc": "2.0", "id": 1, "method": "completion/complete", "params": params}
+            )
+            await started.wait()
+            await peer.notify("notifications/cancelled", {"requestId": 1})
+            assert await peer.request(2, "ping") == {"jsonrpc": "2.0", "id": 2, "result": {}}
+            while not stopped:
+                await anyio.sleep(0.01)
+    assert stopped == ["x"]
+    assert [message.get("id") for message in peer.messages] == [2]  # no reply to the cancelled one
+
+
+async def test_a_plain_function_returning_a_coroutine_or_a_generator_is_read() -> None:
+    server = Server("complete")
+
+    async def later(value: str) -> list[str]:
+        return [value + "-async"]
+
+    @server.prompt(
+        completers={
+            "a": lambda value, _context: later(value),
+            "b": lambda value, _context: (value + str(i) for i in range(3)),
+            "c": lambda value, _context: [1],
+        }
+    )
+    def many(a: str, b: str, c: str) -> str:
+        return a + b + c
+
+    async def ask(argument: str, request_id: int) -> dict[str, Any]:
+        params = {
+            "ref": {"type": "ref/prompt", "name": "many"},
+            "argument": {"name": argument, "value": "v"},
+        }
+        return await peer.request(request_id, "completion/complete", params)
+
+    async with handshake(server) as peer:
+        assert (await ask("a", 1))["result"]["completion"]["values"] == ["v-async"]
+        assert (await ask("b", 2))["result"]["completion"]["values"] == ["v0", "v1", "v2"]
+        assert (await ask("c", 3))["error"] == {
+            "code": -32603,
+            "message": "Completion failed for argument 'c' of prompt 'many'",
+        }

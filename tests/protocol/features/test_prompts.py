@@ -359,3 +359,62 @@ async def test_a_malformed_progress_token_is_invalid_params(meta_value: Any, det
             reply = await peer.request(request_id, "prompts/get", params)
             assert reply["error"]["code"] == -32602, reply
             assert reply["error"]["data"] == detail
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ({"type": "text", "text": 5}, "'text' of a 'text' content block must be a string, not int"),
+        (
+            {"type": "image", "data": b"\x89PNG", "mimeType": "image/png"},
+            "'data' of a 'image' content block must be a string, not bytes",
+        ),
+        (
+            {"type": "resource_link", "uri": "x://a", "name": None},
+            "'name' of a 'resource_link' content block must be a string, not NoneType",
+        ),
+        (
+            {"type": "resource", "resource": "x://a"},
+            "'resource' of a 'resource' content block must be an object with a string 'uri' "
+            "and a string 'text' or 'blob'",
+        ),
+        (
+            {"type": "resource", "resource": {"uri": "x://a"}},
+            "'resource' of a 'resource' content block must be an object with a string 'uri' "
+            "and a string 'text' or 'blob'",
+        ),
+    ],
+)
+async def test_a_content_block_with_a_wrong_typed_field_is_refused_naming_it(
+    content: dict[str, Any], problem: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Failed before the fix: the block went out as it was, a result that the official client's
+    # models refuse whole.
+    server = Server("prompts")
+
+    @server.prompt
+    def odd() -> dict[str, Any]:
+        return {"role": "user", "content": content}
+
+    async with handshake(server) as peer:
+        reply = await peer.request(1, "prompts/get", {"name": "odd"})
+    assert reply["error"] == {"code": -32603, "message": "Error rendering prompt 'odd'"}
+    assert f"prompt 'odd' result: {problem}" in caplog.text
+
+
+async def test_well_typed_content_blocks_pass_as_given() -> None:
+    server = Server("prompts")
+    blocks = [
+        {"type": "image", "data": PNG, "mimeType": "image/png"},
+        {"type": "resource", "resource": {"uri": "x://a", "blob": PNG}},
+        {"type": "resource", "resource": {"uri": "x://b", "text": "b", "mimeType": "text/plain"}},
+    ]
+
+    @server.prompt
+    def fine() -> list[dict[str, Any]]:
+        return [{"role": "user", "content": block} for block in blocks]
+
+    async with handshake(server) as peer:
+        reply = await peer.request(1, "prompts/get", {"name": "fine"})
+    validate("prompts/get", "2025-11-25", reply["result"])
+    assert [message["content"] for message in reply["result"]["messages"]] == blocks

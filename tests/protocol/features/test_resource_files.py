@@ -291,3 +291,22 @@ def test_fuzzed_uris_never_read_outside_the_root(tree: Path, escapes: list[str],
             assert SENTINEL not in item.get("text", "")
             assert SENTINEL.encode() not in base64.b64decode(item.get("blob", ""))
     assert escapes == []
+
+
+def test_a_file_name_that_is_not_utf8_is_left_out_of_the_listing(tmp_path: Path) -> None:
+    # Failed before the fix: quoting the name's lone surrogates raised, and the whole
+    # resources/list became -32603, hiding every other file.
+    (tmp_path / "plain.txt").write_text("plain")
+    with open(os.fsencode(tmp_path) + b"/stray\xff.txt", "wb") as file:
+        file.write(b"stray")
+    (tmp_path / "sub\udcfe").mkdir()
+    (tmp_path / "sub\udcfe" / "inner.txt").write_text("inner")
+    server = _server(tmp_path)
+
+    async def listed() -> dict[str, Any]:
+        async with handshake(server) as peer:
+            return await peer.request(1, "resources/list")
+
+    reply = anyio.run(listed)
+    assert [item["name"] for item in reply["result"]["resources"]] == ["plain.txt"]
+    assert _refusal(server, PREFIX + "stray%FF.txt").code == -32002

@@ -3,6 +3,7 @@ the official `mcp_types` models of each version, and every refusal's code and me
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import logging
@@ -425,3 +426,147 @@ async def test_a_malformed_progress_token_is_invalid_params(meta_value: Any, det
     else:
         assert reply["error"]["code"] == -32602, reply
         assert reply["error"]["data"] == detail
+
+
+@pytest.mark.parametrize(
+    ("uri", "name", "problem"),
+    [
+        ("users://..%2F..%2Fetc%2Fpasswd/profile", "name", "holds a '..' path segment"),
+        ("users://%2E%2E/profile", "name", "holds a '..' path segment"),
+        ("users://a%5C..%5Cb/profile", "name", "holds a '..' path segment"),
+        ("users://a%00b/profile", "name", "holds a NUL byte"),
+        ("walk://a/../../secret", "path", "holds a '..' path segment"),
+        ("walk://x?q=..%2Fup", "q", "holds a '..' path segment"),
+    ],
+)
+async def test_a_template_value_that_climbs_out_is_refused_naming_it(
+    uri: str, name: str, problem: str
+) -> None:
+    # Failed before the fix: the function got '../../etc/passwd' as its one-segment `name`,
+    # which a function joining it to a directory follows out of it.
+    server = _server()
+    seen: list[str] = []
+
+    @server.resource("walk://{+path}{?q}")
+    def walk(path: str, q: str = "") -> str:
+        seen.append(path)
+        return path
+
+    async with handshake(server) as peer:
+        reply = await _read(peer, uri)
+    assert reply["error"] == {
+        "code": -32602,
+        "message": f"Refused resource URI {uri!r}: {name!r} {problem}",
+        "data": {"uri": uri},
+    }
+    assert seen == []
+
+
+async def test_template_values_with_dots_or_slashes_that_stay_put_are_read() -> None:
+    server = _server()
+
+    @server.resource("walk://{+path}")
+    def walk(path: str) -> str:
+        return path
+
+    async with handshake(server) as peer:
+        for index, (uri, value) in enumerate(
+            [("walk://a..b/c...d/.hidden", "a..b/c...d/.hidden"), ("walk://v1/x", "v1/x")]
+        ):
+            reply = await _read(peer, uri, index)
+            assert reply["result"]["contents"][0]["text"] == value
+        reply = await _read(peer, "users://5%2F6/profile", 9)
+        assert reply["result"]["contents"][0]["text"] == "profile of 5/6"
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "error"),
+    [
+        ("resources/read", {"uri": "x://stop"}, "Error reading resource x://stop"),
+        ("prompts/get", {"name": "stop"}, "Error rendering prompt 'stop'"),
+        (
+            "completion/complete",
+            {"ref": {"type": "ref/prompt", "name": "pick"}, "argument": {"name": "a"}},
+            "Completion failed for argument 'a' of prompt 'pick'",
+        ),
+    ],
+)
+async def test_a_function_raising_cancelled_error_of_its_own_is_answered_as_a_failure(
+    method: str, params: dict[str, Any], error: str
+) -> None:
+    # Failed before the fix: the CancelledError ended the request's task as if the client had
+    # cancelled it, and the client waited for an answer that never came.
+    server = Server("stops")
+
+    @server.resource("x://stop")
+    async def read_stop() -> str:
+        raise asyncio.CancelledError
+
+    @server.prompt
+    async def stop() -> str:
+        raise asyncio.CancelledError
+
+    async def refuse(value: str, context: dict[str, str]) -> list[str]:
+        raise asyncio.CancelledError
+
+    @server.prompt(completers={"a": refuse})
+    def pick(a: str) -> str:
+        return a
+
+    async with handshake(server) as peer:
+        reply = await peer.request(1, method, params)
+    assert reply["error"]["code"] == -32603
+    assert reply["error"]["message"] == error
+
+
+async def test_a_uri_too_long_to_keep_is_not_followed_in_either_era() -> None:
+    # Failed before the fix: each subscription kept its URI whatever its length, so 1024
+    # subscriptions of a message's 4 MiB each held 4 GiB (and an HTTP session stored them all).
+    from toolwire.protocol.session.subscriptions import MAX_URI_LENGTH
+
+    server = _server()
+    longest = "users://" + "a" * (MAX_URI_LENGTH - len("users:///profile")) + "/profile"
+    too_long = longest.replace("users://", "users://a")
+    async with handshake(server) as peer:
+        reply = await peer.request(1, "resources/subscribe", {"uri": too_long})
+        assert reply["error"] == {
+            "code": -32602,
+            "message": "Invalid request parameters",
+            "data": f"resources/subscribe: 'uri' is {MAX_URI_LENGTH + 1} characters long; "
+            f"a URI of at most {MAX_URI_LENGTH} can be followed",
+        }
+        assert peer.session is not None and peer.session.resource_subscriptions == set()
+        assert (await peer.request(2, "resources/subscribe", {"uri": longest}))["result"] == {}
+    async with modern(server) as peer:
+        notifications = {"resourceSubscriptions": [too_long, longest]}
+        await peer.feed(
+            {
+                "jsonrpc": "2.0",
+                "id": "sub",
+                "method": "subscriptions/listen",
+                "params": {"_meta": meta(), "notifications": notifications},
+            }
+        )
+        (ack,) = peer.take()
+        assert ack["params"]["notifications"] == {"resourceSubscriptions": [longest]}
+
+
+@pytest.mark.parametrize("uri", [5, None, b"users://ann/profile"])
+async def test_an_update_for_a_uri_that_is_no_string_is_refused_at_once(uri: Any) -> None:
+    # Failed before the fix: it was taken without a word and reached no one (and a change bus
+    # failed on it later, away from the author's call).
+    server = _server()
+    async with handshake(server) as peer:
+        await peer.request(1, "resources/subscribe", {"uri": "users://ann/profile"})
+        with pytest.raises(TypeError) as refused:
+            server.notify_resource_updated(uri)
+        assert str(refused.value) == (
+            f"notify_resource_updated: uri must be a string, not {type(uri).__name__}"
+        )
+        server.notify_resource_updated("users://ann/profile")
+        with anyio.fail_after(10):
+            while not peer.notifications("notifications/resources/updated"):
+                await anyio.sleep(0.01)
+        assert peer.notifications("notifications/resources/updated") == [
+            {"uri": "users://ann/profile"}
+        ]

@@ -225,7 +225,17 @@ async def test_a_listed_page_follows_every_change_of_the_tool_set() -> None:
 
 
 @pytest.mark.parametrize(
-    "cursor", ["garbage", "", encode_cursor(999), encode_cursor(5), "dHcxOi0x", 5]
+    "cursor",
+    [
+        "garbage",
+        "",
+        encode_cursor(999, "tools/list"),
+        encode_cursor(5, "tools/list"),
+        encode_cursor(1, "prompts/list"),
+        encode_cursor(1),
+        "dHcxOi0x",
+        5,
+    ],
 )
 async def test_invalid_cursors_are_invalid_params(cursor: Any) -> None:
     async with handshake(_many(5)) as peer:
@@ -260,3 +270,25 @@ def test_content_round_trips() -> None:
         ToolOutputImage(image_url="https://x.test/c.png"),
         ToolOutputText(text='{"type":"mystery","x":1}'),
     ]
+
+
+async def test_a_cursor_of_one_list_is_refused_by_another() -> None:
+    # Failed before the fix: a cursor held only an offset, so the second page of the tools
+    # passed for one of the prompts and the client skipped prompts it never saw.
+    server = _many(150)
+    for i in range(150):
+        server.add_prompt(lambda: "p", name=f"p{i:03d}")
+    async with handshake(server) as peer:
+        tools_cursor = (await peer.request(1, "tools/list"))["result"]["nextCursor"]
+        prompts_cursor = (await peer.request(2, "prompts/list"))["result"]["nextCursor"]
+        assert tools_cursor != prompts_cursor
+        refused = await peer.request(3, "prompts/list", {"cursor": tools_cursor})
+        assert refused["error"] == {
+            "code": -32602,
+            "message": "Invalid cursor",
+            "data": {"cursor": tools_cursor},
+        }
+        refused = await peer.request(4, "resources/templates/list", {"cursor": prompts_cursor})
+        assert refused["error"]["message"] == "Invalid cursor"
+        page = await peer.request(5, "prompts/list", {"cursor": prompts_cursor})
+        assert [prompt["name"] for prompt in page["result"]["prompts"]][:1] == ["p100"]

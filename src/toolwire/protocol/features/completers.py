@@ -8,9 +8,15 @@ from __future__ import annotations
 import inspect
 import itertools
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ...errors import UserError
+from ...tools.threads import run_sync_within
+
+if TYPE_CHECKING:
+    import anyio
+
+    from ...tools.threads import SyncBudget
 
 __all__ = ["MAX_VALUES", "SCAN_LIMIT", "Completer", "ask_completer", "check_completers"]
 
@@ -62,16 +68,39 @@ def check_completers(
 
 
 async def ask_completer(
-    completer: Completer, value: str, context: dict[str, str], owner: str
+    completer: Completer,
+    value: str,
+    context: dict[str, str],
+    owner: str,
+    limiter: SyncBudget | anyio.CapacityLimiter | None = None,
 ) -> list[str]:
     """The suggestions of one completer for `value`, up to `SCAN_LIMIT`; CompleterError when
-    it returns something other than strings."""
+    it returns something other than strings. A plain function (and the values it yields) runs
+    in a worker thread within `limiter`, so a slow one holds no other request."""
     if not callable(completer):
         typed = value.casefold()
         return [choice for choice in completer if choice.casefold().startswith(typed)]
-    produced: Any = completer(value, context)
-    if inspect.isawaitable(produced):
-        produced = await produced
+    if _is_async(completer):
+        produced: Any = completer(value, context)
+        return _checked(await produced, owner)
+    produced = await run_sync_within(limiter, _called, (completer, value, context, owner), {})
+    if inspect.isawaitable(produced):  # a plain function handing back a coroutine
+        produced = _checked(await produced, owner)
+    return list(produced)
+
+
+def _is_async(func: Callable[..., Any]) -> bool:
+    call = getattr(func, "__call__", None)  # noqa: B004 - an object with an async __call__
+    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(call)
+
+
+def _called(completer: Callable[..., Any], value: str, context: dict[str, str], owner: str) -> Any:
+    """A plain completer's values, read in the worker thread (or the awaitable it returned)."""
+    produced = completer(value, context)
+    return produced if inspect.isawaitable(produced) else _checked(produced, owner)
+
+
+def _checked(produced: Any, owner: str) -> list[str]:
     if produced is None:
         return []
     if isinstance(produced, str | bytes) or not isinstance(produced, Iterable):

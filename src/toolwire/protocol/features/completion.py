@@ -7,22 +7,23 @@ request or unknown reference is -32602 naming it, a failing completer -32603.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from ..session.methods import Params, Route, Session
+from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
-    FrameKind,
     ProtocolError,
     RequestId,
-    result_message,
 )
 from .completers import MAX_VALUES, Completer, CompleterError, ask_completer
+from .resources import not_a_failure
 
 __all__ = ["COMPLETION_ROUTES_HANDSHAKE", "COMPLETION_ROUTES_MODERN", "complete"]
 
@@ -89,32 +90,55 @@ async def _suggestions(
     server: Any, ref: dict[str, Any], argument: str, value: str, settled: dict[str, str]
 ) -> list[str]:
     completer, what = _completer(server, ref, argument)
+    limiter = server.sync_limiter
     try:
         if completer is not None:
-            return await ask_completer(completer, value, settled, what)
+            return await ask_completer(completer, value, settled, what, limiter)
         handler: Callable[..., Any] | None = getattr(server, "completion_handler", None)
         if handler is None:
             return []
-        asked = lambda typed, context: handler(dict(ref), argument, typed, context)  # noqa: E731
-        return await ask_completer(asked, value, settled, what)
+        asked = partial(handler, dict(ref), argument)  # then (typed value, context arguments)
+        return await ask_completer(asked, value, settled, what, limiter)
     except CompleterError as error:
         logger.error("%s", error)
+    except asyncio.CancelledError as error:
+        if not_a_failure(error):
+            raise  # the request itself is being cancelled
+        logger.error("completion for %s raised CancelledError without being cancelled", what)
     except Exception:
         logger.exception("completion for %s failed", what)
     raise ProtocolError(INTERNAL_ERROR, f"Completion failed for {what}")
 
 
 async def complete(
-    session: Session, request_id: RequestId, params: Params, version: str, _level: str | None
+    session: Session, request_id: RequestId, params: Params, version: str, log_level: str | None
 ) -> None:
-    """`completion/complete`: the suggestions for one argument."""
+    """`completion/complete`: checked here, then the suggestions for one argument answered
+    from a tracked task (a slow completer holds nothing behind it and can be cancelled)."""
     ref, argument, value, settled = _parse(params)
+    _completer(session.server, ref, argument)  # an unknown ref or argument is refused now
+    if session.requests.is_duplicate(request_id):
+        return
+    token = eras.progress_token(params or {}, "completion/complete")
+    call = CallInFlight(session.send, token, log_level, request_id, None, session.session_id)
+    work = partial(_answer, session, ref, argument, value, settled, version)
+    session.requests.answer_in_task(request_id, call, work)
+
+
+async def _answer(
+    session: Session,
+    ref: dict[str, Any],
+    argument: str,
+    value: str,
+    settled: dict[str, str],
+    version: str,
+) -> dict[str, Any]:
     values = await _suggestions(session.server, ref, argument, value, settled)
     cut = len(values) > MAX_VALUES
     completion = {"values": values[:MAX_VALUES], "total": len(values), "hasMore": cut}
     result: dict[str, Any] = {"completion": completion}
     eras.stamp_for(version, result, session.server_info)
-    await session.send(result_message(request_id, result), FrameKind.REPLY, request_id)
+    return result
 
 
 COMPLETION_ROUTES_HANDSHAKE: dict[str, Route] = {

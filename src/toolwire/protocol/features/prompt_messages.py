@@ -55,6 +55,7 @@ def _block(content: Any, version: str, where: str) -> dict[str, Any]:
             raise PromptResultError(
                 f"{where}: a {content['type']!r} content block needs {', '.join(missing)}"
             )
+        _check_fields(content, where)
         if content["type"] == "resource_link" and not eras.supports(version, "resource_link"):
             return {"type": "text", "text": str(content["uri"])}
         return content
@@ -65,6 +66,30 @@ def _block(content: Any, version: str, where: str) -> dict[str, Any]:
         f"{where}: content must be a string, a ToolOutput*, a ResourceLink, an "
         f"EmbeddedResource or an MCP content block, not {type(content).__name__}"
     )
+
+
+def _check_fields(content: dict[str, Any], where: str) -> None:
+    """Refuse a block whose required fields have the wrong type (the client would refuse the
+    whole result)."""
+    kind = content["type"]
+    if kind != "resource":
+        for key in _REQUIRED[kind]:
+            if not isinstance(content[key], str):
+                raise PromptResultError(
+                    f"{where}: {key!r} of a {kind!r} content block must be a string, "
+                    f"not {type(content[key]).__name__}"
+                )
+        return
+    resource = content["resource"]
+    if not (
+        isinstance(resource, dict)
+        and isinstance(resource.get("uri"), str)
+        and (isinstance(resource.get("text"), str) or isinstance(resource.get("blob"), str))
+    ):
+        raise PromptResultError(
+            f"{where}: 'resource' of a 'resource' content block must be an object with a "
+            "string 'uri' and a string 'text' or 'blob'"
+        )
 
 
 def _message(item: Any, version: str, where: str) -> dict[str, Any]:

@@ -7,6 +7,7 @@ prompt (or context factory) that raises or returns no prompt -32603 "Error rende
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 import logging
@@ -20,6 +21,7 @@ from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, RequestId
 from .prompt_messages import PromptResultError, render_messages
+from .resources import not_a_failure
 
 if TYPE_CHECKING:
     from .prompt_registry import RegisteredPrompt
@@ -105,9 +107,14 @@ async def _rendered(
         messages = render_messages(value, version, entry.name)
     except PromptResultError as error:
         logger.error("%s", error)
-        failure: Exception = error
+        failure: BaseException = error
     except ProtocolError:
         raise
+    except asyncio.CancelledError as error:
+        if not_a_failure(error):
+            raise  # the request itself is being cancelled
+        logger.error("prompt %r raised CancelledError without being cancelled", entry.name)
+        failure = error
     except ClientRequestError as error:
         # toolwire's own words about the exchange with the client (a capability it lacks,
         # no back channel, no answer): they concern the client, and hold nothing private.

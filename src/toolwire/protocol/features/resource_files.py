@@ -119,6 +119,8 @@ class DirectoryResources:
             return "it holds a NUL byte"
         if "\\" in relative:
             return "it holds a backslash"
+        if not relative.isascii() and not _is_utf8(relative):
+            return "its name is not UTF-8"  # a file name's stray bytes: no URI can name it
         if relative.startswith("/"):
             return "it is an absolute path"
         for segment in relative.split("/"):
@@ -192,6 +194,14 @@ class DirectoryResources:
                     yield relative, size
         finally:
             walk.close()
+
+
+def _is_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # bytes the file system decoded as lone surrogates
+        return False
+    return True
 
 
 def _guess(name: str) -> str | None:

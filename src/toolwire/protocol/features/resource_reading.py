@@ -152,6 +152,10 @@ class FunctionReader:
     ) -> list[dict[str, Any]]:
         """The contents for `uri`: the function called with `values` (after `context` when it
         takes one); InvalidResourceParams when a value does not convert."""
+        for name, value in values.items():
+            problem = _traversal(value)
+            if problem is not None:
+                raise InvalidResourceParams(f"Refused resource URI {uri!r}: {name!r} {problem}")
         arguments: dict[str, Any] = dict(values)
         if self._typed:
             arguments = self._convert(arguments)
@@ -215,6 +219,16 @@ class FunctionReader:
         )
         self._model = model
         return model
+
+
+def _traversal(value: str) -> str | None:
+    """Why a decoded template value is refused: one that could lead a function building a path
+    from it out of its directory (a `..` step, a NUL byte), however it was percent-encoded."""
+    if "\x00" in value:
+        return "holds a NUL byte"
+    if ".." in value.replace("\\", "/").split("/"):
+        return "holds a '..' path segment"
+    return None
 
 
 def _label(func: Callable[..., Any]) -> str:

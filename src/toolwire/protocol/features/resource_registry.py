@@ -152,7 +152,12 @@ class ResourceRegistry(NamedEntries[FixedResource | TemplatedResource]):
         return [entry.lister for entry in self._templates if entry.lister is not None]
 
     def updated(self, uri: str) -> None:
-        """The contents at `uri` changed: tell the update listeners."""
+        """The contents at `uri` changed: tell the update listeners (a TypeError, raised in the
+        caller's thread, when `uri` is not a string: no subscription could ever match it)."""
+        if not isinstance(uri, str):
+            raise TypeError(
+                f"notify_resource_updated: uri must be a string, not {type(uri).__name__}"
+            )
         for listener in list(self.update_listeners):
             listener(uri)
 

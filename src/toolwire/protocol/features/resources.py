@@ -8,15 +8,18 @@ gives the rest.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ...tools.invoke import as_tool_failure
 from ...tools.threads import run_sync_within
 from ..session.asking import Asker
 from ..session.methods import Params, Route, Session, send_page
 from ..session.requests_in_flight import CallInFlight
+from ..session.subscriptions import MAX_URI_LENGTH
 from ..wire import eras
 from ..wire.jsonrpc import (
     INTERNAL_ERROR,
@@ -74,7 +77,9 @@ async def read_contents(
         contents = await reader.read(uri, values, server.sync_limiter, ctx)
     except InvalidResourceParams as invalid:
         raise ProtocolError(INVALID_PARAMS, str(invalid), {"uri": uri}) from None
-    except Exception as error:
+    except (Exception, asyncio.CancelledError) as error:
+        if not_a_failure(error):
+            raise  # the read itself is being cancelled
         logger.exception("reading resource %r failed", uri)
         raise ProtocolError(
             INTERNAL_ERROR, f"Error reading resource {uri}", {"uri": uri}, cause=error
@@ -82,6 +87,13 @@ async def read_contents(
     if contents is NOT_FOUND:
         raise not_found(uri, version)
     return contents
+
+
+def not_a_failure(error: BaseException) -> bool:
+    """Whether `error` out of an author's function is the cancellation of the request (to
+    propagate) rather than a failure: a `CancelledError` the function raised of its own
+    accord is a failure, answered as one, or its client would wait for ever."""
+    return as_tool_failure(error, in_thread=False) is None
 
 
 def _bare_context(uri: str) -> ToolContext[Any]:
@@ -166,6 +178,11 @@ async def subscribe(
 ) -> None:
     """`resources/subscribe` (handshake era): follow one URI's updates."""
     uri = _uri(params, "resources/subscribe")
+    if len(uri) > MAX_URI_LENGTH:  # each one is kept (and stored with an HTTP session)
+        raise eras.invalid_params(
+            f"resources/subscribe: 'uri' is {len(uri)} characters long; a URI of at most "
+            f"{MAX_URI_LENGTH} can be followed"
+        )
     if session.server.resource_registry.find(uri) is None:
         raise not_found(uri, version)
     subscribed = session.resource_subscriptions

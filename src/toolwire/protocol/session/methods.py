@@ -110,7 +110,7 @@ async def send_page(
     cursor = params.get("cursor") if params else None
     if cursor is not None and not isinstance(cursor, str):
         raise eras.invalid_params(f"{method}: 'cursor' must be a string")
-    offset = 0 if cursor is None else decode_cursor(cursor)
+    offset = 0 if cursor is None else decode_cursor(cursor, method)
     payload = None if cache is None else cache.get((version, offset))
     if payload is None:
         if callable(entries):
@@ -120,7 +120,7 @@ async def send_page(
         end = offset + PAGE_SIZE
         result: dict[str, Any] = {key: [entry.listing(version) for entry in entries[offset:end]]}
         if end < len(entries):
-            result["nextCursor"] = encode_cursor(end)
+            result["nextCursor"] = encode_cursor(end, method)
         eras.stamp_for(version, result, session.server_info, cacheable=True)
         payload = encode_value(result)
         if cache is not None:
@@ -128,21 +128,21 @@ async def send_page(
     await session.send(result_message_raw(request_id, payload), FrameKind.REPLY, request_id)
 
 
-def encode_cursor(offset: int) -> str:
-    """An opaque cursor for the page starting at `offset`."""
-    return base64.urlsafe_b64encode(f"{_CURSOR_PREFIX}{offset}".encode()).decode("ascii")
+def encode_cursor(offset: int, method: str = "") -> str:
+    """An opaque cursor for the page of the list `method` starting at `offset`."""
+    text = f"{_CURSOR_PREFIX}{method} {offset}"
+    return base64.urlsafe_b64encode(text.encode()).decode("ascii")
 
 
-def decode_cursor(cursor: Any) -> int:
-    """The offset a cursor names; -32602 for anything this server did not issue."""
+def decode_cursor(cursor: Any, method: str = "") -> int:
+    """The offset a cursor of the list `method` names; -32602 for anything this server did not
+    issue for that list (a cursor of another list included)."""
     try:
         if not isinstance(cursor, str) or len(cursor) > 64:
             raise ValueError
         text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii")
-        if not text.startswith(_CURSOR_PREFIX):
-            raise ValueError
-        digits = text[len(_CURSOR_PREFIX) :]
-        if not digits.isdigit():
+        issued_for, _, digits = text.rpartition(" ")
+        if issued_for != _CURSOR_PREFIX + method or not digits.isdigit():
             raise ValueError
         return int(digits)
     except (ValueError, UnicodeError, binascii.Error):

@@ -24,7 +24,7 @@ from ..wire.jsonrpc import (
     result_message,
 )
 
-__all__ = ["MAX_STREAMS", "RESOURCE_UPDATED", "Listeners"]
+__all__ = ["MAX_STREAMS", "MAX_URI_LENGTH", "RESOURCE_UPDATED", "Listeners"]
 
 logger = logging.getLogger("toolwire.protocol")
 
@@ -33,6 +33,7 @@ ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 RESOURCE_UPDATED = "notifications/resources/updated"
 MAX_STREAMS = 1024
 MAX_URIS = 1024  # resourceSubscriptions honored per stream
+MAX_URI_LENGTH = 8192  # characters of a URI that can be followed (a subscription is kept)
 
 # The list-change flags a stream may ask for, and the kind of list each one follows.
 LIST_CHANGED_FLAGS = {
@@ -44,7 +45,7 @@ LIST_CHANGED_FLAGS = {
 
 def _honored_filter(params: dict[str, Any] | None, knows: Callable[[str], bool]) -> dict[str, Any]:
     """The filter of a listen request that this server honors (-32602 naming a malformed
-    field): the flags set to true, and the URIs `knows` can serve."""
+    field): the flags set to true, and the URIs `knows` can serve (of `MAX_URI_LENGTH` at most)."""
     requested = params.get("notifications") if params else None
     if not isinstance(requested, dict):
         raise eras.invalid_params("subscriptions/listen: 'notifications' must be an object")
@@ -65,7 +66,9 @@ def _honored_filter(params: dict[str, Any] | None, knows: Callable[[str], bool])
         flag: True for flag in LIST_CHANGED_FLAGS if requested.get(flag) is True
     }
     if uris:
-        followed = [uri for uri in dict.fromkeys(uris) if knows(uri)][:MAX_URIS]
+        followed = [
+            uri for uri in dict.fromkeys(uris) if len(uri) <= MAX_URI_LENGTH and knows(uri)
+        ][:MAX_URIS]
         if followed:
             honored["resourceSubscriptions"] = followed
     return honored
