@@ -262,3 +262,35 @@ def test_from_agents_failures_are_error_outcomes() -> None:
     assert (good.output, good.error) == (8, None)
     with pytest.raises(TypeError, match=r"from_agents\(\) takes an agents\.FunctionTool"):
         FunctionTool.from_agents(object())
+
+
+def test_to_agents_keeps_changes_made_after_from_agents() -> None:
+    """A tool taken in with from_agents, then renamed, disabled or given a new handler, goes back
+    to the SDK with those changes: the model is offered the new name and the new handler runs."""
+    import dataclasses
+
+    import agents
+
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        return f"sdk:{key}"
+
+    sdk_tool = agents.function_tool(lookup)
+    tool = FunctionTool.from_agents(sdk_tool)
+    assert tool.to_agents() is sdk_tool  # unchanged: the SDK's own tool goes back
+
+    renamed = dataclasses.replace(tool, name="find", description="Find a key.")
+    back = renamed.to_agents()
+    assert (back.name, back.description) == ("find", "Find a key.")
+    assert (sdk_tool.name, sdk_tool.description) == ("lookup", "Look a key up.")
+    assert run_with(back, '{"key": "k"}') == "sdk:k"
+
+    tool.is_enabled = False
+    assert tool.to_agents().is_enabled is False
+    assert sdk_tool.is_enabled is True
+
+    async def replaced(ctx: Any, arguments: str) -> str:
+        return "new handler"
+
+    swapped = dataclasses.replace(FunctionTool.from_agents(sdk_tool), on_invoke_tool=replaced)
+    assert run_with(swapped.to_agents(), '{"key": "k"}') == "new handler"

@@ -6,6 +6,7 @@ plainer construction is used.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -37,15 +38,21 @@ _SHARED_FIELDS = (
     "output_json_schema",
 )
 
+# Marks from_agents' handler with the SDK tool it runs: a tool whose handler was replaced since
+# does not go back as that SDK tool.
+_RUNS_AGENTS_TOOL = "toolwire_runs_agents_tool"
+
 # toolwire's FunctionTool, handed in: this module must not import function_tool.py.
 ToolT = TypeVar("ToolT")
 
 
 def to_agents(tool: Any) -> Any:
-    """An `agents.FunctionTool` that runs `tool` (one from `from_agents()` goes back as it was);
-    a decorated tool's `failure_error_function` runs inside the SDK's own failure wrapper."""
-    if tool._agents_tool is not None:
-        return tool._agents_tool
+    """An `agents.FunctionTool` that runs `tool` (one from `from_agents()` goes back as it was,
+    with the fields changed since); a decorated tool's `failure_error_function` runs inside the
+    SDK's own failure wrapper."""
+    original = tool._agents_tool
+    if original is not None and getattr(tool.on_invoke_tool, _RUNS_AGENTS_TOOL, None) is original:
+        return _changed_copy(original, tool)
     import agents.tool as agents_tool_module
 
     module: Any = agents_tool_module
@@ -93,6 +100,16 @@ def to_agents(tool: Any) -> Any:
         _use_default_failure_error_function=False,
         **common,
     )
+
+
+def _changed_copy(sdk_tool: Any, tool: Any) -> Any:
+    """`sdk_tool` itself, or a copy with the fields `tool` (taken in from it) has changed since."""
+    changed = {
+        name: getattr(tool, name)
+        for name in _SHARED_FIELDS
+        if getattr(tool, name) != getattr(sdk_tool, name)
+    }
+    return dataclasses.replace(sdk_tool, **changed) if changed else sdk_tool
 
 
 def _model_reads(output: Any, declares_output: bool, ctx: Any) -> Any:
@@ -175,6 +192,7 @@ def from_agents(tool_class: Callable[..., ToolT], agents_tool: Any) -> ToolT:
                 slot.append(failure)
         return output
 
+    setattr(on_invoke_tool, _RUNS_AGENTS_TOOL, agents_tool)
     shared = {name: getattr(agents_tool, name) for name in _SHARED_FIELDS}
     return tool_class(
         **{**shared, "params_json_schema": dict(agents_tool.params_json_schema)},
