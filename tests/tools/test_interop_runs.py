@@ -294,3 +294,34 @@ def test_to_agents_keeps_changes_made_after_from_agents() -> None:
 
     swapped = dataclasses.replace(FunctionTool.from_agents(sdk_tool), on_invoke_tool=replaced)
     assert run_with(swapped.to_agents(), '{"key": "k"}') == "new handler"
+
+
+def test_resource_outputs_reach_the_model_as_their_block_json() -> None:
+    """Through to_agents(), a ResourceLink or EmbeddedResource (alone, in a list, or as a
+    ToolResult's content) is read by the model as its MCP block's JSON, never a Python repr."""
+    from toolwire import ToolResult
+    from toolwire.tools.resource_outputs import EmbeddedResource, ResourceLink
+
+    link = ResourceLink(uri="file:///srv/r%C3%A9sum%C3%A9.txt", size=12)
+    link_json = (
+        '{"type": "resource_link", "uri": "file:///srv/r%C3%A9sum%C3%A9.txt", '
+        '"name": "résumé.txt", "size": 12}'
+    )
+    embedded = EmbeddedResource(uri="file:///b", blob=b"\x00\x01", mime_type="x/y")
+    embedded_json = (
+        '{"type": "resource", "resource": {"uri": "file:///b", "mimeType": "x/y", "blob": "AAE="}}'
+    )
+
+    def linked(a: int) -> Any:
+        return link
+
+    def mixed(a: int) -> Any:
+        return ToolResult({"a": a}, content=[ToolOutputText(text="see"), embedded])
+
+    assert run_with(toolwire.function_tool(linked).to_agents(), '{"a": 1}') == [
+        {"type": "input_text", "text": link_json}
+    ]
+    assert run_with(toolwire.function_tool(mixed).to_agents(), '{"a": 1}') == [
+        {"type": "input_text", "text": "see"},
+        {"type": "input_text", "text": embedded_json},
+    ]

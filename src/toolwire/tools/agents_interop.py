@@ -7,11 +7,13 @@ plainer construction is used.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .failure import log_failed_call
 from .invoke import FunctionInvoker, called_by_program, handled_failure
+from .resource_outputs import EmbeddedResource, ResourceLink
 from .tool_result import ToolResult
 
 if TYPE_CHECKING:
@@ -129,10 +131,17 @@ _OUTPUT_NAMES = ("ToolOutputText", "ToolOutputImage", "ToolOutputFileContent")
 
 
 def _swap_outputs(output: Any, *, to_sdk: bool) -> Any:
-    """toolwire's ToolOutput* models as the SDK's, or the other way (a list item by item)."""
+    """toolwire's ToolOutput* models as the SDK's, or the other way (a list item by item); a
+    resource output goes to the SDK as the text of its MCP block."""
     if isinstance(output, list | tuple):
         swapped = [_swap_outputs(item, to_sdk=to_sdk) for item in output]
         return swapped if any(a is not b for a, b in zip(swapped, output, strict=True)) else output
+    if to_sdk and isinstance(output, ResourceLink | EmbeddedResource):
+        # The SDK has no resource output: the model reads the block's JSON, as the SDK shows
+        # such a block from an MCP server (not the dataclass's repr).
+        import agents.tool as sdk_outputs
+
+        return sdk_outputs.ToolOutputText(text=json.dumps(output.block(), ensure_ascii=False))
     cls = type(output)
     source = "toolwire.tools.outputs" if to_sdk else "agents.tool"
     if cls.__module__ != source or cls.__name__ not in _OUTPUT_NAMES:
