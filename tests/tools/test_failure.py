@@ -174,3 +174,25 @@ def test_a_successful_call_logs_nothing(caplog: pytest.LogCaptureFixture) -> Non
     outcome = asyncio.run(invoke_tool(tool, _ctx("double", '{"a": 2}'), '{"a": 2}'))
     assert (outcome.output, outcome.is_error) == (4, False)
     assert _records(caplog) == []
+
+
+def test_opted_in_arguments_cannot_forge_log_lines_or_drive_the_terminal(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Arguments are the client's text: their line breaks, escape sequences and other control
+    characters are logged as escapes, so the author's log stays one line per failure."""
+    monkeypatch.setenv("TOOLWIRE_LOG_TOOL_DATA", "1")
+    tool = function_tool(_upload)
+    forged = '{"path": "a"}\nWARNING toolwire.tools forged\r\x1b[2J\x9b\u2028\u202e\x7f\t'
+    asyncio.run(invoke_tool(tool, _ctx("_upload", forged), forged))
+    valid = json.dumps({"path": "\u202etxt.exe\u2028", "token": "ok"}, ensure_ascii=False)
+    asyncio.run(invoke_tool(tool, _ctx("_upload", valid), valid))
+    refused, failed = (r.getMessage() for r in _records(caplog))
+    assert refused.endswith(
+        '; arguments: {"path": "a"}\\nWARNING toolwire.tools forged\\r\\x1b[2J\\x9b\\u2028'
+        "\\u202e\\x7f\\t"
+    )
+    assert failed == (
+        "Tool '_upload' failed: OSError: disk full; arguments: "
+        '{"path": "\\u202etxt.exe\\u2028", "token": "ok"}'
+    )
