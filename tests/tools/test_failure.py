@@ -196,3 +196,23 @@ def test_opted_in_arguments_cannot_forge_log_lines_or_drive_the_terminal(
         "Tool '_upload' failed: OSError: disk full; arguments: "
         '{"path": "\\u202etxt.exe\\u2028", "token": "ok"}'
     )
+
+
+def test_a_refusal_naming_the_clients_keys_stays_one_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The refusal names where the arguments went wrong, and a dict key there is the client's
+    text: it is escaped as the arguments are, with no opt-in needed."""
+
+    def tally(counts: dict[str, int]) -> int:
+        return sum(counts.values())
+
+    tool = function_tool(tally, strict_mode=False)
+    arguments = json.dumps({"counts": {"k\nWARNING toolwire.tools forged\x1b[31m": "x"}})
+    outcome = asyncio.run(invoke_tool(tool, _ctx("tally", arguments), arguments))
+    assert outcome.is_error
+    (record,) = _records(caplog)
+    assert record.getMessage() == (
+        "Tool 'tally' refused its arguments: counts.k\\nWARNING toolwire.tools forged\\x1b[31m: "
+        "Input should be a valid integer, unable to parse string as an integer"
+    )

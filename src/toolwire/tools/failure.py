@@ -93,7 +93,10 @@ def log_failed_call(tool_name: str, error: BaseException, arguments: str | None)
     reason = getattr(error, _REFUSAL_REASON, None)
     if reason is not None:
         logger.warning(
-            "Tool %r refused its arguments: %s%s", tool_name, reason, _arguments_note(arguments)
+            "Tool %r refused its arguments: %s%s",
+            tool_name,
+            _UNSAFE_IN_LOGS.sub(_escaped, reason),  # it names the client's keys
+            _arguments_note(arguments),
         )
         return
     if isinstance(error, SyncToolRefused):  # the server's state, not a bug: no traceback
