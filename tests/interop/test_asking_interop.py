@@ -156,6 +156,19 @@ async def test_elicitation_with_a_dict_form(run: Any) -> None:
 
 
 @pytest.mark.parametrize("run", [_handshake_era, _auto], ids=["handshake", "2026-07-28"])
+async def test_an_answer_below_the_forms_minimum_never_reaches_the_tool(run: Any) -> None:
+    """The official client sends whatever its callback returns: toolwire checks the form's
+    bounds, so the tool gets an error instead of an age of -5."""
+    peer = Peer()
+    peer.elicit_answer = {"action": "accept", "content": {"name": "Bob", "age": -5}}
+    [text] = await run(peer, [("ask_profile", {"message": "Tell me"})])
+    assert text == (
+        "ClientResponseError: The client's elicitation answer does not fit the form: "
+        "age: below the minimum 0"
+    )
+
+
+@pytest.mark.parametrize("run", [_handshake_era, _auto], ids=["handshake", "2026-07-28"])
 async def test_elicitation_with_a_model_and_a_decline(run: Any) -> None:
     peer = Peer()
     peer.elicit_answer = {"action": "accept", "content": {"username": "bob", "plan": "pro"}}

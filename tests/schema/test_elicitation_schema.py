@@ -235,3 +235,38 @@ def test_integers_beyond_float_range_are_numbers_not_crashes() -> None:
         elicitation_schema(
             {"type": "object", "properties": {"flag": {"type": "boolean", "default": huge}}}
         )
+
+
+def test_answers_outside_the_forms_bounds_are_problems() -> None:
+    """A client's answer must keep the form's minimum/maximum, lengths and option counts: a
+    tool relies on them as much as on the types (the value itself is not quoted back)."""
+    form = elicitation_schema(
+        {
+            "type": "object",
+            "properties": {
+                "age": {"type": "integer", "minimum": 0, "maximum": 150},
+                "ratio": {"type": "number", "minimum": 0.5},
+                "code": {"type": "string", "minLength": 2, "maxLength": 4},
+                "days": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": ["mon", "tue", "wed"]},
+                    "minItems": 1,
+                    "maxItems": 2,
+                },
+            },
+        }
+    )
+    assert answer_problems({"age": 150, "ratio": 0.5, "code": "ab", "days": ["mon"]}, form) == []
+    assert answer_problems({"age": 151, "ratio": 0.25, "code": "a", "days": []}, form) == [
+        "age: above the maximum 150",
+        "ratio: below the minimum 0.5",
+        "code: 1 characters, fewer than minLength 2",
+        "days: 0 options chosen, fewer than minItems 1",
+    ]
+    assert answer_problems(
+        {"age": -1, "code": "éééé\u00e9", "days": ["mon", "tue", "wed"]}, form
+    ) == [
+        "age: below the minimum 0",
+        "code: 5 characters, more than maxLength 4",
+        "days: 3 options chosen, more than maxItems 2",
+    ]

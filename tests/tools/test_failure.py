@@ -174,3 +174,45 @@ def test_a_successful_call_logs_nothing(caplog: pytest.LogCaptureFixture) -> Non
     outcome = asyncio.run(invoke_tool(tool, _ctx("double", '{"a": 2}'), '{"a": 2}'))
     assert (outcome.output, outcome.is_error) == (4, False)
     assert _records(caplog) == []
+
+
+def test_opted_in_arguments_cannot_forge_log_lines_or_drive_the_terminal(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Arguments are the client's text: their line breaks, escape sequences and other control
+    characters are logged as escapes, so the author's log stays one line per failure."""
+    monkeypatch.setenv("TOOLWIRE_LOG_TOOL_DATA", "1")
+    tool = function_tool(_upload)
+    forged = '{"path": "a"}\nWARNING toolwire.tools forged\r\x1b[2J\x9b\u2028\u202e\x7f\t'
+    asyncio.run(invoke_tool(tool, _ctx("_upload", forged), forged))
+    valid = json.dumps({"path": "\u202etxt.exe\u2028", "token": "ok"}, ensure_ascii=False)
+    asyncio.run(invoke_tool(tool, _ctx("_upload", valid), valid))
+    refused, failed = (r.getMessage() for r in _records(caplog))
+    assert refused.endswith(
+        '; arguments: {"path": "a"}\\nWARNING toolwire.tools forged\\r\\x1b[2J\\x9b\\u2028'
+        "\\u202e\\x7f\\t"
+    )
+    assert failed == (
+        "Tool '_upload' failed: OSError: disk full; arguments: "
+        '{"path": "\\u202etxt.exe\\u2028", "token": "ok"}'
+    )
+
+
+def test_a_refusal_naming_the_clients_keys_stays_one_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The refusal names where the arguments went wrong, and a dict key there is the client's
+    text: it is escaped as the arguments are, with no opt-in needed."""
+
+    def tally(counts: dict[str, int]) -> int:
+        return sum(counts.values())
+
+    tool = function_tool(tally, strict_mode=False)
+    arguments = json.dumps({"counts": {"k\nWARNING toolwire.tools forged\x1b[31m": "x"}})
+    outcome = asyncio.run(invoke_tool(tool, _ctx("tally", arguments), arguments))
+    assert outcome.is_error
+    (record,) = _records(caplog)
+    assert record.getMessage() == (
+        "Tool 'tally' refused its arguments: counts.k\\nWARNING toolwire.tools forged\\x1b[31m: "
+        "Input should be a valid integer, unable to parse string as an integer"
+    )

@@ -262,3 +262,66 @@ def test_from_agents_failures_are_error_outcomes() -> None:
     assert (good.output, good.error) == (8, None)
     with pytest.raises(TypeError, match=r"from_agents\(\) takes an agents\.FunctionTool"):
         FunctionTool.from_agents(object())
+
+
+def test_to_agents_keeps_changes_made_after_from_agents() -> None:
+    """A tool taken in with from_agents, then renamed, disabled or given a new handler, goes back
+    to the SDK with those changes: the model is offered the new name and the new handler runs."""
+    import dataclasses
+
+    import agents
+
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        return f"sdk:{key}"
+
+    sdk_tool = agents.function_tool(lookup)
+    tool = FunctionTool.from_agents(sdk_tool)
+    assert tool.to_agents() is sdk_tool  # unchanged: the SDK's own tool goes back
+
+    renamed = dataclasses.replace(tool, name="find", description="Find a key.")
+    back = renamed.to_agents()
+    assert (back.name, back.description) == ("find", "Find a key.")
+    assert (sdk_tool.name, sdk_tool.description) == ("lookup", "Look a key up.")
+    assert run_with(back, '{"key": "k"}') == "sdk:k"
+
+    tool.is_enabled = False
+    assert tool.to_agents().is_enabled is False
+    assert sdk_tool.is_enabled is True
+
+    async def replaced(ctx: Any, arguments: str) -> str:
+        return "new handler"
+
+    swapped = dataclasses.replace(FunctionTool.from_agents(sdk_tool), on_invoke_tool=replaced)
+    assert run_with(swapped.to_agents(), '{"key": "k"}') == "new handler"
+
+
+def test_resource_outputs_reach_the_model_as_their_block_json() -> None:
+    """Through to_agents(), a ResourceLink or EmbeddedResource (alone, in a list, or as a
+    ToolResult's content) is read by the model as its MCP block's JSON, never a Python repr."""
+    from toolwire import ToolResult
+    from toolwire.tools.resource_outputs import EmbeddedResource, ResourceLink
+
+    link = ResourceLink(uri="file:///srv/r%C3%A9sum%C3%A9.txt", size=12)
+    link_json = (
+        '{"type": "resource_link", "uri": "file:///srv/r%C3%A9sum%C3%A9.txt", '
+        '"name": "résumé.txt", "size": 12}'
+    )
+    embedded = EmbeddedResource(uri="file:///b", blob=b"\x00\x01", mime_type="x/y")
+    embedded_json = (
+        '{"type": "resource", "resource": {"uri": "file:///b", "mimeType": "x/y", "blob": "AAE="}}'
+    )
+
+    def linked(a: int) -> Any:
+        return link
+
+    def mixed(a: int) -> Any:
+        return ToolResult({"a": a}, content=[ToolOutputText(text="see"), embedded])
+
+    assert run_with(toolwire.function_tool(linked).to_agents(), '{"a": 1}') == [
+        {"type": "input_text", "text": link_json}
+    ]
+    assert run_with(toolwire.function_tool(mixed).to_agents(), '{"a": 1}') == [
+        {"type": "input_text", "text": "see"},
+        {"type": "input_text", "text": embedded_json},
+    ]

@@ -53,7 +53,7 @@ def build_model(
             fields[param.name] = (dict[str, value], _collection_field(param, note, dict))  # type: ignore[valid-type]
         else:
             fields[param.name] = _plain_field(param, note)
-    return create_model(model_name, __config__=config, **fields)
+    return create_model(model_name, __base__=BaseModel, __config__=config, **fields)
 
 
 def _inline_note(metadata: tuple[Any, ...]) -> str | None:

@@ -2,7 +2,8 @@
 
 A form is a flat object of primitive fields and enums; anything else is refused before sending,
 naming the property and keyword, and a pydantic model class is converted first.
-`answer_problems` checks an accepted answer against the form (extra keys are ignored).
+`answer_problems` checks an accepted answer against the form, its bounds included (extra keys
+are ignored).
 """
 
 from __future__ import annotations
@@ -277,10 +278,40 @@ def answer_problems(content: Any, schema: Mapping[str, Any]) -> list[str]:
             continue
         field = _kind_of(spec)
         options = _options(field, spec, "")
-        if _fits(field, value, options):
+        if not _fits(field, value, options):
+            wanted = _WANTED.get(field) or (
+                f"a list of {options}" if field == "array" else f"one of {options}"
+            )
+            problems.append(f"{name}: expected {wanted}")
             continue
-        wanted = _WANTED.get(field) or (
-            f"a list of {options}" if field == "array" else f"one of {options}"
-        )
-        problems.append(f"{name}: expected {wanted}")
+        beyond = _beyond_bounds(field, spec, value)
+        if beyond is not None:
+            problems.append(f"{name}: {beyond}")
     return problems
+
+
+_COUNTED = {
+    "string": ("minLength", "maxLength", "characters"),
+    "array": ("minItems", "maxItems", "options chosen"),
+}
+
+
+def _beyond_bounds(field: str, spec: Mapping[str, Any], value: Any) -> str | None:
+    """How a value of the right type breaks its field's bounds (None when it keeps them);
+    the value itself is not quoted."""
+    if field in ("number", "integer"):
+        low, high = spec.get("minimum"), spec.get("maximum")
+        if low is not None and value < low:
+            return f"below the minimum {low}"
+        if high is not None and value > high:
+            return f"above the maximum {high}"
+        return None
+    if field not in _COUNTED:
+        return None
+    low_key, high_key, unit = _COUNTED[field]
+    low, high, count = spec.get(low_key), spec.get(high_key), len(value)
+    if low is not None and count < low:
+        return f"{count} {unit}, fewer than {low_key} {low}"
+    if high is not None and count > high:
+        return f"{count} {unit}, more than {high_key} {high}"
+    return None

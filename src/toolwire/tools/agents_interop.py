@@ -6,11 +6,14 @@ plainer construction is used.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .failure import log_failed_call
 from .invoke import FunctionInvoker, called_by_program, handled_failure
+from .resource_outputs import EmbeddedResource, ResourceLink
 from .tool_result import ToolResult
 
 if TYPE_CHECKING:
@@ -37,15 +40,21 @@ _SHARED_FIELDS = (
     "output_json_schema",
 )
 
+# Marks from_agents' handler with the SDK tool it runs: a tool whose handler was replaced since
+# does not go back as that SDK tool.
+_RUNS_AGENTS_TOOL = "toolwire_runs_agents_tool"
+
 # toolwire's FunctionTool, handed in: this module must not import function_tool.py.
 ToolT = TypeVar("ToolT")
 
 
 def to_agents(tool: Any) -> Any:
-    """An `agents.FunctionTool` that runs `tool` (one from `from_agents()` goes back as it was);
-    a decorated tool's `failure_error_function` runs inside the SDK's own failure wrapper."""
-    if tool._agents_tool is not None:
-        return tool._agents_tool
+    """An `agents.FunctionTool` that runs `tool` (one from `from_agents()` goes back as it was,
+    with the fields changed since); a decorated tool's `failure_error_function` runs inside the
+    SDK's own failure wrapper."""
+    original = tool._agents_tool
+    if original is not None and getattr(tool.on_invoke_tool, _RUNS_AGENTS_TOOL, None) is original:
+        return _changed_copy(original, tool)
     import agents.tool as agents_tool_module
 
     module: Any = agents_tool_module
@@ -95,6 +104,16 @@ def to_agents(tool: Any) -> Any:
     )
 
 
+def _changed_copy(sdk_tool: Any, tool: Any) -> Any:
+    """`sdk_tool` itself, or a copy with the fields `tool` (taken in from it) has changed since."""
+    changed = {
+        name: getattr(tool, name)
+        for name in _SHARED_FIELDS
+        if getattr(tool, name) != getattr(sdk_tool, name)
+    }
+    return dataclasses.replace(sdk_tool, **changed) if changed else sdk_tool
+
+
 def _model_reads(output: Any, declares_output: bool, ctx: Any) -> Any:
     """What the SDK gets of a `ToolResult`: its content; its structured part when it has no
     content, a program made the call, or the tool declares its output (the SDK shows its JSON)."""
@@ -112,10 +131,17 @@ _OUTPUT_NAMES = ("ToolOutputText", "ToolOutputImage", "ToolOutputFileContent")
 
 
 def _swap_outputs(output: Any, *, to_sdk: bool) -> Any:
-    """toolwire's ToolOutput* models as the SDK's, or the other way (a list item by item)."""
+    """toolwire's ToolOutput* models as the SDK's, or the other way (a list item by item); a
+    resource output goes to the SDK as the text of its MCP block."""
     if isinstance(output, list | tuple):
         swapped = [_swap_outputs(item, to_sdk=to_sdk) for item in output]
         return swapped if any(a is not b for a, b in zip(swapped, output, strict=True)) else output
+    if to_sdk and isinstance(output, ResourceLink | EmbeddedResource):
+        # The SDK has no resource output: the model reads the block's JSON, as the SDK shows
+        # such a block from an MCP server (not the dataclass's repr).
+        import agents.tool as sdk_outputs
+
+        return sdk_outputs.ToolOutputText(text=json.dumps(output.block(), ensure_ascii=False))
     cls = type(output)
     source = "toolwire.tools.outputs" if to_sdk else "agents.tool"
     if cls.__module__ != source or cls.__name__ not in _OUTPUT_NAMES:
@@ -175,6 +201,7 @@ def from_agents(tool_class: Callable[..., ToolT], agents_tool: Any) -> ToolT:
                 slot.append(failure)
         return output
 
+    setattr(on_invoke_tool, _RUNS_AGENTS_TOOL, agents_tool)
     shared = {name: getattr(agents_tool, name) for name in _SHARED_FIELDS}
     return tool_class(
         **{**shared, "params_json_schema": dict(agents_tool.params_json_schema)},

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -92,7 +93,10 @@ def log_failed_call(tool_name: str, error: BaseException, arguments: str | None)
     reason = getattr(error, _REFUSAL_REASON, None)
     if reason is not None:
         logger.warning(
-            "Tool %r refused its arguments: %s%s", tool_name, reason, _arguments_note(arguments)
+            "Tool %r refused its arguments: %s%s",
+            tool_name,
+            _UNSAFE_IN_LOGS.sub(_escaped, reason),  # it names the client's keys
+            _arguments_note(arguments),
         )
         return
     if isinstance(error, SyncToolRefused):  # the server's state, not a bug: no traceback
@@ -120,10 +124,23 @@ def log_timeout(
     )
 
 
+# Characters of a client's text that would break a log line or act on a terminal: C0 and C1
+# controls, DEL, the Unicode line and paragraph separators, and the bidirectional controls.
+_UNSAFE_IN_LOGS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    return _SHORT_ESCAPES.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
 def _arguments_note(arguments: str | None) -> str:
+    """The arguments for a log line, cut to a readable length, control characters escaped."""
     if arguments is None or dont_log_tool_data():
         return ""
     if len(arguments) > _ARGUMENTS_SHOWN:
-        cut = arguments[:_ARGUMENTS_SHOWN]
+        cut = _UNSAFE_IN_LOGS.sub(_escaped, arguments[:_ARGUMENTS_SHOWN])
         return f"; arguments ({len(arguments)} characters): {cut}..."
-    return f"; arguments: {arguments}"
+    return f"; arguments: {_UNSAFE_IN_LOGS.sub(_escaped, arguments)}"

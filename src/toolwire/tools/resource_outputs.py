@@ -9,8 +9,15 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
-__all__ = ["EmbeddedResource", "ResourceLink"]
+__all__ = ["EmbeddedResource", "ResourceLink", "name_of_uri"]
+
+
+def name_of_uri(uri: str, fallback: str) -> str:
+    """The last segment of a URI's path (percent-decoded), or `fallback` when it has none."""
+    path = urlsplit(uri).path.rstrip("/")
+    return unquote(path.rsplit("/", 1)[-1]) or fallback
 
 
 def _text_field(value: Any, label: str, owner: str) -> None:
@@ -48,6 +55,23 @@ class ResourceLink:
         ):
             raise TypeError(f"ResourceLink: size must be a non-negative int, not {self.size!r}")
 
+    def block(self) -> dict[str, Any]:
+        """The MCP `resource_link` content block (the name derived from the URI when unset)."""
+        block: dict[str, Any] = {
+            "type": "resource_link",
+            "uri": self.uri,
+            "name": self.name or name_of_uri(self.uri, "resource"),
+        }
+        for key, value in (
+            ("title", self.title),
+            ("description", self.description),
+            ("mimeType", self.mime_type),
+            ("size", self.size),
+        ):
+            if value is not None:
+                block[key] = value
+        return block
+
 
 @dataclass(frozen=True, slots=True)
 class EmbeddedResource:
@@ -74,6 +98,10 @@ class EmbeddedResource:
         _text_field(self.mime_type, "mime_type", "EmbeddedResource")
         if self.blob is not None and not isinstance(self.blob, bytes | bytearray | memoryview):
             raise TypeError(f"EmbeddedResource: blob must be bytes, not {type(self.blob).__name__}")
+
+    def block(self) -> dict[str, Any]:
+        """The MCP `resource` content block carrying `contents()`."""
+        return {"type": "resource", "resource": self.contents()}
 
     def contents(self) -> dict[str, Any]:
         """The resource contents object (`uri`, `mimeType`, and `text` or `blob`)."""

@@ -13,9 +13,10 @@ from __future__ import annotations
 import dataclasses
 import logging
 from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote
 
 from ...tools.resource_outputs import EmbeddedResource, ResourceLink
+from ...tools.resource_outputs import name_of_uri as _name_of
 from ...tools.tool_result import ToolResult, as_output
 from . import eras
 from .jsonrpc import compact_json, wire_json
@@ -90,24 +91,10 @@ def _link(uri: str, name: str, version: str) -> dict[str, Any]:
 
 
 def _resource_block(output: ResourceLink | EmbeddedResource, version: str) -> dict[str, Any]:
-    if isinstance(output, EmbeddedResource):
-        return {"type": "resource", "resource": output.contents()}
-    block = _link(output.uri, output.name or _name_of(output.uri, "resource"), version)
-    if block["type"] == "resource_link":
-        for key, value in (
-            ("title", output.title),
-            ("description", output.description),
-            ("mimeType", output.mime_type),
-            ("size", output.size),
-        ):
-            if value is not None:
-                block[key] = value
+    block = output.block()
+    if block["type"] == "resource_link" and not eras.supports(version, "resource_link"):
+        return {"type": "text", "text": output.uri}
     return block
-
-
-def _name_of(uri: str, fallback: str) -> str:
-    path = urlsplit(uri).path.rstrip("/")
-    return unquote(path.rsplit("/", 1)[-1]) or fallback
 
 
 def output_block(output: ToolOutput, version: str = eras.LATEST_HANDSHAKE) -> dict[str, Any]:
