@@ -12,6 +12,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -404,6 +405,43 @@ def test_a_call_past_the_grace_is_refused_with_a_json_rpc_error(
         "period and was cancelled"
     )
     assert "1 call(s) still running after 0.5 s were cancelled" in server.stderr()
+
+
+def test_a_post_whose_body_stalls_at_sigterm_is_refused_and_holds_nothing_up(
+    app: Path,
+) -> None:
+    # Before the gate cut such a body, the request waited out the grace and uvicorn's own
+    # timeout, then was cancelled: a 500 and "Exception in ASGI application" on stderr.
+    command = _run(app, "--transport", "http", "--shutdown-grace", "60")
+    with served(command, app.parent) as server:
+        session = _initialized(server.port)
+        call = InBackground(lambda: _post(server.port, _call(7, "slow", seconds=1.5), session))
+        server.wait_started()
+        stalled = socket.create_connection(("127.0.0.1", server.port), timeout=READ_SECONDS)
+        head = (
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            "Accept: application/json\r\nContent-Length: 100\r\n\r\n"
+        )
+        stalled.sendall(head.encode() + b'{"jsonrpc":')  # and never the rest
+        with stalled:
+            server.process.send_signal(signal.SIGTERM)
+            reply = b""
+            while chunk := stalled.recv(65536):
+                reply += chunk
+        status, _, body = call.outcome()
+        code = server.process.wait(STOP_SECONDS)
+    head_text, _, refusal = reply.decode().partition("\r\n\r\n")
+    assert head_text.startswith("HTTP/1.1 503 "), reply
+    assert "connection: close" in head_text.lower(), reply
+    assert json.loads(refusal) == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32000, "message": "Server is shutting down: it takes no new requests"},
+    }
+    assert status == 200  # the call whose body had arrived was served to the end
+    assert _messages(body)[-1]["result"]["content"][0]["text"] == "slept 1.5"
+    assert code == 0, server.stderr()
+    assert "Traceback" not in server.stderr() and "ERROR" not in server.stderr()
 
 
 def test_an_idle_get_stream_ends_at_once_while_a_call_finishes(app: Path) -> None:
