@@ -222,6 +222,20 @@ def test_calling_a_tool_without_its_scope_is_a_step_up_challenge() -> None:
     assert other_method.status_code == 200
 
 
+@pytest.mark.parametrize("method", [r"tools\/call", r"tools\u002fcall", r"\u0074ools/call"])
+def test_a_tools_call_spelled_with_json_escapes_is_still_a_step_up_challenge(method: str) -> None:
+    # JSON may escape any character of the method; the guard let such a call through to the
+    # endpoint, which refused it without the challenge a client steps its token up with.
+    body = '{"jsonrpc":"2.0","id":"w1","method":"' + method + '","params":{"name":"write"}}'
+    headers = {"authorization": "Bearer alice"}
+    with served(guard()) as url:
+        reply = httpx2.post(url + "/mcp", content=body, headers=headers, timeout=10)
+    assert reply.status_code == 403, reply.text
+    assert challenge(reply)["error"] == "insufficient_scope"
+    assert reply.json()["id"] == "w1"
+    assert reply.json()["error"]["data"]["missingScopes"] == ["files:write"]
+
+
 def test_a_large_body_is_replayed_whole() -> None:
     text = "y" * 300_000  # several receive() chunks
     body = {

@@ -150,7 +150,9 @@ class BearerGuard:
     ) -> tuple[RequestId | None, str, frozenset[str], list[str]] | None:
         """(id, tool, its scopes, those missing) for the first call the identity may not
         make; None when there is none."""
-        if b"tools/call" not in body:
+        # JSON may spell any character as an escape: without a backslash, the method is there
+        # verbatim or is not there at all.
+        if b"tools/call" not in body and b"\\" not in body:
             return None
         try:
             parsed = decode(body)
