@@ -150,6 +150,24 @@ def test_a_malformed_authorization_header_is_401() -> None:
         )
 
 
+def test_two_authorization_headers_are_refused_whichever_comes_first() -> None:
+    # The guard took the first and a proxy in front may take the last: the request was let
+    # in as whoever came first. A head that reads two ways is refused.
+    with served(guard()) as url:
+        replies = [
+            httpx2.post(
+                url + "/mcp",
+                headers=[("authorization", f"Bearer {first}"), ("authorization", f"Bearer {last}")],
+            )
+            for first, last in (("alice", "nobody"), ("nobody", "alice"), ("alice", "alice"))
+        ]
+    for reply in replies:
+        assert reply.status_code == 401, reply.text
+        assert challenge(reply)["error_description"] == (
+            "The request has 2 Authorization headers; send one"
+        )
+
+
 def test_a_token_for_a_parent_resource_is_accepted() -> None:
     with served(guard()) as url:
         port = url.rsplit(":", 1)[1]

@@ -91,7 +91,10 @@ class BearerGuard:
 
     async def _identify(self, scope: Scope) -> tuple[Identity | None, str]:
         """The request's identity, or None and why not (said in the challenge)."""
-        authorization = header(scope, b"authorization")
+        values = [value for name, value in scope["headers"] if name == b"authorization"]
+        if len(values) > 1:  # a proxy in front may have read the other one
+            return None, f"The request has {len(values)} Authorization headers; send one"
+        authorization = values[0] if values else None
         if authorization is None:
             return None, "Authentication required: send an Authorization: Bearer <token> header"
         kind, _, token = authorization.decode("latin-1").strip().partition(" ")
