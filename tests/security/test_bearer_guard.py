@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import time
 from typing import Any
 
@@ -252,6 +253,32 @@ def test_a_tools_call_spelled_with_json_escapes_is_still_a_step_up_challenge(met
     assert challenge(reply)["error"] == "insufficient_scope"
     assert reply.json()["id"] == "w1"
     assert reply.json()["error"]["data"]["missingScopes"] == ["files:write"]
+
+
+def test_a_body_that_stalls_while_the_guard_reads_it_gets_408(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The guard reads the body of a token short of a tool's scopes before the endpoint does,
+    # and read it without the endpoint's time bound: a stalled body held the request forever.
+    from toolwire.transports.http import asgi
+
+    monkeypatch.setattr(asgi, "BODY_SECONDS", 0.3)
+    head = (
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer alice\r\n"
+        "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+    )
+    with served(guard()) as url:
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(head.encode() + b'{"jsonrpc":')  # and never the rest
+            reply = b""
+            while chunk := sock.recv(65536):
+                reply += chunk
+    head_text, _, body = reply.decode().partition("\r\n\r\n")
+    assert head_text.startswith("HTTP/1.1 408 "), reply
+    assert json.loads(body)["error"]["message"] == (
+        "Request Timeout: the request body did not arrive within 0.3 seconds"
+    )
 
 
 def test_a_large_body_is_replayed_whole() -> None:

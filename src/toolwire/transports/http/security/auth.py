@@ -5,12 +5,14 @@ scope key `IDENTITY_KEY`. See docs/decisions.md, `auth.py`."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ....protocol.auth.identity import FORBIDDEN, UNAUTHORIZED, Identity, scope_refusal
 from ....protocol.wire.jsonrpc import RequestId, decode, encode_value, valid_id
+from .. import asgi
 from ..asgi import ASGIApp, ASGIReceive, ASGISend, Scope, header, header_text, refuse, respond
 
 if TYPE_CHECKING:
@@ -116,14 +118,23 @@ class BearerGuard:
         """Refuse a `tools/call` whose tool's scopes `identity` lacks; else replay the body on."""
         read: list[MutableMapping[str, Any]] = []
         body = b""
-        while True:
-            message = await receive()
-            read.append(message)
-            if message["type"] != "http.request":
-                break
-            body += message.get("body", b"")
-            if not message.get("more_body", False) or len(body) > self.max_body_bytes:
-                break
+        seconds = asgi.BODY_SECONDS  # the endpoint's bound on a body: this read comes first
+        try:
+            async with asyncio.timeout(seconds):
+                while True:
+                    message = await receive()
+                    read.append(message)
+                    if message["type"] != "http.request":
+                        break
+                    body += message.get("body", b"")
+                    if not message.get("more_body", False) or len(body) > self.max_body_bytes:
+                        break
+        except TimeoutError:
+            stalled = asgi.BodyTimeout(seconds)
+            await refuse(
+                send, 408, f"Request Timeout: {stalled}", headers=[(b"connection", b"close")]
+            )
+            return
         complete = read[-1]["type"] == "http.request" and not read[-1].get("more_body", False)
         within = complete and len(body) <= self.max_body_bytes
         refusal = self._tool_refusal(body, identity) if within else None
