@@ -70,10 +70,6 @@ _REFUSED_TEXT = "Server is shutting down: it takes no new requests"
 _REFUSED = error_message(None, SHUTTING_DOWN, _REFUSED_TEXT)
 
 
-class _BodyCut(Exception):
-    """A POST's body was still arriving when the gate closed: it is refused, not awaited."""
-
-
 class ShutdownGate:
     """In front of `app`: counts the POSTs in progress; once closed, answers every new HTTP
     request 503 with a JSON-RPC error (other scopes pass), and so is a POST whose body is
@@ -107,22 +103,25 @@ class ShutdownGate:
             return
         task = asyncio.current_task()
         assert task is not None
-        complete = False
+        complete = cut = False
 
         async def body_part() -> Any:
-            # The body as it comes; a wait for more of it ends when the gate closes.
-            nonlocal complete
+            # The body as it comes; once the gate closes, a wait for more of it ends as if the
+            # client had left (the app stops there), and the gate answers for the app.
+            nonlocal complete, cut
             if complete:  # after the body, receive() only says the client left
                 return await receive()
             if self.closed:
-                raise _BodyCut
+                cut = complete = True
+                return {"type": "http.disconnect"}
             self._reading.add(task)
             try:
                 message = await receive()
             except asyncio.CancelledError:
-                if task in self._cut and task.uncancel() == 0:
-                    raise _BodyCut from None
-                raise
+                if task not in self._cut or task.uncancel():
+                    raise
+                cut = complete = True
+                return {"type": "http.disconnect"}
             finally:
                 self._reading.discard(task)
                 self._cut.discard(task)
@@ -132,15 +131,10 @@ class ShutdownGate:
         self.posts += 1
         try:
             await self.app(scope, body_part, send)
-        except _BodyCut:
-            logger.debug("shutdown: a POST whose body was still arriving was refused")
-            await refuse(
-                send,
-                503,
-                _REFUSED_TEXT,
-                code=SHUTTING_DOWN,
-                headers=[(b"connection", b"close")],
-            )
+            if cut:  # refused unless the app answered after all (refuse() then says nothing)
+                logger.debug("shutdown: a POST whose body was still arriving was refused")
+                headers = [(b"connection", b"close")]
+                await refuse(send, 503, _REFUSED_TEXT, code=SHUTTING_DOWN, headers=headers)
         finally:
             self.posts -= 1
 
