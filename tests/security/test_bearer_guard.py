@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import time
 from typing import Any
 
@@ -150,6 +151,24 @@ def test_a_malformed_authorization_header_is_401() -> None:
         )
 
 
+def test_two_authorization_headers_are_refused_whichever_comes_first() -> None:
+    # The guard took the first and a proxy in front may take the last: the request was let
+    # in as whoever came first. A head that reads two ways is refused.
+    with served(guard()) as url:
+        replies = [
+            httpx2.post(
+                url + "/mcp",
+                headers=[("authorization", f"Bearer {first}"), ("authorization", f"Bearer {last}")],
+            )
+            for first, last in (("alice", "nobody"), ("nobody", "alice"), ("alice", "alice"))
+        ]
+    for reply in replies:
+        assert reply.status_code == 401, reply.text
+        assert challenge(reply)["error_description"] == (
+            "The request has 2 Authorization headers; send one"
+        )
+
+
 def test_a_token_for_a_parent_resource_is_accepted() -> None:
     with served(guard()) as url:
         port = url.rsplit(":", 1)[1]
@@ -220,6 +239,46 @@ def test_calling_a_tool_without_its_scope_is_a_step_up_challenge() -> None:
     assert allowed.status_code == 200
     assert json.loads(allowed.json()["body"]) == body
     assert other_method.status_code == 200
+
+
+@pytest.mark.parametrize("method", [r"tools\/call", r"tools\u002fcall", r"\u0074ools/call"])
+def test_a_tools_call_spelled_with_json_escapes_is_still_a_step_up_challenge(method: str) -> None:
+    # JSON may escape any character of the method; the guard let such a call through to the
+    # endpoint, which refused it without the challenge a client steps its token up with.
+    body = '{"jsonrpc":"2.0","id":"w1","method":"' + method + '","params":{"name":"write"}}'
+    headers = {"authorization": "Bearer alice"}
+    with served(guard()) as url:
+        reply = httpx2.post(url + "/mcp", content=body, headers=headers, timeout=10)
+    assert reply.status_code == 403, reply.text
+    assert challenge(reply)["error"] == "insufficient_scope"
+    assert reply.json()["id"] == "w1"
+    assert reply.json()["error"]["data"]["missingScopes"] == ["files:write"]
+
+
+def test_a_body_that_stalls_while_the_guard_reads_it_gets_408(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The guard reads the body of a token short of a tool's scopes before the endpoint does,
+    # and read it without the endpoint's time bound: a stalled body held the request forever.
+    from toolwire.transports.http import asgi
+
+    monkeypatch.setattr(asgi, "BODY_SECONDS", 0.3)
+    head = (
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer alice\r\n"
+        "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+    )
+    with served(guard()) as url:
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(head.encode() + b'{"jsonrpc":')  # and never the rest
+            reply = b""
+            while chunk := sock.recv(65536):
+                reply += chunk
+    head_text, _, body = reply.decode().partition("\r\n\r\n")
+    assert head_text.startswith("HTTP/1.1 408 "), reply
+    assert json.loads(body)["error"]["message"] == (
+        "Request Timeout: the request body did not arrive within 0.3 seconds"
+    )
 
 
 def test_a_large_body_is_replayed_whole() -> None:

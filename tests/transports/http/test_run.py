@@ -12,6 +12,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -404,6 +405,73 @@ def test_a_call_past_the_grace_is_refused_with_a_json_rpc_error(
         "period and was cancelled"
     )
     assert "1 call(s) still running after 0.5 s were cancelled" in server.stderr()
+
+
+def _reply_of(sock: socket.socket) -> tuple[str, bytes]:
+    """One response read off `sock` (its body framed by Content-Length): head, body."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += sock.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    found = re.search(rb"content-length: (\d+)", head, re.IGNORECASE)
+    assert found, head
+    length = int(found.group(1))
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head.decode(), body
+
+
+@pytest.mark.parametrize("transport", ["http", "sse"])
+def test_a_post_whose_body_stalls_at_sigterm_is_refused_and_holds_nothing_up(
+    app: Path, transport: str
+) -> None:
+    # Before the gate cut such a body, the request waited out the grace and uvicorn's own
+    # timeout, then was cancelled: a 500 and "Exception in ASGI application" on stderr.
+    command = _run(app, "--transport", transport, "--shutdown-grace", "60")
+    with served(command, app.parent) as server:
+        listener = None
+        stalled = socket.create_connection(("127.0.0.1", server.port), timeout=READ_SECONDS)
+        if transport == "http":
+            session = _initialized(server.port)
+            call = InBackground(lambda: _post(server.port, _call(7, "slow", seconds=1.5), session))
+            server.wait_started()
+            target = "/mcp"
+        else:
+            listener = socket.create_connection(("127.0.0.1", server.port), timeout=READ_SECONDS)
+            listener.sendall(b"GET /sse HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            seen = b""
+            while b"session_id=" not in seen or not seen.endswith(b"\n\n\r\n"):
+                seen += listener.recv(65536)
+            named = re.search(rb"session_id=(\w+)", seen)
+            assert named, seen
+            target = "/messages/?session_id=" + named.group(1).decode()
+        # A whole request first: the connection is surely accepted before the signal.
+        stalled.sendall(b"GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert _reply_of(stalled)[0].startswith("HTTP/1.1 404 ")
+        head = (
+            f"POST {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            "Accept: application/json\r\nContent-Length: 100\r\n\r\n"
+        )
+        stalled.sendall(head.encode() + b'{"jsonrpc":')  # and never the rest
+        with stalled:
+            server.process.send_signal(signal.SIGTERM)
+            head_text, refusal = _reply_of(stalled)
+        if transport == "http":
+            status, _, body = call.outcome()
+            assert status == 200  # the call whose body had arrived was served to the end
+            assert _messages(body)[-1]["result"]["content"][0]["text"] == "slept 1.5"
+        code = server.process.wait(STOP_SECONDS)
+        if listener is not None:
+            listener.close()
+    assert head_text.startswith("HTTP/1.1 503 "), (head_text, refusal)
+    assert "connection: close" in head_text.lower(), head_text
+    assert json.loads(refusal) == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32000, "message": "Server is shutting down: it takes no new requests"},
+    }
+    assert code == 0, server.stderr()
+    assert "Traceback" not in server.stderr() and "ERROR" not in server.stderr()
 
 
 def test_an_idle_get_stream_ends_at_once_while_a_call_finishes(app: Path) -> None:

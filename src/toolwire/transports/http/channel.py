@@ -401,7 +401,8 @@ class Stream:
             if not waiter.done():
                 self.detach()  # silent for days: let the client reconnect
         finally:
-            self._waiter = None
+            if self._waiter is waiter:  # else another connection's wait has begun since
+                self._waiter = None
             if timer is not None:
                 timer.cancel()
             if watcher is not None and not watcher.done():

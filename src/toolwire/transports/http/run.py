@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...protocol.wire.jsonrpc import error_message
 from .._process import configure_logging, release_threads, settle_heap_now
-from .asgi import JSON_TYPE, respond
+from .asgi import JSON_TYPE, refuse, respond
 
 if TYPE_CHECKING:
     import uvicorn
@@ -69,22 +69,30 @@ FLUSH_SECONDS = 1.0
 """After the refusals of calls past the grace, how long their responses get to go out."""
 
 
-_REFUSED = error_message(None, SHUTTING_DOWN, "Server is shutting down: it takes no new requests")
+_REFUSED_TEXT = "Server is shutting down: it takes no new requests"
+_REFUSED = error_message(None, SHUTTING_DOWN, _REFUSED_TEXT)
 
 
 class ShutdownGate:
     """In front of `app`: counts the POSTs in progress; once closed, answers every new HTTP
-    request 503 with a JSON-RPC error (other scopes pass)."""
+    request 503 with a JSON-RPC error (other scopes pass), and so is a POST whose body is
+    still arriving (a stalled client must not hold the shutdown up)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
         self.closed = False
         self.posts = 0
         """POST requests whose handling has not returned yet."""
+        self._reading: set[asyncio.Task[Any]] = set()  # POSTs waiting for more of their body
+        self._cut: set[asyncio.Task[Any]] = set()  # those cancelled by `close`
 
     def close(self) -> None:
-        """Refuse every request from now on."""
+        """Refuse every request from now on, and the POSTs still reading their body."""
         self.closed = True
+        for task in self._reading:
+            if task not in self._cut:
+                self._cut.add(task)
+                task.cancel()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -96,9 +104,40 @@ class ShutdownGate:
         if scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
+        task = asyncio.current_task()
+        assert task is not None
+        complete = cut = False
+
+        async def body_part() -> Any:
+            # The body as it comes; once the gate closes, a wait for more of it ends as if the
+            # client had left (the app stops there), and the gate answers for the app.
+            nonlocal complete, cut
+            if complete:  # after the body, receive() only says the client left
+                return await receive()
+            if self.closed:
+                cut = complete = True
+                return {"type": "http.disconnect"}
+            self._reading.add(task)
+            try:
+                message = await receive()
+            except asyncio.CancelledError:
+                if task not in self._cut or task.uncancel():
+                    raise
+                cut = complete = True
+                return {"type": "http.disconnect"}
+            finally:
+                self._reading.discard(task)
+                self._cut.discard(task)
+            complete = message["type"] != "http.request" or not message.get("more_body", False)
+            return message
+
         self.posts += 1
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, body_part, send)
+            if cut:  # refused unless the app answered after all (refuse() then says nothing)
+                logger.debug("shutdown: a POST whose body was still arriving was refused")
+                headers = [(b"connection", b"close")]
+                await refuse(send, 503, _REFUSED_TEXT, code=SHUTTING_DOWN, headers=headers)
         finally:
             self.posts -= 1
 

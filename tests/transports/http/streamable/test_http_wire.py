@@ -233,6 +233,22 @@ def test_delete_ends_the_session(client: httpx2.Client) -> None:
     assert again.status_code == 404
 
 
+def test_two_session_ids_are_refused_naming_them(client: httpx2.Client) -> None:
+    # The endpoint served the last one, where the official SDK and a balancer routing by
+    # the header read the first: the request went to a session the sender did not name.
+    mine, other = initialize(client), initialize(client)
+    twice = [("mcp-session-id", mine), ("mcp-session-id", other)]
+    message = error("Bad Request: the request has 2 Mcp-Session-Id headers; send one")
+    posted = client.post("/mcp", json=CALL_ADD, headers=[*HEADERS.items(), *twice])
+    got = client.get("/mcp", headers=[("accept", "text/event-stream"), *twice])
+    deleted = client.delete("/mcp", headers=twice)
+    for reply in (posted, got, deleted):
+        assert (reply.status_code, reply.content) == (400, message)
+    for session_id in (mine, other):  # neither was touched
+        headers = {**HEADERS, "mcp-session-id": session_id}
+        assert client.post("/mcp", json=CALL_ADD, headers=headers).status_code == 200
+
+
 def test_other_methods_get_405_with_allow(client: httpx2.Client) -> None:
     reply = client.put("/mcp", headers=HEADERS)
     assert reply.status_code == 405

@@ -5,12 +5,14 @@ scope key `IDENTITY_KEY`. See docs/decisions.md, `auth.py`."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ....protocol.auth.identity import FORBIDDEN, UNAUTHORIZED, Identity, scope_refusal
 from ....protocol.wire.jsonrpc import RequestId, decode, encode_value, valid_id
+from .. import asgi
 from ..asgi import ASGIApp, ASGIReceive, ASGISend, Scope, header, header_text, refuse, respond
 
 if TYPE_CHECKING:
@@ -91,7 +93,10 @@ class BearerGuard:
 
     async def _identify(self, scope: Scope) -> tuple[Identity | None, str]:
         """The request's identity, or None and why not (said in the challenge)."""
-        authorization = header(scope, b"authorization")
+        values = [value for name, value in scope["headers"] if name == b"authorization"]
+        if len(values) > 1:  # a proxy in front may have read the other one
+            return None, f"The request has {len(values)} Authorization headers; send one"
+        authorization = values[0] if values else None
         if authorization is None:
             return None, "Authentication required: send an Authorization: Bearer <token> header"
         kind, _, token = authorization.decode("latin-1").strip().partition(" ")
@@ -113,14 +118,23 @@ class BearerGuard:
         """Refuse a `tools/call` whose tool's scopes `identity` lacks; else replay the body on."""
         read: list[MutableMapping[str, Any]] = []
         body = b""
-        while True:
-            message = await receive()
-            read.append(message)
-            if message["type"] != "http.request":
-                break
-            body += message.get("body", b"")
-            if not message.get("more_body", False) or len(body) > self.max_body_bytes:
-                break
+        seconds = asgi.BODY_SECONDS  # the endpoint's bound on a body: this read comes first
+        try:
+            async with asyncio.timeout(seconds):
+                while True:
+                    message = await receive()
+                    read.append(message)
+                    if message["type"] != "http.request":
+                        break
+                    body += message.get("body", b"")
+                    if not message.get("more_body", False) or len(body) > self.max_body_bytes:
+                        break
+        except TimeoutError:
+            stalled = asgi.BodyTimeout(seconds)
+            await refuse(
+                send, 408, f"Request Timeout: {stalled}", headers=[(b"connection", b"close")]
+            )
+            return
         complete = read[-1]["type"] == "http.request" and not read[-1].get("more_body", False)
         within = complete and len(body) <= self.max_body_bytes
         refusal = self._tool_refusal(body, identity) if within else None
@@ -150,7 +164,9 @@ class BearerGuard:
     ) -> tuple[RequestId | None, str, frozenset[str], list[str]] | None:
         """(id, tool, its scopes, those missing) for the first call the identity may not
         make; None when there is none."""
-        if b"tools/call" not in body:
+        # JSON may spell any character as an escape: without a backslash, the method is there
+        # verbatim or is not there at all.
+        if b"tools/call" not in body and b"\\" not in body:
             return None
         try:
             parsed = decode(body)

@@ -185,7 +185,7 @@ class Endpoint:
             # mode: no back channel, nothing kept.
             await self._stateless(scope, receive, send, message, body, item, version, as_json)
             return
-        found = await self._session(headers, identity, send)
+        found = await self._session(scope, headers, identity, send)
         if found is None:
             return
         session = found.server_session
@@ -345,20 +345,28 @@ class Endpoint:
             f"Supported versions: {_SUPPORTED}"
         )
 
-    async def _named_id(self, headers: dict[bytes, bytes], send: ASGISend) -> str | None:
+    async def _named_id(
+        self, scope: Scope, headers: dict[bytes, bytes], send: ASGISend
+    ) -> str | None:
         """The session id a request names, or None once refused (400 without one); an id
         that cannot be one of this app's comes back as "" (unknown, so 404)."""
         raw = headers.get(SESSION_HEADER)
         if raw is None:
             await refuse(send, 400, "Bad Request: Missing session ID")
             return None
+        count = sum(name == SESSION_HEADER for name, _ in scope["headers"])
+        if count > 1:  # `headers` holds the last; a balancer routing by it may read the first
+            await refuse(
+                send, 400, f"Bad Request: the request has {count} Mcp-Session-Id headers; send one"
+            )
+            return None
         return raw.decode("latin-1") if could_be_session_id(raw) else ""
 
     async def _session(
-        self, headers: dict[bytes, bytes], identity: Any, send: ASGISend
+        self, scope: Scope, headers: dict[bytes, bytes], identity: Any, send: ASGISend
     ) -> HttpSession | None:
         """The request's session, or None once refused (400 without an id, 404 unknown)."""
-        session_id = await self._named_id(headers, send)
+        session_id = await self._named_id(scope, headers, send)
         if session_id is None:
             return None
         sessions = self.runtime.sessions
@@ -430,7 +438,7 @@ class Endpoint:
         if bad_version is not None:
             await refuse(send, 400, bad_version)
             return
-        found = await self._session(headers, scope.get(IDENTITY_KEY), send)
+        found = await self._session(scope, headers, scope.get(IDENTITY_KEY), send)
         if found is None:
             return
         config = self.config
@@ -453,7 +461,7 @@ class Endpoint:
         if bad_version is not None:
             await refuse(send, 400, bad_version)
             return
-        session_id = await self._named_id(headers, send)
+        session_id = await self._named_id(scope, headers, send)
         if session_id is None:
             return
         sessions = self.runtime.sessions
