@@ -399,3 +399,59 @@ def test_a_closed_standard_fd_at_launch_is_survived(
     assert proc.returncode == 0
     messages = [json.loads(line) for line in out.splitlines()]
     assert [m["id"] for m in messages] == ([1, 2] if expect_reply else [])
+
+
+CARELESS_SERVER = textwrap.dedent(
+    '''
+    import os, subprocess, sys
+    from toolwire import Server
+
+    server = Server("careless")
+
+    @server.tool
+    def close_stdout() -> str:
+        """Close file descriptors 1 and 0, as a careless daemonizing library might."""
+        os.close(1)
+        os.close(0)
+        return "closed"
+
+    @server.tool
+    def late_child() -> str:
+        """Leave a child behind that writes to fd 1 after this call has been answered."""
+        code = "import os, time; time.sleep(0.3); os.write(1, b'late child output\\\\n')"
+        subprocess.Popen([sys.executable, "-c", code])
+        return "started"
+
+    @server.tool
+    def leave() -> str:
+        """Call sys.exit."""
+        sys.exit(3)
+
+    @server.tool
+    def echo(text: str) -> str:
+        """Echo."""
+        return text
+    '''
+)
+
+
+@pytest.mark.parametrize("careless", ["close_stdout", "late_child", "leave"])
+def test_a_careless_tool_leaves_the_wire_and_the_server_whole(
+    tmp_path: Path, careless: str
+) -> None:
+    path = tmp_path / "careless_server.py"
+    path.write_text(CARELESS_SERVER, encoding="utf-8")
+    proc = spawn(toolwire_run(path))
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(frame(INIT) + call(2, careless))
+    proc.stdin.flush()
+    replies = [read_message(proc) for _ in range(2)]
+    time.sleep(0.6)  # a late child has written by now
+    out, err = proc.communicate(call(3, "echo", {"text": "still here"}), timeout=60)
+    replies += [json.loads(line) for line in out.splitlines()]  # every line a JSON-RPC frame
+    assert proc.returncode == 0, err
+    assert [m["id"] for m in replies] == [1, 2, 3]
+    assert replies[1]["result"]["isError"] is (careless == "leave")
+    assert replies[2]["result"]["content"][0]["text"] == "still here"
+    if careless == "late_child":
+        assert b"late child output" in err
