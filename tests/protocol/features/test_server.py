@@ -232,7 +232,7 @@ async def test_a_listed_page_follows_every_change_of_the_tool_set() -> None:
         encode_cursor(999, "tools/list"),
         encode_cursor(5, "tools/list"),
         encode_cursor(1, "prompts/list"),
-        encode_cursor(1),
+        encode_cursor(1, ""),
         "dHcxOi0x",
         5,
     ],

@@ -85,13 +85,12 @@ async def ask_completer(
         return _checked(await produced, owner)
     produced = await run_sync_within(limiter, _called, (completer, value, context, owner), {})
     if inspect.isawaitable(produced):  # a plain function handing back a coroutine
-        produced = _checked(await produced, owner)
+        return _checked(await produced, owner)
     return list(produced)
 
 
 def _is_async(func: Callable[..., Any]) -> bool:
-    call = getattr(func, "__call__", None)  # noqa: B004 - an object with an async __call__
-    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(call)
+    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(type(func).__call__)
 
 
 def _called(completer: Callable[..., Any], value: str, context: dict[str, str], owner: str) -> Any:

@@ -128,13 +128,13 @@ async def send_page(
     await session.send(result_message_raw(request_id, payload), FrameKind.REPLY, request_id)
 
 
-def encode_cursor(offset: int, method: str = "") -> str:
+def encode_cursor(offset: int, method: str) -> str:
     """An opaque cursor for the page of the list `method` starting at `offset`."""
     text = f"{_CURSOR_PREFIX}{method} {offset}"
     return base64.urlsafe_b64encode(text.encode()).decode("ascii")
 
 
-def decode_cursor(cursor: Any, method: str = "") -> int:
+def decode_cursor(cursor: Any, method: str) -> int:
     """The offset a cursor of the list `method` names; -32602 for anything this server did not
     issue for that list (a cursor of another list included)."""
     try:

@@ -15,8 +15,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
-from ...tools.resource_outputs import EmbeddedResource, ResourceLink
-from ...tools.resource_outputs import name_of_uri as _name_of
+from ...tools.resource_outputs import EmbeddedResource, ResourceLink, name_of_uri
 from ...tools.tool_result import ToolResult, as_output
 from . import eras
 from .jsonrpc import compact_json, wire_json
@@ -85,22 +84,20 @@ def _split_data_url(url: str) -> tuple[str, str] | None:
 
 
 def _link(uri: str, name: str, version: str) -> dict[str, Any]:
-    if not eras.supports(version, "resource_link"):
-        return {"type": "text", "text": uri}
-    return {"type": "resource_link", "uri": uri, "name": name}
+    return _fitted({"type": "resource_link", "uri": uri, "name": name}, version)
 
 
-def _resource_block(output: ResourceLink | EmbeddedResource, version: str) -> dict[str, Any]:
-    block = output.block()
+def _fitted(block: dict[str, Any], version: str) -> dict[str, Any]:
+    """`block`, or its URI as text where `version` has no resource_link."""
     if block["type"] == "resource_link" and not eras.supports(version, "resource_link"):
-        return {"type": "text", "text": output.uri}
+        return {"type": "text", "text": block["uri"]}
     return block
 
 
 def output_block(output: ToolOutput, version: str = eras.LATEST_HANDSHAKE) -> dict[str, Any]:
     """One MCP content block for one structured output, as `version` knows them."""
     if isinstance(output, ResourceLink | EmbeddedResource):
-        return _resource_block(output, version)
+        return _fitted(output.block(), version)
     from ...tools.outputs import ToolOutputImage, ToolOutputText
 
     if isinstance(output, ToolOutputText):
@@ -110,7 +107,7 @@ def output_block(output: ToolOutput, version: str = eras.LATEST_HANDSHAKE) -> di
             parts = _split_data_url(output.image_url)
             if parts is not None:
                 return {"type": "image", "data": parts[1], "mimeType": parts[0]}
-            return _link(output.image_url, _name_of(output.image_url, "image"), version)
+            return _link(output.image_url, name_of_uri(output.image_url, "image"), version)
         return {"type": "text", "text": f"image file_id: {output.file_id}"}
     name = output.filename or "file"
     if output.file_data is not None:
@@ -123,7 +120,9 @@ def output_block(output: ToolOutput, version: str = eras.LATEST_HANDSHAKE) -> di
             "resource": {"uri": "file:///" + quote(name), "mimeType": mime, "blob": data},
         }
     if output.file_url is not None:
-        return _link(output.file_url, output.filename or _name_of(output.file_url, "file"), version)
+        return _link(
+            output.file_url, output.filename or name_of_uri(output.file_url, "file"), version
+        )
     return {"type": "text", "text": f"file_id: {output.file_id}"}
 
 
@@ -244,7 +243,7 @@ def content_to_outputs(content: list[dict[str, Any]]) -> list[ToolOutput]:
                 outputs.append(
                     ToolOutputFileContent(
                         file_data=f"data:{mime};base64,{resource['blob']}",
-                        filename=_name_of(uri, "file"),
+                        filename=name_of_uri(uri, "file"),
                     )
                 )
             else:

@@ -5,15 +5,26 @@ scope key `IDENTITY_KEY`. See docs/decisions.md, `auth.py`."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ....protocol.auth.identity import FORBIDDEN, UNAUTHORIZED, Identity, scope_refusal
 from ....protocol.wire.jsonrpc import RequestId, decode, encode_value, valid_id
-from .. import asgi
-from ..asgi import ASGIApp, ASGIReceive, ASGISend, Scope, header, header_text, refuse, respond
+from ..asgi import (
+    ASGIApp,
+    ASGIReceive,
+    ASGISend,
+    BodyTimeout,
+    BodyTooLarge,
+    ClientGone,
+    Scope,
+    header,
+    header_text,
+    read_body,
+    refuse,
+    respond,
+)
 
 if TYPE_CHECKING:
     from collections.abc import MutableMapping
@@ -117,27 +128,22 @@ class BearerGuard:
     ) -> None:
         """Refuse a `tools/call` whose tool's scopes `identity` lacks; else replay the body on."""
         read: list[MutableMapping[str, Any]] = []
-        body = b""
-        seconds = asgi.BODY_SECONDS  # the endpoint's bound on a body: this read comes first
-        try:
-            async with asyncio.timeout(seconds):
-                while True:
-                    message = await receive()
-                    read.append(message)
-                    if message["type"] != "http.request":
-                        break
-                    body += message.get("body", b"")
-                    if not message.get("more_body", False) or len(body) > self.max_body_bytes:
-                        break
-        except TimeoutError:
-            stalled = asgi.BodyTimeout(seconds)
+
+        async def recorded() -> MutableMapping[str, Any]:
+            message = await receive()
+            read.append(message)
+            return message
+
+        try:  # with the endpoint's bounds on a body: this read comes first
+            body: bytes | None = await read_body(recorded, self.max_body_bytes)
+        except BodyTimeout as error:
             await refuse(
-                send, 408, f"Request Timeout: {stalled}", headers=[(b"connection", b"close")]
+                send, 408, f"Request Timeout: {error}", headers=[(b"connection", b"close")]
             )
             return
-        complete = read[-1]["type"] == "http.request" and not read[-1].get("more_body", False)
-        within = complete and len(body) <= self.max_body_bytes
-        refusal = self._tool_refusal(body, identity) if within else None
+        except (BodyTooLarge, ClientGone):
+            body = None  # passed on as read: the endpoint refuses it in its own words
+        refusal = None if body is None else self._tool_refusal(body, identity)
         if refusal is not None:
             request_id, tool, required, missing = refusal
             await self._challenge(
