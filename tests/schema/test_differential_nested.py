@@ -12,7 +12,6 @@ same error), and give the same result or message for generated JSON, valid or no
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, Optional
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
+from tests.schema.conftest import exc_key
 from typing_extensions import TypedDict
 
 if TYPE_CHECKING:
@@ -191,11 +191,9 @@ def _build(impl: Impl, generated: Nested) -> tuple[tuple[Any, ...], Any]:
     namespace = dict(_NAMES)
     exec(compile(generated.source, "<nested>", "exec", dont_inherit=True), namespace)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            tool = impl.function_tool(strict_mode=generated.strict)(namespace["nested"])
+        tool = impl.decorate(namespace["nested"], {"strict_mode": generated.strict})
     except Exception as error:
-        return ("raised", _key(error), str(error)), None
+        return ("raised", exc_key(error), str(error)), None
     return (
         "tool",
         tool.name,
@@ -203,12 +201,6 @@ def _build(impl: Impl, generated: Nested) -> tuple[tuple[Any, ...], Any]:
         json.dumps(tool.params_json_schema),
         tool.strict_json_schema,
     ), tool
-
-
-def _key(error: BaseException) -> str:
-    module = type(error).__module__
-    prefix = "sdk-equivalent" if module in {"agents.exceptions", "toolwire.errors"} else module
-    return f"{prefix}.{type(error).__name__}"
 
 
 @SETTINGS
