@@ -355,3 +355,71 @@ def test_guards_check_the_host_before_the_token() -> None:
     with served(Guards().around(echo_app)) as url:  # no auth: Host/Origin only
         assert call(url, None).status_code == 200
         assert httpx2.post(url, headers={"origin": "https://evil.example"}).status_code == 403
+
+
+def test_a_token_for_one_local_server_is_refused_by_another_whatever_host_it_names(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Without resource_url the resource was read from the Host header, which loopback allows on
+    # any port: a token for the server on port A, sent to the server on port B with
+    # `Host: 127.0.0.1:A`, was accepted there. The port is the one the connection came in on.
+    from toolwire.transports.http._served_app import Guards
+
+    def guarded() -> Any:
+        return Guards(auth=BearerAuth(verify), tools=tools_server().tool_registry).around(echo_app)
+
+    with caplog.at_level(logging.WARNING, logger="toolwire"), served(guarded()) as first:
+        with served(guarded()) as second:
+            first_host = first.split("//", 1)[1]
+            first_port = int(first_host.rsplit(":", 1)[1])
+            TOKENS["first"] = Identity("f", resource=f"{first}/mcp")
+            TOKENS["first-default-port"] = Identity("d", resource="http://127.0.0.1/mcp")
+            TOKENS["first-explicit-80"] = Identity("e", resource="http://127.0.0.1:80/mcp")
+            own = call(first, "first")
+            replayed = httpx2.post(
+                second + "/mcp", headers={"authorization": "Bearer first", "host": first_host}
+            )
+            plain = call(second, "first")
+            portless = httpx2.post(
+                second + "/mcp",
+                headers={"authorization": "Bearer first-default-port", "host": "127.0.0.1"},
+            )
+            explicit = httpx2.post(
+                second + "/mcp",
+                headers={"authorization": "Bearer first-explicit-80", "host": "127.0.0.1"},
+            )
+            metadata = httpx2.get(
+                second + "/.well-known/oauth-protected-resource", headers={"host": first_host}
+            )
+    assert own.status_code == 200, own.text
+    for reply in (replayed, plain, portless, explicit):
+        assert reply.status_code == 401, reply.text
+        assert challenge(reply)["error_description"] == (
+            "The access token was issued for another resource"
+        )
+    assert challenge(replayed)["resource_metadata"] == (
+        f"{second}/.well-known/oauth-protected-resource/mcp"
+    )
+    assert metadata.json()["resource"] == f"{second}/mcp"
+    warned = [r.getMessage() for r in caplog.records if "listens on port" in r.getMessage()]
+    assert len(warned) == 1  # said once per server, not once per request
+    assert f"Host names port {first_port} but this server listens on port" in warned[0]
+    assert "BearerAuth(resource_url=...)" in warned[0]
+
+
+def test_a_token_resource_is_compared_by_scheme_host_and_port() -> None:
+    with served(guard()) as url:
+        port = int(url.rsplit(":", 1)[1])
+        resources = {
+            "same": f"HTTP://127.0.0.1:{port}/mcp/",
+            "scheme": f"https://127.0.0.1:{port}/mcp",
+            "host": f"http://127.0.0.2:{port}/mcp",
+            "port": f"http://127.0.0.1:{port + 1}/mcp",
+            "prefix-port": f"http://127.0.0.1:{str(port)[:-1]}",
+            "bad-port": "http://127.0.0.1:99999/mcp",
+            "sibling": f"http://127.0.0.1:{port}/mc",
+        }
+        for name, resource in resources.items():
+            TOKENS[f"r-{name}"] = Identity(name, scopes=["mcp:tools"], resource=resource)
+        replies = {name: call(url, f"r-{name}").status_code for name in resources}
+    assert replies == {name: 200 if name == "same" else 401 for name in resources}

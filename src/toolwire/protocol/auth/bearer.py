@@ -34,7 +34,8 @@ class BearerAuth:
         authorization_servers: Issuer URLs of the OAuth servers that issue its tokens.
         required_scopes: Scopes every request needs (else 403 `insufficient_scope`).
         resource_url: This endpoint's public URL (the metadata's `resource`); default: built
-            from each request's Host and path. Tokens for another resource are refused.
+            from each request's Host name, the port the server listens on, and the path (set
+            it behind a proxy). Tokens for another resource are refused.
         scopes_supported: The metadata's `scopes_supported`; default: the required scopes and
             every tool's scopes.
         resource_name: The metadata's human-readable `resource_name`.

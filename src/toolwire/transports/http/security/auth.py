@@ -5,6 +5,7 @@ scope key `IDENTITY_KEY`. See docs/decisions.md, `auth.py`."""
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -25,6 +26,7 @@ from ..asgi import (
     refuse,
     respond,
 )
+from .host_origin import authority
 
 if TYPE_CHECKING:
     from collections.abc import MutableMapping
@@ -39,6 +41,10 @@ IDENTITY_KEY = "toolwire.identity"
 
 METADATA_PATH = "/.well-known/oauth-protected-resource"
 """Where RFC 9728 puts a protected resource's metadata."""
+
+logger = logging.getLogger("toolwire")
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 _CORS = [
     (b"access-control-allow-origin", b"*"),
@@ -66,6 +72,7 @@ class BearerGuard:
         self.tools = tools
         self.max_body_bytes = max_body_bytes
         self._metadata_paths = {METADATA_PATH, METADATA_PATH + self.endpoint_path}
+        self._warned = False
 
     async def __call__(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         if scope["type"] != "http":  # lifespan (and WebSocket: no MCP route uses one)
@@ -202,10 +209,38 @@ class BearerGuard:
         if self.auth.resource_url is not None:
             parts = urlsplit(self.auth.resource_url)
             return f"{parts.scheme}://{parts.netloc}{root}"
-        host = header(scope, b"host")
         scheme: str = scope.get("scheme", "http")
         scheme = {"ws": "http", "wss": "https"}.get(scheme, scheme)
-        return f"{scheme}://{'localhost' if host is None else host.decode('latin-1')}{root}"
+        return f"{scheme}://{self._authority(scope, scheme)}{root}"
+
+    def _authority(self, scope: Scope, scheme: str) -> str:
+        """`name[:port]` of this server: the name from the request's `Host`, the port the
+        connection arrived on (a `Host` naming another port is some other server's)."""
+        host = header(scope, b"host")
+        parsed = authority(host.decode("latin-1").strip(" \t").lower()) if host else None
+        server: Any = scope.get("server")
+        pair = isinstance(server, list | tuple) and len(server) == 2
+        address, listening = server if pair else (None, None)
+        if parsed is None:  # no Host, or one only allowed_hosts=["*"] lets through
+            if not isinstance(address, str) or not address:
+                return "localhost"
+            name, port = (f"[{address}]" if ":" in address else address), None
+        else:
+            name, port = parsed
+        if isinstance(listening, int):
+            named = int(port) if port is not None else _DEFAULT_PORTS.get(scheme)
+            if parsed is not None and named != listening and not self._warned:
+                self._warned = True
+                logger.warning(
+                    "a request's Host names port %s but this server listens on port %d: tokens "
+                    "are checked for a resource on port %d; behind a proxy, set "
+                    "BearerAuth(resource_url=...) to the public URL",
+                    named,
+                    listening,
+                    listening,
+                )
+            port = None if _DEFAULT_PORTS.get(scheme) == listening else str(listening)
+        return name if port is None else f"{name}:{port}"
 
     def _resource(self, scope: Scope) -> str:
         """The resource identifier: the configured URL, else this endpoint's URL."""
@@ -285,11 +320,23 @@ class BearerGuard:
 
 
 def _covers(granted: str, resource: str) -> bool:
-    """Whether a token for `granted` serves `resource`, the same URL or a child (RFC 8707)."""
-    granted, resource = _canonical(granted), _canonical(resource)
-    return resource == granted or resource.startswith(granted + "/")
+    """Whether a token for `granted` serves `resource`: the same scheme, host and port, and
+    the same path or a parent of it (RFC 8707)."""
+    mine, theirs = _canonical(granted), _canonical(resource)
+    if mine is None or theirs is None or mine[0] != theirs[0]:
+        return False
+    return theirs[1] == mine[1] or theirs[1].startswith(mine[1] + "/")
 
 
-def _canonical(url: str) -> str:
+def _canonical(url: str) -> tuple[tuple[str, str, int | None], str] | None:
+    """`((scheme, host, port), path)` of `url`, a default port made explicit; None when its
+    port is not a port."""
     parts = urlsplit(url.strip())
-    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path.rstrip('/')}"
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    if port is None:
+        port = _DEFAULT_PORTS.get(scheme)
+    return (scheme, parts.hostname or "", port), parts.path.rstrip("/")

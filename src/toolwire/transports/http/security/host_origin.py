@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from ..asgi import ASGIApp, ASGIReceive, ASGISend, Scope, printable, refuse
 
-__all__ = ["DEFAULT_ALLOWED_HOSTS", "DEFAULT_ALLOWED_ORIGINS", "HostOriginGuard"]
+__all__ = ["DEFAULT_ALLOWED_HOSTS", "DEFAULT_ALLOWED_ORIGINS", "HostOriginGuard", "authority"]
 
 logger = logging.getLogger("toolwire")
 
@@ -35,8 +35,9 @@ _IPV6_CHARACTERS = frozenset("0123456789abcdef:.")
 _MAX_PORT = 65535
 
 
-def _authority(text: str) -> tuple[str, str | None] | None:
-    """`(name, port or None)` from a lower-case `name[:port]`; None when it is not one."""
+def authority(text: str) -> tuple[str, str | None] | None:
+    """`(name, port or None)` from a lower-case `name[:port]` (an IPv6 name keeps its
+    brackets); None when it is not one."""
     if text.startswith("["):
         end = text.find("]")
         name, rest = text[: end + 1], text[end + 1 :]
@@ -73,10 +74,10 @@ def _host_entry(entry: str, what: str, prefix: str = "") -> str:
         text = f"[{text}]"  # a bare IPv6 address, as a Host header brackets it
     if text.endswith((":" + ANY, ":")):
         text = text.rpartition(":")[0]  # any port, as a bare name says too
-    parsed = _authority(text)
+    parsed = authority(text)
     if parsed is None:
         name, _, port = text.rpartition(":")
-        if _authority(name) is not None and port and not set(port) & set("/@"):
+        if authority(name) is not None and port and not set(port) & set("/@"):
             raise ValueError(f"{what}: {entry!r} has a port that is not a number up to 65535")
         raise ValueError(f"{what}: {entry!r} is not a host; write 'name' (any port) or 'name:port'")
     host, exact_port = parsed
@@ -168,7 +169,7 @@ class HostOriginGuard:
         if host is None:
             return False
         if ANY not in self._hosts:
-            parsed = _authority(host.decode("latin-1").strip(" \t").lower())
+            parsed = authority(host.decode("latin-1").strip(" \t").lower())
             if parsed is None or not _allowed(self._hosts, "", *parsed):
                 return False
         if len(self._good_hosts) < _CACHE_LIMIT:
@@ -177,12 +178,12 @@ class HostOriginGuard:
 
     def _origin_allowed(self, origin: bytes, host: bytes) -> bool:
         text = origin.decode("latin-1").strip(" \t").lower()
-        scheme, sep, authority = text.partition("://")
-        parsed = _authority(authority)
+        scheme, sep, address = text.partition("://")
+        parsed = authority(address)
         if not sep or not _scheme(scheme) or parsed is None:
             return False  # "null", other opaque origins, and anything not scheme://name[:port]
         own_host = host.decode("latin-1").strip(" \t").lower()
-        if authority != own_host and not _allowed(self._origins, scheme + "://", *parsed):
+        if address != own_host and not _allowed(self._origins, scheme + "://", *parsed):
             return False
         if len(self._good_origins) < _CACHE_LIMIT:
             self._good_origins.add((origin, host))
@@ -193,7 +194,7 @@ class HostOriginGuard:
             message = "The request has no Host header; the server needs one to check it"
         else:
             shown = printable(host)
-            parsed = _authority(host.decode("latin-1").strip(" \t").lower())
+            parsed = authority(host.decode("latin-1").strip(" \t").lower())
             if parsed is None:
                 message = (
                     f"Host '{shown}' is not allowed: a Host header is name[:port], the port in "
