@@ -1,7 +1,7 @@
 """A request head that could be read two ways is refused, and its connection closed.
 
 Both `Content-Length` and `Transfer-Encoding` (RFC 9112 section 6.1: a request may hide in
-the body of another), two `Host` headers, two `Origin` headers: each gets a 400 naming the
+the body of another), two `Host`, `Origin` or `Content-Type` headers: each gets a 400 naming the
 problem, with `Connection: close`, and the server closes the socket after it, so a request
 sent behind it on the same connection is never served. Checked over raw sockets with
 uvicorn's default HTTP implementation and each of h11 and httptools that is installed.
@@ -121,6 +121,22 @@ CASES = {
         + BODY,
         "2 Origin headers",
     ),
+    # Content-Type is one value (RFC 9110 section 8.3): a proxy reading the first copy saw a
+    # form post, the endpoint read the last and parsed JSON.
+    "two Content-Types": (
+        b"POST /mcp HTTP/1.1\r\nContent-Type: text/plain\r\nContent-Type: application/json\r\n"
+        + b"Accept: application/json, text/event-stream\r\nHost: 127.0.0.1\r\n"
+        + b"Content-Length: %d\r\n\r\n" % len(BODY)
+        + BODY,
+        "2 Content-Type headers",
+    ),
+    "two Content-Types, JSON first": (
+        HEAD
+        + b"Host: 127.0.0.1\r\nContent-Type: application/json-seq\r\n"
+        + b"Content-Length: %d\r\n\r\n" % len(BODY)
+        + BODY,
+        "2 Content-Type headers",
+    ),
 }
 
 
@@ -170,3 +186,21 @@ def test_server_run_closes_too() -> None:
     assert head.startswith(b"HTTP/1.1 400 ") and b"\r\nconnection: close" in head.lower(), head
     if body != b"Invalid HTTP request received.":  # else httptools refused it before the app
         assert problem in json.loads(body)["error"]["message"]
+
+
+@pytest.mark.parametrize("http", IMPLEMENTATIONS)
+def test_the_legacy_sse_app_refuses_two_content_types_too(http: str) -> None:
+    server = Server("framing-sse")
+    request = (
+        b"POST /messages/?session_id=" + b"0" * 32 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nContent-Type: text/plain\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(BODY) + BODY
+    )
+    with _serving(server.sse_app(), http) as port:
+        received, closed = _exchange(port, request)
+    assert closed
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 "), head
+    assert json.loads(body)["error"]["message"] == (
+        "Bad Request: the request has 2 Content-Type headers; send one"
+    )

@@ -1,7 +1,8 @@
 """`HostOriginGuard`: Host and Origin checks against DNS rebinding and cross-site requests. By
 default only loopback names and origins pass (any port); a host without a port matches any port,
 `name:port` that port only, `"*"` turns a check off. A refused Host is 421, a refused Origin 403,
-a head that reads two ways 400 with `Connection: close`. See docs/decisions.md, `host_origin.py`.
+a head that reads two ways (two Host, Origin or Content-Type headers; both Content-Length and
+Transfer-Encoding) 400 with `Connection: close`. See docs/decisions.md, `host_origin.py`.
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ class HostOriginGuard:
             await self.app(scope, receive, send)
             return
         host = origin = None
-        hosts = origins = lengths = encodings = 0
+        hosts = origins = types = lengths = encodings = 0
         for name, value in scope["headers"]:
             if name == b"host":
                 host = value
@@ -145,12 +146,14 @@ class HostOriginGuard:
             elif name == b"origin":
                 origin = value
                 origins += 1
+            elif name == b"content-type":
+                types += 1
             elif name == b"content-length":
                 lengths = 1
             elif name == b"transfer-encoding":
                 encodings = 1
-        if hosts > 1 or origins > 1 or lengths + encodings > 1:
-            await _refuse_ambiguous(send, hosts, origins)
+        if hosts > 1 or origins > 1 or types > 1 or lengths + encodings > 1:
+            await _refuse_ambiguous(send, hosts, origins, types)
             return
         if host not in self._good_hosts and not self._host_allowed(host):
             await self._refuse_host(send, host)
@@ -230,11 +233,13 @@ class HostOriginGuard:
         logger.warning("%s", message)
 
 
-async def _refuse_ambiguous(send: ASGISend, hosts: int, origins: int) -> None:
+async def _refuse_ambiguous(send: ASGISend, hosts: int, origins: int, types: int) -> None:
     if hosts > 1:
         problem = f"the request has {hosts} Host headers; send one"
     elif origins > 1:
         problem = f"the request has {origins} Origin headers; send one"
+    elif types > 1:
+        problem = f"the request has {types} Content-Type headers; send one"
     else:
         problem = (
             "the request has both Content-Length and Transfer-Encoding, which leaves its "
