@@ -291,3 +291,62 @@ def test_same_answer_as_the_sdk(
     assert got == expected, json.dumps(
         {"case": case, "toolwire": got, "sdk": expected}, default=str
     )
+
+
+# (case, method, params, headers sent a second time after the conforming ones, request id)
+REPEATS: list[tuple[str, str, Any, list[tuple[str, str]], Any]] = [
+    ("Mcp-Method twice, same", "tools/list", enveloped(), [("Mcp-Method", "tools/list")], 60),
+    ("Mcp-Method twice, other", "tools/list", enveloped(), [("Mcp-Method", "prompts/list")], 61),
+    ("Mcp-Name twice", *call("add", {"a": 1, "b": 2}), [("Mcp-Name", "add")], 62),
+    (
+        "version twice, same",
+        "tools/list",
+        enveloped(),
+        [("MCP-Protocol-Version", "2026-07-28")],
+        63,
+    ),
+    (
+        "version twice, then an old one",
+        "tools/list",
+        enveloped(),
+        [("MCP-Protocol-Version", "2025-06-18")],
+        64,
+    ),
+    (
+        "param twice",
+        *call("where", {"region": "us"}),
+        [("Mcp-Param-Region", "us"), ("Mcp-Param-Region", "eu")],
+        65,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "method", "params", "repeated", "request_id"), REPEATS, ids=[c[0] for c in REPEATS]
+)
+def test_a_header_sent_twice_gets_the_sdks_answer(
+    urls: tuple[str, str],
+    case: str,
+    method: str,
+    params: Any,
+    repeated: list[tuple[str, str]],
+    request_id: Any,
+) -> None:
+    # A routing header that appears twice reads one way to a proxy taking the first copy and
+    # another way to a server taking the last: the SDK refuses it with -32020.
+    def seen(url: str) -> dict[str, Any]:
+        sent = list(headers_for(method, params).items())
+        if case == "param twice":
+            sent = [pair for pair in sent if pair[0] != "Mcp-Param-Region"]
+        response = httpx.post(
+            url,
+            headers=sent + repeated,
+            content=body(method, params, request_id),
+            timeout=20,
+        )
+        payload = response.json() if response.content else None
+        return {"status": response.status_code, "payload": payload}
+
+    ours, theirs = urls
+    expected, got = seen(theirs), seen(ours)
+    assert got == expected, json.dumps({"case": case, "toolwire": got, "sdk": expected})

@@ -20,12 +20,15 @@ __all__ = [
     "HEADER_MISMATCH",
     "check_method",
     "check_name",
+    "check_once",
     "check_params",
     "check_version",
     "collect",
 ]
 
 HEADER_MISMATCH = -32020
+
+_ROUTING = ("mcp-protocol-version", "mcp-method", "mcp-name")
 
 # Methods that address one target, and the body field naming it.
 _TARGET_FIELD = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
@@ -40,16 +43,29 @@ _MIRRORED: WeakKeyDictionary[RegisteredTool, tuple[tuple[str, tuple[str, ...]], 
 )
 
 
-def collect(headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
+def collect(headers: Iterable[tuple[bytes, bytes]]) -> tuple[dict[str, str], frozenset[str]]:
     """`accept` and every `mcp*` header, by lower-case name, values as Latin-1, repeats folded
-    with ", "."""
+    with ", "; and the names that were repeated."""
     found: dict[str, str] = {}
+    repeated: set[str] = set()
     for key, value in headers:
         name = key.decode("latin-1").lower()
         if name.startswith("mcp") or name == "accept":
             text = value.decode("latin-1")
-            found[name] = f"{found[name]}, {text}" if name in found else text
-    return found
+            if name in found:
+                found[name] = f"{found[name]}, {text}"
+                repeated.add(name)
+            else:
+                found[name] = text
+    return found, frozenset(repeated)
+
+
+def check_once(repeated: frozenset[str]) -> None:
+    """The headers that route a request (version, method, name) must each come once: a proxy
+    reading the first copy and a server reading the last would disagree."""
+    for name in _ROUTING:
+        if name in repeated:
+            raise _mismatch(f"{name} header appears more than once")
 
 
 def _mismatch(text: str) -> ProtocolError:
@@ -110,10 +126,13 @@ def check_name(headers: Mapping[str, str], method: str, params: dict[str, Any] |
 
 
 def check_params(
-    headers: Mapping[str, str], tools: Mapping[str, RegisteredTool], params: dict[str, Any] | None
+    headers: Mapping[str, str],
+    tools: Mapping[str, RegisteredTool],
+    params: dict[str, Any] | None,
+    repeated: frozenset[str] = frozenset(),
 ) -> None:
     """The `Mcp-Param-*` headers of a `tools/call` must mirror the arguments its tool's
-    schema marks with `x-mcp-header`."""
+    schema marks with `x-mcp-header`, each header once (`repeated`: the names sent twice)."""
     name = params.get("name") if params else None
     entry = tools.get(name) if isinstance(name, str) else None
     if entry is None:
@@ -126,16 +145,22 @@ def check_params(
     assert params is not None
     arguments = params.get("arguments")
     for suffix, path in mirrored:
-        _check_one(headers, suffix, path, arguments)
+        _check_one(headers, suffix, path, arguments, repeated)
 
 
 def _check_one(
-    headers: Mapping[str, str], suffix: str, path: tuple[str, ...], arguments: Any
+    headers: Mapping[str, str],
+    suffix: str,
+    path: tuple[str, ...],
+    arguments: Any,
+    repeated: frozenset[str],
 ) -> None:
     header = f"Mcp-Param-{suffix}"
     argument = ".".join(path)
     value = _value_at(arguments, path)
     raw = headers.get(header.lower())
+    if raw is not None and header.lower() in repeated:
+        raise _mismatch(f"{header} header appears more than once")
     if raw is None:
         if value is not None:
             raise _mismatch(

@@ -61,6 +61,9 @@ logger = logging.getLogger("toolwire.http")
 Scope = MutableMapping[str, Any]
 
 SESSION_HEADER = b"mcp-session-id"
+VERSION_HEADER = b"mcp-protocol-version"
+LAST_EVENT_HEADER = b"last-event-id"
+_SHOWN_NAMES = {VERSION_HEADER: "MCP-Protocol-Version", LAST_EVENT_HEADER: "Last-Event-ID"}
 MAX_IN_FLIGHT = 1000
 """Requests one session may have in flight at once (each holds a stream and a task)."""
 _SUPPORTED = ", ".join(HANDSHAKE_VERSIONS)
@@ -115,7 +118,7 @@ class Endpoint:
 
     async def _post(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         config = self.config
-        headers: dict[bytes, bytes] = dict(scope["headers"])
+        headers, repeated = _headers(scope)
         if not is_json(headers.get(b"content-type")):
             await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
             return
@@ -139,7 +142,7 @@ class Endpoint:
             detail = str(error) if isinstance(error, ValueError) else "nested too deeply"
             await refuse(send, 400, f"Parse error: {detail}", code=PARSE_ERROR)
             return
-        declared = headers.get(b"mcp-protocol-version")
+        declared = headers.get(VERSION_HEADER)
         if is_modern_request(None if declared is None else declared.decode("latin-1"), message):
             assert self.runtime.pool is not None
             await serve_modern(
@@ -160,7 +163,7 @@ class Endpoint:
             await refuse(send, 406, self._accept_refusal)
             return
         as_json = mode == "json"
-        version, bad_version = self._version(headers)
+        version, bad_version = self._version(headers, repeated)
         if bad_version is not None:
             await refuse(send, 400, bad_version)
             return
@@ -332,11 +335,15 @@ class Endpoint:
         await end_response(stream, send)
 
     @staticmethod
-    def _version(headers: dict[bytes, bytes]) -> tuple[str | None, str | None]:
+    def _version(
+        headers: dict[bytes, bytes], repeated: dict[bytes, int]
+    ) -> tuple[str | None, str | None]:
         """The protocol-version header (None when absent), and the refusal if it is bad."""
-        raw = headers.get(b"mcp-protocol-version")
+        raw = headers.get(VERSION_HEADER)
         if raw is None:
             return None, None
+        if VERSION_HEADER in repeated:
+            return None, _twice(repeated, VERSION_HEADER)
         version = raw.decode("latin-1")
         if version in HANDSHAKE_VERSIONS:
             return version, None
@@ -430,11 +437,13 @@ class Endpoint:
     async def _get(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         if await self._refused_stateless(send):
             return
-        headers: dict[bytes, bytes] = dict(scope["headers"])
+        headers, repeated = _headers(scope)
         if not accepts_sse(headers.get(b"accept")):
             await refuse(send, 406, "Not Acceptable: Client must accept text/event-stream")
             return
-        version, bad_version = self._version(headers)
+        version, bad_version = self._version(headers, repeated)
+        if bad_version is None and LAST_EVENT_HEADER in repeated:
+            bad_version = _twice(repeated, LAST_EVENT_HEADER)
         if bad_version is not None:
             await refuse(send, 400, bad_version)
             return
@@ -456,8 +465,8 @@ class Endpoint:
     async def _delete(self, scope: Scope, send: ASGISend) -> None:
         if await self._refused_stateless(send):
             return
-        headers: dict[bytes, bytes] = dict(scope["headers"])
-        bad_version = self._version(headers)[1]
+        headers, repeated = _headers(scope)
+        bad_version = self._version(headers, repeated)[1]
         if bad_version is not None:
             await refuse(send, 400, bad_version)
             return
@@ -478,6 +487,28 @@ class Endpoint:
             await refuse(send, 404, "Not Found: Session not found or expired")
             return
         await respond(send, 200)
+
+
+def _headers(scope: Scope) -> tuple[dict[bytes, bytes], dict[bytes, int]]:
+    """The request's headers by name, the first copy of each, `Accept` lines joined into one
+    list (RFC 9110 section 5.3); and how many times each name sent twice or more came."""
+    found: dict[bytes, bytes] = {}
+    repeated: dict[bytes, int] = {}
+    for name, value in scope["headers"]:
+        if name not in found:
+            found[name] = value
+            continue
+        if name == b"accept":
+            found[name] += b", " + value
+        else:
+            repeated[name] = repeated.get(name, 1) + 1
+    return found, repeated
+
+
+def _twice(repeated: dict[bytes, int], name: bytes) -> str:
+    """The refusal of a header that holds one value but came more than once."""
+    shown = _SHOWN_NAMES[name]
+    return f"Bad Request: the request has {repeated[name]} {shown} headers; send one"
 
 
 async def _full(send: ASGISend, max_sessions: int) -> None:

@@ -47,7 +47,7 @@ async def serve_modern(
 ) -> None:
     """Serve one 2026-07-28 POST whose `body` was read (`message` decoded), from its checks to
     the last byte of its answer."""
-    headers = _mirror.collect(scope.get("headers") or ())
+    headers, repeated = _mirror.collect(scope.get("headers") or ())
     item = classify(message)
     if not isinstance(item, Request | Notification):  # invalid, or a response to nothing
         await refuse(send, 400, _NOT_ONE_MESSAGE)
@@ -60,7 +60,7 @@ async def serve_modern(
     if isinstance(item, Notification):
         await respond(send, 202)
         return
-    refusal = _precheck(headers, item.method, item.params)
+    refusal = _precheck(headers, repeated, item.method, item.params)
     identity = scope.get(IDENTITY_KEY)
     lease = await pool.take(identity, era="modern")
     session = lease.session
@@ -73,7 +73,7 @@ async def serve_modern(
         if refusal is None or refusal.code == UNSUPPORTED_PROTOCOL_VERSION:
             try:
                 if item.method == "tools/call":
-                    _mirror.check_params(headers, session.tools, item.params)
+                    _mirror.check_params(headers, session.tools, item.params, repeated)
             except ProtocolError as error:
                 refusal = error
         if refusal is not None:
@@ -94,11 +94,15 @@ async def serve_modern(
 
 
 def _precheck(
-    headers: Mapping[str, str], method: str, params: dict[str, Any] | None
+    headers: Mapping[str, str], repeated: frozenset[str], method: str, params: dict[str, Any] | None
 ) -> ProtocolError | None:
     """What refuses a request before it runs, in the SDK's order; None when nothing does."""
     meta = params.get("_meta") if params else None
     unsupported: ProtocolError | None = None
+    try:
+        _mirror.check_once(repeated)
+    except ProtocolError as error:
+        return error
     try:
         if isinstance(meta, dict) and eras.META_VERSION in meta and eras.META_CAPABILITIES in meta:
             # A whole envelope: its version must be the header's before its values count.
