@@ -38,13 +38,14 @@ from .streamable.records import StoreUnavailable
 
 __all__ = [
     "ASSUMED_VERSION",
-    "JSON_RANGES",
+    "JSON_MEDIA",
     "KEEPALIVE",
     "KEEPALIVE_SECONDS",
-    "SSE_RANGES",
+    "SSE_MEDIA",
     "WATCH_AFTER_SECONDS",
     "Stream",
     "acceptable",
+    "accepts",
     "end_answer",
     "end_response",
     "followable",
@@ -54,13 +55,40 @@ __all__ = [
 
 logger = logging.getLogger("toolwire.http")
 
-JSON_RANGES = frozenset({"application/json", "application/*", "*/*"})
-SSE_RANGES = frozenset({"text/event-stream", "text/*", "*/*"})
+JSON_MEDIA = "application/json"
+SSE_MEDIA = "text/event-stream"
 
 
-def media_ranges(accept: str) -> set[str]:
-    """The media ranges an `Accept` header lists, lower case, without their parameters."""
-    return {part.split(";", 1)[0].strip().lower() for part in accept.split(",")}
+def media_ranges(accept: str) -> dict[str, float]:
+    """The media ranges an `Accept` header lists, lower case and without their parameters,
+    each with its quality: its `q` weight, 1 when it has none or one that is not in 0..1."""
+    ranges: dict[str, float] = {}
+    for part in accept.split(","):
+        kind, *parameters = part.split(";")
+        kind = kind.strip().lower()
+        quality = 1.0
+        for parameter in parameters:
+            key, _, value = parameter.partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    quality = float(value.strip())
+                except ValueError:
+                    quality = 1.0
+                if not 0.0 <= quality <= 1.0:  # NaN too
+                    quality = 1.0
+                break
+        if kind:
+            ranges[kind] = max(quality, ranges.get(kind, 0.0))
+    return ranges
+
+
+def accepts(ranges: dict[str, float], media: str) -> bool:
+    """Whether `ranges` (from `media_ranges`) take `media`: the most specific range naming it
+    decides, and `q=0` means "not acceptable" (RFC 9110 section 12.5.1)."""
+    for key in (media, media.partition("/")[0] + "/*", "*/*"):
+        if key in ranges:
+            return ranges[key] > 0.0
+    return False
 
 
 def acceptable(accept: str | None, *, sse: bool) -> bool:
@@ -69,7 +97,7 @@ def acceptable(accept: str | None, *, sse: bool) -> bool:
     if accept is None or not accept.strip():
         return True
     ranges = media_ranges(accept)
-    return bool(ranges & JSON_RANGES) and (not sse or bool(ranges & SSE_RANGES))
+    return accepts(ranges, JSON_MEDIA) and (not sse or accepts(ranges, SSE_MEDIA))
 
 
 KEEPALIVE_SECONDS = 15.0

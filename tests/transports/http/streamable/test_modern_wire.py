@@ -402,7 +402,17 @@ def test_anything_but_one_message_is_400(url: str, payload: Any) -> None:
     }
 
 
-@pytest.mark.parametrize("accept", ["application/json", "text/event-stream", "text/html"])
+@pytest.mark.parametrize(
+    "accept",
+    [
+        "application/json",
+        "text/event-stream",
+        "text/html",
+        # q=0 is "not acceptable" (RFC 9110 section 12.5.1); the SDK reads past it.
+        "application/json;q=0, text/event-stream",
+        "*/*, text/event-stream;q=0",
+    ],
+)
 def test_accept_must_allow_both_answers(url: str, accept: str) -> None:
     response = post(url, "tools/list", enveloped(), Accept=accept)
     assert response.status_code == 406

@@ -37,10 +37,11 @@ from ..asgi import (
 )
 from ..channel import (
     ASSUMED_VERSION,
-    JSON_RANGES,
+    JSON_MEDIA,
     PRIMING_SINCE,
-    SSE_RANGES,
+    SSE_MEDIA,
     Stream,
+    accepts,
     end_response,
     media_ranges,
 )
@@ -547,15 +548,20 @@ def _closer(stream: Stream, send: ASGISend, retry_ms: int | None) -> Callable[[]
 
 def answer_as(accept: bytes | None, json_response: bool) -> str | None:
     """How to answer a POST: "json" (one body), "sse" (a stream), or None (406); with
-    `json_response`, JSON only. `*/*` alone gets JSON."""
+    `json_response`, JSON only. An event stream when the client names one (`text/event-stream`
+    or `text/*`), else JSON if it takes JSON (`*/*` alone gets JSON), else an event stream if
+    it takes one."""
     if not accept:
         return "json"
     ranges = media_ranges(accept.decode("latin-1"))
-    if not json_response and ranges & {"text/event-stream", "text/*"}:
+    sse = not json_response and accepts(ranges, SSE_MEDIA)
+    if sse and (SSE_MEDIA in ranges or "text/*" in ranges):
         return "sse"
-    return "json" if ranges & JSON_RANGES else None
+    if accepts(ranges, JSON_MEDIA):
+        return "json"
+    return "sse" if sse else None
 
 
 def accepts_sse(accept: bytes | None) -> bool:
     """Whether a GET's `Accept` allows an event stream (a missing one allows anything)."""
-    return not accept or bool(media_ranges(accept.decode("latin-1")) & SSE_RANGES)
+    return not accept or accepts(media_ranges(accept.decode("latin-1")), SSE_MEDIA)

@@ -1,10 +1,11 @@
-"""Headers sent more than once, against a live handshake-era endpoint over real sockets.
+"""Header edge cases against a live handshake-era endpoint over real sockets.
 
 A header that holds one value (`MCP-Protocol-Version`, `Last-Event-ID`) and comes twice reads
 one way to a proxy that takes the first copy and another way to a server that takes the last:
 it is a 400 naming it. `Accept` is a list, and a list may be split over lines (RFC 9110
-section 5.3): its lines count together. The 2026-07-28 era's own answers to repeated headers
-are compared with the SDK's in test_modern_vs_sdk.py.
+section 5.3): its lines count together. In `Accept`, `q=0` means "not acceptable" and the most
+specific range decides (RFC 9110 section 12.5.1). The 2026-07-28 era's own answers to
+repeated headers are compared with the SDK's in test_modern_vs_sdk.py.
 """
 
 from __future__ import annotations
@@ -121,4 +122,53 @@ def test_an_accept_list_split_over_two_lines_counts_whole(url: str) -> None:
     )
     assert reply.status_code == 200, reply.text
     assert reply.headers["content-type"] == "text/event-stream"  # both lines were read
+    assert httpx2.delete(url, headers={"mcp-session-id": session}).status_code == 200
+
+
+# (Accept, what a POST is answered with: "json", "sse" or 406)
+ACCEPTS = [
+    ("application/json;q=0", 406),
+    ("application/json; q=0.000", 406),
+    ("application/json;q=0, text/event-stream", "sse"),
+    ("text/event-stream;q=0, application/json", "json"),
+    ("application/json, text/event-stream;Q=0.0", "json"),
+    ("*/*, application/json;q=0", "sse"),
+    ("*/*;q=0, application/json", "json"),
+    ("application/*;q=0, text/*", "sse"),
+    ("text/*, text/event-stream;q=0, application/json", "json"),
+    ("application/json;q=0.001", "json"),
+    ("Application/JSON ; charset=utf-8", "json"),
+    ("application/json;q=nonsense", "json"),
+    ("application/json-seq", 406),
+    ("application/jsonx", 406),
+    ("application/*", "json"),
+    ("*/*", "json"),
+    ("text/*", "sse"),
+]
+
+
+@pytest.mark.parametrize(("accept", "answer"), ACCEPTS, ids=[a for a, _ in ACCEPTS])
+def test_accept_qualities_decide_the_answer(url: str, accept: str, answer: str | int) -> None:
+    headers = [("content-type", "application/json"), ("accept", accept)]
+    reply = httpx2.post(url, content=json.dumps(LIST), headers=headers, timeout=10)
+    if answer == 406:
+        assert reply.status_code == 406, reply.text
+        assert reply.json()["error"]["message"] == (
+            "Not Acceptable: Client must accept application/json or text/event-stream"
+        )
+        return
+    assert reply.status_code == 200, reply.text
+    kinds = {"json": "application/json", "sse": "text/event-stream"}
+    assert reply.headers["content-type"] == kinds[str(answer)]
+
+
+@pytest.mark.parametrize(
+    ("accept", "status"),
+    [("text/event-stream;q=0", 406), ("*/*;q=0", 406), ("*/*, text/*;q=0", 406), ("text/*", 200)],
+)
+def test_a_get_stream_honors_q_zero(url: str, accept: str, status: int) -> None:
+    session = open_session(url)
+    headers = [("accept", accept), ("mcp-session-id", session)]
+    with httpx2.stream("GET", url, headers=headers, timeout=10) as stream:
+        assert stream.status_code == status
     assert httpx2.delete(url, headers={"mcp-session-id": session}).status_code == 200
