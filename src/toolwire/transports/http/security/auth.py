@@ -126,7 +126,7 @@ class BearerGuard:
             return None, "The access token is invalid"
         if identity.expired(time.time()):
             return None, "The access token has expired"
-        if identity.resource is not None and not _covers(identity.resource, self._resource(scope)):
+        if identity.resource is not None and not _covers(identity.resource, self._audience(scope)):
             return None, "The access token was issued for another resource"
         return identity, ""
 
@@ -209,9 +209,18 @@ class BearerGuard:
         if self.auth.resource_url is not None:
             parts = urlsplit(self.auth.resource_url)
             return f"{parts.scheme}://{parts.netloc}{root}"
-        scheme: str = scope.get("scheme", "http")
-        scheme = {"ws": "http", "wss": "https"}.get(scheme, scheme)
-        return f"{scheme}://{self._authority(scope, scheme)}{root}"
+        host = header(scope, b"host")
+        scheme = _scheme(scope)
+        return f"{scheme}://{'localhost' if host is None else host.decode('latin-1')}{root}"
+
+    def _audience(self, scope: Scope) -> str:
+        """The resource a token must be for: the configured URL, else this endpoint's URL with
+        the port the connection arrived on (never one a `Host` header names)."""
+        if self.auth.resource_url is not None:
+            return self.auth.resource_url
+        scheme = _scheme(scope)
+        root: str = scope.get("root_path", "")
+        return f"{scheme}://{self._authority(scope, scheme)}{root}{self.endpoint_path}"
 
     def _authority(self, scope: Scope, scheme: str) -> str:
         """`name[:port]` of this server: the name from the request's `Host`, the port the
@@ -243,7 +252,8 @@ class BearerGuard:
         return name if port is None else f"{name}:{port}"
 
     def _resource(self, scope: Scope) -> str:
-        """The resource identifier: the configured URL, else this endpoint's URL."""
+        """The resource identifier published: the configured URL, else this endpoint's URL as
+        the client addressed it."""
         return self.auth.resource_url or self._base(scope) + self.endpoint_path
 
     def _metadata_document(self, scope: Scope) -> dict[str, Any]:
@@ -317,6 +327,11 @@ class BearerGuard:
             data={"error": error, **(data or {})},
             headers=[(b"www-authenticate", challenge)],
         )
+
+
+def _scheme(scope: Scope) -> str:
+    scheme: str = scope.get("scheme", "http")
+    return {"ws": "http", "wss": "https"}.get(scheme, scheme)
 
 
 def _covers(granted: str, resource: str) -> bool:
