@@ -46,18 +46,13 @@ _MIRRORED: WeakKeyDictionary[RegisteredTool, tuple[tuple[str, tuple[str, ...]], 
 def collect(headers: Iterable[tuple[bytes, bytes]]) -> tuple[dict[str, str], frozenset[str]]:
     """`accept` and every `mcp*` header, by lower-case name, values as Latin-1, repeats folded
     with ", "; and the names that were repeated."""
-    found: dict[str, str] = {}
-    repeated: set[str] = set()
+    values: dict[str, list[str]] = {}
     for key, value in headers:
         name = key.decode("latin-1").lower()
         if name.startswith("mcp") or name == "accept":
-            text = value.decode("latin-1")
-            if name in found:
-                found[name] = f"{found[name]}, {text}"
-                repeated.add(name)
-            else:
-                found[name] = text
-    return found, frozenset(repeated)
+            values.setdefault(name, []).append(value.decode("latin-1"))
+    found = {name: ", ".join(texts) for name, texts in values.items()}
+    return found, frozenset(name for name, texts in values.items() if len(texts) > 1)
 
 
 def check_once(repeated: frozenset[str]) -> None:

@@ -495,14 +495,16 @@ def _headers(scope: Scope) -> tuple[dict[bytes, bytes], dict[bytes, int]]:
     list (RFC 9110 section 5.3); and how many times each name sent twice or more came."""
     found: dict[bytes, bytes] = {}
     repeated: dict[bytes, int] = {}
+    accepts: list[bytes] = []
     for name, value in scope["headers"]:
-        if name not in found:
-            found[name] = value
-            continue
         if name == b"accept":
-            found[name] += b", " + value
+            accepts.append(value)
+        elif name not in found:
+            found[name] = value
         else:
             repeated[name] = repeated.get(name, 1) + 1
+    if accepts:
+        found[b"accept"] = b", ".join(accepts)
     return found, repeated
 
 
