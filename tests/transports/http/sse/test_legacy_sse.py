@@ -209,6 +209,9 @@ async def _refusal(
     [
         ("no session_id", 400, "Missing session_id query parameter"),
         ("malformed session_id", 400, "Malformed session_id 'xyz'"),
+        # The SDK's transport reads the last copy, toolwire read the first: a proxy may route
+        # by either, so two copies name no session.
+        ("two session_ids", 400, "The URL has 2 session_id parameters; send one"),
         ("unknown session_id", 404, "Unknown session_id"),
         ("text/plain", 415, "Content-Type must be application/json"),
         ("no content-type", 415, "Content-Type must be application/json"),
@@ -228,6 +231,8 @@ async def test_bad_posts_get_a_clear_4xx(case: str, status: int, needle: str) ->
             return await client.post(path, json={})
         if case == "malformed session_id":
             return await client.post(path + "?session_id=xyz", json={})
+        if case == "two session_ids":
+            return await client.post(url + "&session_id=" + "ab" * 16, json={})
         if case == "unknown session_id":
             return await client.post(path + "?session_id=" + "ab" * 16, json={})
         if case == "text/plain":

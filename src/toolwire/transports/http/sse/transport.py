@@ -243,7 +243,11 @@ class LegacySse(Serving):
     async def _session_of(self, scope: Scope, send: ASGISend) -> _Live | None:
         """The live session the POST names, or None once refused (400/404)."""
         query = parse_qs(bytes(scope.get("query_string", b"")).decode("latin-1"))
-        session_id = query.get("session_id", [None])[0]
+        named = query.get("session_id", [])
+        if len(named) > 1:  # one reader may take the first and another the last
+            await refuse(send, 400, f"The URL has {len(named)} session_id parameters; send one")
+            return None
+        session_id = named[0] if named else None
         if session_id is None:
             await refuse(
                 send,
