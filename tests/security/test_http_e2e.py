@@ -250,3 +250,43 @@ def test_mounted_under_a_prefix_the_challenge_points_where_the_metadata_is() -> 
 def challenge_url(reply: httpx2.Response) -> str:
     header = reply.headers["www-authenticate"]
     return header.split('resource_metadata="', 1)[1].split('"', 1)[0]
+
+
+def test_the_official_client_cannot_replay_a_token_on_another_local_server() -> None:
+    # A token bound to the server on port A, sent by the official client to the server on
+    # port B with `Host` naming A: B refuses it (it accepted it while the port came from Host).
+    bound: dict[str, str] = {}
+
+    async def audience(token: str) -> Identity | None:
+        return Identity("ada", scopes=["mcp:tools"], resource=bound.get(token))
+
+    def bound_server() -> Server:
+        server = Server("bound", auth=BearerAuth(audience))
+
+        @server.tool
+        def hello() -> str:
+            """Greet."""
+            return "hello"
+
+        return server
+
+    async def tools(url: str, host: str) -> list[str]:
+        headers = {"Authorization": "Bearer for-a", "Host": host}
+        async with (
+            httpx2.AsyncClient(headers=headers) as http,
+            streamable_http_client(url, http_client=http) as (read, write, *_),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            return [tool.name for tool in (await session.list_tools()).tools]
+
+    with (
+        served(bound_server().http_app(), lifespan="on") as first,
+        served(bound_server().http_app(), lifespan="on") as second,
+    ):
+        bound["for-a"] = first + "/mcp"
+        own_host = first.split("//", 1)[1]
+        assert asyncio.run(asyncio.wait_for(tools(first + "/mcp", own_host), 30)) == ["hello"]
+        with pytest.raises(BaseException) as refused:
+            asyncio.run(asyncio.wait_for(tools(second + "/mcp", own_host), 30))
+    assert "The access token was issued for another resource" in repr(refused.value)
