@@ -416,3 +416,37 @@ def test_a_token_resource_is_compared_by_scheme_host_and_port() -> None:
             TOKENS[f"r-{name}"] = Identity(name, scopes=["mcp:tools"], resource=resource)
         replies = {name: call(url, f"r-{name}").status_code for name in resources}
     assert replies == {name: 200 if name == "same" else 401 for name in resources}
+
+
+@pytest.mark.parametrize(
+    ("value", "accepted"),
+    [
+        (b"bearer alice", True),
+        (b"BEARER alice", True),
+        (b"Bearer    alice   ", True),
+        (b"Bearer\r\n alice", True),  # obs-fold, unfolded to a space by the HTTP parser
+        (b"Bearer\talice", False),  # RFC 6750: one or more spaces, nothing else
+        (b"Bearer alice extra", False),  # the token is everything after the scheme
+        (b"Bearer " + b"a" * 12000, False),
+    ],
+)
+def test_authorization_spellings_over_a_raw_socket(value: bytes, accepted: bool) -> None:
+    body = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    with served(guard()) as url:
+        port = int(url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(
+                b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                b"Authorization: " + value + b"\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+            )
+            received = b""
+            while chunk := sock.recv(65536):
+                received += chunk
+    head, _, payload = received.partition(b"\r\n\r\n")
+    if accepted:
+        assert head.startswith(b"HTTP/1.1 200 "), received
+        echoed = payload[payload.index(b"{") : payload.rindex(b"}") + 1]  # chunked
+        assert json.loads(echoed)["identity"] == repr(TOKENS["alice"])
+    else:
+        assert head.startswith(b"HTTP/1.1 401 "), received
+        assert b'error="invalid_token"' in head
