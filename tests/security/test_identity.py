@@ -196,3 +196,42 @@ def test_tool_scopes_are_checked_when_the_tool_is_published() -> None:
         server.add_tool(lambda: 1, name="bad", scopes=[""])
     unused: Any = server
     assert unused.tool_registry.scoped == 1
+
+
+@pytest.mark.parametrize(
+    ("options", "problem"),
+    [
+        (
+            {"resource_url": "https://api.example.com:99999/mcp"},
+            "resource_url: 'https://api.example.com:99999/mcp' has a port that is not a number "
+            "up to 65535",
+        ),
+        (
+            {"resource_url": "https://api.example.com:http/mcp"},
+            "resource_url: 'https://api.example.com:http/mcp' has a port that is not a number "
+            "up to 65535",
+        ),
+        (
+            {"authorization_servers": ["https://auth.example.com:0x50"]},
+            "authorization_servers: 'https://auth.example.com:0x50' has a port that is not a "
+            "number up to 65535",
+        ),
+        (
+            {"resource_url": "https://api.example.com/mcp#part"},
+            "resource_url: 'https://api.example.com/mcp#part' has a fragment; a resource "
+            "identifier has none (RFC 8707)",
+        ),
+        ({"resource_url": "https://:8000/mcp"}, "is not an absolute http(s) URL"),
+    ],
+)
+def test_a_url_no_token_could_ever_match_is_refused_at_once(
+    options: dict[str, Any], problem: str
+) -> None:
+    # A resource_url with a port out of range was taken, and then every token naming a
+    # resource was refused as "issued for another resource", naming nothing.
+    async def verify(token: str) -> None:
+        return None
+
+    with pytest.raises(ValueError) as refused:
+        BearerAuth(verify, **options)
+    assert problem in str(refused.value)

@@ -43,7 +43,8 @@ class BearerAuth:
     Raises:
         TypeError: `verifier` is neither callable nor has `verify_token`, or an option has
             the wrong type.
-        ValueError: A URL is not absolute http(s), or a scope name is malformed.
+        ValueError: A URL is not absolute http(s) or its port is not one (`resource_url`
+            also has a fragment), or a scope name is malformed.
     """
 
     __slots__ = (
@@ -140,6 +141,14 @@ def _absolute_url(url: Any, what: str) -> str:
     if not isinstance(url, str):
         raise TypeError(f"{what} must hold URL strings, not {type(url).__name__}")
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"{what}: {url!r} is not an absolute http(s) URL")
+    try:
+        parts.port  # noqa: B018 (read for the ValueError it raises)
+    except ValueError:
+        raise ValueError(f"{what}: {url!r} has a port that is not a number up to 65535") from None
+    if what == "resource_url" and "#" in url:
+        raise ValueError(
+            f"{what}: {url!r} has a fragment; a resource identifier has none (RFC 8707)"
+        )
     return url
