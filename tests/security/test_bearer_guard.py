@@ -400,6 +400,20 @@ def test_a_token_for_one_local_server_is_refused_by_another_whatever_host_it_nam
     assert "BearerAuth(resource_url=...)" in warned[0]
 
 
+def test_a_refused_resource_is_logged_once_naming_both(caplog: pytest.LogCaptureFixture) -> None:
+    # A verifier mapping `aud` to a bare API name refused every token, and said only
+    # "issued for another resource": the log names the two resources, escaped.
+    TOKENS["api-name"] = Identity("o", scopes=["mcp:tools"], resource="api://default\nforged")
+    with caplog.at_level(logging.WARNING, logger="toolwire"), served(guard()) as url:
+        replies = [call(url, "api-name").status_code for _ in range(3)]
+    assert replies == [401, 401, 401]
+    said = [r.getMessage() for r in caplog.records if "was refused" in r.getMessage()]
+    assert said == [
+        "a token for resource 'api://default\\nforged' was refused: this endpoint's resource "
+        f"is '{url}/mcp' (BearerAuth(resource_url=...) sets it)"
+    ]
+
+
 def test_a_token_resource_is_compared_by_scheme_host_and_port() -> None:
     with served(guard()) as url:
         port = int(url.rsplit(":", 1)[1])

@@ -22,6 +22,7 @@ from ..asgi import (
     Scope,
     header,
     header_text,
+    printable,
     read_body,
     refuse,
     respond,
@@ -45,6 +46,7 @@ METADATA_PATH = "/.well-known/oauth-protected-resource"
 logger = logging.getLogger("toolwire")
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+_FOREIGN_LOGGED = 64  # distinct foreign resources logged before the guard falls silent
 
 _CORS = [
     (b"access-control-allow-origin", b"*"),
@@ -73,6 +75,7 @@ class BearerGuard:
         self.max_body_bytes = max_body_bytes
         self._metadata_paths = {METADATA_PATH, METADATA_PATH + self.endpoint_path}
         self._warned = False
+        self._foreign: set[str] = set()
 
     async def __call__(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         if scope["type"] != "http":  # lifespan (and WebSocket: no MCP route uses one)
@@ -126,9 +129,24 @@ class BearerGuard:
             return None, "The access token is invalid"
         if identity.expired(time.time()):
             return None, "The access token has expired"
-        if identity.resource is not None and not _covers(identity.resource, self._audience(scope)):
-            return None, "The access token was issued for another resource"
+        if identity.resource is not None:
+            expected = self._audience(scope)
+            if not _covers(identity.resource, expected):
+                self._log_foreign(identity.resource, expected)
+                return None, "The access token was issued for another resource"
         return identity, ""
+
+    def _log_foreign(self, granted: str, expected: str) -> None:
+        """Say once per resource (up to a bound) which one a refused token named."""
+        if granted in self._foreign or len(self._foreign) >= _FOREIGN_LOGGED:
+            return
+        self._foreign.add(granted)
+        logger.warning(
+            "a token for resource '%s' was refused: this endpoint's resource is '%s' "
+            "(BearerAuth(resource_url=...) sets it)",
+            printable(granted),
+            printable(expected),
+        )
 
     async def _check_tool_scopes(
         self, scope: Scope, receive: ASGIReceive, send: ASGISend, identity: Identity
