@@ -16,7 +16,9 @@ import logging
 import os
 import re
 import stat
+import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, Literal, TypeVar
 
@@ -313,8 +315,12 @@ def build_server(
         directories."""
         root, relative = await place(ctx, path)
         data = content.encode("utf-8")
-        if len(data) <= _INLINE_BYTES:
-            _write(root, relative, path, data)
+        lock = _LOCKS.of(root, relative)
+        if len(data) <= _INLINE_BYTES and lock.acquire(blocking=False):
+            try:  # small and uncontended: no worker thread
+                _store(root, relative, path, data)
+            finally:
+                lock.release()
         else:
             await _thread(_write, root, relative, path, data)
         return dict(content=f"Successfully wrote to {path}", path=root.absolute(relative))
@@ -625,7 +631,40 @@ def _read_opened(
     )
 
 
+class _FileLocks:
+    """One lock per file, by its real path, held by every call of this process that writes a
+    file: an append or an edit reads the file and writes it back, and two of them at once on
+    one file would each write over what the other added. A lock lives while a call holds it."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: weakref.WeakValueDictionary[str, threading.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    def of(self, root: Root, relative: str) -> threading.Lock:
+        """The lock of the file `relative` names in `root` (links followed)."""
+        try:
+            key = root.absolute(relative)
+        except PathError:  # refused or unreachable: the write itself will say why
+            key = f"{root.path}\x00{relative}"
+        with self._guard:
+            lock = self._locks.get(key)
+            if lock is None:
+                lock = self._locks[key] = threading.Lock()
+            return lock
+
+
+_LOCKS = _FileLocks()
+
+
 def _write(root: Root, relative: str, shown: str, data: bytes) -> None:
+    with _LOCKS.of(root, relative):
+        _store(root, relative, shown, data)
+
+
+def _store(root: Root, relative: str, shown: str, data: bytes) -> None:
+    """Write `data` to the file (the caller holds its lock)."""
     try:
         root.write_bytes(relative, data)
     except PathNotFoundError as error:
@@ -649,6 +688,11 @@ def _create(root: Root, relative: str, shown: str, data: bytes) -> None:
 
 
 def _append(root: Root, relative: str, shown: str, content: str, cap: int) -> None:
+    with _LOCKS.of(root, relative):
+        _append_locked(root, relative, shown, content, cap)
+
+
+def _append_locked(root: Root, relative: str, shown: str, content: str, cap: int) -> None:
     try:
         existing = root.read_bytes(relative, max_bytes=cap)
     except PathNotFoundError:
@@ -660,10 +704,23 @@ def _append(root: Root, relative: str, shown: str, content: str, cap: int) -> No
         data = text.encode(text.text + content.replace("\r\n", "\n"))
     except EditError as error:
         raise FilesError(f"{shown!r}: {error}") from None
-    _write(root, relative, shown, data)
+    _store(root, relative, shown, data)
 
 
 def _edit(
+    root: Root,
+    relative: str,
+    shown: str,
+    pairs: list[tuple[str, str]],
+    dry_run: bool,
+    expected: str | None,
+    cap: int,
+) -> Result:
+    with _LOCKS.of(root, relative):  # read, check and write back as one step
+        return _edit_locked(root, relative, shown, pairs, dry_run, expected, cap)
+
+
+def _edit_locked(
     root: Root,
     relative: str,
     shown: str,
@@ -689,7 +746,7 @@ def _edit(
         raise FilesError(f"{shown!r}: {error}") from None
     diff = unified_diff(text.text, after, root.absolute(relative))
     if not dry_run:
-        _write(root, relative, shown, encoded)
+        _store(root, relative, shown, encoded)
     return dict(
         content=diff, path=root.absolute(relative), applied=not dry_run, sha256=sha256(encoded)
     )
