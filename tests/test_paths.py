@@ -541,3 +541,55 @@ def test_a_rename_without_overwrite_refuses_an_existing_file_or_directory(
     assert (tree / "deeper" / "a.txt").read_bytes() == b"alpha\n"
     assert (tree / "deeper" / "c.txt").read_bytes() == b"gamma\n"
     assert not (tree / "a.txt").exists() and (tree / "empty").is_dir()
+
+
+def _snapshot(directory: Path) -> list[tuple[str, bytes | None]]:
+    return sorted(
+        (str(path.relative_to(directory)), None if path.is_dir() else path.read_bytes())
+        for path in directory.rglob("*")
+    )
+
+
+def test_a_protected_directory_inside_a_root_is_never_changed_through_it(tree: Path) -> None:
+    kept = tree / "sub" / "kept"
+    (kept / "inner").mkdir(parents=True)
+    (kept / "k.txt").write_bytes(b"keep")
+    os.symlink("sub/kept", tree / "link_kept")
+    (tree / "empty").mkdir()
+    before = _snapshot(kept)
+    with Root(tree) as root, Root(kept, read_only=True) as ro, Root(tree / "empty") as empty:
+        assert root.protect(ro) is True
+        with Root(tree.parent / "outside") as elsewhere:
+            assert root.protect(elsewhere) is False  # not inside: nothing changes
+        assert empty.protect(ro) is False
+        changes = [
+            lambda: root.write_bytes("sub/kept/k.txt", b"x"),
+            lambda: root.write_bytes("sub/kept/new.txt", b"x"),
+            lambda: root.write_bytes("link_kept/k.txt", b"x"),
+            lambda: root.write_bytes(str(tree / "sub" / "deep" / ".." / "kept" / "n"), b"x"),
+            lambda: root.write_bytes("nothing/../sub/kept/n", b"x", create_parents=True),
+            lambda: root.write_bytes("sub/kept/inner/a/b", b"x", create_parents=True),
+            lambda: root.mkdir("sub/kept/made"),
+            lambda: root.mkdir("link_kept/inner/made"),
+            lambda: root.delete("sub/kept/k.txt"),
+            lambda: root.delete("sub/kept/inner", directory=True),
+            lambda: root.rename("sub/kept/k.txt", "moved.txt"),
+            lambda: root.rename("a.txt", "sub/kept/a.txt"),
+            lambda: root.rename("sub/kept", "elsewhere"),
+            lambda: root.rename("sub", "sub2"),
+            lambda: root.rename("empty", "sub/kept", overwrite=True),
+            lambda: root.open_directory("sub/kept/new", create=True),
+            lambda: root.subroot("sub").write_bytes("kept/k.txt", b"x"),
+            lambda: root.subroot("sub/kept").write_bytes("k.txt", b"x"),
+        ]
+        for number, change in enumerate(changes):
+            with pytest.raises(PathError, match="read-only directory") as caught:
+                change()
+            assert str(kept) in str(caught.value), number
+        # Beside it, everything still works.
+        root.write_bytes("sub/b.txt", b"changed")
+        root.mkdir("sub/deep/made")
+        root.rename("sub/deep/made", "sub/made")
+        root.delete("sub/made", directory=True)
+    assert _snapshot(kept) == before
+    assert (tree / "sub" / "b.txt").read_bytes() == b"changed"

@@ -517,6 +517,49 @@ def test_read_only_directories_refuse_changes(tmp_path: Path) -> None:
     assert sorted(os.listdir(docs)) == ["d.txt"] and (docs / "d.txt").read_text() == "doc"
 
 
+def test_a_read_only_directory_inside_a_writable_one_is_never_changed(root: Path) -> None:
+    kept = root / "sub"  # holds b.txt and deep/c.py
+    os.symlink("sub", root / "to_sub")
+    before = sorted((str(p), p.read_bytes() if p.is_file() else b"") for p in kept.rglob("*"))
+    server = build(root, read_only_dirs=(kept,))
+    attempts = [
+        ("write_file", {"path": "sub/b.txt", "content": "PWNED"}),
+        ("write_file", {"path": f"{root}/sub/deep/../new.txt", "content": "PWNED"}),
+        ("write_file", {"path": "to_sub/b.txt", "content": "PWNED"}),
+        ("append_file", {"path": "sub/deep/c.py", "content": "PWNED"}),
+        ("edit_file", {"path": "sub/b.txt", "edits": [{"oldText": "inside", "newText": "X"}]}),
+        ("create_directory", {"path": "to_sub/made/deeper"}),
+        ("copy_file", {"source": "a.txt", "destination": "sub/a.txt"}),
+        ("move_file", {"source": "sub/b.txt", "destination": "b.txt"}),
+        ("move_file", {"source": "a.txt", "destination": "sub/deep/a.txt"}),
+        ("move_file", {"source": "sub", "destination": "elsewhere"}),
+    ]
+
+    # A client whose roots narrow the directories to the read-only one, reached through the
+    # writable one, changes nothing either.
+    narrowed = [
+        ("write_file", {"path": f"{root}/sub/b.txt", "content": "PWNED"}),
+        ("create_directory", {"path": f"{root}/sub/made"}),
+        ("move_file", {"source": f"{root}/sub/b.txt", "destination": f"{root}/sub/b2.txt"}),
+    ]
+
+    async def body(c: Any) -> list[Any]:
+        return [await c.call(name, arguments) for name, arguments in attempts]
+
+    async def narrowed_body(c: Any) -> list[Any]:
+        return [await c.call(name, arguments) for name, arguments in narrowed]
+
+    answers = run(server, body) + run(server, narrowed_body, roots=[f"file://{root}/sub"])
+    for (name, arguments), answer in zip(attempts + narrowed, answers, strict=True):
+        assert answer["isError"], (name, arguments, answer)
+        said = text_of(answer)  # the writable root's refusal, or the read-only root's own
+        assert f"'{kept}'" in said and "read-only" in said, (name, said)
+    assert sorted((str(p), p.read_bytes() if p.is_file() else b"") for p in kept.rglob("*")) == (
+        before
+    )
+    assert (root / "a.txt").read_text() == "alpha\nbeta\ngamma\n"
+
+
 def test_bad_arguments_get_clear_errors(root: Path) -> None:
     (root / "bom.txt").write_bytes(b"\xef\xbb\xbfhello\n")
 

@@ -87,6 +87,10 @@ class Access:
             raise ValueError(f"client_roots must be one of {CLIENT_ROOTS}, not {client_roots!r}")
         self.client_roots = client_roots
         self.cli = Roots(roots)
+        # A read-only directory inside a writable one stays unchanged through the writable one.
+        for writable in (root for root in roots if not root.read_only):
+            for kept in (root for root in roots if root.read_only):
+                writable.protect(kept)
         self.deny = deny
         self._denied = NameSet(deny)
         self.limits = limits
