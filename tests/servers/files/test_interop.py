@@ -295,3 +295,37 @@ def test_read_media_file_matches_the_npm_server(root: Path) -> None:
     for ours, theirs in zip(seen["ours"][1], seen["npm"][1], strict=True):
         assert ours["structuredContent"] == theirs["structuredContent"]
         assert ours["content"] == theirs["content"]
+
+
+def test_names_that_are_not_utf8_reach_the_official_client(root: Path) -> None:
+    """Names with bytes that are not UTF-8 come back with U+FFFD in their place: sent as the
+    lone surrogates Python decodes them to, the official client dropped each reply unparsed
+    and the call never ended."""
+    import os
+
+    from mcp import Client
+
+    bad_dir = os.fsencode(root) + b"/dir\xff"
+    os.mkdir(bad_dir)
+    with open(bad_dir + b"/note\xfe.txt", "wb") as file:
+        file.write(b"needle here\n")
+    calls = [
+        ("list_directory", {"path": "."}, "dir\ufffd"),
+        ("list_directory_with_sizes", {"path": "."}, "dir\ufffd"),
+        ("directory_tree", {"path": "."}, "note\ufffd.txt"),
+        ("search_files", {"path": ".", "pattern": "**/note*"}, "dir\ufffd/note\ufffd.txt"),
+        ("search_file_contents", {"path": ".", "pattern": "needle"}, "note\ufffd.txt"),
+    ]
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with Client(_stdio(root), mode="legacy") as client:
+                for name, arguments, shown in calls:
+                    with anyio.fail_after(10):
+                        result = await client.call_tool(name, arguments)
+                    assert result.is_error is False, (name, result)
+                    assert shown in json.dumps(result.structured_content, ensure_ascii=False)
+                    text = json.loads(result.content[0].text)
+                    assert shown in json.dumps(text, ensure_ascii=False)
+
+    anyio.run(main)
