@@ -86,6 +86,31 @@ def test_nul_and_non_strings_are_refused(tree: Path) -> None:
         Root(str(tree) + "\x00")
 
 
+def test_a_lone_surrogate_is_refused_by_name_and_undecodable_bytes_are_reachable(
+    tree: Path,
+) -> None:
+    (tree / "sub" / os.fsdecode(b"raw\xff")).write_bytes(b"raw")
+    with Root(tree) as root:
+        attempts = [
+            lambda: root.read_bytes("\ud800.txt"),
+            lambda: root.write_bytes("sub/\ud800", b"x"),
+            lambda: root.mkdir("\udfff/x"),
+            lambda: root.rename("a.txt", "\ud800"),
+            lambda: root.stat("sub/\ud800"),
+            lambda: Roots([root]).locate(f"{tree}/\ud800"),
+        ]
+        for attempt in attempts:
+            with pytest.raises(
+                PathError, match=r"holds '\\ud[89a-f][0-9a-f]{2}', which no file name"
+            ):
+                attempt()
+        # A name Python decoded from bytes that are not UTF-8 names that file again.
+        assert root.read_bytes("sub/raw\udcff") == b"raw"
+    with pytest.raises(PathError, match="which no file name can hold"):
+        Root(str(tree) + "/\ud800")
+    assert sorted(os.listdir(tree)) == ["a.txt", "sub"]
+
+
 def test_tilde_spaces_and_quotes_are_plain_names(tree: Path) -> None:
     with Root(tree) as root:
         root.write_bytes("~/x", b"1", create_parents=True)

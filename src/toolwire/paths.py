@@ -113,6 +113,12 @@ def _check_text(path: object) -> None:
         raise PathError(repr(path), "a path must be a string")
     if "\x00" in path:
         raise PathError(path, "it holds a NUL byte")
+    if not path.isascii():
+        try:
+            os.fsencode(path)
+        except UnicodeEncodeError as error:  # a lone surrogate outside the file system's own
+            bad = error.object[error.start : error.end]
+            raise PathError(path, f"it holds {bad!r}, which no file name can hold") from None
 
 
 def _require_regular(path: str, mode: int) -> None:

@@ -560,6 +560,41 @@ def test_a_read_only_directory_inside_a_writable_one_is_never_changed(root: Path
     assert (root / "a.txt").read_text() == "alpha\nbeta\ngamma\n"
 
 
+def test_a_lone_surrogate_in_a_path_or_content_is_refused_by_name(root: Path) -> None:
+    """JSON can carry a lone surrogate (`"\\ud800"`), which no file name or UTF-8 text holds:
+    each call says so, and one bad path among several reads stops nothing."""
+    bad = "\ud800"
+    attempts = [
+        ("read_text_file", {"path": bad}),
+        ("write_file", {"path": bad, "content": "x"}),
+        ("create_directory", {"path": bad}),
+        ("move_file", {"source": "a.txt", "destination": bad}),
+        ("copy_file", {"source": "a.txt", "destination": bad}),
+        ("get_file_info", {"path": bad}),
+    ]
+
+    async def body(c: Any) -> list[Any]:
+        answers = [await c.call(name, arguments) for name, arguments in attempts]
+        answers.append(await c.call("write_file", {"path": "w.txt", "content": f"a{bad}b"}))
+        answers.append(await c.call("read_multiple_files", {"paths": ["a.txt", bad]}))
+        return answers
+
+    *refused, content, several = run(build(root), body)
+    for (name, _), answer in zip(attempts, refused, strict=True):
+        assert answer["isError"], name
+        assert (
+            text_of(answer) == "Error: '\\ud800': it holds '\\ud800', which no file name can hold"
+        )
+    assert content["isError"]
+    assert (
+        text_of(content) == "Error: 'w.txt': the content holds '\\ud800', which UTF-8 cannot encode"
+    )
+    files = structured(several)["files"]
+    assert files[0]["content"] == "alpha\nbeta\ngamma\n"
+    assert "which no file name can hold" in files[1]["error"]
+    assert sorted(os.listdir(root)) == [".env", "a.txt", "sub"]
+
+
 def test_bad_arguments_get_clear_errors(root: Path) -> None:
     (root / "bom.txt").write_bytes(b"\xef\xbb\xbfhello\n")
 

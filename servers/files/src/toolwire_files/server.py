@@ -316,7 +316,13 @@ def build_server(
         atomically; an existing file keeps its permissions. Only works within allowed
         directories."""
         root, relative = await place(ctx, path)
-        data = content.encode("utf-8")
+        try:
+            data = content.encode("utf-8")
+        except UnicodeEncodeError as error:
+            bad = error.object[error.start : error.end]
+            raise FilesError(
+                f"{path!r}: the content holds {bad!r}, which UTF-8 cannot encode"
+            ) from None
         lock = _LOCKS.of(root, relative)
         if len(data) <= _INLINE_BYTES and lock.acquire(blocking=False):
             try:  # small and uncontended: no worker thread
