@@ -495,6 +495,31 @@ def test_deny_patterns_apply_to_every_tool(root: Path) -> None:
     assert (root / "a.txt").exists()
 
 
+def test_deny_patterns_ignore_case_and_unicode_form(root: Path) -> None:
+    """A case-insensitive volume (macOS, Windows) opens `.env` for `.ENV`, and a
+    normalisation-insensitive one `clé` for its decomposed twin: a deny list that compared
+    names exactly let those spellings read the secret there."""
+    import unicodedata
+
+    composed = unicodedata.normalize("NFC", "clé.txt")
+    decomposed = unicodedata.normalize("NFD", "clé.txt")
+    spellings = [".ENV", ".Env.Local", "CERT.PEM", "Id_Rsa", decomposed, composed.upper()]
+    for name in spellings:
+        (root / name).write_text("PRIVATE")
+
+    async def body(c: Any) -> list[Any]:
+        reads = [await c.call("read_text_file", {"path": name}) for name in spellings]
+        listing = await c.call("list_directory", {"path": "."})
+        return [*reads, listing]
+
+    *reads, listing = run(build(root, deny=(".env", ".env.*", "*.pem", "id_*", composed)), body)
+    for name, result in zip(spellings, reads, strict=True):
+        assert result["isError"] is True, name
+        assert "denied by the server's deny list" in text_of(result), name
+    names = [entry["name"] for entry in structured(listing)["entries"]]
+    assert names == ["a.txt", "sub"]
+
+
 def test_read_only_directories_refuse_changes(tmp_path: Path) -> None:
     root = make_tree(tmp_path)
     docs = tmp_path / "docs"
