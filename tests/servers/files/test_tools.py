@@ -137,6 +137,36 @@ def test_reads_are_bounded_and_say_so(root: Path) -> None:
     assert structured(head)["content"] == "line 0\nline 1\n"
 
 
+def test_a_line_longer_than_the_read_bound_is_marked_truncated(root: Path) -> None:
+    """A line longer than the bound comes back as the piece read: that piece must never pass
+    for the whole line (it did, with `truncated: false`, for `head` and `tail`)."""
+    (root / "long_first.txt").write_text("x" * 300 + "\nshort\n")
+    (root / "long_last.txt").write_text("short\n" + "z" * 300)
+    (root / "fits.txt").write_text("a" * 300 + "\nend one\nend two\n")
+    server = build(root, limits=Limits(max_read_bytes=64))
+    calls = [
+        ("long_first.txt", {"head": 1}),
+        ("long_first.txt", {}),
+        ("long_first.txt", {"offset": 1, "limit": 1}),
+        ("long_last.txt", {"tail": 1}),
+        ("fits.txt", {"tail": 2}),
+        ("fits.txt", {"head": 1}),
+    ]
+
+    async def body(c: Any) -> list[Any]:
+        return [await c.call("read_text_file", {"path": path, **extra}) for path, extra in calls]
+
+    first_head, first_all, first_range, last_tail, fits_tail, fits_head = map(
+        structured, run(server, body)
+    )
+    for cut in (first_head, first_all, first_range):
+        assert cut["content"] == "x" * 64 and cut["truncated"] is True, cut
+        assert "only 64 bytes were read" in cut["note"]
+    assert last_tail["content"] == "z" * 64 and last_tail["truncated"] is True
+    assert fits_tail["content"] == "end one\nend two\n" and fits_tail["truncated"] is False
+    assert fits_head["content"] == "a" * 64 and fits_head["truncated"] is True
+
+
 def test_read_multiple_files_reports_each(root: Path) -> None:
     async def body(c: Any) -> Any:
         return await c.call("read_multiple_files", {"paths": ["a.txt", "nope.txt", "/etc/hosts"]})

@@ -633,13 +633,20 @@ def _read_opened(
         elif tail is not None:
             file.seek(size - cap)
             data = file.read(cap)
-            data = data[data.find(b"\n") + 1 :]
         else:
             data = file.read(cap)
     digest = sha256(data) if whole else None
+    # A cut read keeps whole lines only; a line longer than the bound is kept as the piece
+    # read, and a result holding that piece is marked truncated.
+    partial = False
     if not whole and tail is None:
         cut = data.rfind(b"\n")
+        partial = cut < 0
         data = data[: cut + 1] if cut >= 0 else data
+    elif not whole:
+        cut = data.find(b"\n")
+        partial = cut < 0
+        data = data[cut + 1 :] if cut >= 0 else data
     lines = _split_lines(_decode(data))
     total = len(lines) if whole else None
     count: int | None = None
@@ -655,7 +662,10 @@ def _read_opened(
     truncated = False
     if not whole:
         asked_beyond = tail is None and (count is None or (offset or 1) - 1 + count > len(lines))
-        if asked_beyond or (tail is not None and len(chosen) < tail):
+        # The piece of a long line is the last line read (from the start) or the only one
+        # (from the end): returning it returns a line cut short.
+        cut_line = partial and bool(chosen)
+        if asked_beyond or cut_line or (tail is not None and len(chosen) < tail):
             truncated = True
             note = (
                 f"the file has {size} bytes; only {len(data)} bytes were read (the server's "
