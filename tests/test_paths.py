@@ -111,6 +111,26 @@ def test_a_lone_surrogate_is_refused_by_name_and_undecodable_bytes_are_reachable
     assert sorted(os.listdir(tree)) == ["a.txt", "sub"]
 
 
+def test_a_path_longer_than_path_max_is_refused_before_any_lookup(tree: Path) -> None:
+    """Each component costs a system call or two: a megabyte of `sub/..` took the event loop
+    a second per call; the system's own limit (4096 bytes) bounds the work instead."""
+    at_limit = "./" * ((4096 - len("a.txt")) // 2) + "a.txt"
+    assert len(at_limit) <= 4096
+    over = "sub/../" * 600 + "a.txt"
+    with Root(tree) as root:
+        assert root.read_bytes(at_limit) == b"alpha\n"
+        for attempt in (
+            lambda: root.read_bytes(over),
+            lambda: root.write_bytes(over, b"x"),
+            lambda: Roots([root]).locate(f"{tree}/{over}"),
+            lambda: root.read_bytes("é" * 2049),  # counted in bytes, not characters
+        ):
+            with pytest.raises(PathError, match=r"bytes long; a path may have 4096$") as caught:
+                attempt()
+            assert len(str(caught.value)) < 300  # the path is shown cut
+    assert (tree / "a.txt").read_bytes() == b"alpha\n"
+
+
 def test_tilde_spaces_and_quotes_are_plain_names(tree: Path) -> None:
     with Root(tree) as root:
         root.write_bytes("~/x", b"1", create_parents=True)

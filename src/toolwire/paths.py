@@ -31,6 +31,7 @@ __all__ = [
 ]
 
 _MAX_LINKS = 40  # symbolic links followed while resolving one path (as Linux's own limit)
+_MAX_PATH = 4096  # bytes in a path as given (Linux's PATH_MAX)
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -115,10 +116,14 @@ def _check_text(path: object) -> None:
         raise PathError(path, "it holds a NUL byte")
     if not path.isascii():
         try:
-            os.fsencode(path)
+            size = len(os.fsencode(path))
         except UnicodeEncodeError as error:  # a lone surrogate outside the file system's own
             bad = error.object[error.start : error.end]
             raise PathError(path, f"it holds {bad!r}, which no file name can hold") from None
+    else:
+        size = len(path)
+    if size > _MAX_PATH:  # each component costs a system call or two while resolving
+        raise PathError(path[:200] + "...", f"it is {size} bytes long; a path may have {_MAX_PATH}")
 
 
 def _require_regular(path: str, mode: int) -> None:
