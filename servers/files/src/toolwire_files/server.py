@@ -521,6 +521,25 @@ def _edit_pairs(edits: list[Any]) -> list[tuple[str, str]]:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# What ends a line for some reader (str.splitlines, terminals, editors) or reorders the text
+# shown around it; a name holding one is quoted in the text a listing or search returns.
+_UNSAFE_IN_LINES = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+_BREAKS = re.compile("[\x0b\x0c\x0d\x1c-\x1e\x85\u2028\u2029]")
+
+
+def _escape(found: re.Match[str]) -> str:
+    return json.dumps(found.group())[1:-1]
+
+
+def _line_safe(name: str) -> str:
+    """`name` as one line of a listing: as it is, or JSON-quoted when it holds a line break, a
+    control character or a direction override, so that no name can pass for more lines (or
+    for other names) in the text the model reads."""
+    if not _UNSAFE_IN_LINES.search(name) and not name.startswith('"'):
+        return name
+    return _UNSAFE_IN_LINES.sub(_escape, json.dumps(name, ensure_ascii=False))
 
 
 def _valid_text(value: Any) -> Any:
@@ -849,7 +868,7 @@ def _list(
     listed = [_entry_of(entry, with_sizes) for entry in entries]
     if with_sizes:
         lines = [
-            f"{'[DIR]' if e.kind == 'directory' else '[FILE]'} {e.name.ljust(30)} "
+            f"{'[DIR]' if e.kind == 'directory' else '[FILE]'} {_line_safe(e.name).ljust(30)} "
             f"{'' if e.kind == 'directory' else _size_text(e.size).rjust(10)}"
             for e in entries
         ]
@@ -860,7 +879,10 @@ def _list(
             f"Combined size: {_size_text(sum(e.size for e in files))}",
         ]
     else:
-        lines = [f"{'[DIR]' if e.kind == 'directory' else '[FILE]'} {e.name}" for e in entries]
+        lines = [
+            f"{'[DIR]' if e.kind == 'directory' else '[FILE]'} {_line_safe(e.name)}"
+            for e in entries
+        ]
     if truncated:
         lines.append(f"(listing cut at {cap} entries)")
     return dict(
@@ -973,7 +995,7 @@ def _search_names(
                 break
     finally:
         walk.close()
-    text = "\n".join(matches) if matches else "No matches found"
+    text = "\n".join(map(_line_safe, matches)) if matches else "No matches found"
     if cut:
         text += f"\n({cut})"
     return dict(content=text, matches=matches, truncated=cut is not None, note=cut)
@@ -1092,7 +1114,10 @@ def _search_contents(
         matcher.close()
     if hasattr(candidates, "close"):
         candidates.close()
-    text = "\n".join(f"{m['path']}:{m['line']}: {m['text']}" for m in matches) or "No matches found"
+    text = "\n".join(
+        f"{_line_safe(m['path'])}:{m['line']}: {_BREAKS.sub(_escape, m['text'])}" for m in matches
+    )
+    text = text or "No matches found"
     if cut:
         text += f"\n({cut})"
     return dict(
