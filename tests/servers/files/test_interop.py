@@ -329,3 +329,41 @@ def test_names_that_are_not_utf8_reach_the_official_client(root: Path) -> None:
                     assert shown in json.dumps(text, ensure_ascii=False)
 
     anyio.run(main)
+
+
+def test_agents_sdk_parallel_appends_to_one_file_all_land(root: Path) -> None:
+    """A model's parallel tool calls reach the server at once: ten appends to one file in one
+    model turn must leave ten lines."""
+    agents = pytest.importorskip("agents")
+    testing = pytest.importorskip("agents.testing")
+    from toolwire.client import MCPServerStdio
+
+    (root / "log.txt").write_text("")
+    calls = [
+        testing.function_call(
+            "append_file", {"path": "log.txt", "content": f"entry {i}\n"}, call_id=f"c{i}"
+        )
+        for i in range(10)
+    ]
+    model = testing.ScriptedModel(
+        [
+            testing.ModelStep(output=calls),
+            testing.ModelStep(output=[testing.assistant_message("done")]),
+        ]
+    )
+
+    async def main() -> Any:
+        server = MCPServerStdio(
+            params={"command": sys.executable, "args": [str(LAUNCH), str(root)]},
+            name="files",
+            client_session_timeout_seconds=30,
+        )
+        async with server:
+            tools = {tool.name: tool for tool in await server.function_tools()}
+            agent = agents.Agent(name="a", model=model, tools=[tools["append_file"].to_agents()])
+            return await agents.Runner.run(agent, "log it")
+
+    result = asyncio.run(main())
+    assert result.final_output == "done"
+    lines = (root / "log.txt").read_text().splitlines()
+    assert sorted(lines) == sorted(f"entry {i}" for i in range(10))
