@@ -525,6 +525,22 @@ def test_deny_patterns_apply_to_every_tool(root: Path) -> None:
     assert (root / "a.txt").exists()
 
 
+def test_a_link_to_a_denied_file_lists_as_a_link(root: Path) -> None:
+    """With sizes, a link is listed with what it points to, unless that is denied: the size
+    and time of `.env` were shown under the link's innocent name."""
+    (root / ".env").write_text("TOKEN=" + "x" * 1000)
+    os.symlink(".env", root / "innocent.txt")
+    os.symlink("a.txt", root / "fine.txt")
+
+    async def body(c: Any) -> Any:
+        return await c.call("list_directory_with_sizes", {"path": "."})
+
+    entries = {e["name"]: e for e in structured(run(build(root), body))["entries"]}
+    assert entries["innocent.txt"]["type"] == "symlink"
+    assert entries["innocent.txt"]["size"] == len(".env")  # the link's own size
+    assert entries["fine.txt"] == entries["fine.txt"] | {"type": "file", "size": 17}
+
+
 def test_deny_patterns_ignore_case_and_unicode_form(root: Path) -> None:
     """A case-insensitive volume (macOS, Windows) opens `.env` for `.ENV`, and a
     normalisation-insensitive one `clé` for its decomposed twin: a deny list that compared

@@ -852,9 +852,11 @@ def _list(
     if with_sizes:
         for index, entry in enumerate(entries):
             if entry.kind == "symlink":  # the reference reports what a link points to
+                linked = f"{relative}/{entry.name}" if relative else entry.name
                 try:
-                    status = root.stat(f"{relative}/{entry.name}" if relative else entry.name)
-                except PathError:
+                    access.check(root, linked, linked)  # a link to a denied file tells nothing
+                    status = root.stat(linked)
+                except (PathError, FilesError):
                     continue
                 entries[index] = Entry(
                     entry.name,
