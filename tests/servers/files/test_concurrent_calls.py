@@ -77,3 +77,32 @@ def test_two_edits_checked_against_one_hash_apply_once(tmp_path: Path) -> None:
     refused = next(r for r in results if r["isError"])
     assert "'h.txt' changed since it was read" in refused["content"][0]["text"]
     assert (root / "h.txt").read_text() in ("NEW\ntwo\n", "one\nNEW\n")
+
+
+def test_a_move_racing_an_append_never_leaves_the_content_twice(tmp_path: Path) -> None:
+    """Whichever comes first, the content ends in one file: an append whose write landed
+    after a move of its file made the old name again, holding the whole content."""
+    root = make_tree(tmp_path)
+    body = "x" * 1_000_000 + "\n"
+    twice = []
+
+    async def main() -> None:
+        async with connected(build(root)) as client:
+            for i in range(30):
+                (root / "f.txt").write_text(body)
+                async with anyio.create_task_group() as group:
+                    group.start_soon(
+                        client.call, "append_file", {"path": "f.txt", "content": "tail\n"}
+                    )
+                    group.start_soon(
+                        client.call, "move_file", {"source": "f.txt", "destination": f"m{i}.txt"}
+                    )
+                old = (root / "f.txt").read_text() if (root / "f.txt").exists() else ""
+                moved = (root / f"m{i}.txt").read_text()
+                # Append then move: all in the moved file; move then append: a new, short file.
+                assert (moved, old) in ((body + "tail\n", ""), (body, "tail\n")), i
+                twice.append(body in old)
+                (root / f"m{i}.txt").unlink()
+
+    anyio.run(main)
+    assert twice == [False] * 30

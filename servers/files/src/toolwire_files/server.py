@@ -824,10 +824,13 @@ def _edit_locked(
 
 
 def _move(root: Root, relative: str, target_root: Root, target: str) -> None:
-    try:
-        root.rename(relative, target, into=target_root)
-    except PathError as error:
-        raise FilesError(str(error)) from None
+    # An append or an edit of the source finishes first: else its write, landing after the
+    # move, made the old name again with the whole content.
+    with _LOCKS.of(root, relative):
+        try:
+            root.rename(relative, target, into=target_root)
+        except PathError as error:
+            raise FilesError(str(error)) from None
 
 
 def _entry_of(entry: Entry, with_size: bool) -> Result:
