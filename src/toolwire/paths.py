@@ -664,7 +664,8 @@ class Root:
 
         Raises:
             PathError: The path is refused, is a directory or other non-regular file, exists
-                and `exclusive` is set, or the root is read-only.
+                and `exclusive` is set or is not writable by this process, or the root is
+                read-only.
         """
         self._writable(path)
         with _Walk(self, path, follow_last=True, create=create_parents, change=True) as walk:
@@ -675,6 +676,11 @@ class Root:
                 if exclusive:
                     raise PathError(path, "it already exists")
                 _require_regular(path, existing.st_mode)
+                # Renaming over a file needs only its directory's permission: without this,
+                # a file its owner made read-only would be replaced all the same.
+                if not os.access(walk.name, os.W_OK, dir_fd=walk.fd, follow_symlinks=False):
+                    shown_mode = stat.filemode(existing.st_mode)
+                    raise PathError(path, f"it is read-only ({shown_mode}), so it is not replaced")
                 mode = stat.S_IMODE(existing.st_mode)
             _replace(walk.fd, walk.name, data, mode, exclusive=exclusive, shown=path)
 
