@@ -762,6 +762,28 @@ def test_bad_arguments_get_clear_errors(root: Path) -> None:
     assert (root / "a.txt").read_text() == "alpha\nbeta\ngamma\n"
 
 
+def test_arguments_that_do_not_fit_the_schema_are_not_answered_try_again(root: Path) -> None:
+    """Arguments of the wrong type got "An error occurred while running the tool. Please try
+    again.", which names nothing and invites the same call again."""
+    calls = [
+        ("read_text_file", {"path": "a.txt", "head": 1.5}),
+        ("read_text_file", {"path": 5}),
+        ("write_file", {"path": "x.txt"}),
+        ("list_directory_with_sizes", {"path": ".", "sortBy": "date"}),
+    ]
+
+    async def body(c: Any) -> list[Any]:
+        return [await c.call(name, arguments) for name, arguments in calls]
+
+    for (name, _), result in zip(calls, run(build(root), body), strict=True):
+        assert result["isError"] is True, name
+        assert text_of(result) == (
+            f"Error: Invalid JSON input for tool {name}; check each argument against the "
+            "tool's input schema"
+        )
+    assert not (root / "x.txt").exists()
+
+
 def test_a_pathological_regex_stops_at_the_time_bound_and_the_server_lives(root: Path) -> None:
     (root / "evil.txt").write_text("a" * 40 + "b\n")
     server = build(root, limits=Limits(search_seconds=0.5))

@@ -27,6 +27,7 @@ import anyio
 from toolwire import (
     CallInfo,
     EmbeddedResource,
+    ModelBehaviorError,
     Server,
     ToolContext,
     ToolResult,
@@ -130,6 +131,8 @@ class _QuietRefusals(logging.Filter):
 def _failure(ctx: Any, error: Exception) -> str:
     if isinstance(error, FilesError | PathError | EditError):
         return f"Error: {error}"
+    if isinstance(error, ModelBehaviorError):  # the arguments: trying again will not help
+        return f"Error: {error}; check each argument against the tool's input schema"
     return default_tool_error_function(ctx, error)
 
 
