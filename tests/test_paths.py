@@ -86,6 +86,51 @@ def test_nul_and_non_strings_are_refused(tree: Path) -> None:
         Root(str(tree) + "\x00")
 
 
+def test_a_lone_surrogate_is_refused_by_name_and_undecodable_bytes_are_reachable(
+    tree: Path,
+) -> None:
+    (tree / "sub" / os.fsdecode(b"raw\xff")).write_bytes(b"raw")
+    with Root(tree) as root:
+        attempts = [
+            lambda: root.read_bytes("\ud800.txt"),
+            lambda: root.write_bytes("sub/\ud800", b"x"),
+            lambda: root.mkdir("\udfff/x"),
+            lambda: root.rename("a.txt", "\ud800"),
+            lambda: root.stat("sub/\ud800"),
+            lambda: Roots([root]).locate(f"{tree}/\ud800"),
+        ]
+        for attempt in attempts:
+            with pytest.raises(
+                PathError, match=r"holds '\\ud[89a-f][0-9a-f]{2}', which no file name"
+            ):
+                attempt()
+        # A name Python decoded from bytes that are not UTF-8 names that file again.
+        assert root.read_bytes("sub/raw\udcff") == b"raw"
+    with pytest.raises(PathError, match="which no file name can hold"):
+        Root(str(tree) + "/\ud800")
+    assert sorted(os.listdir(tree)) == ["a.txt", "sub"]
+
+
+def test_a_path_longer_than_path_max_is_refused_before_any_lookup(tree: Path) -> None:
+    """Each component costs a system call or two: a megabyte of `sub/..` took the event loop
+    a second per call; the system's own limit (4096 bytes) bounds the work instead."""
+    at_limit = "./" * ((4096 - len("a.txt")) // 2) + "a.txt"
+    assert len(at_limit) <= 4096
+    over = "sub/../" * 600 + "a.txt"
+    with Root(tree) as root:
+        assert root.read_bytes(at_limit) == b"alpha\n"
+        for attempt in (
+            lambda: root.read_bytes(over),
+            lambda: root.write_bytes(over, b"x"),
+            lambda: Roots([root]).locate(f"{tree}/{over}"),
+            lambda: root.read_bytes("é" * 2049),  # counted in bytes, not characters
+        ):
+            with pytest.raises(PathError, match=r"bytes long; a path may have 4096$") as caught:
+                attempt()
+            assert len(str(caught.value)) < 300  # the path is shown cut
+    assert (tree / "a.txt").read_bytes() == b"alpha\n"
+
+
 def test_tilde_spaces_and_quotes_are_plain_names(tree: Path) -> None:
     with Root(tree) as root:
         root.write_bytes("~/x", b"1", create_parents=True)
@@ -541,3 +586,55 @@ def test_a_rename_without_overwrite_refuses_an_existing_file_or_directory(
     assert (tree / "deeper" / "a.txt").read_bytes() == b"alpha\n"
     assert (tree / "deeper" / "c.txt").read_bytes() == b"gamma\n"
     assert not (tree / "a.txt").exists() and (tree / "empty").is_dir()
+
+
+def _snapshot(directory: Path) -> list[tuple[str, bytes | None]]:
+    return sorted(
+        (str(path.relative_to(directory)), None if path.is_dir() else path.read_bytes())
+        for path in directory.rglob("*")
+    )
+
+
+def test_a_protected_directory_inside_a_root_is_never_changed_through_it(tree: Path) -> None:
+    kept = tree / "sub" / "kept"
+    (kept / "inner").mkdir(parents=True)
+    (kept / "k.txt").write_bytes(b"keep")
+    os.symlink("sub/kept", tree / "link_kept")
+    (tree / "empty").mkdir()
+    before = _snapshot(kept)
+    with Root(tree) as root, Root(kept, read_only=True) as ro, Root(tree / "empty") as empty:
+        assert root.protect(ro) is True
+        with Root(tree.parent / "outside") as elsewhere:
+            assert root.protect(elsewhere) is False  # not inside: nothing changes
+        assert empty.protect(ro) is False
+        changes = [
+            lambda: root.write_bytes("sub/kept/k.txt", b"x"),
+            lambda: root.write_bytes("sub/kept/new.txt", b"x"),
+            lambda: root.write_bytes("link_kept/k.txt", b"x"),
+            lambda: root.write_bytes(str(tree / "sub" / "deep" / ".." / "kept" / "n"), b"x"),
+            lambda: root.write_bytes("nothing/../sub/kept/n", b"x", create_parents=True),
+            lambda: root.write_bytes("sub/kept/inner/a/b", b"x", create_parents=True),
+            lambda: root.mkdir("sub/kept/made"),
+            lambda: root.mkdir("link_kept/inner/made"),
+            lambda: root.delete("sub/kept/k.txt"),
+            lambda: root.delete("sub/kept/inner", directory=True),
+            lambda: root.rename("sub/kept/k.txt", "moved.txt"),
+            lambda: root.rename("a.txt", "sub/kept/a.txt"),
+            lambda: root.rename("sub/kept", "elsewhere"),
+            lambda: root.rename("sub", "sub2"),
+            lambda: root.rename("empty", "sub/kept", overwrite=True),
+            lambda: root.open_directory("sub/kept/new", create=True),
+            lambda: root.subroot("sub").write_bytes("kept/k.txt", b"x"),
+            lambda: root.subroot("sub/kept").write_bytes("k.txt", b"x"),
+        ]
+        for number, change in enumerate(changes):
+            with pytest.raises(PathError, match="read-only directory") as caught:
+                change()
+            assert str(kept) in str(caught.value), number
+        # Beside it, everything still works.
+        root.write_bytes("sub/b.txt", b"changed")
+        root.mkdir("sub/deep/made")
+        root.rename("sub/deep/made", "sub/made")
+        root.delete("sub/made", directory=True)
+    assert _snapshot(kept) == before
+    assert (tree / "sub" / "b.txt").read_bytes() == b"changed"

@@ -31,6 +31,7 @@ __all__ = [
 ]
 
 _MAX_LINKS = 40  # symbolic links followed while resolving one path (as Linux's own limit)
+_MAX_PATH = 4096  # bytes in a path as given (Linux's PATH_MAX)
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -113,6 +114,16 @@ def _check_text(path: object) -> None:
         raise PathError(repr(path), "a path must be a string")
     if "\x00" in path:
         raise PathError(path, "it holds a NUL byte")
+    if not path.isascii():
+        try:
+            size = len(os.fsencode(path))
+        except UnicodeEncodeError as error:  # a lone surrogate outside the file system's own
+            bad = error.object[error.start : error.end]
+            raise PathError(path, f"it holds {bad!r}, which no file name can hold") from None
+    else:
+        size = len(path)
+    if size > _MAX_PATH:  # each component costs a system call or two while resolving
+        raise PathError(path[:200] + "...", f"it is {size} bytes long; a path may have {_MAX_PATH}")
 
 
 def _require_regular(path: str, mode: int) -> None:
@@ -174,9 +185,18 @@ class _Walk:
     is that directory): the descriptors and names of the real directories from the root down
     to it, closed on leaving a `with` block."""
 
-    def __init__(self, root: Root, path: str, *, follow_last: bool, create: bool = False) -> None:
+    def __init__(
+        self,
+        root: Root,
+        path: str,
+        *,
+        follow_last: bool,
+        create: bool = False,
+        change: bool = False,
+    ) -> None:
         self.root = root
         self.shown = path
+        self.change = change  # the walk leads to a change: protected directories are refused
         self.fds: list[int] = []
         self.names: list[str] = []
         self.links = 0
@@ -204,6 +224,8 @@ class _Walk:
     def down(self, name: str, fd: int) -> None:
         self.fds.append(fd)
         self.names.append(name)
+        if self.change:
+            self.root._refuse_protected(self.shown, fd)
 
     def close(self) -> None:
         """Close every descriptor: the walk is back at the root."""
@@ -324,6 +346,10 @@ class Root:
         if not os.path.samestat(os.fstat(self._fd), os.stat(self.path)):
             self.close()
             raise PathError(shown, "the root changed while it was opened")
+        # Read-only directories inside this root (see `protect`): the directories themselves,
+        # and every directory from each of them up to this root, by (device, inode).
+        self._protected: dict[tuple[int, int], str] = {}
+        self._holders: dict[tuple[int, int], str] = {}
         self._prefixes = [_split(self.path)]
         if self.given != self.path:
             self._prefixes.append(_split(self.given))
@@ -367,11 +393,57 @@ class Root:
     def _writable(self, path: str) -> None:
         if self.read_only:
             raise PathError(path, f"the root {self.path!r} is read-only")
+        self._refuse_protected(path, self.fileno())
+
+    def protect(self, other: Root) -> bool:
+        """Refuse every change inside the directory of `other` (a read-only root that lies
+        inside this one), however a path reaches it: by name, through a link or `..`; moving
+        or removing it, or a directory that holds it, is refused too. Subroots made afterwards
+        inherit this.
+
+        Returns:
+            Whether `other` lies inside this root (or is it); if not, nothing changes.
+        """
+        mine = os.fstat(self.fileno())
+        chain: list[tuple[int, int]] = []
+        fd = os.dup(other.fileno())
+        try:
+            status = os.fstat(fd)
+            while not os.path.samestat(status, mine):
+                chain.append((status.st_dev, status.st_ino))
+                parent = os.open("..", _DIR_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = parent
+                above = os.fstat(fd)
+                if os.path.samestat(above, status):  # the file system's top: not inside
+                    return False
+                status = above
+        finally:
+            os.close(fd)
+        self._protected[chain[0] if chain else (mine.st_dev, mine.st_ino)] = other.path
+        self._holders.update(dict.fromkeys(chain, other.path))
+        return True
+
+    def _refuse_protected(self, shown: str, fd: int) -> None:
+        """Refuse a change inside the open directory `fd` when it is a protected one."""
+        if self._protected:
+            status = os.fstat(fd)
+            held = self._protected.get((status.st_dev, status.st_ino))
+            if held is not None:
+                raise PathError(shown, f"it is inside the read-only directory {held!r}")
+
+    def _refuse_holding(self, shown: str, dir_fd: int, name: str) -> None:
+        """Refuse moving or removing `name` when it is or holds a protected directory."""
+        status = _lstat(name, dir_fd) if self._holders else None
+        if status is not None and stat.S_ISDIR(status.st_mode):
+            held = self._holders.get((status.st_dev, status.st_ino))
+            if held is not None:
+                raise PathError(shown, f"it is or holds the read-only directory {held!r}")
 
     def _open_directory(self, path: str, create: bool = False) -> tuple[int, str]:
         """A descriptor of the directory `path` (the caller closes it) and its real path
         relative to the root."""
-        with _Walk(self, path, follow_last=True, create=create) as walk:
+        with _Walk(self, path, follow_last=True, create=create, change=create) as walk:
             if walk.name:
                 status = _lstat(walk.name, walk.fd)
                 if status is not None:
@@ -592,10 +664,11 @@ class Root:
 
         Raises:
             PathError: The path is refused, is a directory or other non-regular file, exists
-                and `exclusive` is set, or the root is read-only.
+                and `exclusive` is set or is not writable by this process, or the root is
+                read-only.
         """
         self._writable(path)
-        with _Walk(self, path, follow_last=True, create=create_parents) as walk:
+        with _Walk(self, path, follow_last=True, create=create_parents, change=True) as walk:
             if not walk.name:
                 raise PathKindError(path, "it is a directory")
             existing = _lstat(walk.name, walk.fd)
@@ -603,6 +676,11 @@ class Root:
                 if exclusive:
                     raise PathError(path, "it already exists")
                 _require_regular(path, existing.st_mode)
+                # Renaming over a file needs only its directory's permission: without this,
+                # a file its owner made read-only would be replaced all the same.
+                if not os.access(walk.name, os.W_OK, dir_fd=walk.fd, follow_symlinks=False):
+                    shown_mode = stat.filemode(existing.st_mode)
+                    raise PathError(path, f"it is read-only ({shown_mode}), so it is not replaced")
                 mode = stat.S_IMODE(existing.st_mode)
             _replace(walk.fd, walk.name, data, mode, exclusive=exclusive, shown=path)
 
@@ -614,7 +692,7 @@ class Root:
                 `exist_ok`, or the root is read-only.
         """
         self._writable(path)
-        with _Walk(self, path, follow_last=True, create=parents) as walk:
+        with _Walk(self, path, follow_last=True, create=parents, change=True) as walk:
             if not walk.name:
                 if exist_ok:
                     return
@@ -637,9 +715,10 @@ class Root:
             PathError: The path is refused, of the other kind, or the root is read-only.
         """
         self._writable(path)
-        with _Walk(self, path, follow_last=False) as walk:
+        with _Walk(self, path, follow_last=False, change=True) as walk:
             if not walk.name:
                 raise PathError(path, "it names the root or ends in '..'")
+            self._refuse_holding(path, walk.fd, walk.name)
             try:
                 if directory:
                     os.rmdir(walk.name, dir_fd=walk.fd)
@@ -677,14 +756,16 @@ class Root:
         target_root = into or self
         self._writable(source)
         target_root._writable(destination)
-        with _Walk(self, source, follow_last=False) as walk:
+        with _Walk(self, source, follow_last=False, change=True) as walk:
             if not walk.name:
                 raise PathError(source, "the root or a '..' path cannot be moved")
             if _lstat(walk.name, walk.fd) is None:
                 raise PathNotFoundError(source, "it does not exist")
-            with _Walk(target_root, destination, follow_last=False) as target:
+            self._refuse_holding(source, walk.fd, walk.name)
+            with _Walk(target_root, destination, follow_last=False, change=True) as target:
                 if not target.name:
                     raise PathError(destination, "it names an existing directory")
+                target_root._refuse_holding(destination, target.fd, target.name)
                 names = (walk.name, walk.fd, target.name, target.fd)
                 try:
                     if overwrite or not _rename_exclusive(*names):
@@ -716,6 +797,8 @@ class Root:
             if not os.path.samestat(os.fstat(sub.fileno()), os.fstat(fd)):
                 sub.close()
                 raise PathError(path, "the directory changed while it was opened")
+            sub._protected.update(self._protected)
+            sub._holders.update(self._holders)
             return sub
         finally:
             os.close(fd)

@@ -45,3 +45,20 @@ def test_help_names_the_flags() -> None:
     assert done.returncode == 0
     for flag in ("--read-only", "--read-only-dir", "--deny", "--client-roots", "--transport"):
         assert flag in done.stdout
+
+
+@pytest.mark.parametrize(("host", "warned"), [("0.0.0.0", True), ("127.0.0.1", False)])
+def test_http_on_a_non_loopback_address_warns_that_nothing_authenticates(
+    tmp_path: Path, host: str, warned: bool
+) -> None:
+    from tests._listening import free_port, listening
+
+    port = free_port()
+    command = [sys.executable, str(LAUNCH), str(tmp_path), "--transport", "http"]
+    with listening([*command, "--host", host, "--port", str(port)], port) as process:
+        pass
+    said = process.stderr.read().decode() if process.stderr else ""  # type: ignore[union-attr]
+    warning = f"toolwire-files: warning: {host}:{port} is served over HTTP without authentication"
+    assert (warning in said) is warned, said
+    if warned:
+        assert f"can read and change the files in {tmp_path}" in said

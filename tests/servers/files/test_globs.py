@@ -72,7 +72,7 @@ def test_name_sets() -> None:
     from toolwire_files._globs import NameSet
 
     deny = NameSet([".env", ".env.*", "*.pem", "id_*", "k?y[0-9]", "a/b"])
-    for name in (".env", ".env.local", "cert.pem", "id_rsa", "key7"):
+    for name in (".env", ".env.local", "cert.pem", "id_rsa", "key7", ".ENV", "ID_RSA", "KEY7"):
         assert deny.matches(name), name
     for name in ("env", ".envrc", "pem", "my_id", "key", "a/b", "b"):
         assert not deny.matches(name), name

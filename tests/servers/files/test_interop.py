@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -295,3 +298,125 @@ def test_read_media_file_matches_the_npm_server(root: Path) -> None:
     for ours, theirs in zip(seen["ours"][1], seen["npm"][1], strict=True):
         assert ours["structuredContent"] == theirs["structuredContent"]
         assert ours["content"] == theirs["content"]
+
+
+def test_names_that_are_not_utf8_reach_the_official_client(root: Path) -> None:
+    """Names with bytes that are not UTF-8 come back with U+FFFD in their place: sent as the
+    lone surrogates Python decodes them to, the official client dropped each reply unparsed
+    and the call never ended."""
+    from mcp import Client
+
+    bad_dir = os.fsencode(root) + b"/dir\xff"
+    os.mkdir(bad_dir)
+    with open(bad_dir + b"/note\xfe.txt", "wb") as file:
+        file.write(b"needle here\n")
+    calls = [
+        ("list_directory", {"path": "."}, "dir\ufffd"),
+        ("list_directory_with_sizes", {"path": "."}, "dir\ufffd"),
+        ("directory_tree", {"path": "."}, "note\ufffd.txt"),
+        ("search_files", {"path": ".", "pattern": "**/note*"}, "dir\ufffd/note\ufffd.txt"),
+        ("search_file_contents", {"path": ".", "pattern": "needle"}, "note\ufffd.txt"),
+    ]
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with Client(_stdio(root), mode="legacy") as client:
+                for name, arguments, shown in calls:
+                    with anyio.fail_after(10):
+                        result = await client.call_tool(name, arguments)
+                    assert result.is_error is False, (name, result)
+                    assert shown in json.dumps(result.structured_content, ensure_ascii=False)
+                    text = json.loads(result.content[0].text)
+                    assert shown in json.dumps(text, ensure_ascii=False)
+
+    anyio.run(main)
+
+
+def test_agents_sdk_parallel_appends_to_one_file_all_land(root: Path) -> None:
+    """A model's parallel tool calls reach the server at once: ten appends to one file in one
+    model turn must leave ten lines."""
+    agents = pytest.importorskip("agents")
+    testing = pytest.importorskip("agents.testing")
+    from toolwire.client import MCPServerStdio
+
+    (root / "log.txt").write_text("")
+    calls = [
+        testing.function_call(
+            "append_file", {"path": "log.txt", "content": f"entry {i}\n"}, call_id=f"c{i}"
+        )
+        for i in range(10)
+    ]
+    model = testing.ScriptedModel(
+        [
+            testing.ModelStep(output=calls),
+            testing.ModelStep(output=[testing.assistant_message("done")]),
+        ]
+    )
+
+    async def main() -> Any:
+        server = MCPServerStdio(
+            params={"command": sys.executable, "args": [str(LAUNCH), str(root)]},
+            name="files",
+            client_session_timeout_seconds=30,
+        )
+        async with server:
+            tools = {tool.name: tool for tool in await server.function_tools()}
+            agent = agents.Agent(name="a", model=model, tools=[tools["append_file"].to_agents()])
+            return await agents.Runner.run(agent, "log it")
+
+    result = asyncio.run(main())
+    assert result.final_output == "done"
+    lines = (root / "log.txt").read_text().splitlines()
+    assert sorted(lines) == sorted(f"entry {i}" for i in range(10))
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("setpriv") is None,
+    reason="runs the server as another user: needs root and setpriv",
+)
+def test_a_file_its_owner_made_read_only_is_not_replaced(tmp_path: Path) -> None:
+    """Renaming over a file needs only the directory's permission: a server running as an
+    ordinary user replaced a file that user had made read-only (chmod a-w)."""
+    from mcp import Client, StdioServerParameters
+
+    nobody = 65534
+    base = Path(tempfile.mkdtemp(prefix="tw-files-owner-"))
+    try:
+        root = base / "root"
+        root.mkdir()
+        (root / "locked.txt").write_text("keep\n")
+        (root / "open.txt").write_text("old\n")
+        os.chmod(root / "locked.txt", 0o444)
+        for path in (base, root, root / "locked.txt", root / "open.txt"):
+            os.chown(path, nobody, nobody)
+        os.chmod(base, 0o755)
+        as_nobody = [f"--reuid={nobody}", f"--regid={nobody}", "--clear-groups"]
+        params = StdioServerParameters(
+            command="setpriv", args=[*as_nobody, sys.executable, str(LAUNCH), str(root)]
+        )
+        calls = [
+            ("write_file", {"path": "locked.txt", "content": "PWNED"}),
+            ("append_file", {"path": "locked.txt", "content": "PWNED"}),
+            ("edit_file", {"path": "locked.txt", "edits": [{"oldText": "keep", "newText": "X"}]}),
+        ]
+
+        async def main() -> list[Any]:
+            with anyio.fail_after(60):
+                async with Client(params, mode="legacy") as client:
+                    answers = [await client.call_tool(name, args) for name, args in calls]
+                    answers.append(
+                        await client.call_tool("write_file", {"path": "open.txt", "content": "new"})
+                    )
+                    return answers
+
+        *refused, wrote = anyio.run(main)
+        for (name, _), answer in zip(calls, refused, strict=True):
+            assert answer.is_error, name
+            assert answer.content[0].text == (
+                "Error: 'locked.txt': it is read-only (-r--r--r--), so it is not replaced"
+            ), name
+        assert wrote.is_error is False
+        assert (root / "locked.txt").read_text() == "keep\n"
+        assert (root / "open.txt").read_text() == "new"
+    finally:
+        shutil.rmtree(base)

@@ -163,3 +163,37 @@ async def test_revocation_says_how_to_keep_the_directories(root: Path) -> None:
     async with connected(build(root), roots=[]) as client:
         refused = await client.call("read_text_file", {"path": "a.txt"})
     assert "--client-roots nonempty" in _text(refused)
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts descriptors in /proc")
+async def test_client_roots_hold_a_bounded_number_of_directories_open(root: Path) -> None:
+    """Each client root holds a directory open: one answer listing one root 5,000 times, many
+    answers naming the same directories, or 33 distinct roots must not run the server out of
+    descriptors (before, 5,000 copies held 5,000 descriptors, kept by the cache)."""
+    sub = root / "sub"
+    for number in range(40):
+        (sub / f"d{number}").mkdir()
+    async with connected(build(root), roots=[sub.as_uri()] * 5000) as client:
+        before = _open_descriptors()
+        assert await _allowed(client) == [str(sub)]
+        for first in range(40):  # more answers than the cache keeps, sharing directories
+            client.roots = [(sub / f"d{(first + i) % 40}").as_uri() for i in range(8)]
+            assert len(await _allowed(client)) == 8
+        client.roots = [f"{sub.as_uri()}/{'./' * i}" for i in range(30)]  # one, spelled anew
+        assert await _allowed(client) == [str(sub)]
+        assert _open_descriptors() - before <= 41
+        client.roots = [(sub / f"d{number}").as_uri() for number in range(33)]
+        refused = await client.call("read_text_file", {"path": "b.txt"})
+        assert refused["isError"]
+        assert "the client lists 33 roots; this server takes at most 32" in _text(refused)
+        # A directory replaced at its path is a new root, not the old one kept open.
+        (sub / "d0").rename(root / "old_d0")
+        (sub / "d0").mkdir()
+        (sub / "d0" / "new.txt").write_text("new")
+        client.roots = [(sub / "d0").as_uri()]
+        read = await client.call("read_text_file", {"path": "new.txt"})
+        assert structured(read)["content"] == "new"

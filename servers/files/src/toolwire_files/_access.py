@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import threading
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +36,7 @@ CLIENT_ROOTS = ("narrow", "nonempty", "ignore")
 _DRIVE = re.compile(r"^[A-Za-z]:(?:[\\/]|$)")
 _ROOTS_TIMEOUT = 10.0
 _CACHED_SETS = 16
+_MAX_CLIENT_ROOTS = 32  # distinct roots one answer may list: each holds a directory open
 
 
 class FilesError(ValueError):
@@ -87,10 +89,21 @@ class Access:
             raise ValueError(f"client_roots must be one of {CLIENT_ROOTS}, not {client_roots!r}")
         self.client_roots = client_roots
         self.cli = Roots(roots)
+        # A read-only directory inside a writable one stays unchanged through the writable one.
+        for writable in (root for root in roots if not root.read_only):
+            for kept in (root for root in roots if root.read_only):
+                writable.protect(kept)
         self.deny = deny
         self._denied = NameSet(deny)
         self.limits = limits
-        self._sets: OrderedDict[tuple[str, ...], tuple[Roots, list[Root]]] = OrderedDict()
+        # The recent answers' roots. A set that leaves is not closed: a call may still be using
+        # it, and its descriptor's number must not be reused under that call; each root closes
+        # itself when the last call holding it lets go.
+        self._sets: OrderedDict[tuple[str, ...], Roots] = OrderedDict()
+        # Subdirectory roots made for clients, shared by every set naming the same directory.
+        self._subroots: weakref.WeakValueDictionary[tuple[int, str], Root] = (
+            weakref.WeakValueDictionary()
+        )
         self._lock = threading.Lock()
 
     async def roots_for(self, ctx: ToolContext[Any]) -> Roots:
@@ -104,7 +117,12 @@ class Access:
             return self.cli
         except Exception as error:
             raise FilesError(f"the client's roots could not be read ({error})") from None
-        uris = tuple(sorted(str(item.get("uri", "")) for item in listed))
+        uris = tuple(sorted({str(item.get("uri", "")) for item in listed}))
+        if len(uris) > _MAX_CLIENT_ROOTS:
+            raise FilesError(
+                f"the client lists {len(uris)} roots; this server takes at most "
+                f"{_MAX_CLIENT_ROOTS} (or start it with --client-roots ignore)"
+            )
         if not uris and self.client_roots == "nonempty":
             return self.cli
         return self._narrowed(uris)
@@ -114,22 +132,19 @@ class Access:
             cached = self._sets.get(uris)
             if cached is not None:
                 self._sets.move_to_end(uris)
-                return cached[0]
+                return cached
             chosen: dict[str, Root] = {}
-            owned: list[Root] = []
             for uri in uris:
-                for root in self._within(uri, owned):
+                for root in self._within(uri):
                     chosen.setdefault(root.path, root)
             narrowed = Roots(list(chosen.values()))
-            self._sets[uris] = (narrowed, owned)
+            self._sets[uris] = narrowed
             if len(self._sets) > _CACHED_SETS:
-                _, (_, old) = self._sets.popitem(last=False)
-                for root in old:
-                    root.close()
+                self._sets.popitem(last=False)
             logger.info("client roots %s -> allowed %s", list(uris), narrowed.paths)
             return narrowed
 
-    def _within(self, uri: str, owned: list[Root]) -> list[Root]:
+    def _within(self, uri: str) -> list[Root]:
         from urllib.parse import unquote, urlsplit
 
         parts = urlsplit(uri)
@@ -139,21 +154,32 @@ class Access:
         if not path.startswith("/") or "\x00" in path:
             return []
         found = []
-        for root in self.cli:
+        for number, root in enumerate(self.cli):
             inside = root.inside_parts(path)
             if inside is not None:
                 try:
-                    sub = root.subroot("/".join(inside)) if inside else root
+                    sub = self._subroot(number, root, "/".join(inside)) if inside else root
                 except PathError:
                     continue
-                if sub is not root:
-                    owned.append(sub)
                 found.append(sub)
                 continue
             holder = [part for part in path.split("/") if part not in ("", ".")]
             if any(prefix[: len(holder)] == holder for prefix in root.prefixes):
                 found.append(root)
         return found
+
+    def _subroot(self, number: int, root: Root, relative: str) -> Root:
+        """The root for the directory `relative` in the command line's root `number`, shared
+        while anything holds it (the caller holds `self._lock`)."""
+        key = (number, root.resolve(relative))
+        shared = self._subroots.get(key)
+        if shared is not None and os.path.samestat(
+            root.stat(relative), os.fstat(shared.fileno())
+        ):  # still the directory at that path
+            return shared
+        sub = root.subroot(relative)
+        self._subroots[key] = sub
+        return sub
 
     def locate(self, roots: Roots, path: str) -> tuple[Root, str]:
         """The root `path` lies in and the path relative to it, checked against the deny list.

@@ -197,9 +197,20 @@ class GlobSet:
         return any(glob.matches(relative) for glob in self._globs)
 
 
+def _folded(name: str) -> str:
+    """`name` as a case-insensitive, normalisation-insensitive volume sees it."""
+    if name.isascii():
+        return name.lower()
+    import unicodedata
+
+    return unicodedata.normalize("NFC", name).casefold()
+
+
 class NameSet:
     """Patterns for single names (deny lists): exact names are looked up, one-star patterns
-    compared by prefix and suffix, the rest matched as a segment.
+    compared by prefix and suffix, the rest matched as a segment. Case and Unicode form are
+    ignored, as macOS and Windows volumes ignore them when they open a name: `.ENV` there is
+    `.env`.
 
     Args:
         patterns: The name patterns (a `/` in one makes it match no name).
@@ -212,7 +223,7 @@ class NameSet:
         for pattern in patterns:
             if "/" in pattern:
                 continue
-            segment = _Segment(pattern)
+            segment = _Segment(_folded(pattern))
             if segment.exact is not None:
                 self._exact.add(segment.exact)
             elif segment.halves is not None:
@@ -222,6 +233,7 @@ class NameSet:
 
     def matches(self, name: str) -> bool:
         """Whether `name` matches one of the patterns."""
+        name = _folded(name)
         if name in self._exact:
             return True
         for head, tail in self._halves:

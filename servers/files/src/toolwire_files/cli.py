@@ -128,8 +128,29 @@ def main(argv: Sequence[str] | None = None) -> None:
     from .server import build_server
 
     options = parse(argv)
-    server = build_server(access_from(options), read_only=options.read_only)
+    access = access_from(options)
+    server = build_server(access, read_only=options.read_only)
     if options.transport == "http":
+        if not _loopback(options.host):
+            can = "read" if options.read_only else "read and change"
+            print(
+                f"toolwire-files: warning: {options.host}:{options.port} is served over HTTP "
+                f"without authentication: whoever reaches it can {can} the files in "
+                f"{', '.join(access.cli.paths)} (the Host check is no password: a client "
+                "sends the Host it likes)",
+                file=sys.stderr,
+            )
         server.run("http", host=options.host, port=options.port)
     else:
         server.run()
+
+
+def _loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:  # a name: it may resolve anywhere
+        return False

@@ -16,7 +16,9 @@ import logging
 import os
 import re
 import stat
+import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, Literal, TypeVar
 
@@ -25,6 +27,7 @@ import anyio
 from toolwire import (
     CallInfo,
     EmbeddedResource,
+    ModelBehaviorError,
     Server,
     ToolContext,
     ToolResult,
@@ -128,6 +131,8 @@ class _QuietRefusals(logging.Filter):
 def _failure(ctx: Any, error: Exception) -> str:
     if isinstance(error, FilesError | PathError | EditError):
         return f"Error: {error}"
+    if isinstance(error, ModelBehaviorError):  # the arguments: trying again will not help
+        return f"Error: {error}; check each argument against the tool's input schema"
     return default_tool_error_function(ctx, error)
 
 
@@ -171,7 +176,9 @@ def build_server(
     )
 
     def publish(func: Callable[..., Any], annotations: dict[str, Any], title: str) -> None:
-        built = function_tool(func, failure_error_function=_failure, strict_mode=False)
+        built = function_tool(
+            _valid_results(func), failure_error_function=_failure, strict_mode=False
+        )
         schema = copy.deepcopy(built.params_json_schema)
         for param, described in PARAMS.get(built.name, {}).items():
             schema["properties"][param]["description"] = described
@@ -312,9 +319,19 @@ def build_server(
         atomically; an existing file keeps its permissions. Only works within allowed
         directories."""
         root, relative = await place(ctx, path)
-        data = content.encode("utf-8")
-        if len(data) <= _INLINE_BYTES:
-            _write(root, relative, path, data)
+        try:
+            data = content.encode("utf-8")
+        except UnicodeEncodeError as error:
+            bad = error.object[error.start : error.end]
+            raise FilesError(
+                f"{path!r}: the content holds {bad!r}, which UTF-8 cannot encode"
+            ) from None
+        lock = _LOCKS.of(root, relative)
+        if len(data) <= _INLINE_BYTES and lock.acquire(blocking=False):
+            try:  # small and uncontended: no worker thread
+                _store(root, relative, path, data)
+            finally:
+                lock.release()
         else:
             await _thread(_write, root, relative, path, data)
         return dict(content=f"Successfully wrote to {path}", path=root.absolute(relative))
@@ -506,6 +523,59 @@ def _edit_pairs(edits: list[Any]) -> list[tuple[str, str]]:
     return pairs
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# What ends a line for some reader (str.splitlines, terminals, editors) or reorders the text
+# shown around it; a name holding one is quoted in the text a listing or search returns.
+_UNSAFE_IN_LINES = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+_BREAKS = re.compile("[\x0b\x0c\x0d\x1c-\x1e\x85\u2028\u2029]")
+
+
+def _escape(found: re.Match[str]) -> str:
+    return json.dumps(found.group())[1:-1]
+
+
+def _line_safe(name: str) -> str:
+    """`name` as one line of a listing: as it is, or JSON-quoted when it holds a line break, a
+    control character or a direction override, so that no name can pass for more lines (or
+    for other names) in the text the model reads."""
+    if not _UNSAFE_IN_LINES.search(name) and not name.startswith('"'):
+        return name
+    return _UNSAFE_IN_LINES.sub(_escape, json.dumps(name, ensure_ascii=False))
+
+
+def _valid_text(value: Any) -> Any:
+    """`value` with every lone surrogate in its strings replaced by U+FFFD: a name that is not
+    UTF-8 on disk reaches Python as lone surrogates, which a client's JSON parser may reject
+    (the official Python client then drops the reply and the call never ends)."""
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return _SURROGATE.sub("\ufffd", value)
+        return value
+    if isinstance(value, dict):
+        return {_valid_text(key): _valid_text(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_valid_text(item) for item in value]
+    return value
+
+
+def _valid_results(func: Callable[..., Any]) -> Callable[..., Any]:
+    """`func` whose dictionary results hold valid Unicode only (see `_valid_text`)."""
+    import functools
+
+    @functools.wraps(func)
+    async def valid(*args: Any, **kwargs: Any) -> Any:
+        result = await func(*args, **kwargs)
+        return _valid_text(result) if isinstance(result, dict) else result
+
+    return valid
+
+
 def _protocol_version(info: CallInfo) -> str:
     return info.protocol_version
 
@@ -585,13 +655,20 @@ def _read_opened(
         elif tail is not None:
             file.seek(size - cap)
             data = file.read(cap)
-            data = data[data.find(b"\n") + 1 :]
         else:
             data = file.read(cap)
     digest = sha256(data) if whole else None
+    # A cut read keeps whole lines only; a line longer than the bound is kept as the piece
+    # read, and a result holding that piece is marked truncated.
+    partial = False
     if not whole and tail is None:
         cut = data.rfind(b"\n")
+        partial = cut < 0
         data = data[: cut + 1] if cut >= 0 else data
+    elif not whole:
+        cut = data.find(b"\n")
+        partial = cut < 0
+        data = data[cut + 1 :] if cut >= 0 else data
     lines = _split_lines(_decode(data))
     total = len(lines) if whole else None
     count: int | None = None
@@ -607,7 +684,10 @@ def _read_opened(
     truncated = False
     if not whole:
         asked_beyond = tail is None and (count is None or (offset or 1) - 1 + count > len(lines))
-        if asked_beyond or (tail is not None and len(chosen) < tail):
+        # The piece of a long line is the last line read (from the start) or the only one
+        # (from the end): returning it returns a line cut short.
+        cut_line = partial and bool(chosen)
+        if asked_beyond or cut_line or (tail is not None and len(chosen) < tail):
             truncated = True
             note = (
                 f"the file has {size} bytes; only {len(data)} bytes were read (the server's "
@@ -625,7 +705,40 @@ def _read_opened(
     )
 
 
+class _FileLocks:
+    """One lock per file, by its real path, held by every call of this process that writes a
+    file: an append or an edit reads the file and writes it back, and two of them at once on
+    one file would each write over what the other added. A lock lives while a call holds it."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: weakref.WeakValueDictionary[str, threading.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    def of(self, root: Root, relative: str) -> threading.Lock:
+        """The lock of the file `relative` names in `root` (links followed)."""
+        try:
+            key = root.absolute(relative)
+        except PathError:  # refused or unreachable: the write itself will say why
+            key = f"{root.path}\x00{relative}"
+        with self._guard:
+            lock = self._locks.get(key)
+            if lock is None:
+                lock = self._locks[key] = threading.Lock()
+            return lock
+
+
+_LOCKS = _FileLocks()
+
+
 def _write(root: Root, relative: str, shown: str, data: bytes) -> None:
+    with _LOCKS.of(root, relative):
+        _store(root, relative, shown, data)
+
+
+def _store(root: Root, relative: str, shown: str, data: bytes) -> None:
+    """Write `data` to the file (the caller holds its lock)."""
     try:
         root.write_bytes(relative, data)
     except PathNotFoundError as error:
@@ -649,6 +762,11 @@ def _create(root: Root, relative: str, shown: str, data: bytes) -> None:
 
 
 def _append(root: Root, relative: str, shown: str, content: str, cap: int) -> None:
+    with _LOCKS.of(root, relative):
+        _append_locked(root, relative, shown, content, cap)
+
+
+def _append_locked(root: Root, relative: str, shown: str, content: str, cap: int) -> None:
     try:
         existing = root.read_bytes(relative, max_bytes=cap)
     except PathNotFoundError:
@@ -660,10 +778,23 @@ def _append(root: Root, relative: str, shown: str, content: str, cap: int) -> No
         data = text.encode(text.text + content.replace("\r\n", "\n"))
     except EditError as error:
         raise FilesError(f"{shown!r}: {error}") from None
-    _write(root, relative, shown, data)
+    _store(root, relative, shown, data)
 
 
 def _edit(
+    root: Root,
+    relative: str,
+    shown: str,
+    pairs: list[tuple[str, str]],
+    dry_run: bool,
+    expected: str | None,
+    cap: int,
+) -> Result:
+    with _LOCKS.of(root, relative):  # read, check and write back as one step
+        return _edit_locked(root, relative, shown, pairs, dry_run, expected, cap)
+
+
+def _edit_locked(
     root: Root,
     relative: str,
     shown: str,
@@ -689,17 +820,20 @@ def _edit(
         raise FilesError(f"{shown!r}: {error}") from None
     diff = unified_diff(text.text, after, root.absolute(relative))
     if not dry_run:
-        _write(root, relative, shown, encoded)
+        _store(root, relative, shown, encoded)
     return dict(
         content=diff, path=root.absolute(relative), applied=not dry_run, sha256=sha256(encoded)
     )
 
 
 def _move(root: Root, relative: str, target_root: Root, target: str) -> None:
-    try:
-        root.rename(relative, target, into=target_root)
-    except PathError as error:
-        raise FilesError(str(error)) from None
+    # An append or an edit of the source finishes first: else its write, landing after the
+    # move, made the old name again with the whole content.
+    with _LOCKS.of(root, relative):
+        try:
+            root.rename(relative, target, into=target_root)
+        except PathError as error:
+            raise FilesError(str(error)) from None
 
 
 def _entry_of(entry: Entry, with_size: bool) -> Result:
@@ -724,9 +858,11 @@ def _list(
     if with_sizes:
         for index, entry in enumerate(entries):
             if entry.kind == "symlink":  # the reference reports what a link points to
+                linked = f"{relative}/{entry.name}" if relative else entry.name
                 try:
-                    status = root.stat(f"{relative}/{entry.name}" if relative else entry.name)
-                except PathError:
+                    access.check(root, linked, linked)  # a link to a denied file tells nothing
+                    status = root.stat(linked)
+                except (PathError, FilesError):
                     continue
                 entries[index] = Entry(
                     entry.name,
@@ -740,7 +876,7 @@ def _list(
     listed = [_entry_of(entry, with_sizes) for entry in entries]
     if with_sizes:
         lines = [
-            f"{'[DIR]' if e.kind == 'directory' else '[FILE]'} {e.name.ljust(30)} "
+            f"{'[DIR]' if e.kind == 'directory' else '[FILE]'} {_line_safe(e.name).ljust(30)} "
             f"{'' if e.kind == 'directory' else _size_text(e.size).rjust(10)}"
             for e in entries
         ]
@@ -751,7 +887,10 @@ def _list(
             f"Combined size: {_size_text(sum(e.size for e in files))}",
         ]
     else:
-        lines = [f"{'[DIR]' if e.kind == 'directory' else '[FILE]'} {e.name}" for e in entries]
+        lines = [
+            f"{'[DIR]' if e.kind == 'directory' else '[FILE]'} {_line_safe(e.name)}"
+            for e in entries
+        ]
     if truncated:
         lines.append(f"(listing cut at {cap} entries)")
     return dict(
@@ -864,7 +1003,7 @@ def _search_names(
                 break
     finally:
         walk.close()
-    text = "\n".join(matches) if matches else "No matches found"
+    text = "\n".join(map(_line_safe, matches)) if matches else "No matches found"
     if cut:
         text += f"\n({cut})"
     return dict(content=text, matches=matches, truncated=cut is not None, note=cut)
@@ -983,7 +1122,10 @@ def _search_contents(
         matcher.close()
     if hasattr(candidates, "close"):
         candidates.close()
-    text = "\n".join(f"{m['path']}:{m['line']}: {m['text']}" for m in matches) or "No matches found"
+    text = "\n".join(
+        f"{_line_safe(m['path'])}:{m['line']}: {_BREAKS.sub(_escape, m['text'])}" for m in matches
+    )
+    text = text or "No matches found"
     if cut:
         text += f"\n({cut})"
     return dict(
