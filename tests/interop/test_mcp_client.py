@@ -393,3 +393,34 @@ async def test_noisy_module_stdout_carries_only_frames() -> None:
     assert rest == b""
     assert raw.buffered == b""
     assert [json.loads(line)["id"] for line in raw.lines] == [1, 2]
+
+
+LONE_SURROGATES = '''
+from toolwire import Server
+
+server = Server("halves")
+
+
+@server.tool
+def names() -> str:
+    """A file name with an undecodable byte, and half an emoji."""
+    return b"caf\\xe9.txt".decode("utf-8", "surrogateescape") + " \\ud83d" + "\\ude00!" + "\\ud83d"
+'''
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_lone_surrogates_reach_the_official_client_as_replacement_characters(
+    tmp_path: Any, mode: str
+) -> None:
+    """Escaped as `\\udcXX`, a lone surrogate is JSON that pydantic's strict parser refuses:
+    the official client dropped the reply and the call hung. It arrives as U+FFFD instead."""
+    from mcp import Client, StdioServerParameters
+
+    script = tmp_path / "halves.py"
+    script.write_text(LONE_SURROGATES)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "toolwire", "run", str(script)], cwd=str(ROOT)
+    )
+    with anyio.fail_after(60):
+        async with Client(params, mode=mode) as client:
+            assert _text(await client.call_tool("names", {})) == "caf\ufffd.txt \U0001f600!\ufffd"

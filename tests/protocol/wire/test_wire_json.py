@@ -6,6 +6,7 @@ import json
 import logging
 import math
 
+import pydantic_core
 import pytest
 
 from toolwire.protocol.wire.jsonrpc import (
@@ -42,9 +43,10 @@ def test_integers_past_the_digit_limit_become_null() -> None:
 
 
 def test_lone_surrogates_and_nan_together_stay_valid_utf8_json() -> None:
-    data = encode_value({"text": "a\ud800b", "x": math.nan})
+    data = encode_value({"text": "a\ud800b\ud83d\ude00", "x": math.nan})
     data.decode("utf-8")
-    assert _strict(data) == {"text": "a\ud800b", "x": None}
+    assert _strict(data) == {"text": "a\ufffdb\U0001f600", "x": None}
+    pydantic_core.from_json(data)  # strict: an escaped lone surrogate is refused
 
 
 def test_finite_values_are_untouched_and_nothing_is_logged(

@@ -176,9 +176,7 @@ def build_server(
     )
 
     def publish(func: Callable[..., Any], annotations: dict[str, Any], title: str) -> None:
-        built = function_tool(
-            _valid_results(func), failure_error_function=_failure, strict_mode=False
-        )
+        built = function_tool(func, failure_error_function=_failure, strict_mode=False)
         schema = copy.deepcopy(built.params_json_schema)
         for param, described in PARAMS.get(built.name, {}).items():
             schema["properties"][param]["description"] = described
@@ -523,7 +521,6 @@ def _edit_pairs(edits: list[Any]) -> list[tuple[str, str]]:
     return pairs
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 # What ends a line for some reader (str.splitlines, terminals, editors) or reorders the text
 # shown around it; a name holding one is quoted in the text a listing or search returns.
 _UNSAFE_IN_LINES = re.compile(
@@ -543,37 +540,6 @@ def _line_safe(name: str) -> str:
     if not _UNSAFE_IN_LINES.search(name) and not name.startswith('"'):
         return name
     return _UNSAFE_IN_LINES.sub(_escape, json.dumps(name, ensure_ascii=False))
-
-
-def _valid_text(value: Any) -> Any:
-    """`value` with every lone surrogate in its strings replaced by U+FFFD: a name that is not
-    UTF-8 on disk reaches Python as lone surrogates, which a client's JSON parser may reject
-    (the official Python client then drops the reply and the call never ends)."""
-    if isinstance(value, str):
-        if value.isascii():
-            return value
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return _SURROGATE.sub("\ufffd", value)
-        return value
-    if isinstance(value, dict):
-        return {_valid_text(key): _valid_text(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_valid_text(item) for item in value]
-    return value
-
-
-def _valid_results(func: Callable[..., Any]) -> Callable[..., Any]:
-    """`func` whose dictionary results hold valid Unicode only (see `_valid_text`)."""
-    import functools
-
-    @functools.wraps(func)
-    async def valid(*args: Any, **kwargs: Any) -> Any:
-        result = await func(*args, **kwargs)
-        return _valid_text(result) if isinstance(result, dict) else result
-
-    return valid
 
 
 def _protocol_version(info: CallInfo) -> str:

@@ -304,11 +304,18 @@ def _id_bytes(request_id: RequestId | None) -> bytes:
         return b"null"
     if isinstance(request_id, int):
         return str(request_id).encode("ascii")
-    return encode_value(request_id)
+    try:
+        return wire_json(request_id).encode("utf-8")
+    except UnicodeEncodeError:  # echoed as the client spelled it, so it still matches
+        return _ascii_wire(request_id).encode("ascii")
 
 
 def encode_value(value: Any) -> bytes:
-    """One JSON value, compact, always valid UTF-8 and always valid JSON."""
+    """One JSON value, compact, always valid UTF-8 and always valid JSON.
+
+    A lone surrogate (a file name's undecodable byte, a slice through an emoji) becomes U+FFFD:
+    escaped as `\\udcXX` it is JSON no strict parser accepts, and the peer would drop the frame.
+    """
     try:
         text = wire_json(value)
     except ValueError as error:
@@ -317,8 +324,8 @@ def encode_value(value: Any) -> bytes:
         logger.warning("a message held a value JSON cannot carry (%s); it was sent as null", error)
     try:
         return text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: escape it instead of emitting invalid UTF-8
-        return _ascii_wire(value).encode("ascii")
+    except UnicodeEncodeError:  # pairs are joined, a lone surrogate becomes U+FFFD
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
 
 
 def result_message(request_id: RequestId, result: dict[str, Any]) -> bytes:
