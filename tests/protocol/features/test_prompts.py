@@ -263,6 +263,31 @@ def test_declaration_mistakes_are_named() -> None:
         server.add_prompt(c, completers={"b": ["x"]})
 
 
+def test_variadic_parameters_are_refused_at_registration_naming_them() -> None:
+    """`**kwargs` used to be listed as one argument named after it (`kw`), which a client could
+    only fill with a JSON object in a string; `*args` likewise. FastMCP refuses both."""
+    server = Server("variadic")
+
+    def with_keywords(topic: str, **kw: str) -> str:
+        return topic
+
+    def with_positionals(*parts: str) -> str:
+        return " ".join(parts)
+
+    def with_context(ctx: ToolContext[Any], **extra: str) -> str:
+        return "x"
+
+    for func, shown in (
+        (with_keywords, "`**kw`"),
+        (with_positionals, "`*parts`"),
+        (with_context, "`**extra`"),
+    ):
+        with pytest.raises(UserError) as raised:
+            server.add_prompt(func)
+        assert str(raised.value).startswith(f"prompt '{func.__name__}': parameter {shown} ")
+    assert dict(server.prompts) == {}
+
+
 def _asking_server() -> Server:
     server = Server("asking")
     form = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
