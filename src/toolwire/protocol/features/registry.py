@@ -238,10 +238,18 @@ def registered_tool(
     icons: Any = None,
 ) -> RegisteredTool:
     """A tool with its MCP options checked (what `Server.tool` / `add_tool` publish): a
-    UserError for a non-object input schema, non-dict `meta` or a malformed icon, a ValueError
+    UserError for a non-object input schema, `needs_approval` (nothing here could ask), non-dict
+    `meta` or a malformed icon, a ValueError
     for a bad `timeout` or scope name, a TypeError for `scopes` of another type."""
     if tool.params_json_schema.get("type") != "object":
         raise UserError(f"inputSchema of tool {tool.name!r} must have type 'object'")
+    if tool.needs_approval is not False:
+        raise UserError(
+            f"tool {tool.name!r} sets needs_approval, which only an Agents SDK run enforces: an"
+            " MCP server runs every call its client sends, so it would run unasked. Publish it"
+            " with needs_approval=False and ask in the tool (ctx.elicit) or let the client ask"
+            " (annotations={'destructiveHint': True})"
+        )
     if timeout is None:
         timeout = tool.timeout_seconds
     elif (
