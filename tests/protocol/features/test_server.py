@@ -326,3 +326,34 @@ async def test_a_tool_that_needs_approval_is_refused_not_run_unasked() -> None:
     assert called["error"]["code"] == -32602 and calls == []
     server.add_tool(wipe, needs_approval=False, annotations={"destructiveHint": True})
     assert [tool.name for tool in server.tools.values()] == ["wipe"]
+
+
+async def test_a_tool_with_guardrails_is_refused_not_run_without_them() -> None:
+    """Tool guardrails, like approvals, are applied by an Agents SDK run only; a server ran
+    every call without them. Before the refusal the blocked path reached the tool."""
+    import agents
+
+    calls: list[str] = []
+
+    @agents.tool_input_guardrail
+    def no_root(data: Any) -> Any:
+        return agents.ToolGuardrailFunctionOutput.reject_content("not /")
+
+    @agents.tool_output_guardrail
+    def quiet(data: Any) -> Any:
+        return agents.ToolGuardrailFunctionOutput.allow()
+
+    def wipe(path: str) -> str:
+        calls.append(path)
+        return f"wiped {path}"
+
+    server = Server("s")
+    for kind, guardrail in (("tool_input_guardrails", no_root), ("tool_output_guardrails", quiet)):
+        options = {kind: [guardrail]}
+        for tool in (wipe, agents.function_tool(wipe, **options)):
+            with pytest.raises(UserError) as refused:
+                server.add_tool(tool, **(options if tool is wipe else {}))
+            assert str(refused.value).startswith(f"tool 'wipe' has {kind}, which only an")
+    async with handshake(server) as peer:
+        called = await peer.request(1, "tools/call", {"name": "wipe", "arguments": {"path": "/"}})
+    assert called["error"]["code"] == -32602 and calls == []
