@@ -109,7 +109,12 @@ class RegisteredPrompt:
                     f"Argument {name!r} of prompt {self.name!r} must be a string, "
                     f"not {type(value).__name__}"
                 )
-            values[name] = value if _takes_strings(properties[name]) else _maybe_json(value)
+            try:
+                values[name] = value if _takes_strings(properties[name]) else _maybe_json(value)
+            except RecursionError:
+                raise invalid_arguments(
+                    f"Argument {name!r} of prompt {self.name!r} is nested too deeply"
+                ) from None
         from pydantic import ValidationError
 
         try:
