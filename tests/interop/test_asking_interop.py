@@ -195,7 +195,7 @@ async def test_an_answer_breaking_a_string_format_never_reaches_the_tool(run: An
             "email": "ada at example.org",
             "site": "example.org/ada",
             "born": "1815-02-30",
-            "seen": "2026-11-28 09:50",
+            "seen": "next tuesday",
         },
     }
     [refused] = await run(peer, [("ask_formatted", {})])
@@ -204,7 +204,7 @@ async def test_an_answer_breaking_a_string_format_never_reaches_the_tool(run: An
         "email: not an email address (format 'email'); "
         "site: not an absolute URI (format 'uri'); "
         "born: not a date (YYYY-MM-DD) (format 'date'); "
-        "seen: not a date and time with an offset (RFC 3339) (format 'date-time')"
+        "seen: not a date and time (RFC 3339) (format 'date-time')"
     )
 
 

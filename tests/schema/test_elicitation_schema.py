@@ -290,6 +290,8 @@ FITTING = {
         "2026-11-28t09:50:00.123+05:30",
         "2016-12-31T23:59:60Z",  # a leap second
         "2026-11-28T09:50:00-00:00",
+        "2026-11-28T09:50",  # a browser's date-time picker
+        "2026-11-28 09:50:00",  # a naive Python datetime, with RFC 3339's space
     ],
 }
 BREAKING = {
@@ -297,11 +299,12 @@ BREAKING = {
     "uri": ["", "not a uri", "/relative/path", "example.org/x", "http://x/%zz", "1http://x"],
     "date": ["2026-13-01", "20261128", "2023-02-29", "2026-11-28\n", "٢٠٢٦-١١-٢٨", "28/11/2026"],
     "date_time": [
-        "2026-11-28T09:50:00",  # no offset
-        "2026-11-28 09:50:00Z",
+        "next tuesday",
+        "2026-11-28_09:50:00Z",
         "2026-11-28T24:00:00Z",
-        "2026-11-28T10:00Z",  # no seconds
+        "2026-11-28T9:50",
         "2026-11-28T10:00:00+24:00",
+        "2026-11-28T10:00:00+5",
         "2026-11-28",
     ],
 }
@@ -309,7 +312,7 @@ SHOWN = {
     "email": "not an email address (format 'email')",
     "uri": "not an absolute URI (format 'uri')",
     "date": "not a date (YYYY-MM-DD) (format 'date')",
-    "date_time": "not a date and time with an offset (RFC 3339) (format 'date-time')",
+    "date_time": "not a date and time (RFC 3339) (format 'date-time')",
 }
 
 
@@ -331,6 +334,7 @@ def test_a_default_breaking_its_fields_format_or_bounds_is_refused_before_sendin
     for spec, said in (
         ({"type": "string", "format": "email", "default": "nobody"}, "not an email address"),
         ({"type": "string", "format": "date", "default": "2026-02-30"}, "not a date"),
+        ({"type": "string", "format": "date-time", "default": "soon"}, "not a date and time"),
         ({"type": "string", "minLength": 3, "default": "ab"}, "fewer than minLength 3"),
         ({"type": "integer", "maximum": 9, "default": 10}, "above the maximum 9"),
     ):
@@ -340,3 +344,20 @@ def test_a_default_breaking_its_fields_format_or_bounds_is_refused_before_sendin
         assert said in str(caught.value)
     fine = {"type": "string", "format": "uri", "default": "https://x.test"}
     assert elicitation_schema({"type": "object", "properties": {"f": fine}})
+
+
+def test_a_model_with_python_dates_and_urls_keeps_its_defaults() -> None:
+    """pydantic writes a naive datetime default without an offset; a form made from such a
+    model must still be sent, and its default accepted back."""
+    import datetime
+
+    from pydantic import AnyUrl, BaseModel
+
+    class Meeting(BaseModel):
+        when: datetime.datetime = datetime.datetime(2026, 11, 28, 9, 50)
+        day: datetime.date = datetime.date(2026, 11, 28)
+        site: AnyUrl = AnyUrl("https://x.test/room")
+
+    form = elicitation_schema(Meeting)
+    defaults = {name: spec["default"] for name, spec in form["properties"].items()}
+    assert answer_problems(defaults, form) == []

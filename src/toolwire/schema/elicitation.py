@@ -336,11 +336,11 @@ _EMAIL = re.compile(rf"{_ATOM}(?:\.{_ATOM})*@(?:{_LABEL}(?:\.{_LABEL})*|\[[^\[\]
 _URI = re.compile(
     r"[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*"
 )
-# RFC 3339 full-date and date-time (the "T" and "Z" in either case, an offset required).
+# RFC 3339 full-date, and date-time as people's tools write it: the "T" (or a space, which
+# RFC 3339 allows) in either case; the seconds and the offset may be missing, as a browser's
+# date-time picker and a naive Python datetime leave them out.
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})", re.ASCII)
-_TIME = re.compile(
-    r"(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))", re.ASCII
-)
+_TIME = re.compile(r"(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:[Zz]|[+-](\d{2}):(\d{2}))?", re.ASCII)
 
 
 def _is_date(text: str) -> bool:
@@ -356,13 +356,13 @@ def _is_date(text: str) -> bool:
 
 def _is_date_time(text: str) -> bool:
     day, sep, time = text[:10], text[10:11], text[11:]
-    if sep not in ("T", "t") or not _is_date(day):
+    if sep not in ("T", "t", " ") or not _is_date(day):
         return False
     found = _TIME.fullmatch(time)
     if found is None:
         return False
     hour, minute, second, off_hour, off_minute = found.groups()
-    if int(hour) > 23 or int(minute) > 59 or int(second) > 60:  # 60: a leap second
+    if int(hour) > 23 or int(minute) > 59 or int(second or 0) > 60:  # 60: a leap second
         return False
     return off_hour is None or (int(off_hour) <= 23 and int(off_minute) <= 59)
 
@@ -377,5 +377,5 @@ _FORMAT_NAMES = {
     "email": "an email address",
     "uri": "an absolute URI",
     "date": "a date (YYYY-MM-DD)",
-    "date-time": "a date and time with an offset (RFC 3339)",
+    "date-time": "a date and time (RFC 3339)",
 }
