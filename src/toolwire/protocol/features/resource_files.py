@@ -139,11 +139,12 @@ class DirectoryResources:
         reason = self._refusal(relative)
         if reason is None:
             try:
-                # the real path is checked, then opened: what a link leads to is judged too
-                real = relative if self.include_hidden else self._root.resolve(relative)
-                if not self.include_hidden and _hidden(real):
-                    reason = _TO_HIDDEN
-                else:
+                real = relative
+                if not self.include_hidden:  # what a link leads to is judged, then opened
+                    real = self._root.resolve(relative)
+                    if _hidden(real):
+                        reason = _TO_HIDDEN
+                if reason is None:
                     file = self._root.open_file(real)
             except (PathNotFoundError, PathKindError):
                 return NOT_FOUND  # nothing there, a directory, a FIFO, a device: not a resource
