@@ -283,7 +283,13 @@ FORMATTED = {
 }
 FITTING = {
     "email": ["a.b+c@example.com", "josé@exämple.de", "root@localhost", "u@[192.0.2.1]"],
-    "uri": ["https://x.test/a?b=c#d", "urn:isbn:0451450523", "mailto:a@b.c", "file:///%20x"],
+    "uri": [
+        "https://x.test/a?b=c#d",
+        "urn:isbn:0451450523",
+        "mailto:a@b.c",
+        "file:///%20x",
+        "https://例え.jp/パス",
+    ],
     "date": ["2026-11-28", "2024-02-29", "0001-01-01"],
     "date_time": [
         "2026-11-28T09:50:00Z",
@@ -295,8 +301,16 @@ FITTING = {
     ],
 }
 BREAKING = {
-    "email": ["", "no-at", "a@b@c", "a @b.c", ".a@b.c", "a@b.c\nx", "a@-b.c", "a@b..c"],
-    "uri": ["", "not a uri", "/relative/path", "example.org/x", "http://x/%zz", "1http://x"],
+    "email": ["", "no-at", "a@b@c", "a @b.c", ".a@b.c", "a@b.c\nx", "a@-b.c", "a@b..c", "a@[\x1b]"],
+    "uri": [
+        "",
+        "not a uri",
+        "/relative/path",
+        "example.org/x",
+        "http://x/%zz",
+        "1http://x",
+        "a:\u202e",
+    ],
     "date": ["2026-13-01", "20261128", "2023-02-29", "2026-11-28\n", "٢٠٢٦-١١-٢٨", "28/11/2026"],
     "date_time": [
         "next tuesday",

@@ -328,13 +328,16 @@ def _beyond_bounds(field: str, spec: Mapping[str, Any], value: Any) -> str | Non
 
 # RFC 5321 mailbox, simplified: a dot-atom local part, and a domain of labels or an address
 # literal in brackets; letters beyond ASCII pass too, as a person may well type them (RFC 6531).
-_WIDE = "\u00a0-\U0010ffff"
+# (not the bidirectional controls, the line separators or lone surrogates); an address literal
+# holds an IPv4 or IPv6 address.
+_WIDE = "\u00a0-\u061b\u061d-\u200d\u2010-\u2027\u202f-\u2065\u206a-\ud7ff\ue000-\U0010ffff"
 _ATOM = rf"[A-Za-z0-9!#$%&'*+/=?^_`{{|}}~{_WIDE}-]+"
 _LABEL = rf"[A-Za-z0-9{_WIDE}](?:[A-Za-z0-9{_WIDE}-]*[A-Za-z0-9{_WIDE}])?"
-_EMAIL = re.compile(rf"{_ATOM}(?:\.{_ATOM})*@(?:{_LABEL}(?:\.{_LABEL})*|\[[^\[\]\s]+\])")
-# RFC 3986 URI: a scheme, then characters a URI may hold, percent escapes well formed.
+_EMAIL = re.compile(rf"{_ATOM}(?:\.{_ATOM})*@(?:{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Za-z:.]+\])")
+# RFC 3986 URI: a scheme, then characters a URI may hold, percent escapes well formed; letters
+# beyond ASCII pass too, as a person types an address (an RFC 3987 IRI).
 _URI = re.compile(
-    r"[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*"
+    rf"[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;={_WIDE}]|%[0-9A-Fa-f]{{2}})*"
 )
 # RFC 3339 full-date, and date-time as people's tools write it: the "T" (or a space, which
 # RFC 3339 allows) in either case; the seconds and the offset may be missing, as a browser's
