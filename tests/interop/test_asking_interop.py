@@ -46,7 +46,13 @@ def anyio_backend() -> str:
 def _params() -> Any:
     from mcp import StdioServerParameters
 
-    return StdioServerParameters(command=sys.executable, args=[str(ASKING)], cwd=str(ROOT))
+    # the client passes on only a few variables: name this tree's toolwire, not an installed one
+    return StdioServerParameters(
+        command=sys.executable,
+        args=[str(ASKING)],
+        cwd=str(ROOT),
+        env={"PYTHONPATH": f"{ROOT / 'src'}:{ROOT}"},
+    )
 
 
 class Peer:
@@ -165,6 +171,40 @@ async def test_an_answer_below_the_forms_minimum_never_reaches_the_tool(run: Any
     assert text == (
         "ClientResponseError: The client's elicitation answer does not fit the form: "
         "age: below the minimum 0"
+    )
+
+
+@pytest.mark.parametrize("run", [_handshake_era, _auto], ids=["handshake", "2026-07-28"])
+async def test_an_answer_breaking_a_string_format_never_reaches_the_tool(run: Any) -> None:
+    """`format` (email, uri, date, date-time) is checked on the answer as the bounds are; the
+    official client passes on whatever its callback returns. Before the check, each of these
+    reached the tool as given."""
+    peer = Peer()
+    fitting = {
+        "email": "ada@example.org",
+        "site": "https://example.org/ada",
+        "born": "1815-12-10",
+        "seen": "2026-11-28T09:50:00Z",
+    }
+    peer.elicit_answer = {"action": "accept", "content": fitting}
+    [accepted] = await run(peer, [("ask_formatted", {})])
+    assert json.loads(accepted) == {"action": "accept", "content": fitting}
+    peer.elicit_answer = {
+        "action": "accept",
+        "content": {
+            "email": "ada at example.org",
+            "site": "example.org/ada",
+            "born": "1815-02-30",
+            "seen": "next tuesday",
+        },
+    }
+    [refused] = await run(peer, [("ask_formatted", {})])
+    assert refused == (
+        "ClientResponseError: The client's elicitation answer does not fit the form: "
+        "email: not an email address (format 'email'); "
+        "site: not an absolute URI (format 'uri'); "
+        "born: not a date (YYYY-MM-DD) (format 'date'); "
+        "seen: not a date and time (RFC 3339) (format 'date-time')"
     )
 
 

@@ -380,33 +380,82 @@ def test_context_in_first_position_matches_sdk(source: str) -> None:
 
 NOT_A_CONTEXT = {
     "optional": "def f(ctx: Optional[RunContextWrapper], a: int): return a",
+    "optional_parametrised": "def f(ctx: Optional[ToolContext[Any]], a: int): return a",
+    "union_second": "def f(a: int, ctx: RunContextWrapper | None = None): return a",
     "list": "def f(a: int, ctxs: list[RunContextWrapper]): return a",
     "subclass": "def f(ctx: Sub, a: int): return a",
+    "tool_context_subclass": "def f(ctx: SubTool, a: int): return a",
+    "subclass_as_string": 'def f(ctx: "Sub", a: int): return a',
+    "subclass_second": "def f(a: int, ctx: Sub): return a",
+    "subclass_in_annotated": 'def f(ctx: Annotated[Optional[Sub], "c"], a: int): return a',
 }
 
 
 @pytest.mark.parametrize("source", NOT_A_CONTEXT.values(), ids=NOT_A_CONTEXT.keys())
-def test_other_context_annotations_are_ordinary_parameters(source: str) -> None:
+def test_other_context_annotations_are_refused(source: str) -> None:
     """Only the context classes themselves (parametrised or Annotated) mark the context.
 
-    What the parameter then becomes depends on how pydantic sees each side's context class
-    (the SDK's is a dataclass whose schema cannot be strict), so only the decision is
-    compared: neither side takes the context, and toolwire keeps the parameter.
+    Like the SDK, toolwire does not take any other form as the context; the SDK then turns the
+    parameter into an argument the model fills in (or, in strict mode, fails on its context
+    dataclass with `UserError`). toolwire refuses it with `UserError` in both modes, naming the
+    parameter: an argument the caller fills in would be a forged context.
     """
     sdk_fn, tw_fn = _schema_fns()
     for fn, flavor in ((sdk_fn, agents_flavor()), (tw_fn, toolwire_flavor())):
         NAMESPACE["Sub"] = type("Sub", (flavor.RunContextWrapper,), {})
+        NAMESPACE["SubTool"] = type("SubTool", (flavor.ToolContext,), {})
         try:
             for strict in (True, False):
-                outcome, built = _describe(
+                outcome, _ = _describe(
                     fn, compile_tool(source, flavor), {"strict_json_schema": strict}
                 )
+                # neither side ever takes the context from such a parameter
                 assert outcome[0] == "raised" or outcome[3] is False, outcome
                 if fn is tw_fn:
-                    assert built is not None, outcome
-                    assert len(built.params_json_schema["properties"]) == 2
+                    assert outcome[:2] == ("raised", "sdk-equivalent.UserError"), outcome
+                    assert "Parameter `ctx" in outcome[2], outcome
+                    assert "forge" in outcome[2], outcome
         finally:
-            del NAMESPACE["Sub"]
+            del NAMESPACE["Sub"], NAMESPACE["SubTool"]
+
+
+def test_the_sdks_strict_default_refuses_a_subclassed_context_too() -> None:
+    """Under the default (strict) schema the SDK raises `UserError` for a subclass or an
+    `Optional` of its `RunContextWrapper`, as toolwire does in every mode."""
+    sdk_fn, _ = _schema_fns()
+    flavor = agents_flavor()
+    NAMESPACE["Sub"] = type("Sub", (flavor.RunContextWrapper,), {})
+    try:
+        for key in ("optional", "subclass", "subclass_second", "union_second"):
+            outcome, _ = _describe(sdk_fn, compile_tool(NOT_A_CONTEXT[key], flavor), {})
+            assert outcome[:2] == ("raised", "sdk-equivalent.UserError"), (key, outcome)
+    finally:
+        del NAMESPACE["Sub"]
+
+
+def _session_class() -> Any:
+    from toolwire import RunContextWrapper
+
+    class _Session(RunContextWrapper[Any]):
+        pass
+
+    return _Session
+
+
+_Session = _session_class()
+
+
+def test_a_caller_cannot_forge_the_context_of_a_subclass_parameter() -> None:
+    """Before the refusal, a tool whose first parameter was a context subclass registered and
+    built its "context" from the call's JSON arguments."""
+    import toolwire
+    from toolwire.errors import UserError
+
+    def whoami(ctx: _Session, a: int) -> str:
+        return repr(ctx.context)
+
+    with pytest.raises(UserError, match=r"Parameter `ctx` of function whoami .*_Session\)"):
+        toolwire.function_tool(whoami)
 
 
 # -- callables that are not functions --------------------------------------------------------

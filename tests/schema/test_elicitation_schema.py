@@ -270,3 +270,108 @@ def test_answers_outside_the_forms_bounds_are_problems() -> None:
         "code: 5 characters, more than maxLength 4",
         "days: 3 options chosen, more than maxItems 2",
     ]
+
+
+FORMATTED = {
+    "type": "object",
+    "properties": {
+        "email": {"type": "string", "format": "email"},
+        "uri": {"type": "string", "format": "uri"},
+        "date": {"type": "string", "format": "date"},
+        "date_time": {"type": "string", "format": "date-time"},
+    },
+}
+FITTING = {
+    "email": ["a.b+c@example.com", "josé@exämple.de", "root@localhost", "u@[192.0.2.1]"],
+    "uri": [
+        "https://x.test/a?b=c#d",
+        "urn:isbn:0451450523",
+        "mailto:a@b.c",
+        "file:///%20x",
+        "https://例え.jp/パス",
+    ],
+    "date": ["2026-11-28", "2024-02-29", "0001-01-01"],
+    "date_time": [
+        "2026-11-28T09:50:00Z",
+        "2026-11-28t09:50:00.123+05:30",
+        "2016-12-31T23:59:60Z",  # a leap second
+        "2026-11-28T09:50:00-00:00",
+        "2026-11-28T09:50",  # a browser's date-time picker
+        "2026-11-28 09:50:00",  # a naive Python datetime, with RFC 3339's space
+    ],
+}
+BREAKING = {
+    "email": ["", "no-at", "a@b@c", "a @b.c", ".a@b.c", "a@b.c\nx", "a@-b.c", "a@b..c", "a@[\x1b]"],
+    "uri": [
+        "",
+        "not a uri",
+        "/relative/path",
+        "example.org/x",
+        "http://x/%zz",
+        "1http://x",
+        "a:\u202e",
+    ],
+    "date": ["2026-13-01", "20261128", "2023-02-29", "2026-11-28\n", "٢٠٢٦-١١-٢٨", "28/11/2026"],
+    "date_time": [
+        "next tuesday",
+        "2026-11-28_09:50:00Z",
+        "2026-11-28T24:00:00Z",
+        "2026-11-28T9:50",
+        "2026-11-28T10:00:00+24:00",
+        "2026-11-28T10:00:00+5",
+        "2026-11-28",
+    ],
+}
+SHOWN = {
+    "email": "not an email address (format 'email')",
+    "uri": "not an absolute URI (format 'uri')",
+    "date": "not a date (YYYY-MM-DD) (format 'date')",
+    "date_time": "not a date and time (RFC 3339) (format 'date-time')",
+}
+
+
+@pytest.mark.parametrize("field", FITTING)
+def test_string_formats_are_checked_on_the_answer(field: str) -> None:
+    """MCP lets a form's string name a format (email, uri, date, date-time); an answer that
+    does not have it is a problem naming the field and the format, never quoting the value.
+    Before the check, any string passed."""
+    form = elicitation_schema(FORMATTED)
+    for value in FITTING[field]:
+        assert answer_problems({field: value}, form) == [], value
+    for value in BREAKING[field]:
+        assert answer_problems({field: value}, form) == [f"{field}: {SHOWN[field]}"], value
+
+
+def test_a_default_breaking_its_fields_format_or_bounds_is_refused_before_sending() -> None:
+    """A client shows the default in the form; a user who accepts it would send an answer the
+    check then refuses, so the author hears of it at once instead."""
+    for spec, said in (
+        ({"type": "string", "format": "email", "default": "nobody"}, "not an email address"),
+        ({"type": "string", "format": "date", "default": "2026-02-30"}, "not a date"),
+        ({"type": "string", "format": "date-time", "default": "soon"}, "not a date and time"),
+        ({"type": "string", "minLength": 3, "default": "ab"}, "fewer than minLength 3"),
+        ({"type": "integer", "maximum": 9, "default": 10}, "above the maximum 9"),
+    ):
+        with pytest.raises(UserError) as caught:
+            elicitation_schema({"type": "object", "properties": {"f": spec}})
+        assert str(caught.value).startswith("elicitation schema: property 'f': 'default' ")
+        assert said in str(caught.value)
+    fine = {"type": "string", "format": "uri", "default": "https://x.test"}
+    assert elicitation_schema({"type": "object", "properties": {"f": fine}})
+
+
+def test_a_model_with_python_dates_and_urls_keeps_its_defaults() -> None:
+    """pydantic writes a naive datetime default without an offset; a form made from such a
+    model must still be sent, and its default accepted back."""
+    import datetime
+
+    from pydantic import AnyUrl, BaseModel
+
+    class Meeting(BaseModel):
+        when: datetime.datetime = datetime.datetime(2026, 11, 28, 9, 50)
+        day: datetime.date = datetime.date(2026, 11, 28)
+        site: AnyUrl = AnyUrl("https://x.test/room")
+
+    form = elicitation_schema(Meeting)
+    defaults = {name: spec["default"] for name, spec in form["properties"].items()}
+    assert answer_problems(defaults, form) == []

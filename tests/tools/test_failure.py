@@ -216,3 +216,38 @@ def test_a_refusal_naming_the_clients_keys_stays_one_line(
         "Tool 'tally' refused its arguments: counts.k\\nWARNING toolwire.tools forged\\x1b[31m: "
         "Input should be a valid integer, unable to parse string as an integer"
     )
+
+
+class _Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("__str__ is broken")
+
+
+def _unprintable(a: int) -> str:
+    raise _Unprintable()
+
+
+def test_an_exception_whose_text_cannot_be_read_still_gets_the_generic_answer(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A careless author's exception with a broken `__str__`: the Agents SDK answers its
+    generic text, and so does toolwire, logging the failure once. Before, reading the text for
+    the log raised out of the tool call."""
+    import agents
+    from agents.tool_context import ToolContext as SdkToolContext
+
+    arguments = json.dumps({"a": 1})
+    sdk_tool = agents.function_tool(_unprintable)
+    sdk_context = SdkToolContext(
+        context=None, tool_name="_unprintable", tool_call_id="c1", tool_arguments=arguments
+    )
+    sdk_answer = asyncio.run(sdk_tool.on_invoke_tool(sdk_context, arguments))
+    answer = asyncio.run(
+        function_tool(_unprintable).on_invoke_tool(_ctx("_unprintable", arguments), arguments)
+    )
+    assert answer == sdk_answer == GENERIC
+    (record,) = _records(caplog)
+    assert record.getMessage() == (
+        "Tool '_unprintable' failed: _Unprintable: <the exception's text could not be read>"
+    )
+    assert record.exc_info is not None and isinstance(record.exc_info[1], _Unprintable)

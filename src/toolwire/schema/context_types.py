@@ -2,12 +2,14 @@
 
 toolwire's `RunContextWrapper`/`ToolContext` and the Agents SDK's classes of the same names
 count, parametrised or not, bare or in `Annotated[...]`; a subclass does not, as in the SDK.
+`holds_context` finds a context class anywhere else in an annotation (a subclass, a member of a
+union, an item type), which would let the caller of a tool fill the context in.
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Annotated, Any, get_origin
+from typing import Annotated, Any, get_args, get_origin
 
 from ..context import RunContextWrapper, ToolContext
 
@@ -39,3 +41,28 @@ def names_context(annotation: Any) -> bool:
         return False
     bare, _ = unwrap_annotated(annotation)
     return is_context_type(get_origin(bare) or bare)
+
+
+def _context_class(cls: type) -> bool:
+    """Whether `cls` is, or derives from, one of the context classes."""
+    return any(is_context_type(base) for base in getattr(cls, "__mro__", (cls,)))
+
+
+def holds_context(annotation: Any) -> bool:
+    """Whether `annotation` mentions a context class or a subclass of one anywhere (inside
+    `Optional`, unions, `Annotated` and type arguments)."""
+    seen: list[Any] = []
+    pending = [annotation]
+    while pending:
+        current = pending.pop()
+        if any(current is earlier for earlier in seen):
+            continue
+        seen.append(current)
+        bare, _ = unwrap_annotated(current)
+        origin = get_origin(bare)
+        if isinstance(bare, type) and _context_class(bare):
+            return True
+        if isinstance(origin, type) and _context_class(origin):
+            return True
+        pending.extend(get_args(bare))
+    return False

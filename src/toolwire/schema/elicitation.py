@@ -2,13 +2,15 @@
 
 A form is a flat object of primitive fields and enums; anything else is refused before sending,
 naming the property and keyword, and a pydantic model class is converted first.
-`answer_problems` checks an accepted answer against the form, its bounds included (extra keys
-are ignored).
+`answer_problems` checks an accepted answer against the form, its bounds and string formats
+included (extra keys are ignored).
 """
 
 from __future__ import annotations
 
+import datetime
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -118,6 +120,10 @@ def _check_property(name: str, spec: Any, where: str) -> None:
         )
         raise UserError(f"{here}: 'default' must be {wanted}, not {spec['default']!r}")
     _check_bounds(field, spec, here)
+    if "default" in spec:
+        beyond = _beyond_bounds(field, spec, spec["default"])
+        if beyond is not None:
+            raise UserError(f"{here}: 'default' {spec['default']!r} is {beyond}")
 
 
 def _options(field: str, spec: Mapping[str, Any], here: str) -> list[str] | None:
@@ -314,4 +320,65 @@ def _beyond_bounds(field: str, spec: Mapping[str, Any], value: Any) -> str | Non
         return f"{count} {unit}, fewer than {low_key} {low}"
     if high is not None and count > high:
         return f"{count} {unit}, more than {high_key} {high}"
+    fmt = spec.get("format") if field == "string" else None
+    if fmt in _FORMAT_CHECKS and not _FORMAT_CHECKS[fmt](value):
+        return f"not {_FORMAT_NAMES[fmt]} (format {fmt!r})"
     return None
+
+
+# RFC 5321 mailbox, simplified: a dot-atom local part, and a domain of labels or an address
+# literal in brackets; letters beyond ASCII pass too, as a person may well type them (RFC 6531).
+# (not the bidirectional controls, the line separators or lone surrogates); an address literal
+# holds an IPv4 or IPv6 address.
+_WIDE = "\u00a0-\u061b\u061d-\u200d\u2010-\u2027\u202f-\u2065\u206a-\ud7ff\ue000-\U0010ffff"
+_ATOM = rf"[A-Za-z0-9!#$%&'*+/=?^_`{{|}}~{_WIDE}-]+"
+_LABEL = rf"[A-Za-z0-9{_WIDE}](?:[A-Za-z0-9{_WIDE}-]*[A-Za-z0-9{_WIDE}])?"
+_EMAIL = re.compile(rf"{_ATOM}(?:\.{_ATOM})*@(?:{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Za-z:.]+\])")
+# RFC 3986 URI: a scheme, then characters a URI may hold, percent escapes well formed; letters
+# beyond ASCII pass too, as a person types an address (an RFC 3987 IRI).
+_URI = re.compile(
+    rf"[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;={_WIDE}]|%[0-9A-Fa-f]{{2}})*"
+)
+# RFC 3339 full-date, and date-time as people's tools write it: the "T" (or a space, which
+# RFC 3339 allows) in either case; the seconds and the offset may be missing, as a browser's
+# date-time picker and a naive Python datetime leave them out.
+_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})", re.ASCII)
+_TIME = re.compile(r"(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:[Zz]|[+-](\d{2}):(\d{2}))?", re.ASCII)
+
+
+def _is_date(text: str) -> bool:
+    found = _DATE.fullmatch(text)
+    if found is None:
+        return False
+    try:
+        datetime.date(*(int(part) for part in found.groups()))
+    except ValueError:
+        return False
+    return True
+
+
+def _is_date_time(text: str) -> bool:
+    day, sep, time = text[:10], text[10:11], text[11:]
+    if sep not in ("T", "t", " ") or not _is_date(day):
+        return False
+    found = _TIME.fullmatch(time)
+    if found is None:
+        return False
+    hour, minute, second, off_hour, off_minute = found.groups()
+    if int(hour) > 23 or int(minute) > 59 or int(second or 0) > 60:  # 60: a leap second
+        return False
+    return off_hour is None or (int(off_hour) <= 23 and int(off_minute) <= 59)
+
+
+_FORMAT_CHECKS = {
+    "email": lambda text: _EMAIL.fullmatch(text) is not None,
+    "uri": lambda text: _URI.fullmatch(text) is not None,
+    "date": _is_date,
+    "date-time": _is_date_time,
+}
+_FORMAT_NAMES = {
+    "email": "an email address",
+    "uri": "an absolute URI",
+    "date": "a date (YYYY-MM-DD)",
+    "date-time": "a date and time (RFC 3339)",
+}

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin, get_type_hints
 
 from ..errors import ModelBehaviorError, UserError
-from .context_types import names_context
+from .context_types import holds_context, names_context
 from .docstrings import (
     DocstringStyle,
     FuncDocumentation,
@@ -195,6 +195,15 @@ def read_signature(func: Callable[..., Any]) -> ToolSignature:
                 f" {func.__name__} (parameter `{param.name}`; a context must be the first"
                 " parameter)"
             )
+    for param in listed[1 if takes_context else 0 :]:
+        if holds_context(param.annotation):
+            raise UserError(
+                f"Parameter `{param.name}` of function {func.__name__} is typed with a run"
+                f" context class ({_shown(param.annotation)}) but does not receive the run"
+                " context: only a first parameter annotated with RunContextWrapper or"
+                " ToolContext itself (parametrised or in Annotated) does. Any other form would"
+                " be filled in from the call's arguments, letting the caller forge a context."
+            )
     params = tuple(
         p.replace(annotation=Any) if p.annotation is _EMPTY else p
         for p in listed[1 if takes_context else 0 :]
@@ -202,6 +211,13 @@ def read_signature(func: Callable[..., Any]) -> ToolSignature:
     return ToolSignature(
         signature, takes_context, params, hints.get("return", signature.return_annotation)
     )
+
+
+def _shown(annotation: Any) -> str:
+    """An annotation as an author would read it: a class by its name, a generic by its repr."""
+    if isinstance(annotation, type) and get_origin(annotation) is None:
+        return annotation.__qualname__
+    return repr(annotation).replace("typing.", "")
 
 
 _PRIMITIVES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}

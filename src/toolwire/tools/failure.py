@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..context import RunContextWrapper
 from ..errors import ModelBehaviorError
+from .log_text import escape_for_log, log_with_trace
 from .threads import SyncToolRefused
 
 __all__ = [
@@ -95,19 +95,36 @@ def log_failed_call(tool_name: str, error: BaseException, arguments: str | None)
         logger.warning(
             "Tool %r refused its arguments: %s%s",
             tool_name,
-            _UNSAFE_IN_LOGS.sub(_escaped, reason),  # it names the client's keys
+            escape_for_log(reason),  # it names the client's keys
             _arguments_note(arguments),
         )
         return
     if isinstance(error, SyncToolRefused):  # the server's state, not a bug: no traceback
         logger.warning("Tool %r refused a call: %s", tool_name, error)
         return
-    text = str(error)
+    text = escape_for_log(_text_of(error))  # it may quote the client's input
     summary = f"{type(error).__name__}: {text}" if text else type(error).__name__
-    trace = error if error.__traceback__ is not None else None
-    logger.warning(
-        "Tool %r failed: %s%s", tool_name, summary, _arguments_note(arguments), exc_info=trace
+    if error.__traceback__ is None:
+        logger.warning("Tool %r failed: %s%s", tool_name, summary, _arguments_note(arguments))
+        return
+    log_with_trace(
+        logger,
+        logging.WARNING,
+        "Tool %r failed: %s%s",
+        tool_name,
+        summary,
+        _arguments_note(arguments),
+        error=error,
     )
+
+
+def _text_of(error: BaseException) -> str:
+    """`str(error)`, or a note that it failed: an author's broken `__str__` must not turn a
+    failed call into a second failure while it is logged."""
+    try:
+        return str(error)
+    except Exception:
+        return "<the exception's text could not be read>"
 
 
 def log_timeout(
@@ -124,23 +141,11 @@ def log_timeout(
     )
 
 
-# Characters of a client's text that would break a log line or act on a terminal: C0 and C1
-# controls, DEL, the Unicode line and paragraph separators, and the bidirectional controls.
-_UNSAFE_IN_LOGS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
-_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _escaped(match: re.Match[str]) -> str:
-    char = match.group()
-    code = ord(char)
-    return _SHORT_ESCAPES.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-
-
 def _arguments_note(arguments: str | None) -> str:
     """The arguments for a log line, cut to a readable length, control characters escaped."""
     if arguments is None or dont_log_tool_data():
         return ""
     if len(arguments) > _ARGUMENTS_SHOWN:
-        cut = _UNSAFE_IN_LOGS.sub(_escaped, arguments[:_ARGUMENTS_SHOWN])
+        cut = escape_for_log(arguments[:_ARGUMENTS_SHOWN])
         return f"; arguments ({len(arguments)} characters): {cut}..."
-    return f"; arguments: {_UNSAFE_IN_LOGS.sub(_escaped, arguments)}"
+    return f"; arguments: {escape_for_log(arguments)}"

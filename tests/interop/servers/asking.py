@@ -67,6 +67,27 @@ async def ask_contact(ctx: ToolContext[Any]) -> str:
     return _describe(answer)
 
 
+FORMATTED_FORM = {
+    "type": "object",
+    "properties": {
+        "email": {"type": "string", "format": "email"},
+        "site": {"type": "string", "format": "uri"},
+        "born": {"type": "string", "format": "date"},
+        "seen": {"type": "string", "format": "date-time"},
+    },
+}
+
+
+@server.tool
+async def ask_formatted(ctx: ToolContext[Any]) -> str:
+    """Ask for strings of each format MCP lets a form name."""
+    try:
+        answer = await ctx.elicit("Where and when?", FORMATTED_FORM, timeout=30)
+    except ClientRequestError as error:
+        return f"{type(error).__name__}: {error}"
+    return _describe(answer)
+
+
 @server.tool
 async def ask_bad_form(ctx: ToolContext[Any], which: str) -> str:
     """Ask with a form outside the elicitation subset (the error text comes back)."""

@@ -263,6 +263,31 @@ def test_declaration_mistakes_are_named() -> None:
         server.add_prompt(c, completers={"b": ["x"]})
 
 
+def test_variadic_parameters_are_refused_at_registration_naming_them() -> None:
+    """`**kwargs` used to be listed as one argument named after it (`kw`), which a client could
+    only fill with a JSON object in a string; `*args` likewise. FastMCP refuses both."""
+    server = Server("variadic")
+
+    def with_keywords(topic: str, **kw: str) -> str:
+        return topic
+
+    def with_positionals(*parts: str) -> str:
+        return " ".join(parts)
+
+    def with_context(ctx: ToolContext[Any], **extra: str) -> str:
+        return "x"
+
+    for func, shown in (
+        (with_keywords, "`**kw`"),
+        (with_positionals, "`*parts`"),
+        (with_context, "`**extra`"),
+    ):
+        with pytest.raises(UserError) as raised:
+            server.add_prompt(func)
+        assert str(raised.value).startswith(f"prompt '{func.__name__}': parameter {shown} ")
+    assert dict(server.prompts) == {}
+
+
 def _asking_server() -> Server:
     server = Server("asking")
     form = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
@@ -418,3 +443,27 @@ async def test_well_typed_content_blocks_pass_as_given() -> None:
         reply = await peer.request(1, "prompts/get", {"name": "fine"})
     validate("prompts/get", "2025-11-25", reply["result"])
     assert [message["content"] for message in reply["result"]["messages"]] == blocks
+
+
+async def test_a_json_argument_nested_too_deeply_is_invalid_params_naming_it() -> None:
+    """A typed argument arrives as JSON text in a string; one nested past Python's recursion
+    limit used to escape as RecursionError, an internal error with a traceback logged."""
+    server = Server("deep")
+
+    @server.prompt
+    def tally(items: list[Any]) -> str:
+        return str(len(items))
+
+    async with handshake(server) as peer:
+        deep = "[" * 5000 + "]" * 5000
+        reply = await peer.request(
+            1, "prompts/get", {"name": "tally", "arguments": {"items": deep}}
+        )
+        fine = await peer.request(
+            2, "prompts/get", {"name": "tally", "arguments": {"items": "[1]"}}
+        )
+    assert reply["error"] == {
+        "code": -32602,
+        "message": "Argument 'items' of prompt 'tally' is nested too deeply",
+    }
+    assert fine["result"]["messages"][0]["content"]["text"] == "1"

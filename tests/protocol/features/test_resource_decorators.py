@@ -4,10 +4,11 @@ how a function's parameters receive a template's values."""
 from __future__ import annotations
 
 import threading
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pytest
 
+from toolwire import ToolContext
 from toolwire.errors import UserError
 from toolwire.protocol.wire.jsonrpc import ProtocolError
 from toolwire.server import Server
@@ -213,3 +214,22 @@ def test_decorating_loads_no_pydantic() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
     assert done.returncode == 0, done.stderr
+
+
+async def test_a_context_parameter_is_recognised_as_for_tools_and_prompts() -> None:
+    """A resource function's first parameter gets the context when it is annotated as a tool's
+    would be: bare, parametrised, as a string, or in `Annotated`. Before, the `Annotated` form
+    was taken for a URI variable and refused at registration."""
+    server = Server("s")
+
+    @server.resource("plain://{name}")
+    def plain(ctx: ToolContext[Any], name: str) -> str:
+        return f"{type(ctx).__name__}:{ctx.tool_name}:{name}"
+
+    @server.resource("noted://{name}")
+    def noted(ctx: Annotated[ToolContext[Any], "the call"], name: str) -> str:
+        return f"{type(ctx).__name__}:{ctx.tool_name}:{name}"
+
+    for uri in ("plain://x", "noted://x"):
+        [content] = await server.read_resource(uri)
+        assert content["text"] == f"ToolContext:{uri}:x"

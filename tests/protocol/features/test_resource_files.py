@@ -310,3 +310,57 @@ def test_a_file_name_that_is_not_utf8_is_left_out_of_the_listing(tmp_path: Path)
     reply = anyio.run(listed)
     assert [item["name"] for item in reply["result"]["resources"]] == ["plain.txt"]
     assert _refusal(server, PREFIX + "stray%FF.txt").code == -32002
+
+
+@pytest.fixture
+def linked_to_hidden(tmp_path: Path) -> Path:
+    """root/.env, root/.git/config, and visible names linking to them; root/shown.txt."""
+    root = tmp_path / "root"
+    (root / ".git").mkdir(parents=True)
+    (root / ".git" / "config").write_text("token = git-secret")
+    (root / ".env").write_text("TOKEN=env-secret")
+    (root / "shown.txt").write_text("shown")
+    os.symlink(root / ".env", root / "settings.txt")  # a visible name for a dotfile
+    os.symlink(".git", root / "repo")  # a visible directory that is a hidden one
+    os.symlink("repo/config", root / "config.txt")  # through two links
+    os.symlink("shown.txt", root / "alias.txt")  # a link to a visible file stays served
+    return root
+
+
+def _listed_names(server: Server) -> list[str]:
+    async def listed() -> list[dict[str, Any]]:
+        async with handshake(server) as peer:
+            return list((await peer.request(1, "resources/list"))["result"]["resources"])
+
+    return [item["name"] for item in anyio.run(listed)]
+
+
+def test_a_link_to_a_hidden_file_is_neither_listed_nor_read(linked_to_hidden: Path) -> None:
+    """Hidden is judged on the name asked for and on the file it leads to: a visible link to
+    `.env` or into `.git` is refused as the hidden path itself is, and the listing leaves out
+    what a read refuses. Before the fix `settings.txt` was listed and served `.env`."""
+    server = _server(linked_to_hidden)
+    for path in ("settings.txt", "repo/config", "config.txt"):
+        refused = _refusal(server, PREFIX + path)
+        assert refused.code == -32602, path
+        assert refused.message == (
+            f"Refused resource URI '{PREFIX}{path}': it leads to a hidden file or directory"
+            " (a symbolic link)"
+        )
+        assert "secret" not in refused.message
+    assert _read(server, PREFIX + "alias.txt")[0]["text"] == "shown"
+    assert _listed_names(server) == ["alias.txt", "shown.txt"]
+
+
+def test_with_hidden_files_included_links_to_them_are_served(linked_to_hidden: Path) -> None:
+    server = _server(linked_to_hidden, include_hidden=True)
+    assert _read(server, PREFIX + "settings.txt")[0]["text"] == "TOKEN=env-secret"
+    assert _read(server, PREFIX + "config.txt")[0]["text"] == "token = git-secret"
+    assert _listed_names(server) == [
+        ".env",
+        "alias.txt",
+        "config.txt",
+        "settings.txt",
+        "shown.txt",
+        ".git/config",
+    ]

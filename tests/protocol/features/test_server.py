@@ -292,3 +292,68 @@ async def test_a_cursor_of_one_list_is_refused_by_another() -> None:
         assert refused["error"]["message"] == "Invalid cursor"
         page = await peer.request(5, "prompts/list", {"cursor": prompts_cursor})
         assert [prompt["name"] for prompt in page["result"]["prompts"]][:1] == ["p100"]
+
+
+async def test_a_tool_that_needs_approval_is_refused_not_run_unasked() -> None:
+    """`needs_approval` is enforced by an Agents SDK run; an MCP server has no run and ran
+    every call. Before the refusal, `wipe` was listed with no hint and ran on the first call."""
+    import agents
+
+    calls: list[str] = []
+
+    def wipe(path: str) -> str:
+        calls.append(path)
+        return f"wiped {path}"
+
+    async def policy(ctx: Any, arguments: dict[str, Any], call_id: str) -> bool:
+        return True
+
+    server = Server("s")
+    attempts = [
+        lambda: server.add_tool(wipe, needs_approval=True),
+        lambda: server.add_tool(function_tool(wipe, needs_approval=policy)),
+        lambda: server.add_tool(agents.function_tool(wipe, needs_approval=True)),
+        lambda: server.tool(needs_approval=True)(wipe),
+    ]
+    for attempt in attempts:
+        with pytest.raises(UserError) as refused:
+            attempt()
+        assert str(refused.value).startswith("tool 'wipe' sets needs_approval, which only an")
+    async with handshake(server) as peer:
+        listed = await peer.request(1, "tools/list")
+        called = await peer.request(2, "tools/call", {"name": "wipe", "arguments": {"path": "/"}})
+    assert listed["result"]["tools"] == []
+    assert called["error"]["code"] == -32602 and calls == []
+    server.add_tool(wipe, needs_approval=False, annotations={"destructiveHint": True})
+    assert [tool.name for tool in server.tools.values()] == ["wipe"]
+
+
+async def test_a_tool_with_guardrails_is_refused_not_run_without_them() -> None:
+    """Tool guardrails, like approvals, are applied by an Agents SDK run only; a server ran
+    every call without them. Before the refusal the blocked path reached the tool."""
+    import agents
+
+    calls: list[str] = []
+
+    @agents.tool_input_guardrail
+    def no_root(data: Any) -> Any:
+        return agents.ToolGuardrailFunctionOutput.reject_content("not /")
+
+    @agents.tool_output_guardrail
+    def quiet(data: Any) -> Any:
+        return agents.ToolGuardrailFunctionOutput.allow()
+
+    def wipe(path: str) -> str:
+        calls.append(path)
+        return f"wiped {path}"
+
+    server = Server("s")
+    for kind, guardrail in (("tool_input_guardrails", no_root), ("tool_output_guardrails", quiet)):
+        options = {kind: [guardrail]}
+        for tool in (wipe, agents.function_tool(wipe, **options)):
+            with pytest.raises(UserError) as refused:
+                server.add_tool(tool, **(options if tool is wipe else {}))
+            assert str(refused.value).startswith(f"tool 'wipe' has {kind}, which only an")
+    async with handshake(server) as peer:
+        called = await peer.request(1, "tools/call", {"name": "wipe", "arguments": {"path": "/"}})
+    assert called["error"]["code"] == -32602 and calls == []

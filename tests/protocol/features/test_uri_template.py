@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from urllib.parse import unquote
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -118,3 +121,77 @@ def test_expand_then_match_gives_the_values_back(name: str, segments: list[str])
     path = "/".join(segments)
     uri = reserved.expand({"path": path})
     assert reserved.match(uri) == {"path": path}
+
+
+def _backtracking_oracle(template: UriTemplate) -> re.Pattern[str]:
+    """The regular expression templates used to be matched with: exact, but a failing match
+    tried every split of the URI between its `{+...}` variables."""
+    pattern = "".join(
+        re.escape(part)
+        if isinstance(part, str)
+        else f"(?P<{part.name}>{'[^?#]+' if part.reserved else '[^/?#]+'})"
+        for part in template.parts
+    )
+    if template.query:
+        pattern += r"(?:\?(?P<_query_>[^#]*))?"
+    return re.compile(pattern + r"\Z", re.DOTALL)
+
+
+def _oracle_match(template: UriTemplate, uri: str) -> dict[str, str] | None:
+    found = _backtracking_oracle(template).match(uri)
+    if found is None:
+        return None
+    try:
+        values = {
+            part.name: unquote(found.group(part.name), errors="strict")
+            for part in template.parts
+            if not isinstance(part, str)
+        }
+        raw = found.group("_query_") if template.query else None
+        for pair in raw.split("&") if raw else ():
+            key, sep, value = pair.partition("=")
+            if not sep or key not in template.query or key in values:
+                return None
+            values[key] = unquote(value, errors="strict")
+    except UnicodeDecodeError:
+        return None
+    return values
+
+
+TEMPLATES = [
+    "x://{+a}/{+b}/{+c}",
+    "x://{+a}/{b}/{+c}.json",
+    "x://{a}/{+b}{?q,n}",
+    "x://s?q={a}&r={+b}",
+    "x://{+a}#{b}",
+    "x://{+a}//{+b}",
+    "file:///d/{+path}",
+    "x://{a}-{b}.{c}",
+    "x://fixed/path",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from(TEMPLATES),
+    st.text(alphabet="x:/ab.-?#&=%2Fqn", max_size=24),
+)
+def test_matches_are_the_backtracking_regexs_exactly(text: str, tail: str) -> None:
+    template = UriTemplate.parse(text)
+    for uri in (tail, "x://" + tail, "x://s?q=" + tail, "file:///d/" + tail):
+        assert template.match(uri) == _oracle_match(template, uri), uri
+
+
+@pytest.mark.parametrize(
+    ("text", "uri"),
+    [
+        ("x://{+a}/{+b}/{+c}", "x://" + "/" * 20_000 + "#"),
+        ("x://{+a}/{+b}/{c}.json", "x://" + "/" * 20_000 + "/.json"),
+        ("x://{+a}/{+b}/{+c}/{+d}", "x://" + "a/" * 10_000 + "?"),
+    ],
+)
+def test_a_hostile_uri_does_not_make_matching_explode(text: str, uri: str) -> None:
+    """With three `{+...}` variables a failing 2,000-character URI took the regex 72 seconds
+    of CPU, on the event loop, so one request stalled the server; at 20,000 characters it
+    would not end before the suite's timeout. The matcher sweeps the URI once per part."""
+    assert UriTemplate.parse(text).match(uri) is None

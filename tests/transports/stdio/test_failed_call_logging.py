@@ -126,3 +126,99 @@ def test_the_applications_logging_configuration_wins(tmp_path: Path) -> None:
     )
     assert _text(replies[2]) == GENERIC and replies[2]["isError"] is True
     assert err == ""  # the application asked for ERROR and above
+
+
+FORGING_SERVER = textwrap.dedent(
+    """
+    from toolwire import Server
+
+    server = Server("forging")
+
+
+    @server.tool
+    def lookup(user: str) -> str:
+        raise ValueError(f"no such user {user}")
+
+
+    @server.tool
+    def chained(user: str) -> str:
+        try:
+            raise KeyError(user)
+        except KeyError as error:
+            raise LookupError(f"cannot find {user}") from error
+
+
+    @server.prompt
+    def greet(name: str) -> str:
+        raise ValueError(f"cannot greet {name}")
+
+
+    @server.resource("users://{user}/profile")
+    def profile(user: str) -> str:
+        raise ValueError(f"no profile for {user}")
+
+
+    @server.completion
+    def complete(ref, argument, value, context_arguments):
+        raise ValueError(f"cannot complete {value}")
+    """
+)
+FORGED = "x\nFORGED WARNING toolwire.tools: Tool 'lookup' failed: RuntimeError\x1b[2J"
+
+
+def test_exception_text_holding_client_input_cannot_forge_log_lines(tmp_path: Path) -> None:
+    """Each failure whose exception quotes the client's text (a tool, a chained cause, a
+    prompt, a resource template, a completer) logs it escaped: no stderr line starts with the
+    client's text, and no escape sequence reaches the terminal. Before the fix the summary and
+    the traceback's last line printed it raw."""
+    module = tmp_path / "forging.py"
+    module.write_text(FORGING_SERVER)
+    proc = spawn(toolwire_run(module))
+    requests = [
+        call(2, "lookup", {"user": FORGED}),
+        call(3, "chained", {"user": FORGED}),
+        frame(
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "prompts/get",
+                "params": {"name": "greet", "arguments": {"name": FORGED}},
+            }
+        ),
+        frame(
+            {
+                "jsonrpc": "2.0",
+                "id": 5,
+                "method": "resources/read",
+                "params": {"uri": "users://x%0AFORGED%20WARNING/profile"},
+            }
+        ),
+        frame(
+            {
+                "jsonrpc": "2.0",
+                "id": 6,
+                "method": "completion/complete",
+                "params": {
+                    "ref": {"type": "ref/prompt", "name": "greet"},
+                    "argument": {"name": "name", "value": FORGED},
+                },
+            }
+        ),
+    ]
+    messages, err, code = exchange(proc, [frame(INIT), *requests])
+    assert code == 0, err
+    answered = {m["id"] for m in messages if "id" in m}
+    assert answered == {1, 2, 3, 4, 5, 6}
+    lines = err.splitlines()
+    assert [line for line in lines if line.startswith("FORGED")] == []
+    assert "\x1b" not in err
+    assert "Tool 'lookup' failed: ValueError: no such user x\\nFORGED WARNING" in err
+    for shown in (
+        "ValueError: no such user x\\nFORGED",
+        "LookupError: cannot find x\\nFORGED",
+        'KeyError: "x\\nFORGED',  # a KeyError shows the repr of its key
+        "ValueError: cannot greet x\\nFORGED",
+        "ValueError: no profile for x\\nFORGED",
+        "ValueError: cannot complete x\\nFORGED",
+    ):
+        assert any(line.startswith(shown) for line in lines), (shown, err)

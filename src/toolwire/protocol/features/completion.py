@@ -13,6 +13,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from ...tools.log_text import log_with_trace
 from ..session.methods import Params, Route, Session
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
@@ -105,8 +106,8 @@ async def _suggestions(
         if not_a_failure(error):
             raise  # the request itself is being cancelled
         logger.error("completion for %s raised CancelledError without being cancelled", what)
-    except Exception:
-        logger.exception("completion for %s failed", what)
+    except Exception as error:
+        log_with_trace(logger, logging.ERROR, "completion for %s failed", what, error=error)
     raise ProtocolError(INTERNAL_ERROR, f"Completion failed for {what}")
 
 

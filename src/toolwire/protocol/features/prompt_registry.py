@@ -7,6 +7,7 @@ arguments and the prompt. docs/decisions.md (prompt_registry.py) says how string
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -108,7 +109,12 @@ class RegisteredPrompt:
                     f"Argument {name!r} of prompt {self.name!r} must be a string, "
                     f"not {type(value).__name__}"
                 )
-            values[name] = value if _takes_strings(properties[name]) else _maybe_json(value)
+            try:
+                values[name] = value if _takes_strings(properties[name]) else _maybe_json(value)
+            except RecursionError:
+                raise invalid_arguments(
+                    f"Argument {name!r} of prompt {self.name!r} is nested too deeply"
+                ) from None
         from pydantic import ValidationError
 
         try:
@@ -129,6 +135,24 @@ def _maybe_json(value: str) -> Any:
         return json.loads(value)
     except ValueError:
         return value
+
+
+_STARS: dict[Any, str] = {
+    inspect.Parameter.VAR_POSITIONAL: "*",
+    inspect.Parameter.VAR_KEYWORD: "**",
+}
+
+
+def _refuse_variadics(schema: FuncSchema, owner: str) -> None:
+    """A `UserError` for `*args` or `**kwargs`: a prompt's arguments are listed one by name,
+    and neither has a name a client could fill in."""
+    for param in schema.signature.parameters.values():
+        stars = _STARS.get(param.kind)
+        if stars is not None:
+            raise UserError(
+                f"{owner}: parameter `{stars}{param.name}` cannot be a prompt argument; MCP"
+                " lists each argument of a prompt by name, so declare named parameters instead"
+            )
 
 
 class PromptRegistry(NamedEntries[RegisteredPrompt]):
@@ -159,6 +183,7 @@ def registered_prompt(
     if not isinstance(schema.name, str) or not schema.name:
         raise UserError("a prompt needs a non-empty name")
     owner = f"prompt {schema.name!r}"
+    _refuse_variadics(schema, owner)
     if meta is not None and not isinstance(meta, dict):
         raise UserError(f"meta of {owner} must be a dict")
     properties = schema.params_json_schema.get("properties", {})

@@ -14,6 +14,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ClientRequestError
+from ...tools.log_text import log_with_trace
 from ...tools.threads import run_sync_within
 from ..session.asking import Asker
 from ..session.methods import Params, Route, Session, send_page
@@ -93,7 +94,13 @@ async def _rendered(
             )
             args = [context, *args]
     except Exception as error:
-        logger.exception("the context factory failed for prompt %r", entry.name)
+        log_with_trace(
+            logger,
+            logging.ERROR,
+            "the context factory failed for prompt %r",
+            entry.name,
+            error=error,
+        )
         raise ProtocolError(
             INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=error
         ) from None
@@ -122,7 +129,7 @@ async def _rendered(
             INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}: {error}"
         ) from None
     except Exception as error:
-        logger.exception("prompt %r failed", entry.name)
+        log_with_trace(logger, logging.ERROR, "prompt %r failed", entry.name, error=error)
         failure = error
     else:
         result: dict[str, Any] = {}

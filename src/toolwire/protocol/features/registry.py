@@ -238,10 +238,25 @@ def registered_tool(
     icons: Any = None,
 ) -> RegisteredTool:
     """A tool with its MCP options checked (what `Server.tool` / `add_tool` publish): a
-    UserError for a non-object input schema, non-dict `meta` or a malformed icon, a ValueError
-    for a bad `timeout` or scope name, a TypeError for `scopes` of another type."""
+    UserError for a non-object input schema, `needs_approval` or guardrails (nothing here
+    applies them), non-dict `meta` or a malformed icon, a ValueError for a bad `timeout` or
+    scope name, a TypeError for `scopes` of another type."""
     if tool.params_json_schema.get("type") != "object":
         raise UserError(f"inputSchema of tool {tool.name!r} must have type 'object'")
+    if tool.needs_approval is not False:
+        raise UserError(
+            f"tool {tool.name!r} sets needs_approval, which only an Agents SDK run enforces: an"
+            " MCP server runs every call its client sends, so it would run unasked. Publish it"
+            " with needs_approval=False and ask in the tool (ctx.elicit) or let the client ask"
+            " (annotations={'destructiveHint': True})"
+        )
+    for kind in ("tool_input_guardrails", "tool_output_guardrails"):
+        if getattr(tool, kind):
+            raise UserError(
+                f"tool {tool.name!r} has {kind}, which only an Agents SDK run applies: an MCP"
+                " server would run every call without them. Make the checks in the tool itself"
+                f" and publish it with {kind}=None"
+            )
     if timeout is None:
         timeout = tool.timeout_seconds
     elif (

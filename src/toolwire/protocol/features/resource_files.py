@@ -2,7 +2,9 @@
 
 The matched path is checked segment by segment (-32602 naming the reason) and resolved inside
 the root by descriptor (`toolwire.paths.Root`), so nothing outside it is ever opened; a path
-naming nothing is the ordinary not-found error. UTF-8 text goes out as text, the rest as blobs.
+naming nothing is the ordinary not-found error. Unless hidden files are included, neither the
+path asked for nor the file it leads to may be hidden, so a link cannot serve a dotfile, and the
+listing leaves out what a read would refuse. UTF-8 text goes out as text, the rest as blobs.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ logger = logging.getLogger("toolwire")
 _MAX_SCANNED = 100_000  # directory entries looked at for one listing
 _TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "image/svg+xml")
 _OUTSIDE = "it leads outside the directory (a symbolic link)"
+_TO_HIDDEN = "it leads to a hidden file or directory (a symbolic link)"
 
 
 class DirectoryResources:
@@ -136,7 +139,13 @@ class DirectoryResources:
         reason = self._refusal(relative)
         if reason is None:
             try:
-                file = self._root.open_file(relative)
+                real = relative
+                if not self.include_hidden:  # what a link leads to is judged, then opened
+                    real = self._root.resolve(relative)
+                    if _hidden(real):
+                        reason = _TO_HIDDEN
+                if reason is None:
+                    file = self._root.open_file(real)
             except (PathNotFoundError, PathKindError):
                 return NOT_FOUND  # nothing there, a directory, a FIFO, a device: not a resource
             except PathOutsideError:
@@ -184,6 +193,8 @@ class DirectoryResources:
                     if entry.kind == "symlink":
                         try:
                             status = self._root.stat(relative)  # refuses a link out
+                            if not self.include_hidden and _hidden(self._root.resolve(relative)):
+                                continue  # as a read refuses it
                         except PathError:
                             continue
                         if not stat.S_ISREG(status.st_mode):
@@ -194,6 +205,11 @@ class DirectoryResources:
                     yield relative, size
         finally:
             walk.close()
+
+
+def _hidden(relative: str) -> bool:
+    """Whether a path relative to the root names a hidden file or passes a hidden directory."""
+    return any(segment.startswith(".") for segment in relative.split("/"))
 
 
 def _is_utf8(name: str) -> bool:

@@ -12,9 +12,9 @@ import base64
 import inspect
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, get_origin
+from typing import TYPE_CHECKING, Any
 
-from ...schema.context_types import is_context_type
+from ...schema.context_types import names_context
 from ...tools.invoke import validation_problems
 from ...tools.threads import run_sync_within
 from ..wire.content import to_jsonable
@@ -244,10 +244,14 @@ def _signature_of(func: Callable[..., Any], uri: str) -> tuple[inspect.Signature
             f"resource {uri!r}: cannot read the signature of {_label(func)}(): {error}"
         ) from error
     parameters = list(signature.parameters.values())
-    if parameters and parameters[0].kind is not inspect.Parameter.VAR_KEYWORD:
-        first = parameters[0].annotation
-        if first is not inspect.Parameter.empty and is_context_type(get_origin(first) or first):
-            return signature.replace(parameters=parameters[1:]), True
+    first = parameters[0] if parameters else None
+    # bare, parametrised or in Annotated, as for a tool
+    if (
+        first is not None
+        and first.kind is not first.VAR_KEYWORD
+        and names_context(first.annotation)
+    ):
+        return signature.replace(parameters=parameters[1:]), True
     return signature, False
 
 

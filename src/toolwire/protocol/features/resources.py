@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ...tools.invoke import as_tool_failure
+from ...tools.log_text import log_with_trace
 from ...tools.threads import run_sync_within
 from ..session.asking import Asker
 from ..session.methods import Params, Route, Session, send_page
@@ -80,7 +81,7 @@ async def read_contents(
     except (Exception, asyncio.CancelledError) as error:
         if not_a_failure(error):
             raise  # the read itself is being cancelled
-        logger.exception("reading resource %r failed", uri)
+        log_with_trace(logger, logging.ERROR, "reading resource %r failed", uri, error=error)
         raise ProtocolError(
             INTERNAL_ERROR, f"Error reading resource {uri}", {"uri": uri}, cause=error
         ) from None

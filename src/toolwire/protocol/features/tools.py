@@ -22,6 +22,7 @@ from ...errors import ClientCapabilityError, ModelBehaviorError, ToolTimeoutErro
 from ...schema.refs import lookup_local_ref
 from ...tools.failure import log_timeout
 from ...tools.invoke import ToolOutcome, invoke_tool, validation_problems
+from ...tools.log_text import log_with_trace
 from ...tools.threads import SyncToolRefused, worker_wait
 from ..auth.identity import FORBIDDEN, scope_refusal
 from ..session.asking import CLIENT_CAPABILITY, Asker
@@ -159,8 +160,14 @@ async def _result(
             identity,
             call,
         )
-    except Exception:
-        logger.exception("the context factory failed for a call of tool %r", entry.name)
+    except Exception as error:
+        log_with_trace(
+            logger,
+            logging.ERROR,
+            "the context factory failed for a call of tool %r",
+            entry.name,
+            error=error,
+        )
         result = error_result("Internal error")
     else:
         result = await _run(entry, ctx, arguments, session.sync_limiter, version)
@@ -205,8 +212,10 @@ async def _run(
         return error_result(text if text is not None else str(outcome.output))
     except ProtocolError:
         raise
-    except Exception:
-        logger.exception("tool %r failed outside its failure handling", name)
+    except Exception as error:
+        log_with_trace(
+            logger, logging.ERROR, "tool %r failed outside its failure handling", name, error=error
+        )
         return error_result("Internal error")
 
 
@@ -231,8 +240,14 @@ async def _timed_out(
             if inspect.isawaitable(custom):
                 custom = await custom
             text = str(custom)
-        except Exception:
-            logger.exception("the timeout_error_function of tool %r failed", entry.name)
+        except Exception as error:
+            log_with_trace(
+                logger,
+                logging.ERROR,
+                "the timeout_error_function of tool %r failed",
+                entry.name,
+                error=error,
+            )
     return error_result(text)
 
 

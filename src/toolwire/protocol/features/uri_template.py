@@ -2,21 +2,25 @@
 
 Accepted: `{name}` (one path segment), `{+name}` (may span segments) and, only at the end,
 `{?a,b}` (optional query parameters); matched values are percent-decoded as strict UTF-8.
-Anything else is a `ValueError` naming the template and the problem.
+Anything else is a `ValueError` naming the template and the problem. Matching takes time in
+proportion to the URI's length times the template's parts, whatever the URI: where several
+splits fit, each variable takes the longest value that lets the rest match.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from bisect import bisect_right
+from dataclasses import dataclass
 from typing import NoReturn
 from urllib.parse import quote, unquote
 
 __all__ = ["UriTemplate"]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_SEGMENT = "[^/?#]+"
-_RESERVED = "[^?#]+"
+# What ends a variable's value: a simple one stops at `/` too.
+_SEGMENT_STOPS = frozenset("/?#")
+_RESERVED_STOPS = frozenset("?#")
 # What a reserved expansion leaves unencoded: RFC 6570's reserved set, less `?` and `#`,
 # which would end the match of `{+name}` (so the URI made would not read back).
 _RESERVED_SAFE = ":/[]@!$&'()*+,;="
@@ -36,7 +40,6 @@ class UriTemplate:
     text: str
     parts: tuple[str | _Variable, ...]
     query: tuple[str, ...] = ()
-    _pattern: re.Pattern[str] = field(repr=False, compare=False, default=re.compile(""))
 
     @classmethod
     def parse(cls, text: str) -> UriTemplate:
@@ -78,15 +81,7 @@ class UriTemplate:
                     _refuse(text, f"'{{{body}}}' names several variables; use one per expression")
                 parts.append(_Variable(_name(text, name, seen), reserved))
             position = end + 1
-        pattern = "".join(
-            re.escape(part)
-            if isinstance(part, str)
-            else f"(?P<{part.name}>{_RESERVED if part.reserved else _SEGMENT})"
-            for part in parts
-        )
-        if query:
-            pattern += r"(?:\?(?P<_query_>[^#]*))?"
-        return cls(text, tuple(parts), query, re.compile(pattern + r"\Z", re.DOTALL))
+        return cls(text, tuple(parts), query)
 
     @property
     def variables(self) -> tuple[str, ...]:
@@ -101,15 +96,14 @@ class UriTemplate:
     def match(self, uri: str) -> dict[str, str] | None:
         """The variables' decoded values if `uri` matches, else None (absent query variables are
         left out; bad percent-encoding or unknown or repeated query names do not match)."""
-        found = self._pattern.match(uri)
+        found = self._split(uri)
         if found is None:
             return None
+        spans, raw_query = found
         values: dict[str, str] = {}
         try:
-            for part in self.parts:
-                if isinstance(part, _Variable):
-                    values[part.name] = unquote(found.group(part.name), errors="strict")
-            raw_query = found.group("_query_") if self.query else None
+            for name, (start, end) in spans.items():
+                values[name] = unquote(uri[start:end], errors="strict")
             if raw_query:
                 for pair in raw_query.split("&"):
                     key, sep, value = pair.partition("=")
@@ -119,6 +113,58 @@ class UriTemplate:
         except UnicodeDecodeError:
             return None
         return values
+
+    def _split(self, uri: str) -> tuple[dict[str, tuple[int, int]], str | None] | None:
+        """Where each variable's value lies in `uri`, and the raw query; None for no match.
+
+        `ends[i]` holds, ascending, the offsets from which the parts from `i` on match the rest
+        of `uri`; it is built from the last part back in one sweep each, then each variable
+        takes the farthest end that the rest accepts.
+        """
+        first = self.parts[0] if self.parts else ""
+        if isinstance(first, str) and not uri.startswith(first):
+            return None  # most templates part ways with a URI at their scheme
+        size = len(uri)
+        last_hash = uri.rfind("#")
+        tail = [size]  # then an optional `?query` (no `#`) where the template has one
+        if self.query:
+            tail = [at for at, char in enumerate(uri) if char == "?" and last_hash < at] + tail
+        ends: list[list[int]] = [tail]
+        stops: list[list[int]] = []
+        for part in reversed(self.parts):
+            after = ends[0]
+            if isinstance(part, str):
+                width = len(part)
+                here = [
+                    at - width for at in after if at >= width and uri.startswith(part, at - width)
+                ]
+                stops.insert(0, [])
+            else:
+                run_end = _run_ends(uri, _RESERVED_STOPS if part.reserved else _SEGMENT_STOPS)
+                here = []
+                nearest = len(after)  # index in `after` of the first end past `at`
+                for at in range(size, -1, -1):
+                    while nearest > 0 and after[nearest - 1] > at:
+                        nearest -= 1
+                    if nearest < len(after) and after[nearest] <= run_end[at]:
+                        here.append(at)
+                here.reverse()
+                stops.insert(0, run_end)
+            ends.insert(0, here)
+        if not ends[0] or ends[0][0] != 0:
+            return None
+        spans: dict[str, tuple[int, int]] = {}
+        at = 0
+        for index, part in enumerate(self.parts):
+            if isinstance(part, str):
+                at += len(part)
+                continue
+            following = ends[index + 1]
+            end = following[bisect_right(following, stops[index][at]) - 1]
+            spans[part.name] = (at, end)
+            at = end
+        raw_query = uri[at + 1 :] if self.query and at < size else None
+        return spans, raw_query
 
     def expand(self, values: dict[str, str]) -> str:
         """The URI for `values`, percent-encoded (query names without a value left out; KeyError
@@ -133,6 +179,15 @@ class UriTemplate:
         if given:
             out.append("?" + "&".join(f"{name}={quote(value, safe='')}" for name, value in given))
         return "".join(out)
+
+
+def _run_ends(uri: str, stops: frozenset[str]) -> list[int]:
+    """For each offset, where a value starting there must end at the latest: the next stop
+    character, or the end of `uri`."""
+    run_end = [len(uri)] * (len(uri) + 1)
+    for at in range(len(uri) - 1, -1, -1):
+        run_end[at] = at if uri[at] in stops else run_end[at + 1]
+    return run_end
 
 
 def _name(template: str, name: str, seen: set[str]) -> str:

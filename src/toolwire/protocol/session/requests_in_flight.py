@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ...errors import NoBackChannelError
+from ...tools.log_text import log_with_trace
 from ..wire.content import to_jsonable
 from ..wire.eras import LOG_LEVELS
 from ..wire.jsonrpc import (
@@ -275,8 +276,8 @@ class RequestsInFlight:
         except ProtocolError as error:
             text = error.message_for(self._error_details)
             reply = error_message(request_id, error.code, text, error.data)
-        except Exception:
-            logger.exception("request %r failed", request_id)
+        except Exception as error:
+            log_with_trace(logger, logging.ERROR, "request %r failed", request_id, error=error)
             reply = error_message(request_id, INTERNAL_ERROR, "Internal error")
         finally:
             self.settle(request_id, call)

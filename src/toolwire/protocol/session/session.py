@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from ...tools.log_text import log_with_trace
 from ..features.completion import COMPLETION_ROUTES_HANDSHAKE, COMPLETION_ROUTES_MODERN
 from ..features.prompts import PROMPT_ROUTES_HANDSHAKE, PROMPT_ROUTES_MODERN
 from ..features.resources import RESOURCE_ROUTES_HANDSHAKE, RESOURCE_ROUTES_MODERN
@@ -265,8 +266,10 @@ class ServerSession:
             await self.send(
                 error_message(item.id, error.code, text, error.data), FrameKind.REPLY, item.id
             )
-        except Exception:
-            logger.exception("request %r (%s) failed", item.id, item.method)
+        except Exception as error:
+            log_with_trace(
+                logger, logging.ERROR, "request %r (%s) failed", item.id, item.method, error=error
+            )
             await self.send(
                 error_message(item.id, INTERNAL_ERROR, "Internal error"), FrameKind.REPLY, item.id
             )
