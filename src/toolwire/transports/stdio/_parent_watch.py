@@ -21,6 +21,7 @@ __all__ = [
     "POLL_SECONDS",
     "arm",
     "block_termination_signals",
+    "death_signal",
     "end_descendants",
     "install_quiet_handlers",
     "parent_alive",
@@ -47,6 +48,11 @@ _DEATH_SIGNAL: signal.Signals | None = (
 _QUIET_SIGNALS: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT) + (
     () if _DEATH_SIGNAL is None else (_DEATH_SIGNAL,)
 )
+
+
+def death_signal() -> int | None:
+    """The signal the kernel sends this process when its parent dies (None: not on Linux)."""
+    return _DEATH_SIGNAL
 
 
 def parent_alive() -> bool:

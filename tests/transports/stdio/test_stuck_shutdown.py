@@ -1,0 +1,115 @@
+"""A tool that will not stop (an async tool swallowing its cancellation, an async tool blocking
+the event loop) cannot keep a stdio server alive: after stdin EOF, SIGTERM or its parent's
+death the process still exits 0, and the processes its tools started go with it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from tests.transports._proc import INIT, call, frame, read_message, send, spawn, wait_gone
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="descendants are found through /proc (Linux)"
+)
+
+SERVER = textwrap.dedent(
+    '''
+    import asyncio, os, subprocess, sys, time
+    from toolwire import Server
+
+    server = Server("stuck", version="1")
+    PIDS = os.environ["PIDS_DIR"]
+
+    def _child(name):
+        child = subprocess.Popen(["sleep", "300"])
+        with open(os.path.join(PIDS, name), "w") as f:
+            f.write(str(child.pid))
+
+    @server.tool
+    async def deaf() -> str:
+        """Start a child, then ignore every cancellation."""
+        _child("deaf")
+        while True:
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                pass
+
+    @server.tool
+    async def blocking() -> str:
+        """Start a child, then block the event loop."""
+        _child("blocking")
+        time.sleep(3600)
+        return "never"
+
+    if __name__ == "__main__":
+        server.run(shutdown_grace=0.2)
+    '''
+)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            raw = stat.read()
+    except OSError:
+        return False
+    return raw[raw.rfind(b")") + 2 :].split()[0] != b"Z"
+
+
+def _wait_for(path: Path) -> int:
+    for _ in range(3000):
+        if path.exists() and path.read_text().strip():
+            return int(path.read_text())
+        time.sleep(0.01)
+    raise AssertionError(f"{path.name} was never written")
+
+
+def _start(tmp_path: Path, tool: str) -> tuple[subprocess.Popen[bytes], int, Path]:
+    script = tmp_path / "stuck.py"
+    script.write_text(SERVER, encoding="utf-8")
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    err = tmp_path / "server.err"
+    proc = spawn([sys.executable, str(script)], stderr=err.open("wb"), PIDS_DIR=str(pids))
+    send(proc, frame(INIT))
+    assert read_message(proc)["id"] == 1
+    send(proc, call(2, tool))
+    child = _wait_for(pids / tool)
+    assert _alive(child)
+    return proc, child, err
+
+
+@pytest.mark.parametrize(
+    ("tool", "ending"),
+    [("deaf", "eof"), ("deaf", "sigterm"), ("blocking", "sigterm"), ("blocking", "sigint")],
+)
+def test_a_tool_that_will_not_stop_cannot_keep_the_server_alive(
+    tmp_path: Path, tool: str, ending: str
+) -> None:
+    proc, child, err = _start(tmp_path, tool)
+    if ending == "eof":
+        assert proc.stdin is not None
+        proc.stdin.close()
+    else:
+        proc.send_signal(signal.SIGTERM if ending == "sigterm" else signal.SIGINT)
+    try:
+        code = proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        os.kill(child, signal.SIGKILL)
+        raise AssertionError(f"the server outlived its {tool!r} tool after {ending}") from None
+    assert code == 0
+    assert wait_gone(child, 10) is not None, "the tool's child outlived the server"
+    assert proc.stdout is not None
+    assert proc.stdout.read() == b""  # nothing half-written on the wire
+    log = err.read_text()
+    assert "Traceback" not in log
+    assert "did not finish in time" in log
