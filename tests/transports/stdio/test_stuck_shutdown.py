@@ -4,6 +4,7 @@ death the process still exits 0, and the processes its tools started go with it.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -13,7 +14,17 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.transports._proc import INIT, call, frame, read_message, send, spawn, wait_gone
+from tests.transports._proc import (
+    INIT,
+    ROOT,
+    call,
+    child_env,
+    frame,
+    read_message,
+    send,
+    spawn,
+    wait_gone,
+)
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="descendants are found through /proc (Linux)"
@@ -113,3 +124,47 @@ def test_a_tool_that_will_not_stop_cannot_keep_the_server_alive(
     log = err.read_text()
     assert "Traceback" not in log
     assert "did not finish in time" in log
+
+
+def test_a_tool_blocking_the_loop_cannot_keep_an_orphan_alive(tmp_path: Path) -> None:
+    """The parent is SIGKILLed while stdin stays open (the test holds it): only the death
+    signal's handler, which runs while the loop is blocked, can end the server."""
+    script = tmp_path / "stuck.py"
+    script.write_text(SERVER, encoding="utf-8")
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    read_fd, write_fd = os.pipe()
+    out_read, out_write = os.pipe()
+    middle = textwrap.dedent(
+        f"""
+        import subprocess, sys, time
+        server = subprocess.Popen([sys.executable, {str(script)!r}])
+        open({str(pids / "server")!r}, "w").write(str(server.pid))
+        time.sleep(300)
+        """
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", middle],
+        stdin=read_fd,
+        stdout=out_write,
+        stderr=(tmp_path / "server.err").open("wb"),
+        env=child_env(PIDS_DIR=str(pids)),
+        cwd=ROOT,
+    )
+    os.close(read_fd)
+    os.close(out_write)
+    server = _wait_for(pids / "server")
+    try:
+        os.write(write_fd, frame(INIT))
+        with os.fdopen(out_read, "rb") as out:
+            assert json.loads(out.readline())["id"] == 1
+            os.write(write_fd, call(2, "blocking"))
+            child = _wait_for(pids / "blocking")
+            parent.kill()
+            parent.wait(timeout=10)
+            assert wait_gone(server, 30) is not None, "the orphan outlived its parent"
+            assert wait_gone(child, 10) is not None, "the tool's child outlived the server"
+            assert out.read() == b""
+    finally:
+        os.close(write_fd)
+    assert "did not finish in time" in (tmp_path / "server.err").read_text()
