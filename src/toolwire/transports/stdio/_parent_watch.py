@@ -70,7 +70,11 @@ def parent_alive() -> bool:
 
 
 def quiet_exit(code: int = 0) -> None:
-    """Leave now, without a traceback: flush what user code printed, then `os._exit`."""
+    """Leave now, without a traceback: flush toolwire's log lines (a bounded wait) and what
+    user code printed, then `os._exit`."""
+    for handler in logging.getLogger("toolwire").handlers:
+        with contextlib.suppress(Exception):
+            handler.flush()
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:
             with contextlib.suppress(OSError, ValueError):

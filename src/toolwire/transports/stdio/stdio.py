@@ -202,7 +202,7 @@ def run_stdio(
     protect_stdout()
     _parent_watch.arm()
     _deadline.enable(DESCENDANT_GRACE_SECONDS)
-    configure_logging()
+    configure_logging(background=True)  # a client may pipe stderr and never read it
     failed = True
     try:
         with contextlib.suppress(KeyboardInterrupt):  # a SIGINT before the loop took it
