@@ -26,6 +26,8 @@ from tests.transports._proc import (
     wait_gone,
 )
 
+from toolwire.transports.stdio._deadline import EXIT_SECONDS
+
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="descendants are found through /proc (Linux)"
 )
@@ -168,3 +170,47 @@ def test_a_tool_blocking_the_loop_cannot_keep_an_orphan_alive(tmp_path: Path) ->
     finally:
         os.close(write_fd)
     assert "did not finish in time" in (tmp_path / "server.err").read_text()
+
+
+TWICE = textwrap.dedent(
+    '''
+    import asyncio, sys
+    from toolwire import Server
+
+    server = Server("twice", version="1")
+
+    @server.tool
+    async def nap(seconds: float) -> str:
+        """Sleep, then answer."""
+        await asyncio.sleep(seconds)
+        return "rested"
+
+    server.run()
+    print("first run over", file=sys.stderr, flush=True)
+    server.run()
+    print("second run over", file=sys.stderr, flush=True)
+    '''
+)
+
+
+def test_a_second_run_is_not_cut_short_by_the_first_runs_deadline(tmp_path: Path) -> None:
+    script = tmp_path / "twice.py"
+    script.write_text(TWICE, encoding="utf-8")
+    err = tmp_path / "server.err"
+    proc = spawn([sys.executable, str(script)], stderr=err.open("wb"))
+    send(proc, frame(INIT))
+    assert read_message(proc)["id"] == 1
+    proc.send_signal(signal.SIGTERM)  # ends the first run; stdin stays open for the second
+    for _ in range(3000):
+        if "first run over" in err.read_text():
+            break
+        time.sleep(0.01)
+    send(proc, frame(INIT))
+    assert read_message(proc)["id"] == 1
+    # Longer than the exit deadline the first run's SIGTERM started.
+    send(proc, call(2, "nap", {"seconds": EXIT_SECONDS + 1}))
+    assert read_message(proc)["result"]["content"][0]["text"] == "rested"
+    assert proc.stdin is not None
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 0
+    assert err.read_text().endswith("second run over\n")

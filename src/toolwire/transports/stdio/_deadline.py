@@ -18,7 +18,7 @@ from types import FrameType
 
 from . import _parent_watch
 
-__all__ = ["EXIT_SECONDS", "begin", "enable", "watch_signals_too"]
+__all__ = ["EXIT_SECONDS", "begin", "disarm", "enable", "watch_signals_too"]
 
 logger = logging.getLogger("toolwire.stdio")
 
@@ -55,6 +55,16 @@ def begin(seconds: float, why: str) -> None:
         return
     _at, _why = at, why
     with contextlib.suppress(OSError):  # BlockingIOError: a wake-up is already pending
+        os.write(_wake_fd, b"!")
+
+
+def disarm() -> None:
+    """Shutdown finished (the process may serve again): forget the deadline."""
+    global _at  # noqa: PLW0603 - one watchdog per process
+    if _wake_fd is None or _at is None:
+        return
+    _at = None
+    with contextlib.suppress(OSError):
         os.write(_wake_fd, b"!")
 
 

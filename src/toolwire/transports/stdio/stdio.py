@@ -220,6 +220,7 @@ def run_stdio(
         atexit.register(_parent_watch.block_termination_signals)
         _parent_watch.end_descendants(DESCENDANT_GRACE_SECONDS)
         release_threads(1 if failed else 0, logger)
+        _deadline.disarm()  # `Server.run()` may be called again
 
 
 HEAD_BYTES = 4096  # how much of a refused line is kept (clients write "id" before "params")
