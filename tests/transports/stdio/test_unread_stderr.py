@@ -104,3 +104,29 @@ def test_lines_past_the_limit_are_dropped_counted_and_never_wait(tmp_path: Path)
     assert len(kept) + dropped == total
     assert kept[0].startswith("line 0 ")
     assert len(kept) > QUEUE_LIMIT  # the queue and what the pipe held
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork() with threads running
+def test_a_forked_child_still_gets_its_lines_written() -> None:
+    """multiprocessing's fork start method: the writer thread is not copied into the child."""
+    read_fd, write_fd = os.pipe()
+    stream = os.fdopen(write_fd, "w", encoding="utf-8")
+    handler = BackgroundStderrHandler(stream)
+    log = logging.getLogger("toolwire.tests.forked")
+    log.propagate = False
+    log.addHandler(handler)
+    try:
+        log.warning("from the parent")  # the writer thread runs from here on
+        handler.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: log, flush, leave without running pytest's teardown
+            log.warning("from the child")
+            handler.flush()
+            os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+    finally:
+        log.removeHandler(handler)
+        stream.close()
+    with os.fdopen(read_fd, "rb") as pipe:
+        assert pipe.read().decode().splitlines() == ["from the parent", "from the child"]

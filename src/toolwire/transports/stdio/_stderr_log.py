@@ -2,13 +2,15 @@
 and written by a daemon thread, so a client that pipes the server's stderr and never reads it
 stalls that thread only, not the event loop. Past `QUEUE_LIMIT` waiting lines, new ones are
 dropped and counted (the count is written once stderr moves again); `flush` waits a bounded
-time, so that exiting never hangs on a stuck stderr."""
+time, so that exiting never hangs on a stuck stderr. A forked child starts its own writer."""
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
+import weakref
 from collections import deque
 from typing import TextIO
 
@@ -31,6 +33,17 @@ class BackgroundStderrHandler(logging.Handler):
         self._writing = False  # the writer holds a line it took but has not written yet
         self._ready = threading.Condition(threading.Lock())
         self._thread: threading.Thread | None = None
+        if hasattr(os, "register_at_fork"):  # the writer thread is not copied into a child
+            this = weakref.ref(self)
+            os.register_at_fork(after_in_child=lambda: _forked(this))
+
+    def after_fork(self) -> None:
+        """In a forked child: start over with a fresh lock, no lines and no writer yet."""
+        self._ready = threading.Condition(threading.Lock())
+        self._lines.clear()
+        self._dropped = 0
+        self._writing = False
+        self._thread = None
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -79,3 +92,9 @@ class BackgroundStderrHandler(logging.Handler):
                 self._stream.flush()
             except (OSError, ValueError):  # stderr closed: nothing more can be said
                 pass
+
+
+def _forked(handler: weakref.ref[BackgroundStderrHandler]) -> None:
+    alive = handler()
+    if alive is not None:
+        alive.after_fork()
