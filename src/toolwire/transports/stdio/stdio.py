@@ -66,6 +66,7 @@ async def serve_stdio(
     limit = max_message_bytes or server.max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES
     read_fd, write_fd = protect_stdout()
     _parent_watch.remember_parent()
+    _parent_watch.free_forked_children()
     reader = FdReader(read_fd)
     writer = FdWriter(write_fd)
     splitter = LineSplitter(limit)
