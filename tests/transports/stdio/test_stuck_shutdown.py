@@ -62,6 +62,15 @@ SERVER = textwrap.dedent(
         time.sleep(3600)
         return "never"
 
+    @server.tool
+    def waiting() -> str:
+        """Start a child and wait for it (in a worker thread)."""
+        child = subprocess.Popen(["sleep", "300"])
+        with open(os.path.join(PIDS, "waiting"), "w") as f:
+            f.write(str(child.pid))
+        child.wait()
+        return "never"
+
     if __name__ == "__main__":
         server.run(shutdown_grace=0.2)
     '''
@@ -128,9 +137,10 @@ def test_a_tool_that_will_not_stop_cannot_keep_the_server_alive(
     assert "did not finish in time" in log
 
 
-def test_a_tool_blocking_the_loop_cannot_keep_an_orphan_alive(tmp_path: Path) -> None:
-    """The parent is SIGKILLed while stdin stays open (the test holds it): only the death
-    signal's handler, which runs while the loop is blocked, can end the server."""
+@pytest.mark.parametrize("tool", ["blocking", "waiting"])
+def test_an_orphan_exits_with_its_tools_children(tmp_path: Path, tool: str) -> None:
+    """The parent is SIGKILLed while stdin stays open (the test holds it). With the loop
+    blocked only the death signal's handler, which runs all the same, can end the server."""
     script = tmp_path / "stuck.py"
     script.write_text(SERVER, encoding="utf-8")
     pids = tmp_path / "pids"
@@ -160,8 +170,8 @@ def test_a_tool_blocking_the_loop_cannot_keep_an_orphan_alive(tmp_path: Path) ->
         os.write(write_fd, frame(INIT))
         with os.fdopen(out_read, "rb") as out:
             assert json.loads(out.readline())["id"] == 1
-            os.write(write_fd, call(2, "blocking"))
-            child = _wait_for(pids / "blocking")
+            os.write(write_fd, call(2, tool))
+            child = _wait_for(pids / tool)
             parent.kill()
             parent.wait(timeout=10)
             assert wait_gone(server, 30) is not None, "the orphan outlived its parent"
@@ -169,7 +179,9 @@ def test_a_tool_blocking_the_loop_cannot_keep_an_orphan_alive(tmp_path: Path) ->
             assert out.read() == b""
     finally:
         os.close(write_fd)
-    assert "did not finish in time" in (tmp_path / "server.err").read_text()
+    log = (tmp_path / "server.err").read_text()
+    assert "Traceback" not in log
+    assert ("did not finish in time" in log) == (tool == "blocking")
 
 
 TWICE = textwrap.dedent(
