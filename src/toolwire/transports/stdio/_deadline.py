@@ -95,6 +95,7 @@ def _on_death(signum: int, frame: FrameType | None) -> None:
 
 
 def _watch(read_fd: int, descendant_grace: float) -> None:
+    _parent_watch.block_termination_signals()  # delivered to the main thread, never here
     while True:
         left = None if _at is None else _at - time.monotonic()
         if left is not None and left <= 0:

@@ -25,6 +25,7 @@ __all__ = [
     "end_descendants",
     "free_forked_children",
     "install_quiet_handlers",
+    "leave_now",
     "parent_alive",
     "quiet_exit",
     "remember_parent",
@@ -83,11 +84,17 @@ def quiet_exit(code: int = 0) -> None:
     os._exit(code)
 
 
+def leave_now(code: int = 0) -> None:
+    """`quiet_exit`, but first stop the processes tools started, with no grace."""
+    end_descendants(0.0)
+    quiet_exit(code)
+
+
 def _quiet_handler(signum: int, frame: FrameType | None) -> None:
     """SIGTERM/SIGINT: leave quietly; the death signal: leave if the parent is gone."""
     del frame
     if signum != _DEATH_SIGNAL or not parent_alive():
-        quiet_exit(0)
+        leave_now(0)
 
 
 def install_quiet_handlers() -> None:
@@ -105,8 +112,9 @@ def install_quiet_handlers() -> None:
 
 
 def block_termination_signals() -> None:
-    """Block the termination signals for the rest of the process's life: at interpreter exit,
-    when finalization resets handlers to the defaults."""
+    """Block the termination signals in the calling thread for the rest of its life: the main
+    thread at interpreter exit, when finalization resets handlers to the defaults, and
+    toolwire's own threads from their start (else the kernel may deliver one to them)."""
     if sys.platform != "win32" and hasattr(signal, "pthread_sigmask"):
         with contextlib.suppress(OSError, ValueError):
             signal.pthread_sigmask(signal.SIG_BLOCK, _QUIET_SIGNALS)

@@ -14,6 +14,8 @@ import weakref
 from collections import deque
 from typing import TextIO
 
+from . import _parent_watch
+
 __all__ = ["FLUSH_SECONDS", "QUEUE_LIMIT", "BackgroundStderrHandler"]
 
 QUEUE_LIMIT = 1000
@@ -74,6 +76,9 @@ class BackgroundStderrHandler(logging.Handler):
                 self._ready.wait(left)
 
     def _write_all(self) -> None:
+        # Termination signals go to the main thread: here, once finalization has reset their
+        # handlers, one would kill the process with a signal instead of its exit code.
+        _parent_watch.block_termination_signals()
         while True:
             with self._ready:
                 while not self._lines:

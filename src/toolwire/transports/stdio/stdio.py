@@ -165,7 +165,7 @@ async def _watch_signals(stop: _Stop) -> None:
             async for signum in signals:
                 seen += 1
                 if seen > 1:
-                    _parent_watch.quiet_exit(0)
+                    _parent_watch.leave_now(0)
                 name = signal.Signals(signum).name
                 logger.info("received %s; shutting down", name)
                 _deadline.begin(_deadline.EXIT_SECONDS, name)
