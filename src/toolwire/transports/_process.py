@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 from .stdio import _parent_watch
+from .stdio._stderr_log import BackgroundStderrHandler
 
 __all__ = [
     "SETTLE_SECONDS",
@@ -49,15 +50,21 @@ def checked_grace(seconds: Any) -> float:
     return float(seconds)
 
 
-def configure_logging() -> None:
+def configure_logging(*, background: bool = False) -> None:
     """Give the toolwire logger a stderr handler unless the application configured logging.
 
     Never touches the root logger. The level comes from TOOLWIRE_LOG_LEVEL (default WARNING).
+    With `background`, a thread writes the lines, so logging never waits on a client that
+    does not read stderr.
     """
     toolwire_logger = logging.getLogger("toolwire")
     if toolwire_logger.handlers or logging.getLogger().handlers:
         return
-    handler = logging.StreamHandler(sys.stderr)
+    handler: logging.Handler
+    if background:
+        handler = BackgroundStderrHandler(sys.stderr)
+    else:
+        handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     toolwire_logger.addHandler(handler)
     level = os.environ.get("TOOLWIRE_LOG_LEVEL", "WARNING").strip().upper()

@@ -74,6 +74,14 @@ def _alive(pid: int) -> bool:
     return raw[raw.rfind(b")") + 2 :].split()[0] != b"Z"  # a zombie has already exited
 
 
+def _ignores_sigterm(pid: int) -> bool:
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("SigIgn:"):
+                return bool(int(line.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
+    return False
+
+
 def _wait_for(path: Path) -> int:
     for _ in range(1000):
         if path.exists() and path.read_text().strip():
@@ -135,3 +143,30 @@ def test_a_bad_shutdown_grace_is_refused_by_name(grace: object) -> None:
 
     with pytest.raises(ValueError, match="shutdown_grace must be a number of seconds >= 0, not"):
         Server("x").run(shutdown_grace=grace)
+
+
+def test_a_second_sigterm_still_stops_what_tools_started(tmp_path: Path) -> None:
+    """ "A second signal: leave now" must not leave a child that ignores SIGTERM behind."""
+    script = tmp_path / "spawner.py"
+    script.write_text(SERVER, encoding="utf-8")
+    pids_dir = tmp_path / "pids"
+    pids_dir.mkdir()
+    proc = spawn([sys.executable, str(script)], PIDS_DIR=str(pids_dir))
+    send(proc, frame(INIT))
+    assert read_message(proc)["id"] == 1
+    send(proc, call(2, "stubborn"), call(3, "wait_on_child"))
+    assert read_message(proc)["id"] == 2
+    pids = [_wait_for(pids_dir / "stubborn"), _wait_for(pids_dir / "waited")]
+    for _ in range(3000):  # until the stubborn child really ignores SIGTERM
+        if _ignores_sigterm(pids[0]):
+            break
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGTERM)
+    time.sleep(0.1)  # the second lands in the loop or while the leftovers are being stopped
+    os.kill(proc.pid, signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
+    for _ in range(100):
+        if not any(_alive(pid) for pid in pids):
+            break
+        time.sleep(0.01)
+    assert [_alive(pid) for pid in pids] == [False, False]

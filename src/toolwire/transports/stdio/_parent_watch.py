@@ -21,8 +21,11 @@ __all__ = [
     "POLL_SECONDS",
     "arm",
     "block_termination_signals",
+    "death_signal",
     "end_descendants",
+    "free_forked_children",
     "install_quiet_handlers",
+    "leave_now",
     "parent_alive",
     "quiet_exit",
     "remember_parent",
@@ -49,6 +52,11 @@ _QUIET_SIGNALS: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT) + (
 )
 
 
+def death_signal() -> int | None:
+    """The signal the kernel sends this process when its parent dies (None: not on Linux)."""
+    return _DEATH_SIGNAL
+
+
 def parent_alive() -> bool:
     """False once the parent exited (POSIX: we were re-parented; Windows: its handle fired)."""
     if _parent is None:
@@ -64,7 +72,11 @@ def parent_alive() -> bool:
 
 
 def quiet_exit(code: int = 0) -> None:
-    """Leave now, without a traceback: flush what user code printed, then `os._exit`."""
+    """Leave now, without a traceback: flush toolwire's log lines (a bounded wait) and what
+    user code printed, then `os._exit`."""
+    for handler in logging.getLogger("toolwire").handlers:
+        with contextlib.suppress(Exception):
+            handler.flush()
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:
             with contextlib.suppress(OSError, ValueError):
@@ -72,11 +84,17 @@ def quiet_exit(code: int = 0) -> None:
     os._exit(code)
 
 
+def leave_now(code: int = 0) -> None:
+    """`quiet_exit`, but first stop the processes tools started, with no grace."""
+    end_descendants(0.0)
+    quiet_exit(code)
+
+
 def _quiet_handler(signum: int, frame: FrameType | None) -> None:
     """SIGTERM/SIGINT: leave quietly; the death signal: leave if the parent is gone."""
     del frame
     if signum != _DEATH_SIGNAL or not parent_alive():
-        quiet_exit(0)
+        leave_now(0)
 
 
 def install_quiet_handlers() -> None:
@@ -94,11 +112,35 @@ def install_quiet_handlers() -> None:
 
 
 def block_termination_signals() -> None:
-    """Block the termination signals for the rest of the process's life: at interpreter exit,
-    when finalization resets handlers to the defaults."""
+    """Block the termination signals in the calling thread for the rest of its life: the main
+    thread at interpreter exit, when finalization resets handlers to the defaults, and
+    toolwire's own threads from their start (else the kernel may deliver one to them)."""
     if sys.platform != "win32" and hasattr(signal, "pthread_sigmask"):
         with contextlib.suppress(OSError, ValueError):
             signal.pthread_sigmask(signal.SIG_BLOCK, _QUIET_SIGNALS)
+
+
+_fork_hook = False
+
+
+def free_forked_children() -> None:
+    """Give a child forked without exec (multiprocessing's fork start method) the default
+    handling of the termination signals, and take the event loop's wake-up fd from it: else
+    a SIGTERM meant for the child is ignored by it and shuts the server down instead. Once."""
+    global _fork_hook  # noqa: PLW0603 - process-wide state
+    if _fork_hook or not hasattr(os, "register_at_fork"):
+        return
+    _fork_hook = True
+    os.register_at_fork(after_in_child=_default_signals)
+
+
+def _default_signals() -> None:
+    with contextlib.suppress(OSError, ValueError):
+        signal.set_wakeup_fd(-1)
+    for signum in _QUIET_SIGNALS:
+        default = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(signum, default)
 
 
 def remember_parent() -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._process import checked_grace, configure_logging, release_threads, settle_heap_later
-from . import _parent_watch
+from . import _deadline, _parent_watch
 from ._fdguard import FdReader, FdWriter, protect_stdout
 
 if TYPE_CHECKING:
@@ -66,6 +66,7 @@ async def serve_stdio(
     limit = max_message_bytes or server.max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES
     read_fd, write_fd = protect_stdout()
     _parent_watch.remember_parent()
+    _parent_watch.free_forked_children()
     reader = FdReader(read_fd)
     writer = FdWriter(write_fd)
     splitter = LineSplitter(limit)
@@ -81,14 +82,15 @@ async def serve_stdio(
         except OSError as error:  # EPIPE and friends: nobody is reading any more
             peer_gone = True
             logger.info("stdout closed by the client (%s); shutting down", error)
-            stop()
+            stop("stdout closed")
 
     failure: Exception | None = None
     try:
         async with anyio.create_task_group() as watchers:
-            watchers.start_soon(_parent_watch.watch, stop)
+            watchers.start_soon(_parent_watch.watch, stop.parent_gone)
             watchers.start_soon(_watch_signals, stop)
             await anyio.sleep(0)  # both watchers listen before the lifespan starts
+            _deadline.watch_signals_too()
             try:
                 with stop.starting:
                     async with (
@@ -97,6 +99,7 @@ async def serve_stdio(
                     ):
                         stop.session = session
                         await _serve(session, reader, splitter)
+                        _deadline.begin(shutdown_grace + _deadline.EXIT_SECONDS, "stdin closed")
                         # EOF: calls in flight may still finish and answer.
                         with anyio.move_on_after(shutdown_grace):
                             while not peer_gone and session.busy:
@@ -121,11 +124,15 @@ class _Stop:
         self.starting = anyio.CancelScope()
         self.session: ServerSession | None = None
 
-    def __call__(self) -> None:
+    def __call__(self, why: str) -> None:
+        _deadline.begin(_deadline.EXIT_SECONDS, why)
         if self.session is None:
             self.starting.cancel()
         else:
             self.session.close()
+
+    def parent_gone(self) -> None:
+        self("the parent process exited")
 
 
 async def _serve(session: ServerSession, reader: FdReader, splitter: LineSplitter) -> None:
@@ -158,12 +165,14 @@ async def _watch_signals(stop: _Stop) -> None:
             async for signum in signals:
                 seen += 1
                 if seen > 1:
-                    _parent_watch.quiet_exit(0)
-                logger.info("received %s; shutting down", signal.Signals(signum).name)
+                    _parent_watch.leave_now(0)
+                name = signal.Signals(signum).name
+                logger.info("received %s; shutting down", name)
+                _deadline.begin(_deadline.EXIT_SECONDS, name)
                 with anyio.move_on_after(STREAM_END_SECONDS):
                     if stop.session is not None:
                         await stop.session.end_streams()
-                stop()
+                stop(name)
     finally:
         # asyncio just reset the handlers to the defaults: keep the rest of the shutdown quiet.
         _parent_watch.install_quiet_handlers()
@@ -193,7 +202,8 @@ def run_stdio(
     checked_grace(shutdown_grace)
     protect_stdout()
     _parent_watch.arm()
-    configure_logging()
+    _deadline.enable(DESCENDANT_GRACE_SECONDS)
+    configure_logging(background=True)  # a client may pipe stderr and never read it
     failed = True
     try:
         with contextlib.suppress(KeyboardInterrupt):  # a SIGINT before the loop took it
@@ -211,6 +221,7 @@ def run_stdio(
         atexit.register(_parent_watch.block_termination_signals)
         _parent_watch.end_descendants(DESCENDANT_GRACE_SECONDS)
         release_threads(1 if failed else 0, logger)
+        _deadline.disarm()  # `Server.run()` may be called again
 
 
 HEAD_BYTES = 4096  # how much of a refused line is kept (clients write "id" before "params")
