@@ -6,10 +6,12 @@ of sync tools go after."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import math
 import os
+import signal
 import sys
 import threading
 import time
@@ -23,6 +25,7 @@ __all__ = [
     "THREAD_GRACE_SECONDS",
     "checked_grace",
     "configure_logging",
+    "free_forked_children",
     "release_threads",
     "settle_heap_later",
     "settle_heap_now",
@@ -73,6 +76,31 @@ def configure_logging(*, background: bool = False) -> None:
     except ValueError:
         toolwire_logger.setLevel(logging.WARNING)
         toolwire_logger.warning("TOOLWIRE_LOG_LEVEL=%r is not a level; using WARNING", level)
+
+
+_fork_hook = False
+
+
+def free_forked_children() -> None:
+    """Once per process: a child a tool forks without exec (multiprocessing's fork start
+    method, a fork `Pool`) gets the default handling of the termination signals and no event
+    loop wake-up fd. Else it keeps the server's handlers: it ignores the SIGTERM meant for it
+    (its parent waits on it forever), and the signal it got wakes the server's loop instead."""
+    global _fork_hook  # noqa: PLW0603 - process-wide state
+    if _fork_hook or not hasattr(os, "register_at_fork"):
+        return
+    _fork_hook = True
+    os.register_at_fork(after_in_child=_default_signals)
+
+
+def _default_signals() -> None:
+    with contextlib.suppress(OSError, ValueError):
+        signal.set_wakeup_fd(-1)
+    death = _parent_watch.death_signal()
+    for signum in (signal.SIGTERM, signal.SIGINT) + (() if death is None else (death,)):
+        default = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(signum, default)
 
 
 def release_threads(exit_code: int, log: logging.Logger) -> None:

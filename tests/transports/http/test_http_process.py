@@ -116,3 +116,34 @@ def test_http_flags_need_the_http_transport(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert result.stderr == b"toolwire run: --stateless needs --transport http\n"
+
+
+FORKER = Path(__file__).resolve().parents[1] / "servers" / "forker.py"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork")
+@pytest.mark.parametrize("workers", [(), ("--workers", "2")], ids=["one", "workers"])
+def test_a_child_a_tool_forks_can_be_terminated(workers: tuple[str, ...]) -> None:
+    """A child forked without exec used to keep the server's SIGTERM handler: it ignored the
+    terminate() meant for it, and the tool waited for it until its join gave up."""
+    process, port = spawn(FORKER, "--stateless", "--json-response", *workers)
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-06-18",
+    }
+
+    def call(name: str) -> dict[str, object]:
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name}}
+        reply = httpx2.post(f"http://127.0.0.1:{port}/mcp", json=body, headers=headers, timeout=60)
+        result: dict[str, object] = reply.json()["result"]
+        return result
+
+    try:
+        wait_until_serving(process, port)
+        assert call("terminate_a_child")["content"] == [{"type": "text", "text": "exitcode=-15"}]
+        assert call("pool_squares")["structuredContent"] == {"result": [0, 1, 4, 9, 16]}
+        assert call("ping")["content"] == [{"type": "text", "text": "pong"}]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -13,48 +12,12 @@ from tests.transports._proc import INIT, call, frame, read_message, send, spawn,
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="fork")
 
-SERVER = textwrap.dedent(
-    '''
-    import multiprocessing, time
-    from toolwire import Server
-
-    server = Server("forker", version="1")
-
-    def _sleep():
-        time.sleep(60)
-
-    def _square(n):
-        return n * n
-
-    @server.tool
-    def terminate_a_child() -> str:
-        """Fork a child, then terminate it."""
-        child = multiprocessing.get_context("fork").Process(target=_sleep)
-        child.start()
-        time.sleep(0.2)
-        child.terminate()
-        child.join(20)
-        return f"exitcode={child.exitcode}"
-
-    @server.tool
-    def pool_squares() -> list[int]:
-        """Square with a fork pool (its `with` block terminates the workers)."""
-        with multiprocessing.get_context("fork").Pool(2) as pool:
-            return pool.map(_square, range(5))
-
-    @server.tool
-    def ping() -> str:
-        """Answer pong."""
-        return "pong"
-    '''
-)
+FORKER = Path(__file__).resolve().parents[1] / "servers" / "forker.py"
 
 
 def test_terminating_a_forked_child_leaves_the_server_serving(tmp_path: Path) -> None:
-    script = tmp_path / "forker.py"
-    script.write_text(SERVER, encoding="utf-8")
     err = tmp_path / "server.err"
-    proc = spawn(toolwire_run(script), stderr=err.open("wb"), TOOLWIRE_LOG_LEVEL="INFO")
+    proc = spawn(toolwire_run(FORKER), stderr=err.open("wb"), TOOLWIRE_LOG_LEVEL="INFO")
     send(proc, frame(INIT))
     assert read_message(proc)["id"] == 1
     send(proc, call(2, "terminate_a_child"))
@@ -76,9 +39,7 @@ def test_the_agents_sdk_client_keeps_its_server_across_a_fork_pool(tmp_path: Pat
     from agents.testing import ScriptedModel, assistant_message, function_call
     from tests.transports._proc import child_env
 
-    script = tmp_path / "forker.py"
-    script.write_text(SERVER, encoding="utf-8")
-    command = toolwire_run(script)
+    command = toolwire_run(FORKER)
     params = {"command": command[0], "args": command[1:], "env": child_env()}
 
     async def main() -> list[Any]:

@@ -19,7 +19,12 @@ from collections.abc import Callable, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...protocol.wire.jsonrpc import error_message
-from .._process import configure_logging, release_threads, settle_heap_now
+from .._process import (
+    configure_logging,
+    free_forked_children,
+    release_threads,
+    settle_heap_now,
+)
 from .asgi import JSON_TYPE, refuse, respond
 
 if TYPE_CHECKING:
@@ -273,10 +278,12 @@ def say(line: str) -> None:
 @contextlib.contextmanager
 def signals_stop(server: uvicorn.Server) -> Iterator[None]:
     """For the duration, SIGTERM/SIGINT set `server.should_exit` (main thread only), so the
-    signal uvicorn raises again once it is done does not kill the process."""
+    signal uvicorn raises again once it is done does not kill the process; a child a tool forks
+    gets the default handlers back (`free_forked_children`)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    free_forked_children()
 
     def stop(signum: int, frame: Any) -> None:
         server.should_exit = True

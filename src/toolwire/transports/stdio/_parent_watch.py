@@ -23,7 +23,6 @@ __all__ = [
     "block_termination_signals",
     "death_signal",
     "end_descendants",
-    "free_forked_children",
     "install_quiet_handlers",
     "leave_now",
     "parent_alive",
@@ -118,29 +117,6 @@ def block_termination_signals() -> None:
     if sys.platform != "win32" and hasattr(signal, "pthread_sigmask"):
         with contextlib.suppress(OSError, ValueError):
             signal.pthread_sigmask(signal.SIG_BLOCK, _QUIET_SIGNALS)
-
-
-_fork_hook = False
-
-
-def free_forked_children() -> None:
-    """Give a child forked without exec (multiprocessing's fork start method) the default
-    handling of the termination signals, and take the event loop's wake-up fd from it: else
-    a SIGTERM meant for the child is ignored by it and shuts the server down instead. Once."""
-    global _fork_hook  # noqa: PLW0603 - process-wide state
-    if _fork_hook or not hasattr(os, "register_at_fork"):
-        return
-    _fork_hook = True
-    os.register_at_fork(after_in_child=_default_signals)
-
-
-def _default_signals() -> None:
-    with contextlib.suppress(OSError, ValueError):
-        signal.set_wakeup_fd(-1)
-    for signum in _QUIET_SIGNALS:
-        default = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
-        with contextlib.suppress(OSError, ValueError):
-            signal.signal(signum, default)
 
 
 def remember_parent() -> None:

@@ -16,7 +16,13 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._process import checked_grace, configure_logging, release_threads, settle_heap_later
+from .._process import (
+    checked_grace,
+    configure_logging,
+    free_forked_children,
+    release_threads,
+    settle_heap_later,
+)
 from . import _deadline, _parent_watch
 from ._fdguard import FdReader, FdWriter, protect_stdout
 
@@ -66,7 +72,7 @@ async def serve_stdio(
     limit = max_message_bytes or server.max_message_bytes or DEFAULT_MAX_MESSAGE_BYTES
     read_fd, write_fd = protect_stdout()
     _parent_watch.remember_parent()
-    _parent_watch.free_forked_children()
+    free_forked_children()
     reader = FdReader(read_fd)
     writer = FdWriter(write_fd)
     splitter = LineSplitter(limit)
