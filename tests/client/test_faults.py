@@ -52,6 +52,31 @@ def test_each_fault_names_the_server_and_the_tool(mode: str) -> None:
     assert EXPECTED[mode] in text
 
 
+MALFORMED = {
+    "null_result": "the server's answer is not valid JSON-RPC: its 'result' is not an object",
+    "deep": "the server's answer is not valid JSON-RPC: Invalid JSON: recursion limit exceeded",
+}
+
+
+@pytest.mark.parametrize("mode", sorted(MALFORMED))
+def test_a_malformed_answer_fails_its_request_at_once_without_a_timeout(mode: str) -> None:
+    # No request timeout: a request whose answer was dropped as junk would wait forever.
+    async def main() -> str:
+        async with _faulty(mode, client_session_timeout_seconds=None) as server:
+            with pytest.raises(MCPCallError) as caught:
+                if mode == "deep":
+                    await server.list_tools()
+                else:
+                    await server.call_tool("work", {"n": 1})
+            assert await server.list_tools() if mode != "deep" else [None]  # still connected
+            return str(caught.value)
+
+    text = bounded(main, 30)
+    target = "send 'tools/list' to" if mode == "deep" else "call tool 'work' on"
+    assert text.startswith(f"Failed to {target} MCP server 'faulty-{mode}': {MALFORMED[mode]}")
+    assert "timed out" not in text
+
+
 @pytest.mark.parametrize("tool", ["resource", "prompt", "method"])
 def test_a_tool_named_like_a_request_kind_is_named_as_a_tool(tool: str) -> None:
     async def main() -> str:

@@ -14,6 +14,7 @@ import collections
 import contextlib
 import ctypes
 import inspect
+import json
 import logging
 import os
 import secrets
@@ -33,7 +34,7 @@ from mcp.client.sse import sse_client
 from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
-from mcp.types import jsonrpc_message_adapter
+from mcp.types import INTERNAL_ERROR, ErrorData, JSONRPCError, jsonrpc_message_adapter
 
 if TYPE_CHECKING:
     from ..protocol.session.serving import Servable
@@ -278,6 +279,41 @@ class ChildProcess:
             os.killpg(process.pid, signal.SIGKILL)  # whatever the child left in its group
 
 
+def _answer_fault(answer: Mapping[str, Any], error: Exception) -> str:
+    """What makes an answer (an object with an id and no method) invalid JSON-RPC."""
+    if "result" in answer and "error" in answer:
+        return "it has both 'result' and 'error'"
+    if "result" in answer and not isinstance(answer["result"], dict):
+        return "its 'result' is not an object"
+    if "error" in answer and "result" not in answer:
+        return "its 'error' is not an object with an integer 'code' and a string 'message'"
+    if "result" not in answer:
+        return "it has neither 'result' nor 'error'"
+    found = getattr(error, "errors", None)  # a pydantic ValidationError says where
+    details = found() if callable(found) else None
+    if isinstance(details, list) and details and isinstance(details[0], dict):
+        return str(details[0].get("msg", error))
+    return str(error) or type(error).__name__
+
+
+def _refused_answer(text: str, error: Exception) -> SessionMessage | None:
+    """An error for the request a malformed answer names, so that the caller fails at once
+    rather than waiting for an answer that already came; None when `text` names no request."""
+    try:
+        answer = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(answer, dict) or "method" in answer:
+        return None
+    ident = answer.get("id")
+    if isinstance(ident, bool) or not isinstance(ident, int | str):
+        return None
+    reason = f"the server's answer is not valid JSON-RPC: {_answer_fault(answer, error)}"
+    return SessionMessage(
+        JSONRPCError(jsonrpc="2.0", id=ident, error=ErrorData(code=INTERNAL_ERROR, message=reason))
+    )
+
+
 @asynccontextmanager
 async def child_process_transport(
     params: Mapping[str, Any],
@@ -330,7 +366,8 @@ async def child_process_transport(
                     logger.warning("MCP server %r wrote a line that is not JSON-RPC: %.200s",
                                    label, text)  # fmt: skip
                     child.junk = text[:200]
-                    await to_client.send(error)
+                    refusal = _refused_answer(text, error)
+                    await to_client.send(error if refusal is None else refusal)
                     continue
                 await to_client.send(SessionMessage(message))
 

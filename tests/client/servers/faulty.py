@@ -1,7 +1,9 @@
 """A stdlib-only MCP server on stdio that misbehaves on `tools/call` as told by argv[1].
 
 Modes: `ok` (answers), `die` (exits mid-call), `garbage` (writes a line that is not JSON),
-`wrong_id` (answers another id), `hang` (never answers), `close` (closes stdout and waits).
+`wrong_id` (answers another id), `hang` (never answers), `close` (closes stdout and waits),
+`null_result` (answers the call's id with `"result": null`), `deep` (lists a tool whose schema
+nests deeper than the `mcp` client parses).
 Every message received is appended, one JSON line each, to the file named by argv[2]
 (when given), so a test can see what reached the server (a `notifications/cancelled`).
 """
@@ -34,6 +36,16 @@ def record(line: str) -> None:
             out.write(line.strip() + "\n")
 
 
+def deep() -> dict[str, object]:
+    schema: dict[str, object] = {"type": "object", "properties": {}}
+    inner = schema
+    for _ in range(300):
+        nested: dict[str, object] = {"type": "object", "properties": {}}
+        inner["properties"] = {"a": nested}
+        inner = nested
+    return {**TOOL, "inputSchema": schema}
+
+
 def answer(message: dict[str, object]) -> None:
     method = message.get("method")
     ident = message.get("id")
@@ -44,7 +56,13 @@ def answer(message: dict[str, object]) -> None:
             "protocolVersion": version, "capabilities": {"tools": {}},
             "serverInfo": {"name": "faulty", "version": "0"}}})  # fmt: skip
     elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": ident, "result": {"tools": [TOOL]}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": ident,
+                "result": {"tools": [deep() if MODE == "deep" else TOOL]},
+            }
+        )
     elif method == "tools/call":
         if MODE == "die":
             os._exit(3)
@@ -56,6 +74,9 @@ def answer(message: dict[str, object]) -> None:
             send({"jsonrpc": "2.0", "id": 987654, "result": {"content": []}})
             return
         if MODE == "hang":
+            return
+        if MODE == "null_result":
+            send({"jsonrpc": "2.0", "id": ident, "result": None})
             return
         if MODE == "close":
             os.close(1)
