@@ -77,6 +77,21 @@ def test_a_malformed_answer_fails_its_request_at_once_without_a_timeout(mode: st
     assert "timed out" not in text
 
 
+def test_a_line_that_is_not_utf8_is_skipped_and_the_connection_stays() -> None:
+    async def main() -> tuple[list[str], int | None, int | None]:
+        async with _faulty("bad_bytes", client_session_timeout_seconds=10) as server:
+            first = server.process_id
+            texts = []
+            for n in (1, 2):
+                result = await server.call_tool("work", {"n": n})
+                texts.append(result.content[0].text)
+            return texts, first, server.process_id
+
+    texts, first, last = bounded(main, 60)
+    assert texts == ["worked", "worked"]
+    assert first is not None and first == last  # the same process: no reconnect
+
+
 @pytest.mark.parametrize("tool", ["resource", "prompt", "method"])
 def test_a_tool_named_like_a_request_kind_is_named_as_a_tool(tool: str) -> None:
     async def main() -> str:

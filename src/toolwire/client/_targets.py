@@ -357,7 +357,16 @@ async def child_process_transport(
                     continue
                 if not raw:
                     return  # end of file: closing the stream fails the pending requests
-                text = raw.decode(encoding, errors).strip()
+                try:
+                    text = raw.decode(encoding, errors).strip()
+                except UnicodeError as error:
+                    # One undecodable line is skipped like any other line that is not
+                    # JSON-RPC: it must not end the connection and every call on it.
+                    logger.warning("MCP server %r wrote a line that is not %s: %.200r",
+                                   label, encoding, raw)  # fmt: skip
+                    child.junk = raw[:200].decode(encoding, "replace").strip()
+                    await to_client.send(error)
+                    continue
                 if not text:
                     continue
                 try:

@@ -2,8 +2,9 @@
 
 Modes: `ok` (answers), `die` (exits mid-call), `garbage` (writes a line that is not JSON),
 `wrong_id` (answers another id), `hang` (never answers), `close` (closes stdout and waits),
-`null_result` (answers the call's id with `"result": null`), `deep` (lists a tool whose schema
-nests deeper than the `mcp` client parses).
+`null_result` (answers the call's id with `"result": null`), `bad_bytes` (writes a line
+that is not UTF-8, then answers), `deep` (lists a tool whose schema nests deeper than the
+`mcp` client parses).
 Every message received is appended, one JSON line each, to the file named by argv[2]
 (when given), so a test can see what reached the server (a `notifications/cancelled`).
 """
@@ -75,6 +76,8 @@ def answer(message: dict[str, object]) -> None:
             return
         if MODE == "hang":
             return
+        if MODE == "bad_bytes":
+            sys.stdout.buffer.write(b"\xff\xfe not utf-8\n")
         if MODE == "null_result":
             send({"jsonrpc": "2.0", "id": ident, "result": None})
             return
