@@ -92,6 +92,38 @@ def test_a_line_that_is_not_utf8_is_skipped_and_the_connection_stays() -> None:
     assert first is not None and first == last  # the same process: no reconnect
 
 
+def test_a_stderr_line_of_any_length_leaves_the_connection_whole() -> None:
+    async def main() -> tuple[list[str], int | None, int | None]:
+        with open(os.devnull, "w", encoding="utf-8") as sink:
+            server = _faulty("loud", client_session_timeout_seconds=30, errlog=sink)
+            async with server:
+                first = server.process_id
+                texts = []
+                for n in (1, 2):
+                    result = await server.call_tool("work", {"n": n})
+                    texts.append(result.content[0].text)
+                return texts, first, server.process_id
+
+    texts, first, last = bounded(main, 120)
+    assert texts == ["worked", "worked"]
+    assert first is not None and first == last  # the same process: no reconnect
+
+
+def test_a_dying_servers_stderr_is_cut_to_its_last_lines_and_their_starts() -> None:
+    async def main() -> str:
+        with open(os.devnull, "w", encoding="utf-8") as sink:
+            async with _faulty("loud_die", errlog=sink) as server:
+                with pytest.raises(MCPCallError) as caught:
+                    await server.call_tool("work", {"n": 1})
+        return str(caught.value)
+
+    text = bounded(main, 60)
+    assert "exited with status 5; its stderr ended with:" in text
+    assert text.endswith("\nlast words)")
+    # 40 lines at most, each cut to 2,000 characters: not 5 MB of one server's noise.
+    assert len(text) < 40 * 2_001 + 500
+
+
 @pytest.mark.parametrize("tool", ["resource", "prompt", "method"])
 def test_a_tool_named_like_a_request_kind_is_named_as_a_tool(tool: str) -> None:
     async def main() -> str:

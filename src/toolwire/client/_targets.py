@@ -10,6 +10,7 @@ server's session frames cross two in-memory streams, and leaving closes the sess
 from __future__ import annotations
 
 import asyncio
+import codecs
 import collections
 import contextlib
 import ctypes
@@ -233,6 +234,8 @@ async def memory_transport(server: Servable) -> AsyncIterator[tuple[Any, Any]]:
 
 _LINE_LIMIT = 64 * 1024 * 1024
 _STDERR_LINES = 40
+_STDERR_LINE_CHARS = 2000  # of each stderr line, kept to describe how the child ended
+_STDERR_CHUNK = 64 * 1024  # stderr is read in pieces: a line may be of any length
 _EXIT_WAIT = 2.0  # after stdin closes, then after SIGTERM
 _STATUS_WAIT = 0.5
 _STDERR_DRAIN = 1.0  # after the child ended, for the last of its stderr to be read
@@ -251,7 +254,16 @@ class ChildProcess:
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
+        self.stderr_open = ""  # the start of the stderr line whose end has not come yet
         self.junk: str | None = None
+
+    def hear(self, text: str) -> None:
+        """Keep the last lines of the child's stderr `text`, each cut to its start."""
+        *ended, rest = text.split("\n")
+        for piece in ended:
+            self.stderr_tail.append((self.stderr_open + piece)[:_STDERR_LINE_CHARS] + "\n")
+            self.stderr_open = ""
+        self.stderr_open = (self.stderr_open + rest)[:_STDERR_LINE_CHARS]
 
     async def describe_end(self) -> str:
         """How the child ended (given a moment to exit) or that it still runs, with its stderr."""
@@ -259,7 +271,7 @@ class ChildProcess:
             await asyncio.wait_for(asyncio.shield(self.process.wait()), _STATUS_WAIT)
         code = self.process.returncode
         state = "is still running" if code is None else f"exited with status {code}"
-        tail = "".join(self.stderr_tail).strip()
+        tail = ("".join(self.stderr_tail) + self.stderr_open).strip()
         return f"{state}; its stderr ended with:\n{tail}" if tail else state
 
     async def end(self) -> None:
@@ -393,17 +405,19 @@ async def child_process_transport(
     stderr_done = anyio.Event()
 
     async def read_stderr() -> None:
+        decoder = codecs.getincrementaldecoder(encoding)("replace")
         try:
             while True:
-                raw = await stderr.readline()
+                raw = await stderr.read(_STDERR_CHUNK)
+                text = decoder.decode(raw, final=not raw)
+                if text:
+                    child.hear(text)
+                    with contextlib.suppress(Exception):
+                        sink = errlog if errlog is not None else sys.stderr
+                        sink.write(text)
+                        sink.flush()
                 if not raw:
                     return
-                line = raw.decode(encoding, "replace")
-                child.stderr_tail.append(line)
-                with contextlib.suppress(Exception):
-                    sink = errlog if errlog is not None else sys.stderr
-                    sink.write(line)
-                    sink.flush()
         finally:
             stderr_done.set()
 

@@ -4,7 +4,8 @@ Modes: `ok` (answers), `die` (exits mid-call), `garbage` (writes a line that is 
 `wrong_id` (answers another id), `hang` (never answers), `close` (closes stdout and waits),
 `null_result` (answers the call's id with `"result": null`), `bad_bytes` (writes a line
 that is not UTF-8, then answers), `deep` (lists a tool whose schema nests deeper than the
-`mcp` client parses).
+`mcp` client parses), `loud` (writes a 65 MiB line to stderr, then answers), `loud_die`
+(writes 50 lines of 100,000 characters and then `last words` to stderr, and exits).
 Every message received is appended, one JSON line each, to the file named by argv[2]
 (when given), so a test can see what reached the server (a `notifications/cancelled`).
 """
@@ -76,6 +77,15 @@ def answer(message: dict[str, object]) -> None:
             return
         if MODE == "hang":
             return
+        if MODE in ("loud", "loud_die"):
+            lines = ["e" * (65 * 1024 * 1024)] if MODE == "loud" else ["e" * 100_000] * 50
+            for line in lines:
+                sys.stderr.write(line + "\n")
+            if MODE == "loud_die":
+                sys.stderr.write("last words\n")
+                sys.stderr.flush()
+                os._exit(5)
+            sys.stderr.flush()
         if MODE == "bad_bytes":
             sys.stdout.buffer.write(b"\xff\xfe not utf-8\n")
         if MODE == "null_result":
