@@ -124,6 +124,25 @@ def test_a_dying_servers_stderr_is_cut_to_its_last_lines_and_their_starts() -> N
     assert len(text) < 40 * 2_001 + 500
 
 
+@pytest.mark.parametrize("mode", ["huge", "huge_id_last"])
+def test_an_answer_over_the_line_limit_fails_its_call_at_once(mode: str) -> None:
+    # No request timeout: the call would wait forever for an answer that was dropped.
+    async def main() -> tuple[str, str, bool]:
+        async with _faulty(mode, client_session_timeout_seconds=None) as server:
+            first = server.process_id
+            with pytest.raises(MCPCallError) as caught:
+                await server.call_tool("work", {"n": 1})
+            small = await server.call_tool("work", {})  # no arguments: a short answer
+            return str(caught.value), small.content[0].text, first == server.process_id
+
+    text, small, same_process = bounded(main, 120)
+    assert text.startswith(
+        f"Failed to call tool 'work' on MCP server 'faulty-{mode}': "
+        "the server's answer is longer than the 64 MiB limit"
+    )
+    assert small == "worked" and same_process
+
+
 @pytest.mark.parametrize("tool", ["resource", "prompt", "method"])
 def test_a_tool_named_like_a_request_kind_is_named_as_a_tool(tool: str) -> None:
     async def main() -> str:

@@ -18,6 +18,7 @@ import inspect
 import json
 import logging
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -308,6 +309,12 @@ def _answer_fault(answer: Mapping[str, Any], error: Exception) -> str:
     return str(error) or type(error).__name__
 
 
+def _error_for(ident: int | str, reason: str) -> SessionMessage:
+    """A JSON-RPC error answering our request `ident`, as if the server had sent it."""
+    error = ErrorData(code=INTERNAL_ERROR, message=reason)
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=ident, error=error))
+
+
 def _refused_answer(text: str, error: Exception) -> SessionMessage | None:
     """An error for the request a malformed answer names, so that the caller fails at once
     rather than waiting for an answer that already came; None when `text` names no request."""
@@ -320,10 +327,39 @@ def _refused_answer(text: str, error: Exception) -> SessionMessage | None:
     ident = answer.get("id")
     if isinstance(ident, bool) or not isinstance(ident, int | str):
         return None
-    reason = f"the server's answer is not valid JSON-RPC: {_answer_fault(answer, error)}"
-    return SessionMessage(
-        JSONRPCError(jsonrpc="2.0", id=ident, error=ErrorData(code=INTERNAL_ERROR, message=reason))
+    return _error_for(
+        ident, f"the server's answer is not valid JSON-RPC: {_answer_fault(answer, error)}"
     )
+
+
+# An id in JSON: a whole number or a string.
+_ID = rb'(-?\d+|"(?:[^"\\]|\\.)*")'
+# A line that starts as an answer does: the keys before its result (or error) are the top
+# level's, so an id among them is the answer's own.
+_ANSWER_START = re.compile(
+    rb'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?(?:"id"\s*:\s*' + _ID + rb"\s*,\s*)?"
+    rb'"(?:result|error)"\s*:'
+)
+# An id as the last key of a line (a closing brace right after it is the top level's).
+_ANSWER_END = re.compile(rb'"id"\s*:\s*' + _ID + rb"\s*\}\s*$")
+_ENDS_KEPT = 4096  # bytes of each end of an over-long line, kept to find the request
+
+
+def _oversized_answer(head: bytes, tail: bytes) -> SessionMessage | None:
+    """An error for the request an answer longer than the line limit answers, when its two
+    ends say which one it is (the id comes first, or last), else None."""
+    start = _ANSWER_START.match(head)
+    if start is None:
+        return None
+    named = start.group(1)
+    if named is None:
+        end = _ANSWER_END.search(tail)
+        named = end.group(1) if end is not None else None
+    if named is None:
+        return None
+    ident = json.loads(named)
+    reason = f"the server's answer is longer than the {_LINE_LIMIT >> 20} MiB limit"
+    return _error_for(ident, reason)
 
 
 @asynccontextmanager
@@ -359,13 +395,35 @@ async def child_process_transport(
     assert process.stdout is not None and process.stdin is not None and process.stderr is not None
     stdout, stdin, stderr = process.stdout, process.stdin, process.stderr
 
+    async def next_line() -> tuple[bytes, tuple[bytes, bytes] | None]:
+        """The next stdout line (b"" at the end), or b"" and the two ends of a line longer
+        than the limit, which is read through and dropped."""
+        ends: tuple[bytes, bytes] | None = None
+        while True:
+            try:
+                line = await stdout.readuntil(b"\n")
+            except asyncio.IncompleteReadError as end:
+                line = end.partial  # the stream's end
+            except asyncio.LimitOverrunError as overrun:
+                piece = await stdout.readexactly(overrun.consumed)
+                head, tail = ends or (piece[:_ENDS_KEPT], b"")
+                ends = (head, (tail + piece)[-_ENDS_KEPT:])
+                continue
+            if ends is None:
+                return line, None
+            return b"", (ends[0], (ends[1] + line)[-_ENDS_KEPT:])
+
     async def read_stdout() -> None:
         async with to_client:
             while True:
-                try:
-                    raw = await stdout.readline()
-                except (ValueError, asyncio.LimitOverrunError) as error:
-                    await to_client.send(error)
+                raw, ends = await next_line()
+                if ends is not None:
+                    start = ends[0][:120].decode(encoding, "replace")
+                    child.junk = f"{start}... (longer than the {_LINE_LIMIT >> 20} MiB limit)"
+                    logger.warning("MCP server %r wrote a line that is too long: %s",
+                                   label, child.junk)  # fmt: skip
+                    refusal = _oversized_answer(*ends)
+                    await to_client.send(refusal or ValueError(child.junk))
                     continue
                 if not raw:
                     return  # end of file: closing the stream fails the pending requests

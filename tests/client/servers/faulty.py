@@ -5,7 +5,8 @@ Modes: `ok` (answers), `die` (exits mid-call), `garbage` (writes a line that is 
 `null_result` (answers the call's id with `"result": null`), `bad_bytes` (writes a line
 that is not UTF-8, then answers), `deep` (lists a tool whose schema nests deeper than the
 `mcp` client parses), `loud` (writes a 65 MiB line to stderr, then answers), `loud_die`
-(writes 50 lines of 100,000 characters and then `last words` to stderr, and exits).
+(writes 50 lines of 100,000 characters and then `last words` to stderr, and exits),
+`huge` and `huge_id_last` (answer with 65 MiB of text, the id first or as the last key).
 Every message received is appended, one JSON line each, to the file named by argv[2]
 (when given), so a test can see what reached the server (a `notifications/cancelled`).
 """
@@ -86,6 +87,13 @@ def answer(message: dict[str, object]) -> None:
                 sys.stderr.flush()
                 os._exit(5)
             sys.stderr.flush()
+        if MODE in ("huge", "huge_id_last") and message.get("params", {}).get("arguments"):
+            result = {"content": [{"type": "text", "text": "x" * (65 * 1024 * 1024)}]}
+            if MODE == "huge":
+                send({"jsonrpc": "2.0", "id": ident, "result": result})
+            else:
+                send({"result": result, "jsonrpc": "2.0", "id": ident})
+            return
         if MODE == "bad_bytes":
             sys.stdout.buffer.write(b"\xff\xfe not utf-8\n")
         if MODE == "null_result":
