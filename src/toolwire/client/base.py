@@ -307,10 +307,6 @@ class MCPClientServer:
         self.retry_backoff_seconds_max = _checked_backoff_max(retry_backoff_seconds_max)
         self.message_handler = message_handler
         self.require_approval = require_approval
-        # Checked now, so a bad policy fails where it is written (the SDK's messages). The
-        # first applies while nobody answers (runs pause), the second when a callback does.
-        self._approval_policy = ApprovalPolicy.resolve(require_approval, has_callback=False)
-        self._asking_policy = ApprovalPolicy.resolve(require_approval, has_callback=True)
         self.on_approval_request = callback_for(on_approval_request)
         self._failure_error_function = failure_error_function
         self.tool_input_guardrails = tool_input_guardrails
@@ -336,6 +332,20 @@ class MCPClientServer:
         self._tools: list[Any] | None = None  # the last full (unfiltered) list
         self._tools_fresh = False
         self._version_pin: str | None = None  # a version a -32022 answer made us switch to
+
+    @property
+    def require_approval(self) -> Any:
+        """The `require_approval` setting; one assigned later is checked and governs the next
+        call (a setting that silently stayed the old one would let calls run unasked)."""
+        return self._require_approval
+
+    @require_approval.setter
+    def require_approval(self, setting: Any) -> None:
+        # Checked now, so a bad policy fails where it is written (the SDK's messages). The
+        # first applies while nobody answers (runs pause), the second when a callback does.
+        self._approval_policy = ApprovalPolicy.resolve(setting, has_callback=False)
+        self._asking_policy = ApprovalPolicy.resolve(setting, has_callback=True)
+        self._require_approval = setting
 
     # -- identity -----------------------------------------------------------------------
 
