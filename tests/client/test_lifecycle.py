@@ -83,6 +83,32 @@ def test_a_killed_stdio_server_is_restarted_on_the_next_call() -> None:
     assert pids[0] != pids[1] == pids[2]
 
 
+def test_cleanup_during_a_reconnect_leaves_no_connection_and_no_process() -> None:
+    async def main() -> tuple[str, int, bool]:
+        server = toolwire.MCPServerStdio(
+            params=script_params("faulty", "slow_start"),
+            max_retry_attempts=1,  # a call that meets the dead server reconnects
+            retry_backoff_seconds_base=0,
+        )
+        await server.connect()
+        first = server.process_id
+        assert first is not None
+        os.kill(first, signal.SIGKILL)
+        call = asyncio.ensure_future(server.call_tool("work", {}))
+        while server.process_id in (first, None):  # the call started a new server
+            await asyncio.sleep(0.01)
+        second = server.process_id
+        await server.cleanup()  # while the new server is still starting
+        with pytest.raises(UserError) as caught:
+            await call
+        return str(caught.value), second, server.client is None
+
+    text, second, unlinked = bounded(main, 60)
+    assert text == "Server not initialized. Make sure you call `connect()` first."
+    assert unlinked
+    assert _wait_gone(second), second
+
+
 @pytest.mark.parametrize(
     "transport, retries, mode",
     [("http", 0, "handshake"), ("http", 0, "auto"), ("sse", 1, "auto"), ("sse", 1, "handshake")],

@@ -328,7 +328,8 @@ class MCPClientServer:
         self._client_options = {key: value for key, value in callbacks.items() if value is not None}
         self._link: Link | None = None
         self._connected = False  # connect() succeeded and cleanup() has not run since
-        self._reconnecting = asyncio.Lock()
+        self._reconnecting = asyncio.Lock()  # held while a connection opens or is dropped
+        self._epoch = 0  # counts cleanups: a connection that opened across one is closed
         self._tools: list[Any] | None = None  # the last full (unfiltered) list
         self._tools_fresh = False
         self._version_pin: str | None = None  # a version a -32022 answer made us switch to
@@ -418,12 +419,14 @@ class MCPClientServer:
             MCPCallError: The server could not be reached or did not initialize; the message
                 names the server.
         """
-        if self._link is not None and self._link.alive:
-            return
-        await self._open_link()
-        self._connected = True
+        async with self._reconnecting:
+            if self._link is not None and self._link.alive:
+                return
+            await self._open_link()
+            self._connected = True
 
     async def _open_link(self) -> None:
+        epoch = self._epoch
         link = Link(self._open_client, self.name)
         try:
             await link.open(self.connect_timeout_seconds)
@@ -434,11 +437,16 @@ class MCPClientServer:
             raise MCPCallError(
                 self.name, "initialize", reason, lost=True, message=message
             ) from error
+        if epoch != self._epoch:
+            # cleanup() ran while this one opened: kept, it (and its process) would outlive it.
+            await link.close()
+            raise UserError(NOT_CONNECTED)
         self._link = link
 
     async def cleanup(self) -> None:
         """Close the connection and end the server process (bounded, safe to call twice)."""
         self._connected = False
+        self._epoch += 1
         link, self._link = self._link, None
         if link is not None:
             await link.close()

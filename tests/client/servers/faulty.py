@@ -6,7 +6,8 @@ Modes: `ok` (answers), `die` (exits mid-call), `garbage` (writes a line that is 
 that is not UTF-8, then answers), `deep` (lists a tool whose schema nests deeper than the
 `mcp` client parses), `loud` (writes a 65 MiB line to stderr, then answers), `loud_die`
 (writes 50 lines of 100,000 characters and then `last words` to stderr, and exits),
-`huge` and `huge_id_last` (answer with 65 MiB of text, the id first or as the last key).
+`huge` and `huge_id_last` (answer with 65 MiB of text, the id first or as the last key),
+`slow_start` (waits a second before reading anything, then answers).
 Every message received is appended, one JSON line each, to the file named by argv[2]
 (when given), so a test can see what reached the server (a `notifications/cancelled`).
 """
@@ -110,6 +111,8 @@ def answer(message: dict[str, object]) -> None:
 
 
 def main() -> None:
+    if MODE == "slow_start":
+        time.sleep(1)
     for line in sys.stdin:
         record(line)
         try:
