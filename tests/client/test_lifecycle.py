@@ -109,6 +109,20 @@ def test_cleanup_during_a_reconnect_leaves_no_connection_and_no_process() -> Non
     assert _wait_gone(second), second
 
 
+def test_concurrent_connects_start_one_server(tmp_path: Any) -> None:
+    record = tmp_path / "received.jsonl"
+
+    async def main() -> None:
+        server = toolwire.MCPServerStdio(params=script_params("faulty", "ok", str(record)))
+        await asyncio.gather(server.connect(), server.connect())
+        await server.call_tool("work", {})
+        await server.cleanup()
+
+    bounded(main, 60)
+    methods = [json.loads(line).get("method") for line in record.read_text().splitlines()]
+    assert methods.count("initialize") == 1, methods  # a second would have been left running
+
+
 @pytest.mark.parametrize(
     "transport, retries, mode",
     [("http", 0, "handshake"), ("http", 0, "auto"), ("sse", 1, "auto"), ("sse", 1, "handshake")],
