@@ -123,6 +123,50 @@ def test_concurrent_connects_start_one_server(tmp_path: Any) -> None:
     assert methods.count("initialize") == 1, methods  # a second would have been left running
 
 
+SECRET_URL = "http://user:hunter2@127.0.0.1:{port}/mcp?api_key=sk-secret#frag"
+
+
+def test_messages_logs_and_prefixed_names_leave_a_urls_credentials_out(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import agents.mcp
+    from tests._listening import free_port
+
+    port = free_port()
+    closed = SECRET_URL.format(port=port)
+
+    async def refused(cls: Any) -> str:
+        server = cls(params={"url": closed, "timeout": 5})
+        with pytest.raises(Exception) as caught:
+            await server.connect()
+        await server.cleanup()
+        return str(caught.value)
+
+    with network_server(toolwire_argv, "http") as running:
+
+        async def main() -> tuple[str, str, list[str], str, str]:
+            theirs = await refused(agents.mcp.MCPServerStreamableHttp)
+            ours = await refused(toolwire.MCPServerStreamableHttp)
+            url = SECRET_URL.format(port=running.port)
+            async with toolwire.MCPServerStreamableHttp(params={"url": url}) as server:
+                tools = await server.function_tools(prefix_tool_names=True)
+                with pytest.raises(toolwire.MCPCallError) as failed:
+                    await server.call_tool("no_such_tool_here", {})
+                return theirs, ours, [tool.name for tool in tools], str(failed.value), repr(server)
+
+        with caplog.at_level("DEBUG", logger="toolwire"):
+            theirs, ours, names, failed, shown = bounded(main, 90)
+
+    # The name as the Agents SDK shows it: scheme, host, port and path.
+    name = f"streamable_http: http://127.0.0.1:{port}/mcp"
+    assert theirs.startswith(f"Failed to connect to MCP server '{name}': ")
+    assert ours.startswith(f"Failed to connect to MCP server '{name}': ")
+    assert failed.startswith("Failed to call tool 'no_such_tool_here' on MCP server ")
+    assert all(name.startswith("mcp_streamable_http__http___127_0_0_1_") for name in names)
+    for text in (ours, failed, shown, caplog.text, *names):
+        assert "hunter2" not in text and "sk-secret" not in text and "frag" not in text
+
+
 @pytest.mark.parametrize(
     "transport, retries, mode",
     [("http", 0, "handshake"), ("http", 0, "auto"), ("sse", 1, "auto"), ("sse", 1, "handshake")],

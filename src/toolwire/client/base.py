@@ -49,7 +49,7 @@ from .approvals import (
     noted_call,
     take_call,
 )
-from .errors import NOT_CONNECTED, Diagnosis, MCPCallError, diagnose
+from .errors import NOT_CONNECTED, Diagnosis, MCPCallError, diagnose, shown_name
 from .params import ToolFilterContext
 
 if TYPE_CHECKING:
@@ -355,11 +355,16 @@ class MCPClientServer:
         """The server's readable name (the SDK's default form when none was given)."""
         return self._name if self._name is not None else self._default_name()
 
+    @property
+    def _shown_name(self) -> str:
+        """The name as messages and logs show it (a URL without credentials or query)."""
+        return shown_name(self.name)
+
     def _default_name(self) -> str:
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(name={self.name!r})"
+        return f"{type(self).__name__}(name={self._shown_name!r})"
 
     # -- connection ---------------------------------------------------------------------
 
@@ -427,15 +432,15 @@ class MCPClientServer:
 
     async def _open_link(self) -> None:
         epoch = self._epoch
-        link = Link(self._open_client, self.name)
+        link = Link(self._open_client, self._shown_name)
         try:
             await link.open(self.connect_timeout_seconds)
         except Exception as error:
             found = diagnose(error, self.connect_timeout_seconds)
             reason = found.reason + await self._describe_loss()
-            message = f"Failed to connect to MCP server '{self.name}': {reason}"
+            message = f"Failed to connect to MCP server '{self._shown_name}': {reason}"
             raise MCPCallError(
-                self.name, "initialize", reason, lost=True, message=message
+                self._shown_name, "initialize", reason, lost=True, message=message
             ) from error
         if epoch != self._epoch:
             # cleanup() ran while this one opened: kept, it (and its process) would outlive it.
@@ -487,7 +492,7 @@ class MCPClientServer:
             old, self._link = self._link, None
             if old is not None:
                 await old.close()
-            logger.info("MCP server %r: reconnecting", self.name)
+            logger.info("MCP server %r: reconnecting", self._shown_name)
             self._tools_fresh = False
             await self._open_link()
             assert self._link is not None
@@ -580,7 +585,7 @@ class MCPClientServer:
 
         reason = (answer.get("reason") or "").strip() or "no reason given"
         refusal = (
-            f"Tool call rejected: the call to '{tool_name}' on MCP server '{self.name}' "
+            f"Tool call rejected: the call to '{tool_name}' on MCP server '{self._shown_name}' "
             f"was not approved ({reason}). The tool did not run."
         )
         return CallToolResult(content=[TextContent(type="text", text=refusal)], is_error=True)
@@ -610,17 +615,17 @@ class MCPClientServer:
                 # Refused for its protocol version, before acting: once more, at a version
                 # both sides speak (what a pinned client must do; "auto" negotiated it).
                 version_retried = True
-                logger.info("MCP server %r: %s; retrying", self.name, found.reason)
+                logger.info("MCP server %r: %s; retrying", self._shown_name, found.reason)
                 continue
             if found.unprocessed and not fresh_session_tried:
                 # The server refused the old session before acting: one more try on a
                 # new connection is free (it is not a retry of anything that ran).
                 fresh_session_tried = True
-                logger.info("MCP server %r: %s; reconnecting", self.name, found.reason)
+                logger.info("MCP server %r: %s; reconnecting", self._shown_name, found.reason)
                 continue
             limit = self.max_retry_attempts
             if limit >= 0 and attempt >= limit:
-                raise MCPCallError(self.name, target, reason, lost=found.lost) from error
+                raise MCPCallError(self._shown_name, target, reason, lost=found.lost) from error
             # A float power: unlimited retries never overflow (the delay tops out at inf).
             delay: float = self.retry_backoff_seconds_base * 2.0 ** min(attempt, 1000)
             if self.retry_backoff_seconds_max is not None:
@@ -628,7 +633,7 @@ class MCPClientServer:
             attempt += 1
             logger.info(
                 "MCP server %r: %s failed (%s); retry %d in %.2f s",
-                self.name, target, found.reason, attempt, delay,
+                self._shown_name, target, found.reason, attempt, delay,
             )  # fmt: skip
             await asyncio.sleep(delay)
 
@@ -682,7 +687,10 @@ class MCPClientServer:
             return bool(await verdict if inspect.isawaitable(verdict) else verdict)
         except Exception as error:  # the SDK leaves a tool out when its filter fails
             logger.error(
-                "MCP server %r: the tool filter failed on %r: %r", self.name, tool.name, error
+                "MCP server %r: the tool filter failed on %r: %r",
+                self._shown_name,
+                tool.name,
+                error,
             )
             return False
 
@@ -698,7 +706,7 @@ class MCPClientServer:
             if not cursor:
                 return pages
         raise UserError(
-            f"MCP server '{self.name}' has more than {bound} page(s) of {field} "
+            f"MCP server '{self._shown_name}' has more than {bound} page(s) of {field} "
             "(max_list_pages); nothing was returned or cached"
         )
 
@@ -756,7 +764,7 @@ class MCPClientServer:
         missing = [key for key in required if isinstance(key, str) and key not in (arguments or {})]
         if missing:
             raise UserError(
-                f"Failed to call tool '{tool_name}' on MCP server '{self.name}': "
+                f"Failed to call tool '{tool_name}' on MCP server '{self._shown_name}': "
                 f"missing required parameters: {', '.join(missing)}"
             )
         return await self.call_tool_unchecked(
@@ -852,8 +860,8 @@ class MCPClientServer:
         prefixed = self.prefix_tool_names if prefix_tool_names is None else prefix_tool_names
         made: list[FunctionTool] = []
         for tool in await self.list_tools(run_context, agent):
-            shown = prefixed_name(self.name, tool.name) if prefixed else tool.name
-            schema, is_strict = _schema(self.name, tool, convert_schemas_to_strict)
+            shown = prefixed_name(self._shown_name, tool.name) if prefixed else tool.name
+            schema, is_strict = _schema(self._shown_name, tool, convert_schemas_to_strict)
             # With a callback, the gate asks it at each call: the tool never pauses a run.
             needs_approval = (
                 False if callback is not None else self._get_needs_approval_for_tool(tool, agent)
@@ -971,7 +979,9 @@ async def _resolve_meta(
     if inspect.isawaitable(meta):
         meta = await meta
     if meta is not None and not isinstance(meta, dict):
-        raise UserError(f"tool_meta_resolver for MCP server '{server.name}' must return a dict")
+        raise UserError(
+            f"tool_meta_resolver for MCP server '{server._shown_name}' must return a dict"
+        )
     return meta
 
 
@@ -996,7 +1006,9 @@ def _invoker(
             answer = server._get_failure_error_function(default_tool_error_function)
             if answer is None:
                 raise
-            logger.warning("MCP tool %r on server %r failed: %s", remote_name, server.name, error)
+            logger.warning(
+                "MCP tool %r on server %r failed: %s", remote_name, server._shown_name, error
+            )
             text = answer(ctx, error)
             return await text if inspect.isawaitable(text) else text
 

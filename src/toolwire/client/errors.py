@@ -5,10 +5,11 @@ name, so this module does not import `mcp`."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import UserError
 
-__all__ = ["Diagnosis", "MCPCallError", "diagnose", "exception_chain"]
+__all__ = ["Diagnosis", "MCPCallError", "diagnose", "exception_chain", "shown_name"]
 
 NOT_CONNECTED = "Server not initialized. Make sure you call `connect()` first."
 
@@ -31,6 +32,31 @@ _LOST_TYPES = {
     "ConnectionResetError",
     "ConnectionRefusedError",
 }
+
+
+# The transports' default names: their prefix, then the server's URL.
+_URL_NAME_PREFIXES = ("streamable_http: ", "streamable-http: ", "sse: ")
+
+
+def shown_name(name: str) -> str:
+    """A server's name as messages, logs and prefixed tool names show it: an http(s) URL in it
+    (the whole name, or after a default name's transport prefix) keeps its scheme, host, port
+    and path only, so that a password, a key in the query or a fragment is never shown (the
+    Agents SDK's rule); a URL that cannot be read is shown as `<invalid-url>`."""
+    prefix = next((start for start in _URL_NAME_PREFIXES if name.startswith(start)), "")
+    url = name[len(prefix) :]
+    looks_like_url = bool(prefix) or url.lower().startswith(("http://", "https://"))
+    try:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https"):
+            return name
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return f"{prefix}<invalid-url>" if looks_like_url else name
+    if not parts.netloc or not host or any(char.isspace() for char in host):
+        return f"{prefix}<invalid-url>"
+    where = (f"[{host}]" if ":" in host else host) + ("" if port is None else f":{port}")
+    return prefix + urlunsplit((parts.scheme, where, parts.path, "", ""))
 
 
 class MCPCallError(UserError):

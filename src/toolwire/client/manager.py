@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ..errors import UserError
+from .errors import shown_name
 
 if TYPE_CHECKING:
     from ..tools.function_tool import FunctionTool
@@ -24,7 +25,9 @@ logger = logging.getLogger("toolwire.client")
 
 
 def _label(server: Any) -> Any:
-    return getattr(server, "name", server)
+    """A server's name as messages and logs show it (a URL without credentials or query)."""
+    name = getattr(server, "name", server)
+    return shown_name(name) if isinstance(name, str) else name
 
 
 class MCPServerManager:
@@ -202,7 +205,7 @@ async def all_function_tools(
             prefix_tool_names=prefix_tool_names,
         )
         for tool in made:
-            owners.setdefault(tool.name, []).append(server.name)
+            owners.setdefault(tool.name, []).append(_label(server))
         tools.extend(made)
     clashes = {name: where for name, where in owners.items() if len(where) > 1}
     if clashes:
