@@ -7,10 +7,12 @@ a listing takes three pages, through the real protocol session and the `mcp` cli
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
 
+import toolwire
 from toolwire import Server
 from toolwire.client import MCPServerInMemory
 from toolwire.errors import UserError
@@ -76,3 +78,38 @@ def test_max_list_pages_bounds_a_listing(pages: int, fits: bool) -> None:
         "nothing was returned or cached"
     )
     assert cached is None
+
+
+def test_a_repeated_cursor_ends_the_listing_as_in_the_sdk(tmp_path: Any) -> None:
+    import agents.mcp
+    from tests.client._support import bounded, script_params
+
+    record = tmp_path / "received.jsonl"
+    params = script_params("faulty", "loop_cursor", str(record))
+
+    async def errors(server: Any) -> list[str]:
+        texts = []
+        async with server:
+            for listing in (server.list_tools, server.list_prompts):
+                with pytest.raises(Exception) as caught:  # each its own UserError
+                    await listing()
+                texts.append(str(caught.value))
+        return texts
+
+    async def main() -> tuple[list[str], list[str]]:
+        theirs = await errors(agents.mcp.MCPServerStdio(params=params, name="looping"))
+        ours = await errors(toolwire.MCPServerStdio(params=params, name="looping"))
+        return theirs, ours
+
+    theirs, ours = bounded(main, 60)
+    assert (
+        ours
+        == theirs
+        == [
+            "MCP server 'looping' returned a repeated cursor while listing tools.",
+            "MCP server 'looping' returned a repeated cursor while listing prompts.",
+        ]
+    )
+    listed = [json.loads(line).get("method") for line in record.read_text().splitlines()]
+    # Each client read two pages of each list (no cursor, then "again"), not 10,000.
+    assert listed.count("tools/list") == listed.count("prompts/list") == 4

@@ -698,6 +698,7 @@ class MCPClientServer:
         """The pages of a paginated list, following cursors up to `max_list_pages`."""
         pages: list[Any] = []
         cursor: str | None = None
+        followed: set[str] = set()
         # Unbounded still stops somewhere: cursors handed out forever would hold the caller.
         bound = self.max_list_pages if self.max_list_pages is not None else 10_000
         while len(pages) < bound:
@@ -705,6 +706,12 @@ class MCPClientServer:
             cursor = getattr(pages[-1], "next_cursor", None)
             if not cursor:
                 return pages
+            if cursor in followed:  # a loop: the same pages again, up to the bound
+                raise UserError(
+                    f"MCP server '{self._shown_name}' returned a repeated cursor while "
+                    f"listing {field}."
+                )
+            followed.add(cursor)
         raise UserError(
             f"MCP server '{self._shown_name}' has more than {bound} page(s) of {field} "
             "(max_list_pages); nothing was returned or cached"

@@ -7,7 +7,8 @@ that is not UTF-8, then answers), `deep` (lists a tool whose schema nests deeper
 `mcp` client parses), `loud` (writes a 65 MiB line to stderr, then answers), `loud_die`
 (writes 50 lines of 100,000 characters and then `last words` to stderr, and exits),
 `huge` and `huge_id_last` (answer with 65 MiB of text, the id first or as the last key),
-`slow_start` (waits a second before reading anything, then answers).
+`slow_start` (waits a second before reading anything, then answers), `loop_cursor` (every
+`tools/list` and `prompts/list` page has `again` as its next cursor).
 Every message received is appended, one JSON line each, to the file named by argv[2]
 (when given), so a test can see what reached the server (a `notifications/cancelled`).
 """
@@ -27,6 +28,9 @@ TOOL = {
     "description": "Does some work.",
     "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}},
 }
+
+
+CAPABILITIES = {"tools": {}, "prompts": {}} if MODE == "loop_cursor" else {"tools": {}}
 
 
 def send(message: dict[str, object]) -> None:
@@ -57,8 +61,12 @@ def answer(message: dict[str, object]) -> None:
         params = message.get("params") or {}
         version = params.get("protocolVersion", "2025-11-25") if isinstance(params, dict) else ""
         send({"jsonrpc": "2.0", "id": ident, "result": {
-            "protocolVersion": version, "capabilities": {"tools": {}},
+            "protocolVersion": version, "capabilities": CAPABILITIES,
             "serverInfo": {"name": "faulty", "version": "0"}}})  # fmt: skip
+    elif method in ("tools/list", "prompts/list") and MODE == "loop_cursor":
+        key = method.split("/")[0]
+        page = [TOOL] if key == "tools" else [{"name": "ask"}]
+        send({"jsonrpc": "2.0", "id": ident, "result": {key: page, "nextCursor": "again"}})
     elif method == "tools/list":
         send(
             {
