@@ -665,7 +665,9 @@ class MCPClientServer:
         if not (self.cache_tools_list and self._tools_fresh and self._tools is not None):
             await self._fetch_tools()
         assert self._tools is not None
-        tools, chooser = list(self._tools), self.tool_filter
+        # Copies: the last listing decides required arguments and approvals, so what a caller
+        # or a filter does to a tool it was handed must not reach it.
+        tools, chooser = copy.deepcopy(self._tools), self.tool_filter
         if chooser is None:
             return tools
         if isinstance(chooser, dict):  # static: allowed first, then blocked
