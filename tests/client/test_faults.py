@@ -143,6 +143,29 @@ def test_an_answer_over_the_line_limit_fails_its_call_at_once(mode: str) -> None
     assert small == "worked" and same_process
 
 
+def test_a_servers_own_32000_error_is_its_message_not_a_lost_connection() -> None:
+    async def main() -> tuple[list[str], int | None, int | None]:
+        async with _faulty("server_error", max_retry_attempts=1) as server:
+            first = server.process_id
+            texts = []
+            for _ in range(2):
+                with pytest.raises(MCPCallError) as caught:
+                    await server.call_tool("work", {"n": 1})
+                texts.append(str(caught.value))
+            return texts, first, server.process_id
+
+    texts, first, last = bounded(main, 60)
+    assert (
+        texts
+        == [
+            "Failed to call tool 'work' on MCP server 'faulty-server_error': "
+            "rate limited: try again in a minute"
+        ]
+        * 2
+    )
+    assert first is not None and first == last  # the server was not restarted
+
+
 @pytest.mark.parametrize("tool", ["resource", "prompt", "method"])
 def test_a_tool_named_like_a_request_kind_is_named_as_a_tool(tool: str) -> None:
     async def main() -> str:

@@ -145,7 +145,7 @@ def diagnose(error: BaseException, timeout: float | None) -> Diagnosis:
             return Diagnosis("session expired (HTTP 404)", lost=True, unprocessed=True)
         if name == "MCPError" and code == _UNSUPPORTED_VERSION:
             return _refused_version(item)
-        if name == "MCPError" and code == _CONNECTION_CLOSED:
+        if name == "MCPError" and code == _CONNECTION_CLOSED and _client_made(str(item)):
             return Diagnosis(f"connection lost ({item})", lost=True)
         if name == "HTTPStatusError":
             status = getattr(getattr(item, "response", None), "status_code", None)
@@ -157,6 +157,13 @@ def diagnose(error: BaseException, timeout: float | None) -> Diagnosis:
             return Diagnosis("timed out", lost=False)
     text = str(error) or type(error).__name__
     return Diagnosis(text, lost=False)
+
+
+def _client_made(message: str) -> bool:
+    """Whether a -32000 error is the `mcp` client's own word that the connection or the
+    request's stream ended: a server may answer -32000 too (the code opens the range JSON-RPC
+    leaves to servers), and its error says nothing of the connection."""
+    return message == "Connection closed" or message.startswith("SSE stream ")
 
 
 def _refused_version(error: BaseException) -> Diagnosis:

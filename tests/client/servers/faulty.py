@@ -8,7 +8,8 @@ that is not UTF-8, then answers), `deep` (lists a tool whose schema nests deeper
 (writes 50 lines of 100,000 characters and then `last words` to stderr, and exits),
 `huge` and `huge_id_last` (answer with 65 MiB of text, the id first or as the last key),
 `slow_start` (waits a second before reading anything, then answers), `loop_cursor` (every
-`tools/list` and `prompts/list` page has `again` as its next cursor).
+`tools/list` and `prompts/list` page has `again` as its next cursor), `server_error` (answers
+the call with the JSON-RPC error -32000, which servers may use for their own errors).
 Every message received is appended, one JSON line each, to the file named by argv[2]
 (when given), so a test can see what reached the server (a `notifications/cancelled`).
 """
@@ -102,6 +103,10 @@ def answer(message: dict[str, object]) -> None:
                 send({"jsonrpc": "2.0", "id": ident, "result": result})
             else:
                 send({"result": result, "jsonrpc": "2.0", "id": ident})
+            return
+        if MODE == "server_error":
+            error = {"code": -32000, "message": "rate limited: try again in a minute"}
+            send({"jsonrpc": "2.0", "id": ident, "error": error})
             return
         if MODE == "bad_bytes":
             sys.stdout.buffer.write(b"\xff\xfe not utf-8\n")
