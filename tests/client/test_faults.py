@@ -143,9 +143,16 @@ def test_an_answer_over_the_line_limit_fails_its_call_at_once(mode: str) -> None
     assert small == "worked" and same_process
 
 
-def test_a_servers_own_32000_error_is_its_message_not_a_lost_connection() -> None:
+SERVERS_OWN = {
+    "server_error": "rate limited: try again in a minute",
+    "server_timeout": "the upstream API did not answer in 30 s",
+}
+
+
+@pytest.mark.parametrize("mode", sorted(SERVERS_OWN))
+def test_a_servers_own_32000_or_32001_error_is_its_message(mode: str) -> None:
     async def main() -> tuple[list[str], int | None, int | None]:
-        async with _faulty("server_error", max_retry_attempts=1) as server:
+        async with _faulty(mode, max_retry_attempts=1) as server:
             first = server.process_id
             texts = []
             for _ in range(2):
@@ -155,14 +162,8 @@ def test_a_servers_own_32000_error_is_its_message_not_a_lost_connection() -> Non
             return texts, first, server.process_id
 
     texts, first, last = bounded(main, 60)
-    assert (
-        texts
-        == [
-            "Failed to call tool 'work' on MCP server 'faulty-server_error': "
-            "rate limited: try again in a minute"
-        ]
-        * 2
-    )
+    expected = f"Failed to call tool 'work' on MCP server 'faulty-{mode}': {SERVERS_OWN[mode]}"
+    assert texts == [expected, expected]
     assert first is not None and first == last  # the server was not restarted
 
 

@@ -134,7 +134,7 @@ def diagnose(error: BaseException, timeout: float | None) -> Diagnosis:
     for item in exception_chain(error):
         name = type(item).__name__
         code = getattr(getattr(item, "error", None), "code", getattr(item, "code", None))
-        if name == "MCPError" and code == _REQUEST_TIMEOUT:
+        if name == "MCPError" and code == _REQUEST_TIMEOUT and _timed_out_here(str(item)):
             limit = f" within {timeout:g} seconds" if timeout else ""
             return Diagnosis(f"no answer{limit} (timed out)", lost=False)
         if (
@@ -157,6 +157,11 @@ def diagnose(error: BaseException, timeout: float | None) -> Diagnosis:
             return Diagnosis("timed out", lost=False)
     text = str(error) or type(error).__name__
     return Diagnosis(text, lost=False)
+
+
+def _timed_out_here(message: str) -> bool:
+    """Whether a -32001 error is the `mcp` client's own timeout, not a server's error."""
+    return message.startswith("Request ") and message.endswith(" timed out")
 
 
 def _client_made(message: str) -> bool:

@@ -8,8 +8,9 @@ that is not UTF-8, then answers), `deep` (lists a tool whose schema nests deeper
 (writes 50 lines of 100,000 characters and then `last words` to stderr, and exits),
 `huge` and `huge_id_last` (answer with 65 MiB of text, the id first or as the last key),
 `slow_start` (waits a second before reading anything, then answers), `loop_cursor` (every
-`tools/list` and `prompts/list` page has `again` as its next cursor), `server_error` (answers
-the call with the JSON-RPC error -32000, which servers may use for their own errors).
+`tools/list` and `prompts/list` page has `again` as its next cursor), `server_error` and
+`server_timeout` (answer the call with the JSON-RPC error -32000 or -32001, codes servers may
+use for their own errors).
 Every message received is appended, one JSON line each, to the file named by argv[2]
 (when given), so a test can see what reached the server (a `notifications/cancelled`).
 """
@@ -104,8 +105,10 @@ def answer(message: dict[str, object]) -> None:
             else:
                 send({"result": result, "jsonrpc": "2.0", "id": ident})
             return
-        if MODE == "server_error":
+        if MODE in ("server_error", "server_timeout"):
             error = {"code": -32000, "message": "rate limited: try again in a minute"}
+            if MODE == "server_timeout":
+                error = {"code": -32001, "message": "the upstream API did not answer in 30 s"}
             send({"jsonrpc": "2.0", "id": ident, "error": error})
             return
         if MODE == "bad_bytes":
