@@ -7,6 +7,7 @@ reached the server (`notifications/cancelled`), and on the process table.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -285,6 +286,55 @@ def test_cancelling_a_call_sends_notifications_cancelled(tmp_path: Path, how: st
     assert _wait_for(lambda: bool(_cancelled_ids(record)[1]))
     calls, cancelled = _cancelled_ids(record)
     assert calls and cancelled == calls
+
+
+@pytest.mark.parametrize("where", ["in the call", "in the approval callback"])
+def test_cancelling_an_agent_run_mid_call_leaves_nothing_behind(tmp_path: Path, where: str) -> None:
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
+    record = tmp_path / "received.jsonl"
+    asked = anyio.Event()
+
+    async def undecided(request: Any) -> Any:  # never answers
+        asked.set()
+        await anyio.sleep_forever()
+
+    callback = undecided if where == "in the approval callback" else None
+
+    def sent() -> list[str]:
+        lines = record.read_text().splitlines() if record.exists() else []
+        return [json.loads(line).get("method") for line in lines]
+
+    async def main() -> tuple[int, set[Any]]:
+        before = set(asyncio.all_tasks())
+        server = _faulty("hang", record, client_session_timeout_seconds=None)
+        async with server:
+            pid = server.process_id
+            assert pid is not None
+            model = ScriptedModel(
+                [[function_call("work", {"n": 1}, call_id="c")], [assistant_message("done")]]
+            )
+            server.on_approval_request = callback
+            agent = Agent(name="a", model=model, mcp_servers=[server])
+            run = asyncio.ensure_future(Runner.run(agent, "go", run_config=run_config()))
+            while "tools/call" not in sent() and not asked.is_set():
+                await anyio.sleep(0.02)
+            run.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await run
+            # The connection is still whole: the next request is answered.
+            assert [tool.name for tool in await server.list_tools()] == ["work"]
+        return pid, set(asyncio.all_tasks()) - before
+
+    pid, left = bounded(main, 60)
+    assert not [task for task in left if not task.done()]
+    assert _wait_for(lambda: not _alive(pid)), pid
+    methods = sent()
+    if where == "in the call":
+        assert _wait_for(lambda: "notifications/cancelled" in sent())
+    else:
+        assert "tools/call" not in methods  # asked, never answered: never sent
 
 
 def _alive(pid: int) -> bool:
