@@ -766,19 +766,27 @@ class MCPClientServer:
             MCPCallError: The request failed; the message names the server and the tool.
         """
         self._require_connection()
-        schema = getattr(self._last_listed(tool_name), "input_schema", None)
-        required = schema.get("required") if isinstance(schema, dict) else None
-        if not isinstance(required, list):
-            required = []
-        missing = [key for key in required if isinstance(key, str) and key not in (arguments or {})]
-        if missing:
-            raise UserError(
-                f"Failed to call tool '{tool_name}' on MCP server '{self._shown_name}': "
-                f"missing required parameters: {', '.join(missing)}"
-            )
+        self._check_required(tool_name, arguments)
         return await self.call_tool_unchecked(
             tool_name, arguments, meta, progress_callback=progress_callback
         )
+
+    def _check_required(self, tool_name: str, arguments: Any) -> None:
+        """Refuse a call that leaves out a key the tool's listed schema requires, as the SDK
+        does: only while the listing is current (not after `invalidate_tools_cache()` or a
+        reconnect, when the tool may have changed), naming the missing keys in sorted order."""
+        listed = self._last_listed(tool_name) if self._tools_fresh else None
+        schema = getattr(listed, "input_schema", None)
+        required = schema.get("required") if isinstance(schema, dict) else None
+        if not isinstance(required, list) or not required:
+            return
+        failed = f"Failed to call tool '{tool_name}' on MCP server '{self._shown_name}': "
+        if arguments is not None and not isinstance(arguments, dict):
+            raise UserError(failed + "arguments must be an object.")
+        given = arguments or {}
+        missing = sorted(key for key in required if isinstance(key, str) and key not in given)
+        if missing:
+            raise UserError(failed + f"missing required parameters: {', '.join(missing)}")
 
     def call_tool_unchecked(
         self,

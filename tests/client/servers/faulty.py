@@ -10,7 +10,7 @@ that is not UTF-8, then answers), `deep` (lists a tool whose schema nests deeper
 `slow_start` (waits a second before reading anything, then answers), `loop_cursor` (every
 `tools/list` and `prompts/list` page has `again` as its next cursor), `server_error` and
 `server_timeout` (answer the call with the JSON-RPC error -32000 or -32001, codes servers may
-use for their own errors).
+use for their own errors), `required` (its tool requires `zeta` and `alpha`).
 Every message received is appended, one JSON line each, to the file named by argv[2]
 (when given), so a test can see what reached the server (a `notifications/cancelled`).
 """
@@ -44,6 +44,10 @@ def record(line: str) -> None:
     if RECORD:
         with open(RECORD, "a", encoding="utf-8") as out:
             out.write(line.strip() + "\n")
+
+
+if MODE == "required":
+    TOOL = {**TOOL, "inputSchema": {"type": "object", "required": ["zeta", "alpha"]}}
 
 
 def deep() -> dict[str, object]:
