@@ -714,9 +714,14 @@ class MCPClientServer:
                     f"listing {field}."
                 )
             followed.add(cursor)
+        if self.max_list_pages is not None:  # the SDK's words for the bound it shares
+            raise UserError(
+                f"MCP {field[:-1]} listing exceeded max_list_pages. Increase max_list_pages "
+                "to allow more pages, or check the server pagination."
+            )
         raise UserError(
-            f"MCP server '{self._shown_name}' has more than {bound} page(s) of {field} "
-            "(max_list_pages); nothing was returned or cached"
+            f"MCP server '{self._shown_name}' has more than {bound} page(s) of {field}; "
+            "nothing was returned or cached"
         )
 
     async def _fetch_tools(self) -> None:

@@ -8,7 +8,8 @@ that is not UTF-8, then answers), `deep` (lists a tool whose schema nests deeper
 (writes 50 lines of 100,000 characters and then `last words` to stderr, and exits),
 `huge` and `huge_id_last` (answer with 65 MiB of text, the id first or as the last key),
 `slow_start` (waits a second before reading anything, then answers), `loop_cursor` (every
-`tools/list` and `prompts/list` page has `again` as its next cursor), `server_error` and
+`tools/list` and `prompts/list` page has `again` as its next cursor), `endless_cursor` (each
+page has a new next cursor), `server_error` and
 `server_timeout` (answer the call with the JSON-RPC error -32000 or -32001, codes servers may
 use for their own errors), `required` (its tool requires `zeta` and `alpha`).
 Every message received is appended, one JSON line each, to the file named by argv[2]
@@ -32,7 +33,8 @@ TOOL = {
 }
 
 
-CAPABILITIES = {"tools": {}, "prompts": {}} if MODE == "loop_cursor" else {"tools": {}}
+PAGED = MODE in ("loop_cursor", "endless_cursor")
+CAPABILITIES = {"tools": {}, "prompts": {}} if PAGED else {"tools": {}}
 
 
 def send(message: dict[str, object]) -> None:
@@ -69,10 +71,11 @@ def answer(message: dict[str, object]) -> None:
         send({"jsonrpc": "2.0", "id": ident, "result": {
             "protocolVersion": version, "capabilities": CAPABILITIES,
             "serverInfo": {"name": "faulty", "version": "0"}}})  # fmt: skip
-    elif method in ("tools/list", "prompts/list") and MODE == "loop_cursor":
+    elif method in ("tools/list", "prompts/list") and PAGED:
         key = method.split("/")[0]
         page = [TOOL] if key == "tools" else [{"name": "ask"}]
-        send({"jsonrpc": "2.0", "id": ident, "result": {key: page, "nextCursor": "again"}})
+        after = "again" if MODE == "loop_cursor" else f"page-{ident}"
+        send({"jsonrpc": "2.0", "id": ident, "result": {key: page, "nextCursor": after}})
     elif method == "tools/list":
         send(
             {
