@@ -893,7 +893,9 @@ class MCPClientServer:
                     name=shown,
                     description=tool.description or getattr(tool, "title", None) or "",
                     params_json_schema=schema,
-                    on_invoke_tool=_invoker(self, tool.name, shown, callback, agent),
+                    on_invoke_tool=_invoker(
+                        self, tool.name, shown, callback, agent, getattr(tool, "meta", None)
+                    ),
                     strict_json_schema=is_strict,
                     tool_input_guardrails=self.tool_input_guardrails,
                     tool_output_guardrails=self.tool_output_guardrails,
@@ -997,7 +999,8 @@ async def _resolve_meta(
     resolver = server.tool_meta_resolver
     if resolver is None:
         return None
-    meta = resolver(MCPToolMetaContext(ctx, server.name, tool_name, arguments))
+    # A copy: what the resolver does to the arguments is not what gets sent.
+    meta = resolver(MCPToolMetaContext(ctx, server.name, tool_name, copy.deepcopy(arguments)))
     if inspect.isawaitable(meta):
         meta = await meta
     if meta is not None and not isinstance(meta, dict):
@@ -1007,17 +1010,27 @@ async def _resolve_meta(
     return meta
 
 
+def _call_meta(resolved: dict[str, Any] | None, listed: Any) -> dict[str, Any] | None:
+    """A call's `_meta`: the resolver's, then the `_meta` the tool was listed with over it
+    (the SDK sends a tool's listed `_meta` back with each call); None when neither has any."""
+    if resolved is None and not isinstance(listed, dict):
+        return None
+    return {**copy.deepcopy(resolved or {}), **copy.deepcopy(listed or {})}
+
+
 def _invoker(
     server: MCPClientServer,
     remote_name: str,
     shown_name: str,
     callback: Callable[..., Any] | None,
     agent: Any,
+    listed_meta: Any = None,
 ) -> Callable[..., Any]:
     async def on_invoke_tool(ctx: ToolContext[Any], input_json: str) -> Any:
         try:
             arguments = _arguments(shown_name, input_json)
-            meta = await _resolve_meta(server, ctx, remote_name, arguments)
+            resolved = await _resolve_meta(server, ctx, remote_name, arguments)
+            meta = _call_meta(resolved, listed_meta)
             # The server's own gate asks the callback, shown this run's context.
             note_call(CallScope(server, remote_name, arguments, ctx, callback, agent))
             # The server checks the arguments itself; the SDK's required-keys check would

@@ -11,7 +11,8 @@ that is not UTF-8, then answers), `deep` (lists a tool whose schema nests deeper
 `tools/list` and `prompts/list` page has `again` as its next cursor), `endless_cursor` (each
 page has a new next cursor), `server_error` and
 `server_timeout` (answer the call with the JSON-RPC error -32000 or -32001, codes servers may
-use for their own errors), `required` (its tool requires `zeta` and `alpha`).
+use for their own errors), `required` (its tool requires `zeta` and `alpha`), `listed_meta` (its tool is listed with a
+`_meta`).
 Every message received is appended, one JSON line each, to the file named by argv[2]
 (when given), so a test can see what reached the server (a `notifications/cancelled`).
 """
@@ -48,6 +49,8 @@ def record(line: str) -> None:
             out.write(line.strip() + "\n")
 
 
+if MODE == "listed_meta":
+    TOOL = {**TOOL, "_meta": {"example.com/ui": "ui://work", "example.com/shared": "listed"}}
 if MODE == "required":
     TOOL = {**TOOL, "inputSchema": {"type": "object", "required": ["zeta", "alpha"]}}
 
