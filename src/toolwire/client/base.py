@@ -520,7 +520,9 @@ class MCPClientServer:
         self._meta_resolver = resolver
 
     async def _note_run_then_resolve(self, context: MCPToolMetaContext) -> Any:
-        note_call(CallScope(self, context.tool_name, context.arguments, context.run_context))
+        # A copy: a resolver that edits the arguments it is shown must not unmatch the call.
+        arguments = copy.deepcopy(context.arguments)
+        note_call(CallScope(self, context.tool_name, arguments, context.run_context))
         if self._meta_resolver is None:
             return None
         meta = self._meta_resolver(context)
