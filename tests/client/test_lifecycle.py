@@ -303,10 +303,17 @@ def test_an_unknown_stdio_command_in_sys_path_style() -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{}, {"drop_failed_servers": False}, {"strict": True}, {"connect_in_parallel": True}],
+    [
+        {},
+        {"drop_failed_servers": False},
+        {"strict": True},
+        {"connect_in_parallel": True},
+        {"connect_in_parallel": True, "strict": True},
+    ],
     ids=repr,
 )
-def test_the_manager_behaves_as_the_sdks(options: dict[str, Any]) -> None:
+@pytest.mark.parametrize("good_first", [False, True])
+def test_the_manager_behaves_as_the_sdks(options: dict[str, Any], good_first: bool) -> None:
     import agents.mcp
 
     async def run(module: Any) -> tuple[Any, ...]:
@@ -314,7 +321,7 @@ def test_the_manager_behaves_as_the_sdks(options: dict[str, Any]) -> None:
             params=kitchen_params(), name="good", client_session_timeout_seconds=30
         )
         bad = module.MCPServerStdio(params={"command": "/nonexistent/x"}, name="bad")
-        manager = module.MCPServerManager([bad, good], **options)
+        manager = module.MCPServerManager([good, bad] if good_first else [bad, good], **options)
         try:
             async with manager:
                 seen = (
@@ -325,8 +332,13 @@ def test_the_manager_behaves_as_the_sdks(options: dict[str, Any]) -> None:
                 )
                 again = [server.name for server in await manager.reconnect()]
                 return (*seen, again)
-        except Exception:
-            return ("raised",)
+        except Exception as error:
+            # The failure itself (not a group), and where each server is.
+            state = [server.name for server in manager.active_servers]
+            failed = sorted(server.name for server in manager.errors)
+            left_open = good.session is not None  # nobody would close it
+            await manager.cleanup_all()
+            return ("raised", isinstance(error, BaseExceptionGroup), state, failed, left_open)
 
     async def main() -> tuple[Any, Any]:
         return await run(agents.mcp), await run(toolwire)
