@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from tests.client._procs import network_server, script_argv, toolwire_argv
-from tests.client._support import SERVERS, bounded, kitchen_params, script_params
+from tests.client._support import SERVERS, bounded, kitchen_params, run_config, script_params
 
 import toolwire
 from toolwire import ToolContext, UserError
@@ -251,6 +251,29 @@ def test_same_tool_names_prefix_or_fail_clearly() -> None:
     assert "mcp_one__add" in names and "mcp_two__add" in names
     assert len(names) == len(set(names))
     assert out == "7"
+
+
+def test_prefixed_names_are_the_sdks_for_odd_server_and_tool_names() -> None:
+    import agents.mcp
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message
+
+    params = script_params("faulty", "odd_names")
+
+    async def main() -> tuple[list[str], list[str]]:
+        async with agents.mcp.MCPServerStdio(params=params, name="my-server_") as sdk:
+            model = ScriptedModel([[assistant_message("ok")]])
+            config: Any = {"include_server_in_tool_names": True}
+            agent = Agent(name="a", model=model, mcp_servers=[sdk], mcp_config=config)
+            await Runner.run(agent, "go", run_config=run_config())
+            assert model.last_call is not None
+            theirs = [tool.name for tool in model.last_call.tools]
+        async with toolwire.MCPServerStdio(params=params, name="my-server_") as ours:
+            mine = [tool.name for tool in await ours.function_tools(prefix_tool_names=True)]
+        return sorted(theirs), sorted(mine)
+
+    theirs, ours = bounded(main, 60)
+    assert ours == theirs == ["mcp_my-server__ode", "mcp_my-server__plain", "mcp_my-server__tool"]
 
 
 def test_headers_provider_and_bearer_token_reach_the_server() -> None:

@@ -244,9 +244,16 @@ _NAME_LIMIT = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
+def _name_part(text: str, fallback: str) -> str:
+    """`text` with each character a function name cannot hold made `_`, without `_` or `-`
+    at its ends (`fallback` when nothing is left)."""
+    return _UNSAFE.sub("_", text).strip("_-") or fallback
+
+
 def prefixed_name(server_name: str, tool_name: str) -> str:
-    """`mcp_<server>__<tool>`, made safe for a function name and at most 64 characters (a
-    shortened name ends with 8 hex digits of a hash of both names, so two stay apart).
+    """`mcp_<server>__<tool>` as the Agents SDK names a tool with its server's name: each part
+    made safe for a function name, and at most 64 characters (a shortened name ends with 8 hex
+    digits of a hash of both names, so two stay apart).
 
     Args:
         server_name: The server's name.
@@ -255,11 +262,11 @@ def prefixed_name(server_name: str, tool_name: str) -> str:
     Returns:
         The prefixed name.
     """
-    name = f"mcp_{_UNSAFE.sub('_', server_name)}__{_UNSAFE.sub('_', tool_name)}"
+    name = f"mcp_{_name_part(server_name, 'server')}__{_name_part(tool_name, 'tool')}"
     if len(name) <= _NAME_LIMIT:
         return name
     digest = hashlib.sha1(f"{server_name}\x00{tool_name}".encode()).hexdigest()[:8]
-    return f"{name[: _NAME_LIMIT - 9]}_{digest}"
+    return f"{name[: _NAME_LIMIT - 9].rstrip('_-') or 'mcp'}_{digest}"
 
 
 class MCPClientServer:

@@ -9,10 +9,10 @@ that is not UTF-8, then answers), `deep` (lists a tool whose schema nests deeper
 `huge` and `huge_id_last` (answer with 65 MiB of text, the id first or as the last key),
 `slow_start` (waits a second before reading anything, then answers), `loop_cursor` (every
 `tools/list` and `prompts/list` page has `again` as its next cursor), `endless_cursor` (each
-page has a new next cursor), `server_error` and
-`server_timeout` (answer the call with the JSON-RPC error -32000 or -32001, codes servers may
-use for their own errors), `required` (its tool requires `zeta` and `alpha`), `listed_meta` (its tool is listed with a
-`_meta`).
+page has a new next cursor), `server_error` and `server_timeout` (answer the call with the
+JSON-RPC error -32000 or -32001, codes servers may use for their own errors), `required`
+(its tool requires `zeta` and `alpha`), `listed_meta` (its tool is listed with a `_meta`),
+`odd_names` (lists tools named `_tool`, `çode` and `plain-`).
 Every message received is appended, one JSON line each, to the file named by argv[2]
 (when given), so a test can see what reached the server (a `notifications/cancelled`).
 """
@@ -80,13 +80,10 @@ def answer(message: dict[str, object]) -> None:
         after = "again" if MODE == "loop_cursor" else f"page-{ident}"
         send({"jsonrpc": "2.0", "id": ident, "result": {key: page, "nextCursor": after}})
     elif method == "tools/list":
-        send(
-            {
-                "jsonrpc": "2.0",
-                "id": ident,
-                "result": {"tools": [deep() if MODE == "deep" else TOOL]},
-            }
-        )
+        tools = [deep() if MODE == "deep" else TOOL]
+        if MODE == "odd_names":
+            tools = [{**TOOL, "name": name} for name in ("_tool", "çode", "plain-")]
+        send({"jsonrpc": "2.0", "id": ident, "result": {"tools": tools}})
     elif method == "tools/call":
         if MODE == "die":
             os._exit(3)
