@@ -53,3 +53,39 @@ def test_calls_before_connect_say_so_when_awaited(unchecked: bool) -> None:
         return str(refused.value)
 
     assert bounded(main, 30) == "Server not initialized. Make sure you call `connect()` first."
+
+
+def test_the_check_is_the_sdks_sorted_object_only_and_off_once_invalidated() -> None:
+    import agents.mcp
+    from tests.client._support import script_params
+
+    params = script_params("faulty", "required")
+
+    async def attempts(server: Any) -> list[str]:
+        seen = []
+        async with server:
+            await server.list_tools()
+            for arguments in ({"n": 1}, ["zeta", "alpha"]):
+                with pytest.raises(Exception) as refused:  # each its own UserError
+                    await server.call_tool("work", arguments)
+                seen.append(str(refused.value))
+            server.invalidate_tools_cache()  # the tool may have changed: the server judges
+            seen.append((await server.call_tool("work", {"n": 1})).content[0].text)
+        return seen
+
+    async def main() -> tuple[list[str], list[str]]:
+        theirs = await attempts(agents.mcp.MCPServerStdio(params=params, name="picky"))
+        ours = await attempts(toolwire.MCPServerStdio(params=params, name="picky"))
+        return theirs, ours
+
+    theirs, ours = bounded(main, 60)
+    failed = "Failed to call tool 'work' on MCP server 'picky': "
+    assert (
+        ours
+        == theirs
+        == [
+            failed + "missing required parameters: alpha, zeta",
+            failed + "arguments must be an object.",
+            "worked",
+        ]
+    )

@@ -7,6 +7,7 @@ reached the server (`notifications/cancelled`), and on the process table.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -50,6 +51,121 @@ def test_each_fault_names_the_server_and_the_tool(mode: str) -> None:
     text = bounded(main, 60)
     assert text.startswith(f"Failed to call tool 'work' on MCP server 'faulty-{mode}': ")
     assert EXPECTED[mode] in text
+
+
+MALFORMED = {
+    "null_result": "the server's answer is not valid JSON-RPC: its 'result' is not an object",
+    "deep": "the server's answer is not valid JSON-RPC: Invalid JSON: recursion limit exceeded",
+}
+
+
+@pytest.mark.parametrize("mode", sorted(MALFORMED))
+def test_a_malformed_answer_fails_its_request_at_once_without_a_timeout(mode: str) -> None:
+    # No request timeout: a request whose answer was dropped as junk would wait forever.
+    async def main() -> str:
+        async with _faulty(mode, client_session_timeout_seconds=None) as server:
+            with pytest.raises(MCPCallError) as caught:
+                if mode == "deep":
+                    await server.list_tools()
+                else:
+                    await server.call_tool("work", {"n": 1})
+            assert await server.list_tools() if mode != "deep" else [None]  # still connected
+            return str(caught.value)
+
+    text = bounded(main, 30)
+    target = "send 'tools/list' to" if mode == "deep" else "call tool 'work' on"
+    assert text.startswith(f"Failed to {target} MCP server 'faulty-{mode}': {MALFORMED[mode]}")
+    assert "timed out" not in text
+
+
+def test_a_line_that_is_not_utf8_is_skipped_and_the_connection_stays() -> None:
+    async def main() -> tuple[list[str], int | None, int | None]:
+        async with _faulty("bad_bytes", client_session_timeout_seconds=10) as server:
+            first = server.process_id
+            texts = []
+            for n in (1, 2):
+                result = await server.call_tool("work", {"n": n})
+                texts.append(result.content[0].text)
+            return texts, first, server.process_id
+
+    texts, first, last = bounded(main, 60)
+    assert texts == ["worked", "worked"]
+    assert first is not None and first == last  # the same process: no reconnect
+
+
+def test_a_stderr_line_of_any_length_leaves_the_connection_whole() -> None:
+    async def main() -> tuple[list[str], int | None, int | None]:
+        with open(os.devnull, "w", encoding="utf-8") as sink:
+            server = _faulty("loud", client_session_timeout_seconds=30, errlog=sink)
+            async with server:
+                first = server.process_id
+                texts = []
+                for n in (1, 2):
+                    result = await server.call_tool("work", {"n": n})
+                    texts.append(result.content[0].text)
+                return texts, first, server.process_id
+
+    texts, first, last = bounded(main, 120)
+    assert texts == ["worked", "worked"]
+    assert first is not None and first == last  # the same process: no reconnect
+
+
+def test_a_dying_servers_stderr_is_cut_to_its_last_lines_and_their_starts() -> None:
+    async def main() -> str:
+        with open(os.devnull, "w", encoding="utf-8") as sink:
+            async with _faulty("loud_die", errlog=sink) as server:
+                with pytest.raises(MCPCallError) as caught:
+                    await server.call_tool("work", {"n": 1})
+        return str(caught.value)
+
+    text = bounded(main, 60)
+    assert "exited with status 5; its stderr ended with:" in text
+    assert text.endswith("\nlast words)")
+    # 40 lines at most, each cut to 2,000 characters: not 5 MB of one server's noise.
+    assert len(text) < 40 * 2_001 + 500
+
+
+@pytest.mark.parametrize("mode", ["huge", "huge_id_last"])
+def test_an_answer_over_the_line_limit_fails_its_call_at_once(mode: str) -> None:
+    # No request timeout: the call would wait forever for an answer that was dropped.
+    async def main() -> tuple[str, str, bool]:
+        async with _faulty(mode, client_session_timeout_seconds=None) as server:
+            first = server.process_id
+            with pytest.raises(MCPCallError) as caught:
+                await server.call_tool("work", {"n": 1})
+            small = await server.call_tool("work", {})  # no arguments: a short answer
+            return str(caught.value), small.content[0].text, first == server.process_id
+
+    text, small, same_process = bounded(main, 120)
+    assert text.startswith(
+        f"Failed to call tool 'work' on MCP server 'faulty-{mode}': "
+        "the server's answer is longer than the 64 MiB limit"
+    )
+    assert small == "worked" and same_process
+
+
+SERVERS_OWN = {
+    "server_error": "rate limited: try again in a minute",
+    "server_timeout": "the upstream API did not answer in 30 s",
+}
+
+
+@pytest.mark.parametrize("mode", sorted(SERVERS_OWN))
+def test_a_servers_own_32000_or_32001_error_is_its_message(mode: str) -> None:
+    async def main() -> tuple[list[str], int | None, int | None]:
+        async with _faulty(mode, max_retry_attempts=1) as server:
+            first = server.process_id
+            texts = []
+            for _ in range(2):
+                with pytest.raises(MCPCallError) as caught:
+                    await server.call_tool("work", {"n": 1})
+                texts.append(str(caught.value))
+            return texts, first, server.process_id
+
+    texts, first, last = bounded(main, 60)
+    expected = f"Failed to call tool 'work' on MCP server 'faulty-{mode}': {SERVERS_OWN[mode]}"
+    assert texts == [expected, expected]
+    assert first is not None and first == last  # the server was not restarted
 
 
 @pytest.mark.parametrize("tool", ["resource", "prompt", "method"])
@@ -170,6 +286,55 @@ def test_cancelling_a_call_sends_notifications_cancelled(tmp_path: Path, how: st
     assert _wait_for(lambda: bool(_cancelled_ids(record)[1]))
     calls, cancelled = _cancelled_ids(record)
     assert calls and cancelled == calls
+
+
+@pytest.mark.parametrize("where", ["in the call", "in the approval callback"])
+def test_cancelling_an_agent_run_mid_call_leaves_nothing_behind(tmp_path: Path, where: str) -> None:
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
+    record = tmp_path / "received.jsonl"
+    asked = anyio.Event()
+
+    async def undecided(request: Any) -> Any:  # never answers
+        asked.set()
+        await anyio.sleep_forever()
+
+    callback = undecided if where == "in the approval callback" else None
+
+    def sent() -> list[str]:
+        lines = record.read_text().splitlines() if record.exists() else []
+        return [json.loads(line).get("method") for line in lines]
+
+    async def main() -> tuple[int, set[Any]]:
+        before = set(asyncio.all_tasks())
+        server = _faulty("hang", record, client_session_timeout_seconds=None)
+        async with server:
+            pid = server.process_id
+            assert pid is not None
+            model = ScriptedModel(
+                [[function_call("work", {"n": 1}, call_id="c")], [assistant_message("done")]]
+            )
+            server.on_approval_request = callback
+            agent = Agent(name="a", model=model, mcp_servers=[server])
+            run = asyncio.ensure_future(Runner.run(agent, "go", run_config=run_config()))
+            while "tools/call" not in sent() and not asked.is_set():
+                await anyio.sleep(0.02)
+            run.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await run
+            # The connection is still whole: the next request is answered.
+            assert [tool.name for tool in await server.list_tools()] == ["work"]
+        return pid, set(asyncio.all_tasks()) - before
+
+    pid, left = bounded(main, 60)
+    assert not [task for task in left if not task.done()]
+    assert _wait_for(lambda: not _alive(pid)), pid
+    methods = sent()
+    if where == "in the call":
+        assert _wait_for(lambda: "notifications/cancelled" in sent())
+    else:
+        assert "tools/call" not in methods  # asked, never answered: never sent
 
 
 def _alive(pid: int) -> bool:

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from tests.client._procs import network_server, script_argv, toolwire_argv
-from tests.client._support import SERVERS, bounded, kitchen_params, script_params
+from tests.client._support import SERVERS, bounded, kitchen_params, run_config, script_params
 
 import toolwire
 from toolwire import ToolContext, UserError
@@ -81,6 +81,90 @@ def test_a_killed_stdio_server_is_restarted_on_the_next_call() -> None:
     texts, pids = bounded(main, 90)
     assert texts == ["1", "2", "3"]
     assert pids[0] != pids[1] == pids[2]
+
+
+def test_cleanup_during_a_reconnect_leaves_no_connection_and_no_process() -> None:
+    async def main() -> tuple[str, int, bool]:
+        server = toolwire.MCPServerStdio(
+            params=script_params("faulty", "slow_start"),
+            max_retry_attempts=1,  # a call that meets the dead server reconnects
+            retry_backoff_seconds_base=0,
+        )
+        await server.connect()
+        first = server.process_id
+        assert first is not None
+        os.kill(first, signal.SIGKILL)
+        call = asyncio.ensure_future(server.call_tool("work", {}))
+        while server.process_id in (first, None):  # the call started a new server
+            await asyncio.sleep(0.01)
+        second = server.process_id
+        await server.cleanup()  # while the new server is still starting
+        with pytest.raises(UserError) as caught:
+            await call
+        return str(caught.value), second, server.client is None
+
+    text, second, unlinked = bounded(main, 60)
+    assert text == "Server not initialized. Make sure you call `connect()` first."
+    assert unlinked
+    assert _wait_gone(second), second
+
+
+def test_concurrent_connects_start_one_server(tmp_path: Any) -> None:
+    record = tmp_path / "received.jsonl"
+
+    async def main() -> None:
+        server = toolwire.MCPServerStdio(params=script_params("faulty", "ok", str(record)))
+        await asyncio.gather(server.connect(), server.connect())
+        await server.call_tool("work", {})
+        await server.cleanup()
+
+    bounded(main, 60)
+    methods = [json.loads(line).get("method") for line in record.read_text().splitlines()]
+    assert methods.count("initialize") == 1, methods  # a second would have been left running
+
+
+SECRET_URL = "http://user:hunter2@127.0.0.1:{port}/mcp?api_key=sk-secret#frag"
+
+
+def test_messages_logs_and_prefixed_names_leave_a_urls_credentials_out(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import agents.mcp
+    from tests._listening import free_port
+
+    port = free_port()
+    closed = SECRET_URL.format(port=port)
+
+    async def refused(cls: Any) -> str:
+        server = cls(params={"url": closed, "timeout": 5})
+        with pytest.raises(Exception) as caught:
+            await server.connect()
+        await server.cleanup()
+        return str(caught.value)
+
+    with network_server(toolwire_argv, "http") as running:
+
+        async def main() -> tuple[str, str, list[str], str, str]:
+            theirs = await refused(agents.mcp.MCPServerStreamableHttp)
+            ours = await refused(toolwire.MCPServerStreamableHttp)
+            url = SECRET_URL.format(port=running.port)
+            async with toolwire.MCPServerStreamableHttp(params={"url": url}) as server:
+                tools = await server.function_tools(prefix_tool_names=True)
+                with pytest.raises(toolwire.MCPCallError) as failed:
+                    await server.call_tool("no_such_tool_here", {})
+                return theirs, ours, [tool.name for tool in tools], str(failed.value), repr(server)
+
+        with caplog.at_level("DEBUG", logger="toolwire"):
+            theirs, ours, names, failed, shown = bounded(main, 90)
+
+    # The name as the Agents SDK shows it: scheme, host, port and path.
+    name = f"streamable_http: http://127.0.0.1:{port}/mcp"
+    assert theirs.startswith(f"Failed to connect to MCP server '{name}': ")
+    assert ours.startswith(f"Failed to connect to MCP server '{name}': ")
+    assert failed.startswith("Failed to call tool 'no_such_tool_here' on MCP server ")
+    assert all(name.startswith("mcp_streamable_http__http___127_0_0_1_") for name in names)
+    for text in (ours, failed, shown, caplog.text, *names):
+        assert "hunter2" not in text and "sk-secret" not in text and "frag" not in text
 
 
 @pytest.mark.parametrize(
@@ -169,6 +253,29 @@ def test_same_tool_names_prefix_or_fail_clearly() -> None:
     assert out == "7"
 
 
+def test_prefixed_names_are_the_sdks_for_odd_server_and_tool_names() -> None:
+    import agents.mcp
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message
+
+    params = script_params("faulty", "odd_names")
+
+    async def main() -> tuple[list[str], list[str]]:
+        async with agents.mcp.MCPServerStdio(params=params, name="my-server_") as sdk:
+            model = ScriptedModel([[assistant_message("ok")]])
+            config: Any = {"include_server_in_tool_names": True}
+            agent = Agent(name="a", model=model, mcp_servers=[sdk], mcp_config=config)
+            await Runner.run(agent, "go", run_config=run_config())
+            assert model.last_call is not None
+            theirs = [tool.name for tool in model.last_call.tools]
+        async with toolwire.MCPServerStdio(params=params, name="my-server_") as ours:
+            mine = [tool.name for tool in await ours.function_tools(prefix_tool_names=True)]
+        return sorted(theirs), sorted(mine)
+
+    theirs, ours = bounded(main, 60)
+    assert ours == theirs == ["mcp_my-server__ode", "mcp_my-server__plain", "mcp_my-server__tool"]
+
+
 def test_headers_provider_and_bearer_token_reach_the_server() -> None:
     calls = {"headers": 0, "token": 0}
 
@@ -219,10 +326,17 @@ def test_an_unknown_stdio_command_in_sys_path_style() -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{}, {"drop_failed_servers": False}, {"strict": True}, {"connect_in_parallel": True}],
+    [
+        {},
+        {"drop_failed_servers": False},
+        {"strict": True},
+        {"connect_in_parallel": True},
+        {"connect_in_parallel": True, "strict": True},
+    ],
     ids=repr,
 )
-def test_the_manager_behaves_as_the_sdks(options: dict[str, Any]) -> None:
+@pytest.mark.parametrize("good_first", [False, True])
+def test_the_manager_behaves_as_the_sdks(options: dict[str, Any], good_first: bool) -> None:
     import agents.mcp
 
     async def run(module: Any) -> tuple[Any, ...]:
@@ -230,7 +344,7 @@ def test_the_manager_behaves_as_the_sdks(options: dict[str, Any]) -> None:
             params=kitchen_params(), name="good", client_session_timeout_seconds=30
         )
         bad = module.MCPServerStdio(params={"command": "/nonexistent/x"}, name="bad")
-        manager = module.MCPServerManager([bad, good], **options)
+        manager = module.MCPServerManager([good, bad] if good_first else [bad, good], **options)
         try:
             async with manager:
                 seen = (
@@ -241,8 +355,13 @@ def test_the_manager_behaves_as_the_sdks(options: dict[str, Any]) -> None:
                 )
                 again = [server.name for server in await manager.reconnect()]
                 return (*seen, again)
-        except Exception:
-            return ("raised",)
+        except Exception as error:
+            # The failure itself (not a group), and where each server is.
+            state = [server.name for server in manager.active_servers]
+            failed = sorted(server.name for server in manager.errors)
+            left_open = good.session is not None  # nobody would close it
+            await manager.cleanup_all()
+            return ("raised", isinstance(error, BaseExceptionGroup), state, failed, left_open)
 
     async def main() -> tuple[Any, Any]:
         return await run(agents.mcp), await run(toolwire)

@@ -165,3 +165,53 @@ def test_elicitation_and_sampling_callbacks_answer_the_server(mode: str) -> None
     out = bounded(main, 60)
     assert asked == ["Who?"]
     assert out.startswith("accept") and "Ada" in out and out.endswith("hi there")
+
+
+def test_converted_tools_send_the_meta_the_sdks_do(tmp_path: Any) -> None:
+    import agents.mcp
+    from agents import Agent, Runner
+    from agents.testing import ScriptedModel, assistant_message, function_call
+    from tests.client._support import run_config
+
+    def resolve(context: Any) -> dict[str, Any]:
+        context.arguments["n"] = 99  # careless: what is sent must not change
+        return {"example.com/trace": "t-1", "example.com/shared": "resolved"}
+
+    async def sent(record: Any, tools_of: Any, server: Any) -> tuple[Any, Any]:
+        async with server:
+            model = ScriptedModel(
+                [[function_call("work", {"n": 1}, call_id="c")], [assistant_message("ok")]]
+            )
+            agent = Agent(name="a", model=model, **await tools_of(server))
+            await Runner.run(agent, "go", run_config=run_config())
+        lines = [json.loads(line) for line in record.read_text().splitlines()]
+        (call,) = [line["params"] for line in lines if line.get("method") == "tools/call"]
+        return call["arguments"], {k: v for k, v in call["_meta"].items() if "example" in k}
+
+    async def mcp_servers(server: Any) -> dict[str, Any]:
+        return {"mcp_servers": [server]}
+
+    async def converted(server: Any) -> dict[str, Any]:
+        return {"tools": [tool.to_agents() for tool in await server.function_tools()]}
+
+    async def main() -> tuple[Any, Any]:
+        records = [tmp_path / "theirs.jsonl", tmp_path / "ours.jsonl"]
+        sdk, ours = (script_params("faulty", "listed_meta", str(r)) for r in records)
+        options = {"tool_meta_resolver": resolve}
+        theirs = await sent(records[0], mcp_servers, agents.mcp.MCPServerStdio(sdk, **options))
+        mine = await sent(records[1], converted, toolwire.MCPServerStdio(ours, **options))
+        return theirs, mine
+
+    theirs, ours = bounded(main, 90)
+    assert (
+        ours
+        == theirs
+        == (
+            {"n": 1},
+            {
+                "example.com/trace": "t-1",
+                "example.com/shared": "listed",
+                "example.com/ui": "ui://work",
+            },
+        )
+    )

@@ -7,10 +7,12 @@ a listing takes three pages, through the real protocol session and the `mcp` cli
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
 
+import toolwire
 from toolwire import Server
 from toolwire.client import MCPServerInMemory
 from toolwire.errors import UserError
@@ -68,11 +70,71 @@ def test_max_list_pages_bounds_a_listing(pages: int, fits: bool) -> None:
         assert cached is not None and len(cached) == COUNT
         return
     assert tools == (
-        "MCP server 'in-memory: many' has more than 2 page(s) of tools (max_list_pages); "
-        "nothing was returned or cached"
+        "MCP tool listing exceeded max_list_pages. Increase max_list_pages to allow more "
+        "pages, or check the server pagination."
     )
     assert prompts == (
-        "MCP server 'in-memory: many' has more than 2 page(s) of prompts (max_list_pages); "
-        "nothing was returned or cached"
+        "MCP prompt listing exceeded max_list_pages. Increase max_list_pages to allow more "
+        "pages, or check the server pagination."
     )
     assert cached is None
+
+
+def test_max_list_pages_says_what_the_sdk_says() -> None:
+    import agents.mcp
+    from tests.client._support import bounded, script_params
+
+    params = script_params("faulty", "endless_cursor")
+
+    async def errors(server: Any) -> list[str]:
+        texts = []
+        async with server:
+            for listing in (server.list_tools, server.list_prompts):
+                with pytest.raises(Exception) as caught:  # each its own UserError
+                    await listing()
+                texts.append(str(caught.value))
+        return texts
+
+    async def main() -> tuple[list[str], list[str]]:
+        theirs = await errors(agents.mcp.MCPServerStdio(params=params, max_list_pages=3))
+        ours = await errors(toolwire.MCPServerStdio(params=params, max_list_pages=3))
+        return theirs, ours
+
+    theirs, ours = bounded(main, 60)
+    assert ours == theirs
+    assert theirs[0].startswith("MCP tool listing exceeded max_list_pages.")
+
+
+def test_a_repeated_cursor_ends_the_listing_as_in_the_sdk(tmp_path: Any) -> None:
+    import agents.mcp
+    from tests.client._support import bounded, script_params
+
+    record = tmp_path / "received.jsonl"
+    params = script_params("faulty", "loop_cursor", str(record))
+
+    async def errors(server: Any) -> list[str]:
+        texts = []
+        async with server:
+            for listing in (server.list_tools, server.list_prompts):
+                with pytest.raises(Exception) as caught:  # each its own UserError
+                    await listing()
+                texts.append(str(caught.value))
+        return texts
+
+    async def main() -> tuple[list[str], list[str]]:
+        theirs = await errors(agents.mcp.MCPServerStdio(params=params, name="looping"))
+        ours = await errors(toolwire.MCPServerStdio(params=params, name="looping"))
+        return theirs, ours
+
+    theirs, ours = bounded(main, 60)
+    assert (
+        ours
+        == theirs
+        == [
+            "MCP server 'looping' returned a repeated cursor while listing tools.",
+            "MCP server 'looping' returned a repeated cursor while listing prompts.",
+        ]
+    )
+    listed = [json.loads(line).get("method") for line in record.read_text().splitlines()]
+    # Each client read two pages of each list (no cursor, then "again"), not 10,000.
+    assert listed.count("tools/list") == listed.count("prompts/list") == 4

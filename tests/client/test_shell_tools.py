@@ -279,3 +279,70 @@ def test_a_callback_that_is_not_callable_is_refused() -> None:
     for make in (shell_tool, local_shell_tool):
         with pytest.raises(UserError, match="on_approval_request must be callable"):
             make(object(), on_approval_request="yes")  # type: ignore[arg-type]
+
+
+MALFORMED_SHELL = {
+    "entries that are not objects": (
+        ["oops", {"stdout": "x"}],
+        {"stdout": '{"output":["oops",{"stdout":"x"}]}', "stderr": "", "outcome": "exit 0"},
+    ),
+    "fields of the wrong type": (
+        [{"stdout": 5, "outcome": "exit", "command": 7}],
+        {"stdout": "5", "stderr": "", "outcome": "exit None"},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED_SHELL))
+def test_a_remote_shells_malformed_output_reaches_the_model_as_what_it_says(case: str) -> None:
+    from toolwire import Server
+    from toolwire.client import MCPServerInMemory, shell_tool
+
+    entries, expected = MALFORMED_SHELL[case]
+    remote = Server("odd-shell")
+
+    @remote.tool(annotations={"readOnlyHint": True})
+    def shell(commands: list[str], timeout_ms: int, max_output_length: int) -> dict[str, Any]:
+        """Answer with structured output of an unexpected shape."""
+        return {"output": entries}
+
+    async def main() -> dict[str, Any]:
+        async with MCPServerInMemory(remote) as server:
+            item = shell_call(["ls"])
+            item["action"]["max_output_length"] = 1000
+            model = scripted(item)
+            agent = agents.Agent(name="a", model=model, tools=[shell_tool(server)])
+            await agents.Runner.run(agent, "go")
+            return seen_output(model, "shell_call_output")
+
+    (output,) = asyncio.run(main())["output"]
+    outcome = output["outcome"]
+    assert {**output, "outcome": f"{outcome['type']} {outcome.get('exit_code')}"} == expected
+
+
+def test_a_shell_whose_strict_schema_lists_its_defaults_gets_the_call() -> None:
+    from toolwire import Server
+    from toolwire.client import MCPServerInMemory, shell_tool
+
+    remote = Server("strict-shell")
+
+    @remote.tool(annotations={"readOnlyHint": True})
+    def shell(
+        commands: list[str], timeout_ms: int | None = None, max_output_length: int | None = None
+    ) -> dict[str, Any]:
+        """Say what it was asked to run (toolwire's schema lists every parameter as required)."""
+        said = f"{commands} timeout={timeout_ms} limit={max_output_length}"
+        return {"output": [{"stdout": said, "outcome": {"type": "exit", "exit_code": 0}}]}
+
+    async def main() -> tuple[list[str], dict[str, Any]]:
+        async with MCPServerInMemory(remote) as server:
+            (listed,) = await server.list_tools()
+            model = scripted(shell_call(["ls"]))  # max_output_length: None, left out
+            agent = agents.Agent(name="a", model=model, tools=[shell_tool(server)])
+            await agents.Runner.run(agent, "go")
+            return listed.input_schema["required"], seen_output(model, "shell_call_output")
+
+    required, seen = asyncio.run(main())
+    assert "max_output_length" in required  # what the client-side check would have refused
+    (output,) = seen["output"]
+    assert output["stdout"] == "['ls'] timeout=10000 limit=None"

@@ -10,12 +10,15 @@ server's session frames cross two in-memory streams, and leaving closes the sess
 from __future__ import annotations
 
 import asyncio
+import codecs
 import collections
 import contextlib
 import ctypes
 import inspect
+import json
 import logging
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -33,7 +36,7 @@ from mcp.client.sse import sse_client
 from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
-from mcp.types import jsonrpc_message_adapter
+from mcp.types import INTERNAL_ERROR, ErrorData, JSONRPCError, jsonrpc_message_adapter
 
 if TYPE_CHECKING:
     from ..protocol.session.serving import Servable
@@ -232,6 +235,8 @@ async def memory_transport(server: Servable) -> AsyncIterator[tuple[Any, Any]]:
 
 _LINE_LIMIT = 64 * 1024 * 1024
 _STDERR_LINES = 40
+_STDERR_LINE_CHARS = 2000  # of each stderr line, kept to describe how the child ended
+_STDERR_CHUNK = 64 * 1024  # stderr is read in pieces: a line may be of any length
 _EXIT_WAIT = 2.0  # after stdin closes, then after SIGTERM
 _STATUS_WAIT = 0.5
 _STDERR_DRAIN = 1.0  # after the child ended, for the last of its stderr to be read
@@ -250,7 +255,16 @@ class ChildProcess:
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
+        self.stderr_open = ""  # the start of the stderr line whose end has not come yet
         self.junk: str | None = None
+
+    def hear(self, text: str) -> None:
+        """Keep the last lines of the child's stderr `text`, each cut to its start."""
+        *ended, rest = text.split("\n")
+        for piece in ended:
+            self.stderr_tail.append((self.stderr_open + piece)[:_STDERR_LINE_CHARS] + "\n")
+            self.stderr_open = ""
+        self.stderr_open = (self.stderr_open + rest)[:_STDERR_LINE_CHARS]
 
     async def describe_end(self) -> str:
         """How the child ended (given a moment to exit) or that it still runs, with its stderr."""
@@ -258,7 +272,7 @@ class ChildProcess:
             await asyncio.wait_for(asyncio.shield(self.process.wait()), _STATUS_WAIT)
         code = self.process.returncode
         state = "is still running" if code is None else f"exited with status {code}"
-        tail = "".join(self.stderr_tail).strip()
+        tail = ("".join(self.stderr_tail) + self.stderr_open).strip()
         return f"{state}; its stderr ended with:\n{tail}" if tail else state
 
     async def end(self) -> None:
@@ -276,6 +290,76 @@ class ChildProcess:
                 break
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)  # whatever the child left in its group
+
+
+def _answer_fault(answer: Mapping[str, Any], error: Exception) -> str:
+    """What makes an answer (an object with an id and no method) invalid JSON-RPC."""
+    if "result" in answer and "error" in answer:
+        return "it has both 'result' and 'error'"
+    if "result" in answer and not isinstance(answer["result"], dict):
+        return "its 'result' is not an object"
+    if "error" in answer and "result" not in answer:
+        return "its 'error' is not an object with an integer 'code' and a string 'message'"
+    if "result" not in answer:
+        return "it has neither 'result' nor 'error'"
+    found = getattr(error, "errors", None)  # a pydantic ValidationError says where
+    details = found() if callable(found) else None
+    if isinstance(details, list) and details and isinstance(details[0], dict):
+        return str(details[0].get("msg", error))
+    return str(error) or type(error).__name__
+
+
+def _error_for(ident: int | str, reason: str) -> SessionMessage:
+    """A JSON-RPC error answering our request `ident`, as if the server had sent it."""
+    error = ErrorData(code=INTERNAL_ERROR, message=reason)
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=ident, error=error))
+
+
+def _refused_answer(text: str, error: Exception) -> SessionMessage | None:
+    """An error for the request a malformed answer names, so that the caller fails at once
+    rather than waiting for an answer that already came; None when `text` names no request."""
+    try:
+        answer = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(answer, dict) or "method" in answer:
+        return None
+    ident = answer.get("id")
+    if isinstance(ident, bool) or not isinstance(ident, int | str):
+        return None
+    return _error_for(
+        ident, f"the server's answer is not valid JSON-RPC: {_answer_fault(answer, error)}"
+    )
+
+
+# An id in JSON: a whole number or a string.
+_ID = rb'(-?\d+|"(?:[^"\\]|\\.)*")'
+# A line that starts as an answer does: the keys before its result (or error) are the top
+# level's, so an id among them is the answer's own.
+_ANSWER_START = re.compile(
+    rb'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?(?:"id"\s*:\s*' + _ID + rb"\s*,\s*)?"
+    rb'"(?:result|error)"\s*:'
+)
+# An id as the last key of a line (a closing brace right after it is the top level's).
+_ANSWER_END = re.compile(rb'"id"\s*:\s*' + _ID + rb"\s*\}\s*$")
+_ENDS_KEPT = 4096  # bytes of each end of an over-long line, kept to find the request
+
+
+def _oversized_answer(head: bytes, tail: bytes) -> SessionMessage | None:
+    """An error for the request an answer longer than the line limit answers, when its two
+    ends say which one it is (the id comes first, or last), else None."""
+    start = _ANSWER_START.match(head)
+    if start is None:
+        return None
+    named = start.group(1)
+    if named is None:
+        end = _ANSWER_END.search(tail)
+        named = end.group(1) if end is not None else None
+    if named is None:
+        return None
+    ident = json.loads(named)
+    reason = f"the server's answer is longer than the {_LINE_LIMIT >> 20} MiB limit"
+    return _error_for(ident, reason)
 
 
 @asynccontextmanager
@@ -311,17 +395,48 @@ async def child_process_transport(
     assert process.stdout is not None and process.stdin is not None and process.stderr is not None
     stdout, stdin, stderr = process.stdout, process.stdin, process.stderr
 
+    async def next_line() -> tuple[bytes, tuple[bytes, bytes] | None]:
+        """The next stdout line (b"" at the end), or b"" and the two ends of a line longer
+        than the limit, which is read through and dropped."""
+        ends: tuple[bytes, bytes] | None = None
+        while True:
+            try:
+                line = await stdout.readuntil(b"\n")
+            except asyncio.IncompleteReadError as end:
+                line = end.partial  # the stream's end
+            except asyncio.LimitOverrunError as overrun:
+                piece = await stdout.readexactly(overrun.consumed)
+                head, tail = ends or (piece[:_ENDS_KEPT], b"")
+                ends = (head, (tail + piece)[-_ENDS_KEPT:])
+                continue
+            if ends is None:
+                return line, None
+            return b"", (ends[0], (ends[1] + line)[-_ENDS_KEPT:])
+
     async def read_stdout() -> None:
         async with to_client:
             while True:
-                try:
-                    raw = await stdout.readline()
-                except (ValueError, asyncio.LimitOverrunError) as error:
-                    await to_client.send(error)
+                raw, ends = await next_line()
+                if ends is not None:
+                    start = ends[0][:120].decode(encoding, "replace")
+                    child.junk = f"{start}... (longer than the {_LINE_LIMIT >> 20} MiB limit)"
+                    logger.warning("MCP server %r wrote a line that is too long: %s",
+                                   label, child.junk)  # fmt: skip
+                    refusal = _oversized_answer(*ends)
+                    await to_client.send(refusal or ValueError(child.junk))
                     continue
                 if not raw:
                     return  # end of file: closing the stream fails the pending requests
-                text = raw.decode(encoding, errors).strip()
+                try:
+                    text = raw.decode(encoding, errors).strip()
+                except UnicodeError as error:
+                    # One undecodable line is skipped like any other line that is not
+                    # JSON-RPC: it must not end the connection and every call on it.
+                    logger.warning("MCP server %r wrote a line that is not %s: %.200r",
+                                   label, encoding, raw)  # fmt: skip
+                    child.junk = raw[:200].decode(encoding, "replace").strip()
+                    await to_client.send(error)
+                    continue
                 if not text:
                     continue
                 try:
@@ -330,7 +445,8 @@ async def child_process_transport(
                     logger.warning("MCP server %r wrote a line that is not JSON-RPC: %.200s",
                                    label, text)  # fmt: skip
                     child.junk = text[:200]
-                    await to_client.send(error)
+                    refusal = _refused_answer(text, error)
+                    await to_client.send(error if refusal is None else refusal)
                     continue
                 await to_client.send(SessionMessage(message))
 
@@ -347,17 +463,19 @@ async def child_process_transport(
     stderr_done = anyio.Event()
 
     async def read_stderr() -> None:
+        decoder = codecs.getincrementaldecoder(encoding)("replace")
         try:
             while True:
-                raw = await stderr.readline()
+                raw = await stderr.read(_STDERR_CHUNK)
+                text = decoder.decode(raw, final=not raw)
+                if text:
+                    child.hear(text)
+                    with contextlib.suppress(Exception):
+                        sink = errlog if errlog is not None else sys.stderr
+                        sink.write(text)
+                        sink.flush()
                 if not raw:
                     return
-                line = raw.decode(encoding, "replace")
-                child.stderr_tail.append(line)
-                with contextlib.suppress(Exception):
-                    sink = errlog if errlog is not None else sys.stderr
-                    sink.write(line)
-                    sink.flush()
         finally:
             stderr_done.set()
 

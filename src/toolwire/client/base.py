@@ -49,7 +49,7 @@ from .approvals import (
     noted_call,
     take_call,
 )
-from .errors import NOT_CONNECTED, Diagnosis, MCPCallError, diagnose
+from .errors import NOT_CONNECTED, Diagnosis, MCPCallError, diagnose, shown_name
 from .params import ToolFilterContext
 
 if TYPE_CHECKING:
@@ -244,9 +244,16 @@ _NAME_LIMIT = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
+def _name_part(text: str, fallback: str) -> str:
+    """`text` with each character a function name cannot hold made `_`, without `_` or `-`
+    at its ends (`fallback` when nothing is left)."""
+    return _UNSAFE.sub("_", text).strip("_-") or fallback
+
+
 def prefixed_name(server_name: str, tool_name: str) -> str:
-    """`mcp_<server>__<tool>`, made safe for a function name and at most 64 characters (a
-    shortened name ends with 8 hex digits of a hash of both names, so two stay apart).
+    """`mcp_<server>__<tool>` as the Agents SDK names a tool with its server's name: each part
+    made safe for a function name, and at most 64 characters (a shortened name ends with 8 hex
+    digits of a hash of both names, so two stay apart).
 
     Args:
         server_name: The server's name.
@@ -255,11 +262,11 @@ def prefixed_name(server_name: str, tool_name: str) -> str:
     Returns:
         The prefixed name.
     """
-    name = f"mcp_{_UNSAFE.sub('_', server_name)}__{_UNSAFE.sub('_', tool_name)}"
+    name = f"mcp_{_name_part(server_name, 'server')}__{_name_part(tool_name, 'tool')}"
     if len(name) <= _NAME_LIMIT:
         return name
     digest = hashlib.sha1(f"{server_name}\x00{tool_name}".encode()).hexdigest()[:8]
-    return f"{name[: _NAME_LIMIT - 9]}_{digest}"
+    return f"{name[: _NAME_LIMIT - 9].rstrip('_-') or 'mcp'}_{digest}"
 
 
 class MCPClientServer:
@@ -307,10 +314,6 @@ class MCPClientServer:
         self.retry_backoff_seconds_max = _checked_backoff_max(retry_backoff_seconds_max)
         self.message_handler = message_handler
         self.require_approval = require_approval
-        # Checked now, so a bad policy fails where it is written (the SDK's messages). The
-        # first applies while nobody answers (runs pause), the second when a callback does.
-        self._approval_policy = ApprovalPolicy.resolve(require_approval, has_callback=False)
-        self._asking_policy = ApprovalPolicy.resolve(require_approval, has_callback=True)
         self.on_approval_request = callback_for(on_approval_request)
         self._failure_error_function = failure_error_function
         self.tool_input_guardrails = tool_input_guardrails
@@ -332,10 +335,25 @@ class MCPClientServer:
         self._client_options = {key: value for key, value in callbacks.items() if value is not None}
         self._link: Link | None = None
         self._connected = False  # connect() succeeded and cleanup() has not run since
-        self._reconnecting = asyncio.Lock()
+        self._reconnecting = asyncio.Lock()  # held while a connection opens or is dropped
+        self._epoch = 0  # counts cleanups: a connection that opened across one is closed
         self._tools: list[Any] | None = None  # the last full (unfiltered) list
         self._tools_fresh = False
         self._version_pin: str | None = None  # a version a -32022 answer made us switch to
+
+    @property
+    def require_approval(self) -> Any:
+        """The `require_approval` setting; one assigned later is checked and governs the next
+        call (a setting that silently stayed the old one would let calls run unasked)."""
+        return self._require_approval
+
+    @require_approval.setter
+    def require_approval(self, setting: Any) -> None:
+        # Checked now, so a bad policy fails where it is written (the SDK's messages). The
+        # first applies while nobody answers (runs pause), the second when a callback does.
+        self._approval_policy = ApprovalPolicy.resolve(setting, has_callback=False)
+        self._asking_policy = ApprovalPolicy.resolve(setting, has_callback=True)
+        self._require_approval = setting
 
     # -- identity -----------------------------------------------------------------------
 
@@ -344,11 +362,16 @@ class MCPClientServer:
         """The server's readable name (the SDK's default form when none was given)."""
         return self._name if self._name is not None else self._default_name()
 
+    @property
+    def _shown_name(self) -> str:
+        """The name as messages and logs show it (a URL without credentials or query)."""
+        return shown_name(self.name)
+
     def _default_name(self) -> str:
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(name={self.name!r})"
+        return f"{type(self).__name__}(name={self._shown_name!r})"
 
     # -- connection ---------------------------------------------------------------------
 
@@ -408,27 +431,34 @@ class MCPClientServer:
             MCPCallError: The server could not be reached or did not initialize; the message
                 names the server.
         """
-        if self._link is not None and self._link.alive:
-            return
-        await self._open_link()
-        self._connected = True
+        async with self._reconnecting:
+            if self._link is not None and self._link.alive:
+                return
+            await self._open_link()
+            self._connected = True
 
     async def _open_link(self) -> None:
-        link = Link(self._open_client, self.name)
+        epoch = self._epoch
+        link = Link(self._open_client, self._shown_name)
         try:
             await link.open(self.connect_timeout_seconds)
         except Exception as error:
             found = diagnose(error, self.connect_timeout_seconds)
             reason = found.reason + await self._describe_loss()
-            message = f"Failed to connect to MCP server '{self.name}': {reason}"
+            message = f"Failed to connect to MCP server '{self._shown_name}': {reason}"
             raise MCPCallError(
-                self.name, "initialize", reason, lost=True, message=message
+                self._shown_name, "initialize", reason, lost=True, message=message
             ) from error
+        if epoch != self._epoch:
+            # cleanup() ran while this one opened: kept, it (and its process) would outlive it.
+            await link.close()
+            raise UserError(NOT_CONNECTED)
         self._link = link
 
     async def cleanup(self) -> None:
         """Close the connection and end the server process (bounded, safe to call twice)."""
         self._connected = False
+        self._epoch += 1
         link, self._link = self._link, None
         if link is not None:
             await link.close()
@@ -469,7 +499,7 @@ class MCPClientServer:
             old, self._link = self._link, None
             if old is not None:
                 await old.close()
-            logger.info("MCP server %r: reconnecting", self.name)
+            logger.info("MCP server %r: reconnecting", self._shown_name)
             self._tools_fresh = False
             await self._open_link()
             assert self._link is not None
@@ -497,7 +527,9 @@ class MCPClientServer:
         self._meta_resolver = resolver
 
     async def _note_run_then_resolve(self, context: MCPToolMetaContext) -> Any:
-        note_call(CallScope(self, context.tool_name, context.arguments, context.run_context))
+        # A copy: a resolver that edits the arguments it is shown must not unmatch the call.
+        arguments = copy.deepcopy(context.arguments)
+        note_call(CallScope(self, context.tool_name, arguments, context.run_context))
         if self._meta_resolver is None:
             return None
         meta = self._meta_resolver(context)
@@ -562,7 +594,7 @@ class MCPClientServer:
 
         reason = (answer.get("reason") or "").strip() or "no reason given"
         refusal = (
-            f"Tool call rejected: the call to '{tool_name}' on MCP server '{self.name}' "
+            f"Tool call rejected: the call to '{tool_name}' on MCP server '{self._shown_name}' "
             f"was not approved ({reason}). The tool did not run."
         )
         return CallToolResult(content=[TextContent(type="text", text=refusal)], is_error=True)
@@ -592,17 +624,17 @@ class MCPClientServer:
                 # Refused for its protocol version, before acting: once more, at a version
                 # both sides speak (what a pinned client must do; "auto" negotiated it).
                 version_retried = True
-                logger.info("MCP server %r: %s; retrying", self.name, found.reason)
+                logger.info("MCP server %r: %s; retrying", self._shown_name, found.reason)
                 continue
             if found.unprocessed and not fresh_session_tried:
                 # The server refused the old session before acting: one more try on a
                 # new connection is free (it is not a retry of anything that ran).
                 fresh_session_tried = True
-                logger.info("MCP server %r: %s; reconnecting", self.name, found.reason)
+                logger.info("MCP server %r: %s; reconnecting", self._shown_name, found.reason)
                 continue
             limit = self.max_retry_attempts
             if limit >= 0 and attempt >= limit:
-                raise MCPCallError(self.name, target, reason, lost=found.lost) from error
+                raise MCPCallError(self._shown_name, target, reason, lost=found.lost) from error
             # A float power: unlimited retries never overflow (the delay tops out at inf).
             delay: float = self.retry_backoff_seconds_base * 2.0 ** min(attempt, 1000)
             if self.retry_backoff_seconds_max is not None:
@@ -610,7 +642,7 @@ class MCPClientServer:
             attempt += 1
             logger.info(
                 "MCP server %r: %s failed (%s); retry %d in %.2f s",
-                self.name, target, found.reason, attempt, delay,
+                self._shown_name, target, found.reason, attempt, delay,
             )  # fmt: skip
             await asyncio.sleep(delay)
 
@@ -642,7 +674,9 @@ class MCPClientServer:
         if not (self.cache_tools_list and self._tools_fresh and self._tools is not None):
             await self._fetch_tools()
         assert self._tools is not None
-        tools, chooser = list(self._tools), self.tool_filter
+        # Copies: the last listing decides required arguments and approvals, so what a caller
+        # or a filter does to a tool it was handed must not reach it.
+        tools, chooser = copy.deepcopy(self._tools), self.tool_filter
         if chooser is None:
             return tools
         if isinstance(chooser, dict):  # static: allowed first, then blocked
@@ -664,7 +698,10 @@ class MCPClientServer:
             return bool(await verdict if inspect.isawaitable(verdict) else verdict)
         except Exception as error:  # the SDK leaves a tool out when its filter fails
             logger.error(
-                "MCP server %r: the tool filter failed on %r: %r", self.name, tool.name, error
+                "MCP server %r: the tool filter failed on %r: %r",
+                self._shown_name,
+                tool.name,
+                error,
             )
             return False
 
@@ -672,6 +709,7 @@ class MCPClientServer:
         """The pages of a paginated list, following cursors up to `max_list_pages`."""
         pages: list[Any] = []
         cursor: str | None = None
+        followed: set[str] = set()
         # Unbounded still stops somewhere: cursors handed out forever would hold the caller.
         bound = self.max_list_pages if self.max_list_pages is not None else 10_000
         while len(pages) < bound:
@@ -679,9 +717,20 @@ class MCPClientServer:
             cursor = getattr(pages[-1], "next_cursor", None)
             if not cursor:
                 return pages
+            if cursor in followed:  # a loop: the same pages again, up to the bound
+                raise UserError(
+                    f"MCP server '{self._shown_name}' returned a repeated cursor while "
+                    f"listing {field}."
+                )
+            followed.add(cursor)
+        if self.max_list_pages is not None:  # the SDK's words for the bound it shares
+            raise UserError(
+                f"MCP {field[:-1]} listing exceeded max_list_pages. Increase max_list_pages "
+                "to allow more pages, or check the server pagination."
+            )
         raise UserError(
-            f"MCP server '{self.name}' has more than {bound} page(s) of {field} "
-            "(max_list_pages); nothing was returned or cached"
+            f"MCP server '{self._shown_name}' has more than {bound} page(s) of {field}; "
+            "nothing was returned or cached"
         )
 
     async def _fetch_tools(self) -> None:
@@ -731,19 +780,27 @@ class MCPClientServer:
             MCPCallError: The request failed; the message names the server and the tool.
         """
         self._require_connection()
-        schema = getattr(self._last_listed(tool_name), "input_schema", None)
-        required = schema.get("required") if isinstance(schema, dict) else None
-        if not isinstance(required, list):
-            required = []
-        missing = [key for key in required if isinstance(key, str) and key not in (arguments or {})]
-        if missing:
-            raise UserError(
-                f"Failed to call tool '{tool_name}' on MCP server '{self.name}': "
-                f"missing required parameters: {', '.join(missing)}"
-            )
+        self._check_required(tool_name, arguments)
         return await self.call_tool_unchecked(
             tool_name, arguments, meta, progress_callback=progress_callback
         )
+
+    def _check_required(self, tool_name: str, arguments: Any) -> None:
+        """Refuse a call that leaves out a key the tool's listed schema requires, as the SDK
+        does: only while the listing is current (not after `invalidate_tools_cache()` or a
+        reconnect, when the tool may have changed), naming the missing keys in sorted order."""
+        listed = self._last_listed(tool_name) if self._tools_fresh else None
+        schema = getattr(listed, "input_schema", None)
+        required = schema.get("required") if isinstance(schema, dict) else None
+        if not isinstance(required, list) or not required:
+            return
+        failed = f"Failed to call tool '{tool_name}' on MCP server '{self._shown_name}': "
+        if arguments is not None and not isinstance(arguments, dict):
+            raise UserError(failed + "arguments must be an object.")
+        given = arguments or {}
+        missing = sorted(key for key in required if isinstance(key, str) and key not in given)
+        if missing:
+            raise UserError(failed + f"missing required parameters: {', '.join(missing)}")
 
     def call_tool_unchecked(
         self,
@@ -834,8 +891,8 @@ class MCPClientServer:
         prefixed = self.prefix_tool_names if prefix_tool_names is None else prefix_tool_names
         made: list[FunctionTool] = []
         for tool in await self.list_tools(run_context, agent):
-            shown = prefixed_name(self.name, tool.name) if prefixed else tool.name
-            schema, is_strict = _schema(self.name, tool, convert_schemas_to_strict)
+            shown = prefixed_name(self._shown_name, tool.name) if prefixed else tool.name
+            schema, is_strict = _schema(self._shown_name, tool, convert_schemas_to_strict)
             # With a callback, the gate asks it at each call: the tool never pauses a run.
             needs_approval = (
                 False if callback is not None else self._get_needs_approval_for_tool(tool, agent)
@@ -845,7 +902,9 @@ class MCPClientServer:
                     name=shown,
                     description=tool.description or getattr(tool, "title", None) or "",
                     params_json_schema=schema,
-                    on_invoke_tool=_invoker(self, tool.name, shown, callback, agent),
+                    on_invoke_tool=_invoker(
+                        self, tool.name, shown, callback, agent, getattr(tool, "meta", None)
+                    ),
                     strict_json_schema=is_strict,
                     tool_input_guardrails=self.tool_input_guardrails,
                     tool_output_guardrails=self.tool_output_guardrails,
@@ -949,12 +1008,23 @@ async def _resolve_meta(
     resolver = server.tool_meta_resolver
     if resolver is None:
         return None
-    meta = resolver(MCPToolMetaContext(ctx, server.name, tool_name, arguments))
+    # A copy: what the resolver does to the arguments is not what gets sent.
+    meta = resolver(MCPToolMetaContext(ctx, server.name, tool_name, copy.deepcopy(arguments)))
     if inspect.isawaitable(meta):
         meta = await meta
     if meta is not None and not isinstance(meta, dict):
-        raise UserError(f"tool_meta_resolver for MCP server '{server.name}' must return a dict")
+        raise UserError(
+            f"tool_meta_resolver for MCP server '{server._shown_name}' must return a dict"
+        )
     return meta
+
+
+def _call_meta(resolved: dict[str, Any] | None, listed: Any) -> dict[str, Any] | None:
+    """A call's `_meta`: the resolver's, then the `_meta` the tool was listed with over it
+    (the SDK sends a tool's listed `_meta` back with each call); None when neither has any."""
+    if resolved is None and not isinstance(listed, dict):
+        return None
+    return {**copy.deepcopy(resolved or {}), **copy.deepcopy(listed or {})}
 
 
 def _invoker(
@@ -963,11 +1033,13 @@ def _invoker(
     shown_name: str,
     callback: Callable[..., Any] | None,
     agent: Any,
+    listed_meta: Any = None,
 ) -> Callable[..., Any]:
     async def on_invoke_tool(ctx: ToolContext[Any], input_json: str) -> Any:
         try:
             arguments = _arguments(shown_name, input_json)
-            meta = await _resolve_meta(server, ctx, remote_name, arguments)
+            resolved = await _resolve_meta(server, ctx, remote_name, arguments)
+            meta = _call_meta(resolved, listed_meta)
             # The server's own gate asks the callback, shown this run's context.
             note_call(CallScope(server, remote_name, arguments, ctx, callback, agent))
             # The server checks the arguments itself; the SDK's required-keys check would
@@ -978,7 +1050,9 @@ def _invoker(
             answer = server._get_failure_error_function(default_tool_error_function)
             if answer is None:
                 raise
-            logger.warning("MCP tool %r on server %r failed: %s", remote_name, server.name, error)
+            logger.warning(
+                "MCP tool %r on server %r failed: %s", remote_name, server._shown_name, error
+            )
             text = answer(ctx, error)
             return await text if inspect.isawaitable(text) else text
 

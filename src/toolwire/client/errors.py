@@ -5,10 +5,11 @@ name, so this module does not import `mcp`."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import UserError
 
-__all__ = ["Diagnosis", "MCPCallError", "diagnose", "exception_chain"]
+__all__ = ["Diagnosis", "MCPCallError", "diagnose", "exception_chain", "shown_name"]
 
 NOT_CONNECTED = "Server not initialized. Make sure you call `connect()` first."
 
@@ -31,6 +32,31 @@ _LOST_TYPES = {
     "ConnectionResetError",
     "ConnectionRefusedError",
 }
+
+
+# The transports' default names: their prefix, then the server's URL.
+_URL_NAME_PREFIXES = ("streamable_http: ", "streamable-http: ", "sse: ")
+
+
+def shown_name(name: str) -> str:
+    """A server's name as messages, logs and prefixed tool names show it: an http(s) URL in it
+    (the whole name, or after a default name's transport prefix) keeps its scheme, host, port
+    and path only, so that a password, a key in the query or a fragment is never shown (the
+    Agents SDK's rule); a URL that cannot be read is shown as `<invalid-url>`."""
+    prefix = next((start for start in _URL_NAME_PREFIXES if name.startswith(start)), "")
+    url = name[len(prefix) :]
+    looks_like_url = bool(prefix) or url.lower().startswith(("http://", "https://"))
+    try:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https"):
+            return name
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return f"{prefix}<invalid-url>" if looks_like_url else name
+    if not parts.netloc or not host or any(char.isspace() for char in host):
+        return f"{prefix}<invalid-url>"
+    where = (f"[{host}]" if ":" in host else host) + ("" if port is None else f":{port}")
+    return prefix + urlunsplit((parts.scheme, where, parts.path, "", ""))
 
 
 class MCPCallError(UserError):
@@ -108,7 +134,7 @@ def diagnose(error: BaseException, timeout: float | None) -> Diagnosis:
     for item in exception_chain(error):
         name = type(item).__name__
         code = getattr(getattr(item, "error", None), "code", getattr(item, "code", None))
-        if name == "MCPError" and code == _REQUEST_TIMEOUT:
+        if name == "MCPError" and code == _REQUEST_TIMEOUT and _timed_out_here(str(item)):
             limit = f" within {timeout:g} seconds" if timeout else ""
             return Diagnosis(f"no answer{limit} (timed out)", lost=False)
         if (
@@ -119,7 +145,7 @@ def diagnose(error: BaseException, timeout: float | None) -> Diagnosis:
             return Diagnosis("session expired (HTTP 404)", lost=True, unprocessed=True)
         if name == "MCPError" and code == _UNSUPPORTED_VERSION:
             return _refused_version(item)
-        if name == "MCPError" and code == _CONNECTION_CLOSED:
+        if name == "MCPError" and code == _CONNECTION_CLOSED and _client_made(str(item)):
             return Diagnosis(f"connection lost ({item})", lost=True)
         if name == "HTTPStatusError":
             status = getattr(getattr(item, "response", None), "status_code", None)
@@ -131,6 +157,18 @@ def diagnose(error: BaseException, timeout: float | None) -> Diagnosis:
             return Diagnosis("timed out", lost=False)
     text = str(error) or type(error).__name__
     return Diagnosis(text, lost=False)
+
+
+def _timed_out_here(message: str) -> bool:
+    """Whether a -32001 error is the `mcp` client's own timeout, not a server's error."""
+    return message.startswith("Request ") and message.endswith(" timed out")
+
+
+def _client_made(message: str) -> bool:
+    """Whether a -32000 error is the `mcp` client's own word that the connection or the
+    request's stream ended: a server may answer -32000 too (the code opens the range JSON-RPC
+    leaves to servers), and its error says nothing of the connection."""
+    return message == "Connection closed" or message.startswith("SSE stream ")
 
 
 def _refused_version(error: BaseException) -> Diagnosis:

@@ -7,12 +7,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from ..errors import UserError
+from .errors import shown_name
 
 if TYPE_CHECKING:
     from ..tools.function_tool import FunctionTool
@@ -24,7 +26,9 @@ logger = logging.getLogger("toolwire.client")
 
 
 def _label(server: Any) -> Any:
-    return getattr(server, "name", server)
+    """A server's name as messages and logs show it (a URL without credentials or query)."""
+    name = getattr(server, "name", server)
+    return shown_name(name) if isinstance(name, str) else name
 
 
 class MCPServerManager:
@@ -106,7 +110,7 @@ class MCPServerManager:
         """What each failed server raised."""
         return dict(self._errors)
 
-    async def _connect_one(self, server: Any) -> None:
+    async def _connect_one(self, server: Any, *, strict: bool) -> None:
         try:
             with anyio.fail_after(self.connect_timeout_seconds):
                 await server.connect()
@@ -116,7 +120,7 @@ class MCPServerManager:
             self._record(server, error)
         except Exception as error:
             self._record(server, error)
-            if self.strict:
+            if strict:
                 raise
         else:
             self._errors.pop(server, None)
@@ -128,13 +132,29 @@ class MCPServerManager:
         self._errors[server] = error
 
     async def _connect(self, servers: list[Any]) -> list[Any]:
-        if self.connect_in_parallel:
-            async with anyio.create_task_group() as group:
+        before = list(self._connected)
+        try:
+            if self.connect_in_parallel:
+                # Every server gets its attempt (one failing cancels none of the others);
+                # under `strict`, the first failure is raised afterwards, as itself.
+                async with anyio.create_task_group() as group:
+                    for server in servers:
+                        group.start_soon(partial(self._connect_one, server, strict=False))
+                if self.strict:
+                    for server, error in self._errors.items():
+                        if any(server is s for s in servers) and isinstance(error, Exception):
+                            raise error
+            else:
                 for server in servers:
-                    group.start_soon(self._connect_one, server)
-        else:
+                    await self._connect_one(server, strict=self.strict)
+        except BaseException:
+            # As in the SDK: what this attempt connected is closed again (the caller, who
+            # gets the error, has nothing to clean up), and the active list is as it was.
             for server in servers:
-                await self._connect_one(server)
+                if not any(server is s for s in before):
+                    await self._cleanup_one(server)
+            self._connected = before
+            raise
         return self.active_servers
 
     async def connect_all(self) -> list[Any]:
@@ -149,15 +169,18 @@ class MCPServerManager:
         await self.cleanup_all()
         return await self._connect(list(self._servers))
 
+    async def _cleanup_one(self, server: Any) -> None:
+        with anyio.CancelScope(shield=True):
+            try:
+                with anyio.move_on_after(self.cleanup_timeout_seconds):
+                    await server.cleanup()
+            except Exception as error:
+                logger.warning("MCP server %r failed to clean up: %r", _label(server), error)
+
     async def cleanup_all(self) -> None:
         """Clean up every server (each bounded; failures are logged, not raised)."""
         for server in reversed(self._servers):
-            with anyio.CancelScope(shield=True):
-                try:
-                    with anyio.move_on_after(self.cleanup_timeout_seconds):
-                        await server.cleanup()
-                except Exception as error:
-                    logger.warning("MCP server %r failed to clean up: %r", _label(server), error)
+            await self._cleanup_one(server)
         self._connected = []
 
     async def __aenter__(self) -> MCPServerManager:
@@ -202,7 +225,7 @@ async def all_function_tools(
             prefix_tool_names=prefix_tool_names,
         )
         for tool in made:
-            owners.setdefault(tool.name, []).append(server.name)
+            owners.setdefault(tool.name, []).append(_label(server))
         tools.extend(made)
     clashes = {name: where for name, where in owners.items() if len(where) > 1}
     if clashes:

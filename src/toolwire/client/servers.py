@@ -41,7 +41,7 @@ class MCPServerStdio(MCPClientServer):
         from ._targets import open_stdio
 
         self._children = []
-        return open_stdio(self.params, self._client, self.name, self._children, self.errlog)
+        return open_stdio(self.params, self._client, self._shown_name, self._children, self.errlog)
 
     async def _describe_loss(self) -> str:
         if not self._children:

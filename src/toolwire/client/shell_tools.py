@@ -46,17 +46,23 @@ def _command_outputs(data: Mapping[str, Any]) -> list[Any]:
 
     outputs = []
     for entry in data.get("output") or ():
-        outcome = entry.get("outcome") or {}
+        outcome = entry.get("outcome")
+        if not isinstance(outcome, Mapping):
+            outcome = {}
         kind: Literal["exit", "timeout"] = "timeout" if outcome.get("type") == "timeout" else "exit"
         code = outcome.get("exit_code")
+        command = entry.get("command")
         outputs.append(
             ShellCommandOutput(
                 stdout=str(entry.get("stdout") or ""),
                 stderr=str(entry.get("stderr") or ""),
                 outcome=ShellCallOutcome(
-                    type=kind, exit_code=code if isinstance(code, int) else None
+                    type=kind,
+                    exit_code=code
+                    if isinstance(code, int) and not isinstance(code, bool)
+                    else None,
                 ),
-                command=entry.get("command"),
+                command=command if isinstance(command, str) else None,
             )
         )
     return outputs
@@ -136,11 +142,16 @@ class _RemoteShell:
         from agents import ShellResult
 
         note_call(CallScope(self.server, self.remote_name, arguments, context, approved=True))
-        result = await self.server.call_tool(self.remote_name, arguments)
+        # The server judges the arguments: a strict schema lists the defaulted `timeout_ms` and
+        # `max_output_length` as required, and the SDK leaves out the ones the model did not set.
+        send = getattr(self.server, "call_tool_unchecked", self.server.call_tool)
+        result = await send(self.remote_name, arguments)
         if field_of(result, "isError"):
             raise RemoteShellError(text_of(result) or "the remote shell tool failed")
         data = field_of(result, "structuredContent")
-        if not isinstance(data, Mapping) or not isinstance(data.get("output"), list):
+        entries = data.get("output") if isinstance(data, Mapping) else None
+        # Structured output of another shape is read as text, not half-understood.
+        if not isinstance(entries, list) or not all(isinstance(one, Mapping) for one in entries):
             return text_of(result)
         limit = data.get("max_output_length")
         return ShellResult(

@@ -132,6 +132,63 @@ def test_always_asks_for_everything_and_approval_lets_the_call_through() -> None
     assert ran == ["mkdir d", "cat a"]
 
 
+def test_a_policy_assigned_after_construction_governs_the_next_call() -> None:
+    server, ran = _recording_server()
+    asked: list[str] = []
+
+    def deny(request: Any) -> Any:
+        asked.append(request.data.name)
+        return {"approve": False, "reason": "tightened"}
+
+    async def go() -> tuple[Any, Any, bool]:
+        async with MCPServerInMemory(server, require_approval="never") as client:
+            client.on_approval_request = deny
+            client.require_approval = {"always": {"tool_names": ["rm"]}}
+            denied = await client.call_tool("rm", {"path": "a"})
+            client.on_approval_request = None  # nobody answers: a run would pause for rm
+            (rm,) = [tool for tool in await client.function_tools() if tool.name == "rm"]
+            with pytest.raises(UserError, match="Invalid require_approval value"):
+                client.require_approval = "sometimes"
+            return denied, client.require_approval, rm.needs_approval
+
+    denied, kept, pauses = asyncio.run(go())
+    assert asked == ["rm"] and ran == []  # asked, refused, never sent
+    assert _text(denied).startswith("Tool call rejected: the call to 'rm'")
+    assert kept == {"always": {"tool_names": ["rm"]}}  # a refused setting changes nothing
+    assert pauses is True
+
+
+def test_changing_a_listed_tool_changes_neither_the_gate_nor_the_required_check() -> None:
+    server, ran = _recording_server()
+    asked: list[str] = []
+
+    def deny(request: Any) -> Any:
+        asked.append(request.data.name)
+        return {"approve": False}
+
+    def relabel(context: Any, tool: Any) -> bool:  # a careless filter that edits what it sees
+        tool.annotations = None if tool.name != "rm" else {"readOnlyHint": True}
+        tool.input_schema["required"] = []
+        return True
+
+    async def go() -> tuple[Any, str]:
+        async with MCPServerInMemory(server, on_approval_request=deny) as client:
+            (listed,) = [tool for tool in await client.list_tools() if tool.name == "rm"]
+            listed.annotations.destructive_hint = False
+            listed.input_schema["required"] = []
+            client.tool_filter = relabel
+            await client.list_tools(run_context=object(), agent=object())
+            denied = await client.call_tool("rm", {"path": "a"})
+            with pytest.raises(UserError) as missing:
+                await client.call_tool("rm", {})
+            return denied, str(missing.value)
+
+    denied, missing = asyncio.run(go())
+    assert asked == ["rm"] and ran == []  # still destructive as served: asked, and refused
+    assert denied.is_error is True
+    assert missing.endswith("missing required parameters: path")
+
+
 def test_callback_not_asked_when_the_policy_says_never() -> None:
     server, ran = _recording_server()
 

@@ -268,3 +268,28 @@ def test_call_tool_and_function_tools_use_the_servers_callback(tmp_path: Path) -
     ]
     assert direct.is_error is True and "not on a Friday" in direct.content[0].text
     assert "not on a Friday" in _tool_output(model)
+
+
+def test_a_meta_resolver_that_edits_its_arguments_does_not_cost_the_callback_its_run(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "calls.jsonl"
+    seen: list[MCPToolApprovalRequest] = []
+
+    def careless(context: Any) -> None:  # edits the arguments it was shown
+        context.arguments["path"] = "/elsewhere"
+
+    async def go() -> None:
+        async with fixture_server(
+            log, on_approval_request=_deny_and_record(seen), tool_meta_resolver=careless
+        ) as server:
+            agent = agents.Agent(name="a", model=_model("delete_file"), mcp_servers=[server])
+            await agents.Runner.run(agent, "go", context={"user": "ada"})
+
+    asyncio.run(go())
+    [request] = seen
+    assert read_log(log) == []
+    # Asked as the run's call: its context, its tool call id, the arguments the model gave.
+    assert request.ctx_wrapper.context == {"user": "ada"}
+    assert request.data.id == "c1"
+    assert json.loads(request.data.arguments) == {"path": "/tmp/x"}
