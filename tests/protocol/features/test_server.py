@@ -262,12 +262,17 @@ def test_content_round_trips() -> None:
                 "name": "c",
                 "mimeType": "image/png",
             },
+            {"type": "resource_link", "uri": "notes://today", "name": "today"},
+            {"type": "resource_link", "uri": "file:///etc/hosts", "name": "hosts"},
             {"type": "mystery", "x": 1},
         ]
     ) == [
         ToolOutputFileContent(file_data="data:audio/wav;base64,CCCC"),
         ToolOutputText(text="hi"),
         ToolOutputImage(image_url="https://x.test/c.png"),
+        # A link no model provider can fetch reaches the model as its JSON, as in the SDK.
+        ToolOutputText(text='{"type":"resource_link","uri":"notes://today","name":"today"}'),
+        ToolOutputText(text='{"type":"resource_link","uri":"file:///etc/hosts","name":"hosts"}'),
         ToolOutputText(text='{"type":"mystery","x":1}'),
     ]
 

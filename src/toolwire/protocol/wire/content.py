@@ -220,6 +220,11 @@ def _shaped_result(entry: ResultShape, output: Any, version: str) -> dict[str, A
     return result
 
 
+def _fetchable(uri: Any) -> bool:
+    """Whether a model provider can fetch `uri` itself: else it would refuse the whole turn."""
+    return isinstance(uri, str) and uri[:8].lower().startswith(("https://", "http://"))
+
+
 def content_to_outputs(content: list[dict[str, Any]]) -> list[ToolOutput]:
     """MCP content blocks (wire dicts) -> toolwire outputs, for a client adapter."""
     from ...tools.outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
@@ -248,7 +253,7 @@ def content_to_outputs(content: list[dict[str, Any]]) -> list[ToolOutput]:
                 )
             else:
                 outputs.append(ToolOutputText(text=str(resource.get("text", ""))))
-        elif kind == "resource_link" and isinstance(block.get("uri"), str):
+        elif kind == "resource_link" and _fetchable(block.get("uri")):
             mime = block.get("mimeType")
             if isinstance(mime, str) and mime.startswith("image/"):
                 outputs.append(ToolOutputImage(image_url=block["uri"]))
