@@ -5,9 +5,10 @@ one of these goes wherever one of the SDK's goes. The connection is held by an o
 its own (`Link`), so opening and closing may happen in any two tasks and a caller's
 cancellation never tears the client's context managers down half-way; it is reopened when the
 server restarts or the session expires, and every failure names the server and the tool. A
-converted tool returns what the SDK's would: one text block as a `str`, other blocks as
-`ToolOutput*` values, `structuredContent` as JSON when the server is set to use it, an
-`isError` result as its text; a failure goes through the tool's failure function."""
+converted tool returns one text block as a `str` (the SDK's returns a one-item text list; the
+model reads the same text), other blocks as `ToolOutput*` values, `structuredContent` as JSON
+when the server is set to use it, an `isError` result as its text; a failure goes through the
+tool's failure function."""
 
 from __future__ import annotations
 
