@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -353,3 +354,23 @@ def test_a_cycle_is_a_value_error_as_in_the_json_module() -> None:
     cyclic["self"] = cyclic
     with pytest.raises(ValueError, match="Circular reference"):
         jsonrpc.compact_json(cyclic)
+
+
+async def test_a_number_too_long_to_read_is_a_parse_error_naming_the_limit() -> None:
+    """Not Python's own advice to call `sys.set_int_max_str_digits()`, which the client can't."""
+    limit = sys.get_int_max_str_digits()
+    async with session_for(_server()) as peer:
+        await peer.feed(
+            b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"n":' + b"9" * 5000 + b"}}"
+        )
+        assert peer.take() == [
+            {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {
+                    "code": -32700,
+                    "message": "Parse error",
+                    "data": f"a number has more than {limit} digits",
+                },
+            }
+        ]

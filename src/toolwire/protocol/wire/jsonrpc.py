@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -181,7 +182,13 @@ def decode(frame: bytes) -> Any:
     text = frame.decode("utf-8")
     if text.startswith("\ufeff"):
         text = text[1:]
-    return _decoder.decode(text)
+    try:
+        return _decoder.decode(text)
+    except ValueError as error:
+        if "integer string conversion" not in str(error):
+            raise
+        limit = sys.get_int_max_str_digits()
+        raise ValueError(f"a number has more than {limit} digits") from None
 
 
 def valid_id(value: Any) -> bool:
