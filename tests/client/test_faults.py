@@ -93,6 +93,20 @@ def test_a_line_that_is_not_utf8_is_skipped_and_the_connection_stays() -> None:
     assert first is not None and first == last  # the same process: no reconnect
 
 
+def test_a_junk_line_cannot_forge_or_restyle_the_clients_log(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def main() -> str:
+        async with _faulty("forging", client_session_timeout_seconds=10) as server:
+            result = await server.call_tool("work", {"n": 1})
+            return str(result.content[0].text)
+
+    with caplog.at_level("WARNING", logger="toolwire"):
+        assert bounded(main, 60) == "worked"
+    [line] = [r.getMessage() for r in caplog.records if "not JSON-RPC" in r.getMessage()]
+    assert line.endswith(": junk\\rERROR:toolwire:forged record\\x1b[2K\\u2028more")
+
+
 def test_a_stderr_line_of_any_length_leaves_the_connection_whole() -> None:
     async def main() -> tuple[list[str], int | None, int | None]:
         with open(os.devnull, "w", encoding="utf-8") as sink:

@@ -38,6 +38,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 from mcp.types import INTERNAL_ERROR, ErrorData, JSONRPCError, jsonrpc_message_adapter
 
+from ..tools.log_text import escape_for_log
+
 if TYPE_CHECKING:
     from ..protocol.session.serving import Servable
 
@@ -421,7 +423,7 @@ async def child_process_transport(
                     start = ends[0][:120].decode(encoding, "replace")
                     child.junk = f"{start}... (longer than the {_LINE_LIMIT >> 20} MiB limit)"
                     logger.warning("MCP server %r wrote a line that is too long: %s",
-                                   label, child.junk)  # fmt: skip
+                                   label, escape_for_log(child.junk))  # fmt: skip
                     refusal = _oversized_answer(*ends)
                     await to_client.send(refusal or ValueError(child.junk))
                     continue
@@ -442,8 +444,8 @@ async def child_process_transport(
                 try:
                     message = jsonrpc_message_adapter.validate_json(text)
                 except Exception as error:
-                    logger.warning("MCP server %r wrote a line that is not JSON-RPC: %.200s",
-                                   label, text)  # fmt: skip
+                    logger.warning("MCP server %r wrote a line that is not JSON-RPC: %s",
+                                   label, escape_for_log(text[:200]))  # fmt: skip
                     child.junk = text[:200]
                     refusal = _refused_answer(text, error)
                     await to_client.send(error if refusal is None else refusal)

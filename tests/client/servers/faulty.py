@@ -7,7 +7,8 @@ that is not UTF-8, then answers), `deep` (lists a tool whose schema nests deeper
 `mcp` client parses), `loud` (writes a 65 MiB line to stderr, then answers), `loud_die`
 (writes 50 lines of 100,000 characters and then `last words` to stderr, and exits),
 `huge` and `huge_id_last` (answer with 65 MiB of text, the id first or as the last key),
-`slow_start` (waits a second before reading anything, then answers), `loop_cursor` (every
+`forging` (writes a junk line holding a carriage return, a terminal escape and U+2028, then
+answers), `slow_start` (waits a second before reading anything, then answers), `loop_cursor` (every
 `tools/list` and `prompts/list` page has `again` as its next cursor), `endless_cursor` (each
 page has a new next cursor), `server_error` and `server_timeout` (answer the call with the
 JSON-RPC error -32000 or -32001, codes servers may use for their own errors), `required`
@@ -120,6 +121,8 @@ def answer(message: dict[str, object]) -> None:
             return
         if MODE == "bad_bytes":
             sys.stdout.buffer.write(b"\xff\xfe not utf-8\n")
+        if MODE == "forging":
+            sys.stdout.write("junk\rERROR:toolwire:forged record\x1b[2K\u2028more\n")
         if MODE == "null_result":
             send({"jsonrpc": "2.0", "id": ident, "result": None})
             return
