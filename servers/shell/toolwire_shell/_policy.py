@@ -21,7 +21,7 @@ from pathlib import Path
 
 from toolwire.paths import PathError, Roots
 
-__all__ = ["LAUNCHERS", "CommandRefused", "Policy"]
+__all__ = ["LAUNCHERS", "CommandRefused", "Policy", "program_bytes"]
 
 # Programs whose arguments are themselves a command line: allowing one allows everything.
 LAUNCHERS = frozenset(
@@ -106,6 +106,7 @@ class Policy:
         """
         if not command.strip():
             raise CommandRefused("the command is empty")
+        program_bytes(command, f"the command {command!r}")
         if not self.allow:
             return [self.shell, "-c", command]
         return self._checked_argv(command)
@@ -197,6 +198,33 @@ class Policy:
         env.update(QUIET_ENV)
         env[tag_name] = tag
         return env
+
+
+def program_bytes(text: str, what: str, *, nul: bool = False) -> bytes:
+    """`text` as the bytes a program receives (undecodable bytes that arrived as surrogate
+    escapes go back to being those bytes).
+
+    Args:
+        text: What to send.
+        what: How messages name it.
+        nul: Whether a NUL character may pass (on stdin; never in arguments).
+
+    Raises:
+        CommandRefused: `text` holds a lone surrogate, or a NUL character where none may
+            pass; the message names it and its offset.
+    """
+    offset = -1 if nul else text.find("\0")
+    if offset >= 0:
+        raise CommandRefused(
+            f"{what} holds a NUL character at offset {offset}; no program can receive one"
+        )
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as error:
+        raise CommandRefused(
+            f"{what} holds {text[error.start]!r} at offset {error.start}, a lone surrogate "
+            "that is not text; no program can receive it"
+        ) from None
 
 
 def parse_names(values: Iterable[str]) -> tuple[str, ...]:

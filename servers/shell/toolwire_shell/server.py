@@ -32,7 +32,7 @@ from toolwire import (
 )
 
 from ._output import Capture, CommandResult, cut, render, render_exec, spend_budget
-from ._policy import CommandRefused, Policy
+from ._policy import CommandRefused, Policy, program_bytes
 from ._procs import become_subreaper
 from ._run import Run, Runner
 from ._sessions import Session, SessionStore, UnknownSession
@@ -303,11 +303,11 @@ async def _write_and_read(
     data, close = chars, False
     if data.endswith("\x04"):
         data, close = data[:-1], True
+    encoded = program_bytes(data, "chars", nul=True)
     note = ""
     if not run.exited:
         try:
-            if data:
-                encoded = data.encode("utf-8")
+            if encoded:
                 written = await run.write(encoded, _clamp(yield_time_ms, _YIELD_MIN_MS) / 1000)
                 if written < len(encoded):
                     note = (
