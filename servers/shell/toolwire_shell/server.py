@@ -19,7 +19,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from toolwire import (
     CallInfo,
@@ -232,8 +234,8 @@ async def exec_command(
     ctx: ToolContext[Any],
     cmd: str,
     workdir: str | None = None,
-    yield_time_ms: int = _EXEC_YIELD_MS,
-    max_output_tokens: int | None = None,
+    yield_time_ms: Annotated[int, Field(ge=0)] = _EXEC_YIELD_MS,
+    max_output_tokens: Annotated[int | None, Field(ge=1)] = None,
 ) -> ToolResult[dict[str, Any]]:
     """Start a command and return its output so far: its exit code if it ended within the
     yield time, else a session id to use with write_stdin, kill_session and list_sessions.
@@ -271,8 +273,8 @@ async def write_stdin(
     ctx: ToolContext[Any],
     session_id: int,
     chars: str = "",
-    yield_time_ms: int = _STDIN_YIELD_MS,
-    max_output_tokens: int | None = None,
+    yield_time_ms: Annotated[int, Field(ge=0)] = _STDIN_YIELD_MS,
+    max_output_tokens: Annotated[int | None, Field(ge=1)] = None,
 ) -> ToolResult[dict[str, Any]]:
     """Write characters to a running session's stdin (empty: just read) and return the output
     since the last read. A trailing Ctrl-D (\\u0004) closes stdin.

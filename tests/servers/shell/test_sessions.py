@@ -174,3 +174,17 @@ def test_session_buffer_is_bounded_between_reads() -> None:
         assert len(output) <= 1000 and "bytes cut" in output
         assert output.startswith("1\n2\n3\n") and output.endswith("last\n")
         reply(server.call("kill_session", {"session_id": started["session_id"]}))
+
+
+def test_token_and_yield_bounds_are_the_sdks(server: ShellServer) -> None:
+    tools = {tool["name"]: tool for tool in server.request("tools/list", {})["tools"]}
+    for name in ("exec_command", "write_stdin"):
+        properties = tools[name]["inputSchema"]["properties"]
+        assert properties["yield_time_ms"]["minimum"] == 0
+        tokens = properties["max_output_tokens"]
+        assert [t.get("minimum") for t in tokens["anyOf"] if t.get("type") == "integer"] == [1]
+    for arguments in ({"max_output_tokens": 0}, {"max_output_tokens": -5}, {"yield_time_ms": -1}):
+        result = server.call("exec_command", {"cmd": "echo hello", **arguments})
+        assert result["isError"] is True, (arguments, result)
+        assert result["content"][0]["text"] == "Invalid JSON input for tool exec_command"
+    assert tagged_processes(server.token()) == []
