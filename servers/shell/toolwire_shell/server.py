@@ -33,7 +33,7 @@ from toolwire import (
     default_tool_error_function,
 )
 
-from ._output import Capture, CommandResult, cut, render, render_exec, spend_budget
+from ._output import Capture, CommandResult, render, render_exec, spend_budget, token_cut
 from ._policy import CommandRefused, Policy, program_bytes
 from ._procs import become_subreaper
 from ._run import Run, Runner
@@ -46,7 +46,6 @@ _PROGRESS_TAIL = 400
 _EXEC_YIELD_MS = 10_000
 _STDIN_YIELD_MS = 250
 _YIELD_MIN_MS, _YIELD_MAX_MS, _EMPTY_POLL_MIN_MS = 250, 30_000, 5_000
-_BYTES_PER_TOKEN = 4
 
 
 @dataclass
@@ -214,12 +213,7 @@ def _clamp(value: int, low: int) -> int:
 def _exec_reply(
     started: float, run: Run, capture: Capture, session_id: int | None, max_tokens: int | None
 ) -> dict[str, Any]:
-    text = capture.text()
-    original: int | None = None
-    if max_tokens is not None and len(text.encode("utf-8")) > max_tokens * _BYTES_PER_TOKEN:
-        original = -(-capture.total // _BYTES_PER_TOKEN)
-        prefix = f"Total output lines: {capture.lines}\n\n"
-        text = prefix + cut(text, max(0, max_tokens * _BYTES_PER_TOKEN - len(prefix)))
+    text, original = token_cut(capture, max_tokens)
     return {
         "chunk_id": uuid.uuid4().hex[:6],
         "wall_time_seconds": round(time.monotonic() - started, 4),

@@ -101,11 +101,16 @@ def test_ctrl_d_closes_stdin(server: ShellServer) -> None:
 
 def test_max_output_tokens_keeps_head_and_tail(server: ShellServer) -> None:
     done = reply(server.call("exec_command", {"cmd": "seq 1 5000", "max_output_tokens": 50}))
+    from agents.sandbox.util.token_truncation import formatted_truncate_text_with_token_count
+
     output = done["output"]
     assert output.startswith("Total output lines: 5000\n\n1\n2\n")
-    assert output.endswith("4999\n5000\n") and "bytes cut" in output
+    assert output.endswith("4999\n5000\n") and "tokens truncated" in output
     assert len(output) <= 200
-    assert done["original_token_count"] == -(-len("".join(f"{n}\n" for n in range(1, 5001))) // 4)
+    full = "".join(f"{n}\n" for n in range(1, 5001))
+    assert (output, done["original_token_count"]) == formatted_truncate_text_with_token_count(
+        full, 50
+    )
 
 
 def test_kill_session_ends_the_whole_tree(server: ShellServer) -> None:
