@@ -67,6 +67,13 @@ def config_from(options: argparse.Namespace) -> ShellConfig:
     for name in ("max_output_bytes", "default_timeout_ms", "max_sessions", "session_buffer_bytes"):
         if getattr(options, name) <= 0:
             parser().error(f"--{name.replace('_', '-')} must be positive")
+    for value in options.allow:
+        if not parse_names([value]):
+            # Dropping it would leave no list at all, and so every command through /bin/sh.
+            parser().error(
+                f"--allow {value!r} names no program (leave --allow out to run any command "
+                "through /bin/sh)"
+            )
     return ShellConfig(
         roots=[Path(root) for root in options.root],
         allow=split_allow(options.allow),

@@ -114,6 +114,23 @@ def test_launchers_cannot_be_allowed(launcher: str) -> None:
     assert f"--allow {launcher!r} is refused" in done.stderr
 
 
+@pytest.mark.parametrize("value", ["", ",", " , "])
+def test_an_allow_list_naming_nothing_is_refused(value: str) -> None:
+    # An empty list would mean "no list": every command through /bin/sh.
+    done = subprocess.run(
+        [sys.executable, "-m", "toolwire_shell", "--allow", "ls", "--allow", value],
+        capture_output=True,
+        text=True,
+        env=env_for_server(),
+        cwd=str(ROOT),
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert done.returncode == 2, done
+    assert f"--allow {value!r} names no program" in done.stderr
+
+
 @pytest.mark.parametrize(
     "workdir", ["{base}/outside", "..", "../outside", "escape", "/", "{base}/root/../outside"]
 )
