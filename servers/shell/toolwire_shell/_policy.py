@@ -21,7 +21,7 @@ from pathlib import Path
 
 from toolwire.paths import PathError, Roots
 
-__all__ = ["LAUNCHERS", "CommandRefused", "Policy", "program_bytes"]
+__all__ = ["LAUNCHERS", "CommandRefused", "Policy", "is_launcher", "program_bytes"]
 
 # Programs whose arguments are themselves a command line: allowing one allows everything.
 LAUNCHERS = frozenset(
@@ -30,9 +30,18 @@ LAUNCHERS = frozenset(
         "nohup", "setsid", "sudo", "doas", "su", "exec", "eval", "command", "builtin", "time",
         "timeout", "nice", "ionice", "chroot", "strace", "ltrace", "watch", "parallel",
         "script", "stdbuf", "unshare", "nsenter", "flock", "runuser", "python", "python3",
-        "perl", "ruby", "node", "find", "awk", "gawk", "ssh",
+        "perl", "ruby", "node", "find", "awk", "gawk", "ssh", "pypy", "php", "lua", "luajit",
+        "tclsh", "expect", "deno", "bun", "pwsh", "Rscript", "mawk", "nawk",
     }
 )  # fmt: skip
+
+
+def is_launcher(name: str) -> bool:
+    """Whether `name` (a path's last part counts) is a launcher, versioned or not:
+    `python3.11`, `perl5.36` and `pypy3` run code as `python`, `perl` and `pypy` do."""
+    base = Path(name).name
+    return base in LAUNCHERS or base.rstrip("0123456789.-") in LAUNCHERS
+
 
 BASIC_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "USER", "LOGNAME", "TMPDIR", "TZ")
 
@@ -82,9 +91,7 @@ class Policy:
     shell: str = "/bin/sh"
 
     def __post_init__(self) -> None:
-        launchers = sorted(
-            name for name in self.allow if Path(name).name in LAUNCHERS or not name.strip()
-        )
+        launchers = sorted(name for name in self.allow if is_launcher(name) or not name.strip())
         if launchers:
             raise CommandRefused(
                 f"--allow {launchers[0]!r} is refused: it runs its arguments as another "

@@ -98,7 +98,9 @@ def test_dollar_is_refused_even_quoted(allowed: ShellServer) -> None:
     assert result["isError"] is True and "'$'" in text(result)
 
 
-@pytest.mark.parametrize("launcher", ["sh", "env", "xargs", "/bin/bash", "python3"])
+@pytest.mark.parametrize(
+    "launcher", ["sh", "env", "xargs", "/bin/bash", "python3", "python3.11", "perl5.36", "pypy3"]
+)
 def test_launchers_cannot_be_allowed(launcher: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "toolwire_shell", "--allow", launcher],
