@@ -116,6 +116,30 @@ def test_launchers_cannot_be_allowed(launcher: str) -> None:
     assert f"--allow {launcher!r} is refused" in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("option", "value", "named"),
+    [
+        ("--max-processes", "-1", "--max-processes must be 0 (no limit) or more"),
+        ("--session-idle-seconds", "0", "--session-idle-seconds must be a positive number"),
+        ("--session-idle-seconds", "-5", "--session-idle-seconds must be a positive number"),
+        ("--session-idle-seconds", "nan", "--session-idle-seconds must be a positive number"),
+    ],
+)
+def test_limits_that_mean_nothing_are_refused(option: str, value: str, named: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "toolwire_shell", option, value],
+        capture_output=True,
+        text=True,
+        env=env_for_server(),
+        cwd=str(ROOT),
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert done.returncode == 2, done
+    assert named in done.stderr
+
+
 @pytest.mark.parametrize("value", ["", ",", " , "])
 def test_an_allow_list_naming_nothing_is_refused(value: str) -> None:
     # An empty list would mean "no list": every command through /bin/sh.
