@@ -89,16 +89,21 @@ class Run:
             env=self.env,
             start_new_session=True,
         )
-        self.runner.table.started(self.process.pid, self.tag)
+        streams = (self.process.stdin, self.process.stdout, self.process.stderr)
+        self.runner.table.started(
+            self.process.pid,
+            self.tag,
+            tuple(os.fstat(stream.fileno()).st_ino for stream in streams if stream is not None),
+        )
         self.runner.runs.add(self)
         self.runner.wake_monitor()
         assert self.process.stdout is not None
         loop = asyncio.get_running_loop()
         self._open = 0
-        streams = [(self.process.stdout, self.stdout)]
+        readers = [(self.process.stdout, self.stdout)]
         if self.process.stderr is not None:
-            streams.append((self.process.stderr, self.stderr))
-        for stream, capture in streams:
+            readers.append((self.process.stderr, self.stderr))
+        for stream, capture in readers:
             fd = stream.fileno()
             os.set_blocking(fd, False)
             loop.add_reader(fd, self._readable, fd, capture)
