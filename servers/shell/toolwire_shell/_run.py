@@ -202,10 +202,11 @@ class Run:
             self.runner.table.end(self.tag, None)
 
     async def write(self, data: bytes, seconds: float) -> int:
-        """Write to stdin (a session), waiting up to `seconds` for room; bytes written.
+        """Write to stdin (a session), waiting up to `seconds` for room; bytes written (fewer
+        than `data` when time ran out or the command closed its stdin after taking some).
 
         Raises:
-            BrokenPipeError: The command closed its stdin or exited.
+            BrokenPipeError: The command closed its stdin or exited before taking any.
         """
         assert self.process is not None and self.process.stdin is not None
         fd = self.process.stdin.fileno()
@@ -218,6 +219,10 @@ class Run:
                 continue
             except BlockingIOError:
                 pass
+            except (BrokenPipeError, ConnectionResetError):
+                if not written:
+                    raise
+                break
             room: asyncio.Future[None] = loop.create_future()
             loop.add_writer(fd, _settle, room)
             try:

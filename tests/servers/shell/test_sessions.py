@@ -193,3 +193,19 @@ def test_token_and_yield_bounds_are_the_sdks(server: ShellServer) -> None:
         assert result["isError"] is True, (arguments, result)
         assert result["content"][0]["text"] == "Invalid JSON input for tool exec_command"
     assert tagged_processes(server.token()) == []
+
+
+def test_a_write_cut_short_by_the_command_says_how_much_went_in(server: ShellServer) -> None:
+    # The pipe takes what fits in its buffer before the command exits without reading.
+    started = reply(server.call("exec_command", {"cmd": "sleep 1", "yield_time_ms": 250}))
+    written = reply(
+        server.call(
+            "write_stdin",
+            {"session_id": started["session_id"], "chars": "x" * 300_000, "yield_time_ms": 8000},
+            timeout=30,
+        )
+    )
+    note = written["output"].splitlines()[0]
+    assert note.startswith("[toolwire-shell: the command read only "), note
+    assert note.endswith(" of 300000 bytes; the rest was dropped]"), note
+    assert int(note.split()[5]) > 0
