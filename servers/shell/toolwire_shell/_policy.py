@@ -130,19 +130,12 @@ class Policy:
                     f"this server runs commands without a shell (allow-list mode): {what} "
                     f"is not allowed in {command!r}"
                 )
-        lexer = shlex.shlex(command, posix=True, punctuation_chars="|;&<>()")
-        lexer.whitespace_split = True
+        self._refuse_unquoted(command)
         try:
-            words = list(lexer)
+            # No operator or glob is left outside quotes: plain words, as a shell splits them.
+            words = shlex.split(command)
         except ValueError as error:
             raise CommandRefused(f"cannot split {command!r} into words: {error}") from None
-        for word in words:
-            if word and set(word) <= _OPERATORS:
-                raise CommandRefused(
-                    f"this server runs commands without a shell (allow-list mode): {word!r} "
-                    f"(a shell operator) is not allowed in {command!r}"
-                )
-        self._refuse_unquoted_globs(command)
         if not words:
             raise CommandRefused("the command is empty")
         program = words[0]
@@ -158,10 +151,12 @@ class Policy:
         return [resolved, *words[1:]]
 
     @staticmethod
-    def _refuse_unquoted_globs(command: str) -> None:
+    def _refuse_unquoted(command: str) -> None:
+        """Refuse shell operators and globs outside quotes (quoted or after a backslash
+        they are plain characters of a word, as a shell would pass them)."""
         quote: str | None = None
         escaped = False
-        for char in command:
+        for index, char in enumerate(command):
             if escaped:
                 escaped = False
             elif char == "\\" and quote != "'":
@@ -171,6 +166,15 @@ class Policy:
                     quote = None
             elif char in "'\"":
                 quote = char
+            elif char in _OPERATORS:
+                end = index
+                while end < len(command) and command[end] in _OPERATORS:
+                    end += 1
+                raise CommandRefused(
+                    f"this server runs commands without a shell (allow-list mode): "
+                    f"{command[index:end]!r} (a shell operator) is not allowed in {command!r}; "
+                    "quote it to pass it as is"
+                )
             elif char in _GLOBS:
                 raise CommandRefused(
                     f"this server runs commands without a shell (allow-list mode): the glob "

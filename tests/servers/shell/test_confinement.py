@@ -93,6 +93,13 @@ def test_allowed_commands_run_without_a_shell(allowed: ShellServer, area: Path) 
     assert ls["outcome"]["exit_code"] == 0
 
 
+def test_an_operator_standing_alone_in_quotes_is_a_word(allowed: ShellServer) -> None:
+    # `grep '|' file`: quoted, an operator is an argument like any other.
+    result = allowed.call("shell", {"commands": ["echo ';' \"|\" '&&' \\> '(' x"]})
+    assert result["isError"] is False, result
+    assert result["structuredContent"]["output"][0]["stdout"] == "; | && > ( x\n"
+
+
 def test_dollar_is_refused_even_quoted(allowed: ShellServer) -> None:
     result = allowed.call("shell", {"commands": ["echo '$HOME'"]})
     assert result["isError"] is True and "'$'" in text(result)
