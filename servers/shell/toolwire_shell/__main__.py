@@ -72,6 +72,12 @@ def config_from(options: argparse.Namespace) -> ShellConfig:
         parser().error("--max-processes must be 0 (no limit) or more")
     if not 0 < options.session_idle_seconds < math.inf:
         parser().error("--session-idle-seconds must be a positive number")
+    for name in parse_names(options.env):
+        if "=" in name or "\0" in name:
+            parser().error(
+                f"--env {name!r} is not a variable name (--env passes the variable of that name "
+                "from the server's own environment)"
+            )
     for value in options.allow:
         if not parse_names([value]):
             # Dropping it would leave no list at all, and so every command through /bin/sh.

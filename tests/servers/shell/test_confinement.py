@@ -130,6 +130,7 @@ def test_launchers_cannot_be_allowed(launcher: str) -> None:
         ("--session-idle-seconds", "0", "--session-idle-seconds must be a positive number"),
         ("--session-idle-seconds", "-5", "--session-idle-seconds must be a positive number"),
         ("--session-idle-seconds", "nan", "--session-idle-seconds must be a positive number"),
+        ("--env", "FOO=bar", "--env 'FOO=bar' is not a variable name"),
     ],
 )
 def test_limits_that_mean_nothing_are_refused(option: str, value: str, named: str) -> None:
