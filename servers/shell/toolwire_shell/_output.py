@@ -224,7 +224,7 @@ def render(results: list[CommandResult]) -> str:
         return "(no output)"
     chunks = []
     for result in results:
-        lines = [f"$ {result.command}"]
+        lines = [f"$ {result.command}"] if result.command else []
         stdout, stderr = result.stdout.rstrip("\n"), result.stderr.rstrip("\n")
         if stdout:
             lines.append(stdout)

@@ -226,7 +226,7 @@ def _exec_reply(
 
 async def exec_command(
     ctx: ToolContext[Any],
-    cmd: str,
+    cmd: Annotated[str, Field(min_length=1)],
     workdir: str | None = None,
     yield_time_ms: Annotated[int, Field(ge=0)] = _EXEC_YIELD_MS,
     max_output_tokens: Annotated[int | None, Field(ge=1)] = None,

@@ -314,3 +314,18 @@ def test_text_no_program_can_receive_is_refused_by_name(
     echoed = server.call("write_stdin", {"session_id": number, "chars": "still here\n"})
     assert echoed["structuredContent"]["output"] == "still here\n"
     server.call("kill_session", {"session_id": number})
+
+
+def test_an_empty_command_runs_as_the_sdks_executor_would(server: ShellServer) -> None:
+    # The SDK takes any list of strings with at least one; "" is a shell doing nothing.
+    first, empty, blank = outputs(server.call("shell", {"commands": ["echo a", "", "  "]}))
+    assert first["stdout"] == "a\n"
+    for done in (empty, blank):
+        assert (done["stdout"], done["stderr"], done["outcome"]) == (
+            "",
+            "",
+            {"type": "exit", "exit_code": 0},
+        )
+    refused = server.call("exec_command", {"cmd": ""})  # the sandbox's min_length=1
+    assert refused["isError"] is True
+    assert refused["content"][0]["text"] == "Invalid JSON input for tool exec_command"
