@@ -28,6 +28,10 @@ __all__ = [
 ]
 
 
+# Under this many bytes a capture keeps only its start: a marker and a tail would not fit.
+_SMALL = 64
+
+
 def marker(removed: int) -> str:
     """The text standing where `removed` bytes were cut."""
     return f"\n…{removed} bytes cut…\n"
@@ -47,8 +51,9 @@ class Capture:
         self._tail_size = 0
         self.total = 0
         self.lines = 0
-        self._head_room = self.limit - self.limit // 2
-        self._tail_room = self.limit // 2
+        small = self.limit < _SMALL
+        self._head_room = self.limit if small else self.limit - self.limit // 2
+        self._tail_room = 0 if small else self.limit // 2
 
     def add(self, chunk: bytes) -> None:
         """Keep what fits of `chunk`."""
@@ -107,6 +112,8 @@ class Capture:
         room = self.limit
         for _ in range(3):
             room = max(0, self.limit - len(marker(self.total - room)))
+        if room < len(marker(self.total - room)):  # no room for a marker and some output
+            return head[: self.limit].decode("utf-8", "replace")[: self.limit]
         head_keep = min(len(head), room - room // 2)
         tail_keep = min(len(tail), room - head_keep)
         kept_tail = tail[len(tail) - tail_keep :] if tail_keep else b""
@@ -125,7 +132,7 @@ def cut(text: str, budget: int) -> str:
     removed = len(text) - budget
     sign = marker(removed)
     room = budget - len(sign)
-    if room <= 0:
+    if room < len(sign):  # no room for a marker and as much output: the start, as the SDK
         return text[:budget]
     # The marker's own length shifts what is cut; count what is really left out.
     head = room - room // 2

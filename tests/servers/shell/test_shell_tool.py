@@ -329,3 +329,16 @@ def test_an_empty_command_runs_as_the_sdks_executor_would(server: ShellServer) -
     refused = server.call("exec_command", {"cmd": ""})  # the sandbox's min_length=1
     assert refused["isError"] is True
     assert refused["content"][0]["text"] == "Invalid JSON input for tool exec_command"
+
+
+@pytest.mark.parametrize("budget", [1, 5, 10, 20, 30])
+def test_a_budget_too_small_for_the_marker_keeps_the_start(
+    server: ShellServer, budget: int
+) -> None:
+    # As the SDK does; a piece of "…N bytes cut…" would read as output.
+    result = server.call(
+        "shell", {"commands": ["seq 1 1000", "echo more"], "max_output_length": budget}
+    )
+    first, second = outputs(result)
+    assert first["stdout"] == "".join(f"{n}\n" for n in range(1, 1001))[:budget]
+    assert second["stdout"] == ""
