@@ -301,6 +301,8 @@ async def _write_and_read(
         data, close = data[:-1], True
     encoded = program_bytes(data, "chars", nul=True)
     note = ""
+    if run.exited and encoded:
+        note = "[toolwire-shell: the command had exited; nothing was written]\n"
     if not run.exited:
         try:
             if encoded:

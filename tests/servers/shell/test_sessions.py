@@ -209,3 +209,16 @@ def test_a_write_cut_short_by_the_command_says_how_much_went_in(server: ShellSer
     assert note.startswith("[toolwire-shell: the command read only "), note
     assert note.endswith(" of 300000 bytes; the rest was dropped]"), note
     assert int(note.split()[5]) > 0
+
+
+def test_writing_to_a_command_that_exited_meanwhile_says_so(server: ShellServer) -> None:
+    started = reply(server.call("exec_command", {"cmd": "sleep 0.5", "yield_time_ms": 250}))
+    assert started["session_id"] is not None
+    assert wait_until(
+        lambda: reply(server.call("list_sessions", {}))["sessions"][-1]["running"] is False
+    )
+    late = reply(
+        server.call("write_stdin", {"session_id": started["session_id"], "chars": "hello\n"})
+    )
+    assert late["exit_code"] == 0
+    assert late["output"] == "[toolwire-shell: the command had exited; nothing was written]\n"
