@@ -222,3 +222,31 @@ def test_writing_to_a_command_that_exited_meanwhile_says_so(server: ShellServer)
     )
     assert late["exit_code"] == 0
     assert late["output"] == "[toolwire-shell: the command had exited; nothing was written]\n"
+
+
+def test_a_session_in_use_is_not_the_one_ended_to_make_room() -> None:
+    with ShellServer("--max-sessions", "2") as server:
+        a, b = (
+            reply(server.call("exec_command", {"cmd": "cat", "yield_time_ms": 250}))["session_id"]
+            for _ in range(2)
+        )
+
+        def idle_a() -> float:
+            sessions = server.call("list_sessions", {})["structuredContent"]["sessions"]
+            return float(next(s["idle_seconds"] for s in sessions if s["session_id"] == a))
+
+        # A poll keeps `a` busy (its start resets `a`'s idle time); `b` is used after that,
+        # so `a` is the least recently used.
+        assert wait_until(lambda: idle_a() > 1.0)
+        poll = server.start(
+            "tools/call",
+            {"name": "write_stdin", "arguments": {"session_id": a, "yield_time_ms": 30000}},
+        )
+        assert wait_until(lambda: idle_a() < 0.9)
+        reply(server.call("write_stdin", {"session_id": b, "chars": "b\n"}))
+        reply(server.call("exec_command", {"cmd": "cat", "yield_time_ms": 250}))
+        listed = {s["session_id"] for s in reply(server.call("list_sessions", {}))["sessions"]}
+        assert a in listed and b not in listed
+        reply(server.call("kill_session", {"session_id": a}))
+        polled = server.wait_reply(poll, 30)["result"]["structuredContent"]
+        assert "too many sessions" not in polled["output"], polled
