@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         (options.max_file_bytes, "--max-file-bytes"),
         (options.max_seconds, "--max-seconds"),
     ):
-        if value <= 0:
+        if not value > 0:  # nan too
             raise SystemExit(f"toolwire-patch: {flag} must be positive, got {value}")
     try:
         roots = Roots([Root(path) for path in (options.root or [os.getcwd()])])

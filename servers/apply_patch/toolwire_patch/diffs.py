@@ -12,11 +12,29 @@ __all__ = ["unified"]
 
 
 def _lines(data: bytes | None) -> list[str]:
+    """The file's lines with their endings: a "\\r" before a "\\n" stays in the line and a
+    last line without "\\n" stays without, so that a change of either shows in the diff."""
     if data is None:
         return []
     if data.startswith(BOM):
         data = data[len(BOM) :]
-    return data.decode("utf-8", errors="replace").splitlines()
+    parts = data.decode("utf-8", errors="replace").split("\n")
+    last = parts.pop()
+    return [part + "\n" for part in parts] + ([last] if last else [])
+
+
+def _printed(body: list[str]) -> list[str]:
+    """Diff lines as `git diff` prints them: without their "\\n", and a line that has none
+    followed by the marker saying so."""
+    printed: list[str] = []
+    for index, line in enumerate(body):
+        if index < 2 or line.startswith("@@"):
+            printed.append(line)  # the file names and the hunk heads carry no ending
+        elif line.endswith("\n"):
+            printed.append(line[:-1])
+        else:
+            printed += [line, "\\ No newline at end of file"]
+    return printed
 
 
 def unified(changes: Sequence[Change]) -> str:
@@ -38,9 +56,11 @@ def unified(changes: Sequence[Change]) -> str:
         if change.link:
             parts.append(f"--- {old_name} (a symbolic link, removed itself)\n+++ {new_name}")
             continue
-        body = list(
-            difflib.unified_diff(
-                _lines(before), _lines(change.after), old_name, new_name, lineterm=""
+        body = _printed(
+            list(
+                difflib.unified_diff(
+                    _lines(before), _lines(change.after), old_name, new_name, lineterm=""
+                )
             )
         )
         if not body:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 import sys
 from collections.abc import Sequence
@@ -67,6 +68,23 @@ def config_from(options: argparse.Namespace) -> ShellConfig:
     for name in ("max_output_bytes", "default_timeout_ms", "max_sessions", "session_buffer_bytes"):
         if getattr(options, name) <= 0:
             parser().error(f"--{name.replace('_', '-')} must be positive")
+    if options.max_processes < 0:
+        parser().error("--max-processes must be 0 (no limit) or more")
+    if not 0 < options.session_idle_seconds < math.inf:
+        parser().error("--session-idle-seconds must be a positive number")
+    for name in parse_names(options.env):
+        if "=" in name or "\0" in name:
+            parser().error(
+                f"--env {name!r} is not a variable name (--env passes the variable of that name "
+                "from the server's own environment)"
+            )
+    for value in options.allow:
+        if not parse_names([value]):
+            # Dropping it would leave no list at all, and so every command through /bin/sh.
+            parser().error(
+                f"--allow {value!r} names no program (leave --allow out to run any command "
+                "through /bin/sh)"
+            )
     return ShellConfig(
         roots=[Path(root) for root in options.root],
         allow=split_allow(options.allow),

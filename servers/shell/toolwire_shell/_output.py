@@ -17,7 +17,19 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Capture", "CommandResult", "cut", "render", "render_exec", "spend_budget"]
+__all__ = [
+    "Capture",
+    "CommandResult",
+    "cut",
+    "render",
+    "render_exec",
+    "spend_budget",
+    "token_cut",
+]
+
+
+# Under this many bytes a capture keeps only its start: a marker and a tail would not fit.
+_SMALL = 64
 
 
 def marker(removed: int) -> str:
@@ -39,8 +51,9 @@ class Capture:
         self._tail_size = 0
         self.total = 0
         self.lines = 0
-        self._head_room = self.limit - self.limit // 2
-        self._tail_room = self.limit // 2
+        small = self.limit < _SMALL
+        self._head_room = self.limit if small else self.limit - self.limit // 2
+        self._tail_room = 0 if small else self.limit // 2
 
     def add(self, chunk: bytes) -> None:
         """Keep what fits of `chunk`."""
@@ -99,6 +112,8 @@ class Capture:
         room = self.limit
         for _ in range(3):
             room = max(0, self.limit - len(marker(self.total - room)))
+        if room < len(marker(self.total - room)):  # no room for a marker and some output
+            return head[: self.limit].decode("utf-8", "replace")[: self.limit]
         head_keep = min(len(head), room - room // 2)
         tail_keep = min(len(tail), room - head_keep)
         kept_tail = tail[len(tail) - tail_keep :] if tail_keep else b""
@@ -117,7 +132,7 @@ def cut(text: str, budget: int) -> str:
     removed = len(text) - budget
     sign = marker(removed)
     room = budget - len(sign)
-    if room <= 0:
+    if room < len(sign):  # no room for a marker and as much output: the start, as the SDK
         return text[:budget]
     # The marker's own length shifts what is cut; count what is really left out.
     head = room - room // 2
@@ -129,6 +144,46 @@ def cut(text: str, budget: int) -> str:
         return text[:budget]
     head, tail = room - room // 2, room // 2
     return text[:head] + marker(len(text) - head - tail) + (text[-tail:] if tail else "")
+
+
+_BYTES_PER_TOKEN = 4
+
+
+def _tokens(size: int) -> int:
+    """Tokens for `size` bytes, rounded up (4 bytes a token)."""
+    return max(0, -(-size // _BYTES_PER_TOKEN))
+
+
+def token_cut(capture: Capture, max_tokens: int | None) -> tuple[str, int | None]:
+    """What a session read returns under `max_tokens`, as the SDK sandbox cuts exec output:
+    the text as it is when it fits in 4 bytes a token; otherwise `Total output lines: N`,
+    then its first and last bytes (whole characters) around `…N tokens truncated…`, in the
+    budget. Also the output's size in tokens when it was cut, else None.
+
+    When the capture itself dropped bytes (a session's buffer overflowed between reads), the
+    line and token counts are those of everything the command printed.
+    """
+    text = capture.text()
+    data = text.encode("utf-8")
+    budget = max(0, max_tokens or 0) * _BYTES_PER_TOKEN
+    if max_tokens is None or len(data) <= budget:
+        return text, None
+    whole = capture.cut_bytes == 0
+    total = len(data) if whole else capture.total
+    lines = len(text.splitlines()) if whole else capture.lines
+    heading = f"Total output lines: {lines}\n\n".encode()
+    sign = f"…{_tokens(total)} tokens truncated…".encode()
+    if len(heading) + len(sign) > budget:
+        heading = b""
+    room = budget - len(heading) - len(sign)
+    if room < 0:
+        return sign[:budget].decode("utf-8", "ignore"), _tokens(total)
+    # Whole characters only: a character cut by the edge of either part is left out.
+    head = data[: room // 2].decode("utf-8", "ignore").encode()
+    tail = data[len(data) - (room - room // 2) :].decode("utf-8", "ignore").encode()
+    removed = total - len(head) - len(tail)
+    sign = f"…{_tokens(removed)} tokens truncated…".encode()
+    return (heading + head + sign + tail).decode(), _tokens(total)
 
 
 @dataclass
@@ -176,7 +231,7 @@ def render(results: list[CommandResult]) -> str:
         return "(no output)"
     chunks = []
     for result in results:
-        lines = [f"$ {result.command}"]
+        lines = [f"$ {result.command}"] if result.command else []
         stdout, stderr = result.stdout.rstrip("\n"), result.stderr.rstrip("\n")
         if stdout:
             lines.append(stdout)

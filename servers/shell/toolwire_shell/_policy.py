@@ -21,7 +21,7 @@ from pathlib import Path
 
 from toolwire.paths import PathError, Roots
 
-__all__ = ["LAUNCHERS", "CommandRefused", "Policy"]
+__all__ = ["LAUNCHERS", "CommandRefused", "Policy", "is_launcher", "program_bytes"]
 
 # Programs whose arguments are themselves a command line: allowing one allows everything.
 LAUNCHERS = frozenset(
@@ -30,9 +30,18 @@ LAUNCHERS = frozenset(
         "nohup", "setsid", "sudo", "doas", "su", "exec", "eval", "command", "builtin", "time",
         "timeout", "nice", "ionice", "chroot", "strace", "ltrace", "watch", "parallel",
         "script", "stdbuf", "unshare", "nsenter", "flock", "runuser", "python", "python3",
-        "perl", "ruby", "node", "find", "awk", "gawk", "ssh",
+        "perl", "ruby", "node", "find", "awk", "gawk", "ssh", "pypy", "php", "lua", "luajit",
+        "tclsh", "expect", "deno", "bun", "pwsh", "Rscript", "mawk", "nawk",
     }
 )  # fmt: skip
+
+
+def is_launcher(name: str) -> bool:
+    """Whether `name` (a path's last part counts) is a launcher, versioned or not:
+    `python3.11`, `perl5.36` and `pypy3` run code as `python`, `perl` and `pypy` do."""
+    base = Path(name).name
+    return base in LAUNCHERS or base.rstrip("0123456789.-") in LAUNCHERS
+
 
 BASIC_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "USER", "LOGNAME", "TMPDIR", "TZ")
 
@@ -82,9 +91,7 @@ class Policy:
     shell: str = "/bin/sh"
 
     def __post_init__(self) -> None:
-        launchers = sorted(
-            name for name in self.allow if Path(name).name in LAUNCHERS or not name.strip()
-        )
+        launchers = sorted(name for name in self.allow if is_launcher(name) or not name.strip())
         if launchers:
             raise CommandRefused(
                 f"--allow {launchers[0]!r} is refused: it runs its arguments as another "
@@ -104,8 +111,9 @@ class Policy:
         Raises:
             CommandRefused: With an allow-list: shell syntax, or a program not on the list.
         """
-        if not command.strip():
-            raise CommandRefused("the command is empty")
+        if self.allow and not command.strip():
+            raise CommandRefused("the command is empty")  # a shell would do nothing: none here
+        program_bytes(command, f"the command {command!r}")
         if not self.allow:
             return [self.shell, "-c", command]
         return self._checked_argv(command)
@@ -122,19 +130,12 @@ class Policy:
                     f"this server runs commands without a shell (allow-list mode): {what} "
                     f"is not allowed in {command!r}"
                 )
-        lexer = shlex.shlex(command, posix=True, punctuation_chars="|;&<>()")
-        lexer.whitespace_split = True
+        self._refuse_unquoted(command)
         try:
-            words = list(lexer)
+            # No operator or glob is left outside quotes: plain words, as a shell splits them.
+            words = shlex.split(command)
         except ValueError as error:
             raise CommandRefused(f"cannot split {command!r} into words: {error}") from None
-        for word in words:
-            if word and set(word) <= _OPERATORS:
-                raise CommandRefused(
-                    f"this server runs commands without a shell (allow-list mode): {word!r} "
-                    f"(a shell operator) is not allowed in {command!r}"
-                )
-        self._refuse_unquoted_globs(command)
         if not words:
             raise CommandRefused("the command is empty")
         program = words[0]
@@ -150,10 +151,12 @@ class Policy:
         return [resolved, *words[1:]]
 
     @staticmethod
-    def _refuse_unquoted_globs(command: str) -> None:
+    def _refuse_unquoted(command: str) -> None:
+        """Refuse shell operators and globs outside quotes (quoted or after a backslash
+        they are plain characters of a word, as a shell would pass them)."""
         quote: str | None = None
         escaped = False
-        for char in command:
+        for index, char in enumerate(command):
             if escaped:
                 escaped = False
             elif char == "\\" and quote != "'":
@@ -163,6 +166,15 @@ class Policy:
                     quote = None
             elif char in "'\"":
                 quote = char
+            elif char in _OPERATORS:
+                end = index
+                while end < len(command) and command[end] in _OPERATORS:
+                    end += 1
+                raise CommandRefused(
+                    f"this server runs commands without a shell (allow-list mode): "
+                    f"{command[index:end]!r} (a shell operator) is not allowed in {command!r}; "
+                    "quote it to pass it as is"
+                )
             elif char in _GLOBS:
                 raise CommandRefused(
                     f"this server runs commands without a shell (allow-list mode): the glob "
@@ -197,6 +209,33 @@ class Policy:
         env.update(QUIET_ENV)
         env[tag_name] = tag
         return env
+
+
+def program_bytes(text: str, what: str, *, nul: bool = False) -> bytes:
+    """`text` as the bytes a program receives (undecodable bytes that arrived as surrogate
+    escapes go back to being those bytes).
+
+    Args:
+        text: What to send.
+        what: How messages name it.
+        nul: Whether a NUL character may pass (on stdin; never in arguments).
+
+    Raises:
+        CommandRefused: `text` holds a lone surrogate, or a NUL character where none may
+            pass; the message names it and its offset.
+    """
+    offset = -1 if nul else text.find("\0")
+    if offset >= 0:
+        raise CommandRefused(
+            f"{what} holds a NUL character at offset {offset}; no program can receive one"
+        )
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as error:
+        raise CommandRefused(
+            f"{what} holds {text[error.start]!r} at offset {error.start}, a lone surrogate "
+            "that is not text; no program can receive it"
+        ) from None
 
 
 def parse_names(values: Iterable[str]) -> tuple[str, ...]:

@@ -4,8 +4,9 @@ command's whole tree is ended.
 Every command runs in a new session (its leader's pid is the session id, which the kernel does
 not hand out again while any process of the session lives) and carries a tag in its
 environment, `TOOLWIRE_SHELL_TAG=<server token>.<run number>`, which its descendants inherit. A
-process belongs to a command when it carries the command's tag or sits in the command's
-session, so scrubbing the environment (`env -i`) does not take a process out of its command.
+process belongs to a command when it carries the command's tag, sits in the command's session,
+or holds one of the command's pipes, so scrubbing the environment (`env -i`) does not take a
+process out of its command, nor does leaving the session as well while holding its output.
 On Linux the server makes itself a child subreaper, so whatever a command leaves behind
 (`cmd &`, `setsid`, `nohup`, a double fork) is re-parented to the server rather than to init
 and stays findable by walking the server's descendants through `/proc`; ending a command kills
@@ -99,6 +100,24 @@ def descendants(root: int) -> list[int]:
     return seen
 
 
+def pipes_of(pid: int) -> set[int]:
+    """The inode numbers of the pipes `pid` holds open (empty if gone or unreadable)."""
+    found: set[int] = set()
+    directory = _PROC / str(pid) / "fd"
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return found
+    for name in names:
+        try:
+            link = os.readlink(directory / name)
+        except OSError:
+            continue
+        if link.startswith("pipe:[") and link.endswith("]"):
+            found.add(int(link[6:-1]))
+    return found
+
+
 def tag_of(pid: int) -> str | None:
     """The tag in `pid`'s environment, or None (no tag, gone, or unreadable)."""
     try:
@@ -170,6 +189,7 @@ class ProcessTable:
         self._leaders: set[int] = set()
         self._sessions: dict[str, int] = {}  # tag -> its command's session id
         self._tags: dict[int, str] = {}  # session id -> tag
+        self._pipes: dict[int, str] = {}  # inode of a command's stdin/stdout/stderr -> tag
         self._strays: set[tuple[int, int]] = set()  # (pid, start) told to the watchdog
         self._watchdog: subprocess.Popen[bytes] | None = None
         self._watch_fd: int | None = None
@@ -180,10 +200,13 @@ class ProcessTable:
         self._runs += 1
         return f"{self.token}.{self._runs}"
 
-    def started(self, pid: int, tag: str) -> None:
+    def started(self, pid: int, tag: str, pipes: tuple[int, ...] = ()) -> None:
         """A command leader was spawned in a new session (asyncio reaps it; this table must
-        not); its session now belongs to `tag`."""
+        not); its session, and whoever holds one of its `pipes` (inode numbers of its stdin,
+        stdout and stderr), now belong to `tag`."""
         self._leaders.add(pid)
+        for inode in pipes:
+            self._pipes[inode] = tag
         self._ensure_watchdog()
         if not self.linux:
             return
@@ -207,8 +230,15 @@ class ProcessTable:
         return found
 
     def _owner(self, member: _Member) -> str | None:
-        """The tag of the command `member` belongs to: its session's, else its own."""
-        return self._tags.get(member.session) or member.tag
+        """The tag of the command `member` belongs to: its session's, else its own, else that
+        of a command whose pipes it holds (it left the session and scrubbed its environment
+        but kept the command's stdout: it would hold the command's output open)."""
+        owner = self._tags.get(member.session) or member.tag
+        if (owner is None or not owner.startswith(self.token + ".")) and self._pipes:
+            for inode in pipes_of(member.pid):
+                if inode in self._pipes:
+                    return self._pipes[inode]
+        return owner
 
     def members(self, tag: str) -> list[int]:
         """The live processes of the command `tag` among this server's descendants."""
@@ -297,6 +327,8 @@ class ProcessTable:
 
     def _forget(self, tag: str) -> None:
         """The command `tag` has no process left: its session id may be reused."""
+        for inode in [inode for inode, owner in self._pipes.items() if owner == tag]:
+            del self._pipes[inode]
         session = self._sessions.pop(tag, None)
         if session is not None and session not in self._leaders:
             self._tags.pop(session, None)

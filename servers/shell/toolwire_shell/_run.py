@@ -89,16 +89,21 @@ class Run:
             env=self.env,
             start_new_session=True,
         )
-        self.runner.table.started(self.process.pid, self.tag)
+        streams = (self.process.stdin, self.process.stdout, self.process.stderr)
+        self.runner.table.started(
+            self.process.pid,
+            self.tag,
+            tuple(os.fstat(stream.fileno()).st_ino for stream in streams if stream is not None),
+        )
         self.runner.runs.add(self)
         self.runner.wake_monitor()
         assert self.process.stdout is not None
         loop = asyncio.get_running_loop()
         self._open = 0
-        streams = [(self.process.stdout, self.stdout)]
+        readers = [(self.process.stdout, self.stdout)]
         if self.process.stderr is not None:
-            streams.append((self.process.stderr, self.stderr))
-        for stream, capture in streams:
+            readers.append((self.process.stderr, self.stderr))
+        for stream, capture in readers:
             fd = stream.fileno()
             os.set_blocking(fd, False)
             loop.add_reader(fd, self._readable, fd, capture)
@@ -197,10 +202,11 @@ class Run:
             self.runner.table.end(self.tag, None)
 
     async def write(self, data: bytes, seconds: float) -> int:
-        """Write to stdin (a session), waiting up to `seconds` for room; bytes written.
+        """Write to stdin (a session), waiting up to `seconds` for room; bytes written (fewer
+        than `data` when time ran out or the command closed its stdin after taking some).
 
         Raises:
-            BrokenPipeError: The command closed its stdin or exited.
+            BrokenPipeError: The command closed its stdin or exited before taking any.
         """
         assert self.process is not None and self.process.stdin is not None
         fd = self.process.stdin.fileno()
@@ -213,6 +219,10 @@ class Run:
                 continue
             except BlockingIOError:
                 pass
+            except (BrokenPipeError, ConnectionResetError):
+                if not written:
+                    raise
+                break
             room: asyncio.Future[None] = loop.create_future()
             loop.add_writer(fd, _settle, room)
             try:

@@ -83,10 +83,13 @@ class SessionStore:
         self._expiry: asyncio.Task[None] | None = None
 
     def add(self, owner: Any, command: str, run: Run, mcp_session: str | None = None) -> Session:
-        """Keep `run` as a new session, ending the least recently used one if full;
-        `mcp_session` is the id of the MCP session it was started in, if any."""
+        """Keep `run` as a new session, ending the least recently used one if full (one no
+        call is using, when there is one); `mcp_session` is the id of the MCP session it was
+        started in, if any."""
         while len(self._sessions) >= self.max_sessions:
-            oldest = min(self._sessions.values(), key=lambda session: session.last_used)
+            oldest = min(
+                self._sessions.values(), key=lambda session: (session.busy > 0, session.last_used)
+            )
             self.end(oldest, "too many sessions: the least recently used one was ended")
         number = secrets.randbelow(_ID_SPAN - 1000) + 1000
         while number in self._sessions:

@@ -19,7 +19,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from toolwire import (
     CallInfo,
@@ -31,8 +33,8 @@ from toolwire import (
     default_tool_error_function,
 )
 
-from ._output import Capture, CommandResult, cut, render, render_exec, spend_budget
-from ._policy import CommandRefused, Policy
+from ._output import Capture, CommandResult, render, render_exec, spend_budget, token_cut
+from ._policy import CommandRefused, Policy, program_bytes
 from ._procs import become_subreaper
 from ._run import Run, Runner
 from ._sessions import Session, SessionStore, UnknownSession
@@ -44,7 +46,6 @@ _PROGRESS_TAIL = 400
 _EXEC_YIELD_MS = 10_000
 _STDIN_YIELD_MS = 250
 _YIELD_MIN_MS, _YIELD_MAX_MS, _EMPTY_POLL_MIN_MS = 250, 30_000, 5_000
-_BYTES_PER_TOKEN = 4
 
 
 @dataclass
@@ -212,12 +213,7 @@ def _clamp(value: int, low: int) -> int:
 def _exec_reply(
     started: float, run: Run, capture: Capture, session_id: int | None, max_tokens: int | None
 ) -> dict[str, Any]:
-    text = capture.text()
-    original: int | None = None
-    if max_tokens is not None and len(text.encode("utf-8")) > max_tokens * _BYTES_PER_TOKEN:
-        original = -(-capture.total // _BYTES_PER_TOKEN)
-        prefix = f"Total output lines: {capture.lines}\n\n"
-        text = prefix + cut(text, max(0, max_tokens * _BYTES_PER_TOKEN - len(prefix)))
+    text, original = token_cut(capture, max_tokens)
     return {
         "chunk_id": uuid.uuid4().hex[:6],
         "wall_time_seconds": round(time.monotonic() - started, 4),
@@ -230,10 +226,10 @@ def _exec_reply(
 
 async def exec_command(
     ctx: ToolContext[Any],
-    cmd: str,
+    cmd: Annotated[str, Field(min_length=1)],
     workdir: str | None = None,
-    yield_time_ms: int = _EXEC_YIELD_MS,
-    max_output_tokens: int | None = None,
+    yield_time_ms: Annotated[int, Field(ge=0)] = _EXEC_YIELD_MS,
+    max_output_tokens: Annotated[int | None, Field(ge=1)] = None,
 ) -> ToolResult[dict[str, Any]]:
     """Start a command and return its output so far: its exit code if it ended within the
     yield time, else a session id to use with write_stdin, kill_session and list_sessions.
@@ -271,8 +267,8 @@ async def write_stdin(
     ctx: ToolContext[Any],
     session_id: int,
     chars: str = "",
-    yield_time_ms: int = _STDIN_YIELD_MS,
-    max_output_tokens: int | None = None,
+    yield_time_ms: Annotated[int, Field(ge=0)] = _STDIN_YIELD_MS,
+    max_output_tokens: Annotated[int | None, Field(ge=1)] = None,
 ) -> ToolResult[dict[str, Any]]:
     """Write characters to a running session's stdin (empty: just read) and return the output
     since the last read. A trailing Ctrl-D (\\u0004) closes stdin.
@@ -303,11 +299,13 @@ async def _write_and_read(
     data, close = chars, False
     if data.endswith("\x04"):
         data, close = data[:-1], True
+    encoded = program_bytes(data, "chars", nul=True)
     note = ""
+    if run.exited and encoded:
+        note = "[toolwire-shell: the command had exited; nothing was written]\n"
     if not run.exited:
         try:
-            if data:
-                encoded = data.encode("utf-8")
+            if encoded:
                 written = await run.write(encoded, _clamp(yield_time_ms, _YIELD_MIN_MS) / 1000)
                 if written < len(encoded):
                     note = (

@@ -38,6 +38,10 @@ def test_bad_flags_are_refused(tmp_path: Path) -> None:
     done = _run("--root", str(tmp_path), "--max-files", "0")
     assert done.returncode != 0
     assert "toolwire-patch: --max-files must be positive, got 0" in done.stderr
+    # nan passes every "<= 0" test and then bounds nothing.
+    done = _run("--root", str(tmp_path), "--max-seconds", "nan")
+    assert done.returncode != 0
+    assert "toolwire-patch: --max-seconds must be positive, got nan" in done.stderr
     missing = tmp_path / "missing"
     done = _run("--root", str(missing))
     assert done.returncode != 0

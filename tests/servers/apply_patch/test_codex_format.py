@@ -251,3 +251,19 @@ def test_dry_run_returns_diffs_and_writes_nothing(tmp_path: Path) -> None:
     assert "--- a/a.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n keep\n-old\n+new" in out
     assert "--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye" in out
     assert "--- /dev/null\n+++ b/c.txt\n@@ -0,0 +1 @@\n+c" in out
+
+
+def test_a_dry_run_shows_changes_of_final_newline_and_line_ending(tmp_path: Path) -> None:
+    write(tmp_path, {"a.txt": "1\n2", "dos.txt": "1\r\n2\r\n"})
+    out = patcher(tmp_path).apply_envelope(
+        envelope("*** Update File: a.txt\n@@\n 1\n-2\n+2"), dry_run=True
+    )
+    # Codex ends an updated file with a newline: the one change the dry run must show.
+    assert out.endswith(
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n 1\n-2\n\\ No newline at end of file\n+2"
+    ), out
+    out = patcher(tmp_path).apply_operations(
+        [{"type": "update_file", "path": "dos.txt", "diff": "@@\n 1\n-2\n+3\n+4"}], dry_run=True
+    )
+    # Each line keeps its "\r": a line whose ending changed would show as changed.
+    assert out.endswith("@@ -1,2 +1,3 @@\n 1\r\n-2\r\n+3\r\n+4\r"), out

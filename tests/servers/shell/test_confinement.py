@@ -93,12 +93,21 @@ def test_allowed_commands_run_without_a_shell(allowed: ShellServer, area: Path) 
     assert ls["outcome"]["exit_code"] == 0
 
 
+def test_an_operator_standing_alone_in_quotes_is_a_word(allowed: ShellServer) -> None:
+    # `grep '|' file`: quoted, an operator is an argument like any other.
+    result = allowed.call("shell", {"commands": ["echo ';' \"|\" '&&' \\> '(' x"]})
+    assert result["isError"] is False, result
+    assert result["structuredContent"]["output"][0]["stdout"] == "; | && > ( x\n"
+
+
 def test_dollar_is_refused_even_quoted(allowed: ShellServer) -> None:
     result = allowed.call("shell", {"commands": ["echo '$HOME'"]})
     assert result["isError"] is True and "'$'" in text(result)
 
 
-@pytest.mark.parametrize("launcher", ["sh", "env", "xargs", "/bin/bash", "python3"])
+@pytest.mark.parametrize(
+    "launcher", ["sh", "env", "xargs", "/bin/bash", "python3", "python3.11", "perl5.36", "pypy3"]
+)
 def test_launchers_cannot_be_allowed(launcher: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "toolwire_shell", "--allow", launcher],
@@ -112,6 +121,48 @@ def test_launchers_cannot_be_allowed(launcher: str) -> None:
     )
     assert done.returncode == 2
     assert f"--allow {launcher!r} is refused" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "named"),
+    [
+        ("--max-processes", "-1", "--max-processes must be 0 (no limit) or more"),
+        ("--session-idle-seconds", "0", "--session-idle-seconds must be a positive number"),
+        ("--session-idle-seconds", "-5", "--session-idle-seconds must be a positive number"),
+        ("--session-idle-seconds", "nan", "--session-idle-seconds must be a positive number"),
+        ("--env", "FOO=bar", "--env 'FOO=bar' is not a variable name"),
+    ],
+)
+def test_limits_that_mean_nothing_are_refused(option: str, value: str, named: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "toolwire_shell", option, value],
+        capture_output=True,
+        text=True,
+        env=env_for_server(),
+        cwd=str(ROOT),
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert done.returncode == 2, done
+    assert named in done.stderr
+
+
+@pytest.mark.parametrize("value", ["", ",", " , "])
+def test_an_allow_list_naming_nothing_is_refused(value: str) -> None:
+    # An empty list would mean "no list": every command through /bin/sh.
+    done = subprocess.run(
+        [sys.executable, "-m", "toolwire_shell", "--allow", "ls", "--allow", value],
+        capture_output=True,
+        text=True,
+        env=env_for_server(),
+        cwd=str(ROOT),
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert done.returncode == 2, done
+    assert f"--allow {value!r} names no program" in done.stderr
 
 
 @pytest.mark.parametrize(

@@ -29,11 +29,13 @@ def _alive(seen: dict[int, str]) -> list[int]:
     return [pid for pid, start in seen.items() if _start_time(pid) == start]
 
 
-def _clean_env(pids: Path, name: str, *, leave_session: bool = False) -> str:
+def _clean_env(pids: Path, name: str, *, leave_session: bool = False, let_go: bool = False) -> str:
     """A command starting `sleep` with an empty environment in the background; the sleeper
-    writes its pid to `pids` (the same process then becomes sleep)."""
+    writes its pid to `pids` (the same process then becomes sleep). With `let_go` it does not
+    hold its command's output open."""
     launcher = "env -i setsid" if leave_session else "env -i"
-    return f"{launcher} /bin/sh -c 'echo $$ >> {pids}; exec sleep {name}' &"
+    output = " >/dev/null 2>&1" if let_go else ""
+    return f"{launcher} /bin/sh -c 'echo $$ >> {pids}; exec sleep {name}'{output} &"
 
 
 def _wait_for(pids: Path, count: int) -> str:
@@ -88,13 +90,11 @@ def test_untagged_processes_die_with_a_sigkilled_server(pids: Path) -> None:
         )
         assert session["structuredContent"]["session_id"] is not None
         _read_pids(pids, 2)
-        # A command that leaves one outside its session: when a command ends the server
-        # records every untagged process outside its commands' sessions (314 too).
-        left = server.call(
-            "shell",
-            {"commands": [f"{_clean_env(pids, '312', leave_session=True)} {_wait_for(pids, 3)}"]},
-            timeout=30,
-        )
+        # A command that leaves one outside its session, not holding its output (which would
+        # make it the command's): when a command ends the server records every untagged
+        # process outside its commands' sessions (314 too).
+        leaver = _clean_env(pids, "312", leave_session=True, let_go=True)
+        left = server.call("shell", {"commands": [f"{leaver} {_wait_for(pids, 3)}"]}, timeout=30)
         assert left["isError"] is False
         seen = _read_pids(pids, 3)
         assert len(seen) == 3
@@ -162,3 +162,20 @@ def test_a_fork_loop_outside_any_command_is_ended(pids: Path) -> None:
         assert server.proc.poll() is None
         ran = server.call("shell", {"commands": ["echo alive"]})
         assert ran["structuredContent"]["output"][0]["stdout"] == "alive\n"
+
+
+def test_a_child_holding_the_commands_pipes_ends_with_it(pids: Path) -> None:
+    # Out of the session and without the tag, it still holds the command's stdout and
+    # stderr: it belongs to the command, and the call must not wait for it.
+    with ShellServer() as server:
+        script = f"{_clean_env(pids, '313', leave_session=True)} {_wait_for(pids, 1)}; echo done"
+        result = server.call("shell", {"commands": [script]}, timeout=30)
+        assert result["structuredContent"]["output"][0]["stdout"] == "done\n"
+        [word] = pids.read_text().split()
+        assert _start_time(int(word)) is None
+        pids.unlink()
+        started = server.call("exec_command", {"cmd": script}, timeout=30)["structuredContent"]
+        assert (started["exit_code"], started["session_id"]) == (0, None), started
+        assert started["output"] == "done\n"
+        [word] = pids.read_text().split()
+        assert _start_time(int(word)) is None

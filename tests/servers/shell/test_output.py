@@ -5,7 +5,7 @@ needed."""
 from __future__ import annotations
 
 import pytest
-from toolwire_shell._output import Capture, CommandResult, cut, render, spend_budget
+from toolwire_shell._output import Capture, CommandResult, cut, render, spend_budget, token_cut
 
 from toolwire.client.shell_tools import render_outputs
 
@@ -94,3 +94,24 @@ def test_cut_fits_the_budget(size: int) -> None:
     kept = cut(text, 60)
     assert len(kept) <= 60
     assert kept == text if size <= 60 else "bytes cut" in kept
+
+
+TOKEN_TEXTS = [
+    "".join(f"{n}\n" for n in range(1, 400)),
+    "no final newline\nsecond",
+    "crlf\r\nlines\r\nand a lone \r return\n",
+    "héllo wörld ✓ 日本語テキスト " * 40,
+    "🙂" * 100,
+    "x" * 37,
+]
+
+
+@pytest.mark.parametrize("text", TOKEN_TEXTS)
+@pytest.mark.parametrize("tokens", [1, 2, 3, 5, 6, 7, 9, 12, 25, 50, 200])
+def test_token_cut_is_the_sdk_sandboxs(text: str, tokens: int) -> None:
+    from agents.sandbox.util.token_truncation import formatted_truncate_text_with_token_count
+
+    expected, count = formatted_truncate_text_with_token_count(text, tokens)
+    capture = Capture(1 << 20)
+    capture.add(text.encode("utf-8"))
+    assert token_cut(capture, tokens) == (expected, count)

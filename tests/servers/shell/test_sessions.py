@@ -101,11 +101,16 @@ def test_ctrl_d_closes_stdin(server: ShellServer) -> None:
 
 def test_max_output_tokens_keeps_head_and_tail(server: ShellServer) -> None:
     done = reply(server.call("exec_command", {"cmd": "seq 1 5000", "max_output_tokens": 50}))
+    from agents.sandbox.util.token_truncation import formatted_truncate_text_with_token_count
+
     output = done["output"]
     assert output.startswith("Total output lines: 5000\n\n1\n2\n")
-    assert output.endswith("4999\n5000\n") and "bytes cut" in output
+    assert output.endswith("4999\n5000\n") and "tokens truncated" in output
     assert len(output) <= 200
-    assert done["original_token_count"] == -(-len("".join(f"{n}\n" for n in range(1, 5001))) // 4)
+    full = "".join(f"{n}\n" for n in range(1, 5001))
+    assert (output, done["original_token_count"]) == formatted_truncate_text_with_token_count(
+        full, 50
+    )
 
 
 def test_kill_session_ends_the_whole_tree(server: ShellServer) -> None:
@@ -174,3 +179,74 @@ def test_session_buffer_is_bounded_between_reads() -> None:
         assert len(output) <= 1000 and "bytes cut" in output
         assert output.startswith("1\n2\n3\n") and output.endswith("last\n")
         reply(server.call("kill_session", {"session_id": started["session_id"]}))
+
+
+def test_token_and_yield_bounds_are_the_sdks(server: ShellServer) -> None:
+    tools = {tool["name"]: tool for tool in server.request("tools/list", {})["tools"]}
+    for name in ("exec_command", "write_stdin"):
+        properties = tools[name]["inputSchema"]["properties"]
+        assert properties["yield_time_ms"]["minimum"] == 0
+        tokens = properties["max_output_tokens"]
+        assert [t.get("minimum") for t in tokens["anyOf"] if t.get("type") == "integer"] == [1]
+    for arguments in ({"max_output_tokens": 0}, {"max_output_tokens": -5}, {"yield_time_ms": -1}):
+        result = server.call("exec_command", {"cmd": "echo hello", **arguments})
+        assert result["isError"] is True, (arguments, result)
+        assert result["content"][0]["text"] == "Invalid JSON input for tool exec_command"
+    assert tagged_processes(server.token()) == []
+
+
+def test_a_write_cut_short_by_the_command_says_how_much_went_in(server: ShellServer) -> None:
+    # The pipe takes what fits in its buffer before the command exits without reading.
+    started = reply(server.call("exec_command", {"cmd": "sleep 1", "yield_time_ms": 250}))
+    written = reply(
+        server.call(
+            "write_stdin",
+            {"session_id": started["session_id"], "chars": "x" * 300_000, "yield_time_ms": 8000},
+            timeout=30,
+        )
+    )
+    note = written["output"].splitlines()[0]
+    assert note.startswith("[toolwire-shell: the command read only "), note
+    assert note.endswith(" of 300000 bytes; the rest was dropped]"), note
+    assert int(note.split()[5]) > 0
+
+
+def test_writing_to_a_command_that_exited_meanwhile_says_so(server: ShellServer) -> None:
+    started = reply(server.call("exec_command", {"cmd": "sleep 0.5", "yield_time_ms": 250}))
+    assert started["session_id"] is not None
+    assert wait_until(
+        lambda: reply(server.call("list_sessions", {}))["sessions"][-1]["running"] is False
+    )
+    late = reply(
+        server.call("write_stdin", {"session_id": started["session_id"], "chars": "hello\n"})
+    )
+    assert late["exit_code"] == 0
+    assert late["output"] == "[toolwire-shell: the command had exited; nothing was written]\n"
+
+
+def test_a_session_in_use_is_not_the_one_ended_to_make_room() -> None:
+    with ShellServer("--max-sessions", "2") as server:
+        a, b = (
+            reply(server.call("exec_command", {"cmd": "cat", "yield_time_ms": 250}))["session_id"]
+            for _ in range(2)
+        )
+
+        def idle_a() -> float:
+            sessions = server.call("list_sessions", {})["structuredContent"]["sessions"]
+            return float(next(s["idle_seconds"] for s in sessions if s["session_id"] == a))
+
+        # A poll keeps `a` busy (its start resets `a`'s idle time); `b` is used after that,
+        # so `a` is the least recently used.
+        assert wait_until(lambda: idle_a() > 1.0)
+        poll = server.start(
+            "tools/call",
+            {"name": "write_stdin", "arguments": {"session_id": a, "yield_time_ms": 30000}},
+        )
+        assert wait_until(lambda: idle_a() < 0.9)
+        reply(server.call("write_stdin", {"session_id": b, "chars": "b\n"}))
+        reply(server.call("exec_command", {"cmd": "cat", "yield_time_ms": 250}))
+        listed = {s["session_id"] for s in reply(server.call("list_sessions", {}))["sessions"]}
+        assert a in listed and b not in listed
+        reply(server.call("kill_session", {"session_id": a}))
+        polled = server.wait_reply(poll, 30)["result"]["structuredContent"]
+        assert "too many sessions" not in polled["output"], polled

@@ -294,3 +294,51 @@ def test_yes_and_binary_output_stay_bounded(server: ShellServer) -> None:
     assert set(head + tail) <= {"y", "\n"}
     assert len(binary["stdout"]) + len(yes["stdout"]) <= 4000
     assert tagged_processes(server.token()) == []
+
+
+def test_text_no_program_can_receive_is_refused_by_name(
+    server: ShellServer, tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran"
+    for bad, named in (("echo a\0b", "a NUL character at offset 6"), ("echo \ud800", "'\\ud800'")):
+        result = server.call("shell", {"commands": [f"touch {marker}", bad]})
+        assert result["isError"] is True, result
+        text = result["content"][0]["text"]
+        assert named in text and repr(bad) in text, text
+        assert not marker.exists()  # refused before anything ran
+    session = server.call("exec_command", {"cmd": "cat", "yield_time_ms": 250})
+    number = session["structuredContent"]["session_id"]
+    refused = server.call("write_stdin", {"session_id": number, "chars": "a\ud800b\n"})
+    assert refused["isError"] is True
+    assert "'\\ud800' at offset 1" in refused["content"][0]["text"], refused
+    echoed = server.call("write_stdin", {"session_id": number, "chars": "still here\n"})
+    assert echoed["structuredContent"]["output"] == "still here\n"
+    server.call("kill_session", {"session_id": number})
+
+
+def test_an_empty_command_runs_as_the_sdks_executor_would(server: ShellServer) -> None:
+    # The SDK takes any list of strings with at least one; "" is a shell doing nothing.
+    first, empty, blank = outputs(server.call("shell", {"commands": ["echo a", "", "  "]}))
+    assert first["stdout"] == "a\n"
+    for done in (empty, blank):
+        assert (done["stdout"], done["stderr"], done["outcome"]) == (
+            "",
+            "",
+            {"type": "exit", "exit_code": 0},
+        )
+    refused = server.call("exec_command", {"cmd": ""})  # the sandbox's min_length=1
+    assert refused["isError"] is True
+    assert refused["content"][0]["text"] == "Invalid JSON input for tool exec_command"
+
+
+@pytest.mark.parametrize("budget", [1, 5, 10, 20, 30])
+def test_a_budget_too_small_for_the_marker_keeps_the_start(
+    server: ShellServer, budget: int
+) -> None:
+    # As the SDK does; a piece of "…N bytes cut…" would read as output.
+    result = server.call(
+        "shell", {"commands": ["seq 1 1000", "echo more"], "max_output_length": budget}
+    )
+    first, second = outputs(result)
+    assert first["stdout"] == "".join(f"{n}\n" for n in range(1, 1001))[:budget]
+    assert second["stdout"] == ""
