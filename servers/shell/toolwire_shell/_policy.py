@@ -12,6 +12,7 @@ plus settings that keep pagers, editors and prompts from waiting for a terminal.
 
 from __future__ import annotations
 
+import logging
 import os
 import shlex
 import shutil
@@ -34,6 +35,20 @@ LAUNCHERS = frozenset(
         "tclsh", "expect", "deno", "bun", "pwsh", "Rscript", "mawk", "nawk",
     }
 )  # fmt: skip
+
+
+# Programs that run any command through an option, a config setting or a file they read
+# (`git -c alias.x='!cmd' x`, a repository's hooks, `tar --to-command`, `sed`'s `e`, a Makefile):
+# allowed, they are warned about at start rather than refused, since users do allow them.
+RUN_COMMANDS_THROUGH_OPTIONS = frozenset(
+    {
+        "git", "tar", "sed", "make", "cmake", "rsync", "scp", "zip", "less", "more", "man",
+        "vi", "vim", "nvim", "emacs", "ed", "npm", "npx", "yarn", "pnpm", "pip", "pip3",
+        "cargo", "go", "docker", "podman", "kubectl", "gdb", "ansible", "terraform",
+    }
+)  # fmt: skip
+
+logger = logging.getLogger("toolwire.shell")
 
 
 def is_launcher(name: str) -> bool:
@@ -96,6 +111,18 @@ class Policy:
             raise CommandRefused(
                 f"--allow {launchers[0]!r} is refused: it runs its arguments as another "
                 "command, so allowing it would allow every command"
+            )
+        openers = sorted(
+            name for name in self.allow if Path(name).name in RUN_COMMANDS_THROUGH_OPTIONS
+        )
+        if openers:
+            logger.warning(
+                "--allow %s: %s can run any command through %s options, configuration or "
+                "the files %s reads, so the allow-list no longer confines what runs",
+                ", ".join(openers),
+                "these programs" if len(openers) > 1 else "this program",
+                "their" if len(openers) > 1 else "its",
+                "they" if len(openers) > 1 else "it",
             )
         self._roots: Roots | None = None
         if self.roots:

@@ -199,3 +199,23 @@ def test_shell_mode_also_bounds_the_workdir(area: Path) -> None:
         outside = server.call("shell", {"commands": ["pwd"], "workdir": str(area / "outside")})
         assert outside["isError"] is True
     assert os.path.isdir(area / "outside")
+
+
+@pytest.mark.parametrize(("allow", "warned"), [("git,ls", True), ("ls,cat,grep", False)])
+def test_programs_that_run_commands_through_options_are_warned_about(
+    allow: str, warned: bool
+) -> None:
+    # `git -c alias.x='!cmd' x` runs anything: allowed, git opens the list to every command.
+    done = subprocess.run(
+        [sys.executable, "-m", "toolwire_shell", "--allow", allow],
+        capture_output=True,
+        text=True,
+        env=env_for_server(),
+        cwd=str(ROOT),
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    line = "--allow git: this program can run any command through its options"
+    assert (line in done.stderr) is warned, done.stderr
