@@ -59,7 +59,29 @@ def to_jsonable(value: Any) -> Any:
     try:
         return to_jsonable_python(value)
     except Exception:
-        return str(value)
+        # pydantic stops at a few hundred levels; plain JSON data deeper than that is sent as
+        # it is (the json module goes deeper), anything else as its text.
+        return value if _plain_json(value) else str(value)
+
+
+def _plain_json(value: Any) -> bool:
+    """Whether `value` is made of dicts with string keys, lists, and JSON scalars only."""
+    pending = [value]
+    seen: set[int] = set()
+    while pending:
+        item = pending.pop()
+        if item is None or isinstance(item, str | int | float | bool):
+            continue
+        if id(item) in seen or not isinstance(item, dict | list):
+            return False  # a cycle, or a type only pydantic knows how to write
+        seen.add(id(item))
+        if isinstance(item, dict):
+            if not all(isinstance(key, str) for key in item):
+                return False
+            pending.extend(item.values())
+        else:
+            pending.extend(item)
+    return True
 
 
 def _mirror(value: Any) -> tuple[str, bool]:
