@@ -94,8 +94,9 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         "--shutdown-grace",
         type=partial(_seconds, above_zero=False),
         metavar="SECONDS",
-        help="HTTP/SSE: after SIGTERM/SIGINT, how long calls in flight get to be answered "
-        "before they are refused with a JSON-RPC error (5)",
+        help="how long calls in flight get to be answered once the server stops (HTTP/SSE: "
+        "after SIGTERM/SIGINT, then refused with a JSON-RPC error, 5; stdio: after stdin "
+        "ends, 2)",
     )
     # Removed (uvicorn has no public way to time a request head): refused with the reason.
     run.add_argument(

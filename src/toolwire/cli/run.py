@@ -28,9 +28,8 @@ def run(args: argparse.Namespace) -> int:
         return _refused("--redis needs the redis package: pip install 'toolwire[redis]'")
     if args.workers > 1 and transport != "http":
         return _refused("--workers needs --transport http")
-    serving_flags = _given(args, access_log="--access-log", shutdown_grace="--shutdown-grace")
-    if serving_flags and transport == "stdio":
-        return _refused(f"{', '.join(serving_flags)} needs --transport http or sse")
+    if args.access_log and transport == "stdio":
+        return _refused("--access-log needs --transport http or sse")
     if (args.allowed_host or args.allowed_origin) and transport == "stdio":
         return _refused("--allowed-host/--allowed-origin need --transport http or sse")
     app_options: dict[str, Any] = {}  # what Server.run passes on to the app
@@ -56,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
     except TargetError as error:
         return _refused(str(error))
     if transport == "stdio":
-        server.run("stdio")
+        grace = {} if args.shutdown_grace is None else {"shutdown_grace": args.shutdown_grace}
+        server.run("stdio", **grace)
     elif args.workers > 1:  # a supervisor and N worker processes, each importing TARGET
         from ._workers import run_in_workers
 

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.transports._proc import INIT, call, frame, read_message, send, spawn
+from tests.transports._proc import INIT, call, frame, read_message, send, spawn, toolwire_run
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="descendants are found through /proc (Linux)"
@@ -131,6 +131,19 @@ def test_a_call_that_finishes_within_the_grace_is_answered_after_eof(tmp_path: P
     pids_dir = tmp_path / "pids"
     pids_dir.mkdir()
     proc = spawn([sys.executable, str(script)], PIDS_DIR=str(pids_dir))
+    out, err = proc.communicate(frame(INIT) + call(2, "wait_on_child"), timeout=60)
+    assert proc.returncode == 0, err
+    assert b'"id":2' in out and b"child ended" in out
+
+
+def test_toolwire_run_takes_the_shutdown_grace_for_stdio_too(tmp_path: Path) -> None:
+    # A call that needs 3 s after stdin ends: past the 2 s default, within the 8 s given.
+    script = tmp_path / "spawner.py"
+    script.write_text(SERVER.replace('["sleep", "300"]', '["sleep", "3"]'), encoding="utf-8")
+    pids_dir = tmp_path / "pids"
+    pids_dir.mkdir()
+    command = [*toolwire_run(script), "--shutdown-grace", "8"]
+    proc = spawn(command, PIDS_DIR=str(pids_dir))
     out, err = proc.communicate(frame(INIT) + call(2, "wait_on_child"), timeout=60)
     assert proc.returncode == 0, err
     assert b'"id":2' in out and b"child ended" in out
