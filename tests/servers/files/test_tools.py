@@ -133,6 +133,7 @@ def test_reads_are_bounded_and_say_so(root: Path) -> None:
     assert len(cut["content"].encode()) <= 1000 and cut["content"].endswith("\n")
     assert structured(tail)["content"] == "line 9997\nline 9998\nline 9999\n"
     assert structured(tail)["truncated"] is False
+    assert structured(tail)["startLine"] is None  # the 9,997 lines before were never read
     assert structured(head) | {"note": None} == structured(head)
     assert structured(head)["content"] == "line 0\nline 1\n"
 

@@ -74,7 +74,11 @@ OUTPUTS: dict[str, dict[str, Any]] = {
     "read_text_file": _object(
         content=_said(_STR, "The text read."),
         path=_said(_STR, "The file's real absolute path."),
-        startLine=_said(_INT, "The line number of the first line returned (1-based)."),
+        startLine=_said(
+            _maybe(_INT),
+            "The line number of the first line returned (1-based); null for a tail of a file "
+            "too large to read whole, whose earlier lines were not counted.",
+        ),
         lineCount=_said(_INT, "How many lines were returned."),
         totalLines=_said(_maybe(_INT), "The file's line count, when it was read whole."),
         truncated=_CUT,

@@ -640,7 +640,7 @@ def _read_opened(
     count: int | None = None
     if tail is not None:
         chosen = lines[-tail:] if tail else []
-        start = (total - len(chosen) + 1) if total is not None else 0
+        start = (total - len(chosen) + 1) if total is not None else None
     else:
         begin = (offset or 1) - 1
         count = head if head is not None else limit
