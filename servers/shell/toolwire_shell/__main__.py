@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import argparse
 import math
-import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from ._policy import CommandRefused, parse_names, split_allow
-from ._procs import die_with_parent
 from .server import ShellConfig, build_server
 
 
@@ -107,8 +105,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"toolwire-shell: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     if options.transport == "stdio":
-        die_with_parent(signal.SIGTERM)
-        server.run()
+        server.run()  # which ends it with its parent process (not with the thread that spawned it)
     else:
         server.run(options.transport, host=options.host, port=options.port)
 

@@ -37,13 +37,11 @@ __all__ = [
     "TAG_VARIABLE",
     "ProcessTable",
     "become_subreaper",
-    "die_with_parent",
 ]
 
 logger = logging.getLogger("toolwire.shell")
 
 TAG_VARIABLE = "TOOLWIRE_SHELL_TAG"
-_PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _PROC = Path("/proc")
 _KILL_ROUNDS = 60
@@ -64,11 +62,6 @@ def _prctl(option: int, value: int) -> bool:
 def become_subreaper() -> bool:
     """Make this process the child subreaper of its descendants (Linux); True when it is."""
     return _prctl(_PR_SET_CHILD_SUBREAPER, 1)
-
-
-def die_with_parent(signum: int = signal.SIGTERM) -> bool:
-    """Ask the kernel to send `signum` to this process when its parent dies (Linux)."""
-    return _prctl(_PR_SET_PDEATHSIG, int(signum))
 
 
 def _children(pid: int) -> list[int]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -179,3 +181,18 @@ def test_a_child_holding_the_commands_pipes_ends_with_it(pids: Path) -> None:
         assert started["output"] == "done\n"
         [word] = pids.read_text().split()
         assert _start_time(int(word)) is None
+
+
+def test_a_server_spawned_by_a_thread_that_ends_keeps_serving() -> None:
+    """The kernel's parent-death signal fires when the spawning *thread* exits: a client that
+    starts the server from a short-lived thread must not lose it then (only the parent
+    process's exit ends it)."""
+    made: list[ShellServer] = []
+    spawner = threading.Thread(target=lambda: made.append(ShellServer()))
+    spawner.start()
+    spawner.join()
+    with made[0] as server:
+        time.sleep(0.5)  # the death signal, if any, has arrived
+        result = server.call("shell", {"commands": ["echo alive"]}, timeout=30)
+        assert result["structuredContent"]["output"][0]["stdout"] == "alive\n"
+        assert server.proc.poll() is None
