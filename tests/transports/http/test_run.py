@@ -311,13 +311,11 @@ def test_stdio_says_nothing(app: Path) -> None:
     ("flags", "message"),
     [
         (("--access-log",), "toolwire run: --access-log needs --transport http or sse\n"),
+        # --shutdown-grace is taken over stdio too (tests/transports/stdio), but checked as
+        # a number of seconds whatever the transport.
         (
-            ("--shutdown-grace", "1"),
-            "toolwire run: --shutdown-grace needs --transport http or sse\n",
-        ),
-        (
-            ("--shutdown-grace", "0"),
-            "toolwire run: --shutdown-grace needs --transport http or sse\n",
+            ("--shutdown-grace", "-1"),
+            "toolwire run: error: argument --shutdown-grace: ",
         ),
     ],
 )
@@ -333,7 +331,8 @@ def test_serving_flags_need_a_network_transport(
         timeout=60,
         check=False,
     )
-    assert (done.returncode, done.stderr, done.stdout) == (2, message, "")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert message in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("transport", ["http", "sse"])
