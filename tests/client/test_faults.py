@@ -78,15 +78,20 @@ def test_a_malformed_answer_fails_its_request_at_once_without_a_timeout(mode: st
     assert "timed out" not in text
 
 
+async def _two_calls(server: toolwire.MCPServerStdio) -> tuple[list[str], int | None, int | None]:
+    """The texts of two calls, and the server's process id before and after them."""
+    async with server:
+        first = server.process_id
+        texts = []
+        for n in (1, 2):
+            result = await server.call_tool("work", {"n": n})
+            texts.append(result.content[0].text)
+        return texts, first, server.process_id
+
+
 def test_a_line_that_is_not_utf8_is_skipped_and_the_connection_stays() -> None:
     async def main() -> tuple[list[str], int | None, int | None]:
-        async with _faulty("bad_bytes", client_session_timeout_seconds=10) as server:
-            first = server.process_id
-            texts = []
-            for n in (1, 2):
-                result = await server.call_tool("work", {"n": n})
-                texts.append(result.content[0].text)
-            return texts, first, server.process_id
+        return await _two_calls(_faulty("bad_bytes", client_session_timeout_seconds=10))
 
     texts, first, last = bounded(main, 60)
     assert texts == ["worked", "worked"]
@@ -110,14 +115,7 @@ def test_a_junk_line_cannot_forge_or_restyle_the_clients_log(
 def test_a_stderr_line_of_any_length_leaves_the_connection_whole() -> None:
     async def main() -> tuple[list[str], int | None, int | None]:
         with open(os.devnull, "w", encoding="utf-8") as sink:
-            server = _faulty("loud", client_session_timeout_seconds=30, errlog=sink)
-            async with server:
-                first = server.process_id
-                texts = []
-                for n in (1, 2):
-                    result = await server.call_tool("work", {"n": n})
-                    texts.append(result.content[0].text)
-                return texts, first, server.process_id
+            return await _two_calls(_faulty("loud", client_session_timeout_seconds=30, errlog=sink))
 
     texts, first, last = bounded(main, 120)
     assert texts == ["worked", "worked"]

@@ -80,24 +80,26 @@ def test_max_list_pages_bounds_a_listing(pages: int, fits: bool) -> None:
     assert cached is None
 
 
+async def _listing_errors(server: Any) -> list[str]:
+    """What listing the tools, then the prompts, of `server` raised (each its own UserError)."""
+    texts = []
+    async with server:
+        for listing in (server.list_tools, server.list_prompts):
+            with pytest.raises(Exception) as caught:
+                await listing()
+            texts.append(str(caught.value))
+    return texts
+
+
 def test_max_list_pages_says_what_the_sdk_says() -> None:
     import agents.mcp
     from tests.client._support import bounded, script_params
 
     params = script_params("faulty", "endless_cursor")
 
-    async def errors(server: Any) -> list[str]:
-        texts = []
-        async with server:
-            for listing in (server.list_tools, server.list_prompts):
-                with pytest.raises(Exception) as caught:  # each its own UserError
-                    await listing()
-                texts.append(str(caught.value))
-        return texts
-
     async def main() -> tuple[list[str], list[str]]:
-        theirs = await errors(agents.mcp.MCPServerStdio(params=params, max_list_pages=3))
-        ours = await errors(toolwire.MCPServerStdio(params=params, max_list_pages=3))
+        theirs = await _listing_errors(agents.mcp.MCPServerStdio(params=params, max_list_pages=3))
+        ours = await _listing_errors(toolwire.MCPServerStdio(params=params, max_list_pages=3))
         return theirs, ours
 
     theirs, ours = bounded(main, 60)
@@ -112,18 +114,9 @@ def test_a_repeated_cursor_ends_the_listing_as_in_the_sdk(tmp_path: Any) -> None
     record = tmp_path / "received.jsonl"
     params = script_params("faulty", "loop_cursor", str(record))
 
-    async def errors(server: Any) -> list[str]:
-        texts = []
-        async with server:
-            for listing in (server.list_tools, server.list_prompts):
-                with pytest.raises(Exception) as caught:  # each its own UserError
-                    await listing()
-                texts.append(str(caught.value))
-        return texts
-
     async def main() -> tuple[list[str], list[str]]:
-        theirs = await errors(agents.mcp.MCPServerStdio(params=params, name="looping"))
-        ours = await errors(toolwire.MCPServerStdio(params=params, name="looping"))
+        theirs = await _listing_errors(agents.mcp.MCPServerStdio(params=params, name="looping"))
+        ours = await _listing_errors(toolwire.MCPServerStdio(params=params, name="looping"))
         return theirs, ours
 
     theirs, ours = bounded(main, 60)

@@ -105,12 +105,11 @@ def test_dollar_is_refused_even_quoted(allowed: ShellServer) -> None:
     assert result["isError"] is True and "'$'" in text(result)
 
 
-@pytest.mark.parametrize(
-    "launcher", ["sh", "env", "xargs", "/bin/bash", "python3", "python3.11", "perl5.36", "pypy3"]
-)
-def test_launchers_cannot_be_allowed(launcher: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "toolwire_shell", "--allow", launcher],
+def _start_shell(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m toolwire_shell ARGS` with stdin closed: it refuses its options, or starts
+    and ends at once."""
+    return subprocess.run(
+        [sys.executable, "-m", "toolwire_shell", *args],
         capture_output=True,
         text=True,
         env=env_for_server(),
@@ -119,6 +118,13 @@ def test_launchers_cannot_be_allowed(launcher: str) -> None:
         stdin=subprocess.DEVNULL,
         check=False,
     )
+
+
+@pytest.mark.parametrize(
+    "launcher", ["sh", "env", "xargs", "/bin/bash", "python3", "python3.11", "perl5.36", "pypy3"]
+)
+def test_launchers_cannot_be_allowed(launcher: str) -> None:
+    done = _start_shell("--allow", launcher)
     assert done.returncode == 2
     assert f"--allow {launcher!r} is refused" in done.stderr
 
@@ -134,16 +140,7 @@ def test_launchers_cannot_be_allowed(launcher: str) -> None:
     ],
 )
 def test_limits_that_mean_nothing_are_refused(option: str, value: str, named: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "toolwire_shell", option, value],
-        capture_output=True,
-        text=True,
-        env=env_for_server(),
-        cwd=str(ROOT),
-        timeout=30,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
+    done = _start_shell(option, value)
     assert done.returncode == 2, done
     assert named in done.stderr
 
@@ -151,16 +148,7 @@ def test_limits_that_mean_nothing_are_refused(option: str, value: str, named: st
 @pytest.mark.parametrize("value", ["", ",", " , "])
 def test_an_allow_list_naming_nothing_is_refused(value: str) -> None:
     # An empty list would mean "no list": every command through /bin/sh.
-    done = subprocess.run(
-        [sys.executable, "-m", "toolwire_shell", "--allow", "ls", "--allow", value],
-        capture_output=True,
-        text=True,
-        env=env_for_server(),
-        cwd=str(ROOT),
-        timeout=30,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
+    done = _start_shell("--allow", "ls", "--allow", value)
     assert done.returncode == 2, done
     assert f"--allow {value!r} names no program" in done.stderr
 
@@ -206,16 +194,7 @@ def test_programs_that_run_commands_through_options_are_warned_about(
     allow: str, warned: bool
 ) -> None:
     # `git -c alias.x='!cmd' x` runs anything: allowed, git opens the list to every command.
-    done = subprocess.run(
-        [sys.executable, "-m", "toolwire_shell", "--allow", allow],
-        capture_output=True,
-        text=True,
-        env=env_for_server(),
-        cwd=str(ROOT),
-        timeout=30,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
+    done = _start_shell("--allow", allow)
     assert done.returncode == 0, done.stderr
     line = "--allow git: this program can run any command through its options"
     assert (line in done.stderr) is warned, done.stderr

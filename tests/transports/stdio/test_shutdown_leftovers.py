@@ -11,7 +11,17 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.transports._proc import INIT, call, frame, read_message, send, spawn, toolwire_run
+from tests.transports._proc import (
+    INIT,
+    call,
+    frame,
+    pid_gone,
+    read_message,
+    send,
+    spawn,
+    toolwire_run,
+    wait_for_file,
+)
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="descendants are found through /proc (Linux)"
@@ -65,15 +75,6 @@ SERVER = textwrap.dedent(
 )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            raw = stat.read()
-    except OSError:
-        return False
-    return raw[raw.rfind(b")") + 2 :].split()[0] != b"Z"  # a zombie has already exited
-
-
 def _ignores_sigterm(pid: int) -> bool:
     with open(f"/proc/{pid}/status", encoding="ascii") as status:
         for line in status:
@@ -82,20 +83,19 @@ def _ignores_sigterm(pid: int) -> bool:
     return False
 
 
-def _wait_for(path: Path) -> int:
-    for _ in range(1000):
-        if path.exists() and path.read_text().strip():
-            return int(path.read_text())
-        time.sleep(0.01)
-    raise AssertionError(f"{path.name} was never written")
+def _spawner(tmp_path: Path, sleep: str = "300") -> tuple[Path, Path]:
+    """The spawner server's script (its waited-on child sleeping `sleep` seconds) and the
+    folder where its tools note their children's pids."""
+    script = tmp_path / "spawner.py"
+    script.write_text(SERVER.replace('["sleep", "300"]', f'["sleep", "{sleep}"]'), encoding="utf-8")
+    pids_dir = tmp_path / "pids"
+    pids_dir.mkdir()
+    return script, pids_dir
 
 
 @pytest.mark.parametrize("ending", ["eof", "sigterm"])
 def test_no_process_a_tool_started_outlives_the_server(tmp_path: Path, ending: str) -> None:
-    script = tmp_path / "spawner.py"
-    script.write_text(SERVER, encoding="utf-8")
-    pids_dir = tmp_path / "pids"
-    pids_dir.mkdir()
+    script, pids_dir = _spawner(tmp_path)
     proc = spawn([sys.executable, str(script)], PIDS_DIR=str(pids_dir))
     send(proc, frame(INIT))
     assert read_message(proc)["id"] == 1
@@ -108,9 +108,12 @@ def test_no_process_a_tool_started_outlives_the_server(tmp_path: Path, ending: s
     )
     replies = {read_message(proc)["id"] for _ in range(3)}
     assert replies == {2, 3, 4}
-    pids = {name: _wait_for(pids_dir / name) for name in ("forgotten", "grandchild", "stubborn")}
-    pids["waited"] = _wait_for(pids_dir / "waited")
-    assert all(_alive(pid) for pid in pids.values())
+    pids = {
+        name: int(wait_for_file(pids_dir / name))
+        for name in ("forgotten", "grandchild", "stubborn")
+    }
+    pids["waited"] = int(wait_for_file(pids_dir / "waited"))
+    assert not any(pid_gone(pid) for pid in pids.values())
     if ending == "eof":
         assert proc.stdin is not None
         proc.stdin.close()
@@ -119,17 +122,14 @@ def test_no_process_a_tool_started_outlives_the_server(tmp_path: Path, ending: s
     # The call in flight waits on a 300 s child: only the 2 s grace lets the server exit.
     assert proc.wait(timeout=30) == 0
     for _ in range(100):  # 1 s at most after the server is gone
-        if not any(_alive(pid) for pid in pids.values()):
+        if all(pid_gone(pid) for pid in pids.values()):
             break
         time.sleep(0.01)
-    assert {name: _alive(pid) for name, pid in pids.items()} == dict.fromkeys(pids, False)
+    assert {name: pid_gone(pid) for name, pid in pids.items()} == dict.fromkeys(pids, True)
 
 
 def test_a_call_that_finishes_within_the_grace_is_answered_after_eof(tmp_path: Path) -> None:
-    script = tmp_path / "spawner.py"
-    script.write_text(SERVER.replace('["sleep", "300"]', '["sleep", "0.3"]'), encoding="utf-8")
-    pids_dir = tmp_path / "pids"
-    pids_dir.mkdir()
+    script, pids_dir = _spawner(tmp_path, sleep="0.3")
     proc = spawn([sys.executable, str(script)], PIDS_DIR=str(pids_dir))
     out, err = proc.communicate(frame(INIT) + call(2, "wait_on_child"), timeout=60)
     assert proc.returncode == 0, err
@@ -138,10 +138,7 @@ def test_a_call_that_finishes_within_the_grace_is_answered_after_eof(tmp_path: P
 
 def test_toolwire_run_takes_the_shutdown_grace_for_stdio_too(tmp_path: Path) -> None:
     # A call that needs 3 s after stdin ends: past the 2 s default, within the 8 s given.
-    script = tmp_path / "spawner.py"
-    script.write_text(SERVER.replace('["sleep", "300"]', '["sleep", "3"]'), encoding="utf-8")
-    pids_dir = tmp_path / "pids"
-    pids_dir.mkdir()
+    script, pids_dir = _spawner(tmp_path, sleep="3")
     command = [*toolwire_run(script), "--shutdown-grace", "8"]
     proc = spawn(command, PIDS_DIR=str(pids_dir))
     out, err = proc.communicate(frame(INIT) + call(2, "wait_on_child"), timeout=60)
@@ -160,16 +157,13 @@ def test_a_bad_shutdown_grace_is_refused_by_name(grace: object) -> None:
 
 def test_a_second_sigterm_still_stops_what_tools_started(tmp_path: Path) -> None:
     """ "A second signal: leave now" must not leave a child that ignores SIGTERM behind."""
-    script = tmp_path / "spawner.py"
-    script.write_text(SERVER, encoding="utf-8")
-    pids_dir = tmp_path / "pids"
-    pids_dir.mkdir()
+    script, pids_dir = _spawner(tmp_path)
     proc = spawn([sys.executable, str(script)], PIDS_DIR=str(pids_dir))
     send(proc, frame(INIT))
     assert read_message(proc)["id"] == 1
     send(proc, call(2, "stubborn"), call(3, "wait_on_child"))
     assert read_message(proc)["id"] == 2
-    pids = [_wait_for(pids_dir / "stubborn"), _wait_for(pids_dir / "waited")]
+    pids = [int(wait_for_file(pids_dir / "stubborn")), int(wait_for_file(pids_dir / "waited"))]
     for _ in range(3000):  # until the stubborn child really ignores SIGTERM
         if _ignores_sigterm(pids[0]):
             break
@@ -179,7 +173,7 @@ def test_a_second_sigterm_still_stops_what_tools_started(tmp_path: Path) -> None
     os.kill(proc.pid, signal.SIGTERM)
     assert proc.wait(timeout=30) == 0
     for _ in range(100):
-        if not any(_alive(pid) for pid in pids):
+        if all(pid_gone(pid) for pid in pids):
             break
         time.sleep(0.01)
-    assert [_alive(pid) for pid in pids] == [False, False]
+    assert [pid_gone(pid) for pid in pids] == [True, True]

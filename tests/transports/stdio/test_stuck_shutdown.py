@@ -20,9 +20,11 @@ from tests.transports._proc import (
     call,
     child_env,
     frame,
+    pid_gone,
     read_message,
     send,
     spawn,
+    wait_for_file,
     wait_gone,
 )
 
@@ -77,23 +79,6 @@ SERVER = textwrap.dedent(
 )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            raw = stat.read()
-    except OSError:
-        return False
-    return raw[raw.rfind(b")") + 2 :].split()[0] != b"Z"
-
-
-def _wait_for(path: Path) -> int:
-    for _ in range(3000):
-        if path.exists() and path.read_text().strip():
-            return int(path.read_text())
-        time.sleep(0.01)
-    raise AssertionError(f"{path.name} was never written")
-
-
 def _start(tmp_path: Path, tool: str) -> tuple[subprocess.Popen[bytes], int, Path]:
     script = tmp_path / "stuck.py"
     script.write_text(SERVER, encoding="utf-8")
@@ -104,8 +89,8 @@ def _start(tmp_path: Path, tool: str) -> tuple[subprocess.Popen[bytes], int, Pat
     send(proc, frame(INIT))
     assert read_message(proc)["id"] == 1
     send(proc, call(2, tool))
-    child = _wait_for(pids / tool)
-    assert _alive(child)
+    child = int(wait_for_file(pids / tool))
+    assert not pid_gone(child)
     return proc, child, err
 
 
@@ -165,13 +150,13 @@ def test_an_orphan_exits_with_its_tools_children(tmp_path: Path, tool: str) -> N
     )
     os.close(read_fd)
     os.close(out_write)
-    server = _wait_for(pids / "server")
+    server = int(wait_for_file(pids / "server"))
     try:
         os.write(write_fd, frame(INIT))
         with os.fdopen(out_read, "rb") as out:
             assert json.loads(out.readline())["id"] == 1
             os.write(write_fd, call(2, tool))
-            child = _wait_for(pids / tool)
+            child = int(wait_for_file(pids / tool))
             parent.kill()
             parent.wait(timeout=10)
             assert wait_gone(server, 30) is not None, "the orphan outlived its parent"

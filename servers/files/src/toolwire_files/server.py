@@ -728,23 +728,19 @@ def _create(root: Root, relative: str, shown: str, data: bytes) -> None:
 
 
 def _append(root: Root, relative: str, shown: str, content: str, cap: int) -> None:
-    with _LOCKS.of(root, relative):
-        _append_locked(root, relative, shown, content, cap)
-
-
-def _append_locked(root: Root, relative: str, shown: str, content: str, cap: int) -> None:
-    try:
-        existing = root.read_bytes(relative, max_bytes=cap)
-    except PathNotFoundError:
-        existing = b""
-    except PathError as error:
-        raise FilesError(f"{shown!r}: {error.reason}") from None
-    text = TextFile.decode(existing) if existing else TextFile("", "utf-8", b"", False)
-    try:
-        data = text.encode(text.text + content.replace("\r\n", "\n"))
-    except EditError as error:
-        raise FilesError(f"{shown!r}: {error}") from None
-    _store(root, relative, shown, data)
+    with _LOCKS.of(root, relative):  # read and write back as one step
+        try:
+            existing = root.read_bytes(relative, max_bytes=cap)
+        except PathNotFoundError:
+            existing = b""
+        except PathError as error:
+            raise FilesError(f"{shown!r}: {error.reason}") from None
+        text = TextFile.decode(existing) if existing else TextFile("", "utf-8", b"", False)
+        try:
+            data = text.encode(text.text + content.replace("\r\n", "\n"))
+        except EditError as error:
+            raise FilesError(f"{shown!r}: {error}") from None
+        _store(root, relative, shown, data)
 
 
 def _edit(
@@ -757,39 +753,27 @@ def _edit(
     cap: int,
 ) -> Result:
     with _LOCKS.of(root, relative):  # read, check and write back as one step
-        return _edit_locked(root, relative, shown, pairs, dry_run, expected, cap)
-
-
-def _edit_locked(
-    root: Root,
-    relative: str,
-    shown: str,
-    pairs: list[tuple[str, str]],
-    dry_run: bool,
-    expected: str | None,
-    cap: int,
-) -> Result:
-    try:
-        data = root.read_bytes(relative, max_bytes=cap)
-    except PathError as error:
-        raise FilesError(f"{shown!r}: {error.reason}") from None
-    if expected is not None and sha256(data) != expected.strip().lower():
-        raise FilesError(
-            f"{shown!r} changed since it was read: its sha256 is {sha256(data)}, "
-            f"not {expected}; read it again before editing"
+        try:
+            data = root.read_bytes(relative, max_bytes=cap)
+        except PathError as error:
+            raise FilesError(f"{shown!r}: {error.reason}") from None
+        if expected is not None and sha256(data) != expected.strip().lower():
+            raise FilesError(
+                f"{shown!r} changed since it was read: its sha256 is {sha256(data)}, "
+                f"not {expected}; read it again before editing"
+            )
+        text = TextFile.decode(data)
+        try:
+            after = apply_edits(text.text, pairs)
+            encoded = text.encode(after)
+        except EditError as error:
+            raise FilesError(f"{shown!r}: {error}") from None
+        diff = unified_diff(text.text, after, root.absolute(relative))
+        if not dry_run:
+            _store(root, relative, shown, encoded)
+        return dict(
+            content=diff, path=root.absolute(relative), applied=not dry_run, sha256=sha256(encoded)
         )
-    text = TextFile.decode(data)
-    try:
-        after = apply_edits(text.text, pairs)
-        encoded = text.encode(after)
-    except EditError as error:
-        raise FilesError(f"{shown!r}: {error}") from None
-    diff = unified_diff(text.text, after, root.absolute(relative))
-    if not dry_run:
-        _store(root, relative, shown, encoded)
-    return dict(
-        content=diff, path=root.absolute(relative), applied=not dry_run, sha256=sha256(encoded)
-    )
 
 
 def _move(root: Root, relative: str, target_root: Root, target: str) -> None:
