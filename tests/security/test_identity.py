@@ -161,6 +161,22 @@ async def test_a_verifier_returning_junk_is_refused_and_logged(
     assert "must return a toolwire.Identity" in caplog.text
 
 
+async def test_a_verifier_naming_no_caller_is_refused_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Sessions are bound to (subject, client_id); two tokens that both name nobody would
+    # otherwise count as one caller and could use each other's sessions.
+    tokens = {"first": Identity(scopes=["x"]), "second": Identity(scopes=["y"])}
+    auth = BearerAuth(tokens.get)
+    with caplog.at_level(logging.ERROR, logger="toolwire"):
+        assert await auth.verify("first") is None
+        assert await auth.verify("second") is None
+    assert "neither a subject nor a client_id" in caplog.text
+    assert await BearerAuth(lambda token: Identity(client_id="c")).verify("t") == Identity(
+        client_id="c"
+    )
+
+
 def test_bearer_auth_options_are_checked() -> None:
     async def verify(token: str) -> None:
         return None

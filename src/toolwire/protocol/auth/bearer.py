@@ -129,10 +129,18 @@ def _adapt(verifier: Any) -> Verify:
         if answer is None:
             return None
         try:
-            return Identity.from_token_info(answer)
+            identity = Identity.from_token_info(answer)
         except (TypeError, ValueError) as error:
             logger.error("token verifier %s: %s; the token is refused", shown, error)
             return None
+        if identity.principal == (None, None):
+            logger.error(
+                "token verifier %s returned an identity with neither a subject nor a client_id; "
+                "sessions are bound to one of them, so the token is refused",
+                shown,
+            )
+            return None
+        return identity
 
     return verify
 

@@ -55,7 +55,8 @@ class Identity:
 
     Args:
         subject: Who the token speaks for (a user id, the `sub` claim), if known.
-        client_id: The OAuth client the token was issued to, if known.
+        client_id: The OAuth client the token was issued to, if known. `BearerAuth` refuses
+            a token whose identity has neither a subject nor a client id.
         scopes: The scopes the token grants: a list, or one space-separated string.
         expires_at: When the token expires, in seconds since the epoch; requests after that
             are refused with 401. None: the verifier checks expiry itself.
