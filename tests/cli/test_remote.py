@@ -114,6 +114,19 @@ def test_call_saves_images_and_prints_the_path(target: str, tmp_path: Path) -> N
     assert saved.read_bytes().startswith(b"\x89PNG\r\n")
 
 
+def test_call_makes_a_temporary_folder_only_for_a_file_it_saves(tmp_path: Path) -> None:
+    text = toolwire("call", STDIO, "add", "--args", '{"a": 2, "b": 40}', TMPDIR=str(tmp_path))
+    assert (text.returncode, text.stdout) == (0, "42\n"), text.stderr
+    assert list(tmp_path.iterdir()) == []
+    image = toolwire("call", STDIO, "pic", TMPDIR=str(tmp_path))
+    assert image.returncode == 0, image.stderr
+    (folder,) = tmp_path.iterdir()
+    assert folder.name.startswith("toolwire-call-")
+    saved = folder / "pic-1.png"
+    assert image.stdout == f"[image image/png, 70 bytes] saved to {saved}\n"
+    assert saved.read_bytes().startswith(b"\x89PNG\r\n")
+
+
 def test_tool_error_is_shown_with_status_1(target: str) -> None:
     done = toolwire("call", target, "fail")
     assert done.returncode == 1

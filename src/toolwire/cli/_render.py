@@ -13,6 +13,7 @@ import re
 import shutil
 import signal
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -78,9 +79,10 @@ def _suffix(mime_type: str | None, kind: str) -> str:
 
 
 class _Saver:
-    """Writes binary blocks to numbered files; names never overwrite an existing file."""
+    """Writes binary blocks to numbered files; names never overwrite an existing file. With no
+    folder given, the first block saved makes a fresh temporary one."""
 
-    def __init__(self, save_dir: Path, stem: str) -> None:
+    def __init__(self, save_dir: Path | None, stem: str) -> None:
         self._dir = save_dir
         self._stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", stem).strip("._") or "result"
         self._count = 0
@@ -90,14 +92,19 @@ class _Saver:
             raw = base64.b64decode(data, validate=True)
         except (binascii.Error, ValueError):
             return f"[{kind} {mime_type or ''}: the server sent data that is not base64]"
+        if self._dir is None:
+            self._dir = Path(tempfile.mkdtemp(prefix="toolwire-call-"))
         self._dir.mkdir(parents=True, exist_ok=True)
         suffix = _suffix(mime_type, kind)
         while True:
             self._count += 1
             path = self._dir / f"{self._stem}-{self._count}{suffix}"
-            if not path.exists():
-                break
-        path.write_bytes(raw)
+            try:
+                with path.open("xb") as file:  # never replaces a file, even one made just now
+                    file.write(raw)
+            except FileExistsError:
+                continue
+            break
         return f"[{kind} {mime_type or 'unknown type'}, {len(raw)} bytes] saved to {path}"
 
 
@@ -122,11 +129,12 @@ def _block_lines(block: dict[str, Any], saver: _Saver) -> list[str]:
     return [f"[{kind} block] {json.dumps(block, ensure_ascii=False)}"]
 
 
-def render_result(result: dict[str, Any], *, save_dir: Path, stem: str) -> str:
+def render_result(result: dict[str, Any], *, save_dir: Path | None, stem: str) -> str:
     """The readable form of a wire `tools/call` result: its content, said once.
 
     `structuredContent` is shown only when there is no content (a server sending both usually
-    repeats one in the other). Binary blocks are written to `save_dir` as `stem`-named files.
+    repeats one in the other). Binary blocks are written to `save_dir` as `stem`-named files
+    (None: a temporary folder made when the first one is written).
     """
     saver = _Saver(save_dir, stem)
     lines: list[str] = []

@@ -472,8 +472,7 @@ def call_command(args: argparse.Namespace) -> int:
         if args.json:
             write_stdout(json_text(wire))
             return 1 if failed else 0
-        folder = save_dir or Path(tempfile.mkdtemp(prefix="toolwire-call-"))
-        text = visible(render_result(wire, save_dir=folder, stem=tool_name))
+        text = visible(render_result(wire, save_dir=save_dir, stem=tool_name))
         if failed:
             _say("call", f"tool {tool_name!r} reported an error:\n{text}")
             return 1
