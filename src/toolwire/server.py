@@ -1,9 +1,10 @@
 """`Server`: what an MCP server publishes (tools, resources, prompts) and the ways to serve it.
 
 One class over the parts it owns (the registries, the open sessions it tells of changes, the
-bound on worker threads, the shared serving of its lifespan); the resource and prompt
-registries and the HTTP apps are imported only when used, so `import toolwire` and stdio load
-no web stack.
+bound on worker threads, its lifespan held open once per event loop however many apps serve
+it); the resource and prompt registries and the HTTP apps are imported only when used, so
+`import toolwire` and stdio load no web stack. A lifespan failing on entry is logged and raises
+`LifespanError`; its exit runs shielded from cancellation, and an exit that raises is logged.
 """
 
 from __future__ import annotations
@@ -12,24 +13,27 @@ import dataclasses
 import inspect
 import logging
 import os
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from functools import partial
 from operator import methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from .errors import UserError
-from .lifespan import LifespanError, SharedServing, check_options
+from .lifespan import LifespanError
 from .protocol.features.registry import (
     RegisteredTool,
     ToolRegistry,
     registered_tool,
 )
+from .protocol.session.call_context import NO_CONTEXT, ContextSource
+from .protocol.session.serving import SessionOpener
 from .protocol.wire.icons import normalize_icons
 from .tools.function_tool import FunctionTool, function_tool
 
 if TYPE_CHECKING:
-    from contextlib import AbstractAsyncContextManager
+    import asyncio
 
     import anyio
 
@@ -39,7 +43,6 @@ if TYPE_CHECKING:
     from .protocol.features.resource_registry import ResourceRegistry
     from .protocol.session.app import OpenSession
     from .protocol.session.call_context import CallInfo
-    from .protocol.session.serving import SessionOpener
     from .tools.threads import SyncBudget
     from .transports.http.changes import ChangeBus
     from .transports.http.sse.app import LegacySseApp
@@ -55,6 +58,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 H = TypeVar("H", bound=Callable[[str], Any])
 
 _TRANSPORTS = ("stdio", "http", "sse")
+_START = " did not start: its lifespan failed"
 # MCP users spell these `name` / `description`; function_tool (the Agents SDK) adds `_override`.
 _SPELLINGS = (("name", "name_override"), ("description", "description_override"))
 
@@ -107,7 +111,7 @@ class Server:
         icons: Any = None,
         root_path: str | os.PathLike[str] | None = None,
     ) -> None:
-        check_options(context, context_factory, lifespan)
+        _check_options(context, context_factory, lifespan)
         self.root_path = Path(root_path).resolve() if root_path is not None else _builder_dir()
         self.icons = normalize_icons(icons, f"server {name!r}")
         if auth is not None:
@@ -133,7 +137,8 @@ class Server:
         self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
         self._limiter_loop: object = None
         self._warmed_up = False
-        self._shared_serving = SharedServing(self)
+        # The serving held, on its future's loop: its opener, or None if the start-up failed.
+        self._held: asyncio.Future[SessionOpener | None] | None = None
         for tool in tools:
             self.add_tool(tool)
 
@@ -841,19 +846,53 @@ class Server:
             max_event_bytes=max_event_bytes,
         )
 
-    def serving(self) -> AbstractAsyncContextManager[SessionOpener]:
+    @asynccontextmanager
+    async def serving(self) -> AsyncIterator[SessionOpener]:
         """Serve within this: the lifespan is entered on the way in and exited on the way out.
 
         For transports and applications embedding the server in their own event loop. Entries
-        on one loop while serving is held there share it; the first entry's exit ends it.
+        on one loop while serving is held there wait for its start-up and share it; the first
+        entry's exit ends it. Another event loop gets a serving of its own.
 
         Returns:
             An async context manager yielding `open_session(send)`, a `ServerSession` maker.
 
         Raises:
-            toolwire.lifespan.LifespanError: On entry, when the lifespan failed (logged).
+            toolwire.lifespan.LifespanError: On entry, when the lifespan failed (logged), this
+                entry's or the one it would have shared.
         """
-        return self._shared_serving()
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        held = self._held
+        if held is not None and held.get_loop() is loop:
+            opener = await asyncio.shield(held)
+            if opener is None:
+                raise LifespanError(
+                    f"server {self.name!r} did not start: its lifespan failed (logged above)"
+                )
+            yield opener
+            return
+        held = loop.create_future()
+        if self._held is None:  # else held on another loop: serve apart, unshared
+            self._held = held
+        try:
+            async with _lifespan_held(self) as opener:
+                held.set_result(opener)
+                try:
+                    yield opener
+                finally:
+                    # Before the lifespan's exit: an entry made meanwhile starts afresh
+                    # rather than share what is closing.
+                    self._let_go(held)
+        finally:
+            if not held.done():
+                held.set_result(None)
+            self._let_go(held)
+
+    def _let_go(self, held: asyncio.Future[SessionOpener | None]) -> None:
+        if self._held is held:
+            self._held = None
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until SIGINT/SIGTERM or, on stdio, until stdin's end or the parent's exit.
@@ -940,6 +979,105 @@ def _run_uvicorn(
     )
     if not started:
         raise SystemExit(1)
+
+
+@asynccontextmanager
+async def _lifespan_held(server: Server) -> AsyncIterator[SessionOpener]:
+    """Hold `server`'s lifespan open, if any, and yield what opens its sessions; a lifespan
+    that cannot start, or yields a value beside `context`, is logged and `LifespanError`."""
+    from .protocol.session.session import ServerSession
+
+    try:
+        manager = nullcontext() if server.lifespan is None else server.lifespan(server)
+        if not isinstance(manager, AbstractAsyncContextManager):
+            raise TypeError(
+                "lifespan(server) must return an async context manager "
+                f"(e.g. from an @asynccontextmanager function), not {type(manager).__name__}"
+            )
+        state = await manager.__aenter__()
+    except Exception as error:
+        _log_failure(server, _START, error)
+        raise LifespanError(f"{type(error).__name__}: {error}") from error
+    try:
+        contexts = _context_source(server, state)
+    except UserError as error:
+        _log_failure(server, _START, error)
+        await _leave(server, manager, None)
+        raise LifespanError(error.message) from error
+    failure: BaseException | None = None
+    try:
+        yield partial(ServerSession, server, contexts=contexts)
+    except BaseException as error:
+        failure = error
+        raise
+    finally:
+        await _leave(server, manager, failure)
+
+
+def _context_source(server: Server, state: Any) -> ContextSource:
+    if server.context_factory is not None:
+        return ContextSource(factory=server.context_factory, state=state)
+    if server.context is not None:
+        if state is not None:
+            raise UserError(
+                f"Server {server.name!r}: the lifespan yielded a value and context= is set too; "
+                "tools see only one ctx.context. Drop one of them, or pass context_factory=, "
+                "which receives the lifespan's value as CallInfo.state."
+            )
+        return ContextSource(value=server.context)
+    if state is None:
+        return NO_CONTEXT
+    return ContextSource(value=state, state=state)
+
+
+def _log_failure(server: Server, when: str, error: Exception) -> None:
+    name = type(error).__name__
+    logger.error("server %r%s: %s: %s", server.name, when, name, error, exc_info=error)
+
+
+async def _leave(
+    server: Server, manager: AbstractAsyncContextManager[Any], failure: BaseException | None
+) -> None:
+    import anyio
+
+    with anyio.CancelScope(shield=True):
+        try:
+            if failure is None:
+                await manager.__aexit__(None, None, None)
+            else:
+                await manager.__aexit__(type(failure), failure, failure.__traceback__)
+        except Exception as error:
+            if error is failure:  # handed back unchanged: not the lifespan's own failure
+                return
+            _log_failure(server, ": its lifespan failed on shutdown", error)
+
+
+def _check_options(context: Any, factory: Any, lifespan: Any) -> None:
+    """Reject, when the server is made, serving options that could never work (TypeError)."""
+    if factory is not None:
+        if context is not None:
+            raise TypeError(
+                "Server() got both context= and context_factory=: pass one (a factory can "
+                "return a shared object)"
+            )
+        if not callable(factory):
+            raise TypeError(f"context_factory must be callable, not {type(factory).__name__}")
+        try:
+            inspect.signature(factory).bind(None)
+        except TypeError:
+            raise TypeError(
+                "context_factory must accept one positional argument (a toolwire.CallInfo)"
+            ) from None
+        except ValueError:  # no signature to inspect (some builtins): let it show at call time
+            pass
+    if lifespan is not None:
+        if inspect.isasyncgenfunction(lifespan):
+            raise TypeError(
+                "lifespan must return an async context manager: decorate the async generator "
+                "function with @contextlib.asynccontextmanager"
+            )
+        if not callable(lifespan):
+            raise TypeError(f"lifespan must be callable, not {type(lifespan).__name__}")
 
 
 async def _hop(session: OpenSession, message: Message) -> None:
