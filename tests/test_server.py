@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import inspect
 import pydoc
+from typing import Any
+
+import pytest
 
 from toolwire import Server
 
@@ -78,3 +81,26 @@ def test_the_options_of_a_method_are_documented_under_args() -> None:
         args = doc.split("Args:", 1)[1]
         for option in options:
             assert f"{option}:" in args, f"Server.{name} does not document {option!r}"
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"name": None}, TypeError, "Server name must be a string, not NoneType"),
+        ({"version": 5}, TypeError, "version must be a string or None, not int"),
+        ({"instructions": ["be nice"]}, TypeError, "instructions must be a string or None"),
+        ({"max_sync_workers": 0}, ValueError, "max_sync_workers must be an integer >= 1, not 0"),
+        ({"max_sync_workers": "8"}, ValueError, "max_sync_workers must be an integer >= 1"),
+        ({"max_sync_workers": True}, ValueError, "max_sync_workers must be an integer >= 1"),
+        ({"max_message_bytes": -1}, ValueError, "max_message_bytes must be an integer >= 1"),
+        ({"max_message_bytes": 0}, ValueError, "max_message_bytes must be an integer >= 1"),
+    ],
+)
+def test_options_that_could_never_serve_are_refused_when_the_server_is_made(
+    options: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    """Else a null `serverInfo.name` or version number reaches clients, which reject the
+    handshake, and a limit below one fails every session (or every stdio line) later."""
+    arguments: dict[str, Any] = {"name": "s", **options}
+    with pytest.raises(error, match=message):
+        Server(**arguments)

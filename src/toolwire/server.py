@@ -93,6 +93,12 @@ class Server:
         icons: Pictures of the server (`toolwire.Icon`s or dicts), sent from 2025-11-25 on.
         root_path: What relative paths are resolved against (default: the directory of the
             module that builds the server).
+
+    Raises:
+        TypeError: `name` is not a string, `version` or `instructions` neither a string nor
+            None, or a serving option cannot work (both `context` and `context_factory`, a
+            factory that cannot take a `CallInfo`, a lifespan that is not callable).
+        ValueError: `max_sync_workers` or `max_message_bytes` is not an integer >= 1.
     """
 
     def __init__(
@@ -111,6 +117,13 @@ class Server:
         icons: Any = None,
         root_path: str | os.PathLike[str] | None = None,
     ) -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"Server name must be a string, not {type(name).__name__}")
+        for option, text in (("version", version), ("instructions", instructions)):
+            if text is not None and not isinstance(text, str):
+                raise TypeError(f"{option} must be a string or None, not {type(text).__name__}")
+        _check_count("max_sync_workers", max_sync_workers)
+        _check_count("max_message_bytes", max_message_bytes)
         _check_options(context, context_factory, lifespan)
         self.root_path = Path(root_path).resolve() if root_path is not None else _builder_dir()
         self.icons = normalize_icons(icons, f"server {name!r}")
@@ -951,8 +964,7 @@ def _run_uvicorn(
     from .transports._process import checked_grace
     from .transports.http.run import run_http
 
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an integer >= 1, not {workers!r}")
+    _check_count("workers", workers)
     grace = checked_grace(shutdown_grace)
     if workers > 1:
         from .cli._workers import run_in_workers
@@ -1050,6 +1062,12 @@ async def _leave(
             if error is failure:  # handed back unchanged: not the lifespan's own failure
                 return
             _log_failure(server, ": its lifespan failed on shutdown", error)
+
+
+def _check_count(name: str, value: object) -> None:
+    """Refuse (ValueError naming `name`) a value that is not an integer >= 1."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1, not {value!r}")
 
 
 def _check_options(context: Any, factory: Any, lifespan: Any) -> None:
