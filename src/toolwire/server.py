@@ -96,8 +96,9 @@ class Server:
 
     Raises:
         TypeError: `name` is not a string, `version` or `instructions` neither a string nor
-            None, or a serving option cannot work (both `context` and `context_factory`, a
-            factory that cannot take a `CallInfo`, a lifespan that is not callable).
+            None, `root_path` not a path, or a serving option cannot work (both `context`
+            and `context_factory`, a factory that cannot take a `CallInfo`, a lifespan that
+            is not callable).
         ValueError: `max_sync_workers` or `max_message_bytes` is not an integer >= 1.
     """
 
@@ -125,6 +126,8 @@ class Server:
         _check_count("max_sync_workers", max_sync_workers)
         _check_count("max_message_bytes", max_message_bytes)
         _check_options(context, context_factory, lifespan)
+        if root_path is not None and not isinstance(root_path, str | os.PathLike):
+            raise TypeError(f"root_path must be a path, not {type(root_path).__name__}")
         self.root_path = Path(root_path).resolve() if root_path is not None else _builder_dir()
         self.icons = normalize_icons(icons, f"server {name!r}")
         if auth is not None:
@@ -266,8 +269,9 @@ class Server:
 
         Raises:
             UserError: A tool with the same name is already published.
-            TypeError: Both spellings of the name or of the description were given, or
-                `function_tool` options came with a tool that is already built.
+            TypeError: The name is not a string, both spellings of the name or of the
+                description were given, or `function_tool` options came with a tool that is
+                already built.
         """
         options = _one_spelling("add_tool", function_tool_options, name, description)
         module = type(tool).__module__
@@ -281,6 +285,8 @@ class Server:
                 "add_tool() takes a FunctionTool, an agents.FunctionTool or a callable, "
                 f"not {type(tool).__name__}"
             )
+        if not isinstance(built.name, str):
+            raise TypeError(f"a tool's name must be a string, not {built.name!r}")
         if built.name in self._registry:
             raise UserError(f"Server {self.name!r} already has a tool named {built.name!r}")
         mcp_options = (title, annotations, meta, output_schema, timeout, scopes, icons)
@@ -920,9 +926,10 @@ class Server:
                 same but `workers`, with the options of `sse_app`.
 
         Raises:
-            ValueError: An unknown transport, `workers` with another transport than "http",
-                `header_timeout` (removed), or a server or option that worker processes
-                cannot rebuild (the message says which).
+            TypeError: An option the transport does not take.
+            ValueError: An unknown transport, an option out of range, `workers` with another
+                transport than "http", `header_timeout` (removed), or a server or option that
+                worker processes cannot rebuild (the message says which).
             SystemExit: With status 1 when the lifespan failed on start-up (logged first).
         """
         if transport not in _TRANSPORTS:
@@ -941,6 +948,14 @@ class Server:
         if transport != "stdio":
             _run_uvicorn(self, transport, **options)
             return
+        unknown = sorted(set(options) - {"max_message_bytes", "shutdown_grace"})
+        if unknown:
+            raise TypeError(
+                f"run('stdio') got {', '.join(unknown)}; stdio takes max_message_bytes and "
+                "shutdown_grace"
+            )
+        if options.get("max_message_bytes") is not None:
+            _check_count("max_message_bytes", options["max_message_bytes"])
         from .transports.stdio.stdio import run_stdio
 
         try:
@@ -965,6 +980,10 @@ def _run_uvicorn(
     from .transports.http.run import run_http
 
     _check_count("workers", workers)
+    if not isinstance(host, str) or not host.strip():
+        raise ValueError(f"host must be an address or a name, not {host!r}")
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValueError(f"port must be an integer from 0 (any free port) to 65535, not {port!r}")
     grace = checked_grace(shutdown_grace)
     if workers > 1:
         from .cli._workers import run_in_workers
