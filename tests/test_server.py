@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import inspect
 import pydoc
+from typing import Any
+
+import pytest
 
 from toolwire import Server
 
@@ -78,3 +81,61 @@ def test_the_options_of_a_method_are_documented_under_args() -> None:
         args = doc.split("Args:", 1)[1]
         for option in options:
             assert f"{option}:" in args, f"Server.{name} does not document {option!r}"
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"name": None}, TypeError, "Server name must be a string, not NoneType"),
+        ({"version": 5}, TypeError, "version must be a string or None, not int"),
+        ({"instructions": ["be nice"]}, TypeError, "instructions must be a string or None"),
+        ({"max_sync_workers": 0}, ValueError, "max_sync_workers must be an integer >= 1, not 0"),
+        ({"max_sync_workers": "8"}, ValueError, "max_sync_workers must be an integer >= 1"),
+        ({"max_sync_workers": True}, ValueError, "max_sync_workers must be an integer >= 1"),
+        ({"max_message_bytes": -1}, ValueError, "max_message_bytes must be an integer >= 1"),
+        ({"max_message_bytes": 0}, ValueError, "max_message_bytes must be an integer >= 1"),
+        ({"root_path": 5}, TypeError, "root_path must be a path, not int"),
+    ],
+)
+def test_options_that_could_never_serve_are_refused_when_the_server_is_made(
+    options: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    """Else a null `serverInfo.name` or version number reaches clients, which reject the
+    handshake, and a limit below one fails every session (or every stdio line) later."""
+    arguments: dict[str, Any] = {"name": "s", **options}
+    with pytest.raises(error, match=message):
+        Server(**arguments)
+
+
+@pytest.mark.parametrize(
+    ("transport", "options", "error", "message"),
+    [
+        ("stdio", {"host": "127.0.0.1"}, TypeError, r"run\('stdio'\) got host; stdio takes"),
+        ("stdio", {"max_message_bytes": 0}, ValueError, "max_message_bytes must be an integer"),
+        ("http", {"port": "8000"}, ValueError, "port must be an integer from 0 .* not '8000'"),
+        ("sse", {"port": 70000}, ValueError, "port must be an integer from 0 .* not 70000"),
+        ("http", {"host": 5}, ValueError, "host must be an address or a name, not 5"),
+        ("sse", {"host": " "}, ValueError, "host must be an address or a name, not ' '"),
+    ],
+)
+def test_run_refuses_an_option_it_cannot_use_before_serving(
+    transport: str, options: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    """Before anything is bound or read: not an error from deep inside (a str port was
+    "'str' object cannot be interpreted as an integer", a host of 5 an AttributeError)."""
+    with pytest.raises(error, match=message):
+        Server("s").run(transport, **options)
+
+
+def test_a_tool_name_that_is_not_a_string_is_refused() -> None:
+    """Else the listing sends `"name": 5` and a later refusal cannot even sort the names."""
+    server = Server("s")
+
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    with pytest.raises(TypeError, match="a tool's name must be a string, not 5"):
+        server.add_tool(add, name=5)  # type: ignore[arg-type]
+    assert dict(server.tools) == {}
+    with pytest.raises(KeyError, match="No tool named 'gone' on this server"):
+        server.remove_tool("gone")

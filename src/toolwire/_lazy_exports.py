@@ -33,6 +33,6 @@ def lazy_exports(
         return value
 
     def listing() -> list[str]:
-        return sorted([*namespace, *exports])
+        return sorted({*namespace, *exports})
 
     return load, listing

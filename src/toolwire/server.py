@@ -1,9 +1,10 @@
 """`Server`: what an MCP server publishes (tools, resources, prompts) and the ways to serve it.
 
 One class over the parts it owns (the registries, the open sessions it tells of changes, the
-bound on worker threads, the shared serving of its lifespan); the resource and prompt
-registries and the HTTP apps are imported only when used, so `import toolwire` and stdio load
-no web stack.
+bound on worker threads, its lifespan held open once per event loop however many apps serve
+it); the resource and prompt registries and the HTTP apps are imported only when used, so
+`import toolwire` and stdio load no web stack. A lifespan failing on entry is logged and raises
+`LifespanError`; its exit runs shielded from cancellation, and an exit that raises is logged.
 """
 
 from __future__ import annotations
@@ -12,24 +13,27 @@ import dataclasses
 import inspect
 import logging
 import os
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from functools import partial
 from operator import methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from .errors import UserError
-from .lifespan import LifespanError, SharedServing, check_options
+from .lifespan import LifespanError
 from .protocol.features.registry import (
     RegisteredTool,
     ToolRegistry,
     registered_tool,
 )
+from .protocol.session.call_context import NO_CONTEXT, ContextSource
+from .protocol.session.serving import SessionOpener
 from .protocol.wire.icons import normalize_icons
 from .tools.function_tool import FunctionTool, function_tool
 
 if TYPE_CHECKING:
-    from contextlib import AbstractAsyncContextManager
+    import asyncio
 
     import anyio
 
@@ -39,7 +43,6 @@ if TYPE_CHECKING:
     from .protocol.features.resource_registry import ResourceRegistry
     from .protocol.session.app import OpenSession
     from .protocol.session.call_context import CallInfo
-    from .protocol.session.serving import SessionOpener
     from .tools.threads import SyncBudget
     from .transports.http.changes import ChangeBus
     from .transports.http.sse.app import LegacySseApp
@@ -55,6 +58,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 H = TypeVar("H", bound=Callable[[str], Any])
 
 _TRANSPORTS = ("stdio", "http", "sse")
+_START = " did not start: its lifespan failed"
 # MCP users spell these `name` / `description`; function_tool (the Agents SDK) adds `_override`.
 _SPELLINGS = (("name", "name_override"), ("description", "description_override"))
 
@@ -89,6 +93,13 @@ class Server:
         icons: Pictures of the server (`toolwire.Icon`s or dicts), sent from 2025-11-25 on.
         root_path: What relative paths are resolved against (default: the directory of the
             module that builds the server).
+
+    Raises:
+        TypeError: `name` is not a string, `version` or `instructions` neither a string nor
+            None, `root_path` not a path, or a serving option cannot work (both `context`
+            and `context_factory`, a factory that cannot take a `CallInfo`, a lifespan that
+            is not callable).
+        ValueError: `max_sync_workers` or `max_message_bytes` is not an integer >= 1.
     """
 
     def __init__(
@@ -107,7 +118,16 @@ class Server:
         icons: Any = None,
         root_path: str | os.PathLike[str] | None = None,
     ) -> None:
-        check_options(context, context_factory, lifespan)
+        if not isinstance(name, str):
+            raise TypeError(f"Server name must be a string, not {type(name).__name__}")
+        for option, text in (("version", version), ("instructions", instructions)):
+            if text is not None and not isinstance(text, str):
+                raise TypeError(f"{option} must be a string or None, not {type(text).__name__}")
+        _check_count("max_sync_workers", max_sync_workers)
+        _check_count("max_message_bytes", max_message_bytes)
+        _check_options(context, context_factory, lifespan)
+        if root_path is not None and not isinstance(root_path, str | os.PathLike):
+            raise TypeError(f"root_path must be a path, not {type(root_path).__name__}")
         self.root_path = Path(root_path).resolve() if root_path is not None else _builder_dir()
         self.icons = normalize_icons(icons, f"server {name!r}")
         if auth is not None:
@@ -133,7 +153,8 @@ class Server:
         self._limiter: SyncBudget | anyio.CapacityLimiter | None = None
         self._limiter_loop: object = None
         self._warmed_up = False
-        self._shared_serving = SharedServing(self)
+        # The serving held, on its future's loop: its opener, or None if the start-up failed.
+        self._held: asyncio.Future[SessionOpener | None] | None = None
         for tool in tools:
             self.add_tool(tool)
 
@@ -248,8 +269,9 @@ class Server:
 
         Raises:
             UserError: A tool with the same name is already published.
-            TypeError: Both spellings of the name or of the description were given, or
-                `function_tool` options came with a tool that is already built.
+            TypeError: The name is not a string, both spellings of the name or of the
+                description were given, or `function_tool` options came with a tool that is
+                already built.
         """
         options = _one_spelling("add_tool", function_tool_options, name, description)
         module = type(tool).__module__
@@ -263,6 +285,8 @@ class Server:
                 "add_tool() takes a FunctionTool, an agents.FunctionTool or a callable, "
                 f"not {type(tool).__name__}"
             )
+        if not isinstance(built.name, str):
+            raise TypeError(f"a tool's name must be a string, not {built.name!r}")
         if built.name in self._registry:
             raise UserError(f"Server {self.name!r} already has a tool named {built.name!r}")
         mcp_options = (title, annotations, meta, output_schema, timeout, scopes, icons)
@@ -841,19 +865,53 @@ class Server:
             max_event_bytes=max_event_bytes,
         )
 
-    def serving(self) -> AbstractAsyncContextManager[SessionOpener]:
+    @asynccontextmanager
+    async def serving(self) -> AsyncIterator[SessionOpener]:
         """Serve within this: the lifespan is entered on the way in and exited on the way out.
 
         For transports and applications embedding the server in their own event loop. Entries
-        on one loop while serving is held there share it; the first entry's exit ends it.
+        on one loop while serving is held there wait for its start-up and share it; the first
+        entry's exit ends it. Another event loop gets a serving of its own.
 
         Returns:
             An async context manager yielding `open_session(send)`, a `ServerSession` maker.
 
         Raises:
-            toolwire.lifespan.LifespanError: On entry, when the lifespan failed (logged).
+            toolwire.lifespan.LifespanError: On entry, when the lifespan failed (logged), this
+                entry's or the one it would have shared.
         """
-        return self._shared_serving()
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        held = self._held
+        if held is not None and held.get_loop() is loop:
+            opener = await asyncio.shield(held)
+            if opener is None:
+                raise LifespanError(
+                    f"server {self.name!r} did not start: its lifespan failed (logged above)"
+                )
+            yield opener
+            return
+        held = loop.create_future()
+        if self._held is None:  # else held on another loop: serve apart, unshared
+            self._held = held
+        try:
+            async with _lifespan_held(self) as opener:
+                held.set_result(opener)
+                try:
+                    yield opener
+                finally:
+                    # Before the lifespan's exit: an entry made meanwhile starts afresh
+                    # rather than share what is closing.
+                    self._let_go(held)
+        finally:
+            if not held.done():
+                held.set_result(None)
+            self._let_go(held)
+
+    def _let_go(self, held: asyncio.Future[SessionOpener | None]) -> None:
+        if self._held is held:
+            self._held = None
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until SIGINT/SIGTERM or, on stdio, until stdin's end or the parent's exit.
@@ -868,9 +926,10 @@ class Server:
                 same but `workers`, with the options of `sse_app`.
 
         Raises:
-            ValueError: An unknown transport, `workers` with another transport than "http",
-                `header_timeout` (removed), or a server or option that worker processes
-                cannot rebuild (the message says which).
+            TypeError: An option the transport does not take.
+            ValueError: An unknown transport, an option out of range, `workers` with another
+                transport than "http", `header_timeout` (removed), or a server or option that
+                worker processes cannot rebuild (the message says which).
             SystemExit: With status 1 when the lifespan failed on start-up (logged first).
         """
         if transport not in _TRANSPORTS:
@@ -889,6 +948,14 @@ class Server:
         if transport != "stdio":
             _run_uvicorn(self, transport, **options)
             return
+        unknown = sorted(set(options) - {"max_message_bytes", "shutdown_grace"})
+        if unknown:
+            raise TypeError(
+                f"run('stdio') got {', '.join(unknown)}; stdio takes max_message_bytes and "
+                "shutdown_grace"
+            )
+        if options.get("max_message_bytes") is not None:
+            _check_count("max_message_bytes", options["max_message_bytes"])
         from .transports.stdio.stdio import run_stdio
 
         try:
@@ -912,8 +979,11 @@ def _run_uvicorn(
     from .transports._process import checked_grace
     from .transports.http.run import run_http
 
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an integer >= 1, not {workers!r}")
+    _check_count("workers", workers)
+    if not isinstance(host, str) or not host.strip():
+        raise ValueError(f"host must be an address or a name, not {host!r}")
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValueError(f"port must be an integer from 0 (any free port) to 65535, not {port!r}")
     grace = checked_grace(shutdown_grace)
     if workers > 1:
         from .cli._workers import run_in_workers
@@ -940,6 +1010,111 @@ def _run_uvicorn(
     )
     if not started:
         raise SystemExit(1)
+
+
+@asynccontextmanager
+async def _lifespan_held(server: Server) -> AsyncIterator[SessionOpener]:
+    """Hold `server`'s lifespan open, if any, and yield what opens its sessions; a lifespan
+    that cannot start, or yields a value beside `context`, is logged and `LifespanError`."""
+    from .protocol.session.session import ServerSession
+
+    try:
+        manager = nullcontext() if server.lifespan is None else server.lifespan(server)
+        if not isinstance(manager, AbstractAsyncContextManager):
+            raise TypeError(
+                "lifespan(server) must return an async context manager "
+                f"(e.g. from an @asynccontextmanager function), not {type(manager).__name__}"
+            )
+        state = await manager.__aenter__()
+    except Exception as error:
+        _log_failure(server, _START, error)
+        raise LifespanError(f"{type(error).__name__}: {error}") from error
+    try:
+        contexts = _context_source(server, state)
+    except UserError as error:
+        _log_failure(server, _START, error)
+        await _leave(server, manager, None)
+        raise LifespanError(error.message) from error
+    failure: BaseException | None = None
+    try:
+        yield partial(ServerSession, server, contexts=contexts)
+    except BaseException as error:
+        failure = error
+        raise
+    finally:
+        await _leave(server, manager, failure)
+
+
+def _context_source(server: Server, state: Any) -> ContextSource:
+    if server.context_factory is not None:
+        return ContextSource(factory=server.context_factory, state=state)
+    if server.context is not None:
+        if state is not None:
+            raise UserError(
+                f"Server {server.name!r}: the lifespan yielded a value and context= is set too; "
+                "tools see only one ctx.context. Drop one of them, or pass context_factory=, "
+                "which receives the lifespan's value as CallInfo.state."
+            )
+        return ContextSource(value=server.context)
+    if state is None:
+        return NO_CONTEXT
+    return ContextSource(value=state, state=state)
+
+
+def _log_failure(server: Server, when: str, error: Exception) -> None:
+    name = type(error).__name__
+    logger.error("server %r%s: %s: %s", server.name, when, name, error, exc_info=error)
+
+
+async def _leave(
+    server: Server, manager: AbstractAsyncContextManager[Any], failure: BaseException | None
+) -> None:
+    import anyio
+
+    with anyio.CancelScope(shield=True):
+        try:
+            if failure is None:
+                await manager.__aexit__(None, None, None)
+            else:
+                await manager.__aexit__(type(failure), failure, failure.__traceback__)
+        except Exception as error:
+            if error is failure:  # handed back unchanged: not the lifespan's own failure
+                return
+            _log_failure(server, ": its lifespan failed on shutdown", error)
+
+
+def _check_count(name: str, value: object) -> None:
+    """Refuse (ValueError naming `name`) a value that is not an integer >= 1."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1, not {value!r}")
+
+
+def _check_options(context: Any, factory: Any, lifespan: Any) -> None:
+    """Reject, when the server is made, serving options that could never work (TypeError)."""
+    if factory is not None:
+        if context is not None:
+            raise TypeError(
+                "Server() got both context= and context_factory=: pass one (a factory can "
+                "return a shared object)"
+            )
+        if not callable(factory):
+            raise TypeError(f"context_factory must be callable, not {type(factory).__name__}")
+        try:
+            inspect.signature(factory).bind(None)
+        except TypeError:
+            raise TypeError(
+                "context_factory must accept one positional argument (a toolwire.CallInfo)"
+            ) from None
+        except ValueError:  # no signature to inspect (some builtins): let it show at call time
+            pass
+    if lifespan is not None:
+        if inspect.isasyncgenfunction(lifespan):
+            raise TypeError(
+                "lifespan must return an async context manager: decorate the async generator "
+                "function with @contextlib.asynccontextmanager"
+            )
+        if not callable(lifespan):
+            raise TypeError(f"lifespan must be callable, not {type(lifespan).__name__}")
 
 
 async def _hop(session: OpenSession, message: Message) -> None:

@@ -136,16 +136,16 @@ def load_server(target: str, *, path: str | None = None) -> Server:
                 f"{spec}:{attribute} is a {type(found).__name__}, not a toolwire Server"
             )
         return found
-    servers: dict[int, list[str]] = {}
+    servers: dict[int, tuple[str, Server]] = {}  # each Server once, under its first name
     for name, value in vars(module).items():
         if isinstance(value, Server):
-            servers.setdefault(id(value), []).append(name)
+            servers.setdefault(id(value), (name, value))
     if not servers:
         raise TargetError(
             f"{spec} defines no toolwire Server at module level "
             f"(create one with `server = Server(...)`, or name it: {spec}:NAME)"
         )
     if len(servers) > 1:
-        names = ", ".join(sorted(names[0] for names in servers.values()))
+        names = ", ".join(sorted(name for name, _ in servers.values()))
         raise TargetError(f"{spec} defines several Servers ({names}); pick one: {spec}:NAME")
-    return getattr(module, next(iter(servers.values()))[0])  # type: ignore[no-any-return]
+    return next(iter(servers.values()))[1]

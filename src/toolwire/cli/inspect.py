@@ -27,13 +27,12 @@ def describe(server: Server) -> dict[str, Any]:
     """
     tools = []
     for entry in server.tools.values():
-        listing = dict(entry.listing(_LISTING_VERSION))
-        schema = listing.get("inputSchema") or entry.tool.params_json_schema
+        schema = entry.tool.params_json_schema
         problems = {
             dialect: [str(problem) for problem in schema_problems(schema, dialect)]
             for dialect in DIALECTS
         }
-        tools.append({**listing, "problems": problems})
+        tools.append({**entry.listing(_LISTING_VERSION), "problems": problems})
     info: dict[str, Any] = dict(server.server_info)
     if server.instructions:
         info["instructions"] = server.instructions

@@ -19,7 +19,8 @@ def run(args: argparse.Namespace) -> int:
     from ..transports.stdio.stdio import protect_stdout
 
     transport = args.transport
-    http_only = _given(args, stateless="--stateless", json_response="--json-response")
+    flags = {"--stateless": args.stateless, "--json-response": args.json_response}
+    http_only = [flag for flag, given in flags.items() if given]
     if http_only and transport != "http":
         return _refused(f"{', '.join(http_only)} needs --transport http")
     if args.redis and (transport != "http" or args.stateless):
@@ -32,7 +33,15 @@ def run(args: argparse.Namespace) -> int:
         return _refused("--access-log needs --transport http or sse")
     if (args.allowed_host or args.allowed_origin) and transport == "stdio":
         return _refused("--allowed-host/--allowed-origin need --transport http or sse")
-    app_options: dict[str, Any] = {}  # what Server.run passes on to the app
+    serving: dict[str, Any] = {}  # what Server.run takes, beside the app's options
+    if args.shutdown_grace is not None:  # else Server.run's default
+        serving["shutdown_grace"] = args.shutdown_grace
+    if transport == "stdio":
+        protect_stdout()
+        _parent_watch.arm()
+    else:
+        serving.update(host=args.host, port=args.port, access_log=args.access_log)
+    app_options: dict[str, Any] = {}
     # As in the Python API, a list of hosts or origins replaces the loopback defaults.
     if args.allowed_host:
         app_options["allowed_hosts"] = list(args.allowed_host)
@@ -42,22 +51,13 @@ def run(args: argparse.Namespace) -> int:
         app_options.update(stateless=args.stateless, json_response=args.json_response)
     if args.redis:
         app_options["backplane"] = args.redis  # http_app takes the URL for a RedisBackplane
-    serving: dict[str, Any] = {"host": args.host, "port": args.port, "access_log": args.access_log}
-    if args.shutdown_grace is not None:  # else Server.run's default
-        serving["shutdown_grace"] = args.shutdown_grace
-    if transport == "stdio":
-        protect_stdout()
-        _parent_watch.arm()
     from ._target import TargetError, load_server, portable_target
 
     try:
         server = load_server(args.target, path=args.path)
     except TargetError as error:
         return _refused(str(error))
-    if transport == "stdio":
-        grace = {} if args.shutdown_grace is None else {"shutdown_grace": args.shutdown_grace}
-        server.run("stdio", **grace)
-    elif args.workers > 1:  # a supervisor and N worker processes, each importing TARGET
+    if args.workers > 1:  # a supervisor and N worker processes, each importing TARGET
         from ._workers import run_in_workers
 
         target = portable_target(args.target, args.path)
@@ -67,12 +67,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         server.run(transport, **serving, **app_options)
     return 0
-
-
-def _given(args: argparse.Namespace, **flags: str) -> list[str]:
-    """The flags (by attribute name) given on the command line; `--shutdown-grace 0` is one."""
-    values = {flag: getattr(args, name) for name, flag in flags.items()}
-    return [flag for flag, value in values.items() if value is not None and value is not False]
 
 
 def _refused(message: str) -> int:
