@@ -236,10 +236,6 @@ class CallPlan:
         self.wrapped = wrapped
         self._schema_factory: Callable[[], FuncSchema] | None = None
         self.schema: FuncSchema | None = None
-        self.takes_context = False
-        # Field names passed by position and by keyword; None for *args / **kwargs.
-        self.positional: tuple[str, ...] | None = None
-        self.keyword: tuple[str, ...] = ()
         if callable(schema):
             self._schema_factory = schema
         else:
@@ -262,32 +258,7 @@ class CallPlan:
         self.validation_error = ValidationError
         # model(**data) is __init__ around exactly this call.
         self.validate = schema.params_pydantic_model.__pydantic_validator__.validate_python
-        self.takes_context = schema.takes_context
-        params = list(schema.signature.parameters.values())
-        if schema.takes_context:
-            params = params[1:]
-        positional: list[str] = []
-        keyword: list[str] = []
-        simple = True
-        for param in params:
-            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                simple = False
-            elif param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
-                positional.append(param.name)
-            else:
-                keyword.append(param.name)
-        self.positional = tuple(positional) if simple else None
-        self.keyword = tuple(keyword)
         self.schema = schema
-
-    def call_args(self, parsed: Any) -> tuple[list[Any], dict[str, Any]]:
-        """The SDK's `to_call_args`, without walking the signature on every call."""
-        if self.positional is not None:
-            values = object.__getattribute__(parsed, "__dict__")
-            keyword = {name: values[name] for name in self.keyword}
-            return [values[name] for name in self.positional], keyword
-        assert self.schema is not None
-        return self.schema.to_call_args(parsed)
 
 
 class FunctionInvoker:
@@ -325,8 +296,7 @@ class FunctionInvoker:
         plan = self.plan
         try:
             tool_name = ctx.tool_name
-            if plan.schema is None:
-                plan.ensure_resolved()
+            schema = plan.ensure_resolved()
             data = parse_arguments(tool_name, input_json) if arguments is None else arguments
             try:
                 fields = plan.validate(data)
@@ -336,8 +306,8 @@ class FunctionInvoker:
                 refusal = None
             if refusal is not None:  # raised out here: see parse_arguments
                 raise refusal
-            args, kwargs = plan.call_args(fields)
-            if plan.takes_context:
+            args, kwargs = schema.to_call_args(fields)
+            if schema.takes_context:
                 args.insert(0, ctx)
             try:
                 if plan.is_sync:
