@@ -96,8 +96,7 @@ def free_forked_children() -> None:
 def _default_signals() -> None:
     with contextlib.suppress(OSError, ValueError):
         signal.set_wakeup_fd(-1)
-    death = _parent_watch.death_signal()
-    for signum in (signal.SIGTERM, signal.SIGINT) + (() if death is None else (death,)):
+    for signum in _parent_watch.QUIET_SIGNALS:
         default = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
         with contextlib.suppress(OSError, ValueError):
             signal.signal(signum, default)
@@ -124,8 +123,6 @@ def release_threads(exit_code: int, log: logging.Logger) -> None:
     stuck = [thread.name for thread in waited if thread.is_alive()]
     if stuck:
         log.info("leaving without %d busy worker thread(s): %s", len(stuck), stuck)
-        for handler in logging.getLogger("toolwire").handlers:
-            handler.flush()
         _parent_watch.quiet_exit(exit_code)
 
 

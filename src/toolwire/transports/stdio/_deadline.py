@@ -77,7 +77,7 @@ def watch_signals_too() -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(OSError, ValueError):
             signal.signal(signum, _on_termination)
-    death = _parent_watch.death_signal()
+    death = _parent_watch.DEATH_SIGNAL
     if death is not None:
         with contextlib.suppress(OSError, ValueError):
             signal.signal(death, _on_death)
@@ -109,7 +109,4 @@ def _watch(read_fd: int, descendant_grace: float) -> None:
         _why,
     )
     _parent_watch.end_descendants(descendant_grace)
-    for handler in logging.getLogger("toolwire").handlers:
-        with contextlib.suppress(Exception):
-            handler.flush()
     _parent_watch.quiet_exit(0)

@@ -126,12 +126,11 @@ class FdReader:
 
     async def read(self) -> bytes:
         """Up to 64 KiB; b"" at end of stream. Raises OSError if reading failed."""
-        if self._selectable and self._loop is None:
-            with contextlib.suppress(RuntimeError):  # not under asyncio (trio): read directly
-                self._loop = asyncio.get_running_loop()
-            if self._loop is not None and not self._register():
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+            if self._selectable and not self._register():
                 self._selectable = False
-        if self._loop is None or not self._selectable:
+        if not self._selectable:
             return await self._read_directly()
         while not self._chunks and not self._eof and self._error is None:
             self._waiter = self._loop.create_future()
@@ -187,19 +186,14 @@ class FdReader:
             self._waiter.set_result(None)
 
     async def _read_directly(self) -> bytes:
-        import anyio
+        if sys.platform == "win32":
+            import anyio
 
-        if self._selectable:
-            try:  # another event loop (trio): wait through anyio
-                await anyio.wait_readable(self._fd)
-            except (OSError, NotImplementedError):
-                self._selectable = False
-        if not self._selectable and sys.platform == "win32":
             # No selector for pipes on Windows: a worker thread waits for the data.
             return await anyio.to_thread.run_sync(
                 os.read, self._fd, _READ_CHUNK, abandon_on_cancel=True
             )
-        # A regular file does not wait on a peer; a ready pipe has data or EOF.
+        # A regular file does not wait on a peer.
         return os.read(self._fd, _READ_CHUNK)
 
 
