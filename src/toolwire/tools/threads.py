@@ -166,20 +166,16 @@ class SyncBudget:
     def _start(self, job: _Job) -> None:
         """Give `job` a slot and a worker; when no worker can start, the call fails with why."""
         self._taken += 1
+        loop = job.loop
+        self._last_start = loop.time()
+        if self._workers is None:
+            self._workers = _Workers()
+            self._idle_check = loop.call_later(IDLE_SECONDS, self._retire_if_idle, loop)
         try:
-            self._hand_over(job)
+            self._workers.take(job)
         except Exception as failed:  # e.g. "can't start new thread"
             self._taken -= 1
             job.waiter.set_exception(failed)
-
-    def _hand_over(self, job: _Job) -> None:
-        loop = job.loop
-        self._last_start = loop.time()
-        workers = self._workers
-        if workers is None:
-            workers = self._workers = _Workers()
-            self._idle_check = loop.call_later(IDLE_SECONDS, self._retire_if_idle, loop)
-        workers.take(job)
 
     def _retire_if_idle(self, loop: asyncio.AbstractEventLoop) -> None:
         idle_for = loop.time() - self._last_start
