@@ -13,6 +13,7 @@ import contextlib
 import io
 import os
 import select
+import stat
 import sys
 from collections import deque
 
@@ -83,8 +84,6 @@ def _null_onto(fd: int, flags: int) -> None:
 
 def _same_stream(fd1: int, fd2: int) -> bool:
     """Whether two descriptors are one pipe or socket (a shared terminal is fine)."""
-    import stat
-
     try:
         first, second = os.fstat(fd1), os.fstat(fd2)
     except OSError:
@@ -96,8 +95,6 @@ def _same_stream(fd1: int, fd2: int) -> bool:
 
 def _selectable(fd: int) -> bool:
     """Whether the event loop can watch `fd` (pipes, sockets, ttys; not regular files)."""
-    import stat
-
     if sys.platform == "win32":
         return False
     try:
