@@ -210,29 +210,21 @@ def _fits(field: str, value: Any, options: list[str] | None) -> bool:
 
 
 def _check_bounds(field: str, spec: Mapping[str, Any], here: str) -> None:
-    if field == "string":
-        _check_counts(spec, ("minLength", "maxLength"), here)
-        fmt = spec.get("format")
-        if fmt is not None and fmt not in _STRING_FORMATS:
-            raise UserError(
-                f"{here}: 'format' must be one of {', '.join(_STRING_FORMATS)}, not {fmt!r}"
-            )
-    elif field in ("number", "integer"):
-        for key in ("minimum", "maximum"):
-            if key in spec and not _is_number(spec[key]):
-                raise UserError(f"{here}: {key!r} must be a number")
-    elif field == "array":
-        _check_counts(spec, ("minItems", "maxItems"), here)
-
-
-def _check_counts(spec: Mapping[str, Any], keys: tuple[str, str], here: str) -> None:
-    """Lengths and item counts: non-negative ints, bools refused."""
-    for key in keys:
+    for key in _COUNTED.get(field, ())[:2]:  # lengths and item counts
         value = spec.get(key)
         if value is not None and (
             not isinstance(value, int) or isinstance(value, bool) or value < 0
         ):
             raise UserError(f"{here}: {key!r} must be a non-negative integer")
+    fmt = spec.get("format") if field == "string" else None
+    if fmt is not None and fmt not in _STRING_FORMATS:
+        raise UserError(
+            f"{here}: 'format' must be one of {', '.join(_STRING_FORMATS)}, not {fmt!r}"
+        )
+    if field in ("number", "integer"):
+        for key in ("minimum", "maximum"):
+            if key in spec and not _is_number(spec[key]):
+                raise UserError(f"{here}: {key!r} must be a number")
 
 
 def _from_model(model: Any) -> dict[str, Any]:

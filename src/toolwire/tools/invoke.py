@@ -52,8 +52,6 @@ handled_failure: ContextVar[list[BaseException] | None] = ContextVar(
 
 _resolving = threading.Lock()  # one lazy FuncSchema built at a time, each once
 
-_decode = json.JSONDecoder().decode
-
 _JSON_KINDS = {
     list: "an array",
     str: "a string",
@@ -176,10 +174,7 @@ def parse_arguments(tool_name: str, input_json: str) -> dict[str, Any]:
     if not input_json:
         return {}
     try:
-        if type(input_json) is str and input_json[0] != "\ufeff":
-            decoded: Any = _decode(input_json)
-        else:  # bytes, or a BOM that json.loads reports in its own words
-            decoded = json.loads(input_json)
+        decoded: Any = json.loads(input_json)
     except Exception as undecodable:
         reason = f"not valid JSON ({undecodable})"
         headline = f"Invalid JSON input for tool {tool_name}"
