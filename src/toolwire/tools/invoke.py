@@ -213,9 +213,6 @@ def _invalid_arguments(tool_name: str, invalid: Any) -> ModelBehaviorError:
 class CallPlan:
     """One decorated function and how to call it; its `FuncSchema` may be built lazily."""
 
-    validate: Callable[[Any], Any]
-    validation_error: type[Exception]  # pydantic's, read here so decorating needs no pydantic
-
     def __init__(
         self,
         func: Callable[..., Any],
@@ -229,12 +226,8 @@ class CallPlan:
         self.is_sync = is_sync
         self.output_adapter = output_adapter
         self.wrapped = wrapped
-        self._schema_factory: Callable[[], FuncSchema] | None = None
-        self.schema: FuncSchema | None = None
-        if callable(schema):
-            self._schema_factory = schema
-        else:
-            self._resolve(schema)
+        self._schema_factory = schema if callable(schema) else None
+        self.schema = None if callable(schema) else schema
 
     def ensure_resolved(self) -> FuncSchema:
         """The function's `FuncSchema`, built now if need be; safe from several threads."""
@@ -242,18 +235,9 @@ class CallPlan:
             with _resolving:
                 if self.schema is None:
                     assert self._schema_factory is not None
-                    self._resolve(self._schema_factory())
+                    self.schema = self._schema_factory()
                     self._schema_factory = None
-        assert self.schema is not None
         return self.schema
-
-    def _resolve(self, schema: FuncSchema) -> None:
-        from pydantic import ValidationError
-
-        self.validation_error = ValidationError
-        # model(**data) is __init__ around exactly this call.
-        self.validate = schema.params_pydantic_model.__pydantic_validator__.validate_python
-        self.schema = schema
 
 
 class FunctionInvoker:
@@ -293,9 +277,13 @@ class FunctionInvoker:
             tool_name = ctx.tool_name
             schema = plan.ensure_resolved()
             data = parse_arguments(tool_name, input_json) if arguments is None else arguments
+            from pydantic import ValidationError  # loaded with the schema's model
+
             try:
-                fields = plan.validate(data)
-            except plan.validation_error as invalid:
+                # model(**data) is __init__ around exactly this call.
+                validate = schema.params_pydantic_model.__pydantic_validator__.validate_python
+                fields = validate(data)
+            except ValidationError as invalid:
                 refusal: ModelBehaviorError | None = _invalid_arguments(tool_name, invalid)
             else:
                 refusal = None
