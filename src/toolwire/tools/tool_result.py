@@ -113,22 +113,14 @@ def as_output(value: Any) -> ToolOutput | None:
     return None
 
 
-_loaded_output_classes: tuple[type, ...] = ()
-
-
 def loaded_output_classes() -> tuple[type, ...]:
     """The `ToolOutput*` classes once their module is loaded, else ()."""
-    global _loaded_output_classes  # noqa: PLW0603 - found once
-    if not _loaded_output_classes and _OUTPUTS_MODULE in sys.modules:
-        # Imported, not read from sys.modules: another thread may still be initializing it.
-        from . import outputs
+    if _OUTPUTS_MODULE not in sys.modules:
+        return ()
+    # Imported, not read from sys.modules: another thread may still be initializing it.
+    from . import outputs
 
-        _loaded_output_classes = (
-            outputs.ToolOutputText,
-            outputs.ToolOutputImage,
-            outputs.ToolOutputFileContent,
-        )
-    return _loaded_output_classes
+    return (outputs.ToolOutputText, outputs.ToolOutputImage, outputs.ToolOutputFileContent)
 
 
 def _check_item(item: Any, where: str) -> None:
