@@ -63,11 +63,8 @@ def configure_logging(*, background: bool = False) -> None:
     toolwire_logger = logging.getLogger("toolwire")
     if toolwire_logger.handlers or logging.getLogger().handlers:
         return
-    handler: logging.Handler
-    if background:
-        handler = BackgroundStderrHandler(sys.stderr)
-    else:
-        handler = logging.StreamHandler(sys.stderr)
+    stream = sys.stderr
+    handler = BackgroundStderrHandler(stream) if background else logging.StreamHandler(stream)
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     toolwire_logger.addHandler(handler)
     level = os.environ.get("TOOLWIRE_LOG_LEVEL", "WARNING").strip().upper()
