@@ -318,10 +318,9 @@ def _beyond_bounds(field: str, spec: Mapping[str, Any], value: Any) -> str | Non
     return None
 
 
-# RFC 5321 mailbox, simplified: a dot-atom local part, and a domain of labels or an address
-# literal in brackets; letters beyond ASCII pass too, as a person may well type them (RFC 6531).
-# (not the bidirectional controls, the line separators or lone surrogates); an address literal
-# holds an IPv4 or IPv6 address.
+# RFC 5321 mailbox, simplified: a dot-atom local part, and a domain of labels or an IPv4/IPv6
+# address literal in brackets; letters beyond ASCII pass too, as a person may type them (RFC
+# 6531), but not the bidirectional controls, the line separators or lone surrogates.
 _WIDE = "\u00a0-\u061b\u061d-\u200d\u2010-\u2027\u202f-\u2065\u206a-\ud7ff\ue000-\U0010ffff"
 _ATOM = rf"[A-Za-z0-9!#$%&'*+/=?^_`{{|}}~{_WIDE}-]+"
 _LABEL = rf"[A-Za-z0-9{_WIDE}](?:[A-Za-z0-9{_WIDE}-]*[A-Za-z0-9{_WIDE}])?"
