@@ -129,21 +129,13 @@ SETTLE_SECONDS = 1.0
 
 def settle_heap_later() -> None:
     """Collect and freeze the heap once, `SETTLE_SECONDS` from now, on the running loop."""
-    if _wanted():
-        asyncio.get_running_loop().call_later(SETTLE_SECONDS, _settle)
+    asyncio.get_running_loop().call_later(SETTLE_SECONDS, settle_heap_now)
 
 
 def settle_heap_now() -> None:
     """Collect and freeze the heap now (before a server takes its first request)."""
-    if _wanted():
-        _settle()
-
-
-def _wanted() -> bool:
-    return os.environ.get("TOOLWIRE_GC_FREEZE", "").strip() != "0" and gc.isenabled()
-
-
-def _settle() -> None:
+    if os.environ.get("TOOLWIRE_GC_FREEZE", "").strip() == "0" or not gc.isenabled():
+        return
     started = time.perf_counter()
     found = gc.collect()
     gc.freeze()
