@@ -89,28 +89,10 @@ def tool_text(
 
 
 # A style scores one per marker found; the highest wins, a tie the earlier, none: google.
-_MARKERS: tuple[tuple[DocstringStyle, tuple[re.Pattern[str], ...]], ...] = (
-    (
-        "sphinx",
-        tuple(
-            re.compile(pattern, re.MULTILINE)
-            for pattern in (r"^:param\s", r"^:type\s", r"^:return:", r"^:rtype:")
-        ),
-    ),
-    (
-        "numpy",
-        tuple(
-            re.compile(rf"^{title}\s*\n\s*-{{3,}}", re.MULTILINE)
-            for title in ("Parameters", "Returns", "Yields")
-        ),
-    ),
-    (
-        "google",
-        tuple(
-            re.compile(pattern, re.MULTILINE)
-            for pattern in (r"^(?:Args|Arguments):", r"^Returns:", r"^Raises:")
-        ),
-    ),
+_MARKERS: tuple[tuple[DocstringStyle, tuple[str, ...]], ...] = (
+    ("sphinx", (r"^:param\s", r"^:type\s", r"^:return:", r"^:rtype:")),
+    ("numpy", tuple(rf"^{title}\s*\n\s*-{{3,}}" for title in ("Parameters", "Returns", "Yields"))),
+    ("google", (r"^(?:Args|Arguments):", r"^Returns:", r"^Raises:")),
 )
 
 
@@ -119,7 +101,7 @@ def guess_style(text: str) -> DocstringStyle:
     best: DocstringStyle = "google"
     best_score = 0
     for style, markers in _MARKERS:
-        score = sum(1 for marker in markers if marker.search(text))
+        score = sum(1 for marker in markers if re.search(marker, text, re.MULTILINE))
         if score > best_score:
             best, best_score = style, score
     return best

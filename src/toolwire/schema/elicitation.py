@@ -210,29 +210,21 @@ def _fits(field: str, value: Any, options: list[str] | None) -> bool:
 
 
 def _check_bounds(field: str, spec: Mapping[str, Any], here: str) -> None:
-    if field == "string":
-        _check_counts(spec, ("minLength", "maxLength"), here)
-        fmt = spec.get("format")
-        if fmt is not None and fmt not in _STRING_FORMATS:
-            raise UserError(
-                f"{here}: 'format' must be one of {', '.join(_STRING_FORMATS)}, not {fmt!r}"
-            )
-    elif field in ("number", "integer"):
-        for key in ("minimum", "maximum"):
-            if key in spec and not _is_number(spec[key]):
-                raise UserError(f"{here}: {key!r} must be a number")
-    elif field == "array":
-        _check_counts(spec, ("minItems", "maxItems"), here)
-
-
-def _check_counts(spec: Mapping[str, Any], keys: tuple[str, str], here: str) -> None:
-    """Lengths and item counts: non-negative ints, bools refused."""
-    for key in keys:
+    for key in _COUNTED.get(field, ())[:2]:  # lengths and item counts
         value = spec.get(key)
         if value is not None and (
             not isinstance(value, int) or isinstance(value, bool) or value < 0
         ):
             raise UserError(f"{here}: {key!r} must be a non-negative integer")
+    fmt = spec.get("format") if field == "string" else None
+    if fmt is not None and fmt not in _STRING_FORMATS:
+        raise UserError(
+            f"{here}: 'format' must be one of {', '.join(_STRING_FORMATS)}, not {fmt!r}"
+        )
+    if field in ("number", "integer"):
+        for key in ("minimum", "maximum"):
+            if key in spec and not _is_number(spec[key]):
+                raise UserError(f"{here}: {key!r} must be a number")
 
 
 def _from_model(model: Any) -> dict[str, Any]:
@@ -326,10 +318,9 @@ def _beyond_bounds(field: str, spec: Mapping[str, Any], value: Any) -> str | Non
     return None
 
 
-# RFC 5321 mailbox, simplified: a dot-atom local part, and a domain of labels or an address
-# literal in brackets; letters beyond ASCII pass too, as a person may well type them (RFC 6531).
-# (not the bidirectional controls, the line separators or lone surrogates); an address literal
-# holds an IPv4 or IPv6 address.
+# RFC 5321 mailbox, simplified: a dot-atom local part, and a domain of labels or an IPv4/IPv6
+# address literal in brackets; letters beyond ASCII pass too, as a person may type them (RFC
+# 6531), but not the bidirectional controls, the line separators or lone surrogates.
 _WIDE = "\u00a0-\u061b\u061d-\u200d\u2010-\u2027\u202f-\u2065\u206a-\ud7ff\ue000-\U0010ffff"
 _ATOM = rf"[A-Za-z0-9!#$%&'*+/=?^_`{{|}}~{_WIDE}-]+"
 _LABEL = rf"[A-Za-z0-9{_WIDE}](?:[A-Za-z0-9{_WIDE}-]*[A-Za-z0-9{_WIDE}])?"

@@ -232,43 +232,34 @@ def _gemini(schema: dict[str, Any]) -> Found:
 
 def _required_cycles(schema: dict[str, Any]) -> Iterator[str]:
     """Paths of `$ref`s that lead back to a schema they are inside, all steps required."""
-    found: list[str] = []
     targets: dict[str, Any] = {}
     defs = schema.get("$defs")
     if isinstance(defs, dict):
         targets.update({f"#/$defs/{name}": value for name, value in defs.items()})
     targets["#"] = schema
     for ref, target in targets.items():
-        if isinstance(target, dict):
-            start = "" if ref == "#" else f"$defs.{ref.removeprefix('#/$defs/')}"
-            _follow_required(schema, target, ref, start, {ref}, found, 0)
-    yield from dict.fromkeys(found)
+        start = "" if ref == "#" else f"$defs.{ref.removeprefix('#/$defs/')}"
+        yield from _follow_required(schema, target, ref, start, {ref}, 0)
 
 
 _MAX_CYCLE_STEPS = 100
 
 
 def _follow_required(
-    root: dict[str, Any],
-    node: Any,
-    goal: str,
-    path: str,
-    expanded: set[str],
-    found: list[str],
-    steps: int,
-) -> None:
-    """Record each `$ref` back to `goal` in the parts of `node` an instance must contain
-    (each reference followed once per goal)."""
+    root: dict[str, Any], node: Any, goal: str, path: str, expanded: set[str], steps: int
+) -> Iterator[str]:
+    """Each `$ref` back to `goal` in the parts of `node` an instance must contain (each
+    reference followed once per goal)."""
     if not isinstance(node, dict) or steps > _MAX_CYCLE_STEPS:
         return
     ref = node.get("$ref")
     if isinstance(ref, str):
         if ref == goal:
-            found.append(path)
+            yield path
         elif ref not in expanded:
             expanded.add(ref)
             target = lookup_local_ref(root, ref)
-            _follow_required(root, target, goal, path, expanded, found, steps + 1)
+            yield from _follow_required(root, target, goal, path, expanded, steps + 1)
         return
     below: list[tuple[str, Any]] = []
     properties = node.get("properties")
@@ -283,7 +274,7 @@ def _follow_required(
         if isinstance(variants, list):
             below.extend((f"{keyword}.{index}", child) for index, child in enumerate(variants))
     for step, child in below:
-        _follow_required(root, child, goal, _join(path, step), expanded, found, steps + 1)
+        yield from _follow_required(root, child, goal, _join(path, step), expanded, steps + 1)
 
 
 # "Some type-specific keywords are not yet supported: Composition: allOf, not,

@@ -1,15 +1,11 @@
 """Where synchronous tool functions run: worker threads, within the budget a server sets.
 
-A thread cannot be stopped, so a sync tool's body runs to its end even when its call timed out or
-was cancelled. A server's `SyncBudget` has `limit` slots for calls still waited for, plus an
-allowance of as many again for bodies whose calls have ended; while that allowance is full, a
-function with bodies in it is refused at once (`SyncToolRefused`). At most 2 x `limit` bodies run
-at a time, on the budget's own daemon threads, which take bodies from a queue, wake the event loop
-(`call_soon_threadsafe`, one wake-up for the bodies that end before the loop takes their
-outcomes) and leave after `IDLE_SECONDS` without work. Calls beyond `limit` wait in order on the
-loop, and a freed slot goes to the oldest at once. A body runs
-in a copy of its caller's context; one cancelled before it starts never runs; a `BaseException`
-that is not an `Exception` fails its call only.
+A thread cannot be stopped, so a sync body runs to its end even after its call timed out or was
+cancelled. A server's `SyncBudget` has `limit` slots for calls still waited for and an allowance
+of as many again for such abandoned bodies; while the allowance is full, a function with bodies in
+it is refused at once (`SyncToolRefused`). Calls beyond `limit` wait in order. Bodies run on the
+budget's own daemon threads (idle ones leave after `IDLE_SECONDS`), each in a copy of its caller's
+context; one cancelled before it starts never runs, and a `BaseException` fails its call only.
 """
 
 from __future__ import annotations
@@ -166,20 +162,16 @@ class SyncBudget:
     def _start(self, job: _Job) -> None:
         """Give `job` a slot and a worker; when no worker can start, the call fails with why."""
         self._taken += 1
+        loop = job.loop
+        self._last_start = loop.time()
+        if self._workers is None:
+            self._workers = _Workers()
+            self._idle_check = loop.call_later(IDLE_SECONDS, self._retire_if_idle, loop)
         try:
-            self._hand_over(job)
+            self._workers.take(job)
         except Exception as failed:  # e.g. "can't start new thread"
             self._taken -= 1
             job.waiter.set_exception(failed)
-
-    def _hand_over(self, job: _Job) -> None:
-        loop = job.loop
-        self._last_start = loop.time()
-        workers = self._workers
-        if workers is None:
-            workers = self._workers = _Workers()
-            self._idle_check = loop.call_later(IDLE_SECONDS, self._retire_if_idle, loop)
-        workers.take(job)
 
     def _retire_if_idle(self, loop: asyncio.AbstractEventLoop) -> None:
         idle_for = loop.time() - self._last_start

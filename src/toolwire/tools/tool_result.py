@@ -113,28 +113,18 @@ def as_output(value: Any) -> ToolOutput | None:
     return None
 
 
-_loaded_output_classes: tuple[type, ...] = ()
-
-
 def loaded_output_classes() -> tuple[type, ...]:
     """The `ToolOutput*` classes once their module is loaded, else ()."""
-    global _loaded_output_classes  # noqa: PLW0603 - found once
-    if not _loaded_output_classes and _OUTPUTS_MODULE in sys.modules:
-        # Imported, not read from sys.modules: another thread may still be initializing it.
-        from . import outputs
+    if _OUTPUTS_MODULE not in sys.modules:
+        return ()
+    # Imported, not read from sys.modules: another thread may still be initializing it.
+    from . import outputs
 
-        _loaded_output_classes = (
-            outputs.ToolOutputText,
-            outputs.ToolOutputImage,
-            outputs.ToolOutputFileContent,
-        )
-    return _loaded_output_classes
+    return (outputs.ToolOutputText, outputs.ToolOutputImage, outputs.ToolOutputFileContent)
 
 
 def _check_item(item: Any, where: str) -> None:
     """Refuse a content item that is no tool output, saying why."""
-    if as_output(item) is not None:
-        return
     if isinstance(item, dict):
         kind = item.get("type")
         class_name = _OUTPUT_DICT_KINDS.get(kind) if isinstance(kind, str) else None
@@ -149,11 +139,12 @@ def _check_item(item: Any, where: str) -> None:
             getattr(outputs, class_name).model_validate(item)
         except Exception as error:
             raise TypeError(f"{where} is not a valid {class_name}: {error}") from None
-    raise TypeError(
-        f"{where} must be a ToolOutputText, ToolOutputImage, ToolOutputFileContent, "
-        f"ResourceLink or EmbeddedResource, not {type(item).__name__}"
-        + (" (a str is accepted as the whole content only)" if isinstance(item, str) else "")
-    )
+    elif as_output(item) is None:
+        raise TypeError(
+            f"{where} must be a ToolOutputText, ToolOutputImage, ToolOutputFileContent, "
+            f"ResourceLink or EmbeddedResource, not {type(item).__name__}"
+            + (" (a str is accepted as the whole content only)" if isinstance(item, str) else "")
+        )
 
 
 def structured_annotation(annotation: Any) -> tuple[bool, Any]:

@@ -63,11 +63,8 @@ def configure_logging(*, background: bool = False) -> None:
     toolwire_logger = logging.getLogger("toolwire")
     if toolwire_logger.handlers or logging.getLogger().handlers:
         return
-    handler: logging.Handler
-    if background:
-        handler = BackgroundStderrHandler(sys.stderr)
-    else:
-        handler = logging.StreamHandler(sys.stderr)
+    stream = sys.stderr
+    handler = BackgroundStderrHandler(stream) if background else logging.StreamHandler(stream)
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     toolwire_logger.addHandler(handler)
     level = os.environ.get("TOOLWIRE_LOG_LEVEL", "WARNING").strip().upper()
@@ -96,8 +93,7 @@ def free_forked_children() -> None:
 def _default_signals() -> None:
     with contextlib.suppress(OSError, ValueError):
         signal.set_wakeup_fd(-1)
-    death = _parent_watch.death_signal()
-    for signum in (signal.SIGTERM, signal.SIGINT) + (() if death is None else (death,)):
+    for signum in _parent_watch.QUIET_SIGNALS:
         default = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
         with contextlib.suppress(OSError, ValueError):
             signal.signal(signum, default)
@@ -124,8 +120,6 @@ def release_threads(exit_code: int, log: logging.Logger) -> None:
     stuck = [thread.name for thread in waited if thread.is_alive()]
     if stuck:
         log.info("leaving without %d busy worker thread(s): %s", len(stuck), stuck)
-        for handler in logging.getLogger("toolwire").handlers:
-            handler.flush()
         _parent_watch.quiet_exit(exit_code)
 
 
@@ -135,21 +129,13 @@ SETTLE_SECONDS = 1.0
 
 def settle_heap_later() -> None:
     """Collect and freeze the heap once, `SETTLE_SECONDS` from now, on the running loop."""
-    if _wanted():
-        asyncio.get_running_loop().call_later(SETTLE_SECONDS, _settle)
+    asyncio.get_running_loop().call_later(SETTLE_SECONDS, settle_heap_now)
 
 
 def settle_heap_now() -> None:
     """Collect and freeze the heap now (before a server takes its first request)."""
-    if _wanted():
-        _settle()
-
-
-def _wanted() -> bool:
-    return os.environ.get("TOOLWIRE_GC_FREEZE", "").strip() != "0" and gc.isenabled()
-
-
-def _settle() -> None:
+    if os.environ.get("TOOLWIRE_GC_FREEZE", "").strip() == "0" or not gc.isenabled():
+        return
     started = time.perf_counter()
     found = gc.collect()
     gc.freeze()

@@ -74,23 +74,16 @@ def watch_signals_too() -> None:
     loop's handlers are installed: the loop still hears the signal through its wake-up fd."""
     if _wake_fd is None:
         return
-    for signum in (signal.SIGTERM, signal.SIGINT):
+    for signum in _parent_watch.QUIET_SIGNALS:
         with contextlib.suppress(OSError, ValueError):
-            signal.signal(signum, _on_termination)
-    death = _parent_watch.death_signal()
-    if death is not None:
-        with contextlib.suppress(OSError, ValueError):
-            signal.signal(death, _on_death)
+            signal.signal(signum, _on_signal)
 
 
-def _on_termination(signum: int, frame: FrameType | None) -> None:
+def _on_signal(signum: int, frame: FrameType | None) -> None:
     del frame
-    begin(EXIT_SECONDS, signal.Signals(signum).name)
-
-
-def _on_death(signum: int, frame: FrameType | None) -> None:
-    del signum, frame
-    if not _parent_watch.parent_alive():
+    if signum != _parent_watch.DEATH_SIGNAL:
+        begin(EXIT_SECONDS, signal.Signals(signum).name)
+    elif not _parent_watch.parent_alive():
         begin(EXIT_SECONDS, "the parent process exited")
 
 
@@ -109,7 +102,4 @@ def _watch(read_fd: int, descendant_grace: float) -> None:
         _why,
     )
     _parent_watch.end_descendants(descendant_grace)
-    for handler in logging.getLogger("toolwire").handlers:
-        with contextlib.suppress(Exception):
-            handler.flush()
     _parent_watch.quiet_exit(0)

@@ -13,6 +13,7 @@ import contextlib
 import io
 import os
 import select
+import stat
 import sys
 from collections import deque
 
@@ -83,8 +84,6 @@ def _null_onto(fd: int, flags: int) -> None:
 
 def _same_stream(fd1: int, fd2: int) -> bool:
     """Whether two descriptors are one pipe or socket (a shared terminal is fine)."""
-    import stat
-
     try:
         first, second = os.fstat(fd1), os.fstat(fd2)
     except OSError:
@@ -96,8 +95,6 @@ def _same_stream(fd1: int, fd2: int) -> bool:
 
 def _selectable(fd: int) -> bool:
     """Whether the event loop can watch `fd` (pipes, sockets, ttys; not regular files)."""
-    import stat
-
     if sys.platform == "win32":
         return False
     try:
@@ -126,12 +123,11 @@ class FdReader:
 
     async def read(self) -> bytes:
         """Up to 64 KiB; b"" at end of stream. Raises OSError if reading failed."""
-        if self._selectable and self._loop is None:
-            with contextlib.suppress(RuntimeError):  # not under asyncio (trio): read directly
-                self._loop = asyncio.get_running_loop()
-            if self._loop is not None and not self._register():
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+            if self._selectable and not self._register():
                 self._selectable = False
-        if self._loop is None or not self._selectable:
+        if not self._selectable:
             return await self._read_directly()
         while not self._chunks and not self._eof and self._error is None:
             self._waiter = self._loop.create_future()
@@ -187,19 +183,14 @@ class FdReader:
             self._waiter.set_result(None)
 
     async def _read_directly(self) -> bytes:
-        import anyio
+        if sys.platform == "win32":
+            import anyio
 
-        if self._selectable:
-            try:  # another event loop (trio): wait through anyio
-                await anyio.wait_readable(self._fd)
-            except (OSError, NotImplementedError):
-                self._selectable = False
-        if not self._selectable and sys.platform == "win32":
             # No selector for pipes on Windows: a worker thread waits for the data.
             return await anyio.to_thread.run_sync(
                 os.read, self._fd, _READ_CHUNK, abandon_on_cancel=True
             )
-        # A regular file does not wait on a peer; a ready pipe has data or EOF.
+        # A regular file does not wait on a peer.
         return os.read(self._fd, _READ_CHUNK)
 
 

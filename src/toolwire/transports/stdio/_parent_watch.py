@@ -18,10 +18,11 @@ from types import FrameType
 from typing import Any
 
 __all__ = [
+    "DEATH_SIGNAL",
     "POLL_SECONDS",
+    "QUIET_SIGNALS",
     "arm",
     "block_termination_signals",
-    "death_signal",
     "end_descendants",
     "install_quiet_handlers",
     "leave_now",
@@ -43,17 +44,12 @@ _armed = False
 _RTMIN: Any = getattr(signal, "SIGRTMIN", None)
 # The signal the kernel sends when the parent dies (Linux only). SIGRTMIN+n is not a member of
 # signal.Signals; anyio only needs an int-like value.
-_DEATH_SIGNAL: signal.Signals | None = (
+DEATH_SIGNAL: signal.Signals | None = (
     _RTMIN + 7 if sys.platform.startswith("linux") and _RTMIN is not None else None
 )
-_QUIET_SIGNALS: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT) + (
-    () if _DEATH_SIGNAL is None else (_DEATH_SIGNAL,)
+QUIET_SIGNALS: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT) + (
+    () if DEATH_SIGNAL is None else (DEATH_SIGNAL,)
 )
-
-
-def death_signal() -> int | None:
-    """The signal the kernel sends this process when its parent dies (None: not on Linux)."""
-    return _DEATH_SIGNAL
 
 
 def parent_alive() -> bool:
@@ -92,7 +88,7 @@ def leave_now(code: int = 0) -> None:
 def _quiet_handler(signum: int, frame: FrameType | None) -> None:
     """SIGTERM/SIGINT: leave quietly; the death signal: leave if the parent is gone."""
     del frame
-    if signum != _DEATH_SIGNAL or not parent_alive():
+    if signum != DEATH_SIGNAL or not parent_alive():
         leave_now(0)
 
 
@@ -101,7 +97,7 @@ def install_quiet_handlers() -> None:
     event loop resets them); only once `arm()` ran."""
     if sys.platform == "win32" or not _armed:
         return
-    for signum in _QUIET_SIGNALS:
+    for signum in QUIET_SIGNALS:
         try:
             current = signal.getsignal(signum)
             if current in (signal.SIG_DFL, signal.default_int_handler, None, _quiet_handler):
@@ -116,7 +112,7 @@ def block_termination_signals() -> None:
     toolwire's own threads from their start (else the kernel may deliver one to them)."""
     if sys.platform != "win32" and hasattr(signal, "pthread_sigmask"):
         with contextlib.suppress(OSError, ValueError):
-            signal.pthread_sigmask(signal.SIG_BLOCK, _QUIET_SIGNALS)
+            signal.pthread_sigmask(signal.SIG_BLOCK, QUIET_SIGNALS)
 
 
 def remember_parent() -> None:
@@ -147,12 +143,12 @@ def arm() -> None:
     if not first:
         return
     remember_parent()
-    if _DEATH_SIGNAL is not None:
+    if DEATH_SIGNAL is not None:
         try:
             import ctypes
 
             libc = ctypes.CDLL(None, use_errno=True)
-            if libc.prctl(_PR_SET_PDEATHSIG, _DEATH_SIGNAL, 0, 0, 0) != 0:
+            if libc.prctl(_PR_SET_PDEATHSIG, DEATH_SIGNAL, 0, 0, 0) != 0:
                 logger.debug("prctl(PR_SET_PDEATHSIG) failed: errno %s", ctypes.get_errno())
         except (OSError, AttributeError):  # no libc with prctl (musl without it, sandbox)
             logger.debug("prctl(PR_SET_PDEATHSIG) unavailable; polling the parent instead")
@@ -165,12 +161,12 @@ async def watch(on_gone: Callable[[], None]) -> None:
     """Call `on_gone` once the parent is gone (death signal or poll), then return."""
     import anyio
 
-    if _DEATH_SIGNAL is None:
+    if DEATH_SIGNAL is None:
         while parent_alive():
             await anyio.sleep(POLL_SECONDS)
     else:
         try:
-            with anyio.open_signal_receiver(_DEATH_SIGNAL) as signals:
+            with anyio.open_signal_receiver(DEATH_SIGNAL) as signals:
                 while parent_alive():
                     with anyio.move_on_after(POLL_SECONDS):
                         async for _ in signals:

@@ -31,21 +31,18 @@ class BackgroundStderrHandler(logging.Handler):
         super().__init__()
         self._stream = stream
         self._lines: deque[str] = deque()
-        self._dropped = 0
-        self._writing = False  # the writer holds a line it took but has not written yet
-        self._ready = threading.Condition(threading.Lock())
-        self._thread: threading.Thread | None = None
+        self.after_fork()
         if hasattr(os, "register_at_fork"):  # the writer thread is not copied into a child
             this = weakref.ref(self)
             os.register_at_fork(after_in_child=lambda: _forked(this))
 
     def after_fork(self) -> None:
-        """In a forked child: start over with a fresh lock, no lines and no writer yet."""
+        """Start over (so does a forked child): a fresh lock, no lines and no writer yet."""
         self._ready = threading.Condition(threading.Lock())
         self._lines.clear()
         self._dropped = 0
-        self._writing = False
-        self._thread = None
+        self._writing = False  # the writer holds a line it took but has not written yet
+        self._thread: threading.Thread | None = None
 
     def emit(self, record: logging.LogRecord) -> None:
         try:

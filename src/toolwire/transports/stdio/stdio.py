@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import logging
 import secrets
 import signal
@@ -93,7 +94,9 @@ async def serve_stdio(
     failure: Exception | None = None
     try:
         async with anyio.create_task_group() as watchers:
-            watchers.start_soon(_parent_watch.watch, stop.parent_gone)
+            watchers.start_soon(
+                _parent_watch.watch, functools.partial(stop, "the parent process exited")
+            )
             watchers.start_soon(_watch_signals, stop)
             await anyio.sleep(0)  # both watchers listen before the lifespan starts
             _deadline.watch_signals_too()
@@ -136,9 +139,6 @@ class _Stop:
             self.starting.cancel()
         else:
             self.session.close()
-
-    def parent_gone(self) -> None:
-        self("the parent process exited")
 
 
 async def _serve(session: ServerSession, reader: FdReader, splitter: LineSplitter) -> None:
@@ -258,34 +258,26 @@ class LineSplitter:
     def feed(self, chunk: bytes) -> list[bytes | Oversized]:
         """Consume a chunk; return the frames and oversize verdicts it completed."""
         out: list[bytes | Oversized] = []
-        start = 0
-        end = len(chunk)
-        while start < end:
-            newline = chunk.find(b"\n", start)
+        *complete, rest = chunk.split(b"\n")
+        for piece in complete:
             if self._skipped >= 0:
-                if newline < 0:
-                    self._skipped += end - start
-                    return out
-                out.append(Oversized(self._skipped + newline - start, self._head))
+                out.append(Oversized(self._skipped + len(piece), self._head))
                 self._skipped = -1
                 self._head = b""
-                start = newline + 1
-                continue
-            if newline < 0:
-                self._buffer += chunk[start:]
-                if len(self._buffer) > self._limit + 1:  # +1: a lone "\r" may still follow
-                    self._skipped = len(self._buffer)
-                    self._head = bytes(self._buffer[:HEAD_BYTES])
-                    self._buffer = bytearray()
-                return out
-            if self._buffer:
-                self._buffer += chunk[start:newline]
-                line: bytes = bytes(self._buffer)
+            elif self._buffer:
+                self._buffer += piece
+                self._emit(bytes(self._buffer), out)
                 self._buffer = bytearray()
             else:
-                line = chunk[start:newline]
-            start = newline + 1
-            self._emit(line, out)
+                self._emit(piece, out)
+        if self._skipped >= 0:
+            self._skipped += len(rest)
+        else:
+            self._buffer += rest
+            if len(self._buffer) > self._limit + 1:  # +1: a lone "\r" may still follow
+                self._skipped = len(self._buffer)
+                self._head = bytes(self._buffer[:HEAD_BYTES])
+                self._buffer = bytearray()
         return out
 
     def finish(self) -> list[bytes | Oversized]:
