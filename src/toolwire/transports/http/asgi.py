@@ -31,6 +31,7 @@ __all__ = [
     "read_body",
     "refuse",
     "respond",
+    "route_path",
     "unavailable",
 ]
 
@@ -74,6 +75,15 @@ def header(scope: Scope, name: bytes) -> bytes | None:
         if key == name:
             return bytes(value)
     return None
+
+
+def route_path(scope: Scope) -> str:
+    """The request's path below the mount point (ASGI's `path` includes `root_path`)."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root) and (len(path) == len(root) or path[len(root)] == "/"):
+        return path[len(root) :]
+    return path
 
 
 def declared_length(value: bytes | None) -> int | None:

@@ -331,7 +331,7 @@ class Stream:
             except StoreUnavailable:
                 if frame is None:
                     return None
-        await self.send_raw(encode_event(frame or b"", event_id, retry_ms, name=frame is not None))
+        await self.send_raw(encode_event(frame or b"", event_id, retry_ms))
         return event_id
 
     async def _store(self, stream_id: str, frame: bytes | None, last: bool) -> str:

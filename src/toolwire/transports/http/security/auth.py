@@ -26,6 +26,7 @@ from ..asgi import (
     read_body,
     refuse,
     respond,
+    route_path,
 )
 from .host_origin import authority
 
@@ -81,11 +82,7 @@ class BearerGuard:
         if scope["type"] != "http":  # lifespan (and WebSocket: no MCP route uses one)
             await self.app(scope, receive, send)
             return
-        root = scope.get("root_path", "")
-        path: str = scope["path"]
-        if root and path.startswith(root):
-            path = path[len(root) :]
-        if path in self._metadata_paths:
+        if route_path(scope) in self._metadata_paths:
             await self._metadata(scope, send)
             return
         if scope.get("method") == "OPTIONS":

@@ -33,7 +33,7 @@ from ..asgi import (
     refuse,
     respond,
 )
-from ..channel import KEEPALIVE_SECONDS, Stream
+from ..channel import KEEPALIVE_SECONDS, Stream, end_response
 from ..security.auth import IDENTITY_KEY
 
 if TYPE_CHECKING:
@@ -187,10 +187,7 @@ class LegacySse(Serving):
                     async with live.order:
                         pass
                 logger.debug("SSE session %s closed", session_id)
-        try:
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-        except Exception as error:  # the client is gone: nothing left to end
-            logger.debug("SSE session %s: ending the stream failed (%r)", session_id, error)
+        await end_response(stream, send)
 
     async def post(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         """ASGI endpoint of `POST message_path?session_id=...`: one message for a session."""

@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, cast
 
 from .._sse import SSE_HEADERS, encode_event
 from ..asgi import ASGIReceive, ASGISend, printable, refuse, unavailable
-from ..channel import KEEPALIVE, PRIMING_SINCE, Stream, followable, until_disconnect
+from ..channel import (
+    KEEPALIVE,
+    PRIMING_SINCE,
+    Stream,
+    end_response,
+    followable,
+    until_disconnect,
+)
 from .events import MalformedEventId
 from .records import StoreUnavailable
 from .sessions import is_get_stream
@@ -296,10 +303,8 @@ class _Get:
         """Carry `stream` until the client leaves or the stream or session ends."""
         stream.attach(self.send)
         await stream.wait(self.receive, self.keepalive)
-        if stream.is_sending_to(self.send):
-            stream.release()
         self.found.last_seen = time.monotonic()
-        await _end(self.send)
+        await end_response(stream, self.send)
 
 
 class _WriteFailed(Exception):

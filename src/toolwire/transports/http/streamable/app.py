@@ -4,13 +4,14 @@ answered without routing, guarded as a whole; standalone, or mounted with its li
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from starlette.routing import Route
 
 from .._runtime import Runtime
 from .._served_app import DEFAULT_MAX_EVENT_BYTES, GuardedApp, Guards, check_count
+from ..asgi import route_path
 from ..changes import ChangeBus
 from ..channel import KEEPALIVE_SECONDS
 from .endpoint import Endpoint, EndpointConfig
@@ -32,15 +33,6 @@ DEFAULT_MAX_SESSIONS = 10_000
 DEFAULT_RETRY_MS = 1000
 
 
-def _route_path(scope: MutableMapping[str, Any]) -> str:
-    # The path below the mount point: ASGI's `path` includes `root_path`.
-    path: str = scope["path"]
-    root: str = scope.get("root_path", "")
-    if root and path.startswith(root) and (len(path) == len(root) or path[len(root)] == "/"):
-        return path[len(root) :]
-    return path
-
-
 class StreamableHttpApp(GuardedApp):
     """A Starlette app serving MCP (streamable HTTP) on one path, answered by `endpoint`."""
 
@@ -58,7 +50,7 @@ class StreamableHttpApp(GuardedApp):
         if (
             scope["type"] == "http"
             and not self.user_middleware
-            and _route_path(scope) in self._paths
+            and route_path(scope) in self._paths
         ):
             await self.endpoint(scope, receive, send)
             return
