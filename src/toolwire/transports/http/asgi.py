@@ -30,6 +30,7 @@ __all__ = [
     "printable",
     "read_body",
     "refuse",
+    "request_headers",
     "respond",
     "route_path",
     "unavailable",
@@ -75,6 +76,24 @@ def header(scope: Scope, name: bytes) -> bytes | None:
         if key == name:
             return bytes(value)
     return None
+
+
+def request_headers(scope: Scope) -> tuple[dict[bytes, bytes], dict[bytes, int]]:
+    """The request's headers by name, the first copy of each, `Accept` lines joined into one
+    list (RFC 9110 section 5.3); and how many times each name sent twice or more came."""
+    found: dict[bytes, bytes] = {}
+    repeated: dict[bytes, int] = {}
+    accepts: list[bytes] = []
+    for name, value in scope["headers"]:
+        if name == b"accept":
+            accepts.append(value)
+        elif name not in found:
+            found[name] = value
+        else:
+            repeated[name] = repeated.get(name, 1) + 1
+    if accepts:
+        found[b"accept"] = b", ".join(accepts)
+    return found, repeated
 
 
 def route_path(scope: Scope) -> str:

@@ -1,14 +1,9 @@
-"""The response channel of streamable HTTP (both eras) and legacy SSE: frames become bytes.
-
-A `Stream` carries the frames the session routes to one response (a POST, a GET stream, a
-legacy SSE stream) and knows the replies it still owes. Its options carry the era differences:
-SSE decided up front, one JSON body, or JSON that turns into SSE at the first notice or
-keep-alive (2026-07-28); and whether a client leaving cancels the request or detaches the stream
-(the call goes on, its events stored for `Last-Event-ID`). Events held before the response
-starts are bounded (`HOLD_BYTES`), so a client that does not read slows the tool, not the
-server. `end_response` and `end_answer` end a response (plain answers are `asgi.py`'s).
-Serving is asyncio only.
-"""
+"""The response channel of streamable HTTP (both eras) and legacy SSE: a `Stream` carries the
+frames routed to one response (a POST, a GET stream, a legacy SSE stream) as one JSON body, an
+SSE stream, or JSON that turns into SSE at the first notice (2026-07-28), and knows the replies
+it still owes; a client leaving cancels its request or detaches the stream. Events held before
+the response starts are bounded (`HOLD_BYTES`), so a client that does not read slows the tool,
+not the server. Serving is asyncio only."""
 
 from __future__ import annotations
 
@@ -91,12 +86,12 @@ def accepts(ranges: dict[str, float], media: str) -> bool:
     return False
 
 
-def acceptable(accept: str | None, *, sse: bool) -> bool:
+def acceptable(accept: bytes | None, *, sse: bool) -> bool:
     """Whether the client's `Accept` lets it read the answer it may get: JSON always, an event
     stream too with `sse`. A request without `Accept` takes anything (as HTTP says)."""
     if accept is None or not accept.strip():
         return True
-    ranges = media_ranges(accept)
+    ranges = media_ranges(accept.decode("latin-1"))
     return accepts(ranges, JSON_MEDIA) and (not sse or accepts(ranges, SSE_MEDIA))
 
 
@@ -141,7 +136,6 @@ class Stream:
         "_leased",
         "_live",
         "_on_leave",
-        "_response",
         "_send",
         "_started",
         "_waiter",
@@ -186,8 +180,7 @@ class Stream:
         self._holder: asyncio.Task[Any] | None = None  # the task that asked for the hold
         self._started: asyncio.Future[None] | None = None  # tasks past HOLD_BYTES wait on it
         self.cut = False  # a tool ended the stream while it was held
-        self._response = upgrades
-        self.upgrades = upgrades is not None
+        self.upgrades = upgrades
         self._on_leave = on_leave
         self.gone = False  # the client left and the request was cancelled
 
@@ -254,7 +247,7 @@ class Stream:
     async def upgrade(self) -> None:
         """Turn a JSON answer into an SSE stream (once): the response starts now, and events
         written meanwhile wait for it."""
-        send = self._response
+        send = self.upgrades
         if self.sse or send is None or self.gone:
             return
         self.sse = True
@@ -292,12 +285,12 @@ class Stream:
     async def write(self, frame: bytes, kind: FrameKind, request_id: RequestId | None) -> bool:
         """Route one frame here; return whether it was the reply to `request_id`."""
         reply = False
-        if self.gone or (self.upgrades and self.finished):
+        if self.gone or (self.upgrades is not None and self.finished):
             return False  # nothing more goes out
         if kind is FrameKind.REPLY and request_id is not None and request_id in self.pending:
             self.pending.discard(request_id)
             reply = True
-        if not reply and self.upgrades and not self.sse:
+        if not reply and self.upgrades is not None and not self.sse:
             await self.upgrade()
         if not self.sse:
             if reply:
@@ -410,7 +403,7 @@ class Stream:
 
         timer = loop.call_later(WATCH_AFTER_SECONDS, watch) if receive is not None else None
         try:
-            if keepalive is None or not (self.sse or self.upgrades):
+            if keepalive is None or not (self.sse or self.upgrades is not None):
                 await waiter
                 return
             sent = 0

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,10 +28,12 @@ from ..asgi import (
     BodyTimeout,
     BodyTooLarge,
     ClientGone,
+    Scope,
     declared_length,
     is_json,
     read_body,
     refuse,
+    request_headers,
     respond,
     unavailable,
 )
@@ -59,12 +61,14 @@ __all__ = ["Endpoint", "EndpointConfig"]
 
 logger = logging.getLogger("toolwire.http")
 
-Scope = MutableMapping[str, Any]
-
 SESSION_HEADER = b"mcp-session-id"
 VERSION_HEADER = b"mcp-protocol-version"
 LAST_EVENT_HEADER = b"last-event-id"
-_SHOWN_NAMES = {VERSION_HEADER: "MCP-Protocol-Version", LAST_EVENT_HEADER: "Last-Event-ID"}
+_SHOWN_NAMES = {
+    VERSION_HEADER: "MCP-Protocol-Version",
+    LAST_EVENT_HEADER: "Last-Event-ID",
+    SESSION_HEADER: "Mcp-Session-Id",
+}
 MAX_IN_FLIGHT = 1000
 """Requests one session may have in flight at once (each holds a stream and a task)."""
 _SUPPORTED = ", ".join(HANDSHAKE_VERSIONS)
@@ -119,7 +123,7 @@ class Endpoint:
 
     async def _post(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         config = self.config
-        headers, repeated = _headers(scope)
+        headers, repeated = request_headers(scope)
         if not is_json(headers.get(b"content-type")):
             await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
             return
@@ -189,7 +193,7 @@ class Endpoint:
             # mode: no back channel, nothing kept.
             await self._stateless(scope, receive, send, message, body, item, version, as_json)
             return
-        found = await self._session(scope, headers, identity, send)
+        found = await self._session(headers, repeated, identity, send)
         if found is None:
             return
         session = found.server_session
@@ -354,27 +358,29 @@ class Endpoint:
         )
 
     async def _named_id(
-        self, scope: Scope, headers: dict[bytes, bytes], send: ASGISend
+        self, headers: dict[bytes, bytes], repeated: dict[bytes, int], send: ASGISend
     ) -> str | None:
-        """The session id a request names, or None once refused (400 without one); an id
-        that cannot be one of this app's comes back as "" (unknown, so 404)."""
+        """The session id a request names, or None once refused (400 without one, or with
+        two: a balancer routing by one may read the other); an id that cannot be one of this
+        app's comes back as "" (unknown, so 404)."""
         raw = headers.get(SESSION_HEADER)
         if raw is None:
             await refuse(send, 400, "Bad Request: Missing session ID")
             return None
-        count = sum(name == SESSION_HEADER for name, _ in scope["headers"])
-        if count > 1:  # `headers` holds the last; a balancer routing by it may read the first
-            await refuse(
-                send, 400, f"Bad Request: the request has {count} Mcp-Session-Id headers; send one"
-            )
+        if SESSION_HEADER in repeated:
+            await refuse(send, 400, _twice(repeated, SESSION_HEADER))
             return None
         return raw.decode("latin-1") if could_be_session_id(raw) else ""
 
     async def _session(
-        self, scope: Scope, headers: dict[bytes, bytes], identity: Any, send: ASGISend
+        self,
+        headers: dict[bytes, bytes],
+        repeated: dict[bytes, int],
+        identity: Any,
+        send: ASGISend,
     ) -> HttpSession | None:
         """The request's session, or None once refused (400 without an id, 404 unknown)."""
-        session_id = await self._named_id(scope, headers, send)
+        session_id = await self._named_id(headers, repeated, send)
         if session_id is None:
             return None
         sessions = self.runtime.sessions
@@ -438,7 +444,7 @@ class Endpoint:
     async def _get(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         if await self._refused_stateless(send):
             return
-        headers, repeated = _headers(scope)
+        headers, repeated = request_headers(scope)
         if not accepts_sse(headers.get(b"accept")):
             await refuse(send, 406, "Not Acceptable: Client must accept text/event-stream")
             return
@@ -448,7 +454,7 @@ class Endpoint:
         if bad_version is not None:
             await refuse(send, 400, bad_version)
             return
-        found = await self._session(scope, headers, scope.get(IDENTITY_KEY), send)
+        found = await self._session(headers, repeated, scope.get(IDENTITY_KEY), send)
         if found is None:
             return
         config = self.config
@@ -466,12 +472,12 @@ class Endpoint:
     async def _delete(self, scope: Scope, send: ASGISend) -> None:
         if await self._refused_stateless(send):
             return
-        headers, repeated = _headers(scope)
+        headers, repeated = request_headers(scope)
         bad_version = self._version(headers, repeated)[1]
         if bad_version is not None:
             await refuse(send, 400, bad_version)
             return
-        session_id = await self._named_id(scope, headers, send)
+        session_id = await self._named_id(headers, repeated, send)
         if session_id is None:
             return
         sessions = self.runtime.sessions
@@ -488,24 +494,6 @@ class Endpoint:
             await refuse(send, 404, "Not Found: Session not found or expired")
             return
         await respond(send, 200)
-
-
-def _headers(scope: Scope) -> tuple[dict[bytes, bytes], dict[bytes, int]]:
-    """The request's headers by name, the first copy of each, `Accept` lines joined into one
-    list (RFC 9110 section 5.3); and how many times each name sent twice or more came."""
-    found: dict[bytes, bytes] = {}
-    repeated: dict[bytes, int] = {}
-    accepts: list[bytes] = []
-    for name, value in scope["headers"]:
-        if name == b"accept":
-            accepts.append(value)
-        elif name not in found:
-            found[name] = value
-        else:
-            repeated[name] = repeated.get(name, 1) + 1
-    if accepts:
-        found[b"accept"] = b", ".join(accepts)
-    return found, repeated
 
 
 def _twice(repeated: dict[bytes, int], name: bytes) -> str:
