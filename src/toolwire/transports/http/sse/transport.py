@@ -17,7 +17,7 @@ import anyio
 
 from ....protocol.auth.identity import same_caller
 from ....protocol.wire.jsonrpc import PARSE_ERROR, decode
-from .._served_app import Serving, check_count
+from .._served_app import Serving, check_count, check_seconds
 from .._sse import SSE_HEADERS, encode_event
 from ..asgi import (
     ASGIReceive,
@@ -33,7 +33,7 @@ from ..asgi import (
     refuse,
     respond,
 )
-from ..channel import KEEPALIVE_SECONDS, Stream, end_response
+from ..channel import Stream, end_response
 from ..security.auth import IDENTITY_KEY
 
 if TYPE_CHECKING:
@@ -41,12 +41,10 @@ if TYPE_CHECKING:
     from ....protocol.session.serving import Servable, SessionOpener
     from ....protocol.session.session import ServerSession
 
-__all__ = ["DEFAULT_MAX_SESSIONS", "KEEPALIVE_SECONDS", "LegacySse"]
+__all__ = ["LegacySse"]
 
 logger = logging.getLogger("toolwire.http")
 
-DEFAULT_MAX_SESSIONS = 1000
-"""Event streams open at once beyond which a new `GET /sse` is refused with 503."""
 BUSY_SECONDS = 10.0
 """How long a POST waits for a session whose backlog is full before answering 503."""
 STREAM_END_SECONDS = 1.0
@@ -91,10 +89,7 @@ class LegacySse(Serving):
                 raise ValueError(f"{name} must be an absolute path like '/sse', not {path!r}")
         check_count("max_sessions", max_sessions, 1)
         check_count("max_body_bytes", max_body_bytes, 1)
-        if not isinstance(keepalive_seconds, int | float) or not keepalive_seconds > 0:
-            raise ValueError(
-                f"keepalive_seconds must be a number of seconds > 0, not {keepalive_seconds!r}"
-            )
+        check_seconds("keepalive_seconds", keepalive_seconds)
         super().__init__(servable, max_event_bytes, "SSE")
         self.sse_path = sse_path
         self.message_path = message_path

@@ -240,13 +240,7 @@ class _Get:
                 now = time.monotonic()
                 if watcher.done() or found.ended or now - started > store.follow_seconds:
                     logger.debug(
-                        "stream %s: follower stops (%s)",
-                        stream_id,
-                        "client gone"
-                        if watcher.done()
-                        else "session ended"
-                        if found.ended
-                        else "lifetime reached",
+                        "stream %s: follower stops (client, session or lifetime)", stream_id
                     )
                     return
                 found.last_seen = now  # a followed stream keeps its session from idling out

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,7 @@ from ....protocol.auth.identity import same_caller
 from ..changes import SESSION_ENDED, SESSION_UPDATED
 from ._hosting import CLOSE_GRACE_SECONDS
 from .records import MemorySessionStore, SessionRecord, SessionStore, StoreUnavailable, caller_key
-from .sessions import HttpSession, SessionLimitError, new_session_id, session_id_prefix
+from .sessions import HttpSession, SessionLimitError, session_id_prefix
 
 if TYPE_CHECKING:
     from ....protocol.session.serving import SessionOpener
@@ -79,7 +80,7 @@ class SessionManager:
         Raises:
             SessionLimitError: `max_sessions` live sessions, none of them idle.
         """
-        session = HttpSession(new_session_id(self._id_prefix), identity)
+        session = HttpSession(self._id_prefix + secrets.token_hex(16), identity)
         await self._host(session)
         return session
 

@@ -29,7 +29,6 @@ __all__ = [
     "SessionLimitError",
     "could_be_session_id",
     "is_get_stream",
-    "new_session_id",
     "session_id_prefix",
 ]
 
@@ -55,11 +54,6 @@ def session_id_prefix() -> str:
             "digits, '-' or '_'"
         )
     return f"{route}."
-
-
-def new_session_id(prefix: str) -> str:
-    """A fresh, unguessable session id after `prefix`."""
-    return prefix + secrets.token_hex(16)
 
 
 def could_be_session_id(raw: bytes) -> bool:
