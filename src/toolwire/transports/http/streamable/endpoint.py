@@ -105,8 +105,7 @@ class Endpoint:
         )
 
     async def __call__(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
-        if scope["type"] != "http":
-            return
+        # Only HTTP reaches here: the app dispatches HTTP alone, and a Starlette route too.
         if self.runtime.opener is None and not await self.runtime.ensure_started():
             await refuse(send, 503, "Service Unavailable: the server is shutting down")
             return
@@ -197,7 +196,6 @@ class Endpoint:
         if found is None:
             return
         session = found.server_session
-        assert session is not None
         session_header = (SESSION_HEADER, found.id.encode("ascii"))
         session.backlog.frame_size = len(body)
         if not isinstance(item, Request):  # a notification or a client's response
@@ -253,7 +251,6 @@ class Endpoint:
             await _full(send, sessions.max_sessions)
             return
         session = opened.server_session
-        assert session is not None
         collected = Stream(None, None, sse=False)
         collected.owe(item.id)
         opened.routes[item.id] = collected
@@ -394,7 +391,7 @@ class Endpoint:
             except SessionLimitError:
                 await _full(send, sessions.max_sessions)
                 return None
-        if found is None or found.server_session is None:
+        if found is None:
             await refuse(send, 404, "Not Found: Session not found or expired")
             return None
         return found

@@ -90,7 +90,6 @@ class SessionManager:
         Raises:
             StoreUnavailable: The store failed (the caller ends the session).
         """
-        assert session.server_session is not None
         record = SessionRecord.of(session.id, session.server_session, session.identity)
         await self.store.save(record, self.record_ttl, create=True)
         session.saved(record)
@@ -121,9 +120,7 @@ class SessionManager:
             self._in_background(self._touch([session.id]))
         if identity is not None and identity is not session.identity:
             # The same caller with a refreshed (or stepped-up) token: its scopes now count.
-            session.identity = identity
-            if session.server_session is not None:
-                session.server_session.identity = identity
+            session.identity = session.server_session.identity = identity
         return session
 
     async def _load(self, session_id: str, identity: Any) -> HttpSession | None:
@@ -162,7 +159,6 @@ class SessionManager:
             return None
         session = HttpSession(session_id, identity)
         await self._host(session)
-        assert session.server_session is not None
         record.restore(session.server_session)
         session.saved(record)
         logger.debug("session %s rebuilt from its record", session_id)
@@ -178,7 +174,7 @@ class SessionManager:
             session.save_changes = self.sync if self.shared else None
             options = {"back_channel": self.back_channel, "identity": session.identity}
             await session.open(self.opener, options)
-            if self.shared and session.server_session is not None:
+            if self.shared:
                 # Copies on several processes number their requests apart (see above).
                 session.server_session.outbound.id_prefix = f"tw-{session.copy}-"
             self.live[session.id] = session
@@ -189,8 +185,7 @@ class SessionManager:
 
     async def sync(self, session: HttpSession) -> None:
         """Write back what a request changed in the session's record, if it still exists."""
-        server_session = session.server_session
-        if server_session is None or not session.record_changed:
+        if not session.record_changed:
             return
         if self.shared:
             session.record_reads += 1  # a reload still waiting for its read is older news
@@ -202,7 +197,7 @@ class SessionManager:
                 self._stop(session)
                 return
             session.rebase(current)
-        record = SessionRecord.of(session.id, server_session, session.identity)
+        record = SessionRecord.of(session.id, session.server_session, session.identity)
         try:
             kept = await self.store.save(record, self.record_ttl, create=False)
         except StoreUnavailable:
@@ -240,9 +235,8 @@ class SessionManager:
         # Unless a later read holds newer news, or this copy's own write is due.
         if record is not None and session.record_reads == ticket and not session.record_changed:
             session.saved(record)
-            if session.server_session is not None:
-                record.restore(session.server_session)
-        if then is not None and session.server_session is not None:
+            record.restore(session.server_session)
+        if then is not None:
             then(session.server_session)
 
     def _expired(self, session: HttpSession, now: float) -> bool:

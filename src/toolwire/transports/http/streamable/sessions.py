@@ -94,22 +94,23 @@ class HttpSession:
         self.save_changes: Callable[[HttpSession], Awaitable[None]] | None = None
 
     @property
-    def server_session(self) -> ServerSession | None:
-        """The protocol session, once open."""
-        return self.hosted.session
+    def server_session(self) -> ServerSession:
+        """The protocol session (a session is only ever handed out once open)."""
+        session = self.hosted.session
+        assert session is not None, "the session is not open yet"
+        return session
 
     @property
     def protocol_version(self) -> str | None:
         """The version `initialize` negotiated, once it has."""
-        session = self.server_session
-        return session.protocol_version if session is not None else None
+        return self.server_session.protocol_version
 
     @property
     def record_changed(self) -> bool:
         """Whether a request changed the log level or subscriptions since the record was
         last written or read."""
         session = self.server_session
-        return session is not None and (
+        return (
             session.log_level != self.saved_log_level
             or session.resource_subscriptions != self.saved_subscriptions
         )
@@ -123,7 +124,6 @@ class HttpSession:
         """Put what requests changed in this copy on top of the record as it is now (another
         process's copy may have changed it meanwhile)."""
         session = self.server_session
-        assert session is not None
         mine = session.resource_subscriptions
         added = mine - self.saved_subscriptions
         removed = self.saved_subscriptions - mine
@@ -134,10 +134,9 @@ class HttpSession:
     @property
     def idle(self) -> bool:
         """No call running, no reply owed and no GET stream open."""
-        session = self.server_session
         return not (
             self.routes
-            or (session is not None and session.busy)
+            or self.server_session.busy
             or (self.get_stream is not None and self.get_stream.attached)
         )
 
