@@ -23,10 +23,9 @@ __all__ = [
     "ClientGone",
     "Headers",
     "Scope",
-    "declared_length",
     "header",
     "header_text",
-    "is_json",
+    "json_body",
     "printable",
     "read_body",
     "refuse",
@@ -44,7 +43,8 @@ ASGISend = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, ASGIReceive, ASGISend], Awaitable[None]]
 Headers = list[tuple[bytes, bytes]]
 
-JSON_TYPE = (b"content-type", b"application/json")
+JSON_MEDIA = b"application/json"
+JSON_TYPE = (b"content-type", JSON_MEDIA)
 _SHOWN_LIMIT = 200
 
 BODY_SECONDS = 30.0
@@ -105,19 +105,6 @@ def route_path(scope: Scope) -> str:
     return path
 
 
-def declared_length(value: bytes | None) -> int | None:
-    """The length a `Content-Length` value declares, or None (absent or not a number)."""
-    return int(value) if value is not None and value.isdigit() else None
-
-
-def is_json(content_type: bytes | None) -> bool:
-    """Whether a `Content-Type` says JSON (parameters such as `charset` allowed)."""
-    return (
-        content_type is not None
-        and content_type.split(b";", 1)[0].strip().lower() == b"application/json"
-    )
-
-
 async def read_body(receive: ASGIReceive, limit: int, declared: int | None = None) -> bytes:
     """The whole body, at most `limit` bytes (`declared` is its Content-Length), within
     `BODY_SECONDS`; raises `BodyTooLarge`, `BodyTimeout` or `ClientGone`."""
@@ -154,6 +141,31 @@ async def read_body(receive: ASGIReceive, limit: int, declared: int | None = Non
         raise BodyTimeout(seconds) from None
     finally:
         timer.cancel()
+
+
+async def json_body(
+    scope: Scope,
+    receive: ASGIReceive,
+    send: ASGISend,
+    limit: int,
+    too_large: str = "Payload Too Large: ",
+) -> bytes | None:
+    """The body of a POST whose `Content-Type` says JSON, at most `limit` bytes; None once
+    refused (415; 413, its reason after `too_large`; 408) or when the client left."""
+    content_type = header(scope, b"content-type")
+    if content_type is None or content_type.split(b";", 1)[0].strip().lower() != JSON_MEDIA:
+        await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
+        return None
+    length = header(scope, b"content-length")
+    try:
+        return await read_body(receive, limit, int(length) if length and length.isdigit() else None)
+    except BodyTooLarge as error:
+        await refuse(send, 413, f"{too_large}{error}")
+    except BodyTimeout as error:
+        await refuse(send, 408, f"Request Timeout: {error}", headers=[(b"connection", b"close")])
+    except ClientGone:
+        pass
+    return None
 
 
 async def respond(

@@ -19,20 +19,7 @@ from ....protocol.auth.identity import same_caller
 from ....protocol.wire.jsonrpc import PARSE_ERROR, decode
 from .._served_app import Serving, check_count, check_seconds
 from .._sse import SSE_HEADERS, encode_event
-from ..asgi import (
-    ASGIReceive,
-    ASGISend,
-    BodyTimeout,
-    BodyTooLarge,
-    ClientGone,
-    Scope,
-    declared_length,
-    header,
-    is_json,
-    read_body,
-    refuse,
-    respond,
-)
+from ..asgi import ASGIReceive, ASGISend, Scope, json_body, refuse, respond
 from ..channel import Stream, end_response
 from ..security.auth import IDENTITY_KEY
 
@@ -192,21 +179,8 @@ class LegacySse(Serving):
         live = await self._session_of(scope, send)
         if live is None:
             return
-        if not is_json(header(scope, b"content-type")):
-            await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
-            return
-        try:
-            body = await read_body(
-                receive, self.max_body_bytes, declared_length(header(scope, b"content-length"))
-            )
-        except BodyTooLarge as error:
-            await refuse(send, 413, str(error))
-            return
-        except BodyTimeout as error:
-            close = [(b"connection", b"close")]
-            await refuse(send, 408, f"Request Timeout: {error}", headers=close)
-            return
-        except ClientGone:
+        body = await json_body(scope, receive, send, self.max_body_bytes, too_large="")
+        if body is None:
             return
         try:
             decode(body)

@@ -25,13 +25,8 @@ from ..asgi import (
     JSON_TYPE,
     ASGIReceive,
     ASGISend,
-    BodyTimeout,
-    BodyTooLarge,
-    ClientGone,
     Scope,
-    declared_length,
-    is_json,
-    read_body,
+    json_body,
     refuse,
     request_headers,
     respond,
@@ -122,24 +117,10 @@ class Endpoint:
 
     async def _post(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         config = self.config
+        body = await json_body(scope, receive, send, config.max_body_bytes)
+        if body is None:
+            return
         headers, repeated = request_headers(scope)
-        if not is_json(headers.get(b"content-type")):
-            await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
-            return
-        try:
-            body = await read_body(
-                receive, config.max_body_bytes, declared_length(headers.get(b"content-length"))
-            )
-        except BodyTooLarge as error:
-            await refuse(send, 413, f"Payload Too Large: {error}")
-            return
-        except BodyTimeout as error:
-            await refuse(
-                send, 408, f"Request Timeout: {error}", headers=[(b"connection", b"close")]
-            )
-            return
-        except ClientGone:
-            return
         try:
             message = decode(body)
         except (ValueError, RecursionError) as error:
