@@ -136,7 +136,6 @@ class Stream:
         "_leased",
         "_live",
         "_on_leave",
-        "_send",
         "_started",
         "_waiter",
         "_written",
@@ -145,6 +144,7 @@ class Stream:
         "gone",
         "pending",
         "replies",
+        "send_to",
         "sse",
         "store",
         "stream_id",
@@ -172,7 +172,7 @@ class Stream:
         self.pending: set[RequestId] = set()  # the requests whose replies are still owed
         self.replies: list[bytes] = []  # JSON mode: the replies, for the body
         self.finished = False  # every reply sent (or the session ended)
-        self._send: ASGISend | None = None
+        self.send_to: ASGISend | None = None  # the open SSE response receiving its events
         self._waiter: asyncio.Future[None] | None = None
         self._written = time.monotonic()  # when the connection last got bytes
         self._held: list[bytes] | None = None  # events written before the response starts
@@ -203,33 +203,16 @@ class Stream:
         self._held = None
         self._holder = None
         if send is not None and not self.cut:
-            self._send = send
+            self.send_to = send
         started, self._started = self._started, None
         if started is not None and not started.done():
             started.set_result(None)  # the waiting tasks write after the held events
         return b"".join(held)
 
-    @property
-    def attached(self) -> bool:
-        """Whether a connection currently receives this stream's events."""
-        return self._send is not None
-
-    def attach(self, send: ASGISend) -> None:
-        """Write this stream's events to `send` (an open SSE response) from now on."""
-        self._send = send
-
-    def is_sending_to(self, send: ASGISend) -> bool:
-        """Whether events currently go to `send`."""
-        return self._send is send
-
-    def release(self) -> None:
-        """Stop sending to the current connection, which its handler is ending anyway."""
-        self._send = None
-
     def detach(self) -> None:
         """No connection receives the events any more (they are still stored); wakes the
         handler waiting on the stream so it can end its response."""
-        self._send = None
+        self.send_to = None
         self._wake()
 
     def leave(self) -> None:
@@ -240,7 +223,7 @@ class Stream:
             return
         self._on_leave = None
         self.gone = True
-        self._send = None
+        self.send_to = None
         on_leave()
         self._wake()
 
@@ -362,7 +345,7 @@ class Stream:
             if self.cut:
                 return
         self._written = time.monotonic()
-        send = self._send
+        send = self.send_to
         if send is None:
             return
         try:
@@ -384,7 +367,7 @@ class Stream:
                 connection after which a comment is sent (proxies drop idle connections; a
                 dead peer shows up as a failed write).
         """
-        if self.finished or self.gone or (self.sse and self._send is None):
+        if self.finished or self.gone or (self.sse and self.send_to is None):
             return
         loop = asyncio.get_running_loop()
         waiter = self._waiter = loop.create_future()
@@ -469,8 +452,8 @@ PRIMING_SINCE = "2025-11-25"  # SEP-1699: older clients may choke on an event wi
 
 async def end_response(stream: Stream, send: ASGISend) -> None:
     """End the SSE response on `send` (the stream itself may live on, stored or resumed)."""
-    if stream.is_sending_to(send):
-        stream.release()
+    if stream.send_to is send:
+        stream.send_to = None
     try:
         await send({"type": "http.response.body", "body": b"", "more_body": False})
     except Exception as error:  # the client is gone already

@@ -149,7 +149,7 @@ class LegacySse(Serving):
             await stream.send_raw(encode_event(frame))
 
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-        stream.attach(send)
+        stream.send_to = send
         async with opener(write, identity=identity, session_id=session_id) as session:
             live = _Live(session, identity, stream)
             self._live[session_id] = live
@@ -161,7 +161,7 @@ class LegacySse(Serving):
                 await stream.send_raw(b"event: endpoint\ndata: " + endpoint.encode() + b"\n\n")
                 await stream.wait(receive, self.keepalive_seconds)
             finally:
-                stream.release()
+                stream.send_to = None
                 del self._live[session_id]
                 live.closed = True
                 # A POST still handing the session its message finishes first.

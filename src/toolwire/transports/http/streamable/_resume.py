@@ -86,7 +86,7 @@ async def open_get_stream(
             await get.start([])
         finally:
             found.claimed.discard(stream)
-    stream.attach(send)
+    stream.send_to = send
     if stream.store is not None and (found.protocol_version or version or "") >= PRIMING_SINCE:
         await stream.emit(None, retry_ms)
     await get.carry(stream)
@@ -94,7 +94,7 @@ async def open_get_stream(
 
 def _taken(found: HttpSession, stream: Stream) -> bool:
     """Whether a connection receives `stream`, or a GET is about to."""
-    return stream.attached or stream in found.claimed
+    return stream.send_to is not None or stream in found.claimed
 
 
 def _malformed(last: bytes) -> str | None:
@@ -295,7 +295,7 @@ class _Get:
 
     async def carry(self, stream: Stream) -> None:
         """Carry `stream` until the client leaves or the stream or session ends."""
-        stream.attach(self.send)
+        stream.send_to = self.send
         await stream.wait(self.receive, self.keepalive)
         self.found.last_seen = time.monotonic()
         await end_response(stream, self.send)

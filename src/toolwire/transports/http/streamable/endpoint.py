@@ -502,7 +502,7 @@ def _closer(stream: Stream, send: ASGISend, retry_ms: int | None) -> Callable[[]
     async def close() -> None:
         if stream.holding:
             stream.cut = True  # the handler ends the response as soon as it may
-        elif stream.is_sending_to(send):
+        elif stream.send_to is send:
             await stream.send_raw(_retry_line(retry_ms))
             stream.detach()
 

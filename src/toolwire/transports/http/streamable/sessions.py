@@ -137,7 +137,7 @@ class HttpSession:
         return not (
             self.routes
             or self.server_session.busy
-            or (self.get_stream is not None and self.get_stream.attached)
+            or (self.get_stream is not None and self.get_stream.send_to is not None)
         )
 
     def new_stream_id(self, *, get: bool = False) -> str:
