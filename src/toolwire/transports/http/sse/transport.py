@@ -84,7 +84,7 @@ class LegacySse(Serving):
         self.keepalive_seconds = float(keepalive_seconds)
         self.max_body_bytes = max_body_bytes
         self._live: dict[str, _Live] = {}
-        self._opening: set[object] = set()  # streams admitted, their session not yet live
+        self._admitted = 0  # streams admitted and not yet ended, their session live or not
 
     @property
     def open_sessions(self) -> int:
@@ -117,22 +117,19 @@ class LegacySse(Serving):
         if scope["method"] != "GET":
             await _wrong_method(scope, send, "GET", "open the event stream with GET")
             return
-        if len(self._live) + len(self._opening) >= self.max_sessions:
+        if self._admitted >= self.max_sessions:
             logger.warning("SSE stream refused: %d sessions open (max_sessions)", len(self._live))
             await refuse(
                 send, 503, f"Too many open sessions (max_sessions={self.max_sessions}); retry later"
             )
             return
-        slot = object()
-        self._opening.add(slot)
+        self._admitted += 1
         try:
-            await self._serve_stream(scope, receive, send, slot)
+            await self._serve_stream(scope, receive, send)
         finally:
-            self._opening.discard(slot)
+            self._admitted -= 1
 
-    async def _serve_stream(
-        self, scope: Scope, receive: ASGIReceive, send: ASGISend, slot: object
-    ) -> None:
+    async def _serve_stream(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         try:
             opener = await self.ensure_started()
         except Exception:  # the server's lifespan failed; serving.py logged why
@@ -153,7 +150,6 @@ class LegacySse(Serving):
         async with opener(write, identity=identity, session_id=session_id) as session:
             live = _Live(session, identity, stream)
             self._live[session_id] = live
-            self._opening.discard(slot)
             logger.debug("SSE session %s opened", session_id)
             try:
                 prefix = str(scope.get("root_path", "")).rstrip("/")

@@ -1,13 +1,8 @@
-"""The streamable HTTP endpoint of the handshake era (2024-11-05 to 2025-11-25), as plain ASGI.
-
-One path answers POST (one JSON-RPC message: a request gets a JSON body or an SSE stream, a
-notification or client response 202), GET (the session's own stream, one at a time, else 409)
-and DELETE (ends the session). `initialize` returns `Mcp-Session-Id`, which later requests must
-carry (400 without, 404 once unknown or ended); in stateless mode each POST gets a fresh session
-and GET or DELETE is 405. With an event store, a stream resumes with `Last-Event-ID`. Every
-refusal is a 4xx with a JSON-RPC error naming the problem. A 2026-07-28 request is handed to
-`modern.serve_modern`.
-"""
+"""The MCP path of the streamable HTTP app, as plain ASGI: POST (a request gets a JSON body or
+an SSE stream, a notification or client response 202), GET (the session's own stream, or a
+resumed one) and DELETE, with `Mcp-Session-Id` sessions from `initialize` in the handshake era
+(none in stateless mode); a 2026-07-28 request goes to `modern.serve_modern`. Every refusal is
+a 4xx with a JSON-RPC error naming the problem."""
 
 from __future__ import annotations
 
