@@ -251,10 +251,6 @@ class Stream:
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    def owe(self, request_id: RequestId) -> None:
-        """This stream carries the reply to `request_id`."""
-        self.pending.add(request_id)
-
     def finish(self) -> None:
         """Nothing more will come (every reply went out, or the session is gone)."""
         self.finished = True

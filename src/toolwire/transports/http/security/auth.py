@@ -266,14 +266,11 @@ class BearerGuard:
             port = None if _DEFAULT_PORTS.get(scheme) == listening else str(listening)
         return name if port is None else f"{name}:{port}"
 
-    def _resource(self, scope: Scope) -> str:
-        """The resource identifier published: the configured URL, else this endpoint's URL as
-        the client addressed it."""
-        return self.auth.resource_url or self._base(scope) + self.endpoint_path
-
     def _metadata_document(self, scope: Scope) -> dict[str, Any]:
         auth = self.auth
-        document: dict[str, Any] = {"resource": self._resource(scope)}
+        # The configured URL, else this endpoint's URL as the client addressed it.
+        resource = self.auth.resource_url or self._base(scope) + self.endpoint_path
+        document: dict[str, Any] = {"resource": resource}
         if auth.authorization_servers:
             document["authorization_servers"] = list(auth.authorization_servers)
         supported = auth.scopes_supported

@@ -87,7 +87,10 @@ async def open_get_stream(
         finally:
             found.claimed.discard(stream)
     stream.send_to = send
-    if stream.store is not None and (found.protocol_version or version or "") >= PRIMING_SINCE:
+    if (
+        stream.store is not None
+        and (found.server_session.protocol_version or version or "") >= PRIMING_SINCE
+    ):
         await stream.emit(None, retry_ms)
     await get.carry(stream)
 

@@ -199,7 +199,7 @@ class Endpoint:
         found.routes[item.id] = stream
         if stream_id is not None:
             found.streams[stream_id] = stream
-        stream.owe(item.id)
+        stream.pending.add(item.id)
         await self._answer(
             session, found, message, stream, receive, send, version, [session_header]
         )
@@ -228,7 +228,7 @@ class Endpoint:
             return
         session = opened.server_session
         collected = Stream(None, None, sse=False)
-        collected.owe(item.id)
+        collected.pending.add(item.id)
         opened.routes[item.id] = collected
         session.backlog.frame_size = len(body)
         await session.receive_message(message)
@@ -283,7 +283,7 @@ class Endpoint:
         stream.hold()
         token = None
         if stream.store is not None:
-            negotiated = owner.protocol_version if owner is not None else None
+            negotiated = owner.server_session.protocol_version if owner is not None else None
             if (negotiated or version or ASSUMED_VERSION) >= PRIMING_SINCE and await stream.emit(
                 None, retry_ms
             ):
@@ -399,7 +399,7 @@ class Endpoint:
             stream = Stream(None, None, sse=not as_json)
             lease.target = stream.write
             lease.on_end = stream.finish
-            stream.owe(item.id)
+            stream.pending.add(item.id)
             await self._answer(session, None, message, stream, receive, send, version, [])
             lease.reusable = True
         finally:

@@ -65,7 +65,7 @@ async def serve_modern(
     stream = Stream(
         None, None, sse=False, upgrades=send if streams else None, on_leave=session.close
     )
-    stream.owe(item.id)
+    stream.pending.add(item.id)
     lease.target = stream.write
     try:
         if refusal is None or refusal.code == UNSUPPORTED_PROTOCOL_VERSION:

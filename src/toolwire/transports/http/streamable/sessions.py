@@ -101,11 +101,6 @@ class HttpSession:
         return session
 
     @property
-    def protocol_version(self) -> str | None:
-        """The version `initialize` negotiated, once it has."""
-        return self.server_session.protocol_version
-
-    @property
     def record_changed(self) -> bool:
         """Whether a request changed the log level or subscriptions since the record was
         last written or read."""
