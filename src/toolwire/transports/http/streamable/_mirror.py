@@ -42,10 +42,6 @@ _MIRRORED: WeakKeyDictionary[RegisteredTool, tuple[tuple[str, tuple[str, ...]], 
 )
 
 
-Headers = Mapping[bytes, bytes]
-"""A request's headers, the first copy of each (`asgi.request_headers`)."""
-
-
 def check_once(repeated: Mapping[bytes, int]) -> None:
     """The headers that route a request (version, method, name) must each come once: a proxy
     reading the first copy and a server reading the last would disagree."""
@@ -84,7 +80,7 @@ def _unwrap(value: str) -> str | None:
         return None
 
 
-def check_version(headers: Headers, envelope_version: Any) -> None:
+def check_version(headers: Mapping[bytes, bytes], envelope_version: Any) -> None:
     """The `MCP-Protocol-Version` header must name the envelope's version (and be there)."""
     raw = headers.get(b"mcp-protocol-version")
     value = _plain(raw) if raw is not None else None
@@ -94,14 +90,14 @@ def check_version(headers: Headers, envelope_version: Any) -> None:
         )
 
 
-def check_method(headers: Headers, method: str) -> None:
+def check_method(headers: Mapping[bytes, bytes], method: str) -> None:
     """`Mcp-Method` must be present and equal the body's method."""
     raw = headers.get(b"mcp-method")
     if raw is None or _plain(raw) != method:
         raise _mismatch("mcp-method header does not match the request body's method")
 
 
-def check_name(headers: Headers, method: str, params: dict[str, Any] | None) -> None:
+def check_name(headers: Mapping[bytes, bytes], method: str, params: dict[str, Any] | None) -> None:
     """`Mcp-Name` must equal the target the body names, when it names one."""
     field = _TARGET_FIELD.get(method)
     if field is None or not params or field not in params:
@@ -113,7 +109,7 @@ def check_name(headers: Headers, method: str, params: dict[str, Any] | None) -> 
 
 
 def check_params(
-    headers: Headers,
+    headers: Mapping[bytes, bytes],
     tools: Mapping[str, RegisteredTool],
     params: dict[str, Any] | None,
     repeated: Mapping[bytes, int],
@@ -136,7 +132,7 @@ def check_params(
 
 
 def _check_one(
-    headers: Headers,
+    headers: Mapping[bytes, bytes],
     suffix: str,
     path: tuple[str, ...],
     arguments: Any,

@@ -92,7 +92,7 @@ async def serve_modern(
 
 
 def _precheck(
-    headers: _mirror.Headers,
+    headers: Mapping[bytes, bytes],
     repeated: Mapping[bytes, int],
     method: str,
     params: dict[str, Any] | None,
