@@ -131,8 +131,9 @@ class SessionManager:
                 session = await asyncio.shield(pending)
                 break
             except asyncio.CancelledError:
-                if not pending.cancelled() or _cancelling():
-                    raise
+                task = asyncio.current_task()
+                if not pending.cancelled() or (task is not None and task.cancelling()):
+                    raise  # this task is cancelled, not only the rebuilder
         else:
             pending = asyncio.get_running_loop().create_future()
             self._loading[session_id] = pending
@@ -346,9 +347,3 @@ class SessionManager:
             await asyncio.wait(tasks, timeout=CLOSE_GRACE_SECONDS)
         if self._background:
             await asyncio.wait(set(self._background), timeout=CLOSE_GRACE_SECONDS)
-
-
-def _cancelling() -> bool:
-    """Whether the current task itself is being cancelled."""
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
