@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .events import EventStore, LiveEventStore, StreamTail
     from .sessions import HttpSession
 
-__all__ = ["MAX_EVENT_ID_LENGTH", "open_get_stream"]
+__all__ = ["MAX_EVENT_ID_LENGTH", "GetStream"]
 
 logger = logging.getLogger("toolwire.http")
 
@@ -42,57 +42,6 @@ _NOT_RESUMED = 0  # the id names nothing of this session's: open the GET stream 
 _ANSWERED = 1  # the GET is answered
 _GOES_ON = 2  # another copy's GET stream was replayed: carry this copy's from here
 _ONE_GET = "Conflict: Only one SSE stream is allowed per session"
-
-
-async def open_get_stream(
-    store: EventStore | None,
-    retry_ms: int | None,
-    keepalive: float | None,
-    found: HttpSession,
-    headers: dict[bytes, bytes],
-    receive: ASGIReceive,
-    send: ASGISend,
-    version: str | None,
-) -> None:
-    """Serve one GET of session `found` until the client leaves or the session ends."""
-    get = _Get(found, receive, send, keepalive)
-    last = headers.get(b"last-event-id") or None
-    outcome = _NOT_RESUMED
-    if last is not None:
-        malformed = _malformed(last)
-        try:
-            if malformed is None and store is not None:
-                outcome = await get.resume(store, last.decode("ascii"))
-        except StoreUnavailable as failure:
-            await unavailable(send, failure)
-            return
-        except MalformedEventId as error:
-            malformed = str(error)
-        if malformed is not None:
-            await refuse(send, 400, f"Bad Request: Last-Event-ID '{printable(last)}': {malformed}")
-            return
-        if outcome == _ANSWERED:
-            return
-    stream = found.get_stream
-    if stream is not None and _taken(found, stream):
-        await refuse(send, 409, _ONE_GET)
-        return
-    if stream is None:
-        stream_id = found.new_stream_id(get=True) if store is not None else None
-        stream = found.get_stream = Stream(stream_id, store, sse=True, live=False)
-    if outcome == _NOT_RESUMED:
-        found.claimed.add(stream)
-        try:
-            await get.start([])
-        finally:
-            found.claimed.discard(stream)
-    stream.send_to = send
-    if (
-        stream.store is not None
-        and (found.server_session.protocol_version or version or "") >= PRIMING_SINCE
-    ):
-        await stream.emit(None, retry_ms)
-    await get.carry(stream)
 
 
 def _taken(found: HttpSession, stream: Stream) -> bool:
@@ -120,7 +69,7 @@ async def _replayed(store: EventStore, after: str) -> tuple[str | None, list[tup
     return await store.replay_after(after, keep), events
 
 
-class _Get:
+class GetStream:
     """One GET of session `found`: the response it sends on `send` while `receive` says
     whether its client is still there."""
 
@@ -131,6 +80,53 @@ class _Get:
         self.receive = receive
         self.send = send
         self.keepalive = keepalive
+
+    async def serve(
+        self,
+        store: EventStore | None,
+        retry_ms: int | None,
+        last: bytes | None,
+        version: str | None,
+    ) -> None:
+        """Serve this GET (`last`: its `Last-Event-ID`) until the client leaves or the session
+        ends."""
+        found, send = self.found, self.send
+        outcome = _NOT_RESUMED
+        if last:
+            malformed = _malformed(last)
+            try:
+                if malformed is None and store is not None:
+                    outcome = await self.resume(store, last.decode("ascii"))
+            except StoreUnavailable as failure:
+                await unavailable(send, failure)
+                return
+            except MalformedEventId as error:
+                malformed = str(error)
+            if malformed is not None:
+                await refuse(
+                    send, 400, f"Bad Request: Last-Event-ID '{printable(last)}': {malformed}"
+                )
+                return
+            if outcome == _ANSWERED:
+                return
+        stream = found.get_stream
+        if stream is not None and _taken(found, stream):
+            await refuse(send, 409, _ONE_GET)
+            return
+        if stream is None:
+            stream_id = found.new_stream_id(get=True) if store is not None else None
+            stream = found.get_stream = Stream(stream_id, store, sse=True, live=False)
+        if outcome == _NOT_RESUMED:
+            found.claimed.add(stream)
+            try:
+                await self.start([])
+            finally:
+                found.claimed.discard(stream)
+        stream.send_to = send
+        protocol_version = found.server_session.protocol_version
+        if stream.store is not None and (protocol_version or version or "") >= PRIMING_SINCE:
+            await stream.emit(None, retry_ms)
+        await self.carry(stream)
 
     async def resume(self, store: EventStore, last_event_id: str) -> int:
         """Replay and take over the stream `last_event_id` belongs to.

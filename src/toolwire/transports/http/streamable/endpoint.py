@@ -38,7 +38,7 @@ from ..channel import (
     media_ranges,
 )
 from ..security.auth import IDENTITY_KEY
-from ._resume import open_get_stream
+from ._resume import GetStream
 from .modern import serve_modern
 from .records import StoreUnavailable
 from .sessions import HttpSession, SessionLimitError, could_be_session_id
@@ -431,16 +431,9 @@ class Endpoint:
         if found is None:
             return
         config = self.config
-        await open_get_stream(
-            self.runtime.event_store,
-            config.retry_ms,
-            config.keepalive_seconds,
-            found,
-            headers,
-            receive,
-            send,
-            version,
-        )
+        get = GetStream(found, receive, send, config.keepalive_seconds)
+        last = headers.get(LAST_EVENT_HEADER)
+        await get.serve(self.runtime.event_store, config.retry_ms, last, version)
 
     async def _delete(self, scope: Scope, send: ASGISend) -> None:
         if await self._refused_stateless(send):
