@@ -27,11 +27,11 @@ def test_a_left_connections_wait_does_not_unhook_the_wait_of_the_one_that_took_o
 
     async def scenario() -> None:
         stream = Stream("s.g1", None, sse=True, live=False)
-        stream.attach(send)
+        stream.send_to = send
         first = asyncio.create_task(stream.wait(still_there, 60.0))
         await asyncio.sleep(0)
         stream.detach()  # the first client left: its wait is woken...
-        stream.attach(send)  # ...and the reconnecting client's GET takes the stream over
+        stream.send_to = send  # ...and the reconnecting client's GET takes the stream over
         second = asyncio.create_task(stream.wait(still_there, 60.0))
         await asyncio.wait_for(first, BOUND_SECONDS)
         assert not second.done()

@@ -133,14 +133,12 @@ class Runtime(Serving):
 
     def forwarded(self, found: HttpSession, request_id: RequestId, message: Any) -> bool:
         """Pass on to the other processes an answer no call here waits for; whether it was."""
-        server_session = found.server_session
         sessions = self.sessions
         if (
             self._member is None
             or sessions is None
             or not sessions.shared
-            or server_session is None
-            or server_session.outbound.awaits(request_id)
+            or found.server_session.outbound.awaits(request_id)
         ):
             return False
         self._member.publish(CLIENT_RESPONSE, forward_notice(found.id, message, request_id))
@@ -282,9 +280,8 @@ def take_forwarded(sessions: SessionManager, data: str) -> None:
         logger.warning("change bus: ignored a client answer that is not one: %.200r", data)
         return
     held = sessions.live.get(session_id)
-    server_session = held.server_session if held is not None else None
-    if server_session is None or not server_session.outbound.awaits(item.id):
+    if held is None or not held.server_session.outbound.awaits(item.id):
         logger.debug("session %s: answer %r is not awaited here; ignored", session_id, item.id)
         return
-    server_session.outbound.resolve(item.id, item.result, item.error)
+    held.server_session.outbound.resolve(item.id, item.result, item.error)
     logger.debug("session %s: took answer %r passed on by another process", session_id, item.id)

@@ -23,23 +23,26 @@ if TYPE_CHECKING:
     from .asgi import ASGIApp
 
 __all__ = [
-    "DEFAULT_MAX_EVENT_BYTES",
     "GuardedApp",
     "Guards",
     "Serving",
     "check_count",
+    "check_seconds",
 ]
 
 logger = logging.getLogger("toolwire.http")
-
-DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
-"""The largest message an HTTP app sends (an SSE event or a JSON body) unless configured."""
 
 
 def check_count(name: str, value: Any, least: int, alternative: str = "") -> None:
     """Refuse (ValueError naming `name`) a `value` that is not an integer >= `least`."""
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
         raise ValueError(f"{name} must be an integer >= {least}{alternative}, not {value!r}")
+
+
+def check_seconds(name: str, value: Any, alternative: str = "") -> None:
+    """Refuse (ValueError naming `name`) a `value` that is not a number of seconds > 0."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ValueError(f"{name} must be a number of seconds > 0{alternative}, not {value!r}")
 
 
 class Serving:

@@ -17,16 +17,14 @@ SSE_HEADERS = [
 _BREAKS = re.compile(rb"\r\n|\r|\n")
 
 
-def encode_event(
-    data: bytes, event_id: str | None = None, retry_ms: int | None = None, *, name: bool = True
-) -> bytes:
-    """One SSE event of `data` (b"": an id only), named `message` unless `name` is False."""
+def encode_event(data: bytes, event_id: str | None = None, retry_ms: int | None = None) -> bytes:
+    """One SSE event of `data`, named `message` (b"": an id and retry hint only)."""
     head = b""
     if event_id is not None:
         head += b"id: " + event_id.encode("utf-8") + b"\n"
     if retry_ms is not None:
         head += b"retry: " + str(int(retry_ms)).encode("ascii") + b"\n"
-    if name and data:
+    if data:
         head += b"event: message\n"
     if b"\n" in data or b"\r" in data:
         lines = _BREAKS.split(data)

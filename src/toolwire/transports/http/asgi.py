@@ -23,14 +23,15 @@ __all__ = [
     "ClientGone",
     "Headers",
     "Scope",
-    "declared_length",
     "header",
     "header_text",
-    "is_json",
+    "json_body",
     "printable",
     "read_body",
     "refuse",
+    "request_headers",
     "respond",
+    "route_path",
     "unavailable",
 ]
 
@@ -42,7 +43,8 @@ ASGISend = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, ASGIReceive, ASGISend], Awaitable[None]]
 Headers = list[tuple[bytes, bytes]]
 
-JSON_TYPE = (b"content-type", b"application/json")
+JSON_MEDIA = b"application/json"
+JSON_TYPE = (b"content-type", JSON_MEDIA)
 _SHOWN_LIMIT = 200
 
 BODY_SECONDS = 30.0
@@ -76,17 +78,31 @@ def header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
-def declared_length(value: bytes | None) -> int | None:
-    """The length a `Content-Length` value declares, or None (absent or not a number)."""
-    return int(value) if value is not None and value.isdigit() else None
+def request_headers(scope: Scope) -> tuple[dict[bytes, bytes], dict[bytes, int]]:
+    """The request's headers by name, the first copy of each, `Accept` lines joined into one
+    list (RFC 9110 section 5.3); and how many times each name sent twice or more came."""
+    found: dict[bytes, bytes] = {}
+    repeated: dict[bytes, int] = {}
+    accepts: list[bytes] = []
+    for name, value in scope["headers"]:
+        if name == b"accept":
+            accepts.append(value)
+        elif name not in found:
+            found[name] = value
+        else:
+            repeated[name] = repeated.get(name, 1) + 1
+    if accepts:
+        found[b"accept"] = b", ".join(accepts)
+    return found, repeated
 
 
-def is_json(content_type: bytes | None) -> bool:
-    """Whether a `Content-Type` says JSON (parameters such as `charset` allowed)."""
-    return (
-        content_type is not None
-        and content_type.split(b";", 1)[0].strip().lower() == b"application/json"
-    )
+def route_path(scope: Scope) -> str:
+    """The request's path below the mount point (ASGI's `path` includes `root_path`)."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root) and (len(path) == len(root) or path[len(root)] == "/"):
+        return path[len(root) :]
+    return path
 
 
 async def read_body(receive: ASGIReceive, limit: int, declared: int | None = None) -> bytes:
@@ -125,6 +141,31 @@ async def read_body(receive: ASGIReceive, limit: int, declared: int | None = Non
         raise BodyTimeout(seconds) from None
     finally:
         timer.cancel()
+
+
+async def json_body(
+    scope: Scope,
+    receive: ASGIReceive,
+    send: ASGISend,
+    limit: int,
+    too_large: str = "Payload Too Large: ",
+) -> bytes | None:
+    """The body of a POST whose `Content-Type` says JSON, at most `limit` bytes; None once
+    refused (415; 413, its reason after `too_large`; 408) or when the client left."""
+    content_type = header(scope, b"content-type")
+    if content_type is None or content_type.split(b";", 1)[0].strip().lower() != JSON_MEDIA:
+        await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
+        return None
+    length = header(scope, b"content-length")
+    try:
+        return await read_body(receive, limit, int(length) if length and length.isdigit() else None)
+    except BodyTooLarge as error:
+        await refuse(send, 413, f"{too_large}{error}")
+    except BodyTimeout as error:
+        await refuse(send, 408, f"Request Timeout: {error}", headers=[(b"connection", b"close")])
+    except ClientGone:
+        pass
+    return None
 
 
 async def respond(

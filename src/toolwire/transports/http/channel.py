@@ -1,14 +1,9 @@
-"""The response channel of streamable HTTP (both eras) and legacy SSE: frames become bytes.
-
-A `Stream` carries the frames the session routes to one response (a POST, a GET stream, a
-legacy SSE stream) and knows the replies it still owes. Its options carry the era differences:
-SSE decided up front, one JSON body, or JSON that turns into SSE at the first notice or
-keep-alive (2026-07-28); and whether a client leaving cancels the request or detaches the stream
-(the call goes on, its events stored for `Last-Event-ID`). Events held before the response
-starts are bounded (`HOLD_BYTES`), so a client that does not read slows the tool, not the
-server. `end_response` and `end_answer` end a response (plain answers are `asgi.py`'s).
-Serving is asyncio only.
-"""
+"""The response channel of streamable HTTP (both eras) and legacy SSE: a `Stream` carries the
+frames routed to one response (a POST, a GET stream, a legacy SSE stream) as one JSON body, an
+SSE stream, or JSON that turns into SSE at the first notice (2026-07-28), and knows the replies
+it still owes; a client leaving cancels its request or detaches the stream. Events held before
+the response starts are bounded (`HOLD_BYTES`), so a client that does not read slows the tool,
+not the server. Serving is asyncio only."""
 
 from __future__ import annotations
 
@@ -91,12 +86,12 @@ def accepts(ranges: dict[str, float], media: str) -> bool:
     return False
 
 
-def acceptable(accept: str | None, *, sse: bool) -> bool:
+def acceptable(accept: bytes | None, *, sse: bool) -> bool:
     """Whether the client's `Accept` lets it read the answer it may get: JSON always, an event
     stream too with `sse`. A request without `Accept` takes anything (as HTTP says)."""
     if accept is None or not accept.strip():
         return True
-    ranges = media_ranges(accept)
+    ranges = media_ranges(accept.decode("latin-1"))
     return accepts(ranges, JSON_MEDIA) and (not sse or accepts(ranges, SSE_MEDIA))
 
 
@@ -141,8 +136,6 @@ class Stream:
         "_leased",
         "_live",
         "_on_leave",
-        "_response",
-        "_send",
         "_started",
         "_waiter",
         "_written",
@@ -151,6 +144,7 @@ class Stream:
         "gone",
         "pending",
         "replies",
+        "send_to",
         "sse",
         "store",
         "stream_id",
@@ -178,7 +172,7 @@ class Stream:
         self.pending: set[RequestId] = set()  # the requests whose replies are still owed
         self.replies: list[bytes] = []  # JSON mode: the replies, for the body
         self.finished = False  # every reply sent (or the session ended)
-        self._send: ASGISend | None = None
+        self.send_to: ASGISend | None = None  # the open SSE response receiving its events
         self._waiter: asyncio.Future[None] | None = None
         self._written = time.monotonic()  # when the connection last got bytes
         self._held: list[bytes] | None = None  # events written before the response starts
@@ -186,8 +180,7 @@ class Stream:
         self._holder: asyncio.Task[Any] | None = None  # the task that asked for the hold
         self._started: asyncio.Future[None] | None = None  # tasks past HOLD_BYTES wait on it
         self.cut = False  # a tool ended the stream while it was held
-        self._response = upgrades
-        self.upgrades = upgrades is not None
+        self.upgrades = upgrades
         self._on_leave = on_leave
         self.gone = False  # the client left and the request was cancelled
 
@@ -210,33 +203,16 @@ class Stream:
         self._held = None
         self._holder = None
         if send is not None and not self.cut:
-            self._send = send
+            self.send_to = send
         started, self._started = self._started, None
         if started is not None and not started.done():
             started.set_result(None)  # the waiting tasks write after the held events
         return b"".join(held)
 
-    @property
-    def attached(self) -> bool:
-        """Whether a connection currently receives this stream's events."""
-        return self._send is not None
-
-    def attach(self, send: ASGISend) -> None:
-        """Write this stream's events to `send` (an open SSE response) from now on."""
-        self._send = send
-
-    def is_sending_to(self, send: ASGISend) -> bool:
-        """Whether events currently go to `send`."""
-        return self._send is send
-
-    def release(self) -> None:
-        """Stop sending to the current connection, which its handler is ending anyway."""
-        self._send = None
-
     def detach(self) -> None:
         """No connection receives the events any more (they are still stored); wakes the
         handler waiting on the stream so it can end its response."""
-        self._send = None
+        self.send_to = None
         self._wake()
 
     def leave(self) -> None:
@@ -247,14 +223,14 @@ class Stream:
             return
         self._on_leave = None
         self.gone = True
-        self._send = None
+        self.send_to = None
         on_leave()
         self._wake()
 
     async def upgrade(self) -> None:
         """Turn a JSON answer into an SSE stream (once): the response starts now, and events
         written meanwhile wait for it."""
-        send = self._response
+        send = self.upgrades
         if self.sse or send is None or self.gone:
             return
         self.sse = True
@@ -275,10 +251,6 @@ class Stream:
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    def owe(self, request_id: RequestId) -> None:
-        """This stream carries the reply to `request_id`."""
-        self.pending.add(request_id)
-
     def finish(self) -> None:
         """Nothing more will come (every reply went out, or the session is gone)."""
         self.finished = True
@@ -292,12 +264,12 @@ class Stream:
     async def write(self, frame: bytes, kind: FrameKind, request_id: RequestId | None) -> bool:
         """Route one frame here; return whether it was the reply to `request_id`."""
         reply = False
-        if self.gone or (self.upgrades and self.finished):
+        if self.gone or (self.upgrades is not None and self.finished):
             return False  # nothing more goes out
         if kind is FrameKind.REPLY and request_id is not None and request_id in self.pending:
             self.pending.discard(request_id)
             reply = True
-        if not reply and self.upgrades and not self.sse:
+        if not reply and self.upgrades is not None and not self.sse:
             await self.upgrade()
         if not self.sse:
             if reply:
@@ -331,7 +303,7 @@ class Stream:
             except StoreUnavailable:
                 if frame is None:
                     return None
-        await self.send_raw(encode_event(frame or b"", event_id, retry_ms, name=frame is not None))
+        await self.send_raw(encode_event(frame or b"", event_id, retry_ms))
         return event_id
 
     async def _store(self, stream_id: str, frame: bytes | None, last: bool) -> str:
@@ -369,7 +341,7 @@ class Stream:
             if self.cut:
                 return
         self._written = time.monotonic()
-        send = self._send
+        send = self.send_to
         if send is None:
             return
         try:
@@ -391,7 +363,7 @@ class Stream:
                 connection after which a comment is sent (proxies drop idle connections; a
                 dead peer shows up as a failed write).
         """
-        if self.finished or self.gone or (self.sse and self._send is None):
+        if self.finished or self.gone or (self.sse and self.send_to is None):
             return
         loop = asyncio.get_running_loop()
         waiter = self._waiter = loop.create_future()
@@ -410,7 +382,7 @@ class Stream:
 
         timer = loop.call_later(WATCH_AFTER_SECONDS, watch) if receive is not None else None
         try:
-            if keepalive is None or not (self.sse or self.upgrades):
+            if keepalive is None or not (self.sse or self.upgrades is not None):
                 await waiter
                 return
             sent = 0
@@ -476,8 +448,8 @@ PRIMING_SINCE = "2025-11-25"  # SEP-1699: older clients may choke on an event wi
 
 async def end_response(stream: Stream, send: ASGISend) -> None:
     """End the SSE response on `send` (the stream itself may live on, stored or resumed)."""
-    if stream.is_sending_to(send):
-        stream.release()
+    if stream.send_to is send:
+        stream.send_to = None
     try:
         await send({"type": "http.response.body", "body": b"", "more_body": False})
     except Exception as error:  # the client is gone already

@@ -430,3 +430,12 @@ async def test_tool_list_changes_reach_the_stream() -> None:
             await stream.post({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
             listed, _ = await stream.reply(3)
             assert "fresh" in {tool["name"] for tool in listed["result"]["tools"]}
+
+
+@pytest.mark.parametrize("keepalive", [0, -1, "15", True, None])
+def test_a_keepalive_that_is_not_seconds_is_refused_by_name(keepalive: Any) -> None:
+    with pytest.raises(ValueError) as raised:
+        _server(Probe()).sse_app(keepalive_seconds=keepalive)
+    assert str(raised.value) == (
+        f"keepalive_seconds must be a number of seconds > 0, not {keepalive!r}"
+    )

@@ -19,6 +19,9 @@ REFUSED = [
     ({"retry_ms": -1}, "retry_ms must be an integer >= 0 or None, not -1"),
     ({"retry_ms": "1"}, "retry_ms must be an integer >= 0 or None, not '1'"),
     ({"keepalive_seconds": -2}, "keepalive_seconds must be a number of seconds > 0 or None"),
+    ({"keepalive_seconds": "1"}, "keepalive_seconds must be a number of seconds > 0 or None"),
+    ({"keepalive_seconds": True}, "keepalive_seconds must be a number of seconds > 0 or None"),
+    ({"session_idle_timeout": [1]}, "session_idle_timeout must be a number of seconds > 0 or"),
     ({"path": "mcp"}, "path must start with '/', not 'mcp'"),
 ]
 

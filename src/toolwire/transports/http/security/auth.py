@@ -26,6 +26,7 @@ from ..asgi import (
     read_body,
     refuse,
     respond,
+    route_path,
 )
 from .host_origin import authority
 
@@ -81,11 +82,7 @@ class BearerGuard:
         if scope["type"] != "http":  # lifespan (and WebSocket: no MCP route uses one)
             await self.app(scope, receive, send)
             return
-        root = scope.get("root_path", "")
-        path: str = scope["path"]
-        if root and path.startswith(root):
-            path = path[len(root) :]
-        if path in self._metadata_paths:
+        if route_path(scope) in self._metadata_paths:
             await self._metadata(scope, send)
             return
         if scope.get("method") == "OPTIONS":
@@ -269,14 +266,11 @@ class BearerGuard:
             port = None if _DEFAULT_PORTS.get(scheme) == listening else str(listening)
         return name if port is None else f"{name}:{port}"
 
-    def _resource(self, scope: Scope) -> str:
-        """The resource identifier published: the configured URL, else this endpoint's URL as
-        the client addressed it."""
-        return self.auth.resource_url or self._base(scope) + self.endpoint_path
-
     def _metadata_document(self, scope: Scope) -> dict[str, Any]:
         auth = self.auth
-        document: dict[str, Any] = {"resource": self._resource(scope)}
+        # The configured URL, else this endpoint's URL as the client addressed it.
+        resource = self.auth.resource_url or self._base(scope) + self.endpoint_path
+        document: dict[str, Any] = {"resource": resource}
         if auth.authorization_servers:
             document["authorization_servers"] = list(auth.authorization_servers)
         supported = auth.scopes_supported

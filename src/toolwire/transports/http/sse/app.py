@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.routing import Route
 
-from .._served_app import DEFAULT_MAX_EVENT_BYTES, GuardedApp, Guards
-from .transport import DEFAULT_MAX_SESSIONS, KEEPALIVE_SECONDS, LegacySse
+from .._served_app import GuardedApp, Guards
+from .transport import LegacySse
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -37,13 +37,13 @@ class LegacySseApp(GuardedApp):
         self,
         servable: Servable,
         *,
-        sse_path: str = "/sse",
-        message_path: str = "/messages/",
-        max_sessions: int = DEFAULT_MAX_SESSIONS,
-        keepalive_seconds: float = KEEPALIVE_SECONDS,
-        max_body_bytes: int | None = None,
-        guards: Guards | None = None,
-        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        sse_path: str,
+        message_path: str,
+        max_sessions: int,
+        keepalive_seconds: float,
+        max_body_bytes: int | None,
+        guards: Guards,
+        max_event_bytes: int | None,
     ) -> None:
         if max_body_bytes is None:
             max_body_bytes = servable.max_message_bytes
@@ -63,5 +63,4 @@ class LegacySseApp(GuardedApp):
             ],
             lifespan=self.lifespan,
         )
-        guards = guards or Guards(path=sse_path)
         self._entry = guards.around(self._routed, max_body_bytes=max_body_bytes)

@@ -17,23 +17,10 @@ import anyio
 
 from ....protocol.auth.identity import same_caller
 from ....protocol.wire.jsonrpc import PARSE_ERROR, decode
-from .._served_app import Serving, check_count
+from .._served_app import Serving, check_count, check_seconds
 from .._sse import SSE_HEADERS, encode_event
-from ..asgi import (
-    ASGIReceive,
-    ASGISend,
-    BodyTimeout,
-    BodyTooLarge,
-    ClientGone,
-    Scope,
-    declared_length,
-    header,
-    is_json,
-    read_body,
-    refuse,
-    respond,
-)
-from ..channel import KEEPALIVE_SECONDS, Stream
+from ..asgi import ASGIReceive, ASGISend, Scope, json_body, refuse, respond
+from ..channel import Stream, end_response
 from ..security.auth import IDENTITY_KEY
 
 if TYPE_CHECKING:
@@ -41,12 +28,10 @@ if TYPE_CHECKING:
     from ....protocol.session.serving import Servable, SessionOpener
     from ....protocol.session.session import ServerSession
 
-__all__ = ["DEFAULT_MAX_SESSIONS", "KEEPALIVE_SECONDS", "LegacySse"]
+__all__ = ["LegacySse"]
 
 logger = logging.getLogger("toolwire.http")
 
-DEFAULT_MAX_SESSIONS = 1000
-"""Event streams open at once beyond which a new `GET /sse` is refused with 503."""
 BUSY_SECONDS = 10.0
 """How long a POST waits for a session whose backlog is full before answering 503."""
 STREAM_END_SECONDS = 1.0
@@ -91,10 +76,7 @@ class LegacySse(Serving):
                 raise ValueError(f"{name} must be an absolute path like '/sse', not {path!r}")
         check_count("max_sessions", max_sessions, 1)
         check_count("max_body_bytes", max_body_bytes, 1)
-        if not isinstance(keepalive_seconds, int | float) or not keepalive_seconds > 0:
-            raise ValueError(
-                f"keepalive_seconds must be a number of seconds > 0, not {keepalive_seconds!r}"
-            )
+        check_seconds("keepalive_seconds", keepalive_seconds)
         super().__init__(servable, max_event_bytes, "SSE")
         self.sse_path = sse_path
         self.message_path = message_path
@@ -102,7 +84,7 @@ class LegacySse(Serving):
         self.keepalive_seconds = float(keepalive_seconds)
         self.max_body_bytes = max_body_bytes
         self._live: dict[str, _Live] = {}
-        self._opening: set[object] = set()  # streams admitted, their session not yet live
+        self._admitted = 0  # streams admitted and not yet ended, their session live or not
 
     @property
     def open_sessions(self) -> int:
@@ -135,22 +117,19 @@ class LegacySse(Serving):
         if scope["method"] != "GET":
             await _wrong_method(scope, send, "GET", "open the event stream with GET")
             return
-        if len(self._live) + len(self._opening) >= self.max_sessions:
+        if self._admitted >= self.max_sessions:
             logger.warning("SSE stream refused: %d sessions open (max_sessions)", len(self._live))
             await refuse(
                 send, 503, f"Too many open sessions (max_sessions={self.max_sessions}); retry later"
             )
             return
-        slot = object()
-        self._opening.add(slot)
+        self._admitted += 1
         try:
-            await self._serve_stream(scope, receive, send, slot)
+            await self._serve_stream(scope, receive, send)
         finally:
-            self._opening.discard(slot)
+            self._admitted -= 1
 
-    async def _serve_stream(
-        self, scope: Scope, receive: ASGIReceive, send: ASGISend, slot: object
-    ) -> None:
+    async def _serve_stream(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         try:
             opener = await self.ensure_started()
         except Exception:  # the server's lifespan failed; serving.py logged why
@@ -167,11 +146,10 @@ class LegacySse(Serving):
             await stream.send_raw(encode_event(frame))
 
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-        stream.attach(send)
+        stream.send_to = send
         async with opener(write, identity=identity, session_id=session_id) as session:
             live = _Live(session, identity, stream)
             self._live[session_id] = live
-            self._opening.discard(slot)
             logger.debug("SSE session %s opened", session_id)
             try:
                 prefix = str(scope.get("root_path", "")).rstrip("/")
@@ -179,7 +157,7 @@ class LegacySse(Serving):
                 await stream.send_raw(b"event: endpoint\ndata: " + endpoint.encode() + b"\n\n")
                 await stream.wait(receive, self.keepalive_seconds)
             finally:
-                stream.release()
+                stream.send_to = None
                 del self._live[session_id]
                 live.closed = True
                 # A POST still handing the session its message finishes first.
@@ -187,10 +165,7 @@ class LegacySse(Serving):
                     async with live.order:
                         pass
                 logger.debug("SSE session %s closed", session_id)
-        try:
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-        except Exception as error:  # the client is gone: nothing left to end
-            logger.debug("SSE session %s: ending the stream failed (%r)", session_id, error)
+        await end_response(stream, send)
 
     async def post(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         """ASGI endpoint of `POST message_path?session_id=...`: one message for a session."""
@@ -200,21 +175,8 @@ class LegacySse(Serving):
         live = await self._session_of(scope, send)
         if live is None:
             return
-        if not is_json(header(scope, b"content-type")):
-            await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
-            return
-        try:
-            body = await read_body(
-                receive, self.max_body_bytes, declared_length(header(scope, b"content-length"))
-            )
-        except BodyTooLarge as error:
-            await refuse(send, 413, str(error))
-            return
-        except BodyTimeout as error:
-            close = [(b"connection", b"close")]
-            await refuse(send, 408, f"Request Timeout: {error}", headers=close)
-            return
-        except ClientGone:
+        body = await json_body(scope, receive, send, self.max_body_bytes, too_large="")
+        if body is None:
             return
         try:
             decode(body)

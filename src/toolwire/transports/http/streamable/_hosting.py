@@ -163,26 +163,24 @@ class SessionPool:
         """The request is over: keep its session if nothing of it lingers, else close it."""
         lease.target = None
         lease.on_end = None
-        session = lease.hosted.session
         if (
             lease.reusable
             and not lease.listening
             and lease.identity is None
-            and session is not None
-            and not session.busy
+            and not lease.session.busy
             and len(self._idle) < KEEP_IDLE
             and not lease.closed
             and lease in self._live
         ):
             lease.reusable = False
-            _reset(session)
+            _reset(lease.session)
             self._idle.append(lease)
             return
         _close(lease)
 
     def listening(self) -> list[ServerSession]:
         """The sessions serving a `subscriptions/listen` stream right now."""
-        return [lease.session for lease in self._live if lease.listening and lease.hosted.session]
+        return [lease.session for lease in self._live if lease.listening]
 
     async def end_listen_streams(self) -> None:
         """Give every open listen stream its final result (its response then ends)."""

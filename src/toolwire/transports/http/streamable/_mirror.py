@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
@@ -23,12 +23,11 @@ __all__ = [
     "check_once",
     "check_params",
     "check_version",
-    "collect",
 ]
 
 HEADER_MISMATCH = -32020
 
-_ROUTING = ("mcp-protocol-version", "mcp-method", "mcp-name")
+_ROUTING = (b"mcp-protocol-version", b"mcp-method", b"mcp-name")
 
 # Methods that address one target, and the body field naming it.
 _TARGET_FIELD = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
@@ -43,36 +42,25 @@ _MIRRORED: WeakKeyDictionary[RegisteredTool, tuple[tuple[str, tuple[str, ...]], 
 )
 
 
-def collect(headers: Iterable[tuple[bytes, bytes]]) -> tuple[dict[str, str], frozenset[str]]:
-    """`accept` and every `mcp*` header, by lower-case name, values as Latin-1, repeats folded
-    with ", "; and the names that were repeated."""
-    values: dict[str, list[str]] = {}
-    for key, value in headers:
-        name = key.decode("latin-1").lower()
-        if name.startswith("mcp") or name == "accept":
-            values.setdefault(name, []).append(value.decode("latin-1"))
-    found = {name: ", ".join(texts) for name, texts in values.items()}
-    return found, frozenset(name for name, texts in values.items() if len(texts) > 1)
-
-
-def check_once(repeated: frozenset[str]) -> None:
+def check_once(repeated: Mapping[bytes, int]) -> None:
     """The headers that route a request (version, method, name) must each come once: a proxy
     reading the first copy and a server reading the last would disagree."""
     for name in _ROUTING:
         if name in repeated:
-            raise _mismatch(f"{name} header appears more than once")
+            raise _mismatch(f"{name.decode()} header appears more than once")
 
 
 def _mismatch(text: str) -> ProtocolError:
     return ProtocolError(HEADER_MISMATCH, text)
 
 
-def _plain(raw: str) -> str | None:
+def _plain(raw: bytes) -> str | None:
     """A header value stripped; None if it holds anything but visible ASCII, space and tab."""
-    for char in raw:
+    text = raw.decode("latin-1")
+    for char in text:
         if not (" " <= char <= "~" or char == "\t"):
             return None
-    return raw.strip(" \t")
+    return text.strip(" \t")
 
 
 def _unwrap(value: str) -> str | None:
@@ -92,9 +80,9 @@ def _unwrap(value: str) -> str | None:
         return None
 
 
-def check_version(headers: Mapping[str, str], envelope_version: Any) -> None:
+def check_version(headers: Mapping[bytes, bytes], envelope_version: Any) -> None:
     """The `MCP-Protocol-Version` header must name the envelope's version (and be there)."""
-    raw = headers.get("mcp-protocol-version")
+    raw = headers.get(b"mcp-protocol-version")
     value = _plain(raw) if raw is not None else None
     if value is None or value != envelope_version:
         raise _mismatch(
@@ -102,29 +90,29 @@ def check_version(headers: Mapping[str, str], envelope_version: Any) -> None:
         )
 
 
-def check_method(headers: Mapping[str, str], method: str) -> None:
+def check_method(headers: Mapping[bytes, bytes], method: str) -> None:
     """`Mcp-Method` must be present and equal the body's method."""
-    raw = headers.get("mcp-method")
+    raw = headers.get(b"mcp-method")
     if raw is None or _plain(raw) != method:
         raise _mismatch("mcp-method header does not match the request body's method")
 
 
-def check_name(headers: Mapping[str, str], method: str, params: dict[str, Any] | None) -> None:
+def check_name(headers: Mapping[bytes, bytes], method: str, params: dict[str, Any] | None) -> None:
     """`Mcp-Name` must equal the target the body names, when it names one."""
     field = _TARGET_FIELD.get(method)
     if field is None or not params or field not in params:
         return
-    raw = headers.get("mcp-name")
+    raw = headers.get(b"mcp-name")
     plain = _plain(raw) if raw is not None else None
     if plain is None or _unwrap(plain) != params[field]:
         raise _mismatch(f"mcp-name header does not match the request body's {field!r} parameter")
 
 
 def check_params(
-    headers: Mapping[str, str],
+    headers: Mapping[bytes, bytes],
     tools: Mapping[str, RegisteredTool],
     params: dict[str, Any] | None,
-    repeated: frozenset[str] = frozenset(),
+    repeated: Mapping[bytes, int],
 ) -> None:
     """The `Mcp-Param-*` headers of a `tools/call` must mirror the arguments its tool's
     schema marks with `x-mcp-header`, each header once (`repeated`: the names sent twice)."""
@@ -144,17 +132,19 @@ def check_params(
 
 
 def _check_one(
-    headers: Mapping[str, str],
+    headers: Mapping[bytes, bytes],
     suffix: str,
     path: tuple[str, ...],
     arguments: Any,
-    repeated: frozenset[str],
+    repeated: Mapping[bytes, int],
 ) -> None:
     header = f"Mcp-Param-{suffix}"
+    # A name outside ASCII becomes one no HTTP server lets through (header names are tokens).
+    key = header.lower().encode("ascii", "replace")
     argument = ".".join(path)
     value = _value_at(arguments, path)
-    raw = headers.get(header.lower())
-    if raw is not None and header.lower() in repeated:
+    raw = headers.get(key)
+    if raw is not None and key in repeated:
         raise _mismatch(f"{header} header appears more than once")
     if raw is None:
         if value is not None:

@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, cast
 
 from .._sse import SSE_HEADERS, encode_event
 from ..asgi import ASGIReceive, ASGISend, printable, refuse, unavailable
-from ..channel import KEEPALIVE, PRIMING_SINCE, Stream, followable, until_disconnect
+from ..channel import (
+    KEEPALIVE,
+    PRIMING_SINCE,
+    Stream,
+    end_response,
+    followable,
+    until_disconnect,
+)
 from .events import MalformedEventId
 from .records import StoreUnavailable
 from .sessions import is_get_stream
@@ -21,7 +28,7 @@ if TYPE_CHECKING:
     from .events import EventStore, LiveEventStore, StreamTail
     from .sessions import HttpSession
 
-__all__ = ["MAX_EVENT_ID_LENGTH", "open_get_stream"]
+__all__ = ["MAX_EVENT_ID_LENGTH", "GetStream"]
 
 logger = logging.getLogger("toolwire.http")
 
@@ -37,57 +44,9 @@ _GOES_ON = 2  # another copy's GET stream was replayed: carry this copy's from h
 _ONE_GET = "Conflict: Only one SSE stream is allowed per session"
 
 
-async def open_get_stream(
-    store: EventStore | None,
-    retry_ms: int | None,
-    keepalive: float | None,
-    found: HttpSession,
-    headers: dict[bytes, bytes],
-    receive: ASGIReceive,
-    send: ASGISend,
-    version: str | None,
-) -> None:
-    """Serve one GET of session `found` until the client leaves or the session ends."""
-    get = _Get(found, receive, send, keepalive)
-    last = headers.get(b"last-event-id") or None
-    outcome = _NOT_RESUMED
-    if last is not None:
-        malformed = _malformed(last)
-        try:
-            if malformed is None and store is not None:
-                outcome = await get.resume(store, last.decode("ascii"))
-        except StoreUnavailable as failure:
-            await unavailable(send, failure)
-            return
-        except MalformedEventId as error:
-            malformed = str(error)
-        if malformed is not None:
-            await refuse(send, 400, f"Bad Request: Last-Event-ID '{printable(last)}': {malformed}")
-            return
-        if outcome == _ANSWERED:
-            return
-    stream = found.get_stream
-    if stream is not None and _taken(found, stream):
-        await refuse(send, 409, _ONE_GET)
-        return
-    if stream is None:
-        stream_id = found.new_stream_id(get=True) if store is not None else None
-        stream = found.get_stream = Stream(stream_id, store, sse=True, live=False)
-    if outcome == _NOT_RESUMED:
-        found.claimed.add(stream)
-        try:
-            await get.start([])
-        finally:
-            found.claimed.discard(stream)
-    stream.attach(send)
-    if stream.store is not None and (found.protocol_version or version or "") >= PRIMING_SINCE:
-        await stream.emit(None, retry_ms)
-    await get.carry(stream)
-
-
 def _taken(found: HttpSession, stream: Stream) -> bool:
     """Whether a connection receives `stream`, or a GET is about to."""
-    return stream.attached or stream in found.claimed
+    return stream.send_to is not None or stream in found.claimed
 
 
 def _malformed(last: bytes) -> str | None:
@@ -110,7 +69,7 @@ async def _replayed(store: EventStore, after: str) -> tuple[str | None, list[tup
     return await store.replay_after(after, keep), events
 
 
-class _Get:
+class GetStream:
     """One GET of session `found`: the response it sends on `send` while `receive` says
     whether its client is still there."""
 
@@ -121,6 +80,53 @@ class _Get:
         self.receive = receive
         self.send = send
         self.keepalive = keepalive
+
+    async def serve(
+        self,
+        store: EventStore | None,
+        retry_ms: int | None,
+        last: bytes | None,
+        version: str | None,
+    ) -> None:
+        """Serve this GET (`last`: its `Last-Event-ID`) until the client leaves or the session
+        ends."""
+        found, send = self.found, self.send
+        outcome = _NOT_RESUMED
+        if last:
+            malformed = _malformed(last)
+            try:
+                if malformed is None and store is not None:
+                    outcome = await self.resume(store, last.decode("ascii"))
+            except StoreUnavailable as failure:
+                await unavailable(send, failure)
+                return
+            except MalformedEventId as error:
+                malformed = str(error)
+            if malformed is not None:
+                await refuse(
+                    send, 400, f"Bad Request: Last-Event-ID '{printable(last)}': {malformed}"
+                )
+                return
+            if outcome == _ANSWERED:
+                return
+        stream = found.get_stream
+        if stream is not None and _taken(found, stream):
+            await refuse(send, 409, _ONE_GET)
+            return
+        if stream is None:
+            stream_id = found.new_stream_id(get=True) if store is not None else None
+            stream = found.get_stream = Stream(stream_id, store, sse=True, live=False)
+        if outcome == _NOT_RESUMED:
+            found.claimed.add(stream)
+            try:
+                await self.start([])
+            finally:
+                found.claimed.discard(stream)
+        stream.send_to = send
+        protocol_version = found.server_session.protocol_version
+        if stream.store is not None and (protocol_version or version or "") >= PRIMING_SINCE:
+            await stream.emit(None, retry_ms)
+        await self.carry(stream)
 
     async def resume(self, store: EventStore, last_event_id: str) -> int:
         """Replay and take over the stream `last_event_id` belongs to.
@@ -233,13 +239,7 @@ class _Get:
                 now = time.monotonic()
                 if watcher.done() or found.ended or now - started > store.follow_seconds:
                     logger.debug(
-                        "stream %s: follower stops (%s)",
-                        stream_id,
-                        "client gone"
-                        if watcher.done()
-                        else "session ended"
-                        if found.ended
-                        else "lifetime reached",
+                        "stream %s: follower stops (client, session or lifetime)", stream_id
                     )
                     return
                 found.last_seen = now  # a followed stream keeps its session from idling out
@@ -294,12 +294,10 @@ class _Get:
 
     async def carry(self, stream: Stream) -> None:
         """Carry `stream` until the client leaves or the stream or session ends."""
-        stream.attach(self.send)
+        stream.send_to = self.send
         await stream.wait(self.receive, self.keepalive)
-        if stream.is_sending_to(self.send):
-            stream.release()
         self.found.last_seen = time.monotonic()
-        await _end(self.send)
+        await end_response(stream, self.send)
 
 
 class _WriteFailed(Exception):

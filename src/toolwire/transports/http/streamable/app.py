@@ -4,15 +4,15 @@ answered without routing, guarded as a whole; standalone, or mounted with its li
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from starlette.routing import Route
 
 from .._runtime import Runtime
-from .._served_app import DEFAULT_MAX_EVENT_BYTES, GuardedApp, Guards, check_count
+from .._served_app import GuardedApp, Guards, check_count, check_seconds
+from ..asgi import route_path
 from ..changes import ChangeBus
-from ..channel import KEEPALIVE_SECONDS
 from .endpoint import Endpoint, EndpointConfig
 from .events import EventStore, MemoryEventStore
 from .records import SessionStore
@@ -20,25 +20,7 @@ from .records import SessionStore
 if TYPE_CHECKING:
     from ....protocol.session.serving import Servable
 
-__all__ = [
-    "DEFAULT_IDLE_TIMEOUT",
-    "DEFAULT_MAX_SESSIONS",
-    "StreamableHttpApp",
-    "streamable_http_app",
-]
-
-DEFAULT_IDLE_TIMEOUT = 1800.0
-DEFAULT_MAX_SESSIONS = 10_000
-DEFAULT_RETRY_MS = 1000
-
-
-def _route_path(scope: MutableMapping[str, Any]) -> str:
-    # The path below the mount point: ASGI's `path` includes `root_path`.
-    path: str = scope["path"]
-    root: str = scope.get("root_path", "")
-    if root and path.startswith(root) and (len(path) == len(root) or path[len(root)] == "/"):
-        return path[len(root) :]
-    return path
+__all__ = ["StreamableHttpApp", "streamable_http_app"]
 
 
 class StreamableHttpApp(GuardedApp):
@@ -58,7 +40,7 @@ class StreamableHttpApp(GuardedApp):
         if (
             scope["type"] == "http"
             and not self.user_middleware
-            and _route_path(scope) in self._paths
+            and route_path(scope) in self._paths
         ):
             await self.endpoint(scope, receive, send)
             return
@@ -68,23 +50,23 @@ class StreamableHttpApp(GuardedApp):
 def streamable_http_app(
     servable: Servable,
     *,
-    path: str = "/mcp",
-    stateless: bool = False,
-    json_response: bool = False,
-    resumable: bool = True,
-    event_store: EventStore | None = None,
-    retry_ms: int | None = DEFAULT_RETRY_MS,
-    session_idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
-    max_sessions: int = DEFAULT_MAX_SESSIONS,
-    max_body_bytes: int | None = None,
-    max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
-    keepalive_seconds: float | None = KEEPALIVE_SECONDS,
-    session_store: SessionStore | None = None,
-    allowed_hosts: Sequence[str] | None = None,
-    allowed_origins: Sequence[str] | None = None,
-    auth: Any = None,
-    host: str | None = None,
-    change_bus: ChangeBus | None = None,
+    path: str,
+    stateless: bool,
+    json_response: bool,
+    resumable: bool,
+    event_store: EventStore | None,
+    retry_ms: int | None,
+    session_idle_timeout: float | None,
+    max_sessions: int,
+    max_body_bytes: int | None,
+    max_event_bytes: int | None,
+    keepalive_seconds: float | None,
+    session_store: SessionStore | None,
+    allowed_hosts: Sequence[str] | None,
+    allowed_origins: Sequence[str] | None,
+    auth: Any,
+    host: str | None,
+    change_bus: ChangeBus | None,
 ) -> StreamableHttpApp:
     """Build the ASGI app serving `servable` over streamable HTTP (see `Server.http_app`).
 
@@ -93,14 +75,16 @@ def streamable_http_app(
     """
     if not path.startswith("/"):
         raise ValueError(f"path must start with '/', not {path!r}")
-    _check_seconds("session_idle_timeout", session_idle_timeout)
+    if session_idle_timeout is not None:
+        check_seconds("session_idle_timeout", session_idle_timeout, " or None")
     check_count("max_sessions", max_sessions, 1)
     if max_body_bytes is None:
         max_body_bytes = servable.max_message_bytes
     check_count("max_body_bytes", max_body_bytes, 1)
     if retry_ms is not None:
         check_count("retry_ms", retry_ms, 0, " or None")
-    _check_seconds("keepalive_seconds", keepalive_seconds)
+    if keepalive_seconds is not None:
+        check_seconds("keepalive_seconds", keepalive_seconds, " or None")
     if event_store is not None and not isinstance(event_store, EventStore):
         raise ValueError("event_store must have the EventStore methods store and replay_after")
     if session_store is not None and not isinstance(session_store, SessionStore):
@@ -141,8 +125,3 @@ def streamable_http_app(
         getattr(servable, "tool_registry", None),
     )
     return StreamableHttpApp(Endpoint(runtime, config), path, guards)
-
-
-def _check_seconds(name: str, value: Any) -> None:
-    if value is not None and not value > 0:
-        raise ValueError(f"{name} must be a number of seconds > 0 or None, not {value!r}")

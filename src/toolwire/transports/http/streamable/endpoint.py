@@ -1,19 +1,14 @@
-"""The streamable HTTP endpoint of the handshake era (2024-11-05 to 2025-11-25), as plain ASGI.
-
-One path answers POST (one JSON-RPC message: a request gets a JSON body or an SSE stream, a
-notification or client response 202), GET (the session's own stream, one at a time, else 409)
-and DELETE (ends the session). `initialize` returns `Mcp-Session-Id`, which later requests must
-carry (400 without, 404 once unknown or ended); in stateless mode each POST gets a fresh session
-and GET or DELETE is 405. With an event store, a stream resumes with `Last-Event-ID`. Every
-refusal is a 4xx with a JSON-RPC error naming the problem. A 2026-07-28 request is handed to
-`modern.serve_modern`.
-"""
+"""The MCP path of the streamable HTTP app, as plain ASGI: POST (a request gets a JSON body or
+an SSE stream, a notification or client response 202), GET (the session's own stream, or a
+resumed one) and DELETE, with `Mcp-Session-Id` sessions from `initialize` in the handshake era
+(none in stateless mode); a 2026-07-28 request goes to `modern.serve_modern`. Every refusal is
+a 4xx with a JSON-RPC error naming the problem."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,13 +20,10 @@ from ..asgi import (
     JSON_TYPE,
     ASGIReceive,
     ASGISend,
-    BodyTimeout,
-    BodyTooLarge,
-    ClientGone,
-    declared_length,
-    is_json,
-    read_body,
+    Scope,
+    json_body,
     refuse,
+    request_headers,
     respond,
     unavailable,
 )
@@ -46,7 +38,7 @@ from ..channel import (
     media_ranges,
 )
 from ..security.auth import IDENTITY_KEY
-from ._resume import open_get_stream
+from ._resume import GetStream
 from .modern import serve_modern
 from .records import StoreUnavailable
 from .sessions import HttpSession, SessionLimitError, could_be_session_id
@@ -59,12 +51,14 @@ __all__ = ["Endpoint", "EndpointConfig"]
 
 logger = logging.getLogger("toolwire.http")
 
-Scope = MutableMapping[str, Any]
-
 SESSION_HEADER = b"mcp-session-id"
 VERSION_HEADER = b"mcp-protocol-version"
 LAST_EVENT_HEADER = b"last-event-id"
-_SHOWN_NAMES = {VERSION_HEADER: "MCP-Protocol-Version", LAST_EVENT_HEADER: "Last-Event-ID"}
+_SHOWN_NAMES = {
+    VERSION_HEADER: "MCP-Protocol-Version",
+    LAST_EVENT_HEADER: "Last-Event-ID",
+    SESSION_HEADER: "Mcp-Session-Id",
+}
 MAX_IN_FLIGHT = 1000
 """Requests one session may have in flight at once (each holds a stream and a task)."""
 _SUPPORTED = ", ".join(HANDSHAKE_VERSIONS)
@@ -101,8 +95,7 @@ class Endpoint:
         )
 
     async def __call__(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
-        if scope["type"] != "http":
-            return
+        # Only HTTP reaches here: the app dispatches HTTP alone, and a Starlette route too.
         if self.runtime.opener is None and not await self.runtime.ensure_started():
             await refuse(send, 503, "Service Unavailable: the server is shutting down")
             return
@@ -119,24 +112,10 @@ class Endpoint:
 
     async def _post(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         config = self.config
-        headers, repeated = _headers(scope)
-        if not is_json(headers.get(b"content-type")):
-            await refuse(send, 415, "Unsupported Media Type: Content-Type must be application/json")
+        body = await json_body(scope, receive, send, config.max_body_bytes)
+        if body is None:
             return
-        try:
-            body = await read_body(
-                receive, config.max_body_bytes, declared_length(headers.get(b"content-length"))
-            )
-        except BodyTooLarge as error:
-            await refuse(send, 413, f"Payload Too Large: {error}")
-            return
-        except BodyTimeout as error:
-            await refuse(
-                send, 408, f"Request Timeout: {error}", headers=[(b"connection", b"close")]
-            )
-            return
-        except ClientGone:
-            return
+        headers, repeated = request_headers(scope)
         try:
             message = decode(body)
         except (ValueError, RecursionError) as error:
@@ -189,11 +168,10 @@ class Endpoint:
             # mode: no back channel, nothing kept.
             await self._stateless(scope, receive, send, message, body, item, version, as_json)
             return
-        found = await self._session(scope, headers, identity, send)
+        found = await self._session(headers, repeated, identity, send)
         if found is None:
             return
         session = found.server_session
-        assert session is not None
         session_header = (SESSION_HEADER, found.id.encode("ascii"))
         session.backlog.frame_size = len(body)
         if not isinstance(item, Request):  # a notification or a client's response
@@ -221,7 +199,7 @@ class Endpoint:
         found.routes[item.id] = stream
         if stream_id is not None:
             found.streams[stream_id] = stream
-        stream.owe(item.id)
+        stream.pending.add(item.id)
         await self._answer(
             session, found, message, stream, receive, send, version, [session_header]
         )
@@ -249,9 +227,8 @@ class Endpoint:
             await _full(send, sessions.max_sessions)
             return
         session = opened.server_session
-        assert session is not None
         collected = Stream(None, None, sse=False)
-        collected.owe(item.id)
+        collected.pending.add(item.id)
         opened.routes[item.id] = collected
         session.backlog.frame_size = len(body)
         await session.receive_message(message)
@@ -306,7 +283,7 @@ class Endpoint:
         stream.hold()
         token = None
         if stream.store is not None:
-            negotiated = owner.protocol_version if owner is not None else None
+            negotiated = owner.server_session.protocol_version if owner is not None else None
             if (negotiated or version or ASSUMED_VERSION) >= PRIMING_SINCE and await stream.emit(
                 None, retry_ms
             ):
@@ -354,27 +331,29 @@ class Endpoint:
         )
 
     async def _named_id(
-        self, scope: Scope, headers: dict[bytes, bytes], send: ASGISend
+        self, headers: dict[bytes, bytes], repeated: dict[bytes, int], send: ASGISend
     ) -> str | None:
-        """The session id a request names, or None once refused (400 without one); an id
-        that cannot be one of this app's comes back as "" (unknown, so 404)."""
+        """The session id a request names, or None once refused (400 without one, or with
+        two: a balancer routing by one may read the other); an id that cannot be one of this
+        app's comes back as "" (unknown, so 404)."""
         raw = headers.get(SESSION_HEADER)
         if raw is None:
             await refuse(send, 400, "Bad Request: Missing session ID")
             return None
-        count = sum(name == SESSION_HEADER for name, _ in scope["headers"])
-        if count > 1:  # `headers` holds the last; a balancer routing by it may read the first
-            await refuse(
-                send, 400, f"Bad Request: the request has {count} Mcp-Session-Id headers; send one"
-            )
+        if SESSION_HEADER in repeated:
+            await refuse(send, 400, _twice(repeated, SESSION_HEADER))
             return None
         return raw.decode("latin-1") if could_be_session_id(raw) else ""
 
     async def _session(
-        self, scope: Scope, headers: dict[bytes, bytes], identity: Any, send: ASGISend
+        self,
+        headers: dict[bytes, bytes],
+        repeated: dict[bytes, int],
+        identity: Any,
+        send: ASGISend,
     ) -> HttpSession | None:
         """The request's session, or None once refused (400 without an id, 404 unknown)."""
-        session_id = await self._named_id(scope, headers, send)
+        session_id = await self._named_id(headers, repeated, send)
         if session_id is None:
             return None
         sessions = self.runtime.sessions
@@ -388,7 +367,7 @@ class Endpoint:
             except SessionLimitError:
                 await _full(send, sessions.max_sessions)
                 return None
-        if found is None or found.server_session is None:
+        if found is None:
             await refuse(send, 404, "Not Found: Session not found or expired")
             return None
         return found
@@ -420,7 +399,7 @@ class Endpoint:
             stream = Stream(None, None, sse=not as_json)
             lease.target = stream.write
             lease.on_end = stream.finish
-            stream.owe(item.id)
+            stream.pending.add(item.id)
             await self._answer(session, None, message, stream, receive, send, version, [])
             lease.reusable = True
         finally:
@@ -438,7 +417,7 @@ class Endpoint:
     async def _get(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         if await self._refused_stateless(send):
             return
-        headers, repeated = _headers(scope)
+        headers, repeated = request_headers(scope)
         if not accepts_sse(headers.get(b"accept")):
             await refuse(send, 406, "Not Acceptable: Client must accept text/event-stream")
             return
@@ -448,30 +427,23 @@ class Endpoint:
         if bad_version is not None:
             await refuse(send, 400, bad_version)
             return
-        found = await self._session(scope, headers, scope.get(IDENTITY_KEY), send)
+        found = await self._session(headers, repeated, scope.get(IDENTITY_KEY), send)
         if found is None:
             return
         config = self.config
-        await open_get_stream(
-            self.runtime.event_store,
-            config.retry_ms,
-            config.keepalive_seconds,
-            found,
-            headers,
-            receive,
-            send,
-            version,
-        )
+        get = GetStream(found, receive, send, config.keepalive_seconds)
+        last = headers.get(LAST_EVENT_HEADER)
+        await get.serve(self.runtime.event_store, config.retry_ms, last, version)
 
     async def _delete(self, scope: Scope, send: ASGISend) -> None:
         if await self._refused_stateless(send):
             return
-        headers, repeated = _headers(scope)
+        headers, repeated = request_headers(scope)
         bad_version = self._version(headers, repeated)[1]
         if bad_version is not None:
             await refuse(send, 400, bad_version)
             return
-        session_id = await self._named_id(scope, headers, send)
+        session_id = await self._named_id(headers, repeated, send)
         if session_id is None:
             return
         sessions = self.runtime.sessions
@@ -488,24 +460,6 @@ class Endpoint:
             await refuse(send, 404, "Not Found: Session not found or expired")
             return
         await respond(send, 200)
-
-
-def _headers(scope: Scope) -> tuple[dict[bytes, bytes], dict[bytes, int]]:
-    """The request's headers by name, the first copy of each, `Accept` lines joined into one
-    list (RFC 9110 section 5.3); and how many times each name sent twice or more came."""
-    found: dict[bytes, bytes] = {}
-    repeated: dict[bytes, int] = {}
-    accepts: list[bytes] = []
-    for name, value in scope["headers"]:
-        if name == b"accept":
-            accepts.append(value)
-        elif name not in found:
-            found[name] = value
-        else:
-            repeated[name] = repeated.get(name, 1) + 1
-    if accepts:
-        found[b"accept"] = b", ".join(accepts)
-    return found, repeated
 
 
 def _twice(repeated: dict[bytes, int], name: bytes) -> str:
@@ -536,7 +490,7 @@ def _closer(stream: Stream, send: ASGISend, retry_ms: int | None) -> Callable[[]
     async def close() -> None:
         if stream.holding:
             stream.cut = True  # the handler ends the response as soon as it may
-        elif stream.is_sending_to(send):
+        elif stream.send_to is send:
             await stream.send_raw(_retry_line(retry_ms))
             stream.detach()
 

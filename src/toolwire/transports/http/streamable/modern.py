@@ -4,7 +4,7 @@ the app's `SessionPool`. A request is checked (envelope -32602, mirrored headers
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ....protocol.wire import eras
@@ -17,7 +17,7 @@ from ....protocol.wire.jsonrpc import (
     classify,
     error_message,
 )
-from ..asgi import ASGIReceive, ASGISend, refuse, respond
+from ..asgi import ASGIReceive, ASGISend, Scope, refuse, request_headers, respond
 from ..channel import Stream, acceptable, end_answer
 from ..security.auth import IDENTITY_KEY
 from . import _mirror
@@ -26,8 +26,6 @@ if TYPE_CHECKING:
     from ._hosting import SessionPool
 
 __all__ = ["serve_modern"]
-
-Scope = MutableMapping[str, Any]
 
 LISTEN = "subscriptions/listen"
 
@@ -47,13 +45,13 @@ async def serve_modern(
 ) -> None:
     """Serve one 2026-07-28 POST whose `body` was read (`message` decoded), from its checks to
     the last byte of its answer."""
-    headers, repeated = _mirror.collect(scope.get("headers") or ())
+    headers, repeated = request_headers(scope)
     item = classify(message)
     if not isinstance(item, Request | Notification):  # invalid, or a response to nothing
         await refuse(send, 400, _NOT_ONE_MESSAGE)
         return
     streams = item.method == LISTEN or not json_response
-    if not acceptable(headers.get("accept"), sse=streams):
+    if not acceptable(headers.get(b"accept"), sse=streams):
         wanted = "both application/json and text/event-stream" if streams else "application/json"
         await refuse(send, 406, f"Not Acceptable: Client must accept {wanted}")
         return
@@ -67,7 +65,7 @@ async def serve_modern(
     stream = Stream(
         None, None, sse=False, upgrades=send if streams else None, on_leave=session.close
     )
-    stream.owe(item.id)
+    stream.pending.add(item.id)
     lease.target = stream.write
     try:
         if refusal is None or refusal.code == UNSUPPORTED_PROTOCOL_VERSION:
@@ -94,7 +92,10 @@ async def serve_modern(
 
 
 def _precheck(
-    headers: Mapping[str, str], repeated: frozenset[str], method: str, params: dict[str, Any] | None
+    headers: Mapping[bytes, bytes],
+    repeated: Mapping[bytes, int],
+    method: str,
+    params: dict[str, Any] | None,
 ) -> ProtocolError | None:
     """What refuses a request before it runs, in the SDK's order; None when nothing does."""
     meta = params.get("_meta") if params else None

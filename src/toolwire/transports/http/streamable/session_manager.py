@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,7 @@ from ....protocol.auth.identity import same_caller
 from ..changes import SESSION_ENDED, SESSION_UPDATED
 from ._hosting import CLOSE_GRACE_SECONDS
 from .records import MemorySessionStore, SessionRecord, SessionStore, StoreUnavailable, caller_key
-from .sessions import HttpSession, SessionLimitError, new_session_id, session_id_prefix
+from .sessions import HttpSession, SessionLimitError, session_id_prefix
 
 if TYPE_CHECKING:
     from ....protocol.session.serving import SessionOpener
@@ -79,7 +80,7 @@ class SessionManager:
         Raises:
             SessionLimitError: `max_sessions` live sessions, none of them idle.
         """
-        session = HttpSession(new_session_id(self._id_prefix), identity)
+        session = HttpSession(self._id_prefix + secrets.token_hex(16), identity)
         await self._host(session)
         return session
 
@@ -89,7 +90,6 @@ class SessionManager:
         Raises:
             StoreUnavailable: The store failed (the caller ends the session).
         """
-        assert session.server_session is not None
         record = SessionRecord.of(session.id, session.server_session, session.identity)
         await self.store.save(record, self.record_ttl, create=True)
         session.saved(record)
@@ -120,9 +120,7 @@ class SessionManager:
             self._in_background(self._touch([session.id]))
         if identity is not None and identity is not session.identity:
             # The same caller with a refreshed (or stepped-up) token: its scopes now count.
-            session.identity = identity
-            if session.server_session is not None:
-                session.server_session.identity = identity
+            session.identity = session.server_session.identity = identity
         return session
 
     async def _load(self, session_id: str, identity: Any) -> HttpSession | None:
@@ -133,8 +131,9 @@ class SessionManager:
                 session = await asyncio.shield(pending)
                 break
             except asyncio.CancelledError:
-                if not pending.cancelled() or _cancelling():
-                    raise
+                task = asyncio.current_task()
+                if not pending.cancelled() or (task is not None and task.cancelling()):
+                    raise  # this task is cancelled, not only the rebuilder
         else:
             pending = asyncio.get_running_loop().create_future()
             self._loading[session_id] = pending
@@ -161,7 +160,6 @@ class SessionManager:
             return None
         session = HttpSession(session_id, identity)
         await self._host(session)
-        assert session.server_session is not None
         record.restore(session.server_session)
         session.saved(record)
         logger.debug("session %s rebuilt from its record", session_id)
@@ -177,7 +175,7 @@ class SessionManager:
             session.save_changes = self.sync if self.shared else None
             options = {"back_channel": self.back_channel, "identity": session.identity}
             await session.open(self.opener, options)
-            if self.shared and session.server_session is not None:
+            if self.shared:
                 # Copies on several processes number their requests apart (see above).
                 session.server_session.outbound.id_prefix = f"tw-{session.copy}-"
             self.live[session.id] = session
@@ -188,8 +186,7 @@ class SessionManager:
 
     async def sync(self, session: HttpSession) -> None:
         """Write back what a request changed in the session's record, if it still exists."""
-        server_session = session.server_session
-        if server_session is None or not session.record_changed:
+        if not session.record_changed:
             return
         if self.shared:
             session.record_reads += 1  # a reload still waiting for its read is older news
@@ -201,7 +198,7 @@ class SessionManager:
                 self._stop(session)
                 return
             session.rebase(current)
-        record = SessionRecord.of(session.id, server_session, session.identity)
+        record = SessionRecord.of(session.id, session.server_session, session.identity)
         try:
             kept = await self.store.save(record, self.record_ttl, create=False)
         except StoreUnavailable:
@@ -239,9 +236,8 @@ class SessionManager:
         # Unless a later read holds newer news, or this copy's own write is due.
         if record is not None and session.record_reads == ticket and not session.record_changed:
             session.saved(record)
-            if session.server_session is not None:
-                record.restore(session.server_session)
-        if then is not None and session.server_session is not None:
+            record.restore(session.server_session)
+        if then is not None:
             then(session.server_session)
 
     def _expired(self, session: HttpSession, now: float) -> bool:
@@ -351,9 +347,3 @@ class SessionManager:
             await asyncio.wait(tasks, timeout=CLOSE_GRACE_SECONDS)
         if self._background:
             await asyncio.wait(set(self._background), timeout=CLOSE_GRACE_SECONDS)
-
-
-def _cancelling() -> bool:
-    """Whether the current task itself is being cancelled."""
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0

@@ -29,7 +29,6 @@ __all__ = [
     "SessionLimitError",
     "could_be_session_id",
     "is_get_stream",
-    "new_session_id",
     "session_id_prefix",
 ]
 
@@ -55,11 +54,6 @@ def session_id_prefix() -> str:
             "digits, '-' or '_'"
         )
     return f"{route}."
-
-
-def new_session_id(prefix: str) -> str:
-    """A fresh, unguessable session id after `prefix`."""
-    return prefix + secrets.token_hex(16)
 
 
 def could_be_session_id(raw: bytes) -> bool:
@@ -100,22 +94,18 @@ class HttpSession:
         self.save_changes: Callable[[HttpSession], Awaitable[None]] | None = None
 
     @property
-    def server_session(self) -> ServerSession | None:
-        """The protocol session, once open."""
-        return self.hosted.session
-
-    @property
-    def protocol_version(self) -> str | None:
-        """The version `initialize` negotiated, once it has."""
-        session = self.server_session
-        return session.protocol_version if session is not None else None
+    def server_session(self) -> ServerSession:
+        """The protocol session (a session is only ever handed out once open)."""
+        session = self.hosted.session
+        assert session is not None, "the session is not open yet"
+        return session
 
     @property
     def record_changed(self) -> bool:
         """Whether a request changed the log level or subscriptions since the record was
         last written or read."""
         session = self.server_session
-        return session is not None and (
+        return (
             session.log_level != self.saved_log_level
             or session.resource_subscriptions != self.saved_subscriptions
         )
@@ -129,7 +119,6 @@ class HttpSession:
         """Put what requests changed in this copy on top of the record as it is now (another
         process's copy may have changed it meanwhile)."""
         session = self.server_session
-        assert session is not None
         mine = session.resource_subscriptions
         added = mine - self.saved_subscriptions
         removed = self.saved_subscriptions - mine
@@ -140,11 +129,10 @@ class HttpSession:
     @property
     def idle(self) -> bool:
         """No call running, no reply owed and no GET stream open."""
-        session = self.server_session
         return not (
             self.routes
-            or (session is not None and session.busy)
-            or (self.get_stream is not None and self.get_stream.attached)
+            or self.server_session.busy
+            or (self.get_stream is not None and self.get_stream.send_to is not None)
         )
 
     def new_stream_id(self, *, get: bool = False) -> str:
