@@ -420,6 +420,24 @@ def _reply_of(sock: socket.socket) -> tuple[str, bytes]:
     return head.decode(), body
 
 
+def _wait_until_read(port: int, client: socket.socket) -> None:
+    """Wait until the server listening on `port` has taken every byte `client` sent from its
+    socket (its side's receive queue in /proc/net/tcp is empty): the request head is parsed."""
+    client_port = client.getsockname()[1]
+    deadline = time.monotonic() + READ_SECONDS
+    while time.monotonic() < deadline:
+        for fields in (row.split() for row in Path("/proc/net/tcp").read_text().splitlines()[1:]):
+            local, remote = fields[1], fields[2]
+            if int(local.rsplit(":", 1)[1], 16) == port and int(remote.rsplit(":", 1)[1], 16) == (
+                client_port
+            ):
+                if int(fields[4].split(":")[1], 16) == 0:
+                    return
+                break
+        time.sleep(0.01)
+    raise AssertionError(f"the server on port {port} did not read what was sent in time")
+
+
 @pytest.mark.parametrize("transport", ["http", "sse"])
 def test_a_post_whose_body_stalls_at_sigterm_is_refused_and_holds_nothing_up(
     app: Path, transport: str
@@ -452,6 +470,9 @@ def test_a_post_whose_body_stalls_at_sigterm_is_refused_and_holds_nothing_up(
             "Accept: application/json\r\nContent-Length: 100\r\n\r\n"
         )
         stalled.sendall(head.encode() + b'{"jsonrpc":')  # and never the rest
+        # A head still unread at the signal would find the connection idle, and an idle
+        # connection is closed without a reply: wait until the server has it.
+        _wait_until_read(server.port, stalled)
         with stalled:
             server.process.send_signal(signal.SIGTERM)
             head_text, refusal = _reply_of(stalled)
