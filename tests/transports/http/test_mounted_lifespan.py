@@ -16,8 +16,10 @@ import logging
 import signal
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 import anyio
+import httpx
 import pytest
 from _http_harness import serving
 from _uvicorn_process import STOP_SECONDS, Uvicorn
@@ -162,3 +164,37 @@ def test_a_lifespan_not_forwarded_warns_once_in_process(
     assert len(warnings) == 1, warnings
     assert "the MCP app of server 'threaded'" in warnings[0]
     assert "lifespan=mcp_app.lifespan" in warnings[0]
+
+
+def test_a_lifespan_not_forwarded_that_fails_is_a_503_and_tried_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Starting on the first request, a failed start-up is the server's state, not the
+    # request's fault: a 503 with a JSON-RPC body on both apps, and the next request retries.
+    tries: list[str] = []
+
+    @contextlib.asynccontextmanager
+    async def broken(server: Server) -> Any:
+        tries.append("enter")
+        raise RuntimeError("the database is down")
+        yield
+
+    server = Server("broken", lifespan=broken)
+    parent = Starlette(
+        routes=[Mount("/tools", app=server.http_app()), Mount("/legacy", app=server.sse_app())]
+    )
+    body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    headers = {"Accept": "application/json, text/event-stream"}
+    with caplog.at_level(logging.ERROR, logger="toolwire"), serving(parent) as base:
+        first = httpx.post(f"{base}/tools/mcp", json=body, headers=headers, timeout=30)
+        second = httpx.post(f"{base}/tools/mcp", json=body, headers=headers, timeout=30)
+        legacy = httpx.get(f"{base}/legacy/sse", timeout=30)
+    for refused in (first, second):
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["error"]["message"] == (
+            "Service Unavailable: the server failed to start"
+        )
+    assert legacy.status_code == 503, legacy.text
+    assert legacy.json()["error"]["message"] == "The server failed to start; its log says why"
+    assert tries == ["enter", "enter", "enter"]
+    assert "the database is down" in caplog.text

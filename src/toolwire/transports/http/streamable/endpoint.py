@@ -96,9 +96,15 @@ class Endpoint:
 
     async def __call__(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
         # Only HTTP reaches here: the app dispatches HTTP alone, and a Starlette route too.
-        if self.runtime.opener is None and not await self.runtime.ensure_started():
-            await refuse(send, 503, "Service Unavailable: the server is shutting down")
-            return
+        if self.runtime.opener is None:
+            try:
+                started = await self.runtime.ensure_started()
+            except Exception:  # the server's lifespan failed; the serving logged why
+                await refuse(send, 503, "Service Unavailable: the server failed to start")
+                return
+            if not started:
+                await refuse(send, 503, "Service Unavailable: the server is shutting down")
+                return
         method = scope["method"]
         if method == "POST":
             await self._post(scope, receive, send)
