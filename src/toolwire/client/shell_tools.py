@@ -13,6 +13,7 @@ import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..errors import UserError
 from .approvals import (
     CallScope,
     MCPToolApprovalFunction,
@@ -98,6 +99,13 @@ class _RemoteShell:
         needs_approval: ShellNeedsApproval,
         on_approval_request: MCPToolApprovalFunction | None,
     ) -> None:
+        if not (
+            needs_approval is None or isinstance(needs_approval, bool) or callable(needs_approval)
+        ):
+            raise UserError(
+                "needs_approval must be None, a bool or a (run_context, action, call_id) -> bool "
+                f"function, got {needs_approval!r}."
+            )
         self.callback = callback_for(on_approval_request, server)
         self.server = server
         self.remote_name = remote_name
@@ -194,7 +202,8 @@ def shell_tool(
         The SDK's `ShellTool`, ready for `Agent(tools=[...])`.
 
     Raises:
-        UserError: `on_approval_request` is not callable.
+        UserError: `needs_approval` is neither None, a bool nor a function, or
+            `on_approval_request` is not callable.
     """
     from agents import ShellTool
 
@@ -246,7 +255,8 @@ def local_shell_tool(
         The SDK's `LocalShellTool`.
 
     Raises:
-        UserError: `on_approval_request` is not callable.
+        UserError: `needs_approval` is neither None, a bool nor a function, or
+            `on_approval_request` is not callable.
     """
     from agents import LocalShellTool
 
