@@ -1,9 +1,8 @@
-"""The Agents SDK's `ShellTool` and `LocalShellTool` executed by a remote MCP server's `shell`
-tool: each action becomes a `shell` call, whose structured result (per command stdout, stderr,
-and an `exit` or `timeout` outcome) becomes the SDK's `ShellResult`, or its text when it has
-none. A call is asked about unless the remote tool's annotations say it is harmless: through
-the SDK's approval hooks for `ShellTool`, and by the tool itself for `LocalShellTool`, which
-refuses a call it cannot ask about."""
+"""The Agents SDK's `ShellTool` and `LocalShellTool` run by a remote MCP server's `shell` tool:
+its structured result (per command stdout, stderr, and an `exit` or `timeout` outcome) becomes the
+SDK's `ShellResult`, or its text when it has none. A call is asked about unless the remote tool's
+annotations say it is harmless; `LocalShellTool`, which the SDK cannot pause, refuses a call it
+cannot ask about."""
 
 from __future__ import annotations
 
@@ -113,13 +112,14 @@ class _RemoteShell:
 
     async def annotations(self) -> Any:
         """The remote tool's annotations, from the server's last listing (listed if need be)."""
-        tools = getattr(self.server, "cached_tools", None)
-        if not isinstance(tools, list) or not any(tool.name == self.remote_name for tool in tools):
-            tools = await self.server.list_tools()
-        for tool in tools:
-            if tool.name == self.remote_name:
-                return getattr(tool, "annotations", None)
-        return None
+
+        def find(tools: Any) -> Any:
+            return next((tool for tool in tools or () if tool.name == self.remote_name), None)
+
+        tool = find(getattr(self.server, "cached_tools", None))
+        if tool is None:
+            tool = find(await self.server.list_tools())
+        return getattr(tool, "annotations", None)
 
     async def must_ask(self, context: Any, action: Any, call_id: str) -> bool:
         if self.needs_approval is None:
