@@ -676,6 +676,8 @@ class MCPClientServer:
             return tools
         if run_context is None or agent is None:
             raise UserError("run_context and agent are required for dynamic tool filtering")
+        if not callable(chooser):  # the SDK's error, not every tool silently left out
+            raise ValueError("Tool filter must be callable for dynamic filtering")
         context = ToolFilterContext(run_context=run_context, agent=agent, server_name=self.name)
         return [tool for tool in tools if await self._filter_keeps(chooser, context, tool)]
 
