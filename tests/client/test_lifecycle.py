@@ -220,6 +220,20 @@ def test_the_manager_connects_many_and_records_failures() -> None:
     assert all(pid is not None and _wait_gone(pid) for pid in pids)
 
 
+@pytest.mark.parametrize("option", ["connect_timeout_seconds", "cleanup_timeout_seconds"])
+@pytest.mark.parametrize("value", ["5", -1, float("nan"), True])
+def test_the_manager_refuses_a_bad_bound_by_name(option: str, value: Any) -> None:
+    # Accepted, a bad cleanup bound made every cleanup fail and left each server running.
+    server = toolwire.MCPServerStdio(params=kitchen_params())
+    with pytest.raises(ValueError) as caught:
+        toolwire.MCPServerManager([server], **{option: value})
+    assert str(caught.value) == (
+        f"{option} must be a non-negative number of seconds or None, not {value!r}."
+    )
+    manager = toolwire.MCPServerManager([server], **{option: 0.5})
+    assert getattr(manager, option) == 0.5
+
+
 def test_same_tool_names_prefix_or_fail_clearly() -> None:
     from toolwire.client import all_function_tools
 

@@ -215,3 +215,24 @@ def test_converted_tools_send_the_meta_the_sdks_do(tmp_path: Any) -> None:
             },
         )
     )
+
+
+def test_a_tool_filter_that_is_neither_dict_nor_function_fails_as_in_the_sdk() -> None:
+    # It used to be called on each tool, fail, and so leave every tool out without a word.
+    import agents
+    import agents.mcp
+
+    from toolwire.context import RunContextWrapper
+
+    async def refusal(module: Any) -> tuple[type[BaseException], str]:
+        server = module.MCPServerStdio(params=kitchen_params(), tool_filter=5)
+        async with server:
+            with pytest.raises(Exception) as caught:
+                await server.list_tools(RunContextWrapper(None), agents.Agent(name="a"))
+        return type(caught.value), str(caught.value)
+
+    async def main() -> list[tuple[type[BaseException], str]]:
+        return [await refusal(toolwire), await refusal(agents.mcp)]
+
+    ours, theirs = bounded(main, 60)
+    assert ours == theirs == (ValueError, "Tool filter must be callable for dynamic filtering")

@@ -281,6 +281,22 @@ def test_a_callback_that_is_not_callable_is_refused() -> None:
             make(object(), on_approval_request="yes")  # type: ignore[arg-type]
 
 
+def test_a_needs_approval_that_is_neither_bool_nor_function_is_refused() -> None:
+    # Accepted, it failed at the model's first call with "'str' object is not callable".
+    from toolwire import UserError
+    from toolwire.client import local_shell_tool, shell_tool
+
+    for make in (shell_tool, local_shell_tool):
+        with pytest.raises(UserError) as caught:
+            make(object(), needs_approval="always")  # type: ignore[arg-type]
+        assert str(caught.value) == (
+            "needs_approval must be None, a bool or a (run_context, action, call_id) -> bool "
+            "function, got 'always'."
+        )
+        for fine in (None, False, lambda *_: True):
+            make(object(), needs_approval=fine)
+
+
 MALFORMED_SHELL = {
     "entries that are not objects": (
         ["oops", {"stdout": "x"}],

@@ -173,7 +173,7 @@ def _endpoint_hint(target: RemoteTarget) -> str:
 
 def _describe_failure(target: RemoteTarget, error: BaseException) -> str:
     """One line saying why talking to the TARGET failed (no traceback)."""
-    from ..client.errors import MCPCallError
+    from ..client.errors import LOST_TYPES, MCPCallError
 
     if target.kind != "stdio" and _answered_404(error):
         return f"{target.url} answered 404 Not Found: {_endpoint_hint(target)}"
@@ -192,13 +192,7 @@ def _describe_failure(target: RemoteTarget, error: BaseException) -> str:
     text = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
     if "Connect" in name or isinstance(cause, ConnectionError):
         return f"cannot connect to {target.label}: {text or name}"
-    closed = name in (
-        "ClosedResourceError",
-        "EndOfStream",
-        "BrokenResourceError",
-        "LinkClosedError",
-    )
-    if target.kind == "stdio" and (closed or text == "Connection closed"):
+    if target.kind == "stdio" and (name in LOST_TYPES or text == "Connection closed"):
         return f"{target.label} exited or closed its output before answering"
     return f"{target.label}: {text or name}"
 

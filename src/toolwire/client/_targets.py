@@ -1,11 +1,9 @@
-"""Opening an `mcp` client over each transport; loaded only when a server connects (it imports
-`mcp` and `httpx2`). Over stdio the server is a child process in a session of its own: a closed
-stdout ends the connection at once, a server that dies is described by its exit status and the
-last lines of its stderr, closing ends the whole process group (stdin closed, SIGTERM, SIGKILL,
-each bounded), and on Linux the child gets SIGTERM when this process dies without cleaning up.
-Over HTTP, headers and a bearer token may be computed at each request. In memory, a toolwire
-server's session frames cross two in-memory streams, and leaving closes the session
-(cancelling calls still running), then exits the lifespan."""
+"""Opening an `mcp` client over each transport, loaded only when a server connects (it imports
+`mcp` and `httpx2`). A stdio server is a child process in a session of its own: its closed stdout
+ends the connection, its death is told by its exit status and last stderr lines, closing ends its
+process group (stdin closed, SIGTERM, SIGKILL, each bounded), and on Linux it gets SIGTERM if this
+process dies first. Over HTTP, headers and a bearer token may be computed per request; in memory,
+a toolwire server's session frames cross two memory streams and leaving closes the session."""
 
 from __future__ import annotations
 
@@ -138,12 +136,12 @@ def open_stdio(
 async def open_http(
     params: Mapping[str, Any],
     make_client: ClientMaker,
-    headers: HeadersProvider | None = None,
-    token: TokenProvider | str | None = None,
-    session: dict[str, str] | None = None,
+    headers: HeadersProvider | None,
+    token: TokenProvider | str | None,
+    session: dict[str, str],
 ) -> AsyncGenerator[Any, None]:
-    """The client of a streamable HTTP server (the SDK's params); `session`, when given,
-    receives the `Mcp-Session-Id` the server assigns (key "id")."""
+    """The client of a streamable HTTP server (the SDK's params); `session` receives the
+    `Mcp-Session-Id` the server assigns (key "id")."""
     timeout = httpx2.Timeout(
         _seconds(params.get("timeout"), 5.0), read=_seconds(params.get("sse_read_timeout"), 300.0)
     )
@@ -155,14 +153,13 @@ async def open_http(
         http = httpx2.AsyncClient(
             headers=params.get("headers"), timeout=timeout, auth=auth, follow_redirects=True
         )
-    if session is not None:
 
-        async def note_session(response: httpx2.Response) -> None:
-            given = response.headers.get("mcp-session-id")
-            if given:
-                session["id"] = given
+    async def note_session(response: httpx2.Response) -> None:
+        given = response.headers.get("mcp-session-id")
+        if given:
+            session["id"] = given
 
-        http.event_hooks.setdefault("response", []).append(note_session)
+    http.event_hooks.setdefault("response", []).append(note_session)
     async with http:
         transport = streamable_http_client(
             params["url"],
@@ -176,8 +173,8 @@ async def open_http(
 def open_sse(
     params: Mapping[str, Any],
     make_client: ClientMaker,
-    headers: HeadersProvider | None = None,
-    token: TokenProvider | str | None = None,
+    headers: HeadersProvider | None,
+    token: TokenProvider | str | None,
 ) -> AbstractAsyncContextManager[Any]:
     """The client of a legacy HTTP+SSE server (the SDK's SSE params)."""
     extra: dict[str, Any] = {}
@@ -221,7 +218,6 @@ async def memory_transport(server: Servable) -> AsyncIterator[tuple[Any, Any]]:
     ):
 
         async def hand_frames() -> None:
-            """Give the session each message the client writes, in order, as the wire's bytes."""
             async for item in from_client:
                 frame = item.message.model_dump_json(by_alias=True, exclude_unset=True).encode()
                 await session.backlog.until_clear()  # while its replies are not being read

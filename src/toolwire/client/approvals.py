@@ -1,10 +1,9 @@
-"""Approval of remote MCP tool calls: the `require_approval` policy, the callback's request and
-answer, and the note (`note_call`) that carries a call's run context to the gate in the client
-server's `call_tool`. Without a callback a tool carries `needs_approval`, so an Agents SDK run
-pauses with its own interruption; with `on_approval_request` the gate asks it right before
-sending, so the server never sees a denied call. Settings and error texts are the Agents SDK's,
-plus the policy "annotations" (ask for every tool not annotated as harmless); the same callback
-answers an OpenAI-hosted MCP tool's requests (`HostedMCPTool`)."""
+"""Approval of remote MCP tool calls: the `require_approval` policy (the Agents SDK's settings and
+messages, plus "annotations": ask about every tool not annotated as harmless), the callback's
+request and answer, and `note_call`, which carries a call's run to the gate in `call_tool`.
+Without a callback a tool carries `needs_approval` and an SDK run pauses; with one, the gate asks
+it right before sending, so a denied call never reaches the server. The same callback answers an
+OpenAI-hosted MCP tool's requests (`HostedMCPTool`)."""
 
 from __future__ import annotations
 

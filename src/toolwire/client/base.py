@@ -1,14 +1,10 @@
 """The shared body of the client classes: connecting, listing, calling, retrying, approvals,
-and remote tools as `FunctionTool`s. Its surface is the Agents SDK's `agents.mcp` server
-interface (names, parameters, defaults, messages, and the hooks the SDK's run loop calls), so
-one of these goes wherever one of the SDK's goes. The connection is held by an owner task of
-its own (`Link`), so opening and closing may happen in any two tasks and a caller's
-cancellation never tears the client's context managers down half-way; it is reopened when the
-server restarts or the session expires, and every failure names the server and the tool. A
-converted tool returns one text block as a `str` (the SDK's returns a one-item text list; the
-model reads the same text), other blocks as `ToolOutput*` values, `structuredContent` as JSON
-when the server is set to use it, an `isError` result as its text; a failure goes through the
-tool's failure function."""
+and remote tools as `FunctionTool`s, with the interface of the Agents SDK's `agents.mcp` servers
+(names, parameters, defaults, messages, the hooks its run loop calls). A task of its own (`Link`)
+holds the connection, so any two tasks may open and close it; it reopens when the server restarts
+or the session expires, and every failure names the server and the tool. A converted tool returns
+one text block as a `str`, other blocks as `ToolOutput*` values, `structuredContent` as JSON when
+asked, an `isError` result as its text, and a failure through its failure function."""
 
 from __future__ import annotations
 
@@ -536,19 +532,6 @@ class MCPClientServer:
         meta = self._meta_resolver(context)
         return await meta if inspect.isawaitable(meta) else meta
 
-    def _gates(self) -> bool:
-        """Whether the next call must pass an approval callback (the server's, or one noted)."""
-        scope = noted_call(self)
-        return self.on_approval_request is not None or (scope is not None and bool(scope.callback))
-
-    async def _listed_tool(self, tool_name: str) -> Any:
-        """The tool as last listed, listed afresh when unknown and the policy reads annotations."""
-        known = self._last_listed(tool_name)
-        if known is None and self._asking_policy.kind != "table":
-            await self._fetch_tools()
-            known = self._last_listed(tool_name)
-        return known
-
     async def _gated_call(
         self,
         tool_name: str,
@@ -570,7 +553,10 @@ class MCPClientServer:
         if agent is None:
             agent = getattr(run_context, "agent", None)
         call_id = getattr(run_context, "tool_call_id", "")
-        remote_tool = await self._listed_tool(tool_name)
+        remote_tool = self._last_listed(tool_name)
+        if remote_tool is None and self._asking_policy.kind != "table":
+            await self._fetch_tools()  # the policy reads its annotations
+            remote_tool = self._last_listed(tool_name)
         asked = self._asking_policy.needs_approval_for(
             tool_name=tool_name,
             annotations=field_of(remote_tool, "annotations"),
@@ -690,6 +676,8 @@ class MCPClientServer:
             return tools
         if run_context is None or agent is None:
             raise UserError("run_context and agent are required for dynamic tool filtering")
+        if not callable(chooser):  # the SDK's error, not every tool silently left out
+            raise ValueError("Tool filter must be callable for dynamic filtering")
         context = ToolFilterContext(run_context=run_context, agent=agent, server_name=self.name)
         return [tool for tool in tools if await self._filter_keeps(chooser, context, tool)]
 
@@ -824,7 +812,9 @@ class MCPClientServer:
         def send(client: Any) -> Any:
             return client.call_tool(tool_name, payload, **options)
 
-        if self._gates():
+        # The gate asks the server's approval callback, or the one noted for this call.
+        scope = noted_call(self)
+        if self.on_approval_request is not None or (scope is not None and scope.callback):
             return self._gated_call(tool_name, arguments, send)
         return self._request(tool_name, send)
 
@@ -1003,26 +993,24 @@ def _schema(server_name: str, tool: Any, strict: bool) -> tuple[dict[str, Any], 
     return made, True
 
 
-async def _resolve_meta(
-    server: MCPClientServer, ctx: Any, tool_name: str, arguments: dict[str, Any]
+async def _call_meta(
+    server: MCPClientServer, ctx: Any, tool_name: str, arguments: dict[str, Any], listed: Any
 ) -> dict[str, Any] | None:
+    """A call's `_meta`: the `tool_meta_resolver`'s, then the `_meta` the tool was listed with
+    over it (the SDK sends a tool's listed `_meta` back with each call); None when neither has
+    any."""
+    resolved = None
     resolver = server.tool_meta_resolver
-    if resolver is None:
-        return None
-    # A copy: what the resolver does to the arguments is not what gets sent.
-    meta = resolver(MCPToolMetaContext(ctx, server.name, tool_name, copy.deepcopy(arguments)))
-    if inspect.isawaitable(meta):
-        meta = await meta
-    if meta is not None and not isinstance(meta, dict):
-        raise UserError(
-            f"tool_meta_resolver for MCP server '{server._shown_name}' must return a dict"
-        )
-    return meta
-
-
-def _call_meta(resolved: dict[str, Any] | None, listed: Any) -> dict[str, Any] | None:
-    """A call's `_meta`: the resolver's, then the `_meta` the tool was listed with over it
-    (the SDK sends a tool's listed `_meta` back with each call); None when neither has any."""
+    if resolver is not None:
+        # A copy: what the resolver does to the arguments is not what gets sent.
+        context = MCPToolMetaContext(ctx, server.name, tool_name, copy.deepcopy(arguments))
+        resolved = resolver(context)
+        if inspect.isawaitable(resolved):
+            resolved = await resolved
+        if resolved is not None and not isinstance(resolved, dict):
+            raise UserError(
+                f"tool_meta_resolver for MCP server '{server._shown_name}' must return a dict"
+            )
     if resolved is None and not isinstance(listed, dict):
         return None
     return {**copy.deepcopy(resolved or {}), **copy.deepcopy(listed or {})}
@@ -1034,13 +1022,12 @@ def _invoker(
     shown_name: str,
     callback: Callable[..., Any] | None,
     agent: Any,
-    listed_meta: Any = None,
+    listed_meta: Any,
 ) -> Callable[..., Any]:
     async def on_invoke_tool(ctx: ToolContext[Any], input_json: str) -> Any:
         try:
             arguments = _arguments(shown_name, input_json)
-            resolved = await _resolve_meta(server, ctx, remote_name, arguments)
-            meta = _call_meta(resolved, listed_meta)
+            meta = await _call_meta(server, ctx, remote_name, arguments, listed_meta)
             # The server's own gate asks the callback, shown this run's context.
             note_call(CallScope(server, remote_name, arguments, ctx, callback, agent))
             # The server checks the arguments itself; the SDK's required-keys check would

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import UserError
 
-__all__ = ["Diagnosis", "MCPCallError", "diagnose", "exception_chain", "shown_name"]
+__all__ = ["LOST_TYPES", "Diagnosis", "MCPCallError", "diagnose", "exception_chain", "shown_name"]
 
 NOT_CONNECTED = "Server not initialized. Make sure you call `connect()` first."
 
@@ -19,7 +19,8 @@ _CONNECTION_CLOSED = -32000
 _INVALID_REQUEST = -32600  # what a 404 on an expired streamable HTTP session becomes
 _UNSUPPORTED_VERSION = -32022  # 2026-07-28: the request's protocol version is refused
 
-_LOST_TYPES = {
+# Names of the exception types that mean the connection itself is gone.
+LOST_TYPES = {
     "ClosedResourceError",
     "BrokenResourceError",
     "EndOfStream",
@@ -134,24 +135,20 @@ def diagnose(error: BaseException, timeout: float | None) -> Diagnosis:
     for item in exception_chain(error):
         name = type(item).__name__
         code = getattr(getattr(item, "error", None), "code", getattr(item, "code", None))
-        if name == "MCPError" and code == _REQUEST_TIMEOUT and _timed_out_here(str(item)):
+        text = str(item)
+        if name == "MCPError" and code == _REQUEST_TIMEOUT and _timed_out_here(text):
             limit = f" within {timeout:g} seconds" if timeout else ""
             return Diagnosis(f"no answer{limit} (timed out)", lost=False)
-        if (
-            name == "MCPError"
-            and code == _INVALID_REQUEST
-            and "session not found" in str(item).lower()
-        ):
+        if name == "MCPError" and code == _INVALID_REQUEST and "session not found" in text.lower():
             return Diagnosis("session expired (HTTP 404)", lost=True, unprocessed=True)
         if name == "MCPError" and code == _UNSUPPORTED_VERSION:
             return _refused_version(item)
-        if name == "MCPError" and code == _CONNECTION_CLOSED and _client_made(str(item)):
-            return Diagnosis(f"connection lost ({item})", lost=True)
+        if name == "MCPError" and code == _CONNECTION_CLOSED and _client_made(text):
+            return Diagnosis(f"connection lost ({text})", lost=True)
         if name == "HTTPStatusError":
             status = getattr(getattr(item, "response", None), "status_code", None)
             return Diagnosis(f"HTTP error {status}", lost=status in (404, 502, 503))
-        if name in _LOST_TYPES:
-            text = str(item)
+        if name in LOST_TYPES:
             return Diagnosis(f"connection lost ({name}{': ' + text if text else ''})", lost=True)
         if isinstance(item, TimeoutError):
             return Diagnosis("timed out", lost=False)

@@ -25,6 +25,15 @@ __all__ = ["MCPServerManager", "all_function_tools"]
 logger = logging.getLogger("toolwire.client")
 
 
+def _checked_bound(value: object, name: str) -> float | None:
+    """A connect or cleanup bound: None, or a number of seconds that is not negative."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        raise ValueError(f"{name} must be a non-negative number of seconds or None, not {value!r}.")
+    return value
+
+
 def _label(server: Any) -> Any:
     """A server's name as messages and logs show it (a URL without credentials or query)."""
     name = getattr(server, "name", server)
@@ -46,6 +55,10 @@ class MCPServerManager:
         on_approval_request: An approval callback for every managed server that has none of
             its own (see the server classes); a server that cannot take one (not a toolwire
             client server) is refused, since its calls would go unasked.
+
+    Raises:
+        ValueError: A timeout is neither None nor a non-negative number of seconds.
+        UserError: `on_approval_request` is not callable, or a server cannot take it.
     """
 
     def __init__(
@@ -83,8 +96,13 @@ class MCPServerManager:
         self.strict = strict
         self.suppress_cancelled_error = suppress_cancelled_error
         self.connect_in_parallel = connect_in_parallel
-        self.connect_timeout_seconds = connect_timeout_seconds
-        self.cleanup_timeout_seconds = cleanup_timeout_seconds
+        # Checked here: a bad bound would fail each connect, or leave each server running.
+        self.connect_timeout_seconds = _checked_bound(
+            connect_timeout_seconds, "connect_timeout_seconds"
+        )
+        self.cleanup_timeout_seconds = _checked_bound(
+            cleanup_timeout_seconds, "cleanup_timeout_seconds"
+        )
         self._connected: list[Any] = []
         self._errors: dict[Any, BaseException] = {}  # the failed servers, in order
 

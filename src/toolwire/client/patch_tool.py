@@ -1,8 +1,7 @@
-"""The Agents SDK's `ApplyPatchTool` whose edits are made by an MCP server: each operation goes
-to the server's `apply_patch_operations` tool (or any tool taking `{"operations": [...]}`), whose
-text is the output and `isError` a failed status. Approval goes through the SDK's own hooks
-(`needs_approval`, and `on_approval` asking `on_approval_request`), so a denied call never
-reaches the server. `agents` is imported when the tool is built."""
+"""The Agents SDK's `ApplyPatchTool` whose edits an MCP server makes: each operation goes to the
+server's `apply_patch_operations` tool (or any taking `{"operations": [...]}`), its text is the
+output and `isError` a failed status. Approval goes through the SDK's own hooks, so a denied call
+never reaches the server; `agents` is imported when the tool is built."""
 
 from __future__ import annotations
 

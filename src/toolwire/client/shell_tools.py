@@ -1,9 +1,8 @@
-"""The Agents SDK's `ShellTool` and `LocalShellTool` executed by a remote MCP server's `shell`
-tool: each action becomes a `shell` call, whose structured result (per command stdout, stderr,
-and an `exit` or `timeout` outcome) becomes the SDK's `ShellResult`, or its text when it has
-none. A call is asked about unless the remote tool's annotations say it is harmless: through
-the SDK's approval hooks for `ShellTool`, and by the tool itself for `LocalShellTool`, which
-refuses a call it cannot ask about."""
+"""The Agents SDK's `ShellTool` and `LocalShellTool` run by a remote MCP server's `shell` tool:
+its structured result (per command stdout, stderr, and an `exit` or `timeout` outcome) becomes the
+SDK's `ShellResult`, or its text when it has none. A call is asked about unless the remote tool's
+annotations say it is harmless; `LocalShellTool`, which the SDK cannot pause, refuses a call it
+cannot ask about."""
 
 from __future__ import annotations
 
@@ -13,6 +12,7 @@ import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..errors import UserError
 from .approvals import (
     CallScope,
     MCPToolApprovalFunction,
@@ -98,6 +98,13 @@ class _RemoteShell:
         needs_approval: ShellNeedsApproval,
         on_approval_request: MCPToolApprovalFunction | None,
     ) -> None:
+        if not (
+            needs_approval is None or isinstance(needs_approval, bool) or callable(needs_approval)
+        ):
+            raise UserError(
+                "needs_approval must be None, a bool or a (run_context, action, call_id) -> bool "
+                f"function, got {needs_approval!r}."
+            )
         self.callback = callback_for(on_approval_request, server)
         self.server = server
         self.remote_name = remote_name
@@ -105,13 +112,14 @@ class _RemoteShell:
 
     async def annotations(self) -> Any:
         """The remote tool's annotations, from the server's last listing (listed if need be)."""
-        tools = getattr(self.server, "cached_tools", None)
-        if not isinstance(tools, list) or not any(tool.name == self.remote_name for tool in tools):
-            tools = await self.server.list_tools()
-        for tool in tools:
-            if tool.name == self.remote_name:
-                return getattr(tool, "annotations", None)
-        return None
+
+        def find(tools: Any) -> Any:
+            return next((tool for tool in tools or () if tool.name == self.remote_name), None)
+
+        tool = find(getattr(self.server, "cached_tools", None))
+        if tool is None:
+            tool = find(await self.server.list_tools())
+        return getattr(tool, "annotations", None)
 
     async def must_ask(self, context: Any, action: Any, call_id: str) -> bool:
         if self.needs_approval is None:
@@ -194,7 +202,8 @@ def shell_tool(
         The SDK's `ShellTool`, ready for `Agent(tools=[...])`.
 
     Raises:
-        UserError: `on_approval_request` is not callable.
+        UserError: `needs_approval` is neither None, a bool nor a function, or
+            `on_approval_request` is not callable.
     """
     from agents import ShellTool
 
@@ -246,7 +255,8 @@ def local_shell_tool(
         The SDK's `LocalShellTool`.
 
     Raises:
-        UserError: `on_approval_request` is not callable.
+        UserError: `needs_approval` is neither None, a bool nor a function, or
+            `on_approval_request` is not callable.
     """
     from agents import LocalShellTool
 
