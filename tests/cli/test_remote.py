@@ -237,6 +237,21 @@ def test_unreachable_url_is_one_line(path: str) -> None:
     assert len(done.stderr.splitlines()) == 1
 
 
+def test_a_url_s_secrets_are_never_echoed() -> None:
+    from tests.interop._served_http import free_port
+
+    port = free_port()
+    url = f"http://ada:hunter2@127.0.0.1:{port}/mcp?api_key=k3y#frag"
+    for done in (
+        toolwire("tools", url, "--timeout", "5"),
+        toolwire("call", url, "add", "--timeout", "5"),
+    ):
+        assert done.returncode == 2
+        assert f"cannot connect to http://127.0.0.1:{port}/mcp: " in done.stderr
+        for secret in ("hunter2", "k3y", "ada", "frag"):
+            assert secret not in done.stderr + done.stdout
+
+
 def test_a_server_that_dies_at_start_is_named_with_its_last_words() -> None:
     dying = f"{sys.executable} -c \"import sys; sys.exit('boom: cannot bind')\""
     done = toolwire("tools", dying)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TextIO, cast
 from urllib.parse import urlsplit, urlunsplit
 
+from ..client.errors import shown_name
 from ..schema.problems import DIALECTS, schema_problems
 from ._render import StdoutClosed, end_for_closed_stdout, json_text, visible, write_stdout
 
@@ -65,8 +66,9 @@ class RemoteTarget:
 
     @property
     def label(self) -> str:
-        """A short name for the server, used in prompts and messages."""
-        return self.text.strip() if self.kind == "stdio" else self.url
+        """A short name for the server, used in prompts and messages: a URL without its
+        password, query or fragment, which may hold secrets."""
+        return self.text.strip() if self.kind == "stdio" else shown_name(self.url)
 
 
 def _parse_target(text: str) -> RemoteTarget:
