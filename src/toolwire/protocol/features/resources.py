@@ -14,6 +14,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ...context import ToolContext
 from ...tools.invoke import as_tool_failure
 from ...tools.log_text import log_with_trace
 from ...tools.threads import run_sync_within
@@ -32,7 +33,6 @@ from ..wire.jsonrpc import (
 from .resource_reading import NOT_FOUND, InvalidResourceParams
 
 if TYPE_CHECKING:
-    from ...context import ToolContext
     from ..session.app import ServedApp
     from ..wire.jsonrpc import RequestId
     from .resource_registry import FixedResource
@@ -73,7 +73,10 @@ async def read_contents(
     reader, values = found
     ctx: ToolContext[Any] | None = None
     if reader.takes_context:
-        ctx = await context() if context is not None else _bare_context(uri)
+        if context is None:  # read by the application itself, outside any request
+            ctx = ToolContext(None, tool_name=uri, tool_call_id="", tool_arguments="{}")
+        else:
+            ctx = await context()
     try:
         contents = await reader.read(uri, values, server.sync_limiter, ctx)
     except InvalidResourceParams as invalid:
@@ -95,12 +98,6 @@ def not_a_failure(error: BaseException) -> bool:
     propagate) rather than a failure: a `CancelledError` the function raised of its own
     accord is a failure, answered as one, or its client would wait for ever."""
     return as_tool_failure(error, in_thread=False) is None
-
-
-def _bare_context(uri: str) -> ToolContext[Any]:
-    from ...context import ToolContext
-
-    return ToolContext(None, tool_name=uri, tool_call_id="", tool_arguments="{}")
 
 
 async def list_resources(
