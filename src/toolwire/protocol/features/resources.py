@@ -106,7 +106,7 @@ async def list_resources(
     """`resources/list`: fixed resources, then those the templates list, one page."""
     registry = session.server.resource_registry
     entries: list[FixedResource] = registry.listings()
-    listers = registry.listers()
+    listers = [entry.lister for entry in registry.templates.values() if entry.lister is not None]
     if listers:
         gather = lambda: [entry for lister in listers for entry in lister()]  # noqa: E731
         entries += await run_sync_within(session.server.sync_limiter, gather, (), {})

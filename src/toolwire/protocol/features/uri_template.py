@@ -195,8 +195,6 @@ def _name(template: str, name: str, seen: set[str]) -> str:
         _refuse(template, f"value modifiers ('{name}') are not supported")
     if not _NAME.match(name):
         _refuse(template, f"{name!r} is not a valid parameter name (a Python identifier)")
-    if name == "_query_":  # the name of the query's own group in the pattern
-        _refuse(template, "'_query_' is reserved")
     if name in seen:
         _refuse(template, f"parameter {name!r} appears twice")
     seen.add(name)

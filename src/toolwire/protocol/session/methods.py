@@ -134,11 +134,11 @@ def encode_cursor(offset: int, method: str) -> str:
     return base64.urlsafe_b64encode(text.encode()).decode("ascii")
 
 
-def decode_cursor(cursor: Any, method: str) -> int:
+def decode_cursor(cursor: str, method: str) -> int:
     """The offset a cursor of the list `method` names; -32602 for anything this server did not
     issue for that list (a cursor of another list included)."""
     try:
-        if not isinstance(cursor, str) or len(cursor) > 64:
+        if len(cursor) > 64:
             raise ValueError
         text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii")
         issued_for, _, digits = text.rpartition(" ")
