@@ -1,9 +1,7 @@
 """`completion/complete`: suggestions for a prompt argument or a resource-template parameter.
-
 Suggestions come from the argument's declared completer, else the server's `@server.completion`
 handler, else none; at most 100 go out, `total` and `hasMore` saying what was cut. A malformed
-request or unknown reference is -32602 naming it, a failing completer -32603.
-"""
+request or unknown reference is -32602 naming it, a failing completer -32603."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""What a prompt function returns, turned into the `messages` of a `prompts/get` result.
-
-A string, a `PromptMessage` or its dict form, or a list or tuple of those; a message's content is
-text, an Agents SDK output, a `ResourceLink`/`EmbeddedResource` or a checked MCP content block.
-Anything else raises `PromptResultError` naming the message and the problem.
-"""
+"""What a prompt function returns, turned into the `messages` of a `prompts/get` result. A string, a
+`PromptMessage` or its dict form, or a list or tuple of those; a message's content is text, an
+Agents SDK output, a `ResourceLink`/`EmbeddedResource` or a checked MCP content block. Anything else
+raises `PromptResultError` naming the message and the problem."""
 
 from __future__ import annotations
 

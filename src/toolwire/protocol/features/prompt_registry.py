@@ -1,9 +1,7 @@
-"""The prompts a server publishes: each function with its arguments, listed per version.
-
-A prompt function is read as a tool is (`function_schema`, not strict); argument values arrive
-as strings and are validated by each parameter's type, a refusal being -32602 naming the
-arguments and the prompt. docs/decisions.md (prompt_registry.py) says how strings convert.
-"""
+"""The prompts a server publishes: each function with its arguments, listed per version. A prompt
+function is read as a tool is (`function_schema`, not strict); argument values arrive as strings and
+are validated by each parameter's type, a refusal being -32602 naming the arguments and the prompt.
+docs/decisions.md (prompt_registry.py) says how strings convert."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""`prompts/list` and `prompts/get` for both eras, as route-table entries.
-
-An unknown name is -32602 "Unknown prompt: <name>", bad arguments -32602 naming them, and a
-prompt (or context factory) that raises or returns no prompt -32603 "Error rendering prompt
-'<name>'" with its traceback logged, not sent. docs/decisions.md (prompts.py) gives the rest.
-"""
+"""`prompts/list` and `prompts/get` for both eras, as route-table entries. An unknown name is -32602
+"Unknown prompt: <name>", bad arguments -32602 naming them, and a prompt (or context factory) that
+raises or returns no prompt -32603 "Error rendering prompt '<name>'" with its traceback logged, not
+sent. docs/decisions.md (prompts.py) gives the rest."""
 
 from __future__ import annotations
 

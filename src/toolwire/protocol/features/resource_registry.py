@@ -1,7 +1,6 @@
-"""The published resources and resource templates, and how a URI finds the one that serves it:
-by exact URI, else the first template (in publication order) that matches. URIs are compared as
-strings, never resolved here; listings are built per protocol version.
-"""
+"""The published resources and resource templates, and how a URI finds the one that serves it: by
+exact URI, else the first template (in publication order) that matches. URIs are compared as
+strings, never resolved here; listings are built per protocol version."""
 
 from __future__ import annotations
 

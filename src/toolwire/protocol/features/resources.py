@@ -1,10 +1,7 @@
-"""The resource methods, as route-table entries for each era (merged in by `session.py`).
-
-An unknown URI is `not_found` (-32002 in the handshake era, -32602 in 2026-07-28), bad template
-values or params -32602 naming the field, a failing resource function -32603 "Error reading
-resource <uri>"; a read runs as a task the session tracks. docs/decisions.md (resources.py)
-gives the rest.
-"""
+"""The resource methods, as route-table entries for each era (merged in by `session.py`). An unknown
+URI is `not_found` (-32002 in the handshake era, -32602 in 2026-07-28), bad template values or
+params -32602 naming the field, a failing resource function -32603 "Error reading resource <uri>"; a
+read runs as a task the session tracks. docs/decisions.md (resources.py) gives the rest."""
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
-"""The tool methods, `tools/list` and `tools/call`, as route-table entries for each era.
-
-A call is accepted here (a known, enabled tool this caller has the scopes for, else -32602
-"Unknown tool: <name>" or the scope refusal), then runs as a request in flight of the session:
-arguments in (a `null` for a parameter with a non-null default that refuses null means "use the
-default"), the context from the session's context source, the tool under its timeout, and out
-as a `CallToolResult`. docs/decisions.md (tool calls) gives each failure's answer.
-"""
+"""The tool methods, `tools/list` and `tools/call`, as route-table entries for each era. A call is
+accepted here (a known, enabled tool this caller has the scopes for, else -32602 "Unknown tool:
+<name>" or the scope refusal), then runs as a request in flight of the session: arguments in (a
+`null` for a parameter with a non-null default that refuses null means "use the default"), the
+context from the session's context source, the tool under its timeout, and out as a
+`CallToolResult`. docs/decisions.md (tool calls) gives each failure's answer."""
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
 """URI templates for resource templates: the part of RFC 6570 whose matches are unambiguous.
-
-Accepted: `{name}` (one path segment), `{+name}` (may span segments) and, only at the end,
-`{?a,b}` (optional query parameters); matched values are percent-decoded as strict UTF-8.
-Anything else is a `ValueError` naming the template and the problem. Matching takes time in
-proportion to the URI's length times the template's parts, whatever the URI: where several
-splits fit, each variable takes the longest value that lets the rest match.
-"""
+Accepted: `{name}` (one path segment), `{+name}` (may span segments) and, only at the end, `{?a,b}`
+(optional query parameters); matched values are percent-decoded as strict UTF-8. Anything else is a
+`ValueError` naming the template and the problem. Matching takes time in proportion to the URI's
+length times the template's parts, whatever the URI: where several splits fit, each variable takes
+the longest value that lets the rest match."""
 
 from __future__ import annotations
 

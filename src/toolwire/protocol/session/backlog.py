@@ -1,9 +1,7 @@
-"""How much a session holds for a client that may not keep up, and when to stop reading.
-
-A `Backlog` counts the bytes of frames not yet written, the bytes of requests whose calls still
-run and the number of those calls. While any is past its limit the backlog is `full` and a
-transport reads no more frames until it clears; nothing read is dropped.
-"""
+"""How much a session holds for a client that may not keep up, and when to stop reading. A `Backlog`
+counts the bytes of frames not yet written, the bytes of requests whose calls still run and the
+number of those calls. While any is past its limit the backlog is `full` and a transport reads no
+more frames until it clears; nothing read is dropped."""
 
 from __future__ import annotations
 

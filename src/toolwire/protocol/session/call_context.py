@@ -1,8 +1,6 @@
 """What a served tool finds in `ctx.context`: one value shared by every call, or a factory's answer.
-
-A factory runs once per call with a `CallInfo`; a sync one runs on the event loop and must be
-quick, and what it returns is awaited when awaitable.
-"""
+A factory runs once per call with a `CallInfo`; a sync one runs on the event loop and must be quick,
+and what it returns is awaited when awaitable."""
 
 from __future__ import annotations
 

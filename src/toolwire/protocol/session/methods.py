@@ -1,10 +1,8 @@
 """The requests an era serves, as tables of `Route`s, and the capabilities that follow from them.
-
-Each handler gets the `Session` serving the request and answers on it; what a method adds to
-the capabilities travels with its route, so a server never claims a capability whose method it
-does not serve. List pages hold `PAGE_SIZE` entries behind an opaque cursor; a cursor this
-server did not issue for that list is -32602.
-"""
+Each handler gets the `Session` serving the request and answers on it; what a method adds to the
+capabilities travels with its route, so a server never claims a capability whose method it does not
+serve. List pages hold `PAGE_SIZE` entries behind an opaque cursor; a cursor this server did not
+issue for that list is -32602."""
 
 from __future__ import annotations
 

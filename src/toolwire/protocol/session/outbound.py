@@ -1,10 +1,8 @@
-"""Requests from the server to its client during a call (handshake era): send, await, match.
-
-Ids are strings `"tw-<n>"` counted per session (`id_prefix` differs per process when several
-serve one session). Every wait is bounded by its timeout, the call and the session; a request
-given up is withdrawn with `notifications/cancelled`; an error response becomes
-`ClientResponseError`; a response nobody waits for is dropped.
-"""
+"""Requests from the server to its client during a call (handshake era): send, await, match. Ids are
+strings `"tw-<n>"` counted per session (`id_prefix` differs per process when several serve one
+session). Every wait is bounded by its timeout, the call and the session; a request given up is
+withdrawn with `notifications/cancelled`; an error response becomes `ClientResponseError`; a
+response nobody waits for is dropped."""
 
 from __future__ import annotations
 

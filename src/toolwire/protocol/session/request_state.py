@@ -1,11 +1,9 @@
 """The `requestState` of a 2026-07-28 input-required result: sealed by the server, echoed by the
-client, trusted only once its seal checks out.
-
-A state carries the answers a call has used and what binds it to that call (method, tool,
-arguments digest, caller, expiry) as `base64url(JSON) "." base64url(HMAC-SHA256)`. The key is
-random per process unless `TOOLWIRE_REQUEST_STATE_KEY` is set (replicas must share it). A state
-failing any check is -32602 "Invalid or expired requestState" with the reason in `data`.
-"""
+client, trusted only once its seal checks out. A state carries the answers a call has used and what
+binds it to that call (method, tool, arguments digest, caller, expiry) as `base64url(JSON) "."
+base64url(HMAC-SHA256)`. The key is random per process unless `TOOLWIRE_REQUEST_STATE_KEY` is set
+(replicas must share it). A state failing any check is -32602 "Invalid or expired requestState" with
+the reason in `data`."""
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
-"""The requests of one session that run the author's code, each answered from a task of its own.
-
-A tool call, a resource read or a prompt runs as a task so that the session keeps reading: a
-slow function holds no other request up and `notifications/cancelled` can reach it. A cancelled
-request gets no reply; a request reusing the id of one in flight is ignored with a warning. A
-`CallInFlight` is also what its function reports through: progress only when the request
-carried a progress token (and increasing), logs at the client's level, nothing once answered.
-"""
+"""The requests of one session that run the author's code, each answered from a task of its own. A
+tool call, a resource read or a prompt runs as a task so that the session keeps reading: a slow
+function holds no other request up and `notifications/cancelled` can reach it. A cancelled request
+gets no reply; a request reusing the id of one in flight is ignored with a warning. A `CallInFlight`
+is also what its function reports through: progress only when the request carried a progress token
+(and increasing), logs at the client's level, nothing once answered."""
 
 from __future__ import annotations
 
