@@ -11,8 +11,7 @@ from functools import partial
 from typing import Any
 
 from ...tools.log_text import log_with_trace
-from ..session.methods import Params, Route, Session
-from ..session.requests_in_flight import CallInFlight
+from ..session.methods import Params, Route, Session, start_call
 from ..wire import eras
 from ..wire.jsonrpc import (
     INTERNAL_ERROR,
@@ -91,15 +90,14 @@ async def complete(
     from a tracked task (a slow completer holds nothing behind it and can be cancelled)."""
     ref, argument, value, settled = _parse(params)
     completer, what = _completer(session.server, ref, argument)
-    if session.requests.is_duplicate(request_id):
+    call = start_call(session, request_id, params or {}, version, log_level, "completion/complete")
+    if call is None:
         return
-    token = eras.progress_token(params or {}, "completion/complete")
-    call = CallInFlight(session.send, token, log_level, request_id, None, session.session_id)
     if completer is None:  # the server's handler, if any, gets the reference and the argument
         handler = getattr(session.server, "completion_handler", None)
         completer = partial(handler, dict(ref), argument) if handler is not None else ()  # none
     work = partial(_answer, session, completer, value, settled, what, version)
-    session.requests.answer_in_task(request_id, call, work)
+    session.requests.answer_in_task(call, work)
 
 
 async def _answer(

@@ -15,9 +15,7 @@ from ...context import ToolContext
 from ...tools.invoke import as_tool_failure
 from ...tools.log_text import log_with_trace
 from ...tools.threads import run_sync_within
-from ..session.asking import Asker
-from ..session.methods import Params, Route, Session, send_page
-from ..session.requests_in_flight import CallInFlight
+from ..session.methods import Params, Route, Session, send_page, start_call
 from ..session.subscriptions import MAX_URI_LENGTH
 from ..wire import eras
 from ..wire.jsonrpc import (
@@ -31,6 +29,7 @@ from .resource_reading import NOT_FOUND, InvalidResourceParams
 
 if TYPE_CHECKING:
     from ..session.app import ServedApp
+    from ..session.requests_in_flight import CallInFlight
     from ..wire.jsonrpc import RequestId
     from .resource_registry import FixedResource
 
@@ -128,43 +127,18 @@ async def read(
 ) -> None:
     """`resources/read`: checked here, then read and answered from a tracked task."""
     uri = _uri(params, "resources/read")
-    if session.requests.is_duplicate(request_id):
+    asks = uri if session.era != "modern" else None  # 2026-07-28 has no input round for a read
+    call = start_call(session, request_id, params or {}, version, log_level, "resources/read", asks)
+    if call is None:
         return
-    params = params or {}
-    token = eras.progress_token(params, "resources/read")
-    make_asker = None
-    if session.era != "modern":  # 2026-07-28 has no input round for a read
-        make_asker = functools.partial(
-            Asker, session, request_id, version, params, uri, "resources/read"
-        )
-    call = CallInFlight(session.send, token, log_level, request_id, make_asker, session.session_id)
-    session.requests.answer_in_task(
-        request_id, call, functools.partial(_read, session, request_id, uri, params, version, call)
-    )
+    session.requests.answer_in_task(call, functools.partial(_read, session, uri, call))
 
 
-async def _read(
-    session: Session,
-    request_id: RequestId,
-    uri: str,
-    params: dict[str, Any],
-    version: str,
-    call: CallInFlight,
-) -> dict[str, Any]:
-    context = functools.partial(
-        session.contexts.tool_context,
-        str(request_id),
-        uri,
-        {},
-        params.get("_meta"),
-        version,
-        session.client_info,
-        session.identity,
-        call,
-    )
-    contents = await read_contents(session.server, uri, version, context)
+async def _read(session: Session, uri: str, call: CallInFlight) -> dict[str, Any]:
+    context = functools.partial(session.contexts.tool_context, call, uri, {})
+    contents = await read_contents(session.server, uri, call.version, context)
     result: dict[str, Any] = {"contents": contents}
-    eras.stamp_for(version, result, session.server_info, cacheable=True)
+    eras.stamp_for(call.version, result, session.server_info, cacheable=True)
     return result
 
 

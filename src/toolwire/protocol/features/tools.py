@@ -23,8 +23,8 @@ from ...tools.invoke import ToolOutcome, invoke_tool, validation_problems
 from ...tools.log_text import log_with_trace
 from ...tools.threads import SyncToolRefused, worker_wait
 from ..auth.identity import FORBIDDEN, scope_refusal
-from ..session.asking import CLIENT_CAPABILITY, Asker
-from ..session.methods import Params, Route, Session, send_page
+from ..session.asking import CLIENT_CAPABILITY
+from ..session.methods import Params, Route, Session, send_page, start_call
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.content import call_result, error_result
@@ -36,7 +36,6 @@ from ..wire.jsonrpc import (
 
 if TYPE_CHECKING:
     from ...tools.threads import SyncBudget
-    from ..auth.identity import Identity
     from .registry import RegisteredTool
 
 logger = logging.getLogger("toolwire.protocol")
@@ -64,9 +63,6 @@ async def call_tool(
     session: Session, request_id: RequestId, params: Params, version: str, log_level: str | None
 ) -> None:
     """`tools/call`: checked here, then run and answered from a request in flight."""
-    requests = session.requests
-    if requests.is_duplicate(request_id):
-        return
     params = params or {}
     name = params.get("name")
     if not isinstance(name, str):
@@ -86,14 +82,13 @@ async def call_tool(
                 scope_refusal(name, missing),
                 {"requiredScopes": sorted(entry.scopes), "missingScopes": missing},
             )
-    token = eras.progress_token(params, "tools/call")
-    # Most calls never ask: their asker is made at the first question.
-    make_asker = partial(Asker, session, request_id, version, params, name, "tools/call")
-    call = CallInFlight(session.send, token, log_level, request_id, make_asker, session.session_id)
+    call = start_call(session, request_id, params, version, log_level, "tools/call", name)
+    if call is None:
+        return
     if session.era == "modern" and ("requestState" in params or "inputResponses" in params):
         call.ready_asker()  # a retry's answers are checked up front (-32602)
-    work = partial(_result, session, request_id, entry, params, version, call, identity)
-    requests.answer_in_task(request_id, call, work)
+    work = partial(_result, session, entry, arguments, call)
+    session.requests.answer_in_task(call, work)
 
 
 TOOL_ROUTES_HANDSHAKE: dict[str, Route] = {
@@ -136,28 +131,12 @@ def _argument_problem(entry: RegisteredTool, error: BaseException, arguments: An
 
 
 async def _result(
-    session: Session,
-    request_id: RequestId,
-    entry: RegisteredTool,
-    params: dict[str, Any],
-    version: str,
-    call: CallInFlight,
-    identity: Identity | None,
+    session: Session, entry: RegisteredTool, sent: dict[str, Any] | None, call: CallInFlight
 ) -> dict[str, Any]:
-    """An accepted call's whole result. `identity` is the caller's as the call was accepted
-    (a later request of the same caller may bring another token)."""
-    arguments = call_arguments(entry.tool.params_json_schema, params.get("arguments"))
+    """An accepted call's whole result, from the arguments as `sent`."""
+    arguments = call_arguments(entry.tool.params_json_schema, sent)
     try:
-        ctx = await session.contexts.tool_context(
-            str(request_id),
-            entry.name,
-            arguments,
-            params.get("_meta"),
-            version,
-            session.client_info,
-            identity,
-            call,
-        )
+        ctx = await session.contexts.tool_context(call, entry.name, arguments)
     except Exception as error:
         log_with_trace(
             logger,
@@ -168,8 +147,8 @@ async def _result(
         )
         result = error_result("Internal error")
     else:
-        result = await _run(entry, ctx, arguments, session.sync_limiter, version)
-    eras.stamp_for(version, result, session.server_info)
+        result = await _run(entry, ctx, arguments, session.sync_limiter, call.version)
+    eras.stamp_for(call.version, result, session.server_info)
     return result
 
 

@@ -75,23 +75,17 @@ class ContextSource:
         )
 
     async def tool_context(
-        self,
-        call_id: str,
-        name: str,
-        arguments: dict[str, Any],
-        meta: Any,
-        protocol_version: str,
-        client_info: Mapping[str, Any] | None,
-        identity: Identity | None,
-        call: CallInFlight,
+        self, call: CallInFlight, name: str, arguments: dict[str, Any]
     ) -> ToolContext[Any]:
         """The `ToolContext` of one request running the author's code (`name`: the tool,
         prompt or resource URI), its context the factory's answer (awaited if need be), else
         `value`; raises what the factory raises."""
         context = self.value
         factory = self.factory
+        call_id = str(call.request_id)
         if factory is not None:
-            meta = meta if isinstance(meta, Mapping) else None
+            meta = call.meta if isinstance(call.meta, Mapping) else None
+            client_info = call.client_info
             if client_info is None and meta is not None:
                 sent = meta.get(META_CLIENT_INFO)
                 client_info = sent if isinstance(sent, Mapping) else None
@@ -101,10 +95,10 @@ class ContextSource:
                     call_id=call_id,
                     arguments=MappingProxyType(arguments),
                     meta=meta,
-                    protocol_version=protocol_version,
+                    protocol_version=call.version,
                     client_info=client_info,
                     state=self.state,
-                    identity=identity,
+                    identity=call.identity,
                     session_id=call.session_id,
                 )
             )

@@ -10,6 +10,7 @@ import base64
 import binascii
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Concatenate, Protocol
 
 from ..wire import eras
@@ -20,7 +21,8 @@ from ..wire.jsonrpc import (
     encode_value,
     result_message_raw,
 )
-from .asking import AskingSession
+from .asking import Asker, AskingSession
+from .requests_in_flight import CallInFlight
 
 if TYPE_CHECKING:
     import anyio
@@ -42,6 +44,7 @@ __all__ = [
     "decode_cursor",
     "encode_cursor",
     "send_page",
+    "start_call",
 ]
 
 PAGE_SIZE = 100
@@ -78,6 +81,38 @@ class Route:
     handler: Callable[Concatenate[Session, ...], Awaitable[None]]
     grants: Mapping[str, Mapping[str, Any]] | None = None
     before_handshake: bool = False
+
+
+def start_call(
+    session: Session,
+    request_id: RequestId,
+    params: dict[str, Any],
+    version: str,
+    log_level: str | None,
+    method: str,
+    subject: str | None = None,
+) -> CallInFlight | None:
+    """The call in flight for an accepted request that runs the author's code, or None when
+    a request with its id is in flight (ignored, logged); -32602 for a malformed progress
+    token. With a `subject` (the tool, prompt or URI the request names) the call may ask its
+    client, its asker made at the first question."""
+    if session.requests.is_duplicate(request_id):
+        return None
+    make_asker = None
+    if subject is not None:
+        make_asker = partial(Asker, session, request_id, version, params, subject, method)
+    return CallInFlight(
+        session.send,
+        eras.progress_token(params, method),
+        log_level,
+        request_id,
+        make_asker,
+        session.session_id,
+        version=version,
+        meta=params.get("_meta"),
+        client_info=session.client_info,
+        identity=session.identity,
+    )
 
 
 def capabilities(table: Mapping[str, Route]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import asyncio
 import functools
 import logging
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,7 @@ from ..wire.jsonrpc import (
 
 if TYPE_CHECKING:
     from ...context import ElicitResult, SampleResult
+    from ..auth.identity import Identity
     from .asking import Asker
     from .backlog import Backlog
 
@@ -48,24 +49,30 @@ STREAM_CLOSER: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(
 
 
 class CallInFlight:
-    """One request in flight: its task, and what its function reports and asks through
-    (`make_asker(call=self)` builds where its questions go; None: no client to ask). Once
-    `abandoned`, no reply may be sent for it; `size` is its request's bytes in the backlog."""
+    """One request in flight: its task, what is known of the request (`version`, `meta`,
+    `client_info`, `identity`: the caller's as the request was accepted), and what its function
+    reports and asks through (`make_asker(call=self)` builds where its questions go; None: no
+    client to ask). Once `abandoned`, no reply may be sent for it; `size` is its request's
+    bytes in the backlog."""
 
     __slots__ = (
         "_closer",
         "_last",
         "_log_level",
-        "_request_id",
         "_send",
         "_token",
         "abandoned",
         "asker",
+        "client_info",
         "closed",
+        "identity",
         "make_asker",
+        "meta",
+        "request_id",
         "session_id",
         "size",
         "task",
+        "version",
     )
 
     def __init__(
@@ -73,15 +80,24 @@ class CallInFlight:
         send: RoutedSend,
         token: Any,
         log_level: str | None,
-        request_id: RequestId | None = None,
+        request_id: RequestId,
         make_asker: Callable[..., Asker] | None = None,
         session_id: str | None = None,
+        *,
+        version: str = "",
+        meta: Any = None,
+        client_info: Mapping[str, Any] | None = None,
+        identity: Identity | None = None,
     ) -> None:
         self.asker: Asker | None = None
         self.make_asker = make_asker
         self.session_id = session_id
+        self.request_id = request_id
+        self.version = version
+        self.meta = meta
+        self.client_info = client_info
+        self.identity = identity
         self._send = send
-        self._request_id = request_id
         self._token = token
         self._log_level = LOG_LEVELS.index(log_level) if log_level in LOG_LEVELS else None
         self._last = -math.inf
@@ -126,7 +142,7 @@ class CallInFlight:
         if message is not None:
             params["message"] = str(message)
         await self._send(
-            notification("notifications/progress", params), FrameKind.NOTICE, self._request_id
+            notification("notifications/progress", params), FrameKind.NOTICE, self.request_id
         )
 
     async def log(self, level: str, data: Any, logger_name: str | None) -> None:
@@ -143,7 +159,7 @@ class CallInFlight:
             params["logger"] = str(logger_name)
         params["data"] = to_jsonable(data)
         await self._send(
-            notification("notifications/message", params), FrameKind.NOTICE, self._request_id
+            notification("notifications/message", params), FrameKind.NOTICE, self.request_id
         )
 
     def ready_asker(self) -> Asker | None:
@@ -207,24 +223,21 @@ class RequestsInFlight:
         return False
 
     def answer_in_task(
-        self,
-        request_id: RequestId,
-        call: CallInFlight,
-        work: Callable[[], Awaitable[dict[str, Any]]],
+        self, call: CallInFlight, work: Callable[[], Awaitable[dict[str, Any]]]
     ) -> None:
         """Track `call` and reply with what `work()` returns (a `ProtocolError` it raises is
         the error reply, anything else a logged -32603), from a task."""
-        self._calls[request_id] = call
+        self._calls[call.request_id] = call
         call.size = self._backlog.call_started()
-        call.task = asyncio.create_task(self._answer(request_id, call, work))
+        call.task = asyncio.create_task(self._answer(call, work))
         self._tasks.add(call.task)
-        call.task.add_done_callback(functools.partial(self._task_done, request_id, call))
+        call.task.add_done_callback(functools.partial(self._task_done, call))
 
-    def settle(self, request_id: RequestId, call: CallInFlight) -> None:
+    def settle(self, call: CallInFlight) -> None:
         """Take `call` out of the table (its reply comes next, if any)."""
         call.closed = True
-        if self._calls.get(request_id) is call:
-            del self._calls[request_id]
+        if self._calls.get(call.request_id) is call:
+            del self._calls[call.request_id]
             self._backlog.call_ended(call.size)
 
     def cancel(self, request_id: RequestId) -> bool:
@@ -264,11 +277,9 @@ class RequestsInFlight:
                 await asyncio.wait(set(self._tasks))
 
     async def _answer(
-        self,
-        request_id: RequestId,
-        call: CallInFlight,
-        work: Callable[[], Awaitable[dict[str, Any]]],
+        self, call: CallInFlight, work: Callable[[], Awaitable[dict[str, Any]]]
     ) -> None:
+        request_id = call.request_id
         try:
             reply = result_message(request_id, await work())
         except ProtocolError as error:
@@ -278,16 +289,14 @@ class RequestsInFlight:
             log_with_trace(logger, logging.ERROR, "request %r failed", request_id, error=error)
             reply = error_message(request_id, INTERNAL_ERROR, "Internal error")
         finally:
-            self.settle(request_id, call)
+            self.settle(call)
         if not call.abandoned:  # cancelled, or answered by its input round
             await self._send(reply, FrameKind.REPLY, request_id)
 
-    def _task_done(
-        self, request_id: RequestId, call: CallInFlight, task: asyncio.Task[None]
-    ) -> None:
+    def _task_done(self, call: CallInFlight, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
-        self.settle(request_id, call)  # if cancelled before it ever started
+        self.settle(call)  # if cancelled before it ever started
         if not task.cancelled() and task.exception() is not None:  # a bug: requests reply
             logger.error("a request's task failed", exc_info=task.exception())
         if call.abandoned and self.unanswered is not None:
-            self.unanswered(request_id)
+            self.unanswered(call.request_id)
