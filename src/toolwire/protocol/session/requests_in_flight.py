@@ -13,6 +13,7 @@ import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
+from dataclasses import KW_ONLY, InitVar, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -48,64 +49,38 @@ STREAM_CLOSER: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(
 """Set by a transport whose request stream may end early (streamable HTTP's SSE responses)."""
 
 
+@dataclass(eq=False, slots=True)
 class CallInFlight:
-    """One request in flight: its task, what is known of the request (`version`, `meta`,
-    `client_info`, `identity`: the caller's as the request was accepted), and what its function
-    reports and asks through (`make_asker(call=self)` builds where its questions go; None: no
-    client to ask). Once `abandoned`, no reply may be sent for it; `size` is its request's
+    """One request in flight: its task, what is known of the request (`identity`: the caller's
+    as it was accepted), and what its function reports and asks through: progress for `token`,
+    logs from `log_level` up, questions through the asker `make_asker(call=self)` builds (None:
+    no client to ask). Once `abandoned`, no reply may be sent for it; `size` is its request's
     bytes in the backlog."""
 
-    __slots__ = (
-        "_closer",
-        "_last",
-        "_log_level",
-        "_send",
-        "_token",
-        "abandoned",
-        "asker",
-        "client_info",
-        "closed",
-        "identity",
-        "make_asker",
-        "meta",
-        "request_id",
-        "session_id",
-        "size",
-        "task",
-        "version",
+    send: RoutedSend
+    token: Any
+    log_level: InitVar[str | None]
+    request_id: RequestId
+    make_asker: Callable[..., Asker] | None = None
+    session_id: str | None = None
+    _: KW_ONLY
+    version: str = ""
+    meta: Any = None
+    client_info: Mapping[str, Any] | None = None
+    identity: Identity | None = None
+    asker: Asker | None = field(default=None, init=False)
+    task: asyncio.Task[None] | None = field(default=None, init=False)
+    closed: bool = field(default=False, init=False)
+    abandoned: bool = field(default=False, init=False)
+    size: int = field(default=0, init=False)
+    _level: int | None = field(default=None, init=False)
+    _last: float = field(default=-math.inf, init=False)
+    _closer: Callable[[], Awaitable[None]] | None = field(
+        default_factory=STREAM_CLOSER.get, init=False
     )
 
-    def __init__(
-        self,
-        send: RoutedSend,
-        token: Any,
-        log_level: str | None,
-        request_id: RequestId,
-        make_asker: Callable[..., Asker] | None = None,
-        session_id: str | None = None,
-        *,
-        version: str = "",
-        meta: Any = None,
-        client_info: Mapping[str, Any] | None = None,
-        identity: Identity | None = None,
-    ) -> None:
-        self.asker: Asker | None = None
-        self.make_asker = make_asker
-        self.session_id = session_id
-        self.request_id = request_id
-        self.version = version
-        self.meta = meta
-        self.client_info = client_info
-        self.identity = identity
-        self._send = send
-        self._token = token
-        self._log_level = LOG_LEVELS.index(log_level) if log_level in LOG_LEVELS else None
-        self._last = -math.inf
-        self.closed = False
-        self._closer = STREAM_CLOSER.get()
-        self.task: asyncio.Task[None] | None = None
-        self.abandoned = False
-        self.size = 0
+    def __post_init__(self, log_level: str | None) -> None:
+        self._level = LOG_LEVELS.index(log_level) if log_level in LOG_LEVELS else None
 
     def cancel(self) -> None:
         """Stop the call; no reply will be sent for it."""
@@ -121,7 +96,7 @@ class CallInFlight:
 
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
         """Send `notifications/progress` if the caller asked for it."""
-        if self._token is None or self.closed:
+        if self.token is None or self.closed:
             return
         if (
             isinstance(progress, bool)
@@ -136,29 +111,29 @@ class CallInFlight:
             )
             return
         self._last = progress
-        params: dict[str, Any] = {"progressToken": self._token, "progress": progress}
+        params: dict[str, Any] = {"progressToken": self.token, "progress": progress}
         if isinstance(total, int | float) and not isinstance(total, bool):
             params["total"] = total
         if message is not None:
             params["message"] = str(message)
-        await self._send(
+        await self.send(
             notification("notifications/progress", params), FrameKind.NOTICE, self.request_id
         )
 
     async def log(self, level: str, data: Any, logger_name: str | None) -> None:
         """Send `notifications/message` if `level` passes the client's threshold."""
-        if self._log_level is None or self.closed:
+        if self._level is None or self.closed:
             return
         if level not in LOG_LEVELS:
             logger.warning("unknown log level %r; use one of %s", level, ", ".join(LOG_LEVELS))
             return
-        if LOG_LEVELS.index(level) < self._log_level:
+        if LOG_LEVELS.index(level) < self._level:
             return
         params: dict[str, Any] = {"level": level}
         if logger_name:
             params["logger"] = str(logger_name)
         params["data"] = to_jsonable(data)
-        await self._send(
+        await self.send(
             notification("notifications/message", params), FrameKind.NOTICE, self.request_id
         )
 
