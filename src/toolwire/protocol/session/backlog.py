@@ -5,6 +5,8 @@ more frames until it clears; nothing read is dropped."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import anyio
 
 __all__ = ["Backlog"]
@@ -14,17 +16,15 @@ CALL_BYTES_LIMIT = 4 * 1024 * 1024
 CALLS_LIMIT = 1024
 
 
+@dataclass(eq=False, slots=True)
 class Backlog:
     """What one session holds; see the module docstring."""
 
-    __slots__ = ("_clear", "call_bytes", "calls", "frame_size", "unsent")
-
-    def __init__(self) -> None:
-        self.unsent = 0
-        self.call_bytes = 0
-        self.calls = 0
-        self.frame_size = 0  # of the frame being handled, for the call it starts
-        self._clear: anyio.Event | None = None  # set when the backlog clears
+    unsent: int = 0
+    call_bytes: int = 0
+    calls: int = 0
+    frame_size: int = 0  # of the frame being handled, for the call it starts
+    _clear: anyio.Event | None = field(default=None, init=False)  # set as the backlog clears
 
     @property
     def full(self) -> bool:

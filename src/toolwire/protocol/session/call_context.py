@@ -53,26 +53,14 @@ class CallInfo:
     tool_name: str
 
 
+@dataclass(eq=False, frozen=True, kw_only=True, slots=True)
 class ContextSource:
     """Where the calls of one serving get their context: `factory(CallInfo)` for each call,
     else the one `value`; `state` is what the lifespan yielded (`CallInfo.state`)."""
 
-    __slots__ = ("factory", "is_async", "state", "value")
-
-    def __init__(
-        self,
-        *,
-        value: Any = None,
-        factory: Callable[[CallInfo], Any] | None = None,
-        state: Any = None,
-    ) -> None:
-        self.value = value
-        self.factory = factory
-        self.state = state
-        self.is_async = factory is not None and (
-            inspect.iscoroutinefunction(factory)
-            or inspect.iscoroutinefunction(type(factory).__call__)
-        )
+    value: Any = None
+    factory: Callable[[CallInfo], Any] | None = None
+    state: Any = None
 
     async def tool_context(
         self, call: CallInFlight, name: str, arguments: dict[str, Any]
@@ -102,7 +90,7 @@ class ContextSource:
                     session_id=call.session_id,
                 )
             )
-            if self.is_async or inspect.isawaitable(context):
+            if inspect.isawaitable(context):
                 context = await context
         return ToolContext(
             context,

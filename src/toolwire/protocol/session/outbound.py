@@ -7,6 +7,7 @@ response nobody waits for is dropped."""
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -21,16 +22,14 @@ logger = logging.getLogger("toolwire.protocol")
 _WITHDRAW_SECONDS = 1.0  # how long a cancelled call may spend telling the client
 
 
+@dataclass(eq=False, slots=True)
 class _Waiting:
     """One request sent, its answer not yet in."""
 
-    __slots__ = ("answered", "error", "method", "result")
-
-    def __init__(self, method: str) -> None:
-        self.method = method
-        self.answered = anyio.Event()
-        self.result: Any = None
-        self.error: ClientRequestError | None = None
+    method: str
+    answered: anyio.Event = field(default_factory=anyio.Event)
+    result: Any = None
+    error: ClientRequestError | None = None
 
 
 class Outbound:

@@ -15,6 +15,7 @@ import hmac
 import json
 import os
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..wire.jsonrpc import INVALID_PARAMS, ProtocolError, compact_json
@@ -33,17 +34,15 @@ def _secret() -> bytes:
     return hashlib.sha256(configured.encode()).digest() if configured else os.urandom(32)
 
 
+@dataclass(eq=False, slots=True)
 class StateBinding:
     """What a state is issued for, and must be presented with."""
 
-    __slots__ = ("_digest", "arguments", "method", "name", "principal")
-
-    def __init__(self, method: str, name: str, arguments: Any, principal: str | None) -> None:
-        self.method = method
-        self.name = name
-        self.arguments = arguments
-        self.principal = principal
-        self._digest: str | None = None
+    method: str
+    name: str
+    arguments: Any
+    principal: str | None
+    _digest: str | None = field(default=None, init=False)
 
     @property
     def digest(self) -> str:
