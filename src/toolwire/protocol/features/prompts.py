@@ -53,7 +53,6 @@ async def get_prompt(
     call = start_call(session, request_id, params, version, log_level, "prompts/get", asks)
     if call is None:
         return
-    call.ready_asker()  # built here, so that a malformed retry is refused at once
     work = functools.partial(_rendered, session, entry, params, args, kwargs, call)
     session.requests.answer_in_task(call, work)
 

@@ -85,8 +85,6 @@ async def call_tool(
     call = start_call(session, request_id, params, version, log_level, "tools/call", name)
     if call is None:
         return
-    if session.era == "modern" and ("requestState" in params or "inputResponses" in params):
-        call.ready_asker()  # a retry's answers are checked up front (-32602)
     work = partial(_result, session, entry, arguments, call)
     session.requests.answer_in_task(call, work)
 

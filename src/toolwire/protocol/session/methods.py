@@ -95,13 +95,14 @@ def start_call(
     """The call in flight for an accepted request that runs the author's code, or None when
     a request with its id is in flight (ignored, logged); -32602 for a malformed progress
     token. With a `subject` (the tool, prompt or URI the request names) the call may ask its
-    client, its asker made at the first question."""
+    client, its asker made at the first question, or at once for a 2026-07-28 retry, whose
+    answers are checked up front (-32602)."""
     if session.requests.is_duplicate(request_id):
         return None
     make_asker = None
     if subject is not None:
         make_asker = partial(Asker, session, request_id, version, params, subject, method)
-    return CallInFlight(
+    call = CallInFlight(
         session.send,
         eras.progress_token(params, method),
         log_level,
@@ -113,6 +114,9 @@ def start_call(
         client_info=session.client_info,
         identity=session.identity,
     )
+    if session.era == "modern" and ("requestState" in params or "inputResponses" in params):
+        call.ready_asker()
+    return call
 
 
 def capabilities(table: Mapping[str, Route]) -> dict[str, Any]:
