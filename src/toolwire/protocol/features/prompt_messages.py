@@ -67,8 +67,7 @@ def _block(content: Any, version: str, where: str) -> dict[str, Any]:
 
 
 def _check_fields(content: dict[str, Any], where: str) -> None:
-    """Refuse a block whose required fields have the wrong type (the client would refuse the
-    whole result)."""
+    """Refuse a block whose required fields have the wrong type (the client refuses them)."""
     kind = content["type"]
     if kind != "resource":
         for key in _REQUIRED[kind]:

@@ -142,8 +142,7 @@ _STARS: dict[Any, str] = {
 
 
 def _refuse_variadics(schema: FuncSchema, owner: str) -> None:
-    """A `UserError` for `*args` or `**kwargs`: a prompt's arguments are listed one by name,
-    and neither has a name a client could fill in."""
+    """A `UserError` for `*args` or `**kwargs`: no client could fill them in by name."""
     for param in schema.signature.parameters.values():
         stars = _STARS.get(param.kind)
         if stars is not None:

@@ -197,8 +197,7 @@ async def _run(
 async def _timed_out(
     entry: RegisteredTool, ctx: ToolContext[Any], seconds: float, waits: list[int]
 ) -> dict[str, Any]:
-    """The timeout's text: the tool's `timeout_error_function`'s, else the SDK's, and why
-    when the call never got a worker thread."""
+    """The timeout's text: the tool's own, else the SDK's (saying so if it never got a thread)."""
     waited_for = waits[0] if waits else None
     log_timeout(entry.name, seconds, ctx.tool_arguments, waited_for)
     error = ToolTimeoutError(entry.name, seconds)

@@ -180,8 +180,7 @@ class UriTemplate:
 
 
 def _run_ends(uri: str, stops: frozenset[str]) -> list[int]:
-    """For each offset, where a value starting there must end at the latest: the next stop
-    character, or the end of `uri`."""
+    """Where a value starting at each offset ends at the latest: its next stop, or the end."""
     run_end = [len(uri)] * (len(uri) + 1)
     for at in range(len(uri) - 1, -1, -1):
         run_end[at] = at if uri[at] in stops else run_end[at + 1]

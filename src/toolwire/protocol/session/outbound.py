@@ -83,8 +83,7 @@ class Outbound:
         return waiting.result
 
     async def _withdraw(self, message_id: str, call_id: RequestId, reason: str) -> None:
-        """Tell the client a request is no longer wanted (shielded: the call may be
-        cancelled)."""
+        """Tell the client a request is no longer wanted (shielded: the call may be cancelled)."""
         frame = notification("notifications/cancelled", {"requestId": message_id, "reason": reason})
         with anyio.CancelScope(shield=True), anyio.move_on_after(_WITHDRAW_SECONDS):
             try:
