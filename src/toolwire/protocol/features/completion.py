@@ -91,8 +91,6 @@ async def complete(
     ref, argument, value, settled = _parse(params)
     completer, what = _completer(session.server, ref, argument)
     call = start_call(session, request_id, params or {}, version, log_level, "completion/complete")
-    if call is None:
-        return
     if completer is None:  # the server's handler, if any, gets the reference and the argument
         handler = getattr(session.server, "completion_handler", None)
         completer = partial(handler, dict(ref), argument) if handler is not None else ()  # none

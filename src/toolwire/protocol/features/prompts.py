@@ -51,8 +51,6 @@ async def get_prompt(
     args, kwargs = entry.bind(params.get("arguments"))
     asks = entry.name if entry.schema.takes_context else None
     call = start_call(session, request_id, params, version, log_level, "prompts/get", asks)
-    if call is None:
-        return
     work = functools.partial(_rendered, session, entry, params, args, kwargs, call)
     session.requests.answer_in_task(call, work)
 

@@ -129,8 +129,6 @@ async def read(
     uri = _uri(params, "resources/read")
     asks = uri if session.era != "modern" else None  # 2026-07-28 has no input round for a read
     call = start_call(session, request_id, params or {}, version, log_level, "resources/read", asks)
-    if call is None:
-        return
     session.requests.answer_in_task(call, functools.partial(_read, session, uri, call))
 
 

@@ -83,8 +83,6 @@ async def call_tool(
                 {"requiredScopes": sorted(entry.scopes), "missingScopes": missing},
             )
     call = start_call(session, request_id, params, version, log_level, "tools/call", name)
-    if call is None:
-        return
     work = partial(_result, session, entry, arguments, call)
     session.requests.answer_in_task(call, work)
 

@@ -91,14 +91,11 @@ def start_call(
     log_level: str | None,
     method: str,
     subject: str | None = None,
-) -> CallInFlight | None:
-    """The call in flight for an accepted request that runs the author's code, or None when
-    a request with its id is in flight (ignored, logged); -32602 for a malformed progress
-    token. With a `subject` (the tool, prompt or URI the request names) the call may ask its
-    client, its asker made at the first question, or at once for a 2026-07-28 retry, whose
-    answers are checked up front (-32602)."""
-    if session.requests.is_duplicate(request_id):
-        return None
+) -> CallInFlight:
+    """The call in flight for an accepted request that runs the author's code (-32602 for a
+    malformed progress token). With a `subject` (the tool, prompt or URI the request names) it
+    may ask its client, its asker made at the first question, or at once for a 2026-07-28
+    retry, whose answers are checked up front (-32602)."""
     make_asker = None
     if subject is not None:
         make_asker = partial(Asker, session, request_id, version, params, subject, method)

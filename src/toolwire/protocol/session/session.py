@@ -284,6 +284,8 @@ class ServerSession:
     async def _request(
         self, request_id: RequestId, method: str, params: dict[str, Any] | None
     ) -> None:
+        if self.requests.is_duplicate(request_id):
+            return  # any reply would be taken for the running request's
         if self.era is None:
             self.era = (
                 "modern" if method != "initialize" and eras.has_envelope(params) else "handshake"
