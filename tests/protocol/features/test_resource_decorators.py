@@ -24,7 +24,7 @@ def test_the_decorator_returns_the_function_itself() -> None:
 
     assert server.resource("a://b")(plain) is plain
     assert plain() == "x"
-    assert set(server.resource_registry.resources) == {"a://b"}
+    assert [entry.uri for entry in server.resource_registry.listings()] == ["a://b"]
 
 
 def test_a_malformed_template_is_refused_at_decoration_naming_it() -> None:

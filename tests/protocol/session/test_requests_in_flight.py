@@ -49,7 +49,7 @@ def test_a_request_is_in_the_table_until_its_reply_and_counted_by_the_backlog() 
             await release.wait()
             return {"value": 7}
 
-        requests.answer_in_task(1, _call(1), work)
+        requests.answer_in_task(_call(1), work)
         await asyncio.sleep(0)
         seen.append((len(requests), backlog.calls))
         release.set()
@@ -69,8 +69,8 @@ def test_a_protocol_error_is_its_reply_and_any_other_failure_an_internal_error()
         async def broken() -> dict[str, Any]:
             raise RuntimeError("secret detail")
 
-        requests.answer_in_task("a", _call("a"), refused)
-        requests.answer_in_task("b", _call("b"), broken)
+        requests.answer_in_task(_call("a"), refused)
+        requests.answer_in_task(_call("b"), broken)
 
     replies = {request_id: frame for frame, request_id in _run(body)}
     assert replies["a"]["error"] == {
@@ -89,7 +89,7 @@ def test_an_id_in_flight_is_a_duplicate_until_its_request_ends() -> None:
             return {}
 
         answers.append(requests.is_duplicate(5))
-        requests.answer_in_task(5, _call(5), work)
+        requests.answer_in_task(_call(5), work)
         answers.append(requests.is_duplicate(5))
         await requests.wait()
         answers.append(requests.is_duplicate(5))
@@ -111,7 +111,7 @@ def test_a_cancelled_request_sends_nothing_and_is_reported_unanswered_once_over(
                 events.append("work ended")
             return {}
 
-        requests.answer_in_task(3, _call(3), work)
+        requests.answer_in_task(_call(3), work)
         await asyncio.sleep(0)
         events.append(f"cancel 3: {requests.cancel(3)}")
         events.append(f"cancel 4: {requests.cancel(4)}")
@@ -128,7 +128,7 @@ def test_refusing_all_answers_each_once_with_the_error() -> None:
             return {"late": True}
 
         for request_id in (1, 2):
-            requests.answer_in_task(request_id, _call(request_id), work)
+            requests.answer_in_task(_call(request_id), work)
         await asyncio.sleep(0)
         assert await requests.refuse_all(-32000, "Server shutting down") == 2
         await requests.wait()

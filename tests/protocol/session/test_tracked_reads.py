@@ -218,3 +218,41 @@ async def test_a_context_parameter_is_not_a_template_variable() -> None:
     assert [t["uriTemplate"] for t in listed["result"]["resourceTemplates"]] == ["ctx://{id}/who"]
     assert bad["error"]["code"] == -32602
     assert "id: Input should be a valid integer" in bad["error"]["message"]
+
+
+async def test_a_request_reusing_the_id_of_a_call_in_flight_is_ignored_whatever_it_asks() -> None:
+    # Any reply to it would carry the running call's id, and the client would take it for
+    # that call's answer: valid or not, and whatever its method, it gets none.
+    server = Server("dup")
+    release = anyio.Event()
+
+    @server.tool
+    async def slow() -> str:
+        """Wait to be released."""
+        await release.wait()
+        return "done"
+
+    @server.prompt
+    def hello() -> str:
+        return "hi"
+
+    async with handshake(server) as peer:
+        await peer.feed(
+            {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "slow"}}
+        )
+        duplicates: list[tuple[str, dict[str, Any]]] = [
+            ("tools/call", {"name": "nope"}),
+            ("prompts/get", {"name": "nope"}),
+            ("resources/read", {"uri": 5}),
+            ("completion/complete", {"ref": {}}),
+            ("ping", {}),
+            ("tools/list", {}),
+        ]
+        for method, params in duplicates:
+            await peer.feed({"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
+        assert [m for m in peer.messages if m.get("id") == 7] == []
+        release.set()
+        reply = await peer.wait_for(7)
+        assert reply["result"]["content"] == [{"type": "text", "text": "done"}]
+        assert [m for m in peer.take() if m.get("id") == 7] == [reply]
+        assert (await peer.request(7, "ping"))["result"] == {}  # the id is free again

@@ -1,8 +1,6 @@
-"""`BearerAuth`: how a server checks bearer tokens, and what it publishes about itself.
-
-The server is an OAuth resource server: it verifies tokens, never issues them. Every form of
-verifier becomes one async `token -> Identity | None`; a verifier that raises refuses the token.
-"""
+"""`BearerAuth`: how a server checks bearer tokens, and what it publishes about itself. The server
+is an OAuth resource server: it verifies tokens, never issues them. Every form of verifier becomes
+one async `token -> Identity | None`; a verifier that raises refuses the token."""
 
 from __future__ import annotations
 

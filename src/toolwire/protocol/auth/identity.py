@@ -1,8 +1,6 @@
-"""Who is calling: the identity an authenticated HTTP request carries to the protocol and tools.
-
-An `Identity` never holds the bearer token. Its `principal` (subject and client id) is the
-caller a session is bound to, so refreshing a token or gaining scopes keeps the session.
-"""
+"""Who is calling: the identity an authenticated HTTP request carries to the protocol and tools. An
+`Identity` never holds the bearer token. Its `principal` (subject and client id) is the caller a
+session is bound to, so refreshing a token or gaining scopes keeps the session."""
 
 from __future__ import annotations
 

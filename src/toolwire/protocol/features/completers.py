@@ -1,7 +1,6 @@
-"""Completers: what suggests values for one prompt argument or resource-template parameter:
-a collection of strings (those starting with what was typed, case-insensitively) or a function
-`completer(value, context)`, sync or async, returning strings it filtered itself.
-"""
+"""Completers: what suggests values for one prompt argument or resource-template parameter: a
+collection of strings (those starting with what was typed, case-insensitively) or a function
+`completer(value, context)`, sync or async, returning strings it filtered itself."""
 
 from __future__ import annotations
 

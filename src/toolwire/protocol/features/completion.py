@@ -1,21 +1,17 @@
 """`completion/complete`: suggestions for a prompt argument or a resource-template parameter.
-
 Suggestions come from the argument's declared completer, else the server's `@server.completion`
 handler, else none; at most 100 go out, `total` and `hasMore` saying what was cut. A malformed
-request or unknown reference is -32602 naming it, a failing completer -32603.
-"""
+request or unknown reference is -32602 naming it, a failing completer -32603."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from ...tools.log_text import log_with_trace
-from ..session.methods import Params, Route, Session
-from ..session.requests_in_flight import CallInFlight
+from ..session.methods import Params, Route, Session, start_call
 from ..wire import eras
 from ..wire.jsonrpc import (
     INTERNAL_ERROR,
@@ -87,19 +83,31 @@ def _completer(server: Any, ref: dict[str, Any], argument: str) -> tuple[Complet
     return entry.completers.get(argument), what
 
 
-async def _suggestions(
-    server: Any, ref: dict[str, Any], argument: str, value: str, settled: dict[str, str]
-) -> list[str]:
-    completer, what = _completer(server, ref, argument)
-    limiter = server.sync_limiter
+async def complete(
+    session: Session, request_id: RequestId, params: Params, version: str, log_level: str | None
+) -> None:
+    """`completion/complete`: checked here, then the suggestions for one argument answered
+    from a tracked task (a slow completer holds nothing behind it and can be cancelled)."""
+    ref, argument, value, settled = _parse(params)
+    completer, what = _completer(session.server, ref, argument)
+    call = start_call(session, request_id, params or {}, version, log_level, "completion/complete")
+    if completer is None:  # the server's handler, if any, gets the reference and the argument
+        handler = getattr(session.server, "completion_handler", None)
+        completer = partial(handler, dict(ref), argument) if handler is not None else ()  # none
+    work = partial(_answer, session, completer, value, settled, what, version)
+    session.requests.answer_in_task(call, work)
+
+
+async def _answer(
+    session: Session,
+    completer: Completer,
+    value: str,
+    settled: dict[str, str],
+    what: str,
+    version: str,
+) -> dict[str, Any]:
     try:
-        if completer is not None:
-            return await ask_completer(completer, value, settled, what, limiter)
-        handler: Callable[..., Any] | None = getattr(server, "completion_handler", None)
-        if handler is None:
-            return []
-        asked = partial(handler, dict(ref), argument)  # then (typed value, context arguments)
-        return await ask_completer(asked, value, settled, what, limiter)
+        values = await ask_completer(completer, value, settled, what, session.sync_limiter)
     except CompleterError as error:
         logger.error("%s", error)
     except asyncio.CancelledError as error:
@@ -108,38 +116,12 @@ async def _suggestions(
         logger.error("completion for %s raised CancelledError without being cancelled", what)
     except Exception as error:
         log_with_trace(logger, logging.ERROR, "completion for %s failed", what, error=error)
+    else:
+        cut = len(values) > MAX_VALUES
+        completion = {"values": values[:MAX_VALUES], "total": len(values), "hasMore": cut}
+        result: dict[str, Any] = {"completion": completion}
+        return eras.stamp_for(version, result, session.server_info)
     raise ProtocolError(INTERNAL_ERROR, f"Completion failed for {what}")
-
-
-async def complete(
-    session: Session, request_id: RequestId, params: Params, version: str, log_level: str | None
-) -> None:
-    """`completion/complete`: checked here, then the suggestions for one argument answered
-    from a tracked task (a slow completer holds nothing behind it and can be cancelled)."""
-    ref, argument, value, settled = _parse(params)
-    _completer(session.server, ref, argument)  # an unknown ref or argument is refused now
-    if session.requests.is_duplicate(request_id):
-        return
-    token = eras.progress_token(params or {}, "completion/complete")
-    call = CallInFlight(session.send, token, log_level, request_id, None, session.session_id)
-    work = partial(_answer, session, ref, argument, value, settled, version)
-    session.requests.answer_in_task(request_id, call, work)
-
-
-async def _answer(
-    session: Session,
-    ref: dict[str, Any],
-    argument: str,
-    value: str,
-    settled: dict[str, str],
-    version: str,
-) -> dict[str, Any]:
-    values = await _suggestions(session.server, ref, argument, value, settled)
-    cut = len(values) > MAX_VALUES
-    completion = {"values": values[:MAX_VALUES], "total": len(values), "hasMore": cut}
-    result: dict[str, Any] = {"completion": completion}
-    eras.stamp_for(version, result, session.server_info)
-    return result
 
 
 COMPLETION_ROUTES_HANDSHAKE: dict[str, Route] = {

@@ -1,8 +1,7 @@
-"""What every registry of published things (tools, prompts, resources) has in common: entries
-by key in publication order, refusals that name the kind, listeners told of each change. A
-registry subclasses `NamedEntries`, names its kind, and keeps any bookkeeping of its own in
-`_added`, `_removed` and `_changed`.
-"""
+"""What every registry of published things (tools, prompts, resources) has in common: entries by key
+in publication order, refusals that name the kind, listeners told of each change. A registry
+subclasses `NamedEntries`, names its kind, and keeps any bookkeeping of its own in `_added`,
+`_removed` and `_changed`."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""What a prompt function returns, turned into the `messages` of a `prompts/get` result.
-
-A string, a `PromptMessage` or its dict form, or a list or tuple of those; a message's content is
-text, an Agents SDK output, a `ResourceLink`/`EmbeddedResource` or a checked MCP content block.
-Anything else raises `PromptResultError` naming the message and the problem.
-"""
+"""What a prompt function returns, turned into the `messages` of a `prompts/get` result. A string, a
+`PromptMessage` or its dict form, or a list or tuple of those; a message's content is text, an
+Agents SDK output, a `ResourceLink`/`EmbeddedResource` or a checked MCP content block. Anything else
+raises `PromptResultError` naming the message and the problem."""
 
 from __future__ import annotations
 
@@ -69,8 +67,7 @@ def _block(content: Any, version: str, where: str) -> dict[str, Any]:
 
 
 def _check_fields(content: dict[str, Any], where: str) -> None:
-    """Refuse a block whose required fields have the wrong type (the client would refuse the
-    whole result)."""
+    """Refuse a block whose required fields have the wrong type (the client refuses them)."""
     kind = content["type"]
     if kind != "resource":
         for key in _REQUIRED[kind]:

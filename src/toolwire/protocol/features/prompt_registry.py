@@ -1,9 +1,7 @@
-"""The prompts a server publishes: each function with its arguments, listed per version.
-
-A prompt function is read as a tool is (`function_schema`, not strict); argument values arrive
-as strings and are validated by each parameter's type, a refusal being -32602 naming the
-arguments and the prompt. docs/decisions.md (prompt_registry.py) says how strings convert.
-"""
+"""The prompts a server publishes: each function with its arguments, listed per version. A prompt
+function is read as a tool is (`function_schema`, not strict); argument values arrive as strings and
+are validated by each parameter's type, a refusal being -32602 naming the arguments and the prompt.
+docs/decisions.md (prompt_registry.py) says how strings convert."""
 
 from __future__ import annotations
 
@@ -144,8 +142,7 @@ _STARS: dict[Any, str] = {
 
 
 def _refuse_variadics(schema: FuncSchema, owner: str) -> None:
-    """A `UserError` for `*args` or `**kwargs`: a prompt's arguments are listed one by name,
-    and neither has a name a client could fill in."""
+    """A `UserError` for `*args` or `**kwargs`: no client could fill them in by name."""
     for param in schema.signature.parameters.values():
         stars = _STARS.get(param.kind)
         if stars is not None:

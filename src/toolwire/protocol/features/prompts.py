@@ -1,9 +1,7 @@
-"""`prompts/list` and `prompts/get` for both eras, as route-table entries.
-
-An unknown name is -32602 "Unknown prompt: <name>", bad arguments -32602 naming them, and a
-prompt (or context factory) that raises or returns no prompt -32603 "Error rendering prompt
-'<name>'" with its traceback logged, not sent. docs/decisions.md (prompts.py) gives the rest.
-"""
+"""`prompts/list` and `prompts/get` for both eras, as route-table entries. An unknown name is -32602
+"Unknown prompt: <name>", bad arguments -32602 naming them, and a prompt (or context factory) that
+raises or returns no prompt -32603 "Error rendering prompt '<name>'" with its traceback logged, not
+sent. docs/decisions.md (prompts.py) gives the rest."""
 
 from __future__ import annotations
 
@@ -16,15 +14,14 @@ from typing import TYPE_CHECKING, Any
 from ...errors import ClientRequestError
 from ...tools.log_text import log_with_trace
 from ...tools.threads import run_sync_within
-from ..session.asking import Asker
-from ..session.methods import Params, Route, Session, send_page
-from ..session.requests_in_flight import CallInFlight
+from ..session.methods import Params, Route, Session, send_page, start_call
 from ..wire import eras
 from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, RequestId
 from .prompt_messages import PromptResultError, render_messages
 from .resources import not_a_failure
 
 if TYPE_CHECKING:
+    from ..session.requests_in_flight import CallInFlight
     from .prompt_registry import RegisteredPrompt
 
 __all__ = ["PROMPT_ROUTES_HANDSHAKE", "PROMPT_ROUTES_MODERN", "get_prompt", "list_prompts"]
@@ -52,47 +49,26 @@ async def get_prompt(
     if entry is None:
         raise ProtocolError(INVALID_PARAMS, f"Unknown prompt: {name}", {"name": name})
     args, kwargs = entry.bind(params.get("arguments"))
-    if session.requests.is_duplicate(request_id):
-        return
-    token = eras.progress_token(params, "prompts/get")
-    make_asker = None
-    if entry.schema.takes_context:
-        make_asker = functools.partial(
-            Asker, session, request_id, version, params, entry.name, "prompts/get"
-        )
-    call = CallInFlight(session.send, token, log_level, request_id, make_asker, session.session_id)
-    call.ready_asker()  # built here, so that a malformed retry is refused at once
-    work = functools.partial(
-        _rendered, session, request_id, entry, params, args, kwargs, version, call
-    )
-    session.requests.answer_in_task(request_id, call, work)
+    asks = entry.name if entry.schema.takes_context else None
+    call = start_call(session, request_id, params, version, log_level, "prompts/get", asks)
+    work = functools.partial(_rendered, session, entry, params, args, kwargs, call)
+    session.requests.answer_in_task(call, work)
 
 
 async def _rendered(
     session: Session,
-    request_id: RequestId,
     entry: RegisteredPrompt,
     params: dict[str, Any],
     args: list[Any],
     kwargs: dict[str, Any],
-    version: str,
     call: CallInFlight,
 ) -> dict[str, Any]:
     """The `prompts/get` result (era fields included)."""
+    version = call.version
     try:
         if entry.schema.takes_context:
             arguments = params.get("arguments") or {}
-            context = await session.contexts.tool_context(
-                str(request_id),
-                entry.name,
-                arguments,
-                params.get("_meta"),
-                version,
-                session.client_info,
-                session.identity,
-                call,
-            )
-            args = [context, *args]
+            args = [await session.contexts.tool_context(call, entry.name, arguments), *args]
     except Exception as error:
         log_with_trace(
             logger,

@@ -1,9 +1,7 @@
 """The tools a server publishes: each FunctionTool with its MCP options, listed per version.
-
-`inputSchema` is the tool's object-rooted `params_json_schema`; `outputSchema` the given one,
-else the FunctionTool's, else one inferred from the return annotation (none for content
-results, a non-object root wrapped under `result`). docs/decisions.md (registry.py) says why.
-"""
+`inputSchema` is the tool's object-rooted `params_json_schema`; `outputSchema` the given one, else
+the FunctionTool's, else one inferred from the return annotation (none for content results, a
+non-object root wrapped under `result`). docs/decisions.md (registry.py) says why."""
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
-"""A directory served read-only as resources: `<prefix><relative path>` reads `<root>/<path>`.
-
-The matched path is checked segment by segment (-32602 naming the reason) and resolved inside
-the root by descriptor (`toolwire.paths.Root`), so nothing outside it is ever opened; a path
-naming nothing is the ordinary not-found error. Unless hidden files are included, neither the
-path asked for nor the file it leads to may be hidden, so a link cannot serve a dotfile, and the
-listing leaves out what a read would refuse. UTF-8 text goes out as text, the rest as blobs.
-"""
+"""A directory served read-only as resources: `<prefix><relative path>` reads `<root>/<path>`. The
+matched path is checked segment by segment (-32602 naming the reason) and resolved inside the root
+by descriptor (`toolwire.paths.Root`), so nothing outside it is ever opened; a path naming nothing
+is the ordinary not-found error. Unless hidden files are included, neither the path asked for nor
+the file it leads to may be hidden, so a link cannot serve a dotfile, and the listing leaves out
+what a read would refuse. UTF-8 text goes out as text, the rest as blobs."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
-"""A resource function: checked against its URI template once, then called for each read.
-
-Template variables and parameters must fit (a `ValueError` naming template, function and
-parameter); values are converted to the annotated types as tool arguments are; what the
-function returns becomes the `contents` (`contents_of`), `None` meaning "no such resource".
-docs/decisions.md (resource_reading.py) gives the rules.
-"""
+"""A resource function: checked against its URI template once, then called for each read. Template
+variables and parameters must fit (a `ValueError` naming template, function and parameter); values
+are converted to the annotated types as tool arguments are; what the function returns becomes the
+`contents` (`contents_of`), `None` meaning "no such resource". docs/decisions.md
+(resource_reading.py) gives the rules."""
 
 from __future__ import annotations
 

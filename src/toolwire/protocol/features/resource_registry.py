@@ -1,7 +1,6 @@
-"""The published resources and resource templates, and how a URI finds the one that serves it:
-by exact URI, else the first template (in publication order) that matches. URIs are compared as
-strings, never resolved here; listings are built per protocol version.
-"""
+"""The published resources and resource templates, and how a URI finds the one that serves it: by
+exact URI, else the first template (in publication order) that matches. URIs are compared as
+strings, never resolved here; listings are built per protocol version."""
 
 from __future__ import annotations
 
@@ -118,11 +117,6 @@ class ResourceRegistry(NamedEntries[FixedResource | TemplatedResource]):
         self.update_listeners: list[Callable[[str], None]] = []
 
     @property
-    def resources(self) -> Mapping[str, FixedResource]:
-        """The fixed resources by URI (read-only)."""
-        return MappingProxyType({entry.uri: entry for entry in self.listings()})
-
-    @property
     def templates(self) -> Mapping[str, TemplatedResource]:
         """The templates by their text (read-only)."""
         return MappingProxyType({entry.uri_template: entry for entry in self._templates})
@@ -146,10 +140,6 @@ class ResourceRegistry(NamedEntries[FixedResource | TemplatedResource]):
     def listings(self) -> list[FixedResource]:
         """The fixed resources (those of templates' listers not included)."""
         return [entry for entry in self._entries.values() if isinstance(entry, FixedResource)]
-
-    def listers(self) -> list[Callable[[], Iterable[FixedResource]]]:
-        """The listers of the templates that list resources of their own."""
-        return [entry.lister for entry in self._templates if entry.lister is not None]
 
     def updated(self, uri: str) -> None:
         """The contents at `uri` changed: tell the update listeners (a TypeError, raised in the

@@ -1,10 +1,7 @@
-"""The resource methods, as route-table entries for each era (merged in by `session.py`).
-
-An unknown URI is `not_found` (-32002 in the handshake era, -32602 in 2026-07-28), bad template
-values or params -32602 naming the field, a failing resource function -32603 "Error reading
-resource <uri>"; a read runs as a task the session tracks. docs/decisions.md (resources.py)
-gives the rest.
-"""
+"""The resource methods, as route-table entries for each era (merged in by `session.py`). An unknown
+URI is `not_found` (-32002 in the handshake era, -32602 in 2026-07-28), bad template values or
+params -32602 naming the field, a failing resource function -32603 "Error reading resource <uri>"; a
+read runs as a task the session tracks. docs/decisions.md (resources.py) gives the rest."""
 
 from __future__ import annotations
 
@@ -14,12 +11,11 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ...context import ToolContext
 from ...tools.invoke import as_tool_failure
 from ...tools.log_text import log_with_trace
 from ...tools.threads import run_sync_within
-from ..session.asking import Asker
-from ..session.methods import Params, Route, Session, send_page
-from ..session.requests_in_flight import CallInFlight
+from ..session.methods import Params, Route, Session, send_page, start_call
 from ..session.subscriptions import MAX_URI_LENGTH
 from ..wire import eras
 from ..wire.jsonrpc import (
@@ -32,8 +28,8 @@ from ..wire.jsonrpc import (
 from .resource_reading import NOT_FOUND, InvalidResourceParams
 
 if TYPE_CHECKING:
-    from ...context import ToolContext
     from ..session.app import ServedApp
+    from ..session.requests_in_flight import CallInFlight
     from ..wire.jsonrpc import RequestId
     from .resource_registry import FixedResource
 
@@ -73,7 +69,10 @@ async def read_contents(
     reader, values = found
     ctx: ToolContext[Any] | None = None
     if reader.takes_context:
-        ctx = await context() if context is not None else _bare_context(uri)
+        if context is None:  # read by the application itself, outside any request
+            ctx = ToolContext(None, tool_name=uri, tool_call_id="", tool_arguments="{}")
+        else:
+            ctx = await context()
     try:
         contents = await reader.read(uri, values, server.sync_limiter, ctx)
     except InvalidResourceParams as invalid:
@@ -97,19 +96,13 @@ def not_a_failure(error: BaseException) -> bool:
     return as_tool_failure(error, in_thread=False) is None
 
 
-def _bare_context(uri: str) -> ToolContext[Any]:
-    from ...context import ToolContext
-
-    return ToolContext(None, tool_name=uri, tool_call_id="", tool_arguments="{}")
-
-
 async def list_resources(
     session: Session, request_id: RequestId, params: Params, version: str, *_: Any
 ) -> None:
     """`resources/list`: fixed resources, then those the templates list, one page."""
     registry = session.server.resource_registry
     entries: list[FixedResource] = registry.listings()
-    listers = registry.listers()
+    listers = [entry.lister for entry in registry.templates.values() if entry.lister is not None]
     if listers:
         gather = lambda: [entry for lister in listers for entry in lister()]  # noqa: E731
         entries += await run_sync_within(session.server.sync_limiter, gather, (), {})
@@ -134,43 +127,16 @@ async def read(
 ) -> None:
     """`resources/read`: checked here, then read and answered from a tracked task."""
     uri = _uri(params, "resources/read")
-    if session.requests.is_duplicate(request_id):
-        return
-    params = params or {}
-    token = eras.progress_token(params, "resources/read")
-    make_asker = None
-    if session.era != "modern":  # 2026-07-28 has no input round for a read
-        make_asker = functools.partial(
-            Asker, session, request_id, version, params, uri, "resources/read"
-        )
-    call = CallInFlight(session.send, token, log_level, request_id, make_asker, session.session_id)
-    session.requests.answer_in_task(
-        request_id, call, functools.partial(_read, session, request_id, uri, params, version, call)
-    )
+    asks = uri if session.era != "modern" else None  # 2026-07-28 has no input round for a read
+    call = start_call(session, request_id, params or {}, version, log_level, "resources/read", asks)
+    session.requests.answer_in_task(call, functools.partial(_read, session, uri, call))
 
 
-async def _read(
-    session: Session,
-    request_id: RequestId,
-    uri: str,
-    params: dict[str, Any],
-    version: str,
-    call: CallInFlight,
-) -> dict[str, Any]:
-    context = functools.partial(
-        session.contexts.tool_context,
-        str(request_id),
-        uri,
-        {},
-        params.get("_meta"),
-        version,
-        session.client_info,
-        session.identity,
-        call,
-    )
-    contents = await read_contents(session.server, uri, version, context)
+async def _read(session: Session, uri: str, call: CallInFlight) -> dict[str, Any]:
+    context = functools.partial(session.contexts.tool_context, call, uri, {})
+    contents = await read_contents(session.server, uri, call.version, context)
     result: dict[str, Any] = {"contents": contents}
-    eras.stamp_for(version, result, session.server_info, cacheable=True)
+    eras.stamp_for(call.version, result, session.server_info, cacheable=True)
     return result
 
 

@@ -1,11 +1,9 @@
-"""The tool methods, `tools/list` and `tools/call`, as route-table entries for each era.
-
-A call is accepted here (a known, enabled tool this caller has the scopes for, else -32602
-"Unknown tool: <name>" or the scope refusal), then runs as a request in flight of the session:
-arguments in (a `null` for a parameter with a non-null default that refuses null means "use the
-default"), the context from the session's context source, the tool under its timeout, and out
-as a `CallToolResult`. docs/decisions.md (tool calls) gives each failure's answer.
-"""
+"""The tool methods, `tools/list` and `tools/call`, as route-table entries for each era. A call is
+accepted here (a known, enabled tool this caller has the scopes for, else -32602 "Unknown tool:
+<name>" or the scope refusal), then runs as a request in flight of the session: arguments in (a
+`null` for a parameter with a non-null default that refuses null means "use the default"), the
+context from the session's context source, the tool under its timeout, and out as a
+`CallToolResult`. docs/decisions.md (tool calls) gives each failure's answer."""
 
 from __future__ import annotations
 
@@ -25,8 +23,8 @@ from ...tools.invoke import ToolOutcome, invoke_tool, validation_problems
 from ...tools.log_text import log_with_trace
 from ...tools.threads import SyncToolRefused, worker_wait
 from ..auth.identity import FORBIDDEN, scope_refusal
-from ..session.asking import CLIENT_CAPABILITY, Asker
-from ..session.methods import Params, Route, Session, send_page
+from ..session.asking import CLIENT_CAPABILITY
+from ..session.methods import Params, Route, Session, send_page, start_call
 from ..session.requests_in_flight import CallInFlight
 from ..wire import eras
 from ..wire.content import call_result, error_result
@@ -38,7 +36,6 @@ from ..wire.jsonrpc import (
 
 if TYPE_CHECKING:
     from ...tools.threads import SyncBudget
-    from ..auth.identity import Identity
     from .registry import RegisteredTool
 
 logger = logging.getLogger("toolwire.protocol")
@@ -66,9 +63,6 @@ async def call_tool(
     session: Session, request_id: RequestId, params: Params, version: str, log_level: str | None
 ) -> None:
     """`tools/call`: checked here, then run and answered from a request in flight."""
-    requests = session.requests
-    if requests.is_duplicate(request_id):
-        return
     params = params or {}
     name = params.get("name")
     if not isinstance(name, str):
@@ -88,14 +82,9 @@ async def call_tool(
                 scope_refusal(name, missing),
                 {"requiredScopes": sorted(entry.scopes), "missingScopes": missing},
             )
-    token = eras.progress_token(params, "tools/call")
-    # Most calls never ask: their asker is made at the first question.
-    make_asker = partial(Asker, session, request_id, version, params, name, "tools/call")
-    call = CallInFlight(session.send, token, log_level, request_id, make_asker, session.session_id)
-    if session.era == "modern" and ("requestState" in params or "inputResponses" in params):
-        call.ready_asker()  # a retry's answers are checked up front (-32602)
-    work = partial(_result, session, request_id, entry, params, version, call, identity)
-    requests.answer_in_task(request_id, call, work)
+    call = start_call(session, request_id, params, version, log_level, "tools/call", name)
+    work = partial(_result, session, entry, arguments, call)
+    session.requests.answer_in_task(call, work)
 
 
 TOOL_ROUTES_HANDSHAKE: dict[str, Route] = {
@@ -138,28 +127,12 @@ def _argument_problem(entry: RegisteredTool, error: BaseException, arguments: An
 
 
 async def _result(
-    session: Session,
-    request_id: RequestId,
-    entry: RegisteredTool,
-    params: dict[str, Any],
-    version: str,
-    call: CallInFlight,
-    identity: Identity | None,
+    session: Session, entry: RegisteredTool, sent: dict[str, Any] | None, call: CallInFlight
 ) -> dict[str, Any]:
-    """An accepted call's whole result. `identity` is the caller's as the call was accepted
-    (a later request of the same caller may bring another token)."""
-    arguments = call_arguments(entry.tool.params_json_schema, params.get("arguments"))
+    """An accepted call's whole result, from the arguments as `sent`."""
+    arguments = call_arguments(entry.tool.params_json_schema, sent)
     try:
-        ctx = await session.contexts.tool_context(
-            str(request_id),
-            entry.name,
-            arguments,
-            params.get("_meta"),
-            version,
-            session.client_info,
-            identity,
-            call,
-        )
+        ctx = await session.contexts.tool_context(call, entry.name, arguments)
     except Exception as error:
         log_with_trace(
             logger,
@@ -170,8 +143,8 @@ async def _result(
         )
         result = error_result("Internal error")
     else:
-        result = await _run(entry, ctx, arguments, session.sync_limiter, version)
-    eras.stamp_for(version, result, session.server_info)
+        result = await _run(entry, ctx, arguments, session.sync_limiter, call.version)
+    eras.stamp_for(call.version, result, session.server_info)
     return result
 
 
@@ -222,8 +195,7 @@ async def _run(
 async def _timed_out(
     entry: RegisteredTool, ctx: ToolContext[Any], seconds: float, waits: list[int]
 ) -> dict[str, Any]:
-    """The timeout's text: the tool's `timeout_error_function`'s, else the SDK's, and why
-    when the call never got a worker thread."""
+    """The timeout's text: the tool's own, else the SDK's (saying so if it never got a thread)."""
     waited_for = waits[0] if waits else None
     log_timeout(entry.name, seconds, ctx.tool_arguments, waited_for)
     error = ToolTimeoutError(entry.name, seconds)

@@ -1,11 +1,9 @@
 """URI templates for resource templates: the part of RFC 6570 whose matches are unambiguous.
-
-Accepted: `{name}` (one path segment), `{+name}` (may span segments) and, only at the end,
-`{?a,b}` (optional query parameters); matched values are percent-decoded as strict UTF-8.
-Anything else is a `ValueError` naming the template and the problem. Matching takes time in
-proportion to the URI's length times the template's parts, whatever the URI: where several
-splits fit, each variable takes the longest value that lets the rest match.
-"""
+Accepted: `{name}` (one path segment), `{+name}` (may span segments) and, only at the end, `{?a,b}`
+(optional query parameters); matched values are percent-decoded as strict UTF-8. Anything else is a
+`ValueError` naming the template and the problem. Matching takes time in proportion to the URI's
+length times the template's parts, whatever the URI: where several splits fit, each variable takes
+the longest value that lets the rest match."""
 
 from __future__ import annotations
 
@@ -182,8 +180,7 @@ class UriTemplate:
 
 
 def _run_ends(uri: str, stops: frozenset[str]) -> list[int]:
-    """For each offset, where a value starting there must end at the latest: the next stop
-    character, or the end of `uri`."""
+    """Where a value starting at each offset ends at the latest: its next stop, or the end."""
     run_end = [len(uri)] * (len(uri) + 1)
     for at in range(len(uri) - 1, -1, -1):
         run_end[at] = at if uri[at] in stops else run_end[at + 1]
@@ -195,8 +192,6 @@ def _name(template: str, name: str, seen: set[str]) -> str:
         _refuse(template, f"value modifiers ('{name}') are not supported")
     if not _NAME.match(name):
         _refuse(template, f"{name!r} is not a valid parameter name (a Python identifier)")
-    if name == "_query_":  # the name of the query's own group in the pattern
-        _refuse(template, "'_query_' is reserved")
     if name in seen:
         _refuse(template, f"parameter {name!r} appears twice")
     seen.add(name)

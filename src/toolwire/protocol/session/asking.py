@@ -1,10 +1,8 @@
-"""What a tool asks its client, shaped and checked on both ends, in either era.
-
-A question is checked before anything is sent (a bad form or message is the author's
-`UserError`; an undeclared client capability a `ClientCapabilityError`), then goes out as a
-request during the call (handshake era) or in an input-required result (2026-07-28). An answer
-that does not fit is a `ClientResponseError`.
-"""
+"""What a tool asks its client, shaped and checked on both ends, in either era. A question is
+checked before anything is sent (a bad form or message is the author's `UserError`; an undeclared
+client capability a `ClientCapabilityError`), then goes out as a request during the call (handshake
+era) or in an input-required result (2026-07-28). An answer that does not fit is a
+`ClientResponseError`."""
 
 from __future__ import annotations
 

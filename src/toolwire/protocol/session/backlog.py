@@ -1,11 +1,11 @@
-"""How much a session holds for a client that may not keep up, and when to stop reading.
-
-A `Backlog` counts the bytes of frames not yet written, the bytes of requests whose calls still
-run and the number of those calls. While any is past its limit the backlog is `full` and a
-transport reads no more frames until it clears; nothing read is dropped.
-"""
+"""How much a session holds for a client that may not keep up, and when to stop reading. A `Backlog`
+counts the bytes of frames not yet written, the bytes of requests whose calls still run and the
+number of those calls. While any is past its limit the backlog is `full` and a transport reads no
+more frames until it clears; nothing read is dropped."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import anyio
 
@@ -16,17 +16,15 @@ CALL_BYTES_LIMIT = 4 * 1024 * 1024
 CALLS_LIMIT = 1024
 
 
+@dataclass(eq=False, slots=True)
 class Backlog:
     """What one session holds; see the module docstring."""
 
-    __slots__ = ("_waiters", "call_bytes", "calls", "frame_size", "unsent")
-
-    def __init__(self) -> None:
-        self.unsent = 0
-        self.call_bytes = 0
-        self.calls = 0
-        self.frame_size = 0  # of the frame being handled, for the call it starts
-        self._waiters: list[anyio.Event] = []
+    unsent: int = 0
+    call_bytes: int = 0
+    calls: int = 0
+    frame_size: int = 0  # of the frame being handled, for the call it starts
+    _clear: anyio.Event | None = field(default=None, init=False)  # set as the backlog clears
 
     @property
     def full(self) -> bool:
@@ -40,9 +38,9 @@ class Backlog:
     async def until_clear(self) -> None:
         """Return as soon as the backlog is not full (at once if it is not)."""
         while self.full:
-            clear = anyio.Event()
-            self._waiters.append(clear)
-            await clear.wait()
+            if self._clear is None:
+                self._clear = anyio.Event()
+            await self._clear.wait()
 
     def sending(self, size: int) -> None:
         """A frame of `size` bytes is waiting to be written."""
@@ -51,8 +49,7 @@ class Backlog:
     def sent(self, size: int) -> None:
         """That frame is written (or given up)."""
         self.unsent -= size
-        if self._waiters:
-            self._wake()
+        self._wake()
 
     def call_started(self) -> int:
         """A call began for the frame being handled; returns the size to end it with."""
@@ -65,12 +62,9 @@ class Backlog:
         """A call that began with `call_started` is over."""
         self.calls -= 1
         self.call_bytes -= size
-        if self._waiters:
-            self._wake()
+        self._wake()
 
     def _wake(self) -> None:
-        if self.full:
-            return
-        waiters, self._waiters = self._waiters, []
-        for clear in waiters:
-            clear.set()
+        if self._clear is not None and not self.full:
+            self._clear.set()
+            self._clear = None

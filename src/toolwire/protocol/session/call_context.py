@@ -1,8 +1,6 @@
 """What a served tool finds in `ctx.context`: one value shared by every call, or a factory's answer.
-
-A factory runs once per call with a `CallInfo`; a sync one runs on the event loop and must be
-quick, and what it returns is awaited when awaitable.
-"""
+A factory runs once per call with a `CallInfo`; a sync one runs on the event loop and must be quick,
+and what it returns is awaited when awaitable."""
 
 from __future__ import annotations
 
@@ -55,45 +53,27 @@ class CallInfo:
     tool_name: str
 
 
+@dataclass(eq=False, frozen=True, kw_only=True, slots=True)
 class ContextSource:
     """Where the calls of one serving get their context: `factory(CallInfo)` for each call,
     else the one `value`; `state` is what the lifespan yielded (`CallInfo.state`)."""
 
-    __slots__ = ("factory", "is_async", "state", "value")
-
-    def __init__(
-        self,
-        *,
-        value: Any = None,
-        factory: Callable[[CallInfo], Any] | None = None,
-        state: Any = None,
-    ) -> None:
-        self.value = value
-        self.factory = factory
-        self.state = state
-        self.is_async = factory is not None and (
-            inspect.iscoroutinefunction(factory)
-            or inspect.iscoroutinefunction(type(factory).__call__)
-        )
+    value: Any = None
+    factory: Callable[[CallInfo], Any] | None = None
+    state: Any = None
 
     async def tool_context(
-        self,
-        call_id: str,
-        name: str,
-        arguments: dict[str, Any],
-        meta: Any,
-        protocol_version: str,
-        client_info: Mapping[str, Any] | None,
-        identity: Identity | None,
-        call: CallInFlight,
+        self, call: CallInFlight, name: str, arguments: dict[str, Any]
     ) -> ToolContext[Any]:
         """The `ToolContext` of one request running the author's code (`name`: the tool,
         prompt or resource URI), its context the factory's answer (awaited if need be), else
         `value`; raises what the factory raises."""
         context = self.value
         factory = self.factory
+        call_id = str(call.request_id)
         if factory is not None:
-            meta = meta if isinstance(meta, Mapping) else None
+            meta = call.meta if isinstance(call.meta, Mapping) else None
+            client_info = call.client_info
             if client_info is None and meta is not None:
                 sent = meta.get(META_CLIENT_INFO)
                 client_info = sent if isinstance(sent, Mapping) else None
@@ -103,14 +83,14 @@ class ContextSource:
                     call_id=call_id,
                     arguments=MappingProxyType(arguments),
                     meta=meta,
-                    protocol_version=protocol_version,
+                    protocol_version=call.version,
                     client_info=client_info,
                     state=self.state,
-                    identity=identity,
+                    identity=call.identity,
                     session_id=call.session_id,
                 )
             )
-            if self.is_async or inspect.isawaitable(context):
+            if inspect.isawaitable(context):
                 context = await context
         return ToolContext(
             context,

@@ -1,10 +1,8 @@
-"""Asking the client in the 2026-07-28 era: input-required results, answered by a retry.
-
-When a tool asks and its call did not bring the answer, the call ends with `resultType:
-"input_required"`, the questions by key and a sealed `requestState`; the client retries with
-`inputResponses` and the state, and the tool runs again, finding each answer at once. Answers
-for keys nobody asks for are ignored, malformed ones are -32602.
-"""
+"""Asking the client in the 2026-07-28 era: input-required results, answered by a retry. When a tool
+asks and its call did not bring the answer, the call ends with `resultType: "input_required"`, the
+questions by key and a sealed `requestState`; the client retries with `inputResponses` and the
+state, and the tool runs again, finding each answer at once. Answers for keys nobody asks for are
+ignored, malformed ones are -32602."""
 
 from __future__ import annotations
 

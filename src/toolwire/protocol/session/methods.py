@@ -1,10 +1,8 @@
 """The requests an era serves, as tables of `Route`s, and the capabilities that follow from them.
-
-Each handler gets the `Session` serving the request and answers on it; what a method adds to
-the capabilities travels with its route, so a server never claims a capability whose method it
-does not serve. List pages hold `PAGE_SIZE` entries behind an opaque cursor; a cursor this
-server did not issue for that list is -32602.
-"""
+Each handler gets the `Session` serving the request and answers on it; what a method adds to the
+capabilities travels with its route, so a server never claims a capability whose method it does not
+serve. List pages hold `PAGE_SIZE` entries behind an opaque cursor; a cursor this server did not
+issue for that list is -32602."""
 
 from __future__ import annotations
 
@@ -12,6 +10,7 @@ import base64
 import binascii
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Concatenate, Protocol
 
 from ..wire import eras
@@ -22,7 +21,8 @@ from ..wire.jsonrpc import (
     encode_value,
     result_message_raw,
 )
-from .asking import AskingSession
+from .asking import Asker, AskingSession
+from .requests_in_flight import CallInFlight
 
 if TYPE_CHECKING:
     import anyio
@@ -44,6 +44,7 @@ __all__ = [
     "decode_cursor",
     "encode_cursor",
     "send_page",
+    "start_call",
 ]
 
 PAGE_SIZE = 100
@@ -80,6 +81,39 @@ class Route:
     handler: Callable[Concatenate[Session, ...], Awaitable[None]]
     grants: Mapping[str, Mapping[str, Any]] | None = None
     before_handshake: bool = False
+
+
+def start_call(
+    session: Session,
+    request_id: RequestId,
+    params: dict[str, Any],
+    version: str,
+    log_level: str | None,
+    method: str,
+    subject: str | None = None,
+) -> CallInFlight:
+    """The call in flight for an accepted request that runs the author's code (-32602 for a
+    malformed progress token). With a `subject` (the tool, prompt or URI the request names) it
+    may ask its client, its asker made at the first question, or at once for a 2026-07-28
+    retry, whose answers are checked up front (-32602)."""
+    make_asker = None
+    if subject is not None:
+        make_asker = partial(Asker, session, request_id, version, params, subject, method)
+    call = CallInFlight(
+        session.send,
+        eras.progress_token(params, method),
+        log_level,
+        request_id,
+        make_asker,
+        session.session_id,
+        version=version,
+        meta=params.get("_meta"),
+        client_info=session.client_info,
+        identity=session.identity,
+    )
+    if session.era == "modern" and ("requestState" in params or "inputResponses" in params):
+        call.ready_asker()
+    return call
 
 
 def capabilities(table: Mapping[str, Route]) -> dict[str, Any]:
@@ -134,11 +168,11 @@ def encode_cursor(offset: int, method: str) -> str:
     return base64.urlsafe_b64encode(text.encode()).decode("ascii")
 
 
-def decode_cursor(cursor: Any, method: str) -> int:
+def decode_cursor(cursor: str, method: str) -> int:
     """The offset a cursor of the list `method` names; -32602 for anything this server did not
     issue for that list (a cursor of another list included)."""
     try:
-        if not isinstance(cursor, str) or len(cursor) > 64:
+        if len(cursor) > 64:
             raise ValueError
         text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii")
         issued_for, _, digits = text.rpartition(" ")

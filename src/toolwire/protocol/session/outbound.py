@@ -1,14 +1,13 @@
-"""Requests from the server to its client during a call (handshake era): send, await, match.
-
-Ids are strings `"tw-<n>"` counted per session (`id_prefix` differs per process when several
-serve one session). Every wait is bounded by its timeout, the call and the session; a request
-given up is withdrawn with `notifications/cancelled`; an error response becomes
-`ClientResponseError`; a response nobody waits for is dropped.
-"""
+"""Requests from the server to its client during a call (handshake era): send, await, match. Ids are
+strings `"tw-<n>"` counted per session (`id_prefix` differs per process when several serve one
+session). Every wait is bounded by its timeout, the call and the session; a request given up is
+withdrawn with `notifications/cancelled`; an error response becomes `ClientResponseError`; a
+response nobody waits for is dropped."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -23,16 +22,14 @@ logger = logging.getLogger("toolwire.protocol")
 _WITHDRAW_SECONDS = 1.0  # how long a cancelled call may spend telling the client
 
 
+@dataclass(eq=False, slots=True)
 class _Waiting:
     """One request sent, its answer not yet in."""
 
-    __slots__ = ("answered", "error", "method", "result")
-
-    def __init__(self, method: str) -> None:
-        self.method = method
-        self.answered = anyio.Event()
-        self.result: Any = None
-        self.error: ClientRequestError | None = None
+    method: str
+    answered: anyio.Event = field(default_factory=anyio.Event)
+    result: Any = None
+    error: ClientRequestError | None = None
 
 
 class Outbound:
@@ -86,8 +83,7 @@ class Outbound:
         return waiting.result
 
     async def _withdraw(self, message_id: str, call_id: RequestId, reason: str) -> None:
-        """Tell the client a request is no longer wanted (shielded: the call may be
-        cancelled)."""
+        """Tell the client a request is no longer wanted (shielded: the call may be cancelled)."""
         frame = notification("notifications/cancelled", {"requestId": message_id, "reason": reason})
         with anyio.CancelScope(shield=True), anyio.move_on_after(_WITHDRAW_SECONDS):
             try:

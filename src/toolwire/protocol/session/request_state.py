@@ -1,11 +1,9 @@
 """The `requestState` of a 2026-07-28 input-required result: sealed by the server, echoed by the
-client, trusted only once its seal checks out.
-
-A state carries the answers a call has used and what binds it to that call (method, tool,
-arguments digest, caller, expiry) as `base64url(JSON) "." base64url(HMAC-SHA256)`. The key is
-random per process unless `TOOLWIRE_REQUEST_STATE_KEY` is set (replicas must share it). A state
-failing any check is -32602 "Invalid or expired requestState" with the reason in `data`.
-"""
+client, trusted only once its seal checks out. A state carries the answers a call has used and what
+binds it to that call (method, tool, arguments digest, caller, expiry) as `base64url(JSON) "."
+base64url(HMAC-SHA256)`. The key is random per process unless `TOOLWIRE_REQUEST_STATE_KEY` is set
+(replicas must share it). A state failing any check is -32602 "Invalid or expired requestState" with
+the reason in `data`."""
 
 from __future__ import annotations
 
@@ -17,6 +15,7 @@ import hmac
 import json
 import os
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..wire.jsonrpc import INVALID_PARAMS, ProtocolError, compact_json
@@ -35,17 +34,15 @@ def _secret() -> bytes:
     return hashlib.sha256(configured.encode()).digest() if configured else os.urandom(32)
 
 
+@dataclass(eq=False, slots=True)
 class StateBinding:
     """What a state is issued for, and must be presented with."""
 
-    __slots__ = ("_digest", "arguments", "method", "name", "principal")
-
-    def __init__(self, method: str, name: str, arguments: Any, principal: str | None) -> None:
-        self.method = method
-        self.name = name
-        self.arguments = arguments
-        self.principal = principal
-        self._digest: str | None = None
+    method: str
+    name: str
+    arguments: Any
+    principal: str | None
+    _digest: str | None = field(default=None, init=False)
 
     @property
     def digest(self) -> str:

@@ -1,11 +1,9 @@
-"""The requests of one session that run the author's code, each answered from a task of its own.
-
-A tool call, a resource read or a prompt runs as a task so that the session keeps reading: a
-slow function holds no other request up and `notifications/cancelled` can reach it. A cancelled
-request gets no reply; a request reusing the id of one in flight is ignored with a warning. A
-`CallInFlight` is also what its function reports through: progress only when the request
-carried a progress token (and increasing), logs at the client's level, nothing once answered.
-"""
+"""The requests of one session that run the author's code, each answered from a task of its own. A
+tool call, a resource read or a prompt runs as a task so that the session keeps reading: a slow
+function holds no other request up and `notifications/cancelled` can reach it. A cancelled request
+gets no reply; a request reusing the id of one in flight is ignored with a warning. A `CallInFlight`
+is also what its function reports through: progress only when the request carried a progress token
+(and increasing), logs at the client's level, nothing once answered."""
 
 from __future__ import annotations
 
@@ -13,8 +11,9 @@ import asyncio
 import functools
 import logging
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
+from dataclasses import KW_ONLY, InitVar, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -36,6 +35,7 @@ from ..wire.jsonrpc import (
 
 if TYPE_CHECKING:
     from ...context import ElicitResult, SampleResult
+    from ..auth.identity import Identity
     from .asking import Asker
     from .backlog import Backlog
 
@@ -49,49 +49,38 @@ STREAM_CLOSER: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(
 """Set by a transport whose request stream may end early (streamable HTTP's SSE responses)."""
 
 
+@dataclass(eq=False, slots=True)
 class CallInFlight:
-    """One request in flight: its task, and what its function reports and asks through
-    (`make_asker(call=self)` builds where its questions go; None: no client to ask). Once
-    `abandoned`, no reply may be sent for it; `size` is its request's bytes in the backlog."""
+    """One request in flight: its task, what is known of the request (`identity`: the caller's
+    as it was accepted), and what its function reports and asks through: progress for `token`,
+    logs from `log_level` up, questions through the asker `make_asker(call=self)` builds (None:
+    no client to ask). Once `abandoned`, no reply may be sent for it; `size` is its request's
+    bytes in the backlog."""
 
-    __slots__ = (
-        "_closer",
-        "_last",
-        "_log_level",
-        "_request_id",
-        "_send",
-        "_token",
-        "abandoned",
-        "asker",
-        "closed",
-        "make_asker",
-        "session_id",
-        "size",
-        "task",
+    send: RoutedSend
+    token: Any
+    log_level: InitVar[str | None]
+    request_id: RequestId
+    make_asker: Callable[..., Asker] | None = None
+    session_id: str | None = None
+    _: KW_ONLY
+    version: str = ""
+    meta: Any = None
+    client_info: Mapping[str, Any] | None = None
+    identity: Identity | None = None
+    asker: Asker | None = field(default=None, init=False)
+    task: asyncio.Task[None] | None = field(default=None, init=False)
+    closed: bool = field(default=False, init=False)
+    abandoned: bool = field(default=False, init=False)
+    size: int = field(default=0, init=False)
+    _level: int | None = field(default=None, init=False)
+    _last: float = field(default=-math.inf, init=False)
+    _closer: Callable[[], Awaitable[None]] | None = field(
+        default_factory=STREAM_CLOSER.get, init=False
     )
 
-    def __init__(
-        self,
-        send: RoutedSend,
-        token: Any,
-        log_level: str | None,
-        request_id: RequestId | None = None,
-        make_asker: Callable[..., Asker] | None = None,
-        session_id: str | None = None,
-    ) -> None:
-        self.asker: Asker | None = None
-        self.make_asker = make_asker
-        self.session_id = session_id
-        self._send = send
-        self._request_id = request_id
-        self._token = token
-        self._log_level = LOG_LEVELS.index(log_level) if log_level in LOG_LEVELS else None
-        self._last = -math.inf
-        self.closed = False
-        self._closer = STREAM_CLOSER.get()
-        self.task: asyncio.Task[None] | None = None
-        self.abandoned = False
-        self.size = 0
+    def __post_init__(self, log_level: str | None) -> None:
+        self._level = LOG_LEVELS.index(log_level) if log_level in LOG_LEVELS else None
 
     def cancel(self) -> None:
         """Stop the call; no reply will be sent for it."""
@@ -107,7 +96,7 @@ class CallInFlight:
 
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
         """Send `notifications/progress` if the caller asked for it."""
-        if self._token is None or self.closed:
+        if self.token is None or self.closed:
             return
         if (
             isinstance(progress, bool)
@@ -122,30 +111,30 @@ class CallInFlight:
             )
             return
         self._last = progress
-        params: dict[str, Any] = {"progressToken": self._token, "progress": progress}
+        params: dict[str, Any] = {"progressToken": self.token, "progress": progress}
         if isinstance(total, int | float) and not isinstance(total, bool):
             params["total"] = total
         if message is not None:
             params["message"] = str(message)
-        await self._send(
-            notification("notifications/progress", params), FrameKind.NOTICE, self._request_id
+        await self.send(
+            notification("notifications/progress", params), FrameKind.NOTICE, self.request_id
         )
 
     async def log(self, level: str, data: Any, logger_name: str | None) -> None:
         """Send `notifications/message` if `level` passes the client's threshold."""
-        if self._log_level is None or self.closed:
+        if self._level is None or self.closed:
             return
         if level not in LOG_LEVELS:
             logger.warning("unknown log level %r; use one of %s", level, ", ".join(LOG_LEVELS))
             return
-        if LOG_LEVELS.index(level) < self._log_level:
+        if LOG_LEVELS.index(level) < self._level:
             return
         params: dict[str, Any] = {"level": level}
         if logger_name:
             params["logger"] = str(logger_name)
         params["data"] = to_jsonable(data)
-        await self._send(
-            notification("notifications/message", params), FrameKind.NOTICE, self._request_id
+        await self.send(
+            notification("notifications/message", params), FrameKind.NOTICE, self.request_id
         )
 
     def ready_asker(self) -> Asker | None:
@@ -209,24 +198,21 @@ class RequestsInFlight:
         return False
 
     def answer_in_task(
-        self,
-        request_id: RequestId,
-        call: CallInFlight,
-        work: Callable[[], Awaitable[dict[str, Any]]],
+        self, call: CallInFlight, work: Callable[[], Awaitable[dict[str, Any]]]
     ) -> None:
         """Track `call` and reply with what `work()` returns (a `ProtocolError` it raises is
         the error reply, anything else a logged -32603), from a task."""
-        self._calls[request_id] = call
+        self._calls[call.request_id] = call
         call.size = self._backlog.call_started()
-        call.task = asyncio.create_task(self._answer(request_id, call, work))
+        call.task = asyncio.create_task(self._answer(call, work))
         self._tasks.add(call.task)
-        call.task.add_done_callback(functools.partial(self._task_done, request_id, call))
+        call.task.add_done_callback(functools.partial(self._task_done, call))
 
-    def settle(self, request_id: RequestId, call: CallInFlight) -> None:
+    def settle(self, call: CallInFlight) -> None:
         """Take `call` out of the table (its reply comes next, if any)."""
         call.closed = True
-        if self._calls.get(request_id) is call:
-            del self._calls[request_id]
+        if self._calls.get(call.request_id) is call:
+            del self._calls[call.request_id]
             self._backlog.call_ended(call.size)
 
     def cancel(self, request_id: RequestId) -> bool:
@@ -266,11 +252,9 @@ class RequestsInFlight:
                 await asyncio.wait(set(self._tasks))
 
     async def _answer(
-        self,
-        request_id: RequestId,
-        call: CallInFlight,
-        work: Callable[[], Awaitable[dict[str, Any]]],
+        self, call: CallInFlight, work: Callable[[], Awaitable[dict[str, Any]]]
     ) -> None:
+        request_id = call.request_id
         try:
             reply = result_message(request_id, await work())
         except ProtocolError as error:
@@ -280,16 +264,14 @@ class RequestsInFlight:
             log_with_trace(logger, logging.ERROR, "request %r failed", request_id, error=error)
             reply = error_message(request_id, INTERNAL_ERROR, "Internal error")
         finally:
-            self.settle(request_id, call)
+            self.settle(call)
         if not call.abandoned:  # cancelled, or answered by its input round
             await self._send(reply, FrameKind.REPLY, request_id)
 
-    def _task_done(
-        self, request_id: RequestId, call: CallInFlight, task: asyncio.Task[None]
-    ) -> None:
+    def _task_done(self, call: CallInFlight, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
-        self.settle(request_id, call)  # if cancelled before it ever started
+        self.settle(call)  # if cancelled before it ever started
         if not task.cancelled() and task.exception() is not None:  # a bug: requests reply
             logger.error("a request's task failed", exc_info=task.exception())
         if call.abandoned and self.unanswered is not None:
-            self.unanswered(request_id)
+            self.unanswered(call.request_id)

@@ -1,8 +1,6 @@
-"""What a transport is handed: something to serve, which opens sessions while it is served.
-
-A transport knows nothing of `Server`: it enters `serving()` (the lifespan held open inside),
-opens one session per connection with the opener it yields, and enforces the size limit.
-"""
+"""What a transport is handed: something to serve, which opens sessions while it is served. A
+transport knows nothing of `Server`: it enters `serving()` (the lifespan held open inside), opens
+one session per connection with the opener it yields, and enforces the size limit."""
 
 from __future__ import annotations
 

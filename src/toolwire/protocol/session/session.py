@@ -1,11 +1,9 @@
-"""One MCP connection: frames in, replies and notifications out, in either protocol era.
-
-The transport hands each frame to `receive()` and writes what comes back through `send`, one
-frame at a time. The first request fixes the era; the era tables at the end of this module
-route each request to its feature's handler. A request that runs the author's code runs in a
-task of `requests`, so replies may come out of order and `notifications/cancelled` ends one
-without a reply. Leaving the context, or `close()`, cancels everything still running.
-"""
+"""One MCP connection: frames in, replies and notifications out, in either protocol era. The
+transport hands each frame to `receive()` and writes what comes back through `send`, one frame at a
+time. The first request fixes the era; the era tables at the end of this module route each request
+to its feature's handler. A request that runs the author's code runs in a task of `requests`, so
+replies may come out of order and `notifications/cancelled` ends one without a reply. Leaving the
+context, or `close()`, cancels everything still running."""
 
 from __future__ import annotations
 
@@ -286,6 +284,8 @@ class ServerSession:
     async def _request(
         self, request_id: RequestId, method: str, params: dict[str, Any] | None
     ) -> None:
+        if self.requests.is_duplicate(request_id):
+            return  # any reply would be taken for the running request's
         if self.era is None:
             self.era = (
                 "modern" if method != "initialize" and eras.has_envelope(params) else "handshake"

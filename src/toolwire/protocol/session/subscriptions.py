@@ -1,10 +1,8 @@
-"""`subscriptions/listen` (2026-07-28): the streams on which a modern client hears of changes.
-
-A stream is an acknowledgement with the honored filter, then list changes and resource updates
-tagged with the listen request's id, and on a graceful end a `complete` result. Only the flags
-asked for and URIs this server can read are honored; a malformed filter is -32602 naming the
-field, a listen past `MAX_STREAMS` is -32603. A cancelled listen ends without a frame.
-"""
+"""`subscriptions/listen` (2026-07-28): the streams on which a modern client hears of changes. A
+stream is an acknowledgement with the honored filter, then list changes and resource updates tagged
+with the listen request's id, and on a graceful end a `complete` result. Only the flags asked for
+and URIs this server can read are honored; a malformed filter is -32602 naming the field, a listen
+past `MAX_STREAMS` is -32603. A cancelled listen ends without a frame."""
 
 from __future__ import annotations
 

@@ -1,12 +1,9 @@
 """Tool results to MCP content and back: `call_result` for a server, `content_to_outputs` for a
-client adapter.
-
-`call_result` turns what a tool returned into a `CallToolResult` dict for the negotiated
-version, never with a field or block type that version lacks: structured data gets
+client adapter. `call_result` turns what a tool returned into a `CallToolResult` dict for the
+negotiated version, never with a field or block type that version lacks: structured data gets
 `structuredContent` and a JSON text mirror (a `ToolResult` names its own content instead).
-`content_to_outputs` maps MCP content blocks back to `ToolOutput*` values; a block it does not
-know becomes its JSON as text.
-"""
+`content_to_outputs` maps MCP content blocks back to `ToolOutput*` values; a block it does not know
+becomes its JSON as text."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
 """The two MCP protocol eras: their versions, negotiation, what each version knows, and the
-2026-07-28 request envelope.
-
-`HANDSHAKE_VERSIONS` are negotiated by `initialize`; `MODERN_VERSIONS` are stateless, every
-request carrying a `params._meta` envelope. `supports(version, feature)` tells whether a
-version has a field or content type, so that no reply carries one its version lacks.
-"""
+2026-07-28 request envelope. `HANDSHAKE_VERSIONS` are negotiated by `initialize`; `MODERN_VERSIONS`
+are stateless, every request carrying a `params._meta` envelope. `supports(version, feature)` tells
+whether a version has a field or content type, so that no reply carries one its version lacks."""
 
 from __future__ import annotations
 
@@ -59,7 +56,6 @@ _SINCE = {
     "resource_link": "2025-06-18",
     "tool_meta": "2025-06-18",
     "icons": "2025-11-25",
-    "modern": "2026-07-28",
 }
 
 

@@ -1,9 +1,7 @@
-"""Icons (MCP 2025-11-25): pictures a client may show next to a server, tool or prompt.
-
-Authors give `Icon` objects, dicts spelled as on the wire, or anything with a pydantic
-`model_dump` (mcp's own `Icon`); `normalize_icons` checks each once, when the owner is
-declared, and the error names what is wrong.
-"""
+"""Icons (MCP 2025-11-25): pictures a client may show next to a server, tool or prompt. Authors give
+`Icon` objects, dicts spelled as on the wire, or anything with a pydantic `model_dump` (mcp's own
+`Icon`); `normalize_icons` checks each once, when the owner is declared, and the error names what is
+wrong."""
 
 from __future__ import annotations
 

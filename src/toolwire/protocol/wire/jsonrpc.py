@@ -1,11 +1,9 @@
-"""JSON-RPC 2.0, whatever the framing: decode one frame, classify it, encode replies.
-
-A frame is strict UTF-8 JSON (a leading BOM tolerated; `NaN` and `Infinity` are parse errors).
-Ids are strings or integers of any size, echoed exactly; a message that cannot be served gets
--32600 (`id: null` when it has no usable id), each request of a batch -32600 "Batches are not
-supported". `encode_value` writes compact JSON that is always valid UTF-8: values JSON cannot
-hold (NaN, Infinity, integers past Python's digit limit) go out as `null`, with a warning.
-"""
+"""JSON-RPC 2.0, whatever the framing: decode one frame, classify it, encode replies. A frame is
+strict UTF-8 JSON (a leading BOM tolerated; `NaN` and `Infinity` are parse errors). Ids are strings
+or integers of any size, echoed exactly; a message that cannot be served gets -32600 (`id: null`
+when it has no usable id), each request of a batch -32600 "Batches are not supported".
+`encode_value` writes compact JSON that is always valid UTF-8: values JSON cannot hold (NaN,
+Infinity, integers past Python's digit limit) go out as `null`, with a warning."""
 
 from __future__ import annotations
 
