@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import inspect
 import queue
 import threading
 import weakref
@@ -30,6 +31,8 @@ __all__ = [
     "IDLE_SECONDS",
     "SyncBudget",
     "SyncToolRefused",
+    "call_sync_or_async",
+    "is_async_callable",
     "release_workers",
     "run_sync",
     "run_sync_within",
@@ -422,3 +425,27 @@ def release_workers() -> list[threading.Thread]:
     for budget in list(_BUDGETS):
         dismissed += budget.retire()
     return dismissed
+
+
+def is_async_callable(func: Any) -> bool:
+    """Whether calling `func` makes a coroutine by its declaration: an `async def` function (a
+    partial or bound method of one included) or an object whose `__call__` is one."""
+    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(type(func).__call__)
+
+
+async def call_sync_or_async(
+    limiter: SyncBudget | anyio.CapacityLimiter | None,
+    func: Callable[..., Any],
+    args: Sequence[Any],
+    kwargs: dict[str, Any],
+) -> Any:
+    """An author's function called the way it is written: an async one awaited on the loop, a
+    plain one in a worker within `limiter` (and what it returns awaited if it is awaitable).
+
+    Raises:
+        SyncToolRefused: As `run_sync`.
+    """
+    if is_async_callable(func):
+        return await func(*args, **kwargs)
+    result = await run_sync_within(limiter, func, args, kwargs)
+    return await result if inspect.isawaitable(result) else result

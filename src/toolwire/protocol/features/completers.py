@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ...errors import UserError
-from ...tools.threads import run_sync_within
+from ...tools.threads import is_async_callable, run_sync_within
 
 if TYPE_CHECKING:
     import anyio
@@ -79,17 +79,13 @@ async def ask_completer(
     if not callable(completer):
         typed = value.casefold()
         return [choice for choice in completer if choice.casefold().startswith(typed)]
-    if _is_async(completer):
+    if is_async_callable(completer):
         produced: Any = completer(value, context)
         return _checked(await produced, owner)
     produced = await run_sync_within(limiter, _called, (completer, value, context, owner), {})
     if inspect.isawaitable(produced):  # a plain function handing back a coroutine
         return _checked(await produced, owner)
     return list(produced)
-
-
-def _is_async(func: Callable[..., Any]) -> bool:
-    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(type(func).__call__)
 
 
 def _called(completer: Callable[..., Any], value: str, context: dict[str, str], owner: str) -> Any:

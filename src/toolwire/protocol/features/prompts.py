@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import inspect
 import logging
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ClientRequestError
 from ...tools.log_text import log_with_trace
-from ...tools.threads import run_sync_within
+from ...tools.threads import call_sync_or_async
 from ..session.methods import Params, Route, Session, send_page, start_call
 from ..wire import eras
 from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, RequestId
@@ -81,12 +80,7 @@ async def _rendered(
             INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=error
         ) from None
     try:
-        if inspect.iscoroutinefunction(entry.func):
-            value = await entry.func(*args, **kwargs)
-        else:
-            value = await run_sync_within(session.server.sync_limiter, entry.func, args, kwargs)
-            if inspect.isawaitable(value):
-                value = await value
+        value = await call_sync_or_async(session.server.sync_limiter, entry.func, args, kwargs)
         messages = render_messages(value, version, entry.name)
     except PromptResultError as error:
         logger.error("%s", error)

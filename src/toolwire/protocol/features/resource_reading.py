@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...schema.context_types import names_context
 from ...tools.invoke import validation_problems
-from ...tools.threads import run_sync_within
+from ...tools.threads import call_sync_or_async
 from ..wire.content import to_jsonable
 from ..wire.icons import normalize_icons
 from .completers import check_completers
@@ -137,7 +137,6 @@ class FunctionReader:
         self.template = template
         self.mime_type = mime_type
         self._signature, self.takes_context = _signature_of(func, template.text)
-        self._is_async = inspect.iscoroutinefunction(inspect.unwrap(func))
         self._model: type[BaseModel] | None = None
         self._typed = _check_fit(self._signature, template, label, _label(func))
 
@@ -160,12 +159,7 @@ class FunctionReader:
         else:
             self._check_given(arguments)
         leading = (context,) if self.takes_context else ()
-        if self._is_async:
-            output = await self.func(*leading, **arguments)
-        else:
-            output = await run_sync_within(limiter, self.func, leading, arguments)
-            if inspect.isawaitable(output):  # a sync wrapper around a coroutine function
-                output = await output
+        output = await call_sync_or_async(limiter, self.func, leading, arguments)
         return contents_of(uri, output, self.mime_type)
 
     def _check_given(self, arguments: dict[str, Any]) -> None:
