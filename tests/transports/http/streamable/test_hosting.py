@@ -159,3 +159,69 @@ async def test_a_requests_context_variables_never_reach_a_hosted_session() -> No
         pool.give_back(lease)
         await pool.close()
     assert seen == ["unset"]  # ... but the session it borrowed was opened in none
+
+
+@pytest.mark.parametrize("json_response", [True, False])
+async def test_a_modern_request_whose_session_closes_under_it_is_answered(
+    json_response: bool,
+) -> None:
+    # The pool closes every lent session when its app stops; the request waiting on one must
+    # end then, not wait for a client that stays connected.
+    from toolwire.transports.http.streamable.modern import serve_modern
+
+    started = asyncio.Event()
+    server = Server("closing")
+
+    @server.tool
+    async def hold() -> str:
+        """Run until cancelled."""
+        started.set()
+        await asyncio.Event().wait()
+        return "never"
+
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        await asyncio.Event().wait()  # the client stays connected and sends nothing more
+        raise AssertionError("unreachable")
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    params = {"name": "hold", "arguments": {}, "_meta": ENVELOPE}
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "hold",
+    }
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/mcp",
+        "headers": [(name.encode(), value.encode()) for name, value in headers.items()],
+    }
+    async with server.serving() as opener:
+        pool = SessionPool(opener)
+        serving = asyncio.create_task(
+            serve_modern(
+                scope,
+                receive,
+                send,
+                body=json.dumps(message).encode(),
+                message=message,
+                pool=pool,
+                json_response=json_response,
+                keepalive_seconds=None,
+            )
+        )
+        with anyio.fail_after(10):
+            await started.wait()
+        await pool.close()  # as the app's hosting does when it stops
+        with anyio.fail_after(10):
+            await serving
+    # Nothing had gone out (no notification upgraded the answer to a stream): a bare 503.
+    assert sent[0]["type"] == "http.response.start"
+    assert sent[0]["status"] == 503

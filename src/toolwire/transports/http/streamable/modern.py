@@ -67,6 +67,7 @@ async def serve_modern(
     )
     stream.pending.add(item.id)
     lease.target = stream.write
+    lease.on_end = stream.finish
     try:
         if refusal is None or refusal.code == UNSUPPORTED_PROTOCOL_VERSION:
             try:
