@@ -286,6 +286,12 @@ def test_header_carries_a_bearer_token(transport: str) -> None:
             "--header must look like 'Name: value', got 'NoColon'",
         ),
         ("http://127.0.0.1:9/mcp", "Bad Name: x", "--header must look like 'Name: value'"),
+        ("http://127.0.0.1:9/mcp", "N(1): x", "--header must look like 'Name: value'"),
+        (
+            "http://127.0.0.1:9/mcp",
+            "X-A: b\r\nX-Injected: c",
+            "--header value must not hold a line break or NUL, got 'X-A: b\\r\\nX-Injected: c'",
+        ),
         (STDIO, "A: b", "--header applies to http(s) URLs only, not to a stdio command line"),
     ],
 )

@@ -10,6 +10,7 @@ import asyncio
 import io
 import json
 import os
+import re
 import shlex
 import sys
 import tempfile
@@ -90,13 +91,18 @@ def _parse_target(text: str) -> RemoteTarget:
     return RemoteTarget("stdio", text, command=words[0], args=tuple(words[1:]))
 
 
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an HTTP token (RFC 9110 5.6.2)
+
+
 def _parse_headers(lines: list[str] | None, target: RemoteTarget) -> dict[str, str]:
     """`--header "Name: value"` options as a dict (HTTP and SSE targets only)."""
     headers: dict[str, str] = {}
     for line in lines or []:
         name, colon, value = line.partition(":")
-        if not colon or not name.strip() or any(char.isspace() for char in name.strip()):
+        if not colon or not _HEADER_NAME.fullmatch(name.strip()):
             raise _Refusal(f"--header must look like 'Name: value', got {line!r}")
+        if any(char in value for char in "\r\n\0"):
+            raise _Refusal(f"--header value must not hold a line break or NUL, got {line!r}")
         headers[name.strip()] = value.strip()
     if headers and target.kind == "stdio":
         raise _Refusal("--header applies to http(s) URLs only, not to a stdio command line")
