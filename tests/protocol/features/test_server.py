@@ -70,6 +70,52 @@ def test_duplicates_unknown_removal_and_bad_options() -> None:
     assert len(server.tools) == 0
 
 
+def _add(server: Server, what: str, **options: Any) -> None:
+    def body(x: int = 1) -> str:
+        """B."""
+        return "b"
+
+    if what == "tool":
+        server.add_tool(body, **options)
+    elif what == "prompt":
+        server.prompt(name="p", **options)(body)
+    elif what == "resource":
+        server.add_resource("x://a", "text", **options)
+    elif what == "template":
+        server.add_resource("x://t/{x}", body, **options)
+    else:
+        server.add_directory_resources(".", "d://x/", **options)
+
+
+@pytest.mark.parametrize(
+    ("what", "options", "message"),
+    [
+        ("tool", {"title": 5}, "title of tool 'body' must be a string, not int"),
+        ("prompt", {"title": b"t"}, "title of prompt 'p' must be a string, not bytes"),
+        ("prompt", {"description": 5}, "description of prompt 'p' must be a string, not int"),
+        ("resource", {"name": 5}, "name of resource 'x://a' must be a string, not int"),
+        ("resource", {"title": 5}, "title of resource 'x://a' must be a string, not int"),
+        ("resource", {"description": []}, "description of resource 'x://a' must be a string"),
+        ("resource", {"mime_type": 5}, "mime_type of resource 'x://a' must be a string"),
+        ("resource", {"size": "9"}, "size of resource 'x://a' must be a whole number of bytes"),
+        ("resource", {"size": -1}, "size of resource 'x://a' must be a whole number of bytes"),
+        ("resource", {"size": True}, "size of resource 'x://a' must be a whole number of bytes"),
+        ("resource", {"annotations": 5}, "annotations of resource 'x://a' must be a dict"),
+        ("resource", {"meta": "m"}, "meta of resource 'x://a' must be a dict, not str"),
+        ("template", {"title": 5}, "title of resource template 'x://t/{x}' must be a string"),
+        ("directory", {"title": 5}, "title of directory resources 'd://x/' must be a string"),
+    ],
+)
+def test_listing_options_of_the_wrong_type_are_refused_by_name(
+    what: str, options: dict[str, Any], message: str
+) -> None:
+    # Passed on as they were, they made listings that clients refuse (a title of 5).
+    server = Server("s")
+    with pytest.raises(UserError) as refused:
+        _add(server, what, **options)
+    assert str(refused.value).startswith(message)
+
+
 def test_annotations_accept_model_dump_objects() -> None:
     class Hints(BaseModel):
         readOnlyHint: bool = True

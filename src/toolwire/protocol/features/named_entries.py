@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 from ...errors import UserError
 from ..wire import eras
 
-__all__ = ["NamedEntries", "listing"]
+__all__ = ["NamedEntries", "listing", "optional_text"]
 
 E = TypeVar("E")
 
@@ -95,3 +95,10 @@ def listing(version: str, fields: dict[str, Any], icons: Any, meta: Any) -> dict
     if meta and eras.supports(version, "tool_meta"):
         entry["_meta"] = dict(meta)
     return entry
+
+
+def optional_text(value: Any, what: str) -> str | None:
+    """`value` if it is a string or None; a UserError naming `what` otherwise."""
+    if value is not None and not isinstance(value, str):
+        raise UserError(f"{what} must be a string, not {type(value).__name__}")
+    return value

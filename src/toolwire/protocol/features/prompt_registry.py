@@ -16,7 +16,7 @@ from ...errors import UserError
 from ..wire.icons import normalize_icons
 from ..wire.jsonrpc import INVALID_PARAMS, ProtocolError
 from .completers import Completer, check_completers
-from .named_entries import NamedEntries, listing
+from .named_entries import NamedEntries, listing, optional_text
 
 if TYPE_CHECKING:
     from ...schema.function_schema import FuncSchema
@@ -172,6 +172,7 @@ def registered_prompt(
     `Server.prompt` publishes."""
     if not callable(func):
         raise UserError(f"a prompt must be a function, not {type(func).__name__}")
+    optional_text(description, f"description of prompt {name or getattr(func, '__name__', '')!r}")
     from ...schema.function_schema import function_schema
 
     schema = function_schema(
@@ -183,6 +184,7 @@ def registered_prompt(
     _refuse_variadics(schema, owner)
     if meta is not None and not isinstance(meta, dict):
         raise UserError(f"meta of {owner} must be a dict")
+    optional_text(title, f"title of {owner}")
     properties = schema.params_json_schema.get("properties", {})
     return RegisteredPrompt(
         name=schema.name,

@@ -20,7 +20,7 @@ from ...tools.tool_result import loaded_output_classes, structured_annotation
 from ..auth.identity import parse_scopes
 from ..wire import eras
 from ..wire.icons import normalize_icons
-from .named_entries import NamedEntries, listing
+from .named_entries import NamedEntries, listing, optional_text
 
 __all__ = [
     "RegisteredTool",
@@ -266,6 +266,7 @@ def registered_tool(
         raise ValueError(f"timeout of tool {tool.name!r} must be a positive number of seconds")
     if meta is not None and not isinstance(meta, dict):
         raise UserError(f"meta of tool {tool.name!r} must be a dict")
+    optional_text(title, f"title of tool {tool.name!r}")
     schema: dict[str, Any] | None
     if output_schema is not None:
         schema, wraps = normalize_output_schema(output_schema)

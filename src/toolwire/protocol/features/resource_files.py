@@ -82,7 +82,7 @@ class DirectoryResources:
             title=title,
             description=description,
             mime_type=self.mime_type,
-        )
+        ).check(f"directory resources {self.uri_prefix!r}")
         return TemplatedResource(self.template, described, self, lister=self.list_files)
 
     async def read(

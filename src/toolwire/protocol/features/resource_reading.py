@@ -95,7 +95,7 @@ def registered_resource(
         annotations=annotations,
         icons=normalize_icons(icons, label),
         meta=meta,
-    )
+    ).check(label)
     if not template.is_template:
         if completers:
             raise ValueError(f"resource {uri!r} has no variables to complete")

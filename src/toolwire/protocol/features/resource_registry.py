@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .named_entries import NamedEntries, listing
+from ...errors import UserError
+from .named_entries import NamedEntries, listing, optional_text
 
 if TYPE_CHECKING:
     import anyio
@@ -48,6 +49,19 @@ class Described:
     annotations: Mapping[str, Any] | None = None
     icons: tuple[Mapping[str, Any], ...] | None = None
     meta: Mapping[str, Any] | None = None
+
+    def check(self, label: str) -> Described:
+        """This description, each option checked: a UserError naming `label` and the option."""
+        for what in ("name", "title", "description", "mime_type"):
+            optional_text(getattr(self, what), f"{what} of {label}")
+        size = self.size
+        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 0):
+            raise UserError(f"size of {label} must be a whole number of bytes >= 0, not {size!r}")
+        for what in ("annotations", "meta"):
+            value = getattr(self, what)
+            if value is not None and not isinstance(value, Mapping):
+                raise UserError(f"{what} of {label} must be a dict, not {type(value).__name__}")
+        return self
 
     def fields(self, version: str) -> dict[str, Any]:
         """The listing's fields other than `uri`/`uriTemplate`, for `version`."""
