@@ -781,6 +781,7 @@ class Server:
                 it supplies (the message says which).
         """
         from .protocol.auth.bearer import bearer_auth
+        from .transports.http._served_app import Guards
         from .transports.http.streamable.app import streamable_http_app
 
         stores: dict[str, Any] = {
@@ -811,10 +812,14 @@ class Server:
             max_body_bytes=max_body_bytes,
             max_event_bytes=max_event_bytes,
             keepalive_seconds=keepalive_seconds,
-            allowed_hosts=allowed_hosts,
-            allowed_origins=allowed_origins,
-            auth=self.auth if auth is None else bearer_auth(auth),
-            host=host,
+            guards=Guards(
+                allowed_hosts,
+                allowed_origins,
+                self.auth if auth is None else bearer_auth(auth),
+                host,
+                path,
+                self._registry,
+            ),
             **stores,
         )
 

@@ -4,7 +4,6 @@ answered without routing, guarded as a whole; standalone, or mounted with its li
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from starlette.routing import Route
@@ -62,10 +61,7 @@ def streamable_http_app(
     max_event_bytes: int | None,
     keepalive_seconds: float | None,
     session_store: SessionStore | None,
-    allowed_hosts: Sequence[str] | None,
-    allowed_origins: Sequence[str] | None,
-    auth: Any,
-    host: str | None,
+    guards: Guards,
     change_bus: ChangeBus | None,
 ) -> StreamableHttpApp:
     """Build the ASGI app serving `servable` over streamable HTTP (see `Server.http_app`).
@@ -115,13 +111,5 @@ def streamable_http_app(
         max_body_bytes=max_body_bytes,
         retry_ms=retry_ms,
         keepalive_seconds=keepalive_seconds,
-    )
-    guards = Guards(
-        allowed_hosts,
-        allowed_origins,
-        auth,
-        host,
-        path,
-        getattr(servable, "tool_registry", None),
     )
     return StreamableHttpApp(Endpoint(runtime, config), path, guards)
