@@ -148,8 +148,13 @@ async def _toolwire_outcome(setting: Any, agent: Any) -> Any:
     return answers
 
 
+def _setting_id(setting: Any) -> str:
+    """A test id that is the same in every process (a function's repr holds its address)."""
+    return setting.__name__ if callable(setting) else repr(setting)
+
+
 @pytest.mark.parametrize("with_agent", [True, False], ids=["agent", "no-agent"])
-@pytest.mark.parametrize("setting", SETTINGS, ids=repr)
+@pytest.mark.parametrize("setting", SETTINGS, ids=_setting_id)
 def test_require_approval_matches_the_sdk(setting: Any, with_agent: bool) -> None:
     agent = agents.Agent(name="probe") if with_agent else None
     expected = asyncio.run(_sdk_outcome(setting, agent))
