@@ -213,6 +213,9 @@ def _invalid_arguments(tool_name: str, invalid: Any) -> ModelBehaviorError:
 class CallPlan:
     """One decorated function and how to call it; its `FuncSchema` may be built lazily."""
 
+    validate: Callable[[Any], Any]
+    validation_error: type[Exception]  # pydantic's, read here so decorating needs no pydantic
+
     def __init__(
         self,
         func: Callable[..., Any],
@@ -226,8 +229,16 @@ class CallPlan:
         self.is_sync = is_sync
         self.output_adapter = output_adapter
         self.wrapped = wrapped
-        self._schema_factory = schema if callable(schema) else None
-        self.schema = None if callable(schema) else schema
+        self._schema_factory: Callable[[], FuncSchema] | None = None
+        self.schema: FuncSchema | None = None
+        self.takes_context = False
+        # Field names passed by position and by keyword; None for *args / **kwargs.
+        self.positional: tuple[str, ...] | None = None
+        self.keyword: tuple[str, ...] = ()
+        if callable(schema):
+            self._schema_factory = schema
+        else:
+            self._resolve(schema)
 
     def ensure_resolved(self) -> FuncSchema:
         """The function's `FuncSchema`, built now if need be; safe from several threads."""
@@ -235,9 +246,43 @@ class CallPlan:
             with _resolving:
                 if self.schema is None:
                     assert self._schema_factory is not None
-                    self.schema = self._schema_factory()
+                    self._resolve(self._schema_factory())
                     self._schema_factory = None
+        assert self.schema is not None
         return self.schema
+
+    def _resolve(self, schema: FuncSchema) -> None:
+        from pydantic import ValidationError
+
+        self.validation_error = ValidationError
+        # model(**data) is __init__ around exactly this call.
+        self.validate = schema.params_pydantic_model.__pydantic_validator__.validate_python
+        self.takes_context = schema.takes_context
+        params = list(schema.signature.parameters.values())
+        if schema.takes_context:
+            params = params[1:]
+        positional: list[str] = []
+        keyword: list[str] = []
+        simple = True
+        for param in params:
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                simple = False
+            elif param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+                positional.append(param.name)
+            else:
+                keyword.append(param.name)
+        self.positional = tuple(positional) if simple else None
+        self.keyword = tuple(keyword)
+        self.schema = schema
+
+    def call_args(self, parsed: Any) -> tuple[list[Any], dict[str, Any]]:
+        """The SDK's `to_call_args`, without walking the signature on every call."""
+        if self.positional is not None:
+            values = object.__getattribute__(parsed, "__dict__")
+            keyword = {name: values[name] for name in self.keyword}
+            return [values[name] for name in self.positional], keyword
+        assert self.schema is not None
+        return self.schema.to_call_args(parsed)
 
 
 class FunctionInvoker:
@@ -275,22 +320,19 @@ class FunctionInvoker:
         plan = self.plan
         try:
             tool_name = ctx.tool_name
-            schema = plan.ensure_resolved()
+            if plan.schema is None:
+                plan.ensure_resolved()
             data = parse_arguments(tool_name, input_json) if arguments is None else arguments
-            from pydantic import ValidationError  # loaded with the schema's model
-
             try:
-                # model(**data) is __init__ around exactly this call.
-                validate = schema.params_pydantic_model.__pydantic_validator__.validate_python
-                fields = validate(data)
-            except ValidationError as invalid:
+                fields = plan.validate(data)
+            except plan.validation_error as invalid:
                 refusal: ModelBehaviorError | None = _invalid_arguments(tool_name, invalid)
             else:
                 refusal = None
             if refusal is not None:  # raised out here: see parse_arguments
                 raise refusal
-            args, kwargs = schema.to_call_args(fields)
-            if schema.takes_context:
+            args, kwargs = plan.call_args(fields)
+            if plan.takes_context:
                 args.insert(0, ctx)
             try:
                 if plan.is_sync:
