@@ -11,7 +11,8 @@ from functools import partial
 from typing import Any
 
 from ...tools.log_text import log_with_trace
-from ..session.methods import Params, Route, Session, start_call
+from ..session.methods import Params, Route, Session
+from ..session.requests_in_flight import start_call
 from ..wire import eras
 from ..wire.jsonrpc import (
     INTERNAL_ERROR,

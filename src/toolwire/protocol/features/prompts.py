@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 from ...errors import ClientRequestError
 from ...tools.log_text import log_with_trace
 from ...tools.threads import call_sync_or_async
-from ..session.methods import Params, Route, Session, send_page, start_call
+from ..session.methods import Params, Route, Session, send_page
+from ..session.requests_in_flight import start_call
 from ..wire import eras
 from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, RequestId
 from .prompt_messages import PromptResultError, render_messages

@@ -15,7 +15,8 @@ from ...context import ToolContext
 from ...tools.invoke import as_tool_failure
 from ...tools.log_text import log_with_trace
 from ...tools.threads import run_sync_within
-from ..session.methods import Params, Route, Session, send_page, start_call
+from ..session.methods import Params, Route, Session, send_page
+from ..session.requests_in_flight import start_call
 from ..session.subscriptions import MAX_URI_LENGTH
 from ..wire import eras
 from ..wire.jsonrpc import (

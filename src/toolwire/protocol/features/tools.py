@@ -24,8 +24,8 @@ from ...tools.log_text import log_with_trace
 from ...tools.threads import SyncToolRefused, worker_wait
 from ..auth.identity import FORBIDDEN, scope_refusal
 from ..session.asking import CLIENT_CAPABILITY
-from ..session.methods import Params, Route, Session, send_page, start_call
-from ..session.requests_in_flight import CallInFlight
+from ..session.methods import Params, Route, Session, send_page
+from ..session.requests_in_flight import CallInFlight, start_call
 from ..wire import eras
 from ..wire.content import call_result, error_result
 from ..wire.jsonrpc import (

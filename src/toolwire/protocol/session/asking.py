@@ -45,6 +45,8 @@ class AskingSession(RoundSession, Protocol):
     outbound: Outbound
     client_capabilities: dict[str, Any] | None
     identity: Identity | None
+    session_id: str | None
+    client_info: dict[str, Any] | None
 
 
 class Asker:

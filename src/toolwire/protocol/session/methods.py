@@ -10,7 +10,6 @@ import base64
 import binascii
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Any, Concatenate, Protocol
 
 from ..wire import eras
@@ -21,8 +20,7 @@ from ..wire.jsonrpc import (
     encode_value,
     result_message_raw,
 )
-from .asking import Asker, AskingSession
-from .requests_in_flight import CallInFlight
+from .asking import AskingSession
 
 if TYPE_CHECKING:
     import anyio
@@ -44,7 +42,6 @@ __all__ = [
     "decode_cursor",
     "encode_cursor",
     "send_page",
-    "start_call",
 ]
 
 PAGE_SIZE = 100
@@ -62,9 +59,7 @@ class Session(AskingSession, Protocol):
     contexts: ContextSource
     sync_limiter: SyncBudget | anyio.CapacityLimiter | None
     listeners: Listeners
-    session_id: str | None
     protocol_version: str | None
-    client_info: dict[str, Any] | None
     log_level: str
     resource_subscriptions: set[str]
 
@@ -81,39 +76,6 @@ class Route:
     handler: Callable[Concatenate[Session, ...], Awaitable[None]]
     grants: Mapping[str, Mapping[str, Any]] | None = None
     before_handshake: bool = False
-
-
-def start_call(
-    session: Session,
-    request_id: RequestId,
-    params: dict[str, Any],
-    version: str,
-    log_level: str | None,
-    method: str,
-    subject: str | None = None,
-) -> CallInFlight:
-    """The call in flight for an accepted request that runs the author's code (-32602 for a
-    malformed progress token). With a `subject` (the tool, prompt or URI the request names) it
-    may ask its client, its asker made at the first question, or at once for a 2026-07-28
-    retry, whose answers are checked up front (-32602)."""
-    make_asker = None
-    if subject is not None:
-        make_asker = partial(Asker, session, request_id, version, params, subject, method)
-    call = CallInFlight(
-        session.send,
-        eras.progress_token(params, method),
-        log_level,
-        request_id,
-        make_asker,
-        session.session_id,
-        version=version,
-        meta=params.get("_meta"),
-        client_info=session.client_info,
-        identity=session.identity,
-    )
-    if session.era == "modern" and ("requestState" in params or "inputResponses" in params):
-        call.ready_asker()
-    return call
 
 
 def capabilities(table: Mapping[str, Route]) -> dict[str, Any]:

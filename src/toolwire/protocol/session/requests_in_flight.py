@@ -21,7 +21,7 @@ import anyio
 from ...errors import NoBackChannelError
 from ...tools.log_text import log_with_trace
 from ..wire.content import to_jsonable
-from ..wire.eras import LOG_LEVELS
+from ..wire.eras import LOG_LEVELS, progress_token
 from ..wire.jsonrpc import (
     INTERNAL_ERROR,
     FrameKind,
@@ -32,14 +32,14 @@ from ..wire.jsonrpc import (
     notification,
     result_message,
 )
+from .asking import Asker, AskingSession
 
 if TYPE_CHECKING:
     from ...context import ElicitResult, SampleResult
     from ..auth.identity import Identity
-    from .asking import Asker
     from .backlog import Backlog
 
-__all__ = ["STREAM_CLOSER", "CallInFlight", "RequestsInFlight"]
+__all__ = ["STREAM_CLOSER", "CallInFlight", "RequestsInFlight", "start_call"]
 
 logger = logging.getLogger("toolwire.protocol")
 
@@ -275,3 +275,36 @@ class RequestsInFlight:
             logger.error("a request's task failed", exc_info=task.exception())
         if call.abandoned and self.unanswered is not None:
             self.unanswered(call.request_id)
+
+
+def start_call(
+    session: AskingSession,
+    request_id: RequestId,
+    params: dict[str, Any],
+    version: str,
+    log_level: str | None,
+    method: str,
+    subject: str | None = None,
+) -> CallInFlight:
+    """The call in flight for an accepted request that runs the author's code (-32602 for a
+    malformed progress token). With a `subject` (the tool, prompt or URI the request names) it
+    may ask its client, its asker made at the first question, or at once for a 2026-07-28
+    retry, whose answers are checked up front (-32602)."""
+    make_asker = None
+    if subject is not None:
+        make_asker = functools.partial(Asker, session, request_id, version, params, subject, method)
+    call = CallInFlight(
+        session.send,
+        progress_token(params, method),
+        log_level,
+        request_id,
+        make_asker,
+        session.session_id,
+        version=version,
+        meta=params.get("_meta"),
+        client_info=session.client_info,
+        identity=session.identity,
+    )
+    if session.era == "modern" and ("requestState" in params or "inputResponses" in params):
+        call.ready_asker()
+    return call
