@@ -255,6 +255,8 @@ def _entries(given: Iterable[str] | None, default: Iterable[str], what: str) -> 
         return list(default)
     if isinstance(given, str):
         given = [given]
+    if not isinstance(given, Iterable):
+        raise ValueError(f"{what} must be a list of strings, not {type(given).__name__}")
     entries = list(given)
     for entry in entries:
         if not isinstance(entry, str):

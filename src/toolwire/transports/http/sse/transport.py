@@ -72,7 +72,8 @@ class LegacySse(Serving):
         max_event_bytes: int | None,
     ) -> None:
         for name, path in (("sse_path", sse_path), ("message_path", message_path)):
-            if not path.startswith("/") or any(mark in path for mark in ("?", "#", "//")):
+            marks = ("?", "#", "//")
+            if not isinstance(path, str) or path[:1] != "/" or any(m in path for m in marks):
                 raise ValueError(f"{name} must be an absolute path like '/sse', not {path!r}")
         check_count("max_sessions", max_sessions, 1)
         check_count("max_body_bytes", max_body_bytes, 1)
