@@ -116,6 +116,8 @@ def test_options_that_could_never_serve_are_refused_when_the_server_is_made(
         ("sse", {"port": 70000}, ValueError, "port must be an integer from 0 .* not 70000"),
         ("http", {"host": 5}, ValueError, "host must be an address or a name, not 5"),
         ("sse", {"host": " "}, ValueError, "host must be an address or a name, not ' '"),
+        ("http", {"host": "my host"}, ValueError, "host: 'my host' is not a host; write 'name'"),
+        ("sse", {"host": "a\nb"}, ValueError, r"host: 'a\\nb' is not a host; write 'name'"),
     ],
 )
 def test_run_refuses_an_option_it_cannot_use_before_serving(

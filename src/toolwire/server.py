@@ -1002,6 +1002,9 @@ def _run_uvicorn(
     _check_count("workers", workers)
     if not isinstance(host, str) or not host.strip():
         raise ValueError(f"host must be an address or a name, not {host!r}")
+    from .transports.http.security.host_origin import check_bind_host
+
+    check_bind_host(host)
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise ValueError(f"port must be an integer from 0 (any free port) to 65535, not {port!r}")
     grace = checked_grace(shutdown_grace)
