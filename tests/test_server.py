@@ -161,6 +161,8 @@ PUBLISHING_REFUSED: list[tuple[str, dict[str, Any], type[Exception], str]] = [
     ("add_prompt", {"completers": 0}, UserError, "completers of prompt '_add' must be a dict"),
     ("add_resource", {"name": 0}, UserError, "name of resource 'config://x' must be a string"),
     ("add_resource", {"completers": 0}, ValueError, "resource 'config://x' has no variables"),
+    ("add_directory_resources", {"root": 5}, TypeError, "root must be a path, not int"),
+    ("add_directory_resources", {"root": None}, TypeError, "root must be a path, not NoneType"),
     ("add_directory_resources", {"uri_prefix": 5}, ValueError, "uri_prefix must be a string"),
     ("add_directory_resources", {"name": 0}, UserError, "name of directory resources 'file:///'"),
     ("add_directory_resources", {"max_listed": "10"}, ValueError, "max_listed must be an integer"),
@@ -201,7 +203,7 @@ def test_publishing_options_of_the_wrong_kind_are_refused_by_name(
         elif method == "add_resource":
             server.add_resource("config://x", "text", **options)
         else:
-            server.add_directory_resources(tmp_path, **options)
+            server.add_directory_resources(**{"root": tmp_path, **options})
     assert dict(server.tools) == {}
     assert dict(server.prompts) == {}
     assert list(server.resource_registry) == []

@@ -537,11 +537,13 @@ class Server:
         Raises:
             ValueError: `root` is not a directory, the prefix is unusable, or `max_listed` or
                 `max_bytes` is not an integer >= 0.
-            TypeError: `include_hidden` is not True or False.
+            TypeError: `root` is not a path, or `include_hidden` is not True or False.
             toolwire.UserError: `name`, `title`, `description` or `mime_type` is not a string.
         """
         from .protocol.features.resource_files import DirectoryResources
 
+        if not isinstance(root, str | os.PathLike):
+            raise TypeError(f"root must be a path, not {type(root).__name__}")
         _check_count("max_listed", max_listed, 0)
         _check_count("max_bytes", max_bytes, 0)
         _check_flag("include_hidden", include_hidden)
