@@ -95,6 +95,9 @@ def test_the_options_of_a_method_are_documented_under_args() -> None:
         ({"max_message_bytes": -1}, ValueError, "max_message_bytes must be an integer >= 1"),
         ({"max_message_bytes": 0}, ValueError, "max_message_bytes must be an integer >= 1"),
         ({"root_path": 5}, TypeError, "root_path must be a path, not int"),
+        ({"tools": 3}, TypeError, "tools must be a list of tools, not int"),
+        ({"tools": "add"}, TypeError, "tools must be a list of tools, not str"),
+        ({"tools": None}, TypeError, "tools must be a list of tools, not NoneType"),
     ],
 )
 def test_options_that_could_never_serve_are_refused_when_the_server_is_made(

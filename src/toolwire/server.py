@@ -96,9 +96,9 @@ class Server:
 
     Raises:
         TypeError: `name` is not a string, `version` or `instructions` neither a string nor
-            None, `root_path` not a path, or a serving option cannot work (both `context`
-            and `context_factory`, a factory that cannot take a `CallInfo`, a lifespan that
-            is not callable).
+            None, `tools` not a list, `root_path` not a path, or a serving option cannot
+            work (both `context` and `context_factory`, a factory that cannot take a
+            `CallInfo`, a lifespan that is not callable).
         ValueError: `max_sync_workers` or `max_message_bytes` is not an integer >= 1.
     """
 
@@ -122,6 +122,8 @@ class Server:
             raise TypeError(f"Server name must be a string, not {type(name).__name__}")
         _check_text("version", version)
         _check_text("instructions", instructions)
+        if isinstance(tools, str | bytes) or not isinstance(tools, Iterable):
+            raise TypeError(f"tools must be a list of tools, not {type(tools).__name__}")
         _check_count("max_sync_workers", max_sync_workers)
         _check_count("max_message_bytes", max_message_bytes)
         _check_options(context, context_factory, lifespan)
