@@ -6,6 +6,7 @@ import os
 import stat
 import threading
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -638,3 +639,31 @@ def test_a_protected_directory_inside_a_root_is_never_changed_through_it(tree: P
         root.delete("sub/made", directory=True)
     assert _snapshot(kept) == before
     assert (tree / "sub" / "b.txt").read_bytes() == b"changed"
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda d: Root(5), "Root directory must be a path, not int"),
+        (lambda d: Root(None), "Root directory must be a path, not NoneType"),
+        (lambda d: Root(d, read_only="no"), "Root read_only must be True or False, not 'no'"),
+        (lambda d: Root(d, read_only=None), "Root read_only must be True or False, not None"),
+        (
+            lambda d: Root(d, allow_hard_links="no"),
+            "Root allow_hard_links must be True or False, not 'no'",
+        ),
+        (lambda d: Root(d, allow_hard_links=0), "Root allow_hard_links must be True or False"),
+        (Roots, "Roots takes a list of directories, not str"),
+        (lambda d: Roots(Path(d)), "Roots takes a list of directories, not PosixPath"),
+        (lambda d: Roots(3), "Roots takes a list of directories, not int"),
+    ],
+)
+def test_a_root_option_of_the_wrong_kind_is_refused_by_name(
+    make: Callable[[str], object], message: str, tmp_path: Path
+) -> None:
+    """`allow_hard_links="no"` is truthy and allowed them; `Roots("/srv/data")` was read as
+    its characters, and the first of them, `/`, opened the whole disk as a root; a number
+    for a directory failed inside `os.fspath`, naming nothing."""
+    with pytest.raises(TypeError) as refused:
+        make(str(tmp_path))
+    assert str(refused.value).startswith(message)

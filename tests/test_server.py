@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from toolwire import Server
+from toolwire import Server, UserError
 
 # What users call on a server today; a name leaving this set is a breaking change.
 PUBLIC = {
@@ -95,6 +95,9 @@ def test_the_options_of_a_method_are_documented_under_args() -> None:
         ({"max_message_bytes": -1}, ValueError, "max_message_bytes must be an integer >= 1"),
         ({"max_message_bytes": 0}, ValueError, "max_message_bytes must be an integer >= 1"),
         ({"root_path": 5}, TypeError, "root_path must be a path, not int"),
+        ({"tools": 3}, TypeError, "tools must be a list of tools, not int"),
+        ({"tools": "add"}, TypeError, "tools must be a list of tools, not str"),
+        ({"tools": None}, TypeError, "tools must be a list of tools, not NoneType"),
     ],
 )
 def test_options_that_could_never_serve_are_refused_when_the_server_is_made(
@@ -116,6 +119,8 @@ def test_options_that_could_never_serve_are_refused_when_the_server_is_made(
         ("sse", {"port": 70000}, ValueError, "port must be an integer from 0 .* not 70000"),
         ("http", {"host": 5}, ValueError, "host must be an address or a name, not 5"),
         ("sse", {"host": " "}, ValueError, "host must be an address or a name, not ' '"),
+        ("http", {"host": "my host"}, ValueError, "host: 'my host' is not a host; write 'name'"),
+        ("sse", {"host": "a\nb"}, ValueError, r"host: 'a\\nb' is not a host; write 'name'"),
     ],
 )
 def test_run_refuses_an_option_it_cannot_use_before_serving(
@@ -139,3 +144,69 @@ def test_a_tool_name_that_is_not_a_string_is_refused() -> None:
     assert dict(server.tools) == {}
     with pytest.raises(KeyError, match="No tool named 'gone' on this server"):
         server.remove_tool("gone")
+
+
+def _add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+PUBLISHING_REFUSED: list[tuple[str, dict[str, Any], type[Exception], str]] = [
+    ("add_tool", {"name": 0}, TypeError, "a tool's name must be a string, not 0"),
+    ("add_tool", {"name": False}, TypeError, "a tool's name must be a string, not False"),
+    ("add_tool", {"name": ""}, ValueError, r"add_tool\(\) got an empty name"),
+    ("add_tool", {"description": 5}, TypeError, "description must be a string or None, not int"),
+    ("add_tool", {"description": ["x"]}, TypeError, "description must be a string or None"),
+    ("tool", {"name": 0}, TypeError, "a tool's name must be a string, not 0"),
+    ("tool", {"description": 0.0}, TypeError, "description must be a string or None, not float"),
+    ("add_prompt", {"name": 0}, UserError, "name of prompt '_add' must be a string, not int"),
+    ("add_prompt", {"name": [1]}, UserError, "name of prompt '_add' must be a string, not list"),
+    ("add_prompt", {"completers": 0}, UserError, "completers of prompt '_add' must be a dict"),
+    ("add_resource", {"name": 0}, UserError, "name of resource 'config://x' must be a string"),
+    ("add_resource", {"completers": 0}, ValueError, "resource 'config://x' has no variables"),
+    ("add_directory_resources", {"root": 5}, TypeError, "root must be a path, not int"),
+    ("add_directory_resources", {"root": None}, TypeError, "root must be a path, not NoneType"),
+    ("add_directory_resources", {"uri_prefix": 5}, ValueError, "uri_prefix must be a string"),
+    ("add_directory_resources", {"name": 0}, UserError, "name of directory resources 'file:///'"),
+    ("add_directory_resources", {"max_listed": "10"}, ValueError, "max_listed must be an integer"),
+    ("add_directory_resources", {"max_listed": True}, ValueError, "max_listed must be an integer"),
+    (
+        "add_directory_resources",
+        {"max_bytes": 1.5},
+        ValueError,
+        "max_bytes must be an integer >= 0",
+    ),
+    (
+        "add_directory_resources",
+        {"max_bytes": [1]},
+        ValueError,
+        "max_bytes must be an integer >= 0",
+    ),
+    ("add_directory_resources", {"include_hidden": "no"}, TypeError, "include_hidden must be True"),
+    ("add_directory_resources", {"include_hidden": 0}, TypeError, "include_hidden must be True"),
+]
+
+
+@pytest.mark.parametrize(("method", "options", "error", "message"), PUBLISHING_REFUSED)
+def test_publishing_options_of_the_wrong_kind_are_refused_by_name(
+    method: str, options: dict[str, Any], error: type[Exception], message: str, tmp_path: Any
+) -> None:
+    """A falsy wrong value (`name=0`) fell back to the default, a truthy string turned
+    `include_hidden` on, and a string limit or a number for `uri_prefix` failed with a
+    comparison TypeError or an AttributeError: each is refused, naming the option, and
+    nothing is published."""
+    server = Server("s", root_path=tmp_path)
+    with pytest.raises(error, match=message):
+        if method == "add_tool":
+            server.add_tool(_add, **options)
+        elif method == "tool":
+            server.tool(**options)(_add)
+        elif method == "add_prompt":
+            server.add_prompt(_add, **options)
+        elif method == "add_resource":
+            server.add_resource("config://x", "text", **options)
+        else:
+            server.add_directory_resources(**{"root": tmp_path, **options})
+    assert dict(server.tools) == {}
+    assert dict(server.prompts) == {}
+    assert list(server.resource_registry) == []

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
-from .errors import NoBackChannelError
+from .errors import NoBackChannelError, UserError
 
 __all__ = [
     "CallReporter",
@@ -284,12 +284,13 @@ class ToolContext(RunContextWrapper[TContext]):
 
         Raises:
             UserError: The schema is outside what elicitation allows (the error names the
-                property).
+                property), or `timeout` or `key` is of the wrong kind.
             ClientCapabilityError: The client did not declare `elicitation`.
             NoBackChannelError: The transport cannot carry the request.
             ClientResponseError: The client answered with an error or a malformed result.
             ClientTimeoutError: No answer within `timeout`.
         """
+        _check_asking("elicit", timeout, key)
         channel = self._channel("elicitation/create")
         return await channel.elicit(message, schema, timeout, key)
 
@@ -332,6 +333,16 @@ class ToolContext(RunContextWrapper[TContext]):
             ClientResponseError: The client answered with an error or a malformed result.
             ClientTimeoutError: No answer within `timeout`.
         """
+        _check_asking("sample", timeout, key)
+        if isinstance(stop_sequences, str | bytes):
+            raise UserError(
+                "sample: stop_sequences must be a list of strings, not one "
+                f"{type(stop_sequences).__name__}"
+            )
+        if temperature is not None and (
+            isinstance(temperature, bool) or not isinstance(temperature, int | float)
+        ):
+            raise UserError(f"sample: temperature must be a number, not {temperature!r}")
         options: dict[str, Any] = {"maxTokens": max_tokens}
         for name, value in (
             ("systemPrompt", system_prompt),
@@ -359,10 +370,25 @@ class ToolContext(RunContextWrapper[TContext]):
             The roots, as MCP `Root` dicts (`uri`, optional `name`).
 
         Raises:
+            UserError: `timeout` or `key` is of the wrong kind.
             ClientCapabilityError: The client did not declare `roots`.
             NoBackChannelError: The transport cannot carry the request.
             ClientResponseError: The client answered with an error or a malformed result.
             ClientTimeoutError: No answer within `timeout`.
         """
+        _check_asking("list_roots", timeout, key)
         channel = self._channel("roots/list")
         return await channel.list_roots(timeout, key)
+
+
+def _check_asking(method: str, timeout: object, key: object) -> None:
+    """Refuse (UserError naming the option) a wait that is no number of seconds > 0 and a key
+    that is no string: they failed inside the wait, or in the client's answer."""
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
+    ):
+        raise UserError(
+            f"{method}: timeout must be a number of seconds > 0 or None, not {timeout!r}"
+        )
+    if key is not None and not isinstance(key, str):
+        raise UserError(f"{method}: key must be a string or None, not {type(key).__name__}")

@@ -318,6 +318,7 @@ class Root:
 
     Raises:
         PathError: `directory` is not a directory that can be opened.
+        TypeError: `directory` is not a path, or a flag is not True or False.
 
     Attributes:
         path: The root's real absolute path (links resolved once, at construction).
@@ -331,6 +332,11 @@ class Root:
         read_only: bool = False,
         allow_hard_links: bool = True,
     ) -> None:
+        if not isinstance(directory, str | os.PathLike):
+            raise TypeError(f"Root directory must be a path, not {type(directory).__name__}")
+        for option, value in (("read_only", read_only), ("allow_hard_links", allow_hard_links)):
+            if not isinstance(value, bool):
+                raise TypeError(f"Root {option} must be True or False, not {value!r}")
         shown = os.fspath(directory)
         _check_text(shown)
         try:
@@ -813,9 +819,13 @@ class Roots:
 
     Raises:
         PathError: A directory cannot be opened.
+        TypeError: `roots` is one path or no list.
     """
 
     def __init__(self, roots: Iterable[Root | str | os.PathLike[str]]) -> None:
+        if isinstance(roots, str | bytes | os.PathLike) or not isinstance(roots, Iterable):
+            # one path would be read as its characters, the first one `/` the whole disk
+            raise TypeError(f"Roots takes a list of directories, not {type(roots).__name__}")
         self.roots: list[Root] = [r if isinstance(r, Root) else Root(r) for r in roots]
 
     def __iter__(self) -> Iterator[Root]:

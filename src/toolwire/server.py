@@ -96,9 +96,9 @@ class Server:
 
     Raises:
         TypeError: `name` is not a string, `version` or `instructions` neither a string nor
-            None, `root_path` not a path, or a serving option cannot work (both `context`
-            and `context_factory`, a factory that cannot take a `CallInfo`, a lifespan that
-            is not callable).
+            None, `tools` not a list, `root_path` not a path, or a serving option cannot
+            work (both `context` and `context_factory`, a factory that cannot take a
+            `CallInfo`, a lifespan that is not callable).
         ValueError: `max_sync_workers` or `max_message_bytes` is not an integer >= 1.
     """
 
@@ -120,9 +120,10 @@ class Server:
     ) -> None:
         if not isinstance(name, str):
             raise TypeError(f"Server name must be a string, not {type(name).__name__}")
-        for option, text in (("version", version), ("instructions", instructions)):
-            if text is not None and not isinstance(text, str):
-                raise TypeError(f"{option} must be a string or None, not {type(text).__name__}")
+        _check_text("version", version)
+        _check_text("instructions", instructions)
+        if isinstance(tools, str | bytes) or not isinstance(tools, Iterable):
+            raise TypeError(f"tools must be a list of tools, not {type(tools).__name__}")
         _check_count("max_sync_workers", max_sync_workers)
         _check_count("max_message_bytes", max_message_bytes)
         _check_options(context, context_factory, lifespan)
@@ -218,7 +219,9 @@ class Server:
             The `FunctionTool`, so the decorated name stays usable.
 
         Raises:
-            TypeError: Both spellings of the name, or of the description, were given.
+            TypeError: Both spellings of the name, or of the description, were given, or
+                either is not a string.
+            ValueError: The name is empty.
         """
         name, description = options.pop("name", None), options.pop("description", None)
         _one_spelling("tool", options, name, description)
@@ -269,9 +272,10 @@ class Server:
 
         Raises:
             UserError: A tool with the same name is already published.
-            TypeError: The name is not a string, both spellings of the name or of the
-                description were given, or `function_tool` options came with a tool that is
-                already built.
+            TypeError: The name or description is not a string, both spellings of the name
+                or of the description were given, or `function_tool` options came with a tool
+                that is already built.
+            ValueError: The name is empty.
         """
         options = _one_spelling("add_tool", function_tool_options, name, description)
         module = type(tool).__module__
@@ -533,10 +537,18 @@ class Server:
             The `DirectoryResources` serving it (its `template` is what was published).
 
         Raises:
-            ValueError: `root` is not a directory, or the prefix is unusable.
+            ValueError: `root` is not a directory, the prefix is unusable, or `max_listed` or
+                `max_bytes` is not an integer >= 0.
+            TypeError: `root` is not a path, or `include_hidden` is not True or False.
+            toolwire.UserError: `name`, `title`, `description` or `mime_type` is not a string.
         """
         from .protocol.features.resource_files import DirectoryResources
 
+        if not isinstance(root, str | os.PathLike):
+            raise TypeError(f"root must be a path, not {type(root).__name__}")
+        _check_count("max_listed", max_listed, 0)
+        _check_count("max_bytes", max_bytes, 0)
+        _check_flag("include_hidden", include_hidden)
         directory = DirectoryResources(
             self.root_path / Path(root),
             uri_prefix,
@@ -777,13 +789,20 @@ class Server:
             A Starlette app.
 
         Raises:
-            ValueError: An option is out of range, or `backplane` came with one of the stores
-                it supplies (the message says which).
+            ValueError: An option is out of range or of the wrong kind, or `backplane` came
+                with one of the stores it supplies (the message says which).
+            TypeError: `stateless`, `json_response` or `resumable` is not True or False.
         """
         from .protocol.auth.bearer import bearer_auth
         from .transports.http._served_app import Guards
         from .transports.http.streamable.app import streamable_http_app
 
+        for flag, value in (
+            ("stateless", stateless),
+            ("json_response", json_response),
+            ("resumable", resumable),
+        ):
+            _check_flag(flag, value)
         stores: dict[str, Any] = {
             "session_store": session_store,
             "event_store": event_store,
@@ -799,6 +818,11 @@ class Server:
                 from .redis import RedisBackplane
 
                 backplane = RedisBackplane(backplane)
+            elif not callable(getattr(backplane, "app_options", None)):
+                raise ValueError(
+                    "backplane must be a toolwire.redis.RedisBackplane or its URL, not "
+                    f"{type(backplane).__name__}"
+                )
             stores = backplane.app_options()
         return streamable_http_app(
             self,
@@ -987,6 +1011,9 @@ def _run_uvicorn(
     _check_count("workers", workers)
     if not isinstance(host, str) or not host.strip():
         raise ValueError(f"host must be an address or a name, not {host!r}")
+    from .transports.http.security.host_origin import check_bind_host
+
+    check_bind_host(host)
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise ValueError(f"port must be an integer from 0 (any free port) to 65535, not {port!r}")
     grace = checked_grace(shutdown_grace)
@@ -1088,10 +1115,23 @@ async def _leave(
             _log_failure(server, ": its lifespan failed on shutdown", error)
 
 
-def _check_count(name: str, value: object) -> None:
-    """Refuse (ValueError naming `name`) a value that is not an integer >= 1."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, not {value!r}")
+def _check_count(name: str, value: object, least: int = 1) -> None:
+    """Refuse (ValueError naming `name`) a value that is not an integer >= `least`."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(f"{name} must be an integer >= {least}, not {value!r}")
+
+
+def _check_text(name: str, value: object) -> None:
+    """Refuse (TypeError naming `name`) a value that is neither a string nor None."""
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{name} must be a string or None, not {type(value).__name__}")
+
+
+def _check_flag(name: str, value: object) -> None:
+    """Refuse (TypeError naming `name`) a value that is not True or False: a truthy string
+    such as "false" would otherwise turn the option on."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, not {value!r}")
 
 
 def _check_options(context: Any, factory: Any, lifespan: Any) -> None:
@@ -1156,7 +1196,14 @@ async def _end_hook(hook: Callable[[str], Any], session_id: str) -> None:
 def _one_spelling(
     method: str, options: dict[str, Any], name: str | None, description: str | None
 ) -> dict[str, Any]:
-    """`options` with `name`/`description` folded into function_tool's spelling of them."""
+    """`options` with `name`/`description` folded into function_tool's spelling of them,
+    each checked to be a string or None (a TypeError naming it; a ValueError for an empty
+    name)."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"a tool's name must be a string, not {name!r}")
+    if name == "":
+        raise ValueError(f"{method}() got an empty name: a tool needs a non-empty name")
+    _check_text("description", description)
     for (short, long), value in zip(_SPELLINGS, (name, description), strict=True):
         if value is None:
             continue

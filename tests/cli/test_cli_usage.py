@@ -106,6 +106,14 @@ REMOTE = "python server.py"
             "argument --host: empty; give an address or name, e.g. 127.0.0.1",
         ),
         (
+            ["run", "s.py", "--host", "my host"],
+            "argument --host: 'my host' is not a host; write 'name' (any port) or 'name:port'",
+        ),
+        (
+            ["run", "s.py", "--host", "a.example:99999"],
+            "argument --host: 'a.example:99999' has a port that is not a number up to 65535",
+        ),
+        (
             ["run", "s.py", "--redis", "localhost:6379"],
             "argument --redis: not a Redis URL: 'localhost:6379' (write redis://host:port/db, "
             "rediss://... for TLS, or unix:///path/to/socket)",

@@ -229,3 +229,21 @@ def test_over_streamable_http_with_the_sdks_own_mcp_client(tmp_path: Path) -> No
     assert result.final_output == "done"
     assert [(o["status"], o["output"]) for o in _outputs(model)] == [("completed", "Updated a.txt")]
     assert (root / "a.txt").read_text() == "ALPHA\nbeta\n"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"server": None}, "server must be an MCP server with call_tool (toolwire's"),
+        ({"tool_name": 5}, "tool_name must be a tool name (a non-empty string), got 5."),
+        ({"name": ""}, "name must be a tool name (a non-empty string), got ''."),
+    ],
+)
+def test_a_server_or_tool_name_of_the_wrong_kind_is_refused_when_made(
+    options: dict[str, Any], message: str
+) -> None:
+    """Taken, each failed only at the model's first call."""
+    arguments: dict[str, Any] = {"server": _server(Path("/")), **options}
+    with pytest.raises(UserError) as caught:
+        apply_patch_tool(**arguments)
+    assert str(caught.value).startswith(message)

@@ -294,7 +294,46 @@ def test_a_needs_approval_that_is_neither_bool_nor_function_is_refused() -> None
             "function, got 'always'."
         )
         for fine in (None, False, lambda *_: True):
-            make(object(), needs_approval=fine)
+            make(_unconnected(), needs_approval=fine)
+
+
+def _unconnected() -> Any:
+    """A client server never connected: enough to build a tool from."""
+    import toolwire
+
+    return toolwire.MCPServerInMemory(toolwire.Server("unconnected"))
+
+
+_MADE_WRONG: list[tuple[dict[str, Any], str]] = [
+    ({"server": None}, "server must be an MCP server with call_tool (toolwire's"),
+    ({"server": "http://127.0.0.1/mcp"}, "server must be an MCP server with call_tool"),
+    ({"remote_tool": 5}, "remote_tool must be a tool name (a non-empty string), got 5."),
+    ({"remote_tool": ""}, "remote_tool must be a tool name (a non-empty string), got ''."),
+    ({"name": None}, "name must be a tool name (a non-empty string), got None."),
+]
+
+
+@pytest.mark.parametrize(
+    ("which", "options", "message"),
+    [
+        (which, options, message)
+        for which in ("shell_tool", "local_shell_tool")
+        for options, message in _MADE_WRONG
+        if which == "shell_tool" or "name" not in options  # local_shell_tool takes no name
+    ],
+)
+def test_a_server_or_tool_name_of_the_wrong_kind_is_refused_when_made(
+    which: str, options: dict[str, Any], message: str
+) -> None:
+    """Taken, each failed only at the model's first call (`'NoneType' object has no attribute
+    'list_tools'`, or a remote tool that could never be found)."""
+    import toolwire.client
+    from toolwire import UserError
+
+    arguments: dict[str, Any] = {"server": _unconnected(), **options}
+    with pytest.raises(UserError) as caught:
+        getattr(toolwire.client, which)(**arguments)
+    assert str(caught.value).startswith(message)
 
 
 MALFORMED_SHELL = {

@@ -259,3 +259,56 @@ def test_good_retry_and_connect_settings_are_kept(name: str) -> None:
     )
     assert (made.max_retry_attempts, made.retry_backoff_seconds_base) == (-1, 0.0)
     assert made.connect_timeout_seconds == 2.5
+
+
+STDIO_PARAMS_REFUSED: list[tuple[Any, str, str]] = [
+    (
+        None,
+        "TypeError",
+        "MCPServerStdio params must be a dict (MCPServerStdioParams), not NoneType",
+    ),
+    ("npx server", "TypeError", "MCPServerStdio params must be a dict"),
+    ({}, "KeyError", "\"MCPServerStdio params need a 'command'\""),
+    ({"command": 5}, "ValueError", "MCPServerStdio params: 'command' must be a string, not int"),
+    ({"command": "x", "args": "-y server"}, "ValueError", "'args' must be a list of strings"),
+    ({"command": "x", "args": [1]}, "ValueError", "'args' must hold strings only"),
+    ({"command": "x", "env": ["A=1"]}, "ValueError", "'env' must be a dict of strings"),
+    ({"command": "x", "env": {"A": 1}}, "ValueError", "'env' must be a dict of strings"),
+    ({"command": "x", "cwd": 5}, "ValueError", "'cwd' must be a path, not int"),
+    ({"command": "x", "encoding": 8}, "ValueError", "'encoding' must be a string, not int"),
+]
+
+
+@pytest.mark.parametrize(("given", "kind", "message"), STDIO_PARAMS_REFUSED, ids=repr)
+def test_stdio_params_the_sdk_refuses_when_made_are_refused_when_made(
+    given: Any, kind: str, message: str
+) -> None:
+    """They were taken, and `connect()` raised a bare KeyError or TypeError, or a failure to
+    connect that named no key; the SDK refuses each when the object is made (its own errors:
+    a subscript TypeError, a KeyError, a pydantic error, a ValueError)."""
+    import agents.mcp
+
+    theirs = _outcome(agents.mcp.MCPServerStdio, params=given)
+    assert theirs[0] != "ok"
+    mine = _outcome(toolwire.MCPServerStdio, params=given)
+    assert mine[0] == kind
+    assert message in mine[1]
+    sdk_kind = {"TypeError": "TypeError", "KeyError": "KeyError", "ValueError": "ValidationError"}
+    assert theirs[0] == sdk_kind[kind]
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"command": "x", "args": ("a", "b")},
+        {"command": "x", "cwd": __import__("pathlib").Path("/tmp")},
+        {"command": "x", "env": {}, "encoding": "latin-1"},
+        {"command": b"x", "args": [b"a"], "cwd": b"/tmp"},
+    ],
+    ids=repr,
+)
+def test_stdio_params_the_sdk_takes_are_taken(given: Any) -> None:
+    import agents.mcp
+
+    assert _outcome(agents.mcp.MCPServerStdio, params=given) == ("ok", "")
+    assert _outcome(toolwire.MCPServerStdio, params=given) == ("ok", "")

@@ -80,3 +80,65 @@ def test_the_top_level_name_is_gone_and_says_where_it_went() -> None:
     assert not hasattr(toolwire, "RedisBackplane")
     with pytest.raises(AttributeError, match=r"has no attribute 'RedisBackplan'$"):
         _ = toolwire.RedisBackplan  # type: ignore[attr-defined]
+
+
+STORES = [
+    toolwire.redis.RedisBackplane,
+    toolwire.redis.RedisChangeBus,
+    toolwire.redis.RedisEventStore,
+    toolwire.redis.RedisSessionStore,
+]
+
+
+@pytest.mark.parametrize("store", STORES, ids=lambda store: store.__name__)
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"url": None}, "url must be a redis://, rediss:// or unix:// URL, not NoneType"),
+        ({"url": 6379}, "url must be a redis://, rediss:// or unix:// URL, not int"),
+        (
+            {"url": "http://:secret@127.0.0.1:6379"},
+            "url must be a redis://, rediss:// or unix:// URL, not 'http://***@127.0.0.1:6379'",
+        ),
+        ({"url": "127.0.0.1:6379"}, "url must be a redis://, rediss:// or unix:// URL"),
+        ({"timeout": True}, "timeout must be a number of seconds > 0, not True"),
+        ({"timeout": "2"}, "timeout must be a number of seconds > 0, not '2'"),
+        ({"prefix": 5}, "prefix must be a string, not int"),
+        ({"prefix": None}, "prefix must be a string, not NoneType"),
+    ],
+)
+def test_a_store_refuses_a_bad_connection_option_when_made(
+    store: type, options: dict[str, object], message: str
+) -> None:
+    """Each was taken and failed at the first request, inside redis-py (an AttributeError
+    for a number, "Redis URL must specify one of the following schemes" for another scheme),
+    or, for a prefix, made keys like `5:sessions:...`."""
+    with pytest.raises(ValueError) as refused:
+        store(**options)
+    assert str(refused.value).startswith(message)
+
+
+@pytest.mark.parametrize("store", [toolwire.redis.RedisBackplane, toolwire.redis.RedisEventStore])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"max_events_per_stream": float("nan")}, "max_events_per_stream must be an integer >= 1"),
+        ({"max_events_per_stream": 1.5}, "max_events_per_stream must be an integer >= 1"),
+        ({"max_followers": float("inf")}, "max_followers must be an integer >= 0, not inf"),
+        ({"max_followers": "10"}, "max_followers must be an integer >= 0, not '10'"),
+        ({"lease": True}, "lease must be a number of seconds > 0, not True"),
+    ],
+)
+def test_an_event_store_refuses_a_limit_that_is_no_count_when_made(
+    store: type, options: dict[str, object], message: str
+) -> None:
+    """NaN and infinity passed `< 1` (NaN compares false), and True counted as one second."""
+    with pytest.raises(ValueError) as refused:
+        store(**options)
+    assert str(refused.value).startswith(message)
+
+
+def test_a_backplane_refuses_a_bad_events_ttl_by_its_own_name() -> None:
+    with pytest.raises(ValueError) as refused:
+        toolwire.redis.RedisBackplane(events_ttl=True)
+    assert str(refused.value) == "events_ttl must be a number of seconds > 0, not True"

@@ -238,6 +238,14 @@ def test_tool_scopes_are_checked_when_the_tool_is_published() -> None:
             "identifier has none (RFC 8707)",
         ),
         ({"resource_url": "https://:8000/mcp"}, "is not an absolute http(s) URL"),
+        (
+            {"resource_url": "https://api.example\n.com/mcp"},
+            "resource_url: 'https://api.example\\n.com/mcp' holds a control character",
+        ),
+        (
+            {"authorization_servers": ["https://auth.example.com/\t"]},
+            "authorization_servers: 'https://auth.example.com/\\t' holds a control character",
+        ),
     ],
 )
 def test_a_url_no_token_could_ever_match_is_refused_at_once(
@@ -251,3 +259,17 @@ def test_a_url_no_token_could_ever_match_is_refused_at_once(
     with pytest.raises(ValueError) as refused:
         BearerAuth(verify, **options)
     assert problem in str(refused.value)
+
+
+@pytest.mark.parametrize("servers", [8080, 1.5, True])
+def test_authorization_servers_that_are_not_a_list_are_refused_by_name(servers: Any) -> None:
+    """Not a bare "'int' object is not iterable"."""
+
+    async def verify(token: str) -> None:
+        return None
+
+    with pytest.raises(TypeError) as refused:
+        BearerAuth(verify, authorization_servers=servers)
+    assert str(refused.value) == (
+        f"authorization_servers must be a list of URL strings, not {type(servers).__name__}"
+    )

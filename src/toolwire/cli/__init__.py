@@ -60,7 +60,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     )
     run.add_argument(
         "--host",
-        type=partial(_nonempty, "give an address or name, e.g. 127.0.0.1"),
+        type=_bind_host,
         default="127.0.0.1",
         help="HTTP: the interface to bind",
     )
@@ -297,6 +297,18 @@ def _redis_url(text: str) -> str:
             f"not a Redis URL: {text!r} (write redis://host:port/db, rediss://... for TLS, "
             "or unix:///path/to/socket)"
         )
+    return text
+
+
+def _bind_host(text: str) -> str:
+    """Check --host: not empty, and a host the Host check can name (as the server will)."""
+    text = _nonempty("give an address or name, e.g. 127.0.0.1", text)
+    from ..transports.http.security.host_origin import check_bind_host
+
+    try:
+        check_bind_host(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("host: ")) from None
     return text
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "ask_about",
     "ask_for_approval",
     "callback_for",
+    "check_remote_tool",
     "field_of",
     "gate_reason",
     "note_call",
@@ -291,6 +292,20 @@ def callback_for(given: Any, server: Any = None) -> MCPToolApprovalFunction | No
     if given is not None and not callable(given):
         raise UserError(f"on_approval_request must be callable, got {given!r}.")
     return given or getattr(server, "on_approval_request", None)
+
+
+def check_remote_tool(server: Any, names: Mapping[str, Any]) -> None:
+    """Refuse (UserError naming the option) a `server` that cannot call tools, and a name in
+    `names` (option -> value) that is not a non-empty string: both would fail only at the
+    model's first call."""
+    if not callable(getattr(server, "call_tool", None)):
+        raise UserError(
+            "server must be an MCP server with call_tool (toolwire's MCPServerStdio, "
+            f"MCPServerStreamableHttp or MCPServerSse, or the SDK's), got {server!r}."
+        )
+    for option, value in names.items():
+        if not isinstance(value, str) or not value:
+            raise UserError(f"{option} must be a tool name (a non-empty string), got {value!r}.")
 
 
 @dataclass

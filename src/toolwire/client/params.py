@@ -4,7 +4,8 @@ other). Nothing here imports `mcp`."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import os
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -40,6 +41,48 @@ class MCPServerStdioParams(TypedDict):
     encoding_error_handler: NotRequired[Literal["strict", "ignore", "replace"]]
     env: NotRequired[dict[str, str]]
     encoding: NotRequired[str]
+
+
+_TEXT = (str, bytes, bytearray)  # what the SDK's pydantic model takes as a string
+
+
+def check_stdio_params(params: Any) -> None:
+    """Refuse, as the SDK does when the server object is made, stdio params no process could be
+    started from: a TypeError when `params` is no dict, a KeyError without `command`, and a
+    ValueError naming the key whose value has the wrong type."""
+    if not isinstance(params, Mapping):
+        raise TypeError(
+            f"MCPServerStdio params must be a dict (MCPServerStdioParams), not "
+            f"{type(params).__name__}"
+        )
+    if "command" not in params:
+        raise KeyError("MCPServerStdio params need a 'command'")
+    problem = _stdio_problem(params)
+    if problem:
+        raise ValueError(f"MCPServerStdio params: {problem}")
+
+
+def _stdio_problem(params: Mapping[str, Any]) -> str:
+    command, args = params["command"], params.get("args", [])
+    if not isinstance(command, _TEXT):
+        return f"'command' must be a string, not {type(command).__name__}"
+    if isinstance(args, (*_TEXT, Mapping)) or not isinstance(args, Iterable):
+        return f"'args' must be a list of strings, not {type(args).__name__}"
+    if isinstance(args, list | tuple) and not all(isinstance(arg, _TEXT) for arg in args):
+        return "'args' must hold strings only"
+    env = params.get("env")
+    if env is not None and not (
+        isinstance(env, Mapping)
+        and all(isinstance(key, _TEXT) and isinstance(value, _TEXT) for key, value in env.items())
+    ):
+        return "'env' must be a dict of strings to strings (the child's whole environment)"
+    cwd = params.get("cwd")
+    if cwd is not None and not isinstance(cwd, (*_TEXT, os.PathLike)):
+        return f"'cwd' must be a path, not {type(cwd).__name__}"
+    for key in ("encoding", "encoding_error_handler"):
+        if key in params and not isinstance(params[key], _TEXT):
+            return f"{key!r} must be a string, not {type(params[key]).__name__}"
+    return ""
 
 
 class MCPServerSseParams(TypedDict):

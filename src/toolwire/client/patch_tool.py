@@ -15,6 +15,7 @@ from .approvals import (
     MCPToolApprovalFunctionResult,
     ask_about,
     callback_for,
+    check_remote_tool,
     field_of,
     note_call,
     text_of,
@@ -85,8 +86,9 @@ def apply_patch_tool(
         An `agents.ApplyPatchTool`.
 
     Raises:
-        UserError: `require_approval` is neither a bool, a callable nor None, or
-            `on_approval_request` is not callable.
+        UserError: `require_approval` is neither a bool, a callable nor None,
+            `on_approval_request` is not callable, `server` cannot call tools, or a tool
+            name is not a non-empty string.
     """
     from agents import ApplyPatchTool
 
@@ -98,6 +100,7 @@ def apply_patch_tool(
             f"function or None, got {require_approval!r}."
         )
     callback = callback_for(on_approval_request, server)
+    check_remote_tool(server, {"tool_name": tool_name, "name": name})
 
     async def on_approval(run_context: Any, approval_item: Any) -> MCPToolApprovalFunctionResult:
         assert callback is not None

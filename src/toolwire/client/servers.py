@@ -15,6 +15,7 @@ from .params import (
     MCPServerSseParams,
     MCPServerStdioParams,
     MCPServerStreamableHttpParams,
+    check_stdio_params,
 )
 
 __all__ = ["MCPServerInMemory", "MCPServerSse", "MCPServerStdio", "MCPServerStreamableHttp"]
@@ -25,11 +26,17 @@ class MCPServerStdio(MCPClientServer):
 
     `params` is an `MCPServerStdioParams` dict: `command`, and optionally `args`, `env`,
     `cwd`, `encoding`, `encoding_error_handler`. The process ends at `cleanup()`.
+
+    Raises:
+        TypeError: `params` is not a dict.
+        KeyError: It has no `command`.
+        ValueError: A key's value has the wrong type (the message names it).
     """
 
     params: MCPServerStdioParams
 
     def __init__(self, params: Any, *args: Any, errlog: TextIO | None = None, **kwargs: Any):
+        check_stdio_params(params)
         super().__init__(params, *args, **kwargs)
         self.errlog = errlog
         self._children: list[Any] = []  # the child of the latest connection, once started

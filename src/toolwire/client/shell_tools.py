@@ -20,6 +20,7 @@ from .approvals import (
     annotations_ask,
     ask_about,
     callback_for,
+    check_remote_tool,
     field_of,
     note_call,
     text_of,
@@ -202,12 +203,14 @@ def shell_tool(
         The SDK's `ShellTool`, ready for `Agent(tools=[...])`.
 
     Raises:
-        UserError: `needs_approval` is neither None, a bool nor a function, or
-            `on_approval_request` is not callable.
+        UserError: `needs_approval` is neither None, a bool nor a function,
+            `on_approval_request` is not callable, `server` cannot call tools, or a tool
+            name is not a non-empty string.
     """
     from agents import ShellTool
 
     remote = _RemoteShell(server, remote_tool, needs_approval, on_approval_request)
+    check_remote_tool(server, {"name": name, "remote_tool": remote_tool})
 
     async def execute(request: Any) -> Any:
         action = request.data.action
@@ -255,12 +258,14 @@ def local_shell_tool(
         The SDK's `LocalShellTool`.
 
     Raises:
-        UserError: `needs_approval` is neither None, a bool nor a function, or
-            `on_approval_request` is not callable.
+        UserError: `needs_approval` is neither None, a bool nor a function,
+            `on_approval_request` is not callable, `server` cannot call tools, or a tool
+            name is not a non-empty string.
     """
     from agents import LocalShellTool
 
     remote = _RemoteShell(server, remote_tool, needs_approval, on_approval_request)
+    check_remote_tool(server, {"remote_tool": remote_tool})
 
     async def execute(request: Any) -> str:
         call = request.data

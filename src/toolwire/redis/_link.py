@@ -28,6 +28,14 @@ COOL_DOWN = 1.0
 POOL_SIZE = 100  # connections at most; an operation past them waits for one (within timeout)
 
 
+_SCHEMES = ("redis", "rediss", "unix")  # what redis-py's from_url connects to
+
+
+def _shown(url: object) -> str:
+    """`url` for an error message: a string without its password, else its type."""
+    return repr(_redacted(url)) if isinstance(url, str) else type(url).__name__
+
+
 def _redacted(url: str) -> str:
     """`url` without its password: it is named in logs and error bodies."""
     parts = urlsplit(url)
@@ -45,8 +53,11 @@ class RedisLink:
     calls it, each operation (connecting included) bounded by `timeout` seconds."""
 
     def __init__(self, url: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
-        if not timeout > 0:
-            raise ValueError(f"timeout must be a number of seconds > 0, not {timeout!r}")
+        from ..transports.http._served_app import check_seconds
+
+        check_seconds("timeout", timeout)
+        if not isinstance(url, str) or urlsplit(url).scheme not in _SCHEMES:
+            raise ValueError(f"url must be a redis://, rediss:// or unix:// URL, not {_shown(url)}")
         self.url = url
         self.where = _redacted(url)
         self.timeout = timeout
@@ -140,6 +151,8 @@ class RedisStore:
         timeout: float = DEFAULT_TIMEOUT,
         link: RedisLink | None = None,
     ) -> None:
+        if not isinstance(prefix, str):
+            raise ValueError(f"prefix must be a string, not {type(prefix).__name__}")
         self.link = link if link is not None else RedisLink(url, timeout=timeout)
         self.prefix = prefix
 

@@ -38,6 +38,9 @@ class RedisBackplane:
         sessions: The `RedisSessionStore`.
         events: The `RedisEventStore`.
         changes: The `RedisChangeBus`.
+
+    Raises:
+        ValueError: An option is of the wrong kind or out of range (the message names it).
     """
 
     def __init__(
@@ -51,6 +54,9 @@ class RedisBackplane:
         lease: float = 6.0,
         max_followers: int = 100,
     ) -> None:
+        from ..transports.http._served_app import check_seconds
+
+        check_seconds("events_ttl", events_ttl)  # the store would name it `ttl`
         self.link = RedisLink(url, timeout=timeout)
         self.sessions = RedisSessionStore(prefix=prefix, link=self.link)
         self.events = RedisEventStore(

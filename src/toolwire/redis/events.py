@@ -67,16 +67,12 @@ class RedisEventStore(RedisStore):
         lease: float = 6.0,
         max_followers: int = 100,
     ) -> None:
-        if isinstance(max_events_per_stream, bool) or max_events_per_stream < 1:
-            raise ValueError(
-                f"max_events_per_stream must be an integer >= 1, not {max_events_per_stream!r}"
-            )
-        if not ttl > 0:
-            raise ValueError(f"ttl must be a number of seconds > 0, not {ttl!r}")
-        if not lease > 0:
-            raise ValueError(f"lease must be a number of seconds > 0, not {lease!r}")
-        if isinstance(max_followers, bool) or max_followers < 0:
-            raise ValueError(f"max_followers must be an integer >= 0, not {max_followers!r}")
+        from ..transports.http._served_app import check_count, check_seconds
+
+        check_count("max_events_per_stream", max_events_per_stream, 1)
+        check_seconds("ttl", ttl)
+        check_seconds("lease", lease)
+        check_count("max_followers", max_followers, 0)
         super().__init__(url, prefix=prefix, timeout=timeout, link=link)
         self.max_events_per_stream = max_events_per_stream
         self.ttl = ttl

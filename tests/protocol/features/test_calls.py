@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import threading
 from typing import Any
 
@@ -647,3 +648,45 @@ async def test_progress_and_logs_in_the_modern_era() -> None:
     for frame in peer.messages:
         if frame.get("method"):
             methods.parse_server_notification(frame["method"], "2026-07-28", frame["params"])
+
+
+def _careless() -> Server:
+    server = Server("careless")
+
+    @server.tool
+    async def work(ctx: ToolContext[Any]) -> str:
+        """Reports badly."""
+        await ctx.report_progress(float("nan"))
+        await ctx.report_progress(1, total=float("inf"))
+        await ctx.report_progress(2, total="10")  # type: ignore[arg-type]
+        await ctx.log("warn", "not a level")
+        return "done"
+
+    return server
+
+
+@pytest.mark.parametrize("asked", [False, True], ids=["client asked nothing", "client asked"])
+async def test_bad_progress_and_log_levels_are_logged_whatever_the_client_asked(
+    asked: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """They were dropped in silence unless the client had sent a progress token and a log
+    level, so a tool's mistake showed with some clients only; and a NaN or infinite total went
+    out as is, which is no JSON number."""
+    caplog.set_level(logging.WARNING, logger="toolwire")
+    asks = {"progressToken": "tok", "io.modelcontextprotocol/logLevel": "debug"} if asked else {}
+    params: dict[str, Any] = {"name": "work", "_meta": meta(**asks)}
+    async with modern(_careless()) as peer:
+        reply = await peer.request(1, "tools/call", params)
+        assert reply["result"]["content"][0]["text"] == "done"
+        sent = peer.notifications("notifications/progress")
+        assert sent == (
+            [{"progressToken": "tok", "progress": 1}, {"progressToken": "tok", "progress": 2}]
+            if asked
+            else []
+        )
+        assert peer.notifications("notifications/message") == []
+    warnings = [r.getMessage() for r in caplog.records if r.name.startswith("toolwire")]
+    assert "progress must be a finite number, not nan; dropped" in warnings
+    assert "total must be a finite number or None, not inf; left out" in warnings
+    assert "total must be a finite number or None, not '10'; left out" in warnings
+    assert any(w.startswith("unknown log level 'warn'; use one of debug") for w in warnings)

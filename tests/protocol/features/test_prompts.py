@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 from typing import Any
 
 import pytest
@@ -467,3 +468,20 @@ async def test_a_json_argument_nested_too_deeply_is_invalid_params_naming_it() -
         "message": "Argument 'items' of prompt 'tally' is nested too deeply",
     }
     assert fine["result"]["messages"][0]["content"]["text"] == "1"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"content": "hi", "role": "system"}, "role must be 'user' or 'assistant', not 'system'"),
+        ({"content": "hi", "role": None}, "role must be 'user' or 'assistant', not None"),
+        ({"content": 5}, "content must be a string, a ToolOutput*, a ResourceLink, an "),
+        ({"content": None}, "EmbeddedResource or an MCP content block, not NoneType"),
+    ],
+)
+def test_a_prompt_message_that_could_never_be_sent_is_refused_where_it_is_made(
+    arguments: dict[str, Any], message: str
+) -> None:
+    """It was taken, and failed only when a client asked for the prompt."""
+    with pytest.raises(TypeError, match=re.escape(message)):
+        PromptMessage(**arguments)

@@ -385,3 +385,51 @@ async def test_a_client_offering_only_url_elicitation_gets_no_form() -> None:
         _, request = await client.request_from_server("elicitation/create")
         await client.feed({"id": request["id"], "result": {"action": "cancel"}})
         assert (await client.reply_to(1))["result"]["content"][0]["text"] == '["cancel", null]'
+
+
+ASKED_WRONG: list[tuple[str, dict[str, Any], str]] = [
+    ("elicit", {"timeout": "30"}, "elicit: timeout must be a number of seconds > 0 or None, "),
+    ("elicit", {"timeout": 0}, "elicit: timeout must be a number of seconds > 0 or None, not 0"),
+    ("elicit", {"key": 7}, "elicit: key must be a string or None, not int"),
+    ("sample", {"timeout": True}, "sample: timeout must be a number of seconds > 0 or None"),
+    ("sample", {"stop_sequences": "END"}, "sample: stop_sequences must be a list of strings"),
+    ("sample", {"temperature": "hot"}, "sample: temperature must be a number, not 'hot'"),
+    ("list_roots", {"timeout": float("nan")}, "list_roots: timeout must be a number of seconds"),
+    ("list_roots", {"key": b"k"}, "list_roots: key must be a string or None, not bytes"),
+]
+
+
+@pytest.mark.parametrize(("method", "options", "message"), ASKED_WRONG)
+async def test_asking_options_of_the_wrong_kind_are_the_tools_error(
+    method: str, options: dict[str, Any], message: str
+) -> None:
+    """A string timeout failed inside the wait with a bare TypeError, a zero or NaN one gave up
+    at once as if the client were silent, and `stop_sequences="END"` went out as
+    ["E", "N", "D"]; nothing is sent to the client."""
+    server = Server("asking-wrong")
+    problems: list[str] = []
+
+    @server.tool
+    async def ask_wrong(ctx: ToolContext[Any]) -> str:
+        """Ask with one option of the wrong kind."""
+        arguments: dict[str, Any] = {
+            "elicit": {"message": "?", "schema": FORM},
+            "sample": {"prompt_or_messages": "?", "max_tokens": 5},
+            "list_roots": {},
+        }[method]
+        try:
+            await getattr(ctx, method)(**arguments, **options)
+        except Exception as error:
+            problems.append(f"{type(error).__name__}: {error}")
+        return "done"
+
+    client = Client()
+    async with server.serving() as open_session, open_session(client.send, routed=True) as session:
+        client.session = session
+        init = {"protocolVersion": "2025-11-25", "capabilities": EVERYTHING, "clientInfo": {}}
+        await client.feed({"id": 0, "method": "initialize", "params": init})
+        await client.call(1, "ask_wrong")
+        await client.reply_to(1)
+        session.close()
+    assert len(problems) == 1 and problems[0].startswith(f"UserError: {message}")
+    assert [m for _, m in client.sent if "method" in m and "id" in m] == []

@@ -41,8 +41,8 @@ class BearerAuth:
     Raises:
         TypeError: `verifier` is neither callable nor has `verify_token`, or an option has
             the wrong type.
-        ValueError: A URL is not absolute http(s) or its port is not one (`resource_url`
-            also has a fragment), or a scope name is malformed.
+        ValueError: A URL is not absolute http(s), holds a control character or its port
+            is not one (`resource_url` also has a fragment), or a scope name is malformed.
     """
 
     __slots__ = (
@@ -67,6 +67,11 @@ class BearerAuth:
         self.verify: Verify = _adapt(verifier)
         if isinstance(authorization_servers, str):
             authorization_servers = [authorization_servers]
+        if not isinstance(authorization_servers, Iterable):
+            raise TypeError(
+                "authorization_servers must be a list of URL strings, not "
+                f"{type(authorization_servers).__name__}"
+            )
         self.authorization_servers = tuple(
             _absolute_url(url, "authorization_servers") for url in authorization_servers
         )
@@ -146,6 +151,9 @@ def _adapt(verifier: Any) -> Verify:
 def _absolute_url(url: Any, what: str) -> str:
     if not isinstance(url, str):
         raise TypeError(f"{what} must hold URL strings, not {type(url).__name__}")
+    if any(ord(char) < 0x20 or ord(char) == 0x7F for char in url):
+        # urlsplit drops tabs and line breaks: the URL checked would not be the URL kept.
+        raise ValueError(f"{what}: {url!r} holds a control character")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"{what}: {url!r} is not an absolute http(s) URL")

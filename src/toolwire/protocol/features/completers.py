@@ -38,7 +38,7 @@ def check_completers(
 ) -> dict[str, Completer]:
     """Validate a declaration's completers (argument name -> completer) for `owner` ("prompt
     'review'"): a UserError when one names no argument in `names` or is no completer."""
-    if not completers:
+    if completers is None:
         return {}
     if not isinstance(completers, Mapping):
         raise UserError(f"completers of {owner} must be a dict: argument name -> completer")

@@ -38,10 +38,28 @@ class PromptMessage:
         content: A string, an Agents SDK output, a `ResourceLink` / `EmbeddedResource`, or
             an MCP content block as a dict.
         role: Who says it: "user" (the default) or "assistant".
+
+    Raises:
+        PromptResultError: (a TypeError) The role is another one, or the content is none of
+            those kinds.
     """
 
     content: Any
     role: Role = "user"
+
+    def __post_init__(self) -> None:
+        """Refuse, where the message is made, what `prompts/get` could never send."""
+        if self.role not in _ROLES:
+            raise PromptResultError(
+                f"PromptMessage: role must be 'user' or 'assistant', not {self.role!r}"
+            )
+        content = self.content
+        if not isinstance(content, str | dict) and as_output(content) is None:
+            raise PromptResultError(
+                "PromptMessage: content must be a string, a ToolOutput*, a ResourceLink, an "
+                "EmbeddedResource or an MCP content block, not "
+                f"{type(content).__name__}"
+            )
 
 
 def _block(content: Any, version: str, where: str) -> dict[str, Any]:

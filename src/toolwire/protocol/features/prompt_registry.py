@@ -172,6 +172,7 @@ def registered_prompt(
     `Server.prompt` publishes."""
     if not callable(func):
         raise UserError(f"a prompt must be a function, not {type(func).__name__}")
+    optional_text(name, f"name of prompt {getattr(func, '__name__', '')!r}")
     optional_text(description, f"description of prompt {name or getattr(func, '__name__', '')!r}")
     from ...schema.function_schema import function_schema
 

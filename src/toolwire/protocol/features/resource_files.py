@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...paths import PathError, PathKindError, PathNotFoundError, PathOutsideError, Root
 from ...tools.threads import run_sync_within
+from .named_entries import optional_text
 from .resource_reading import NOT_FOUND, InvalidResourceParams, contents_of
 from .resource_registry import Described, FixedResource, TemplatedResource
 from .uri_template import UriTemplate
@@ -57,6 +58,10 @@ class DirectoryResources:
         except PathError:
             raise ValueError(f"directory resources: {str(root)!r} is not a directory") from None
         resolved = Path(self._root.path)
+        if not isinstance(uri_prefix, str):
+            raise ValueError(
+                f"directory resources: uri_prefix must be a string, not {type(uri_prefix).__name__}"
+            )
         if not uri_prefix.endswith("/") or "{" in uri_prefix or "}" in uri_prefix:
             raise ValueError(
                 f"directory resources: uri_prefix {uri_prefix!r} must end with '/' and "
@@ -77,12 +82,14 @@ class DirectoryResources:
         self, name: str | None, title: str | None, description: str | None
     ) -> TemplatedResource:
         """The template `uri_prefix{+path}` this directory reads and lists, as published."""
+        label = f"directory resources {self.uri_prefix!r}"
+        optional_text(name, f"name of {label}")
         described = Described(
             name=name or self.root.name or str(self.root),
             title=title,
             description=description,
             mime_type=self.mime_type,
-        ).check(f"directory resources {self.uri_prefix!r}")
+        ).check(label)
         return TemplatedResource(self.template, described, self, lister=self.list_files)
 
     async def read(

@@ -18,6 +18,7 @@ from ...tools.threads import call_sync_or_async
 from ..wire.content import to_jsonable
 from ..wire.icons import normalize_icons
 from .completers import check_completers
+from .named_entries import optional_text
 from .resource_registry import Described, FixedResource, TemplatedResource
 from .uri_template import UriTemplate
 
@@ -74,6 +75,8 @@ def registered_resource(
     no variable; a TypeError for another kind of `source`; a UserError for a bad icon or
     completer."""
     template = UriTemplate.parse(uri)
+    label = f"resource template {uri!r}" if template.is_template else f"resource {uri!r}"
+    optional_text(name, f"name of {label}")
     if isinstance(source, str | bytes):
         if template.is_template:
             raise ValueError(f"resource template {uri!r} needs a function, not fixed contents")
@@ -84,7 +87,6 @@ def registered_resource(
         raise TypeError(
             f"resource {uri!r}: expected a function, text or bytes, not {type(source).__name__}"
         )
-    label = f"resource template {uri!r}" if template.is_template else f"resource {uri!r}"
     reader = FunctionReader(source, template, mime_type, label)
     described = Described(
         name=name or getattr(source, "__name__", None) or uri,
@@ -97,7 +99,7 @@ def registered_resource(
         meta=meta,
     ).check(label)
     if not template.is_template:
-        if completers:
+        if completers or not isinstance(completers, Mapping | None):
             raise ValueError(f"resource {uri!r} has no variables to complete")
         return FixedResource(uri, described, reader)
     unknown = set(completers or ()) - set(template.variables)

@@ -95,15 +95,15 @@ class CallInFlight:
             await self._closer()
 
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
-        """Send `notifications/progress` if the caller asked for it."""
-        if self.token is None or self.closed:
-            return
-        if (
-            isinstance(progress, bool)
-            or not isinstance(progress, int | float)
-            or not math.isfinite(progress)
-        ):
+        """Send `notifications/progress` if the caller asked for it. A bad value is logged
+        whether or not it did, so that a tool's mistake shows with every client."""
+        if not _finite(progress):
             logger.warning("progress must be a finite number, not %r; dropped", progress)
+            return
+        if total is not None and not _finite(total):
+            logger.warning("total must be a finite number or None, not %r; left out", total)
+            total = None
+        if self.token is None or self.closed:
             return
         if progress <= self._last:
             logger.warning(
@@ -112,7 +112,7 @@ class CallInFlight:
             return
         self._last = progress
         params: dict[str, Any] = {"progressToken": self.token, "progress": progress}
-        if isinstance(total, int | float) and not isinstance(total, bool):
+        if total is not None:
             params["total"] = total
         if message is not None:
             params["message"] = str(message)
@@ -121,11 +121,12 @@ class CallInFlight:
         )
 
     async def log(self, level: str, data: Any, logger_name: str | None) -> None:
-        """Send `notifications/message` if `level` passes the client's threshold."""
-        if self._level is None or self.closed:
-            return
+        """Send `notifications/message` if `level` passes the client's threshold (an unknown
+        level is logged whatever the client asked for)."""
         if level not in LOG_LEVELS:
             logger.warning("unknown log level %r; use one of %s", level, ", ".join(LOG_LEVELS))
+            return
+        if self._level is None or self.closed:
             return
         if LOG_LEVELS.index(level) < self._level:
             return
@@ -166,6 +167,13 @@ class CallInFlight:
     async def list_roots(self, timeout: float | None, key: str | None) -> list[dict[str, Any]]:
         """Ask the client for its roots (see `ToolContext.list_roots`)."""
         return await self._questions("roots/list").list_roots(timeout, key)
+
+
+def _finite(value: object) -> bool:
+    """Whether `value` is a finite int or float (not a bool): what JSON can carry as a number."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
 
 
 class RequestsInFlight:

@@ -439,3 +439,26 @@ def test_a_keepalive_that_is_not_seconds_is_refused_by_name(keepalive: Any) -> N
     assert str(raised.value) == (
         f"keepalive_seconds must be a number of seconds > 0, not {keepalive!r}"
     )
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"sse_path": 5}, "sse_path must be an absolute path like '/sse', not 5"),
+        ({"message_path": None}, "message_path must be an absolute path like '/sse', not None"),
+        ({"allowed_hosts": 1}, "allowed_hosts must be a list of strings, not int"),
+        ({"allowed_origins": 0.5}, "allowed_origins must be a list of strings, not float"),
+        (
+            {"sse_path": "/mcp", "message_path": "/mcp/"},
+            "sse_path and message_path must differ, not both '/mcp/'",
+        ),
+    ],
+)
+def test_a_path_or_host_list_of_the_wrong_kind_is_refused_by_name(
+    options: dict[str, Any], message: str
+) -> None:
+    """Not an AttributeError (`'int' object has no attribute 'startswith'`) or a bare
+    "'int' object is not iterable"."""
+    with pytest.raises(ValueError) as raised:
+        _server(Probe()).sse_app(**options)
+    assert str(raised.value) == message

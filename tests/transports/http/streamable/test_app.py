@@ -23,6 +23,11 @@ REFUSED = [
     ({"keepalive_seconds": True}, "keepalive_seconds must be a number of seconds > 0 or None"),
     ({"session_idle_timeout": [1]}, "session_idle_timeout must be a number of seconds > 0 or"),
     ({"path": "mcp"}, "path must start with '/', not 'mcp'"),
+    ({"path": 5}, "path must start with '/', not 5"),
+    ({"host": 5}, "host must be a string or None, not int"),
+    ({"allowed_hosts": 8000}, "allowed_hosts must be a list of strings, not int"),
+    ({"allowed_origins": True}, "allowed_origins must be a list of strings, not bool"),
+    ({"backplane": 6379}, "backplane must be a toolwire.redis.RedisBackplane or its URL, not int"),
 ]
 
 
@@ -81,3 +86,12 @@ def test_a_request_after_the_lifespan_ended_is_refused_not_served_again() -> Non
     assert status == 503, body
     assert b"the server is shutting down" in body
     assert entered == ["start"]
+
+
+@pytest.mark.parametrize("option", ["stateless", "json_response", "resumable"])
+@pytest.mark.parametrize("value", ["false", 0, 1, None])
+def test_a_switch_that_is_not_true_or_false_is_refused(option: str, value: Any) -> None:
+    """`stateless="false"` is truthy: it served stateless, silently."""
+    with pytest.raises(TypeError) as raised:
+        Server("options").http_app(**{option: value})
+    assert str(raised.value) == f"{option} must be True or False, not {value!r}"

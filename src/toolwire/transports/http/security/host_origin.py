@@ -12,7 +12,13 @@ from collections.abc import Iterable
 
 from ..asgi import ASGIApp, ASGIReceive, ASGISend, Scope, printable, refuse
 
-__all__ = ["DEFAULT_ALLOWED_HOSTS", "DEFAULT_ALLOWED_ORIGINS", "HostOriginGuard", "authority"]
+__all__ = [
+    "DEFAULT_ALLOWED_HOSTS",
+    "DEFAULT_ALLOWED_ORIGINS",
+    "HostOriginGuard",
+    "authority",
+    "check_bind_host",
+]
 
 logger = logging.getLogger("toolwire")
 
@@ -85,6 +91,13 @@ def _host_entry(entry: str, what: str, prefix: str = "") -> str:
     return prefix + host if exact_port is None else f"{prefix}{host}:{exact_port}"
 
 
+def check_bind_host(host: str) -> None:
+    """Refuse (ValueError starting "host: ") an interface to serve on that is no host name or
+    address, as the Host check would read it; a wildcard (`0.0.0.0`, `::`) passes."""
+    if host.strip() not in _WILDCARD_BINDS:
+        _host_entry(host, "host")
+
+
 def _allowed(allowed: set[str], prefix: str, name: str, port: str | None) -> bool:
     """Whether `allowed` (`"*"`, names on any port, `name:port` strings) takes the value."""
     if ANY in allowed or prefix + name in allowed:
@@ -112,6 +125,7 @@ class HostOriginGuard:
         self._hosts: set[str] = set()
         default_hosts: tuple[str, ...] = DEFAULT_ALLOWED_HOSTS
         if bind_host is not None and bind_host.strip() not in _WILDCARD_BINDS:
+            check_bind_host(bind_host)
             default_hosts = (*default_hosts, bind_host.strip())
         for entry in _entries(allowed_hosts, default_hosts, "allowed_hosts"):
             is_any = entry.strip() == ANY
@@ -255,6 +269,8 @@ def _entries(given: Iterable[str] | None, default: Iterable[str], what: str) -> 
         return list(default)
     if isinstance(given, str):
         given = [given]
+    if not isinstance(given, Iterable):
+        raise ValueError(f"{what} must be a list of strings, not {type(given).__name__}")
     entries = list(given)
     for entry in entries:
         if not isinstance(entry, str):

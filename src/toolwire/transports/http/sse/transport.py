@@ -72,8 +72,12 @@ class LegacySse(Serving):
         max_event_bytes: int | None,
     ) -> None:
         for name, path in (("sse_path", sse_path), ("message_path", message_path)):
-            if not path.startswith("/") or any(mark in path for mark in ("?", "#", "//")):
+            marks = ("?", "#", "//")
+            if not isinstance(path, str) or path[:1] != "/" or any(m in path for m in marks):
                 raise ValueError(f"{name} must be an absolute path like '/sse', not {path!r}")
+        if sse_path.rstrip("/") == message_path.rstrip("/"):
+            # the stream's route would take every POST meant for the messages
+            raise ValueError(f"sse_path and message_path must differ, not both {message_path!r}")
         check_count("max_sessions", max_sessions, 1)
         check_count("max_body_bytes", max_body_bytes, 1)
         check_seconds("keepalive_seconds", keepalive_seconds)
