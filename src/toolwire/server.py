@@ -797,6 +797,9 @@ class Server:
         from .transports.http._served_app import Guards
         from .transports.http.streamable.app import streamable_http_app
 
+        if host is not None and not isinstance(host, str):
+            raise ValueError(f"host must be a string or None, not {type(host).__name__}")
+
         for flag, value in (
             ("stateless", stateless),
             ("json_response", json_response),

@@ -71,8 +71,6 @@ def streamable_http_app(
     """
     if not isinstance(path, str) or not path.startswith("/"):
         raise ValueError(f"path must start with '/', not {path!r}")
-    if host is not None and not isinstance(host, str):
-        raise ValueError(f"host must be a string or None, not {type(host).__name__}")
     if session_idle_timeout is not None:
         check_seconds("session_idle_timeout", session_idle_timeout, " or None")
     check_count("max_sessions", max_sessions, 1)
