@@ -68,8 +68,10 @@ echo "== own code"
 echo "== pytest"
 set +e
 # One worker process per core, at most four (pytest-xdist): most tests wait on subprocesses and
-# sockets, so this halves the run on two cores. `-n 0` after it runs everything in one process.
-"$VENV/bin/python" -m pytest -n auto --maxprocesses=4 "$@"
+# sockets, so this halves the run on two cores. `--dist loadgroup` keeps the tests that count
+# toolwire-shell's processes machine-wide on one worker (tests/conftest.py). `-n 0` after it
+# runs everything in one process.
+"$VENV/bin/python" -m pytest -n auto --maxprocesses=4 --dist loadgroup "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then

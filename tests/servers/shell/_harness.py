@@ -30,7 +30,9 @@ def env_for_server(**extra: str) -> dict[str, str]:
 
 def tagged_processes(pids_of: str | None = None) -> list[tuple[int, str]]:
     """Live (non-zombie) processes on the machine carrying a toolwire-shell tag (starting
-    with `pids_of`, when given): (pid, tag)."""
+    with `pids_of`, when given): (pid, tag). Without `pids_of` it counts every toolwire-shell
+    on the machine: under pytest-xdist these tests share one worker (tests/conftest.py), and
+    two test runs at once on one machine can fail each other here."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
