@@ -52,6 +52,18 @@ def tagged_processes(pids_of: str | None = None) -> list[tuple[int, str]]:
     return found
 
 
+def no_tagged_processes_left(seconds: float = 15.0) -> bool:
+    """Whether every toolwire-shell process on the machine is gone within `seconds` (raising
+    with those left otherwise). Not at once: a server its client killed leaves the sweep to its
+    watchdog, and a process killed on a loaded machine takes a moment to exit; a leak stays."""
+    if wait_until(lambda: tagged_processes() == [], seconds):
+        return True
+    left = tagged_processes()
+    if not left:
+        return True
+    raise AssertionError(f"toolwire-shell processes left after {seconds} s: {left}")
+
+
 def zombies_of(parent: int) -> list[int]:
     """Zombie children of `parent`."""
     found = []

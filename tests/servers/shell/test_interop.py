@@ -12,7 +12,7 @@ import anyio
 import pytest
 from tests._listening import free_port, listening
 from tests.interop._inspector import first_json, inspector_or_skip, run_inspector
-from tests.servers.shell._harness import ROOT, env_for_server, tagged_processes
+from tests.servers.shell._harness import ROOT, env_for_server, no_tagged_processes_left
 
 COMMAND = [sys.executable, "-m", "toolwire_shell"]
 
@@ -57,7 +57,7 @@ def test_official_client_over_stdio(mode: str) -> None:
                 await exercise(client)
 
     anyio.run(main)
-    assert tagged_processes() == []
+    assert no_tagged_processes_left()
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -75,7 +75,7 @@ def test_official_client_over_http(mode: str) -> None:
     with listening(command, port, env=env_for_server(), cwd=str(ROOT)) as process:
         anyio.run(main)
         assert process.poll() is None
-    assert tagged_processes() == []
+    assert no_tagged_processes_left()
 
 
 def test_inspector_cli_calls_shell() -> None:
@@ -143,7 +143,7 @@ def test_agents_sdk_runs_it(transport: str) -> None:
     assert seen["output"] == [
         {"type": "input_text", "text": "$ echo via-agents; exit 4\nvia-agents\nexit code: 4"}
     ]
-    assert tagged_processes() == []
+    assert no_tagged_processes_left()
 
 
 def test_toolwire_install_writes_an_entry_that_serves(tmp_path: Any) -> None:
@@ -176,4 +176,4 @@ def test_toolwire_install_writes_an_entry_that_serves(tmp_path: Any) -> None:
                 )
 
     anyio.run(main)
-    assert tagged_processes() == []
+    assert no_tagged_processes_left()

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 from tests._listening import free_port, listening
-from tests.servers.shell._harness import ROOT, env_for_server, tagged_processes
+from tests.servers.shell._harness import ROOT, env_for_server, no_tagged_processes_left
 
 SERVER = Path(__file__).with_name("servers") / "authenticated.py"
 
@@ -55,4 +55,4 @@ def test_another_caller_cannot_use_a_session(mode: str) -> None:
     command = [sys.executable, str(SERVER), str(port)]
     with listening(command, port, env=env_for_server(), cwd=str(ROOT)):
         anyio.run(main)
-    assert tagged_processes() == []
+    assert no_tagged_processes_left()
