@@ -221,15 +221,23 @@ def test_the_manager_connects_many_and_records_failures() -> None:
 
 
 @pytest.mark.parametrize("option", ["connect_timeout_seconds", "cleanup_timeout_seconds"])
-@pytest.mark.parametrize("value", ["5", -1, float("nan"), True])
-def test_the_manager_refuses_a_bad_bound_by_name(option: str, value: Any) -> None:
+@pytest.mark.parametrize(
+    "value",
+    ["5", -1, 0, float("nan"), float("inf"), 10**400, True],
+    ids=["str", "negative", "zero", "nan", "inf", "huge-int", "bool"],
+)
+def test_the_manager_refuses_a_bad_bound_as_the_sdk_does(option: str, value: Any) -> None:
     # Accepted, a bad cleanup bound made every cleanup fail and left each server running.
+    from agents.mcp import MCPServerManager as SdkManager
+    from agents.mcp import MCPServerStdio as SdkStdio
+
+    with pytest.raises((TypeError, ValueError)) as expected:
+        SdkManager([SdkStdio(params=kitchen_params())], **{option: value})
     server = toolwire.MCPServerStdio(params=kitchen_params())
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises((TypeError, ValueError)) as caught:
         toolwire.MCPServerManager([server], **{option: value})
-    assert str(caught.value) == (
-        f"{option} must be a non-negative number of seconds or None, not {value!r}."
-    )
+    assert (type(caught.value), str(caught.value)) == (type(expected.value), str(expected.value))
+    assert option in str(caught.value)
     manager = toolwire.MCPServerManager([server], **{option: 0.5})
     assert getattr(manager, option) == 0.5
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Callable, Iterable
 from functools import partial
 from types import TracebackType
@@ -26,11 +27,18 @@ logger = logging.getLogger("toolwire.client")
 
 
 def _checked_bound(value: object, name: str) -> float | None:
-    """A connect or cleanup bound: None, or a number of seconds that is not negative."""
+    """A connect or cleanup bound: None, or a positive finite number of seconds (the SDK's
+    TypeError for another kind of value, its ValueError for zero, negatives, NaN or inf)."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
-        raise ValueError(f"{name} must be a non-negative number of seconds or None, not {value!r}.")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{name} must be a positive number of seconds or None.")
+    try:
+        seconds = float(value)
+    except OverflowError:  # an int too large for a float is no finite bound either
+        seconds = math.inf
+    if not 0 < seconds < math.inf:  # also refuses NaN, which compares false with everything
+        raise ValueError(f"{name} must be a positive finite number of seconds or None.")
     return value
 
 
@@ -45,8 +53,9 @@ class MCPServerManager:
 
     Args:
         servers: The servers (duplicates are managed once).
-        connect_timeout_seconds: A bound on each server's `connect()` (None: no bound).
-        cleanup_timeout_seconds: A bound on each server's `cleanup()` (None: no bound).
+        connect_timeout_seconds: A bound on each server's `connect()`, in positive finite
+            seconds (None: no bound).
+        cleanup_timeout_seconds: A bound on each server's `cleanup()`, likewise.
         drop_failed_servers: Leave servers that failed to connect out of `active_servers`.
         strict: Raise the first connection failure instead of recording it.
         suppress_cancelled_error: Record a cancellation raised by a server's `connect()` as
@@ -57,7 +66,8 @@ class MCPServerManager:
             client server) is refused, since its calls would go unasked.
 
     Raises:
-        ValueError: A timeout is neither None nor a non-negative number of seconds.
+        TypeError: A timeout is neither None nor a number.
+        ValueError: A timeout is zero, negative, NaN or infinite.
         UserError: `on_approval_request` is not callable, or a server cannot take it.
     """
 
