@@ -1,10 +1,13 @@
-"""Exceptions shared by every layer of toolwire.
+"""Exceptions shared by every layer of toolwire, and the checks that refuse a bad option value.
 
 The names and meanings match the OpenAI Agents SDK (`agents.exceptions`) so that code written
-for one reads the same with the other.
+for one reads the same with the other. `check_count`, `check_seconds` and `check_flag` are the
+one way an option of every layer is refused with an error naming it.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 __all__ = [
     "ClientCapabilityError",
@@ -114,3 +117,22 @@ class ClientResponseError(ClientRequestError):
 
 class ClientTimeoutError(ClientRequestError):
     """The client did not answer within the request's timeout (the request was cancelled)."""
+
+
+def check_count(name: str, value: Any, least: int = 1, alternative: str = "") -> None:
+    """Refuse (ValueError naming `name`) a `value` that is not an integer >= `least`."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(f"{name} must be an integer >= {least}{alternative}, not {value!r}")
+
+
+def check_seconds(name: str, value: Any, alternative: str = "") -> None:
+    """Refuse (ValueError naming `name`) a `value` that is not a number of seconds > 0."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ValueError(f"{name} must be a number of seconds > 0{alternative}, not {value!r}")
+
+
+def check_flag(name: str, value: Any) -> None:
+    """Refuse (TypeError naming `name`) a value that is not True or False: a truthy string
+    such as "false" would otherwise turn the option on."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, not {value!r}")

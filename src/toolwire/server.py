@@ -20,7 +20,7 @@ from operator import methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from .errors import UserError
+from .errors import UserError, check_count, check_flag
 from .lifespan import LifespanError
 from .protocol.features.registry import (
     RegisteredTool,
@@ -124,8 +124,8 @@ class Server:
         _check_text("instructions", instructions)
         if isinstance(tools, str | bytes) or not isinstance(tools, Iterable):
             raise TypeError(f"tools must be a list of tools, not {type(tools).__name__}")
-        _check_count("max_sync_workers", max_sync_workers)
-        _check_count("max_message_bytes", max_message_bytes)
+        check_count("max_sync_workers", max_sync_workers)
+        check_count("max_message_bytes", max_message_bytes)
         _check_options(context, context_factory, lifespan)
         if root_path is not None and not isinstance(root_path, str | os.PathLike):
             raise TypeError(f"root_path must be a path, not {type(root_path).__name__}")
@@ -546,9 +546,9 @@ class Server:
 
         if not isinstance(root, str | os.PathLike):
             raise TypeError(f"root must be a path, not {type(root).__name__}")
-        _check_count("max_listed", max_listed, 0)
-        _check_count("max_bytes", max_bytes, 0)
-        _check_flag("include_hidden", include_hidden)
+        check_count("max_listed", max_listed, 0)
+        check_count("max_bytes", max_bytes, 0)
+        check_flag("include_hidden", include_hidden)
         directory = DirectoryResources(
             self.root_path / Path(root),
             uri_prefix,
@@ -805,7 +805,7 @@ class Server:
             ("json_response", json_response),
             ("resumable", resumable),
         ):
-            _check_flag(flag, value)
+            check_flag(flag, value)
         stores: dict[str, Any] = {
             "session_store": session_store,
             "event_store": event_store,
@@ -987,7 +987,7 @@ class Server:
                 "shutdown_grace"
             )
         if options.get("max_message_bytes") is not None:
-            _check_count("max_message_bytes", options["max_message_bytes"])
+            check_count("max_message_bytes", options["max_message_bytes"])
         from .transports.stdio.stdio import run_stdio
 
         try:
@@ -1010,12 +1010,11 @@ def _run_uvicorn(
     """`run("http")` and `run("sse")`: one uvicorn server, or worker processes (http only)."""
     from .transports._process import checked_grace
     from .transports.http.run import run_http
-
-    _check_count("workers", workers)
-    if not isinstance(host, str) or not host.strip():
-        raise ValueError(f"host must be an address or a name, not {host!r}")
     from .transports.http.security.host_origin import check_bind_host
 
+    check_count("workers", workers)
+    if not isinstance(host, str) or not host.strip():
+        raise ValueError(f"host must be an address or a name, not {host!r}")
     check_bind_host(host)
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise ValueError(f"port must be an integer from 0 (any free port) to 65535, not {port!r}")
@@ -1118,23 +1117,10 @@ async def _leave(
             _log_failure(server, ": its lifespan failed on shutdown", error)
 
 
-def _check_count(name: str, value: object, least: int = 1) -> None:
-    """Refuse (ValueError naming `name`) a value that is not an integer >= `least`."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ValueError(f"{name} must be an integer >= {least}, not {value!r}")
-
-
 def _check_text(name: str, value: object) -> None:
     """Refuse (TypeError naming `name`) a value that is neither a string nor None."""
     if value is not None and not isinstance(value, str):
         raise TypeError(f"{name} must be a string or None, not {type(value).__name__}")
-
-
-def _check_flag(name: str, value: object) -> None:
-    """Refuse (TypeError naming `name`) a value that is not True or False: a truthy string
-    such as "false" would otherwise turn the option on."""
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be True or False, not {value!r}")
 
 
 def _check_options(context: Any, factory: Any, lifespan: Any) -> None:
@@ -1182,16 +1168,11 @@ def _start(session: OpenSession, message: Message) -> None:
 
 async def _end_hook(hook: Callable[[str], Any], session_id: str) -> None:
     """Run one `on_session_end` hook (a sync one in a worker thread); log what it raises."""
-    from .tools.threads import run_sync
+    from .tools.threads import call_sync_or_async
 
     name = getattr(hook, "__qualname__", repr(hook))
     try:
-        if inspect.iscoroutinefunction(hook) or inspect.iscoroutinefunction(type(hook).__call__):
-            await hook(session_id)
-        else:
-            made = await run_sync(hook, session_id)
-            if inspect.isawaitable(made):
-                await made
+        await call_sync_or_async(None, hook, (session_id,), {})
     except Exception:
         logger.exception("on_session_end hook %s failed for session %s", name, session_id)
 

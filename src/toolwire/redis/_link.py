@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from ..errors import check_seconds
 from ..transports.http.streamable.records import StoreUnavailable
 
 if TYPE_CHECKING:
@@ -53,8 +54,6 @@ class RedisLink:
     calls it, each operation (connecting included) bounded by `timeout` seconds."""
 
     def __init__(self, url: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
-        from ..transports.http._served_app import check_seconds
-
         check_seconds("timeout", timeout)
         if not isinstance(url, str) or urlsplit(url).scheme not in _SCHEMES:
             raise ValueError(f"url must be a redis://, rediss:// or unix:// URL, not {_shown(url)}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import check_seconds
 from ._link import DEFAULT_TIMEOUT, RedisLink
 from .changes import RedisChangeBus
 from .events import RedisEventStore
@@ -54,8 +55,6 @@ class RedisBackplane:
         lease: float = 6.0,
         max_followers: int = 100,
     ) -> None:
-        from ..transports.http._served_app import check_seconds
-
         check_seconds("events_ttl", events_ttl)  # the store would name it `ttl`
         self.link = RedisLink(url, timeout=timeout)
         self.sessions = RedisSessionStore(prefix=prefix, link=self.link)

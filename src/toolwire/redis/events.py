@@ -14,6 +14,7 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..errors import check_count, check_seconds
 from ..transports.http.streamable.events import MalformedEventId, StreamTail
 from ..transports.http.streamable.records import StoreUnavailable
 from ._link import DEFAULT_TIMEOUT, RedisLink, RedisStore
@@ -67,8 +68,6 @@ class RedisEventStore(RedisStore):
         lease: float = 6.0,
         max_followers: int = 100,
     ) -> None:
-        from ..transports.http._served_app import check_count, check_seconds
-
         check_count("max_events_per_stream", max_events_per_stream, 1)
         check_seconds("ttl", ttl)
         check_seconds("lease", lease)

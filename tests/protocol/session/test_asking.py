@@ -122,9 +122,10 @@ async def connected(
     capabilities: dict[str, Any] | None = None,
     version: str = "2025-11-25",
     back_channel: bool = True,
+    server: Server | None = None,
 ) -> AsyncIterator[Client]:
     client = Client()
-    server = _server()
+    server = _server() if server is None else server
     async with (
         server.serving() as open_session,
         open_session(client.send, routed=True, back_channel=back_channel) as session,
@@ -355,14 +356,9 @@ async def test_bad_sampling_arguments_are_the_tools_error() -> None:
                 problems.append(f"{type(error).__name__}: {error}")
         return "done"
 
-    client = Client()
-    async with server.serving() as open_session, open_session(client.send, routed=True) as session:
-        client.session = session
-        init = {"protocolVersion": "2025-11-25", "capabilities": EVERYTHING, "clientInfo": {}}
-        await client.feed({"id": 0, "method": "initialize", "params": init})
+    async with connected(server=server) as client:
         await client.call(1, "bad")
         await client.reply_to(1)
-        session.close()
     assert problems == [
         "UserError: sample: max_tokens must be a positive integer, not 0",
         "UserError: sample: pass a prompt string or a non-empty list of messages",
@@ -423,13 +419,8 @@ async def test_asking_options_of_the_wrong_kind_are_the_tools_error(
             problems.append(f"{type(error).__name__}: {error}")
         return "done"
 
-    client = Client()
-    async with server.serving() as open_session, open_session(client.send, routed=True) as session:
-        client.session = session
-        init = {"protocolVersion": "2025-11-25", "capabilities": EVERYTHING, "clientInfo": {}}
-        await client.feed({"id": 0, "method": "initialize", "params": init})
+    async with connected(server=server) as client:
         await client.call(1, "ask_wrong")
         await client.reply_to(1)
-        session.close()
     assert len(problems) == 1 and problems[0].startswith(f"UserError: {message}")
     assert [m for _, m in client.sent if "method" in m and "id" in m] == []

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 
+from ...errors import check_count
 from ...protocol.session.serving import opener_then
 
 if TYPE_CHECKING:
@@ -26,23 +27,9 @@ __all__ = [
     "GuardedApp",
     "Guards",
     "Serving",
-    "check_count",
-    "check_seconds",
 ]
 
 logger = logging.getLogger("toolwire.http")
-
-
-def check_count(name: str, value: Any, least: int, alternative: str = "") -> None:
-    """Refuse (ValueError naming `name`) a `value` that is not an integer >= `least`."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ValueError(f"{name} must be an integer >= {least}{alternative}, not {value!r}")
-
-
-def check_seconds(name: str, value: Any, alternative: str = "") -> None:
-    """Refuse (ValueError naming `name`) a `value` that is not a number of seconds > 0."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise ValueError(f"{name} must be a number of seconds > 0{alternative}, not {value!r}")
 
 
 class Serving:

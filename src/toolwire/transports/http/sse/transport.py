@@ -15,9 +15,10 @@ from urllib.parse import parse_qs, quote
 
 import anyio
 
+from ....errors import check_count, check_seconds
 from ....protocol.auth.identity import same_caller
 from ....protocol.wire.jsonrpc import PARSE_ERROR, decode
-from .._served_app import Serving, check_count, check_seconds
+from .._served_app import Serving
 from .._sse import SSE_HEADERS, encode_event
 from ..asgi import ASGIReceive, ASGISend, Scope, json_body, refuse, respond
 from ..channel import Stream, end_response

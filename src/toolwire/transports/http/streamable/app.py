@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.routing import Route
 
+from ....errors import check_count, check_seconds
 from .._runtime import Runtime
-from .._served_app import GuardedApp, Guards, check_count, check_seconds
+from .._served_app import GuardedApp, Guards
 from ..asgi import route_path
 from ..changes import ChangeBus
 from .endpoint import Endpoint, EndpointConfig
