@@ -141,7 +141,8 @@ async def open_http(
     session: dict[str, str],
 ) -> AsyncGenerator[Any, None]:
     """The client of a streamable HTTP server (the SDK's params); `session` receives the
-    `Mcp-Session-Id` the server assigns (key "id")."""
+    `Mcp-Session-Id` the server assigns (key "id"), and the status of the last POST refused
+    with no JSON-RPC error in its body (key "refused", e.g. "HTTP error 502 (Bad Gateway)")."""
     timeout = httpx2.Timeout(
         _seconds(params.get("timeout"), 5.0), read=_seconds(params.get("sse_read_timeout"), 300.0)
     )
@@ -154,12 +155,16 @@ async def open_http(
             headers=params.get("headers"), timeout=timeout, auth=auth, follow_redirects=True
         )
 
-    async def note_session(response: httpx2.Response) -> None:
+    async def note_response(response: httpx2.Response) -> None:
         given = response.headers.get("mcp-session-id")
         if given:
             session["id"] = given
+        if response.status_code >= 400 and response.request.method == "POST":
+            kind = response.headers.get("content-type", "").lower()
+            if not kind.startswith("application/json"):  # a JSON body holds the server's error
+                session["refused"] = f"HTTP error {response.status_code} ({response.reason_phrase})"
 
-    http.event_hooks.setdefault("response", []).append(note_session)
+    http.event_hooks.setdefault("response", []).append(note_response)
     async with http:
         transport = streamable_http_client(
             params["url"],

@@ -390,6 +390,11 @@ class MCPClientServer:
             **self._client_options,
         )
 
+    def _refusal(self) -> str | None:
+        """The HTTP status a server refused the handshake with, if it did (it says more than
+        the stand-in error the `mcp` client makes of it)."""
+        return None
+
     async def _describe_loss(self) -> str:
         """More on a lost connection (a child process's exit status and stderr), or ""."""
         return ""
@@ -440,8 +445,8 @@ class MCPClientServer:
         try:
             await link.open(self.connect_timeout_seconds)
         except Exception as error:
-            found = diagnose(error, self.connect_timeout_seconds)
-            reason = found.reason + await self._describe_loss()
+            found = diagnose(error, self.connect_timeout_seconds, connecting=True)
+            reason = (self._refusal() or found.reason) + await self._describe_loss()
             message = f"Failed to connect to MCP server '{self._shown_name}': {reason}"
             raise MCPCallError(
                 self._shown_name, "initialize", reason, lost=True, message=message

@@ -130,10 +130,18 @@ def exception_chain(error: BaseException) -> list[BaseException]:
     return seen
 
 
-def diagnose(error: BaseException, timeout: float | None) -> Diagnosis:
-    """Describe a failed request in a few words and say whether the connection is gone."""
+def diagnose(error: BaseException, timeout: float | None, *, connecting: bool = False) -> Diagnosis:
+    """Describe a failed request in a few words and say whether the connection is gone.
+
+    While `connecting`, an HTTP failure is told as the Agents SDK tells it (the status with its
+    reason phrase, "Could not reach the server.", "Connection timeout.", "Request failed."):
+    an HTTP library's own message may hold the URL, and with it a credential."""
     for item in exception_chain(error):
         name = type(item).__name__
+        if connecting:
+            http = _connect_failure(item)
+            if http is not None:
+                return http
         code = getattr(getattr(item, "error", None), "code", getattr(item, "code", None))
         text = str(item)
         if name == "MCPError" and code == _REQUEST_TIMEOUT and _timed_out_here(text):
@@ -154,6 +162,27 @@ def diagnose(error: BaseException, timeout: float | None) -> Diagnosis:
             return Diagnosis("timed out", lost=False)
     text = str(error) or type(error).__name__
     return Diagnosis(text, lost=False)
+
+
+def _connect_failure(error: BaseException) -> Diagnosis | None:
+    """An HTTP client's failure to open a connection, in the Agents SDK's words (None: `error`
+    is not one). Told by the class names of httpx's hierarchy, so httpx is not imported."""
+    if not type(error).__module__.startswith("httpx"):
+        return None
+    kinds = {kind.__name__ for kind in type(error).__mro__}
+    if "HTTPStatusError" in kinds:
+        response = getattr(error, "response", None)
+        status = getattr(response, "status_code", None)
+        phrase = getattr(response, "reason_phrase", "")
+        return Diagnosis(f"HTTP error {status} ({phrase})", lost=True)
+    for kind, reason in (
+        ("ConnectError", "Could not reach the server."),
+        ("TimeoutException", "Connection timeout."),
+        ("RequestError", "Request failed."),
+    ):
+        if kind in kinds:
+            return Diagnosis(reason, lost=True)
+    return None
 
 
 def _timed_out_here(message: str) -> bool:

@@ -122,6 +122,9 @@ class MCPServerStreamableHttp(_OverHttp):
             self.params, self._client, self.headers_provider, self.bearer_token, self._session
         )
 
+    def _refusal(self) -> str | None:
+        return self._session.get("refused")
+
     @property
     def session_id(self) -> str | None:
         """The `Mcp-Session-Id` the server gave (None: not connected, or none, as in 2026-07-28)."""
