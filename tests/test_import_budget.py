@@ -113,6 +113,10 @@ def report_then_warm_up(self):
     # the listing raced the warm-up thread's first imports.)
     loaded = sorted({m.split(".")[0] for m in sys.modules})
     sys.stderr.write("LOADED " + " ".join(loaded) + "\\n")
+    # Elicitation's email and URI patterns take tens of milliseconds to compile: not at start.
+    from toolwire.schema import elicitation
+    compiled = elicitation._email.cache_info().currsize + elicitation._uri.cache_info().currsize
+    sys.stderr.write(f"FORM_PATTERNS {compiled}\\n")
     original(self)
 
 Server.tools_listed = report_then_warm_up
@@ -152,6 +156,7 @@ def test_serving_the_first_tools_list_loads_no_pydantic() -> None:
     assert "toolwire" in loaded
     for heavy in ("pydantic", "pydantic_core", "griffe", "annotated_types", *HEAVY):
         assert heavy not in loaded, heavy
+    assert "FORM_PATTERNS 0" in done.stderr.decode().splitlines()
 
 
 HTTP_PROBE = """

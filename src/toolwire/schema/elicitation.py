@@ -9,6 +9,7 @@ included (extra keys are ignored).
 from __future__ import annotations
 
 import datetime
+import functools
 import math
 import re
 from collections.abc import Mapping
@@ -324,12 +325,26 @@ def _beyond_bounds(field: str, spec: Mapping[str, Any], value: Any) -> str | Non
 _WIDE = "\u00a0-\u061b\u061d-\u200d\u2010-\u2027\u202f-\u2065\u206a-\ud7ff\ue000-\U0010ffff"
 _ATOM = rf"[A-Za-z0-9!#$%&'*+/=?^_`{{|}}~{_WIDE}-]+"
 _LABEL = rf"[A-Za-z0-9{_WIDE}](?:[A-Za-z0-9{_WIDE}-]*[A-Za-z0-9{_WIDE}])?"
-_EMAIL = re.compile(rf"{_ATOM}(?:\.{_ATOM})*@(?:{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Za-z:.]+\])")
+
+
+@functools.cache
+def _email() -> re.Pattern[str]:
+    # Compiled on first use: its wide character classes take tens of milliseconds to compile,
+    # and most servers never check an answer's format.
+    return re.compile(rf"{_ATOM}(?:\.{_ATOM})*@(?:{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Za-z:.]+\])")
+
+
 # RFC 3986 URI: a scheme, then characters a URI may hold, percent escapes well formed; letters
 # beyond ASCII pass too, as a person types an address (an RFC 3987 IRI).
-_URI = re.compile(
-    rf"[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;={_WIDE}]|%[0-9A-Fa-f]{{2}})*"
-)
+
+
+@functools.cache
+def _uri() -> re.Pattern[str]:
+    return re.compile(
+        rf"[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;={_WIDE}]|%[0-9A-Fa-f]{{2}})*"
+    )
+
+
 # RFC 3339 full-date, and date-time as people's tools write it: the "T" (or a space, which
 # RFC 3339 allows) in either case; the seconds and the offset may be missing, as a browser's
 # date-time picker and a naive Python datetime leave them out.
@@ -362,8 +377,8 @@ def _is_date_time(text: str) -> bool:
 
 
 _FORMAT_CHECKS = {
-    "email": lambda text: _EMAIL.fullmatch(text) is not None,
-    "uri": lambda text: _URI.fullmatch(text) is not None,
+    "email": lambda text: _email().fullmatch(text) is not None,
+    "uri": lambda text: _uri().fullmatch(text) is not None,
     "date": _is_date,
     "date-time": _is_date_time,
 }
