@@ -56,7 +56,10 @@ async def list_tools(
 
     cache = None if registry.dynamic else registry.page_cache
     await send_page(session, request_id, params, version, "tools/list", "tools", enabled, cache)
-    server.tools_listed()  # the client knows the tools: calls come next
+    try:
+        server.tools_listed()  # the client knows the tools: calls come next
+    except Exception as error:  # the listing is answered: an error now would be a second reply
+        log_with_trace(logger, logging.WARNING, "warming up for calls failed", error=error)
 
 
 async def call_tool(
