@@ -184,3 +184,23 @@ def test_the_server_side_never_loads_mcp_or_redis() -> None:
     loaded = set(json.loads(out))
     assert "starlette" in loaded  # the probe did build the apps
     assert {"mcp", "mcp_types", "redis", "agents", "fastmcp"}.isdisjoint(loaded), loaded
+
+
+CLI_PROBE = """
+import json, sys
+from toolwire import cli
+args = cli._parse(["run", "server.py"])
+print(json.dumps([args.host, sorted(m for m in sys.modules if m.startswith("toolwire."))]))
+"""
+
+
+def test_parsing_a_stdio_run_loads_no_http_or_rendering_module() -> None:
+    """`toolwire run server.py` (stdio) parses its options without the HTTP checks (the default
+    host is not checked as a typed value) and without the remote commands' rendering."""
+    out = subprocess.run(
+        [sys.executable, "-c", CLI_PROBE], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    host, loaded = json.loads(out)
+    assert host is None  # `toolwire run` serves 127.0.0.1 unless told
+    assert not [name for name in loaded if name.startswith("toolwire.transports.http")], loaded
+    assert "toolwire.cli._render" not in loaded

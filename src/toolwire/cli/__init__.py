@@ -61,8 +61,8 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     run.add_argument(
         "--host",
         type=_bind_host,
-        default="127.0.0.1",
-        help="HTTP: the interface to bind",
+        default=None,  # not a string: argparse would check it, loading the HTTP checks for stdio
+        help="HTTP: the interface to bind (default: 127.0.0.1)",
     )
     run.add_argument(
         "--port",
@@ -361,11 +361,11 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit code: 0 on success, 2 for a bad TARGET, usage or config.
     """
-    from ._render import end_for_closed_stdout
-
     try:
         args = _parse(sys.argv[1:] if argv is None else argv)
     except BrokenPipeError:  # `toolwire --help | true`
+        from ._render import end_for_closed_stdout
+
         return end_for_closed_stdout()
     except SystemExit:
         # --help and --version wrote to stdout: flush now, while a closed pipe can be told
@@ -373,6 +373,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             sys.stdout.flush()
         except BrokenPipeError:
+            from ._render import end_for_closed_stdout
+
             end_for_closed_stdout()
         raise
     if args.command == "run":
@@ -383,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
         from .remote import call_command, tools_command
 
         return tools_command(args) if args.command == "tools" else call_command(args)
-    from ._render import StdoutClosed, write_stdout
+    from ._render import StdoutClosed, end_for_closed_stdout, write_stdout
     from ._target import TargetError, load_server
     from .install import InstallError, install
 

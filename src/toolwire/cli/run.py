@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         protect_stdout()
         _parent_watch.arm()
     else:
-        serving.update(host=args.host, port=args.port, access_log=args.access_log)
+        serving.update(host=args.host or "127.0.0.1", port=args.port, access_log=args.access_log)
     app_options: dict[str, Any] = {}
     # As in the Python API, a list of hosts or origins replaces the loopback defaults.
     if args.allowed_host:
