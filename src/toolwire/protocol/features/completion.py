@@ -23,7 +23,7 @@ from ..wire.jsonrpc import (
 from .completers import MAX_VALUES, Completer, CompleterError, ask_completer
 from .resources import not_a_failure
 
-__all__ = ["COMPLETION_ROUTES_HANDSHAKE", "COMPLETION_ROUTES_MODERN", "complete"]
+__all__ = ["COMPLETION_ROUTES", "complete"]
 
 logger = logging.getLogger("toolwire.protocol")
 
@@ -125,7 +125,4 @@ async def _answer(
     raise ProtocolError(INTERNAL_ERROR, f"Completion failed for {what}")
 
 
-COMPLETION_ROUTES_HANDSHAKE: dict[str, Route] = {
-    "completion/complete": Route(complete, {"completions": {}})
-}
-COMPLETION_ROUTES_MODERN = COMPLETION_ROUTES_HANDSHAKE
+COMPLETION_ROUTES: dict[str, Route] = {"completion/complete": Route(complete, {"completions": {}})}

@@ -16,7 +16,7 @@ from ...errors import UserError
 from ..wire.icons import normalize_icons
 from ..wire.jsonrpc import INVALID_PARAMS, ProtocolError
 from .completers import Completer, check_completers
-from .named_entries import NamedEntries, listing, optional_text
+from .registry import NamedEntries, listing, optional_text
 
 if TYPE_CHECKING:
     from ...schema.function_schema import FuncSchema

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..session.requests_in_flight import CallInFlight
     from .prompt_registry import RegisteredPrompt
 
-__all__ = ["PROMPT_ROUTES_HANDSHAKE", "PROMPT_ROUTES_MODERN", "get_prompt", "list_prompts"]
+__all__ = ["PROMPT_ROUTES", "get_prompt", "list_prompts"]
 
 logger = logging.getLogger("toolwire.protocol")
 
@@ -112,9 +112,8 @@ async def _rendered(
     raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=failure)
 
 
-PROMPT_ROUTES_HANDSHAKE: dict[str, Route] = {
+# Both eras: in 2026-07-28 changes travel on listen streams, which honor `promptsListChanged`.
+PROMPT_ROUTES: dict[str, Route] = {
     "prompts/list": Route(list_prompts, {"prompts": {"listChanged": True}}),
     "prompts/get": Route(get_prompt),
 }
-# In 2026-07-28 changes travel on listen streams, which honor `promptsListChanged`.
-PROMPT_ROUTES_MODERN = PROMPT_ROUTES_HANDSHAKE

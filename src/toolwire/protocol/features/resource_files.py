@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...paths import PathError, PathKindError, PathNotFoundError, PathOutsideError, Root
 from ...tools.threads import run_sync_within
-from .named_entries import optional_text
+from .registry import optional_text
 from .resource_reading import NOT_FOUND, InvalidResourceParams, contents_of
 from .resource_registry import Described, FixedResource, TemplatedResource
 from .uri_template import UriTemplate

@@ -18,7 +18,7 @@ from ...tools.threads import call_sync_or_async
 from ..wire.content import to_jsonable
 from ..wire.icons import normalize_icons
 from .completers import check_completers
-from .named_entries import optional_text
+from .registry import optional_text
 from .resource_registry import Described, FixedResource, TemplatedResource
 from .uri_template import UriTemplate
 

@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import UserError
-from .named_entries import NamedEntries, listing, optional_text
+from .registry import NamedEntries, listing, optional_text
 
 if TYPE_CHECKING:
     import anyio
