@@ -18,7 +18,7 @@ from ..session.requests_in_flight import start_call
 from ..wire import eras
 from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, RequestId
 from .prompt_messages import PromptResultError, render_messages
-from .resources import not_a_failure
+from .resources import log_failure
 
 if TYPE_CHECKING:
     from ..session.requests_in_flight import CallInFlight
@@ -88,19 +88,14 @@ async def _rendered(
         failure: BaseException = error
     except ProtocolError:
         raise
-    except asyncio.CancelledError as error:
-        if not_a_failure(error):
-            raise  # the request itself is being cancelled
-        logger.error("prompt %r raised CancelledError without being cancelled", entry.name)
-        failure = error
     except ClientRequestError as error:
         # toolwire's own words about the exchange with the client (a capability it lacks,
         # no back channel, no answer): they concern the client, and hold nothing private.
         raise ProtocolError(
             INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}: {error}"
         ) from None
-    except Exception as error:
-        log_with_trace(logger, logging.ERROR, "prompt %r failed", entry.name, error=error)
+    except (Exception, asyncio.CancelledError) as error:
+        log_failure(error, f"prompt {entry.name!r}")
         failure = error
     else:
         result: dict[str, Any] = {}

@@ -106,11 +106,6 @@ class TemplatedResource:
         """The template as written."""
         return self.template.text
 
-    @property
-    def parameter_names(self) -> tuple[str, ...]:
-        """The template's variables, in the order written."""
-        return self.template.variables
-
     def listing(self, version: str) -> dict[str, Any]:
         """The `ResourceTemplate` object `resources/templates/list` shows (no `size`: a
         template's resources have their own)."""
