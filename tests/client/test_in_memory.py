@@ -275,7 +275,7 @@ def test_a_failed_sync_tool_logs_a_warning_that_carries_its_exception(
 def test_reading_pauses_while_the_sessions_backlog_is_full_and_resumes() -> None:
     """Past `CALLS_LIMIT` calls running, the transport reads no more requests; once they end,
     the rest are read and every call is answered."""
-    from toolwire.protocol.session.backlog import CALLS_LIMIT
+    from toolwire.protocol.session.requests_in_flight import CALLS_LIMIT
 
     server = Server("held")
     release = asyncio.Event()

@@ -123,7 +123,7 @@ def test_template_for_exposes_names_and_completers() -> None:
 
     template = server.resource_registry.template_for("repo://{owner}/{name}{?ref}")
     assert template is not None
-    assert template.parameter_names == ("owner", "name", "ref")
+    assert template.template.variables == ("owner", "name", "ref")
     assert template.completers == {"owner": suggest}
     assert server.resource_registry.template_for("repo://{owner}") is None
 

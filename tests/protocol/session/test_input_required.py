@@ -11,9 +11,13 @@ import anyio
 import pytest
 
 from toolwire import ClientRequestError, ToolContext
-from toolwire.protocol.session import request_state
-from toolwire.protocol.session.input_required import InputRound
-from toolwire.protocol.session.request_state import MAX_STATE_CHARS, StateBinding, seal_state
+from toolwire.protocol.session import input_required
+from toolwire.protocol.session.input_required import (
+    MAX_STATE_CHARS,
+    InputRound,
+    StateBinding,
+    seal_state,
+)
 from toolwire.server import Server
 
 from ..harness import SERVER_INFO_KEY, meta, modern, validate
@@ -235,17 +239,17 @@ async def test_a_state_from_another_call_or_server_is_refused() -> None:
         other_tool = _call("two_steps", inputResponses=answers, requestState=state)
         error = (await peer.request(3, "tools/call", other_tool))["error"]
         assert error["data"] == {"reason": "the state was issued for another request"}
-        request_state._secret.cache_clear()  # as if another process (another key) had issued it
+        input_required._secret.cache_clear()  # as if another process (another key) had issued it
         try:
             same = _call("greet", inputResponses=answers, requestState=state)
             error = (await peer.request(4, "tools/call", same))["error"]
             assert error["data"]["reason"].startswith("the state's seal does not match")
         finally:
-            request_state._secret.cache_clear()
+            input_required._secret.cache_clear()
 
 
 async def test_an_expired_state_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(request_state, "STATE_TTL_SECONDS", -1.0)
+    monkeypatch.setattr(input_required, "STATE_TTL_SECONDS", -1.0)
     async with modern(_server()) as peer:
         first = (await peer.request(1, "tools/call", _call("greet")))["result"]
         retry = _call("greet", inputResponses={}, requestState=first["requestState"])
@@ -295,9 +299,9 @@ async def test_state_too_large_to_carry_fails_the_question() -> None:
 def test_states_differ_per_binding_and_round_trip() -> None:
     binding = StateBinding("tools/call", "t", {"a": 1}, "alice")
     state = seal_state(binding, {"k": {"action": "decline"}})
-    assert request_state.open_state(state, binding) == {"k": {"action": "decline"}}
+    assert input_required.open_state(state, binding) == {"k": {"action": "decline"}}
     with pytest.raises(Exception, match="requestState"):
-        request_state.open_state(state, StateBinding("tools/call", "t", {"a": 1}, "bob"))
+        input_required.open_state(state, StateBinding("tools/call", "t", {"a": 1}, "bob"))
 
 
 async def test_a_retry_is_checked_even_for_a_tool_that_never_asks() -> None:

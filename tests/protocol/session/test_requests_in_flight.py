@@ -8,8 +8,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from toolwire.protocol.session.backlog import Backlog
-from toolwire.protocol.session.requests_in_flight import CallInFlight, RequestsInFlight
+from toolwire.protocol.session.requests_in_flight import Backlog, CallInFlight, RequestsInFlight
 from toolwire.protocol.wire.jsonrpc import INVALID_PARAMS, FrameKind, ProtocolError, RequestId
 
 Sent = list[tuple[dict[str, Any], RequestId | None]]

@@ -10,7 +10,6 @@ import logging
 from functools import partial
 from typing import Any
 
-from ...tools.log_text import log_with_trace
 from ..session.methods import Params, Route, Session
 from ..session.requests_in_flight import start_call
 from ..wire import eras
@@ -21,9 +20,9 @@ from ..wire.jsonrpc import (
     RequestId,
 )
 from .completers import MAX_VALUES, Completer, CompleterError, ask_completer
-from .resources import not_a_failure
+from .resources import log_failure
 
-__all__ = ["COMPLETION_ROUTES_HANDSHAKE", "COMPLETION_ROUTES_MODERN", "complete"]
+__all__ = ["COMPLETION_ROUTES", "complete"]
 
 logger = logging.getLogger("toolwire.protocol")
 
@@ -76,7 +75,7 @@ def _completer(server: Any, ref: dict[str, Any], argument: str) -> tuple[Complet
         entry = server.resource_registry.template_for(uri)
         if entry is None:
             raise ProtocolError(INVALID_PARAMS, f"Unknown resource template: {uri}", {"uri": uri})
-        owner, kind, names = f"Resource template {uri!r}", "parameter", entry.parameter_names
+        owner, kind, names = f"Resource template {uri!r}", "parameter", entry.template.variables
         what = f"parameter {argument!r} of resource template {uri!r}"
     if argument not in names:
         listed = ", ".join(names) or "none"
@@ -111,12 +110,8 @@ async def _answer(
         values = await ask_completer(completer, value, settled, what, session.sync_limiter)
     except CompleterError as error:
         logger.error("%s", error)
-    except asyncio.CancelledError as error:
-        if not_a_failure(error):
-            raise  # the request itself is being cancelled
-        logger.error("completion for %s raised CancelledError without being cancelled", what)
-    except Exception as error:
-        log_with_trace(logger, logging.ERROR, "completion for %s failed", what, error=error)
+    except (Exception, asyncio.CancelledError) as error:
+        log_failure(error, f"completion for {what}")
     else:
         cut = len(values) > MAX_VALUES
         completion = {"values": values[:MAX_VALUES], "total": len(values), "hasMore": cut}
@@ -125,7 +120,4 @@ async def _answer(
     raise ProtocolError(INTERNAL_ERROR, f"Completion failed for {what}")
 
 
-COMPLETION_ROUTES_HANDSHAKE: dict[str, Route] = {
-    "completion/complete": Route(complete, {"completions": {}})
-}
-COMPLETION_ROUTES_MODERN = COMPLETION_ROUTES_HANDSHAKE
+COMPLETION_ROUTES: dict[str, Route] = {"completion/complete": Route(complete, {"completions": {}})}

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ...tools.tool_result import as_output
-from ..wire import eras
-from ..wire.content import output_block
+from ..wire.content import fitted, output_block
 
 __all__ = ["PromptMessage", "PromptResultError", "render_messages"]
 
@@ -72,9 +71,7 @@ def _block(content: Any, version: str, where: str) -> dict[str, Any]:
                 f"{where}: a {content['type']!r} content block needs {', '.join(missing)}"
             )
         _check_fields(content, where)
-        if content["type"] == "resource_link" and not eras.supports(version, "resource_link"):
-            return {"type": "text", "text": str(content["uri"])}
-        return content
+        return fitted(content, version)
     output = as_output(content)
     if output is not None:
         return output_block(output, version)

@@ -5,7 +5,6 @@ docs/decisions.md (prompt_registry.py) says how strings convert."""
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from ...errors import UserError
 from ..wire.icons import normalize_icons
 from ..wire.jsonrpc import INVALID_PARAMS, ProtocolError
 from .completers import Completer, check_completers
-from .named_entries import NamedEntries, listing, optional_text
+from .registry import NamedEntries, listing, optional_text
 
 if TYPE_CHECKING:
     from ...schema.function_schema import FuncSchema
@@ -135,23 +134,6 @@ def _maybe_json(value: str) -> Any:
         return value
 
 
-_STARS: dict[Any, str] = {
-    inspect.Parameter.VAR_POSITIONAL: "*",
-    inspect.Parameter.VAR_KEYWORD: "**",
-}
-
-
-def _refuse_variadics(schema: FuncSchema, owner: str) -> None:
-    """A `UserError` for `*args` or `**kwargs`: no client could fill them in by name."""
-    for param in schema.signature.parameters.values():
-        stars = _STARS.get(param.kind)
-        if stars is not None:
-            raise UserError(
-                f"{owner}: parameter `{stars}{param.name}` cannot be a prompt argument; MCP"
-                " lists each argument of a prompt by name, so declare named parameters instead"
-            )
-
-
 class PromptRegistry(NamedEntries[RegisteredPrompt]):
     """Published prompts by name, in registration order; tells listeners about changes."""
 
@@ -182,7 +164,13 @@ def registered_prompt(
     if not isinstance(schema.name, str) or not schema.name:
         raise UserError("a prompt needs a non-empty name")
     owner = f"prompt {schema.name!r}"
-    _refuse_variadics(schema, owner)
+    for param in schema.signature.parameters.values():  # no client could fill them in by name
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            stars = "*" if param.kind is param.VAR_POSITIONAL else "**"
+            raise UserError(
+                f"{owner}: parameter `{stars}{param.name}` cannot be a prompt argument; MCP"
+                " lists each argument of a prompt by name, so declare named parameters instead"
+            )
     if meta is not None and not isinstance(meta, dict):
         raise UserError(f"meta of {owner} must be a dict")
     optional_text(title, f"title of {owner}")

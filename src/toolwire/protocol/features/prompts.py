@@ -18,13 +18,13 @@ from ..session.requests_in_flight import start_call
 from ..wire import eras
 from ..wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, RequestId
 from .prompt_messages import PromptResultError, render_messages
-from .resources import not_a_failure
+from .resources import log_failure
 
 if TYPE_CHECKING:
     from ..session.requests_in_flight import CallInFlight
     from .prompt_registry import RegisteredPrompt
 
-__all__ = ["PROMPT_ROUTES_HANDSHAKE", "PROMPT_ROUTES_MODERN", "get_prompt", "list_prompts"]
+__all__ = ["PROMPT_ROUTES", "get_prompt", "list_prompts"]
 
 logger = logging.getLogger("toolwire.protocol")
 
@@ -88,19 +88,14 @@ async def _rendered(
         failure: BaseException = error
     except ProtocolError:
         raise
-    except asyncio.CancelledError as error:
-        if not_a_failure(error):
-            raise  # the request itself is being cancelled
-        logger.error("prompt %r raised CancelledError without being cancelled", entry.name)
-        failure = error
     except ClientRequestError as error:
         # toolwire's own words about the exchange with the client (a capability it lacks,
         # no back channel, no answer): they concern the client, and hold nothing private.
         raise ProtocolError(
             INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}: {error}"
         ) from None
-    except Exception as error:
-        log_with_trace(logger, logging.ERROR, "prompt %r failed", entry.name, error=error)
+    except (Exception, asyncio.CancelledError) as error:
+        log_failure(error, f"prompt {entry.name!r}")
         failure = error
     else:
         result: dict[str, Any] = {}
@@ -112,9 +107,8 @@ async def _rendered(
     raise ProtocolError(INTERNAL_ERROR, f"Error rendering prompt {entry.name!r}", cause=failure)
 
 
-PROMPT_ROUTES_HANDSHAKE: dict[str, Route] = {
+# Both eras: in 2026-07-28 changes travel on listen streams, which honor `promptsListChanged`.
+PROMPT_ROUTES: dict[str, Route] = {
     "prompts/list": Route(list_prompts, {"prompts": {"listChanged": True}}),
     "prompts/get": Route(get_prompt),
 }
-# In 2026-07-28 changes travel on listen streams, which honor `promptsListChanged`.
-PROMPT_ROUTES_MODERN = PROMPT_ROUTES_HANDSHAKE

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...paths import PathError, PathKindError, PathNotFoundError, PathOutsideError, Root
 from ...tools.threads import run_sync_within
-from .named_entries import optional_text
+from .registry import optional_text
 from .resource_reading import NOT_FOUND, InvalidResourceParams, contents_of
 from .resource_registry import Described, FixedResource, TemplatedResource
 from .uri_template import UriTemplate
@@ -32,8 +32,6 @@ logger = logging.getLogger("toolwire")
 
 _MAX_SCANNED = 100_000  # directory entries looked at for one listing
 _TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "image/svg+xml")
-_OUTSIDE = "it leads outside the directory (a symbolic link)"
-_TO_HIDDEN = "it leads to a hidden file or directory (a symbolic link)"
 
 
 class DirectoryResources:
@@ -148,13 +146,13 @@ class DirectoryResources:
                 if not self.include_hidden:  # what a link leads to is judged, then opened
                     real = self._root.resolve(relative)
                     if _hidden(real):
-                        reason = _TO_HIDDEN
+                        reason = "it leads to a hidden file or directory (a symbolic link)"
                 if reason is None:
                     file = self._root.open_file(real)
             except (PathNotFoundError, PathKindError):
                 return NOT_FOUND  # nothing there, a directory, a FIFO, a device: not a resource
             except PathOutsideError:
-                reason = _OUTSIDE
+                reason = "it leads outside the directory (a symbolic link)"
             except PathError as error:  # a loop, a permission, ...
                 raise InvalidResourceParams(
                     f"Refused resource URI {uri!r}: it cannot be opened ({error.reason})"

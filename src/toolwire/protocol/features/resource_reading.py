@@ -18,7 +18,7 @@ from ...tools.threads import call_sync_or_async
 from ..wire.content import to_jsonable
 from ..wire.icons import normalize_icons
 from .completers import check_completers
-from .named_entries import optional_text
+from .registry import optional_text
 from .resource_registry import Described, FixedResource, TemplatedResource
 from .uri_template import UriTemplate
 
@@ -180,11 +180,25 @@ class FunctionReader:
             )
 
     def _convert(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        from pydantic import ValidationError
+        from pydantic import ConfigDict, ValidationError, create_model
 
-        model = self._model or self._build_model()
+        if self._model is None:  # built at the first read: publishing loads no pydantic
+            fields: dict[str, Any] = {}
+            for parameter in self._signature.parameters.values():
+                if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                    continue
+                annotation = (
+                    Any if parameter.annotation is parameter.empty else parameter.annotation
+                )
+                default = ... if parameter.default is parameter.empty else parameter.default
+                fields[parameter.name] = (annotation, default)
+            self._model = create_model(
+                f"ResourceParams_{_label(self.func)}",
+                __config__=ConfigDict(extra="allow", arbitrary_types_allowed=True),
+                **fields,
+            )
         try:
-            validated = model.model_validate(arguments)
+            validated = self._model.model_validate(arguments)
         except ValidationError as invalid:
             problems = "; ".join(validation_problems(invalid))  # a dict's errors have a loc
             raise InvalidResourceParams(
@@ -193,26 +207,6 @@ class FunctionReader:
         converted = {name: getattr(validated, name) for name in type(validated).model_fields}
         converted.update(validated.model_extra or {})  # values for `**kwargs`
         return converted
-
-    def _build_model(self) -> type[BaseModel]:
-        from pydantic import ConfigDict, create_model
-
-        fields: dict[str, Any] = {}
-        for parameter in self._signature.parameters.values():
-            if parameter.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-                continue
-            annotation = (
-                Any if parameter.annotation is inspect.Parameter.empty else parameter.annotation
-            )
-            default = ... if parameter.default is inspect.Parameter.empty else parameter.default
-            fields[parameter.name] = (annotation, default)
-        model: type[BaseModel] = create_model(
-            f"ResourceParams_{_label(self.func)}",
-            __config__=ConfigDict(extra="allow", arbitrary_types_allowed=True),
-            **fields,
-        )
-        self._model = model
-        return model
 
 
 def _traversal(value: str) -> str | None:

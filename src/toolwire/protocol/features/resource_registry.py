@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import UserError
-from .named_entries import NamedEntries, listing, optional_text
+from .registry import NamedEntries, listing, optional_text
 
 if TYPE_CHECKING:
     import anyio
@@ -105,11 +105,6 @@ class TemplatedResource:
     def uri_template(self) -> str:
         """The template as written."""
         return self.template.text
-
-    @property
-    def parameter_names(self) -> tuple[str, ...]:
-        """The template's variables, in the order written."""
-        return self.template.variables
 
     def listing(self, version: str) -> dict[str, Any]:
         """The `ResourceTemplate` object `resources/templates/list` shows (no `size`: a

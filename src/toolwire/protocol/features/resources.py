@@ -79,7 +79,7 @@ async def read_contents(
     except InvalidResourceParams as invalid:
         raise ProtocolError(INVALID_PARAMS, str(invalid), {"uri": uri}) from None
     except (Exception, asyncio.CancelledError) as error:
-        if not_a_failure(error):
+        if as_tool_failure(error, in_thread=False) is None:
             raise  # the read itself is being cancelled
         log_with_trace(logger, logging.ERROR, "reading resource %r failed", uri, error=error)
         raise ProtocolError(
@@ -90,11 +90,16 @@ async def read_contents(
     return contents
 
 
-def not_a_failure(error: BaseException) -> bool:
-    """Whether `error` out of an author's function is the cancellation of the request (to
-    propagate) rather than a failure: a `CancelledError` the function raised of its own
-    accord is a failure, answered as one, or its client would wait for ever."""
-    return as_tool_failure(error, in_thread=False) is None
+def log_failure(error: BaseException, subject: str) -> None:
+    """Log `error` out of an author's function (`subject`: "prompt 'x'") as its failure, or
+    raise it again when it is the cancellation of the request: a `CancelledError` the function
+    raised of its own accord is a failure, answered as one, or its client would wait for ever."""
+    if as_tool_failure(error, in_thread=False) is None:
+        raise error
+    if isinstance(error, asyncio.CancelledError):
+        logger.error("%s raised CancelledError without being cancelled", subject)
+    else:
+        log_with_trace(logger, logging.ERROR, "%s failed", subject, error=error)
 
 
 async def list_resources(

@@ -16,6 +16,8 @@ from urllib.parse import quote, unquote
 __all__ = ["UriTemplate"]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# A template's pieces: literal text, an expression, or a brace that pairs with none.
+_TOKEN = re.compile(r"([^{}]+)|\{([^{}]*)\}|([{}])")
 # What ends a variable's value: a simple one stops at `/` too.
 _SEGMENT_STOPS = frozenset("/?#")
 _RESERVED_STOPS = frozenset("?#")
@@ -47,26 +49,17 @@ class UriTemplate:
         parts: list[str | _Variable] = []
         query: tuple[str, ...] = ()
         seen: set[str] = set()
-        position = 0
-        while position < len(text):
+        for token in _TOKEN.finditer(text):
             if query:
                 _refuse(text, "'{?...}' must end the template")
-            opening = text.find("{", position)
-            closing = text.find("}", position)
-            if closing != -1 and (opening == -1 or closing < opening):
-                _refuse(text, f"'}}' at offset {closing} closes nothing")
-            if opening == -1:
-                parts.append(text[position:])
-                break
-            if opening > position:
-                parts.append(text[position:opening])
-            end = text.find("}", opening)
-            if end == -1:
-                _refuse(text, f"'{{' at offset {opening} is never closed")
-            body = text[opening + 1 : end]
-            if "{" in body:
-                _refuse(text, f"'{{' at offset {opening} is never closed")
-            if body.startswith("?"):  # neither kind of variable can swallow its '?'
+            literal, body, brace = token.groups()
+            if brace == "}":
+                _refuse(text, f"'}}' at offset {token.start()} closes nothing")
+            if brace == "{":
+                _refuse(text, f"'{{' at offset {token.start()} is never closed")
+            if literal is not None:
+                parts.append(literal)
+            elif body.startswith("?"):  # neither kind of variable can swallow its '?'
                 query = tuple(_name(text, name, seen) for name in body[1:].split(","))
             else:
                 if parts and isinstance(parts[-1], _Variable):
@@ -78,7 +71,6 @@ class UriTemplate:
                 if "," in name:
                     _refuse(text, f"'{{{body}}}' names several variables; use one per expression")
                 parts.append(_Variable(_name(text, name, seen), reserved))
-            position = end + 1
         return cls(text, tuple(parts), query)
 
     @property

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ...tools.log_text import log_with_trace
-from ..features.completion import COMPLETION_ROUTES_HANDSHAKE, COMPLETION_ROUTES_MODERN
-from ..features.prompts import PROMPT_ROUTES_HANDSHAKE, PROMPT_ROUTES_MODERN
+from ..features.completion import COMPLETION_ROUTES
+from ..features.prompts import PROMPT_ROUTES
 from ..features.resources import RESOURCE_ROUTES_HANDSHAKE, RESOURCE_ROUTES_MODERN
 from ..features.tools import TOOL_ROUTES_HANDSHAKE, TOOL_ROUTES_MODERN
 from ..wire import eras
@@ -42,11 +42,10 @@ from ..wire.jsonrpc import (
     sniff_request_id,
     valid_id,
 )
-from .backlog import Backlog
 from .call_context import NO_CONTEXT, ContextSource
 from .methods import Params, Route, Session, capabilities
 from .outbound import Outbound
-from .requests_in_flight import RequestsInFlight
+from .requests_in_flight import Backlog, RequestsInFlight
 from .subscriptions import Listeners
 
 if TYPE_CHECKING:
@@ -419,8 +418,8 @@ HANDSHAKE: dict[str, Route] = {
     **TOOL_ROUTES_HANDSHAKE,
     "logging/setLevel": Route(_set_level, {"logging": {}}),
     **RESOURCE_ROUTES_HANDSHAKE,
-    **PROMPT_ROUTES_HANDSHAKE,
-    **COMPLETION_ROUTES_HANDSHAKE,
+    **PROMPT_ROUTES,
+    **COMPLETION_ROUTES,
 }
 MODERN: dict[str, Route] = {
     "server/discover": Route(_discover),
@@ -428,6 +427,6 @@ MODERN: dict[str, Route] = {
     # List changes reach a modern client only on its listen streams.
     "subscriptions/listen": Route(_listen, {"tools": {"listChanged": True}}),
     **RESOURCE_ROUTES_MODERN,
-    **PROMPT_ROUTES_MODERN,
-    **COMPLETION_ROUTES_MODERN,
+    **PROMPT_ROUTES,
+    **COMPLETION_ROUTES,
 }

@@ -143,9 +143,7 @@ class Listeners:
 
     def cancel(self, request_id: RequestId) -> None:
         """End a stream the client cancelled; nothing is sent."""
-        stream = self._streams.get(request_id)
-        if stream is not None:
-            self._drop(stream)
+        self._streams.pop(request_id, None)
 
     def cancel_all(self) -> None:
         """Drop every stream without a frame (the connection is ending)."""

@@ -40,6 +40,7 @@ __all__ = [
     "call_result",
     "content_to_outputs",
     "error_result",
+    "fitted",
     "output_block",
     "to_jsonable",
 ]
@@ -103,10 +104,10 @@ def _split_data_url(url: str) -> tuple[str, str] | None:
 
 
 def _link(uri: str, name: str, version: str) -> dict[str, Any]:
-    return _fitted({"type": "resource_link", "uri": uri, "name": name}, version)
+    return fitted({"type": "resource_link", "uri": uri, "name": name}, version)
 
 
-def _fitted(block: dict[str, Any], version: str) -> dict[str, Any]:
+def fitted(block: dict[str, Any], version: str) -> dict[str, Any]:
     """`block`, or its URI as text where `version` has no resource_link."""
     if block["type"] == "resource_link" and not eras.supports(version, "resource_link"):
         return {"type": "text", "text": block["uri"]}
@@ -116,7 +117,7 @@ def _fitted(block: dict[str, Any], version: str) -> dict[str, Any]:
 def output_block(output: ToolOutput, version: str = eras.LATEST_HANDSHAKE) -> dict[str, Any]:
     """One MCP content block for one structured output, as `version` knows them."""
     if isinstance(output, ResourceLink | EmbeddedResource):
-        return _fitted(output.block(), version)
+        return fitted(output.block(), version)
     from ...tools.outputs import ToolOutputImage, ToolOutputText
 
     if isinstance(output, ToolOutputText):

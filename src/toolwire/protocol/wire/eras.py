@@ -164,7 +164,11 @@ def check_envelope(params: dict[str, Any] | None) -> tuple[str, str | None]:
     if not isinstance(meta[META_CAPABILITIES], dict):
         raise invalid_params(f"params._meta[{META_CAPABILITIES!r}] must be an object")
     info = meta.get(META_CLIENT_INFO)
-    if info is not None and not _is_implementation(info):
+    if info is not None and not (
+        isinstance(info, dict)
+        and isinstance(info.get("name"), str)
+        and isinstance(info.get("version"), str)
+    ):
         raise invalid_params(
             f"params._meta[{META_CLIENT_INFO!r}] must be an object with string name and version"
         )
@@ -174,14 +178,6 @@ def check_envelope(params: dict[str, Any] | None) -> tuple[str, str | None]:
             f"params._meta[{META_LOG_LEVEL!r}] must be one of {', '.join(LOG_LEVELS)}"
         )
     return version, level
-
-
-def _is_implementation(value: Any) -> bool:
-    return (
-        isinstance(value, dict)
-        and isinstance(value.get("name"), str)
-        and isinstance(value.get("version"), str)
-    )
 
 
 def check_initialize(params: dict[str, Any] | None) -> str:

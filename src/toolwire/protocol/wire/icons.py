@@ -36,14 +36,9 @@ class Icon:
 
     def wire(self) -> dict[str, Any]:
         """The icon as MCP spells it (absent fields left out)."""
-        entry: dict[str, Any] = {"src": self.src}
-        if self.mime_type is not None:
-            entry["mimeType"] = self.mime_type
-        if self.sizes is not None:
-            entry["sizes"] = list(self.sizes)
-        if self.theme is not None:
-            entry["theme"] = self.theme
-        return entry
+        sizes = None if self.sizes is None else list(self.sizes)
+        entry = {"src": self.src, "mimeType": self.mime_type, "sizes": sizes, "theme": self.theme}
+        return {key: value for key, value in entry.items() if value is not None}
 
 
 def _as_mapping(icon: Any, owner: str) -> dict[str, Any]:
@@ -77,12 +72,10 @@ def _checked(icon: Any, owner: str) -> dict[str, Any]:
         raise UserError(f"icon of {owner}: 'mimeType' must be a string")
     sizes = entry.get("sizes")
     if sizes is not None:
-        if isinstance(sizes, str) or not isinstance(sizes, Iterable):
+        listed = None if isinstance(sizes, str) or not isinstance(sizes, Iterable) else list(sizes)
+        if listed is None or not all(isinstance(size, str) and size for size in listed):
             raise UserError(f"icon of {owner}: 'sizes' must be a list of strings such as '48x48'")
-        sizes = list(sizes)
-        if not all(isinstance(size, str) and size for size in sizes):
-            raise UserError(f"icon of {owner}: 'sizes' must be a list of strings such as '48x48'")
-        entry["sizes"] = sizes
+        entry["sizes"] = listed
     theme = entry.get("theme")
     if theme is not None and theme not in _THEMES:
         raise UserError(f"icon of {owner}: 'theme' must be 'light' or 'dark', not {theme!r}")
