@@ -801,15 +801,12 @@ class MCPClientServer:
         """`call_tool` without the required-arguments check (the server judges them): the
         request's own coroutine, not one wrapping it, since converted tools call this each time.
         """
-        payload = arguments or {}
-        options: dict[str, Any] = {}
-        if meta:
-            options["meta"] = meta
-        if progress_callback is not None:
-            options["progress_callback"] = progress_callback
+        payload, meta = arguments or {}, meta or None
 
         def send(client: Any) -> Any:
-            return client.call_tool(tool_name, payload, **options)
+            return client.call_tool(
+                tool_name, payload, progress_callback=progress_callback, meta=meta
+            )
 
         # The gate asks the server's approval callback, or the one noted for this call.
         scope = noted_call(self)
