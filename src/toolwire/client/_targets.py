@@ -25,6 +25,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
@@ -147,13 +148,10 @@ async def open_http(
         _seconds(params.get("timeout"), 5.0), read=_seconds(params.get("sse_read_timeout"), 300.0)
     )
     auth = _auth(params, headers, token)
-    factory = params.get("httpx_client_factory")
-    if factory is not None:
-        http = factory(headers=params.get("headers"), timeout=timeout, auth=auth)
-    else:
-        http = httpx2.AsyncClient(
-            headers=params.get("headers"), timeout=timeout, auth=auth, follow_redirects=True
-        )
+    factory = params.get("httpx_client_factory") or partial(
+        httpx2.AsyncClient, follow_redirects=True
+    )
+    http = factory(headers=params.get("headers"), timeout=timeout, auth=auth)
 
     async def note_response(response: httpx2.Response) -> None:
         given = response.headers.get("mcp-session-id")

@@ -251,8 +251,7 @@ async def ask_for_approval(
     """Put one call (`data`) to an approval callback (sync or async); its answer, refused with a
     `UserError` unless it is `{"approve": bool, "reason"?: str}`."""
     answer: Any = callback(MCPToolApprovalRequest(ctx_wrapper=run_context, data=data))
-    if inspect.isawaitable(answer):
-        answer = await answer
+    answer = await answer if inspect.isawaitable(answer) else answer
     if not isinstance(answer, Mapping) or not isinstance(answer.get("approve"), bool):
         raise UserError(
             "on_approval_request must return a dict like {'approve': True} or "

@@ -163,13 +163,6 @@ class LinkClosedError(Exception):
     """The connection ended (the server exited, or its stream closed)."""
 
 
-def _innermost(error: BaseException) -> BaseException:
-    """The one interesting exception inside nested single-member exception groups."""
-    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-        error = error.exceptions[0]
-    return error
-
-
 class Link:
     """A client `factory()` yields, opened by `open()` and closed by `close()` from any tasks."""
 
@@ -196,7 +189,10 @@ class Link:
         except asyncio.CancelledError:
             raise
         except BaseException as error:
-            self._failure = _innermost(error)
+            # The one interesting exception inside nested single-member groups.
+            while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+                error = error.exceptions[0]
+            self._failure = error
             if self._ready.is_set():
                 logger.warning("MCP server %r: connection ended: %r", self._label, self._failure)
         finally:
@@ -415,14 +411,12 @@ class MCPClientServer:
     @property
     def session(self) -> Any:
         """The `mcp` ClientSession under the client (None when not connected)."""
-        client = self.client
-        return client.session if client is not None else None
+        return getattr(self.client, "session", None)
 
     @property
     def protocol_version(self) -> str | None:
         """The protocol version agreed with the server (None when not connected)."""
-        client = self.client
-        return client.protocol_version if client is not None else None
+        return getattr(self.client, "protocol_version", None)
 
     async def connect(self) -> None:
         """Start the server (stdio) or open the connection (HTTP), and initialize.
@@ -673,12 +667,12 @@ class MCPClientServer:
             return tools
         if isinstance(chooser, dict):  # static: allowed first, then blocked
             allowed = chooser.get("allowed_tool_names")
-            blocked = chooser.get("blocked_tool_names")
-            if allowed is not None:
-                tools = [tool for tool in tools if tool.name in allowed]
-            if blocked is not None:
-                tools = [tool for tool in tools if tool.name not in blocked]
-            return tools
+            blocked = chooser.get("blocked_tool_names") or ()
+            return [
+                tool
+                for tool in tools
+                if (allowed is None or tool.name in allowed) and tool.name not in blocked
+            ]
         if run_context is None or agent is None:
             raise UserError("run_context and agent are required for dynamic tool filtering")
         if not callable(chooser):  # the SDK's error, not every tool silently left out
@@ -807,15 +801,12 @@ class MCPClientServer:
         """`call_tool` without the required-arguments check (the server judges them): the
         request's own coroutine, not one wrapping it, since converted tools call this each time.
         """
-        payload = arguments or {}
-        options: dict[str, Any] = {}
-        if meta:
-            options["meta"] = meta
-        if progress_callback is not None:
-            options["progress_callback"] = progress_callback
+        payload, meta = arguments or {}, meta or None
 
         def send(client: Any) -> Any:
-            return client.call_tool(tool_name, payload, **options)
+            return client.call_tool(
+                tool_name, payload, progress_callback=progress_callback, meta=meta
+            )
 
         # The gate asks the server's approval callback, or the one noted for this call.
         scope = noted_call(self)
@@ -1010,8 +1001,7 @@ async def _call_meta(
         # A copy: what the resolver does to the arguments is not what gets sent.
         context = MCPToolMetaContext(ctx, server.name, tool_name, copy.deepcopy(arguments))
         resolved = resolver(context)
-        if inspect.isawaitable(resolved):
-            resolved = await resolved
+        resolved = await resolved if inspect.isawaitable(resolved) else resolved
         if resolved is not None and not isinstance(resolved, dict):
             raise UserError(
                 f"tool_meta_resolver for MCP server '{server._shown_name}' must return a dict"

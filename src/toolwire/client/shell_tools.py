@@ -111,26 +111,20 @@ class _RemoteShell:
         self.remote_name = remote_name
         self.needs_approval = needs_approval
 
-    async def annotations(self) -> Any:
-        """The remote tool's annotations, from the server's last listing (listed if need be)."""
-
-        def find(tools: Any) -> Any:
-            return next((tool for tool in tools or () if tool.name == self.remote_name), None)
-
-        tool = find(getattr(self.server, "cached_tools", None))
-        if tool is None:
-            tool = find(await self.server.list_tools())
-        return getattr(tool, "annotations", None)
-
     async def must_ask(self, context: Any, action: Any, call_id: str) -> bool:
         if self.needs_approval is None:
-            return annotations_ask(await self.annotations())
+            # The remote tool's annotations, from the server's last listing (listed if need be).
+            def find(tools: Any) -> Any:
+                return next((tool for tool in tools or () if tool.name == self.remote_name), None)
+
+            tool = find(getattr(self.server, "cached_tools", None))
+            if tool is None:
+                tool = find(await self.server.list_tools())
+            return annotations_ask(getattr(tool, "annotations", None))
         if isinstance(self.needs_approval, bool):
             return self.needs_approval
         answer = self.needs_approval(context, action, call_id)
-        if inspect.isawaitable(answer):
-            answer = await answer
-        return bool(answer)
+        return bool(await answer if inspect.isawaitable(answer) else answer)
 
     async def ask(
         self, context: Any, arguments: Mapping[str, Any], call_id: str
