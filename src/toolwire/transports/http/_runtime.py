@@ -266,10 +266,9 @@ def take_forwarded(sessions: SessionManager, data: str) -> None:
     """Resolve the request a forwarded answer is for, if this process waits for it."""
     try:
         session_id, message = json.loads(data)
+        item = classify(message) if isinstance(session_id, str) else None
     except (TypeError, ValueError):
-        logger.warning("change bus: ignored a client answer that is not one: %.200r", data)
-        return
-    item = classify(message) if isinstance(session_id, str) else None
+        item = None
     if not isinstance(item, Response):
         logger.warning("change bus: ignored a client answer that is not one: %.200r", data)
         return
