@@ -85,7 +85,13 @@ class Runtime(Serving):
         relays: list[_Relay] = []
         if self.change_bus is not None:
             self._member = await self.change_bus.join(self._hear)
-            relays = self._relays()
+            # A listener on each registry publishes its changes.
+            for registry_name, listeners_name, topic in _ANNOUNCED:
+                registry = getattr(self.servable, registry_name, None)
+                listeners = getattr(registry, listeners_name, None)
+                if isinstance(listeners, list):
+                    relays.append(_Relay(self._publish, topic, listeners))
+                    listeners.append(relays[-1])
         pool = self.pool = SessionPool(opener)
         try:
             yield
@@ -113,18 +119,6 @@ class Runtime(Serving):
                 await close()
             except Exception as error:  # the connection is gone already: nothing to free
                 logger.debug("closing %s failed: %r", type(part).__name__, error)
-
-    def _relays(self) -> list[_Relay]:
-        """Add to the servable's registries a listener publishing each change; return them."""
-        relays = []
-        for registry_name, listeners_name, topic in _ANNOUNCED:
-            registry = getattr(self.servable, registry_name, None)
-            listeners = getattr(registry, listeners_name, None)
-            if isinstance(listeners, list):
-                relay = _Relay(self._publish, topic, listeners)
-                listeners.append(relay)
-                relays.append(relay)
-        return relays
 
     def _publish(self, topic: str, data: str) -> None:
         # From any thread (a sync tool changing a registry runs on a worker): the member copes.
@@ -272,10 +266,9 @@ def take_forwarded(sessions: SessionManager, data: str) -> None:
     """Resolve the request a forwarded answer is for, if this process waits for it."""
     try:
         session_id, message = json.loads(data)
+        item = classify(message) if isinstance(session_id, str) else None
     except (TypeError, ValueError):
-        logger.warning("change bus: ignored a client answer that is not one: %.200r", data)
-        return
-    item = classify(message) if isinstance(session_id, str) else None
+        item = None
     if not isinstance(item, Response):
         logger.warning("change bus: ignored a client answer that is not one: %.200r", data)
         return

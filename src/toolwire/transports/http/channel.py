@@ -283,17 +283,10 @@ class Stream:
     async def emit(
         self, frame: bytes | None, retry_ms: int | None = None, *, last: bool = False
     ) -> str | None:
-        """Store (when resumable) and send one SSE event; None is a priming event. Returns
-        the event's id (None: not stored).
-
-        A shared store that fails does not fail the stream: the event goes out without an
-        id (a priming event, which is nothing but an id, is not sent at all); the store
-        logged the failure.
-
-        Args:
-            frame: The event's frame (None: a priming event).
-            retry_ms: The reconnection delay to suggest, if any.
-            last: The stream's last event (its end marker goes with it, where it is kept).
+        """Store (when resumable) and send one SSE event, `frame` None for a priming event
+        (with the `retry_ms` hint, if any), `last` for the stream's last (its end marker goes
+        with it); return its id, None when not stored. A failing shared store (it logs why)
+        does not fail the stream: the event goes out without an id, a priming event not at all.
         """
         event_id = None
         if self.store is not None:
@@ -351,18 +344,10 @@ class Stream:
             self.leave()
 
     async def wait(self, receive: ASGIReceive | None, keepalive: float | None = None) -> None:
-        """Until the stream finishes or is detached; the client's disconnect detaches it.
-
-        Most calls answer within a few milliseconds: the watch on the connection (a task
-        reading `receive`) only starts if the wait lasts longer than `WATCH_AFTER_SECONDS`.
-        The client leaving detaches the stream, or cancels its request (`on_leave`).
-
-        Args:
-            receive: The request's receive callable, to notice the client leaving.
-            keepalive: With an SSE stream (or one that `upgrades`), seconds of silence on the
-                connection after which a comment is sent (proxies drop idle connections; a
-                dead peer shows up as a failed write).
-        """
+        """Until the stream finishes or is detached. The client leaving (seen on `receive`,
+        watched only once the wait passes `WATCH_AFTER_SECONDS`: most calls answer sooner)
+        detaches the stream or cancels its request (`on_leave`). With `keepalive`, an SSE
+        stream (or one that `upgrades`) silent that many seconds gets a comment."""
         if self.finished or self.gone or (self.sse and self.send_to is None):
             return
         loop = asyncio.get_running_loop()
@@ -446,9 +431,10 @@ ASSUMED_VERSION = "2025-03-26"  # the spec's assumption when the version header 
 PRIMING_SINCE = "2025-11-25"  # SEP-1699: older clients may choke on an event without data
 
 
-async def end_response(stream: Stream, send: ASGISend) -> None:
-    """End the SSE response on `send` (the stream itself may live on, stored or resumed)."""
-    if stream.send_to is send:
+async def end_response(stream: Stream | None, send: ASGISend) -> None:
+    """End the SSE response on `send` (the stream itself, if any, may live on, stored or
+    resumed)."""
+    if stream is not None and stream.send_to is send:
         stream.send_to = None
     try:
         await send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -482,14 +468,11 @@ async def end_answer(stream: Stream, send: ASGISend) -> None:
         await end_response(stream, send)
     elif stream.replies:
         reply = stream.replies[0]
-        await respond(send, _status_of(reply), reply, [JSON_TYPE])
+        status = 200
+        if _ERROR_MEMBER in reply:  # a result that holds no such text: no need to decode it
+            error = decode(reply).get("error")
+            if isinstance(error, dict):
+                status = _STATUS_BY_CODE.get(error["code"], 200)
+        await respond(send, status, reply, [JSON_TYPE])
     else:
         await respond(send, 503)
-
-
-def _status_of(reply: bytes) -> int:
-    """The HTTP status of a JSON reply: 200 for a result, by code for an error."""
-    if _ERROR_MEMBER not in reply:  # a result that holds no such text: no need to decode it
-        return 200
-    error = decode(reply).get("error")
-    return _STATUS_BY_CODE.get(error["code"], 200) if isinstance(error, dict) else 200

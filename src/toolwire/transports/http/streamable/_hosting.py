@@ -173,7 +173,13 @@ class SessionPool:
             and lease in self._live
         ):
             lease.reusable = False
-            _reset(lease.session)
+            session = lease.session  # put back as it was born
+            session.era = None
+            session.protocol_version = None
+            session.log_level = "debug"
+            session.client_info = None
+            session.client_capabilities = None
+            session.resource_subscriptions = set()
             self._idle.append(lease)
             return
         _close(lease)
@@ -203,13 +209,3 @@ def _close(lease: Lease) -> None:
     if session is not None:
         session.close()  # a call still running has nobody left to answer
     lease.hosted.stop()
-
-
-def _reset(session: ServerSession) -> None:
-    """Put a session back as it was born."""
-    session.era = None
-    session.protocol_version = None
-    session.log_level = "debug"
-    session.client_info = None
-    session.client_capabilities = None
-    session.resource_subscriptions = set()

@@ -57,10 +57,9 @@ def _mismatch(text: str) -> ProtocolError:
 def _plain(raw: bytes) -> str | None:
     """A header value stripped; None if it holds anything but visible ASCII, space and tab."""
     text = raw.decode("latin-1")
-    for char in text:
-        if not (" " <= char <= "~" or char == "\t"):
-            return None
-    return text.strip(" \t")
+    if all(" " <= char <= "~" or char == "\t" for char in text):
+        return text.strip(" \t")
+    return None
 
 
 def _unwrap(value: str) -> str | None:

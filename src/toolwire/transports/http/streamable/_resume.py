@@ -150,7 +150,7 @@ class GetStream:
         if target is None and found.get_stream is not None:
             target = found.get_stream if found.get_stream.stream_id == stream_id else None
         foreign = target is None and not found.made(stream_id)
-        followed = (
+        if (
             live is not None
             and live.max_followers > 0
             and foreign
@@ -158,9 +158,7 @@ class GetStream:
             and tail.live
             and not tail.ended
             and not is_get_stream(stream_id)
-        )
-        if followed:
-            assert live is not None and tail is not None
+        ):
             await self.follow_elsewhere(live, tail, last_event_id)
             return _ANSWERED
         if foreign and is_get_stream(stream_id):
@@ -187,7 +185,7 @@ class GetStream:
             if foreign and is_get_stream(stream_id):
                 return _GOES_ON
             if target is None:  # finished, or another process's: everything stored is replayed
-                await _end(send)
+                await end_response(None, send)
                 return _ANSWERED
             seen = first[-1][0] if first else last_event_id
             for _ in range(CATCH_UP_PASSES):  # what was stored on it meanwhile
@@ -200,7 +198,7 @@ class GetStream:
             if target is not None:
                 found.claimed.discard(target)
         if target.finished:
-            await _end(send)
+            await end_response(None, send)
         else:
             await self.carry(target)
         return _ANSWERED
@@ -223,7 +221,7 @@ class GetStream:
             await self.follow(live, tail.last_id or after)
         finally:
             live.followers -= 1
-        await _end(self.send)
+        await end_response(None, self.send)
 
     async def follow(self, store: LiveEventStore, after: str) -> None:
         """Pass on the events stored after `after` as they come, until the stream ends, its
@@ -320,10 +318,3 @@ async def _pass_on(tail: StreamTail, send: ASGISend) -> bool:
 async def _send_events(send: ASGISend, events: list[tuple[str, bytes]]) -> None:
     for event_id, frame in events:
         await _write(send, encode_event(frame, event_id))
-
-
-async def _end(send: ASGISend) -> None:
-    try:
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
-    except Exception:  # the client is gone already
-        return
