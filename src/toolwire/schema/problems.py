@@ -63,13 +63,8 @@ def schema_problems(schema: dict[str, Any], dialect: str) -> list[SchemaProblem]
                 dialect, "", f"a schema must be a JSON object, not {type(schema).__name__}"
             )
         ]
-    seen: set[tuple[str, str]] = set()
-    problems: list[SchemaProblem] = []
-    for path, message in check(schema):
-        if (path, message) not in seen:
-            seen.add((path, message))
-            problems.append(SchemaProblem(dialect, path, message))
-    return problems
+    # dict.fromkeys: each (path, message) once, in the order found
+    return [SchemaProblem(dialect, *found) for found in dict.fromkeys(check(schema))]
 
 
 # Keywords whose value is a map of name -> sub-schema, one sub-schema, or a list of them.

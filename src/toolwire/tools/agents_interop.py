@@ -7,6 +7,7 @@ plainer construction is used.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -143,17 +144,11 @@ def _swap_outputs(output: Any, *, to_sdk: bool) -> Any:
 
         return sdk_outputs.ToolOutputText(text=json.dumps(output.block(), ensure_ascii=False))
     cls = type(output)
+    target = "agents.tool" if to_sdk else "toolwire.tools.outputs"
     source = "toolwire.tools.outputs" if to_sdk else "agents.tool"
     if cls.__module__ != source or cls.__name__ not in _OUTPUT_NAMES:
         return output
-    if to_sdk:
-        import agents.tool as sdk
-
-        model: Any = getattr(sdk, cls.__name__)
-    else:
-        from . import outputs
-
-        model = getattr(outputs, cls.__name__)
+    model = getattr(importlib.import_module(target), cls.__name__)
     return model.model_validate(output.model_dump(exclude_unset=True))
 
 

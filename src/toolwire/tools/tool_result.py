@@ -19,17 +19,10 @@ if TYPE_CHECKING:
 
     from .outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
 
-    ContentItem: TypeAlias = (
-        ToolOutputText
-        | ToolOutputImage
-        | ToolOutputFileContent
-        | ResourceLink
-        | EmbeddedResource
-        | dict[str, Any]
-    )
     ToolOutput: TypeAlias = (
         ToolOutputText | ToolOutputImage | ToolOutputFileContent | ResourceLink | EmbeddedResource
     )
+    ContentItem: TypeAlias = ToolOutput | dict[str, Any]
 
 __all__ = ["ToolResult", "as_output", "loaded_output_classes", "structured_annotation"]
 
@@ -96,15 +89,9 @@ def as_output(value: Any) -> ToolOutput | None:
     if isinstance(value, ResourceLink | EmbeddedResource):
         return value
     if isinstance(value, dict):
-        kind = value.get("type")
-        class_name = _OUTPUT_DICT_KINDS.get(kind) if isinstance(kind, str) else None
-        if class_name is None:
-            return None
-        from . import outputs
-
-        model: Any = getattr(outputs, class_name)
+        model = _dict_model(value)
         try:
-            return model.model_validate(value)  # type: ignore[no-any-return]
+            return None if model is None else model.model_validate(value)
         except Exception:
             return None
     classes = loaded_output_classes()
@@ -123,22 +110,30 @@ def loaded_output_classes() -> tuple[type, ...]:
     return (outputs.ToolOutputText, outputs.ToolOutputImage, outputs.ToolOutputFileContent)
 
 
+def _dict_model(value: dict[Any, Any]) -> Any:
+    """The `ToolOutput*` model a dict's 'type' names (loading them), or None."""
+    kind = value.get("type")
+    class_name = _OUTPUT_DICT_KINDS.get(kind) if isinstance(kind, str) else None
+    if class_name is None:
+        return None
+    from . import outputs
+
+    return getattr(outputs, class_name)
+
+
 def _check_item(item: Any, where: str) -> None:
     """Refuse a content item that is no tool output, saying why."""
     if isinstance(item, dict):
-        kind = item.get("type")
-        class_name = _OUTPUT_DICT_KINDS.get(kind) if isinstance(kind, str) else None
-        if class_name is None:
+        model = _dict_model(item)
+        if model is None:
             raise TypeError(
-                f"{where} is a dict whose 'type' is {kind!r}; a tool output's dict form has "
-                "'type' 'text', 'image' or 'file'"
+                f"{where} is a dict whose 'type' is {item.get('type')!r}; a tool output's dict "
+                "form has 'type' 'text', 'image' or 'file'"
             )
-        from . import outputs
-
         try:
-            getattr(outputs, class_name).model_validate(item)
+            model.model_validate(item)
         except Exception as error:
-            raise TypeError(f"{where} is not a valid {class_name}: {error}") from None
+            raise TypeError(f"{where} is not a valid {model.__name__}: {error}") from None
     elif as_output(item) is None:
         raise TypeError(
             f"{where} must be a ToolOutputText, ToolOutputImage, ToolOutputFileContent, "
