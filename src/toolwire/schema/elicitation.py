@@ -45,7 +45,15 @@ def elicitation_schema(schema: Any) -> dict[str, Any]:
             property and what is wrong with it.
     """
     if is_model_class(schema):
-        converted = _from_model(schema)
+        # the model's JSON Schema reshaped toward the form subset, then checked
+        raw: dict[str, Any] = schema.model_json_schema()
+        defs = raw.get("$defs", {})
+        properties = {
+            name: _simplify(spec, defs) for name, spec in raw.get("properties", {}).items()
+        }
+        converted: dict[str, Any] = {"type": "object", "properties": properties}
+        if raw.get("required"):
+            converted["required"] = list(raw["required"])
         _check(converted, f"elicitation form {schema.__name__}")
         return converted
     if not isinstance(schema, Mapping):
@@ -223,17 +231,6 @@ def _check_bounds(field: str, spec: Mapping[str, Any], here: str) -> None:
         for key in ("minimum", "maximum"):
             if key in spec and not _is_number(spec[key]):
                 raise UserError(f"{here}: {key!r} must be a number")
-
-
-def _from_model(model: Any) -> dict[str, Any]:
-    """A model's JSON Schema reshaped toward the form subset (then checked by the caller)."""
-    raw: dict[str, Any] = model.model_json_schema()
-    defs = raw.get("$defs", {})
-    properties = {name: _simplify(spec, defs) for name, spec in raw.get("properties", {}).items()}
-    form: dict[str, Any] = {"type": "object", "properties": properties}
-    if raw.get("required"):
-        form["required"] = list(raw["required"])
-    return form
 
 
 def _simplify(spec: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:

@@ -55,7 +55,13 @@ def to_agents(tool: Any) -> Any:
     SDK's own failure wrapper."""
     original = tool._agents_tool
     if original is not None and getattr(tool.on_invoke_tool, _RUNS_AGENTS_TOOL, None) is original:
-        return _changed_copy(original, tool)
+        # the SDK tool itself, or a copy with the fields changed since it was taken in
+        changed = {
+            name: getattr(tool, name)
+            for name in _SHARED_FIELDS
+            if getattr(tool, name) != getattr(original, name)
+        }
+        return dataclasses.replace(tool._agents_tool, **changed) if changed else original
     import agents.tool as agents_tool_module
 
     module: Any = agents_tool_module
@@ -103,16 +109,6 @@ def to_agents(tool: Any) -> Any:
         _use_default_failure_error_function=False,
         **common,
     )
-
-
-def _changed_copy(sdk_tool: Any, tool: Any) -> Any:
-    """`sdk_tool` itself, or a copy with the fields `tool` (taken in from it) has changed since."""
-    changed = {
-        name: getattr(tool, name)
-        for name in _SHARED_FIELDS
-        if getattr(tool, name) != getattr(sdk_tool, name)
-    }
-    return dataclasses.replace(sdk_tool, **changed) if changed else sdk_tool
 
 
 def _model_reads(output: Any, declares_output: bool, ctx: Any) -> Any:

@@ -145,9 +145,6 @@ def _check_item(item: Any, where: str) -> None:
 def structured_annotation(annotation: Any) -> tuple[bool, Any]:
     """`(True, T)` for `ToolResult[T]` (T is Any when bare), else `(False, annotation)`."""
     bare, _ = unwrap_annotated(annotation)
-    if bare is ToolResult:
-        return True, Any
-    if get_origin(bare) is ToolResult:
-        args = get_args(bare)
-        return True, args[0] if args else Any
+    if bare is ToolResult or get_origin(bare) is ToolResult:
+        return True, (*get_args(bare), Any)[0]
     return False, annotation
