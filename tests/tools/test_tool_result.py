@@ -20,7 +20,7 @@ from toolwire import (
     ToolResult,
 )
 from toolwire.errors import UserError
-from toolwire.tools._declared_output import check_output
+from toolwire.tools.tool_result import check_output
 
 IMAGE = "data:image/png;base64,AA"
 

@@ -43,11 +43,6 @@ def names_context(annotation: Any) -> bool:
     return is_context_type(get_origin(bare) or bare)
 
 
-def _context_class(cls: type) -> bool:
-    """Whether `cls` is, or derives from, one of the context classes."""
-    return any(is_context_type(base) for base in getattr(cls, "__mro__", (cls,)))
-
-
 def holds_context(annotation: Any) -> bool:
     """Whether `annotation` mentions a context class or a subclass of one anywhere (inside
     `Optional`, unions, `Annotated` and type arguments)."""
@@ -59,10 +54,8 @@ def holds_context(annotation: Any) -> bool:
             continue
         seen.append(current)
         bare, _ = unwrap_annotated(current)
-        origin = get_origin(bare)
-        if isinstance(bare, type) and _context_class(bare):
-            return True
-        if isinstance(origin, type) and _context_class(origin):
-            return True
+        for cls in (bare, get_origin(bare)):  # a class, or a generic's class
+            if isinstance(cls, type) and any(is_context_type(base) for base in cls.__mro__):
+                return True
         pending.extend(get_args(bare))
     return False

@@ -98,13 +98,12 @@ _MARKERS: tuple[tuple[DocstringStyle, tuple[str, ...]], ...] = (
 
 def guess_style(text: str) -> DocstringStyle:
     """The convention the SDK guesses for a cleaned docstring."""
-    best: DocstringStyle = "google"
-    best_score = 0
-    for style, markers in _MARKERS:
-        score = sum(1 for marker in markers if re.search(marker, text, re.MULTILINE))
-        if score > best_score:
-            best, best_score = style, score
-    return best
+    scores = {
+        style: sum(1 for marker in markers if re.search(marker, text, re.MULTILINE))
+        for style, markers in _MARKERS
+    }
+    best = max(scores, key=scores.__getitem__)  # the earliest of the highest
+    return best if scores[best] else "google"
 
 
 _PARAMETERS_HEADER = re.compile(r"(?:args|arguments|params|parameters):\s*", re.IGNORECASE)

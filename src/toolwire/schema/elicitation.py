@@ -12,7 +12,7 @@ import datetime
 import functools
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import UserError
@@ -21,7 +21,6 @@ __all__ = ["answer_problems", "elicitation_schema", "is_model_class"]
 
 _ROOT_KEYS = {"type", "properties", "required", "$schema", "title", "description"}
 _ANNOTATIONS = {"type", "title", "description", "default"}
-_STRING_FORMATS = ("email", "uri", "date", "date-time")
 _KEYS = {
     "string": _ANNOTATIONS | {"minLength", "maxLength", "format"},
     "enum": _ANNOTATIONS | {"enum", "enumNames"},
@@ -46,7 +45,15 @@ def elicitation_schema(schema: Any) -> dict[str, Any]:
             property and what is wrong with it.
     """
     if is_model_class(schema):
-        converted = _from_model(schema)
+        # the model's JSON Schema reshaped toward the form subset, then checked
+        raw: dict[str, Any] = schema.model_json_schema()
+        defs = raw.get("$defs", {})
+        properties = {
+            name: _simplify(spec, defs) for name, spec in raw.get("properties", {}).items()
+        }
+        converted: dict[str, Any] = {"type": "object", "properties": properties}
+        if raw.get("required"):
+            converted["required"] = list(raw["required"])
         _check(converted, f"elicitation form {schema.__name__}")
         return converted
     if not isinstance(schema, Mapping):
@@ -218,25 +225,12 @@ def _check_bounds(field: str, spec: Mapping[str, Any], here: str) -> None:
         ):
             raise UserError(f"{here}: {key!r} must be a non-negative integer")
     fmt = spec.get("format") if field == "string" else None
-    if fmt is not None and fmt not in _STRING_FORMATS:
-        raise UserError(
-            f"{here}: 'format' must be one of {', '.join(_STRING_FORMATS)}, not {fmt!r}"
-        )
+    if fmt is not None and fmt not in _FORMATS:
+        raise UserError(f"{here}: 'format' must be one of {', '.join(_FORMATS)}, not {fmt!r}")
     if field in ("number", "integer"):
         for key in ("minimum", "maximum"):
             if key in spec and not _is_number(spec[key]):
                 raise UserError(f"{here}: {key!r} must be a number")
-
-
-def _from_model(model: Any) -> dict[str, Any]:
-    """A model's JSON Schema reshaped toward the form subset (then checked by the caller)."""
-    raw: dict[str, Any] = model.model_json_schema()
-    defs = raw.get("$defs", {})
-    properties = {name: _simplify(spec, defs) for name, spec in raw.get("properties", {}).items()}
-    form: dict[str, Any] = {"type": "object", "properties": properties}
-    if raw.get("required"):
-        form["required"] = list(raw["required"])
-    return form
 
 
 def _simplify(spec: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:
@@ -314,8 +308,8 @@ def _beyond_bounds(field: str, spec: Mapping[str, Any], value: Any) -> str | Non
     if high is not None and count > high:
         return f"{count} {unit}, more than {high_key} {high}"
     fmt = spec.get("format") if field == "string" else None
-    if fmt in _FORMAT_CHECKS and not _FORMAT_CHECKS[fmt](value):
-        return f"not {_FORMAT_NAMES[fmt]} (format {fmt!r})"
+    if fmt in _FORMATS and not _FORMATS[fmt][1](value):
+        return f"not {_FORMATS[fmt][0]} (format {fmt!r})"
     return None
 
 
@@ -376,15 +370,10 @@ def _is_date_time(text: str) -> bool:
     return off_hour is None or (int(off_hour) <= 23 and int(off_minute) <= 59)
 
 
-_FORMAT_CHECKS = {
-    "email": lambda text: _email().fullmatch(text) is not None,
-    "uri": lambda text: _uri().fullmatch(text) is not None,
-    "date": _is_date,
-    "date-time": _is_date_time,
-}
-_FORMAT_NAMES = {
-    "email": "an email address",
-    "uri": "an absolute URI",
-    "date": "a date (YYYY-MM-DD)",
-    "date-time": "a date and time (RFC 3339)",
+# The string formats a form may use: what a value is called, and the check of one.
+_FORMATS: dict[str, tuple[str, Callable[[str], bool]]] = {
+    "email": ("an email address", lambda text: _email().fullmatch(text) is not None),
+    "uri": ("an absolute URI", lambda text: _uri().fullmatch(text) is not None),
+    "date": ("a date (YYYY-MM-DD)", _is_date),
+    "date-time": ("a date and time (RFC 3339)", _is_date_time),
 }

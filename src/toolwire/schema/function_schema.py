@@ -270,14 +270,6 @@ def simple_type_schema(annotation: Any) -> dict[str, Any] | None:
     return None
 
 
-def _plain_default(value: Any) -> bool:
-    """Defaults pydantic writes into the schema unchanged."""
-    kind = type(value)
-    if value is None or kind is str or kind is bool or kind is int:
-        return True
-    return kind is float and math.isfinite(value)
-
-
 def fast_function_schema(
     func: Callable[..., Any],
     *,
@@ -304,7 +296,10 @@ def fast_function_schema(
         ):
             return None
         schema = simple_type_schema(param.annotation)
-        if schema is None or not (param.default is _EMPTY or _plain_default(param.default)):
+        default = param.default
+        # a default pydantic writes into the schema unchanged
+        plain = default is _EMPTY or default is None or type(default) in (str, bool, int)
+        if schema is None or not (plain or (type(default) is float and math.isfinite(default))):
             return None
         fields.append((name, schema, param.default))
 

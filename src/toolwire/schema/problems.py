@@ -63,13 +63,8 @@ def schema_problems(schema: dict[str, Any], dialect: str) -> list[SchemaProblem]
                 dialect, "", f"a schema must be a JSON object, not {type(schema).__name__}"
             )
         ]
-    seen: set[tuple[str, str]] = set()
-    problems: list[SchemaProblem] = []
-    for path, message in check(schema):
-        if (path, message) not in seen:
-            seen.add((path, message))
-            problems.append(SchemaProblem(dialect, path, message))
-    return problems
+    # dict.fromkeys: each (path, message) once, in the order found
+    return [SchemaProblem(dialect, *found) for found in dict.fromkeys(check(schema))]
 
 
 # Keywords whose value is a map of name -> sub-schema, one sub-schema, or a list of them.
@@ -220,26 +215,19 @@ def _gemini(schema: dict[str, Any]) -> Found:
             )
         yield from _ref_problems(schema, path, node)
     # "Cyclic references are unrolled to a limited degree and, as such, may only be used
-    # within non-required properties. (Nullable properties are not sufficient.)"
-    for path in _required_cycles(schema):
-        yield (
-            path,
-            "this recursive reference is reached only through required properties, which "
-            "Gemini cannot unroll; give the recursive field a default in a tool served with "
-            "strict_mode=False, or flatten the structure (e.g. a list with parent ids)",
-        )
-
-
-def _required_cycles(schema: dict[str, Any]) -> Iterator[str]:
-    """Paths of `$ref`s that lead back to a schema they are inside, all steps required."""
-    targets: dict[str, Any] = {}
+    # within non-required properties. (Nullable properties are not sufficient.)" So each
+    # definition, and the root, is followed through its required parts back to itself.
     defs = schema.get("$defs")
-    if isinstance(defs, dict):
-        targets.update({f"#/$defs/{name}": value for name, value in defs.items()})
-    targets["#"] = schema
-    for ref, target in targets.items():
-        start = "" if ref == "#" else f"$defs.{ref.removeprefix('#/$defs/')}"
-        yield from _follow_required(schema, target, ref, start, {ref}, 0)
+    named = defs.items() if isinstance(defs, dict) else ()
+    starts = [(f"#/$defs/{name}", f"$defs.{name}", value) for name, value in named]
+    for ref, start, target in [*starts, ("#", "", schema)]:
+        for path in _follow_required(schema, target, ref, start, {ref}, 0):
+            yield (
+                path,
+                "this recursive reference is reached only through required properties, which "
+                "Gemini cannot unroll; give the recursive field a default in a tool served "
+                "with strict_mode=False, or flatten the structure (e.g. a list with parent ids)",
+            )
 
 
 _MAX_CYCLE_STEPS = 100

@@ -56,9 +56,15 @@ def tool_target(
     signature = inspect.signature(bound)
     _check_contract(signature, hints)
 
-    forward = _forwarder(bound)
     # A class name is only a guess at a tool name: it must be a valid one unless overridden.
-    forward.__name__ = cls.__name__ if name_override else _generated_name(cls.__name__)
+    if not (name_override or _NAME_PATTERN.fullmatch(cls.__name__)):
+        raise UserError(
+            f"Cannot derive a function tool name from callable class {cls.__name__!r}. Generated "
+            "names must contain only ASCII letters, digits, underscores, or hyphens and be at "
+            "most 64 characters. Pass name_override to function_tool()."
+        )
+    forward = _forwarder(bound)
+    forward.__name__ = cls.__name__
     forward.__signature__ = signature
     forward.__annotations__ = {
         key: value for key, value in hints.items() if key == "return" or key in signature.parameters
@@ -158,16 +164,6 @@ def _forwarder(bound: Callable[..., Any]) -> Any:
         return bound(*args, **kwargs)
 
     return forward
-
-
-def _generated_name(class_name: str) -> str:
-    if _NAME_PATTERN.fullmatch(class_name):
-        return class_name
-    raise UserError(
-        f"Cannot derive a function tool name from callable class {class_name!r}. Generated "
-        "names must contain only ASCII letters, digits, underscores, or hyphens and be at most "
-        "64 characters. Pass name_override to function_tool()."
-    )
 
 
 def _mentions_type_variable(annotation: Any) -> bool:

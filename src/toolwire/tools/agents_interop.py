@@ -7,6 +7,7 @@ plainer construction is used.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -54,7 +55,13 @@ def to_agents(tool: Any) -> Any:
     SDK's own failure wrapper."""
     original = tool._agents_tool
     if original is not None and getattr(tool.on_invoke_tool, _RUNS_AGENTS_TOOL, None) is original:
-        return _changed_copy(original, tool)
+        # the SDK tool itself, or a copy with the fields changed since it was taken in
+        changed = {
+            name: getattr(tool, name)
+            for name in _SHARED_FIELDS
+            if getattr(tool, name) != getattr(original, name)
+        }
+        return dataclasses.replace(tool._agents_tool, **changed) if changed else original
     import agents.tool as agents_tool_module
 
     module: Any = agents_tool_module
@@ -104,16 +111,6 @@ def to_agents(tool: Any) -> Any:
     )
 
 
-def _changed_copy(sdk_tool: Any, tool: Any) -> Any:
-    """`sdk_tool` itself, or a copy with the fields `tool` (taken in from it) has changed since."""
-    changed = {
-        name: getattr(tool, name)
-        for name in _SHARED_FIELDS
-        if getattr(tool, name) != getattr(sdk_tool, name)
-    }
-    return dataclasses.replace(sdk_tool, **changed) if changed else sdk_tool
-
-
 def _model_reads(output: Any, declares_output: bool, ctx: Any) -> Any:
     """What the SDK gets of a `ToolResult`: its content; its structured part when it has no
     content, a program made the call, or the tool declares its output (the SDK shows its JSON)."""
@@ -143,17 +140,11 @@ def _swap_outputs(output: Any, *, to_sdk: bool) -> Any:
 
         return sdk_outputs.ToolOutputText(text=json.dumps(output.block(), ensure_ascii=False))
     cls = type(output)
+    target = "agents.tool" if to_sdk else "toolwire.tools.outputs"
     source = "toolwire.tools.outputs" if to_sdk else "agents.tool"
     if cls.__module__ != source or cls.__name__ not in _OUTPUT_NAMES:
         return output
-    if to_sdk:
-        import agents.tool as sdk
-
-        model: Any = getattr(sdk, cls.__name__)
-    else:
-        from . import outputs
-
-        model = getattr(outputs, cls.__name__)
+    model = getattr(importlib.import_module(target), cls.__name__)
     return model.model_validate(output.model_dump(exclude_unset=True))
 
 

@@ -102,7 +102,10 @@ def log_failed_call(tool_name: str, error: BaseException, arguments: str | None)
     if isinstance(error, SyncToolRefused):  # the server's state, not a bug: no traceback
         logger.warning("Tool %r refused a call: %s", tool_name, error)
         return
-    text = escape_for_log(_text_of(error))  # it may quote the client's input
+    try:
+        text = escape_for_log(str(error))  # it may quote the client's input
+    except Exception:  # an author's broken `__str__` must not fail the call a second time
+        text = "<the exception's text could not be read>"
     summary = f"{type(error).__name__}: {text}" if text else type(error).__name__
     if error.__traceback__ is None:
         logger.warning("Tool %r failed: %s%s", tool_name, summary, _arguments_note(arguments))
@@ -116,15 +119,6 @@ def log_failed_call(tool_name: str, error: BaseException, arguments: str | None)
         _arguments_note(arguments),
         error=error,
     )
-
-
-def _text_of(error: BaseException) -> str:
-    """`str(error)`, or a note that it failed: an author's broken `__str__` must not turn a
-    failed call into a second failure while it is logged."""
-    try:
-        return str(error)
-    except Exception:
-        return "<the exception's text could not be read>"
 
 
 def log_timeout(

@@ -19,10 +19,10 @@ from ..errors import UserError
 from ..schema.docstrings import DocstringStyle
 from ..schema.function_schema import FastSchema, FuncSchema, fast_function_schema, function_schema
 from ..schema.strict import ensure_strict_json_schema
-from ._declared_output import declared_output, strict_output_json_schema
 from ._instances import tool_target
 from .failure import UNSET_FAILURE_ERROR_FUNCTION, ToolErrorFunction
 from .invoke import CallPlan, FunctionInvoker, ToolTimeoutBehavior
+from .tool_result import declared_output, strict_output_json_schema
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..errors import ToolAbortedError, ToolTimeoutError
-from ._declared_output import check_output
 from .failure import (
     default_tool_error_function,
     default_tool_timeout_error_message,
@@ -29,6 +28,7 @@ from .failure import (
     refused_arguments,
 )
 from .threads import run_sync_within, sync_limiter
+from .tool_result import check_output
 
 if TYPE_CHECKING:
     from anyio import CapacityLimiter

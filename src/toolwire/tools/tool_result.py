@@ -1,37 +1,54 @@
-"""`ToolResult`: a tool's answer when what the model reads is not its structured data.
+"""A tool's output: `ToolResult`, when what the model reads is not its structured data, and the
+output a function tool declares (its JSON schema, and the check of a result against it).
 
 `structured` is treated as a plain return of it would be; `content` replaces the JSON text that
 would mirror it. The `ToolOutput*` models are looked at only when a content item might be one.
+As in the Agents SDK, `output_type`, `output_json_schema` or (for a tool a program may call) a
+structured return annotation declare the output; the schema must describe an object and survive
+the strict rewrite. Refusals and mismatch messages are the SDK's.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import inspect
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, get_args, get_origin
 
+from ..errors import UserError
 from ..schema.context_types import unwrap_annotated
+from ..schema.refs import lookup_local_ref
+from ..schema.strict import ensure_strict_json_schema
+from .failure import dont_log_tool_data
 from .resource_outputs import EmbeddedResource, ResourceLink
 
 if TYPE_CHECKING:
     from typing import TypeAlias
 
+    from pydantic import TypeAdapter
+
     from .outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText
 
-    ContentItem: TypeAlias = (
-        ToolOutputText
-        | ToolOutputImage
-        | ToolOutputFileContent
-        | ResourceLink
-        | EmbeddedResource
-        | dict[str, Any]
-    )
+    # The strict JSON schema (or None), and a validator of results when a Python type declared it.
+    Declared: TypeAlias = tuple[dict[str, Any] | None, TypeAdapter[Any] | None]
+
     ToolOutput: TypeAlias = (
         ToolOutputText | ToolOutputImage | ToolOutputFileContent | ResourceLink | EmbeddedResource
     )
+    ContentItem: TypeAlias = ToolOutput | dict[str, Any]
 
-__all__ = ["ToolResult", "as_output", "loaded_output_classes", "structured_annotation"]
+__all__ = [
+    "ToolResult",
+    "as_output",
+    "check_output",
+    "declared_output",
+    "loaded_output_classes",
+    "strict_output_json_schema",
+    "structured_annotation",
+]
 
 StructuredT = TypeVar("StructuredT")
 
@@ -96,15 +113,9 @@ def as_output(value: Any) -> ToolOutput | None:
     if isinstance(value, ResourceLink | EmbeddedResource):
         return value
     if isinstance(value, dict):
-        kind = value.get("type")
-        class_name = _OUTPUT_DICT_KINDS.get(kind) if isinstance(kind, str) else None
-        if class_name is None:
-            return None
-        from . import outputs
-
-        model: Any = getattr(outputs, class_name)
+        model = _dict_model(value)
         try:
-            return model.model_validate(value)  # type: ignore[no-any-return]
+            return None if model is None else model.model_validate(value)
         except Exception:
             return None
     classes = loaded_output_classes()
@@ -123,22 +134,30 @@ def loaded_output_classes() -> tuple[type, ...]:
     return (outputs.ToolOutputText, outputs.ToolOutputImage, outputs.ToolOutputFileContent)
 
 
+def _dict_model(value: dict[Any, Any]) -> Any:
+    """The `ToolOutput*` model a dict's 'type' names (loading them), or None."""
+    kind = value.get("type")
+    class_name = _OUTPUT_DICT_KINDS.get(kind) if isinstance(kind, str) else None
+    if class_name is None:
+        return None
+    from . import outputs
+
+    return getattr(outputs, class_name)
+
+
 def _check_item(item: Any, where: str) -> None:
     """Refuse a content item that is no tool output, saying why."""
     if isinstance(item, dict):
-        kind = item.get("type")
-        class_name = _OUTPUT_DICT_KINDS.get(kind) if isinstance(kind, str) else None
-        if class_name is None:
+        model = _dict_model(item)
+        if model is None:
             raise TypeError(
-                f"{where} is a dict whose 'type' is {kind!r}; a tool output's dict form has "
-                "'type' 'text', 'image' or 'file'"
+                f"{where} is a dict whose 'type' is {item.get('type')!r}; a tool output's dict "
+                "form has 'type' 'text', 'image' or 'file'"
             )
-        from . import outputs
-
         try:
-            getattr(outputs, class_name).model_validate(item)
+            model.model_validate(item)
         except Exception as error:
-            raise TypeError(f"{where} is not a valid {class_name}: {error}") from None
+            raise TypeError(f"{where} is not a valid {model.__name__}: {error}") from None
     elif as_output(item) is None:
         raise TypeError(
             f"{where} must be a ToolOutputText, ToolOutputImage, ToolOutputFileContent, "
@@ -150,9 +169,106 @@ def _check_item(item: Any, where: str) -> None:
 def structured_annotation(annotation: Any) -> tuple[bool, Any]:
     """`(True, T)` for `ToolResult[T]` (T is Any when bare), else `(False, annotation)`."""
     bare, _ = unwrap_annotated(annotation)
-    if bare is ToolResult:
-        return True, Any
-    if get_origin(bare) is ToolResult:
-        args = get_args(bare)
-        return True, args[0] if args else Any
+    if bare is ToolResult or get_origin(bare) is ToolResult:
+        return True, (*get_args(bare), Any)[0]
     return False, annotation
+
+
+# Return annotations that declare nothing: the result is free text or anything at all.
+_UNDECLARED_RETURNS: tuple[Any, ...] = (inspect.Signature.empty, Any, None, str, type(None))
+
+_OUTPUT_TYPE_REFUSED = (
+    "Function tool output_type must define a strict JSON object schema. Use a Pydantic model, "
+    "TypedDict, or dataclass, or provide output_json_schema directly."
+)
+_RETURN_ANNOTATION_REFUSED = (
+    "A programmatic function tool return annotation must define a strict JSON object schema. "
+    "Use a Pydantic model, TypedDict, or dataclass; annotate the return as str or Any for an "
+    "untyped result; or provide output_type or output_json_schema."
+)
+
+
+def declared_output(
+    output_type: Any | None,
+    output_json_schema: dict[str, Any] | None,
+    *,
+    return_annotation: Any,
+    allowed_callers: list[Any] | None,
+) -> Declared:
+    """A tool's declared output from `function_tool`'s arguments."""
+    if output_type is not None and output_json_schema is not None:
+        raise UserError("output_type and output_json_schema cannot both be provided.")
+    if output_type is not None:
+        return _from_python_type(output_type, _OUTPUT_TYPE_REFUSED)
+    if output_json_schema is not None:
+        return copy.deepcopy(output_json_schema), None
+    if allowed_callers is None or "programmatic" not in allowed_callers:
+        return None, None
+    return_annotation = structured_annotation(return_annotation)[1]
+    if unwrap_annotated(return_annotation)[0] in _UNDECLARED_RETURNS:
+        return None, None
+    return _from_python_type(return_annotation, _RETURN_ANNOTATION_REFUSED)
+
+
+def _from_python_type(python_type: Any, refusal: str) -> Declared:
+    from pydantic import TypeAdapter
+
+    try:
+        validator: TypeAdapter[Any] = TypeAdapter(python_type)
+        generated = validator.json_schema(mode="serialization")
+        if not is_object_schema(generated):
+            raise ValueError(f"{python_type!r} is not serialised as a JSON object")
+        schema = ensure_strict_json_schema(generated)
+    except Exception as error:
+        raise UserError(refusal) from error
+    return schema, validator
+
+
+def is_object_schema(schema: Any) -> bool:
+    """Whether a schema's root has type "object", directly or through `#/...` references."""
+    node = schema
+    followed: set[str] = set()
+    while isinstance(node, dict):
+        if node.get("type") in ("object", ["object"]):
+            return True
+        target = node.get("$ref")
+        if not isinstance(target, str) or not target.startswith("#/") or target in followed:
+            return False
+        followed.add(target)
+        node = lookup_local_ref(schema, target, through_lists=False, percent_decoded=False)
+    return False
+
+
+def strict_output_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A strict copy of a declared `output_json_schema`, which must describe an object."""
+    if not isinstance(schema, dict) or not is_object_schema(schema):
+        raise UserError("Function tool output_json_schema must define a JSON object schema.")
+    try:
+        return ensure_strict_json_schema(copy.deepcopy(schema))
+    except Exception as error:
+        raise UserError(
+            "Function tool output_json_schema must define a strict JSON object schema."
+        ) from error
+
+
+def check_output(tool_name: str, result: Any, validator: TypeAdapter[Any]) -> Any:
+    """The result (a `ToolResult`'s structured part) validated, or `UserError` naming the tool
+    (with pydantic's details only when tool data may be logged)."""
+    from pydantic import ValidationError
+
+    wrapper = result if isinstance(result, ToolResult) else None
+    try:
+        if wrapper is None:
+            return validator.validate_python(result)
+        checked = validator.validate_python(wrapper.structured)
+        return dataclasses.replace(wrapper, structured=checked)
+    except ValidationError as error:
+        mismatch = error
+    headline = (
+        f"Function tool {tool_name} returned an output that does not match its declared output type"
+    )
+    # Raised outside the except block and without the result in the frame, when redacted.
+    if dont_log_tool_data():
+        del mismatch, result, wrapper
+        raise UserError(headline)
+    raise UserError(f"{headline}: {mismatch}") from mismatch
