@@ -800,12 +800,9 @@ class Server:
         if host is not None and not isinstance(host, str):
             raise ValueError(f"host must be a string or None, not {type(host).__name__}")
 
-        for flag, value in (
-            ("stateless", stateless),
-            ("json_response", json_response),
-            ("resumable", resumable),
-        ):
-            check_flag(flag, value)
+        check_flag("stateless", stateless)
+        check_flag("json_response", json_response)
+        check_flag("resumable", resumable)
         stores: dict[str, Any] = {
             "session_store": session_store,
             "event_store": event_store,
@@ -1069,14 +1066,12 @@ async def _lifespan_held(server: Server) -> AsyncIterator[SessionOpener]:
         _log_failure(server, _START, error)
         await _leave(server, manager, None)
         raise LifespanError(error.message) from error
-    failure: BaseException | None = None
     try:
         yield partial(ServerSession, server, contexts=contexts)
     except BaseException as error:
-        failure = error
+        await _leave(server, manager, error)
         raise
-    finally:
-        await _leave(server, manager, failure)
+    await _leave(server, manager, None)
 
 
 def _context_source(server: Server, state: Any) -> ContextSource:
