@@ -27,17 +27,10 @@ def serve_worker(listening: socket.socket) -> None:
     A worker that cannot build the app exits with uvicorn's start-up failure status, which
     stops the parent too (rather than being replaced, and failing again, forever).
     """
-    import uvicorn
     from uvicorn.config import STARTUP_FAILURE
 
-    from ..transports._process import configure_logging, release_threads, settle_heap_now
-    from ..transports.http.run import (
-        ShutdownGate,
-        run_loop,
-        serve_with,
-        serving_config,
-        signals_stop,
-    )
+    from ..transports._process import configure_logging
+    from ..transports.http.run import serve_until_stopped
 
     spec = json.loads(os.environ[SPEC_VARIABLE])
     configure_logging()
@@ -56,20 +49,16 @@ def serve_worker(listening: socket.socket) -> None:
     except (TargetError, ValueError) as error:
         logger.error("toolwire worker %d did not start: %s", os.getpid(), error)
         sys.exit(STARTUP_FAILURE)
-    grace = float(spec["shutdown_grace"])
-    gate = ShutdownGate(app)
-    config = serving_config(
-        gate, host=spec["host"], port=0, access_log=bool(spec["access_log"]), grace=grace
+    started = serve_until_stopped(
+        app,
+        host=spec["host"],
+        access_log=bool(spec["access_log"]),
+        grace=float(spec["shutdown_grace"]),
+        listening=listening,
+        failure_status=STARTUP_FAILURE,
     )
-    uvicorn_server = uvicorn.Server(config)
-    settle_heap_now()  # the worker is ours and serves nothing yet (see transports/_process.py)
-    try:
-        with signals_stop(uvicorn_server):
-            run_loop(
-                config, serve_with(uvicorn_server, app, gate, grace=grace, sockets=[listening])
-            )
-    finally:
-        release_threads(0 if uvicorn_server.started else STARTUP_FAILURE, logger)
+    if not started:
+        sys.exit(STARTUP_FAILURE)
 
 
 def _stop_with_parent(supervisor: int) -> None:

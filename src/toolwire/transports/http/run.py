@@ -40,6 +40,7 @@ __all__ = [
     "SHUTTING_DOWN",
     "ShutdownGate",
     "run_http",
+    "serve_until_stopped",
     "serve_with",
     "serving_config",
     "serving_line",
@@ -342,6 +343,54 @@ async def _watch(
         logger.exception("winding down the app at shutdown failed")
 
 
+def serve_until_stopped(
+    app: StreamableHttpApp | LegacySseApp,
+    *,
+    host: str,
+    port: int = 0,
+    access_log: bool,
+    grace: float,
+    listening: socket.socket | None = None,
+    on_started: Callable[[int], None] | None = None,
+    failure_status: int = 1,
+) -> bool:
+    """Serve `app` until SIGINT/SIGTERM on `listening`, or on a socket of its own bound to
+    `host:port` (after a warning about unbounded request heads, if one applies).
+
+    `on_started` gets the bound port once serving; `failure_status` is the exit status if busy
+    threads must be left behind by a server that never started. False when the app's start-up
+    failed (logged).
+    """
+    import uvicorn
+
+    gate = ShutdownGate(app)
+    config = serving_config(gate, host=host, port=port, access_log=access_log, grace=grace)
+    if listening is None and (warning := unbounded_heads_warning(config)):
+        logger.warning(warning)
+    server = uvicorn.Server(config)
+    settle_heap_now()  # this process is ours, and serves nothing yet
+    try:
+        with signals_stop(server), contextlib.ExitStack() as owned:
+            serving = listening or owned.enter_context(bound_socket(config))
+            run_loop(
+                config,
+                serve_with(
+                    server,
+                    app,
+                    gate,
+                    grace=grace,
+                    sockets=[serving],
+                    on_started=on_started and (lambda: on_started(serving.getsockname()[1])),
+                ),
+            )
+    except SystemExit:  # how uvicorn ends a failed start-up
+        if server.started:
+            raise
+    finally:
+        release_threads(0 if server.started else failure_status, logger)
+    return bool(server.started)
+
+
 def run_http(
     app: StreamableHttpApp | LegacySseApp,
     *,
@@ -355,34 +404,12 @@ def run_http(
 
     `port` 0 takes any free port; `path` is named in the line said on stderr.
     """
-    import uvicorn
-
     configure_logging()
-    gate = ShutdownGate(app)
-    config = serving_config(gate, host=host, port=port, access_log=access_log, grace=shutdown_grace)
-    if warning := unbounded_heads_warning(config):
-        logger.warning(warning)
-    server = uvicorn.Server(config)
-    settle_heap_now()  # this process is ours, and serves nothing yet
-    try:
-        with signals_stop(server):
-            listening = bound_socket(config)
-            bound = listening.getsockname()[1]
-            with contextlib.closing(listening):
-                run_loop(
-                    config,
-                    serve_with(
-                        server,
-                        app,
-                        gate,
-                        grace=shutdown_grace,
-                        sockets=[listening],
-                        on_started=lambda: say(serving_line(host, bound, path)),
-                    ),
-                )
-    except SystemExit:  # how uvicorn ends a failed start-up
-        if server.started:
-            raise
-    finally:
-        release_threads(0 if server.started else 1, logger)
-    return bool(server.started)
+    return serve_until_stopped(
+        app,
+        host=host,
+        port=port,
+        access_log=access_log,
+        grace=shutdown_grace,
+        on_started=lambda bound: say(serving_line(host, bound, path)),
+    )
