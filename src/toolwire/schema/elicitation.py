@@ -321,19 +321,19 @@ _ATOM = rf"[A-Za-z0-9!#$%&'*+/=?^_`{{|}}~{_WIDE}-]+"
 _LABEL = rf"[A-Za-z0-9{_WIDE}](?:[A-Za-z0-9{_WIDE}-]*[A-Za-z0-9{_WIDE}])?"
 
 
+# The email and URI patterns are compiled on first use: their wide character classes take
+# tens of milliseconds to compile, and most servers never check an answer's format.
+
+
 @functools.cache
 def _email() -> re.Pattern[str]:
-    # Compiled on first use: its wide character classes take tens of milliseconds to compile,
-    # and most servers never check an answer's format.
     return re.compile(rf"{_ATOM}(?:\.{_ATOM})*@(?:{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Za-z:.]+\])")
-
-
-# RFC 3986 URI: a scheme, then characters a URI may hold, percent escapes well formed; letters
-# beyond ASCII pass too, as a person types an address (an RFC 3987 IRI).
 
 
 @functools.cache
 def _uri() -> re.Pattern[str]:
+    # RFC 3986 URI: a scheme, then characters a URI may hold, percent escapes well formed;
+    # letters beyond ASCII pass too, as a person types an address (an RFC 3987 IRI).
     return re.compile(
         rf"[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;={_WIDE}]|%[0-9A-Fa-f]{{2}})*"
     )
