@@ -28,11 +28,10 @@ def env_for_server(**extra: str) -> dict[str, str]:
     return env
 
 
-def tagged_processes(pids_of: str | None = None) -> list[tuple[int, str]]:
-    """Live (non-zombie) processes on the machine carrying a toolwire-shell tag (starting
-    with `pids_of`, when given): (pid, tag). Without `pids_of` it counts every toolwire-shell
-    on the machine: under pytest-xdist these tests share one worker (tests/conftest.py), and
-    two test runs at once on one machine can fail each other here."""
+def tagged_processes(token: str) -> list[tuple[int, str]]:
+    """Live (non-zombie) processes carrying a tag of the server whose token is `token` (the
+    prefix `ShellServer.token()` and `token_of()` return): (pid, tag). Scoped to one server so
+    that two test runs on one machine cannot see each other's processes."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -47,18 +46,27 @@ def tagged_processes(pids_of: str | None = None) -> list[tuple[int, str]]:
         for item in environ.split(b"\0"):
             if item.startswith(KEY):
                 tag = item[len(KEY) :].decode()
-                if pids_of is None or tag.startswith(pids_of):
+                if tag.startswith(token):
                     found.append((int(entry), tag))
     return found
 
 
-def no_tagged_processes_left(seconds: float = 15.0) -> bool:
-    """Whether every toolwire-shell process on the machine is gone within `seconds` (raising
-    with those left otherwise). Not at once: a server its client killed leaves the sweep to its
+def token_of(result: Any) -> str:
+    """The tag prefix (server token and dot) printed by a `printenv TOOLWIRE_SHELL_TAG` run
+    through the `shell` tool, from an `mcp` client's result."""
+    assert result.structured_content is not None, result.content
+    tag = result.structured_content["output"][0]["stdout"].strip()
+    assert tag, "the command ran without a TOOLWIRE_SHELL_TAG"
+    return tag.split(".")[0] + "."
+
+
+def no_tagged_processes_left(token: str, seconds: float = 15.0) -> bool:
+    """Whether every process of the server with `token` is gone within `seconds` (raising with
+    those left otherwise). Not at once: a server its client killed leaves the sweep to its
     watchdog, and a process killed on a loaded machine takes a moment to exit; a leak stays."""
-    if wait_until(lambda: tagged_processes() == [], seconds):
+    if wait_until(lambda: tagged_processes(token) == [], seconds):
         return True
-    left = tagged_processes()
+    left = tagged_processes(token)
     if not left:
         return True
     raise AssertionError(f"toolwire-shell processes left after {seconds} s: {left}")

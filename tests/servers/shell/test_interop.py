@@ -12,13 +12,14 @@ import anyio
 import pytest
 from tests._listening import free_port, listening
 from tests.interop._inspector import first_json, inspector_or_skip, run_inspector
-from tests.servers.shell._harness import ROOT, env_for_server, no_tagged_processes_left
+from tests.servers.shell._harness import ROOT, env_for_server, no_tagged_processes_left, token_of
 
 COMMAND = [sys.executable, "-m", "toolwire_shell"]
 
 
-async def exercise(client: Any) -> None:
-    """What every client does: list, run, a session across two calls, errors."""
+async def exercise(client: Any) -> str:
+    """What every client does: list, run, a session across two calls, errors; the server's
+    tag prefix, to check afterwards that none of its processes is left."""
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools) == {"shell", "exec_command", "write_stdin", "kill_session", "list_sessions"}
     assert tools["shell"].annotations.destructive_hint is True
@@ -41,6 +42,7 @@ async def exercise(client: Any) -> None:
     assert killed.structured_content["session_id"] == session
     again = await client.call_tool("write_stdin", {"session_id": session, "chars": "x"})
     assert again.is_error is True and "does not exist" in again.content[0].text
+    return token_of(await client.call_tool("shell", {"commands": ["printenv TOOLWIRE_SHELL_TAG"]}))
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -51,13 +53,12 @@ def test_official_client_over_stdio(mode: str) -> None:
         command=COMMAND[0], args=COMMAND[1:], env=env_for_server(), cwd=str(ROOT)
     )
 
-    async def main() -> None:
+    async def main() -> str:
         with anyio.fail_after(60):
             async with Client(params, mode=mode) as client:
-                await exercise(client)
+                return await exercise(client)
 
-    anyio.run(main)
-    assert no_tagged_processes_left()
+    assert no_tagged_processes_left(anyio.run(main))
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -67,15 +68,15 @@ def test_official_client_over_http(mode: str) -> None:
     port = free_port()
     command = [*COMMAND, "--transport", "http", "--port", str(port)]
 
-    async def main() -> None:
+    async def main() -> str:
         with anyio.fail_after(60):
             async with Client(f"http://127.0.0.1:{port}/mcp", mode=mode) as client:
-                await exercise(client)
+                return await exercise(client)
 
     with listening(command, port, env=env_for_server(), cwd=str(ROOT)) as process:
-        anyio.run(main)
+        token = anyio.run(main)
         assert process.poll() is None
-    assert no_tagged_processes_left()
+    assert no_tagged_processes_left(token)
 
 
 def test_inspector_cli_calls_shell() -> None:
@@ -110,7 +111,10 @@ def test_agents_sdk_runs_it(transport: str) -> None:
                 output=[
                     testing.function_call(
                         "shell", {"commands": ["echo via-agents; exit 4"]}, call_id="c1"
-                    )
+                    ),
+                    testing.function_call(
+                        "shell", {"commands": ["printenv TOOLWIRE_SHELL_TAG"]}, call_id="c2"
+                    ),
                 ]
             ),
             testing.ModelStep(output=[testing.assistant_message("done")]),
@@ -134,7 +138,7 @@ def test_agents_sdk_runs_it(transport: str) -> None:
             )
             result = anyio.run(run, server)
     assert result.final_output == "done"
-    [seen] = [
+    [seen, printed] = [
         item
         for item in model.calls[-1].input
         if isinstance(item, dict) and item.get("type") == "function_call_output"
@@ -143,7 +147,9 @@ def test_agents_sdk_runs_it(transport: str) -> None:
     assert seen["output"] == [
         {"type": "input_text", "text": "$ echo via-agents; exit 4\nvia-agents\nexit code: 4"}
     ]
-    assert no_tagged_processes_left()
+    [text] = printed["output"]
+    assert text["text"].startswith("$ printenv TOOLWIRE_SHELL_TAG\n")
+    assert no_tagged_processes_left(text["text"].splitlines()[1].split(".")[0] + ".")
 
 
 def test_toolwire_install_writes_an_entry_that_serves(tmp_path: Any) -> None:
@@ -155,7 +161,7 @@ def test_toolwire_install_writes_an_entry_that_serves(tmp_path: Any) -> None:
     path = env_for_server()["PYTHONPATH"]
     done = subprocess.run(
         [sys.executable, "-m", "toolwire", "install", "mcp-json", "toolwire_shell.app", "--env",
-         f"TOOLWIRE_SHELL_ARGS=--root '{tmp_path}' --allow echo"],
+         f"TOOLWIRE_SHELL_ARGS=--root '{tmp_path}' --allow echo --allow printenv"],
         capture_output=True, text=True, timeout=60, check=True,
         env={**os.environ, "PYTHONPATH": path}, cwd=str(ROOT),
     )  # fmt: skip
@@ -165,7 +171,7 @@ def test_toolwire_install_writes_an_entry_that_serves(tmp_path: Any) -> None:
         command=entry["command"], args=entry["args"], env={**entry["env"], "PYTHONPATH": path}
     )
 
-    async def main() -> None:
+    async def main() -> str:
         with anyio.fail_after(60):
             async with Client(params, mode="legacy") as client:
                 ran = await client.call_tool("shell", {"commands": ["echo ok"]})
@@ -174,6 +180,9 @@ def test_toolwire_install_writes_an_entry_that_serves(tmp_path: Any) -> None:
                 assert refused.is_error is True and "'ls' is not an allowed command" in (
                     refused.content[0].text
                 )
+                printed = await client.call_tool(
+                    "shell", {"commands": ["printenv TOOLWIRE_SHELL_TAG"]}
+                )
+                return token_of(printed)
 
-    anyio.run(main)
-    assert no_tagged_processes_left()
+    assert no_tagged_processes_left(anyio.run(main))

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 from tests._listening import free_port, listening
-from tests.servers.shell._harness import ROOT, env_for_server, no_tagged_processes_left
+from tests.servers.shell._harness import ROOT, env_for_server, no_tagged_processes_left, token_of
 
 SERVER = Path(__file__).with_name("servers") / "authenticated.py"
 
@@ -30,7 +30,7 @@ def test_another_caller_cannot_use_a_session(mode: str) -> None:
             client_session_timeout_seconds=30,
         )
 
-    async def main() -> None:
+    async def main() -> str:
         with anyio.fail_after(60):
             async with client("alice-token") as alice, client("bob-token") as bob:
                 started = await alice.call_tool("exec_command", {"cmd": "cat"})
@@ -51,8 +51,12 @@ def test_another_caller_cannot_use_a_session(mode: str) -> None:
                 )
                 assert echoed.structured_content["output"] == "hi\n"
                 await alice.call_tool("kill_session", {"session_id": session})
+                printed = await alice.call_tool(
+                    "shell", {"commands": ["printenv TOOLWIRE_SHELL_TAG"]}
+                )
+                return token_of(printed)
 
     command = [sys.executable, str(SERVER), str(port)]
     with listening(command, port, env=env_for_server(), cwd=str(ROOT)):
-        anyio.run(main)
-    assert no_tagged_processes_left()
+        token = anyio.run(main)
+    assert no_tagged_processes_left(token)
