@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import itertools
 import os
 import stat
 import sys
@@ -114,14 +115,11 @@ def _check_text(path: object) -> None:
         raise PathError(repr(path), "a path must be a string")
     if "\x00" in path:
         raise PathError(path, "it holds a NUL byte")
-    if not path.isascii():
-        try:
-            size = len(os.fsencode(path))
-        except UnicodeEncodeError as error:  # a lone surrogate outside the file system's own
-            bad = error.object[error.start : error.end]
-            raise PathError(path, f"it holds {bad!r}, which no file name can hold") from None
-    else:
-        size = len(path)
+    try:
+        size = len(os.fsencode(path))
+    except UnicodeEncodeError as error:  # a lone surrogate outside the file system's own
+        bad = error.object[error.start : error.end]
+        raise PathError(path, f"it holds {bad!r}, which no file name can hold") from None
     if size > _MAX_PATH:  # each component costs a system call or two while resolving
         raise PathError(path[:200] + "...", f"it is {size} bytes long; a path may have {_MAX_PATH}")
 
@@ -869,9 +867,7 @@ def _entries(fd: int, limit: int | None) -> list[Entry]:
     """The entries of the open directory `fd` (the first `limit` it yields), sorted by name."""
     found: list[Entry] = []
     with os.scandir(fd) as listing:
-        for item in listing:
-            if limit is not None and len(found) >= limit:
-                break
+        for item in itertools.islice(listing, limit):
             try:
                 status = item.stat(follow_symlinks=False)
             except OSError:
