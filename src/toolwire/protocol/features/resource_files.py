@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,6 +33,7 @@ __all__ = ["DirectoryResources"]
 logger = logging.getLogger("toolwire")
 
 _MAX_SCANNED = 100_000  # directory entries looked at for one listing
+_SURROGATES = re.compile("[\ud800-\udfff]")  # how a file name's bytes that are not UTF-8 decode
 _TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "image/svg+xml")
 
 
@@ -152,7 +154,7 @@ class DirectoryResources:
             return "it holds a NUL byte"
         if "\\" in relative:
             return "it holds a backslash"
-        if not relative.isascii() and not _is_utf8(relative):
+        if not relative.isascii() and _SURROGATES.search(relative):
             return "its name is not UTF-8"  # a file name's stray bytes: no URI can name it
         if relative.startswith("/"):
             return "it is an absolute path"
@@ -212,14 +214,6 @@ class DirectoryResources:
 def _hidden(relative: str) -> bool:
     """Whether a path relative to the root names a hidden file or passes a hidden directory."""
     return any(segment.startswith(".") for segment in relative.split("/"))
-
-
-def _is_utf8(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:  # bytes the file system decoded as lone surrogates
-        return False
-    return True
 
 
 def _guess(name: str) -> str | None:
