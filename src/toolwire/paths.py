@@ -158,24 +158,27 @@ def _renameat2() -> Callable[..., int] | None:
     return found  # type: ignore[no-any-return]
 
 
-def _rename_exclusive(source: str, source_fd: int, target: str, target_fd: int) -> bool:
-    """Rename unless `target` exists, in one step (no file can appear in between); False when
-    the system or the file system cannot, and nothing was done.
+def _rename(source: str, source_fd: int, target: str, target_fd: int, overwrite: bool) -> None:
+    """Rename `source` to `target`; unless `overwrite`, refuse when `target` exists, in one step
+    where the system and the file system can (no file can appear in between).
 
     Raises:
         OSError: The rename failed (FileExistsError when `target` exists).
     """
-    renameat2 = _renameat2()
-    if renameat2 is None:
-        return False
-    import ctypes
+    renameat2 = None if overwrite else _renameat2()
+    if renameat2 is not None:
+        import ctypes
 
-    if renameat2(source_fd, os.fsencode(source), target_fd, os.fsencode(target), _RENAME_NOREPLACE):
+        if not renameat2(
+            source_fd, os.fsencode(source), target_fd, os.fsencode(target), _RENAME_NOREPLACE
+        ):
+            return
         code = ctypes.get_errno()
-        if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):  # this file system cannot
-            return False
-        raise OSError(code, os.strerror(code))
-    return True
+        if code not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):  # else this file system cannot
+            raise OSError(code, os.strerror(code))
+    if not overwrite and _lstat(target, target_fd) is not None:
+        raise FileExistsError  # checked, then renamed: the system cannot do it in one step
+    os.rename(source, target, src_dir_fd=source_fd, dst_dir_fd=target_fd)
 
 
 class _Walk:
@@ -770,12 +773,8 @@ class Root:
                 if not target.name:
                     raise PathError(destination, "it names an existing directory")
                 target_root._refuse_holding(destination, target.fd, target.name)
-                names = (walk.name, walk.fd, target.name, target.fd)
                 try:
-                    if overwrite or not _rename_exclusive(*names):
-                        if not overwrite and _lstat(target.name, target.fd) is not None:
-                            raise FileExistsError  # the system cannot do it in one step
-                        os.rename(walk.name, target.name, src_dir_fd=walk.fd, dst_dir_fd=target.fd)
+                    _rename(walk.name, walk.fd, target.name, target.fd, overwrite)
                 except FileExistsError:
                     raise PathError(destination, "it already exists") from None
                 except FileNotFoundError:
