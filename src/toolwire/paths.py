@@ -181,7 +181,7 @@ def _rename(source: str, source_fd: int, target: str, target_fd: int, overwrite:
     os.rename(source, target, src_dir_fd=source_fd, dst_dir_fd=target_fd)
 
 
-class _Walk:
+class _Walk(contextlib.AbstractContextManager["_Walk"]):
     """`path` resolved to the directory holding its last component (`name`, "" when the path
     is that directory): the descriptors and names of the real directories from the root down
     to it, closed on leaving a `with` block."""
@@ -208,9 +208,6 @@ class _Walk:
             if isinstance(error, OSError):
                 raise PathError(path, f"it cannot be resolved ({error.strerror})") from None
             raise
-
-    def __enter__(self) -> _Walk:
-        return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
