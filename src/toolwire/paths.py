@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import itertools
 import os
 import stat
 import sys
@@ -114,14 +115,11 @@ def _check_text(path: object) -> None:
         raise PathError(repr(path), "a path must be a string")
     if "\x00" in path:
         raise PathError(path, "it holds a NUL byte")
-    if not path.isascii():
-        try:
-            size = len(os.fsencode(path))
-        except UnicodeEncodeError as error:  # a lone surrogate outside the file system's own
-            bad = error.object[error.start : error.end]
-            raise PathError(path, f"it holds {bad!r}, which no file name can hold") from None
-    else:
-        size = len(path)
+    try:
+        size = len(os.fsencode(path))
+    except UnicodeEncodeError as error:  # a lone surrogate outside the file system's own
+        bad = error.object[error.start : error.end]
+        raise PathError(path, f"it holds {bad!r}, which no file name can hold") from None
     if size > _MAX_PATH:  # each component costs a system call or two while resolving
         raise PathError(path[:200] + "...", f"it is {size} bytes long; a path may have {_MAX_PATH}")
 
@@ -160,27 +158,30 @@ def _renameat2() -> Callable[..., int] | None:
     return found  # type: ignore[no-any-return]
 
 
-def _rename_exclusive(source: str, source_fd: int, target: str, target_fd: int) -> bool:
-    """Rename unless `target` exists, in one step (no file can appear in between); False when
-    the system or the file system cannot, and nothing was done.
+def _rename(source: str, source_fd: int, target: str, target_fd: int, overwrite: bool) -> None:
+    """Rename `source` to `target`; unless `overwrite`, refuse when `target` exists, in one step
+    where the system and the file system can (no file can appear in between).
 
     Raises:
         OSError: The rename failed (FileExistsError when `target` exists).
     """
-    renameat2 = _renameat2()
-    if renameat2 is None:
-        return False
-    import ctypes
+    renameat2 = None if overwrite else _renameat2()
+    if renameat2 is not None:
+        import ctypes
 
-    if renameat2(source_fd, os.fsencode(source), target_fd, os.fsencode(target), _RENAME_NOREPLACE):
+        if not renameat2(
+            source_fd, os.fsencode(source), target_fd, os.fsencode(target), _RENAME_NOREPLACE
+        ):
+            return
         code = ctypes.get_errno()
-        if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):  # this file system cannot
-            return False
-        raise OSError(code, os.strerror(code))
-    return True
+        if code not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):  # else this file system cannot
+            raise OSError(code, os.strerror(code))
+    if not overwrite and _lstat(target, target_fd) is not None:
+        raise FileExistsError  # checked, then renamed: the system cannot do it in one step
+    os.rename(source, target, src_dir_fd=source_fd, dst_dir_fd=target_fd)
 
 
-class _Walk:
+class _Walk(contextlib.AbstractContextManager["_Walk"]):
     """`path` resolved to the directory holding its last component (`name`, "" when the path
     is that directory): the descriptors and names of the real directories from the root down
     to it, closed on leaving a `with` block."""
@@ -207,9 +208,6 @@ class _Walk:
             if isinstance(error, OSError):
                 raise PathError(path, f"it cannot be resolved ({error.strerror})") from None
             raise
-
-    def __enter__(self) -> _Walk:
-        return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
@@ -772,12 +770,8 @@ class Root:
                 if not target.name:
                     raise PathError(destination, "it names an existing directory")
                 target_root._refuse_holding(destination, target.fd, target.name)
-                names = (walk.name, walk.fd, target.name, target.fd)
                 try:
-                    if overwrite or not _rename_exclusive(*names):
-                        if not overwrite and _lstat(target.name, target.fd) is not None:
-                            raise FileExistsError  # the system cannot do it in one step
-                        os.rename(walk.name, target.name, src_dir_fd=walk.fd, dst_dir_fd=target.fd)
+                    _rename(walk.name, walk.fd, target.name, target.fd, overwrite)
                 except FileExistsError:
                     raise PathError(destination, "it already exists") from None
                 except FileNotFoundError:
@@ -869,9 +863,7 @@ def _entries(fd: int, limit: int | None) -> list[Entry]:
     """The entries of the open directory `fd` (the first `limit` it yields), sorted by name."""
     found: list[Entry] = []
     with os.scandir(fd) as listing:
-        for item in listing:
-            if limit is not None and len(found) >= limit:
-                break
+        for item in itertools.islice(listing, limit):
             try:
                 status = item.stat(follow_symlinks=False)
             except OSError:

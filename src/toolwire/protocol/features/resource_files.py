@@ -7,14 +7,16 @@ what a read would refuse. UTF-8 text goes out as text, the rest as blobs."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...paths import PathError, PathKindError, PathNotFoundError, PathOutsideError, Root
+from ...paths import Entry, PathError, PathKindError, PathNotFoundError, PathOutsideError, Root
 from ...tools.threads import run_sync_within
 from .registry import optional_text
 from .resource_reading import NOT_FOUND, InvalidResourceParams, contents_of
@@ -31,6 +33,7 @@ __all__ = ["DirectoryResources"]
 logger = logging.getLogger("toolwire")
 
 _MAX_SCANNED = 100_000  # directory entries looked at for one listing
+_SURROGATES = re.compile("[\ud800-\udfff]")  # how a file name's bytes that are not UTF-8 decode
 _TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "image/svg+xml")
 
 
@@ -55,7 +58,6 @@ class DirectoryResources:
             self._root = Root(root, read_only=True)
         except PathError:
             raise ValueError(f"directory resources: {str(root)!r} is not a directory") from None
-        resolved = Path(self._root.path)
         if not isinstance(uri_prefix, str):
             raise ValueError(
                 f"directory resources: uri_prefix must be a string, not {type(uri_prefix).__name__}"
@@ -67,7 +69,7 @@ class DirectoryResources:
             )
         if max_listed < 0 or max_bytes < 0:
             raise ValueError("directory resources: max_listed and max_bytes must be >= 0")
-        self.root = resolved
+        self.root = Path(self._root.path)
         self.uri_prefix = uri_prefix
         self.template = UriTemplate.parse(uri_prefix + "{+path}")
         self.mime_type = mime_type
@@ -104,28 +106,55 @@ class DirectoryResources:
         """The files under the root, at most `max_listed`, in a stable order (a directory's
         files by name, then its subdirectories', depth first)."""
         listed: list[FixedResource] = []
-        for relative, size in self._walk():
-            if len(listed) >= self.max_listed:
-                if not self._warned_cut:
-                    self._warned_cut = True
-                    logger.warning(
-                        "directory resources %s: listing only the first %d files",
-                        self.root,
-                        self.max_listed,
+        scanned = 0
+        walk = self._root.walk(enter=lambda relative: self._refusal(relative) is None)
+        with contextlib.closing(walk):
+            for base, entries in walk:
+                for entry in entries:
+                    scanned += 1
+                    if scanned > _MAX_SCANNED:
+                        return listed
+                    relative = f"{base}/{entry.name}" if base else entry.name
+                    size = self._listed_size(relative, entry)
+                    if size is None:
+                        continue
+                    if len(listed) >= self.max_listed:
+                        if not self._warned_cut:
+                            self._warned_cut = True
+                            logger.warning(
+                                "directory resources %s: listing only the first %d files",
+                                self.root,
+                                self.max_listed,
+                            )
+                        return listed
+                    uri = self.template.expand({"path": relative})
+                    mime_type = self.mime_type or _guess(relative)
+                    listed.append(
+                        FixedResource(uri, Described(relative, mime_type=mime_type, size=size))
                     )
-                break
-            described = Described(
-                name=relative, mime_type=self.mime_type or _guess(relative), size=size
-            )
-            listed.append(FixedResource(self.template.expand({"path": relative}), described))
         return listed
+
+    def _listed_size(self, relative: str, entry: Entry) -> int | None:
+        """The size of the regular file `entry` (or a link to one), None unless a read would
+        serve it."""
+        if self._refusal(relative) is not None or entry.kind not in ("file", "symlink"):
+            return None
+        if entry.kind == "file":
+            return entry.size
+        try:
+            status = self._root.stat(relative)  # refuses a link out
+            if not self.include_hidden and _hidden(self._root.resolve(relative)):
+                return None  # as a read refuses it
+        except PathError:
+            return None
+        return status.st_size if stat.S_ISREG(status.st_mode) else None
 
     def _refusal(self, relative: str) -> str | None:
         if "\x00" in relative:
             return "it holds a NUL byte"
         if "\\" in relative:
             return "it holds a backslash"
-        if not relative.isascii() and not _is_utf8(relative):
+        if not relative.isascii() and _SURROGATES.search(relative):
             return "its name is not UTF-8"  # a file name's stray bytes: no URI can name it
         if relative.startswith("/"):
             return "it is an absolute path"
@@ -139,27 +168,29 @@ class DirectoryResources:
         return None
 
     def _read(self, uri: str, relative: str) -> list[dict[str, Any]]:
+        def refused(reason: str) -> InvalidResourceParams:
+            return InvalidResourceParams(
+                f"Refused resource URI {self.uri_prefix + relative!r}: {reason}"
+            )
+
         reason = self._refusal(relative)
-        if reason is None:
-            try:
-                real = relative
-                if not self.include_hidden:  # what a link leads to is judged, then opened
-                    real = self._root.resolve(relative)
-                    if _hidden(real):
-                        reason = "it leads to a hidden file or directory (a symbolic link)"
-                if reason is None:
-                    file = self._root.open_file(real)
-            except (PathNotFoundError, PathKindError):
-                return NOT_FOUND  # nothing there, a directory, a FIFO, a device: not a resource
-            except PathOutsideError:
-                reason = "it leads outside the directory (a symbolic link)"
-            except PathError as error:  # a loop, a permission, ...
-                raise InvalidResourceParams(
-                    f"Refused resource URI {uri!r}: it cannot be opened ({error.reason})"
-                ) from None
         if reason is not None:
-            shown = self.uri_prefix + relative
-            raise InvalidResourceParams(f"Refused resource URI {shown!r}: {reason}")
+            raise refused(reason)
+        try:
+            real = relative
+            if not self.include_hidden:  # what a link leads to is judged, then opened
+                real = self._root.resolve(relative)
+                if _hidden(real):
+                    raise refused("it leads to a hidden file or directory (a symbolic link)")
+            file = self._root.open_file(real)
+        except (PathNotFoundError, PathKindError):
+            return NOT_FOUND  # nothing there, a directory, a FIFO, a device: not a resource
+        except PathOutsideError:
+            raise refused("it leads outside the directory (a symbolic link)") from None
+        except PathError as error:  # a loop, a permission, ...
+            raise InvalidResourceParams(
+                f"Refused resource URI {uri!r}: it cannot be opened ({error.reason})"
+            ) from None
         with file:
             size = os.fstat(file.fileno()).st_size
             if size > self.max_bytes:
@@ -179,48 +210,10 @@ class DirectoryResources:
                     return contents_of(uri, text, mime_type or "text/plain")
         return contents_of(uri, data, mime_type or "application/octet-stream")
 
-    def _walk(self) -> Iterator[tuple[str, int]]:
-        """(relative path, size) of each servable regular file, sorted, links out skipped."""
-        scanned = 0
-        walk = self._root.walk(enter=lambda relative: self._refusal(relative) is None)
-        try:
-            for base, entries in walk:
-                for entry in entries:
-                    scanned += 1
-                    if scanned > _MAX_SCANNED:
-                        return
-                    relative = f"{base}/{entry.name}" if base else entry.name
-                    if self._refusal(relative) is not None:
-                        continue
-                    size = entry.size
-                    if entry.kind == "symlink":
-                        try:
-                            status = self._root.stat(relative)  # refuses a link out
-                            if not self.include_hidden and _hidden(self._root.resolve(relative)):
-                                continue  # as a read refuses it
-                        except PathError:
-                            continue
-                        if not stat.S_ISREG(status.st_mode):
-                            continue
-                        size = status.st_size
-                    elif entry.kind != "file":
-                        continue
-                    yield relative, size
-        finally:
-            walk.close()
-
 
 def _hidden(relative: str) -> bool:
     """Whether a path relative to the root names a hidden file or passes a hidden directory."""
     return any(segment.startswith(".") for segment in relative.split("/"))
-
-
-def _is_utf8(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:  # bytes the file system decoded as lone surrogates
-        return False
-    return True
 
 
 def _guess(name: str) -> str | None:
