@@ -20,6 +20,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Hashable, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import ToolAbortedError
@@ -137,7 +138,9 @@ class SyncBudget:
             SyncToolRefused: This function's abandoned bodies are in a full allowance.
         """
         self._check(func)
-        job = _Job(self, loop, func, args, kwargs)
+        job = _Job(
+            self, loop, func, args, kwargs, contextvars.copy_context(), loop.create_future(), [None]
+        )
         if self._taken < self.limit:
             self._start(job)
         else:
@@ -206,7 +209,7 @@ class SyncBudget:
         if job.over:
             self._give_back()
             return
-        if job.cancel():  # it never started
+        if job.claim():  # it never started
             workers.pending -= 1
             self._give_back()
             return
@@ -249,51 +252,29 @@ class SyncBudget:
             self._abandoned -= 1
 
 
+@dataclass(slots=True, eq=False)  # eq=False: a job is found in the queue by identity
 class _Job:
     """One body on its way to a worker, and the loop's future for its outcome.
 
-    `ticket` decides the race between a worker starting the body and the loop cancelling
-    it: whoever pops the one item wins (a list's `pop` is atomic).
+    `ticket` (one item) decides the race between a worker starting the body and the loop
+    cancelling it: whoever pops the item wins (a list's `pop` is atomic).
     """
 
-    __slots__ = (
-        "abandoned",
-        "args",
-        "budget",
-        "context",
-        "func",
-        "held_slot",
-        "kwargs",
-        "loop",
-        "over",
-        "ticket",
-        "waiter",
-        "workers",
-    )
+    budget: SyncBudget
+    loop: asyncio.AbstractEventLoop
+    func: Callable[..., Any]
+    args: Sequence[Any]
+    kwargs: dict[str, Any]
+    context: contextvars.Context
+    waiter: asyncio.Future[Any]
+    ticket: list[None]
+    over: bool = False
+    abandoned: bool = False
+    held_slot: bool = False
+    workers: _Workers | None = None  # set when the job gets a slot
 
-    def __init__(
-        self,
-        budget: SyncBudget,
-        loop: asyncio.AbstractEventLoop,
-        func: Callable[..., Any],
-        args: Sequence[Any],
-        kwargs: dict[str, Any],
-    ) -> None:
-        self.budget = budget
-        self.loop = loop
-        self.func = func
-        self.args = args
-        self.kwargs = kwargs
-        self.context = contextvars.copy_context()
-        self.waiter: asyncio.Future[Any] = loop.create_future()
-        self.ticket: list[None] = [None]
-        self.over = False
-        self.abandoned = False
-        self.held_slot = False
-        self.workers: _Workers | None = None  # set when the job gets a slot
-
-    def cancel(self) -> bool:
-        """From the loop: True if the body will never start."""
+    def claim(self) -> bool:
+        """Take the ticket: True for the one caller (loop or worker) that wins the race."""
         try:
             self.ticket.pop()
         except IndexError:
@@ -302,9 +283,7 @@ class _Job:
 
     def run(self) -> None:
         """In a worker: the body, unless cancelled first; then one wake-up of the loop."""
-        try:
-            self.ticket.pop()
-        except IndexError:
+        if not self.claim():
             return
         result: Any = None
         error: BaseException | None = None
