@@ -17,7 +17,7 @@ import inspect
 import queue
 import threading
 import weakref
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Hashable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -105,7 +105,7 @@ class SyncBudget:
         self._queued: deque[_Job] = deque()  # calls waiting for a slot, oldest first
         self._taken = 0  # slots held, by calls or by abandoned bodies beyond the allowance
         self._abandoned = 0  # bodies in the allowance
-        self._abandoned_by: dict[Hashable, int] = {}  # per function, slot holders included
+        self._abandoned_by: Counter[Hashable] = Counter()  # per function, slot holders included
         self._workers: _Workers | None = None
         self._last_start = 0.0
         self._idle_check: asyncio.TimerHandle | None = None
@@ -214,8 +214,7 @@ class SyncBudget:
             self._give_back()
             return
         holds_slot = self._abandoned >= self.limit  # a full allowance: it keeps the slot
-        key = job.func
-        self._abandoned_by[key] = self._abandoned_by.get(key, 0) + 1
+        self._abandoned_by[job.func] += 1
         if not holds_slot:
             self._abandoned += 1
             self._give_back()
@@ -240,12 +239,9 @@ class SyncBudget:
                 else:
                     waiter.set_exception(error)
             return
-        key = job.func
-        left = self._abandoned_by[key] - 1
-        if left:
-            self._abandoned_by[key] = left
-        else:
-            del self._abandoned_by[key]
+        self._abandoned_by[job.func] -= 1
+        if not self._abandoned_by[job.func]:  # `_check` asks whether the function is listed
+            del self._abandoned_by[job.func]
         if job.held_slot:
             self._give_back()
         else:
