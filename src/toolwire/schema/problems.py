@@ -70,16 +70,8 @@ def schema_problems(schema: dict[str, Any], dialect: str) -> list[SchemaProblem]
 # Keywords whose value is a map of name -> sub-schema, one sub-schema, or a list of them.
 _SCHEMA_MAPS = ("$defs", "definitions", "properties", "patternProperties", "dependentSchemas")
 _SCHEMA_VALUES = (
-    "items",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
+    *("items", "additionalProperties", "unevaluatedProperties", "unevaluatedItems"),
+    *("contains", "propertyNames", "not", "if", "then", "else"),
 )
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
 

@@ -12,7 +12,7 @@ import inspect
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack, overload
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack, get_args, overload
 
 from ..context import RunContextWrapper, ToolContext
 from ..errors import UserError
@@ -31,8 +31,8 @@ __all__ = ["FunctionTool", "function_tool"]
 
 
 ToolCaller = Literal["direct", "programmatic"]
-_TIMEOUT_BEHAVIORS: tuple[str, ...] = ("error_as_result", "raise_exception")
-_TOOL_CALLERS: tuple[str, ...] = ("direct", "programmatic")
+_TIMEOUT_BEHAVIORS: tuple[str, ...] = get_args(ToolTimeoutBehavior)
+_TOOL_CALLERS: tuple[str, ...] = get_args(ToolCaller)
 
 IsEnabled = bool | Callable[[RunContextWrapper[Any], Any], "bool | Awaitable[bool]"]
 NeedsApproval = bool | Callable[[RunContextWrapper[Any], dict[str, Any], str], Awaitable[bool]]

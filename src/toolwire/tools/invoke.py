@@ -15,6 +15,7 @@ import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
+from inspect import Parameter
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..errors import ToolAbortedError, ToolTimeoutError
@@ -49,6 +50,8 @@ ToolTimeoutBehavior = Literal["error_as_result", "raise_exception"]
 handled_failure: ContextVar[list[BaseException] | None] = ContextVar(
     "toolwire_handled_failure", default=None
 )
+
+_BY_POSITION = (Parameter.POSITIONAL_ONLY, Parameter.POSITIONAL_OR_KEYWORD)
 
 _resolving = threading.Lock()  # one lazy FuncSchema built at a time, each once
 
@@ -258,21 +261,14 @@ class CallPlan:
         # model(**data) is __init__ around exactly this call.
         self.validate = schema.params_pydantic_model.__pydantic_validator__.validate_python
         self.takes_context = schema.takes_context
-        params = list(schema.signature.parameters.values())
-        if schema.takes_context:
-            params = params[1:]
-        positional: list[str] = []
-        keyword: list[str] = []
-        simple = True
-        for param in params:
-            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                simple = False
-            elif param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
-                positional.append(param.name)
-            else:
-                keyword.append(param.name)
-        self.positional = tuple(positional) if simple else None
-        self.keyword = tuple(keyword)
+        params = list(schema.signature.parameters.values())[1 if schema.takes_context else 0 :]
+        kinds = {param.kind for param in params}
+        self.positional = (
+            None
+            if kinds & {Parameter.VAR_POSITIONAL, Parameter.VAR_KEYWORD}
+            else tuple(param.name for param in params if param.kind in _BY_POSITION)
+        )
+        self.keyword = tuple(param.name for param in params if param.kind is Parameter.KEYWORD_ONLY)
         self.schema = schema
 
     def call_args(self, parsed: Any) -> tuple[list[Any], dict[str, Any]]:

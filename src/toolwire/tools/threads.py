@@ -17,9 +17,10 @@ import inspect
 import queue
 import threading
 import weakref
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Hashable, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import ToolAbortedError
@@ -104,7 +105,7 @@ class SyncBudget:
         self._queued: deque[_Job] = deque()  # calls waiting for a slot, oldest first
         self._taken = 0  # slots held, by calls or by abandoned bodies beyond the allowance
         self._abandoned = 0  # bodies in the allowance
-        self._abandoned_by: dict[Hashable, int] = {}  # per function, slot holders included
+        self._abandoned_by: Counter[Hashable] = Counter()  # per function, slot holders included
         self._workers: _Workers | None = None
         self._last_start = 0.0
         self._idle_check: asyncio.TimerHandle | None = None
@@ -137,7 +138,9 @@ class SyncBudget:
             SyncToolRefused: This function's abandoned bodies are in a full allowance.
         """
         self._check(func)
-        job = _Job(self, loop, func, args, kwargs)
+        job = _Job(
+            self, loop, func, args, kwargs, contextvars.copy_context(), loop.create_future(), [None]
+        )
         if self._taken < self.limit:
             self._start(job)
         else:
@@ -206,13 +209,12 @@ class SyncBudget:
         if job.over:
             self._give_back()
             return
-        if job.cancel():  # it never started
+        if job.claim():  # it never started
             workers.pending -= 1
             self._give_back()
             return
         holds_slot = self._abandoned >= self.limit  # a full allowance: it keeps the slot
-        key = job.func
-        self._abandoned_by[key] = self._abandoned_by.get(key, 0) + 1
+        self._abandoned_by[job.func] += 1
         if not holds_slot:
             self._abandoned += 1
             self._give_back()
@@ -237,63 +239,38 @@ class SyncBudget:
                 else:
                     waiter.set_exception(error)
             return
-        key = job.func
-        left = self._abandoned_by[key] - 1
-        if left:
-            self._abandoned_by[key] = left
-        else:
-            del self._abandoned_by[key]
+        self._abandoned_by[job.func] -= 1
+        if not self._abandoned_by[job.func]:  # `_check` asks whether the function is listed
+            del self._abandoned_by[job.func]
         if job.held_slot:
             self._give_back()
         else:
             self._abandoned -= 1
 
 
+@dataclass(slots=True, eq=False)  # eq=False: a job is found in the queue by identity
 class _Job:
     """One body on its way to a worker, and the loop's future for its outcome.
 
-    `ticket` decides the race between a worker starting the body and the loop cancelling
-    it: whoever pops the one item wins (a list's `pop` is atomic).
+    `ticket` (one item) decides the race between a worker starting the body and the loop
+    cancelling it: whoever pops the item wins (a list's `pop` is atomic).
     """
 
-    __slots__ = (
-        "abandoned",
-        "args",
-        "budget",
-        "context",
-        "func",
-        "held_slot",
-        "kwargs",
-        "loop",
-        "over",
-        "ticket",
-        "waiter",
-        "workers",
-    )
+    budget: SyncBudget
+    loop: asyncio.AbstractEventLoop
+    func: Callable[..., Any]
+    args: Sequence[Any]
+    kwargs: dict[str, Any]
+    context: contextvars.Context
+    waiter: asyncio.Future[Any]
+    ticket: list[None]
+    over: bool = False
+    abandoned: bool = False
+    held_slot: bool = False
+    workers: _Workers | None = None  # set when the job gets a slot
 
-    def __init__(
-        self,
-        budget: SyncBudget,
-        loop: asyncio.AbstractEventLoop,
-        func: Callable[..., Any],
-        args: Sequence[Any],
-        kwargs: dict[str, Any],
-    ) -> None:
-        self.budget = budget
-        self.loop = loop
-        self.func = func
-        self.args = args
-        self.kwargs = kwargs
-        self.context = contextvars.copy_context()
-        self.waiter: asyncio.Future[Any] = loop.create_future()
-        self.ticket: list[None] = [None]
-        self.over = False
-        self.abandoned = False
-        self.held_slot = False
-        self.workers: _Workers | None = None  # set when the job gets a slot
-
-    def cancel(self) -> bool:
-        """From the loop: True if the body will never start."""
+    def claim(self) -> bool:
+        """Take the ticket: True for the one caller (loop or worker) that wins the race."""
         try:
             self.ticket.pop()
         except IndexError:
@@ -302,9 +279,7 @@ class _Job:
 
     def run(self) -> None:
         """In a worker: the body, unless cancelled first; then one wake-up of the loop."""
-        try:
-            self.ticket.pop()
-        except IndexError:
+        if not self.claim():
             return
         result: Any = None
         error: BaseException | None = None
