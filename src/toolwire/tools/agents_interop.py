@@ -23,15 +23,23 @@ if TYPE_CHECKING:
 # Set by the SDK's failure wrapper on its ToolContext when its default formatter answered.
 _SDK_DEFAULT_FAILURE_ATTR = "_function_tool_default_failure_handled"
 
-
-def _shared_fields(tool: Any) -> list[str]:
-    """The fields both `FunctionTool` classes have: toolwire's public ones but the handler."""
-    return [
-        field.name
-        for field in dataclasses.fields(tool)
-        if not field.name.startswith("_") and field.name != "on_invoke_tool"
-    ]
-
+_SHARED_FIELDS = (
+    "name",
+    "description",
+    "params_json_schema",
+    "strict_json_schema",
+    "is_enabled",
+    "tool_input_guardrails",
+    "tool_output_guardrails",
+    "needs_approval",
+    "timeout_seconds",
+    "timeout_behavior",
+    "timeout_error_function",
+    "defer_loading",
+    "custom_data_extractor",
+    "allowed_callers",
+    "output_json_schema",
+)
 
 # Marks from_agents' handler with the SDK tool it runs: a tool whose handler was replaced since
 # does not go back as that SDK tool.
@@ -50,14 +58,14 @@ def to_agents(tool: Any) -> Any:
         # the SDK tool itself, or a copy with the fields changed since it was taken in
         changed = {
             name: getattr(tool, name)
-            for name in _shared_fields(tool)
+            for name in _SHARED_FIELDS
             if getattr(tool, name) != getattr(original, name)
         }
         return dataclasses.replace(tool._agents_tool, **changed) if changed else original
     import agents.tool as agents_tool_module
 
     module: Any = agents_tool_module
-    common = {name: getattr(tool, name) for name in _shared_fields(tool)}
+    common = {name: getattr(tool, name) for name in _SHARED_FIELDS}
     invoker = tool.on_invoke_tool
     declares_output = tool.output_json_schema is not None
 
@@ -185,7 +193,7 @@ def from_agents(tool_class: Callable[..., ToolT], agents_tool: Any) -> ToolT:
         return output
 
     setattr(on_invoke_tool, _RUNS_AGENTS_TOOL, agents_tool)
-    shared = {name: getattr(agents_tool, name) for name in _shared_fields(tool_class)}
+    shared = {name: getattr(agents_tool, name) for name in _SHARED_FIELDS}
     return tool_class(
         **{**shared, "params_json_schema": dict(agents_tool.params_json_schema)},
         on_invoke_tool=on_invoke_tool,
