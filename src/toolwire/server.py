@@ -908,9 +908,7 @@ class Server:
         if held is not None and held.get_loop() is loop:
             opener = await asyncio.shield(held)
             if opener is None:
-                raise LifespanError(
-                    f"server {self.name!r} did not start: its lifespan failed (logged above)"
-                )
+                raise LifespanError(f"server {self.name!r}{_START} (logged above)")
             yield opener
             return
         held = loop.create_future()
