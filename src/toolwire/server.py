@@ -252,20 +252,12 @@ class Server:
     ) -> FunctionTool:
         """Publish a toolwire `FunctionTool`, an `agents.FunctionTool`, or a plain callable.
 
-        Connected clients are told (`notifications/tools/list_changed`), from any thread.
+        Takes the options of `tool`; a tool object given a `name` or `description` is copied,
+        not renamed, and `function_tool` options apply to a plain callable only. Connected
+        clients are told (`notifications/tools/list_changed`), from any thread.
 
         Args:
             tool: The tool, or a function to wrap with `function_tool`.
-            name: Publish the tool under this name (a tool object is copied, not renamed).
-            description: Publish the tool with this description.
-            title: As for `Server.tool`.
-            annotations: As for `Server.tool`.
-            meta: As for `Server.tool`.
-            output_schema: As for `Server.tool`.
-            timeout: As for `Server.tool`.
-            scopes: As for `Server.tool`.
-            icons: As for `Server.tool`.
-            **function_tool_options: Options of `function_tool`, for a plain callable only.
 
         Returns:
             The published `FunctionTool`.
@@ -916,9 +908,7 @@ class Server:
         if held is not None and held.get_loop() is loop:
             opener = await asyncio.shield(held)
             if opener is None:
-                raise LifespanError(
-                    f"server {self.name!r} did not start: its lifespan failed (logged above)"
-                )
+                raise LifespanError(f"server {self.name!r}{_START} (logged above)")
             yield opener
             return
         held = loop.create_future()
