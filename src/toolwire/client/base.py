@@ -428,13 +428,15 @@ class MCPClientServer:
                 names the server.
         """
         async with self._reconnecting:
-            if self._link is not None and self._link.alive:
-                return
-            await self._open_link()
+            if self._link is None or not self._link.alive:
+                await self._open_link()
             self._connected = True
 
-    async def _open_link(self) -> None:
+    async def _open_link(self) -> Any:
+        """Close the last connection, if any, then open a new one and return its client (with
+        `_reconnecting` held, so that connect() and a reconnect replace a dead link alike)."""
         epoch = self._epoch
+        await self._drop_link()
         link = Link(self._open_client, self._shown_name)
         try:
             await link.open(self.connect_timeout_seconds)
@@ -450,14 +452,18 @@ class MCPClientServer:
             await link.close()
             raise UserError(NOT_CONNECTED)
         self._link = link
+        return link.client
+
+    async def _drop_link(self) -> None:
+        old, self._link = self._link, None
+        if old is not None:
+            await old.close()
 
     async def cleanup(self) -> None:
         """Close the connection and end the server process (bounded, safe to call twice)."""
         self._connected = False
         self._epoch += 1
-        link, self._link = self._link, None
-        if link is not None:
-            await link.close()
+        await self._drop_link()
 
     async def __aenter__(self) -> Any:
         await self.connect()
@@ -492,21 +498,14 @@ class MCPClientServer:
             ready = self._ready_client()
             if ready is not None:
                 return ready
-            old, self._link = self._link, None
-            if old is not None:
-                await old.close()
             logger.info("MCP server %r: reconnecting", self._shown_name)
             self._tools_fresh = False
-            await self._open_link()
-            assert self._link is not None
-            return self._link.client
+            return await self._open_link()
 
     async def _forget_link(self) -> None:
         """Drop a connection that failed, so that the next request opens a new one."""
         async with self._reconnecting:
-            old, self._link = self._link, None
-        if old is not None:
-            await old.close()
+            await self._drop_link()
 
     # -- approvals ----------------------------------------------------------------------
 
