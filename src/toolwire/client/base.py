@@ -39,7 +39,7 @@ from .approvals import (
     ApprovalPolicy,
     CallScope,
     MCPToolApprovalFunction,
-    ask_about,
+    RemoteTool,
     callback_for,
     field_of,
     note_call,
@@ -565,13 +565,8 @@ class MCPClientServer:
             asked = await asked(run_context, dict(arguments or {}), call_id)
         if not asked:
             return await self._request(tool_name, send)
-        answer = await ask_about(
-            callback,
-            run_context,
-            call_id=call_id,
-            tool_name=tool_name,
-            server_label=self.name,
-            arguments=arguments or {},
+        answer = await RemoteTool(self, tool_name, callback).ask(
+            run_context, arguments or {}, call_id
         )
         if answer["approve"]:
             return await self._request(tool_name, send)
