@@ -34,6 +34,7 @@ __all__ = [
     "gate_reason",
     "note_call",
     "noted_call",
+    "resolved",
     "take_call",
     "text_of",
 ]
@@ -83,6 +84,11 @@ class MCPApprovalRequestData:
 ApprovalPredicate = Callable[[RunContextWrapper[Any], Any, Any], "bool | Awaitable[bool]"]
 
 _ABSENT = object()
+
+
+async def resolved(value: Any) -> Any:
+    """`value`, awaited when it is awaitable (what a sync-or-async callback returned)."""
+    return await value if inspect.isawaitable(value) else value
 
 
 def field_of(item: Any, key: str) -> Any:
@@ -238,8 +244,7 @@ class ApprovalPolicy:
             return self.requires(tool_name, annotations)
 
         async def per_call(run_context: RunContextWrapper[Any], _args: Any, _call_id: str) -> bool:
-            answer = predicate(run_context, agent, remote_tool)
-            return bool(await answer if inspect.isawaitable(answer) else answer)
+            return bool(await resolved(predicate(run_context, agent, remote_tool)))
 
         return per_call
 
@@ -249,8 +254,7 @@ async def ask_for_approval(
 ) -> MCPToolApprovalFunctionResult:
     """Put one call (`data`) to an approval callback (sync or async); its answer, refused with a
     `UserError` unless it is `{"approve": bool, "reason"?: str}`."""
-    answer: Any = callback(MCPToolApprovalRequest(ctx_wrapper=run_context, data=data))
-    answer = await answer if inspect.isawaitable(answer) else answer
+    answer = await resolved(callback(MCPToolApprovalRequest(ctx_wrapper=run_context, data=data)))
     if not isinstance(answer, Mapping) or not isinstance(answer.get("approve"), bool):
         raise UserError(
             "on_approval_request must return a dict like {'approve': True} or "

@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import copy
 import hashlib
-import inspect
 import json
 import logging
 import math
@@ -44,6 +43,7 @@ from .approvals import (
     field_of,
     note_call,
     noted_call,
+    resolved,
     take_call,
 )
 from .errors import NOT_CONNECTED, Diagnosis, MCPCallError, diagnose, shown_name
@@ -527,8 +527,7 @@ class MCPClientServer:
         note_call(CallScope(self, context.tool_name, arguments, context.run_context))
         if self._meta_resolver is None:
             return None
-        meta = self._meta_resolver(context)
-        return await meta if inspect.isawaitable(meta) else meta
+        return await resolved(self._meta_resolver(context))
 
     async def _gated_call(
         self,
@@ -676,8 +675,7 @@ class MCPClientServer:
 
     async def _filter_keeps(self, chooser: Any, context: ToolFilterContext, tool: Any) -> bool:
         try:
-            verdict = chooser(context, tool)
-            return bool(await verdict if inspect.isawaitable(verdict) else verdict)
+            return bool(await resolved(chooser(context, tool)))
         except Exception as error:  # the SDK leaves a tool out when its filter fails
             logger.error(
                 "MCP server %r: the tool filter failed on %r: %r",
@@ -989,20 +987,19 @@ async def _call_meta(
     """A call's `_meta`: the `tool_meta_resolver`'s, then the `_meta` the tool was listed with
     over it (the SDK sends a tool's listed `_meta` back with each call); None when neither has
     any."""
-    resolved = None
+    given = None
     resolver = server.tool_meta_resolver
     if resolver is not None:
         # A copy: what the resolver does to the arguments is not what gets sent.
         context = MCPToolMetaContext(ctx, server.name, tool_name, copy.deepcopy(arguments))
-        resolved = resolver(context)
-        resolved = await resolved if inspect.isawaitable(resolved) else resolved
-        if resolved is not None and not isinstance(resolved, dict):
+        given = await resolved(resolver(context))
+        if given is not None and not isinstance(given, dict):
             raise UserError(
                 f"tool_meta_resolver for MCP server '{server._shown_name}' must return a dict"
             )
-    if resolved is None and not isinstance(listed, dict):
+    if given is None and not isinstance(listed, dict):
         return None
-    return {**copy.deepcopy(resolved or {}), **copy.deepcopy(listed or {})}
+    return {**copy.deepcopy(given or {}), **copy.deepcopy(listed or {})}
 
 
 def _invoker(
@@ -1030,7 +1027,6 @@ def _invoker(
             logger.warning(
                 "MCP tool %r on server %r failed: %s", remote_name, server._shown_name, error
             )
-            text = answer(ctx, error)
-            return await text if inspect.isawaitable(text) else text
+            return await resolved(answer(ctx, error))
 
     return on_invoke_tool

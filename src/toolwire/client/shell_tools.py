@@ -6,7 +6,6 @@ cannot ask about."""
 
 from __future__ import annotations
 
-import inspect
 import logging
 import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -14,7 +13,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import UserError
-from .approvals import MCPToolApprovalFunction, RemoteTool, annotations_ask, field_of, text_of
+from .approvals import (
+    MCPToolApprovalFunction,
+    RemoteTool,
+    annotations_ask,
+    field_of,
+    resolved,
+    text_of,
+)
 
 if TYPE_CHECKING:
     from agents import LocalShellTool, ShellTool
@@ -105,8 +111,7 @@ class _RemoteShell(RemoteTool):
             return annotations_ask(getattr(tool, "annotations", None))
         if isinstance(self.needs_approval, bool):
             return self.needs_approval
-        answer = self.needs_approval(context, action, call_id)
-        return bool(await answer if inspect.isawaitable(answer) else answer)
+        return bool(await resolved(self.needs_approval(context, action, call_id)))
 
     async def run(self, arguments: dict[str, Any], context: Any) -> Any:
         """Call the remote tool (approval settled); a `ShellResult`, or its text. Raises
