@@ -12,7 +12,6 @@ import codecs
 import collections
 import contextlib
 import ctypes
-import inspect
 import json
 import logging
 import os
@@ -38,6 +37,7 @@ from mcp.shared.message import SessionMessage
 from mcp.types import INTERNAL_ERROR, ErrorData, JSONRPCError, jsonrpc_message_adapter
 
 from ..tools.log_text import escape_for_log
+from .approvals import resolved
 
 if TYPE_CHECKING:
     from ..protocol.session.serving import Servable
@@ -61,10 +61,6 @@ TokenProvider = Callable[[], "str | Awaitable[str | None] | None"]
 ClientMaker = Callable[[Any], AbstractAsyncContextManager[Any]]
 
 
-async def _resolved(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
-
-
 @dataclass
 class _RequestHeaders(httpx2.Auth):
     """Adds headers computed at each request, then hands the request to the configured `auth`."""
@@ -77,8 +73,8 @@ class _RequestHeaders(httpx2.Auth):
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         if self.headers is not None:
-            request.headers.update(dict(await _resolved(self.headers())))
-        token = await _resolved(self.token() if callable(self.token) else self.token)
+            request.headers.update(dict(await resolved(self.headers())))
+        token = await resolved(self.token() if callable(self.token) else self.token)
         if token:
             request.headers["Authorization"] = f"Bearer {token}"
         if self.inner is None:

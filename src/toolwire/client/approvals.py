@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, Self, TypedDict
 
 from ..context import RunContextWrapper
 from ..errors import UserError
@@ -27,14 +27,14 @@ __all__ = [
     "MCPToolApprovalFunction",
     "MCPToolApprovalFunctionResult",
     "MCPToolApprovalRequest",
-    "ask_about",
+    "RemoteTool",
     "ask_for_approval",
     "callback_for",
-    "check_remote_tool",
     "field_of",
     "gate_reason",
     "note_call",
     "noted_call",
+    "resolved",
     "take_call",
     "text_of",
 ]
@@ -84,6 +84,11 @@ class MCPApprovalRequestData:
 ApprovalPredicate = Callable[[RunContextWrapper[Any], Any, Any], "bool | Awaitable[bool]"]
 
 _ABSENT = object()
+
+
+async def resolved(value: Any) -> Any:
+    """`value`, awaited when it is awaitable (what a sync-or-async callback returned)."""
+    return await value if inspect.isawaitable(value) else value
 
 
 def field_of(item: Any, key: str) -> Any:
@@ -239,8 +244,7 @@ class ApprovalPolicy:
             return self.requires(tool_name, annotations)
 
         async def per_call(run_context: RunContextWrapper[Any], _args: Any, _call_id: str) -> bool:
-            answer = predicate(run_context, agent, remote_tool)
-            return bool(await answer if inspect.isawaitable(answer) else answer)
+            return bool(await resolved(predicate(run_context, agent, remote_tool)))
 
         return per_call
 
@@ -250,8 +254,7 @@ async def ask_for_approval(
 ) -> MCPToolApprovalFunctionResult:
     """Put one call (`data`) to an approval callback (sync or async); its answer, refused with a
     `UserError` unless it is `{"approve": bool, "reason"?: str}`."""
-    answer: Any = callback(MCPToolApprovalRequest(ctx_wrapper=run_context, data=data))
-    answer = await answer if inspect.isawaitable(answer) else answer
+    answer = await resolved(callback(MCPToolApprovalRequest(ctx_wrapper=run_context, data=data)))
     if not isinstance(answer, Mapping) or not isinstance(answer.get("approve"), bool):
         raise UserError(
             "on_approval_request must return a dict like {'approve': True} or "
@@ -266,26 +269,6 @@ async def ask_for_approval(
     return checked
 
 
-async def ask_about(
-    callback: MCPToolApprovalFunction,
-    run_context: Any,
-    *,
-    call_id: object,
-    tool_name: str,
-    server_label: str,
-    arguments: Mapping[str, Any],
-) -> MCPToolApprovalFunctionResult:
-    """Put one call of a local adapter to an approval callback, as an `MCPApprovalRequestData`
-    (an id is made up when `call_id` is not a non-empty string)."""
-    data = MCPApprovalRequestData(
-        id=call_id if isinstance(call_id, str) and call_id else f"mcpr_{uuid.uuid4().hex}",
-        arguments=json.dumps(dict(arguments), ensure_ascii=False),
-        name=tool_name,
-        server_label=server_label,
-    )
-    return await ask_for_approval(callback, run_context, data)
-
-
 def callback_for(given: Any, server: Any = None) -> MCPToolApprovalFunction | None:
     """`given` (refused with a `UserError` unless callable or None), else `server`'s callback."""
     if given is not None and not callable(given):
@@ -293,18 +276,57 @@ def callback_for(given: Any, server: Any = None) -> MCPToolApprovalFunction | No
     return given or getattr(server, "on_approval_request", None)
 
 
-def check_remote_tool(server: Any, names: Mapping[str, Any]) -> None:
-    """Refuse (UserError naming the option) a `server` that cannot call tools, and a name in
-    `names` (option -> value) that is not a non-empty string: both would fail only at the
-    model's first call."""
-    if not callable(getattr(server, "call_tool", None)):
-        raise UserError(
-            "server must be an MCP server with call_tool (toolwire's MCPServerStdio, "
-            f"MCPServerStreamableHttp or MCPServerSse, or the SDK's), got {server!r}."
+@dataclass
+class RemoteTool:
+    """A server's tool that runs a local tool's calls, and the callback answering approvals of
+    them (None: nobody answers, the run pauses)."""
+
+    server: Any
+    name: str
+    callback: MCPToolApprovalFunction | None
+
+    @classmethod
+    def checked(
+        cls, server: Any, name: str, on_approval_request: Any, names: Mapping[str, Any], **more: Any
+    ) -> Self:
+        """A remote tool with `on_approval_request`, else the server's callback. Refused
+        (UserError naming the option): a callback that is not callable, a `server` that cannot
+        call tools, and a name in `names` (option -> value) that is not a non-empty string,
+        which would all fail only at the model's first call."""
+        callback = callback_for(on_approval_request, server)
+        if not callable(getattr(server, "call_tool", None)):
+            raise UserError(
+                "server must be an MCP server with call_tool (toolwire's MCPServerStdio, "
+                f"MCPServerStreamableHttp or MCPServerSse, or the SDK's), got {server!r}."
+            )
+        for option, value in names.items():
+            if not isinstance(value, str) or not value:
+                raise UserError(
+                    f"{option} must be a tool name (a non-empty string), got {value!r}."
+                )
+        return cls(server, name, callback, **more)
+
+    async def ask(
+        self, run_context: Any, arguments: Mapping[str, Any], call_id: object
+    ) -> MCPToolApprovalFunctionResult:
+        """Put one call to the callback as an `MCPApprovalRequestData` (an id is made up when
+        `call_id` is not a non-empty string)."""
+        assert self.callback is not None
+        data = MCPApprovalRequestData(
+            id=call_id if isinstance(call_id, str) and call_id else f"mcpr_{uuid.uuid4().hex}",
+            arguments=json.dumps(dict(arguments), ensure_ascii=False),
+            name=self.name,
+            server_label=str(getattr(self.server, "name", "")),
         )
-    for option, value in names.items():
-        if not isinstance(value, str) or not value:
-            raise UserError(f"{option} must be a tool name (a non-empty string), got {value!r}.")
+        return await ask_for_approval(self.callback, run_context, data)
+
+    async def call(self, arguments: dict[str, Any], run_context: Any) -> Any:
+        """Send a call whose approval is settled (the server's gate does not ask again); the
+        server judges the arguments (a strict schema lists defaulted ones as required, and the
+        SDK leaves out those the model did not set)."""
+        note_call(CallScope(self.server, self.name, arguments, run_context, approved=True))
+        send = getattr(self.server, "call_tool_unchecked", self.server.call_tool)
+        return await send(self.name, arguments)
 
 
 @dataclass

@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import copy
 import hashlib
-import inspect
 import json
 import logging
 import math
@@ -39,11 +38,12 @@ from .approvals import (
     ApprovalPolicy,
     CallScope,
     MCPToolApprovalFunction,
-    ask_about,
+    RemoteTool,
     callback_for,
     field_of,
     note_call,
     noted_call,
+    resolved,
     take_call,
 )
 from .errors import NOT_CONNECTED, Diagnosis, MCPCallError, diagnose, shown_name
@@ -428,13 +428,15 @@ class MCPClientServer:
                 names the server.
         """
         async with self._reconnecting:
-            if self._link is not None and self._link.alive:
-                return
-            await self._open_link()
+            if self._link is None or not self._link.alive:
+                await self._open_link()
             self._connected = True
 
-    async def _open_link(self) -> None:
+    async def _open_link(self) -> Any:
+        """Close the last connection, if any, then open a new one and return its client (with
+        `_reconnecting` held, so that connect() and a reconnect replace a dead link alike)."""
         epoch = self._epoch
+        await self._drop_link()
         link = Link(self._open_client, self._shown_name)
         try:
             await link.open(self.connect_timeout_seconds)
@@ -450,14 +452,18 @@ class MCPClientServer:
             await link.close()
             raise UserError(NOT_CONNECTED)
         self._link = link
+        return link.client
+
+    async def _drop_link(self) -> None:
+        old, self._link = self._link, None
+        if old is not None:
+            await old.close()
 
     async def cleanup(self) -> None:
         """Close the connection and end the server process (bounded, safe to call twice)."""
         self._connected = False
         self._epoch += 1
-        link, self._link = self._link, None
-        if link is not None:
-            await link.close()
+        await self._drop_link()
 
     async def __aenter__(self) -> Any:
         await self.connect()
@@ -492,21 +498,14 @@ class MCPClientServer:
             ready = self._ready_client()
             if ready is not None:
                 return ready
-            old, self._link = self._link, None
-            if old is not None:
-                await old.close()
             logger.info("MCP server %r: reconnecting", self._shown_name)
             self._tools_fresh = False
-            await self._open_link()
-            assert self._link is not None
-            return self._link.client
+            return await self._open_link()
 
     async def _forget_link(self) -> None:
         """Drop a connection that failed, so that the next request opens a new one."""
         async with self._reconnecting:
-            old, self._link = self._link, None
-        if old is not None:
-            await old.close()
+            await self._drop_link()
 
     # -- approvals ----------------------------------------------------------------------
 
@@ -528,8 +527,7 @@ class MCPClientServer:
         note_call(CallScope(self, context.tool_name, arguments, context.run_context))
         if self._meta_resolver is None:
             return None
-        meta = self._meta_resolver(context)
-        return await meta if inspect.isawaitable(meta) else meta
+        return await resolved(self._meta_resolver(context))
 
     async def _gated_call(
         self,
@@ -566,13 +564,8 @@ class MCPClientServer:
             asked = await asked(run_context, dict(arguments or {}), call_id)
         if not asked:
             return await self._request(tool_name, send)
-        answer = await ask_about(
-            callback,
-            run_context,
-            call_id=call_id,
-            tool_name=tool_name,
-            server_label=self.name,
-            arguments=arguments or {},
+        answer = await RemoteTool(self, tool_name, callback).ask(
+            run_context, arguments or {}, call_id
         )
         if answer["approve"]:
             return await self._request(tool_name, send)
@@ -682,8 +675,7 @@ class MCPClientServer:
 
     async def _filter_keeps(self, chooser: Any, context: ToolFilterContext, tool: Any) -> bool:
         try:
-            verdict = chooser(context, tool)
-            return bool(await verdict if inspect.isawaitable(verdict) else verdict)
+            return bool(await resolved(chooser(context, tool)))
         except Exception as error:  # the SDK leaves a tool out when its filter fails
             logger.error(
                 "MCP server %r: the tool filter failed on %r: %r",
@@ -995,20 +987,19 @@ async def _call_meta(
     """A call's `_meta`: the `tool_meta_resolver`'s, then the `_meta` the tool was listed with
     over it (the SDK sends a tool's listed `_meta` back with each call); None when neither has
     any."""
-    resolved = None
+    given = None
     resolver = server.tool_meta_resolver
     if resolver is not None:
         # A copy: what the resolver does to the arguments is not what gets sent.
         context = MCPToolMetaContext(ctx, server.name, tool_name, copy.deepcopy(arguments))
-        resolved = resolver(context)
-        resolved = await resolved if inspect.isawaitable(resolved) else resolved
-        if resolved is not None and not isinstance(resolved, dict):
+        given = await resolved(resolver(context))
+        if given is not None and not isinstance(given, dict):
             raise UserError(
                 f"tool_meta_resolver for MCP server '{server._shown_name}' must return a dict"
             )
-    if resolved is None and not isinstance(listed, dict):
+    if given is None and not isinstance(listed, dict):
         return None
-    return {**copy.deepcopy(resolved or {}), **copy.deepcopy(listed or {})}
+    return {**copy.deepcopy(given or {}), **copy.deepcopy(listed or {})}
 
 
 def _invoker(
@@ -1036,7 +1027,6 @@ def _invoker(
             logger.warning(
                 "MCP tool %r on server %r failed: %s", remote_name, server._shown_name, error
             )
-            text = answer(ctx, error)
-            return await text if inspect.isawaitable(text) else text
+            return await resolved(answer(ctx, error))
 
     return on_invoke_tool

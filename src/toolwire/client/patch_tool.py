@@ -6,18 +6,15 @@ never reaches the server; `agents` is imported when the tool is built."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserError
 from .approvals import (
-    CallScope,
     MCPToolApprovalFunction,
     MCPToolApprovalFunctionResult,
-    ask_about,
-    callback_for,
-    check_remote_tool,
+    RemoteTool,
     field_of,
-    note_call,
     text_of,
 )
 
@@ -40,21 +37,17 @@ def operation_arguments(operation: Any) -> dict[str, Any]:
     return arguments
 
 
+@dataclass
 class _RemoteEditor:
     """An `ApplyPatchEditor` that asks the server to make each edit."""
 
-    def __init__(self, server: Any, tool_name: str) -> None:
-        self.server = server
-        self.tool_name = tool_name
+    remote: RemoteTool
 
     async def _send(self, operation: Any) -> Any:
         from agents import ApplyPatchResult
 
         arguments = {"operations": [operation_arguments(operation)]}
-        # Approval is settled by the SDK: the server's gate is not asked again.
-        context = field_of(operation, "ctx_wrapper")
-        note_call(CallScope(self.server, self.tool_name, arguments, context, approved=True))
-        result = await self.server.call_tool(self.tool_name, arguments)
+        result = await self.remote.call(arguments, field_of(operation, "ctx_wrapper"))
         failed = bool(field_of(result, "isError"))
         return ApplyPatchResult(status="failed" if failed else "completed", output=text_of(result))
 
@@ -99,28 +92,27 @@ def apply_patch_tool(
             "require_approval must be a bool, a (run_context, operation, call_id) -> bool "
             f"function or None, got {require_approval!r}."
         )
-    callback = callback_for(on_approval_request, server)
-    check_remote_tool(server, {"tool_name": tool_name, "name": name})
+    remote = RemoteTool.checked(
+        server, tool_name, on_approval_request, {"tool_name": tool_name, "name": name}
+    )
 
     async def on_approval(run_context: Any, approval_item: Any) -> MCPToolApprovalFunctionResult:
-        assert callback is not None
         call = field_of(approval_item, "raw_item")
         operations = field_of(call, "operations")
         if operations is None:
             single = field_of(call, "operation")
             operations = [] if single is None else [single]
-        return await ask_about(
-            callback,
+        return await remote.ask(
             run_context,
-            call_id=str(field_of(call, "call_id") or field_of(call, "id") or ""),
-            tool_name=tool_name,
-            server_label=server.name,
-            arguments={"operations": [operation_arguments(op) for op in operations]},
+            {"operations": [operation_arguments(op) for op in operations]},
+            str(field_of(call, "call_id") or field_of(call, "id") or ""),
         )
 
     return ApplyPatchTool(
-        editor=_RemoteEditor(server, tool_name),
+        editor=_RemoteEditor(remote),
         name=name,
-        needs_approval=callback is not None if require_approval is None else require_approval,
-        on_approval=None if callback is None else on_approval,
+        needs_approval=remote.callback is not None
+        if require_approval is None
+        else require_approval,
+        on_approval=None if remote.callback is None else on_approval,
     )

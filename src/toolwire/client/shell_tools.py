@@ -6,23 +6,19 @@ cannot ask about."""
 
 from __future__ import annotations
 
-import inspect
 import logging
 import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import UserError
 from .approvals import (
-    CallScope,
     MCPToolApprovalFunction,
-    MCPToolApprovalFunctionResult,
+    RemoteTool,
     annotations_ask,
-    ask_about,
-    callback_for,
-    check_remote_tool,
     field_of,
-    note_call,
+    resolved,
     text_of,
 )
 
@@ -89,33 +85,25 @@ def render_outputs(outputs: Sequence[Any]) -> str:
     return "\n\n".join(pieces)
 
 
-class _RemoteShell:
-    """The server, the remote tool's name and the approval rule, for either tool."""
+def _checked_rule(needs_approval: Any) -> None:
+    if not (needs_approval is None or isinstance(needs_approval, bool) or callable(needs_approval)):
+        raise UserError(
+            "needs_approval must be None, a bool or a (run_context, action, call_id) -> bool "
+            f"function, got {needs_approval!r}."
+        )
 
-    def __init__(
-        self,
-        server: Any,
-        remote_name: str,
-        needs_approval: ShellNeedsApproval,
-        on_approval_request: MCPToolApprovalFunction | None,
-    ) -> None:
-        if not (
-            needs_approval is None or isinstance(needs_approval, bool) or callable(needs_approval)
-        ):
-            raise UserError(
-                "needs_approval must be None, a bool or a (run_context, action, call_id) -> bool "
-                f"function, got {needs_approval!r}."
-            )
-        self.callback = callback_for(on_approval_request, server)
-        self.server = server
-        self.remote_name = remote_name
-        self.needs_approval = needs_approval
+
+@dataclass
+class _RemoteShell(RemoteTool):
+    """The remote `shell` tool with the approval rule, for either tool."""
+
+    needs_approval: ShellNeedsApproval = None
 
     async def must_ask(self, context: Any, action: Any, call_id: str) -> bool:
         if self.needs_approval is None:
             # The remote tool's annotations, from the server's last listing (listed if need be).
             def find(tools: Any) -> Any:
-                return next((tool for tool in tools or () if tool.name == self.remote_name), None)
+                return next((tool for tool in tools or () if tool.name == self.name), None)
 
             tool = find(getattr(self.server, "cached_tools", None))
             if tool is None:
@@ -123,32 +111,14 @@ class _RemoteShell:
             return annotations_ask(getattr(tool, "annotations", None))
         if isinstance(self.needs_approval, bool):
             return self.needs_approval
-        answer = self.needs_approval(context, action, call_id)
-        return bool(await answer if inspect.isawaitable(answer) else answer)
+        return bool(await resolved(self.needs_approval(context, action, call_id)))
 
-    async def ask(
-        self, context: Any, arguments: Mapping[str, Any], call_id: str
-    ) -> MCPToolApprovalFunctionResult:
-        assert self.callback is not None
-        return await ask_about(
-            self.callback,
-            context,
-            call_id=call_id,
-            tool_name=self.remote_name,
-            server_label=str(getattr(self.server, "name", "")),
-            arguments=arguments,
-        )
-
-    async def call(self, arguments: dict[str, Any], context: Any) -> Any:
-        """Call the remote tool (approval settled: the server's gate does not ask again); a
-        `ShellResult`, or its text. Raises `RemoteShellError` for an `isError` answer."""
+    async def run(self, arguments: dict[str, Any], context: Any) -> Any:
+        """Call the remote tool (approval settled); a `ShellResult`, or its text. Raises
+        `RemoteShellError` for an `isError` answer."""
         from agents import ShellResult
 
-        note_call(CallScope(self.server, self.remote_name, arguments, context, approved=True))
-        # The server judges the arguments: a strict schema lists the defaulted `timeout_ms` and
-        # `max_output_length` as required, and the SDK leaves out the ones the model did not set.
-        send = getattr(self.server, "call_tool_unchecked", self.server.call_tool)
-        result = await send(self.remote_name, arguments)
+        result = await self.call(arguments, context)
         if field_of(result, "isError"):
             raise RemoteShellError(text_of(result) or "the remote shell tool failed")
         data = field_of(result, "structuredContent")
@@ -203,8 +173,14 @@ def shell_tool(
     """
     from agents import ShellTool
 
-    remote = _RemoteShell(server, remote_tool, needs_approval, on_approval_request)
-    check_remote_tool(server, {"name": name, "remote_tool": remote_tool})
+    _checked_rule(needs_approval)
+    remote = _RemoteShell.checked(
+        server,
+        remote_tool,
+        on_approval_request,
+        {"name": name, "remote_tool": remote_tool},
+        needs_approval=needs_approval,
+    )
 
     async def execute(request: Any) -> Any:
         action = request.data.action
@@ -212,7 +188,7 @@ def shell_tool(
         for key in ("timeout_ms", "max_output_length"):
             if getattr(action, key) is not None:
                 arguments[key] = getattr(action, key)
-        return await remote.call(arguments, request.ctx_wrapper)
+        return await remote.run(arguments, request.ctx_wrapper)
 
     async def on_approval(context: Any, item: Any) -> Any:
         call = item.raw_item
@@ -258,8 +234,14 @@ def local_shell_tool(
     """
     from agents import LocalShellTool
 
-    remote = _RemoteShell(server, remote_tool, needs_approval, on_approval_request)
-    check_remote_tool(server, {"remote_tool": remote_tool})
+    _checked_rule(needs_approval)
+    remote = _RemoteShell.checked(
+        server,
+        remote_tool,
+        on_approval_request,
+        {"remote_tool": remote_tool},
+        needs_approval=needs_approval,
+    )
 
     async def execute(request: Any) -> str:
         call = request.data
@@ -282,7 +264,7 @@ def local_shell_tool(
             if not answer["approve"]:
                 return str(answer.get("reason") or REJECTED)
         try:
-            result = await remote.call(arguments, request.ctx_wrapper)
+            result = await remote.run(arguments, request.ctx_wrapper)
         except RemoteShellError as error:
             return str(error)
         return result if isinstance(result, str) else render_outputs(result.output)
