@@ -109,12 +109,11 @@ class Runtime(Serving):
 
     async def _close_connections(self) -> None:
         """Close the shared stores' connections (a Redis client is bound to this event loop)."""
-        closed: list[Any] = []
-        for part in (self._session_store, self.event_store, self.change_bus):
+        parts = (self._session_store, self.event_store, self.change_bus)
+        for part in {id(part): part for part in parts}.values():  # one object may be several
             close = getattr(part, "close", None)
-            if close is None or any(part is done for done in closed):
+            if close is None:
                 continue
-            closed.append(part)
             try:
                 await close()
             except Exception as error:  # the connection is gone already: nothing to free

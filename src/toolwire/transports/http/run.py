@@ -311,9 +311,20 @@ async def serve_with(
     Raises:
         SystemExit: uvicorn's start-up failure (the app's lifespan failed, logged).
     """
-    watcher = asyncio.get_running_loop().create_task(
-        _watch(server, app, gate, grace, on_started), name="toolwire: watch should_exit"
-    )
+
+    async def watch() -> None:
+        unannounced = on_started
+        while not server.should_exit:
+            if unannounced is not None and server.started:
+                unannounced()
+                unannounced = None
+            await asyncio.sleep(TICK_SECONDS)
+        try:
+            await wind_down(app.runtime, gate, grace)
+        except Exception:  # the shutdown goes on regardless; say what was left open
+            logger.exception("winding down the app at shutdown failed")
+
+    watcher = asyncio.get_running_loop().create_task(watch(), name="toolwire: watch should_exit")
     try:
         await server.serve(sockets=sockets)
     finally:
@@ -321,26 +332,6 @@ async def serve_with(
             watcher.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await watcher
-
-
-async def _watch(
-    server: uvicorn.Server,
-    app: StreamableHttpApp | LegacySseApp,
-    gate: ShutdownGate,
-    grace: float,
-    on_started: Callable[[], None] | None,
-) -> None:
-    announced = False
-    while not server.should_exit:
-        if not announced and server.started:
-            announced = True
-            if on_started is not None:
-                on_started()
-        await asyncio.sleep(TICK_SECONDS)
-    try:
-        await wind_down(app.runtime, gate, grace)
-    except Exception:  # the shutdown goes on regardless; say what was left open
-        logger.exception("winding down the app at shutdown failed")
 
 
 def serve_until_stopped(

@@ -248,12 +248,10 @@ class HostOriginGuard:
 
 
 async def _refuse_ambiguous(send: ASGISend, hosts: int, origins: int, types: int) -> None:
-    if hosts > 1:
-        problem = f"the request has {hosts} Host headers; send one"
-    elif origins > 1:
-        problem = f"the request has {origins} Origin headers; send one"
-    elif types > 1:
-        problem = f"the request has {types} Content-Type headers; send one"
+    for count, name in ((hosts, "Host"), (origins, "Origin"), (types, "Content-Type")):
+        if count > 1:
+            problem = f"the request has {count} {name} headers; send one"
+            break
     else:
         problem = (
             "the request has both Content-Length and Transfer-Encoding, which leaves its "

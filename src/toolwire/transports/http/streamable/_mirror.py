@@ -54,8 +54,11 @@ def _mismatch(text: str) -> ProtocolError:
     return ProtocolError(HEADER_MISMATCH, text)
 
 
-def _plain(raw: bytes) -> str | None:
-    """A header value stripped; None if it holds anything but visible ASCII, space and tab."""
+def _plain(raw: bytes | None) -> str | None:
+    """A header value stripped; None if absent or holding anything but visible ASCII, space
+    and tab."""
+    if raw is None:
+        return None
     text = raw.decode("latin-1")
     if all(" " <= char <= "~" or char == "\t" for char in text):
         return text.strip(" \t")
@@ -81,8 +84,7 @@ def _unwrap(value: str) -> str | None:
 
 def check_version(headers: Mapping[bytes, bytes], envelope_version: Any) -> None:
     """The `MCP-Protocol-Version` header must name the envelope's version (and be there)."""
-    raw = headers.get(b"mcp-protocol-version")
-    value = _plain(raw) if raw is not None else None
+    value = _plain(headers.get(b"mcp-protocol-version"))
     if value is None or value != envelope_version:
         raise _mismatch(
             "mcp-protocol-version header does not match the request envelope's protocol version"
@@ -91,8 +93,7 @@ def check_version(headers: Mapping[bytes, bytes], envelope_version: Any) -> None
 
 def check_method(headers: Mapping[bytes, bytes], method: str) -> None:
     """`Mcp-Method` must be present and equal the body's method."""
-    raw = headers.get(b"mcp-method")
-    if raw is None or _plain(raw) != method:
+    if _plain(headers.get(b"mcp-method")) != method:
         raise _mismatch("mcp-method header does not match the request body's method")
 
 
@@ -101,8 +102,7 @@ def check_name(headers: Mapping[bytes, bytes], method: str, params: dict[str, An
     field = _TARGET_FIELD.get(method)
     if field is None or not params or field not in params:
         return
-    raw = headers.get(b"mcp-name")
-    plain = _plain(raw) if raw is not None else None
+    plain = _plain(headers.get(b"mcp-name"))
     if plain is None or _unwrap(plain) != params[field]:
         raise _mismatch(f"mcp-name header does not match the request body's {field!r} parameter")
 

@@ -108,6 +108,10 @@ class Endpoint:
         method = scope["method"]
         if method == "POST":
             await self._post(scope, receive, send)
+        elif self.config.stateless and method in ("GET", "DELETE"):
+            await refuse(
+                send, 405, "Method Not Allowed: no sessions in stateless mode", headers=_ALLOW_POST
+            )
         elif method == "GET":
             await self._get(scope, receive, send)
         elif method == "DELETE":
@@ -411,18 +415,7 @@ class Endpoint:
         finally:
             pool.give_back(lease)
 
-    async def _refused_stateless(self, send: ASGISend) -> bool:
-        """Whether this app is stateless, so that a GET or DELETE was refused (405)."""
-        if not self.config.stateless:
-            return False
-        await refuse(
-            send, 405, "Method Not Allowed: no sessions in stateless mode", headers=_ALLOW_POST
-        )
-        return True
-
     async def _get(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
-        if await self._refused_stateless(send):
-            return
         headers, repeated = request_headers(scope)
         if not accepts_sse(headers.get(b"accept")):
             await refuse(send, 406, "Not Acceptable: Client must accept text/event-stream")
@@ -442,8 +435,6 @@ class Endpoint:
         await get.serve(self.runtime.event_store, config.retry_ms, last, version)
 
     async def _delete(self, scope: Scope, send: ASGISend) -> None:
-        if await self._refused_stateless(send):
-            return
         headers, repeated = request_headers(scope)
         bad_version = self._version(headers, repeated)[1]
         if bad_version is not None:
