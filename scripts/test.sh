@@ -67,12 +67,9 @@ echo "== own code"
 "$VENV/bin/python" scripts/own_code_guard.py
 echo "== pytest"
 set +e
-# Two worker processes per core, at most four (pytest-xdist): most tests wait on subprocesses
-# and sockets, so a second worker per core fills the waits (docs/performance.md has the
-# timings). `-n 0` after it runs everything in one process.
-workers=$(( $(nproc 2>/dev/null || echo 1) * 2 ))
-if (( workers > 4 )); then workers=4; fi
-"$VENV/bin/python" -m pytest -n "$workers" "$@"
+# One worker process per core, at most four (pytest-xdist): most tests wait on subprocesses and
+# sockets, so this halves the run on two cores. `-n 0` after it runs everything in one process.
+"$VENV/bin/python" -m pytest -n auto --maxprocesses=4 "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then

@@ -53,6 +53,14 @@ def until(server: ShellServer, session: int, seen: str, wanted: str) -> str:
     return seen
 
 
+def _start_leavers(server: ShellServer) -> dict[str, Any]:
+    """Start LEAVERS and read on until its "ready" (a loaded machine may take longer than the
+    first yield); returns exec_command's result."""
+    started = reply(server.call("exec_command", {"cmd": LEAVERS, "yield_time_ms": 1000}))
+    assert until(server, started["session_id"], started["output"], "ready\n") == "ready\n"
+    return started
+
+
 def test_interactive_python(server: ShellServer) -> None:
     first = server.call("exec_command", {"cmd": "python3 -i -q", "yield_time_ms": 1000})
     started = reply(first)
@@ -115,8 +123,7 @@ def test_max_output_tokens_keeps_head_and_tail(server: ShellServer) -> None:
 
 def test_kill_session_ends_the_whole_tree(server: ShellServer) -> None:
     token = server.token()
-    started = reply(server.call("exec_command", {"cmd": LEAVERS, "yield_time_ms": 1000}))
-    assert started["output"] == "ready\n"
+    started = _start_leavers(server)
     assert len(tagged_processes(token)) >= 6
     killed = reply(server.call("kill_session", {"session_id": started["session_id"]}))
     assert killed["session_id"] == started["session_id"]
@@ -152,8 +159,7 @@ def test_session_idle_expiry() -> None:
 def test_server_exit_ends_every_tree(how: str) -> None:
     server = ShellServer()
     token = server.token()
-    started = reply(server.call("exec_command", {"cmd": LEAVERS, "yield_time_ms": 1000}))
-    assert started["output"] == "ready\n"
+    _start_leavers(server)
     assert len(tagged_processes(token)) >= 6
     if how == "eof":
         server.close()
