@@ -238,5 +238,5 @@ def test_a_producer_stopped_gracefully_ends_its_followers_with_an_end_marker(
                 assert producer.stop() == 0
     assert not [m for m in heard if "result" in m]
     # Ended by the marker, not by the lease lapsing.
-    assert "stopped renewing its lease" not in follower.log_text()
+    assert "stopped renewing its lease" not in follower.log_text(), producer.log_text()
     _resume_again(follower.url, session_id, last_id)
