@@ -18,7 +18,8 @@ from typing import NoReturn
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PREFIX = Path(os.environ.get("TW_TOOLS_PREFIX", ROOT / ".tw-tools"))
+# Empty counts as unset, as in scripts/install_node_tools.sh.
+PREFIX = Path(os.environ.get("TW_TOOLS_PREFIX") or ROOT / ".tw-tools")
 NO_CACHE = ("-p", "no:cacheprovider")
 
 

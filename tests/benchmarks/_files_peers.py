@@ -15,10 +15,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests._node_tools import PREFIX
+
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = "@modelcontextprotocol/server-filesystem"
 REFERENCE_VERSION = os.environ.get("FILES_REFERENCE_VERSION", "2026.8.31")
-TOOLS = Path(os.environ.get("TW_TOOLS_PREFIX", ROOT / ".tw-tools"))
 INITIALIZE = {
     "protocolVersion": "2025-06-18",
     "capabilities": {},
@@ -28,9 +29,9 @@ INITIALIZE = {
 
 def node() -> str:
     """Node 22 from the project's tools (scripts/install_node_tools.sh), else `node`."""
-    for candidate in (TOOLS / "bin" / "node22", ROOT.parent / "main" / ".tw-tools/bin/node22"):
-        if os.access(candidate, os.X_OK):
-            return str(candidate)
+    candidate = PREFIX / "bin" / "node22"
+    if os.access(candidate, os.X_OK):
+        return str(candidate)
     found = shutil.which("node")
     if found is None:
         raise SystemExit("needs Node 22: run scripts/install_node_tools.sh")

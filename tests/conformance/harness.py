@@ -21,11 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from tests._listening import accepts
-from tests._node_tools import tool_missing
+from tests._node_tools import PREFIX, tool_missing
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-PREFIX = Path(os.environ.get("TW_TOOLS_PREFIX", ROOT / ".tw-tools"))
 
 # launcher name in $PREFIX/bin -> the harness version it runs
 HARNESSES = {"conformance": "0.1.16", "conformance-alpha": "0.2.0-alpha.12"}

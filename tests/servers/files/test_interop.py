@@ -253,10 +253,11 @@ def _reference_or_skip() -> Path:
     """The npm reference server's entry point, when it is installed here (no network use)."""
     import os
 
-    from tests.benchmarks._files_peers import REFERENCE, TOOLS
+    from tests._node_tools import PREFIX
+    from tests.benchmarks._files_peers import REFERENCE
 
     given = os.environ.get("FILES_REFERENCE_DIR")
-    for prefix in [Path(given)] if given else [TOOLS, TOOLS / "files-reference"]:
+    for prefix in [Path(given)] if given else [PREFIX, PREFIX / "files-reference"]:
         entry = prefix / "node_modules" / REFERENCE / "dist" / "index.js"
         if entry.exists():
             return entry

@@ -20,13 +20,14 @@ from pathlib import Path
 
 import pytest
 import uvicorn
+from tests._node_tools import PREFIX
 
 from toolwire.transports.http.run import unbounded_heads_warning
 
 pytestmark = pytest.mark.timeout(120)
 
 ROOT = Path(__file__).resolve().parents[3]
-SPEEDUPS = Path(os.environ.get("TW_TOOLS_PREFIX", ROOT / ".tw-tools")) / "speedups"
+SPEEDUPS = PREFIX / "speedups"
 SERVING = re.compile(r"toolwire: serving MCP at http://\S+:(\d+)/mcp")
 APP = """
 from toolwire import Server
