@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import signal
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -45,17 +46,16 @@ def reply(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def until(server: ShellServer, session: int, seen: str, wanted: str) -> str:
-    """Poll the session (empty writes) until its output so far ends with `wanted`."""
-    for _ in range(6):
-        if seen.endswith(wanted):
-            break
+    """Poll the session (empty writes) until its output so far ends with `wanted`, for up to
+    30 s: a loaded machine may take that long to print it."""
+    deadline = time.monotonic() + 30
+    while not seen.endswith(wanted) and time.monotonic() < deadline:
         seen += reply(server.call("write_stdin", {"session_id": session, "chars": ""}))["output"]
     return seen
 
 
 def _start_leavers(server: ShellServer) -> dict[str, Any]:
-    """Start LEAVERS and read on until its "ready" (a loaded machine may take longer than the
-    first yield); returns exec_command's result."""
+    """Start LEAVERS and read on until its "ready"; returns exec_command's result."""
     started = reply(server.call("exec_command", {"cmd": LEAVERS, "yield_time_ms": 1000}))
     assert until(server, started["session_id"], started["output"], "ready\n") == "ready\n"
     return started
