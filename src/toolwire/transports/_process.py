@@ -76,18 +76,37 @@ def configure_logging(*, background: bool = False) -> None:
 
 
 _fork_hook = False
+_forking = threading.local()  # the forking thread's signal mask, to restore on both sides
 
 
 def free_forked_children() -> None:
     """Once per process: a child a tool forks without exec (multiprocessing's fork start
     method, a fork `Pool`) gets the default handling of the termination signals and no event
     loop wake-up fd. Else it keeps the server's handlers: it ignores the SIGTERM meant for it
-    (its parent waits on it forever), and the signal it got wakes the server's loop instead."""
+    (its parent waits on it forever), and the signal it got wakes the server's loop instead.
+    The forking thread blocks those signals across the fork, so one that reaches the child
+    before it has reset its handlers (a loaded machine may not run it for a while) waits and
+    then gets the default handling."""
     global _fork_hook  # noqa: PLW0603 - process-wide state
     if _fork_hook or not hasattr(os, "register_at_fork"):
         return
     _fork_hook = True
-    os.register_at_fork(after_in_child=_default_signals)
+    os.register_at_fork(
+        before=_hold_signals, after_in_parent=_release_signals, after_in_child=_default_signals
+    )
+
+
+def _hold_signals() -> None:
+    with contextlib.suppress(OSError, ValueError):
+        _forking.mask = signal.pthread_sigmask(signal.SIG_BLOCK, _parent_watch.QUIET_SIGNALS)
+
+
+def _release_signals() -> None:
+    mask = getattr(_forking, "mask", None)
+    if mask is not None:
+        _forking.mask = None
+        with contextlib.suppress(OSError, ValueError):
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _default_signals() -> None:
@@ -97,6 +116,7 @@ def _default_signals() -> None:
         default = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
         with contextlib.suppress(OSError, ValueError):
             signal.signal(signum, default)
+    _release_signals()  # a signal that came meanwhile is handled now, by the defaults
 
 
 def release_threads(exit_code: int, log: logging.Logger) -> None:

@@ -141,6 +141,8 @@ def test_a_child_a_tool_forks_can_be_terminated(workers: tuple[str, ...]) -> Non
     try:
         wait_until_serving(process, port)
         assert call("terminate_a_child")["content"] == [{"type": "text", "text": "exitcode=-15"}]
+        slow = call("terminate_a_slow_starting_child")  # its SIGTERM comes before its reset
+        assert slow["content"] == [{"type": "text", "text": "exitcode=-15"}]
         assert call("pool_squares")["structuredContent"] == {"result": [0, 1, 4, 9, 16]}
         assert call("ping")["content"] == [{"type": "text", "text": "pong"}]
     finally:

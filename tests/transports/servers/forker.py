@@ -1,11 +1,23 @@
 """A server whose tools fork children without exec and terminate them."""
 
 import multiprocessing
+import os
 import time
 
 from toolwire import Server
 
 server = Server("forker", version="1")
+
+
+_slow_start = False
+
+
+def _start_slowly():
+    if _slow_start:  # this child is still in its at-fork hooks when its SIGTERM arrives
+        time.sleep(1.0)
+
+
+os.register_at_fork(after_in_child=_start_slowly)
 
 
 def _sleep():
@@ -21,6 +33,22 @@ def terminate_a_child() -> str:
     """Fork a child, then terminate it."""
     child = multiprocessing.get_context("fork").Process(target=_sleep)
     child.start()
+    time.sleep(0.2)
+    child.terminate()
+    child.join(20)
+    return f"exitcode={child.exitcode}"
+
+
+@server.tool
+def terminate_a_slow_starting_child() -> str:
+    """Fork a child that is still in its at-fork hooks when it is terminated."""
+    global _slow_start
+    _slow_start = True
+    try:
+        child = multiprocessing.get_context("fork").Process(target=_sleep)
+        child.start()
+    finally:
+        _slow_start = False
     time.sleep(0.2)
     child.terminate()
     child.join(20)
