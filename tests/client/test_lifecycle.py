@@ -246,8 +246,14 @@ def test_same_tool_names_prefix_or_fail_clearly() -> None:
     from toolwire.client import all_function_tools
 
     async def main() -> tuple[str, list[str], str]:
-        one = toolwire.MCPServerStdio(params=kitchen_params(), name="one")
-        two = toolwire.MCPServerStdio(params=kitchen_params(), name="two")
+        # The loop below spins while the listing runs: on a loaded machine the two servers
+        # may need longer than the 5 s default to answer.
+        one = toolwire.MCPServerStdio(
+            params=kitchen_params(), name="one", client_session_timeout_seconds=30
+        )
+        two = toolwire.MCPServerStdio(
+            params=kitchen_params(), name="two", client_session_timeout_seconds=30
+        )
         async with toolwire.MCPServerManager([one, two]) as manager:
             with pytest.raises(UserError) as clash:
                 await all_function_tools(manager.active_servers)
