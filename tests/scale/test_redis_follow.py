@@ -224,7 +224,8 @@ def test_a_producer_stopped_gracefully_ends_its_followers_with_an_end_marker(
 ) -> None:
     producer, follower = two_processes
     session_id = initialize(producer.url)
-    last_id, _ = _read_until_progress(producer.url, session_id, 11, steps=2, pause=1.0)
+    # Thirty seconds of steps: the call is still running when the 5 s grace ends.
+    last_id, _ = _read_until_progress(producer.url, session_id, 11, steps=2, pause=3.0)
     heard: list[dict[str, Any]] = []
     with _resumed(follower.url, session_id, last_id) as resumed:
         for event_id, message in resumed:
@@ -233,10 +234,20 @@ def test_a_producer_stopped_gracefully_ends_its_followers_with_an_end_marker(
             heard.append(message)
             last_id = event_id or last_id
             if _progress(heard)[-1:] == [3]:
-                # SIGTERM: the process ends its sessions, and with them the call's stream,
-                # whose end marker it stores before it exits.
+                # SIGTERM: the call gets the grace (its client left, but may resume, as this
+                # one did elsewhere), then is refused; the refusal is the stream's last
+                # event, stored with its end marker before the process exits.
                 assert producer.stop() == 0
     assert not [m for m in heard if "result" in m]
+    assert heard[-1] == {
+        "jsonrpc": "2.0",
+        "id": 11,
+        "error": {
+            "code": -32000,
+            "message": "Server is shutting down: the call did not finish within the 5 s "
+            "shutdown grace period and was cancelled",
+        },
+    }
     # Ended by the marker, not by the lease lapsing.
     assert "stopped renewing its lease" not in follower.log_text(), producer.log_text()
     _resume_again(follower.url, session_id, last_id)

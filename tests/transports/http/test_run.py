@@ -67,6 +67,15 @@ async def slow(seconds: float) -> str:
 
 
 @server.tool
+async def slow_then_finish(seconds: float) -> str:
+    '''Take `seconds`, say "finished", then answer.'''
+    say_started()
+    await anyio.sleep(seconds)
+    os.write(1, b"finished\\n")
+    return f"slept {seconds}"
+
+
+@server.tool
 def slow_sync(seconds: float) -> str:
     '''Take `seconds` in a worker thread, then answer.'''
     say_started()
@@ -404,6 +413,29 @@ def test_a_call_past_the_grace_is_refused_with_a_json_rpc_error(
         "period and was cancelled"
     )
     assert "1 call(s) still running after 0.5 s were cancelled" in server.stderr()
+
+
+def test_a_call_whose_client_left_still_gets_the_grace_at_sigterm(app: Path) -> None:
+    # A client that dropped its connection may resume the stream (MCP: a disconnection is
+    # no cancellation), so its call is in flight like any other: uvicorn, having no
+    # connection left to wait for, must not end the app before the grace is over.
+    command = _run(app, "--transport", "http", "--shutdown-grace", "60")
+    with served(command, app.parent) as server:
+        session = _initialized(server.port)
+        body = json.dumps(_call(5, "slow_then_finish", seconds=1.5)).encode()
+        client = socket.create_connection(("127.0.0.1", server.port), timeout=READ_SECONDS)
+        client.sendall(
+            b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+            b"accept: application/json, text/event-stream\r\nmcp-protocol-version: 2025-06-18\r\n"
+            + f"mcp-session-id: {session}\r\ncontent-length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        server.wait_started()
+        client.close()
+        code = server.stop()
+    assert code == 0, server.stderr()
+    assert "finished\n" in server.out, server.stderr()
+    assert "were cancelled" not in server.stderr()
 
 
 def _reply_of(sock: socket.socket) -> tuple[str, bytes]:

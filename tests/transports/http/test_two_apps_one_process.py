@@ -39,7 +39,7 @@ class TwoServed:
         self.loop = asyncio.get_running_loop()
         tasks = []
         for number, app in enumerate(self.apps):
-            gate = ShutdownGate(app)
+            gate = ShutdownGate(app, GRACE)
             config = serving_config(
                 gate, host="127.0.0.1", port=0, access_log=False, grace=GRACE, log_level="warning"
             )
@@ -48,7 +48,7 @@ class TwoServed:
             self.urls.append(f"http://127.0.0.1:{listening.getsockname()[1]}/mcp")
             self.servers.append(server)
             task = asyncio.get_running_loop().create_task(
-                serve_with(server, app, gate, grace=GRACE, sockets=[listening])
+                serve_with(server, gate, sockets=[listening])
             )
             task.add_done_callback(lambda _, done=self.stopped[number]: done.set())
             tasks.append(task)

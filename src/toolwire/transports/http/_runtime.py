@@ -109,7 +109,8 @@ class Runtime(Serving):
 
     async def _close_connections(self) -> None:
         """Close the shared stores' connections (a Redis client is bound to this event loop)."""
-        parts = (self._session_store, self.event_store, self.change_bus)
+        # The event store first: closing may write end markers, on a link the others share.
+        parts = (self.event_store, self._session_store, self.change_bus)
         for part in {id(part): part for part in parts}.values():  # one object may be several
             close = getattr(part, "close", None)
             if close is None:

@@ -1,7 +1,9 @@
 """Serving an HTTP app under a uvicorn server toolwire owns (`Server.run("http" | "sse")`,
-`toolwire run`): at SIGTERM or SIGINT `ShutdownGate` refuses new requests and `wind_down` ends
+`toolwire run`): at SIGTERM or SIGINT `ShutdownGate` refuses new requests and its `wind_down` ends
 idle streams, gives calls in flight the grace period, then refuses and cancels those left and
-ends every session; the process exits 0. See docs/decisions.md, `run.py`."""
+ends every session, before the app's lifespan ends (uvicorn would end it as soon as no
+connection is open, cancelling the calls of clients that left to resume later); the process
+exits 0. See docs/decisions.md, `run.py`."""
 
 from __future__ import annotations
 
@@ -46,7 +48,6 @@ __all__ = [
     "serving_line",
     "signals_stop",
     "unbounded_heads_warning",
-    "wind_down",
 ]
 
 logger = logging.getLogger("toolwire.http")
@@ -82,10 +83,14 @@ _REFUSED = error_message(None, SHUTTING_DOWN, _REFUSED_TEXT)
 class ShutdownGate:
     """In front of `app`: counts the POSTs in progress; once closed, answers every new HTTP
     request 503 with a JSON-RPC error (other scopes pass), and so is a POST whose body is
-    still arriving (a stalled client must not hold the shutdown up)."""
+    still arriving (a stalled client must not hold the shutdown up). The app's lifespan
+    shutdown waits for `wind_down`, so calls in flight get `grace` seconds whether or not
+    their clients are still connected."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, grace: float) -> None:
         self.app = app
+        self.grace = grace
+        self._winding: asyncio.Task[None] | None = None
         self.closed = False
         self.posts = 0
         """POST requests whose handling has not returned yet."""
@@ -100,7 +105,30 @@ class ShutdownGate:
                 self._cut.add(task)
                 task.cancel()
 
+    async def wind_down(self) -> None:
+        """Stop serving the app within about `grace` seconds, once, whoever asks first (the
+        `should_exit` watcher or the lifespan shutdown); wait until that is over."""
+        if self._winding is None:
+            self._winding = asyncio.get_running_loop().create_task(self._wind_down())
+        await asyncio.shield(self._winding)
+
+    async def _wind_down(self) -> None:
+        try:
+            await _wind_down(self.app.runtime, self, self.grace)
+        except Exception:  # the shutdown goes on regardless; say what was left open
+            logger.exception("winding down the app at shutdown failed")
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+
+            async def lifespan_event() -> Any:
+                message = await receive()
+                if message["type"] == "lifespan.shutdown":
+                    await self.wind_down()  # the calls in flight first, then the app
+                return message
+
+            await self.app(scope, lifespan_event, send)
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -148,7 +176,7 @@ class ShutdownGate:
             self.posts -= 1
 
 
-async def wind_down(app: Serving, gate: ShutdownGate, grace: float) -> None:
+async def _wind_down(app: Serving, gate: ShutdownGate, grace: float) -> None:
     """Stop serving `app` behind `gate` within about `grace` seconds (see the module)."""
     loop = asyncio.get_running_loop()
     gate.close()
@@ -299,14 +327,12 @@ def signals_stop(server: uvicorn.Server) -> Iterator[None]:
 
 async def serve_with(
     server: uvicorn.Server,
-    app: StreamableHttpApp | LegacySseApp,
     gate: ShutdownGate,
     *,
-    grace: float,
     sockets: list[socket.socket],
     on_started: Callable[[], None] | None = None,
 ) -> None:
-    """Run `server` (serving `gate` before `app`) on `sockets`; wind down at `should_exit`.
+    """Run `server` (serving `gate` before its app) on `sockets`; wind down at `should_exit`.
 
     Raises:
         SystemExit: uvicorn's start-up failure (the app's lifespan failed, logged).
@@ -319,10 +345,7 @@ async def serve_with(
                 unannounced()
                 unannounced = None
             await asyncio.sleep(TICK_SECONDS)
-        try:
-            await wind_down(app.runtime, gate, grace)
-        except Exception:  # the shutdown goes on regardless; say what was left open
-            logger.exception("winding down the app at shutdown failed")
+        await gate.wind_down()
 
     watcher = asyncio.get_running_loop().create_task(watch(), name="toolwire: watch should_exit")
     try:
@@ -354,7 +377,7 @@ def serve_until_stopped(
     """
     import uvicorn
 
-    gate = ShutdownGate(app)
+    gate = ShutdownGate(app, grace)
     config = serving_config(gate, host=host, port=port, access_log=access_log, grace=grace)
     if listening is None and (warning := unbounded_heads_warning(config)):
         logger.warning(warning)
@@ -367,9 +390,7 @@ def serve_until_stopped(
                 config,
                 serve_with(
                     server,
-                    app,
                     gate,
-                    grace=grace,
                     sockets=[serving],
                     on_started=on_started and (lambda: on_started(serving.getsockname()[1])),
                 ),
