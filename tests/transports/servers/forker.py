@@ -28,9 +28,7 @@ def _square(n):
     return n * n
 
 
-@server.tool
-def terminate_a_child() -> str:
-    """Fork a child, then terminate it."""
+def _fork_and_terminate() -> str:
     child = multiprocessing.get_context("fork").Process(target=_sleep)
     child.start()
     time.sleep(0.2)
@@ -40,19 +38,20 @@ def terminate_a_child() -> str:
 
 
 @server.tool
+def terminate_a_child() -> str:
+    """Fork a child, then terminate it."""
+    return _fork_and_terminate()
+
+
+@server.tool
 def terminate_a_slow_starting_child() -> str:
     """Fork a child that is still in its at-fork hooks when it is terminated."""
     global _slow_start
-    _slow_start = True
+    _slow_start = True  # read by the child the fork makes meanwhile
     try:
-        child = multiprocessing.get_context("fork").Process(target=_sleep)
-        child.start()
+        return _fork_and_terminate()
     finally:
         _slow_start = False
-    time.sleep(0.2)
-    child.terminate()
-    child.join(20)
-    return f"exitcode={child.exitcode}"
 
 
 @server.tool

@@ -114,9 +114,35 @@ class ShutdownGate:
 
     async def _wind_down(self) -> None:
         try:
-            await _wind_down(self.app.runtime, self, self.grace)
+            await self._stop_serving(self.app.runtime)
         except Exception:  # the shutdown goes on regardless; say what was left open
             logger.exception("winding down the app at shutdown failed")
+
+    async def _stop_serving(self, app: Serving) -> None:
+        loop = asyncio.get_running_loop()
+        grace = self.grace
+        self.close()
+        deadline = loop.time() + grace
+        while True:
+            await app.end_idle_streams()
+            if not app.calls_in_flight() and not self.posts:
+                break
+            if loop.time() >= deadline:
+                break
+            await asyncio.sleep(TICK_SECONDS)
+        if app.calls_in_flight():
+            refused = await app.refuse_calls(
+                SHUTTING_DOWN,
+                f"Server is shutting down: the call did not finish within the {grace:g} s "
+                "shutdown grace period and was cancelled",
+            )
+            logger.warning(
+                "shutdown: %d call(s) still running after %g s were cancelled", refused, grace
+            )
+            flushed = loop.time() + FLUSH_SECONDS
+            while self.posts and loop.time() < flushed:
+                await asyncio.sleep(TICK_SECONDS)
+        await app.end_streams()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -174,33 +200,6 @@ class ShutdownGate:
                 await refuse(send, 503, _REFUSED_TEXT, code=SHUTTING_DOWN, headers=headers)
         finally:
             self.posts -= 1
-
-
-async def _wind_down(app: Serving, gate: ShutdownGate, grace: float) -> None:
-    """Stop serving `app` behind `gate` within about `grace` seconds (see the module)."""
-    loop = asyncio.get_running_loop()
-    gate.close()
-    deadline = loop.time() + grace
-    while True:
-        await app.end_idle_streams()
-        if not app.calls_in_flight() and not gate.posts:
-            break
-        if loop.time() >= deadline:
-            break
-        await asyncio.sleep(TICK_SECONDS)
-    if app.calls_in_flight():
-        refused = await app.refuse_calls(
-            SHUTTING_DOWN,
-            f"Server is shutting down: the call did not finish within the {grace:g} s "
-            "shutdown grace period and was cancelled",
-        )
-        logger.warning(
-            "shutdown: %d call(s) still running after %g s were cancelled", refused, grace
-        )
-        flushed = loop.time() + FLUSH_SECONDS
-        while gate.posts and loop.time() < flushed:
-            await asyncio.sleep(TICK_SECONDS)
-    await app.end_streams()
 
 
 _TO_STDERR = {"class": "logging.StreamHandler", "stream": "ext://sys.stderr"}
